@@ -1,0 +1,187 @@
+package io.gpuledger.broker;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Properties;
+import java.util.stream.Stream;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.metadata.storage.Formatter;
+import org.apache.kafka.server.common.MetadataVersion;
+
+/**
+ * A real single-node Kafka broker (KRaft, combined broker and controller) inside this JVM, bound
+ * to 127.0.0.1 on free ports, with its own temporary data directory. The demo and every
+ * integration test start Kafka through this class, so they exercise the same broker code a
+ * production cluster runs.
+ *
+ * <pre>{@code
+ * try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+ *     String bootstrap = kafka.bootstrapServers();
+ * }
+ * }</pre>
+ */
+public final class EmbeddedKafka implements AutoCloseable {
+
+    private static final String HOST = "127.0.0.1";
+    private static final int NODE_ID = 1;
+    private static final int START_ATTEMPTS = 3;
+
+    private final KafkaRaftServer server;
+    private final Path dataDir;
+    private final String bootstrapServers;
+    private boolean stopped;
+
+    private EmbeddedKafka(KafkaRaftServer server, Path dataDir, String bootstrapServers) {
+        this.server = server;
+        this.dataDir = dataDir;
+        this.bootstrapServers = bootstrapServers;
+    }
+
+    /** Starts a broker on free ports. */
+    public static EmbeddedKafka start() {
+        return start(0);
+    }
+
+    /**
+     * Starts a broker whose client listener is on {@code port} (0: any free port). The free port
+     * is chosen just before binding, so another process may take it first: then the start is
+     * retried on other ports.
+     */
+    public static EmbeddedKafka start(int port) {
+        RuntimeException last = null;
+        for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+            Path dataDir = createDataDir();
+            try {
+                return startOnce(dataDir, port == 0 ? freePort() : port, freePort());
+            } catch (RuntimeException e) {
+                deleteRecursively(dataDir);
+                last = e;
+                if (port != 0) {
+                    break;
+                }
+            }
+        }
+        throw new IllegalStateException("embedded Kafka broker did not start: " + last.getMessage(), last);
+    }
+
+    private static EmbeddedKafka startOnce(Path dataDir, int brokerPort, int controllerPort) {
+        Properties props = brokerConfig(dataDir, brokerPort, controllerPort);
+        format(dataDir);
+        KafkaRaftServer server = new KafkaRaftServer(new KafkaConfig(props, false), Time.SYSTEM);
+        try {
+            server.startup();
+        } catch (RuntimeException e) {
+            server.shutdown();
+            server.awaitShutdown();
+            throw e;
+        }
+        return new EmbeddedKafka(server, dataDir, HOST + ":" + brokerPort);
+    }
+
+    /** Broker settings for one node: every internal topic with replication 1, no start-up delays. */
+    static Properties brokerConfig(Path dataDir, int brokerPort, int controllerPort) {
+        Properties props = new Properties();
+        props.put("process.roles", "broker,controller");
+        props.put("node.id", String.valueOf(NODE_ID));
+        props.put("controller.quorum.voters", NODE_ID + "@" + HOST + ":" + controllerPort);
+        props.put("listeners", "PLAINTEXT://" + HOST + ":" + brokerPort + ",CONTROLLER://" + HOST + ":" + controllerPort);
+        props.put("advertised.listeners", "PLAINTEXT://" + HOST + ":" + brokerPort);
+        props.put("controller.listener.names", "CONTROLLER");
+        props.put("inter.broker.listener.name", "PLAINTEXT");
+        props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        props.put("log.dirs", dataDir.toString());
+        props.put("auto.create.topics.enable", "false");
+        props.put("num.partitions", "1");
+        props.put("offsets.topic.replication.factor", "1");
+        props.put("offsets.topic.num.partitions", "5");
+        props.put("transaction.state.log.replication.factor", "1");
+        props.put("transaction.state.log.min.isr", "1");
+        props.put("transaction.state.log.num.partitions", "5");
+        props.put("share.coordinator.state.topic.replication.factor", "1");
+        props.put("share.coordinator.state.topic.min.isr", "1");
+        props.put("group.initial.rebalance.delay.ms", "0");
+        // The cleaner (compacted topics such as the price table) reserves this much heap up front.
+        props.put("log.cleaner.dedupe.buffer.size", String.valueOf(2 * 1024 * 1024));
+        props.put("log.cleaner.threads", "1");
+        return props;
+    }
+
+    private static void format(Path dataDir) {
+        try {
+            new Formatter()
+                    .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
+                    .setNodeId(NODE_ID)
+                    .setClusterId(Uuid.randomUuid().toString())
+                    .setDirectories(List.of(dataDir.toString()))
+                    .setMetadataLogDirectory(dataDir.toString())
+                    .setControllerListenerName("CONTROLLER")
+                    .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
+                    .run();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot format Kafka data directory " + dataDir, e);
+        }
+    }
+
+    /** {@code 127.0.0.1:port} of the client listener. */
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    /** Stops the broker, waits for it to finish, and deletes its data. Safe to call twice. */
+    @Override
+    public synchronized void close() {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        try {
+            server.shutdown();
+            server.awaitShutdown();
+        } finally {
+            deleteRecursively(dataDir);
+        }
+    }
+
+    private static Path createDataDir() {
+        try {
+            return Files.createTempDirectory("gpu-ledger-kafka-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a data directory for the embedded broker", e);
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free port on " + HOST, e);
+        }
+    }
+
+    private static void deleteRecursively(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException e) {
+            // Leftovers in the temp directory are harmless; the broker is already stopped.
+        }
+    }
+}

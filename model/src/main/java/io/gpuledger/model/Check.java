@@ -1,0 +1,85 @@
+package io.gpuledger.model;
+
+import java.time.Instant;
+
+/** Field checks shared by the record constructors; each failure names its field. */
+public final class Check {
+
+    /** Identity fields become parts of composite keys, so they must not contain the separator. */
+    public static final char KEY_SEPARATOR = '|';
+
+    private Check() {
+    }
+
+    public static String identity(String field, String value) {
+        if (value == null || value.isBlank()) {
+            throw new InvalidRecordException(field, "is required");
+        }
+        if (value.indexOf(KEY_SEPARATOR) >= 0) {
+            throw new InvalidRecordException(field, "must not contain '" + KEY_SEPARATOR + "'");
+        }
+        if (value.length() > 256) {
+            throw new InvalidRecordException(field, "is longer than 256 characters");
+        }
+        return value;
+    }
+
+    public static <T> T present(String field, T value) {
+        if (value == null) {
+            throw new InvalidRecordException(field, "is required");
+        }
+        return value;
+    }
+
+    public static double finite(String field, double value) {
+        if (Double.isNaN(value) || Double.isInfinite(value)) {
+            throw new InvalidRecordException(field, "must be a finite number, was " + value);
+        }
+        return value;
+    }
+
+    public static double nonNegative(String field, double value) {
+        finite(field, value);
+        if (value < 0) {
+            throw new InvalidRecordException(field, "must not be negative, was " + value);
+        }
+        return value;
+    }
+
+    public static double positive(String field, double value) {
+        finite(field, value);
+        if (value <= 0) {
+            throw new InvalidRecordException(field, "must be positive, was " + value);
+        }
+        return value;
+    }
+
+    public static double ratio(String field, double value) {
+        finite(field, value);
+        if (value < 0 || value > 1) {
+            throw new InvalidRecordException(field, "must be a ratio between 0 and 1, was " + value);
+        }
+        return value;
+    }
+
+    /** Optional ratio: absent (null) is allowed, present must be within 0–1. */
+    public static Double optionalRatio(String field, Double value) {
+        return value == null ? null : ratio(field, value);
+    }
+
+    public static Double optionalNonNegative(String field, Double value) {
+        return value == null ? null : nonNegative(field, value);
+    }
+
+    public static Instant instant(String field, Instant value) {
+        return present(field, value);
+    }
+
+    public static String currency(String field, String value) {
+        present(field, value);
+        if (!value.matches("[A-Z]{3}")) {
+            throw new InvalidRecordException(field, "must be an ISO 4217 code such as USD, was '" + value + "'");
+        }
+        return value;
+    }
+}

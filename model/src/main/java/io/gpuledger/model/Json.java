@@ -1,0 +1,103 @@
+package io.gpuledger.model;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.stream.Collectors;
+
+/** The one JSON mapping of the wire contract, and the translation of its failures into field errors. */
+public final class Json {
+
+    /**
+     * Unknown fields are ignored so that consumers of a {@code .v1} topic keep working when a
+     * producer adds fields; a missing required field or an explicit null number is an error.
+     */
+    public static final ObjectMapper MAPPER = new ObjectMapper()
+            .registerModule(new JavaTimeModule())
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+    private Json() {
+    }
+
+    public static byte[] write(Object value) {
+        try {
+            return MAPPER.writeValueAsBytes(value);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + value.getClass().getSimpleName() + " as JSON", e);
+        }
+    }
+
+    public static String writeString(Object value) {
+        return new String(write(value), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Parses and validates one record.
+     *
+     * @throws InvalidRecordException naming the field that is malformed, missing or out of range
+     */
+    public static <T> T read(byte[] json, Class<T> type) {
+        if (json == null || json.length == 0) {
+            throw new InvalidRecordException("", "empty record, expected a JSON " + type.getSimpleName());
+        }
+        try {
+            return MAPPER.readValue(json, type);
+        } catch (JacksonException e) {
+            throw translate(e, type);
+        } catch (IOException e) {
+            throw new InvalidRecordException("", "unreadable " + type.getSimpleName() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static InvalidRecordException translate(JacksonException e, Class<?> type) {
+        for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+            if (cause instanceof InvalidRecordException invalid) {
+                // A record constructor rejected a value; keep its field path, prefixed by nesting.
+                String outer = parentPath(e);
+                String field = outer.isEmpty() ? invalid.field() : outer + "." + invalid.field();
+                return new InvalidRecordException(field, invalid.getMessage().substring(invalid.field().length() + 2), e);
+            }
+        }
+        String field = e instanceof JsonMappingException mapping ? path(mapping) : "";
+        String problem = e.getOriginalMessage();
+        Throwable root = e;
+        while (root.getCause() != null) {
+            root = root.getCause();
+        }
+        if (root != e && root.getMessage() != null) {
+            problem = root.getMessage();
+        }
+        return new InvalidRecordException(field, "invalid " + type.getSimpleName() + ": " + firstLine(problem), e);
+    }
+
+    /** The path of the object whose constructor failed: the full path minus nothing (constructor errors sit on the object). */
+    private static String parentPath(JacksonException e) {
+        if (!(e instanceof JsonMappingException mapping)) {
+            return "";
+        }
+        return path(mapping);
+    }
+
+    private static String path(JsonMappingException e) {
+        return e.getPath().stream()
+                .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]")
+                .collect(Collectors.joining("."));
+    }
+
+    private static String firstLine(String message) {
+        if (message == null) {
+            return "malformed";
+        }
+        int newline = message.indexOf('\n');
+        return newline < 0 ? message : message.substring(0, newline);
+    }
+}

@@ -1,0 +1,43 @@
+package io.gpuledger.model;
+
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.serialization.Serdes;
+
+/**
+ * The topic registry: every topic GPU Ledger reads or writes, defined once. Producers, the
+ * topologies and the tests all name topics through these constants.
+ */
+public final class Topics {
+
+    /** Per-GPU samples from node agents and the simulator; key: GPU UUID. */
+    public static final Topic<String, TelemetrySample> TELEMETRY = new Topic<>(
+            "gpu.telemetry.v1", Serdes.String(), new JsonSerde<>(TelemetrySample.class), Map.of());
+
+    /** Price versions; key: {@link PriceQuote#key()}. Compacted: the latest copy of each version stays. */
+    public static final Topic<String, PriceQuote> PRICES = new Topic<>(
+            "pricing.quotes.v1", Serdes.String(), new JsonSerde<>(PriceQuote.class),
+            Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
+
+    /** Per-GPU one-minute usage windows; key: GPU UUID. */
+    public static final Topic<String, GpuUsage> USAGE = new Topic<>(
+            "gpu.usage.v1", Serdes.String(), new JsonSerde<>(GpuUsage.class), Map.of());
+
+    /** Recommendations for automation; key: the target's id. */
+    public static final Topic<String, Recommendation> RECOMMENDATIONS = new Topic<>(
+            "gpu.recommendations.v1", Serdes.String(), new JsonSerde<>(Recommendation.class), Map.of());
+
+    /**
+     * Telemetry records the cost engine could not read or accept, byte for byte as received;
+     * headers say why and where they came from (see {@link DeadLetters}).
+     */
+    public static final Topic<byte[], byte[]> TELEMETRY_DEAD_LETTERS = new Topic<>(
+            "gpu.telemetry.dlq.v1", Serdes.ByteArray(), Serdes.ByteArray(), Map.of());
+
+    public static final List<Topic<?, ?>> ALL = List.of(
+            TELEMETRY, PRICES, USAGE, RECOMMENDATIONS, TELEMETRY_DEAD_LETTERS);
+
+    private Topics() {
+    }
+}
