@@ -18,7 +18,7 @@ public class InvalidRecordException extends RuntimeException {
         this.field = field;
     }
 
-    /** The JSON field that failed, as a dotted path from the record root ("" for the record itself). */
+    /** The JSON field that failed, as a dotted path from the record root ({@code $} for the record as a whole). */
     public String field() {
         return field;
     }

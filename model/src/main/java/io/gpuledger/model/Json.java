@@ -1,6 +1,8 @@
 package io.gpuledger.model;
 
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -8,6 +10,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.stream.Collectors;
 
 /** The one JSON mapping of the wire contract, and the translation of its failures into field errors. */
@@ -24,6 +28,9 @@ public final class Json {
             .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+    /** The field name used for a problem with the record as a whole. */
+    public static final String ROOT = "$";
 
     private Json() {
     }
@@ -47,14 +54,14 @@ public final class Json {
      */
     public static <T> T read(byte[] json, Class<T> type) {
         if (json == null || json.length == 0) {
-            throw new InvalidRecordException("", "empty record, expected a JSON " + type.getSimpleName());
+            throw new InvalidRecordException(ROOT, "empty record, expected a JSON " + type.getSimpleName());
         }
         try {
             return MAPPER.readValue(json, type);
         } catch (JacksonException e) {
             throw translate(e, type);
         } catch (IOException e) {
-            throw new InvalidRecordException("", "unreadable " + type.getSimpleName() + ": " + e.getMessage(), e);
+            throw new InvalidRecordException(ROOT, "unreadable " + type.getSimpleName() + ": " + e.getMessage(), e);
         }
     }
 
@@ -63,11 +70,11 @@ public final class Json {
             if (cause instanceof InvalidRecordException invalid) {
                 // A record constructor rejected a value; keep its field path, prefixed by nesting.
                 String outer = parentPath(e);
-                String field = outer.isEmpty() ? invalid.field() : outer + "." + invalid.field();
+                String field = outer.equals(ROOT) ? invalid.field() : outer + "." + invalid.field();
                 return new InvalidRecordException(field, invalid.getMessage().substring(invalid.field().length() + 2), e);
             }
         }
-        String field = e instanceof JsonMappingException mapping ? path(mapping) : "";
+        String field = e instanceof JsonMappingException mapping ? path(mapping) : parserPath(e);
         String problem = e.getOriginalMessage();
         Throwable root = e;
         while (root.getCause() != null) {
@@ -79,18 +86,30 @@ public final class Json {
         return new InvalidRecordException(field, "invalid " + type.getSimpleName() + ": " + firstLine(problem), e);
     }
 
-    /** The path of the object whose constructor failed: the full path minus nothing (constructor errors sit on the object). */
+    /** The path of the (nested) object whose constructor failed; its own error names the field inside it. */
     private static String parentPath(JacksonException e) {
-        if (!(e instanceof JsonMappingException mapping)) {
-            return "";
+        return e instanceof JsonMappingException mapping ? path(mapping) : ROOT;
+    }
+
+    /** Where a syntax error sits, from the parser's context: {@code smActive} in {@code {"smActive":NaN}}. */
+    private static String parserPath(JacksonException e) {
+        if (!(e.getProcessor() instanceof JsonParser parser)) {
+            return ROOT;
         }
-        return path(mapping);
+        Deque<String> names = new ArrayDeque<>();
+        for (JsonStreamContext context = parser.getParsingContext(); context != null; context = context.getParent()) {
+            if (context.getCurrentName() != null) {
+                names.addFirst(context.getCurrentName());
+            }
+        }
+        return names.isEmpty() ? ROOT : String.join(".", names);
     }
 
     private static String path(JsonMappingException e) {
-        return e.getPath().stream()
+        String path = e.getPath().stream()
                 .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]")
                 .collect(Collectors.joining("."));
+        return path.isEmpty() ? ROOT : path;
     }
 
     private static String firstLine(String message) {

@@ -1,0 +1,69 @@
+package io.gpuledger.model;
+
+import static io.gpuledger.model.ContractFixtures.T0;
+import static io.gpuledger.model.ContractFixtures.quote;
+import static io.gpuledger.model.ContractFixtures.sample;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SerdeRoundTripTest {
+
+    @Test
+    void shouldRoundTripEveryContractRecordThroughItsTopicSerde() {
+        GpuUsage usage = GpuUsage.empty(sample(), T0, T0.plusSeconds(60)).add(sample(), 4.09625, "USD");
+        Recommendation recommendation = new Recommendation(Recommendation.SCHEMA_VERSION,
+                "reclaim_idle:gpu:GPU-1", RecommendationKind.RECLAIM_IDLE,
+                new Recommendation.Target("gpu", "GPU-1", "node-a1", "i-0abc", "aws", "us-east-1", "p4d.24xlarge",
+                        Lifecycle.ON_DEMAND),
+                "GPU idle", 2949.3, "USD", 0.9, T0, T0.plusSeconds(600), Map.of("smActive", 0.01));
+
+        assertThat(roundTrip(Topics.TELEMETRY, sample())).isEqualTo(sample());
+        assertThat(roundTrip(Topics.PRICES, quote())).isEqualTo(quote());
+        assertThat(roundTrip(Topics.USAGE, usage)).isEqualTo(usage);
+        assertThat(roundTrip(Topics.RECOMMENDATIONS, recommendation)).isEqualTo(recommendation);
+    }
+
+    @Test
+    void shouldWriteLifecycleAndTimesInTheirWireForm() {
+        String json = new String(Topics.TELEMETRY.valueSerde().serializer().serialize("t", sample()),
+                StandardCharsets.UTF_8);
+
+        assertThat(json).contains("\"lifecycle\":\"spot\"").contains("\"time\":\"2026-03-01T12:00:00Z\"");
+    }
+
+    @Test
+    void shouldWriteTheDerivedCostPerHourOfAUsageWindow() {
+        GpuUsage usage = GpuUsage.empty(sample(), T0, T0.plusSeconds(60)).add(sample(), 3.6, "USD");
+
+        String json = Json.writeString(usage);
+
+        assertThat(usage.cost()).isEqualTo(0.01, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(json).contains("\"costPerHour\":3.6");
+    }
+
+    @Test
+    void shouldIgnoreFieldsAddedByNewerProducers() {
+        String json = Json.writeString(quote()).replace("{", "{\"addedLater\":42,");
+
+        assertThat(Json.read(json.getBytes(StandardCharsets.UTF_8), PriceQuote.class)).isEqualTo(quote());
+    }
+
+    @Test
+    void shouldKeyPriceVersionsSoThatTheySortByTimeWithinAnOffer() {
+        PriceQuote earlier = quote();
+        PriceQuote later = new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND, "A100-40GB", 8,
+                30.0, "USD", T0.plusSeconds(86_400 * 40), "catalog");
+
+        assertThat(earlier.key()).isEqualTo("aws|us-east-1|p4d.24xlarge|on-demand|2026-03-01T12:00:00Z");
+        assertThat(earlier.key()).isLessThan(later.key());
+        assertThat(PriceQuote.firstVersionKey(earlier.offer())).isLessThan(earlier.key());
+    }
+
+    private static <T> T roundTrip(Topic<String, T> topic, T value) {
+        byte[] bytes = topic.valueSerde().serializer().serialize(topic.name(), value);
+        return topic.valueSerde().deserializer().deserialize(topic.name(), bytes);
+    }
+}

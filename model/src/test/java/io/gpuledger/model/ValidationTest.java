@@ -1,0 +1,79 @@
+package io.gpuledger.model;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class ValidationTest {
+
+    private static final String VALID_SAMPLE = Json.writeString(ContractFixtures.sample());
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = ';', value = {
+        // what is broken; field named; a fragment of the message
+        "\"gpuUuid\":\"GPU-5fd4f087-86f3-7a43-b711-4771313afc50\" => \"gpuUuid\":\"\"; gpuUuid; is required",
+        "\"gpuUuid\":\"GPU-5fd4f087-86f3-7a43-b711-4771313afc50\", => ; gpuUuid; Missing required",
+        "\"host\":\"node-a1\" => \"host\":null; host; is required",
+        "\"smActive\":0.82 => \"smActive\":1.5; smActive; between 0 and 1",
+        "\"smActive\":0.82 => \"smActive\":\"NaN\"; smActive; finite",
+        "\"smOccupancy\":0.61 => \"smOccupancy\":-0.1; smOccupancy; between 0 and 1",
+        "\"intervalSeconds\":10.0 => \"intervalSeconds\":-10; intervalSeconds; positive",
+        "\"intervalSeconds\":10.0 => \"intervalSeconds\":\"Infinity\"; intervalSeconds; finite",
+        "\"lifecycle\":\"spot\" => \"lifecycle\":\"preemptible-ish\"; lifecycle; unknown lifecycle 'preemptible-ish'",
+        "\"time\":\"2026-03-01T12:00:00Z\" => \"time\":\"yesterday\"; time; yesterday",
+        "\"powerWatts\":312.5 => \"powerWatts\":-1; powerWatts; negative",
+        "\"smActive\":0.82 => \"smActive\":null; smActive; null",
+        "\"instanceType\":\"p4d.24xlarge\" => \"instanceType\":\"p4d|x\"; instanceType; must not contain",
+    })
+    void shouldRejectTelemetryNamingTheField(String edit, String field, String fragment) {
+        String[] change = edit.split("=>", -1);
+        String broken = VALID_SAMPLE.replace(change[0].trim(), change[1].trim());
+        assertThatThrownBy(() -> Json.read(broken.getBytes(StandardCharsets.UTF_8), TelemetrySample.class))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessageStartingWith(field + ":")
+                .hasMessageContaining(fragment)
+                .extracting(e -> ((InvalidRecordException) e).field()).isEqualTo(field);
+    }
+
+    @Test
+    void shouldRejectMalformedJsonWithAClearMessage() {
+        assertThatThrownBy(() -> Json.read("{\"gpuUuid\":".getBytes(StandardCharsets.UTF_8), TelemetrySample.class))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessageContaining("invalid TelemetrySample");
+        assertThatThrownBy(() -> Json.read(new byte[0], TelemetrySample.class))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessageContaining("empty record");
+    }
+
+    @Test
+    void shouldRejectBareNaNTokens() {
+        String broken = VALID_SAMPLE.replace("\"smActive\":0.82", "\"smActive\":NaN");
+        assertThatThrownBy(() -> Json.read(broken.getBytes(StandardCharsets.UTF_8), TelemetrySample.class))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessageStartingWith("smActive:");
+    }
+
+    @Test
+    void shouldRejectPriceQuotesThatCannotBeCharged() {
+        String valid = Json.writeString(ContractFixtures.quote());
+        assertThatThrownBy(() -> Json.read(valid.replace("\"gpuCount\":8", "\"gpuCount\":0")
+                .getBytes(StandardCharsets.UTF_8), PriceQuote.class))
+                .hasMessageStartingWith("gpuCount:");
+        assertThatThrownBy(() -> Json.read(valid.replace("\"currency\":\"USD\"", "\"currency\":\"dollars\"")
+                .getBytes(StandardCharsets.UTF_8), PriceQuote.class))
+                .hasMessageStartingWith("currency:");
+        assertThatThrownBy(() -> Json.read(valid.replace("\"pricePerHour\":32.77", "\"pricePerHour\":-3")
+                .getBytes(StandardCharsets.UTF_8), PriceQuote.class))
+                .hasMessageStartingWith("pricePerHour:");
+    }
+
+    @Test
+    void shouldSayWhichJobIsUnknownRatherThanLeaveItOut() {
+        String noJob = VALID_SAMPLE.replace("\"jobId\":\"train-llm\",", "");
+        TelemetrySample sample = Json.read(noJob.getBytes(StandardCharsets.UTF_8), TelemetrySample.class);
+        org.assertj.core.api.Assertions.assertThat(sample.jobId()).isEqualTo(TelemetrySample.UNKNOWN_JOB);
+    }
+}
