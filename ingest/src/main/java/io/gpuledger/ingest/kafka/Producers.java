@@ -1,0 +1,29 @@
+package io.gpuledger.ingest.kafka;
+
+import io.gpuledger.model.Topic;
+import java.util.Properties;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+
+/** Producers of contract records: idempotent, acknowledged by all replicas, compressed. */
+public final class Producers {
+
+    private Producers() {
+    }
+
+    public static Properties config(String bootstrapServers, String clientId) {
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        return props;
+    }
+
+    public static <K, V> KafkaProducer<K, V> forTopic(Topic<K, V> topic, String bootstrapServers, String clientId) {
+        return new KafkaProducer<>(config(bootstrapServers, clientId),
+                topic.keySerde().serializer(), topic.valueSerde().serializer());
+    }
+}
