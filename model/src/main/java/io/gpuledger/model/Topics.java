@@ -32,8 +32,8 @@ public final class Topics {
      * Telemetry records the cost engine could not read or accept, byte for byte as received;
      * headers say why and where they came from (see {@link DeadLetters}).
      */
-    public static final Topic<byte[], byte[]> TELEMETRY_DEAD_LETTERS = new Topic<>(
-            "gpu.telemetry.dlq.v1", Serdes.ByteArray(), Serdes.ByteArray(), Map.of());
+    public static final Topic<String, byte[]> TELEMETRY_DEAD_LETTERS = new Topic<>(
+            "gpu.telemetry.dlq.v1", Serdes.String(), Serdes.ByteArray(), Map.of());
 
     public static final List<Topic<?, ?>> ALL = List.of(
             TELEMETRY, PRICES, USAGE, RECOMMENDATIONS, TELEMETRY_DEAD_LETTERS);

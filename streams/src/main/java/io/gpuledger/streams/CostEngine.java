@@ -1,0 +1,44 @@
+package io.gpuledger.streams;
+
+import io.gpuledger.streams.cost.CostTopology;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
+
+/** The cost engine as a running service: the cost topology on a Kafka Streams instance. */
+public final class CostEngine implements AutoCloseable {
+
+    private final KafkaStreams streams;
+    private final CountDownLatch running = new CountDownLatch(1);
+
+    public CostEngine(CostEngineConfig config) {
+        this.streams = new KafkaStreams(CostTopology.build(config.grace()), config.toProperties());
+        // A thread that dies on an unexpected error is replaced; its task restarts from the last commit.
+        streams.setUncaughtExceptionHandler(error -> StreamThreadExceptionResponse.REPLACE_THREAD);
+        streams.setStateListener((now, before) -> {
+            if (now == KafkaStreams.State.RUNNING) {
+                running.countDown();
+            }
+        });
+    }
+
+    public void start() {
+        streams.start();
+    }
+
+    /** Waits until the engine is processing (all tasks assigned and restored). */
+    public boolean awaitRunning(Duration timeout) throws InterruptedException {
+        return running.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    public KafkaStreams.State state() {
+        return streams.state();
+    }
+
+    @Override
+    public void close() {
+        streams.close(Duration.ofSeconds(30));
+    }
+}

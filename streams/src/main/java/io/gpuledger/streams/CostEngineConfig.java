@@ -1,0 +1,44 @@
+package io.gpuledger.streams;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Properties;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
+
+/**
+ * Settings of the cost engine. Every input is read as bytes and validated by the topology itself
+ * (refused records go to dead-letter topics), so the deserialization handler only ever sees
+ * broken keys.
+ *
+ * @param commitInterval how often results are committed and forwarded: the freshness of
+ *                       {@code gpu.usage.v1} and the main cost of exactly-once
+ */
+public record CostEngineConfig(
+        String bootstrapServers,
+        String applicationId,
+        Path stateDir,
+        int streamThreads,
+        Duration commitInterval,
+        Duration grace) {
+
+    public static final String DEFAULT_APPLICATION_ID = "gpu-ledger-cost-engine";
+
+    public static CostEngineConfig defaults(String bootstrapServers, Path stateDir) {
+        return new CostEngineConfig(bootstrapServers, DEFAULT_APPLICATION_ID, stateDir, 1,
+                Duration.ofSeconds(1), Duration.ofMinutes(2));
+    }
+
+    public Properties toProperties() {
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, streamThreads);
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, commitInterval.toMillis());
+        props.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
+        props.put(StreamsConfig.producerPrefix("compression.type"), "lz4");
+        return props;
+    }
+}

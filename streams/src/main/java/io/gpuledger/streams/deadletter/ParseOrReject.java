@@ -1,0 +1,69 @@
+package io.gpuledger.streams.deadletter;
+
+import io.gpuledger.model.DeadLetters;
+import io.gpuledger.model.InvalidRecordException;
+import io.gpuledger.model.Json;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
+import org.apache.kafka.streams.processor.api.FixedKeyRecord;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+
+/**
+ * Reads each raw input record as a contract record. A valid one goes on with its event time as
+ * the record timestamp; an invalid one goes on as {@link Parsed#invalid} with dead-letter
+ * headers saying why and where it came from. Nothing is thrown, so no record stops the stage.
+ *
+ * <p>The record key must be the record's own identity ({@code keyOf}): a record keyed otherwise
+ * would land on another partition than the rest of its entity and split its windows.
+ */
+public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[], Parsed<T>> {
+
+    private final Class<T> type;
+    private final Function<T, String> keyOf;
+    private final ToLongFunction<T> eventTimeOf;
+    private FixedKeyProcessorContext<String, Parsed<T>> context;
+
+    public ParseOrReject(Class<T> type, Function<T, String> keyOf, ToLongFunction<T> eventTimeOf) {
+        this.type = type;
+        this.keyOf = keyOf;
+        this.eventTimeOf = eventTimeOf;
+    }
+
+    @Override
+    public void init(FixedKeyProcessorContext<String, Parsed<T>> context) {
+        this.context = context;
+    }
+
+    @Override
+    public void process(FixedKeyRecord<String, byte[]> record) {
+        try {
+            T value = Json.read(record.value(), type);
+            String identity = keyOf.apply(value);
+            if (!Objects.equals(record.key(), identity)) {
+                throw new InvalidRecordException("$key", "record key '" + record.key() + "' must be '" + identity
+                        + "', the record's own identity, so that all its records share a partition");
+            }
+            context.forward(record.withValue(Parsed.valid(value, record.value()))
+                    .withTimestamp(eventTimeOf.applyAsLong(value)));
+        } catch (InvalidRecordException e) {
+            context.forward(record.withValue(Parsed.<T>invalid(record.value(), e))
+                    .withHeaders(deadLetterHeaders(record, e)));
+        }
+    }
+
+    private RecordHeaders deadLetterHeaders(FixedKeyRecord<String, byte[]> record, InvalidRecordException e) {
+        RecordHeaders headers = new RecordHeaders(record.headers().toArray());
+        DeadLetters.put(headers, DeadLetters.REASON, e.getMessage());
+        DeadLetters.put(headers, DeadLetters.FIELD, e.field());
+        context.recordMetadata().ifPresent((RecordMetadata source) -> {
+            DeadLetters.put(headers, DeadLetters.SOURCE_TOPIC, source.topic());
+            DeadLetters.put(headers, DeadLetters.SOURCE_PARTITION, source.partition());
+            DeadLetters.put(headers, DeadLetters.SOURCE_OFFSET, source.offset());
+        });
+        return headers;
+    }
+}

@@ -1,0 +1,194 @@
+package io.gpuledger.streams.cost;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.gpuledger.model.DeadLetters;
+import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.Json;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.Topics;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class CostTopologyTest {
+
+    private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
+    private static final String GPU = "GPU-5fd4f087-86f3-7a43-b711-4771313afc50";
+
+    private TopologyTestDriver driver;
+    private TestInputTopic<String, PriceQuote> prices;
+    private TestInputTopic<String, byte[]> telemetry;
+    private TestOutputTopic<String, GpuUsage> usage;
+    private TestOutputTopic<String, byte[]> deadLetters;
+
+    @BeforeEach
+    void startDriver() {
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "cost-topology-test");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
+        // No record cache: every window update reaches the output, so each step can be checked.
+        props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
+        driver = new TopologyTestDriver(CostTopology.build(Duration.ofMinutes(2)), props, T0);
+        prices = driver.createInputTopic(Topics.PRICES.name(), Topics.PRICES.keySerde().serializer(),
+                Topics.PRICES.valueSerde().serializer());
+        telemetry = driver.createInputTopic(Topics.TELEMETRY.name(), Serdes.String().serializer(),
+                Serdes.ByteArray().serializer());
+        usage = driver.createOutputTopic(Topics.USAGE.name(), Topics.USAGE.keySerde().deserializer(),
+                Topics.USAGE.valueSerde().deserializer());
+        deadLetters = driver.createOutputTopic(Topics.TELEMETRY_DEAD_LETTERS.name(), Serdes.String().deserializer(),
+                Serdes.ByteArray().deserializer());
+    }
+
+    @AfterEach
+    void stopDriver() {
+        driver.close();
+    }
+
+    @Test
+    void shouldChargeEachSampleAtThePriceInForceAtItsTime() {
+        // Given the on-demand p4d price, raised from 32.77 to 40.00 half a minute into the window
+        publishPrice(32.77, T0.minus(Duration.ofDays(30)));
+        publishPrice(40.00, T0.plusSeconds(30));
+
+        // When six 10-second samples arrive; midpoints at :05 :15 :25 fall before the change, :35 :45 :55 after
+        for (int i = 1; i <= 6; i++) {
+            send(sample(T0.plusSeconds(10L * i), 10, 0.8));
+        }
+
+        // Then each sample was charged at the price of its own time, per GPU (8 GPUs per instance)
+        GpuUsage window = latestWindows().get(T0);
+        double expected = 30.0 / 3600 * 32.77 / 8 + 30.0 / 3600 * 40.00 / 8;
+        assertThat(window.cost()).isCloseTo(expected, within(1e-12));
+        assertThat(window.currency()).isEqualTo("USD");
+        assertThat(window.secondsObserved()).isEqualTo(60.0);
+        assertThat(window.unpricedSeconds()).isZero();
+        assertThat(window.samples()).isEqualTo(6);
+        assertThat(window.windowEnd()).isEqualTo(T0.plusSeconds(60));
+    }
+
+    @Test
+    void shouldUseAPriceChangeThatArrivesAfterTheSamplesOnlyForLaterSamples() {
+        // Given a price, and samples already charged at it
+        publishPrice(32.77, T0.minus(Duration.ofDays(30)));
+        send(sample(T0.plusSeconds(10), 10, 0.8));
+        // When a new version, valid from now on, arrives, and a late sample of the earlier time follows
+        publishPrice(50.00, T0.plusSeconds(20));
+        send(sample(T0.plusSeconds(30), 10, 0.8));
+        send(sample(T0.plusSeconds(20), 10, 0.8));
+
+        // Then the late sample is still charged at the price of its own time
+        double expected = 20.0 / 3600 * 32.77 / 8 + 10.0 / 3600 * 50.00 / 8;
+        assertThat(latestWindows().get(T0).cost()).isCloseTo(expected, within(1e-12));
+    }
+
+    @Test
+    void shouldCountSamplesWithoutAPriceAsUnpricedAndChargeNothing() {
+        publishPrice(32.77, T0.minus(Duration.ofDays(30)));
+
+        send(sample(T0.plusSeconds(10), 10, 0.5));
+        send(sampleOn(Lifecycle.SPOT, T0.plusSeconds(20), 10));
+
+        GpuUsage window = latestWindows().get(T0);
+        assertThat(window.secondsObserved()).isEqualTo(20.0);
+        assertThat(window.unpricedSeconds()).isEqualTo(10.0);
+        assertThat(window.cost()).isCloseTo(10.0 / 3600 * 32.77 / 8, within(1e-12));
+    }
+
+    @Test
+    void shouldAverageSmActivityOverTimeAndOpenANewWindowEachMinute() {
+        publishPrice(32.77, T0.minus(Duration.ofDays(30)));
+
+        send(sample(T0.plusSeconds(10), 10, 0.9));
+        send(sample(T0.plusSeconds(40), 30, 0.1));
+        send(sample(T0.plusSeconds(70), 10, 0.02));
+
+        Map<Instant, GpuUsage> windows = latestWindows();
+        assertThat(windows).containsOnlyKeys(T0, T0.plusSeconds(60));
+        assertThat(windows.get(T0).smActive()).isCloseTo((0.9 * 10 + 0.1 * 30) / 40, within(1e-12));
+        assertThat(windows.get(T0.plusSeconds(60)).smActive()).isCloseTo(0.02, within(1e-12));
+        assertThat(windows.get(T0.plusSeconds(60)).secondsObserved()).isEqualTo(10.0);
+    }
+
+    @Test
+    void shouldRouteCorruptTelemetryToDeadLetterTopic() {
+        publishPrice(32.77, T0.minus(Duration.ofDays(30)));
+        byte[] corrupt = "{\"gpuUuid\":\"GPU-1\",\"smActive\":".getBytes(StandardCharsets.UTF_8);
+        byte[] outOfRange = Json.write(sample(T0.plusSeconds(10), 10, 0.5)).clone();
+        String tooBusy = new String(outOfRange, StandardCharsets.UTF_8).replace("\"smActive\":0.5", "\"smActive\":7");
+
+        telemetry.pipeInput(new TestRecord<>("GPU-1", corrupt, T0));
+        telemetry.pipeInput(new TestRecord<>(GPU, tooBusy.getBytes(StandardCharsets.UTF_8), T0));
+        send(sample(T0.plusSeconds(20), 10, 0.5));
+
+        List<TestRecord<String, byte[]>> refused = deadLetters.readRecordsToList();
+        assertThat(refused).hasSize(2);
+        assertThat(refused.get(0).value()).isEqualTo(corrupt);
+        assertThat(header(refused.get(0), DeadLetters.REASON)).contains("invalid TelemetrySample");
+        assertThat(header(refused.get(0), DeadLetters.SOURCE_TOPIC)).isEqualTo(Topics.TELEMETRY.name());
+        assertThat(header(refused.get(0), DeadLetters.SOURCE_OFFSET)).isEqualTo("0");
+        assertThat(header(refused.get(1), DeadLetters.FIELD)).isEqualTo("smActive");
+        assertThat(header(refused.get(1), DeadLetters.REASON)).isEqualTo("smActive: must be a ratio between 0 and 1, was 7.0");
+        assertThat(header(refused.get(1), DeadLetters.SOURCE_OFFSET)).isEqualTo("1");
+        // and the good sample after them is still charged
+        assertThat(latestWindows().get(T0).samples()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldRefuseTelemetryKeyedByAnythingButItsGpu() {
+        telemetry.pipeInput(new TestRecord<>("node-a1", Json.write(sample(T0.plusSeconds(10), 10, 0.5)), T0));
+
+        TestRecord<String, byte[]> refused = deadLetters.readRecord();
+        assertThat(header(refused, DeadLetters.FIELD)).isEqualTo("$key");
+        assertThat(usage.isEmpty()).isTrue();
+    }
+
+    private void publishPrice(double pricePerHour, Instant validFrom) {
+        PriceQuote quote = new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND, "A100-40GB", 8,
+                pricePerHour, "USD", validFrom, "test");
+        prices.pipeInput(quote.key(), quote, T0);
+    }
+
+    private void send(TelemetrySample sample) {
+        telemetry.pipeInput(new TestRecord<>(sample.gpuUuid(), Json.write(sample), sample.time()));
+    }
+
+    private static TelemetrySample sample(Instant end, double interval, double smActive) {
+        return new TelemetrySample(GPU, 0, "A100-40GB", "node-a1", "i-0abc", "p4d.24xlarge", "aws", "us-east-1",
+                Lifecycle.ON_DEMAND, "train-llm", end, interval, smActive, null, null, null);
+    }
+
+    private static TelemetrySample sampleOn(Lifecycle lifecycle, Instant end, double interval) {
+        return new TelemetrySample(GPU, 0, "A100-40GB", "node-a1", "i-0abc", "p4d.24xlarge", "aws", "us-east-1",
+                lifecycle, "train-llm", end, interval, 0.5, null, null, null);
+    }
+
+    /** The last update of each window, by window start. */
+    private Map<Instant, GpuUsage> latestWindows() {
+        Map<Instant, GpuUsage> windows = new LinkedHashMap<>();
+        for (GpuUsage update : usage.readValuesToList()) {
+            windows.put(update.windowStart(), update);
+        }
+        return windows;
+    }
+
+    private static String header(TestRecord<String, byte[]> record, String name) {
+        return DeadLetters.header(record.headers(), name);
+    }
+}
