@@ -50,7 +50,11 @@ public record Recommendation(
 
     /** The deterministic id of the recommendation of {@code kind} for {@code target}. */
     public static String idFor(RecommendationKind kind, Target target) {
-        return kind.name().toLowerCase() + ":" + target.type() + ":" + target.id();
+        return idFor(kind, target.type(), target.id());
+    }
+
+    public static String idFor(RecommendationKind kind, String targetType, String targetId) {
+        return kind.name().toLowerCase(java.util.Locale.ROOT) + ":" + targetType + ":" + targetId;
     }
 
     /**

@@ -1,0 +1,69 @@
+package io.gpuledger.alerts;
+
+import io.gpuledger.broker.EmbeddedKafka;
+import io.gpuledger.ingest.kafka.Producers;
+import io.gpuledger.ingest.price.PriceCatalog;
+import io.gpuledger.ingest.price.PriceFeed;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.TopicAdmin;
+import io.gpuledger.model.Topics;
+import io.gpuledger.streams.CostEngine;
+import io.gpuledger.streams.CostEngineConfig;
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.producer.KafkaProducer;
+
+/**
+ * The stages upstream of the alert service, for real: an embedded broker with the contract's
+ * topics, the shipped price catalog published, and the cost engine running against it.
+ */
+public class EmbeddedPipelineResource implements QuarkusTestResourceLifecycleManager {
+
+    private EmbeddedKafka kafka;
+    private CostEngine engine;
+    private Path stateDir;
+
+    @Override
+    public Map<String, String> start() {
+        kafka = EmbeddedKafka.start();
+        TopicAdmin.ensureTopics(kafka.bootstrapServers(), 2, (short) 1);
+        try (KafkaProducer<String, PriceQuote> producer =
+                Producers.forTopic(Topics.PRICES, kafka.bootstrapServers(), "test-prices")) {
+            new PriceFeed(producer).publish(PriceCatalog.loadDefault().quotes());
+        }
+        try {
+            stateDir = Files.createTempDirectory("gpu-ledger-streams-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        CostEngineConfig defaults = CostEngineConfig.defaults(kafka.bootstrapServers(), stateDir);
+        engine = new CostEngine(new CostEngineConfig(defaults.bootstrapServers(), defaults.applicationId(),
+                stateDir, 1, Duration.ofMillis(200), defaults.grace()));
+        engine.start();
+        return Map.of("kafka.bootstrap.servers", kafka.bootstrapServers());
+    }
+
+    @Override
+    public void stop() {
+        if (engine != null) {
+            engine.close();
+        }
+        if (kafka != null) {
+            kafka.close();
+        }
+        if (stateDir != null) {
+            try (Stream<Path> paths = Files.walk(stateDir)) {
+                paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            } catch (IOException e) {
+                // temp leftovers only
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+package io.gpuledger.alerts;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+import static org.awaitility.Awaitility.await;
+
+import io.gpuledger.ingest.kafka.Producers;
+import io.gpuledger.model.Json;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationKind;
+import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.Topics;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Telemetry in, through the real cost engine on a real broker, out as a gauge at /q/metrics and
+ * an idle-GPU recommendation at /api/recommendations and on the recommendations topic.
+ */
+@QuarkusTest
+@QuarkusTestResource(value = EmbeddedPipelineResource.class, restrictToAnnotatedClass = true)
+class EndToEndTest {
+
+    private static final String BUSY = "GPU-00000000-0000-0000-0000-00000000b051";
+    private static final String IDLE = "GPU-00000000-0000-0000-0000-0000000001d1";
+    /** p4d.24xlarge on-demand in the shipped catalog: 32.77 USD per hour for 8 GPUs. */
+    private static final double P4D_GPU_PER_HOUR = 32.77 / 8;
+
+    @ConfigProperty(name = "kafka.bootstrap.servers")
+    String bootstrapServers;
+
+    @Test
+    void shouldTurnTelemetryIntoGaugesAndAnIdleRecommendation() {
+        // Given a minute of telemetry from a busy and an idle GPU of one p4d instance
+        Instant windowStart = Instant.ofEpochSecond(Instant.now().minusSeconds(120).getEpochSecond() / 60 * 60);
+        try (KafkaProducer<String, TelemetrySample> producer =
+                Producers.forTopic(Topics.TELEMETRY, bootstrapServers, "test-agent")) {
+            for (int i = 1; i <= 6; i++) {
+                Instant end = windowStart.plusSeconds(10L * i);
+                producer.send(record(sample(BUSY, 0, end, 0.83)));
+                producer.send(record(sample(IDLE, 1, end, 0.01)));
+            }
+        }
+
+        // Then both GPUs get a cost gauge at the per-GPU price, and an SM activity gauge
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+            assertThat(gauge(metrics, "gpuledger_gpu_cost_per_hour", IDLE)).hasValueSatisfying(
+                    value -> assertThat(value).isCloseTo(P4D_GPU_PER_HOUR, within(1e-9)));
+            assertThat(gauge(metrics, "gpuledger_gpu_cost_per_hour", BUSY)).hasValueSatisfying(
+                    value -> assertThat(value).isCloseTo(P4D_GPU_PER_HOUR, within(1e-9)));
+            assertThat(gauge(metrics, "gpuledger_gpu_sm_active_ratio", IDLE)).hasValueSatisfying(
+                    value -> assertThat(value).isCloseTo(0.01, within(1e-9)));
+            assertThat(metrics).contains("lifecycle=\"on-demand\"").contains("instance_type=\"p4d.24xlarge\"")
+                    .contains("provider=\"aws\"").contains("region=\"us-east-1\"").contains("host=\"node-e2e\"");
+        });
+
+        // And the idle GPU, only it, is recommended for reclaiming, with its monthly cost as the saving
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            String body = given().get("/api/recommendations").then().statusCode(200)
+                    .contentType("application/json").extract().asString();
+            Recommendation[] recommendations = Json.read(body.getBytes(StandardCharsets.UTF_8),
+                    Recommendation[].class);
+            assertThat(recommendations).extracting(r -> r.kind() + " " + r.target().id())
+                    .containsExactly(RecommendationKind.RECLAIM_IDLE + " " + IDLE);
+            assertThat(recommendations[0].estimatedMonthlySaving()).isCloseTo(P4D_GPU_PER_HOUR * 720, within(1e-6));
+            assertThat(recommendations[0].currency()).isEqualTo("USD");
+            assertThat(recommendations[0].target().instanceId()).isEqualTo("i-0e2e");
+        });
+
+        // And automation can read it from the topic, keyed by its target
+        assertThat(recommendationsOnTopic()).extracting(r -> r.target().id()).containsOnly(IDLE);
+    }
+
+    private List<Recommendation> recommendationsOnTopic() {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "e2e-automation");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        List<Recommendation> seen = new ArrayList<>();
+        try (KafkaConsumer<String, Recommendation> consumer = new KafkaConsumer<>(props,
+                Topics.RECOMMENDATIONS.keySerde().deserializer(), Topics.RECOMMENDATIONS.valueSerde().deserializer())) {
+            consumer.subscribe(List.of(Topics.RECOMMENDATIONS.name()));
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(record -> {
+                    assertThat(record.key()).isEqualTo(record.value().target().id());
+                    seen.add(record.value());
+                });
+                return !seen.isEmpty();
+            });
+        }
+        return seen;
+    }
+
+    /** The value of the series of {@code family} for {@code gpu}, as a Prometheus scraper reads it. */
+    private static Optional<Double> gauge(String metricsText, String family, String gpu) {
+        return Arrays.stream(metricsText.split("\n"))
+                .filter(line -> line.startsWith(family + "{") && line.contains("gpu=\"" + gpu + "\""))
+                .map(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .findFirst();
+    }
+
+    private static ProducerRecord<String, TelemetrySample> record(TelemetrySample sample) {
+        return new ProducerRecord<>(Topics.TELEMETRY.name(), null, sample.time().toEpochMilli(), sample.gpuUuid(),
+                sample);
+    }
+
+    private static TelemetrySample sample(String gpu, int index, Instant end, double smActive) {
+        return new TelemetrySample(gpu, index, "A100-40GB", "node-e2e", "i-0e2e", "p4d.24xlarge", "aws", "us-east-1",
+                Lifecycle.ON_DEMAND, "e2e-job", end, 10, smActive, null, null, null);
+    }
+}

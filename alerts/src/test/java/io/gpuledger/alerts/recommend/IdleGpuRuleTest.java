@@ -1,0 +1,79 @@
+package io.gpuledger.alerts.recommend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.TelemetrySample;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+class IdleGpuRuleTest {
+
+    private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
+    private final IdleGpuRule rule = new IdleGpuRule(0.05, 30, Duration.ofMinutes(10));
+
+    @Test
+    void shouldRecommendReclaimingAGpuIdleOverTheWindowWithItsMonthlyCost() {
+        GpuUsage idle = window(6, 0.01);
+
+        Recommendation recommendation = rule.evaluate(idle, T0.plusSeconds(61)).orElseThrow();
+
+        assertThat(recommendation.id()).isEqualTo("reclaim_idle:gpu:GPU-1");
+        assertThat(recommendation.estimatedMonthlySaving()).isCloseTo(2.0 * 720, within(1e-9));
+        assertThat(recommendation.currency()).isEqualTo("USD");
+        assertThat(recommendation.expiresAt()).isEqualTo(T0.plusSeconds(61 + 600));
+        assertThat(recommendation.confidence()).isCloseTo(0.9, within(1e-9));
+        assertThat(recommendation.evidence()).containsEntry("smActive", 0.01).containsEntry("jobId", "job-1");
+    }
+
+    @Test
+    void shouldNotJudgeAWindowWithTooLittleObservedTime() {
+        assertThat(rule.evaluate(window(2, 0.0), T0)).isEmpty();
+        assertThat(rule.judges(window(2, 0.0))).isFalse();
+    }
+
+    @Test
+    void shouldLeaveBusyGpusAlone() {
+        assertThat(rule.evaluate(window(6, 0.05), T0)).isEmpty();
+        assertThat(rule.judges(window(6, 0.05))).isTrue();
+    }
+
+    @Test
+    void shouldPublishTheSameSituationOnceUntilHalfItsLifeHasPassed() {
+        RecommendationBook book = new RecommendationBook();
+        Recommendation first = rule.evaluate(window(6, 0.01), T0).orElseThrow();
+
+        assertThat(book.offer(first, T0)).isTrue();
+        assertThat(book.offer(rule.evaluate(window(6, 0.02), T0.plusSeconds(60)).orElseThrow(),
+                T0.plusSeconds(60))).isFalse();
+        assertThat(book.offer(rule.evaluate(window(6, 0.02), T0.plusSeconds(300)).orElseThrow(),
+                T0.plusSeconds(300))).isTrue();
+        assertThat(book.current(T0.plusSeconds(300))).hasSize(1);
+        assertThat(book.current(T0.plusSeconds(300 + 600))).isEmpty();
+    }
+
+    @Test
+    void shouldStopServingARecommendationOnceWithdrawn() {
+        RecommendationBook book = new RecommendationBook();
+        Recommendation recommendation = rule.evaluate(window(6, 0.01), T0).orElseThrow();
+        book.offer(recommendation, T0);
+
+        assertThat(book.withdraw(recommendation.id())).isTrue();
+        assertThat(book.current(T0)).isEmpty();
+    }
+
+    /** A window of {@code samples} 10-second samples of one GPU priced 2 USD per hour. */
+    private static GpuUsage window(int samples, double smActive) {
+        GpuUsage usage = null;
+        for (int i = 1; i <= samples; i++) {
+            TelemetrySample sample = new TelemetrySample("GPU-1", 0, "T4", "node-1", "i-1", "g4dn.xlarge", "aws",
+                    "us-east-1", Lifecycle.ON_DEMAND, "job-1", T0.plusSeconds(10L * i), 10, smActive, null, null, null);
+            usage = (usage == null ? GpuUsage.empty(sample, T0, T0.plusSeconds(60)) : usage).add(sample, 2.0, "USD");
+        }
+        return usage;
+    }
+}
