@@ -33,7 +33,7 @@ public class EmbeddedPipelineResource implements QuarkusTestResourceLifecycleMan
     @Override
     public Map<String, String> start() {
         kafka = EmbeddedKafka.start();
-        TopicAdmin.ensureTopics(kafka.bootstrapServers(), 2, (short) 1);
+        TopicAdmin.ensureTopics(kafka.bootstrapServers(), 2);
         try (KafkaProducer<String, PriceQuote> producer =
                 Producers.forTopic(Topics.PRICES, kafka.bootstrapServers(), "test-prices")) {
             new PriceFeed(producer).publish(PriceCatalog.loadDefault().quotes());

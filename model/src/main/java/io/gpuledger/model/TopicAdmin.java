@@ -18,14 +18,17 @@ public final class TopicAdmin {
     }
 
     /**
-     * @param partitions        partitions of each new topic: the most consumer instances a stage can use
-     * @param replicationFactor 1 on a single broker; 3 on a production cluster
+     * Creates missing topics, replicated three times, or on every broker of a smaller cluster.
+     *
+     * @param partitions partitions of each new topic: the most consumer instances a stage can use
      */
-    public static void ensureTopics(String bootstrapServers, int partitions, short replicationFactor) {
+    public static void ensureTopics(String bootstrapServers, int partitions) {
         Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
         try (Admin admin = Admin.create(props)) {
+            int brokers = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size();
+            short replicationFactor = (short) Math.max(1, Math.min(3, brokers));
             Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
             List<NewTopic> missing = Topics.ALL.stream()
                     .filter(topic -> !existing.contains(topic.name()))

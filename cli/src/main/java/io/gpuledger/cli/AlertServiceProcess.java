@@ -1,0 +1,99 @@
+package io.gpuledger.cli;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Quarkus alert service, run as its own JVM like in production, with its output in a log
+ * file. Stopping it sends SIGTERM (Quarkus shuts down cleanly) and, if it lingers, kills it.
+ */
+final class AlertServiceProcess implements AutoCloseable {
+
+    private final Process process;
+    private final Path log;
+    private final int port;
+
+    private AlertServiceProcess(Process process, Path log, int port) {
+        this.process = process;
+        this.log = log;
+        this.port = port;
+    }
+
+    static AlertServiceProcess start(Path jar, String bootstrapServers, int port, Path log) throws IOException {
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException("alert service not built: " + jar + " is missing (run ./mvnw package)");
+        }
+        Files.createDirectories(log.getParent());
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx384m", "-jar", jar.toString()));
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        builder.environment().put("KAFKA_BOOTSTRAP_SERVERS", bootstrapServers);
+        builder.environment().put("QUARKUS_HTTP_PORT", String.valueOf(port));
+        return new AlertServiceProcess(builder.start(), log, port);
+    }
+
+    /** Waits until the service answers on its metrics endpoint. */
+    void awaitReady(Duration timeout) throws InterruptedException {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        HttpRequest probe = HttpRequest.newBuilder(URI.create(baseUrl() + "/q/metrics"))
+                .timeout(Duration.ofSeconds(2)).build();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("the alert service exited with status " + process.exitValue()
+                        + " (is port " + port + " taken? try --http-port); its log: " + log + "\n" + tail());
+            }
+            try {
+                if (http.send(probe, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            }
+            Thread.sleep(250);
+        }
+        throw new IllegalStateException("the alert service did not answer within " + timeout.toSeconds()
+                + " s; its log: " + log + "\n" + tail());
+    }
+
+    String baseUrl() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    Path log() {
+        return log;
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(15, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            process.waitFor(5, TimeUnit.SECONDS);
+        }
+    }
+
+    private String tail() {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+        } catch (IOException e) {
+            return "(log unreadable: " + e.getMessage() + ")";
+        }
+    }
+}

@@ -1,0 +1,169 @@
+package io.gpuledger.cli;
+
+import io.gpuledger.broker.EmbeddedKafka;
+import io.gpuledger.ingest.kafka.Producers;
+import io.gpuledger.ingest.price.PriceCatalog;
+import io.gpuledger.ingest.price.PriceFeed;
+import io.gpuledger.ingest.sim.Fleet;
+import io.gpuledger.ingest.sim.FleetSimulator;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.TopicAdmin;
+import io.gpuledger.model.Topics;
+import io.gpuledger.streams.CostEngine;
+import io.gpuledger.streams.CostEngineConfig;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.producer.KafkaProducer;
+
+/**
+ * {@code gpu-ledger demo}: every stage of GPU Ledger on this machine. Stages start in the order
+ * data flows (broker, topics, prices, cost engine, alert service, simulated fleet) and stop in
+ * reverse order on Ctrl-C, so nothing is left running.
+ */
+final class Demo implements AutoCloseable {
+
+    private static final int PARTITIONS = 3;
+    private static final long SEED = 42;
+
+    private final PrintStream out;
+    private final Deque<AutoCloseable> stopInReverse = new ArrayDeque<>();
+    private Path runDir;
+    private AlertServiceProcess alertService;
+    private boolean closed;
+
+    Demo(PrintStream out) {
+        this.out = out;
+    }
+
+    static void run(DemoOptions options) throws Exception {
+        Demo demo = new Demo(System.out);
+        Runtime.getRuntime().addShutdownHook(new Thread(demo::closeQuietly, "demo-shutdown"));
+        try {
+            LiveSummary summary = demo.start(options);
+            while (!Thread.currentThread().isInterrupted()) {
+                Thread.sleep(10_000);
+                summary.print(System.out);
+            }
+        } catch (RuntimeException e) {
+            System.err.println("gpu-ledger demo: " + e.getMessage());
+            demo.closeQuietly();
+            System.exit(1);
+        }
+    }
+
+    LiveSummary start(DemoOptions options) throws Exception {
+        // Kafka Streams keeps its state here; not under /tmp, which the OS may clean under it.
+        Path runs = Files.createDirectories(options.home().resolve(".gpu-ledger/run"));
+        runDir = Files.createTempDirectory(runs, "demo-");
+        stopInReverse.push(() -> deleteRecursively(runDir));
+
+        String bootstrap;
+        if (options.externalBootstrap().isPresent()) {
+            bootstrap = options.externalBootstrap().get();
+            out.println("Kafka          " + bootstrap + " (from KAFKA_BOOTSTRAP_SERVERS)");
+        } else {
+            out.print("Kafka          starting an embedded single-node broker... ");
+            EmbeddedKafka kafka = EmbeddedKafka.start();
+            stopInReverse.push(kafka);
+            bootstrap = kafka.bootstrapServers();
+            out.println(bootstrap);
+        }
+        TopicAdmin.ensureTopics(bootstrap, PARTITIONS);
+
+        PriceCatalog catalog = options.catalog().map(PriceCatalog::load).orElseGet(PriceCatalog::loadDefault);
+        catalog.errors().forEach(error -> out.println("price catalog: skipped " + error));
+        try (KafkaProducer<String, PriceQuote> producer = Producers.forTopic(Topics.PRICES, bootstrap, "demo-prices")) {
+            int published = new PriceFeed(producer).publish(catalog.quotes());
+            out.println("Prices         " + published + " price versions published to " + Topics.PRICES.name());
+        }
+
+        CostEngineConfig defaults = CostEngineConfig.defaults(bootstrap, runDir.resolve("streams-state"));
+        CostEngine engine = new CostEngine(defaults);
+        stopInReverse.push(engine);
+        engine.start();
+        out.println("Cost engine    Kafka Streams application '" + defaults.applicationId() + "' started");
+
+        Path jar = options.home().resolve("alerts/target/quarkus-app/quarkus-run.jar");
+        Path log = options.home().resolve(".gpu-ledger/alerts.log");
+        out.print("Alert service  starting (log: " + log + ")... ");
+        AlertServiceProcess alerts = AlertServiceProcess.start(jar, bootstrap, options.httpPort(), log);
+        stopInReverse.push(alerts);
+        alerts.awaitReady(Duration.ofSeconds(90));
+        out.println("ready");
+
+        Fleet fleet = Fleet.generate(options.gpus(), catalog.quotes(), SEED);
+        KafkaProducer<String, TelemetrySample> telemetry = Producers.forTopic(Topics.TELEMETRY, bootstrap, "demo-fleet");
+        stopInReverse.push(telemetry);
+        FleetSimulator simulator = new FleetSimulator(fleet, telemetry, options.interval(), Clock.systemUTC(), SEED);
+        stopInReverse.push(simulator);
+        simulator.start();
+        long idle = fleet.gpus().stream().filter(gpu -> gpu.idle()).count();
+        out.println("Fleet          " + fleet.gpus().size() + " simulated GPUs (" + idle + " idle), a sample each every "
+                + options.interval().toSeconds() + " s to " + Topics.TELEMETRY.name());
+
+        out.println();
+        out.println("Open:");
+        out.println("  " + alerts.baseUrl() + "/q/metrics              Prometheus metrics (gpuledger_*)");
+        out.println("  " + alerts.baseUrl() + "/api/recommendations    recommendations (JSON)");
+        out.println("  Kafka at " + bootstrap + ": topics " + Topics.USAGE.name() + ", " + Topics.RECOMMENDATIONS.name());
+        out.println();
+        out.println("Costs appear with the first samples of each one-minute window; idle GPUs are");
+        out.println("recommended for reclaiming once enough of a window is observed. Ctrl-C stops everything.");
+        out.println();
+        alertService = alerts;
+        return new LiveSummary(alerts.baseUrl(), fleet.gpus().size());
+    }
+
+    /** The alert service this demo started; null before {@link #start}. */
+    AlertServiceProcess alertService() {
+        return alertService;
+    }
+
+    private void closeQuietly() {
+        try {
+            close();
+        } catch (Exception e) {
+            System.err.println("gpu-ledger demo: while stopping: " + e);
+        }
+    }
+
+    @Override
+    public synchronized void close() throws Exception {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        out.println();
+        out.println("Stopping...");
+        Exception first = null;
+        while (!stopInReverse.isEmpty()) {
+            try {
+                stopInReverse.pop().close();
+            } catch (Exception e) {
+                first = first == null ? e : first;
+            }
+        }
+        out.println("Stopped.");
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (dir == null || !Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        }
+    }
+}

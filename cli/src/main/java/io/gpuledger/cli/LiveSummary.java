@@ -1,0 +1,68 @@
+package io.gpuledger.cli;
+
+import io.gpuledger.model.InvalidRecordException;
+import io.gpuledger.model.Json;
+import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationKind;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.LocalTime;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * One line of what the alert service shows, read the way a user would: from its Prometheus
+ * endpoint and its REST API.
+ */
+final class LiveSummary {
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final String baseUrl;
+    private final int expectedGpus;
+
+    LiveSummary(String baseUrl, int expectedGpus) {
+        this.baseUrl = baseUrl;
+        this.expectedGpus = expectedGpus;
+    }
+
+    void print(PrintStream out) {
+        try {
+            out.println(LocalTime.now().truncatedTo(ChronoUnit.SECONDS) + "  " + line(get("/q/metrics"),
+                    get("/api/recommendations")));
+        } catch (IOException | InvalidRecordException e) {
+            out.println(LocalTime.now().truncatedTo(ChronoUnit.SECONDS) + "  alert service not answering: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    String line(String metrics, String recommendationsJson) {
+        List<MetricsText.Sample> costs = MetricsText.samples(metrics, "gpuledger_gpu_cost_per_hour");
+        long gpus = costs.stream().map(s -> s.labels().get("gpu")).distinct().count();
+        Map<String, Double> spend = new TreeMap<>(costs.stream().collect(Collectors.groupingBy(
+                s -> s.labels().getOrDefault("currency", "?"), Collectors.summingDouble(MetricsText.Sample::value))));
+        String spendText = spend.isEmpty() ? "none yet" : spend.entrySet().stream()
+                .map(e -> String.format("%.2f %s/h", e.getValue(), e.getKey()))
+                .collect(Collectors.joining(" + "));
+        Recommendation[] recommendations = Json.read(recommendationsJson.getBytes(StandardCharsets.UTF_8),
+                Recommendation[].class);
+        long idle = Arrays.stream(recommendations).filter(r -> r.kind() == RecommendationKind.RECLAIM_IDLE).count();
+        return String.format("GPUs seen %d/%d | spend %s | recommendations %d (reclaim idle GPU: %d)",
+                gpus, expectedGpus, spendText, recommendations.length, idle);
+    }
+
+    private String get(String path) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(5)).build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString()).body();
+    }
+}

@@ -1,0 +1,41 @@
+package io.gpuledger.cli;
+
+import java.util.Arrays;
+
+/** {@code gpu-ledger COMMAND [OPTIONS]}: the entry point of the {@code gpu-ledger} script. */
+public final class Main {
+
+    static final String USAGE = """
+            usage: gpu-ledger COMMAND [OPTIONS]
+
+            commands:
+              demo     run the whole pipeline on this machine: embedded Kafka (or the cluster in
+                       KAFKA_BOOTSTRAP_SERVERS), simulated fleet, price feed, cost engine, alert service
+                         --gpus N            simulated GPUs (default 48)
+                         --interval SECONDS  seconds between samples of one GPU (default 5)
+                         --http-port PORT    port of the alert service (default 8080)
+                         --catalog FILE      price catalog CSV (default: the shipped catalog)
+              help     show this text
+            """;
+
+    private Main() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length == 0 || args[0].equals("help") || args[0].equals("--help") || args[0].equals("-h")) {
+            System.out.print(USAGE);
+            return;
+        }
+        String[] options = Arrays.copyOfRange(args, 1, args.length);
+        try {
+            switch (args[0]) {
+                case "demo" -> Demo.run(DemoOptions.parse(options, System.getenv()));
+                default -> throw new UsageException("unknown command '" + args[0] + "'");
+            }
+        } catch (UsageException e) {
+            System.err.println("gpu-ledger: " + e.getMessage());
+            System.err.print(USAGE);
+            System.exit(2);
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package io.gpuledger.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class DemoOptionsTest {
+
+    @Test
+    void shouldRunOnAnEmbeddedBrokerUnlessAClusterIsNamed() {
+        DemoOptions embedded = DemoOptions.parse(new String[0], Map.of());
+        DemoOptions external = DemoOptions.parse(new String[0], Map.of("KAFKA_BOOTSTRAP_SERVERS", "kafka-1:9092"));
+
+        assertThat(embedded.externalBootstrap()).isEmpty();
+        assertThat(embedded.gpus()).isEqualTo(48);
+        assertThat(embedded.httpPort()).isEqualTo(8080);
+        assertThat(external.externalBootstrap()).contains("kafka-1:9092");
+    }
+
+    @Test
+    void shouldTakeFleetSizeIntervalAndPort() {
+        DemoOptions options = DemoOptions.parse(
+                new String[] {"--gpus", "200", "--interval", "2", "--http-port", "18080"}, Map.of());
+
+        assertThat(options.gpus()).isEqualTo(200);
+        assertThat(options.interval()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(options.httpPort()).isEqualTo(18080);
+    }
+
+    @Test
+    void shouldExplainWhatIsWrongWithAnOption() {
+        assertThatThrownBy(() -> DemoOptions.parse(new String[] {"--gpus", "many"}, Map.of()))
+                .hasMessage("--gpus takes a positive whole number, not 'many'");
+        assertThatThrownBy(() -> DemoOptions.parse(new String[] {"--gpus"}, Map.of()))
+                .hasMessage("--gpus needs a value");
+        assertThatThrownBy(() -> DemoOptions.parse(new String[] {"--colour", "red"}, Map.of()))
+                .hasMessage("unknown option '--colour'");
+        assertThatThrownBy(() -> DemoOptions.parse(new String[] {"--catalog", "/nonexistent.csv"}, Map.of()))
+                .hasMessageContaining("no readable file");
+    }
+}

@@ -1,0 +1,85 @@
+package io.gpuledger.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.gpuledger.model.Json;
+import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationKind;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The demo as a newcomer runs it: every stage started, every simulated GPU priced at /q/metrics
+ * and idle GPUs recommended at /api/recommendations within a minute, nothing left running after.
+ */
+class DemoTest {
+
+    private static final int GPUS = 12;
+
+    @Test
+    void shouldShowEveryGpuCostAndAnIdleRecommendationWithinAMinuteAndStopCleanly() throws Exception {
+        int port = freePort();
+        DemoOptions options = DemoOptions.parse(
+                new String[] {"--gpus", String.valueOf(GPUS), "--interval", "1", "--http-port", String.valueOf(port)},
+                Map.of());
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        Demo demo = new Demo(new PrintStream(printed, true, StandardCharsets.UTF_8));
+        AlertServiceProcess alerts;
+        try {
+            demo.start(options);
+            alerts = demo.alertService();
+            String base = "http://127.0.0.1:" + port;
+
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+                List<MetricsText.Sample> costs = MetricsText.samples(get(base + "/q/metrics"),
+                        "gpuledger_gpu_cost_per_hour");
+                assertThat(costs).hasSize(GPUS).allSatisfy(sample -> assertThat(sample.value()).isPositive());
+                Recommendation[] recommendations = Json.read(get(base + "/api/recommendations")
+                        .getBytes(StandardCharsets.UTF_8), Recommendation[].class);
+                assertThat(Arrays.stream(recommendations).map(Recommendation::kind))
+                        .contains(RecommendationKind.RECLAIM_IDLE);
+            });
+            assertThat(printed.toString(StandardCharsets.UTF_8))
+                    .contains(base + "/q/metrics").contains(base + "/api/recommendations");
+        } finally {
+            demo.close();
+        }
+        assertThat(alerts.isAlive()).isFalse();
+        assertThat(reachable("http://127.0.0.1:" + port + "/q/metrics")).isEmpty();
+    }
+
+    private static String get(String url) throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        return http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    private static Optional<Integer> reachable(String url) {
+        try {
+            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+            return Optional.of(http.send(HttpRequest.newBuilder(URI.create(url)).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode());
+        } catch (Exception e) {
+            return Optional.empty();
+        }
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            return socket.getLocalPort();
+        }
+    }
+}

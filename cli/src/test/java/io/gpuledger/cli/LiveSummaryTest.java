@@ -1,0 +1,47 @@
+package io.gpuledger.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class LiveSummaryTest {
+
+    private static final String METRICS = """
+            # HELP gpuledger_gpu_cost_per_hour Observed spend rate of one GPU
+            # TYPE gpuledger_gpu_cost_per_hour gauge
+            gpuledger_gpu_cost_per_hour{currency="USD",gpu="GPU-a",host="n1",instance_type="g5.xlarge",lifecycle="on-demand",provider="aws",region="us-east-1"} 1.006
+            gpuledger_gpu_cost_per_hour{currency="USD",gpu="GPU-b",host="n1",instance_type="p4d.24xlarge",lifecycle="spot",provider="aws",region="us-east-1"} 1.228875
+            gpuledger_gpu_cost_per_hour{currency="CNY",gpu="GPU-c",host="n2",instance_type="GN10Xp",lifecycle="on-demand",provider="tencent",region="ap-shanghai"} 28.5
+            gpuledger_gpu_sm_active_ratio{gpu="GPU-a",host="n1",instance_type="g5.xlarge",lifecycle="on-demand",provider="aws",region="us-east-1"} 0.01
+            """;
+
+    @Test
+    void shouldReadLabelsAndValuesOfOneFamily() {
+        var samples = MetricsText.samples(METRICS, "gpuledger_gpu_sm_active_ratio");
+
+        assertThat(samples).hasSize(1);
+        assertThat(samples.get(0).labels()).containsEntry("gpu", "GPU-a").containsEntry("lifecycle", "on-demand");
+        assertThat(samples.get(0).value()).isEqualTo(0.01);
+    }
+
+    @Test
+    void shouldUnescapeLabelValues() {
+        var samples = MetricsText.samples("m{job=\"say \\\"hi\\\"\",x=\"a\\\\b\"} 2\n", "m");
+
+        assertThat(samples.get(0).labels()).isEqualTo(Map.of("job", "say \"hi\"", "x", "a\\b"));
+    }
+
+    @Test
+    void shouldSumSpendPerCurrencyAndCountRecommendations() {
+        String recommendations = "[{\"schemaVersion\":1,\"id\":\"reclaim_idle:gpu:GPU-a\",\"kind\":\"RECLAIM_IDLE\","
+                + "\"target\":{\"type\":\"gpu\",\"id\":\"GPU-a\"},\"summary\":\"idle\",\"estimatedMonthlySaving\":724.3,"
+                + "\"currency\":\"USD\",\"confidence\":0.9,\"createdAt\":\"2026-03-01T12:00:00Z\","
+                + "\"expiresAt\":\"2026-03-01T12:10:00Z\",\"evidence\":{}}]";
+
+        String line = new LiveSummary("http://127.0.0.1:1", 4).line(METRICS, recommendations);
+
+        assertThat(line).isEqualTo(
+                "GPUs seen 3/4 | spend 28.50 CNY/h + 2.23 USD/h | recommendations 1 (reclaim idle GPU: 1)");
+    }
+}
