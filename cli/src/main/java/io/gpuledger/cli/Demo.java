@@ -38,7 +38,7 @@ final class Demo implements AutoCloseable {
     private final Deque<AutoCloseable> stopInReverse = new ArrayDeque<>();
     private Path runDir;
     private AlertServiceProcess alertService;
-    private boolean closed;
+    private volatile boolean closed;
 
     Demo(PrintStream out) {
         this.out = out;
@@ -49,9 +49,11 @@ final class Demo implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(new Thread(demo::closeQuietly, "demo-shutdown"));
         try {
             LiveSummary summary = demo.start(options);
-            while (!Thread.currentThread().isInterrupted()) {
+            while (!demo.isClosed()) {
                 Thread.sleep(10_000);
-                summary.print(System.out);
+                if (!demo.isClosed()) {
+                    summary.print(System.out);
+                }
             }
         } catch (RuntimeException e) {
             System.err.println("gpu-ledger demo: " + e.getMessage());
@@ -93,7 +95,7 @@ final class Demo implements AutoCloseable {
         out.println("Cost engine    Kafka Streams application '" + defaults.applicationId() + "' started");
 
         Path jar = options.home().resolve("alerts/target/quarkus-app/quarkus-run.jar");
-        Path log = options.home().resolve(".gpu-ledger/alerts.log");
+        Path log = options.home().resolve(".gpu-ledger/alerts-" + options.httpPort() + ".log");
         out.print("Alert service  starting (log: " + log + ")... ");
         AlertServiceProcess alerts = AlertServiceProcess.start(jar, bootstrap, options.httpPort(), log);
         stopInReverse.push(alerts);
@@ -126,6 +128,10 @@ final class Demo implements AutoCloseable {
     /** The alert service this demo started; null before {@link #start}. */
     AlertServiceProcess alertService() {
         return alertService;
+    }
+
+    boolean isClosed() {
+        return closed;
     }
 
     private void closeQuietly() {

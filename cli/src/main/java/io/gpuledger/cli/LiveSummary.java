@@ -40,7 +40,7 @@ final class LiveSummary {
             out.println(LocalTime.now().truncatedTo(ChronoUnit.SECONDS) + "  " + line(get("/q/metrics"),
                     get("/api/recommendations")));
         } catch (IOException | InvalidRecordException e) {
-            out.println(LocalTime.now().truncatedTo(ChronoUnit.SECONDS) + "  alert service not answering: " + e.getMessage());
+            out.println(LocalTime.now().truncatedTo(ChronoUnit.SECONDS) + "  alert service not answering: " + e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
 /**
  * A simulated fleet built from the instance types of a price catalog: instances in turn of every
  * type, bought on-demand, spot or reserved where the catalog prices that, every fourth instance
- * idle. The same size and seed always give the same fleet, GPU UUIDs included.
+ * (from the second on) idle. The same size and seed always give the same fleet, GPU UUIDs included.
  */
 public final class Fleet {
 
@@ -59,7 +59,8 @@ public final class Fleet {
             if (!pricedOffers.contains(offer.key())) {
                 lifecycle = Lifecycle.ON_DEMAND;
             }
-            boolean idleInstance = instance % 4 == 3;
+            // The second instance is idle, and every fourth after it: even a small fleet has one.
+            boolean idleInstance = instance % 4 == 1;
             String instanceId = instanceId(type.provider(), seed, instance);
             String host = String.format("gpu-node-%04d", instance);
             String jobId = idleInstance ? "notebook-" + instance : "train-" + type.instanceType().replace('.', '-') + "-" + instance;

@@ -33,6 +33,13 @@ class FleetTest {
     }
 
     @Test
+    void shouldGiveEvenATwoGpuFleetOneBusyAndOneIdleGpu() {
+        Fleet fleet = Fleet.generate(2, PriceCatalog.loadDefault().quotes(), 5);
+
+        assertThat(fleet.gpus()).extracting(SimulatedGpu::idle).containsExactly(false, true);
+    }
+
+    @Test
     void shouldReportIdleGpusBelowTheIdleThresholdAndBusyOnesAboveIt() {
         Fleet fleet = Fleet.generate(40, PriceCatalog.loadDefault().quotes(), 3);
         Random random = new Random(3);
