@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import io.gpuledger.ingest.kafka.Producers;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.TelemetrySample;
@@ -123,7 +124,8 @@ class EndToEndTest {
     }
 
     private static TelemetrySample sample(String gpu, int index, Instant end, double smActive) {
-        return new TelemetrySample(gpu, index, "A100-40GB", "node-e2e", "i-0e2e", "p4d.24xlarge", "aws", "us-east-1",
-                Lifecycle.ON_DEMAND, "e2e-job", end, 10, smActive, null, null, null);
+        return TelemetrySample.builder().gpuUuid(gpu).gpuIndex(index).gpuModel("A100-40GB")
+                .placement(new Placement("node-e2e", "i-0e2e", "p4d.24xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND))
+                .jobId("e2e-job").time(end).intervalSeconds(10).smActive(smActive).build();
     }
 }

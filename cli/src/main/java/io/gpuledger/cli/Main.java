@@ -30,6 +30,8 @@ public final class Main {
         try {
             switch (args[0]) {
                 case "demo" -> Demo.run(DemoOptions.parse(options, System.getenv()));
+                case "agent" -> System.exit(AgentCommand.run(options));
+                case "prices" -> System.exit(PricesCommand.run(options));
                 default -> throw new UsageException("unknown command '" + args[0] + "'");
             }
         } catch (UsageException e) {

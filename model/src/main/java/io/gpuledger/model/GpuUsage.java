@@ -59,8 +59,8 @@ public record GpuUsage(
     }
 
     /**
-     * This window with one more sample. The sample is charged {@code gpuPricePerHour} for the
-     * interval it covers; a null price means no price was known: the time is counted as unpriced
+     * This window with one more sample. The sample is charged {@code gpuPricePerHour} (times its
+     * share of the GPU, for a MIG slice) for the interval it covers; a null price means no price was known: the time is counted as unpriced
      * and charged nothing, never dropped. Identity fields follow the latest sample (a job can change mid-window).
      */
     public GpuUsage add(TelemetrySample sample, Double gpuPricePerHour, String priceCurrency) {
@@ -74,7 +74,7 @@ public record GpuUsage(
                 sample.instanceId(), sample.instanceType(), sample.provider(), sample.region(),
                 sample.lifecycle(), sample.jobId(), windowStart, windowEnd, samples + 1, seconds,
                 priced ? unpricedSeconds : unpricedSeconds + interval,
-                priced ? cost + gpuPricePerHour * interval / 3600 : cost,
+                priced ? cost + gpuPricePerHour * sample.chargedFraction() * interval / 3600 : cost,
                 priced ? priceCurrency : currency,
                 Math.min(1, Math.max(0, weightedSm)));
     }

@@ -4,9 +4,14 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Instant;
 
 /**
- * One reading of one GPU, covering the {@code intervalSeconds} that end at {@code time}.
- * Keyed on {@link Topics#TELEMETRY} by {@link #gpuUuid()}. Ratios are 0–1; optional readings are
- * null when the GPU or collector cannot provide them.
+ * One reading of one GPU (or one MIG instance of it), covering the {@code intervalSeconds} that
+ * end at {@code time}. Keyed on {@link Topics#TELEMETRY} by {@link #gpuUuid()}. Ratios are 0–1;
+ * optional readings are null when the GPU or collector cannot provide them. Build one with
+ * {@link #builder()}.
+ *
+ * @param gpuFraction share of the physical GPU this sample stands for: 1 for a whole GPU, the
+ *                    slice's share for a MIG instance (a 3g.40gb slice of an A100 is 3/7); cost
+ *                    is charged in that proportion, so the slices of a GPU add up to one GPU
  */
 public record TelemetrySample(
         @JsonProperty(required = true) String gpuUuid,
@@ -19,12 +24,20 @@ public record TelemetrySample(
         @JsonProperty(required = true) String region,
         @JsonProperty(required = true) Lifecycle lifecycle,
         String jobId,
+        String team,
         @JsonProperty(required = true) Instant time,
         @JsonProperty(required = true) double intervalSeconds,
         @JsonProperty(required = true) double smActive,
         Double smOccupancy,
         Double dramActive,
-        Double powerWatts) {
+        Double tensorActive,
+        Double gpuUtilization,
+        Double powerWatts,
+        Double memoryUsedBytes,
+        Double nvlinkTxBytesPerSecond,
+        Double pcieTxBytesPerSecond,
+        String migProfile,
+        Double gpuFraction) {
 
     /** Said when the node cannot tell which job runs on a GPU: unknown, never silently absent. */
     public static final String UNKNOWN_JOB = "unknown";
@@ -44,6 +57,7 @@ public record TelemetrySample(
         Check.identity("region", region);
         Check.present("lifecycle", lifecycle);
         jobId = jobId == null || jobId.isBlank() ? UNKNOWN_JOB : Check.identity("jobId", jobId);
+        team = team == null || team.isBlank() ? null : Check.identity("team", team);
         Check.instant("time", time);
         Check.positive("intervalSeconds", intervalSeconds);
         if (intervalSeconds > MAX_INTERVAL_SECONDS) {
@@ -53,10 +67,107 @@ public record TelemetrySample(
         Check.ratio("smActive", smActive);
         Check.optionalRatio("smOccupancy", smOccupancy);
         Check.optionalRatio("dramActive", dramActive);
+        Check.optionalRatio("tensorActive", tensorActive);
+        Check.optionalRatio("gpuUtilization", gpuUtilization);
         Check.optionalNonNegative("powerWatts", powerWatts);
+        Check.optionalNonNegative("memoryUsedBytes", memoryUsedBytes);
+        Check.optionalNonNegative("nvlinkTxBytesPerSecond", nvlinkTxBytesPerSecond);
+        Check.optionalNonNegative("pcieTxBytesPerSecond", pcieTxBytesPerSecond);
+        if (gpuFraction != null) {
+            Check.positive("gpuFraction", gpuFraction);
+            Check.ratio("gpuFraction", gpuFraction);
+        }
     }
 
     public Offer offer() {
         return new Offer(provider, region, instanceType, lifecycle);
+    }
+
+    /** The share of the physical GPU this sample is charged for (1 unless a MIG slice). */
+    public double chargedFraction() {
+        return gpuFraction == null ? 1 : gpuFraction;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        return new Builder().gpuUuid(gpuUuid).gpuIndex(gpuIndex).gpuModel(gpuModel).host(host)
+                .instanceId(instanceId).instanceType(instanceType).provider(provider).region(region)
+                .lifecycle(lifecycle).jobId(jobId).team(team).time(time).intervalSeconds(intervalSeconds)
+                .smActive(smActive).smOccupancy(smOccupancy).dramActive(dramActive).tensorActive(tensorActive)
+                .gpuUtilization(gpuUtilization).powerWatts(powerWatts).memoryUsedBytes(memoryUsedBytes)
+                .nvlinkTxBytesPerSecond(nvlinkTxBytesPerSecond).pcieTxBytesPerSecond(pcieTxBytesPerSecond)
+                .migProfile(migProfile).gpuFraction(gpuFraction);
+    }
+
+    /** Fluent construction; {@link #build()} validates like the JSON reader does. */
+    public static final class Builder {
+        private String gpuUuid;
+        private int gpuIndex;
+        private String gpuModel;
+        private String host;
+        private String instanceId;
+        private String instanceType;
+        private String provider;
+        private String region;
+        private Lifecycle lifecycle;
+        private String jobId;
+        private String team;
+        private Instant time;
+        private double intervalSeconds;
+        private double smActive;
+        private Double smOccupancy;
+        private Double dramActive;
+        private Double tensorActive;
+        private Double gpuUtilization;
+        private Double powerWatts;
+        private Double memoryUsedBytes;
+        private Double nvlinkTxBytesPerSecond;
+        private Double pcieTxBytesPerSecond;
+        private String migProfile;
+        private Double gpuFraction;
+
+        private Builder() {
+        }
+
+        public Builder gpuUuid(String value) { gpuUuid = value; return this; }
+        public Builder gpuIndex(int value) { gpuIndex = value; return this; }
+        public Builder gpuModel(String value) { gpuModel = value; return this; }
+        public Builder host(String value) { host = value; return this; }
+        public Builder instanceId(String value) { instanceId = value; return this; }
+        public Builder instanceType(String value) { instanceType = value; return this; }
+        public Builder provider(String value) { provider = value; return this; }
+        public Builder region(String value) { region = value; return this; }
+        public Builder lifecycle(Lifecycle value) { lifecycle = value; return this; }
+        public Builder jobId(String value) { jobId = value; return this; }
+        public Builder team(String value) { team = value; return this; }
+        public Builder time(Instant value) { time = value; return this; }
+        public Builder intervalSeconds(double value) { intervalSeconds = value; return this; }
+        public Builder smActive(double value) { smActive = value; return this; }
+        public Builder smOccupancy(Double value) { smOccupancy = value; return this; }
+        public Builder dramActive(Double value) { dramActive = value; return this; }
+        public Builder tensorActive(Double value) { tensorActive = value; return this; }
+        public Builder gpuUtilization(Double value) { gpuUtilization = value; return this; }
+        public Builder powerWatts(Double value) { powerWatts = value; return this; }
+        public Builder memoryUsedBytes(Double value) { memoryUsedBytes = value; return this; }
+        public Builder nvlinkTxBytesPerSecond(Double value) { nvlinkTxBytesPerSecond = value; return this; }
+        public Builder pcieTxBytesPerSecond(Double value) { pcieTxBytesPerSecond = value; return this; }
+        public Builder migProfile(String value) { migProfile = value; return this; }
+        public Builder gpuFraction(Double value) { gpuFraction = value; return this; }
+
+        /** Where the GPU sits: copies the instance identity fields of {@code where}. */
+        public Builder placement(Placement where) {
+            return host(where.host()).instanceId(where.instanceId()).instanceType(where.instanceType())
+                    .provider(where.provider()).region(where.region()).lifecycle(where.lifecycle());
+        }
+
+        public TelemetrySample build() {
+            return new TelemetrySample(gpuUuid, gpuIndex, gpuModel, host, instanceId, instanceType, provider, region,
+                    lifecycle, jobId, team, time, intervalSeconds, smActive, smOccupancy, dramActive, tensorActive,
+                    gpuUtilization, powerWatts, memoryUsedBytes, nvlinkTxBytesPerSecond, pcieTxBytesPerSecond,
+                    migProfile, gpuFraction);
+        }
     }
 }

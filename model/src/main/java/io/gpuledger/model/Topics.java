@@ -28,6 +28,14 @@ public final class Topics {
     public static final Topic<String, Recommendation> RECOMMENDATIONS = new Topic<>(
             "gpu.recommendations.v1", Serdes.String(), new JsonSerde<>(Recommendation.class), Map.of());
 
+    /** Work reports of jobs, one per node and interval; key: job id. */
+    public static final Topic<String, JobProgress> JOB_PROGRESS = new Topic<>(
+            "gpu.job-progress.v1", Serdes.String(), new JsonSerde<>(JobProgress.class), Map.of());
+
+    /** Spot interruptions, preemptions and maintenance notices, once per notice; key: instance id. */
+    public static final Topic<String, CapacityEvent> CAPACITY_EVENTS = new Topic<>(
+            "gpu.capacity-events.v1", Serdes.String(), new JsonSerde<>(CapacityEvent.class), Map.of());
+
     /**
      * Telemetry records the cost engine could not read or accept, byte for byte as received;
      * headers say why and where they came from (see {@link DeadLetters}).
@@ -36,7 +44,7 @@ public final class Topics {
             "gpu.telemetry.dlq.v1", Serdes.String(), Serdes.ByteArray(), Map.of());
 
     public static final List<Topic<?, ?>> ALL = List.of(
-            TELEMETRY, PRICES, USAGE, RECOMMENDATIONS, TELEMETRY_DEAD_LETTERS);
+            TELEMETRY, PRICES, USAGE, RECOMMENDATIONS, JOB_PROGRESS, CAPACITY_EVENTS, TELEMETRY_DEAD_LETTERS);
 
     private Topics() {
     }

@@ -11,9 +11,12 @@ final class ContractFixtures {
     }
 
     static TelemetrySample sample() {
-        return new TelemetrySample("GPU-5fd4f087-86f3-7a43-b711-4771313afc50", 0, "NVIDIA A100-SXM4-80GB",
-                "node-a1", "i-0abc", "p4d.24xlarge", "aws", "us-east-1", Lifecycle.SPOT, "train-llm",
-                T0, 10, 0.82, 0.61, 0.35, 312.5);
+        return TelemetrySample.builder().gpuUuid("GPU-5fd4f087-86f3-7a43-b711-4771313afc50").gpuIndex(0)
+                .gpuModel("NVIDIA A100-SXM4-80GB")
+                .placement(new Placement("node-a1", "i-0abc", "p4d.24xlarge", "aws", "us-east-1", Lifecycle.SPOT))
+                .jobId("train-llm").team("research").time(T0).intervalSeconds(10).smActive(0.82).smOccupancy(0.61)
+                .dramActive(0.35).tensorActive(0.4).gpuUtilization(1.0).powerWatts(312.5).memoryUsedBytes(4.2e10)
+                .build();
     }
 
     static PriceQuote quote() {

@@ -24,6 +24,16 @@ class SerdeRoundTripTest {
         assertThat(roundTrip(Topics.PRICES, quote())).isEqualTo(quote());
         assertThat(roundTrip(Topics.USAGE, usage)).isEqualTo(usage);
         assertThat(roundTrip(Topics.RECOMMENDATIONS, recommendation)).isEqualTo(recommendation);
+
+        JobProgress progress = new JobProgress("train-llm", "research", "node-a1", "i-0abc",
+                java.util.List.of("GPU-1", "GPU-2"), T0, 10, 1_048_576, "tokens", 12, 9.6, 3.1, 4.2e9);
+        CapacityEvent notice = new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
+                CapacityEvent.idOf("aws", "i-0abc", CapacityEventKind.SPOT_INTERRUPTION, "2026-03-01T12:02:00Z"),
+                "aws", "us-east-1", "i-0abc", "p4d.24xlarge", "node-a1", Lifecycle.SPOT,
+                CapacityEventKind.SPOT_INTERRUPTION, "terminate", T0, T0.plusSeconds(120), "aws-imds",
+                "{\"action\": \"terminate\", \"time\": \"2026-03-01T12:02:00Z\"}");
+        assertThat(roundTrip(Topics.JOB_PROGRESS, progress)).isEqualTo(progress);
+        assertThat(roundTrip(Topics.CAPACITY_EVENTS, notice)).isEqualTo(notice);
     }
 
     @Test

@@ -71,6 +71,14 @@ class ValidationTest {
     }
 
     @Test
+    void shouldRejectAJobReportWhoseCommunicationOutlastsItsSteps() {
+        assertThatThrownBy(() -> new JobProgress("job", null, "node", "i-1", null, ContractFixtures.T0, 10, 5,
+                "tokens", 3, 2.0, 2.5, null))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessageStartingWith("commSeconds:");
+    }
+
+    @Test
     void shouldSayWhichJobIsUnknownRatherThanLeaveItOut() {
         String noJob = VALID_SAMPLE.replace("\"jobId\":\"train-llm\",", "");
         TelemetrySample sample = Json.read(noJob.getBytes(StandardCharsets.UTF_8), TelemetrySample.class);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.TelemetrySample;
 import java.time.Duration;
@@ -70,8 +71,9 @@ class IdleGpuRuleTest {
     private static GpuUsage window(int samples, double smActive) {
         GpuUsage usage = null;
         for (int i = 1; i <= samples; i++) {
-            TelemetrySample sample = new TelemetrySample("GPU-1", 0, "T4", "node-1", "i-1", "g4dn.xlarge", "aws",
-                    "us-east-1", Lifecycle.ON_DEMAND, "job-1", T0.plusSeconds(10L * i), 10, smActive, null, null, null);
+            TelemetrySample sample = TelemetrySample.builder().gpuUuid("GPU-1").gpuModel("T4")
+                    .placement(new Placement("node-1", "i-1", "g4dn.xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND))
+                    .jobId("job-1").time(T0.plusSeconds(10L * i)).intervalSeconds(10).smActive(smActive).build();
             usage = (usage == null ? GpuUsage.empty(sample, T0, T0.plusSeconds(60)) : usage).add(sample, 2.0, "USD");
         }
         return usage;

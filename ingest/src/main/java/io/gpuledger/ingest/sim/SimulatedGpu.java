@@ -32,8 +32,10 @@ public record SimulatedGpu(
         double occupancy = clamp(sm * (0.55 + random.nextDouble() * 0.2));
         double dram = idle ? random.nextDouble() * 0.01 : clamp(0.25 + random.nextDouble() * 0.35);
         double power = maxPowerWatts * (0.15 + 0.8 * sm);
-        return new TelemetrySample(uuid, index, gpuModel, host, instanceId, instanceType, provider, region,
-                lifecycle, jobId, end, intervalSeconds, sm, occupancy, dram, power);
+        return TelemetrySample.builder().gpuUuid(uuid).gpuIndex(index).gpuModel(gpuModel).host(host)
+                .instanceId(instanceId).instanceType(instanceType).provider(provider).region(region)
+                .lifecycle(lifecycle).jobId(jobId).time(end).intervalSeconds(intervalSeconds).smActive(sm)
+                .smOccupancy(occupancy).dramActive(dram).powerWatts(power).build();
     }
 
     private static double clamp(double ratio) {

@@ -7,6 +7,7 @@ import io.gpuledger.model.DeadLetters;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
@@ -112,6 +113,15 @@ class CostTopologyTest {
     }
 
     @Test
+    void shouldChargeAMigSliceItsShareOfTheGpu() {
+        publishPrice(32.77, T0.minus(Duration.ofDays(30)));
+
+        send(sample(T0.plusSeconds(10), 10, 0.5).toBuilder().migProfile("3g.20gb").gpuFraction(3.0 / 7).build());
+
+        assertThat(latestWindows().get(T0).cost()).isCloseTo(10.0 / 3600 * 32.77 / 8 * 3 / 7, within(1e-12));
+    }
+
+    @Test
     void shouldAverageSmActivityOverTimeAndOpenANewWindowEachMinute() {
         publishPrice(32.77, T0.minus(Duration.ofDays(30)));
 
@@ -170,13 +180,13 @@ class CostTopologyTest {
     }
 
     private static TelemetrySample sample(Instant end, double interval, double smActive) {
-        return new TelemetrySample(GPU, 0, "A100-40GB", "node-a1", "i-0abc", "p4d.24xlarge", "aws", "us-east-1",
-                Lifecycle.ON_DEMAND, "train-llm", end, interval, smActive, null, null, null);
+        return sampleOn(Lifecycle.ON_DEMAND, end, interval).toBuilder().smActive(smActive).build();
     }
 
     private static TelemetrySample sampleOn(Lifecycle lifecycle, Instant end, double interval) {
-        return new TelemetrySample(GPU, 0, "A100-40GB", "node-a1", "i-0abc", "p4d.24xlarge", "aws", "us-east-1",
-                lifecycle, "train-llm", end, interval, 0.5, null, null, null);
+        return TelemetrySample.builder().gpuUuid(GPU).gpuModel("A100-40GB")
+                .placement(new Placement("node-a1", "i-0abc", "p4d.24xlarge", "aws", "us-east-1", lifecycle))
+                .jobId("train-llm").time(end).intervalSeconds(interval).smActive(0.5).build();
     }
 
     /** The last update of each window, by window start. */

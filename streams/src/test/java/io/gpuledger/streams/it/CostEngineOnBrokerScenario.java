@@ -7,6 +7,7 @@ import io.gpuledger.model.DeadLetters;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.TopicAdmin;
@@ -65,9 +66,10 @@ abstract class CostEngineOnBrokerScenario {
             try (KafkaProducer<String, byte[]> producer =
                     new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer())) {
                 for (int i = 1; i <= 6; i++) {
-                    TelemetrySample sample = new TelemetrySample(GPU, 0, "A100-40GB", "node-1", "i-1", "p4d.24xlarge",
-                            "aws", "us-east-1", Lifecycle.ON_DEMAND, "job-1", T0.plusSeconds(10L * i), 10, 0.7,
-                            null, null, null);
+                    TelemetrySample sample = TelemetrySample.builder().gpuUuid(GPU).gpuModel("A100-40GB")
+                            .placement(new Placement("node-1", "i-1", "p4d.24xlarge", "aws", "us-east-1",
+                                    Lifecycle.ON_DEMAND))
+                            .jobId("job-1").time(T0.plusSeconds(10L * i)).intervalSeconds(10).smActive(0.7).build();
                     producer.send(new ProducerRecord<>(Topics.TELEMETRY.name(), GPU, Json.write(sample)));
                 }
                 producer.send(new ProducerRecord<>(Topics.TELEMETRY.name(), GPU,

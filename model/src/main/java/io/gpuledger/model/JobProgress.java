@@ -1,0 +1,59 @@
+package io.gpuledger.model;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Work a job's processes on one node did in the {@code intervalSeconds} that end at {@code time},
+ * as reported by the job itself. Keyed on {@link Topics#JOB_PROGRESS} by {@code jobId}. Each
+ * node reports only its own processes, so a job's work is the sum over its nodes.
+ *
+ * @param workUnits   useful work done in the interval (tokens, samples, images, requests)
+ * @param unit        what a work unit is ({@code tokens}, {@code samples}, …)
+ * @param steps       training or serving steps completed in the interval
+ * @param stepSeconds total wall time of those steps
+ * @param commSeconds exposed (not overlapped with compute) collective-communication time within them
+ * @param ncclBytes   bytes moved by collectives in the interval, if the job knows
+ */
+public record JobProgress(
+        @JsonProperty(required = true) String jobId,
+        String team,
+        @JsonProperty(required = true) String host,
+        @JsonProperty(required = true) String instanceId,
+        List<String> gpuUuids,
+        @JsonProperty(required = true) Instant time,
+        @JsonProperty(required = true) double intervalSeconds,
+        @JsonProperty(required = true) double workUnits,
+        @JsonProperty(required = true) String unit,
+        long steps,
+        Double stepSeconds,
+        Double commSeconds,
+        Double ncclBytes) {
+
+    public JobProgress {
+        Check.identity("jobId", jobId);
+        team = team == null || team.isBlank() ? null : Check.identity("team", team);
+        Check.identity("host", host);
+        Check.identity("instanceId", instanceId);
+        gpuUuids = gpuUuids == null ? List.of() : List.copyOf(gpuUuids);
+        Check.instant("time", time);
+        Check.positive("intervalSeconds", intervalSeconds);
+        if (intervalSeconds > TelemetrySample.MAX_INTERVAL_SECONDS) {
+            throw new InvalidRecordException("intervalSeconds",
+                    "must be at most " + TelemetrySample.MAX_INTERVAL_SECONDS + ", was " + intervalSeconds);
+        }
+        Check.nonNegative("workUnits", workUnits);
+        Check.identity("unit", unit);
+        if (steps < 0) {
+            throw new InvalidRecordException("steps", "must not be negative, was " + steps);
+        }
+        Check.optionalNonNegative("stepSeconds", stepSeconds);
+        Check.optionalNonNegative("commSeconds", commSeconds);
+        Check.optionalNonNegative("ncclBytes", ncclBytes);
+        if (stepSeconds != null && commSeconds != null && commSeconds > stepSeconds * 1.000001) {
+            throw new InvalidRecordException("commSeconds",
+                    "exposed communication time " + commSeconds + " s exceeds the step time " + stepSeconds + " s");
+        }
+    }
+}
