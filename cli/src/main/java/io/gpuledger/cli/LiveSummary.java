@@ -1,5 +1,6 @@
 package io.gpuledger.cli;
 
+import io.gpuledger.ingest.prom.PrometheusText;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Recommendation;
@@ -47,10 +48,10 @@ final class LiveSummary {
     }
 
     String line(String metrics, String recommendationsJson) {
-        List<MetricsText.Sample> costs = MetricsText.samples(metrics, "gpuledger_gpu_cost_per_hour");
+        List<PrometheusText.Sample> costs = PrometheusText.parse(metrics).family("gpuledger_gpu_cost_per_hour");
         long gpus = costs.stream().map(s -> s.labels().get("gpu")).distinct().count();
         Map<String, Double> spend = new TreeMap<>(costs.stream().collect(Collectors.groupingBy(
-                s -> s.labels().getOrDefault("currency", "?"), Collectors.summingDouble(MetricsText.Sample::value))));
+                s -> s.labels().getOrDefault("currency", "?"), Collectors.summingDouble(PrometheusText.Sample::value))));
         String spendText = spend.isEmpty() ? "none yet" : spend.entrySet().stream()
                 .map(e -> String.format("%.2f %s/h", e.getValue(), e.getKey()))
                 .collect(Collectors.joining(" + "));

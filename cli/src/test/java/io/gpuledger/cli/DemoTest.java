@@ -3,6 +3,7 @@ package io.gpuledger.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.gpuledger.ingest.prom.PrometheusText;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
@@ -45,8 +46,8 @@ class DemoTest {
             String base = "http://127.0.0.1:" + port;
 
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-                List<MetricsText.Sample> costs = MetricsText.samples(get(base + "/q/metrics"),
-                        "gpuledger_gpu_cost_per_hour");
+                List<PrometheusText.Sample> costs = PrometheusText.parse(get(base + "/q/metrics"))
+                        .family("gpuledger_gpu_cost_per_hour");
                 assertThat(costs).hasSize(GPUS).allSatisfy(sample -> assertThat(sample.value()).isPositive());
                 Recommendation[] recommendations = Json.read(get(base + "/api/recommendations")
                         .getBytes(StandardCharsets.UTF_8), Recommendation[].class);

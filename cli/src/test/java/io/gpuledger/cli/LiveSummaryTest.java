@@ -2,7 +2,6 @@ package io.gpuledger.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class LiveSummaryTest {
@@ -15,22 +14,6 @@ class LiveSummaryTest {
             gpuledger_gpu_cost_per_hour{currency="CNY",gpu="GPU-c",host="n2",instance_type="GN10Xp",lifecycle="on-demand",provider="tencent",region="ap-shanghai"} 28.5
             gpuledger_gpu_sm_active_ratio{gpu="GPU-a",host="n1",instance_type="g5.xlarge",lifecycle="on-demand",provider="aws",region="us-east-1"} 0.01
             """;
-
-    @Test
-    void shouldReadLabelsAndValuesOfOneFamily() {
-        var samples = MetricsText.samples(METRICS, "gpuledger_gpu_sm_active_ratio");
-
-        assertThat(samples).hasSize(1);
-        assertThat(samples.get(0).labels()).containsEntry("gpu", "GPU-a").containsEntry("lifecycle", "on-demand");
-        assertThat(samples.get(0).value()).isEqualTo(0.01);
-    }
-
-    @Test
-    void shouldUnescapeLabelValues() {
-        var samples = MetricsText.samples("m{job=\"say \\\"hi\\\"\",x=\"a\\\\b\"} 2\n", "m");
-
-        assertThat(samples.get(0).labels()).isEqualTo(Map.of("job", "say \"hi\"", "x", "a\\b"));
-    }
 
     @Test
     void shouldSumSpendPerCurrencyAndCountRecommendations() {
