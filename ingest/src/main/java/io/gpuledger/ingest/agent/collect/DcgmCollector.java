@@ -1,0 +1,49 @@
+package io.gpuledger.ingest.agent.collect;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** Scrapes dcgm-exporter's Prometheus endpoint (default {@code http://localhost:9400/metrics}). */
+public final class DcgmCollector implements Collector {
+
+    public static final String DEFAULT_URL = "http://localhost:9400/metrics";
+
+    private final URI url;
+    private final DcgmScrape scrape;
+    private final HttpClient http;
+    private final Duration timeout;
+
+    public DcgmCollector(URI url, DcgmScrape scrape, Duration timeout) {
+        this.url = url;
+        this.scrape = scrape;
+        this.timeout = timeout;
+        this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+    }
+
+    @Override
+    public String name() {
+        return "dcgm-exporter";
+    }
+
+    @Override
+    public Round collect() {
+        try {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(url).timeout(timeout).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                return Round.failed("dcgm-exporter: " + url + " answered HTTP " + response.statusCode());
+            }
+            DcgmScrape.Result result = scrape.read(response.body());
+            return new Round(result.readings(), result.errors());
+        } catch (IOException e) {
+            return Round.failed("dcgm-exporter: " + url + " unreachable: " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Round.failed("dcgm-exporter: interrupted");
+        }
+    }
+}
