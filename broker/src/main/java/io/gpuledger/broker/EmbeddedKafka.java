@@ -37,13 +37,15 @@ public final class EmbeddedKafka implements AutoCloseable {
     private static final int NODE_ID = 1;
     private static final int START_ATTEMPTS = 3;
 
-    private final KafkaRaftServer server;
+    private final Properties config;
     private final Path dataDir;
     private final String bootstrapServers;
+    private KafkaRaftServer server;
     private boolean stopped;
 
-    private EmbeddedKafka(KafkaRaftServer server, Path dataDir, String bootstrapServers) {
+    private EmbeddedKafka(KafkaRaftServer server, Properties config, Path dataDir, String bootstrapServers) {
         this.server = server;
+        this.config = config;
         this.dataDir = dataDir;
         this.bootstrapServers = bootstrapServers;
     }
@@ -78,6 +80,10 @@ public final class EmbeddedKafka implements AutoCloseable {
     private static EmbeddedKafka startOnce(Path dataDir, int brokerPort, int controllerPort) {
         Properties props = brokerConfig(dataDir, brokerPort, controllerPort);
         format(dataDir);
+        return new EmbeddedKafka(startServer(props), props, dataDir, HOST + ":" + brokerPort);
+    }
+
+    private static KafkaRaftServer startServer(Properties props) {
         KafkaRaftServer server = new KafkaRaftServer(new KafkaConfig(props, false), Time.SYSTEM);
         try {
             server.startup();
@@ -86,7 +92,26 @@ public final class EmbeddedKafka implements AutoCloseable {
             server.awaitShutdown();
             throw e;
         }
-        return new EmbeddedKafka(server, dataDir, HOST + ":" + brokerPort);
+        return server;
+    }
+
+    /**
+     * Stops the broker as a crash or an outage would look to its clients, keeping its data and
+     * its ports for {@link #restartBroker()}.
+     */
+    public synchronized void stopBroker() {
+        if (server != null) {
+            server.shutdown();
+            server.awaitShutdown();
+            server = null;
+        }
+    }
+
+    /** Starts the broker again on the same ports with the data it had. */
+    public synchronized void restartBroker() {
+        if (server == null && !stopped) {
+            server = startServer(config);
+        }
     }
 
     /** Broker settings for one node: every internal topic with replication 1, no start-up delays. */
@@ -150,8 +175,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
         stopped = true;
         try {
-            server.shutdown();
-            server.awaitShutdown();
+            stopBroker();
         } finally {
             deleteRecursively(dataDir);
         }

@@ -1,0 +1,232 @@
+package io.gpuledger.ingest.agent.delivery;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Gets the agent's records into Kafka without losing any while the agent runs.
+ *
+ * <ul>
+ *   <li>The producer is idempotent and retries without a deadline, so a record it has taken is
+ *       written exactly once, however long the broker is away.</li>
+ *   <li>While the broker is away, the producer's (small) buffer fills; then {@code send} cannot
+ *       take more within {@code max.block.ms}, and records go to the on-disk {@link Spool}.</li>
+ *   <li>As long as anything is spooled, new records are spooled behind it, and a replay thread
+ *       hands the spool to the producer oldest first: order is kept.</li>
+ *   <li>On close, records the producer still held are put back at the front of the spool, to be
+ *       replayed first by the next run.</li>
+ * </ul>
+ * An agent killed outright loses what its producer held (at most the buffer), and may send again
+ * the part of the spool segment it was replaying: at-least-once across crashes.
+ */
+public final class Delivery implements AutoCloseable {
+
+    private final Producer<String, byte[]> producer;
+    private final Spool spool;
+    private final Consumer<String> log;
+    private final DeliveryCounters counters = new DeliveryCounters();
+    private final AtomicLong sequence = new AtomicLong();
+    private final ConcurrentSkipListMap<Long, SpooledRecord> inFlight = new ConcurrentSkipListMap<>();
+    private final ScheduledExecutorService replayer;
+    private volatile boolean closing;
+
+    public Delivery(Producer<String, byte[]> producer, Spool spool, Duration replayPeriod, Consumer<String> log) {
+        this.producer = producer;
+        this.spool = spool;
+        this.log = log;
+        this.replayer = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "agent-spool-replay");
+            thread.setDaemon(true);
+            return thread;
+        });
+        replayer.scheduleWithFixedDelay(this::replay, replayPeriod.toMillis(), replayPeriod.toMillis(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** Producer settings for delivery that loses nothing: see the class comment. */
+    public static Properties producerConfig(String bootstrapServers, String clientId, long bufferBytes) {
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Integer.MAX_VALUE);
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 500);
+        props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, bufferBytes);
+        props.put(ProducerConfig.BATCH_SIZE_CONFIG, (int) Math.min(16_384, bufferBytes / 4));
+        props.put(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 2_000);
+        return props;
+    }
+
+    public static Producer<String, byte[]> producer(String bootstrapServers, String clientId, long bufferBytes) {
+        return new KafkaProducer<>(producerConfig(bootstrapServers, clientId, bufferBytes), new StringSerializer(),
+                new ByteArraySerializer());
+    }
+
+    /** Sends or spools one record; never blocks longer than the producer's {@code max.block.ms}. */
+    public void submit(String topic, String key, byte[] value, long timestamp) {
+        SpooledRecord record = new SpooledRecord(sequence.incrementAndGet(), topic, key, value, timestamp);
+        counters.submitted.incrementAndGet();
+        synchronized (spool) {
+            if (!closing && spool.isEmpty() && trySend(record)) {
+                return;
+            }
+            spoolRecord(record);
+        }
+    }
+
+    public DeliveryCounters counters() {
+        return counters;
+    }
+
+    /** Records on disk waiting for Kafka. */
+    public long spooledNow() {
+        synchronized (spool) {
+            return spool.records();
+        }
+    }
+
+    /** Records dropped, oldest first, because the spool reached its bound. */
+    public long dropped() {
+        synchronized (spool) {
+            return spool.droppedRecords();
+        }
+    }
+
+    /** Records the producer has taken and Kafka has not acknowledged yet. */
+    public int pending() {
+        return inFlight.size();
+    }
+
+    /** Hands spooled records to the producer, oldest first, until it cannot take more. */
+    void replay() {
+        synchronized (spool) {
+            SpooledRecord next;
+            while (!closing && (next = spool.peek()) != null) {
+                if (!trySend(next)) {
+                    return;
+                }
+                spool.take();
+                counters.replayed.incrementAndGet();
+            }
+        }
+    }
+
+    private boolean trySend(SpooledRecord record) {
+        inFlight.put(record.sequence(), record);
+        try {
+            Future<RecordMetadata> sent = producer.send(new ProducerRecord<>(record.topic(), null, record.timestamp(),
+                    record.key(), record.value()), acknowledgement(record));
+            if (sent.isDone()) {
+                // Failed within send(): buffer full or no metadata within max.block.ms. The producer
+                // reports that through the future and the callback rather than by throwing.
+                sent.get();
+            }
+            return true;
+        } catch (KafkaException | ExecutionException e) {
+            inFlight.remove(record.sequence());
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            inFlight.remove(record.sequence());
+            return false;
+        }
+    }
+
+    private Callback acknowledgement(SpooledRecord record) {
+        return (metadata, error) -> {
+            if (error == null) {
+                inFlight.remove(record.sequence());
+                counters.sent.incrementAndGet();
+            } else if (closing) {
+                // Still ours: close() puts what is left in flight back on the spool.
+            } else if (error instanceof RetriableException) {
+                // The producer gave up on a record it had taken; keep it for a later replay.
+                // Not on this (the producer's I/O) thread: spooling may wait for a send to finish.
+                replayer.execute(() -> respool(record));
+            } else {
+                inFlight.remove(record.sequence());
+                counters.failed.incrementAndGet();
+                log.accept("record to " + record.topic() + " refused by Kafka: " + error);
+            }
+        };
+    }
+
+    private void respool(SpooledRecord record) {
+        synchronized (spool) {
+            if (inFlight.remove(record.sequence()) != null) {
+                spoolRecord(record);
+            }
+        }
+    }
+
+    private void spoolRecord(SpooledRecord record) {
+        try {
+            spool.append(record);
+            counters.spooled.incrementAndGet();
+        } catch (IOException e) {
+            counters.failed.incrementAndGet();
+            log.accept("cannot spool a record to " + record.topic() + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * Waits up to {@code timeout} for Kafka to take what is pending; puts what it did not take at
+     * the front of the spool, then closes.
+     */
+    public void close(Duration timeout) {
+        replayer.shutdownNow();
+        // Not flush(): with no delivery deadline it would wait for an absent broker forever.
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!inFlight.isEmpty() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        closing = true;
+        producer.close(Duration.ZERO);
+        synchronized (spool) {
+            List<SpooledRecord> unsent = new ArrayList<>(inFlight.values());
+            inFlight.clear();
+            try {
+                spool.prepend(unsent);
+                counters.spooled.addAndGet(unsent.size());
+                spool.close();
+            } catch (IOException e) {
+                counters.failed.addAndGet(unsent.size());
+                log.accept("cannot spool " + unsent.size() + " unsent records on close: " + e.getMessage());
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        close(Duration.ofSeconds(10));
+    }
+}
