@@ -27,29 +27,66 @@ import java.util.regex.Pattern;
  */
 public final class DcgmScrape {
 
-    /** What a dcgm field means for GPU Ledger, and how to scale its value into our unit. */
+    /** What a dcgm field means for GPU Ledger. */
     enum Field {
-        SM_ACTIVE(1), SM_OCCUPANCY(1), DRAM_ACTIVE(1), TENSOR_ACTIVE(1), GPU_UTIL(0.01), POWER_WATTS(1),
-        FB_USED_BYTES(1024 * 1024), NVLINK_TX(1), PCIE_TX(1);
+        SM_ACTIVE, SM_OCCUPANCY, DRAM_ACTIVE, TENSOR_ACTIVE, GPU_UTIL, POWER_WATTS, FB_USED_BYTES, NVLINK_TX, PCIE_TX;
 
-        private final double scale;
-
-        Field(double scale) {
-            this.scale = scale;
+        boolean isRatio() {
+            return this == SM_ACTIVE || this == SM_OCCUPANCY || this == DRAM_ACTIVE || this == TENSOR_ACTIVE
+                    || this == GPU_UTIL;
         }
     }
 
-    /** dcgm-exporter metric names, including the renamed ones of newer releases. */
-    static final Map<String, Field> FIELDS = Map.ofEntries(
-            Map.entry("DCGM_FI_PROF_SM_ACTIVE", Field.SM_ACTIVE),
-            Map.entry("DCGM_FI_PROF_SM_OCCUPANCY", Field.SM_OCCUPANCY),
-            Map.entry("DCGM_FI_PROF_DRAM_ACTIVE", Field.DRAM_ACTIVE),
-            Map.entry("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", Field.TENSOR_ACTIVE),
-            Map.entry("DCGM_FI_DEV_GPU_UTIL", Field.GPU_UTIL),
-            Map.entry("DCGM_FI_DEV_POWER_USAGE", Field.POWER_WATTS),
-            Map.entry("DCGM_FI_DEV_FB_USED", Field.FB_USED_BYTES),
-            Map.entry("DCGM_FI_PROF_NVLINK_TX_BYTES", Field.NVLINK_TX),
-            Map.entry("DCGM_FI_PROF_PCIE_TX_BYTES", Field.PCIE_TX));
+    /** How a dcgm metric writes its value. */
+    enum Unit {
+        RATIO,
+        PERCENT,
+        /**
+         * The {@code _RATIO} names of DCGM 4.6 kept a percent value for GPU utilisation, which later
+         * releases turned into 0–1: above 1 it must be a percent. A reading of exactly 1 is taken as
+         * a ratio (fully busy).
+         */
+        PERCENT_OR_RATIO,
+        WATTS,
+        MEBIBYTES,
+        BYTES_PER_SECOND;
+
+        double toBase(double value) {
+            return switch (this) {
+                case PERCENT -> value / 100;
+                case PERCENT_OR_RATIO -> value > 1 ? value / 100 : value;
+                case MEBIBYTES -> value * 1024 * 1024;
+                default -> value;
+            };
+        }
+    }
+
+    record Mapping(Field field, Unit unit) {
+    }
+
+    /**
+     * dcgm-exporter metric names of every generation. DCGM 4.6 renamed the profiling fields to
+     * {@code _RATIO} forms and some device fields (same field ids); exporters emit either.
+     */
+    static final Map<String, Mapping> FIELDS = Map.ofEntries(
+            Map.entry("DCGM_FI_PROF_SM_ACTIVE", new Mapping(Field.SM_ACTIVE, Unit.RATIO)),
+            Map.entry("DCGM_FI_PROF_SM_UTIL_RATIO", new Mapping(Field.SM_ACTIVE, Unit.RATIO)),
+            Map.entry("DCGM_FI_PROF_SM_OCCUPANCY", new Mapping(Field.SM_OCCUPANCY, Unit.RATIO)),
+            Map.entry("DCGM_FI_PROF_SM_OCCUPANCY_RATIO", new Mapping(Field.SM_OCCUPANCY, Unit.RATIO)),
+            Map.entry("DCGM_FI_PROF_DRAM_ACTIVE", new Mapping(Field.DRAM_ACTIVE, Unit.RATIO)),
+            Map.entry("DCGM_FI_PROF_DRAM_UTIL_RATIO", new Mapping(Field.DRAM_ACTIVE, Unit.RATIO)),
+            Map.entry("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", new Mapping(Field.TENSOR_ACTIVE, Unit.RATIO)),
+            Map.entry("DCGM_FI_PROF_TENSOR_UTIL_RATIO", new Mapping(Field.TENSOR_ACTIVE, Unit.RATIO)),
+            Map.entry("DCGM_FI_DEV_GPU_UTIL", new Mapping(Field.GPU_UTIL, Unit.PERCENT)),
+            Map.entry("DCGM_FI_DEV_GPU_UTIL_RATIO", new Mapping(Field.GPU_UTIL, Unit.PERCENT_OR_RATIO)),
+            Map.entry("DCGM_FI_DEV_POWER_USAGE", new Mapping(Field.POWER_WATTS, Unit.WATTS)),
+            Map.entry("DCGM_FI_DEV_BOARD_POWER_WATTS", new Mapping(Field.POWER_WATTS, Unit.WATTS)),
+            Map.entry("DCGM_FI_DEV_FB_USED", new Mapping(Field.FB_USED_BYTES, Unit.MEBIBYTES)),
+            Map.entry("DCGM_FI_PROF_NVLINK_TX_BYTES", new Mapping(Field.NVLINK_TX, Unit.BYTES_PER_SECOND)),
+            Map.entry("DCGM_FI_PROF_PCIE_TX_BYTES", new Mapping(Field.PCIE_TX, Unit.BYTES_PER_SECOND)));
+
+    /** The MIG profile named on the reading of the part of a MIG-mode GPU that no instance holds. */
+    public static final String UNALLOCATED_MIG = "unallocated";
 
     private static final Pattern SLICES = Pattern.compile("(\\d+)g\\.");
 
@@ -70,35 +107,66 @@ public final class DcgmScrape {
         List<String> errors = new ArrayList<>(scrape.errors());
         Map<String, Builder> byGpu = new LinkedHashMap<>();
         for (PrometheusText.Sample sample : scrape.samples()) {
-            Field field = FIELDS.get(sample.name());
             String gpuUuid = sample.label("UUID");
-            if (field == null || gpuUuid == null || gpuUuid.isBlank()) {
+            if (gpuUuid == null || gpuUuid.isBlank()) {
                 continue;
             }
             String migInstance = sample.label("GPU_I_ID");
             String key = migInstance == null || migInstance.isBlank() ? gpuUuid : gpuUuid + "/mig/" + migInstance;
-            Builder gpu = byGpu.computeIfAbsent(key, k -> new Builder(k, sample));
+            // Every GPU in the scrape gets a reading, even one with none of the fields we map: it exists and is paid for.
+            Builder gpu = byGpu.computeIfAbsent(key, k -> new Builder(k, gpuUuid, migInstance != null
+                    && !migInstance.isBlank()));
+            gpu.add(sample.labels());
+            Mapping mapping = FIELDS.get(sample.name());
+            if (mapping == null) {
+                continue;
+            }
             double value = sample.value();
             if (DcgmBlank.isBlank(value)) {
                 errors.add(sample.name() + " of " + key + ": DCGM blank value " + value + ", left out");
                 continue;
             }
-            double scaled = value * field.scale;
-            if (scaled < 0 || (isRatio(field) && scaled > 1.0 + 1e-9)) {
+            Field field = mapping.field();
+            double scaled = mapping.unit().toBase(value);
+            if (scaled < 0 || (field.isRatio() && scaled > 1.0 + 1e-9)) {
                 errors.add(sample.name() + " of " + key + ": " + value + " is out of range, left out");
                 continue;
             }
-            gpu.values.put(field, isRatio(field) ? Math.min(1, scaled) : scaled);
+            gpu.values.put(field, field.isRatio() ? Math.min(1, scaled) : scaled);
         }
-        List<GpuReading> readings = byGpu.values().stream().map(this::reading).toList();
-        return new Result(readings, errors);
+        return new Result(withUnallocatedMigShares(byGpu), errors);
     }
 
-    private static boolean isRatio(Field field) {
-        return switch (field) {
-            case SM_ACTIVE, SM_OCCUPANCY, DRAM_ACTIVE, TENSOR_ACTIVE -> true;
-            default -> false;
-        };
+    /**
+     * A GPU in MIG mode is paid for whole, but only its instances are reported. The share no
+     * instance holds stays under the GPU's own UUID as an idle reading (no kernel can run there),
+     * so that it shows as idle cost instead of disappearing; a fully sliced GPU has no such reading.
+     */
+    private List<GpuReading> withUnallocatedMigShares(Map<String, Builder> byGpu) {
+        List<GpuReading> readings = new ArrayList<>();
+        Map<String, Double> slicedShare = new LinkedHashMap<>();
+        for (Builder gpu : byGpu.values()) {
+            if (gpu.mig) {
+                GpuReading instance = reading(gpu);
+                readings.add(instance);
+                slicedShare.merge(gpu.parentUuid, instance.gpuFraction(), Double::sum);
+            }
+        }
+        for (Builder gpu : byGpu.values()) {
+            if (gpu.mig) {
+                continue;
+            }
+            GpuReading whole = reading(gpu);
+            Double sliced = slicedShare.get(gpu.parentUuid);
+            if (sliced == null) {
+                readings.add(whole);
+            } else if (sliced < 1 - 1e-9) {
+                readings.add(new GpuReading(whole.uuid(), whole.index(), whole.model(), 0.0, 0.0, 0.0, 0.0, 0.0,
+                        whole.powerWatts(), null, null, null, UNALLOCATED_MIG, 1 - sliced, null, null,
+                        whole.reportedHost()));
+            }
+        }
+        return readings;
     }
 
     private GpuReading reading(Builder gpu) {
@@ -158,12 +226,20 @@ public final class DcgmScrape {
 
     private static final class Builder {
         private final String key;
-        private final Map<String, String> labels;
+        private final String parentUuid;
+        private final boolean mig;
+        private final Map<String, String> labels = new LinkedHashMap<>();
         private final Map<Field, Double> values = new EnumMap<>(Field.class);
 
-        private Builder(String key, PrometheusText.Sample first) {
+        private Builder(String key, String parentUuid, boolean mig) {
             this.key = key;
-            this.labels = first.labels();
+            this.parentUuid = parentUuid;
+            this.mig = mig;
+        }
+
+        /** Labels of all the GPU's lines: exporters attach pod labels to some metrics only. */
+        private void add(Map<String, String> sampleLabels) {
+            sampleLabels.forEach(labels::putIfAbsent);
         }
     }
 }
