@@ -27,6 +27,8 @@ public final class AzureMetadata implements CloudMetadata {
 
     public static final String DEFAULT_URL = "http://169.254.169.254";
     private static final Map<String, String> METADATA = Map.of("Metadata", "true");
+    private static final DateTimeFormatter WITHOUT_DAY_NAME =
+            DateTimeFormatter.ofPattern("d MMM yyyy HH:mm:ss z", Locale.ENGLISH);
 
     private final String base;
     private final MetadataHttp http;
@@ -123,12 +125,19 @@ public final class AzureMetadata implements CloudMetadata {
         };
     }
 
+    /**
+     * {@code NotBefore} is RFC 1123 ({@code Mon, 11 Apr 2026 22:26:58 GMT}). The day name is
+     * ignored: Azure's own documented example names the wrong weekday, and the date decides.
+     */
     static Instant notBefore(String text) {
         if (text == null || text.isBlank()) {
             return null;
         }
+        String value = text.strip();
+        int comma = value.indexOf(',');
+        String withoutDay = comma >= 0 ? value.substring(comma + 1).strip() : value;
         try {
-            return ZonedDateTime.parse(text.strip(), DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+            return ZonedDateTime.parse(withoutDay, WITHOUT_DAY_NAME).toInstant();
         } catch (DateTimeParseException e) {
             return null;
         }

@@ -1,7 +1,9 @@
 package io.gpuledger.ingest.agent.cloud;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
+import io.gpuledger.ingest.testing.Fixtures;
 import io.gpuledger.ingest.testing.StandInServer;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CapacityEventKind;
@@ -118,6 +120,81 @@ class CloudMetadataTest {
             assertThat(notice.deadline()).isEqualTo(Instant.parse("2026-03-01T12:00:30Z"));
             assertThat(notice.eventId()).endsWith(":C7061BAC-AFDC-4513-B24B-AA5F13A16123");
         });
+    }
+
+    @Test
+    void shouldReadTheDocumentedAwsNoticesAsServed() throws Exception {
+        server.answer("PUT /latest/api/token", 200, "tok")
+                .answer("GET /latest/meta-data/spot/instance-action", 200,
+                        Fixtures.read("cloud/aws/imds-spot-instance-action-terminate.json"))
+                .answer("GET /latest/meta-data/events/recommendations/rebalance", 200,
+                        Fixtures.read("cloud/aws/imds-events-recommendations-rebalance.json"));
+
+        List<CapacityEvent> notices = new AwsImds(server.url(), TIMEOUT).notices(placement("aws"), NOW);
+
+        assertThat(notices).extracting(CapacityEvent::kind, CapacityEvent::action, CapacityEvent::deadline)
+                .containsExactly(
+                        tuple(CapacityEventKind.SPOT_INTERRUPTION, "terminate", Instant.parse("2017-09-18T08:22:00Z")),
+                        tuple(CapacityEventKind.REBALANCE_RECOMMENDATION, "rebalance", null));
+    }
+
+    @Test
+    void shouldReadTheDocumentedGcpAnswers() throws Exception {
+        server.answer("GET /computeMetadata/v1/instance/preempted", 200,
+                        Fixtures.read("cloud/gcp/metadata-instance-preempted-FALSE.txt"))
+                .answer("GET /computeMetadata/v1/instance/maintenance-event", 200,
+                        Fixtures.read("cloud/gcp/metadata-instance-maintenance-event-TERMINATE_ON_HOST_MAINTENANCE.txt"));
+
+        List<CapacityEvent> notices = new GcpMetadata(server.url(), TIMEOUT).notices(placement("gcp"), NOW);
+
+        assertThat(notices).singleElement().satisfies(notice -> {
+            assertThat(notice.kind()).isEqualTo(CapacityEventKind.MAINTENANCE);
+            assertThat(notice.action()).isEqualTo("terminate_on_host_maintenance");
+        });
+    }
+
+    @Test
+    void shouldReadTheDocumentedAzureEventsAndTheRealPreemptDocument() throws Exception {
+        server.answer("GET /metadata/scheduledevents?api-version=2020-07-01", 200,
+                Fixtures.read("cloud/azure/scheduledevents-docs-example-2-freeze-scheduled.json"));
+        AzureMetadata azure = new AzureMetadata(server.url(), TIMEOUT);
+        Placement westNo0 = new Placement("WestNO_0", "vm-1", "Standard_ND96asr_v4", "azure", "norwayeast",
+                Lifecycle.ON_DEMAND);
+
+        assertThat(azure.notices(westNo0, NOW)).singleElement().satisfies(notice -> {
+            assertThat(notice.kind()).isEqualTo(CapacityEventKind.MAINTENANCE);
+            assertThat(notice.action()).isEqualTo("Freeze");
+            // The documented example says "Mon, 11 Apr 2026", a Saturday: the date wins.
+            assertThat(notice.deadline()).isEqualTo(Instant.parse("2026-04-11T22:26:58Z"));
+        });
+
+        server.answer("GET /metadata/scheduledevents?api-version=2020-07-01", 200,
+                Fixtures.read("cloud/azure/scheduledevents-preempt-simulate-eviction-mspnp.json"));
+        Placement spotVm = new Placement("vm-spot", "vm-2", "Standard_NC24ads_A100_v4", "azure", "eastus",
+                Lifecycle.SPOT);
+        assertThat(azure.notices(spotVm, NOW)).singleElement().satisfies(notice -> {
+            assertThat(notice.kind()).isEqualTo(CapacityEventKind.PREEMPTION);
+            assertThat(notice.deadline()).isEqualTo(Instant.parse("2022-08-09T17:07:32Z"));
+        });
+        assertThat(azure.notices(westNo0, NOW)).isEmpty();
+
+        server.answer("GET /metadata/scheduledevents?api-version=2020-07-01", 200,
+                Fixtures.read("cloud/azure/scheduledevents-docs-example-1-empty.json"));
+        assertThat(azure.notices(westNo0, NOW)).isEmpty();
+    }
+
+    @Test
+    void shouldReadTheDocumentedAzureInstanceDocument() {
+        server.answer("GET /metadata/instance?api-version=2021-02-01", 200,
+                "{\"compute\": " + Fixtures.read("cloud/azure/imds-instance-compute-linux-docs-sample.json") + "}");
+
+        CloudIdentity identity = new AzureMetadata(server.url(), TIMEOUT).identity().orElseThrow();
+
+        assertThat(identity.region()).isEqualTo("westus");
+        assertThat(identity.lifecycle()).isEqualTo(Lifecycle.ON_DEMAND);
+        assertThat(identity.hostname()).isEqualTo("examplevmname");
+        assertThat(identity.instanceId()).isNotBlank();
+        assertThat(identity.instanceType()).isNotBlank();
     }
 
     private static Placement placement(String provider) {
