@@ -1,12 +1,14 @@
 package io.gpuledger.cli;
 
-/** {@code gpu-ledger agent}: the node agent. */
+import io.gpuledger.ingest.agent.AgentMain;
+
+/** {@code gpu-ledger agent}: the node agent (see {@link AgentMain}). */
 final class AgentCommand {
 
     private AgentCommand() {
     }
 
     static int run(String[] args) {
-        throw new UsageException("agent: not available yet");
+        return AgentMain.run(args, System.getenv(), System.out, System.err);
     }
 }

@@ -40,7 +40,8 @@ public final class DcgmCollector implements Collector {
             DcgmScrape.Result result = scrape.read(response.body());
             return new Round(result.readings(), result.errors());
         } catch (IOException e) {
-            return Round.failed("dcgm-exporter: " + url + " unreachable: " + e);
+            return Round.failed("dcgm-exporter: " + url + " unreachable: " + (e.getMessage() == null
+                    ? e.getClass().getSimpleName() : e.getMessage()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Round.failed("dcgm-exporter: interrupted");

@@ -1,0 +1,57 @@
+package io.gpuledger.ingest.agent;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** What the agent did since it started, for {@code GET /health} and {@code GET /metrics}. */
+public final class AgentCounters {
+
+    final AtomicLong rounds = new AtomicLong();
+    final AtomicLong samplesCollected = new AtomicLong();
+    final AtomicLong samplesSkipped = new AtomicLong();
+    final AtomicLong progressReports = new AtomicLong();
+    final AtomicLong progressRejected = new AtomicLong();
+    final AtomicLong capacityEvents = new AtomicLong();
+    final Map<String, AtomicLong> collectorErrors = new ConcurrentHashMap<>();
+
+    void collectorError(String collector) {
+        collectorErrors.computeIfAbsent(collector, c -> new AtomicLong()).incrementAndGet();
+    }
+
+    public long rounds() {
+        return rounds.get();
+    }
+
+    public long samplesCollected() {
+        return samplesCollected.get();
+    }
+
+    /** GPUs seen in a round for which no sample could be made (no activity reading at all). */
+    public long samplesSkipped() {
+        return samplesSkipped.get();
+    }
+
+    public long progressReports() {
+        return progressReports.get();
+    }
+
+    public long progressRejected() {
+        return progressRejected.get();
+    }
+
+    public long capacityEvents() {
+        return capacityEvents.get();
+    }
+
+    public long collectorErrors(String collector) {
+        AtomicLong errors = collectorErrors.get(collector);
+        return errors == null ? 0 : errors.get();
+    }
+
+    public Map<String, Long> collectorErrors() {
+        Map<String, Long> copy = new java.util.TreeMap<>();
+        collectorErrors.forEach((name, count) -> copy.put(name, count.get()));
+        return copy;
+    }
+}

@@ -1,0 +1,346 @@
+package io.gpuledger.ingest.agent;
+
+import io.gpuledger.ingest.agent.cloud.CloudMetadata;
+import io.gpuledger.ingest.agent.collect.Collector;
+import io.gpuledger.ingest.agent.collect.DcgmCollector;
+import io.gpuledger.ingest.agent.collect.DcgmScrape;
+import io.gpuledger.ingest.agent.collect.GpuReading;
+import io.gpuledger.ingest.agent.collect.NvidiaSmiCollector;
+import io.gpuledger.ingest.agent.progress.AgentHttp;
+import io.gpuledger.ingest.agent.progress.ProgressReports;
+import io.gpuledger.model.CapacityEvent;
+import io.gpuledger.model.InvalidRecordException;
+import io.gpuledger.model.JobProgress;
+import io.gpuledger.model.Json;
+import io.gpuledger.model.Placement;
+import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.Topics;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The node agent: every interval it reads all enabled collectors, merges their readings per GPU
+ * and publishes one {@link TelemetrySample} per GPU; it polls the cloud for capacity notices and
+ * publishes each notice once; it takes jobs' work reports over HTTP.
+ *
+ * <p>dcgm-exporter's readings are preferred and nvidia-smi fills what they lack. A GPU with
+ * neither SM activity nor utilisation gets no sample that round (counted), since an invented
+ * activity would be worse than a gap the cost engine reports as unmonitored time.
+ */
+public final class NodeAgent implements AutoCloseable {
+
+    private final AgentConfig config;
+    private final Placement placement;
+    private final Optional<CloudMetadata> cloud;
+    private final List<Collector> collectors;
+    private final RecordSink sink;
+    private final Clock clock;
+    private final Consumer<String> problems;
+    private final AgentCounters counters = new AgentCounters();
+    private final ProgressReports reports;
+    private final Set<String> noticesSeen = new HashSet<>();
+    private final Path noticesFile;
+    private final Duration interval;
+    private Instant lastRound;
+    private ScheduledExecutorService scheduler;
+    private AgentHttp http;
+
+    NodeAgent(AgentConfig config, Identity.Resolved identity, List<Collector> collectors, RecordSink sink,
+            Clock clock, Consumer<String> problems) {
+        this.config = config;
+        this.placement = identity.placement();
+        this.cloud = identity.cloud();
+        this.collectors = List.copyOf(collectors);
+        this.sink = sink;
+        this.clock = clock;
+        this.problems = problems;
+        this.reports = new ProgressReports(placement, clock);
+        this.interval = config.seconds("interval");
+        this.noticesFile = Path.of(config.text("spool.dir")).resolve("notices-seen");
+        loadNoticesSeen();
+    }
+
+    /** An agent for this node: identity resolved, collectors built from the configuration. */
+    public static NodeAgent create(AgentConfig config, RecordSink sink, Clock clock, Consumer<String> problems) {
+        return new NodeAgent(config, Identity.resolve(config), collectors(config), sink, clock, problems);
+    }
+
+    static List<Collector> collectors(AgentConfig config) {
+        List<Collector> collectors = new ArrayList<>();
+        if (config.flag("dcgm.enabled")) {
+            collectors.add(new DcgmCollector(URI.create(config.text("dcgm.url")),
+                    new DcgmScrape(config.list("dcgm.job-labels"), config.list("dcgm.team-labels")),
+                    Duration.ofSeconds(3)));
+        }
+        if (config.flag("nvidia-smi.enabled")) {
+            collectors.add(new NvidiaSmiCollector(config.text("nvidia-smi.command"), Duration.ofSeconds(10)));
+        }
+        return collectors;
+    }
+
+    public Placement placement() {
+        return placement;
+    }
+
+    public AgentCounters counters() {
+        return counters;
+    }
+
+    /** Reads every collector once and publishes a sample per GPU covering the time since the last round. */
+    public synchronized List<TelemetrySample> round() {
+        Instant now = clock.instant();
+        double seconds = lastRound == null ? interval.toMillis() / 1000.0
+                : Math.max(0.001, Duration.between(lastRound, now).toMillis() / 1000.0);
+        lastRound = now;
+        counters.rounds.incrementAndGet();
+        Map<String, GpuReading> merged = new TreeMap<>();
+        Set<String> migParents = new HashSet<>();
+        for (Collector collector : collectors) {
+            Collector.Round round = collector.collect();
+            for (String error : round.errors()) {
+                counters.collectorError(collector.name());
+                problems.accept(error);
+            }
+            for (GpuReading reading : round.readings()) {
+                int mig = reading.uuid().indexOf("/mig/");
+                if (mig > 0) {
+                    migParents.add(reading.uuid().substring(0, mig));
+                } else if (migParents.contains(reading.uuid()) && !merged.containsKey(reading.uuid())) {
+                    // A later collector sees a MIG-mode GPU whole; its slices already stand for it.
+                    continue;
+                }
+                merged.merge(reading.uuid(), reading, GpuReading::merge);
+            }
+        }
+        List<TelemetrySample> samples = new ArrayList<>();
+        for (GpuReading reading : merged.values()) {
+            Optional<TelemetrySample> sample = sample(reading, now, seconds);
+            if (sample.isEmpty()) {
+                continue;
+            }
+            samples.add(sample.get());
+            counters.samplesCollected.incrementAndGet();
+            sink.publish(Topics.TELEMETRY.name(), sample.get().gpuUuid(), Json.write(sample.get()), now.toEpochMilli());
+        }
+        return samples;
+    }
+
+    private Optional<TelemetrySample> sample(GpuReading reading, Instant now, double seconds) {
+        Double activity = reading.smActiveOrUtilization();
+        if (activity == null) {
+            counters.samplesSkipped.incrementAndGet();
+            problems.accept("GPU " + reading.uuid() + ": no SM activity or utilisation reading this round; no sample");
+            return Optional.empty();
+        }
+        String parent = reading.uuid().contains("/mig/") ? reading.uuid().substring(0, reading.uuid().indexOf("/mig/"))
+                : reading.uuid();
+        Optional<ProgressReports.Claim> claim = reports.claimOf(reading.uuid(), reading.index(), now)
+                .or(() -> reports.claimOf(parent, null, now));
+        String job = reading.jobId() != null ? reading.jobId()
+                : claim.map(ProgressReports.Claim::jobId).orElse(config.get("job").orElse(null));
+        String team = reading.team() != null ? reading.team()
+                : claim.map(ProgressReports.Claim::team).orElse(config.get("team").orElse(null));
+        try {
+            return Optional.of(TelemetrySample.builder()
+                    .gpuUuid(reading.uuid())
+                    .gpuIndex(reading.index() == null ? 0 : reading.index())
+                    .gpuModel(reading.model())
+                    .placement(placement)
+                    .jobId(job)
+                    .team(team)
+                    .time(now)
+                    .intervalSeconds(seconds)
+                    .smActive(activity)
+                    .smOccupancy(reading.smOccupancy())
+                    .dramActive(reading.dramActive())
+                    .tensorActive(reading.tensorActive())
+                    .gpuUtilization(reading.gpuUtilization())
+                    .powerWatts(reading.powerWatts())
+                    .memoryUsedBytes(reading.memoryUsedBytes())
+                    .nvlinkTxBytesPerSecond(reading.nvlinkTxBytesPerSecond())
+                    .pcieTxBytesPerSecond(reading.pcieTxBytesPerSecond())
+                    .migProfile(reading.migProfile())
+                    .gpuFraction(reading.gpuFraction())
+                    .build());
+        } catch (InvalidRecordException e) {
+            counters.samplesSkipped.incrementAndGet();
+            problems.accept("GPU " + reading.uuid() + ": " + e.getMessage() + "; no sample");
+            return Optional.empty();
+        }
+    }
+
+    /** Asks the cloud for notices and publishes those not published before; returns the new ones. */
+    public List<CapacityEvent> pollNotices() {
+        if (cloud.isEmpty()) {
+            return List.of();
+        }
+        synchronized (noticesSeen) {
+            return publishNewNotices();
+        }
+    }
+
+    private List<CapacityEvent> publishNewNotices() {
+        List<CapacityEvent> fresh = new ArrayList<>();
+        try {
+            for (CapacityEvent notice : cloud.get().notices(placement, clock.instant())) {
+                if (noticesSeen.add(notice.eventId())) {
+                    fresh.add(notice);
+                    counters.capacityEvents.incrementAndGet();
+                    sink.publish(Topics.CAPACITY_EVENTS.name(), notice.instanceId(), Json.write(notice),
+                            notice.noticedAt().toEpochMilli());
+                    rememberNotice(notice.eventId());
+                }
+            }
+        } catch (IOException e) {
+            counters.collectorError(cloud.get().provider() + "-metadata");
+            problems.accept(cloud.get().provider() + " metadata: " + e.getMessage());
+        }
+        return fresh;
+    }
+
+    /** Starts the schedule (rounds, notice polls) and the HTTP endpoint. */
+    public synchronized void start() throws IOException {
+        // Two threads: a slow metadata service must not delay the samples.
+        scheduler = Executors.newScheduledThreadPool(2, runnable -> {
+            Thread thread = new Thread(runnable, "agent-rounds");
+            thread.setDaemon(true);
+            return thread;
+        });
+        scheduler.scheduleAtFixedRate(guarded(this::round), 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+        if (cloud.isPresent()) {
+            long period = config.seconds("notices.interval").toMillis();
+            scheduler.scheduleWithFixedDelay(guarded(this::pollNotices), 0, period, TimeUnit.MILLISECONDS);
+        }
+        if (config.flag("progress.enabled")) {
+            http = new AgentHttp(config.text("progress.host"), (int) config.number("progress.port"), reports,
+                    this::publishProgress, counters.progressRejected::incrementAndGet, this::health, this::metricsText);
+        }
+    }
+
+    /** Port of the HTTP endpoint, once started. */
+    public int httpPort() {
+        return http == null ? -1 : http.port();
+    }
+
+    private void publishProgress(JobProgress progress) {
+        counters.progressReports.incrementAndGet();
+        sink.publish(Topics.JOB_PROGRESS.name(), progress.jobId(), Json.write(progress), progress.time().toEpochMilli());
+    }
+
+    private Runnable guarded(Runnable task) {
+        return () -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                // An exception would cancel the schedule; the agent must keep sampling.
+                problems.accept("agent: " + e);
+            }
+        };
+    }
+
+    public Map<String, Object> health() {
+        Map<String, Object> health = new LinkedHashMap<>();
+        health.put("status", "UP");
+        health.put("host", placement.host());
+        health.put("instanceId", placement.instanceId());
+        health.put("instanceType", placement.instanceType());
+        health.put("provider", placement.provider());
+        health.put("region", placement.region());
+        health.put("lifecycle", placement.lifecycle().wire());
+        health.put("rounds", counters.rounds());
+        health.put("samplesCollected", counters.samplesCollected());
+        health.put("samplesSkipped", counters.samplesSkipped());
+        health.put("progressReports", counters.progressReports());
+        health.put("progressRejected", counters.progressRejected());
+        health.put("capacityEvents", counters.capacityEvents());
+        health.put("collectorErrors", counters.collectorErrors());
+        health.putAll(sink.stats());
+        return health;
+    }
+
+    /** The counters in Prometheus text format, prefixed {@code gpuledger_agent_}. */
+    public String metricsText() {
+        StringBuilder text = new StringBuilder();
+        counter(text, "rounds_total", "Collection rounds run", counters.rounds());
+        counter(text, "samples_collected_total", "GPU samples made", counters.samplesCollected());
+        counter(text, "samples_skipped_total", "GPUs seen without any activity reading, so without a sample",
+                counters.samplesSkipped());
+        counter(text, "progress_reports_total", "Job work reports accepted", counters.progressReports());
+        counter(text, "progress_rejected_total", "Job work reports refused", counters.progressRejected());
+        counter(text, "capacity_events_total", "Capacity notices published", counters.capacityEvents());
+        text.append("# HELP gpuledger_agent_collector_errors_total Errors of collectors, by collector\n");
+        text.append("# TYPE gpuledger_agent_collector_errors_total counter\n");
+        counters.collectorErrors().forEach((name, count) -> text.append("gpuledger_agent_collector_errors_total{collector=\"")
+                .append(name).append("\"} ").append(count).append('\n'));
+        sink.stats().forEach((name, value) -> {
+            String metric = name.replaceAll("([a-z])([A-Z])", "$1_$2").toLowerCase(java.util.Locale.ROOT);
+            boolean gauge = name.endsWith("Now") || name.equals("pending");
+            String family = "gpuledger_agent_records_" + metric + (gauge ? "" : "_total");
+            text.append("# HELP ").append(family).append(" Records ").append(metric.replace('_', ' ')).append('\n');
+            text.append("# TYPE ").append(family).append(gauge ? " gauge\n" : " counter\n");
+            text.append(family).append(' ').append(value).append('\n');
+        });
+        return text.toString();
+    }
+
+    private static void counter(StringBuilder text, String name, String help, long value) {
+        text.append("# HELP gpuledger_agent_").append(name).append(' ').append(help).append('\n');
+        text.append("# TYPE gpuledger_agent_").append(name).append(" counter\n");
+        text.append("gpuledger_agent_").append(name).append(' ').append(value).append('\n');
+    }
+
+    private void loadNoticesSeen() {
+        try {
+            if (Files.exists(noticesFile)) {
+                noticesSeen.addAll(Files.readAllLines(noticesFile, StandardCharsets.UTF_8));
+            }
+        } catch (IOException e) {
+            problems.accept("cannot read " + noticesFile + ": " + e.getMessage() + "; notices may be published again");
+        }
+    }
+
+    /** Notices stay up for minutes; remembering them on disk keeps a restarted agent from publishing them twice. */
+    private void rememberNotice(String eventId) {
+        try {
+            Files.createDirectories(noticesFile.getParent());
+            Files.writeString(noticesFile, eventId + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            problems.accept("cannot write " + noticesFile + ": " + e.getMessage());
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (scheduler != null) {
+            scheduler.shutdownNow();
+            try {
+                scheduler.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (http != null) {
+            http.close();
+        }
+    }
+}

@@ -1,0 +1,202 @@
+package io.gpuledger.ingest.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.gpuledger.ingest.testing.Fixtures;
+import io.gpuledger.ingest.testing.StandInServer;
+import io.gpuledger.model.Json;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code gpu-ledger agent --once --dry-run} pointed at local stand-ins serving real outputs: a
+ * dcgm-exporter page, a command printing nvidia-smi CSV, and each cloud's metadata service.
+ */
+class AgentDryRunTest {
+
+    @TempDir
+    Path dir;
+
+    private final StandInServer dcgm = StandInServer.start();
+    private final StandInServer metadata = StandInServer.start();
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    @AfterEach
+    void stop() {
+        dcgm.close();
+        metadata.close();
+    }
+
+    @Test
+    void shouldPrintASampleForEachGpuOfAnH100ScrapeAndTheAwsSpotNotice() throws IOException {
+        dcgm.answer("GET /metrics", 200, Fixtures.read("dcgm-exporter/h100x8-eks-k8s-sampled.prom"));
+        metadata.answer("PUT /latest/api/token", 200, "tok")
+                .answer("GET /latest/meta-data/instance-id", 200, "i-0123456789abcdef0")
+                .answer("GET /latest/meta-data/instance-type", 200, "p5.48xlarge")
+                .answer("GET /latest/meta-data/placement/region", 200, "us-east-1")
+                .answer("GET /latest/meta-data/instance-life-cycle", 200, "spot")
+                .answer("GET /latest/meta-data/spot/instance-action", 200,
+                        Fixtures.read("cloud/aws/imds-spot-instance-action-terminate.json"));
+        Map<String, String> env = env("aws");
+        env.put("GPULEDGER_NVIDIA_SMI_ENABLED", "false");
+
+        int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
+
+        assertThat(status).isZero();
+        List<JsonNode> records = records();
+        List<JsonNode> samples = records.stream().filter(r -> r.has("gpuUuid")).toList();
+        assertThat(samples).hasSize(8).allSatisfy(sample -> {
+            assertThat(sample.get("instanceId").asText()).isEqualTo("i-0123456789abcdef0");
+            assertThat(sample.get("instanceType").asText()).isEqualTo("p5.48xlarge");
+            assertThat(sample.get("lifecycle").asText()).isEqualTo("spot");
+            assertThat(sample.get("host").asText()).isEqualTo("node-under-test");
+        });
+        assertThat(samples).filteredOn(s -> s.get("gpuIndex").asInt() == 0).singleElement()
+                .satisfies(s -> assertThat(s.get("jobId").asText()).isEqualTo("vllm-agg-0-vllmdecodeworker-s65j5"));
+        assertThat(samples).filteredOn(s -> s.get("gpuIndex").asInt() == 1).singleElement()
+                .satisfies(s -> assertThat(s.get("jobId").asText()).isEqualTo("unknown"));
+        assertThat(records).filteredOn(r -> r.has("eventId")).singleElement().satisfies(notice -> {
+            assertThat(notice.get("kind").asText()).isEqualTo("SPOT_INTERRUPTION");
+            assertThat(notice.get("instanceId").asText()).isEqualTo("i-0123456789abcdef0");
+            assertThat(notice.get("deadline").asText()).isEqualTo("2017-09-18T08:22:00Z");
+        });
+    }
+
+    @Test
+    void shouldReadTheGpusFromACommandPrintingNvidiaSmiCsvWithoutDcgm() throws IOException {
+        Path command = dir.resolve("fake-nvidia-smi");
+        Files.writeString(command, "#!/bin/sh\ncat '" + fixtureFile("nvidia-smi/h100-allfields-csv-header-units-idle-driver590.csv")
+                + "'\n");
+        command.toFile().setExecutable(true);
+        Map<String, String> env = env("none");
+        env.put("GPULEDGER_NVIDIA_SMI_COMMAND", command.toString());
+        env.put("GPULEDGER_DCGM_ENABLED", "false");
+        env.put("GPULEDGER_INSTANCE_TYPE", "p5.48xlarge");
+        env.put("GPULEDGER_PROVIDER", "aws");
+        env.put("GPULEDGER_REGION", "us-east-1");
+        env.put("GPULEDGER_LIFECYCLE", "reserved");
+        env.put("GPULEDGER_JOB", "batch-inference");
+
+        int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
+
+        assertThat(status).isZero();
+        assertThat(records()).singleElement().satisfies(sample -> {
+            assertThat(sample.get("gpuUuid").asText()).isEqualTo("GPU-00000000-0000-0000-0000-000000000000");
+            assertThat(sample.get("lifecycle").asText()).isEqualTo("reserved");
+            assertThat(sample.get("jobId").asText()).isEqualTo("batch-inference");
+            assertThat(sample.get("powerWatts").asDouble()).isEqualTo(69.85);
+        });
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    @Test
+    void shouldPrintAGcpPreemptionAndAnAzurePreemptOnce() throws IOException {
+        dcgm.answer("GET /metrics", 200, Fixtures.read("dcgm-exporter/k8s-pod-labels-rtx4000ada-gpu-operator.prom"));
+        metadata.answer("GET /computeMetadata/v1/instance/id", 200, "4520031799277581759")
+                .answer("GET /computeMetadata/v1/instance/zone", 200, "projects/1/zones/europe-west4-a")
+                .answer("GET /computeMetadata/v1/instance/machine-type", 200, "projects/1/machineTypes/g2-standard-4")
+                .answer("GET /computeMetadata/v1/instance/scheduling/provisioning-model", 200, "SPOT")
+                .answer("GET /computeMetadata/v1/instance/preempted", 200,
+                        Fixtures.read("cloud/gcp/metadata-instance-preempted-TRUE.txt"))
+                .answer("GET /computeMetadata/v1/instance/maintenance-event", 200,
+                        Fixtures.read("cloud/gcp/metadata-instance-maintenance-event-NONE.txt"));
+        Map<String, String> env = env("gcp");
+        env.put("GPULEDGER_NVIDIA_SMI_ENABLED", "false");
+
+        assertThat(AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err))).isZero();
+
+        assertThat(records()).filteredOn(r -> r.has("eventId")).singleElement().satisfies(notice -> {
+            assertThat(notice.get("provider").asText()).isEqualTo("gcp");
+            assertThat(notice.get("kind").asText()).isEqualTo("PREEMPTION");
+            assertThat(notice.get("region").asText()).isEqualTo("europe-west4");
+        });
+
+        ByteArrayOutputStream again = new ByteArrayOutputStream();
+        AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(again), print(err));
+        assertThat(again.toString(StandardCharsets.UTF_8)).doesNotContain("eventId");
+    }
+
+    @Test
+    void shouldPrintTheAzurePreemptOfThisVm() throws IOException {
+        dcgm.answer("GET /metrics", 200, Fixtures.read("dcgm-exporter/k8s-pod-labels-rtx4000ada-gpu-operator.prom"));
+        metadata.require("Metadata", "true")
+                .answer("GET /metadata/instance?api-version=2021-02-01", 200,
+                        "{\"compute\":{\"name\":\"vm-spot\",\"vmId\":\"6f5b1c2e-0000-4000-8000-000000000001\","
+                                + "\"vmSize\":\"Standard_NC4as_T4_v3\",\"location\":\"eastus\",\"priority\":\"Spot\"}}")
+                .answer("GET /metadata/scheduledevents?api-version=2020-07-01", 200,
+                        Fixtures.read("cloud/azure/scheduledevents-preempt-simulate-eviction-mspnp.json"));
+        Map<String, String> env = env("azure");
+        env.remove("GPULEDGER_HOST");
+        env.put("GPULEDGER_NVIDIA_SMI_ENABLED", "false");
+
+        assertThat(AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err))).isZero();
+
+        List<JsonNode> records = records();
+        assertThat(records).filteredOn(r -> r.has("eventId")).singleElement().satisfies(notice -> {
+            assertThat(notice.get("kind").asText()).isEqualTo("PREEMPTION");
+            assertThat(notice.get("deadline").asText()).isEqualTo("2022-08-09T17:07:32Z");
+        });
+        assertThat(records).filteredOn(r -> r.has("gpuUuid")).singleElement()
+                .satisfies(sample -> assertThat(sample.get("lifecycle").asText()).isEqualTo("spot"));
+    }
+
+    @Test
+    void shouldRefuseAConfigurationItCannotUseWithAClearMessage() throws IOException {
+        Path config = dir.resolve("agent.properties");
+        Files.writeString(config, "intervall=5\n");
+
+        int status = AgentMain.run(new String[] {"--config", config.toString(), "--once", "--dry-run"}, Map.of(),
+                print(out), print(err));
+
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("unknown key(s) [intervall]");
+        assertThat(out.size()).isZero();
+    }
+
+    private Map<String, String> env(String cloud) {
+        Map<String, String> env = new HashMap<>();
+        env.put("GPULEDGER_CLOUD", cloud);
+        env.put("GPULEDGER_HOST", "node-under-test");
+        env.put("GPULEDGER_DCGM_URL", dcgm.url() + "/metrics");
+        env.put("GPULEDGER_AWS_IMDS_URL", metadata.url());
+        env.put("GPULEDGER_GCP_METADATA_URL", metadata.url());
+        env.put("GPULEDGER_AZURE_METADATA_URL", metadata.url());
+        env.put("GPULEDGER_SPOOL_DIR", dir.resolve("spool").toString());
+        return env;
+    }
+
+    private List<JsonNode> records() throws IOException {
+        List<JsonNode> records = new ArrayList<>();
+        for (String line : out.toString(StandardCharsets.UTF_8).split("\n")) {
+            if (!line.isBlank()) {
+                records.add(Json.MAPPER.readTree(line));
+            }
+        }
+        return records;
+    }
+
+    private Path fixtureFile(String path) throws IOException {
+        Path copy = dir.resolve(Path.of(path).getFileName());
+        Files.writeString(copy, Fixtures.read(path));
+        return copy;
+    }
+
+    private static PrintStream print(ByteArrayOutputStream target) {
+        return new PrintStream(target, true, StandardCharsets.UTF_8);
+    }
+
+}
