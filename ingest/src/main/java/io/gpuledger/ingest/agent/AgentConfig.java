@@ -45,7 +45,7 @@ public final class AgentConfig {
             "notices.interval", "5", "seconds between two polls for spot and maintenance notices",
             "progress.enabled", "true", "serve POST /v1/progress, GET /health and GET /metrics",
             "progress.host", "127.0.0.1", "address of that endpoint: the node's own processes report to it",
-            "progress.port", "9477", "port of that endpoint",
+            "progress.port", "9477", "port of that endpoint (0: any free port)",
             "spool.dir", ".gpu-ledger/agent-spool", "where records wait while Kafka is unreachable",
             "spool.max-bytes", String.valueOf(256L * 1024 * 1024), "bound of the spool; oldest records go first",
             "producer.buffer-bytes", String.valueOf(4L * 1024 * 1024), "memory for records on their way to Kafka",
@@ -132,6 +132,20 @@ public final class AgentConfig {
             return number;
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(key + " must be a positive whole number, was '" + value + "'");
+        }
+    }
+
+    /** A TCP port; 0 means any free port. */
+    public int port(String key) {
+        String value = text(key);
+        try {
+            int port = Integer.parseInt(value);
+            if (port < 0 || port > 65_535) {
+                throw new NumberFormatException();
+            }
+            return port;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key + " must be a port number 0-65535, was '" + value + "'");
         }
     }
 

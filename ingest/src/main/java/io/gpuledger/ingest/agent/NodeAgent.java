@@ -231,7 +231,7 @@ public final class NodeAgent implements AutoCloseable {
             scheduler.scheduleWithFixedDelay(guarded(this::pollNotices), 0, period, TimeUnit.MILLISECONDS);
         }
         if (config.flag("progress.enabled")) {
-            http = new AgentHttp(config.text("progress.host"), (int) config.number("progress.port"), reports,
+            http = new AgentHttp(config.text("progress.host"), config.port("progress.port"), reports,
                     this::publishProgress, counters.progressRejected::incrementAndGet, this::health, this::metricsText);
         }
     }

@@ -1,0 +1,174 @@
+package io.gpuledger.ingest.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuledger.ingest.agent.collect.Collector;
+import io.gpuledger.ingest.agent.collect.GpuReading;
+import io.gpuledger.model.Json;
+import io.gpuledger.model.JobProgress;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
+import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.Topics;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class NodeAgentTest {
+
+    private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
+    private static final Placement NODE = new Placement("node-1", "i-1", "p4d.24xlarge", "aws", "us-east-1",
+            Lifecycle.ON_DEMAND);
+
+    @TempDir
+    Path dir;
+
+    private final List<String> published = new ArrayList<>();
+    private final List<String> problems = new ArrayList<>();
+    private NodeAgent agent;
+
+    @AfterEach
+    void stop() {
+        if (agent != null) {
+            agent.close();
+        }
+    }
+
+    @Test
+    void shouldPreferDcgmReadingsAndFillTheRestFromNvidiaSmi() {
+        Collector dcgm = fixed("dcgm-exporter", reading("GPU-a", 0, 0.61, null, null));
+        Collector smi = fixed("nvidia-smi", reading("GPU-a", 0, null, 0.97, 250.0), reading("GPU-b", 1, null, 0.02, 60.0));
+        agent = agent(Map.of(), dcgm, smi);
+
+        List<TelemetrySample> samples = agent.round();
+
+        assertThat(samples).extracting(TelemetrySample::gpuUuid).containsExactly("GPU-a", "GPU-b");
+        assertThat(samples.get(0).smActive()).isEqualTo(0.61);
+        assertThat(samples.get(0).gpuUtilization()).isEqualTo(0.97);
+        assertThat(samples.get(0).powerWatts()).isEqualTo(250.0);
+        assertThat(samples.get(1).smActive()).isEqualTo(0.02);
+        assertThat(published).hasSize(2).allMatch(line -> line.startsWith(Topics.TELEMETRY.name()));
+    }
+
+    @Test
+    void shouldNotChargeAMigModeGpuTwiceWhenNvidiaSmiSeesItWhole() {
+        Collector dcgm = fixed("dcgm-exporter", slice("GPU-m/mig/1", 3.0 / 7), slice("GPU-m/mig/2", 4.0 / 7));
+        Collector smi = fixed("nvidia-smi", reading("GPU-m", 0, null, null, 300.0));
+        agent = agent(Map.of(), dcgm, smi);
+
+        assertThat(agent.round()).extracting(TelemetrySample::gpuUuid).containsExactly("GPU-m/mig/1", "GPU-m/mig/2");
+    }
+
+    @Test
+    void shouldSkipAGpuWithoutAnyActivityReadingAndSayWhy() {
+        agent = agent(Map.of(), fixed("nvidia-smi", reading("GPU-x", 0, null, null, 70.0)));
+
+        assertThat(agent.round()).isEmpty();
+        assertThat(agent.counters().samplesSkipped()).isEqualTo(1);
+        assertThat(problems).singleElement().asString().contains("GPU-x").contains("no sample");
+    }
+
+    @Test
+    void shouldCountCollectorErrorsAndKeepSampling() {
+        Collector broken = new Collector() {
+            public String name() {
+                return "dcgm-exporter";
+            }
+
+            public Round collect() {
+                return Round.failed("dcgm-exporter: unreachable");
+            }
+        };
+        agent = agent(Map.of(), broken, fixed("nvidia-smi", reading("GPU-a", 0, null, 0.5, null)));
+
+        assertThat(agent.round()).hasSize(1);
+        assertThat(agent.counters().collectorErrors("dcgm-exporter")).isEqualTo(1);
+        assertThat(agent.metricsText()).contains("gpuledger_agent_collector_errors_total{collector=\"dcgm-exporter\"} 1");
+    }
+
+    @Test
+    void shouldTakeWorkReportsOverHttpAndLabelTheClaimedGpusWithTheJob() throws Exception {
+        agent = agent(Map.of("GPULEDGER_PROGRESS_PORT", "0"), fixed("nvidia-smi",
+                reading("GPU-a", 0, null, 0.9, null), reading("GPU-b", 1, null, 0.9, null)));
+        agent.start();
+        HttpClient http = HttpClient.newHttpClient();
+        String base = "http://127.0.0.1:" + agent.httpPort();
+
+        HttpResponse<String> accepted = post(http, base, """
+                {"jobId": "llm-pretrain", "team": "research", "workUnits": 524288, "unit": "tokens",
+                 "steps": 4, "stepSeconds": 3.2, "commSeconds": 0.9, "gpus": [0], "intervalSeconds": 10}
+                """);
+        HttpResponse<String> refused = post(http, base, "{\"jobId\": \"llm-pretrain\", \"unit\": \"tokens\", "
+                + "\"workUnits\": 5, \"stepSeconds\": 1.0, \"commSeconds\": 2.0, \"intervalSeconds\": 10}");
+        HttpResponse<String> tooLarge = post(http, base, "{\"jobId\": \"" + "x".repeat(70_000) + "\"}");
+
+        assertThat(accepted.statusCode()).isEqualTo(202);
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(refused.body()).contains("commSeconds");
+        assertThat(tooLarge.statusCode()).isEqualTo(413);
+        JobProgress progress = Json.read(published.stream().filter(l -> l.startsWith(Topics.JOB_PROGRESS.name()))
+                .findFirst().orElseThrow().substring(Topics.JOB_PROGRESS.name().length() + 1).getBytes(), JobProgress.class);
+        assertThat(progress.host()).isEqualTo("node-1");
+        assertThat(progress.workUnits()).isEqualTo(524288);
+        assertThat(progress.commSeconds()).isEqualTo(0.9);
+
+        List<TelemetrySample> samples = agent.round();
+        assertThat(samples).filteredOn(s -> s.gpuUuid().equals("GPU-a")).singleElement()
+                .satisfies(s -> assertThat(s.jobId()).isEqualTo("llm-pretrain"));
+        assertThat(samples).filteredOn(s -> s.gpuUuid().equals("GPU-b")).singleElement()
+                .satisfies(s -> assertThat(s.jobId()).isEqualTo("unknown"));
+        HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create(base + "/health")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(health.body()).contains("\"progressReports\":1").contains("\"progressRejected\":2");
+    }
+
+    private static HttpResponse<String> post(HttpClient http, String base, String body) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(base + "/v1/progress"))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private NodeAgent agent(Map<String, String> extraEnv, Collector... collectors) {
+        Map<String, String> env = new HashMap<>(extraEnv);
+        env.put("GPULEDGER_SPOOL_DIR", dir.toString());
+        env.put("GPULEDGER_CLOUD", "none");
+        AgentConfig config = AgentConfig.load(Optional.empty(), env);
+        RecordSink sink = (topic, key, value, timestamp) -> published.add(topic + " " + new String(value));
+        return new NodeAgent(config, new Identity.Resolved(NODE, Optional.empty()), List.of(collectors), sink,
+                Clock.fixed(T0, ZoneOffset.UTC), problems::add);
+    }
+
+    private static Collector fixed(String name, GpuReading... readings) {
+        return new Collector() {
+            public String name() {
+                return name;
+            }
+
+            public Round collect() {
+                return new Round(List.of(readings), List.of());
+            }
+        };
+    }
+
+    private static GpuReading reading(String uuid, int index, Double smActive, Double utilization, Double power) {
+        return new GpuReading(uuid, index, "A100", smActive, null, null, null, utilization, power, null, null, null,
+                null, null, null, null, null);
+    }
+
+    private static GpuReading slice(String uuid, double share) {
+        return new GpuReading(uuid, 0, "A100", 0.5, null, null, null, null, null, null, null, null, "3g.20gb", share,
+                null, null, null);
+    }
+}
