@@ -15,6 +15,9 @@ public final class Main {
                          --interval SECONDS  seconds between samples of one GPU (default 5)
                          --http-port PORT    port of the alert service (default 8080)
                          --catalog FILE      price catalog CSV (default: the shipped catalog)
+              agent    the node agent (gpu-ledger agent --help)
+              prices   publish price feeds (gpu-ledger prices --help)
+              bench    benchmarks: agent (CPU and memory of the agent on 8 GPUs)
               help     show this text
             """;
 
@@ -32,6 +35,7 @@ public final class Main {
                 case "demo" -> Demo.run(DemoOptions.parse(options, System.getenv()));
                 case "agent" -> System.exit(AgentCommand.run(options));
                 case "prices" -> System.exit(PricesCommand.run(options));
+                case "bench" -> System.exit(BenchCommand.run(options));
                 default -> throw new UsageException("unknown command '" + args[0] + "'");
             }
         } catch (UsageException e) {

@@ -4,7 +4,6 @@ import io.gpuledger.ingest.agent.cloud.AwsImds;
 import io.gpuledger.ingest.agent.cloud.AzureMetadata;
 import io.gpuledger.ingest.agent.cloud.GcpMetadata;
 import io.gpuledger.ingest.agent.collect.DcgmCollector;
-import io.gpuledger.ingest.agent.collect.NvidiaSmiCollector;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +32,9 @@ public final class AgentConfig {
             "kafka.bootstrap.servers", "", "Kafka cluster to publish to (required unless --dry-run)",
             "interval", "10", "seconds between two samples of a GPU",
             "nvidia-smi.enabled", "true", "run the nvidia-smi collector",
-            "nvidia-smi.command", NvidiaSmiCollector.DEFAULT_COMMAND, "command whose output is read as nvidia-smi CSV",
+            "nvidia-smi.command", "", "command whose output is read as nvidia-smi CSV (default: nvidia-smi --query-gpu="
+                    + String.join(",", io.gpuledger.ingest.agent.collect.NvidiaSmiCsv.DEFAULT_FIELDS)
+                    + " --format=csv,noheader,nounits --loop-ms=<interval>)",
             "dcgm.enabled", "true", "scrape dcgm-exporter",
             "dcgm.url", DcgmCollector.DEFAULT_URL, "dcgm-exporter metrics URL",
             "dcgm.job-labels", "pod", "dcgm-exporter labels naming the job of a GPU, first present wins",

@@ -92,7 +92,10 @@ public final class NodeAgent implements AutoCloseable {
                     Duration.ofSeconds(3)));
         }
         if (config.flag("nvidia-smi.enabled")) {
-            collectors.add(new NvidiaSmiCollector(config.text("nvidia-smi.command"), Duration.ofSeconds(10)));
+            // Unless told otherwise, nvidia-smi runs in its loop mode: one process for the agent's life.
+            String command = config.get("nvidia-smi.command")
+                    .orElse(NvidiaSmiCollector.defaultLoopingCommand(config.seconds("interval")));
+            collectors.add(new NvidiaSmiCollector(command, Duration.ofSeconds(10)));
         }
         return collectors;
     }
@@ -342,5 +345,6 @@ public final class NodeAgent implements AutoCloseable {
         if (http != null) {
             http.close();
         }
+        collectors.forEach(Collector::close);
     }
 }

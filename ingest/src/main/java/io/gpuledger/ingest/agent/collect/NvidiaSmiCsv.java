@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -44,37 +45,55 @@ public final class NvidiaSmiCsv {
     public static Result parse(String output, List<String> queriedFields) {
         List<GpuReading> readings = new ArrayList<>();
         List<String> errors = new ArrayList<>();
-        List<String> fields = null;
-        String[] lines = output.split("\r?\n");
-        for (int i = 0; i < lines.length; i++) {
-            String line = lines[i].strip();
-            if (line.isEmpty()) {
-                continue;
-            }
-            List<String> cells = Arrays.stream(line.split(",", -1)).map(String::strip).toList();
-            if (fields == null) {
-                if (isHeader(cells)) {
-                    fields = cells.stream().map(NvidiaSmiCsv::fieldName).toList();
-                    continue;
-                }
-                fields = queriedFields.stream().map(NvidiaSmiCsv::fieldName).toList();
-            }
-            if (cells.size() != fields.size()) {
-                errors.add("nvidia-smi line " + (i + 1) + ": " + cells.size() + " values for " + fields.size()
-                        + " fields " + fields);
-                continue;
-            }
-            Map<String, String> row = new HashMap<>();
-            for (int c = 0; c < fields.size(); c++) {
-                row.put(fields.get(c), cells.get(c));
-            }
-            try {
-                readings.add(reading(row, "nvidia-smi line " + (i + 1), errors));
-            } catch (IllegalArgumentException e) {
-                errors.add(e.getMessage());
-            }
+        LineReader reader = new LineReader(queriedFields);
+        for (String line : output.split("\r?\n")) {
+            reader.line(line, errors).ifPresent(readings::add);
         }
         return new Result(readings, errors);
+    }
+
+    /**
+     * Reads a stream of nvidia-smi CSV line by line, as {@code nvidia-smi -l} prints it: a header
+     * line (when there is one) before each block of rows, one row per GPU.
+     */
+    public static final class LineReader {
+        private final List<String> queriedFields;
+        private List<String> fields;
+        private long lineNumber;
+
+        public LineReader(List<String> queriedFields) {
+            this.queriedFields = queriedFields;
+        }
+
+        /** The reading of a data line; empty for a header or blank line, or one that cannot be read (then in errors). */
+        public Optional<GpuReading> line(String rawLine, List<String> errors) {
+            lineNumber++;
+            String line = rawLine.strip();
+            if (line.isEmpty()) {
+                return Optional.empty();
+            }
+            List<String> cells = Arrays.stream(line.split(",", -1)).map(String::strip).toList();
+            if (isHeader(cells)) {
+                fields = cells.stream().map(NvidiaSmiCsv::fieldName).toList();
+                return Optional.empty();
+            }
+            List<String> names = fields != null ? fields : queriedFields.stream().map(NvidiaSmiCsv::fieldName).toList();
+            String where = "nvidia-smi line " + lineNumber;
+            if (cells.size() != names.size()) {
+                errors.add(where + ": " + cells.size() + " values for " + names.size() + " fields " + names);
+                return Optional.empty();
+            }
+            Map<String, String> row = new HashMap<>();
+            for (int c = 0; c < names.size(); c++) {
+                row.put(names.get(c), cells.get(c));
+            }
+            try {
+                return Optional.of(reading(row, where, errors));
+            } catch (IllegalArgumentException e) {
+                errors.add(e.getMessage());
+                return Optional.empty();
+            }
+        }
     }
 
     private static GpuReading reading(Map<String, String> row, String where, List<String> errors) {

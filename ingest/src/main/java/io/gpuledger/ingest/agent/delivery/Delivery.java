@@ -72,7 +72,7 @@ public final class Delivery implements AutoCloseable {
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        props.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 50);
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Integer.MAX_VALUE);
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 500);
         props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, bufferBytes);

@@ -20,6 +20,34 @@ class NvidiaSmiCollectorTest {
     }
 
     @Test
+    void shouldReadALoopingCommandWithoutStartingItEachRound() throws Exception {
+        // A stand-in for "nvidia-smi ... -lms 100": a header once, then a row per GPU every 100 ms.
+        String loop = "echo 'uuid, utilization.gpu [%]'; i=0; while true; do echo \"GPU-a, $((i % 100)) %\"; "
+                + "echo \"GPU-b, 5 %\"; i=$((i+1)); sleep 0.1; done # --loop-ms=100";
+        try (NvidiaSmiCollector collector = new NvidiaSmiCollector(loop, Duration.ofSeconds(5))) {
+            Collector.Round first = collector.collect();
+            Thread.sleep(350);
+            Collector.Round later = collector.collect();
+
+            assertThat(first.errors()).isEmpty();
+            assertThat(later.readings()).extracting(GpuReading::uuid).containsExactlyInAnyOrder("GPU-a", "GPU-b");
+            assertThat(later.readings()).filteredOn(r -> r.uuid().equals("GPU-a")).singleElement()
+                    .satisfies(r -> assertThat(r.gpuUtilization()).isPositive());
+        }
+    }
+
+    @Test
+    void shouldStartALoopAgainThatEnded() {
+        try (NvidiaSmiCollector collector = new NvidiaSmiCollector(
+                "printf 'GPU-a, 7\\n'; exit 3 # --query-gpu=uuid,utilization.gpu --loop=1", Duration.ofSeconds(5))) {
+            assertThat(collector.collect().readings()).extracting(GpuReading::uuid).containsExactly("GPU-a");
+            Collector.Round again = collector.collect();
+            assertThat(again.errors()).anySatisfy(error -> assertThat(error).contains("ended with 3"));
+            assertThat(again.readings()).extracting(GpuReading::uuid).containsExactly("GPU-a");
+        }
+    }
+
+    @Test
     void shouldTurnAFailingCommandIntoAnErrorOfTheRound() {
         Collector.Round missing = new NvidiaSmiCollector("exit 9", Duration.ofSeconds(5)).collect();
         Collector.Round hanging = new NvidiaSmiCollector("sleep 5", Duration.ofMillis(300)).collect();

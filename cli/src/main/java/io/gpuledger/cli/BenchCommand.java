@@ -1,0 +1,21 @@
+package io.gpuledger.cli;
+
+import java.util.Arrays;
+
+/** {@code gpu-ledger bench NAME [OPTIONS]}: benchmarks that print their numbers. */
+final class BenchCommand {
+
+    private BenchCommand() {
+    }
+
+    static int run(String[] args) throws Exception {
+        if (args.length == 0) {
+            throw new UsageException("bench needs a benchmark name: agent");
+        }
+        String[] options = Arrays.copyOfRange(args, 1, args.length);
+        return switch (args[0]) {
+            case "agent" -> AgentFootprintBench.run(options, System.out);
+            default -> throw new UsageException("unknown benchmark '" + args[0] + "'; known: agent");
+        };
+    }
+}
