@@ -14,7 +14,7 @@ public final class Main {
                          --gpus N            simulated GPUs (default 48)
                          --interval SECONDS  seconds between samples of one GPU (default 5)
                          --http-port PORT    port of the alert service (default 8080)
-                         --catalog FILE      price catalog CSV (default: the shipped catalog)
+                         --catalog FILE      price catalog, CSV or JSON (default: the shipped catalog)
               prices   publish price quotes to pricing.quotes.v1 (Kafka in KAFKA_BOOTSTRAP_SERVERS),
                        only those that changed since the topic last heard of them
                          --catalog FILE|URL        price catalog, CSV or JSON (default, when no source
