@@ -14,10 +14,23 @@ public final class Main {
                          --gpus N            simulated GPUs (default 48)
                          --interval SECONDS  seconds between samples of one GPU (default 5)
                          --http-port PORT    port of the alert service (default 8080)
-                         --catalog FILE      price catalog CSV (default: the shipped catalog)
-              agent    the node agent (gpu-ledger agent --help)
-              prices   publish price feeds (gpu-ledger prices --help)
-              bench    benchmarks: agent (CPU and memory of the agent on 8 GPUs)
+                         --catalog FILE      price catalog, CSV or JSON (default: the shipped catalog)
+              agent    the node agent: collectors, cloud notices, work reports (gpu-ledger agent --help)
+              prices   publish price quotes to pricing.quotes.v1 (Kafka in KAFKA_BOOTSTRAP_SERVERS),
+                       only those that changed since the topic last heard of them
+                         --catalog FILE|URL        price catalog, CSV or JSON (default, when no source
+                                                   is named: the shipped catalog)
+                         --aws-spot FILE|URL       AWS DescribeSpotPriceHistory JSON
+                         --azure FILE|URL          Azure Retail Prices API page (a URL: every page)
+                         --skypilot PROVIDER=FILE|URL  SkyPilot catalog (vms.csv) of that provider
+                         --instance-types FILE     provider,instance_type,gpu_model,gpu_count of types
+                                                   the AWS and Azure feeds name (beyond the shipped table)
+                         --reserved-term 1y|3y     Azure reservation term to publish (default 1y)
+                         --watch                   keep running; read the sources again every interval
+                         --interval SECONDS        between readings with --watch (default 300)
+                         --dry-run                 print the quotes, one JSON object per line; publish nothing
+                       each source option may be given more than once
+              bench    benchmarks that print numbers: agent (CPU and memory of the agent on 8 GPUs)
               help     show this text
             """;
 

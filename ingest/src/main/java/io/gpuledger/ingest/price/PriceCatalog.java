@@ -1,12 +1,11 @@
 package io.gpuledger.ingest.price;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.PriceQuote;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,14 +13,18 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
- * A price catalog file: one row per instance type, lifecycle and price version, as CSV with a
- * header line ({@code #} lines are comments). Rows that cannot be read are reported with their
+ * A price catalog: one row per instance type, lifecycle and price version, with the same fields
+ * in either of two forms. CSV has a header line ({@code #} lines are comments); JSON is an array
+ * of objects keyed by the same column names. Rows that cannot be read are reported with their
  * line number and left out; the rest of the catalog still loads.
+ *
+ * <p>A reserved row may give what the reservation really costs: {@code upfront_fee} (paid once)
+ * and {@code term}; its {@code price_per_hour} is then the recurring hourly fee (0 when all of
+ * it is paid up front), and the quote carries the effective hourly rate over the term.
  */
 public final class PriceCatalog {
 
@@ -29,7 +32,9 @@ public final class PriceCatalog {
     public static final String DEFAULT_RESOURCE = "/io/gpuledger/ingest/price/default-catalog.csv";
 
     static final List<String> COLUMNS = List.of("provider", "region", "instance_type", "gpu_model", "gpu_count",
-            "lifecycle", "price_per_hour", "currency", "valid_from", "source");
+            "lifecycle", "price_per_hour", "currency", "valid_from", "source", "upfront_fee", "term");
+
+    private static final List<String> OPTIONAL = List.of("gpu_model", "source", "upfront_fee", "term");
 
     private final List<PriceQuote> quotes;
     private final List<String> errors;
@@ -51,37 +56,73 @@ public final class PriceCatalog {
     }
 
     public static PriceCatalog load(Path file) {
-        try (InputStream in = Files.newInputStream(file)) {
-            return parse(in, file.toString());
+        try {
+            return parse(Files.readString(file, StandardCharsets.UTF_8), file.toString());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read price catalog " + file, e);
         }
     }
 
+    /** Reads a CSV catalog. */
     static PriceCatalog parse(InputStream in, String origin) throws IOException {
+        return parseCsv(new String(in.readAllBytes(), StandardCharsets.UTF_8), origin);
+    }
+
+    /**
+     * Reads a catalog in whichever form it is written: JSON when its first character opens an
+     * array, CSV otherwise.
+     *
+     * @throws IllegalArgumentException when the text is not a catalog at all (no header, not a JSON array)
+     */
+    public static PriceCatalog parse(String text, String origin) {
+        String start = text.stripLeading();
+        if (start.startsWith("\uFEFF")) {
+            start = start.substring(1).stripLeading();
+        }
+        return start.startsWith("[") || start.startsWith("{") ? parseJson(text, origin) : parseCsv(text, origin);
+    }
+
+    static PriceCatalog parseCsv(String text, String origin) {
         List<PriceQuote> quotes = new ArrayList<>();
         List<String> errors = new ArrayList<>();
-        Map<String, Integer> header = null;
-        BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-        int lineNumber = 0;
-        for (String line = reader.readLine(); line != null; line = reader.readLine()) {
-            lineNumber++;
-            if (line.isBlank() || line.startsWith("#")) {
-                continue;
-            }
-            List<String> cells = splitCsv(line);
+        Csv.Header header = null;
+        for (Csv.Line line : Csv.lines(text)) {
             if (header == null) {
-                header = header(cells, origin);
+                header = Csv.Header.of(line.cells());
+                List<String> missing = header.missing(required());
+                if (!missing.isEmpty()) {
+                    throw new IllegalArgumentException(origin + ": header lacks column(s) " + missing);
+                }
                 continue;
             }
+            Csv.Header columns = header;
             try {
-                quotes.add(row(header, cells));
+                quotes.add(row(column -> line.cell(columns, column).orElse(null)));
             } catch (InvalidRecordException e) {
-                errors.add(origin + " line " + lineNumber + ": " + e.getMessage());
+                errors.add(origin + " line " + line.number() + ": " + e.getMessage());
             }
         }
         if (header == null) {
             throw new IllegalArgumentException(origin + ": no header line; expected " + String.join(",", COLUMNS));
+        }
+        return new PriceCatalog(quotes, errors);
+    }
+
+    static PriceCatalog parseJson(String text, String origin) {
+        List<PriceQuote> quotes = new ArrayList<>();
+        List<String> errors = new ArrayList<>();
+        List<JsonRows.Row> rows = JsonRows.read(text, origin, null).rows().orElseThrow(
+                () -> new IllegalArgumentException(origin + ": a JSON catalog is an array of rows, one object each"));
+        for (JsonRows.Row row : rows) {
+            if (!row.node().isObject()) {
+                errors.add(origin + " line " + row.line() + ": $: a row must be a JSON object");
+                continue;
+            }
+            try {
+                quotes.add(row(column -> jsonField(row.node(), column)));
+            } catch (InvalidRecordException e) {
+                errors.add(origin + " line " + row.line() + ": " + e.getMessage());
+            }
         }
         return new PriceCatalog(quotes, errors);
     }
@@ -95,51 +136,71 @@ public final class PriceCatalog {
         return errors;
     }
 
-    private static Map<String, Integer> header(List<String> cells, String origin) {
-        Map<String, Integer> positions = new HashMap<>();
-        for (int i = 0; i < cells.size(); i++) {
-            positions.put(cells.get(i).trim().toLowerCase(), i);
-        }
-        List<String> missing = COLUMNS.stream().filter(c -> !c.equals("source") && !c.equals("gpu_model"))
-                .filter(c -> !positions.containsKey(c)).toList();
-        if (!missing.isEmpty()) {
-            throw new IllegalArgumentException(origin + ": header lacks column(s) " + missing);
-        }
-        return positions;
+    private static List<String> required() {
+        return COLUMNS.stream().filter(c -> !OPTIONAL.contains(c)).toList();
     }
 
-    private static PriceQuote row(Map<String, Integer> header, List<String> cells) {
-        String lifecycle = cell(header, cells, "lifecycle");
-        Lifecycle parsedLifecycle;
+    private static String jsonField(JsonNode row, String column) {
+        JsonNode value = row.get(column);
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        if (!value.isValueNode()) {
+            throw new InvalidRecordException(column, "must be a single value, not " + value.getNodeType().name().toLowerCase());
+        }
+        String text = value.asText().trim();
+        return text.isEmpty() ? null : text;
+    }
+
+    /** One row, whatever form it came in: {@code field} gives a column's text, or null when it is absent. */
+    private static PriceQuote row(UnaryOperator<String> field) {
+        Lifecycle lifecycle = lifecycle(field.apply("lifecycle"));
+        double pricePerHour = number(field, "price_per_hour");
+        String upfront = field.apply("upfront_fee");
+        String term = field.apply("term");
+        if (upfront != null) {
+            if (lifecycle != Lifecycle.RESERVED) {
+                throw new InvalidRecordException("upfront_fee",
+                        "only a reserved row has an upfront fee, this one is " + lifecycle.wire());
+            }
+            double fee = number(field, "upfront_fee");
+            if (fee < 0) {
+                throw new InvalidRecordException("upfront_fee", "must not be negative, was " + fee);
+            }
+            if (pricePerHour < 0) {
+                throw new InvalidRecordException("price_per_hour", "must not be negative, was " + pricePerHour);
+            }
+            pricePerHour = ReservedTerm.parse("term", term).effectiveHourly(pricePerHour, fee);
+        } else if (term != null) {
+            // A term alone changes no price, but a misspelt one still deserves to be caught here.
+            ReservedTerm.parse("term", term);
+        }
+        return new PriceQuote(
+                field.apply("provider"),
+                field.apply("region"),
+                field.apply("instance_type"),
+                lifecycle,
+                field.apply("gpu_model"),
+                wholeNumber(field, "gpu_count"),
+                pricePerHour,
+                field.apply("currency"),
+                instant(field, "valid_from"),
+                field.apply("source"));
+    }
+
+    private static Lifecycle lifecycle(String value) {
+        if (value == null) {
+            throw new InvalidRecordException("lifecycle", "is required");
+        }
         try {
-            parsedLifecycle = lifecycle == null ? null : Lifecycle.fromWire(lifecycle);
+            return Lifecycle.fromWire(value);
         } catch (IllegalArgumentException e) {
             throw new InvalidRecordException("lifecycle", e.getMessage());
         }
-        return new PriceQuote(
-                cell(header, cells, "provider"),
-                cell(header, cells, "region"),
-                cell(header, cells, "instance_type"),
-                parsedLifecycle,
-                cell(header, cells, "gpu_model"),
-                (int) number(header, cells, "gpu_count"),
-                number(header, cells, "price_per_hour"),
-                cell(header, cells, "currency"),
-                instant(header, cells, "valid_from"),
-                cell(header, cells, "source"));
     }
 
-    private static String cell(Map<String, Integer> header, List<String> cells, String column) {
-        Integer index = header.get(column);
-        if (index == null || index >= cells.size()) {
-            return null;
-        }
-        String value = cells.get(index).trim();
-        return value.isEmpty() ? null : value;
-    }
-
-    private static double number(Map<String, Integer> header, List<String> cells, String column) {
-        String value = cell(header, cells, column);
+    private static double number(UnaryOperator<String> field, String column) {
+        String value = field.apply(column);
         if (value == null) {
             throw new InvalidRecordException(column, "is required");
         }
@@ -150,8 +211,16 @@ public final class PriceCatalog {
         }
     }
 
-    private static Instant instant(Map<String, Integer> header, List<String> cells, String column) {
-        String value = cell(header, cells, column);
+    private static int wholeNumber(UnaryOperator<String> field, String column) {
+        double value = number(field, column);
+        if (value != Math.rint(value) || Math.abs(value) > Integer.MAX_VALUE) {
+            throw new InvalidRecordException(column, "must be a whole number, was '" + field.apply(column) + "'");
+        }
+        return (int) value;
+    }
+
+    private static Instant instant(UnaryOperator<String> field, String column) {
+        String value = field.apply(column);
         if (value == null) {
             throw new InvalidRecordException(column, "is required");
         }
@@ -160,34 +229,5 @@ public final class PriceCatalog {
         } catch (DateTimeParseException e) {
             throw new InvalidRecordException(column, "is not an ISO-8601 UTC instant: '" + value + "'");
         }
-    }
-
-    /** Splits one CSV line; double quotes protect commas, and {@code ""} inside quotes is a quote. */
-    static List<String> splitCsv(String line) {
-        List<String> cells = new ArrayList<>();
-        StringBuilder cell = new StringBuilder();
-        boolean quoted = false;
-        for (int i = 0; i < line.length(); i++) {
-            char c = line.charAt(i);
-            if (quoted) {
-                if (c == '"' && i + 1 < line.length() && line.charAt(i + 1) == '"') {
-                    cell.append('"');
-                    i++;
-                } else if (c == '"') {
-                    quoted = false;
-                } else {
-                    cell.append(c);
-                }
-            } else if (c == '"') {
-                quoted = true;
-            } else if (c == ',') {
-                cells.add(cell.toString());
-                cell.setLength(0);
-            } else {
-                cell.append(c);
-            }
-        }
-        cells.add(cell.toString());
-        return cells;
     }
 }

@@ -13,14 +13,32 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 
 /**
  * Publishes price versions to {@link Topics#PRICES}. Each quote goes under its version key, so
- * publishing the same catalog twice changes nothing after compaction.
+ * publishing the same catalog twice changes nothing after compaction; {@link #publishChanges}
+ * does not even send it twice.
  */
 public final class PriceFeed {
+
+    /** What one publication of readings did. */
+    public record Outcome(int published, int unchanged) {
+    }
 
     private final Producer<String, PriceQuote> producer;
 
     public PriceFeed(Producer<String, PriceQuote> producer) {
         this.producer = producer;
+    }
+
+    /**
+     * Publishes the quotes of the readings that are news to the topic, as {@code known} holds it,
+     * waits for the broker's acknowledgement, and then notes them in {@code known}. Nothing is
+     * noted when a send fails, so that the next attempt sends again.
+     */
+    public Outcome publishChanges(List<PriceReading> readings, PublishedPrices known) {
+        List<PriceQuote> news = known.news(readings);
+        publish(news);
+        known.record(news);
+        int read = readings.stream().mapToInt(reading -> reading.quotes().size()).sum();
+        return new Outcome(news.size(), read - news.size());
     }
 
     /** Sends every quote and waits until the broker has acknowledged all of them. */

@@ -2,6 +2,7 @@ package io.gpuledger.ingest.price;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.PriceQuote;
@@ -55,6 +56,71 @@ class PriceCatalogTest {
                 "test.csv line 3: lifecycle: unknown lifecycle 'sometimes', expected one of on-demand, spot, reserved",
                 "test.csv line 4: price_per_hour: is not a number: 'cheap'",
                 "test.csv line 5: gpuCount: must be positive, was 0");
+    }
+
+    @Test
+    void shouldReadTheSameFieldsFromAJsonCatalogAndNameTheLineOfEachBadRow() {
+        // Given the JSON form of a catalog, with three rows that are wrong on purpose
+        String json = Fixtures.text("catalog.json");
+
+        // When it is read
+        PriceCatalog catalog = PriceCatalog.parse(json, "catalog.json");
+
+        // Then the good rows become quotes and each bad one is named by the line its object starts on
+        assertThat(catalog.quotes()).extracting(q -> q.instanceType() + " " + q.lifecycle().wire())
+                .containsExactly("g5.xlarge on-demand", "g5.xlarge reserved", "p4d.24xlarge reserved");
+        assertThat(catalog.quotes().get(0).pricePerHour()).isEqualTo(1.006);
+        assertThat(catalog.quotes().get(0).validFrom()).isEqualTo(java.time.Instant.parse("2026-01-01T00:00:00Z"));
+        assertThat(catalog.errors()).containsExactly(
+                "catalog.json line 17: upfront_fee: only a reserved row has an upfront fee, this one is spot",
+                "catalog.json line 22: term: is not a reservation term such as 1y, 3y, '1 Year' or '36 months': 'forever'",
+                "catalog.json line 27: currency: must be an ISO 4217 code such as USD, was 'usd'");
+    }
+
+    @Test
+    void shouldAmortiseAnUpfrontFeeOverTheTermIntoAnEffectiveHourlyRate() {
+        // Given reserved rows that pay all up front for a year, and part up front for three years
+        PriceCatalog catalog = PriceCatalog.parse(Fixtures.text("catalog.json"), "catalog.json");
+
+        // When their quotes are read
+        PriceQuote allUpfront = catalog.quotes().get(1);
+        PriceQuote partialUpfront = catalog.quotes().get(2);
+
+        // Then each carries what the reservation costs per hour over its whole term
+        assertThat(allUpfront.pricePerHour()).isCloseTo(5475.0 / 8760, within(1e-12));
+        assertThat(partialUpfront.pricePerHour()).isCloseTo(10.0 + 262800.0 / (3 * 8760), within(1e-12));
+        assertThat(partialUpfront.pricePerGpuHour()).isCloseTo(20.0 / 8, within(1e-12));
+    }
+
+    @Test
+    void shouldAmortiseUpfrontFeesInTheCsvFormToo() {
+        // Given a CSV catalog with the optional upfront_fee and term columns
+        String csv = """
+                provider,region,instance_type,gpu_model,gpu_count,lifecycle,price_per_hour,currency,valid_from,upfront_fee,term
+                aws,us-east-1,g5.xlarge,A10G,1,reserved,0.3,USD,2026-01-01T00:00:00Z,2628,1y
+                aws,us-east-1,g5.xlarge,A10G,1,reserved,0.3,USD,2026-02-01T00:00:00Z,2628,
+                aws,us-east-1,g5.xlarge,A10G,1.5,on-demand,1.006,USD,2026-01-01T00:00:00Z,,
+                aws,us-east-1,g5.xlarge,A10G,1,reserved,0.3,USD,2026-03-01T00:00:00Z,-5,1y
+                """;
+
+        // When it is read
+        PriceCatalog catalog = PriceCatalog.parse(csv, "reserved.csv");
+
+        // Then the complete row is amortised and the incomplete or wrong ones are named
+        assertThat(catalog.quotes()).singleElement()
+                .satisfies(q -> assertThat(q.pricePerHour()).isCloseTo(0.3 + 2628.0 / 8760, within(1e-12)));
+        assertThat(catalog.errors()).containsExactly(
+                "reserved.csv line 3: term: is required",
+                "reserved.csv line 4: gpu_count: must be a whole number, was '1.5'",
+                "reserved.csv line 5: upfront_fee: must not be negative, was -5.0");
+    }
+
+    @Test
+    void shouldRefuseAJsonCatalogThatIsNotAnArrayOfRows() {
+        assertThatThrownBy(() -> PriceCatalog.parse("{\"quotes\": []}", "object.json"))
+                .hasMessage("object.json: a JSON catalog is an array of rows, one object each");
+        assertThatThrownBy(() -> PriceCatalog.parse("[{\"provider\": \"aws\",\n \"region\": }]", "broken.json"))
+                .hasMessageStartingWith("broken.json line 2: not valid JSON");
     }
 
     @Test

@@ -1,0 +1,73 @@
+package io.gpuledger.ingest.price;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A stand-in for a provider's price API on 127.0.0.1: answers each path-and-query it was given
+ * a body for, 404 otherwise, and remembers what was asked.
+ */
+public final class StandInServer implements AutoCloseable {
+
+    private record Answer(int status, String body) {
+    }
+
+    private final HttpServer server;
+    private final Map<String, Answer> answers = new ConcurrentHashMap<>();
+    private final List<String> requests = new CopyOnWriteArrayList<>();
+
+    public StandInServer() {
+        try {
+            server = HttpServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0), 0);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        server.createContext("/", exchange -> {
+            URI uri = exchange.getRequestURI();
+            String asked = uri.getRawQuery() == null ? uri.getRawPath() : uri.getRawPath() + "?" + uri.getRawQuery();
+            requests.add(asked);
+            Answer answer = answers.getOrDefault(asked, new Answer(404, "{\"error\": \"no such page\"}"));
+            byte[] body = answer.body().getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().add("Content-Type", "application/json");
+            exchange.sendResponseHeaders(answer.status(), body.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        });
+        server.start();
+    }
+
+    /** @param pathAndQuery as it appears on the wire, e.g. {@code /api/retail/prices?$skip=100} */
+    public StandInServer answer(String pathAndQuery, String body) {
+        answers.put(pathAndQuery, new Answer(200, body));
+        return this;
+    }
+
+    public StandInServer fail(String pathAndQuery, int status) {
+        answers.put(pathAndQuery, new Answer(status, "{\"error\": \"stand-in failure\"}"));
+        return this;
+    }
+
+    public String base() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    public List<String> requests() {
+        return List.copyOf(requests);
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}
