@@ -15,6 +15,8 @@ public final class Main {
                          --interval SECONDS  seconds between samples of one GPU (default 5)
                          --http-port PORT    port of the alert service (default 8080)
                          --catalog FILE      price catalog CSV (default: the shipped catalog)
+                         --spot-interruptions RATE  notices per spot instance-hour (default 1)
+                         --price-changes RATE       moves of each spot price per hour (default 4)
               help     show this text
             """;
 
