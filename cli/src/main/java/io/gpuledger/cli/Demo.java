@@ -128,7 +128,8 @@ final class Demo implements AutoCloseable {
                 + (gpus.getOrDefault(Workload.NOTEBOOK, 0) + gpus.getOrDefault(Workload.UNALLOCATED, 0)) + " idle");
         out.println("               samples and work reports every " + options.interval().toSeconds() + " s to "
                 + Topics.TELEMETRY.name() + " and " + Topics.JOB_PROGRESS.name() + ";");
-        out.println("               spot interruptions (" + options.spotInterruptionsPerHour() + " per spot instance-hour) to "
+        out.println("               spot interruptions (" + options.spotInterruptionsPerHour()
+                + " per spot instance-hour) to "
                 + Topics.CAPACITY_EVENTS.name() + ", spot price moves (" + options.priceChangesPerHour()
                 + " per offer-hour) to " + Topics.PRICES.name());
         this.fleet = fleet;

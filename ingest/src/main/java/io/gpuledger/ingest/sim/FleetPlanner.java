@@ -90,7 +90,8 @@ final class FleetPlanner {
         switch (shape) {
             case MULTI_NODE_TRAINING -> {
                 InstanceType type = takeMulti();
-                // One job should not be the whole of a small fleet: no more than its share of it, but two nodes at least.
+                // One job should not be the whole of a small fleet: no more than its share of it,
+                // but two nodes at least.
                 int largest = Math.max(2, (int) (shape.gpuShare * fleetSize / type.gpuCount()));
                 int nodes = Math.min(2 + random.nextInt(7), Math.min(largest, budget / type.gpuCount()));
                 add(shape, type, drawLifecycle(type), nodes, type.gpuCount());

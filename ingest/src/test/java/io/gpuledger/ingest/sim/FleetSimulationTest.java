@@ -194,7 +194,8 @@ class FleetSimulationTest {
         assertThat(models).isNotEmpty();
         for (String model : models) {
             assertThat(mean(commBound.get(model), TelemetrySample::smActive))
-                    .as("SM activity on %s", model).isLessThan(mean(computeBound.get(model), TelemetrySample::smActive));
+                    .as("SM activity on %s", model)
+                    .isLessThan(mean(computeBound.get(model), TelemetrySample::smActive));
             assertThat(mean(commBound.get(model), TelemetrySample::nvlinkTxBytesPerSecond))
                     .as("NVLink traffic on %s", model)
                     .isGreaterThan(mean(computeBound.get(model), TelemetrySample::nvlinkTxBytesPerSecond));
@@ -211,7 +212,8 @@ class FleetSimulationTest {
         // And serving runs its SMs less than training does
         List<TelemetrySample> serving = samples.stream()
                 .filter(s -> gpus.get(s.gpuUuid()).job().workload() == Workload.INFERENCE).toList();
-        assertThat(mean(serving, TelemetrySample::smActive)).isLessThan(mean(training, TelemetrySample::smActive) - 0.2);
+        assertThat(mean(serving, TelemetrySample::smActive))
+                .isLessThan(mean(training, TelemetrySample::smActive) - 0.2);
     }
 
     @Test
@@ -229,10 +231,12 @@ class FleetSimulationTest {
             exposedHours += simulation.running().stream()
                     .filter(instance -> instance.spot() && !noticed.contains(instance.instanceId())).count() / 12.0;
             step.capacityEvents().forEach(event -> noticed.add(event.instanceId()));
-            assertThat(step.capacityEvents()).allSatisfy(event -> assertThat(event.lifecycle()).isEqualTo(Lifecycle.SPOT));
+            assertThat(step.capacityEvents())
+                    .allSatisfy(event -> assertThat(event.lifecycle()).isEqualTo(Lifecycle.SPOT));
         }
 
-        // Then the notices per exposed instance-hour come out near the rate (a Poisson count near 2,000: ±10% is over 4σ)
+        // Then the notices per exposed instance-hour come out near the rate
+        // (a Poisson count near 2,000: ±10% is over 4σ)
         assertThat(exposedHours).isGreaterThan(2000);
         assertThat(noticed.size() / exposedHours).isCloseTo(rate, within(rate * 0.1));
         assertThat(simulation.interruptions()).isEqualTo(noticed.size());

@@ -40,7 +40,8 @@ class FleetSimulatorOnBrokerTest {
             TopicAdmin.ensureTopics(bootstrap, 2);
             SimulationSettings settings = SimulationSettings.defaults(Duration.ofMinutes(1))
                     .withSpotInterruptionsPerInstanceHour(3).withSpotPriceChangesPerOfferHour(6);
-            FleetSimulation simulation = new FleetSimulation(Fleet.generate(40, CATALOG, 21), CATALOG, settings, 21, T0);
+            FleetSimulation simulation =
+                    new FleetSimulation(Fleet.generate(40, CATALOG, 21), CATALOG, settings, 21, T0);
             List<SimulationStep> steps = new ArrayList<>();
 
             // When the simulator publishes thirty rounds
