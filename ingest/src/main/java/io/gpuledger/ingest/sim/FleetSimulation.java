@@ -28,6 +28,9 @@ import java.util.function.Consumer;
  * {@code start + k × interval}, so the same fleet, settings, seed and start give the same records,
  * whether they are stepped through by a test or paced by the wall clock.
  *
+ * <p>Every transcendental function it uses is {@link StrictMath}'s, so that a seed gives the same
+ * records on every machine, not only on this one.
+ *
  * <p>Not thread-safe: one caller steps it.
  */
 public final class FleetSimulation {
@@ -241,7 +244,7 @@ public final class FleetSimulation {
         List<PriceQuote> changes = new ArrayList<>(1);
         for (SpotMarket spot : spotMarkets) {
             if (market.nextDouble() < priceChangeChance) {
-                PriceQuote quote = spot.move(end, market.nextGaussian() * settings.spotPriceVolatility());
+                PriceQuote quote = spot.move(end, gaussian(market) * settings.spotPriceVolatility());
                 if (quote != null) {
                     prices.add(quote);
                     changes.add(quote);
@@ -260,6 +263,19 @@ public final class FleetSimulation {
                 .forEach(quote -> latest.merge(quote.offer().key(), quote,
                         (kept, later) -> later.validFrom().isAfter(start) ? kept : later));
         latest.values().forEach(quote -> spotMarkets.add(new SpotMarket(quote)));
+    }
+
+    /** A standard normal draw (Marsaglia's polar method), computed the same way on every JVM. */
+    private static double gaussian(SplittableRandom random) {
+        double x;
+        double y;
+        double s;
+        do {
+            x = 2 * random.nextDouble() - 1;
+            y = 2 * random.nextDouble() - 1;
+            s = x * x + y * y;
+        } while (s >= 1 || s == 0);
+        return x * StrictMath.sqrt(-2 * StrictMath.log(s) / s);
     }
 
     private record Replacement(Instant launchAt, SimulatedInstance of) {
@@ -289,13 +305,13 @@ public final class FleetSimulation {
 
         /** The next version, valid from {@code at}; null when the move is too small to show in the quoted digits. */
         private PriceQuote move(Instant at, double logReturn) {
-            double log = Math.log(current.pricePerHour()) + logReturn;
-            if (log > Math.log(ceiling)) {
-                log = 2 * Math.log(ceiling) - log;
-            } else if (log < Math.log(floor)) {
-                log = 2 * Math.log(floor) - log;
+            double log = StrictMath.log(current.pricePerHour()) + logReturn;
+            if (log > StrictMath.log(ceiling)) {
+                log = 2 * StrictMath.log(ceiling) - log;
+            } else if (log < StrictMath.log(floor)) {
+                log = 2 * StrictMath.log(floor) - log;
             }
-            double price = Math.max(floor, Math.min(ceiling, Math.round(Math.exp(log) * 10_000) / 10_000.0));
+            double price = Math.max(floor, Math.min(ceiling, Math.round(StrictMath.exp(log) * 10_000) / 10_000.0));
             if (price == current.pricePerHour()) {
                 return null;
             }

@@ -103,6 +103,6 @@ public record SimulatedJob(
         if (loadPeriodSeconds <= 0) {
             return 1;
         }
-        return 0.55 + 0.35 * Math.sin(2 * Math.PI * epochSeconds / loadPeriodSeconds + loadPhase);
+        return 0.55 + 0.35 * StrictMath.sin(2 * Math.PI * epochSeconds / loadPeriodSeconds + loadPhase);
     }
 }

@@ -64,7 +64,7 @@ public record SimulationSettings(
      * one interval: the per-round draw that makes the long-run rate come out as configured.
      */
     public double chancePerInterval(double perHour) {
-        return 1 - Math.exp(-perHour * intervalSeconds() / 3600);
+        return 1 - StrictMath.exp(-perHour * intervalSeconds() / 3600);
     }
 
     private static void rate(String name, double value) {
