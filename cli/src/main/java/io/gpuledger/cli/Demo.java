@@ -5,9 +5,11 @@ import io.gpuledger.ingest.kafka.Producers;
 import io.gpuledger.ingest.price.PriceCatalog;
 import io.gpuledger.ingest.price.PriceFeed;
 import io.gpuledger.ingest.sim.Fleet;
+import io.gpuledger.ingest.sim.FleetSimulation;
 import io.gpuledger.ingest.sim.FleetSimulator;
+import io.gpuledger.ingest.sim.SimulationSettings;
+import io.gpuledger.ingest.sim.Workload;
 import io.gpuledger.model.PriceQuote;
-import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
 import io.gpuledger.streams.CostEngine;
@@ -18,9 +20,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.Comparator;
 import java.util.Deque;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
@@ -38,6 +43,7 @@ final class Demo implements AutoCloseable {
     private final Deque<AutoCloseable> stopInReverse = new ArrayDeque<>();
     private Path runDir;
     private AlertServiceProcess alertService;
+    private Fleet fleet;
     private volatile boolean closed;
 
     Demo(PrintStream out) {
@@ -103,14 +109,30 @@ final class Demo implements AutoCloseable {
         out.println("ready");
 
         Fleet fleet = Fleet.generate(options.gpus(), catalog.quotes(), SEED);
-        KafkaProducer<String, TelemetrySample> telemetry = Producers.forTopic(Topics.TELEMETRY, bootstrap, "demo-fleet");
-        stopInReverse.push(telemetry);
-        FleetSimulator simulator = new FleetSimulator(fleet, telemetry, options.interval(), Clock.systemUTC(), SEED);
+        SimulationSettings settings = SimulationSettings.defaults(options.interval())
+                .withSpotInterruptionsPerInstanceHour(options.spotInterruptionsPerHour())
+                .withSpotPriceChangesPerOfferHour(options.priceChangesPerHour());
+        // The first round covers the interval that ends now, so the fleet shows up at once.
+        Instant start = Clock.systemUTC().instant().truncatedTo(ChronoUnit.SECONDS).minus(options.interval());
+        FleetSimulation simulation = new FleetSimulation(fleet, catalog.quotes(), settings, SEED, start);
+        KafkaProducer<byte[], byte[]> records = Producers.forTopics(bootstrap, "demo-fleet");
+        stopInReverse.push(records);
+        FleetSimulator simulator = new FleetSimulator(simulation, records, Clock.systemUTC());
         stopInReverse.push(simulator);
         simulator.start();
-        long idle = fleet.gpus().stream().filter(gpu -> gpu.idle()).count();
-        out.println("Fleet          " + fleet.gpus().size() + " simulated GPUs (" + idle + " idle), a sample each every "
-                + options.interval().toSeconds() + " s to " + Topics.TELEMETRY.name());
+        Map<Workload, Integer> gpus = fleet.gpusByWorkload();
+        out.println("Fleet          " + fleet.gpus().size() + " simulated GPUs on " + fleet.instances().size()
+                + " instances: " + gpus.getOrDefault(Workload.DISTRIBUTED_TRAINING, 0) + " in multi-node training, "
+                + gpus.getOrDefault(Workload.TRAINING, 0) + " in single-node training, "
+                + gpus.getOrDefault(Workload.INFERENCE, 0) + " serving, "
+                + (gpus.getOrDefault(Workload.NOTEBOOK, 0) + gpus.getOrDefault(Workload.UNALLOCATED, 0)) + " idle");
+        out.println("               samples and work reports every " + options.interval().toSeconds() + " s to "
+                + Topics.TELEMETRY.name() + " and " + Topics.JOB_PROGRESS.name() + ";");
+        out.println("               spot interruptions (" + options.spotInterruptionsPerHour()
+                + " per spot instance-hour) to "
+                + Topics.CAPACITY_EVENTS.name() + ", spot price moves (" + options.priceChangesPerHour()
+                + " per offer-hour) to " + Topics.PRICES.name());
+        this.fleet = fleet;
 
         out.println();
         out.println("Open:");
@@ -123,6 +145,11 @@ final class Demo implements AutoCloseable {
         out.println();
         alertService = alerts;
         return new LiveSummary(alerts.baseUrl(), fleet.gpus().size());
+    }
+
+    /** The fleet as the demo started it; null before {@link #start}. */
+    Fleet fleet() {
+        return fleet;
     }
 
     /** The alert service this demo started; null before {@link #start}. */

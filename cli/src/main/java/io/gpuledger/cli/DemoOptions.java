@@ -9,17 +9,25 @@ import java.util.Optional;
 /**
  * What {@code gpu-ledger demo} runs.
  *
+ * @param spotInterruptionsPerHour spot interruption notices per spot instance-hour; far above real
+ *                                 markets by default, so that a demo of an hour shows a few
+ * @param priceChangesPerHour      new versions of each spot price per hour
  * @param externalBootstrap the cluster named by {@code KAFKA_BOOTSTRAP_SERVERS}; empty: start an embedded broker
  * @param home              the GPU Ledger checkout: where the alert service's jar and the run directory live
  */
 record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> catalog,
-        Optional<String> externalBootstrap, Path home) {
+        double spotInterruptionsPerHour, double priceChangesPerHour, Optional<String> externalBootstrap, Path home) {
+
+    static final double DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR = 1;
+    static final double DEFAULT_PRICE_CHANGES_PER_HOUR = 4;
 
     static DemoOptions parse(String[] args, Map<String, String> env) {
         int gpus = 48;
         Duration interval = Duration.ofSeconds(5);
         int httpPort = 8080;
         Optional<Path> catalog = Optional.empty();
+        double spotInterruptions = DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR;
+        double priceChanges = DEFAULT_PRICE_CHANGES_PER_HOUR;
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (i + 1 >= args.length) {
@@ -30,6 +38,8 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
                 case "--gpus" -> gpus = positive(option, value);
                 case "--interval" -> interval = Duration.ofSeconds(positive(option, value));
                 case "--http-port" -> httpPort = positive(option, value);
+                case "--spot-interruptions" -> spotInterruptions = rate(option, value);
+                case "--price-changes" -> priceChanges = rate(option, value);
                 case "--catalog" -> {
                     Path file = Path.of(value);
                     if (!Files.isReadable(file)) {
@@ -42,7 +52,19 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
         }
         Optional<String> bootstrap = Optional.ofNullable(env.get("KAFKA_BOOTSTRAP_SERVERS")).filter(s -> !s.isBlank());
         Path home = Path.of(System.getProperty("gpuledger.home", ".")).toAbsolutePath().normalize();
-        return new DemoOptions(gpus, interval, httpPort, catalog, bootstrap, home);
+        return new DemoOptions(gpus, interval, httpPort, catalog, spotInterruptions, priceChanges, bootstrap, home);
+    }
+
+    private static double rate(String option, String value) {
+        try {
+            double number = Double.parseDouble(value);
+            if (number >= 0 && !Double.isInfinite(number)) {
+                return number;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new UsageException(option + " takes a rate per hour of 0 or more, not '" + value + "'");
     }
 
     private static int positive(String option, String value) {

@@ -15,6 +15,8 @@ public final class Main {
                          --interval SECONDS  seconds between samples of one GPU (default 5)
                          --http-port PORT    port of the alert service (default 8080)
                          --catalog FILE      price catalog, CSV or JSON (default: the shipped catalog)
+                         --spot-interruptions RATE  notices per spot instance-hour (default 1)
+                         --price-changes RATE       moves of each spot price per hour (default 4)
               agent    the node agent: collectors, cloud notices, work reports (gpu-ledger agent --help)
               prices   publish price quotes to pricing.quotes.v1 (Kafka in KAFKA_BOOTSTRAP_SERVERS),
                        only those that changed since the topic last heard of them

@@ -17,6 +17,8 @@ class DemoOptionsTest {
         assertThat(embedded.externalBootstrap()).isEmpty();
         assertThat(embedded.gpus()).isEqualTo(48);
         assertThat(embedded.httpPort()).isEqualTo(8080);
+        assertThat(embedded.spotInterruptionsPerHour()).isEqualTo(1.0);
+        assertThat(embedded.priceChangesPerHour()).isEqualTo(4.0);
         assertThat(external.externalBootstrap()).contains("kafka-1:9092");
     }
 
@@ -28,6 +30,17 @@ class DemoOptionsTest {
         assertThat(options.gpus()).isEqualTo(200);
         assertThat(options.interval()).isEqualTo(Duration.ofSeconds(2));
         assertThat(options.httpPort()).isEqualTo(18080);
+    }
+
+    @Test
+    void shouldTakeSpotInterruptionAndPriceChangeRates() {
+        DemoOptions options = DemoOptions.parse(
+                new String[] {"--spot-interruptions", "0", "--price-changes", "0.5"}, Map.of());
+
+        assertThat(options.spotInterruptionsPerHour()).isZero();
+        assertThat(options.priceChangesPerHour()).isEqualTo(0.5);
+        assertThatThrownBy(() -> DemoOptions.parse(new String[] {"--spot-interruptions", "-1"}, Map.of()))
+                .hasMessage("--spot-interruptions takes a rate per hour of 0 or more, not '-1'");
     }
 
     @Test

@@ -1,61 +1,69 @@
 package io.gpuledger.ingest.sim;
 
+import io.gpuledger.ingest.kafka.Producers;
+import io.gpuledger.model.CapacityEvent;
+import io.gpuledger.model.JobProgress;
+import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Random;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
- * Publishes the fleet's telemetry to {@link Topics#TELEMETRY} every {@code interval}, as node
- * agents would: one sample per GPU, keyed by GPU UUID, timestamped with the end of the interval
- * it covers.
+ * Publishes a {@link FleetSimulation} in real time, through the same topics and keys as node
+ * agents, job reporters and price feeds: capacity notices to {@link Topics#CAPACITY_EVENTS} (key:
+ * instance id), spot price versions to {@link Topics#PRICES} (key: version key), samples to
+ * {@link Topics#TELEMETRY} (key: GPU UUID) and work reports to {@link Topics#JOB_PROGRESS} (key:
+ * job id). Each round is sent when the wall clock reaches its end, timestamped with its simulated
+ * time; notices go first, as an agent sends them the moment it sees them.
  */
 public final class FleetSimulator implements AutoCloseable {
 
-    private final Fleet fleet;
-    private final Producer<String, TelemetrySample> producer;
-    private final Duration interval;
+    private final FleetSimulation simulation;
+    private final Producer<byte[], byte[]> producer;
     private final Clock clock;
-    private final Random random;
     private final AtomicLong published = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
+    private final Callback counted = (metadata, error) -> (error == null ? published : failed).incrementAndGet();
     private ScheduledExecutorService scheduler;
 
-    public FleetSimulator(Fleet fleet, Producer<String, TelemetrySample> producer, Duration interval, Clock clock,
-            long seed) {
-        this.fleet = fleet;
+    /** @param producer a {@link Producers#forTopics} producer; it stays open for its owner to close */
+    public FleetSimulator(FleetSimulation simulation, Producer<byte[], byte[]> producer, Clock clock) {
+        this.simulation = simulation;
         this.producer = producer;
-        this.interval = interval;
         this.clock = clock;
-        this.random = new Random(seed);
     }
 
-    /** Publishes one round of samples ending at {@code end}; returns how many were sent. */
-    public int publishRound(Instant end) {
-        int sent = 0;
-        for (TelemetrySample sample : fleet.samplesAt(end, interval.toMillis() / 1000.0, random)) {
-            producer.send(new ProducerRecord<>(Topics.TELEMETRY.name(), null, sample.time().toEpochMilli(),
-                    sample.gpuUuid(), sample), (metadata, error) -> {
-                        if (error == null) {
-                            published.incrementAndGet();
-                        } else {
-                            failed.incrementAndGet();
-                        }
-                    });
-            sent++;
+    /** Steps the simulation by one round and sends all of it; returns what was sent. */
+    public SimulationStep publishNextRound() {
+        SimulationStep step = simulation.next();
+        for (CapacityEvent notice : step.capacityEvents()) {
+            send(Producers.record(Topics.CAPACITY_EVENTS, notice.noticedAt().toEpochMilli(), notice.instanceId(),
+                    notice));
         }
-        return sent;
+        for (PriceQuote quote : step.priceChanges()) {
+            send(Producers.record(Topics.PRICES, quote.validFrom().toEpochMilli(), quote.key(), quote));
+        }
+        for (TelemetrySample sample : step.telemetry()) {
+            send(Producers.record(Topics.TELEMETRY, sample.time().toEpochMilli(), sample.gpuUuid(), sample));
+        }
+        for (JobProgress report : step.progress()) {
+            send(Producers.record(Topics.JOB_PROGRESS, report.time().toEpochMilli(), report.jobId(), report));
+        }
+        return step;
     }
 
-    /** Starts publishing a round every interval on a background thread, the first one now. */
+    /**
+     * Publishes each round on a background thread as the wall clock reaches its end: a round whose
+     * end has already passed goes at once, and a late schedule catches up.
+     */
     public synchronized void start() {
         if (scheduler != null) {
             return;
@@ -65,28 +73,36 @@ public final class FleetSimulator implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
-        scheduler.scheduleAtFixedRate(this::publishScheduledRound, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+        long delay = Math.max(0, Duration.between(clock.instant(), simulation.nextEnd()).toMillis());
+        scheduler.scheduleAtFixedRate(this::publishScheduledRound, delay, simulation.settings().interval().toMillis(),
+                TimeUnit.MILLISECONDS);
     }
 
     private void publishScheduledRound() {
         try {
-            publishRound(clock.instant());
+            publishNextRound();
         } catch (RuntimeException e) {
             // A failed round must not cancel the schedule (an exception would, silently).
-            failed.addAndGet(fleet.gpus().size());
+            failed.incrementAndGet();
         }
     }
 
+    private void send(ProducerRecord<byte[], byte[]> record) {
+        producer.send(record, counted);
+    }
+
+    /** Records the broker acknowledged. */
     public long published() {
         return published.get();
     }
 
+    /** Records (or whole rounds) that could not be sent. */
     public long failed() {
         return failed.get();
     }
 
-    public Fleet fleet() {
-        return fleet;
+    public FleetSimulation simulation() {
+        return simulation;
     }
 
     /** Stops the schedule and flushes what was sent; the producer stays open for its owner to close. */

@@ -1,0 +1,218 @@
+package io.gpuledger.ingest.sim;
+
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.PriceQuote;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * Lays out a fleet of an exact size, group by group: each group is one job (or one piece of idle
+ * capacity) on instances of one pool. The next group is always of the kind furthest below its
+ * share of the GPUs laid out so far ({@link Shape}), among the kinds that still fit, so a fleet of
+ * any size comes out close to the shares; sizes, pools and job figures are drawn from the seed.
+ * Instance types are taken in turn, so every type of the catalog appears once the fleet has a few
+ * hundred GPUs. The first group is always busy and the second an idle notebook on on-demand
+ * capacity, so that even a two-GPU fleet has an idle GPU that no spot interruption takes away.
+ */
+final class FleetPlanner {
+
+    static final List<String> TEAMS = List.of("search", "ads", "vision", "speech", "llm", "recsys", "research");
+
+    /** A kind of group, and the share of the fleet's GPUs it should take. */
+    private enum Shape {
+        MULTI_NODE_TRAINING(Workload.DISTRIBUTED_TRAINING, true, 0.45),
+        NODE_TRAINING(Workload.TRAINING, true, 0.10),
+        GPU_TRAINING(Workload.TRAINING, false, 0.05),
+        SERVING(Workload.INFERENCE, false, 0.22),
+        NOTEBOOK(Workload.NOTEBOOK, false, 0.08),
+        SPARE_GPU(Workload.UNALLOCATED, false, 0.05),
+        SPARE_NODE(Workload.UNALLOCATED, true, 0.05);
+
+        final Workload workload;
+        final boolean multiGpu;
+        final double gpuShare;
+
+        Shape(Workload workload, boolean multiGpu, double gpuShare) {
+            this.workload = workload;
+            this.multiGpu = multiGpu;
+            this.gpuShare = gpuShare;
+        }
+    }
+
+    private final List<InstanceType> multiGpuTypes = new ArrayList<>();
+    private final List<InstanceType> singleGpuTypes = new ArrayList<>();
+    private final long seed;
+    private final SplittableRandom random;
+    private final List<SimulatedInstance> instances = new ArrayList<>();
+    private final List<SimulatedJob> jobs = new ArrayList<>();
+    private final int[] gpusByShape = new int[Shape.values().length];
+    private int nextMulti;
+    private int nextSingle;
+    private int gpus;
+    private int fleetSize;
+
+    FleetPlanner(List<PriceQuote> catalog, long seed) {
+        for (InstanceType type : InstanceType.of(catalog)) {
+            (type.gpuCount() > 1 ? multiGpuTypes : singleGpuTypes).add(type);
+        }
+        if (multiGpuTypes.isEmpty() && singleGpuTypes.isEmpty()) {
+            throw new IllegalArgumentException("the price catalog names no instance type to simulate");
+        }
+        this.seed = seed;
+        this.random = new SplittableRandom(seed);
+    }
+
+    Fleet plan(int gpuCount) {
+        fleetSize = gpuCount;
+        for (int group = 0; gpus < gpuCount; group++) {
+            int budget = gpuCount - gpus;
+            if (group == 1) {
+                addIdleNotebook(budget);
+            } else if (group == 0) {
+                // Keep one GPU for the idle notebook that always comes second.
+                addGroup(gpuCount > 1 ? budget - 1 : budget, true);
+            } else {
+                addGroup(budget, false);
+            }
+        }
+        return new Fleet(instances, jobs);
+    }
+
+    private void addGroup(int budget, boolean busy) {
+        Shape shape = mostWanted(budget, busy);
+        if (shape == null) {
+            // Only multi-GPU types and too few GPUs left for a whole one: a job on part of an instance.
+            InstanceType type = takeMulti();
+            add(Shape.NODE_TRAINING, type, drawLifecycle(type), 1, budget);
+            return;
+        }
+        switch (shape) {
+            case MULTI_NODE_TRAINING -> {
+                InstanceType type = takeMulti();
+                // One job should not be the whole of a small fleet: no more than its share of it,
+                // but two nodes at least.
+                int largest = Math.max(2, (int) (shape.gpuShare * fleetSize / type.gpuCount()));
+                int nodes = Math.min(2 + random.nextInt(7), Math.min(largest, budget / type.gpuCount()));
+                add(shape, type, drawLifecycle(type), nodes, type.gpuCount());
+            }
+            case NODE_TRAINING, SPARE_NODE -> {
+                InstanceType type = takeMulti();
+                add(shape, type, drawLifecycle(type), 1, type.gpuCount());
+            }
+            case SERVING -> {
+                InstanceType type = takeSingle();
+                add(shape, type, drawLifecycle(type), Math.min(1 + random.nextInt(4), budget), 1);
+            }
+            default -> {
+                InstanceType type = takeSingle();
+                add(shape, type, drawLifecycle(type), 1, 1);
+            }
+        }
+    }
+
+    private void addIdleNotebook(int budget) {
+        InstanceType type = singleGpuTypes.isEmpty() ? takeMulti() : takeSingle();
+        add(Shape.NOTEBOOK, type, type.priced(Lifecycle.ON_DEMAND), 1, Math.min(budget, type.gpuCount()));
+    }
+
+    /**
+     * The shape furthest below its share of the GPUs laid out so far, among those that fit in
+     * {@code budget} (and are busy, if asked); ties go to the larger share. Null when none fits.
+     */
+    private Shape mostWanted(int budget, boolean busy) {
+        Shape wanted = null;
+        double wantedDeficit = Double.NEGATIVE_INFINITY;
+        for (Shape shape : Shape.values()) {
+            if (!fits(shape, budget) || busy && shape.workload.idle()) {
+                continue;
+            }
+            double deficit = shape.gpuShare * gpus - gpusByShape[shape.ordinal()];
+            if (deficit > wantedDeficit || deficit == wantedDeficit && shape.gpuShare > wanted.gpuShare) {
+                wanted = shape;
+                wantedDeficit = deficit;
+            }
+        }
+        return wanted;
+    }
+
+    private boolean fits(Shape shape, int budget) {
+        if (!shape.multiGpu) {
+            return !singleGpuTypes.isEmpty();
+        }
+        if (multiGpuTypes.isEmpty()) {
+            return false;
+        }
+        int nodeGpus = multiGpuTypes.get(nextMulti % multiGpuTypes.size()).gpuCount();
+        return budget >= (shape == Shape.MULTI_NODE_TRAINING ? 2 * nodeGpus : nodeGpus);
+    }
+
+    private InstanceType takeMulti() {
+        return multiGpuTypes.get(nextMulti++ % multiGpuTypes.size());
+    }
+
+    private InstanceType takeSingle() {
+        return singleGpuTypes.get(nextSingle++ % singleGpuTypes.size());
+    }
+
+    /** Bought on-demand for four groups in ten, on spot for three or four, reserved for the rest. */
+    private Lifecycle drawLifecycle(InstanceType type) {
+        double draw = random.nextDouble();
+        Lifecycle wanted = draw < 0.40 ? Lifecycle.ON_DEMAND : draw < 0.75 ? Lifecycle.SPOT : Lifecycle.RESERVED;
+        return type.priced(wanted);
+    }
+
+    private void add(Shape shape, InstanceType type, Lifecycle lifecycle, int nodes, int gpusPerNode) {
+        SimulatedJob job = job(shape.workload, type, lifecycle, nodes, gpusPerNode);
+        jobs.add(job);
+        for (int rank = 0; rank < nodes; rank++) {
+            SimulatedInstance instance = SimulatedInstance.launch(instances.size(), seed, job, rank);
+            instances.add(instance);
+            gpus += instance.gpus().size();
+            gpusByShape[shape.ordinal()] += instance.gpus().size();
+        }
+    }
+
+    private SimulatedJob job(Workload workload, InstanceType type, Lifecycle lifecycle, int nodes, int gpusPerNode) {
+        String team = workload == Workload.UNALLOCATED ? null : TEAMS.get(random.nextInt(TEAMS.size()));
+        String id = String.format("%s-%s-%05d", workload.jobIdPrefix(), team == null ? "pool" : team, jobs.size() + 1);
+        String model = type.gpuModel();
+        double speed = GpuSpecs.relativeSpeed(model);
+        boolean reportsWork = random.nextDouble() < 0.85;
+        return switch (workload) {
+            case DISTRIBUTED_TRAINING, TRAINING -> {
+                boolean memoryBound = random.nextDouble() < 0.2;
+                boolean collectives = nodes * gpusPerNode > 1;
+                // Across nodes the network is the bottleneck; inside one node NVLink keeps the overhead lower.
+                double overhead = !collectives ? 0 : nodes > 1 ? between(0.10, 0.40) : between(0.05, 0.15);
+                double busBandwidth = !collectives ? 0 : between(0.6, 0.9)
+                        * (nodes > 1 ? GpuSpecs.networkBusBandwidth(model) : GpuSpecs.nodeBusBandwidth(model));
+                double stepSeconds = nodes > 1 ? between(0.8, 4) : between(0.3, 2);
+                String unit = memoryBound || random.nextDouble() < 0.4 ? "samples" : "tokens";
+                double perA100Second = unit.equals("tokens") ? between(2500, 6000) : between(400, 1500);
+                double unitsPerGpuStep = perA100Second * speed * stepSeconds * (1 - overhead);
+                yield new SimulatedJob(id, team, workload, type.offer(lifecycle), model, nodes, gpusPerNode, unit,
+                        reportsWork, memoryBound,
+                        memoryBound ? between(0.40, 0.58) : between(0.80, 0.95),
+                        memoryBound ? between(0.65, 0.90) : between(0.25, 0.45),
+                        between(0.70, 0.95), overhead, stepSeconds, unitsPerGpuStep, busBandwidth, 0, 0);
+            }
+            case INFERENCE -> {
+                // Large GPUs serve language models (tokens), small ones request-sized models.
+                String unit = speed >= 1 ? "tokens" : "requests";
+                double perBatch = (unit.equals("tokens") ? between(400, 1600) : between(8, 64)) * Math.max(speed, 0.5);
+                yield new SimulatedJob(id, team, workload, type.offer(lifecycle), model, nodes, gpusPerNode, unit,
+                        reportsWork, false, between(0.35, 0.65), between(0.45, 0.80), between(0.40, 0.90), 0,
+                        between(0.02, 0.25), perBatch, 0, between(600, 3600), between(0, 2 * Math.PI));
+            }
+            case NOTEBOOK -> new SimulatedJob(id, team, workload, type.offer(lifecycle), model, nodes, gpusPerNode,
+                    null, false, false, 0, 0, between(0.05, 0.30), 0, 0, 0, 0, 0, 0);
+            case UNALLOCATED -> new SimulatedJob(id, null, workload, type.offer(lifecycle), model, nodes,
+                    gpusPerNode, null, false, false, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        };
+    }
+
+    private double between(double low, double high) {
+        return low + random.nextDouble() * (high - low);
+    }
+}

@@ -1,0 +1,108 @@
+package io.gpuledger.ingest.sim;
+
+import io.gpuledger.model.Offer;
+
+/**
+ * A job of the simulated fleet and the traits it keeps for its whole life: where it runs, how big
+ * it is, whether and how it reports work, and the figures its GPUs' telemetry is drawn around.
+ * Idle capacity is a job too (a notebook, or a spare node), so that every GPU has one.
+ *
+ * <p>Training is data parallel: every step ends with a ring all-reduce of the gradients over all
+ * of the job's GPUs, and the part of it that is not overlapped with compute is the exposed
+ * communication time, a fixed share of the step ({@link #commOverheadRatio()}).
+ *
+ * @param id                the job's name; spare capacity has one as well but reports none
+ * @param team              who pays for it; null for spare capacity
+ * @param offer             the pool its nodes are bought from: one instance type, bought one way
+ * @param nodes             instances it spans
+ * @param gpusPerNode       GPUs it uses on each of them
+ * @param unit              what its work units are ({@code tokens}, {@code samples}, {@code requests}); null when idle
+ * @param reportsWork       whether it publishes job progress; a job that does not must show as "no throughput reported"
+ * @param memoryBound       limited by memory bandwidth rather than arithmetic: high DRAM, low SM activity
+ * @param computeSmActive   SM activity while computing (training) or at full load (inference)
+ * @param computeDramActive DRAM activity likewise
+ * @param memoryShare       share of each GPU's memory it holds
+ * @param commOverheadRatio exposed collective time over step time, the same every step; 0 without collectives
+ * @param stepSeconds       mean wall time of one training step, or of one inference batch
+ * @param unitsPerGpuStep   work units one GPU completes per step (or batch)
+ * @param busBandwidth      all-reduce bus bandwidth, bytes/s (the nccl-tests definition); 0 without collectives
+ * @param loadPeriodSeconds inference only: period of its load cycle; 0 for steady work
+ * @param loadPhase         inference only: where in its cycle it stands at the epoch, in radians
+ */
+public record SimulatedJob(
+        String id,
+        String team,
+        Workload workload,
+        Offer offer,
+        String gpuModel,
+        int nodes,
+        int gpusPerNode,
+        String unit,
+        boolean reportsWork,
+        boolean memoryBound,
+        double computeSmActive,
+        double computeDramActive,
+        double memoryShare,
+        double commOverheadRatio,
+        double stepSeconds,
+        double unitsPerGpuStep,
+        double busBandwidth,
+        double loadPeriodSeconds,
+        double loadPhase) {
+
+    public boolean idle() {
+        return workload.idle();
+    }
+
+    /** The job id its GPUs report: none for spare capacity, which the contract then calls {@code unknown}. */
+    public String reportedJobId() {
+        return workload == Workload.UNALLOCATED ? null : id;
+    }
+
+    /** Whether work reports of it appear on the job-progress topic. */
+    public boolean publishesProgress() {
+        return reportsWork && !idle();
+    }
+
+    public int gpus() {
+        return nodes * gpusPerNode;
+    }
+
+    /** A ring all-reduce over n ranks moves 2(n−1)/n times the reduced bytes through each rank. */
+    public double busFactor() {
+        int ranks = gpus();
+        return workload.training() && ranks > 1 ? 2.0 * (ranks - 1) / ranks : 0;
+    }
+
+    public double commSecondsPerStep() {
+        return commOverheadRatio * stepSeconds;
+    }
+
+    /** Bytes reduced per step (the gradients), implied by the bus bandwidth and the exposed time. */
+    public double allReduceBytes() {
+        double factor = busFactor();
+        return factor == 0 ? 0 : busBandwidth * commSecondsPerStep() / factor;
+    }
+
+    /** algbw = reduced bytes ÷ collective time; busbw = algbw × 2(n−1)/n. */
+    public double algorithmBandwidth() {
+        double seconds = commSecondsPerStep();
+        return seconds == 0 ? 0 : allReduceBytes() / seconds;
+    }
+
+    /** Bytes each GPU sends through collectives in one step. */
+    public double ncclBytesPerGpuStep() {
+        return busFactor() * allReduceBytes();
+    }
+
+    /**
+     * Share of full load at a moment: steady work is always at 1, serving follows its cycle between
+     * 0.2 and 0.9.
+     */
+    public double load(double epochSeconds) {
+        if (loadPeriodSeconds <= 0) {
+            return 1;
+        }
+        return 0.55 + 0.35 * StrictMath.sin(2 * Math.PI * epochSeconds / loadPeriodSeconds + loadPhase);
+    }
+}

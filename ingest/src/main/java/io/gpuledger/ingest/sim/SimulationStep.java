@@ -1,0 +1,28 @@
+package io.gpuledger.ingest.sim;
+
+import io.gpuledger.model.CapacityEvent;
+import io.gpuledger.model.JobProgress;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.TelemetrySample;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Everything the fleet published for the interval that ends at {@code end}: a sample per running
+ * GPU, a work report per node of each job that reports work, the capacity notices given at
+ * {@code end}, and the spot price versions valid from {@code end}.
+ */
+public record SimulationStep(Instant end, List<TelemetrySample> telemetry, List<JobProgress> progress,
+        List<CapacityEvent> capacityEvents, List<PriceQuote> priceChanges) {
+
+    public SimulationStep {
+        telemetry = List.copyOf(telemetry);
+        progress = List.copyOf(progress);
+        capacityEvents = List.copyOf(capacityEvents);
+        priceChanges = List.copyOf(priceChanges);
+    }
+
+    public int records() {
+        return telemetry.size() + progress.size() + capacityEvents.size() + priceChanges.size();
+    }
+}
