@@ -35,9 +35,9 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
             }
             String value = args[++i];
             switch (option) {
-                case "--gpus" -> gpus = positive(option, value);
-                case "--interval" -> interval = Duration.ofSeconds(positive(option, value));
-                case "--http-port" -> httpPort = positive(option, value);
+                case "--gpus" -> gpus = UsageException.positive(option, value);
+                case "--interval" -> interval = Duration.ofSeconds(UsageException.positive(option, value));
+                case "--http-port" -> httpPort = UsageException.positive(option, value);
                 case "--spot-interruptions" -> spotInterruptions = rate(option, value);
                 case "--price-changes" -> priceChanges = rate(option, value);
                 case "--catalog" -> {
@@ -65,17 +65,5 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
             // reported below
         }
         throw new UsageException(option + " takes a rate per hour of 0 or more, not '" + value + "'");
-    }
-
-    private static int positive(String option, String value) {
-        try {
-            int number = Integer.parseInt(value);
-            if (number > 0) {
-                return number;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new UsageException(option + " takes a positive whole number, not '" + value + "'");
     }
 }

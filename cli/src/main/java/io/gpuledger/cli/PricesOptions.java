@@ -60,7 +60,7 @@ record PricesOptions(List<Location> catalogs, List<Location> awsSpot, List<Locat
                         case "--skypilot" -> skyPilot.add(skyPilot(value));
                         case "--instance-types" -> instanceTypes = Optional.of(location(option, value).path());
                         case "--reserved-term" -> reservedTerm = term(option, value);
-                        case "--interval" -> interval = Duration.ofSeconds(positive(option, value));
+                        case "--interval" -> interval = Duration.ofSeconds(UsageException.positive(option, value));
                         default -> throw new UsageException("unknown option '" + option + "'");
                     }
                 }
@@ -125,17 +125,5 @@ record PricesOptions(List<Location> catalogs, List<Location> awsSpot, List<Locat
         } catch (InvalidRecordException e) {
             throw new UsageException(e.getMessage());
         }
-    }
-
-    private static int positive(String option, String value) {
-        try {
-            int number = Integer.parseInt(value);
-            if (number > 0) {
-                return number;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new UsageException(option + " takes a positive whole number, not '" + value + "'");
     }
 }
