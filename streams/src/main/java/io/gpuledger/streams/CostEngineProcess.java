@@ -7,14 +7,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
- * {@link CostEngineMain} started as a child JVM, with its output in a log file: how benchmarks
+ * {@link CostEngineMain} started as a child JVM, with its output in a log file of its own: how benchmarks
  * and tests run the engine apart from the broker and from themselves, and how they crash it.
  *
  * <pre>{@code
  * try (CostEngineProcess engine = CostEngineProcess.start(classpath, List.of("-Xmx512m"), args, log)) {
- *     engine.awaitRunning(1, Duration.ofSeconds(60));
+ *     engine.awaitRunning(Duration.ofSeconds(60));
  * }
  * }</pre>
  */
@@ -43,20 +44,17 @@ public final class CostEngineProcess implements AutoCloseable {
         command.addAll(List.of("-cp", classpath, CostEngineMain.class.getName()));
         command.addAll(arguments);
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+                .redirectOutput(log.toFile());
         // The engine reads the environment too; only the command line may speak to it here.
         builder.environment().remove("KAFKA_BOOTSTRAP_SERVERS");
         builder.environment().keySet().removeIf(name -> name.startsWith("GPULEDGER_"));
         return new CostEngineProcess(builder.start(), log);
     }
 
-    /**
-     * Waits until the log holds the {@code times}-th {@link CostEngineMain#RUNNING} line: a
-     * restarted instance appending to the same log waits for its own.
-     */
-    public void awaitRunning(int times, Duration timeout) throws IOException, InterruptedException {
+    /** Waits until the engine has printed {@link CostEngineMain#RUNNING}: its tasks assigned and its state restored. */
+    public void awaitRunning(Duration timeout) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (runningLines() < times) {
+        while (!hasRun()) {
             if (!process.isAlive()) {
                 throw new IllegalStateException("the cost engine exited with status " + process.exitValue()
                         + " before it ran; its log: " + log + "\n" + tail());
@@ -69,12 +67,12 @@ public final class CostEngineProcess implements AutoCloseable {
         }
     }
 
-    private long runningLines() throws IOException {
+    private boolean hasRun() throws IOException {
         if (!Files.exists(log)) {
-            return 0;
+            return false;
         }
-        try (var lines = Files.lines(log)) {
-            return lines.filter(line -> line.startsWith(CostEngineMain.RUNNING)).count();
+        try (Stream<String> lines = Files.lines(log)) {
+            return lines.anyMatch(line -> line.startsWith(CostEngineMain.RUNNING));
         }
     }
 

@@ -51,7 +51,7 @@ class CostEngineMainTest {
             try (CostEngineProcess engine = CostEngineProcess.start(System.getProperty("java.class.path"),
                     List.of("-Xmx256m"), List.of("--bootstrap-servers", bootstrap, "--application-id", "main-test",
                             "--state-dir", dir.resolve("state").toString()), log)) {
-                engine.awaitRunning(1, Duration.ofSeconds(90));
+                engine.awaitRunning(Duration.ofSeconds(90));
 
                 // When a GPU reports two 10-second samples
                 publishSamples(bootstrap, 2);
