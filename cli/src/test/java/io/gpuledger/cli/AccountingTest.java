@@ -63,7 +63,7 @@ class AccountingTest {
     /**
      * The simulated day ends an hour or two before now. Kafka deletes records by their timestamps
      * (7 days on the topics, a day beyond the window on the engine's changelog), and refuses ones
-     * more than an hour ahead of its clock, so a fixed date would age out from under the test as the calendar moves.
+     * more than an hour ahead of its clock: a fixed date would age out from under the test.
      */
     private static final Instant DAY = Instant.now().truncatedTo(ChronoUnit.HOURS).minus(Duration.ofHours(25));
     /** Two samples a window, so that a kill can fall between the halves of one window. */
@@ -128,7 +128,7 @@ class AccountingTest {
                     return null;
                 });
 
-                // And it is killed once its committed output reaches a third of the day, and restarted on its own state
+                // And it is killed once its committed output reaches a third of the day, and restarted on its state
                 lagAtFirstKill = killWhenOutputReaches(DAY.plus(Duration.ofHours(8)), engines.get(0), ledger, progress);
                 engines.add(startEngine(bootstrap, state, "engine-2"));
 
