@@ -24,6 +24,10 @@ public final class Topics {
     public static final Topic<String, GpuUsage> USAGE = new Topic<>(
             "gpu.usage.v1", Serdes.String(), new JsonSerde<>(GpuUsage.class), Map.of());
 
+    /** Per-job, per-team and per-pool sums of GPU windows, by minute and by hour; key: {@code dimension|id}. */
+    public static final Topic<String, UsageRollup> ROLLUPS = new Topic<>(
+            "gpu.rollups.v1", Serdes.String(), new JsonSerde<>(UsageRollup.class), Map.of());
+
     /** Recommendations for automation; key: the target's id. */
     public static final Topic<String, Recommendation> RECOMMENDATIONS = new Topic<>(
             "gpu.recommendations.v1", Serdes.String(), new JsonSerde<>(Recommendation.class), Map.of());
@@ -44,7 +48,7 @@ public final class Topics {
             "gpu.telemetry.dlq.v1", Serdes.String(), Serdes.ByteArray(), Map.of());
 
     public static final List<Topic<?, ?>> ALL = List.of(
-            TELEMETRY, PRICES, USAGE, RECOMMENDATIONS, JOB_PROGRESS, CAPACITY_EVENTS, TELEMETRY_DEAD_LETTERS);
+            TELEMETRY, PRICES, USAGE, ROLLUPS, RECOMMENDATIONS, JOB_PROGRESS, CAPACITY_EVENTS, TELEMETRY_DEAD_LETTERS);
 
     private Topics() {
     }

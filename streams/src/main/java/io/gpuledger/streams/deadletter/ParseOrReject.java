@@ -10,6 +10,7 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
 import org.apache.kafka.streams.processor.api.FixedKeyRecord;
+import org.apache.kafka.streams.processor.api.ProcessingContext;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 
 /**
@@ -56,6 +57,12 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
     }
 
     private RecordHeaders deadLetterHeaders(FixedKeyRecord<String, byte[]> record, InvalidRecordException e) {
+        return refusedHeaders(record, context, e);
+    }
+
+    /** The record's headers plus why it was refused and where it came from. */
+    public static RecordHeaders refusedHeaders(FixedKeyRecord<?, ?> record, ProcessingContext context,
+            InvalidRecordException e) {
         RecordHeaders headers = new RecordHeaders(record.headers().toArray());
         DeadLetters.put(headers, DeadLetters.REASON, e.getMessage());
         DeadLetters.put(headers, DeadLetters.FIELD, e.field());
