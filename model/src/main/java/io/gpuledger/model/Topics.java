@@ -28,6 +28,14 @@ public final class Topics {
     public static final Topic<String, UsageRollup> ROLLUPS = new Topic<>(
             "gpu.rollups.v1", Serdes.String(), new JsonSerde<>(UsageRollup.class), Map.of());
 
+    /** Each job's cost against its reported work, by minute; key: job id. */
+    public static final Topic<String, JobEconomics> JOB_ECONOMICS = new Topic<>(
+            "gpu.job-economics.v1", Serdes.String(), new JsonSerde<>(JobEconomics.class), Map.of());
+
+    /** Work reports the cost engine could not read or accept, as {@link #TELEMETRY_DEAD_LETTERS}. */
+    public static final Topic<String, byte[]> JOB_PROGRESS_DEAD_LETTERS = new Topic<>(
+            "gpu.job-progress.dlq.v1", Serdes.String(), Serdes.ByteArray(), Map.of());
+
     /** Recommendations for automation; key: the target's id. */
     public static final Topic<String, Recommendation> RECOMMENDATIONS = new Topic<>(
             "gpu.recommendations.v1", Serdes.String(), new JsonSerde<>(Recommendation.class), Map.of());
@@ -48,7 +56,8 @@ public final class Topics {
             "gpu.telemetry.dlq.v1", Serdes.String(), Serdes.ByteArray(), Map.of());
 
     public static final List<Topic<?, ?>> ALL = List.of(
-            TELEMETRY, PRICES, USAGE, ROLLUPS, RECOMMENDATIONS, JOB_PROGRESS, CAPACITY_EVENTS, TELEMETRY_DEAD_LETTERS);
+            TELEMETRY, PRICES, USAGE, ROLLUPS, JOB_ECONOMICS, RECOMMENDATIONS, JOB_PROGRESS, CAPACITY_EVENTS,
+            TELEMETRY_DEAD_LETTERS, JOB_PROGRESS_DEAD_LETTERS);
 
     private Topics() {
     }

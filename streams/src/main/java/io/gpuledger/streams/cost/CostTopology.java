@@ -39,6 +39,7 @@ import org.apache.kafka.streams.state.WindowStore;
  *       per update of a one-minute window</li>
  *   <li>out: {@code gpu.rollups.v1} — key {@code dimension|id} (String), value
  *       {@link io.gpuledger.model.UsageRollup} JSON: per job, team and pool, by minute and hour</li>
+ *   <li>in: {@code gpu.job-progress.v1} and out: {@code gpu.job-economics.v1} — see {@link JobEconomicsFlow}</li>
  *   <li>out: {@code gpu.telemetry.dlq.v1} — the refused telemetry (malformed, invalid, keyed by
  *       anything but its GPU, or later than the grace period), key and bytes as received, with
  *       the reason in {@link io.gpuledger.model.DeadLetters} headers</li>
@@ -109,7 +110,7 @@ public final class CostTopology {
                 .to(Topics.USAGE.name(), Produced.with(Topics.USAGE.keySerde(), Topics.USAGE.valueSerde())
                         .withName("usage-sink"));
 
-        Rollups.addTo(perGpu);
+        JobEconomicsFlow.addTo(builder, Rollups.addTo(perGpu));
     }
 
     /** Adds a sample to its window, opening the window on its first sample. */

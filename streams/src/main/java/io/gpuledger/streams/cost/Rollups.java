@@ -41,11 +41,13 @@ final class Rollups {
     private Rollups() {
     }
 
-    static void addTo(KTable<Windowed<String>, GpuUsage> perGpu) {
+    /** Adds every roll-up; returns the per-job minutes (keyed as {@link #groupKey}) for the job economics. */
+    static KTable<String, UsageRollup> addTo(KTable<Windowed<String>, GpuUsage> perGpu) {
+        KTable<String, UsageRollup> jobMinutes = null;
         for (Dimension dimension : Dimension.values()) {
             for (Duration period : PERIODS) {
                 String name = "rollup-" + dimension.wire() + "-" + label(period);
-                perGpu.groupBy((window, usage) -> KeyValue.pair(groupKey(dimension, period, usage), usage),
+                KTable<String, UsageRollup> table = perGpu.groupBy((window, usage) -> KeyValue.pair(groupKey(dimension, period, usage), usage),
                                 Grouped.with(name + "-by-key", Serdes.String(), Topics.USAGE.valueSerde()))
                         .aggregate(() -> null,
                                 (key, usage, rollup) -> (rollup != null ? rollup : empty(dimension, period, usage))
@@ -54,14 +56,18 @@ final class Rollups {
                                 Named.as(name + "-aggregate"),
                                 Materialized.<String, UsageRollup, KeyValueStore<Bytes, byte[]>>as(name)
                                         .withKeySerde(Serdes.String())
-                                        .withValueSerde(SERDE))
-                        .toStream(Named.as(name + "-updates"))
+                                        .withValueSerde(SERDE));
+                if (dimension == Dimension.JOB && period.equals(PERIODS.get(0))) {
+                    jobMinutes = table;
+                }
+                table.toStream(Named.as(name + "-updates"))
                         .filter((key, rollup) -> rollup != null, Named.as(name + "-present"))
                         .selectKey((key, rollup) -> rollup.key(), Named.as(name + "-by-dimension"))
                         .to(Topics.ROLLUPS.name(), Produced.with(Topics.ROLLUPS.keySerde(), SERDE)
                                 .withName(name + "-sink"));
             }
         }
+        return jobMinutes;
     }
 
     static UsageRollup empty(Dimension dimension, Duration period, GpuUsage usage) {
@@ -71,11 +77,15 @@ final class Rollups {
     }
 
     private static String groupKey(Dimension dimension, Duration period, GpuUsage usage) {
-        return dimension.wire() + Check.KEY_SEPARATOR + UsageRollup.idOf(dimension, usage) + Check.KEY_SEPARATOR
-                + bucket(usage.windowStart(), period).toEpochMilli();
+        return groupKey(dimension, UsageRollup.idOf(dimension, usage), bucket(usage.windowStart(), period));
     }
 
-    private static Instant bucket(Instant at, Duration period) {
+    /** {@code dimension|id|bucketStartMillis}: the key of a roll-up in its store and repartition topic. */
+    static String groupKey(Dimension dimension, String id, Instant bucketStart) {
+        return dimension.wire() + Check.KEY_SEPARATOR + id + Check.KEY_SEPARATOR + bucketStart.toEpochMilli();
+    }
+
+    static Instant bucket(Instant at, Duration period) {
         long millis = at.toEpochMilli();
         return Instant.ofEpochMilli(millis - Math.floorMod(millis, period.toMillis()));
     }
