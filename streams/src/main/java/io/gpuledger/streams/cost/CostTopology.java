@@ -81,7 +81,7 @@ public final class CostTopology {
         Map<String, KStream<String, Parsed<TelemetrySample>>> telemetry = builder
                 .stream(Topics.TELEMETRY.name(),
                         Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("telemetry-source"))
-                .processValues(() -> new ParseOrReject<>(TelemetrySample.class, TelemetrySample::gpuUuid,
+                .processValues(() -> new ParseOrReject<>("telemetry", TelemetrySample.class, TelemetrySample::gpuUuid,
                         EventTime::millis), Named.as("telemetry-parse"))
                 .processValues(() -> new RejectTooLate(WINDOW, grace), Named.as("telemetry-late-gate"))
                 .split(Named.as("telemetry-"))

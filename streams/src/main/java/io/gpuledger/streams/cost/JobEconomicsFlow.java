@@ -52,7 +52,7 @@ final class JobEconomicsFlow {
         Map<String, KStream<String, Parsed<JobProgress>>> progress = builder
                 .stream(Topics.JOB_PROGRESS.name(),
                         Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("job-progress-source"))
-                .processValues(() -> new ParseOrReject<>(JobProgress.class, JobProgress::jobId,
+                .processValues(() -> new ParseOrReject<>("job-progress", JobProgress.class, JobProgress::jobId,
                         JobEconomicsFlow::eventTime), Named.as("job-progress-parse"))
                 .split(Named.as("job-progress-"))
                 .branch((job, parsed) -> parsed.isValid(), Branched.as("valid"))

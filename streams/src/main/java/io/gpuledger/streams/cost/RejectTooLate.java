@@ -6,6 +6,7 @@ import io.gpuledger.streams.deadletter.ParseOrReject;
 import io.gpuledger.streams.deadletter.Parsed;
 import java.time.Duration;
 import java.time.Instant;
+import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
 import org.apache.kafka.streams.processor.api.FixedKeyRecord;
@@ -25,6 +26,7 @@ final class RejectTooLate implements FixedKeyProcessor<String, Parsed<TelemetryS
     private final Duration grace;
     private FixedKeyProcessorContext<String, Parsed<TelemetrySample>> context;
     private long latestEventTime = Long.MIN_VALUE;
+    private Sensor late;
 
     RejectTooLate(Duration window, Duration grace) {
         this.window = window;
@@ -34,6 +36,7 @@ final class RejectTooLate implements FixedKeyProcessor<String, Parsed<TelemetryS
     @Override
     public void init(FixedKeyProcessorContext<String, Parsed<TelemetrySample>> context) {
         this.context = context;
+        this.late = ParseOrReject.deadLetterSensor(context, "telemetry-late");
     }
 
     @Override
@@ -48,6 +51,7 @@ final class RejectTooLate implements FixedKeyProcessor<String, Parsed<TelemetryS
             InvalidRecordException late = new InvalidRecordException("time", "late: its window ended at "
                     + Instant.ofEpochMilli(windowEnd) + " and closed " + grace.toSeconds() + " s later, before "
                     + Instant.ofEpochMilli(latestEventTime) + ", the latest time seen");
+            this.late.record();
             context.forward(record.withValue(Parsed.<TelemetrySample>invalid(record.value().raw(), late))
                     .withHeaders(ParseOrReject.refusedHeaders(record, context, late)));
             return;

@@ -157,8 +157,9 @@ class CostTopologyTest {
         assertThat(header(refused.get(1), DeadLetters.FIELD)).isEqualTo("smActive");
         assertThat(header(refused.get(1), DeadLetters.REASON)).isEqualTo("smActive: must be a ratio between 0 and 1, was 7.0");
         assertThat(header(refused.get(1), DeadLetters.SOURCE_OFFSET)).isEqualTo("1");
-        // and the good sample after them is still charged
+        // and the good sample after them is still charged, and the refusals are counted
         assertThat(latestWindows().get(T0).samples()).isEqualTo(1);
+        assertThat(deadLettersCounted("telemetry")).isEqualTo(2.0);
     }
 
     @Test
@@ -186,6 +187,7 @@ class CostTopologyTest {
         assertThat(header(late, DeadLetters.FIELD)).isEqualTo("time");
         assertThat(header(late, DeadLetters.REASON)).startsWith("time: late: its window ended at 2026-03-01T12:01:00Z");
         assertThat(deadLetters.isEmpty()).isTrue();
+        assertThat(deadLettersCounted("telemetry-late")).isEqualTo(1.0);
     }
 
     @Test
@@ -262,6 +264,14 @@ class CostTopologyTest {
             windows.put(update.windowStart(), update);
         }
         return windows;
+    }
+
+    private double deadLettersCounted(String input) {
+        return driver.metrics().entrySet().stream()
+                .filter(e -> e.getKey().name().equals("dead-letters-total")
+                        && input.equals(e.getKey().tags().get("gpuledger-id")))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
+                .sum();
     }
 
     private static String header(TestRecord<String, byte[]> record, String name) {
