@@ -110,7 +110,7 @@ public final class CostTopology {
                 .to(Topics.USAGE.name(), Produced.with(Topics.USAGE.keySerde(), Topics.USAGE.valueSerde())
                         .withName("usage-sink"));
 
-        JobEconomicsFlow.addTo(builder, Rollups.addTo(perGpu));
+        JobEconomicsFlow.addTo(builder, Rollups.addTo(builder, perGpu));
     }
 
     /** Adds a sample to its window, opening the window on its first sample. */

@@ -13,16 +13,20 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.KTable;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Repartitioned;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
 
 /**
- * Sums of GPU windows per job, team and pool, by minute (for the live view) and by hour (for
- * finance).
+ * Sums of GPU windows per job, team and pool: by minute, as a rolling five minutes refreshed
+ * with every minute (the live view), and by hour (for finance).
  *
  * <ul>
  *   <li>in: the per-GPU minute windows of {@link CostTopology}, as a table: an updated GPU window
@@ -41,9 +45,14 @@ final class Rollups {
     private Rollups() {
     }
 
+    /** Minutes summed by the rolling view. */
+    static final int ROLLING_MINUTES = 5;
+    static final String ROLLING_STORE = "rollup-rolling-5m";
+
     /** Adds every roll-up; returns the per-job minutes (keyed as {@link #groupKey}) for the job economics. */
-    static KTable<String, UsageRollup> addTo(KTable<Windowed<String>, GpuUsage> perGpu) {
+    static KTable<String, UsageRollup> addTo(StreamsBuilder builder, KTable<Windowed<String>, GpuUsage> perGpu) {
         KTable<String, UsageRollup> jobMinutes = null;
+        KStream<String, UsageRollup> minutes = null;
         for (Dimension dimension : Dimension.values()) {
             for (Duration period : PERIODS) {
                 String name = "rollup-" + dimension.wire() + "-" + label(period);
@@ -60,14 +69,30 @@ final class Rollups {
                 if (dimension == Dimension.JOB && period.equals(PERIODS.get(0))) {
                     jobMinutes = table;
                 }
-                table.toStream(Named.as(name + "-updates"))
+                KStream<String, UsageRollup> updates = table.toStream(Named.as(name + "-updates"))
                         .filter((key, rollup) -> rollup != null, Named.as(name + "-present"))
-                        .selectKey((key, rollup) -> rollup.key(), Named.as(name + "-by-dimension"))
-                        .to(Topics.ROLLUPS.name(), Produced.with(Topics.ROLLUPS.keySerde(), SERDE)
+                        .selectKey((key, rollup) -> rollup.key(), Named.as(name + "-by-dimension"));
+                if (period.equals(PERIODS.get(0))) {
+                    minutes = minutes == null ? updates : minutes.merge(updates, Named.as(name + "-merged"));
+                }
+                updates.to(Topics.ROLLUPS.name(), Produced.with(Topics.ROLLUPS.keySerde(), SERDE)
                                 .withName(name + "-sink"));
             }
         }
+        addRollingView(builder, minutes);
         return jobMinutes;
+    }
+
+    /** The last five minutes of every job, team and pool, refreshed each time one of its minutes changes. */
+    private static void addRollingView(StreamsBuilder builder, KStream<String, UsageRollup> minutes) {
+        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ROLLING_STORE),
+                Serdes.String(), new JsonSerde<>(RollingView.Recent.class)));
+        minutes.repartition(Repartitioned.<String, UsageRollup>as("rollup-rolling-by-dimension")
+                        .withKeySerde(Serdes.String()).withValueSerde(SERDE))
+                .processValues(() -> new RollingView(ROLLING_STORE, ROLLING_MINUTES), Named.as("rollup-rolling-5m"),
+                        ROLLING_STORE)
+                .to(Topics.ROLLUPS.name(), Produced.with(Topics.ROLLUPS.keySerde(), SERDE)
+                        .withName("rollup-rolling-5m-sink"));
     }
 
     static UsageRollup empty(Dimension dimension, Duration period, GpuUsage usage) {

@@ -96,6 +96,24 @@ class RollupsTest {
         assertThat(latest.get("team|" + UsageRollup.NO_TEAM + "|" + T0 + "|PT1H").gpus()).isEqualTo(3);
     }
 
+    @Test
+    void shouldRollTheLastFiveMinutesOfAJobWithEveryMinuteThatChanges() {
+        // Given seven minutes of one GPU, the last one reported in two halves
+        for (int minute = 1; minute <= 6; minute++) {
+            send(sample("GPU-1", "node-a", "job-r", null, T0.plusSeconds(60L * minute), 60, 0.9));
+        }
+        send(sample("GPU-1", "node-a", "job-r", null, T0.plusSeconds(60 * 6 + 30), 30, 0.9));
+        send(sample("GPU-1", "node-a", "job-r", null, T0.plusSeconds(60 * 7), 30, 0.9));
+
+        // Then the rolling view ends with the newest minute and holds the five minutes up to it, once each
+        Map<String, UsageRollup> latest = latest();
+        UsageRollup rolling = latest.get("job|job-r|" + T0.plusSeconds(60 * 2) + "|PT5M");
+        assertThat(rolling.windowEnd()).isEqualTo(T0.plusSeconds(60 * 7));
+        assertThat(rolling.totals().gpuSeconds()).isEqualTo(300.0);
+        assertThat(rolling.totals().cost()).isCloseTo(5 * GPU_PER_HOUR / 60, within(1e-12));
+        assertThat(rolling.costPerHour()).isCloseTo(GPU_PER_HOUR, within(1e-9));
+    }
+
     /** The last roll-up of each (key, window, period). */
     private Map<String, UsageRollup> latest() {
         Map<String, UsageRollup> latest = new LinkedHashMap<>();
