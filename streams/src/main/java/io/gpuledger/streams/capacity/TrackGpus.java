@@ -27,6 +27,8 @@ final class TrackGpus implements Processor<String, GpuUsage, String, PlacementCh
     private final Duration maxAge;
     private ProcessorContext<String, PlacementChange> context;
     private KeyValueStore<String, GpuAt> lastSeen;
+    /** End of the newest window this task has read: the "now" of usage time. */
+    private Instant newestWindowEnd;
 
     TrackGpus(String storeName, Duration maxAge) {
         this.storeName = storeName;
@@ -37,16 +39,19 @@ final class TrackGpus implements Processor<String, GpuUsage, String, PlacementCh
     public void init(ProcessorContext<String, PlacementChange> context) {
         this.context = context;
         this.lastSeen = context.getStateStore(storeName);
-        // Stream time, not the wall clock: a replay or a paused fleet must not forget GPUs that
-        // were fresh at the time of the data.
+        // Silence is measured in usage time (see forgetSilentGpus); the wall clock only says how
+        // often to look, whatever timestamps the records were written with.
         Duration every = maxAge.compareTo(Duration.ofMinutes(1)) < 0 ? maxAge : Duration.ofMinutes(1);
-        context.schedule(every, PunctuationType.STREAM_TIME, this::forgetSilentGpus);
+        context.schedule(every, PunctuationType.WALL_CLOCK_TIME, wallClock -> forgetSilentGpus());
     }
 
     @Override
     public void process(Record<String, GpuUsage> record) {
         GpuAt before = lastSeen.get(record.key());
         GpuAt now = GpuAt.of(record.value());
+        if (newestWindowEnd == null || now.gpu().lastWindowEnd().isAfter(newestWindowEnd)) {
+            newestWindowEnd = now.gpu().lastWindowEnd();
+        }
         if (before != null && before.gpu().lastWindowEnd().isAfter(now.gpu().lastWindowEnd())) {
             // A late update of an older window: the newer one already says where the GPU is.
             return;
@@ -61,8 +66,17 @@ final class TrackGpus implements Processor<String, GpuUsage, String, PlacementCh
         context.forward(new Record<>(now.instanceId(), PlacementChange.placed(now.gpu()), record.timestamp()));
     }
 
-    private void forgetSilentGpus(long streamTime) {
-        Instant oldest = Instant.ofEpochMilli(streamTime).minus(maxAge);
+    /**
+     * Silence is measured against the newest window read, the time notices are compared in, and
+     * not against stream time: that follows the timestamps the records were written with, and a
+     * replay, or a producer that stamps records when it sends them, would make every GPU look
+     * silent at once.
+     */
+    private void forgetSilentGpus() {
+        if (newestWindowEnd == null) {
+            return;
+        }
+        Instant oldest = newestWindowEnd.minus(maxAge);
         List<KeyValue<String, GpuAt>> silent = new ArrayList<>();
         try (KeyValueIterator<String, GpuAt> all = lastSeen.all()) {
             all.forEachRemaining(entry -> {
@@ -73,7 +87,8 @@ final class TrackGpus implements Processor<String, GpuUsage, String, PlacementCh
         }
         for (KeyValue<String, GpuAt> gpu : silent) {
             lastSeen.delete(gpu.key);
-            context.forward(new Record<>(gpu.value.instanceId(), PlacementChange.left(gpu.key), streamTime));
+            context.forward(new Record<>(gpu.value.instanceId(), PlacementChange.left(gpu.key),
+                    newestWindowEnd.toEpochMilli()));
         }
     }
 }

@@ -127,6 +127,23 @@ class CapacityTopologyTest {
     }
 
     @Test
+    void shouldJudgeSilenceByUsageTimeWhateverTheRecordsWereStampedWith() {
+        // Given usage windows of an hour ago, written now, as a replay or a producer stamping at send time does
+        Instant now = T0.plus(Duration.ofHours(1));
+        for (int gpu = 0; gpu < 2; gpu++) {
+            GpuUsage window = window(gpu, "i-0abc", "train-llm", T0);
+            usage.pipeInput(new TestRecord<>(window.gpuUuid(), Json.write(window), now));
+        }
+
+        // When the stage looks for silent GPUs, and a notice of that time arrives
+        driver.advanceWallClockTime(Duration.ofMinutes(1));
+        send(notice("i-0abc", T0.plusSeconds(90)));
+
+        // Then the GPUs are still placed: they are silent only once newer usage of others says so
+        assertThat(enriched.readValue().jobs()).containsExactly(new PlacedJob("train-llm", 2, 3.0));
+    }
+
+    @Test
     void shouldPublishANoticeForAnUnknownInstanceWithAnEmptyPlacementSayingSo() {
         // Given usage of one instance only
         report(window(0, "i-0abc", "train-llm", T0));
@@ -228,7 +245,8 @@ class CapacityTopologyTest {
             report(window(1, "i-0abc", "train-llm", T0.plusSeconds(60L * minute)));
         }
 
-        // When a late notice for the silent instance arrives
+        // When the stage has looked for silent GPUs, and a late notice for the silent instance arrives
+        driver.advanceWallClockTime(Duration.ofMinutes(1));
         send(notice("i-0gone", T0.plusSeconds(900)));
 
         // Then the stage kept nothing of it
