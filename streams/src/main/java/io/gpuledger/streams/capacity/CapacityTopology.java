@@ -86,9 +86,11 @@ public final class CapacityTopology {
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(GPU_STORE), Serdes.String(),
                 new JsonSerde<>(GpuAt.class)));
 
+        // A window is dated by its start: an update of the window under way then sorts before a
+        // notice that arrives during it, where Kafka Streams has both to choose from.
         Map<String, KStream<String, Parsed<GpuUsage>>> usage = readOrReject(builder, Topics.USAGE, "capacity-usage",
                 () -> new ParseOrReject<>(GpuUsage.class, CapacityTopology::placeableGpu,
-                        window -> window.windowEnd().toEpochMilli()), Topics.USAGE_DEAD_LETTERS);
+                        window -> window.windowStart().toEpochMilli()), Topics.USAGE_DEAD_LETTERS);
 
         // In memory: one row per GPU and per instance of the fleet, rebuilt from the changelogs.
         return usage.get("capacity-usage-valid")
