@@ -3,6 +3,7 @@ package io.gpuledger.streams.cost;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
+import io.gpuledger.streams.capacity.CapacityTopology;
 import io.gpuledger.streams.deadletter.ParseOrReject;
 import io.gpuledger.streams.deadletter.Parsed;
 import io.gpuledger.streams.price.CurrencyRates;
@@ -40,6 +41,8 @@ import org.apache.kafka.streams.state.WindowStore;
  *   <li>out: {@code gpu.rollups.v1} — key {@code dimension|id} (String), value
  *       {@link io.gpuledger.model.UsageRollup} JSON: per job, team and pool, by minute and hour</li>
  *   <li>in: {@code gpu.job-progress.v1} and out: {@code gpu.job-economics.v1} — see {@link JobEconomicsFlow}</li>
+ *   <li>in: {@code gpu.capacity-events.v1} (and this engine's {@code gpu.usage.v1}), out:
+ *       {@code gpu.capacity-events.enriched.v1} — see {@link CapacityTopology}</li>
  *   <li>out: {@code gpu.telemetry.dlq.v1} — the refused telemetry (malformed, invalid, keyed by
  *       anything but its GPU, or later than the grace period), key and bytes as received, with
  *       the reason in {@link io.gpuledger.model.DeadLetters} headers</li>
@@ -111,6 +114,7 @@ public final class CostTopology {
                         .withName("usage-sink"));
 
         JobEconomicsFlow.addTo(builder, Rollups.addTo(builder, perGpu));
+        CapacityTopology.addTo(builder, CapacityTopology.DEFAULT_PLACEMENT_MAX_AGE);
     }
 
     /** Adds a sample to its window, opening the window on its first sample. */
