@@ -1,0 +1,87 @@
+package io.gpuledger.streams;
+
+import io.gpuledger.streams.cost.CostTopology;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
+
+/**
+ * The cost engine as a process of its own, as production runs it:
+ * {@code java -cp ... io.gpuledger.streams.CostEngineMain --bootstrap-servers HOST:PORT}
+ * (options: {@link CostEngineOptions#USAGE}).
+ *
+ * <p>It prints {@value #RUNNING} each time the engine reaches that state (supervisors and tests
+ * wait for the line), stops cleanly on SIGTERM (Kafka Streams commits and writes its checkpoints
+ * before the JVM exits), and exits with status 1 if Kafka Streams fails for good, so that a
+ * supervisor restarts it. Exit status 2: the command line is wrong.
+ *
+ * <p>It builds its Kafka Streams instance from {@link CostTopology} and {@link CostEngineConfig}
+ * itself rather than through {@link CostEngine}, because it sets what {@link CostEngine} takes no
+ * setting for (static group membership); the thread-replacement policy is the same.
+ */
+public final class CostEngineMain {
+
+    public static final String RUNNING = "cost engine: RUNNING";
+    public static final String STOPPED = "cost engine: stopped";
+
+    private CostEngineMain() {
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        CostEngineOptions options;
+        try {
+            options = CostEngineOptions.parse(args, System.getenv());
+        } catch (IllegalArgumentException e) {
+            System.err.println("cost engine: " + e.getMessage());
+            System.err.print(CostEngineOptions.USAGE);
+            System.exit(2);
+            return;
+        }
+        if (options.help()) {
+            System.out.print(CostEngineOptions.USAGE);
+            return;
+        }
+        System.exit(run(options, System.out));
+    }
+
+    /** Runs until SIGTERM (the JVM then exits from the shutdown hook) or until Kafka Streams fails; returns 1 then. */
+    static int run(CostEngineOptions options, PrintStream out) throws InterruptedException {
+        CostEngineConfig config = options.config();
+        KafkaStreams streams = new KafkaStreams(CostTopology.build(config.grace()), properties(options));
+        CountDownLatch failed = new CountDownLatch(1);
+        // A thread that dies on an unexpected error is replaced; its task restarts from the last commit.
+        streams.setUncaughtExceptionHandler(error -> StreamThreadExceptionResponse.REPLACE_THREAD);
+        streams.setStateListener((now, before) -> {
+            if (now == KafkaStreams.State.RUNNING) {
+                out.println(RUNNING + " (application " + config.applicationId() + ", Kafka "
+                        + config.bootstrapServers() + ", state " + config.stateDir().toAbsolutePath() + ")");
+            } else if (now == KafkaStreams.State.ERROR) {
+                out.println("cost engine: failed; stopping");
+                failed.countDown();
+            }
+        });
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            boolean closed = streams.close(Duration.ofSeconds(30));
+            out.println(closed ? STOPPED : "cost engine: did not stop within 30 s");
+        }, "cost-engine-shutdown"));
+        out.println("cost engine: starting, application " + config.applicationId() + ", Kafka "
+                + config.bootstrapServers());
+        streams.start();
+        failed.await();
+        streams.close(Duration.ofSeconds(30));
+        return 1;
+    }
+
+    static Properties properties(CostEngineOptions options) {
+        Properties props = options.config().toProperties();
+        // Only the group's own consumer is a member: restore and global consumers have no group to join.
+        options.instanceId().ifPresent(id ->
+                props.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), id));
+        return props;
+    }
+}

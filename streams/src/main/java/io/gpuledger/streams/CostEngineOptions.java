@@ -1,0 +1,83 @@
+package io.gpuledger.streams;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What {@link CostEngineMain} is told on its command line and in its environment; an option
+ * given on the command line wins over the environment.
+ *
+ * @param instanceId a name that stays the same across restarts of this one instance (a pod or
+ *                   host name): the engine then joins its consumer group as a static member, so
+ *                   an instance restarted after a crash takes its partitions back at once instead
+ *                   of waiting for the group to time the dead one out
+ */
+public record CostEngineOptions(String bootstrapServers, String applicationId, Path stateDir,
+        Optional<String> instanceId, boolean help) {
+
+    public static final String USAGE = """
+            usage: java -cp ... io.gpuledger.streams.CostEngineMain [OPTIONS]
+
+            The cost engine (Kafka Streams): gpu.telemetry.v1 priced with pricing.quotes.v1 into
+            one-minute windows per GPU on gpu.usage.v1, exactly once. Stops cleanly on SIGTERM.
+
+              --bootstrap-servers HOST:PORT[,...]  Kafka (or KAFKA_BOOTSTRAP_SERVERS); required
+              --application-id ID   Kafka Streams application id: the consumer group, and the
+                                    prefix of internal topics (or GPULEDGER_APPLICATION_ID;
+                                    default gpu-ledger-cost-engine)
+              --state-dir DIR       local state (or GPULEDGER_STATE_DIR; default
+                                    .gpu-ledger/cost-engine-state)
+              --instance-id NAME    stable name of this instance, for static group membership
+                                    (or GPULEDGER_INSTANCE_ID; default: none)
+              --help                show this text
+            """;
+
+    static final Path DEFAULT_STATE_DIR = Path.of(".gpu-ledger", "cost-engine-state");
+
+    public static CostEngineOptions parse(String[] args, Map<String, String> env) {
+        String bootstrap = env.get("KAFKA_BOOTSTRAP_SERVERS");
+        String applicationId = env.getOrDefault("GPULEDGER_APPLICATION_ID", CostEngineConfig.DEFAULT_APPLICATION_ID);
+        String stateDir = env.get("GPULEDGER_STATE_DIR");
+        String instanceId = env.get("GPULEDGER_INSTANCE_ID");
+        for (int i = 0; i < args.length; i++) {
+            String option = args[i];
+            if (option.equals("--help") || option.equals("-h")) {
+                return new CostEngineOptions(bootstrap, applicationId, DEFAULT_STATE_DIR, Optional.empty(), true);
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException(option.startsWith("--") ? option + " needs a value"
+                        : "unknown argument '" + option + "'");
+            }
+            String value = args[++i];
+            switch (option) {
+                case "--bootstrap-servers" -> bootstrap = value;
+                case "--application-id" -> applicationId = value;
+                case "--state-dir" -> stateDir = value;
+                case "--instance-id" -> instanceId = value;
+                default -> throw new IllegalArgumentException("unknown option '" + option + "'");
+            }
+        }
+        if (blank(bootstrap)) {
+            throw new IllegalArgumentException("no Kafka to connect to: give --bootstrap-servers or set "
+                    + "KAFKA_BOOTSTRAP_SERVERS");
+        }
+        if (blank(applicationId)) {
+            throw new IllegalArgumentException("the application id must not be blank");
+        }
+        return new CostEngineOptions(bootstrap, applicationId,
+                blank(stateDir) ? DEFAULT_STATE_DIR : Path.of(stateDir),
+                blank(instanceId) ? Optional.empty() : Optional.of(instanceId), false);
+    }
+
+    /** The engine's settings: the defaults of {@link CostEngineConfig}, with this Kafka, application and state. */
+    public CostEngineConfig config() {
+        CostEngineConfig defaults = CostEngineConfig.defaults(bootstrapServers, stateDir);
+        return new CostEngineConfig(bootstrapServers, applicationId, stateDir, defaults.streamThreads(),
+                defaults.commitInterval(), defaults.grace());
+    }
+
+    private static boolean blank(String value) {
+        return value == null || value.isBlank();
+    }
+}

@@ -1,0 +1,77 @@
+package io.gpuledger.streams;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Test;
+
+class CostEngineOptionsTest {
+
+    @Test
+    void shouldTakeItsSettingsFromTheEnvironmentWhenTheCommandLineNamesNone() {
+        // Given an environment that names Kafka, the application, the state and the instance
+        Map<String, String> env = Map.of("KAFKA_BOOTSTRAP_SERVERS", "kafka-1:9092",
+                "GPULEDGER_APPLICATION_ID", "costs-eu", "GPULEDGER_STATE_DIR", "/var/lib/costs",
+                "GPULEDGER_INSTANCE_ID", "engine-0");
+
+        // When the engine is started with no option
+        CostEngineOptions options = CostEngineOptions.parse(new String[0], env);
+
+        // Then it uses them
+        assertThat(options.bootstrapServers()).isEqualTo("kafka-1:9092");
+        assertThat(options.applicationId()).isEqualTo("costs-eu");
+        assertThat(options.stateDir()).isEqualTo(Path.of("/var/lib/costs"));
+        assertThat(options.instanceId()).contains("engine-0");
+    }
+
+    @Test
+    void shouldLetTheCommandLineWinOverTheEnvironment() {
+        // Given an environment naming one Kafka
+        Map<String, String> env = Map.of("KAFKA_BOOTSTRAP_SERVERS", "kafka-1:9092");
+
+        // When the command line names another
+        CostEngineOptions options = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "127.0.0.1:9092",
+                "--state-dir", "state"}, env);
+
+        // Then the command line wins, and what neither names has its default
+        assertThat(options.bootstrapServers()).isEqualTo("127.0.0.1:9092");
+        assertThat(options.stateDir()).isEqualTo(Path.of("state"));
+        assertThat(options.applicationId()).isEqualTo(CostEngineConfig.DEFAULT_APPLICATION_ID);
+        assertThat(options.instanceId()).isEmpty();
+    }
+
+    @Test
+    void shouldRefuseToStartWithoutKafka() {
+        assertThatThrownBy(() -> CostEngineOptions.parse(new String[0], Map.of()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("KAFKA_BOOTSTRAP_SERVERS");
+    }
+
+    @Test
+    void shouldRefuseAnOptionItDoesNotKnowOrOneWithoutItsValue() {
+        assertThatThrownBy(() -> CostEngineOptions.parse(new String[] {"--threads", "4"}, Map.of()))
+                .hasMessageContaining("unknown option '--threads'");
+        assertThatThrownBy(() -> CostEngineOptions.parse(new String[] {"--state-dir"}, Map.of()))
+                .hasMessageContaining("--state-dir needs a value");
+    }
+
+    @Test
+    void shouldJoinTheGroupAsAStaticMemberOnlyWhenGivenAnInstanceName() {
+        // Given one engine named and one not
+        CostEngineOptions named = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092",
+                "--instance-id", "engine-0"}, Map.of());
+        CostEngineOptions anonymous = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092"}, Map.of());
+
+        // When their Kafka Streams settings are made
+        Properties namedProps = CostEngineMain.properties(named);
+        Properties anonymousProps = CostEngineMain.properties(anonymous);
+
+        // Then only the named one's group consumer carries a group instance id, and both stay exactly-once
+        assertThat(namedProps).containsEntry("main.consumer.group.instance.id", "engine-0");
+        assertThat(anonymousProps.stringPropertyNames()).noneMatch(name -> name.endsWith("group.instance.id"));
+        assertThat(namedProps).containsEntry(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+    }
+}
