@@ -72,9 +72,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
 
     /** The engine's settings: the defaults of {@link CostEngineConfig}, with this Kafka, application and state. */
     public CostEngineConfig config() {
-        CostEngineConfig defaults = CostEngineConfig.defaults(bootstrapServers, stateDir);
-        return new CostEngineConfig(bootstrapServers, applicationId, stateDir, defaults.streamThreads(),
-                defaults.commitInterval(), defaults.grace());
+        return CostEngineConfig.defaults(bootstrapServers, stateDir).withApplicationId(applicationId);
     }
 
     private static boolean blank(String value) {
