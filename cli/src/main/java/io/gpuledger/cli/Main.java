@@ -32,7 +32,15 @@ public final class Main {
                          --interval SECONDS        between readings with --watch (default 300)
                          --dry-run                 print the quotes, one JSON object per line; publish nothing
                        each source option may be given more than once
-              bench    benchmarks that print numbers: agent (CPU and memory of the agent on 8 GPUs)
+              bench    benchmarks that print numbers (docs/benchmarks.md):
+                         agent   CPU and memory of the node agent on 8 GPUs
+                                   --seconds N  measured (default 120)  --warmup N  before (default 60)
+                         engine  samples per second of the cost engine (its own process, exactly-once)
+                                 against a plain consumer-to-producer copy on the same embedded broker
+                                   --samples N  telemetry samples preloaded (default 2000000)
+                                   --gpus G     simulated GPUs they come from (default 1000)
+                                   --warmup W   first records left out of the warm figure (default 500000)
+                                   --threads T  the engine's stream threads (default 1, its own default)
               help     show this text
             """;
 

@@ -75,7 +75,7 @@ class AccountingTest {
      */
     private static final int PARTITIONS = 1;
     private static final String APPLICATION = "accounting-engine";
-    /** Restarted under the same name, as a supervisor restarts a crashed instance: it takes its partitions back at once. */
+    /** Restarted under one name, as a supervisor restarts a crashed instance: it takes its partitions back at once. */
     private static final String INSTANCE = "accounting-engine-0";
     /** The day goes out in slices a little apart, so that the engine dies while input still flows. */
     private static final int SLICES = 60;
@@ -118,7 +118,8 @@ class AccountingTest {
 
             List<CostEngineProcess> engines = new ArrayList<>();
             ExecutorService publishing = Executors.newSingleThreadExecutor();
-            try (UsageLedger ledger = new UsageLedger(bootstrap); GroupProgress progress = new GroupProgress(bootstrap)) {
+            try (UsageLedger ledger = new UsageLedger(bootstrap);
+                    GroupProgress progress = new GroupProgress(bootstrap)) {
                 // When the engine runs as its own process while the day is published
                 Path state = dir.resolve("state");
                 engines.add(startEngine(bootstrap, state, "engine-1"));

@@ -14,7 +14,7 @@ import java.util.Optional;
  *                   of waiting for the group to time the dead one out
  */
 public record CostEngineOptions(String bootstrapServers, String applicationId, Path stateDir,
-        Optional<String> instanceId, boolean help) {
+        Optional<String> instanceId, int streamThreads, boolean help) {
 
     public static final String USAGE = """
             usage: java -cp ... io.gpuledger.streams.CostEngineMain [OPTIONS]
@@ -30,6 +30,8 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                                     .gpu-ledger/cost-engine-state)
               --instance-id NAME    stable name of this instance, for static group membership
                                     (or GPULEDGER_INSTANCE_ID; default: none)
+              --threads N           stream threads, each working its share of the partitions
+                                    (or GPULEDGER_STREAM_THREADS; default 1)
               --help                show this text
             """;
 
@@ -40,10 +42,11 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
         String applicationId = env.getOrDefault("GPULEDGER_APPLICATION_ID", CostEngineConfig.DEFAULT_APPLICATION_ID);
         String stateDir = env.get("GPULEDGER_STATE_DIR");
         String instanceId = env.get("GPULEDGER_INSTANCE_ID");
+        String threads = env.get("GPULEDGER_STREAM_THREADS");
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (option.equals("--help") || option.equals("-h")) {
-                return new CostEngineOptions(bootstrap, applicationId, DEFAULT_STATE_DIR, Optional.empty(), true);
+                return new CostEngineOptions(bootstrap, applicationId, DEFAULT_STATE_DIR, Optional.empty(), 1, true);
             }
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException(option.startsWith("--") ? option + " needs a value"
@@ -55,6 +58,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                 case "--application-id" -> applicationId = value;
                 case "--state-dir" -> stateDir = value;
                 case "--instance-id" -> instanceId = value;
+                case "--threads" -> threads = value;
                 default -> throw new IllegalArgumentException("unknown option '" + option + "'");
             }
         }
@@ -67,12 +71,27 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
         }
         return new CostEngineOptions(bootstrap, applicationId,
                 blank(stateDir) ? DEFAULT_STATE_DIR : Path.of(stateDir),
-                blank(instanceId) ? Optional.empty() : Optional.of(instanceId), false);
+                blank(instanceId) ? Optional.empty() : Optional.of(instanceId),
+                blank(threads) ? 1 : positive("--threads", threads), false);
+    }
+
+    private static int positive(String option, String value) {
+        try {
+            int number = Integer.parseInt(value.strip());
+            if (number > 0) {
+                return number;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(option + " takes a positive whole number, not '" + value + "'");
     }
 
     /** The engine's settings: the defaults of {@link CostEngineConfig}, with this Kafka, application and state. */
     public CostEngineConfig config() {
-        return CostEngineConfig.defaults(bootstrapServers, stateDir).withApplicationId(applicationId);
+        CostEngineConfig defaults = CostEngineConfig.defaults(bootstrapServers, stateDir);
+        return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads,
+                defaults.commitInterval(), defaults.grace(), defaults.rates());
     }
 
     private static boolean blank(String value) {

@@ -16,7 +16,7 @@ class CostEngineOptionsTest {
         // Given an environment that names Kafka, the application, the state and the instance
         Map<String, String> env = Map.of("KAFKA_BOOTSTRAP_SERVERS", "kafka-1:9092",
                 "GPULEDGER_APPLICATION_ID", "costs-eu", "GPULEDGER_STATE_DIR", "/var/lib/costs",
-                "GPULEDGER_INSTANCE_ID", "engine-0");
+                "GPULEDGER_INSTANCE_ID", "engine-0", "GPULEDGER_STREAM_THREADS", "3");
 
         // When the engine is started with no option
         CostEngineOptions options = CostEngineOptions.parse(new String[0], env);
@@ -26,6 +26,7 @@ class CostEngineOptionsTest {
         assertThat(options.applicationId()).isEqualTo("costs-eu");
         assertThat(options.stateDir()).isEqualTo(Path.of("/var/lib/costs"));
         assertThat(options.instanceId()).contains("engine-0");
+        assertThat(options.streamThreads()).isEqualTo(3);
     }
 
     @Test
@@ -45,6 +46,18 @@ class CostEngineOptionsTest {
     }
 
     @Test
+    void shouldRunAsManyStreamThreadsAsToldAndOneByDefault() {
+        CostEngineOptions told = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092",
+                "--threads", "2"}, Map.of());
+        CostEngineOptions untold = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092"}, Map.of());
+
+        assertThat(CostEngineMain.properties(told)).containsEntry(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 2);
+        assertThat(CostEngineMain.properties(untold)).containsEntry(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
+        assertThatThrownBy(() -> CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092",
+                "--threads", "0"}, Map.of())).hasMessageContaining("--threads takes a positive whole number");
+    }
+
+    @Test
     void shouldRefuseToStartWithoutKafka() {
         assertThatThrownBy(() -> CostEngineOptions.parse(new String[0], Map.of()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("KAFKA_BOOTSTRAP_SERVERS");
@@ -52,8 +65,8 @@ class CostEngineOptionsTest {
 
     @Test
     void shouldRefuseAnOptionItDoesNotKnowOrOneWithoutItsValue() {
-        assertThatThrownBy(() -> CostEngineOptions.parse(new String[] {"--threads", "4"}, Map.of()))
-                .hasMessageContaining("unknown option '--threads'");
+        assertThatThrownBy(() -> CostEngineOptions.parse(new String[] {"--partitions", "4"}, Map.of()))
+                .hasMessageContaining("unknown option '--partitions'");
         assertThatThrownBy(() -> CostEngineOptions.parse(new String[] {"--state-dir"}, Map.of()))
                 .hasMessageContaining("--state-dir needs a value");
     }
