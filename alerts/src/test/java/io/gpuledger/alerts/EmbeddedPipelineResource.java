@@ -44,8 +44,7 @@ public class EmbeddedPipelineResource implements QuarkusTestResourceLifecycleMan
             throw new UncheckedIOException(e);
         }
         CostEngineConfig defaults = CostEngineConfig.defaults(kafka.bootstrapServers(), stateDir);
-        engine = new CostEngine(new CostEngineConfig(defaults.bootstrapServers(), defaults.applicationId(),
-                stateDir, 1, Duration.ofMillis(200), defaults.grace()));
+        engine = new CostEngine(defaults.withCommitInterval(Duration.ofMillis(200)));
         engine.start();
         return Map.of("kafka.bootstrap.servers", kafka.bootstrapServers());
     }

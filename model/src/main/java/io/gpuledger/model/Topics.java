@@ -24,6 +24,18 @@ public final class Topics {
     public static final Topic<String, GpuUsage> USAGE = new Topic<>(
             "gpu.usage.v1", Serdes.String(), new JsonSerde<>(GpuUsage.class), Map.of());
 
+    /** Per-job, per-team and per-pool sums of GPU windows, by minute and by hour; key: {@code dimension|id}. */
+    public static final Topic<String, UsageRollup> ROLLUPS = new Topic<>(
+            "gpu.rollups.v1", Serdes.String(), new JsonSerde<>(UsageRollup.class), Map.of());
+
+    /** Each job's cost against its reported work, by minute; key: job id. */
+    public static final Topic<String, JobEconomics> JOB_ECONOMICS = new Topic<>(
+            "gpu.job-economics.v1", Serdes.String(), new JsonSerde<>(JobEconomics.class), Map.of());
+
+    /** Work reports the cost engine could not read or accept, as {@link #TELEMETRY_DEAD_LETTERS}. */
+    public static final Topic<String, byte[]> JOB_PROGRESS_DEAD_LETTERS = new Topic<>(
+            "gpu.job-progress.dlq.v1", Serdes.String(), Serdes.ByteArray(), Map.of());
+
     /** Recommendations for automation; key: the target's id. */
     public static final Topic<String, Recommendation> RECOMMENDATIONS = new Topic<>(
             "gpu.recommendations.v1", Serdes.String(), new JsonSerde<>(Recommendation.class), Map.of());
@@ -43,8 +55,29 @@ public final class Topics {
     public static final Topic<String, byte[]> TELEMETRY_DEAD_LETTERS = new Topic<>(
             "gpu.telemetry.dlq.v1", Serdes.String(), Serdes.ByteArray(), Map.of());
 
+    /** Capacity notices with the GPUs, jobs and cost of their instance, once per notice; key: instance id. */
+    public static final Topic<String, EnrichedCapacityEvent> CAPACITY_EVENTS_ENRICHED = new Topic<>(
+            "gpu.capacity-events.enriched.v1", Serdes.String(), new JsonSerde<>(EnrichedCapacityEvent.class),
+            Map.of());
+
+    /**
+     * Capacity notices the cost engine could not read or accept, as received, with
+     * {@link DeadLetters} headers.
+     */
+    public static final Topic<String, byte[]> CAPACITY_EVENT_DEAD_LETTERS = new Topic<>(
+            "gpu.capacity-events.dlq.v1", Serdes.String(), Serdes.ByteArray(), Map.of());
+
+    /**
+     * Usage windows the cost engine could not read or place on an instance, as received, with
+     * {@link DeadLetters} headers.
+     */
+    public static final Topic<String, byte[]> USAGE_DEAD_LETTERS = new Topic<>(
+            "gpu.usage.dlq.v1", Serdes.String(), Serdes.ByteArray(), Map.of());
+
     public static final List<Topic<?, ?>> ALL = List.of(
-            TELEMETRY, PRICES, USAGE, RECOMMENDATIONS, JOB_PROGRESS, CAPACITY_EVENTS, TELEMETRY_DEAD_LETTERS);
+            TELEMETRY, PRICES, USAGE, ROLLUPS, JOB_ECONOMICS, RECOMMENDATIONS, JOB_PROGRESS, CAPACITY_EVENTS,
+            CAPACITY_EVENTS_ENRICHED, TELEMETRY_DEAD_LETTERS, JOB_PROGRESS_DEAD_LETTERS, CAPACITY_EVENT_DEAD_LETTERS,
+            USAGE_DEAD_LETTERS);
 
     private Topics() {
     }

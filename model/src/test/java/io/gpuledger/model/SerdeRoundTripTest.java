@@ -13,7 +13,9 @@ class SerdeRoundTripTest {
 
     @Test
     void shouldRoundTripEveryContractRecordThroughItsTopicSerde() {
-        GpuUsage usage = GpuUsage.empty(sample(), T0, T0.plusSeconds(60)).add(sample(), 4.09625, "USD");
+        GpuUsage usage = GpuUsage.empty(sample(), T0, T0.plusSeconds(60), "USD").add(sample(), 4.09625);
+        UsageRollup rollup = new UsageRollup(UsageRollup.Dimension.JOB, "train-llm", T0, T0.plusSeconds(60), "USD", 0,
+                null).plus(usage);
         Recommendation recommendation = new Recommendation(Recommendation.SCHEMA_VERSION,
                 "reclaim_idle:gpu:GPU-1", RecommendationKind.RECLAIM_IDLE,
                 new Recommendation.Target("gpu", "GPU-1", "node-a1", "i-0abc", "aws", "us-east-1", "p4d.24xlarge",
@@ -23,6 +25,7 @@ class SerdeRoundTripTest {
         assertThat(roundTrip(Topics.TELEMETRY, sample())).isEqualTo(sample());
         assertThat(roundTrip(Topics.PRICES, quote())).isEqualTo(quote());
         assertThat(roundTrip(Topics.USAGE, usage)).isEqualTo(usage);
+        assertThat(roundTrip(Topics.ROLLUPS, rollup)).isEqualTo(rollup);
         assertThat(roundTrip(Topics.RECOMMENDATIONS, recommendation)).isEqualTo(recommendation);
 
         JobProgress progress = new JobProgress("train-llm", "research", "node-a1", "i-0abc",
@@ -46,7 +49,7 @@ class SerdeRoundTripTest {
 
     @Test
     void shouldWriteTheDerivedCostPerHourOfAUsageWindow() {
-        GpuUsage usage = GpuUsage.empty(sample(), T0, T0.plusSeconds(60)).add(sample(), 3.6, "USD");
+        GpuUsage usage = GpuUsage.empty(sample(), T0, T0.plusSeconds(60), "USD").add(sample(), 3.6);
 
         String json = Json.writeString(usage);
 

@@ -14,7 +14,7 @@ public final class CostEngine implements AutoCloseable {
     private final CountDownLatch running = new CountDownLatch(1);
 
     public CostEngine(CostEngineConfig config) {
-        this.streams = new KafkaStreams(CostTopology.build(config.grace()), config.toProperties());
+        this.streams = new KafkaStreams(CostTopology.build(config.grace(), config.rates()), config.toProperties());
         // A thread that dies on an unexpected error is replaced; its task restarts from the last commit.
         streams.setUncaughtExceptionHandler(error -> StreamThreadExceptionResponse.REPLACE_THREAD);
         streams.setStateListener((now, before) -> {

@@ -1,5 +1,6 @@
 package io.gpuledger.streams;
 
+import io.gpuledger.streams.price.CurrencyRates;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Properties;
@@ -13,6 +14,7 @@ import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
  *
  * @param commitInterval how often results are committed and forwarded: the freshness of
  *                       {@code gpu.usage.v1} and the main cost of exactly-once
+ * @param rates          exchange rates into the reporting currency of every published amount
  */
 public record CostEngineConfig(
         String bootstrapServers,
@@ -20,13 +22,29 @@ public record CostEngineConfig(
         Path stateDir,
         int streamThreads,
         Duration commitInterval,
-        Duration grace) {
+        Duration grace,
+        CurrencyRates rates) {
 
     public static final String DEFAULT_APPLICATION_ID = "gpu-ledger-cost-engine";
 
+    public static final String DEFAULT_REPORTING_CURRENCY = "USD";
+
     public static CostEngineConfig defaults(String bootstrapServers, Path stateDir) {
         return new CostEngineConfig(bootstrapServers, DEFAULT_APPLICATION_ID, stateDir, 1,
-                Duration.ofSeconds(1), Duration.ofMinutes(2));
+                Duration.ofSeconds(1), Duration.ofMinutes(2), CurrencyRates.shipped(DEFAULT_REPORTING_CURRENCY));
+    }
+
+    public CostEngineConfig withApplicationId(String id) {
+        return new CostEngineConfig(bootstrapServers, id, stateDir, streamThreads, commitInterval, grace, rates);
+    }
+
+    public CostEngineConfig withCommitInterval(Duration interval) {
+        return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads, interval, grace, rates);
+    }
+
+    public CostEngineConfig withRates(CurrencyRates newRates) {
+        return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads, commitInterval, grace,
+                newRates);
     }
 
     public Properties toProperties() {

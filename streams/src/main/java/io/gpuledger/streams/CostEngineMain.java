@@ -52,7 +52,7 @@ public final class CostEngineMain {
     /** Runs until SIGTERM (the JVM then exits from the shutdown hook) or until Kafka Streams fails; returns 1 then. */
     static int run(CostEngineOptions options, PrintStream out) throws InterruptedException {
         CostEngineConfig config = options.config();
-        KafkaStreams streams = new KafkaStreams(CostTopology.build(config.grace()), properties(options));
+        KafkaStreams streams = new KafkaStreams(CostTopology.build(config.grace(), config.rates()), properties(options));
         CountDownLatch failed = new CountDownLatch(1);
         // A thread that dies on an unexpected error is replaced; its task restarts from the last commit.
         streams.setUncaughtExceptionHandler(error -> StreamThreadExceptionResponse.REPLACE_THREAD);

@@ -91,7 +91,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
     public CostEngineConfig config() {
         CostEngineConfig defaults = CostEngineConfig.defaults(bootstrapServers, stateDir);
         return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads,
-                defaults.commitInterval(), defaults.grace());
+                defaults.commitInterval(), defaults.grace(), defaults.rates());
     }
 
     private static boolean blank(String value) {

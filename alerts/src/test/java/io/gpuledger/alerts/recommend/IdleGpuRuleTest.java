@@ -74,7 +74,7 @@ class IdleGpuRuleTest {
             TelemetrySample sample = TelemetrySample.builder().gpuUuid("GPU-1").gpuModel("T4")
                     .placement(new Placement("node-1", "i-1", "g4dn.xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND))
                     .jobId("job-1").time(T0.plusSeconds(10L * i)).intervalSeconds(10).smActive(smActive).build();
-            usage = (usage == null ? GpuUsage.empty(sample, T0, T0.plusSeconds(60)) : usage).add(sample, 2.0, "USD");
+            usage = (usage == null ? GpuUsage.empty(sample, T0, T0.plusSeconds(60), "USD") : usage).add(sample, 2.0);
         }
         return usage;
     }

@@ -63,6 +63,7 @@ public final class NodeAgent implements AutoCloseable {
     private Instant lastRound;
     private ScheduledExecutorService scheduler;
     private AgentHttp http;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     NodeAgent(AgentConfig config, Identity.Resolved identity, List<Collector> collectors, RecordSink sink,
             Clock clock, Consumer<String> problems) {
@@ -333,12 +334,20 @@ public final class NodeAgent implements AutoCloseable {
     }
 
     @Override
-    public synchronized void close() {
+    public void close() {
+        // Not synchronized: a round under way holds the agent's lock until it ends, and close waits for it.
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         if (scheduler != null) {
-            scheduler.shutdownNow();
+            // A round under way finishes (its samples are published); only a stuck one is interrupted.
+            scheduler.shutdown();
             try {
-                scheduler.awaitTermination(5, TimeUnit.SECONDS);
+                if (!scheduler.awaitTermination(15, TimeUnit.SECONDS)) {
+                    scheduler.shutdownNow();
+                }
             } catch (InterruptedException e) {
+                scheduler.shutdownNow();
                 Thread.currentThread().interrupt();
             }
         }

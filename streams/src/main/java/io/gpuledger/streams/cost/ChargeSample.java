@@ -2,6 +2,7 @@ package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.streams.price.CurrencyRates;
 import io.gpuledger.streams.price.PriceTable;
 import java.util.Optional;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
@@ -9,15 +10,20 @@ import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
 import org.apache.kafka.streams.processor.api.FixedKeyRecord;
 import org.apache.kafka.streams.state.KeyValueStore;
 
-/** Looks up the price in force at each sample's event time and attaches the per-GPU hourly price. */
+/**
+ * Looks up the price in force at each sample's event time and attaches the per-GPU hourly price
+ * in the reporting currency (null when no price, or no exchange rate for its currency, is known).
+ */
 final class ChargeSample implements FixedKeyProcessor<String, TelemetrySample, PricedSample> {
 
     private final String priceStoreName;
+    private final CurrencyRates rates;
     private FixedKeyProcessorContext<String, PricedSample> context;
     private PriceTable prices;
 
-    ChargeSample(String priceStoreName) {
+    ChargeSample(String priceStoreName, CurrencyRates rates) {
         this.priceStoreName = priceStoreName;
+        this.rates = rates;
     }
 
     @Override
@@ -31,8 +37,7 @@ final class ChargeSample implements FixedKeyProcessor<String, TelemetrySample, P
     public void process(FixedKeyRecord<String, TelemetrySample> record) {
         TelemetrySample sample = record.value();
         Optional<PriceQuote> quote = prices.inForce(sample.offer(), EventTime.of(sample));
-        context.forward(record.withValue(new PricedSample(sample,
-                quote.map(PriceQuote::pricePerGpuHour).orElse(null),
-                quote.map(PriceQuote::currency).orElse(null))));
+        Double price = quote.flatMap(q -> rates.toReporting(q.pricePerGpuHour(), q.currency())).orElse(null);
+        context.forward(record.withValue(new PricedSample(sample, price)));
     }
 }

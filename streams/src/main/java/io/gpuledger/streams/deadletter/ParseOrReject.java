@@ -7,9 +7,11 @@ import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
 import org.apache.kafka.streams.processor.api.FixedKeyRecord;
+import org.apache.kafka.streams.processor.api.ProcessingContext;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 
 /**
@@ -22,12 +24,20 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
  */
 public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[], Parsed<T>> {
 
+    private final String input;
     private final Class<T> type;
     private final Function<T, String> keyOf;
     private final ToLongFunction<T> eventTimeOf;
     private FixedKeyProcessorContext<String, Parsed<T>> context;
+    private Sensor refused;
 
-    public ParseOrReject(Class<T> type, Function<T, String> keyOf, ToLongFunction<T> eventTimeOf) {
+    /**
+     * @param input names the input in the dead-letter counter: Kafka Streams metric
+     *              {@code dead-letters-total} of group {@code stream-gpuledger-metrics}, tag
+     *              {@code gpuledger-id=<input>} (JMX {@code kafka.streams:type=stream-gpuledger-metrics})
+     */
+    public ParseOrReject(String input, Class<T> type, Function<T, String> keyOf, ToLongFunction<T> eventTimeOf) {
+        this.input = input;
         this.type = type;
         this.keyOf = keyOf;
         this.eventTimeOf = eventTimeOf;
@@ -36,6 +46,12 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
     @Override
     public void init(FixedKeyProcessorContext<String, Parsed<T>> context) {
         this.context = context;
+        this.refused = deadLetterSensor(context, input);
+    }
+
+    /** The counter of records refused from {@code input}. */
+    public static Sensor deadLetterSensor(ProcessingContext context, String input) {
+        return context.metrics().addRateTotalSensor("gpuledger", input, "dead-letters", Sensor.RecordingLevel.INFO);
     }
 
     @Override
@@ -50,12 +66,19 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
             context.forward(record.withValue(Parsed.valid(value, record.value()))
                     .withTimestamp(eventTimeOf.applyAsLong(value)));
         } catch (InvalidRecordException e) {
+            refused.record();
             context.forward(record.withValue(Parsed.<T>invalid(record.value(), e))
                     .withHeaders(deadLetterHeaders(record, e)));
         }
     }
 
     private RecordHeaders deadLetterHeaders(FixedKeyRecord<String, byte[]> record, InvalidRecordException e) {
+        return refusedHeaders(record, context, e);
+    }
+
+    /** The record's headers plus why it was refused and where it came from. */
+    public static RecordHeaders refusedHeaders(FixedKeyRecord<?, ?> record, ProcessingContext context,
+            InvalidRecordException e) {
         RecordHeaders headers = new RecordHeaders(record.headers().toArray());
         DeadLetters.put(headers, DeadLetters.REASON, e.getMessage());
         DeadLetters.put(headers, DeadLetters.FIELD, e.field());

@@ -11,6 +11,7 @@ import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
+import io.gpuledger.streams.price.CurrencyRates;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -46,7 +47,7 @@ class CostTopologyTest {
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
         // No record cache: every window update reaches the output, so each step can be checked.
         props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
-        driver = new TopologyTestDriver(CostTopology.build(Duration.ofMinutes(2)), props, T0);
+        driver = new TopologyTestDriver(CostTopology.build(Duration.ofMinutes(2), CurrencyRates.shipped("USD")), props, T0);
         prices = driver.createInputTopic(Topics.PRICES.name(), Topics.PRICES.keySerde().serializer(),
                 Topics.PRICES.valueSerde().serializer());
         telemetry = driver.createInputTopic(Topics.TELEMETRY.name(), Serdes.String().serializer(),
@@ -156,8 +157,9 @@ class CostTopologyTest {
         assertThat(header(refused.get(1), DeadLetters.FIELD)).isEqualTo("smActive");
         assertThat(header(refused.get(1), DeadLetters.REASON)).isEqualTo("smActive: must be a ratio between 0 and 1, was 7.0");
         assertThat(header(refused.get(1), DeadLetters.SOURCE_OFFSET)).isEqualTo("1");
-        // and the good sample after them is still charged
+        // and the good sample after them is still charged, and the refusals are counted
         assertThat(latestWindows().get(T0).samples()).isEqualTo(1);
+        assertThat(deadLettersCounted("telemetry")).isEqualTo(2.0);
     }
 
     @Test
@@ -167,6 +169,72 @@ class CostTopologyTest {
         TestRecord<String, byte[]> refused = deadLetters.readRecord();
         assertThat(header(refused, DeadLetters.FIELD)).isEqualTo("$key");
         assertThat(usage.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldAddALateSampleWithinGraceAndRefuseOneLaterStill() {
+        publishPrice(32.77, T0.minus(Duration.ofDays(30)));
+        send(sample(T0.plusSeconds(10), 10, 0.5));
+        // Stream time moves two and a half minutes on: the first window has ended, its grace (2 min) not yet
+        send(sample(T0.plusSeconds(150), 10, 0.5));
+        send(sample(T0.plusSeconds(20), 10, 0.5));
+        // and then past the grace of the first window
+        send(sample(T0.plusSeconds(190), 10, 0.5));
+        send(sample(T0.plusSeconds(30), 10, 0.5));
+
+        assertThat(latestWindows().get(T0).samples()).isEqualTo(2);
+        TestRecord<String, byte[]> late = deadLetters.readRecord();
+        assertThat(header(late, DeadLetters.FIELD)).isEqualTo("time");
+        assertThat(header(late, DeadLetters.REASON)).startsWith("time: late: its window ended at 2026-03-01T12:01:00Z");
+        assertThat(deadLetters.isEmpty()).isTrue();
+        assertThat(deadLettersCounted("telemetry-late")).isEqualTo(1.0);
+    }
+
+    @Test
+    void shouldConvertPricesIntoTheReportingCurrency() {
+        PriceQuote yuan = new PriceQuote("tencent", "ap-shanghai", "GN10Xp", Lifecycle.ON_DEMAND, "A100-80GB", 1, 28.5,
+                "CNY", T0.minus(Duration.ofDays(1)), "test");
+        prices.pipeInput(yuan.key(), yuan, T0);
+
+        send(sampleOn(Lifecycle.ON_DEMAND, T0.plusSeconds(60), 60).toBuilder()
+                .placement(new Placement("node-t", "ins-1", "GN10Xp", "tencent", "ap-shanghai", Lifecycle.ON_DEMAND))
+                .build());
+
+        GpuUsage window = latestWindows().get(T0);
+        assertThat(window.currency()).isEqualTo("USD");
+        assertThat(window.cost()).isCloseTo(28.5 * 0.14 / 60, within(1e-12));
+        assertThat(window.unpricedSeconds()).isZero();
+    }
+
+    @Test
+    void shouldChargeReservedCapacityItsEffectiveReservedRate() {
+        publishPrice(32.77, T0.minus(Duration.ofDays(30)));
+        PriceQuote reserved = new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.RESERVED, "A100-40GB", 8,
+                21.3005, "USD", T0.minus(Duration.ofDays(30)), "test");
+        prices.pipeInput(reserved.key(), reserved, T0);
+
+        send(sampleOn(Lifecycle.RESERVED, T0.plusSeconds(60), 60));
+
+        assertThat(latestWindows().get(T0).costPerHour()).isCloseTo(21.3005 / 8, within(1e-9));
+    }
+
+    @Test
+    void shouldCountIdleCostEnergyAndMeansOfTheReadingsThatWereThere() {
+        publishPrice(36.0, T0.minus(Duration.ofDays(30)));
+
+        send(sample(T0.plusSeconds(20), 20, 0.01).toBuilder().powerWatts(90.0).dramActive(0.02).build());
+        send(sample(T0.plusSeconds(60), 40, 0.8).toBuilder().powerWatts(400.0).tensorActive(0.5)
+                .nvlinkTxBytesPerSecond(1e9).build());
+
+        GpuUsage window = latestWindows().get(T0);
+        assertThat(window.totals().idleSeconds()).isEqualTo(20.0);
+        assertThat(window.totals().idleCost()).isCloseTo(36.0 / 8 * 20 / 3600, within(1e-12));
+        assertThat(window.totals().energyKwh()).isCloseTo((90.0 * 20 + 400.0 * 40) / 3_600_000, within(1e-12));
+        assertThat(window.totals().powerWatts().value()).isCloseTo((90.0 * 20 + 400.0 * 40) / 60, within(1e-9));
+        assertThat(window.totals().dramActive().value()).isCloseTo(0.02, within(1e-12));
+        assertThat(window.totals().tensorActive().value()).isCloseTo(0.5, within(1e-12));
+        assertThat(window.totals().nvlinkBytes()).isEqualTo(40e9);
+        assertThat(window.smActive()).isCloseTo((0.01 * 20 + 0.8 * 40) / 60, within(1e-12));
     }
 
     private void publishPrice(double pricePerHour, Instant validFrom) {
@@ -196,6 +264,14 @@ class CostTopologyTest {
             windows.put(update.windowStart(), update);
         }
         return windows;
+    }
+
+    private double deadLettersCounted(String input) {
+        return driver.metrics().entrySet().stream()
+                .filter(e -> e.getKey().name().equals("dead-letters-total")
+                        && input.equals(e.getKey().tags().get("gpuledger-id")))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
+                .sum();
     }
 
     private static String header(TestRecord<String, byte[]> record, String name) {

@@ -56,8 +56,8 @@ abstract class CostEngineOnBrokerScenario {
         publishPrice(bootstrap, 40.00, T0.plusSeconds(30));
 
         CostEngineConfig defaults = CostEngineConfig.defaults(bootstrap, stateDir);
-        try (CostEngine engine = new CostEngine(new CostEngineConfig(bootstrap, "scenario-" + System.nanoTime(),
-                stateDir, 1, Duration.ofMillis(200), defaults.grace()))) {
+        try (CostEngine engine = new CostEngine(defaults.withApplicationId("scenario-" + System.nanoTime())
+                .withCommitInterval(Duration.ofMillis(200)))) {
             engine.start();
             assertThat(engine.awaitRunning(Duration.ofSeconds(60))).isTrue();
 

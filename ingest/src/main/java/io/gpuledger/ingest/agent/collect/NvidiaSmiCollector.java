@@ -43,6 +43,7 @@ public final class NvidiaSmiCollector implements Collector {
     private final Map<String, GpuReading> latest = new LinkedHashMap<>();
     private final List<String> streamErrors = new ArrayList<>();
     private Process loop;
+    private Thread loopReader;
 
     public NvidiaSmiCollector(String command, Duration timeout) {
         this.command = command;
@@ -115,12 +116,13 @@ public final class NvidiaSmiCollector implements Collector {
                     return Round.failed("nvidia-smi: cannot run '" + command + "': " + e.getMessage());
                 }
                 Process started = loop;
-                Thread reader = new Thread(() -> readLoop(started), "nvidia-smi-loop");
-                reader.setDaemon(true);
-                reader.start();
+                loopReader = new Thread(() -> readLoop(started), "nvidia-smi-loop");
+                loopReader.setDaemon(true);
+                loopReader.start();
             }
             long deadline = System.nanoTime() + timeout.toNanos();
-            while (latest.isEmpty() && loop.isAlive() && System.nanoTime() < deadline) {
+            // Wait for the reader, not the process: a loop that printed and ended still has lines to give.
+            while (latest.isEmpty() && loopReader.isAlive() && System.nanoTime() < deadline) {
                 try {
                     latest.wait(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
                 } catch (InterruptedException e) {

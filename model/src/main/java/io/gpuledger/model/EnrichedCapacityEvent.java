@@ -1,0 +1,96 @@
+package io.gpuledger.model;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A capacity notice with what ran on its instance when it arrived. Keyed on
+ * {@link Topics#CAPACITY_EVENTS_ENRICHED} by the instance id; published once per notice received.
+ *
+ * <p>An instance is bought at one price, so its amounts are in one currency: that of its first
+ * priced GPU. A GPU with no known price, or priced in another currency, is listed and counted in
+ * its job's GPUs but not added to any amount; {@code unpricedGpus} counts them, so that a total
+ * that leaves something out says so.
+ *
+ * @param event               the notice as received
+ * @param placementStatus     whether the GPUs and jobs below are known, and if not, why
+ * @param placementUpdatedAt  end of the newest usage window known for the instance, listed or
+ *                            not; null when none is known
+ * @param gpus                the instance's GPUs that reported recently, by index
+ * @param jobs                the distinct jobs on those GPUs, most GPUs first
+ * @param costPerHour         what the listed GPUs cost together, in {@code currency}
+ * @param currency            null when no listed GPU has a price
+ */
+public record EnrichedCapacityEvent(
+        int schemaVersion,
+        CapacityEvent event,
+        PlacementStatus placementStatus,
+        Instant placementUpdatedAt,
+        List<PlacedGpu> gpus,
+        List<PlacedJob> jobs,
+        double costPerHour,
+        String currency,
+        int unpricedGpus) {
+
+    public static final int SCHEMA_VERSION = 1;
+
+    public EnrichedCapacityEvent {
+        if (schemaVersion < 1) {
+            throw new InvalidRecordException("schemaVersion", "must be at least 1, was " + schemaVersion);
+        }
+        Check.present("event", event);
+        Check.present("placementStatus", placementStatus);
+        gpus = gpus == null ? List.of() : List.copyOf(gpus);
+        jobs = jobs == null ? List.of() : List.copyOf(jobs);
+        if (placementStatus != PlacementStatus.CURRENT && !gpus.isEmpty()) {
+            throw new InvalidRecordException("gpus", "must be empty when the placement is " + placementStatus);
+        }
+        Check.nonNegative("costPerHour", costPerHour);
+        if (currency != null) {
+            Check.currency("currency", currency);
+        }
+        if (unpricedGpus < 0 || unpricedGpus > gpus.size()) {
+            throw new InvalidRecordException("unpricedGpus",
+                    "must be between 0 and the GPUs listed, was " + unpricedGpus);
+        }
+    }
+
+    /**
+     * A notice for an instance of which usage is known. {@code gpus} are those that reported
+     * recently; none at all makes the placement {@link PlacementStatus#OUTDATED}.
+     */
+    public static EnrichedCapacityEvent placed(CapacityEvent event, Instant placementUpdatedAt, List<PlacedGpu> gpus) {
+        List<PlacedGpu> byIndex = gpus.stream()
+                .sorted(Comparator.comparingInt(PlacedGpu::gpuIndex).thenComparing(PlacedGpu::gpuUuid))
+                .toList();
+        String currency = byIndex.stream().filter(PlacedGpu::priced).map(PlacedGpu::currency).findFirst().orElse(null);
+        Map<String, int[]> gpusOfJob = new LinkedHashMap<>();
+        Map<String, Double> costOfJob = new LinkedHashMap<>();
+        double total = 0;
+        int unpriced = 0;
+        for (PlacedGpu gpu : byIndex) {
+            gpusOfJob.computeIfAbsent(gpu.jobId(), job -> new int[1])[0]++;
+            boolean counted = gpu.priced() && gpu.currency().equals(currency);
+            double cost = counted ? gpu.costPerHour() : 0;
+            costOfJob.merge(gpu.jobId(), cost, Double::sum);
+            total += cost;
+            unpriced += counted ? 0 : 1;
+        }
+        List<PlacedJob> jobs = new ArrayList<>();
+        gpusOfJob.forEach((job, count) -> jobs.add(new PlacedJob(job, count[0], costOfJob.get(job))));
+        jobs.sort(Comparator.comparingInt(PlacedJob::gpus).reversed().thenComparing(PlacedJob::jobId));
+        PlacementStatus status = byIndex.isEmpty() ? PlacementStatus.OUTDATED : PlacementStatus.CURRENT;
+        return new EnrichedCapacityEvent(SCHEMA_VERSION, event, status, placementUpdatedAt, byIndex, jobs, total,
+                currency, unpriced);
+    }
+
+    /** A notice for an instance of which no usage is known: nothing to list, and it says so. */
+    public static EnrichedCapacityEvent unplaced(CapacityEvent event) {
+        return new EnrichedCapacityEvent(SCHEMA_VERSION, event, PlacementStatus.UNKNOWN, null, List.of(), List.of(), 0,
+                null, 0);
+    }
+}

@@ -1,0 +1,67 @@
+package io.gpuledger.model;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.time.Instant;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A job's cost set against its work in one minute. Keyed on {@link Topics#JOB_ECONOMICS} by job
+ * id; re-emitted as the job's GPU windows or work reports change (keep the latest per window).
+ * A job that reported no work says so ({@code throughputReported} false, no per-unit figures):
+ * its throughput is unknown, not zero.
+ *
+ * @param costPerMillionUnits cost of one million units, by unit name
+ * @param unitsPerGpuSecond   throughput per GPU, by unit name
+ * @param communicationOverheadRatio exposed communication time ÷ step time; null when not reported
+ */
+public record JobEconomics(
+        String jobId,
+        Instant windowStart,
+        Instant windowEnd,
+        String currency,
+        long gpus,
+        double gpuSeconds,
+        double cost,
+        double costPerHour,
+        boolean throughputReported,
+        Map<String, Double> workUnits,
+        Map<String, Double> costPerMillionUnits,
+        Map<String, Double> unitsPerGpuSecond,
+        Double communicationOverheadRatio,
+        double ncclBytes) {
+
+    public JobEconomics {
+        Check.identity("jobId", jobId);
+        workUnits = workUnits == null ? Map.of() : Map.copyOf(workUnits);
+        costPerMillionUnits = costPerMillionUnits == null ? Map.of() : Map.copyOf(costPerMillionUnits);
+        unitsPerGpuSecond = unitsPerGpuSecond == null ? Map.of() : Map.copyOf(unitsPerGpuSecond);
+    }
+
+    /** The economics of a job minute from its GPUs' roll-up and its work reports (null: none reported). */
+    public static JobEconomics of(UsageRollup usage, WorkTotals work) {
+        UsageTotals totals = usage.totals();
+        boolean reported = work != null && work.reports() > 0;
+        Map<String, Double> perMillion = new TreeMap<>();
+        Map<String, Double> perGpuSecond = new TreeMap<>();
+        if (reported) {
+            work.workUnits().forEach((unit, units) -> {
+                if (units > 0) {
+                    perMillion.put(unit, totals.cost() / units * 1_000_000);
+                }
+                if (totals.gpuSeconds() > 0) {
+                    perGpuSecond.put(unit, units / totals.gpuSeconds());
+                }
+            });
+        }
+        return new JobEconomics(usage.id(), usage.windowStart(), usage.windowEnd(), usage.currency(), usage.gpus(),
+                totals.gpuSeconds(), totals.cost(), totals.costPerHour(), reported,
+                reported ? work.workUnits() : Map.of(), perMillion, perGpuSecond,
+                reported ? work.communicationOverheadRatio() : null, reported ? work.ncclBytes() : 0);
+    }
+
+    @JsonProperty(access = JsonProperty.Access.READ_ONLY)
+    public String throughput() {
+        return throughputReported ? "reported" : "no throughput reported";
+    }
+}

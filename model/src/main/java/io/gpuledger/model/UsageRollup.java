@@ -1,0 +1,70 @@
+package io.gpuledger.model;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.time.Instant;
+import java.util.Locale;
+
+/**
+ * The usage of a job, a team or a pool in one window: the sum of the windows of its GPUs. Keyed
+ * on {@link Topics#ROLLUPS} by {@code <dimension>|<id>}; re-emitted as its GPUs' windows change,
+ * so the latest record of a (key, windowStart, windowEnd) is the one to keep.
+ *
+ * @param id   the job id, the team, or the pool {@code provider|region|instanceType|lifecycle}
+ * @param gpus GPUs (or MIG slices) with a window in it
+ */
+public record UsageRollup(
+        @JsonProperty(required = true) Dimension dimension,
+        @JsonProperty(required = true) String id,
+        @JsonProperty(required = true) Instant windowStart,
+        @JsonProperty(required = true) Instant windowEnd,
+        @JsonProperty(required = true) String currency,
+        long gpus,
+        UsageTotals totals) {
+
+    /** What a roll-up adds GPUs up by. */
+    public enum Dimension {
+        JOB, TEAM, POOL;
+
+        public String wire() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** The team of GPUs whose samples name none. */
+    public static final String NO_TEAM = "unassigned";
+
+    public UsageRollup {
+        Check.present("dimension", dimension);
+        Check.present("id", id);
+        Check.instant("windowStart", windowStart);
+        Check.instant("windowEnd", windowEnd);
+        Check.currency("currency", currency);
+        totals = totals == null ? UsageTotals.ZERO : totals;
+    }
+
+    /** The id of {@code usage}'s GPU in {@code dimension}. */
+    public static String idOf(Dimension dimension, GpuUsage usage) {
+        return switch (dimension) {
+            case JOB -> usage.jobId() == null ? TelemetrySample.UNKNOWN_JOB : usage.jobId();
+            case TEAM -> usage.team() == null ? NO_TEAM : usage.team();
+            case POOL -> usage.offer().key();
+        };
+    }
+
+    public String key() {
+        return dimension.wire() + Check.KEY_SEPARATOR + id;
+    }
+
+    public UsageRollup plus(GpuUsage usage) {
+        return new UsageRollup(dimension, id, windowStart, windowEnd, currency, gpus + 1, totals.plus(usage.totals()));
+    }
+
+    public UsageRollup minus(GpuUsage usage) {
+        return new UsageRollup(dimension, id, windowStart, windowEnd, currency, gpus - 1, totals.minus(usage.totals()));
+    }
+
+    @JsonProperty(access = JsonProperty.Access.READ_ONLY)
+    public double costPerHour() {
+        return totals.costPerHour();
+    }
+}

@@ -1,0 +1,97 @@
+package io.gpuledger.model;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/**
+ * The additive part of a usage window: every figure is a sum, so the totals of GPUs add up to
+ * those of a job, team or pool, and an updated GPU window can be taken out of a roll-up and put
+ * back in ({@link #plus}, {@link #minus}). Money is in the window's currency.
+ *
+ * @param gpuSeconds      GPU time covered by samples (a MIG slice counts its share of the GPU)
+ * @param unpricedSeconds part of it for which no price was known: charged nothing, never dropped
+ * @param idleSeconds     part of it with SM activity under the idle threshold
+ * @param idleCost        what that idle time cost
+ * @param energyKwh       energy drawn, from power readings × time
+ * @param nvlinkBytes     NVLink bytes sent (rate readings × time)
+ */
+public record UsageTotals(
+        long samples,
+        double gpuSeconds,
+        double unpricedSeconds,
+        double cost,
+        double idleSeconds,
+        double idleCost,
+        Mean smActive,
+        Mean smOccupancy,
+        Mean dramActive,
+        Mean tensorActive,
+        Mean powerWatts,
+        double energyKwh,
+        double nvlinkBytes) {
+
+    public static final UsageTotals ZERO = new UsageTotals(0, 0, 0, 0, 0, 0, Mean.NONE, Mean.NONE, Mean.NONE,
+            Mean.NONE, Mean.NONE, 0, 0);
+
+    /** SM activity under this share is idle (design rule: 5%). */
+    public static final double IDLE_SM_ACTIVE = 0.05;
+
+    public UsageTotals {
+        smActive = smActive == null ? Mean.NONE : smActive;
+        smOccupancy = smOccupancy == null ? Mean.NONE : smOccupancy;
+        dramActive = dramActive == null ? Mean.NONE : dramActive;
+        tensorActive = tensorActive == null ? Mean.NONE : tensorActive;
+        powerWatts = powerWatts == null ? Mean.NONE : powerWatts;
+    }
+
+    /**
+     * These totals with one more sample, charged {@code gpuPricePerHour} (already the price of
+     * one GPU, in the window's currency) for its share of the GPU over its interval; null: unpriced.
+     */
+    public UsageTotals add(TelemetrySample sample, Double gpuPricePerHour) {
+        double seconds = sample.intervalSeconds() * sample.chargedFraction();
+        double cost = gpuPricePerHour == null ? 0 : gpuPricePerHour * seconds / 3600;
+        boolean idle = sample.smActive() < IDLE_SM_ACTIVE;
+        double power = sample.powerWatts() == null ? 0 : sample.powerWatts();
+        double nvlink = sample.nvlinkTxBytesPerSecond() == null ? 0 : sample.nvlinkTxBytesPerSecond();
+        return new UsageTotals(samples + 1, gpuSeconds + seconds,
+                unpricedSeconds + (gpuPricePerHour == null ? seconds : 0),
+                this.cost + cost,
+                idleSeconds + (idle ? seconds : 0),
+                idleCost + (idle ? cost : 0),
+                smActive.add(sample.smActive(), seconds),
+                smOccupancy.add(sample.smOccupancy(), seconds),
+                dramActive.add(sample.dramActive(), seconds),
+                tensorActive.add(sample.tensorActive(), seconds),
+                powerWatts.add(sample.powerWatts(), sample.intervalSeconds()),
+                energyKwh + power * sample.intervalSeconds() / 3_600_000,
+                nvlinkBytes + nvlink * sample.intervalSeconds());
+    }
+
+    public UsageTotals plus(UsageTotals other) {
+        return new UsageTotals(samples + other.samples, gpuSeconds + other.gpuSeconds,
+                unpricedSeconds + other.unpricedSeconds, cost + other.cost, idleSeconds + other.idleSeconds,
+                idleCost + other.idleCost, smActive.plus(other.smActive), smOccupancy.plus(other.smOccupancy),
+                dramActive.plus(other.dramActive), tensorActive.plus(other.tensorActive),
+                powerWatts.plus(other.powerWatts), energyKwh + other.energyKwh, nvlinkBytes + other.nvlinkBytes);
+    }
+
+    public UsageTotals minus(UsageTotals other) {
+        return new UsageTotals(samples - other.samples, gpuSeconds - other.gpuSeconds,
+                unpricedSeconds - other.unpricedSeconds, cost - other.cost, idleSeconds - other.idleSeconds,
+                idleCost - other.idleCost, smActive.minus(other.smActive), smOccupancy.minus(other.smOccupancy),
+                dramActive.minus(other.dramActive), tensorActive.minus(other.tensorActive),
+                powerWatts.minus(other.powerWatts), energyKwh - other.energyKwh, nvlinkBytes - other.nvlinkBytes);
+    }
+
+    /** Spend rate over the covered GPU time; 0 when none was covered. */
+    @JsonProperty(access = JsonProperty.Access.READ_ONLY)
+    public double costPerHour() {
+        return gpuSeconds <= 1e-9 ? 0 : cost / gpuSeconds * 3600;
+    }
+
+    /** Idle time's spend rate, per hour of covered GPU time. */
+    @JsonProperty(access = JsonProperty.Access.READ_ONLY)
+    public double idleCostPerHour() {
+        return gpuSeconds <= 1e-9 ? 0 : idleCost / gpuSeconds * 3600;
+    }
+}

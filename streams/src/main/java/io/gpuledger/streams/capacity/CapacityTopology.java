@@ -1,0 +1,144 @@
+package io.gpuledger.streams.capacity;
+
+import io.gpuledger.model.CapacityEvent;
+import io.gpuledger.model.Check;
+import io.gpuledger.model.EnrichedCapacityEvent;
+import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.JsonSerde;
+import io.gpuledger.model.Topic;
+import io.gpuledger.model.Topics;
+import io.gpuledger.streams.deadletter.ParseOrReject;
+import io.gpuledger.streams.deadletter.Parsed;
+import java.time.Duration;
+import java.util.Map;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.kstream.Branched;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.Joined;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.KTable;
+import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessorSupplier;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * Capacity notices joined with what runs on their instance, published as each notice arrives.
+ *
+ * <ul>
+ *   <li>in: {@code gpu.capacity-events.v1} — key instance id (String), value {@link CapacityEvent} JSON</li>
+ *   <li>in: {@code gpu.usage.v1} — key GPU UUID (String), value {@link GpuUsage} JSON</li>
+ *   <li>out: {@code gpu.capacity-events.enriched.v1} — key instance id (String), value
+ *       {@link EnrichedCapacityEvent} JSON, one per notice received</li>
+ *   <li>out: {@code gpu.capacity-events.dlq.v1} and {@code gpu.usage.dlq.v1} — the refused
+ *       notices and usage windows, key and bytes as received, with the reason in
+ *       {@link io.gpuledger.model.DeadLetters} headers</li>
+ * </ul>
+ *
+ * The placement of each instance is a table kept up to date from the usage windows as they are
+ * re-emitted, so a notice is joined with it on arrival and never waits for a window to close. A
+ * GPU is followed by its UUID first ({@link TrackGpus}), which is where a move to another
+ * instance can be seen, then its changes are regrouped by instance on one repartition topic,
+ * co-partitioned with the notices.
+ */
+public final class CapacityTopology {
+
+    /** A GPU that reported nothing for this long no longer counts as placed on its instance. */
+    public static final Duration DEFAULT_PLACEMENT_MAX_AGE = Duration.ofMinutes(10);
+    public static final String GPU_STORE = "capacity-gpu-last-seen";
+    public static final String PLACEMENT_STORE = "capacity-placement";
+    public static final String PLACEMENT_CHANGES = "capacity-placement-changes";
+
+    private CapacityTopology() {
+    }
+
+    /**
+     * Adds the capacity stage to an application's topology. It must be the only part of that
+     * application reading {@code gpu.usage.v1} and {@code gpu.capacity-events.v1}.
+     *
+     * @param placementMaxAge how recent a GPU's latest usage window must be, before the notice, for
+     *                        the GPU to count as placed on its instance; GPUs silent for longer
+     *                        are forgotten
+     */
+    public static void addTo(StreamsBuilder builder, Duration placementMaxAge) {
+        if (placementMaxAge.isNegative() || placementMaxAge.isZero()) {
+            throw new IllegalArgumentException("placementMaxAge must be positive, was " + placementMaxAge);
+        }
+        KTable<String, InstancePlacement> placements = placements(builder, placementMaxAge);
+
+        Map<String, KStream<String, Parsed<CapacityEvent>>> notices = readOrReject(builder, Topics.CAPACITY_EVENTS,
+                "capacity-events", () -> new ParseOrReject<>("capacity-events", CapacityEvent.class, CapacityEvent::instanceId,
+                        notice -> notice.noticedAt().toEpochMilli()), Topics.CAPACITY_EVENT_DEAD_LETTERS);
+
+        notices.get("capacity-events-valid")
+                .mapValues(Parsed::value, Named.as("capacity-events-valid-notice"))
+                .leftJoin(placements, (notice, placement) -> enrich(notice, placement, placementMaxAge),
+                        Joined.as("capacity-events-placement-join"))
+                .to(Topics.CAPACITY_EVENTS_ENRICHED.name(), Produced.with(Topics.CAPACITY_EVENTS_ENRICHED.keySerde(),
+                        Topics.CAPACITY_EVENTS_ENRICHED.valueSerde()).withName("capacity-events-enriched-sink"));
+    }
+
+    /** The table of instance id to the GPUs last seen on it. */
+    private static KTable<String, InstancePlacement> placements(StreamsBuilder builder, Duration maxAge) {
+        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(GPU_STORE), Serdes.String(),
+                new JsonSerde<>(GpuAt.class)));
+
+        // A window is dated by its start: an update of the window under way then sorts before a
+        // notice that arrives during it, where Kafka Streams has both to choose from.
+        Map<String, KStream<String, Parsed<GpuUsage>>> usage = readOrReject(builder, Topics.USAGE, "capacity-usage",
+                () -> new ParseOrReject<>("capacity-usage", GpuUsage.class, CapacityTopology::placeableGpu,
+                        window -> window.windowStart().toEpochMilli()), Topics.USAGE_DEAD_LETTERS);
+
+        // In memory: one row per GPU and per instance of the fleet, rebuilt from the changelogs.
+        return usage.get("capacity-usage-valid")
+                .mapValues(Parsed::value, Named.as("capacity-usage-valid-window"))
+                .process(() -> new TrackGpus(GPU_STORE, maxAge), Named.as("capacity-gpu-tracking"), GPU_STORE)
+                .groupByKey(Grouped.with(PLACEMENT_CHANGES, Serdes.String(), new JsonSerde<>(PlacementChange.class)))
+                .aggregate(() -> InstancePlacement.NONE, (instance, change, placement) -> placement.apply(change),
+                        Named.as("capacity-placement-aggregate"),
+                        Materialized.<String, InstancePlacement>as(Stores.inMemoryKeyValueStore(PLACEMENT_STORE))
+                                .withKeySerde(Serdes.String())
+                                .withValueSerde(new JsonSerde<>(InstancePlacement.class)));
+    }
+
+    /**
+     * Reads a topic as bytes and parses each record in the topology, so that a refused one goes to
+     * its dead-letter topic with the reason instead of stopping the stage. Returns the branches
+     * {@code <name>-valid} and {@code <name>-refused}.
+     */
+    private static <T> Map<String, KStream<String, Parsed<T>>> readOrReject(StreamsBuilder builder,
+            Topic<String, T> topic, String name, FixedKeyProcessorSupplier<String, byte[], Parsed<T>> parser,
+            Topic<String, byte[]> deadLetters) {
+        Map<String, KStream<String, Parsed<T>>> branches = builder
+                .stream(topic.name(), Consumed.with(Serdes.String(), Serdes.ByteArray()).withName(name + "-source"))
+                .processValues(parser, Named.as(name + "-parse"))
+                .split(Named.as(name + "-"))
+                .branch((key, parsed) -> parsed.isValid(), Branched.as("valid"))
+                .defaultBranch(Branched.as("refused"));
+        branches.get(name + "-refused")
+                .mapValues(Parsed::raw, Named.as(name + "-refused-bytes"))
+                .to(deadLetters.name(), Produced.with(deadLetters.keySerde(), deadLetters.valueSerde())
+                        .withName(name + "-dead-letters-sink"));
+        return branches;
+    }
+
+    /**
+     * A usage window can only be placed on an instance it names. {@link GpuUsage} does not require
+     * one, so a window without it is refused here, with the same reason a contract rule gives.
+     */
+    private static String placeableGpu(GpuUsage window) {
+        Check.identity("instanceId", window.instanceId());
+        return window.gpuUuid();
+    }
+
+    static EnrichedCapacityEvent enrich(CapacityEvent notice, InstancePlacement placement, Duration maxAge) {
+        if (placement == null) {
+            return EnrichedCapacityEvent.unplaced(notice);
+        }
+        return EnrichedCapacityEvent.placed(notice, placement.updatedAt(),
+                placement.recentAt(notice.noticedAt(), maxAge));
+    }
+}

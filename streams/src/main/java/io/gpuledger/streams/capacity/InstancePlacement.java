@@ -1,0 +1,50 @@
+package io.gpuledger.streams.capacity;
+
+import io.gpuledger.model.PlacedGpu;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * The GPUs last seen on one instance, each as its latest usage window shows it. Lives in the
+ * stage's placement store (and its changelog) only.
+ */
+record InstancePlacement(List<PlacedGpu> gpus) {
+
+    static final InstancePlacement NONE = new InstancePlacement(List.of());
+
+    InstancePlacement {
+        gpus = List.copyOf(gpus);
+    }
+
+    /**
+     * This placement after the change; null once no GPU is left, so that an instance that is gone
+     * leaves nothing behind in the store.
+     */
+    InstancePlacement apply(PlacementChange change) {
+        List<PlacedGpu> after = new ArrayList<>(gpus.size() + 1);
+        for (PlacedGpu gpu : gpus) {
+            if (!gpu.gpuUuid().equals(change.gpuUuid())) {
+                after.add(gpu);
+            }
+        }
+        if (change.placed() != null) {
+            after.add(change.placed());
+            after.sort(Comparator.comparingInt(PlacedGpu::gpuIndex).thenComparing(PlacedGpu::gpuUuid));
+        }
+        return after.isEmpty() ? null : new InstancePlacement(after);
+    }
+
+    /** The GPUs whose latest window ended no more than {@code maxAge} before {@code at}. */
+    List<PlacedGpu> recentAt(Instant at, Duration maxAge) {
+        Instant oldest = at.minus(maxAge);
+        return gpus.stream().filter(gpu -> !gpu.lastWindowEnd().isBefore(oldest)).toList();
+    }
+
+    /** End of the newest window of any GPU held, recent or not. */
+    Instant updatedAt() {
+        return gpus.stream().map(PlacedGpu::lastWindowEnd).max(Comparator.naturalOrder()).orElse(null);
+    }
+}

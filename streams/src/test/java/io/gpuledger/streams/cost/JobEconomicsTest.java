@@ -1,0 +1,138 @@
+package io.gpuledger.streams.cost;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.gpuledger.model.DeadLetters;
+import io.gpuledger.model.JobEconomics;
+import io.gpuledger.model.JobProgress;
+import io.gpuledger.model.Json;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.Topics;
+import io.gpuledger.streams.price.CurrencyRates;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Cost against work, through the engine's own topology with pinned time. */
+class JobEconomicsTest {
+
+    private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
+    private static final double GPU_PER_HOUR = 36.0 / 8;
+
+    private TopologyTestDriver driver;
+    private TestInputTopic<String, byte[]> telemetry;
+    private TestInputTopic<String, byte[]> progress;
+    private TestOutputTopic<String, JobEconomics> economics;
+    private TestOutputTopic<String, byte[]> deadLetters;
+
+    @BeforeEach
+    void startDriver() {
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "job-economics-test");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
+        props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
+        driver = new TopologyTestDriver(CostTopology.build(Duration.ofMinutes(2), CurrencyRates.shipped("USD")), props, T0);
+        TestInputTopic<String, PriceQuote> prices = driver.createInputTopic(Topics.PRICES.name(),
+                Topics.PRICES.keySerde().serializer(), Topics.PRICES.valueSerde().serializer());
+        PriceQuote quote = new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND, "A100-40GB", 8, 36.0,
+                "USD", T0.minus(Duration.ofDays(1)), "test");
+        prices.pipeInput(quote.key(), quote, T0);
+        telemetry = driver.createInputTopic(Topics.TELEMETRY.name(), Serdes.String().serializer(),
+                Serdes.ByteArray().serializer());
+        progress = driver.createInputTopic(Topics.JOB_PROGRESS.name(), Serdes.String().serializer(),
+                Serdes.ByteArray().serializer());
+        economics = driver.createOutputTopic(Topics.JOB_ECONOMICS.name(), Topics.JOB_ECONOMICS.keySerde().deserializer(),
+                Topics.JOB_ECONOMICS.valueSerde().deserializer());
+        deadLetters = driver.createOutputTopic(Topics.JOB_PROGRESS_DEAD_LETTERS.name(), Serdes.String().deserializer(),
+                Serdes.ByteArray().deserializer());
+    }
+
+    @AfterEach
+    void stopDriver() {
+        driver.close();
+    }
+
+    @Test
+    void shouldSetTheWorkOfAJobAcrossHostsAgainstItsCost() {
+        // Given a job on two hosts, one GPU each, for a minute
+        send(sample("GPU-a", "node-a", "llm", T0.plusSeconds(60)));
+        send(sample("GPU-b", "node-b", "llm", T0.plusSeconds(60)));
+        // When each host reports its tokens and its exposed communication time
+        report(new JobProgress("llm", "research", "node-a", "i-node-a", List.of("GPU-a"), T0.plusSeconds(60), 60,
+                3_000_000, "tokens", 30, 60.0, 18.0, 1.2e10));
+        report(new JobProgress("llm", "research", "node-b", "i-node-b", List.of("GPU-b"), T0.plusSeconds(60), 60,
+                1_000_000, "tokens", 30, 60.0, 12.0, 1.2e10));
+
+        // Then cost per million tokens, tokens per GPU-second and the overhead ratio cover both hosts
+        JobEconomics minute = latest().get("llm@" + T0);
+        double cost = 2 * GPU_PER_HOUR / 60;
+        assertThat(minute.throughputReported()).isTrue();
+        assertThat(minute.cost()).isCloseTo(cost, within(1e-12));
+        assertThat(minute.costPerMillionUnits().get("tokens")).isCloseTo(cost / 4, within(1e-12));
+        assertThat(minute.unitsPerGpuSecond().get("tokens")).isCloseTo(4_000_000.0 / 120, within(1e-9));
+        assertThat(minute.communicationOverheadRatio()).isCloseTo(30.0 / 120, within(1e-12));
+        assertThat(minute.ncclBytes()).isEqualTo(2.4e10);
+        assertThat(minute.gpus()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldSayNoThroughputReportedForAJobThatReportsNoWork() {
+        send(sample("GPU-c", "node-c", "mystery", T0.plusSeconds(60)));
+
+        JobEconomics minute = latest().get("mystery@" + T0);
+
+        assertThat(minute.throughputReported()).isFalse();
+        assertThat(minute.throughput()).isEqualTo("no throughput reported");
+        assertThat(minute.costPerMillionUnits()).isEmpty();
+        assertThat(minute.communicationOverheadRatio()).isNull();
+        assertThat(Json.writeString(minute)).contains("\"throughput\":\"no throughput reported\"");
+    }
+
+    @Test
+    void shouldRouteACorruptWorkReportToItsDeadLetterTopic() {
+        progress.pipeInput(new TestRecord<>("llm", "{\"jobId\":\"llm\",\"workUnits\":-5}".getBytes(StandardCharsets.UTF_8), T0));
+
+        TestRecord<String, byte[]> refused = deadLetters.readRecord();
+        assertThat(DeadLetters.header(refused.headers(), DeadLetters.SOURCE_TOPIC)).isEqualTo(Topics.JOB_PROGRESS.name());
+        assertThat(DeadLetters.header(refused.headers(), DeadLetters.REASON)).isNotBlank();
+    }
+
+    private Map<String, JobEconomics> latest() {
+        Map<String, JobEconomics> latest = new LinkedHashMap<>();
+        for (TestRecord<String, JobEconomics> record : economics.readRecordsToList()) {
+            latest.put(record.key() + "@" + record.value().windowStart(), record.value());
+        }
+        return latest;
+    }
+
+    private void send(TelemetrySample sample) {
+        telemetry.pipeInput(new TestRecord<>(sample.gpuUuid(), Json.write(sample), sample.time()));
+    }
+
+    private void report(JobProgress report) {
+        progress.pipeInput(new TestRecord<>(report.jobId(), Json.write(report), report.time()));
+    }
+
+    private static TelemetrySample sample(String gpu, String host, String job, Instant end) {
+        return TelemetrySample.builder().gpuUuid(gpu).gpuModel("A100-40GB")
+                .placement(new Placement(host, "i-" + host, "p4d.24xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND))
+                .jobId(job).team("research").time(end).intervalSeconds(60).smActive(0.6).build();
+    }
+}

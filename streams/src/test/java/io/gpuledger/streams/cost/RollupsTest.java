@@ -1,0 +1,143 @@
+package io.gpuledger.streams.cost;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.gpuledger.model.Json;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.Topics;
+import io.gpuledger.model.UsageRollup;
+import io.gpuledger.streams.price.CurrencyRates;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Jobs, teams and pools as sums of GPU windows, through the engine's own topology with pinned time. */
+class RollupsTest {
+
+    private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
+    private static final double GPU_PER_HOUR = 32.0 / 8;
+
+    private TopologyTestDriver driver;
+    private TestInputTopic<String, byte[]> telemetry;
+    private TestOutputTopic<String, UsageRollup> rollups;
+
+    @BeforeEach
+    void startDriver() {
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "rollups-test");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
+        props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
+        driver = new TopologyTestDriver(CostTopology.build(Duration.ofMinutes(2), CurrencyRates.shipped("USD")), props, T0);
+        TestInputTopic<String, PriceQuote> prices = driver.createInputTopic(Topics.PRICES.name(),
+                Topics.PRICES.keySerde().serializer(), Topics.PRICES.valueSerde().serializer());
+        for (Lifecycle lifecycle : Lifecycle.values()) {
+            PriceQuote quote = new PriceQuote("aws", "us-east-1", "p4d.24xlarge", lifecycle, "A100-40GB", 8, 32.0,
+                    "USD", T0.minus(Duration.ofDays(1)), "test");
+            prices.pipeInput(quote.key(), quote, T0);
+        }
+        telemetry = driver.createInputTopic(Topics.TELEMETRY.name(), Serdes.String().serializer(),
+                Serdes.ByteArray().serializer());
+        rollups = driver.createOutputTopic(Topics.ROLLUPS.name(), Topics.ROLLUPS.keySerde().deserializer(),
+                Topics.ROLLUPS.valueSerde().deserializer());
+    }
+
+    @AfterEach
+    void stopDriver() {
+        driver.close();
+    }
+
+    @Test
+    void shouldSumTheGpusOfAJobAcrossHostsWithoutCountingAnUpdatedWindowTwice() {
+        // Given two GPUs of one job on two hosts, each reporting twice in the first minute
+        send(sample("GPU-1", "node-a", "train-llm", "research", T0.plusSeconds(30), 30, 0.9));
+        send(sample("GPU-2", "node-b", "train-llm", "research", T0.plusSeconds(30), 30, 0.7));
+        send(sample("GPU-1", "node-a", "train-llm", "research", T0.plusSeconds(60), 30, 0.9));
+        send(sample("GPU-2", "node-b", "train-llm", "research", T0.plusSeconds(60), 30, 0.7));
+
+        // Then the job's minute holds both GPUs' full minute, once
+        Map<String, UsageRollup> latest = latest();
+        UsageRollup job = latest.get("job|train-llm|" + T0 + "|PT1M");
+        assertThat(job.gpus()).isEqualTo(2);
+        assertThat(job.totals().gpuSeconds()).isEqualTo(120.0);
+        assertThat(job.totals().cost()).isCloseTo(2 * GPU_PER_HOUR / 60, within(1e-12));
+        assertThat(job.totals().samples()).isEqualTo(4);
+        assertThat(job.totals().smActive().value()).isCloseTo(0.8, within(1e-12));
+        assertThat(latest.get("team|research|" + T0 + "|PT1M").totals().gpuSeconds()).isEqualTo(120.0);
+    }
+
+    @Test
+    void shouldKeepPoolsApartByLifecycleAndAddMinutesUpToTheHour() {
+        send(sample("GPU-1", "node-a", "job-a", null, T0.plusSeconds(60), 60, 0.9));
+        send(sample("GPU-1", "node-a", "job-a", null, T0.plusSeconds(120), 60, 0.9));
+        send(spot(sample("GPU-9", "node-s", "job-b", null, T0.plusSeconds(60), 60, 0.02)));
+
+        Map<String, UsageRollup> latest = latest();
+        UsageRollup onDemandHour = latest.get("pool|aws|us-east-1|p4d.24xlarge|on-demand|" + T0 + "|PT1H");
+        UsageRollup spotHour = latest.get("pool|aws|us-east-1|p4d.24xlarge|spot|" + T0 + "|PT1H");
+        assertThat(onDemandHour.totals().gpuSeconds()).isEqualTo(120.0);
+        assertThat(onDemandHour.totals().cost()).isCloseTo(2 * GPU_PER_HOUR / 60, within(1e-12));
+        assertThat(spotHour.totals().gpuSeconds()).isEqualTo(60.0);
+        assertThat(spotHour.totals().idleCost()).isCloseTo(GPU_PER_HOUR / 60, within(1e-12));
+        assertThat(latest.get("team|" + UsageRollup.NO_TEAM + "|" + T0 + "|PT1H").gpus()).isEqualTo(3);
+    }
+
+    @Test
+    void shouldRollTheLastFiveMinutesOfAJobWithEveryMinuteThatChanges() {
+        // Given seven minutes of one GPU, the last one reported in two halves
+        for (int minute = 1; minute <= 6; minute++) {
+            send(sample("GPU-1", "node-a", "job-r", null, T0.plusSeconds(60L * minute), 60, 0.9));
+        }
+        send(sample("GPU-1", "node-a", "job-r", null, T0.plusSeconds(60 * 6 + 30), 30, 0.9));
+        send(sample("GPU-1", "node-a", "job-r", null, T0.plusSeconds(60 * 7), 30, 0.9));
+
+        // Then the rolling view ends with the newest minute and holds the five minutes up to it, once each
+        Map<String, UsageRollup> latest = latest();
+        UsageRollup rolling = latest.get("job|job-r|" + T0.plusSeconds(60 * 2) + "|PT5M");
+        assertThat(rolling.windowEnd()).isEqualTo(T0.plusSeconds(60 * 7));
+        assertThat(rolling.totals().gpuSeconds()).isEqualTo(300.0);
+        assertThat(rolling.totals().cost()).isCloseTo(5 * GPU_PER_HOUR / 60, within(1e-12));
+        assertThat(rolling.costPerHour()).isCloseTo(GPU_PER_HOUR, within(1e-9));
+    }
+
+    /** The last roll-up of each (key, window, period). */
+    private Map<String, UsageRollup> latest() {
+        Map<String, UsageRollup> latest = new LinkedHashMap<>();
+        for (TestRecord<String, UsageRollup> record : rollups.readRecordsToList()) {
+            UsageRollup rollup = record.value();
+            assertThat(record.key()).isEqualTo(rollup.key());
+            latest.put(rollup.key() + "|" + rollup.windowStart() + "|"
+                    + Duration.between(rollup.windowStart(), rollup.windowEnd()), rollup);
+        }
+        return latest;
+    }
+
+    private void send(TelemetrySample sample) {
+        telemetry.pipeInput(new TestRecord<>(sample.gpuUuid(), Json.write(sample), sample.time()));
+    }
+
+    private static TelemetrySample spot(TelemetrySample sample) {
+        return sample.toBuilder().lifecycle(Lifecycle.SPOT).build();
+    }
+
+    private static TelemetrySample sample(String gpu, String host, String job, String team, Instant end,
+            double interval, double smActive) {
+        return TelemetrySample.builder().gpuUuid(gpu).gpuModel("A100-40GB")
+                .placement(new Placement(host, "i-" + host, "p4d.24xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND))
+                .jobId(job).team(team).time(end).intervalSeconds(interval).smActive(smActive).build();
+    }
+}
