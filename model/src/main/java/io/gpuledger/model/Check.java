@@ -1,12 +1,16 @@
 package io.gpuledger.model;
 
 import java.time.Instant;
+import java.util.regex.Pattern;
 
 /** Field checks shared by the record constructors; each failure names its field. */
 public final class Check {
 
     /** Identity fields become parts of composite keys, so they must not contain the separator. */
     public static final char KEY_SEPARATOR = '|';
+
+    /** Compiled once: every usage window and roll-up checks its currency. */
+    private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
 
     private Check() {
     }
@@ -77,7 +81,7 @@ public final class Check {
 
     public static String currency(String field, String value) {
         present(field, value);
-        if (!value.matches("[A-Z]{3}")) {
+        if (!CURRENCY.matcher(value).matches()) {
             throw new InvalidRecordException(field, "must be an ISO 4217 code such as USD, was '" + value + "'");
         }
         return value;

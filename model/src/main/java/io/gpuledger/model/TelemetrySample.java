@@ -50,12 +50,7 @@ public record TelemetrySample(
         if (gpuIndex < 0) {
             throw new InvalidRecordException("gpuIndex", "must not be negative, was " + gpuIndex);
         }
-        Check.identity("host", host);
-        Check.identity("instanceId", instanceId);
-        Check.identity("instanceType", instanceType);
-        Check.identity("provider", provider);
-        Check.identity("region", region);
-        Check.present("lifecycle", lifecycle);
+        new Placement(host, instanceId, instanceType, provider, region, lifecycle);
         jobId = jobId == null || jobId.isBlank() ? UNKNOWN_JOB : Check.identity("jobId", jobId);
         team = team == null || team.isBlank() ? null : Check.identity("team", team);
         Check.instant("time", time);

@@ -2,6 +2,7 @@ package io.gpuledger.streams;
 
 import io.gpuledger.streams.cost.CostTopology;
 import java.time.Duration;
+import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.streams.KafkaStreams;
@@ -14,13 +15,24 @@ public final class CostEngine implements AutoCloseable {
     private final CountDownLatch running = new CountDownLatch(1);
 
     public CostEngine(CostEngineConfig config) {
-        this.streams = new KafkaStreams(CostTopology.build(config.grace(), config.rates()), config.toProperties());
+        this(config, new Properties(), (now, before) -> { });
+    }
+
+    /**
+     * @param overrides Kafka Streams settings on top of {@code config}'s (static membership, say)
+     * @param listener  told of every state change, after the engine's own bookkeeping
+     */
+    public CostEngine(CostEngineConfig config, Properties overrides, KafkaStreams.StateListener listener) {
+        Properties props = config.toProperties();
+        props.putAll(overrides);
+        this.streams = new KafkaStreams(CostTopology.build(config.grace(), config.rates()), props);
         // A thread that dies on an unexpected error is replaced; its task restarts from the last commit.
         streams.setUncaughtExceptionHandler(error -> StreamThreadExceptionResponse.REPLACE_THREAD);
         streams.setStateListener((now, before) -> {
             if (now == KafkaStreams.State.RUNNING) {
                 running.countDown();
             }
+            listener.onChange(now, before);
         });
     }
 
@@ -37,8 +49,13 @@ public final class CostEngine implements AutoCloseable {
         return streams.state();
     }
 
+    /** Stops the engine; false when it did not stop within {@code timeout}. */
+    public boolean close(Duration timeout) {
+        return streams.close(timeout);
+    }
+
     @Override
     public void close() {
-        streams.close(Duration.ofSeconds(30));
+        close(Duration.ofSeconds(30));
     }
 }

@@ -1,6 +1,5 @@
 package io.gpuledger.streams;
 
-import io.gpuledger.streams.cost.CostTopology;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Properties;
@@ -8,7 +7,6 @@ import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 
 /**
  * The cost engine as a process of its own, as production runs it:
@@ -52,11 +50,8 @@ public final class CostEngineMain {
     /** Runs until SIGTERM (the JVM then exits from the shutdown hook) or until Kafka Streams fails; returns 1 then. */
     static int run(CostEngineOptions options, PrintStream out) throws InterruptedException {
         CostEngineConfig config = options.config();
-        KafkaStreams streams = new KafkaStreams(CostTopology.build(config.grace(), config.rates()), properties(options));
         CountDownLatch failed = new CountDownLatch(1);
-        // A thread that dies on an unexpected error is replaced; its task restarts from the last commit.
-        streams.setUncaughtExceptionHandler(error -> StreamThreadExceptionResponse.REPLACE_THREAD);
-        streams.setStateListener((now, before) -> {
+        CostEngine engine = new CostEngine(config, overrides(options), (now, before) -> {
             if (now == KafkaStreams.State.RUNNING) {
                 out.println(RUNNING + " (application " + config.applicationId() + ", Kafka "
                         + config.bootstrapServers() + ", state " + config.stateDir().toAbsolutePath() + ")");
@@ -66,19 +61,27 @@ public final class CostEngineMain {
             }
         });
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            boolean closed = streams.close(Duration.ofSeconds(30));
+            boolean closed = engine.close(Duration.ofSeconds(30));
             out.println(closed ? STOPPED : "cost engine: did not stop within 30 s");
         }, "cost-engine-shutdown"));
         out.println("cost engine: starting, application " + config.applicationId() + ", Kafka "
                 + config.bootstrapServers());
-        streams.start();
+        engine.start();
         failed.await();
-        streams.close(Duration.ofSeconds(30));
+        engine.close(Duration.ofSeconds(30));
         return 1;
     }
 
+    /** The Kafka Streams settings the engine runs with: its configuration and the overrides. */
     static Properties properties(CostEngineOptions options) {
         Properties props = options.config().toProperties();
+        props.putAll(overrides(options));
+        return props;
+    }
+
+    /** Settings on top of the engine's defaults. */
+    static Properties overrides(CostEngineOptions options) {
+        Properties props = new Properties();
         // Only the group's own consumer is a member: restore and global consumers have no group to join.
         options.instanceId().ifPresent(id ->
                 props.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), id));
