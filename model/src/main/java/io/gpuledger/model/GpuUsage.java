@@ -7,6 +7,10 @@ import java.time.Instant;
  * What one GPU (or MIG slice) did and cost in one window. Keyed on {@link Topics#USAGE} by
  * {@link #gpuUuid()}; a window is re-emitted as samples arrive, each time with its totals so far,
  * so the latest record of a window is the one to keep. Money is in the engine's reporting currency.
+ *
+ * @param closed true on the window's last record, emitted when the window closes (its end plus
+ *               the grace period for late samples); only that record carries the window's
+ *               unmonitored seconds, which are settled then
  */
 public record GpuUsage(
         String gpuUuid,
@@ -23,7 +27,8 @@ public record GpuUsage(
         Instant windowStart,
         Instant windowEnd,
         String currency,
-        UsageTotals totals) {
+        UsageTotals totals,
+        boolean closed) {
 
     public GpuUsage {
         Check.identity("gpuUuid", gpuUuid);
@@ -44,7 +49,8 @@ public record GpuUsage(
     public static GpuUsage empty(TelemetrySample sample, Instant windowStart, Instant windowEnd, String currency) {
         return new GpuUsage(sample.gpuUuid(), sample.gpuIndex(), sample.gpuModel(), sample.host(),
                 sample.instanceId(), sample.instanceType(), sample.provider(), sample.region(),
-                sample.lifecycle(), sample.jobId(), sample.team(), windowStart, windowEnd, currency, UsageTotals.ZERO);
+                sample.lifecycle(), sample.jobId(), sample.team(), windowStart, windowEnd, currency, UsageTotals.ZERO,
+                false);
     }
 
     /**
@@ -55,7 +61,7 @@ public record GpuUsage(
     public GpuUsage add(TelemetrySample sample, Double gpuPricePerHour) {
         return new GpuUsage(gpuUuid, sample.gpuIndex(), sample.gpuModel(), sample.host(), sample.instanceId(),
                 sample.instanceType(), sample.provider(), sample.region(), sample.lifecycle(), sample.jobId(),
-                sample.team(), windowStart, windowEnd, currency, totals.add(sample, gpuPricePerHour));
+                sample.team(), windowStart, windowEnd, currency, totals.add(sample, gpuPricePerHour), closed);
     }
 
     public Offer offer() {

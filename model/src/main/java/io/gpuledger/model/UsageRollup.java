@@ -10,7 +10,8 @@ import java.util.Locale;
  * so the latest record of a (key, windowStart, windowEnd) is the one to keep.
  *
  * @param id   the job id, the team, or the pool {@code provider|region|instanceType|lifecycle}
- * @param gpus GPUs (or MIG slices) with a window in it
+ * @param gpus GPUs (or MIG slices) with a window in it; for an hour or the rolling five minutes,
+ *             the most GPUs in any one of its minutes
  */
 public record UsageRollup(
         @JsonProperty(required = true) Dimension dimension,

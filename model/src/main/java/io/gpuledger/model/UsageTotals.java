@@ -11,6 +11,9 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param unpricedSeconds part of it for which no price was known: charged nothing, never dropped
  * @param idleSeconds     part of it with SM activity under the idle threshold
  * @param idleCost        what that idle time cost
+ * @param unmonitoredSeconds GPU time of a running instance that no sample covered: the gaps
+ *                        between two of a GPU's samples, settled when a window closes (see
+ *                        {@code docs/architecture.md}, "unmonitored time")
  * @param energyKwh       energy drawn, from power readings × time
  * @param nvlinkBytes     NVLink bytes sent (rate readings × time)
  */
@@ -21,6 +24,7 @@ public record UsageTotals(
         double cost,
         double idleSeconds,
         double idleCost,
+        double unmonitoredSeconds,
         Mean smActive,
         Mean smOccupancy,
         Mean dramActive,
@@ -29,7 +33,7 @@ public record UsageTotals(
         double energyKwh,
         double nvlinkBytes) {
 
-    public static final UsageTotals ZERO = new UsageTotals(0, 0, 0, 0, 0, 0, Mean.NONE, Mean.NONE, Mean.NONE,
+    public static final UsageTotals ZERO = new UsageTotals(0, 0, 0, 0, 0, 0, 0, Mean.NONE, Mean.NONE, Mean.NONE,
             Mean.NONE, Mean.NONE, 0, 0);
 
     /** SM activity under this share is idle (design rule: 5%). */
@@ -58,6 +62,7 @@ public record UsageTotals(
                 this.cost + cost,
                 idleSeconds + (idle ? seconds : 0),
                 idleCost + (idle ? cost : 0),
+                unmonitoredSeconds,
                 smActive.add(sample.smActive(), seconds),
                 smOccupancy.add(sample.smOccupancy(), seconds),
                 dramActive.add(sample.dramActive(), seconds),
@@ -70,7 +75,7 @@ public record UsageTotals(
     public UsageTotals plus(UsageTotals other) {
         return new UsageTotals(samples + other.samples, gpuSeconds + other.gpuSeconds,
                 unpricedSeconds + other.unpricedSeconds, cost + other.cost, idleSeconds + other.idleSeconds,
-                idleCost + other.idleCost, smActive.plus(other.smActive), smOccupancy.plus(other.smOccupancy),
+                idleCost + other.idleCost, unmonitoredSeconds + other.unmonitoredSeconds, smActive.plus(other.smActive), smOccupancy.plus(other.smOccupancy),
                 dramActive.plus(other.dramActive), tensorActive.plus(other.tensorActive),
                 powerWatts.plus(other.powerWatts), energyKwh + other.energyKwh, nvlinkBytes + other.nvlinkBytes);
     }
@@ -78,9 +83,16 @@ public record UsageTotals(
     public UsageTotals minus(UsageTotals other) {
         return new UsageTotals(samples - other.samples, gpuSeconds - other.gpuSeconds,
                 unpricedSeconds - other.unpricedSeconds, cost - other.cost, idleSeconds - other.idleSeconds,
-                idleCost - other.idleCost, smActive.minus(other.smActive), smOccupancy.minus(other.smOccupancy),
+                idleCost - other.idleCost, unmonitoredSeconds - other.unmonitoredSeconds, smActive.minus(other.smActive), smOccupancy.minus(other.smOccupancy),
                 dramActive.minus(other.dramActive), tensorActive.minus(other.tensorActive),
                 powerWatts.minus(other.powerWatts), energyKwh - other.energyKwh, nvlinkBytes - other.nvlinkBytes);
+    }
+
+    /** These totals with {@code seconds} more of unmonitored GPU time. */
+    public UsageTotals plusUnmonitored(double seconds) {
+        return new UsageTotals(samples, gpuSeconds, unpricedSeconds, cost, idleSeconds, idleCost,
+                unmonitoredSeconds + seconds, smActive, smOccupancy, dramActive, tensorActive, powerWatts, energyKwh,
+                nvlinkBytes);
     }
 
     /** Spend rate over the covered GPU time; 0 when none was covered. */

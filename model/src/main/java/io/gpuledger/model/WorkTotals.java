@@ -29,6 +29,14 @@ public record WorkTotals(long reports, Map<String, Double> workUnits, long steps
                 ncclBytes + (progress.ncclBytes() == null ? 0 : progress.ncclBytes()));
     }
 
+    /** The work of both, as if every report of each had been added here. */
+    public WorkTotals plus(WorkTotals other) {
+        Map<String, Double> units = new TreeMap<>(workUnits);
+        other.workUnits.forEach((unit, done) -> units.merge(unit, done, Double::sum));
+        return new WorkTotals(reports + other.reports, units, steps + other.steps, stepSeconds + other.stepSeconds,
+                commSeconds + other.commSeconds, ncclBytes + other.ncclBytes);
+    }
+
     /** Exposed communication time ÷ step time, or null when no report said both. */
     public Double communicationOverheadRatio() {
         return stepSeconds <= 0 ? null : Math.min(1, commSeconds / stepSeconds);

@@ -6,6 +6,7 @@ import io.gpuledger.model.Json;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
@@ -73,13 +74,13 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
     }
 
     private RecordHeaders deadLetterHeaders(FixedKeyRecord<String, byte[]> record, InvalidRecordException e) {
-        return refusedHeaders(record, context, e);
+        return refusedHeaders(record.headers(), context, e);
     }
 
     /** The record's headers plus why it was refused and where it came from. */
-    public static RecordHeaders refusedHeaders(FixedKeyRecord<?, ?> record, ProcessingContext context,
+    public static RecordHeaders refusedHeaders(Headers received, ProcessingContext context,
             InvalidRecordException e) {
-        RecordHeaders headers = new RecordHeaders(record.headers().toArray());
+        RecordHeaders headers = new RecordHeaders(received.toArray());
         DeadLetters.put(headers, DeadLetters.REASON, e.getMessage());
         DeadLetters.put(headers, DeadLetters.FIELD, e.field());
         context.recordMetadata().ifPresent((RecordMetadata source) -> {

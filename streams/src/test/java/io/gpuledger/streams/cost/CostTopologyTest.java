@@ -245,6 +245,10 @@ class CostTopologyTest {
 
     private void send(TelemetrySample sample) {
         telemetry.pipeInput(new TestRecord<>(sample.gpuUuid(), Json.write(sample), sample.time()));
+        // Open windows and roll-ups are sent once per update interval of wall-clock time: once
+        // for the GPU windows to send their partials, once more for the roll-ups to send theirs.
+        driver.advanceWallClockTime(CostSettings.DEFAULT_UPDATE_INTERVAL);
+        driver.advanceWallClockTime(CostSettings.DEFAULT_UPDATE_INTERVAL);
     }
 
     private static TelemetrySample sample(Instant end, double interval, double smActive) {

@@ -1,0 +1,175 @@
+package io.gpuledger.streams.cost;
+
+import io.gpuledger.model.UsageTotals;
+import io.gpuledger.streams.state.Codec;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One GPU as the engine follows it: its open minute windows, which seconds of recent minutes its
+ * samples covered, and how far its coverage has been settled.
+ */
+final class GpuState {
+
+    /** No coverage settled yet: the GPU's first window is still open. */
+    static final long NONE = Long.MIN_VALUE;
+
+    static final long MINUTE_MILLIS = 60_000;
+    private static final int MINUTE_SECONDS = 60;
+
+    /** One open minute of the GPU: what its samples add up to, and whom it was counted for. */
+    static final class Window {
+        GpuIdentity identity;
+        UsageTotals totals = UsageTotals.ZERO;
+        /** Roll-up keys this GPU was already counted in for this minute (at most a few). */
+        final List<String> counted = new ArrayList<>(3);
+        /** Changed since its last update was sent: not kept, a restart sends none until the next sample. */
+        transient boolean changed;
+
+        /** Whether this is the first time the window counts in {@code rollupKey}. */
+        boolean countIn(String rollupKey) {
+            if (counted.contains(rollupKey)) {
+                return false;
+            }
+            counted.add(rollupKey);
+            return true;
+        }
+    }
+
+    /** The latest identity the GPU reported, for windows it reported nothing in. */
+    GpuIdentity identity;
+    /** Epoch second up to which the GPU's coverage is settled, or {@link #NONE}. */
+    long settledUntil = NONE;
+    /** Open windows by start (epoch millis). */
+    final TreeMap<Long, Window> windows = new TreeMap<>();
+    /** Covered seconds of unsettled minutes by minute start (epoch millis): bit i is second i. */
+    final TreeMap<Long, Long> coverage = new TreeMap<>();
+
+    /** Marks the seconds of {@code [fromMillis, toMillis)} covered, rounded outwards to whole seconds. */
+    void cover(long fromMillis, long toMillis) {
+        long first = Math.floorDiv(fromMillis, 1000);
+        long end = -Math.floorDiv(-toMillis, 1000);
+        long firstSettled = settledUntil == NONE ? first : Math.max(first, settledUntil);
+        for (long minute = Math.floorDiv(firstSettled, MINUTE_SECONDS) * MINUTE_SECONDS; minute < end;
+                minute += MINUTE_SECONDS) {
+            int from = (int) Math.max(0, firstSettled - minute);
+            int to = (int) Math.min(MINUTE_SECONDS, end - minute);
+            if (from < to) {
+                long bits = to - from == 64 ? -1L : ((1L << (to - from)) - 1) << from;
+                coverage.merge(minute * 1000, bits, (a, b) -> a | b);
+            }
+        }
+    }
+
+    /** The first covered second at or after {@code fromSecond}, or {@link #NONE}. */
+    long firstCoveredFrom(long fromSecond) {
+        for (Map.Entry<Long, Long> minute : coverage.tailMap(Math.floorDiv(fromSecond, MINUTE_SECONDS) * 1000L
+                * MINUTE_SECONDS, true).entrySet()) {
+            long start = minute.getKey() / 1000;
+            long bits = minute.getValue();
+            if (fromSecond > start) {
+                bits &= -1L << (fromSecond - start);
+            }
+            if (bits != 0) {
+                return start + Long.numberOfTrailingZeros(bits);
+            }
+        }
+        return NONE;
+    }
+
+    /**
+     * Settles the minute starting at {@code startMillis} (and any earlier minute a late sample
+     * still covered): returns its unmonitored seconds (whole GPU seconds, before any MIG share),
+     * the uncovered seconds between two covered ones no more than {@code maxGapSeconds} apart. A
+     * gap whose end is not known yet stays unsettled: it is counted in the minute where it ends,
+     * when that minute closes, if the GPU comes back in time.
+     */
+    long settle(long startMillis, long maxGapSeconds) {
+        long end = startMillis / 1000 + MINUTE_SECONDS;
+        long unmonitored = 0;
+        long cursor = settledUntil;
+        Map<Long, Long> due = coverage.headMap(startMillis, true);
+        for (Map.Entry<Long, Long> minute : due.entrySet()) {
+            long start = minute.getKey() / 1000;
+            long bits = minute.getValue();
+            int second = 0;
+            while (second < MINUTE_SECONDS) {
+                if ((bits & (1L << second)) == 0) {
+                    second++;
+                    continue;
+                }
+                long runStart = start + second;
+                while (second < MINUTE_SECONDS && (bits & (1L << second)) != 0) {
+                    second++;
+                }
+                if (cursor != NONE && runStart > cursor && runStart - cursor <= maxGapSeconds) {
+                    unmonitored += runStart - cursor;
+                }
+                cursor = Math.max(cursor, start + second);
+            }
+        }
+        due.clear();
+        if (cursor != NONE && cursor < end) {
+            long next = firstCoveredFrom(end);
+            if (next != NONE && next - cursor <= maxGapSeconds) {
+                unmonitored += end - cursor;
+                cursor = end;
+            }
+        }
+        settledUntil = cursor;
+        return unmonitored;
+    }
+
+    static final Codec<GpuState> CODEC = new Codec<>() {
+        @Override
+        public void write(GpuState state, DataOutput out) throws IOException {
+            out.writeBoolean(state.identity != null);
+            if (state.identity != null) {
+                GpuIdentity.CODEC.write(state.identity, out);
+            }
+            out.writeLong(state.settledUntil);
+            out.writeInt(state.windows.size());
+            for (Map.Entry<Long, Window> entry : state.windows.entrySet()) {
+                Window window = entry.getValue();
+                out.writeLong(entry.getKey());
+                GpuIdentity.CODEC.write(window.identity, out);
+                UsageCodec.TOTALS.write(window.totals, out);
+                out.writeByte(window.counted.size());
+                for (String key : window.counted) {
+                    out.writeUTF(key);
+                }
+            }
+            out.writeInt(state.coverage.size());
+            for (Map.Entry<Long, Long> entry : state.coverage.entrySet()) {
+                out.writeLong(entry.getKey());
+                out.writeLong(entry.getValue());
+            }
+        }
+
+        @Override
+        public GpuState read(DataInput in) throws IOException {
+            GpuState state = new GpuState();
+            state.identity = in.readBoolean() ? GpuIdentity.CODEC.read(in) : null;
+            state.settledUntil = in.readLong();
+            for (int windows = in.readInt(); windows > 0; windows--) {
+                long start = in.readLong();
+                Window window = new Window();
+                window.identity = GpuIdentity.CODEC.read(in);
+                window.totals = UsageCodec.TOTALS.read(in);
+                for (int counted = in.readByte(); counted > 0; counted--) {
+                    window.counted.add(in.readUTF());
+                }
+                state.windows.put(start, window);
+            }
+            for (int minutes = in.readInt(); minutes > 0; minutes--) {
+                state.coverage.put(in.readLong(), in.readLong());
+            }
+            return state;
+        }
+    };
+}

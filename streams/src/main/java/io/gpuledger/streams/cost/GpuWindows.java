@@ -1,0 +1,250 @@
+package io.gpuledger.streams.cost;
+
+import io.gpuledger.model.InvalidRecordException;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.UsageRollup.Dimension;
+import io.gpuledger.model.UsageTotals;
+import io.gpuledger.streams.deadletter.ParseOrReject;
+import io.gpuledger.streams.deadletter.Parsed;
+import io.gpuledger.streams.price.CurrencyRates;
+import io.gpuledger.streams.price.PriceTable;
+import io.gpuledger.streams.state.LiveStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * Charges each sample at the price in force at its time and adds it, once, to its GPU's minute
+ * window and to the minute partials of the GPU's job, team and pool.
+ *
+ * <ul>
+ *   <li>Every {@code updateInterval} of wall-clock time it sends the windows that changed (as
+ *       {@code closed=false} updates, for live views) and the partials gathered since the last
+ *       time (for the roll-ups).</li>
+ *   <li>A window closes when the latest event time seen passes its end plus the grace period: its
+ *       unmonitored time is settled then and it is sent one last time, {@code closed=true}.
+ *       Samples for a closed window are refused as late; samples more than
+ *       {@link #MAX_AHEAD} ahead of the engine's clock are refused as from the future (one such
+ *       sample would otherwise close every open window at once).</li>
+ * </ul>
+ * State: {@link GpuState} per GPU and the pending partials, in {@link LiveStore}s, so a sample
+ * costs map lookups and the state is encoded once per commit.
+ */
+final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, String, Emitted> {
+
+    /** How far ahead of this engine's clock a sample's time may be. */
+    static final Duration MAX_AHEAD = Duration.ofMinutes(10);
+
+    private static final long MINUTE = GpuState.MINUTE_MILLIS;
+    private static final String LATEST = "latest-event-time";
+
+    private final CostSettings settings;
+    private final String currency;
+    private ProcessorContext<String, Emitted> context;
+    private PriceTable prices;
+    private LiveStore<GpuState> gpus;
+    private LiveStore<RollupPartial> partials;
+    private LiveStore<Long> clock;
+    private Sensor late;
+    /** GPUs with a window changed since the last update was sent. */
+    private final Set<String> changed = new LinkedHashSet<>();
+    /** The end of the next window due to close; 0 until the first sample after a start. */
+    private long nextClose;
+
+    GpuWindows(CostSettings settings) {
+        this.settings = settings;
+        this.currency = settings.rates().reporting();
+    }
+
+    @Override
+    public void init(ProcessorContext<String, Emitted> context) {
+        this.context = context;
+        KeyValueStore<String, byte[]> priceStore = context.getStateStore(CostTopology.PRICE_STORE);
+        this.prices = new PriceTable(priceStore);
+        this.gpus = context.getStateStore(CostTopology.USAGE_STORE);
+        this.partials = context.getStateStore(CostTopology.PARTIALS_STORE);
+        this.clock = context.getStateStore(CostTopology.CLOCK_STORE);
+        this.late = ParseOrReject.deadLetterSensor(context, "telemetry-late");
+        context.schedule(settings.updateInterval(), PunctuationType.WALL_CLOCK_TIME, now -> sendUpdates());
+    }
+
+    @Override
+    public void process(Record<String, Parsed<TelemetrySample>> record) {
+        TelemetrySample sample = record.value().value();
+        long at = record.timestamp();
+        long start = at - Math.floorMod(at, MINUTE);
+        long latest = latestEventTime();
+        if (start + MINUTE + settings.grace().toMillis() <= latest) {
+            refuse(record, "late: its window ended at " + Instant.ofEpochMilli(start + MINUTE) + " and closed "
+                    + settings.grace().toSeconds() + " s later, before " + Instant.ofEpochMilli(latest)
+                    + ", the latest time seen");
+            return;
+        }
+        long now = context.currentSystemTimeMs();
+        if (at > now + MAX_AHEAD.toMillis()) {
+            refuse(record, "from the future: " + Instant.ofEpochMilli(at) + " is more than "
+                    + MAX_AHEAD.toMinutes() + " min ahead of this engine's clock (" + Instant.ofEpochMilli(now) + ")");
+            return;
+        }
+
+        UsageTotals charged = UsageTotals.ZERO.add(sample, priceOf(sample, at));
+        String gpu = record.key();
+        GpuState state = gpus.get(gpu);
+        if (state == null) {
+            state = new GpuState();
+        }
+        GpuIdentity identity = state.identity == null ? GpuIdentity.of(sample) : state.identity.following(sample);
+        state.identity = identity;
+        GpuState.Window window = state.windows.computeIfAbsent(start, key -> new GpuState.Window());
+        window.identity = identity;
+        window.totals = window.totals.plus(charged);
+        window.changed = true;
+        long end = sample.time().toEpochMilli();
+        state.cover(end - Math.round(sample.intervalSeconds() * 1000), end);
+        gpus.put(gpu, state);
+        changed.add(gpu);
+        for (Dimension dimension : Dimension.values()) {
+            String rollupKey = identity.rollupKeys[dimension.ordinal()];
+            addPartial(dimension, identity, rollupKey, start, charged, window.countIn(rollupKey) ? 1 : 0);
+        }
+
+        if (at > latest) {
+            clock.put(LATEST, at);
+            long closeBefore = at - settings.grace().toMillis();
+            if (closeBefore >= nextClose) {
+                closeWindows(closeBefore);
+            }
+        }
+    }
+
+    private Double priceOf(TelemetrySample sample, long at) {
+        PriceQuote quote = prices.inForce(sample.offer(), Instant.ofEpochMilli(at)).orElse(null);
+        return quote == null ? null : settings.rates().toReporting(quote.pricePerGpuHour(), quote.currency())
+                .orElse(null);
+    }
+
+    private void addPartial(Dimension dimension, GpuIdentity identity, String rollupKey, long minute,
+            UsageTotals more, long newGpus) {
+        String key = RollupPartial.partialKey(rollupKey, minute);
+        RollupPartial partial = partials.get(key);
+        if (partial == null) {
+            partial = RollupPartial.empty(dimension, identity.idIn(dimension), minute, currency);
+        }
+        partials.put(key, partial.plus(more, newGpus));
+    }
+
+    private long latestEventTime() {
+        Long latest = clock.get(LATEST);
+        return latest == null ? Long.MIN_VALUE : latest;
+    }
+
+    private void refuse(Record<String, Parsed<TelemetrySample>> record, String reason) {
+        InvalidRecordException refused = new InvalidRecordException("time", reason);
+        late.record();
+        context.forward(record.withValue((Emitted) new Emitted.Refused(record.value().raw()))
+                .withHeaders(ParseOrReject.refusedHeaders(record.headers(), context, refused)));
+    }
+
+    /** Closes every window that ends at or before {@code closeBefore}, on every GPU of this task. */
+    private void closeWindows(long closeBefore) {
+        List<String> forgotten = new ArrayList<>();
+        for (Map.Entry<String, GpuState> entry : gpus.entries().entrySet()) {
+            GpuState state = entry.getValue();
+            if (close(entry.getKey(), state, closeBefore)) {
+                gpus.put(entry.getKey(), state);
+            }
+            if (state.windows.isEmpty() && state.coverage.isEmpty()
+                    && (state.settledUntil == GpuState.NONE
+                        || closeBefore / 1000 - state.settledUntil > settings.maxGap().toSeconds())) {
+                forgotten.add(entry.getKey());
+            }
+        }
+        forgotten.forEach(gpus::delete);
+        nextClose = closeBefore - Math.floorMod(closeBefore, MINUTE) + MINUTE;
+    }
+
+    /** Settles and sends the GPU's minutes that end by {@code closeBefore}; true if any was. */
+    private boolean close(String gpu, GpuState state, long closeBefore) {
+        boolean closedAny = false;
+        for (long minute = nextToSettle(state); minute != Long.MAX_VALUE && minute + MINUTE <= closeBefore;
+                minute = nextToSettle(state)) {
+            closedAny = true;
+            double unmonitored = state.settle(minute, settings.maxGap().toSeconds());
+            GpuState.Window window = state.windows.remove(minute);
+            GpuIdentity identity = window != null ? window.identity : state.identity;
+            unmonitored *= identity.fraction;
+            if (window == null && unmonitored == 0) {
+                continue;
+            }
+            UsageTotals totals = (window != null ? window.totals : UsageTotals.ZERO).plusUnmonitored(unmonitored);
+            context.forward(new Record<>(gpu, new Emitted.Usage(identity.usage(gpu, minute, minute + MINUTE,
+                    currency, totals, true)), minute + MINUTE));
+            if (unmonitored > 0) {
+                UsageTotals gap = UsageTotals.ZERO.plusUnmonitored(unmonitored);
+                for (Dimension dimension : Dimension.values()) {
+                    addPartial(dimension, identity, identity.rollupKeys[dimension.ordinal()], minute, gap, 0);
+                }
+            }
+        }
+        return closedAny;
+    }
+
+    /**
+     * The start of the GPU's next minute to settle: its first open window or covered minute, or,
+     * when a gap since its settled coverage will count as unmonitored, the first minute of that gap.
+     */
+    private long nextToSettle(GpuState state) {
+        long next = Long.MAX_VALUE;
+        if (!state.windows.isEmpty()) {
+            next = state.windows.firstKey();
+        }
+        if (!state.coverage.isEmpty()) {
+            next = Math.min(next, state.coverage.firstKey());
+        }
+        if (state.settledUntil != GpuState.NONE) {
+            long resumed = state.firstCoveredFrom(state.settledUntil);
+            if (resumed != GpuState.NONE && resumed - state.settledUntil <= settings.maxGap().toSeconds()) {
+                long gapMinute = Math.floorDiv(state.settledUntil + 59, 60) * MINUTE;
+                next = Math.min(next, gapMinute);
+            }
+        }
+        return next;
+    }
+
+    /** Sends the windows changed since the last call and the partials gathered since then. */
+    private void sendUpdates() {
+        long stamp = Math.max(0, latestEventTime());
+        for (String gpu : changed) {
+            GpuState state = gpus.get(gpu);
+            if (state == null) {
+                continue;
+            }
+            for (Map.Entry<Long, GpuState.Window> entry : state.windows.entrySet()) {
+                GpuState.Window window = entry.getValue();
+                if (window.changed) {
+                    window.changed = false;
+                    context.forward(new Record<>(gpu, new Emitted.Usage(window.identity.usage(gpu, entry.getKey(),
+                            entry.getKey() + MINUTE, currency, window.totals, false)), stamp));
+                }
+            }
+        }
+        changed.clear();
+        List<String> sent = new ArrayList<>(partials.entries().keySet());
+        for (String key : sent) {
+            RollupPartial partial = partials.get(key);
+            context.forward(new Record<>(partial.rollupKey(), new Emitted.Partial(partial), partial.windowStart()));
+            partials.delete(key);
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package io.gpuledger.streams.cost;
+
+import io.gpuledger.model.Check;
+import io.gpuledger.model.UsageRollup.Dimension;
+import io.gpuledger.model.UsageTotals;
+import io.gpuledger.model.WorkTotals;
+import java.util.Map;
+import java.util.TreeMap;
+import io.gpuledger.streams.state.Codec;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+
+/**
+ * What one task added to a job's, team's or pool's minute since it last said so: the sum of the
+ * samples (and settled unmonitored time) it charged there, how many GPUs it saw there for the
+ * first time, and, for a job, the work reported for that minute. A roll-up is the sum of its partials, from every task; under exactly-once each
+ * partial is sent once, with the input it sums, so none is lost or counted twice.
+ *
+ * @param windowStart epoch millis of the minute
+ */
+record RollupPartial(Dimension dimension, String id, long windowStart, String currency, long gpus,
+        UsageTotals totals, WorkTotals work) {
+
+    static final Codec<RollupPartial> CODEC = new Codec<>() {
+        @Override
+        public void write(RollupPartial partial, DataOutput out) throws IOException {
+            out.writeByte(partial.dimension.ordinal());
+            out.writeUTF(partial.id);
+            out.writeLong(partial.windowStart);
+            out.writeUTF(partial.currency);
+            out.writeLong(partial.gpus);
+            UsageCodec.TOTALS.write(partial.totals, out);
+            WorkCodec.write(partial.work, out);
+        }
+
+        @Override
+        public RollupPartial read(DataInput in) throws IOException {
+            return new RollupPartial(Dimension.values()[in.readByte()], in.readUTF(), in.readLong(), in.readUTF(),
+                    in.readLong(), UsageCodec.TOTALS.read(in), WorkCodec.read(in));
+        }
+    };
+
+    static RollupPartial empty(Dimension dimension, String id, long windowStart, String currency) {
+        return new RollupPartial(dimension, id, windowStart, currency, 0, UsageTotals.ZERO, WorkTotals.NONE);
+    }
+
+    /** A job's work, reported for one minute. */
+    static RollupPartial work(String jobId, long windowStart, String currency, WorkTotals work) {
+        return new RollupPartial(Dimension.JOB, jobId, windowStart, currency, 0, UsageTotals.ZERO, work);
+    }
+
+    RollupPartial plus(UsageTotals more, long newGpus) {
+        return new RollupPartial(dimension, id, windowStart, currency, gpus + newGpus, totals.plus(more), work);
+    }
+
+    /** The key of a job, team or pool: {@code dimension|id}, as {@link io.gpuledger.model.UsageRollup#key()}. */
+    static String rollupKey(Dimension dimension, String id) {
+        return dimension.wire() + Check.KEY_SEPARATOR + id;
+    }
+
+    /** The key of one task's partial for one minute, in that task's store. */
+    static String partialKey(String rollupKey, long windowStart) {
+        return rollupKey + Check.KEY_SEPARATOR + windowStart;
+    }
+
+    String rollupKey() {
+        return rollupKey(dimension, id);
+    }
+
+    /** {@link WorkTotals} in binary. */
+    static final class WorkCodec {
+
+        private WorkCodec() {
+        }
+
+        static void write(WorkTotals work, DataOutput out) throws IOException {
+            out.writeLong(work.reports());
+            out.writeInt(work.workUnits().size());
+            for (Map.Entry<String, Double> unit : work.workUnits().entrySet()) {
+                out.writeUTF(unit.getKey());
+                out.writeDouble(unit.getValue());
+            }
+            out.writeLong(work.steps());
+            out.writeDouble(work.stepSeconds());
+            out.writeDouble(work.commSeconds());
+            out.writeDouble(work.ncclBytes());
+        }
+
+        static WorkTotals read(DataInput in) throws IOException {
+            long reports = in.readLong();
+            Map<String, Double> units = new TreeMap<>();
+            for (int count = in.readInt(); count > 0; count--) {
+                units.put(in.readUTF(), in.readDouble());
+            }
+            return new WorkTotals(reports, units, in.readLong(), in.readDouble(), in.readDouble(), in.readDouble());
+        }
+    }
+}

@@ -1,0 +1,191 @@
+package io.gpuledger.streams.cost;
+
+import io.gpuledger.model.JobEconomics;
+import io.gpuledger.model.UsageRollup;
+import io.gpuledger.model.UsageRollup.Dimension;
+import io.gpuledger.model.UsageTotals;
+import io.gpuledger.streams.deadletter.ParseOrReject;
+import io.gpuledger.streams.state.LiveStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+
+/**
+ * Sums the partials of each job, team and pool into its minutes and hours, and sends, every
+ * {@code updateInterval} of wall-clock time, each minute and hour that changed, the rolling five
+ * minutes that end with each changed minute and, for a job minute, its economics: its cost
+ * against the work reported for it.
+ *
+ * <p>A minute is kept until the latest minute received is {@link #RETENTION_SLACK} past its
+ * rolling view's end plus the grace period, an hour likewise past its end; a partial for a minute
+ * already dropped (possible only when one task lags the others by that much) is counted in the
+ * {@code rollup-late} dead-letter counter and left out of the roll-ups, while its GPUs' windows
+ * on {@code gpu.usage.v1} still hold it.
+ */
+final class RollupWindows implements Processor<String, RollupPartial, String, Emitted> {
+
+    static final int ROLLING_MINUTES = 5;
+    static final Duration RETENTION_SLACK = Duration.ofMinutes(10);
+
+    private static final long MINUTE = GpuState.MINUTE_MILLIS;
+    private static final long HOUR = 60 * MINUTE;
+
+    private final CostSettings settings;
+    private ProcessorContext<String, Emitted> context;
+    private LiveStore<RollupState> store;
+    private Sensor late;
+    private final Set<String> changed = new LinkedHashSet<>();
+    /** Start of the latest minute received since this task started. */
+    private long latest = Long.MIN_VALUE;
+    private long lastExpiry = Long.MIN_VALUE;
+
+    RollupWindows(CostSettings settings) {
+        this.settings = settings;
+    }
+
+    @Override
+    public void init(ProcessorContext<String, Emitted> context) {
+        this.context = context;
+        this.store = context.getStateStore(CostTopology.ROLLUP_STORE);
+        this.late = ParseOrReject.deadLetterSensor(context, "rollup-late");
+        context.schedule(settings.updateInterval(), PunctuationType.WALL_CLOCK_TIME, now -> sendUpdates());
+    }
+
+    @Override
+    public void process(Record<String, RollupPartial> record) {
+        RollupPartial partial = record.value();
+        latest = Math.max(latest, partial.windowStart());
+        RollupState state = store.get(record.key());
+        if (state == null) {
+            state = new RollupState(partial.dimension(), partial.id(), partial.currency());
+        }
+        if (!state.minutes.containsKey(partial.windowStart()) && partial.windowStart() < minuteCutoff()) {
+            late.record();
+            return;
+        }
+        RollupState.Sum minute = state.minutes.computeIfAbsent(partial.windowStart(), start -> new RollupState.Sum());
+        minute.totals = minute.totals.plus(partial.totals());
+        minute.gpus += partial.gpus();
+        minute.work = partial.work().reports() == 0 ? minute.work : minute.work.plus(partial.work());
+        minute.changed = true;
+        store.put(record.key(), state);
+        changed.add(record.key());
+        if (partial.totals().samples() == 0 && partial.totals().unmonitoredSeconds() == 0) {
+            return;
+        }
+        long hourStart = partial.windowStart() - Math.floorMod(partial.windowStart(), HOUR);
+        RollupState.Sum hour = state.hours.computeIfAbsent(hourStart, start -> new RollupState.Sum());
+        hour.totals = hour.totals.plus(partial.totals());
+        hour.gpus = Math.max(hour.gpus, minute.gpus);
+        hour.changed = true;
+    }
+
+    private long minuteCutoff() {
+        return latest == Long.MIN_VALUE ? Long.MIN_VALUE
+                : latest - ROLLING_MINUTES * MINUTE - settings.grace().toMillis() - RETENTION_SLACK.toMillis();
+    }
+
+    private long hourCutoff() {
+        return latest == Long.MIN_VALUE ? Long.MIN_VALUE
+                : latest - HOUR - settings.grace().toMillis() - RETENTION_SLACK.toMillis();
+    }
+
+    private void sendUpdates() {
+        for (String key : changed) {
+            RollupState state = store.get(key);
+            Set<Long> rollingEnds = new TreeSet<>();
+            for (Map.Entry<Long, RollupState.Sum> minute : state.minutes.entrySet()) {
+                if (minute.getValue().changed && charged(minute.getValue())) {
+                    UsageRollup sent = send(key, state, minute.getKey(), MINUTE, minute.getValue());
+                    if (state.dimension == Dimension.JOB) {
+                        context.forward(new Record<>(state.id, new Emitted.Economics(JobEconomics.of(sent,
+                                minute.getValue().work)), sent.windowEnd().toEpochMilli()));
+                    }
+                    for (int later = 0; later < ROLLING_MINUTES; later++) {
+                        long newest = minute.getKey() + later * MINUTE;
+                        if (state.minutes.containsKey(newest)) {
+                            rollingEnds.add(newest);
+                        }
+                    }
+                }
+            }
+            for (Map.Entry<Long, RollupState.Sum> hour : state.hours.entrySet()) {
+                if (hour.getValue().changed) {
+                    send(key, state, hour.getKey(), HOUR, hour.getValue());
+                }
+            }
+            for (long newest : rollingEnds) {
+                send(key, state, newest + MINUTE - ROLLING_MINUTES * MINUTE, ROLLING_MINUTES * MINUTE,
+                        rolling(state.minutes, newest));
+            }
+        }
+        changed.clear();
+        if (latest != Long.MIN_VALUE && (lastExpiry == Long.MIN_VALUE || latest - lastExpiry >= MINUTE)) {
+            expire();
+            lastExpiry = latest;
+        }
+    }
+
+    private UsageRollup send(String key, RollupState state, long start, long length, RollupState.Sum sum) {
+        sum.changed = false;
+        UsageRollup rollup = new UsageRollup(state.dimension, state.id, Instant.ofEpochMilli(start),
+                Instant.ofEpochMilli(start + length), state.currency, sum.gpus, sum.totals);
+        context.forward(new Record<>(key, new Emitted.Rollup(rollup), start + length));
+        return rollup;
+    }
+
+    /**
+     * Whether any GPU time was charged or found unmonitored in it: a job minute that so far holds
+     * only work reports waits for its cost before it is sent.
+     */
+    private static boolean charged(RollupState.Sum sum) {
+        return sum.totals.samples() > 0 || sum.totals.unmonitoredSeconds() > 0;
+    }
+
+    /** The minutes of the rolling view that ends with the minute starting at {@code newest}. */
+    private static RollupState.Sum rolling(TreeMap<Long, RollupState.Sum> minutes, long newest) {
+        RollupState.Sum sum = new RollupState.Sum();
+        UsageTotals totals = UsageTotals.ZERO;
+        for (RollupState.Sum minute : minutes.subMap(newest - (ROLLING_MINUTES - 1) * MINUTE, true, newest, true)
+                .values()) {
+            totals = totals.plus(minute.totals);
+            sum.gpus = Math.max(sum.gpus, minute.gpus);
+        }
+        sum.totals = totals;
+        return sum;
+    }
+
+    /** Drops the minutes and hours past retention, and the jobs, teams and pools left with none. */
+    private void expire() {
+        long minuteCutoff = minuteCutoff();
+        long hourCutoff = hourCutoff();
+        List<String> emptied = new ArrayList<>();
+        for (Map.Entry<String, RollupState> entry : store.entries().entrySet()) {
+            RollupState state = entry.getValue();
+            boolean dropped = !state.minutes.headMap(minuteCutoff).isEmpty()
+                    || !state.hours.headMap(hourCutoff).isEmpty();
+            if (!dropped) {
+                continue;
+            }
+            state.minutes.headMap(minuteCutoff).clear();
+            state.hours.headMap(hourCutoff).clear();
+            if (state.minutes.isEmpty() && state.hours.isEmpty()) {
+                emptied.add(entry.getKey());
+            } else {
+                store.put(entry.getKey(), state);
+            }
+        }
+        emptied.forEach(store::delete);
+    }
+}

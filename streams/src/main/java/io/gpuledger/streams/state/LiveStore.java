@@ -1,0 +1,127 @@
+package io.gpuledger.streams.state;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * A key-value store whose values stay Java objects while the task runs and are written, as bytes,
+ * to a logged store only when Kafka Streams commits.
+ *
+ * <p>Kafka Streams flushes every store of a task before it commits the task's input offsets (and,
+ * under exactly-once, before it commits the transaction): this store writes the entries changed
+ * since the last commit to the store underneath then, whose changelog makes them durable with
+ * the same commit. The state on the changelog therefore always matches the committed input, as
+ * with any logged store, but a value updated a hundred times between two commits is encoded once
+ * rather than a hundred times, and reading it costs a map lookup.
+ *
+ * <p>Values are mutable: after changing one, {@link #put} it again so that it is written at the
+ * next commit. The whole store is held in memory, loaded from the store underneath (restored from
+ * its changelog) on first use.
+ */
+public final class LiveStore<V> implements StateStore {
+
+    private final KeyValueStore<Bytes, byte[]> logged;
+    private final Codec<V> codec;
+    private final Map<String, V> live = new HashMap<>();
+    private final Set<String> changed = new HashSet<>();
+    private boolean loaded;
+
+    LiveStore(KeyValueStore<Bytes, byte[]> logged, Codec<V> codec) {
+        this.logged = logged;
+        this.codec = codec;
+    }
+
+    @Override
+    public String name() {
+        return logged.name();
+    }
+
+    @Override
+    public void init(StateStoreContext context, StateStore root) {
+        live.clear();
+        changed.clear();
+        loaded = false;
+        logged.init(context, root);
+    }
+
+    public V get(String key) {
+        load();
+        return live.get(key);
+    }
+
+    public void put(String key, V value) {
+        load();
+        live.put(key, value);
+        changed.add(key);
+    }
+
+    public void delete(String key) {
+        load();
+        if (live.remove(key) != null) {
+            changed.add(key);
+        }
+    }
+
+    /** Every entry, as a read-only view: collect keys first to delete while walking it. */
+    public Map<String, V> entries() {
+        load();
+        return Collections.unmodifiableMap(live);
+    }
+
+    private void load() {
+        if (loaded) {
+            return;
+        }
+        try (KeyValueIterator<Bytes, byte[]> all = logged.all()) {
+            while (all.hasNext()) {
+                KeyValue<Bytes, byte[]> entry = all.next();
+                live.put(new String(entry.key.get(), StandardCharsets.UTF_8), codec.fromBytes(entry.value));
+            }
+        }
+        loaded = true;
+    }
+
+    /** Writes what changed since the last commit to the logged store; Kafka Streams calls it before committing. */
+    @Override
+    public void flush() {
+        for (String key : changed) {
+            Bytes bytes = Bytes.wrap(key.getBytes(StandardCharsets.UTF_8));
+            V value = live.get(key);
+            if (value == null) {
+                logged.delete(bytes);
+            } else {
+                logged.put(bytes, codec.toBytes(value));
+            }
+        }
+        changed.clear();
+        logged.flush();
+    }
+
+    @Override
+    public void close() {
+        live.clear();
+        changed.clear();
+        loaded = false;
+        logged.close();
+    }
+
+    @Override
+    public boolean persistent() {
+        return logged.persistent();
+    }
+
+    @Override
+    public boolean isOpen() {
+        return logged.isOpen();
+    }
+}

@@ -1,0 +1,249 @@
+package io.gpuledger.streams.cost;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.gpuledger.model.DeadLetters;
+import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.Json;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.Topics;
+import io.gpuledger.model.UsageRollup;
+import io.gpuledger.streams.price.CurrencyRates;
+import io.gpuledger.streams.state.LiveStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Windows closing at their end plus grace: the last record of each, its unmonitored time (gaps
+ * between a GPU's samples), and the state the engine lets go of afterwards.
+ */
+class WindowCloseTest {
+
+    private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
+    private static final Duration GRACE = Duration.ofMinutes(2);
+    private static final double GPU_PER_HOUR = 32.0 / 8;
+
+    private TopologyTestDriver driver;
+    private TestInputTopic<String, byte[]> telemetry;
+    private TestOutputTopic<String, GpuUsage> usage;
+    private TestOutputTopic<String, UsageRollup> rollups;
+    private TestOutputTopic<String, byte[]> deadLetters;
+    private Instant wallClock = T0;
+    private final List<GpuUsage> closed = new ArrayList<>();
+
+    @BeforeEach
+    void startDriver() {
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "window-close-test");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
+        driver = new TopologyTestDriver(CostTopology.build(GRACE, CurrencyRates.shipped("USD")), props, T0);
+        TestInputTopic<String, PriceQuote> prices = driver.createInputTopic(Topics.PRICES.name(),
+                Topics.PRICES.keySerde().serializer(), Topics.PRICES.valueSerde().serializer());
+        PriceQuote quote = new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND, "A100-40GB", 8,
+                32.0, "USD", T0.minus(Duration.ofDays(1)), "test");
+        prices.pipeInput(quote.key(), quote, T0);
+        telemetry = driver.createInputTopic(Topics.TELEMETRY.name(), Serdes.String().serializer(),
+                Serdes.ByteArray().serializer());
+        usage = driver.createOutputTopic(Topics.USAGE.name(), Topics.USAGE.keySerde().deserializer(),
+                Topics.USAGE.valueSerde().deserializer());
+        rollups = driver.createOutputTopic(Topics.ROLLUPS.name(), Topics.ROLLUPS.keySerde().deserializer(),
+                Topics.ROLLUPS.valueSerde().deserializer());
+        deadLetters = driver.createOutputTopic(Topics.TELEMETRY_DEAD_LETTERS.name(), Serdes.String().deserializer(),
+                Serdes.ByteArray().deserializer());
+    }
+
+    @AfterEach
+    void stopDriver() {
+        driver.close();
+    }
+
+    @Test
+    void shouldCloseAWindowOnceWithItsTotalsAndTheSilenceInsideIt() {
+        // Given 10-second samples of one GPU, silent from :20 to :40 of its first minute
+        tenSecondSamples("GPU-1", 0, 20);
+        tenSecondSamples("GPU-1", 40, 300);
+
+        // Then the first minute closed once, when the samples passed its end plus grace
+        List<GpuUsage> first = closedWindows("GPU-1", T0);
+        assertThat(first).hasSize(1);
+        GpuUsage window = first.get(0);
+        assertThat(window.secondsObserved()).isEqualTo(40.0);
+        assertThat(window.cost()).isCloseTo(40 * GPU_PER_HOUR / 3600, within(1e-12));
+        assertThat(window.totals().unmonitoredSeconds()).isEqualTo(20.0);
+        // And the minutes after it, fully covered, had no silence
+        assertThat(closedWindows("GPU-1", T0.plusSeconds(60)).get(0).totals().unmonitoredSeconds()).isZero();
+        // And the job's minute carries the same silence
+        assertThat(latestRollup("job|train|" + T0 + "|PT1M").totals().unmonitoredSeconds()).isEqualTo(20.0);
+    }
+
+    @Test
+    void shouldCountWholeSilentMinutesInWindowsOfTheirOwn() {
+        // Given a GPU that reports for a minute, falls silent for two, and comes back
+        tenSecondSamples("GPU-1", 0, 60);
+        tenSecondSamples("GPU-1", 180, 480);
+
+        // Then each silent minute closed as a window of no samples and 60 unmonitored seconds
+        for (int minute = 1; minute <= 2; minute++) {
+            GpuUsage silent = closedWindows("GPU-1", T0.plusSeconds(60L * minute)).get(0);
+            assertThat(silent.samples()).isZero();
+            assertThat(silent.secondsObserved()).isZero();
+            assertThat(silent.totals().unmonitoredSeconds()).isEqualTo(60.0);
+            assertThat(silent.jobId()).isEqualTo("train");
+        }
+        assertThat(closedWindows("GPU-1", T0).get(0).totals().unmonitoredSeconds()).isZero();
+        assertThat(closedWindows("GPU-1", T0.plusSeconds(180)).get(0).totals().unmonitoredSeconds()).isZero();
+        // And the pool's hour holds the silence once
+        assertThat(latestRollup("pool|aws|us-east-1|p4d.24xlarge|on-demand|" + T0 + "|PT1H").totals()
+                .unmonitoredSeconds()).isEqualTo(120.0);
+    }
+
+    @Test
+    void shouldTakeAGpuSilentForLongerThanTheMaximumGapToHaveStopped() {
+        // Given GPU-1 reports for a minute, then nothing for 20 minutes, while GPU-2 keeps time
+        tenSecondSamples("GPU-1", 0, 60);
+        tenSecondSamples("GPU-2", 0, 1200);
+        tenSecondSamples("GPU-1", 1200, 1500);
+        tenSecondSamples("GPU-2", 1200, 1500);
+
+        // Then none of GPU-1's silence counts as unmonitored, and its silent minutes have no windows
+        assertThat(closed).filteredOn(window -> window.gpuUuid().equals("GPU-1"))
+                .allSatisfy(window -> assertThat(window.totals().unmonitoredSeconds()).isZero())
+                .noneMatch(window -> window.samples() == 0);
+        assertThat(closedWindows("GPU-1", T0.plusSeconds(600))).isEmpty();
+    }
+
+    @Test
+    void shouldSettleSamplesThatArriveOutOfOrderWithoutCountingAnythingTwice() {
+        // Given samples of the first minute, one of them arriving after those of the next minute
+        send(sample("GPU-1", 10, 10));
+        send(sample("GPU-1", 60, 30));
+        send(sample("GPU-1", 70, 10));
+        send(sample("GPU-1", 30, 20));
+        tenSecondSamples("GPU-1", 70, 300);
+
+        // Then the window holds each sample once and no gap
+        GpuUsage window = closedWindows("GPU-1", T0).get(0);
+        assertThat(window.samples()).isEqualTo(3);
+        assertThat(window.secondsObserved()).isEqualTo(60.0);
+        assertThat(window.totals().unmonitoredSeconds()).isZero();
+    }
+
+    @Test
+    void shouldCountNoGapBetweenSamplesThatStraddleMinutes() {
+        // Given 10-second samples ending at :05, :15, ... each straddling a minute boundary in turn
+        for (int end = 5; end <= 365; end += 10) {
+            send(sample("GPU-1", end, 10));
+        }
+
+        assertThat(closed).isNotEmpty().allSatisfy(window ->
+                assertThat(window.totals().unmonitoredSeconds()).as("window at " + window.windowStart()).isZero());
+    }
+
+    @Test
+    void shouldRefuseASampleForAClosedWindowOrFromTheFutureAndKeepGoing() {
+        tenSecondSamples("GPU-1", 0, 240);
+
+        // When a sample of the first minute arrives after it closed, and one dated a day ahead
+        send(sample("GPU-1", 30, 10));
+        telemetry.pipeInput(new TestRecord<>("GPU-1", Json.write(sample("GPU-1", 86_400, 10)), T0));
+        tenSecondSamples("GPU-1", 240, 300);
+
+        // Then both went to the dead-letter topic with their reason, and nothing else changed
+        List<TestRecord<String, byte[]>> refused = deadLetters.readRecordsToList();
+        assertThat(refused).hasSize(2);
+        assertThat(DeadLetters.header(refused.get(0).headers(), DeadLetters.REASON)).startsWith("time: late:");
+        assertThat(DeadLetters.header(refused.get(1).headers(), DeadLetters.REASON))
+                .startsWith("time: from the future:");
+        assertThat(closedWindows("GPU-1", T0).get(0).samples()).isEqualTo(6);
+        assertThat(closedWindows("GPU-1", T0.plusSeconds(60))).hasSize(1);
+    }
+
+    @Test
+    void shouldLetGoOfGpusAndRollUpsLongGone() {
+        // Given two hours and a half of one GPU, then only another, in minute samples
+        samples("GPU-1", 0, 9000, 60);
+        samples("GPU-2", 9000, 9000 + 1800 + 1200, 60);
+
+        // Then the first GPU, its job's old minutes and its finished hours are no longer held
+        LiveStore<?> gpus = (LiveStore<?>) driver.getStateStore(CostTopology.USAGE_STORE);
+        assertThat(gpus.entries()).containsOnlyKeys("GPU-2");
+        LiveStore<?> rollupStore = (LiveStore<?>) driver.getStateStore(CostTopology.ROLLUP_STORE);
+        assertThat(rollupStore.entries()).doesNotContainKey("job|train-1");
+        RollupState job = (RollupState) rollupStore.entries().get("job|train-2");
+        assertThat(job.minutes.size()).isLessThanOrEqualTo(RollupWindows.ROLLING_MINUTES + 2 + 10 + 2);
+        assertThat(job.hours.size()).isLessThanOrEqualTo(2);
+    }
+
+    /** Samples of {@code gpu} covering {@code [fromSecond, toSecond)} after T0, ten seconds each. */
+    private void tenSecondSamples(String gpu, int fromSecond, int toSecond) {
+        samples(gpu, fromSecond, toSecond, 10);
+    }
+
+    private void samples(String gpu, int fromSecond, int toSecond, int interval) {
+        for (int end = fromSecond + interval; end <= toSecond; end += interval) {
+            send(sample(gpu, end, interval));
+        }
+    }
+
+    private void send(TelemetrySample sample) {
+        telemetry.pipeInput(new TestRecord<>(sample.gpuUuid(), Json.write(sample), sample.time()));
+        // The wall clock keeps up with the samples, and passes two update intervals after each
+        // one: the GPU windows send their partials, then the roll-ups theirs.
+        Duration behind = Duration.between(wallClock, sample.time());
+        if (!behind.isNegative() && !behind.isZero()) {
+            advance(behind);
+        }
+        advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
+        advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
+        for (GpuUsage update : usage.readValuesToList()) {
+            if (update.closed()) {
+                closed.add(update);
+            }
+        }
+    }
+
+    private void advance(Duration by) {
+        driver.advanceWallClockTime(by);
+        wallClock = wallClock.plus(by);
+    }
+
+    private List<GpuUsage> closedWindows(String gpu, Instant start) {
+        return closed.stream().filter(window -> window.gpuUuid().equals(gpu) && window.windowStart().equals(start))
+                .toList();
+    }
+
+    private UsageRollup latestRollup(String keyStartPeriod) {
+        UsageRollup latest = null;
+        for (UsageRollup rollup : rollups.readValuesToList()) {
+            String id = rollup.key() + "|" + rollup.windowStart() + "|"
+                    + Duration.between(rollup.windowStart(), rollup.windowEnd());
+            if (id.equals(keyStartPeriod)) {
+                latest = rollup;
+            }
+        }
+        return latest;
+    }
+
+    private static TelemetrySample sample(String gpu, int endSecond, double interval) {
+        String job = gpu.equals("GPU-1") ? "train" : "train-2";
+        return TelemetrySample.builder().gpuUuid(gpu).gpuModel("A100-40GB")
+                .placement(new Placement("node-a1", "i-0abc", "p4d.24xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND))
+                .jobId(job).time(T0.plusSeconds(endSecond)).intervalSeconds(interval).smActive(0.5).build();
+    }
+}
