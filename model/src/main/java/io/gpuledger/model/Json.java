@@ -65,7 +65,8 @@ public final class Json {
         }
     }
 
-    private static InvalidRecordException translate(JacksonException e, Class<?> type) {
+    /** The field error a Jackson failure stands for; also used by readers that walk the parser themselves. */
+    static InvalidRecordException translate(JacksonException e, Class<?> type) {
         for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
             if (cause instanceof InvalidRecordException invalid) {
                 // A record constructor rejected a value; keep its field path, prefixed by nesting.

@@ -19,6 +19,19 @@ final class ContractFixtures {
                 .build();
     }
 
+    /** A sample with every field set, as the simulator writes one, for a MIG slice: about 620 bytes of JSON. */
+    static TelemetrySample fullSample() {
+        return TelemetrySample.builder().gpuUuid("GPU-7c1a58e2-93b4-3f0e-a2d1-3f8b9c0e6d47").gpuIndex(3)
+                .gpuModel("H100-80GB")
+                .placement(new Placement("gpu-node-00017", "i-0f3a9c2e7b1d4a6e8", "p5.48xlarge", "aws", "us-east-1",
+                        Lifecycle.ON_DEMAND))
+                .jobId("train-research-00042").team("research").time(Instant.parse("2026-11-30T10:00:00.123Z"))
+                .intervalSeconds(10).smActive(0.8734).smOccupancy(0.6121).dramActive(0.4417).tensorActive(0.6114)
+                .gpuUtilization(0.97).powerWatts(612.4).memoryUsedBytes(72_145_567_744.0)
+                .nvlinkTxBytesPerSecond(0.0).pcieTxBytesPerSecond(3_401_234_567.0)
+                .migProfile("3g.40gb").gpuFraction(3.0 / 7).build();
+    }
+
     static PriceQuote quote() {
         return new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND, "A100-40GB", 8,
                 32.77, "USD", T0, "catalog");

@@ -1,0 +1,118 @@
+package io.gpuledger.model;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.function.Function;
+
+/**
+ * What one telemetry sample costs to read: the databind reader ({@link Json#read}) against the streaming one
+ * ({@link TelemetryJson#read}), on samples with all their fields set, about 620 bytes each. Prints numbers;
+ * asserts nothing.
+ *
+ * <pre>
+ * ./mvnw -q -B -pl model test-compile dependency:build-classpath \
+ *     -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=test
+ * java -cp "model/target/test-classes:model/target/classes:$(cat model/target/classpath.txt)" \
+ *     io.gpuledger.model.TelemetryJsonBenchmark [READS PER ROUND, default 200000] [ROUNDS, default 5]
+ * </pre>
+ *
+ * <p>Each reader first reads as many samples as it is measured on, so that the JIT has compiled its hot path; the
+ * readers then take turns, round after round, and the best and median rounds of each are reported.
+ */
+public final class TelemetryJsonBenchmark {
+
+    /** Distinct samples, so that the parser does not read one same text over and over. */
+    private static final int VARIANTS = 1_024;
+
+    private TelemetryJsonBenchmark() {
+    }
+
+    public static void main(String[] args) {
+        int reads = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
+        int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        List<byte[]> samples = samples();
+        System.out.printf("%d samples, %.0f bytes each on average, %d reads a round, %d rounds%n", samples.size(),
+                samples.stream().mapToInt(json -> json.length).average().orElse(0), reads, rounds);
+
+        Reader databind = new Reader("Json.read (databind)", json -> Json.read(json, TelemetrySample.class));
+        Reader streaming = new Reader("TelemetryJson.read (streaming)", TelemetryJson::read);
+        List<Reader> readers = List.of(databind, streaming);
+        for (Reader reader : readers) {
+            reader.run(samples, reads);
+        }
+        for (int round = 0; round < rounds; round++) {
+            for (Reader reader : readers) {
+                reader.measure(samples, reads);
+            }
+        }
+        for (Reader reader : readers) {
+            System.out.printf("%-32s best %.2f µs, median %.2f µs per sample (checksum %.0f)%n", reader.name,
+                    reader.best(), reader.median(), reader.checksum);
+        }
+        System.out.printf("streaming takes %.1f%% of the databind time (best rounds)%n",
+                100 * streaming.best() / databind.best());
+    }
+
+    /**
+     * Samples of one MIG slice over time: every field set, readings with the precision collectors give (ratios to
+     * four places, power to 0.1 W, memory in MiB, bytes whole), as the simulator writes them; a slice sends
+     * nothing over NVLink.
+     */
+    static List<byte[]> samples() {
+        SplittableRandom random = new SplittableRandom(42);
+        List<byte[]> samples = new ArrayList<>(VARIANTS);
+        for (int i = 0; i < VARIANTS; i++) {
+            double sm = random.nextDouble();
+            samples.add(Json.write(ContractFixtures.fullSample().toBuilder()
+                    .time(ContractFixtures.T0.plusMillis(10_000L * i + random.nextInt(1_000)))
+                    .smActive(fourPlaces(sm))
+                    .smOccupancy(fourPlaces(sm * 0.7))
+                    .dramActive(fourPlaces(random.nextDouble()))
+                    .tensorActive(fourPlaces(sm * 0.6))
+                    .powerWatts(Math.round(700 * (0.12 + 0.6 * sm) * 10) / 10.0)
+                    .memoryUsedBytes(random.nextInt(81_920) * 1_048_576.0)
+                    .pcieTxBytesPerSecond((double) random.nextLong(8_000_000_000L))
+                    .build()));
+        }
+        return samples;
+    }
+
+    private static double fourPlaces(double ratio) {
+        return Math.round(ratio * 1e4) / 1e4;
+    }
+
+    private static final class Reader {
+        private final String name;
+        private final Function<byte[], TelemetrySample> read;
+        private final List<Double> microsPerSample = new ArrayList<>();
+        /** Keeps what is read in use, so that the JIT cannot drop the reading. */
+        private double checksum;
+
+        Reader(String name, Function<byte[], TelemetrySample> read) {
+            this.name = name;
+            this.read = read;
+        }
+
+        void run(List<byte[]> samples, int reads) {
+            for (int i = 0; i < reads; i++) {
+                checksum += read.apply(samples.get(i % samples.size())).smActive();
+            }
+        }
+
+        void measure(List<byte[]> samples, int reads) {
+            long started = System.nanoTime();
+            run(samples, reads);
+            microsPerSample.add((System.nanoTime() - started) / 1e3 / reads);
+        }
+
+        double best() {
+            return microsPerSample.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
+        }
+
+        double median() {
+            double[] sorted = microsPerSample.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            return sorted[sorted.length / 2];
+        }
+    }
+}

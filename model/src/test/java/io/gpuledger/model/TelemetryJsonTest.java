@@ -1,0 +1,437 @@
+package io.gpuledger.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The streaming reader against the databind one: the same samples, and refusals that name the same field. */
+class TelemetryJsonTest {
+
+    private static final String FULL = Json.writeString(ContractFixtures.fullSample());
+
+    private static final String[] TEXTS = {"H100-80GB", "A100 \"SXM4\" 40GB", "nœud-é", "ノード-1", "rocket-🚀",
+        "tab\tnew\nline", "back\\slash/slash", "ctrl-\u0001-\u001f", "line\u2028separator", "x"};
+
+    private static final String[] UNKNOWN_NAMES = {"agentVersion", "labels", "x-collector", "dcgm", "GPUUUID"};
+
+    @Test
+    void shouldReadVariedSamplesAsTheDatabindReaderDoes() {
+        Random random = new Random(20261130);
+        for (int i = 0; i < 1_000; i++) {
+            TelemetrySample sample = variedSample(random);
+
+            for (byte[] json : List.of(Json.write(sample), reshaped(sample, random))) {
+                TelemetrySample read = TelemetryJson.read(json);
+
+                assertThat(read).as(() -> text(json)).isEqualTo(Json.read(json, TelemetrySample.class))
+                        .isEqualTo(sample);
+            }
+        }
+    }
+
+    @Test
+    void shouldReadTheFullSampleAsTheDatabindReaderDoes() {
+        byte[] json = FULL.getBytes(StandardCharsets.UTF_8);
+
+        assertThat(TelemetryJson.read(json)).isEqualTo(Json.read(json, TelemetrySample.class))
+                .isEqualTo(ContractFixtures.fullSample());
+        assertThat(TelemetryJson.read(Json.write(ContractFixtures.sample()))).isEqualTo(ContractFixtures.sample());
+    }
+
+    /** Forms no writer of the contract produces, but which databind accepts: read alike, not refused. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', quoteCharacter = '^', value = {
+        "\"gpuIndex\":3 => \"gpuIndex\":1.5",
+        "\"gpuIndex\":3 => \"gpuIndex\":-0.5",
+        "\"gpuIndex\":3 => \"gpuIndex\":\"3\"",
+        "\"gpuIndex\":3 => \"gpuIndex\":3.0",
+        "\"gpuIndex\":3 => \"gpuIndex\":1e0",
+        "\"gpuIndex\":3 => \"gpuIndex\":-1,\"gpuIndex\":3",
+        "\"smActive\":0.8734 => \"smActive\":\"0.5\"",
+        "\"smActive\":0.8734 => \"smActive\":\" 0.5 \"",
+        "\"smActive\":0.8734 => \"smActive\":1",
+        "\"smActive\":0.8734 => \"smActive\":-0.0",
+        "\"smOccupancy\":0.6121 => \"smOccupancy\":\"\"",
+        "\"smOccupancy\":0.6121 => \"smOccupancy\":\"null\"",
+        "\"powerWatts\":612.4 => \"powerWatts\":\"6.124e2\"",
+        "\"powerWatts\":612.4 => \"powerWatts\":6124E-1",
+        "\"memoryUsedBytes\":7.2145567744E10 => \"memoryUsedBytes\":72145567744",
+        "\"memoryUsedBytes\":7.2145567744E10 => \"memoryUsedBytes\":123456789012345678901234567890",
+        "\"gpuModel\":\"H100-80GB\" => \"gpuModel\":80",
+        "\"gpuModel\":\"H100-80GB\" => \"gpuModel\":true",
+        "\"jobId\":\"train-research-00042\" => \"jobId\":\"\"",
+        "\"team\":\"research\" => \"team\":\" \"",
+        "\"lifecycle\":\"on-demand\" => \"lifecycle\":\"ON_DEMAND\"",
+        "\"lifecycle\":\"on-demand\" => \"lifecycle\":\"On-Demand\"",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":\"2026-11-30T12:00:00.123+02:00\"",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":\"2026-11-30T10:00:00.123-00:00\"",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":\"2026-11-30t10:00:00.123z\"",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":\" 2026-11-30T10:00:00.123Z \"",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":\"2026-11-30T24:00:00Z\"",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":\"2026-12-31T23:59:60Z\"",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":\"2026-11-30T10:00:00.Z\"",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":\"+12026-11-30T10:00:00Z\"",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":\"-0001-11-30T10:00:00Z\"",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":1796032800",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":1796032800.123456789",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":1.7960328e9",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":-1.5",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":\"1796032800\"",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":\"1796032800.5\"",
+        "\"gpuUuid\" => \"gpu\\u0055uid\"",
+        "{\"gpuUuid\" => {\"labels\":{\"a\":[1,{\"b\":null}],\"c\":\"}\"},\"gpuUuid\"",
+        "\"gpuFraction\":0.42857142857142855} => \"gpuFraction\":0.42857142857142855,\"offer\":{},"
+                + "\"chargedFraction\":[]}",
+        "^{ => \r\n\t {^",
+        "^} => }\n ^",
+    })
+    void shouldAcceptWhatTheDatabindReaderAccepts(String edits) {
+        String json = edited(edits);
+
+        Verdict verdict = assertSameVerdict(json);
+
+        assertThat(verdict.refusal()).as(json).isNull();
+    }
+
+    /** Refused by both readers, naming the same field; the message starts with the field and says what is wrong. */
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = ';', quoteCharacter = '^', value = {
+        // the edits of the full sample, or a whole input; the field named; a fragment of the message
+        "\"gpuUuid\":\"GPU-7c1a58e2-93b4-3f0e-a2d1-3f8b9c0e6d47\", => ; gpuUuid; Missing required property 'gpuUuid'",
+        "\"gpuIndex\":3, => ; gpuIndex; Missing required property 'gpuIndex'",
+        "\"lifecycle\":\"on-demand\", => ; lifecycle; Missing required",
+        "\"time\":\"2026-11-30T10:00:00.123Z\", => ; time; Missing required",
+        "\"intervalSeconds\":10.0, => && \"smActive\":0.8734, => ; intervalSeconds; Missing required",
+        "\"gpuIndex\":3 => \"gpuIndex\":null; gpuIndex; Cannot map `null` into type `int`",
+        "\"smActive\":0.8734 => \"smActive\":null; smActive; Cannot map `null` into type `double`",
+        "\"intervalSeconds\":10.0 => \"intervalSeconds\":\"\"; intervalSeconds; Cannot coerce `null` to `double`",
+        "\"smActive\":0.8734 => \"smActive\":\"high\"; smActive; not a valid `double` value",
+        "\"smOccupancy\":0.6121 => \"smOccupancy\":false; smOccupancy; from Boolean value",
+        "\"gpuIndex\":3 => \"gpuIndex\":\"3.5\"; gpuIndex; not a valid `int` value",
+        "\"gpuIndex\":3 => \"gpuIndex\":true; gpuIndex; from Boolean value",
+        "\"gpuIndex\":3 => \"gpuIndex\":3000000000; gpuIndex; out of range of int",
+        "\"gpuIndex\":3 => \"gpuIndex\":-1; gpuIndex; must not be negative",
+        "\"gpuModel\":\"H100-80GB\" => \"gpuModel\":{\"vendor\":\"nvidia\"}; gpuModel; from Object value",
+        "\"host\":\"gpu-node-00017\" => \"host\":[\"a\"]; host; from Array value",
+        "\"host\":\"gpu-node-00017\" => \"host\":\" \"; host; is required",
+        "\"instanceType\":\"p5.48xlarge\" => \"instanceType\":\"p5|x\"; instanceType; must not contain '|'",
+        "\"team\":\"research\" => \"team\":\"r|d\"; team; must not contain '|'",
+        "\"lifecycle\":\"on-demand\" => \"lifecycle\":\"preemptible\"; lifecycle; unknown lifecycle 'preemptible'",
+        "\"lifecycle\":\"on-demand\" => \"lifecycle\":7; lifecycle; unknown lifecycle '7'",
+        "\"lifecycle\":\"on-demand\" => \"lifecycle\":[\"spot\"]; lifecycle; Input mismatch reading Enum",
+        "\"lifecycle\":\"on-demand\" => \"lifecycle\":null; lifecycle; is required",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":\"yesterday\"; time; could not be parsed",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":\"2026-11-30T10:00:00+0200\"; time; could not be parsed",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":\"2026-02-29T10:00:00Z\"; time; could not be parsed",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":\"2026-11-30T10:00:60Z\"; time; could not be parsed",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":\"2026-11-30T10:00:00.1234567891Z\"; time; "
+                + "could not be parsed",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":true; time; Unexpected token (VALUE_TRUE)",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":1e30; time; exceeds minimum or maximum instant",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":\"\"; time; is required",
+        "\"smActive\":0.8734 => \"smActive\":NaN; smActive; Non-standard token 'NaN'",
+        "\"smActive\":0.8734 => \"smActive\":\"NaN\"; smActive; must be a finite number",
+        "\"smActive\":0.8734 => \"smActive\":1.5; smActive; between 0 and 1",
+        "\"smActive\":0.8734 => \"smActive\":01; smActive; Leading zeroes",
+        "\"intervalSeconds\":10.0 => \"intervalSeconds\":7200; intervalSeconds; must be at most 3600",
+        "\"powerWatts\":612.4 => \"powerWatts\":-1; powerWatts; must not be negative",
+        "\"gpuFraction\":0.42857142857142855 => \"gpuFraction\":0; gpuFraction; must be positive",
+        "\"team\":\"research\", => \"team\":\"research\",\"labels\":{\"a\":[1,NaN]},; labels.a; Non-standard token",
+        "\"team\":\"research\" => \"team\":\"research\\q\"; team; Unrecognized character escape",
+        "\"team\":\"research\", => \"team\":\"research\" ; team; was expecting comma",
+        "\"gpuFraction\":0.42857142857142855} => \"gpuFraction\":0.42857142857142855,\"gpuIndex\":4}; gpuIndex; "
+                + "'gpuIndex' repeated after all 24 fields",
+        "\"smActive\":0.8734 => \"smActive\":2 && } => ,\"x\":[NaN]}; smActive; between 0 and 1",
+        "\"smActive\":0.8734 => \"smActive\":2 && } => ,\"x\":NaN}; x; Non-standard token 'NaN'",
+        "\"smActive\":0.8734 => \"smActive\":2 && } => } {}; smActive; between 0 and 1",
+        "} => } {}; $; trailing START_OBJECT after the object",
+        "} => } 5; $; trailing VALUE_NUMBER_INT",
+        "} => }x; $; Unrecognized token 'x'",
+        "} => }]; $; Unexpected close marker ']'",
+        "\"gpuIndex\":3, => \"gpuIndex\":3; gpuIndex; was expecting comma",
+        "} => }/*c*/; $; maybe a (non-standard) comment",
+        "^ ^; $; expected a JSON object, found no content",
+        "[]; $; expected a JSON object, found START_ARRAY",
+        "[{\"a\":NaN}]; $; expected a JSON object, found START_ARRAY",
+        "\"sample\"; $; expected a JSON object, found VALUE_STRING",
+        "42; $; expected a JSON object, found VALUE_NUMBER_INT",
+        "true; $; expected a JSON object, found VALUE_TRUE",
+        "{}; gpuUuid; Missing required property 'gpuUuid'",
+        "{; $; Unexpected end-of-input",
+        "}; $; Unexpected close marker '}'",
+        "{'gpuUuid':'x'}; $; was expecting double-quote to start field name",
+        "{gpuUuid:\"x\"}; $; was expecting double-quote to start field name",
+        "/*c*/{}; $; maybe a (non-standard) comment",
+        "{\"gpuUuid\":; gpuUuid; Unexpected end-of-input",
+        "{\"gpuUuid\":\"x\",}; gpuUuid; was expecting double-quote to start field name",
+    })
+    void shouldRefuseWhatTheDatabindReaderRefusesNamingTheSameField(String input, String field, String fragment) {
+        String json = input.contains("=>") ? edited(input) : input;
+
+        Verdict verdict = assertSameVerdict(json);
+
+        assertThat(verdict.refusal()).as(json).isNotNull();
+        assertThat(verdict.refusal().field()).isEqualTo(field);
+        assertThat(verdict.refusal().getMessage()).startsWith(field + ": ").contains(fragment);
+    }
+
+    @Test
+    void shouldRefuseEveryTruncationOfASampleAsTheDatabindReaderDoes() {
+        for (int length = 1; length < FULL.length(); length++) {
+            String json = FULL.substring(0, length);
+
+            assertThat(assertSameVerdict(json).refusal()).as(json).isNotNull();
+        }
+    }
+
+    @Test
+    void shouldRefuseAnEmptyRecordAsTheDatabindReaderDoes() {
+        for (byte[] empty : new byte[][] {null, new byte[0]}) {
+            assertThatThrownBy(() -> TelemetryJson.read(empty)).isInstanceOf(InvalidRecordException.class)
+                    .hasMessage("$: empty record, expected a JSON TelemetrySample");
+            assertThatThrownBy(() -> Json.read(empty, TelemetrySample.class))
+                    .hasMessage("$: empty record, expected a JSON TelemetrySample");
+        }
+    }
+
+    /** The one difference: databind reads the JSON literal null as no sample at all, which no caller expects. */
+    @Test
+    void shouldRefuseJsonNullWhereTheDatabindReaderReturnsNoSample() {
+        byte[] json = "null".getBytes(StandardCharsets.UTF_8);
+
+        assertThat(Json.read(json, TelemetrySample.class)).isNull();
+        assertThatThrownBy(() -> TelemetryJson.read(json)).isInstanceOf(InvalidRecordException.class)
+                .hasMessage("$: invalid TelemetrySample: expected a JSON object, found VALUE_NULL");
+    }
+
+    @Test
+    void shouldReadUtcTimesAsTheDatabindReaderDoesWhateverTheirPrecisionOrValidity() {
+        Random random = new Random(7);
+        for (int i = 0; i < 3_000; i++) {
+            // Any day 1–31 of any month, hour up to 24 and second up to 60: some are not times at all.
+            String fraction = random.nextInt(4) == 0 ? "" : "." + digits(random, 1 + random.nextInt(9));
+            String time = String.format("%04d-%02d-%02dT%02d:%02d:%02d%sZ", random.nextInt(10_000),
+                    1 + random.nextInt(12), 1 + random.nextInt(31), random.nextInt(25), random.nextInt(60),
+                    random.nextInt(61), fraction);
+
+            assertSameVerdict(FULL.replace("2026-11-30T10:00:00.123Z", time));
+        }
+    }
+
+    @Test
+    void shouldGiveTheDatabindReadersVerdictOnRandomlyDamagedSamples() {
+        Random random = new Random(42);
+        String[] insertions = {"NaN", "null", "\"x\"", "{", "}", "[", "]", ",", ":", "1.5", "\"0.5\"", "true", "-",
+            " ", "\"\"", "1e400", "\"2026-03-01T12:00:00+01:00\"", "\"spot\"", "\"gpuIndex\":", "\"smActive\":",
+            "{\"a\":[1,{}]}", "0", "-1", "\"\\u00e9\"", "\"\\q\"", "1700000000", "9999999999", "\"RESERVED\""};
+        for (int i = 0; i < 5_000; i++) {
+            StringBuilder json = new StringBuilder(Json.writeString(variedSample(random)));
+            for (int damage = 1 + random.nextInt(3); damage > 0; damage--) {
+                int at = random.nextInt(json.length() + 1);
+                switch (random.nextInt(3)) {
+                    case 0 -> json.delete(at, Math.min(json.length(), at + 1 + random.nextInt(12)));
+                    case 1 -> json.insert(at, insertions[random.nextInt(insertions.length)]);
+                    default -> json.replace(at, Math.min(json.length(), at + 1),
+                            insertions[random.nextInt(insertions.length)]);
+                }
+            }
+
+            assertSameVerdict(json.toString());
+        }
+    }
+
+    /** A valid sample with its fields drawn at random: MIG or whole GPU, optional readings absent or not. */
+    private static TelemetrySample variedSample(Random random) {
+        boolean mig = random.nextInt(3) == 0;
+        String uuid = (mig ? "MIG-" : "GPU-") + new UUID(random.nextLong(), random.nextLong());
+        TelemetrySample.Builder sample = TelemetrySample.builder().gpuUuid(uuid)
+                .gpuIndex(random.nextInt(10) == 0 ? Integer.MAX_VALUE : random.nextInt(8))
+                .gpuModel(random.nextInt(4) == 0 ? null : pick(random, TEXTS))
+                .host(pick(random, TEXTS) + "-" + random.nextInt(100)).instanceId("i-0" + random.nextInt(1 << 20))
+                .instanceType(pick(random, TEXTS)).provider(pick(random, "aws", "gcp", "azure", "pro\"vider"))
+                .region(pick(random, "us-east-1", "europe-west4", "région-1"))
+                .lifecycle(pick(random, Lifecycle.values()))
+                .jobId(pick(random, null, "", " ", "train-7b", "ジョブ", "job \"quoted\""))
+                .team(pick(random, null, "", "research", "équipe\\1"))
+                .time(time(random))
+                .intervalSeconds(random.nextInt(5) == 0 ? Math.ulp(0.0) + random.nextDouble() * 3600 : 10)
+                .smActive(ratio(random)).smOccupancy(optional(random, ratio(random)))
+                .dramActive(optional(random, ratio(random))).tensorActive(optional(random, ratio(random)))
+                .gpuUtilization(optional(random, ratio(random))).powerWatts(optional(random, amount(random)))
+                .memoryUsedBytes(optional(random, amount(random)))
+                .nvlinkTxBytesPerSecond(optional(random, amount(random)))
+                .pcieTxBytesPerSecond(optional(random, amount(random)));
+        if (mig) {
+            sample.migProfile(pick(random, "1g.10gb", "3g.40gb", "7g.80gb"))
+                    .gpuFraction(random.nextBoolean() ? (1 + random.nextInt(7)) / 7.0 : 1 - random.nextDouble());
+        }
+        return sample.build();
+    }
+
+    /** Mostly what agents send; now and then far in the past or future, where the text takes other forms. */
+    private static Instant time(Random random) {
+        long seconds = random.nextInt(20) == 0
+                ? Instant.MIN.getEpochSecond() + (long) (random.nextDouble() * (Instant.MAX.getEpochSecond()
+                        - (double) Instant.MIN.getEpochSecond()))
+                : 1_700_000_000L + random.nextInt(200_000_000);
+        int nanos = switch (random.nextInt(4)) {
+            case 0 -> 0;
+            case 1 -> random.nextInt(1_000) * 1_000_000;
+            case 2 -> random.nextInt(1_000_000) * 1_000;
+            default -> random.nextInt(1_000_000_000);
+        };
+        return Instant.ofEpochSecond(seconds, nanos);
+    }
+
+    /** Ratios as collectors give them (four places), at full precision, or at the bounds. */
+    private static double ratio(Random random) {
+        return switch (random.nextInt(5)) {
+            case 0 -> Math.round(random.nextDouble() * 1e4) / 1e4;
+            case 1 -> pick(random, 0.0, -0.0, 1.0, Double.MIN_VALUE, Math.nextDown(1.0));
+            default -> random.nextDouble();
+        };
+    }
+
+    /** Non-negative amounts across the whole range of doubles, subnormal to largest. */
+    private static double amount(Random random) {
+        return switch (random.nextInt(4)) {
+            case 0 -> Math.abs(Double.longBitsToDouble(random.nextLong() & 0x7fefffffffffffffL));
+            case 1 -> pick(random, 0.0, Double.MIN_VALUE, Double.MAX_VALUE, 4.2e10, 612.4);
+            default -> Math.floor(random.nextDouble() * 1e12);
+        };
+    }
+
+    private static Double optional(Random random, double value) {
+        return random.nextInt(4) == 0 ? null : value;
+    }
+
+    /**
+     * The sample's JSON as other writers might send it: fields in another order, unknown fields among them
+     * (objects and arrays too), nulls left out, spaces and line breaks, non-ASCII escaped, another encoding.
+     */
+    private static byte[] reshaped(TelemetrySample sample, Random random) {
+        ObjectNode written = Json.MAPPER.valueToTree(sample);
+        List<Map.Entry<String, JsonNode>> fields = new ArrayList<>(written.properties());
+        Collections.shuffle(fields, random);
+        ObjectNode reshaped = Json.MAPPER.createObjectNode();
+        for (Map.Entry<String, JsonNode> field : fields) {
+            if (random.nextInt(4) == 0) {
+                reshaped.set(pick(random, UNKNOWN_NAMES), unknownValue(random));
+            }
+            if (!field.getValue().isNull() || random.nextBoolean()) {
+                reshaped.set(field.getKey(), field.getValue());
+            }
+        }
+        ObjectWriter writer = Json.MAPPER.writer();
+        if (random.nextBoolean()) {
+            writer = writer.withDefaultPrettyPrinter();
+        }
+        if (random.nextBoolean()) {
+            writer = writer.with(JsonWriteFeature.ESCAPE_NON_ASCII);
+        }
+        try {
+            String json = writer.writeValueAsString(reshaped);
+            Charset charset = pick(random, StandardCharsets.UTF_8, StandardCharsets.UTF_8, StandardCharsets.UTF_16BE,
+                    StandardCharsets.UTF_16LE);
+            return json.getBytes(charset);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static JsonNode unknownValue(Random random) {
+        return switch (random.nextInt(5)) {
+            case 0 -> Json.MAPPER.createObjectNode().put("model", pick(random, TEXTS))
+                    .set("nested", Json.MAPPER.createArrayNode().add(1).add(Json.MAPPER.createObjectNode()));
+            case 1 -> Json.MAPPER.createArrayNode().add("}").add(-2.5e-7).addNull()
+                    .add(Json.MAPPER.createArrayNode().add(true));
+            case 2 -> Json.MAPPER.getNodeFactory().textNode(pick(random, TEXTS));
+            case 3 -> Json.MAPPER.getNodeFactory().numberNode(random.nextLong());
+            default -> Json.MAPPER.getNodeFactory().nullNode();
+        };
+    }
+
+    /** The full sample with each {@code from => to} of {@code edits} (joined by {@code &&}) applied. */
+    private static String edited(String edits) {
+        String json = FULL;
+        for (String edit : edits.split(" && ")) {
+            String[] change = edit.split(" ?=> ?", 2);
+            assertThat(json).as("the sample to edit").contains(change[0]);
+            json = json.replaceFirst(Pattern.quote(change[0]), Matcher.quoteReplacement(change[1]));
+        }
+        return json;
+    }
+
+    /** Both readers read {@code json} into the same sample, or both refuse it naming the same field. */
+    private static Verdict assertSameVerdict(String json) {
+        return assertSameVerdict(json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static Verdict assertSameVerdict(byte[] json) {
+        Verdict databind = Verdict.of(() -> Json.read(json, TelemetrySample.class));
+        Verdict streaming = Verdict.of(() -> TelemetryJson.read(json));
+        Supplier<String> both = () -> String.format("%s%n databind:  %s%n streaming: %s", text(json), databind,
+                streaming);
+
+        assertThat(streaming.sample()).as(both).isEqualTo(databind.sample());
+        assertThat(streaming.field()).as(both).isEqualTo(databind.field());
+        return streaming;
+    }
+
+    private record Verdict(TelemetrySample sample, InvalidRecordException refusal) {
+
+        static Verdict of(Supplier<TelemetrySample> read) {
+            try {
+                return new Verdict(read.get(), null);
+            } catch (InvalidRecordException e) {
+                return new Verdict(null, e);
+            }
+        }
+
+        String field() {
+            return refusal == null ? null : refusal.field();
+        }
+
+        @Override
+        public String toString() {
+            return refusal == null ? "read " + sample : "refused, " + refusal.getMessage();
+        }
+    }
+
+    private static String text(byte[] json) {
+        return new String(json, StandardCharsets.UTF_8);
+    }
+
+    private static String digits(Random random, int count) {
+        StringBuilder digits = new StringBuilder();
+        for (int i = 0; i < count; i++) {
+            digits.append(random.nextInt(10));
+        }
+        return digits.toString();
+    }
+
+    @SafeVarargs
+    private static <T> T pick(Random random, T... choices) {
+        return choices[random.nextInt(choices.length)];
+    }
+}
