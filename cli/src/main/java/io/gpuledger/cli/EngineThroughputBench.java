@@ -59,6 +59,8 @@ final class EngineThroughputBench {
     private static final Duration INTERVAL = Duration.ofSeconds(10);
     private static final String COPY_TOPIC = "bench.telemetry-copy";
     private static final Duration PROGRESS_POLL = Duration.ofMillis(200);
+    /** Extra JVM options of the engine process, split on spaces (a flight recording, say). */
+    static final String ENGINE_JVM_OPTIONS = "GPULEDGER_BENCH_ENGINE_JVM_OPTS";
 
     private EngineThroughputBench() {
     }
@@ -248,8 +250,13 @@ final class EngineThroughputBench {
             throws IOException, InterruptedException {
         String application = "bench-engine-" + System.currentTimeMillis();
         List<long[]> progress = new ArrayList<>();
+        List<String> jvm = new ArrayList<>(List.of("-Xmx1g"));
+        String extra = System.getenv(ENGINE_JVM_OPTIONS);
+        if (extra != null && !extra.isBlank()) {
+            jvm.addAll(List.of(extra.trim().split("\\s+")));
+        }
         try (CostEngineProcess engine = CostEngineProcess.start(System.getProperty("java.class.path"),
-                List.of("-Xmx1g"), List.of("--bootstrap-servers", bootstrap, "--application-id", application,
+                jvm, List.of("--bootstrap-servers", bootstrap, "--application-id", application,
                         "--state-dir", work.resolve("state").toString(), "--threads", String.valueOf(threads)),
                 work.resolve("engine.log"));
                 GroupProgress group = new GroupProgress(bootstrap)) {

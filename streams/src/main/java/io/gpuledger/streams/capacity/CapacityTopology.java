@@ -9,6 +9,7 @@ import io.gpuledger.model.Topic;
 import io.gpuledger.model.Topics;
 import io.gpuledger.streams.deadletter.ParseOrReject;
 import io.gpuledger.streams.deadletter.Parsed;
+import io.gpuledger.streams.state.LiveStoreBuilder;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serdes;
@@ -64,10 +65,25 @@ public final class CapacityTopology {
      *                        are forgotten
      */
     public static void addTo(StreamsBuilder builder, Duration placementMaxAge) {
+        // A window is dated by its start: an update of the window under way then sorts before a
+        // notice that arrives during it, where Kafka Streams has both to choose from.
+        Map<String, KStream<String, Parsed<GpuUsage>>> usage = readOrReject(builder, Topics.USAGE, "capacity-usage",
+                () -> new ParseOrReject<>("capacity-usage", GpuUsage.class, CapacityTopology::placeableGpu,
+                        window -> window.windowStart().toEpochMilli()), Topics.USAGE_DEAD_LETTERS);
+        addTo(builder, placementMaxAge, usage.get("capacity-usage-valid")
+                .mapValues(Parsed::value, Named.as("capacity-usage-valid-window")));
+    }
+
+    /**
+     * Adds the capacity stage fed by an application's own usage windows, keyed by GPU and dated
+     * by their window's start, rather than by reading them back from {@code gpu.usage.v1}: what
+     * the cost engine does, which saves parsing every window it has just written.
+     */
+    public static void addTo(StreamsBuilder builder, Duration placementMaxAge, KStream<String, GpuUsage> usage) {
         if (placementMaxAge.isNegative() || placementMaxAge.isZero()) {
             throw new IllegalArgumentException("placementMaxAge must be positive, was " + placementMaxAge);
         }
-        KTable<String, InstancePlacement> placements = placements(builder, placementMaxAge);
+        KTable<String, InstancePlacement> placements = placements(builder, placementMaxAge, usage);
 
         Map<String, KStream<String, Parsed<CapacityEvent>>> notices = readOrReject(builder, Topics.CAPACITY_EVENTS,
                 "capacity-events", () -> new ParseOrReject<>("capacity-events", CapacityEvent.class, CapacityEvent::instanceId,
@@ -82,19 +98,12 @@ public final class CapacityTopology {
     }
 
     /** The table of instance id to the GPUs last seen on it. */
-    private static KTable<String, InstancePlacement> placements(StreamsBuilder builder, Duration maxAge) {
-        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(GPU_STORE), Serdes.String(),
-                new JsonSerde<>(GpuAt.class)));
-
-        // A window is dated by its start: an update of the window under way then sorts before a
-        // notice that arrives during it, where Kafka Streams has both to choose from.
-        Map<String, KStream<String, Parsed<GpuUsage>>> usage = readOrReject(builder, Topics.USAGE, "capacity-usage",
-                () -> new ParseOrReject<>("capacity-usage", GpuUsage.class, CapacityTopology::placeableGpu,
-                        window -> window.windowStart().toEpochMilli()), Topics.USAGE_DEAD_LETTERS);
+    private static KTable<String, InstancePlacement> placements(StreamsBuilder builder, Duration maxAge,
+            KStream<String, GpuUsage> usage) {
+        builder.addStateStore(new LiveStoreBuilder<>(GPU_STORE, GpuAt.CODEC));
 
         // In memory: one row per GPU and per instance of the fleet, rebuilt from the changelogs.
-        return usage.get("capacity-usage-valid")
-                .mapValues(Parsed::value, Named.as("capacity-usage-valid-window"))
+        return usage
                 .process(() -> new TrackGpus(GPU_STORE, maxAge), Named.as("capacity-gpu-tracking"), GPU_STORE)
                 .groupByKey(Grouped.with(PLACEMENT_CHANGES, Serdes.String(), new JsonSerde<>(PlacementChange.class)))
                 .aggregate(() -> InstancePlacement.NONE, (instance, change, placement) -> placement.apply(change),

@@ -2,6 +2,11 @@ package io.gpuledger.streams.capacity;
 
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.PlacedGpu;
+import io.gpuledger.streams.state.Codec;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.time.Instant;
 import java.util.Objects;
 
 /**
@@ -9,6 +14,28 @@ import java.util.Objects;
  * Lives in a state store (and its changelog) only.
  */
 record GpuAt(String instanceId, PlacedGpu gpu) {
+
+    static final Codec<GpuAt> CODEC = new Codec<>() {
+        @Override
+        public void write(GpuAt at, DataOutput out) throws IOException {
+            PlacedGpu gpu = at.gpu;
+            out.writeUTF(at.instanceId);
+            out.writeUTF(gpu.gpuUuid());
+            out.writeInt(gpu.gpuIndex());
+            Codec.writeNullable(gpu.gpuModel(), out);
+            out.writeUTF(gpu.jobId());
+            out.writeDouble(gpu.costPerHour());
+            Codec.writeNullable(gpu.currency(), out);
+            out.writeLong(gpu.lastWindowEnd().toEpochMilli());
+        }
+
+        @Override
+        public GpuAt read(DataInput in) throws IOException {
+            String instanceId = in.readUTF();
+            return new GpuAt(instanceId, new PlacedGpu(in.readUTF(), in.readInt(), Codec.readNullable(in), in.readUTF(),
+                    in.readDouble(), Codec.readNullable(in), Instant.ofEpochMilli(in.readLong())));
+        }
+    };
 
     static GpuAt of(GpuUsage usage) {
         return new GpuAt(usage.instanceId(), PlacedGpu.of(usage));

@@ -5,13 +5,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.kafka.streams.KeyValue;
+import java.util.Map;
+import io.gpuledger.streams.state.LiveStore;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * Follows each GPU, keyed by its UUID, and tells its instances what changed, keyed by instance
@@ -26,7 +25,7 @@ final class TrackGpus implements Processor<String, GpuUsage, String, PlacementCh
     private final String storeName;
     private final Duration maxAge;
     private ProcessorContext<String, PlacementChange> context;
-    private KeyValueStore<String, GpuAt> lastSeen;
+    private LiveStore<GpuAt> lastSeen;
     /** End of the newest window this task has read: the "now" of usage time. */
     private Instant newestWindowEnd;
 
@@ -77,17 +76,15 @@ final class TrackGpus implements Processor<String, GpuUsage, String, PlacementCh
             return;
         }
         Instant oldest = newestWindowEnd.minus(maxAge);
-        List<KeyValue<String, GpuAt>> silent = new ArrayList<>();
-        try (KeyValueIterator<String, GpuAt> all = lastSeen.all()) {
-            all.forEachRemaining(entry -> {
-                if (entry.value.gpu().lastWindowEnd().isBefore(oldest)) {
-                    silent.add(entry);
-                }
-            });
+        List<Map.Entry<String, GpuAt>> silent = new ArrayList<>();
+        for (Map.Entry<String, GpuAt> entry : lastSeen.entries().entrySet()) {
+            if (entry.getValue().gpu().lastWindowEnd().isBefore(oldest)) {
+                silent.add(entry);
+            }
         }
-        for (KeyValue<String, GpuAt> gpu : silent) {
-            lastSeen.delete(gpu.key);
-            context.forward(new Record<>(gpu.value.instanceId(), PlacementChange.left(gpu.key),
+        for (Map.Entry<String, GpuAt> gpu : silent) {
+            lastSeen.delete(gpu.getKey());
+            context.forward(new Record<>(gpu.getValue().instanceId(), PlacementChange.left(gpu.getKey()),
                     newestWindowEnd.toEpochMilli()));
         }
     }

@@ -16,7 +16,7 @@ import java.time.Duration;
  */
 public record CostSettings(Duration grace, CurrencyRates rates, Duration updateInterval, Duration maxGap) {
 
-    public static final Duration DEFAULT_UPDATE_INTERVAL = Duration.ofSeconds(1);
+    public static final Duration DEFAULT_UPDATE_INTERVAL = Duration.ofSeconds(2);
     public static final Duration DEFAULT_MAX_GAP = Duration.ofMinutes(15);
 
     public CostSettings {

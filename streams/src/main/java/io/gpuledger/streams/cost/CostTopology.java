@@ -1,5 +1,7 @@
 package io.gpuledger.streams.cost;
 
+import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.TelemetryJson;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
 import io.gpuledger.streams.capacity.CapacityTopology;
@@ -37,7 +39,7 @@ import org.apache.kafka.streams.state.Stores;
  *   <li>out: {@code gpu.rollups.v1} — key {@code dimension|id} (String), value
  *       {@link io.gpuledger.model.UsageRollup} JSON: per job, team and pool, by minute and hour</li>
  *   <li>in: {@code gpu.job-progress.v1} and out: {@code gpu.job-economics.v1} — see {@link JobEconomicsFlow}</li>
- *   <li>in: {@code gpu.capacity-events.v1} (and this engine's {@code gpu.usage.v1}), out:
+ *   <li>in: {@code gpu.capacity-events.v1} (and this engine's usage windows, as it sends them), out:
  *       {@code gpu.capacity-events.enriched.v1} — see {@link CapacityTopology}</li>
  *   <li>out: {@code gpu.telemetry.dlq.v1} — the refused telemetry (malformed, invalid, keyed by
  *       anything but its GPU, later than the grace period, or from the future), key and bytes as received, with
@@ -88,7 +90,7 @@ public final class CostTopology {
         Map<String, KStream<String, Parsed<TelemetrySample>>> telemetry = builder
                 .stream(Topics.TELEMETRY.name(),
                         Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("telemetry-source"))
-                .processValues(() -> new ParseOrReject<>("telemetry", TelemetrySample.class, TelemetrySample::gpuUuid,
+                .processValues(() -> new ParseOrReject<>("telemetry", TelemetryJson::read, TelemetrySample::gpuUuid,
                         EventTime::millis), Named.as("telemetry-parse"))
                 .split(Named.as("telemetry-"))
                 .branch((gpu, parsed) -> parsed.isValid(), Branched.as("valid"))
@@ -106,10 +108,10 @@ public final class CostTopology {
                 .branch((gpu, out) -> out instanceof Emitted.Usage, Branched.as("usage"))
                 .branch((gpu, out) -> out instanceof Emitted.Partial, Branched.as("partials"))
                 .defaultBranch(Branched.as("refused"));
-        windows.get("gpu-windows-usage")
-                .mapValues(out -> ((Emitted.Usage) out).usage(), Named.as("usage-records"))
-                .to(Topics.USAGE.name(), Produced.with(Topics.USAGE.keySerde(), Topics.USAGE.valueSerde())
-                        .withName("usage-sink"));
+        KStream<String, GpuUsage> usage = windows.get("gpu-windows-usage")
+                .mapValues(out -> ((Emitted.Usage) out).usage(), Named.as("usage-records"));
+        usage.to(Topics.USAGE.name(), Produced.with(Topics.USAGE.keySerde(), Topics.USAGE.valueSerde())
+                .withName("usage-sink"));
         toDeadLetters(windows.get("gpu-windows-refused").mapValues(out -> ((Emitted.Refused) out).raw(),
                 Named.as("telemetry-late-bytes")), "telemetry-late-dead-letters-sink");
 
@@ -117,7 +119,7 @@ public final class CostTopology {
                 .mapValues(out -> ((Emitted.Partial) out).partial(), Named.as("rollup-partial-records"));
         Rollups.addTo(builder, partials.merge(JobEconomicsFlow.addTo(builder, settings),
                 Named.as("rollup-partials-with-work")), settings);
-        CapacityTopology.addTo(builder, CapacityTopology.DEFAULT_PLACEMENT_MAX_AGE);
+        CapacityTopology.addTo(builder, CapacityTopology.DEFAULT_PLACEMENT_MAX_AGE, usage);
     }
 
     private static void toDeadLetters(KStream<String, byte[]> refused, String sinkName) {

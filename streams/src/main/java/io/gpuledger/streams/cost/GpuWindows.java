@@ -38,7 +38,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *       {@link #MAX_AHEAD} ahead of the engine's clock are refused as from the future (one such
  *       sample would otherwise close every open window at once).</li>
  * </ul>
- * State: {@link GpuState} per GPU and the pending partials, in {@link LiveStore}s, so a sample
+ * Usage records are dated by their window's start. State: {@link GpuState} per GPU and the pending partials, in {@link LiveStore}s, so a sample
  * costs map lookups and the state is encoded once per commit.
  */
 final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, String, Emitted> {
@@ -189,7 +189,7 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
             }
             UsageTotals totals = (window != null ? window.totals : UsageTotals.ZERO).plusUnmonitored(unmonitored);
             context.forward(new Record<>(gpu, new Emitted.Usage(identity.usage(gpu, minute, minute + MINUTE,
-                    currency, totals, true)), minute + MINUTE));
+                    currency, totals, true)), minute));
             if (unmonitored > 0) {
                 UsageTotals gap = UsageTotals.ZERO.plusUnmonitored(unmonitored);
                 for (Dimension dimension : Dimension.values()) {
@@ -224,7 +224,6 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
 
     /** Sends the windows changed since the last call and the partials gathered since then. */
     private void sendUpdates() {
-        long stamp = Math.max(0, latestEventTime());
         for (String gpu : changed) {
             GpuState state = gpus.get(gpu);
             if (state == null) {
@@ -235,7 +234,7 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
                 if (window.changed) {
                     window.changed = false;
                     context.forward(new Record<>(gpu, new Emitted.Usage(window.identity.usage(gpu, entry.getKey(),
-                            entry.getKey() + MINUTE, currency, window.totals, false)), stamp));
+                            entry.getKey() + MINUTE, currency, window.totals, false)), entry.getKey()));
                 }
             }
         }

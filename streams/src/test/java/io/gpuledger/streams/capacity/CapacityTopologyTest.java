@@ -2,6 +2,7 @@ package io.gpuledger.streams.capacity;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuledger.streams.state.LiveStore;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CapacityEventKind;
 import io.gpuledger.model.DeadLetters;
@@ -254,7 +255,7 @@ class CapacityTopologyTest {
         // Then the stage kept nothing of it
         assertThat(enriched.readValue().placementStatus()).isEqualTo(PlacementStatus.UNKNOWN);
         assertThat(driver.getKeyValueStore(CapacityTopology.PLACEMENT_STORE).get("i-0gone")).isNull();
-        assertThat(driver.getKeyValueStore(CapacityTopology.GPU_STORE).get("GPU-0")).isNull();
+        assertThat(((LiveStore<?>) driver.getStateStore(CapacityTopology.GPU_STORE)).get("GPU-0")).isNull();
         assertThat(driver.getKeyValueStore(CapacityTopology.PLACEMENT_STORE).get("i-0abc")).isNotNull();
     }
 
