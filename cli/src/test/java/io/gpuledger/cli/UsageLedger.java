@@ -7,6 +7,8 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -67,6 +69,18 @@ final class UsageLedger implements AutoCloseable {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("gpu.usage.v1 not read to its end within " + timeout.toSeconds() + " s");
             }
+            poll(Duration.ofMillis(200));
+        }
+    }
+
+    /**
+     * Reads to the end, then on as more is committed, until {@code done} holds for the windows
+     * seen or {@code wait} has passed; what is missing then is the caller's to report.
+     */
+    void readUntil(Predicate<Set<Window>> done, Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        readToEnd(wait);
+        while (!done.test(totals.keySet()) && System.nanoTime() < deadline) {
             poll(Duration.ofMillis(200));
         }
     }

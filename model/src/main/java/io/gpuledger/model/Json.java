@@ -1,6 +1,8 @@
 package io.gpuledger.model;
 
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.StreamWriteFeature;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -21,7 +23,11 @@ public final class Json {
      * Unknown fields are ignored so that consumers of a {@code .v1} topic keep working when a
      * producer adds fields; a missing required field or an explicit null number is an error.
      */
-    public static final ObjectMapper MAPPER = new ObjectMapper()
+    public static final ObjectMapper MAPPER = new ObjectMapper(JsonFactory.builder()
+                    // Schubfach: the shortest digits that read back as the same double, several
+                    // times faster than Double.toString on this JDK.
+                    .enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER)
+                    .build())
             .registerModule(new JavaTimeModule())
             .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)

@@ -4,11 +4,11 @@ import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.Check;
 import io.gpuledger.model.EnrichedCapacityEvent;
 import io.gpuledger.model.GpuUsage;
-import io.gpuledger.model.JsonSerde;
 import io.gpuledger.model.Topic;
 import io.gpuledger.model.Topics;
 import io.gpuledger.streams.deadletter.ParseOrReject;
 import io.gpuledger.streams.deadletter.Parsed;
+import io.gpuledger.streams.state.CodecSerde;
 import io.gpuledger.streams.state.LiveStoreBuilder;
 import java.time.Duration;
 import java.util.Map;
@@ -16,15 +16,11 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.Branched;
 import org.apache.kafka.streams.kstream.Consumed;
-import org.apache.kafka.streams.kstream.Grouped;
-import org.apache.kafka.streams.kstream.Joined;
 import org.apache.kafka.streams.kstream.KStream;
-import org.apache.kafka.streams.kstream.KTable;
-import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Repartitioned;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessorSupplier;
-import org.apache.kafka.streams.state.Stores;
 
 /**
  * Capacity notices joined with what runs on their instance, published as each notice arrives.
@@ -83,34 +79,33 @@ public final class CapacityTopology {
         if (placementMaxAge.isNegative() || placementMaxAge.isZero()) {
             throw new IllegalArgumentException("placementMaxAge must be positive, was " + placementMaxAge);
         }
-        KTable<String, InstancePlacement> placements = placements(builder, placementMaxAge, usage);
+        KStream<String, PlaceAndEnrich.Input> changes = placementChanges(builder, placementMaxAge, usage)
+                .mapValues(change -> (PlaceAndEnrich.Input) new PlaceAndEnrich.Input.Change(change),
+                        Named.as("capacity-placement-change-input"));
 
         Map<String, KStream<String, Parsed<CapacityEvent>>> notices = readOrReject(builder, Topics.CAPACITY_EVENTS,
                 "capacity-events", () -> new ParseOrReject<>("capacity-events", CapacityEvent.class, CapacityEvent::instanceId,
                         notice -> notice.noticedAt().toEpochMilli()), Topics.CAPACITY_EVENT_DEAD_LETTERS);
 
+        builder.addStateStore(new LiveStoreBuilder<>(PLACEMENT_STORE, InstancePlacement.CODEC));
         notices.get("capacity-events-valid")
-                .mapValues(Parsed::value, Named.as("capacity-events-valid-notice"))
-                .leftJoin(placements, (notice, placement) -> enrich(notice, placement, placementMaxAge),
-                        Joined.as("capacity-events-placement-join"))
+                .mapValues(parsed -> (PlaceAndEnrich.Input) new PlaceAndEnrich.Input.Notice(parsed.value()),
+                        Named.as("capacity-events-valid-notice"))
+                .merge(changes, Named.as("capacity-notices-and-changes"))
+                .process(() -> new PlaceAndEnrich(PLACEMENT_STORE, placementMaxAge), Named.as("capacity-placement-join"),
+                        PLACEMENT_STORE)
                 .to(Topics.CAPACITY_EVENTS_ENRICHED.name(), Produced.with(Topics.CAPACITY_EVENTS_ENRICHED.keySerde(),
                         Topics.CAPACITY_EVENTS_ENRICHED.valueSerde()).withName("capacity-events-enriched-sink"));
     }
 
-    /** The table of instance id to the GPUs last seen on it. */
-    private static KTable<String, InstancePlacement> placements(StreamsBuilder builder, Duration maxAge,
+    /** What changed on each instance, regrouped by instance id, co-partitioned with the notices. */
+    private static KStream<String, PlacementChange> placementChanges(StreamsBuilder builder, Duration maxAge,
             KStream<String, GpuUsage> usage) {
         builder.addStateStore(new LiveStoreBuilder<>(GPU_STORE, GpuAt.CODEC));
-
-        // In memory: one row per GPU and per instance of the fleet, rebuilt from the changelogs.
         return usage
                 .process(() -> new TrackGpus(GPU_STORE, maxAge), Named.as("capacity-gpu-tracking"), GPU_STORE)
-                .groupByKey(Grouped.with(PLACEMENT_CHANGES, Serdes.String(), new JsonSerde<>(PlacementChange.class)))
-                .aggregate(() -> InstancePlacement.NONE, (instance, change, placement) -> placement.apply(change),
-                        Named.as("capacity-placement-aggregate"),
-                        Materialized.<String, InstancePlacement>as(Stores.inMemoryKeyValueStore(PLACEMENT_STORE))
-                                .withKeySerde(Serdes.String())
-                                .withValueSerde(new JsonSerde<>(InstancePlacement.class)));
+                .repartition(Repartitioned.<String, PlacementChange>as(PLACEMENT_CHANGES)
+                        .withKeySerde(Serdes.String()).withValueSerde(new CodecSerde<>(PlacementChange.CODEC)));
     }
 
     /**

@@ -18,8 +18,20 @@ record GpuAt(String instanceId, PlacedGpu gpu) {
     static final Codec<GpuAt> CODEC = new Codec<>() {
         @Override
         public void write(GpuAt at, DataOutput out) throws IOException {
-            PlacedGpu gpu = at.gpu;
             out.writeUTF(at.instanceId);
+            GPU.write(at.gpu, out);
+        }
+
+        @Override
+        public GpuAt read(DataInput in) throws IOException {
+            return new GpuAt(in.readUTF(), GPU.read(in));
+        }
+    };
+
+    /** A {@link PlacedGpu} in binary, for the stage's stores and repartition topic. */
+    static final Codec<PlacedGpu> GPU = new Codec<>() {
+        @Override
+        public void write(PlacedGpu gpu, DataOutput out) throws IOException {
             out.writeUTF(gpu.gpuUuid());
             out.writeInt(gpu.gpuIndex());
             Codec.writeNullable(gpu.gpuModel(), out);
@@ -30,10 +42,9 @@ record GpuAt(String instanceId, PlacedGpu gpu) {
         }
 
         @Override
-        public GpuAt read(DataInput in) throws IOException {
-            String instanceId = in.readUTF();
-            return new GpuAt(instanceId, new PlacedGpu(in.readUTF(), in.readInt(), Codec.readNullable(in), in.readUTF(),
-                    in.readDouble(), Codec.readNullable(in), Instant.ofEpochMilli(in.readLong())));
+        public PlacedGpu read(DataInput in) throws IOException {
+            return new PlacedGpu(in.readUTF(), in.readInt(), Codec.readNullable(in), in.readUTF(), in.readDouble(),
+                    Codec.readNullable(in), Instant.ofEpochMilli(in.readLong()));
         }
     };
 

@@ -1,5 +1,10 @@
 package io.gpuledger.streams.capacity;
 
+import io.gpuledger.streams.state.Codec;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+
 import io.gpuledger.model.PlacedGpu;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,6 +19,25 @@ import java.util.List;
 record InstancePlacement(List<PlacedGpu> gpus) {
 
     static final InstancePlacement NONE = new InstancePlacement(List.of());
+
+    static final Codec<InstancePlacement> CODEC = new Codec<>() {
+        @Override
+        public void write(InstancePlacement placement, DataOutput out) throws IOException {
+            out.writeInt(placement.gpus.size());
+            for (PlacedGpu gpu : placement.gpus) {
+                GpuAt.GPU.write(gpu, out);
+            }
+        }
+
+        @Override
+        public InstancePlacement read(DataInput in) throws IOException {
+            List<PlacedGpu> gpus = new ArrayList<>();
+            for (int count = in.readInt(); count > 0; count--) {
+                gpus.add(GpuAt.GPU.read(in));
+            }
+            return new InstancePlacement(gpus);
+        }
+    };
 
     InstancePlacement {
         gpus = List.copyOf(gpus);

@@ -11,9 +11,6 @@ import io.gpuledger.streams.price.CurrencyRates;
 import io.gpuledger.streams.price.PriceVersionWriter;
 import io.gpuledger.streams.state.Codec;
 import io.gpuledger.streams.state.LiveStoreBuilder;
-import java.io.DataInput;
-import java.io.DataOutput;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serdes;
@@ -100,7 +97,7 @@ public final class CostTopology {
 
         builder.addStateStore(new LiveStoreBuilder<>(USAGE_STORE, GpuState.CODEC));
         builder.addStateStore(new LiveStoreBuilder<>(PARTIALS_STORE, RollupPartial.CODEC));
-        builder.addStateStore(new LiveStoreBuilder<>(CLOCK_STORE, LONG));
+        builder.addStateStore(new LiveStoreBuilder<>(CLOCK_STORE, Codec.LONG));
         Map<String, KStream<String, Emitted>> windows = telemetry.get("telemetry-valid")
                 .process(() -> new GpuWindows(settings), Named.as("gpu-windows"), USAGE_STORE, PARTIALS_STORE,
                         CLOCK_STORE)
@@ -126,16 +123,4 @@ public final class CostTopology {
         refused.to(Topics.TELEMETRY_DEAD_LETTERS.name(), Produced.with(Serdes.String(), Serdes.ByteArray())
                 .withName(sinkName));
     }
-
-    private static final Codec<Long> LONG = new Codec<>() {
-        @Override
-        public void write(Long value, DataOutput out) throws IOException {
-            out.writeLong(value);
-        }
-
-        @Override
-        public Long read(DataInput in) throws IOException {
-            return in.readLong();
-        }
-    };
 }

@@ -37,6 +37,19 @@ public interface Codec<T> {
         }
     }
 
+    /** A long, in eight bytes. */
+    Codec<Long> LONG = new Codec<>() {
+        @Override
+        public void write(Long value, DataOutput out) throws IOException {
+            out.writeLong(value);
+        }
+
+        @Override
+        public Long read(DataInput in) throws IOException {
+            return in.readLong();
+        }
+    };
+
     /** Writes a string that may be null. */
     static void writeNullable(String value, DataOutput out) throws IOException {
         out.writeBoolean(value != null);

@@ -12,23 +12,29 @@ import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.internals.CacheFlushListener;
+import org.apache.kafka.streams.state.internals.CachedStateStore;
 
 /**
  * A key-value store whose values stay Java objects while the task runs and are written, as bytes,
  * to a logged store only when Kafka Streams commits.
  *
- * <p>Kafka Streams flushes every store of a task before it commits the task's input offsets (and,
- * under exactly-once, before it commits the transaction): this store writes the entries changed
- * since the last commit to the store underneath then, whose changelog makes them durable with
- * the same commit. The state on the changelog therefore always matches the committed input, as
- * with any logged store, but a value updated a hundred times between two commits is encoded once
- * rather than a hundred times, and reading it costs a map lookup.
+ * <p>Before Kafka Streams commits a task's input offsets (and, under exactly-once, its
+ * transaction) it empties the record caches of the task's stores into the stores underneath,
+ * whose changelogs make the writes part of the same commit; {@link StateStore#flush()} itself
+ * only comes later, when it writes a checkpoint. This store therefore takes the part of a cache
+ * ({@link CachedStateStore}, an interface internal to Kafka Streams 4.1): on
+ * {@link #flushCache()} it writes the entries changed since the last commit to the logged store.
+ * The state on the changelog always matches the committed input, as with any logged store, but
+ * a value updated a hundred times between two commits is encoded once rather than a hundred
+ * times, and reading it costs a map lookup. Should Kafka Streams stop calling
+ * {@code flushCache} before its commits, {@code LiveStoreTest} fails.
  *
  * <p>Values are mutable: after changing one, {@link #put} it again so that it is written at the
  * next commit. The whole store is held in memory, loaded from the store underneath (restored from
  * its changelog) on first use.
  */
-public final class LiveStore<V> implements StateStore {
+public final class LiveStore<V> implements StateStore, CachedStateStore<String, V> {
 
     private final KeyValueStore<Bytes, byte[]> logged;
     private final Codec<V> codec;
@@ -91,9 +97,33 @@ public final class LiveStore<V> implements StateStore {
         loaded = true;
     }
 
-    /** Writes what changed since the last commit to the logged store; Kafka Streams calls it before committing. */
+    /** Writes what changed since the last commit to the logged store: Kafka Streams calls it before each commit. */
+    @Override
+    public void flushCache() {
+        writeChanges();
+    }
+
+    /** Drops what was not written: the task is closing without a commit, and will restore from the changelog. */
+    @Override
+    public void clearCache() {
+        live.clear();
+        changed.clear();
+        loaded = false;
+    }
+
+    /** No listener: a live store forwards nothing itself. */
+    @Override
+    public boolean setFlushListener(CacheFlushListener<String, V> listener, boolean sendOldValues) {
+        return false;
+    }
+
     @Override
     public void flush() {
+        writeChanges();
+        logged.flush();
+    }
+
+    private void writeChanges() {
         for (String key : changed) {
             Bytes bytes = Bytes.wrap(key.getBytes(StandardCharsets.UTF_8));
             V value = live.get(key);
@@ -104,7 +134,6 @@ public final class LiveStore<V> implements StateStore {
             }
         }
         changed.clear();
-        logged.flush();
     }
 
     @Override

@@ -29,16 +29,14 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.StreamsBuilder;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.QueryableStoreTypes;
-import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -77,6 +75,7 @@ class CapacityStageOnEmbeddedBrokerTest {
         CostEngineConfig defaults = CostEngineConfig.defaults(bootstrap, stateDir);
         CostEngineConfig config = defaults.withApplicationId("capacity-" + System.nanoTime())
                 .withCommitInterval(Duration.ofMillis(200));
+        String application = config.applicationId();
         try (KafkaStreams streams = new KafkaStreams(builder.build(), config.toProperties())) {
             CountDownLatch running = new CountDownLatch(1);
             streams.setStateListener((now, before) -> {
@@ -102,7 +101,7 @@ class CapacityStageOnEmbeddedBrokerTest {
                 producer.flush();
                 // Usage reaches the placement table through a repartition topic, on its own way:
                 // notices sent before it arrives would rightly find instances unknown.
-                awaitPlacedGpus(streams, 24);
+                awaitPlacementChangesCommitted(bootstrap, application, 24);
                 for (int instance = 0; instance < 6; instance++) {
                     CapacityEvent notice = notice("i-" + instance);
                     producer.send(new ProducerRecord<>(Topics.CAPACITY_EVENTS.name(), notice.instanceId(),
@@ -123,24 +122,29 @@ class CapacityStageOnEmbeddedBrokerTest {
         }
     }
 
-    private static void awaitPlacedGpus(KafkaStreams streams, int expected) throws InterruptedException {
+    /**
+     * Waits until the stage has committed {@code expected} placement changes read off its
+     * repartition topic: from then on the placement of every GPU sent is in its table.
+     */
+    private static void awaitPlacementChangesCommitted(String bootstrap, String application, long expected)
+            throws Exception {
+        String topic = application + "-" + CapacityTopology.PLACEMENT_CHANGES + "-repartition";
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        int placed = 0;
-        while (System.nanoTime() < deadline) {
-            ReadOnlyKeyValueStore<String, InstancePlacement> store = streams.store(StoreQueryParameters.fromNameAndType(
-                    CapacityTopology.PLACEMENT_STORE, QueryableStoreTypes.<String, InstancePlacement>keyValueStore()));
-            placed = 0;
-            try (KeyValueIterator<String, InstancePlacement> all = store.all()) {
-                while (all.hasNext()) {
-                    placed += all.next().value.gpus().size();
+        long committed = 0;
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            while (System.nanoTime() < deadline) {
+                committed = admin.listConsumerGroupOffsets(application).partitionsToOffsetAndMetadata().get()
+                        .entrySet().stream()
+                        .filter(entry -> entry.getKey().topic().equals(topic) && entry.getValue() != null)
+                        .mapToLong(entry -> entry.getValue().offset())
+                        .sum();
+                if (committed >= expected) {
+                    return;
                 }
+                Thread.sleep(100);
             }
-            if (placed == expected) {
-                return;
-            }
-            Thread.sleep(100);
         }
-        throw new AssertionError(placed + " GPUs placed within 60 s, expected " + expected);
+        throw new AssertionError(committed + " placement changes committed within 60 s, expected " + expected);
     }
 
     private static Map<String, EnrichedCapacityEvent> readEnriched(String bootstrap, int expected) {

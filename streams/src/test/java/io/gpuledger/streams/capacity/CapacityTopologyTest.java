@@ -254,9 +254,9 @@ class CapacityTopologyTest {
 
         // Then the stage kept nothing of it
         assertThat(enriched.readValue().placementStatus()).isEqualTo(PlacementStatus.UNKNOWN);
-        assertThat(driver.getKeyValueStore(CapacityTopology.PLACEMENT_STORE).get("i-0gone")).isNull();
+        assertThat(((LiveStore<?>) driver.getStateStore(CapacityTopology.PLACEMENT_STORE)).get("i-0gone")).isNull();
         assertThat(((LiveStore<?>) driver.getStateStore(CapacityTopology.GPU_STORE)).get("GPU-0")).isNull();
-        assertThat(driver.getKeyValueStore(CapacityTopology.PLACEMENT_STORE).get("i-0abc")).isNotNull();
+        assertThat(((LiveStore<?>) driver.getStateStore(CapacityTopology.PLACEMENT_STORE)).get("i-0abc")).isNotNull();
     }
 
     @Test
