@@ -137,11 +137,21 @@ final class GpuState {
             for (Map.Entry<Long, Window> entry : state.windows.entrySet()) {
                 Window window = entry.getValue();
                 out.writeLong(entry.getKey());
-                GpuIdentity.CODEC.write(window.identity, out);
+                // Most windows are their GPU's latest identity, counted in its own job, team
+                // and pool: a flag says so instead of writing them out again.
+                boolean latest = window.identity == state.identity;
+                out.writeBoolean(latest);
+                if (!latest) {
+                    GpuIdentity.CODEC.write(window.identity, out);
+                }
                 UsageCodec.TOTALS.write(window.totals, out);
-                out.writeByte(window.counted.size());
-                for (String key : window.counted) {
-                    out.writeUTF(key);
+                boolean own = window.counted.equals(List.of(window.identity.rollupKeys));
+                out.writeBoolean(own);
+                if (!own) {
+                    out.writeByte(window.counted.size());
+                    for (String key : window.counted) {
+                        out.writeUTF(key);
+                    }
                 }
             }
             out.writeInt(state.coverage.size());
@@ -159,10 +169,14 @@ final class GpuState {
             for (int windows = in.readInt(); windows > 0; windows--) {
                 long start = in.readLong();
                 Window window = new Window();
-                window.identity = GpuIdentity.CODEC.read(in);
+                window.identity = in.readBoolean() ? state.identity : GpuIdentity.CODEC.read(in);
                 window.totals = UsageCodec.TOTALS.read(in);
-                for (int counted = in.readByte(); counted > 0; counted--) {
-                    window.counted.add(in.readUTF());
+                if (in.readBoolean()) {
+                    window.counted.addAll(List.of(window.identity.rollupKeys));
+                } else {
+                    for (int counted = in.readByte(); counted > 0; counted--) {
+                        window.counted.add(in.readUTF());
+                    }
                 }
                 state.windows.put(start, window);
             }

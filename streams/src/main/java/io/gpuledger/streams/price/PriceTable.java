@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
@@ -22,26 +23,68 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 public final class PriceTable {
 
     private final ReadOnlyKeyValueStore<String, byte[]> versions;
+    /** Price versions written to any price store of this JVM, for {@link #spans} to know they may be stale. */
+    private static final AtomicLong VERSIONS_WRITTEN = new AtomicLong();
+
     private final Map<String, Cached> parsed = new HashMap<>();
+    private final Map<Offer, Span> spans = new HashMap<>();
     private long invalidVersionsSkipped;
 
     public PriceTable(ReadOnlyKeyValueStore<String, byte[]> versions) {
         this.versions = versions;
     }
 
-    /** The quote of {@code offer} in force at {@code at}: the latest version valid from at or before it. */
+    /**
+     * The quote of {@code offer} in force at {@code at}: the latest version valid from at or before it.
+     * The answer is kept per offer with the span of time it holds for (up to the next version),
+     * until any price version is written: most samples of an offer fall in the same span.
+     */
     public Optional<PriceQuote> inForce(Offer offer, Instant at) {
+        long millis = at.toEpochMilli();
+        long written = VERSIONS_WRITTEN.get();
+        Span span = spans.get(offer);
+        if (span == null || span.written != written || millis < span.from || millis >= span.until) {
+            PriceQuote quote = versionAtOrBefore(offer, at);
+            span = new Span(written, quote == null ? Long.MIN_VALUE : quote.validFrom().toEpochMilli(),
+                    nextVersionAfter(offer, at), quote);
+            spans.put(offer, span);
+        }
+        return Optional.ofNullable(span.quote);
+    }
+
+    /** Says that a price version was written to the store: every table asks the store again. */
+    public static void versionWritten() {
+        VERSIONS_WRITTEN.incrementAndGet();
+    }
+
+    private PriceQuote versionAtOrBefore(Offer offer, Instant at) {
         try (KeyValueIterator<String, byte[]> candidates =
                 versions.reverseRange(PriceQuote.firstVersionKey(offer), PriceQuote.versionKey(offer, at))) {
             while (candidates.hasNext()) {
                 KeyValue<String, byte[]> candidate = candidates.next();
                 PriceQuote quote = parse(candidate.key, candidate.value);
                 if (quote != null) {
-                    return Optional.of(quote);
+                    return quote;
                 }
             }
         }
-        return Optional.empty();
+        return null;
+    }
+
+    /** When the next valid version of {@code offer} after {@code at} starts; {@link Long#MAX_VALUE} if none. */
+    private long nextVersionAfter(Offer offer, Instant at) {
+        String atKey = PriceQuote.versionKey(offer, at);
+        try (KeyValueIterator<String, byte[]> candidates =
+                versions.range(atKey, PriceQuote.firstVersionKey(offer) + Character.MAX_VALUE)) {
+            while (candidates.hasNext()) {
+                KeyValue<String, byte[]> candidate = candidates.next();
+                PriceQuote quote = candidate.key.equals(atKey) ? null : parse(candidate.key, candidate.value);
+                if (quote != null && quote.validFrom().isAfter(at)) {
+                    return quote.validFrom().toEpochMilli();
+                }
+            }
+        }
+        return Long.MAX_VALUE;
     }
 
     /** Versions in the store that are not valid quotes; they are passed over, never charged. */
@@ -71,5 +114,9 @@ public final class PriceTable {
     }
 
     private record Cached(byte[] raw, PriceQuote quote) {
+    }
+
+    /** The quote in force (null: none) from {@code from} until {@code until}, as of {@code written} versions. */
+    private record Span(long written, long from, long until, PriceQuote quote) {
     }
 }

@@ -34,5 +34,6 @@ public final class PriceVersionWriter implements Processor<String, byte[], Void,
         } else {
             store.put(record.key(), record.value());
         }
+        PriceTable.versionWritten();
     }
 }

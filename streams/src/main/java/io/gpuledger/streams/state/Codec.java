@@ -20,7 +20,7 @@ public interface Codec<T> {
     T read(DataInput in) throws IOException;
 
     default byte[] toBytes(T value) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(1024);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             write(value, out);
         } catch (IOException e) {

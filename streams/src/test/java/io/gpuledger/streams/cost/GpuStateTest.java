@@ -1,0 +1,96 @@
+package io.gpuledger.streams.cost;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
+import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.UsageTotals;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+/** A GPU's state: its coverage settled into unmonitored seconds, and its binary form. */
+class GpuStateTest {
+
+    private static final long T0 = Instant.parse("2026-03-01T12:00:00Z").toEpochMilli();
+    private static final long MINUTE = GpuState.MINUTE_MILLIS;
+    private static final long MAX_GAP = 900;
+
+    @Test
+    void shouldCountTheSilenceBetweenCoveredSecondsOnceWhateverOrderTheyCameIn() {
+        GpuState state = new GpuState();
+        state.cover(T0 + 40_000, T0 + 60_000);
+        state.cover(T0, T0 + 10_000);
+        state.cover(T0 + 60_000, T0 + 70_000);
+
+        assertThat(state.settle(T0, MAX_GAP)).isEqualTo(30);
+        assertThat(state.settle(T0 + MINUTE, MAX_GAP)).isZero();
+    }
+
+    @Test
+    void shouldSettleASilenceThatOutlivedItsWindowWhereItEnds() {
+        // Given a GPU covered until :30 of its first minute, whose next sample is not known yet
+        GpuState state = new GpuState();
+        state.cover(T0, T0 + 30_000);
+        assertThat(state.settle(T0, MAX_GAP)).isZero();
+
+        // When it comes back at :20 of its third minute
+        state.cover(T0 + 2 * MINUTE + 20_000, T0 + 3 * MINUTE);
+
+        // Then the next minute to settle carries the rest of the first, the whole second and the start of the third
+        assertThat(state.settle(T0 + 2 * MINUTE, MAX_GAP)).isEqualTo(30 + 60 + 20);
+    }
+
+    @Test
+    void shouldCountNothingAfterASilenceLongerThanTheMaximumGap() {
+        GpuState state = new GpuState();
+        state.cover(T0, T0 + MINUTE);
+        state.settle(T0, MAX_GAP);
+        state.cover(T0 + 20 * MINUTE, T0 + 21 * MINUTE);
+
+        assertThat(state.settle(T0 + 20 * MINUTE, MAX_GAP)).isZero();
+    }
+
+    @Test
+    void shouldReadBackWhatItWrote() {
+        GpuState state = new GpuState();
+        GpuIdentity earlier = GpuIdentity.of(sample("job-a", "team-x"));
+        GpuIdentity latest = GpuIdentity.of(sample("job-b", null));
+        state.identity = latest;
+        GpuState.Window before = new GpuState.Window();
+        before.identity = earlier;
+        before.totals = UsageTotals.ZERO.add(sample("job-a", "team-x"), 4.0);
+        before.countIn(earlier.rollupKeys[0]);
+        before.countIn(latest.rollupKeys[0]);
+        GpuState.Window now = new GpuState.Window();
+        now.identity = latest;
+        now.totals = UsageTotals.ZERO.add(sample("job-b", null), null);
+        for (String key : latest.rollupKeys) {
+            now.countIn(key);
+        }
+        state.windows.put(T0, before);
+        state.windows.put(T0 + MINUTE, now);
+        state.cover(T0 + 5_000, T0 + 65_000);
+        state.settledUntil = T0 / 1000 - 5;
+
+        GpuState read = GpuState.CODEC.fromBytes(GpuState.CODEC.toBytes(state));
+
+        assertThat(read.settledUntil).isEqualTo(state.settledUntil);
+        assertThat(read.coverage).isEqualTo(state.coverage);
+        assertThat(read.identity.jobId).isEqualTo("job-b");
+        assertThat(read.windows.get(T0).identity.jobId).isEqualTo("job-a");
+        assertThat(read.windows.get(T0).identity.team).isEqualTo("team-x");
+        assertThat(read.windows.get(T0).counted).containsExactly("job|job-a", "job|job-b");
+        assertThat(read.windows.get(T0).totals).isEqualTo(before.totals);
+        assertThat(read.windows.get(T0 + MINUTE).identity).isSameAs(read.identity);
+        assertThat(read.windows.get(T0 + MINUTE).counted).containsExactly(latest.rollupKeys);
+        assertThat(read.windows.get(T0 + MINUTE).totals).isEqualTo(now.totals);
+    }
+
+    private static TelemetrySample sample(String job, String team) {
+        return TelemetrySample.builder().gpuUuid("GPU-1").gpuModel("A100-40GB")
+                .placement(new Placement("node-a", "i-0abc", "p4d.24xlarge", "aws", "us-east-1", Lifecycle.SPOT))
+                .jobId(job).team(team).time(Instant.ofEpochMilli(T0 + 10_000)).intervalSeconds(10).smActive(0.5)
+                .powerWatts(300.0).build();
+    }
+}

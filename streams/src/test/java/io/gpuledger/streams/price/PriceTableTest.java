@@ -1,0 +1,130 @@
+package io.gpuledger.streams.price;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuledger.model.Json;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Offer;
+import io.gpuledger.model.PriceQuote;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.junit.jupiter.api.Test;
+
+/** The price in force at a time, answered from the versions in the store and from its per-offer spans. */
+class PriceTableTest {
+
+    private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
+    private static final Offer SPOT = new Offer("aws", "us-east-1", "p4d.24xlarge", Lifecycle.SPOT);
+
+    private final TreeMap<String, byte[]> store = new TreeMap<>();
+    private final PriceTable table = new PriceTable(new TreeMapStore(store));
+
+    @Test
+    void shouldAnswerEachTimeWithTheVersionInForceThenAcrossTheNextVersionAlreadyStored() {
+        write(10.0, T0);
+        write(12.0, T0.plusSeconds(600));
+
+        assertThat(table.inForce(SPOT, T0.minusSeconds(1))).isEmpty();
+        assertThat(price(T0)).isEqualTo(10.0);
+        assertThat(price(T0.plusSeconds(599))).isEqualTo(10.0);
+        assertThat(price(T0.plusSeconds(600))).isEqualTo(12.0);
+        assertThat(price(T0.plusSeconds(30))).isEqualTo(10.0);
+        assertThat(price(T0.plusSeconds(86_400))).isEqualTo(12.0);
+    }
+
+    @Test
+    void shouldSeeAVersionWrittenAfterASpanWasKept() {
+        write(10.0, T0);
+        assertThat(price(T0.plusSeconds(300))).isEqualTo(10.0);
+
+        // When a version valid from inside the kept span is written
+        write(15.0, T0.plusSeconds(120));
+
+        // Then times after it get the new price, and times before it the old one
+        assertThat(price(T0.plusSeconds(300))).isEqualTo(15.0);
+        assertThat(price(T0.plusSeconds(60))).isEqualTo(10.0);
+    }
+
+    @Test
+    void shouldPassOverAnInvalidVersion() {
+        write(10.0, T0);
+        store.put(PriceQuote.versionKey(SPOT, T0.plusSeconds(60)), "{\"pricePerHour\":-1}".getBytes());
+        PriceTable.versionWritten();
+
+        assertThat(price(T0.plusSeconds(90))).isEqualTo(10.0);
+        assertThat(table.invalidVersionsSkipped()).isPositive();
+    }
+
+    private double price(Instant at) {
+        return table.inForce(SPOT, at).orElseThrow().pricePerHour();
+    }
+
+    private void write(double pricePerHour, Instant validFrom) {
+        PriceQuote quote = new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.SPOT, "A100-40GB", 8,
+                pricePerHour, "USD", validFrom, "test");
+        store.put(quote.key(), Json.write(quote));
+        PriceTable.versionWritten();
+    }
+
+    /** The store's read side over a sorted map, as the global in-memory store behaves. */
+    private record TreeMapStore(TreeMap<String, byte[]> map) implements ReadOnlyKeyValueStore<String, byte[]> {
+
+        @Override
+        public byte[] get(String key) {
+            return map.get(key);
+        }
+
+        @Override
+        public KeyValueIterator<String, byte[]> range(String from, String to) {
+            return iterator(map.subMap(from, true, to, true));
+        }
+
+        @Override
+        public KeyValueIterator<String, byte[]> reverseRange(String from, String to) {
+            return iterator(map.subMap(from, true, to, true).descendingMap());
+        }
+
+        @Override
+        public KeyValueIterator<String, byte[]> all() {
+            return iterator(map);
+        }
+
+        @Override
+        public long approximateNumEntries() {
+            return map.size();
+        }
+
+        private static KeyValueIterator<String, byte[]> iterator(NavigableMap<String, byte[]> entries) {
+            Iterator<Map.Entry<String, byte[]>> ordered = new ArrayList<>(entries.entrySet()).iterator();
+            return new KeyValueIterator<>() {
+                @Override
+                public boolean hasNext() {
+                    return ordered.hasNext();
+                }
+
+                @Override
+                public KeyValue<String, byte[]> next() {
+                    Map.Entry<String, byte[]> entry = ordered.next();
+                    return KeyValue.pair(entry.getKey(), entry.getValue());
+                }
+
+                @Override
+                public String peekNextKey() {
+                    throw new UnsupportedOperationException();
+                }
+
+                @Override
+                public void close() {
+                    // nothing held
+                }
+            };
+        }
+    }
+}
