@@ -1,5 +1,6 @@
 package io.gpuledger.model;
 
+import java.util.function.Function;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serializer;
@@ -11,9 +12,16 @@ import org.apache.kafka.common.serialization.Serializer;
 public final class JsonSerde<T> implements Serde<T>, Serializer<T>, Deserializer<T> {
 
     private final Class<T> type;
+    private final Function<T, byte[]> writer;
 
     public JsonSerde(Class<T> type) {
+        this(type, Json::write);
+    }
+
+    /** @param writer writes the same JSON as {@link Json#write}, faster (see {@link UsageJson}) */
+    public JsonSerde(Class<T> type, Function<T, byte[]> writer) {
         this.type = type;
+        this.writer = writer;
     }
 
     public Class<T> type() {
@@ -22,7 +30,7 @@ public final class JsonSerde<T> implements Serde<T>, Serializer<T>, Deserializer
 
     @Override
     public byte[] serialize(String topic, T data) {
-        return data == null ? null : Json.write(data);
+        return data == null ? null : writer.apply(data);
     }
 
     @Override

@@ -13,6 +13,7 @@ import io.gpuledger.streams.state.LiveStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -29,9 +30,10 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * window and to the minute partials of the GPU's job, team and pool.
  *
  * <ul>
- *   <li>Every {@code updateInterval} of wall-clock time it sends the windows that changed (as
- *       {@code closed=false} updates, for live views) and the partials gathered since the last
- *       time (for the roll-ups).</li>
+ *   <li>Every {@code updateInterval} of wall-clock time it sends each GPU's newest window if it
+ *       changed (as a {@code closed=false} update, for live views) and the partials gathered
+ *       since the last time (for the roll-ups). While it works off a backlog, windows that ended
+ *       longer ago than the grace period are not updated until the backlog is done (or they close).</li>
  *   <li>A window closes when the latest event time seen passes its end plus the grace period: its
  *       unmonitored time is settled then and it is sent one last time, {@code closed=true}.
  *       Samples for a closed window are refused as late; samples more than
@@ -59,6 +61,8 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
     private Sensor late;
     /** GPUs with a window changed since the last update was sent. */
     private final Set<String> changed = new LinkedHashSet<>();
+    /** Whether a sample came since the last update was sent: if not, the backlog is worked off. */
+    private boolean processedSinceUpdate;
     /** The end of the next window due to close; 0 until the first sample after a start. */
     private long nextClose;
 
@@ -81,6 +85,7 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
 
     @Override
     public void process(Record<String, Parsed<TelemetrySample>> record) {
+        processedSinceUpdate = true;
         TelemetrySample sample = record.value().value();
         long at = record.timestamp();
         long start = at - Math.floorMod(at, MINUTE);
@@ -224,21 +229,40 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
 
     /** Sends the windows changed since the last call and the partials gathered since then. */
     private void sendUpdates() {
-        for (String gpu : changed) {
-            GpuState state = gpus.get(gpu);
-            if (state == null) {
+        boolean idle = !processedSinceUpdate;
+        processedSinceUpdate = false;
+        // A window that ended longer ago than the grace period is being replayed from a backlog:
+        // its updates wait until the backlog is worked off (or it closes), as nobody watches it live.
+        long liveFrom = context.currentSystemTimeMs() - settings.grace().toMillis() - MINUTE;
+        for (Iterator<String> gpus = changed.iterator(); gpus.hasNext();) {
+            String gpu = gpus.next();
+            GpuState state = this.gpus.get(gpu);
+            if (state == null || state.windows.isEmpty()) {
+                gpus.remove();
                 continue;
             }
+            // While samples come, only the newest window, and only when live: an older one still
+            // open takes only late samples, and shows them when it closes, within the grace
+            // period. Once they stop coming, every changed window, as it stands.
+            boolean pending = false;
+            long newest = state.windows.lastKey();
             for (Map.Entry<Long, GpuState.Window> entry : state.windows.entrySet()) {
                 GpuState.Window window = entry.getValue();
-                if (window.changed) {
+                if (!window.changed) {
+                    continue;
+                }
+                if (idle || (entry.getKey() == newest && newest >= liveFrom)) {
                     window.changed = false;
                     context.forward(new Record<>(gpu, new Emitted.Usage(window.identity.usage(gpu, entry.getKey(),
                             entry.getKey() + MINUTE, currency, window.totals, false)), entry.getKey()));
+                } else {
+                    pending = true;
                 }
             }
+            if (!pending) {
+                gpus.remove();
+            }
         }
-        changed.clear();
         List<String> sent = new ArrayList<>(partials.entries().keySet());
         for (String key : sent) {
             RollupPartial partial = partials.get(key);

@@ -9,6 +9,7 @@ import io.gpuledger.streams.state.LiveStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +24,7 @@ import org.apache.kafka.streams.processor.api.Record;
 
 /**
  * Sums the partials of each job, team and pool into its minutes and hours, and sends, every
- * {@code updateInterval} of wall-clock time, each minute and hour that changed, the rolling five
+ * {@code updateInterval} of wall-clock time, each minute and hour that changed (see {@link #due}), the rolling five
  * minutes that end with each changed minute and, for a job minute, its economics: its cost
  * against the work reported for it.
  *
@@ -46,6 +47,8 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
     private LiveStore<RollupState> store;
     private Sensor late;
     private final Set<String> changed = new LinkedHashSet<>();
+    /** Whether a partial came since the last update was sent: if not, the backlog is worked off. */
+    private boolean processedSinceUpdate;
     /** Start of the latest minute received since this task started. */
     private long latest = Long.MIN_VALUE;
     private long lastExpiry = Long.MIN_VALUE;
@@ -64,6 +67,7 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
 
     @Override
     public void process(Record<String, RollupPartial> record) {
+        processedSinceUpdate = true;
         RollupPartial partial = record.value();
         latest = Math.max(latest, partial.windowStart());
         RollupState state = store.get(record.key());
@@ -102,39 +106,80 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
     }
 
     private void sendUpdates() {
-        for (String key : changed) {
+        boolean idle = !processedSinceUpdate;
+        processedSinceUpdate = false;
+        long now = context.currentSystemTimeMs();
+        for (Iterator<String> keys = changed.iterator(); keys.hasNext();) {
+            String key = keys.next();
             RollupState state = store.get(key);
+            if (state == null) {
+                keys.remove();
+                continue;
+            }
+            boolean heldBack = false;
             Set<Long> rollingEnds = new TreeSet<>();
             for (Map.Entry<Long, RollupState.Sum> minute : state.minutes.entrySet()) {
-                if (minute.getValue().changed && charged(minute.getValue())) {
-                    UsageRollup sent = send(key, state, minute.getKey(), MINUTE, minute.getValue());
-                    if (state.dimension == Dimension.JOB) {
-                        context.forward(new Record<>(state.id, new Emitted.Economics(JobEconomics.of(sent,
-                                minute.getValue().work)), sent.windowEnd().toEpochMilli()));
+                if (!minute.getValue().changed || !charged(minute.getValue())) {
+                    continue;
+                }
+                if (!idle && !due(minute.getKey(), MINUTE, now)) {
+                    heldBack = true;
+                    continue;
+                }
+                UsageRollup sent = send(key, state, minute.getKey(), MINUTE, minute.getValue());
+                if (state.dimension == Dimension.JOB) {
+                    context.forward(new Record<>(state.id, new Emitted.Economics(JobEconomics.of(sent,
+                            minute.getValue().work)), sent.windowEnd().toEpochMilli()));
+                }
+                for (int later = 0; later < ROLLING_MINUTES; later++) {
+                    long newest = minute.getKey() + later * MINUTE;
+                    RollupState.Sum ending = state.minutes.get(newest);
+                    if (ending == null) {
+                        continue;
                     }
-                    for (int later = 0; later < ROLLING_MINUTES; later++) {
-                        long newest = minute.getKey() + later * MINUTE;
-                        if (state.minutes.containsKey(newest)) {
-                            rollingEnds.add(newest);
-                        }
+                    if (idle || due(newest, MINUTE, now)) {
+                        rollingEnds.add(newest);
+                    } else {
+                        // Its rolling view goes out with it, when it is due.
+                        ending.changed = true;
+                        heldBack = true;
                     }
                 }
             }
             for (Map.Entry<Long, RollupState.Sum> hour : state.hours.entrySet()) {
-                if (hour.getValue().changed) {
-                    send(key, state, hour.getKey(), HOUR, hour.getValue());
+                if (!hour.getValue().changed) {
+                    continue;
                 }
+                if (!idle && !due(hour.getKey(), HOUR, now)) {
+                    heldBack = true;
+                    continue;
+                }
+                send(key, state, hour.getKey(), HOUR, hour.getValue());
             }
             for (long newest : rollingEnds) {
                 send(key, state, newest + MINUTE - ROLLING_MINUTES * MINUTE, ROLLING_MINUTES * MINUTE,
                         rolling(state.minutes, newest));
             }
+            if (!heldBack) {
+                keys.remove();
+            }
         }
-        changed.clear();
         if (latest != Long.MIN_VALUE && (lastExpiry == Long.MIN_VALUE || latest - lastExpiry >= MINUTE)) {
             expire();
             lastExpiry = latest;
         }
+    }
+
+    /**
+     * Whether a changed minute or hour goes out now: when it is live (its end plus the grace
+     * period is not past yet, by the wall clock) or complete (the partials received have moved a
+     * minute beyond that). In between it is being replayed from a backlog, and sending each of
+     * its many versions would only slow the replay down; it goes out once the backlog is worked
+     * off, at the latest.
+     */
+    private boolean due(long start, long length, long now) {
+        long settled = start + length + settings.grace().toMillis();
+        return settled >= now || settled + MINUTE <= latest;
     }
 
     private UsageRollup send(String key, RollupState state, long start, long length, RollupState.Sum sum) {

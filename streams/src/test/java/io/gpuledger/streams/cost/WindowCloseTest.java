@@ -190,6 +190,43 @@ class WindowCloseTest {
         assertThat(job.hours.size()).isLessThanOrEqualTo(2);
     }
 
+    @Test
+    void shouldHoldBackUpdatesOfReplayedWindowsUntilTheBacklogIsWorkedOff() {
+        // Given a backlog: samples of a day ago, worked off while the wall clock shows now
+        Instant dayAgo = T0.minus(Duration.ofDays(1));
+        advance(Duration.ofSeconds(1));
+        for (int end = 10; end <= 300; end += 10) {
+            TelemetrySample sample = sample("GPU-1", end, 10).toBuilder().time(dayAgo.plusSeconds(end)).build();
+            telemetry.pipeInput(new TestRecord<>("GPU-1", Json.write(sample), sample.time()));
+            advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
+        }
+
+        // Then only closed windows and the roll-ups of complete minutes came out while samples kept coming
+        List<GpuUsage> duringBacklog = usage.readValuesToList();
+        assertThat(duringBacklog).isNotEmpty().allMatch(GpuUsage::closed);
+        List<UsageRollup> rollupsDuringBacklog = rollups.readValuesToList();
+        assertThat(rollupsDuringBacklog).isNotEmpty().allSatisfy(rollup ->
+                assertThat(rollup.windowEnd().plus(GRACE)).isBefore(dayAgo.plusSeconds(300)));
+
+        // When no sample comes for an update interval
+        advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
+        advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
+
+        // Then the windows still open (the newest and those within grace) and their roll-ups are sent as they stand
+        List<GpuUsage> afterBacklog = usage.readValuesToList();
+        assertThat(afterBacklog).extracting(GpuUsage::windowStart).containsExactly(dayAgo.plusSeconds(120),
+                dayAgo.plusSeconds(180), dayAgo.plusSeconds(240));
+        assertThat(afterBacklog).allSatisfy(window -> {
+            assertThat(window.closed()).isFalse();
+            assertThat(window.samples()).isEqualTo(6);
+        });
+        assertThat(rollups.readValuesToList()).anySatisfy(rollup -> {
+            assertThat(rollup.key()).isEqualTo("job|train");
+            assertThat(rollup.windowStart()).isEqualTo(dayAgo.plusSeconds(240));
+            assertThat(rollup.totals().samples()).isEqualTo(6);
+        });
+    }
+
     /** Samples of {@code gpu} covering {@code [fromSecond, toSecond)} after T0, ten seconds each. */
     private void tenSecondSamples(String gpu, int fromSecond, int toSecond) {
         samples(gpu, fromSecond, toSecond, 10);

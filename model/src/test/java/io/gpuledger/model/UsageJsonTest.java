@@ -1,0 +1,70 @@
+package io.gpuledger.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The hand-written usage JSON is the document databind writes of the same record, field for field. */
+class UsageJsonTest {
+
+    private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
+
+    @Test
+    void shouldWriteWhatDatabindWritesOfEveryKindOfUsageWindow() throws IOException {
+        Random random = new Random(7);
+        for (int i = 0; i < 500; i++) {
+            GpuUsage usage = usage(random, i);
+            assertSameDocument(UsageJson.write(usage), Json.write(usage));
+            assertThat(Json.read(UsageJson.write(usage), GpuUsage.class)).isEqualTo(usage);
+        }
+    }
+
+    @Test
+    void shouldWriteWhatDatabindWritesOfEveryRollUp() throws IOException {
+        Random random = new Random(11);
+        for (int i = 0; i < 500; i++) {
+            GpuUsage usage = usage(random, i);
+            UsageRollup rollup = new UsageRollup(UsageRollup.Dimension.values()[i % 3], "id-" + i + "|\"q\"",
+                    usage.windowStart(), usage.windowEnd(), "EUR", random.nextInt(1000), usage.totals());
+            assertSameDocument(UsageJson.write(rollup), Json.write(rollup));
+            assertThat(Json.read(UsageJson.write(rollup), UsageRollup.class)).isEqualTo(rollup);
+        }
+    }
+
+    private static void assertSameDocument(byte[] written, byte[] databind) throws IOException {
+        JsonNode ours = Json.MAPPER.readTree(written);
+        JsonNode theirs = Json.MAPPER.readTree(databind);
+        assertThat(ours).isEqualTo(theirs);
+        assertThat(ours.toString()).isEqualTo(theirs.toString());
+    }
+
+    /** Windows with and without optional readings, prices, teams, models and MIG shares, and odd doubles. */
+    private static GpuUsage usage(Random random, int i) {
+        Instant start = T0.plusSeconds(60L * i).plusMillis(i % 7 == 0 ? 123 : 0);
+        TelemetrySample.Builder sample = TelemetrySample.builder().gpuUuid("GPU-" + i + "-é\u00e4")
+                .gpuIndex(i % 8).gpuModel(i % 5 == 0 ? null : "H100-80GB")
+                .placement(new Placement("node-" + i, "i-" + i, "p5.48xlarge", "aws", "us-east-1",
+                        Lifecycle.values()[i % Lifecycle.values().length]))
+                .jobId(i % 4 == 0 ? null : "job-" + i).team(i % 3 == 0 ? null : "team \"" + i + "\"")
+                .time(start.plusSeconds(30)).intervalSeconds(0.5 + random.nextDouble() * 30)
+                .smActive(random.nextDouble());
+        if (i % 2 == 0) {
+            sample.smOccupancy(random.nextDouble()).dramActive(random.nextDouble()).tensorActive(random.nextDouble())
+                    .powerWatts(random.nextDouble() * 700).nvlinkTxBytesPerSecond(random.nextDouble() * 1e11);
+        }
+        if (i % 9 == 0) {
+            sample.migProfile("3g.40gb").gpuFraction(3.0 / 7);
+        }
+        TelemetrySample built = sample.build();
+        Double price = i % 6 == 0 ? null : random.nextDouble() * 98.32;
+        GpuUsage usage = GpuUsage.empty(built, start, start.plusSeconds(60), "USD").add(built, price).add(built, 1e-300);
+        UsageTotals totals = usage.totals().plusUnmonitored(i % 10 == 0 ? random.nextInt(60) : 0);
+        return new GpuUsage(usage.gpuUuid(), usage.gpuIndex(), usage.gpuModel(), usage.host(), usage.instanceId(),
+                usage.instanceType(), usage.provider(), usage.region(), usage.lifecycle(), usage.jobId(), usage.team(),
+                usage.windowStart(), usage.windowEnd(), usage.currency(), totals, i % 2 == 1);
+    }
+}
