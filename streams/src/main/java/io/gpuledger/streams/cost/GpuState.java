@@ -30,6 +30,21 @@ final class GpuState {
         final List<String> counted = new ArrayList<>(3);
         /** Changed since its last update was sent: not kept, a restart sends none until the next sample. */
         transient boolean changed;
+        /** Keys of this window's partials and the identity they were made for; not kept. */
+        private transient String[] partialKeys;
+        private transient GpuIdentity partialKeysOf;
+
+        /** The keys of the partials this window's samples add to, per dimension, made once per identity. */
+        String[] partialKeys(long start) {
+            if (partialKeysOf != identity) {
+                partialKeys = new String[identity.rollupKeys.length];
+                for (int i = 0; i < partialKeys.length; i++) {
+                    partialKeys[i] = RollupPartial.partialKey(identity.rollupKeys[i], start);
+                }
+                partialKeysOf = identity;
+            }
+            return partialKeys;
+        }
 
         /** Whether this is the first time the window counts in {@code rollupKey}. */
         boolean countIn(String rollupKey) {

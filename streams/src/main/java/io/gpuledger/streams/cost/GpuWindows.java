@@ -61,6 +61,8 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
     private Sensor late;
     /** GPUs with a window changed since the last update was sent. */
     private final Set<String> changed = new LinkedHashSet<>();
+    /** The stored latest event time, read once after the task starts. */
+    private Long latestEventTime;
     /** Whether a sample came since the last update was sent: if not, the backlog is worked off. */
     private boolean processedSinceUpdate;
     /** The end of the next window due to close; 0 until the first sample after a start. */
@@ -79,6 +81,7 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
         this.gpus = context.getStateStore(CostTopology.USAGE_STORE);
         this.partials = context.getStateStore(CostTopology.PARTIALS_STORE);
         this.clock = context.getStateStore(CostTopology.CLOCK_STORE);
+        this.latestEventTime = null;
         this.late = ParseOrReject.deadLetterSensor(context, "telemetry-late");
         context.schedule(settings.updateInterval(), PunctuationType.WALL_CLOCK_TIME, now -> sendUpdates());
     }
@@ -119,13 +122,16 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
         state.cover(end - Math.round(sample.intervalSeconds() * 1000), end);
         gpus.put(gpu, state);
         changed.add(gpu);
+        String[] partialKeys = window.partialKeys(start);
         for (Dimension dimension : Dimension.values()) {
             String rollupKey = identity.rollupKeys[dimension.ordinal()];
-            addPartial(dimension, identity, rollupKey, start, charged, window.countIn(rollupKey) ? 1 : 0);
+            addPartial(dimension, identity, partialKeys[dimension.ordinal()], start, charged,
+                    window.countIn(rollupKey) ? 1 : 0);
         }
 
         if (at > latest) {
             clock.put(LATEST, at);
+            latestEventTime = at;
             long closeBefore = at - settings.grace().toMillis();
             if (closeBefore >= nextClose) {
                 closeWindows(closeBefore);
@@ -139,9 +145,8 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
                 .orElse(null);
     }
 
-    private void addPartial(Dimension dimension, GpuIdentity identity, String rollupKey, long minute,
+    private void addPartial(Dimension dimension, GpuIdentity identity, String key, long minute,
             UsageTotals more, long newGpus) {
-        String key = RollupPartial.partialKey(rollupKey, minute);
         RollupPartial partial = partials.get(key);
         if (partial == null) {
             partial = RollupPartial.empty(dimension, identity.idIn(dimension), minute, currency);
@@ -150,8 +155,11 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
     }
 
     private long latestEventTime() {
-        Long latest = clock.get(LATEST);
-        return latest == null ? Long.MIN_VALUE : latest;
+        if (latestEventTime == null) {
+            Long stored = clock.get(LATEST);
+            latestEventTime = stored == null ? Long.MIN_VALUE : stored;
+        }
+        return latestEventTime;
     }
 
     private void refuse(Record<String, Parsed<TelemetrySample>> record, String reason) {
@@ -198,7 +206,8 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
             if (unmonitored > 0) {
                 UsageTotals gap = UsageTotals.ZERO.plusUnmonitored(unmonitored);
                 for (Dimension dimension : Dimension.values()) {
-                    addPartial(dimension, identity, identity.rollupKeys[dimension.ordinal()], minute, gap, 0);
+                    addPartial(dimension, identity,
+                            RollupPartial.partialKey(identity.rollupKeys[dimension.ordinal()], minute), minute, gap, 0);
                 }
             }
         }
