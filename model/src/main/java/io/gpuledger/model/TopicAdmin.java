@@ -10,6 +10,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /** Creates the contract's topics that do not exist yet, with their configuration. */
 public final class TopicAdmin {
@@ -45,11 +46,43 @@ public final class TopicAdmin {
                     throw e;
                 }
             }
+            awaitLeaders(admin, missing.stream().map(NewTopic::name).toList());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating topics on " + bootstrapServers, e);
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot create topics on " + bootstrapServers + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Waits until every partition of the new topics has a leader the brokers know of. A producer
+     * writing at once to a partition whose leader is not yet in place is told NOT_LEADER; if its
+     * next batch then gets through before the first is retried, an idempotent producer retries the
+     * first forever with OUT_OF_ORDER_SEQUENCE_NUMBER (KAFKA-14359; seen with the demo's price feed
+     * on a freshly started broker).
+     */
+    private static void awaitLeaders(Admin admin, List<String> topics)
+            throws InterruptedException, TimeoutException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                boolean led = admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).values()
+                        .stream()
+                        .flatMap(topic -> topic.partitions().stream())
+                        .allMatch(partition -> partition.leader() != null && !partition.leader().isEmpty());
+                if (led) {
+                    return;
+                }
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                    throw new IllegalStateException("cannot describe the new topics: " + e.getMessage(), e);
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException("the new topics have no leader after 30 s: " + topics);
+            }
+            Thread.sleep(100);
         }
     }
 }
