@@ -129,7 +129,7 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
                 UsageRollup sent = send(key, state, minute.getKey(), MINUTE, minute.getValue());
                 if (state.dimension == Dimension.JOB) {
                     context.forward(new Record<>(state.id, new Emitted.Economics(JobEconomics.of(sent,
-                            minute.getValue().work)), sent.windowEnd().toEpochMilli()));
+                            minute.getValue().work)), sent.windowStart().toEpochMilli()));
                 }
                 for (int later = 0; later < ROLLING_MINUTES; later++) {
                     long newest = minute.getKey() + later * MINUTE;
@@ -186,7 +186,9 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
         sum.changed = false;
         UsageRollup rollup = new UsageRollup(state.dimension, state.id, Instant.ofEpochMilli(start),
                 Instant.ofEpochMilli(start + length), state.currency, sum.gpus, sum.totals);
-        context.forward(new Record<>(key, new Emitted.Rollup(rollup), start + length));
+        // Dated by its start, as usage windows are: an hour's end lies up to an hour ahead, and
+        // brokers refuse (or keep too long) records dated in the future.
+        context.forward(new Record<>(key, new Emitted.Rollup(rollup), start));
         return rollup;
     }
 

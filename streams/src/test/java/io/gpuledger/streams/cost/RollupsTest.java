@@ -121,6 +121,8 @@ class RollupsTest {
         for (TestRecord<String, UsageRollup> record : rollups.readRecordsToList()) {
             UsageRollup rollup = record.value();
             assertThat(record.key()).isEqualTo(rollup.key());
+            // Dated by its start, never ahead: an hour's end lies up to an hour in the future
+            assertThat(record.getRecordTime()).isEqualTo(rollup.windowStart());
             latest.put(rollup.key() + "|" + rollup.windowStart() + "|"
                     + Duration.between(rollup.windowStart(), rollup.windowEnd()), rollup);
         }
