@@ -11,16 +11,12 @@ import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
-import io.gpuledger.streams.price.CurrencyRates;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
@@ -34,6 +30,7 @@ class CostTopologyTest {
     private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
     private static final String GPU = "GPU-5fd4f087-86f3-7a43-b711-4771313afc50";
 
+    private CostDriver cost;
     private TopologyTestDriver driver;
     private TestInputTopic<String, PriceQuote> prices;
     private TestInputTopic<String, byte[]> telemetry;
@@ -42,25 +39,17 @@ class CostTopologyTest {
 
     @BeforeEach
     void startDriver() {
-        Properties props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "cost-topology-test");
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
-        // No record cache: every window update reaches the output, so each step can be checked.
-        props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
-        driver = new TopologyTestDriver(CostTopology.build(Duration.ofMinutes(2), CurrencyRates.shipped("USD")), props, T0);
-        prices = driver.createInputTopic(Topics.PRICES.name(), Topics.PRICES.keySerde().serializer(),
-                Topics.PRICES.valueSerde().serializer());
-        telemetry = driver.createInputTopic(Topics.TELEMETRY.name(), Serdes.String().serializer(),
-                Serdes.ByteArray().serializer());
-        usage = driver.createOutputTopic(Topics.USAGE.name(), Topics.USAGE.keySerde().deserializer(),
-                Topics.USAGE.valueSerde().deserializer());
-        deadLetters = driver.createOutputTopic(Topics.TELEMETRY_DEAD_LETTERS.name(), Serdes.String().deserializer(),
-                Serdes.ByteArray().deserializer());
+        cost = new CostDriver("cost-topology-test", T0);
+        driver = cost.driver;
+        prices = cost.prices;
+        telemetry = cost.telemetry;
+        usage = cost.usage;
+        deadLetters = cost.telemetryDeadLetters;
     }
 
     @AfterEach
     void stopDriver() {
-        driver.close();
+        cost.close();
     }
 
     @Test
@@ -244,11 +233,7 @@ class CostTopologyTest {
     }
 
     private void send(TelemetrySample sample) {
-        telemetry.pipeInput(new TestRecord<>(sample.gpuUuid(), Json.write(sample), sample.time()));
-        // Open windows and roll-ups are sent once per update interval of wall-clock time: once
-        // for the GPU windows to send their partials, once more for the roll-ups to send theirs.
-        driver.advanceWallClockTime(CostSettings.DEFAULT_UPDATE_INTERVAL);
-        driver.advanceWallClockTime(CostSettings.DEFAULT_UPDATE_INTERVAL);
+        cost.send(sample);
     }
 
     private static TelemetrySample sample(Instant end, double interval, double smActive) {

@@ -12,19 +12,14 @@ import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
-import io.gpuledger.streams.price.CurrencyRates;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,37 +31,24 @@ class JobEconomicsTest {
     private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
     private static final double GPU_PER_HOUR = 36.0 / 8;
 
-    private TopologyTestDriver driver;
-    private TestInputTopic<String, byte[]> telemetry;
+    private CostDriver cost;
     private TestInputTopic<String, byte[]> progress;
     private TestOutputTopic<String, JobEconomics> economics;
     private TestOutputTopic<String, byte[]> deadLetters;
 
     @BeforeEach
     void startDriver() {
-        Properties props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "job-economics-test");
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
-        props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
-        driver = new TopologyTestDriver(CostTopology.build(Duration.ofMinutes(2), CurrencyRates.shipped("USD")), props, T0);
-        TestInputTopic<String, PriceQuote> prices = driver.createInputTopic(Topics.PRICES.name(),
-                Topics.PRICES.keySerde().serializer(), Topics.PRICES.valueSerde().serializer());
-        PriceQuote quote = new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND, "A100-40GB", 8, 36.0,
-                "USD", T0.minus(Duration.ofDays(1)), "test");
-        prices.pipeInput(quote.key(), quote, T0);
-        telemetry = driver.createInputTopic(Topics.TELEMETRY.name(), Serdes.String().serializer(),
-                Serdes.ByteArray().serializer());
-        progress = driver.createInputTopic(Topics.JOB_PROGRESS.name(), Serdes.String().serializer(),
-                Serdes.ByteArray().serializer());
-        economics = driver.createOutputTopic(Topics.JOB_ECONOMICS.name(), Topics.JOB_ECONOMICS.keySerde().deserializer(),
-                Topics.JOB_ECONOMICS.valueSerde().deserializer());
-        deadLetters = driver.createOutputTopic(Topics.JOB_PROGRESS_DEAD_LETTERS.name(), Serdes.String().deserializer(),
-                Serdes.ByteArray().deserializer());
+        cost = new CostDriver("job-economics-test", T0);
+        cost.publish(new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND, "A100-40GB", 8, 36.0,
+                "USD", T0.minus(Duration.ofDays(1)), "test"));
+        progress = cost.progress;
+        economics = cost.economics;
+        deadLetters = cost.progressDeadLetters;
     }
 
     @AfterEach
     void stopDriver() {
-        driver.close();
+        cost.close();
     }
 
     @Test
@@ -123,16 +105,11 @@ class JobEconomicsTest {
     }
 
     private void send(TelemetrySample sample) {
-        telemetry.pipeInput(new TestRecord<>(sample.gpuUuid(), Json.write(sample), sample.time()));
-        // Open windows and roll-ups are sent once per update interval of wall-clock time: once
-        // for the GPU windows to send their partials, once more for the roll-ups to send theirs.
-        driver.advanceWallClockTime(CostSettings.DEFAULT_UPDATE_INTERVAL);
-        driver.advanceWallClockTime(CostSettings.DEFAULT_UPDATE_INTERVAL);
+        cost.send(sample);
     }
 
     private void report(JobProgress report) {
-        progress.pipeInput(new TestRecord<>(report.jobId(), Json.write(report), report.time()));
-        driver.advanceWallClockTime(CostSettings.DEFAULT_UPDATE_INTERVAL);
+        cost.report(report);
     }
 
     private static TelemetrySample sample(String gpu, String host, String job, Instant end) {

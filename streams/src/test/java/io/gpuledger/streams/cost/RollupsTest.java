@@ -3,24 +3,16 @@ package io.gpuledger.streams.cost;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
-import io.gpuledger.model.Topics;
 import io.gpuledger.model.UsageRollup;
-import io.gpuledger.streams.price.CurrencyRates;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Properties;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -32,33 +24,22 @@ class RollupsTest {
     private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
     private static final double GPU_PER_HOUR = 32.0 / 8;
 
-    private TopologyTestDriver driver;
-    private TestInputTopic<String, byte[]> telemetry;
+    private CostDriver cost;
     private TestOutputTopic<String, UsageRollup> rollups;
 
     @BeforeEach
     void startDriver() {
-        Properties props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "rollups-test");
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
-        props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
-        driver = new TopologyTestDriver(CostTopology.build(Duration.ofMinutes(2), CurrencyRates.shipped("USD")), props, T0);
-        TestInputTopic<String, PriceQuote> prices = driver.createInputTopic(Topics.PRICES.name(),
-                Topics.PRICES.keySerde().serializer(), Topics.PRICES.valueSerde().serializer());
+        cost = new CostDriver("rollups-test", T0);
         for (Lifecycle lifecycle : Lifecycle.values()) {
-            PriceQuote quote = new PriceQuote("aws", "us-east-1", "p4d.24xlarge", lifecycle, "A100-40GB", 8, 32.0,
-                    "USD", T0.minus(Duration.ofDays(1)), "test");
-            prices.pipeInput(quote.key(), quote, T0);
+            cost.publish(new PriceQuote("aws", "us-east-1", "p4d.24xlarge", lifecycle, "A100-40GB", 8, 32.0,
+                    "USD", T0.minus(Duration.ofDays(1)), "test"));
         }
-        telemetry = driver.createInputTopic(Topics.TELEMETRY.name(), Serdes.String().serializer(),
-                Serdes.ByteArray().serializer());
-        rollups = driver.createOutputTopic(Topics.ROLLUPS.name(), Topics.ROLLUPS.keySerde().deserializer(),
-                Topics.ROLLUPS.valueSerde().deserializer());
+        rollups = cost.rollups;
     }
 
     @AfterEach
     void stopDriver() {
-        driver.close();
+        cost.close();
     }
 
     @Test
@@ -130,11 +111,7 @@ class RollupsTest {
     }
 
     private void send(TelemetrySample sample) {
-        telemetry.pipeInput(new TestRecord<>(sample.gpuUuid(), Json.write(sample), sample.time()));
-        // Open windows and roll-ups are sent once per update interval of wall-clock time: once
-        // for the GPU windows to send their partials, once more for the roll-ups to send theirs.
-        driver.advanceWallClockTime(CostSettings.DEFAULT_UPDATE_INTERVAL);
-        driver.advanceWallClockTime(CostSettings.DEFAULT_UPDATE_INTERVAL);
+        cost.send(sample);
     }
 
     private static TelemetrySample spot(TelemetrySample sample) {

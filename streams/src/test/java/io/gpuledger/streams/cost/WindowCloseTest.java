@@ -10,17 +10,12 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
-import io.gpuledger.model.Topics;
 import io.gpuledger.model.UsageRollup;
-import io.gpuledger.streams.price.CurrencyRates;
 import io.gpuledger.streams.state.LiveStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
@@ -36,9 +31,10 @@ import org.junit.jupiter.api.Test;
 class WindowCloseTest {
 
     private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
-    private static final Duration GRACE = Duration.ofMinutes(2);
+    private static final Duration GRACE = CostDriver.GRACE;
     private static final double GPU_PER_HOUR = 32.0 / 8;
 
+    private CostDriver cost;
     private TopologyTestDriver driver;
     private TestInputTopic<String, byte[]> telemetry;
     private TestOutputTopic<String, GpuUsage> usage;
@@ -49,28 +45,19 @@ class WindowCloseTest {
 
     @BeforeEach
     void startDriver() {
-        Properties props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "window-close-test");
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
-        driver = new TopologyTestDriver(CostTopology.build(GRACE, CurrencyRates.shipped("USD")), props, T0);
-        TestInputTopic<String, PriceQuote> prices = driver.createInputTopic(Topics.PRICES.name(),
-                Topics.PRICES.keySerde().serializer(), Topics.PRICES.valueSerde().serializer());
-        PriceQuote quote = new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND, "A100-40GB", 8,
-                32.0, "USD", T0.minus(Duration.ofDays(1)), "test");
-        prices.pipeInput(quote.key(), quote, T0);
-        telemetry = driver.createInputTopic(Topics.TELEMETRY.name(), Serdes.String().serializer(),
-                Serdes.ByteArray().serializer());
-        usage = driver.createOutputTopic(Topics.USAGE.name(), Topics.USAGE.keySerde().deserializer(),
-                Topics.USAGE.valueSerde().deserializer());
-        rollups = driver.createOutputTopic(Topics.ROLLUPS.name(), Topics.ROLLUPS.keySerde().deserializer(),
-                Topics.ROLLUPS.valueSerde().deserializer());
-        deadLetters = driver.createOutputTopic(Topics.TELEMETRY_DEAD_LETTERS.name(), Serdes.String().deserializer(),
-                Serdes.ByteArray().deserializer());
+        cost = new CostDriver("window-close-test", T0);
+        cost.publish(new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND, "A100-40GB", 8, 32.0,
+                "USD", T0.minus(Duration.ofDays(1)), "test"));
+        driver = cost.driver;
+        telemetry = cost.telemetry;
+        usage = cost.usage;
+        rollups = cost.rollups;
+        deadLetters = cost.telemetryDeadLetters;
     }
 
     @AfterEach
     void stopDriver() {
-        driver.close();
+        cost.close();
     }
 
     @Test

@@ -1,0 +1,91 @@
+package io.gpuledger.streams.cost;
+
+import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.JobEconomics;
+import io.gpuledger.model.JobProgress;
+import io.gpuledger.model.Json;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.Topics;
+import io.gpuledger.model.UsageRollup;
+import io.gpuledger.streams.price.CurrencyRates;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+
+/** The cost topology under {@link TopologyTestDriver}, its topics, and the wall clock the flow tests move. */
+final class CostDriver implements AutoCloseable {
+
+    static final Duration GRACE = Duration.ofMinutes(2);
+
+    final TopologyTestDriver driver;
+    final TestInputTopic<String, PriceQuote> prices;
+    final TestInputTopic<String, byte[]> telemetry;
+    final TestInputTopic<String, byte[]> progress;
+    final TestOutputTopic<String, GpuUsage> usage;
+    final TestOutputTopic<String, UsageRollup> rollups;
+    final TestOutputTopic<String, JobEconomics> economics;
+    final TestOutputTopic<String, byte[]> telemetryDeadLetters;
+    final TestOutputTopic<String, byte[]> progressDeadLetters;
+    private final Instant start;
+
+    /** @param start the wall clock's start, at which prices are published */
+    CostDriver(String application, Instant start) {
+        this.start = start;
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, application);
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
+        driver = new TopologyTestDriver(CostTopology.build(GRACE, CurrencyRates.shipped("USD")), props, start);
+        prices = driver.createInputTopic(Topics.PRICES.name(), Topics.PRICES.keySerde().serializer(),
+                Topics.PRICES.valueSerde().serializer());
+        telemetry = driver.createInputTopic(Topics.TELEMETRY.name(), Serdes.String().serializer(),
+                Serdes.ByteArray().serializer());
+        progress = driver.createInputTopic(Topics.JOB_PROGRESS.name(), Serdes.String().serializer(),
+                Serdes.ByteArray().serializer());
+        usage = driver.createOutputTopic(Topics.USAGE.name(), Topics.USAGE.keySerde().deserializer(),
+                Topics.USAGE.valueSerde().deserializer());
+        rollups = driver.createOutputTopic(Topics.ROLLUPS.name(), Topics.ROLLUPS.keySerde().deserializer(),
+                Topics.ROLLUPS.valueSerde().deserializer());
+        economics = driver.createOutputTopic(Topics.JOB_ECONOMICS.name(), Topics.JOB_ECONOMICS.keySerde().deserializer(),
+                Topics.JOB_ECONOMICS.valueSerde().deserializer());
+        telemetryDeadLetters = driver.createOutputTopic(Topics.TELEMETRY_DEAD_LETTERS.name(),
+                Serdes.String().deserializer(), Serdes.ByteArray().deserializer());
+        progressDeadLetters = driver.createOutputTopic(Topics.JOB_PROGRESS_DEAD_LETTERS.name(),
+                Serdes.String().deserializer(), Serdes.ByteArray().deserializer());
+    }
+
+    void publish(PriceQuote quote) {
+        prices.pipeInput(quote.key(), quote, start);
+    }
+
+    /** Sends a sample as an agent does, then lets the updates it causes come out. */
+    void send(TelemetrySample sample) {
+        telemetry.pipeInput(new TestRecord<>(sample.gpuUuid(), Json.write(sample), sample.time()));
+        sendUpdates();
+    }
+
+    void report(JobProgress report) {
+        progress.pipeInput(new TestRecord<>(report.jobId(), Json.write(report), report.time()));
+        sendUpdates();
+    }
+
+    /**
+     * Open windows and roll-ups are sent once per update interval of wall-clock time: once for
+     * the GPU windows to send their partials, once more for the roll-ups to send theirs.
+     */
+    void sendUpdates() {
+        driver.advanceWallClockTime(CostSettings.DEFAULT_UPDATE_INTERVAL);
+        driver.advanceWallClockTime(CostSettings.DEFAULT_UPDATE_INTERVAL);
+    }
+
+    @Override
+    public void close() {
+        driver.close();
+    }
+}
