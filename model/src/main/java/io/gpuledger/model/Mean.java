@@ -19,10 +19,6 @@ public record Mean(double weightedSum, double seconds) {
         return new Mean(weightedSum + other.weightedSum, seconds + other.seconds);
     }
 
-    public Mean minus(Mean other) {
-        return new Mean(weightedSum - other.weightedSum, Math.max(0, seconds - other.seconds));
-    }
-
     /** The mean, or null when no reading was ever known. */
     @JsonProperty(access = JsonProperty.Access.READ_ONLY)
     public Double value() {

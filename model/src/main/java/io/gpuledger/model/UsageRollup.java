@@ -43,25 +43,22 @@ public record UsageRollup(
         totals = totals == null ? UsageTotals.ZERO : totals;
     }
 
-    /** The id of {@code usage}'s GPU in {@code dimension}. */
-    public static String idOf(Dimension dimension, GpuUsage usage) {
+    /** The id of a GPU running {@code jobId} for {@code team} on {@code offer}, in {@code dimension}. */
+    public static String idOf(Dimension dimension, String jobId, String team, Offer offer) {
         return switch (dimension) {
-            case JOB -> usage.jobId() == null ? TelemetrySample.UNKNOWN_JOB : usage.jobId();
-            case TEAM -> usage.team() == null ? NO_TEAM : usage.team();
-            case POOL -> usage.offer().key();
+            case JOB -> jobId == null ? TelemetrySample.UNKNOWN_JOB : jobId;
+            case TEAM -> team == null ? NO_TEAM : team;
+            case POOL -> offer.key();
         };
     }
 
-    public String key() {
+    /** {@code <dimension>|<id>}: the key of a roll-up on {@link Topics#ROLLUPS}. */
+    public static String keyOf(Dimension dimension, String id) {
         return dimension.wire() + Check.KEY_SEPARATOR + id;
     }
 
-    public UsageRollup plus(GpuUsage usage) {
-        return new UsageRollup(dimension, id, windowStart, windowEnd, currency, gpus + 1, totals.plus(usage.totals()));
-    }
-
-    public UsageRollup minus(GpuUsage usage) {
-        return new UsageRollup(dimension, id, windowStart, windowEnd, currency, gpus - 1, totals.minus(usage.totals()));
+    public String key() {
+        return keyOf(dimension, id);
     }
 
     @JsonProperty(access = JsonProperty.Access.READ_ONLY)

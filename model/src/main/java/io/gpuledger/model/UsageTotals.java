@@ -5,7 +5,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 /**
  * The additive part of a usage window: every figure is a sum, so the totals of GPUs add up to
  * those of a job, team or pool, and an updated GPU window can be taken out of a roll-up and put
- * back in ({@link #plus}, {@link #minus}). Money is in the window's currency.
+ * back in ({@link #plus}). Money is in the window's currency.
  *
  * @param gpuSeconds      GPU time covered by samples (a MIG slice counts its share of the GPU)
  * @param unpricedSeconds part of it for which no price was known: charged nothing, never dropped
@@ -78,14 +78,6 @@ public record UsageTotals(
                 idleCost + other.idleCost, unmonitoredSeconds + other.unmonitoredSeconds, smActive.plus(other.smActive), smOccupancy.plus(other.smOccupancy),
                 dramActive.plus(other.dramActive), tensorActive.plus(other.tensorActive),
                 powerWatts.plus(other.powerWatts), energyKwh + other.energyKwh, nvlinkBytes + other.nvlinkBytes);
-    }
-
-    public UsageTotals minus(UsageTotals other) {
-        return new UsageTotals(samples - other.samples, gpuSeconds - other.gpuSeconds,
-                unpricedSeconds - other.unpricedSeconds, cost - other.cost, idleSeconds - other.idleSeconds,
-                idleCost - other.idleCost, unmonitoredSeconds - other.unmonitoredSeconds, smActive.minus(other.smActive), smOccupancy.minus(other.smOccupancy),
-                dramActive.minus(other.dramActive), tensorActive.minus(other.tensorActive),
-                powerWatts.minus(other.powerWatts), energyKwh - other.energyKwh, nvlinkBytes - other.nvlinkBytes);
     }
 
     /** These totals with {@code seconds} more of unmonitored GPU time. */

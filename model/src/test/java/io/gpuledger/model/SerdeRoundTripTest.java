@@ -14,8 +14,8 @@ class SerdeRoundTripTest {
     @Test
     void shouldRoundTripEveryContractRecordThroughItsTopicSerde() {
         GpuUsage usage = GpuUsage.empty(sample(), T0, T0.plusSeconds(60), "USD").add(sample(), 4.09625);
-        UsageRollup rollup = new UsageRollup(UsageRollup.Dimension.JOB, "train-llm", T0, T0.plusSeconds(60), "USD", 0,
-                null).plus(usage);
+        UsageRollup rollup = new UsageRollup(UsageRollup.Dimension.JOB, "train-llm", T0, T0.plusSeconds(60), "USD", 1,
+                usage.totals());
         Recommendation recommendation = new Recommendation(Recommendation.SCHEMA_VERSION,
                 "reclaim_idle:gpu:GPU-1", RecommendationKind.RECLAIM_IDLE,
                 new Recommendation.Target("gpu", "GPU-1", "node-a1", "i-0abc", "aws", "us-east-1", "p4d.24xlarge",

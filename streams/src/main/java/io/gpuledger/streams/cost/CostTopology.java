@@ -56,7 +56,6 @@ public final class CostTopology {
     static final String PARTIALS_STORE = "rollup-partials-pending";
     static final String CLOCK_STORE = "gpu-usage-clock";
     static final String ROLLUP_STORE = "rollups";
-    public static final Duration WINDOW = Duration.ofMinutes(1);
 
     private CostTopology() {
     }

@@ -4,9 +4,9 @@ import io.gpuledger.model.TelemetrySample;
 import java.time.Instant;
 
 /**
- * Where a sample sits in time. A sample covers the interval that ends at its {@code time}; it is
- * placed, and priced, at the middle of that interval, so a sample straddling a window boundary
- * counts in the window that holds most of it.
+ * Where a sample or a work report sits in time. Each covers the interval that ends at its
+ * {@code time}; it is placed, and priced, at the middle of that interval, so one straddling a
+ * window boundary counts in the window that holds most of it.
  */
 public final class EventTime {
 
@@ -14,10 +14,16 @@ public final class EventTime {
     }
 
     public static long millis(TelemetrySample sample) {
-        return sample.time().toEpochMilli() - Math.round(sample.intervalSeconds() * 500);
+        return middle(sample.time(), sample.intervalSeconds());
     }
 
-    public static Instant of(TelemetrySample sample) {
-        return Instant.ofEpochMilli(millis(sample));
+    /** The middle, in epoch millis, of the {@code intervalSeconds} that end at {@code end}. */
+    public static long middle(Instant end, double intervalSeconds) {
+        return end.toEpochMilli() - Math.round(intervalSeconds * 500);
+    }
+
+    /** The start of the period of {@code periodMillis}, aligned to the epoch, that holds {@code at}. */
+    static long periodStart(long at, long periodMillis) {
+        return at - Math.floorMod(at, periodMillis);
     }
 }

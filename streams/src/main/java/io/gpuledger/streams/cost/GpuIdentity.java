@@ -75,7 +75,7 @@ final class GpuIdentity {
         Dimension[] dimensions = Dimension.values();
         this.rollupKeys = new String[dimensions.length];
         for (Dimension dimension : dimensions) {
-            rollupKeys[dimension.ordinal()] = RollupPartial.rollupKey(dimension, idIn(dimension));
+            rollupKeys[dimension.ordinal()] = UsageRollup.keyOf(dimension, idIn(dimension));
         }
     }
 
@@ -96,13 +96,9 @@ final class GpuIdentity {
         return same ? this : of(sample);
     }
 
-    /** The id of this GPU in {@code dimension}, as {@link UsageRollup#idOf} names it. */
+    /** The id of this GPU in {@code dimension}. */
     String idIn(Dimension dimension) {
-        return switch (dimension) {
-            case JOB -> jobId;
-            case TEAM -> team == null ? UsageRollup.NO_TEAM : team;
-            case POOL -> new Offer(provider, region, instanceType, lifecycle).key();
-        };
+        return UsageRollup.idOf(dimension, jobId, team, new Offer(provider, region, instanceType, lifecycle));
     }
 
     GpuUsage usage(String gpuUuid, long windowStart, long windowEnd, String currency, UsageTotals totals,

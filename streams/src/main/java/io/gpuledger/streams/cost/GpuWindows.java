@@ -91,7 +91,7 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
         processedSinceUpdate = true;
         TelemetrySample sample = record.value().value();
         long at = record.timestamp();
-        long start = at - Math.floorMod(at, MINUTE);
+        long start = EventTime.periodStart(at, MINUTE);
         long latest = latestEventTime();
         if (start + MINUTE + settings.grace().toMillis() <= latest) {
             refuse(record, "late: its window ended at " + Instant.ofEpochMilli(start + MINUTE) + " and closed "
@@ -184,7 +184,7 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
             }
         }
         forgotten.forEach(gpus::delete);
-        nextClose = closeBefore - Math.floorMod(closeBefore, MINUTE) + MINUTE;
+        nextClose = EventTime.periodStart(closeBefore, MINUTE) + MINUTE;
     }
 
     /** Settles and sends the GPU's minutes that end by {@code closeBefore}; true if any was. */

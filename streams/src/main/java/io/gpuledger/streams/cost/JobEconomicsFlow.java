@@ -57,7 +57,7 @@ final class JobEconomicsFlow {
                 .map((job, parsed) -> {
                     JobProgress report = parsed.value();
                     long at = eventTime(report);
-                    long minute = at - Math.floorMod(at, GpuState.MINUTE_MILLIS);
+                    long minute = EventTime.periodStart(at, GpuState.MINUTE_MILLIS);
                     RollupPartial work = RollupPartial.work(report.jobId(), minute, currency,
                             WorkTotals.NONE.add(report));
                     return KeyValue.pair(work.rollupKey(), work);
@@ -66,6 +66,6 @@ final class JobEconomicsFlow {
 
     /** A report covers the interval ending at its time; it counts in the minute holding its middle. */
     static long eventTime(JobProgress report) {
-        return report.time().toEpochMilli() - Math.round(report.intervalSeconds() * 500);
+        return EventTime.middle(report.time(), report.intervalSeconds());
     }
 }

@@ -1,6 +1,7 @@
 package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.Check;
+import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageRollup.Dimension;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.model.WorkTotals;
@@ -54,10 +55,6 @@ record RollupPartial(Dimension dimension, String id, long windowStart, String cu
         return new RollupPartial(dimension, id, windowStart, currency, gpus + newGpus, totals.plus(more), work);
     }
 
-    /** The key of a job, team or pool: {@code dimension|id}, as {@link io.gpuledger.model.UsageRollup#key()}. */
-    static String rollupKey(Dimension dimension, String id) {
-        return dimension.wire() + Check.KEY_SEPARATOR + id;
-    }
 
     /** The key of one task's partial for one minute, in that task's store. */
     static String partialKey(String rollupKey, long windowStart) {
@@ -65,7 +62,7 @@ record RollupPartial(Dimension dimension, String id, long windowStart, String cu
     }
 
     String rollupKey() {
-        return rollupKey(dimension, id);
+        return UsageRollup.keyOf(dimension, id);
     }
 
     /** {@link WorkTotals} in binary. */

@@ -88,7 +88,7 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
         if (partial.totals().samples() == 0 && partial.totals().unmonitoredSeconds() == 0) {
             return;
         }
-        long hourStart = partial.windowStart() - Math.floorMod(partial.windowStart(), HOUR);
+        long hourStart = EventTime.periodStart(partial.windowStart(), HOUR);
         RollupState.Sum hour = state.hours.computeIfAbsent(hourStart, start -> new RollupState.Sum());
         hour.totals = hour.totals.plus(partial.totals());
         hour.gpus = Math.max(hour.gpus, minute.gpus);
