@@ -11,6 +11,7 @@ import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
+import io.gpuledger.streams.price.CurrencyRates;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -224,6 +225,15 @@ class CostTopologyTest {
         assertThat(window.totals().tensorActive().value()).isCloseTo(0.5, within(1e-12));
         assertThat(window.totals().nvlinkBytes()).isEqualTo(40e9);
         assertThat(window.smActive()).isCloseTo((0.01 * 20 + 0.8 * 40) / 60, within(1e-12));
+    }
+
+    @Test
+    void shouldNameEveryOperatorStoreAndRepartitionTopicOfTheWholeEngine() {
+        String description = CostTopology.build(CostDriver.GRACE, CurrencyRates.shipped("USD")).describe().toString();
+
+        assertThat(description).doesNotContain("KSTREAM-").doesNotContain("KTABLE-")
+                .contains("rollup-partials-repartition", CostTopology.USAGE_STORE, CostTopology.PARTIALS_STORE,
+                        CostTopology.CLOCK_STORE, CostTopology.ROLLUP_STORE, CostTopology.PRICE_STORE);
     }
 
     private void publishPrice(double pricePerHour, Instant validFrom) {
