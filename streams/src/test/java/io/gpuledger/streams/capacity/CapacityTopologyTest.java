@@ -291,6 +291,11 @@ class CapacityTopologyTest {
         assertThat(header(refused.get(2), DeadLetters.REASON))
                 .isEqualTo("$key: record key 'i-0xyz' must be 'i-0abc', the record's own identity, "
                         + "so that all its records share a partition");
+        // And counted, in the engine's dead-letter metric for notices
+        assertThat(driver.metrics().entrySet()).filteredOn(e -> e.getKey().name().equals("dead-letters-total")
+                && "capacity-events".equals(e.getKey().tags().get("gpuledger-id")))
+                .singleElement().satisfies(e -> assertThat(((Number) e.getValue().metricValue()).doubleValue())
+                        .isEqualTo(3.0));
         // and the valid notice after them is still enriched, once
         assertThat(enriched.readValuesToList()).extracting(EnrichedCapacityEvent::placementStatus)
                 .containsExactly(PlacementStatus.CURRENT);
