@@ -13,9 +13,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Clock;
 import java.time.Duration;
-import java.time.LocalTime;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -38,10 +37,10 @@ final class LiveSummary {
 
     void print(PrintStream out) {
         try {
-            out.println(LocalTime.now().truncatedTo(ChronoUnit.SECONDS) + "  " + line(get("/q/metrics"),
+            out.println(WallClock.now(Clock.systemDefaultZone()) + "  " + line(get("/q/metrics"),
                     get("/api/recommendations")));
         } catch (IOException | InvalidRecordException e) {
-            out.println(LocalTime.now().truncatedTo(ChronoUnit.SECONDS) + "  alert service not answering: " + e);
+            out.println(WallClock.now(Clock.systemDefaultZone()) + "  alert service not answering: " + e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

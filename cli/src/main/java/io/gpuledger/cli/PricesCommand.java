@@ -24,10 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.LocalTime;
 import java.time.ZoneId;
-import java.time.format.DateTimeFormatter;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,7 +45,6 @@ final class PricesCommand {
 
     static final int PARTITIONS = 3;
     private static final Duration TOPIC_READ_TIMEOUT = Duration.ofSeconds(60);
-    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss");
 
     private PricesCommand() {
     }
@@ -225,8 +221,7 @@ final class PricesCommand {
         }
 
         private String now() {
-            return LocalTime.ofInstant(clock.instant(), ZoneId.systemDefault()).truncatedTo(ChronoUnit.SECONDS)
-                    .format(CLOCK);
+            return WallClock.now(clock.withZone(ZoneId.systemDefault()));
         }
     }
 }
