@@ -20,22 +20,27 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.LogDirDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
@@ -118,6 +123,15 @@ final class EngineThroughputBench {
             out.printf("cost engine process: %.1f s of CPU over %.1f s (%.2f cores), %.1f µs of CPU per record%n",
                     engine.cpuSeconds(), engine.all().seconds(), engine.cpuSeconds() / engine.all().seconds(),
                     engine.cpuSeconds() * 1e6 / engine.all().records());
+            if (engine.warm() != null) {
+                out.printf("  after the first %d: %.1f s of CPU (%.2f cores), %.1f µs of CPU per record%n", warmup,
+                        engine.warmCpuSeconds(), engine.warmCpuSeconds() / engine.warm().seconds(),
+                        engine.warmCpuSeconds() * 1e6 / engine.warm().records());
+            }
+            out.printf("broker (this process) meanwhile: %.1f s of CPU (%.2f cores), %.1f µs per record%n",
+                    engine.brokerCpuSeconds(), engine.brokerCpuSeconds() / engine.all().seconds(),
+                    engine.brokerCpuSeconds() * 1e6 / engine.all().records());
+            printTopicBytes(bootstrap, samples, out);
             out.println();
             Measure engineFigure = engine.warm() != null ? engine.warm() : engine.all();
             out.printf("ratio %.2f (%.0f/s vs copy %.0f/s)%n", engineFigure.rate() / warmCopy.rate(),
@@ -156,7 +170,7 @@ final class EngineThroughputBench {
      * more); and the CPU its process used meanwhile, which other load on the machine does not
      * change the way it changes the rates.
      */
-    record EngineRun(Measure all, Measure warm, double cpuSeconds) {
+    record EngineRun(Measure all, Measure warm, double cpuSeconds, double warmCpuSeconds, double brokerCpuSeconds) {
     }
 
     private static void row(PrintStream out, String stage, Measure measure) {
@@ -264,6 +278,7 @@ final class EngineThroughputBench {
                     threads);
             engine.awaitRunning(Duration.ofMinutes(2));
             Duration cpuBefore = cpu(engine.pid());
+            Duration brokerCpuBefore = cpu(ProcessHandle.current().pid());
             long begin = System.nanoTime();
             long committed = 0;
             long deadline = begin + TimeUnit.MINUTES.toNanos(30);
@@ -274,20 +289,48 @@ final class EngineThroughputBench {
                 }
                 Thread.sleep(PROGRESS_POLL.toMillis());
                 committed = group.committed(application, Topics.TELEMETRY.name());
-                progress.add(new long[] {System.nanoTime() - begin, committed});
+                progress.add(new long[] {System.nanoTime() - begin, committed, cpu(engine.pid()).toNanos()});
             }
             double cpuSeconds = cpu(engine.pid()).minus(cpuBefore).toNanos() / 1e9;
+            double brokerCpuSeconds = cpu(ProcessHandle.current().pid()).minus(brokerCpuBefore).toNanos() / 1e9;
             long end = progress.get(progress.size() - 1)[0];
             Measure all = new Measure(records, end);
             Measure warm = null;
+            double warmCpuSeconds = 0;
+            long[] last = progress.get(progress.size() - 1);
             for (long[] point : progress) {
                 if (point[1] >= warmup && point[1] < records) {
                     warm = new Measure(records - point[1], end - point[0]);
+                    warmCpuSeconds = (last[2] - point[2]) / 1e9;
                     break;
                 }
             }
-            return new EngineRun(all, warm, cpuSeconds);
+            return new EngineRun(all, warm, cpuSeconds, warmCpuSeconds, brokerCpuSeconds);
         }
+    }
+
+    /**
+     * What the broker holds per topic after the run (compressed, as stored), per telemetry sample:
+     * the engine's writes are most of the broker's work besides serving the input.
+     */
+    private static void printTopicBytes(String bootstrap, long samples, PrintStream out)
+            throws ExecutionException, InterruptedException {
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        Map<String, Long> bytes = new TreeMap<>();
+        try (Admin admin = Admin.create(props)) {
+            Collection<Integer> brokers = admin.describeCluster().nodes().get().stream().map(Node::id).toList();
+            for (Map<String, LogDirDescription> dirs : admin.describeLogDirs(brokers).allDescriptions().get().values()) {
+                for (LogDirDescription dir : dirs.values()) {
+                    dir.replicaInfos().forEach((partition, replica) ->
+                            bytes.merge(partition.topic(), replica.size(), Long::sum));
+                }
+            }
+        }
+        out.println("bytes on the broker per telemetry sample, by topic (after the run):");
+        bytes.entrySet().stream().filter(entry -> entry.getValue() > 0)
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .forEach(entry -> out.printf("  %8.1f  %s%n", entry.getValue() / (double) samples, entry.getKey()));
     }
 
     /** CPU time a process has used so far, user and system; zero where the platform does not say. */

@@ -45,6 +45,11 @@ public final class CapacityTopology {
 
     /** A GPU that reported nothing for this long no longer counts as placed on its instance. */
     public static final Duration DEFAULT_PLACEMENT_MAX_AGE = Duration.ofMinutes(10);
+    /**
+     * How far behind its latest window a GPU's placement may say it was seen: an unchanged GPU is
+     * passed on again only after this much usage time, not with every window.
+     */
+    static final Duration PLACEMENT_REFRESH = Duration.ofMinutes(2);
     public static final String GPU_STORE = "capacity-gpu-last-seen";
     public static final String PLACEMENT_STORE = "capacity-placement";
     public static final String PLACEMENT_CHANGES = "capacity-placement-changes";
@@ -143,6 +148,6 @@ public final class CapacityTopology {
             return EnrichedCapacityEvent.unplaced(notice);
         }
         return EnrichedCapacityEvent.placed(notice, placement.updatedAt(),
-                placement.recentAt(notice.noticedAt(), maxAge));
+                placement.recentAt(notice.noticedAt(), maxAge.plus(PLACEMENT_REFRESH)));
     }
 }

@@ -53,11 +53,13 @@ record GpuAt(String instanceId, PlacedGpu gpu) {
     }
 
     /**
-     * Whether a notice would show the GPU the same way. A window's cost per hour is a quotient of
-     * running sums, so it moves in its last digits with every sample at an unchanged price:
-     * that is no news, and passing it on would rewrite the instance's placement for nothing.
+     * Whether a notice would show the GPU the same way, but for how recent the picture is: the
+     * same instance, job, model, index and currency, and the same cost per hour. A window's cost
+     * per hour is a quotient of running sums, so it moves in its last digits with every sample at
+     * an unchanged price: that is no news, and passing it on would rewrite the instance's
+     * placement for nothing.
      */
-    boolean sameAs(GpuAt other) {
+    boolean samePlacement(GpuAt other) {
         if (other == null || !instanceId.equals(other.instanceId)) {
             return false;
         }
@@ -66,7 +68,6 @@ record GpuAt(String instanceId, PlacedGpu gpu) {
         return mine.gpuUuid().equals(theirs.gpuUuid()) && mine.gpuIndex() == theirs.gpuIndex()
                 && Objects.equals(mine.gpuModel(), theirs.gpuModel()) && mine.jobId().equals(theirs.jobId())
                 && Objects.equals(mine.currency(), theirs.currency())
-                && mine.lastWindowEnd().equals(theirs.lastWindowEnd())
                 && Math.abs(mine.costPerHour() - theirs.costPerHour())
                         <= 1e-9 * Math.max(1, Math.abs(mine.costPerHour()));
     }

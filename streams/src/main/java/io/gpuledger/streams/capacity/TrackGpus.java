@@ -55,7 +55,8 @@ final class TrackGpus implements Processor<String, GpuUsage, String, PlacementCh
             // A late update of an older window: the newer one already says where the GPU is.
             return;
         }
-        if (now.sameAs(before)) {
+        if (now.samePlacement(before) && now.gpu().lastWindowEnd().isBefore(
+                before.gpu().lastWindowEnd().plus(CapacityTopology.PLACEMENT_REFRESH))) {
             return;
         }
         lastSeen.put(record.key(), now);
@@ -75,7 +76,8 @@ final class TrackGpus implements Processor<String, GpuUsage, String, PlacementCh
         if (newestWindowEnd == null) {
             return;
         }
-        Instant oldest = newestWindowEnd.minus(maxAge);
+        // The window end kept is at most one refresh behind the GPU's latest.
+        Instant oldest = newestWindowEnd.minus(maxAge).minus(CapacityTopology.PLACEMENT_REFRESH);
         List<Map.Entry<String, GpuAt>> silent = new ArrayList<>();
         for (Map.Entry<String, GpuAt> entry : lastSeen.entries().entrySet()) {
             if (entry.getValue().gpu().lastWindowEnd().isBefore(oldest)) {

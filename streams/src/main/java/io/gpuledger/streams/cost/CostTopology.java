@@ -53,6 +53,7 @@ public final class CostTopology {
 
     public static final String PRICE_STORE = "price-versions";
     public static final String USAGE_STORE = "gpu-usage-1m";
+    static final String IDENTITY_STORE = "gpu-identity";
     static final String PARTIALS_STORE = "rollup-partials-pending";
     static final String CLOCK_STORE = "gpu-usage-clock";
     static final String ROLLUP_STORE = "rollups";
@@ -95,11 +96,12 @@ public final class CostTopology {
                 "telemetry-dead-letters-sink");
 
         builder.addStateStore(new LiveStoreBuilder<>(USAGE_STORE, GpuState.CODEC));
-        builder.addStateStore(new LiveStoreBuilder<>(PARTIALS_STORE, RollupPartial.CODEC));
+        builder.addStateStore(new LiveStoreBuilder<>(IDENTITY_STORE, GpuIdentity.CODEC));
+        builder.addStateStore(new LiveStoreBuilder<>(PARTIALS_STORE, PendingPartial.CODEC));
         builder.addStateStore(new LiveStoreBuilder<>(CLOCK_STORE, Codec.LONG));
         Map<String, KStream<String, Emitted>> windows = telemetry.get("telemetry-valid")
-                .process(() -> new GpuWindows(settings), Named.as("gpu-windows"), USAGE_STORE, PARTIALS_STORE,
-                        CLOCK_STORE)
+                .process(() -> new GpuWindows(settings), Named.as("gpu-windows"), USAGE_STORE, IDENTITY_STORE,
+                        PARTIALS_STORE, CLOCK_STORE)
                 .split(Named.as("gpu-windows-"))
                 .branch((gpu, out) -> out instanceof Emitted.Usage, Branched.as("usage"))
                 .branch((gpu, out) -> out instanceof Emitted.Partial, Branched.as("partials"))

@@ -25,7 +25,7 @@ final class GpuState {
     /** One open minute of the GPU: what its samples add up to, and whom it was counted for. */
     static final class Window {
         GpuIdentity identity;
-        UsageTotals totals = UsageTotals.ZERO;
+        RunningTotals totals = new RunningTotals();
         /** Roll-up keys this GPU was already counted in for this minute (at most a few). */
         final List<String> counted = new ArrayList<>(3);
         /** Changed since its last update was sent: not kept, a restart sends none until the next sample. */
@@ -33,10 +33,13 @@ final class GpuState {
         /** Keys of this window's partials and the identity they were made for; not kept. */
         private transient String[] partialKeys;
         private transient GpuIdentity partialKeysOf;
+        /** The pending partials this window's samples add to, per dimension, while they are pending; not kept. */
+        transient PendingPartial[] partials;
 
         /** The keys of the partials this window's samples add to, per dimension, made once per identity. */
         String[] partialKeys(long start) {
             if (partialKeysOf != identity) {
+                partials = null;
                 partialKeys = new String[identity.rollupKeys.length];
                 for (int i = 0; i < partialKeys.length; i++) {
                     partialKeys[i] = RollupPartial.partialKey(identity.rollupKeys[i], start);
@@ -44,6 +47,16 @@ final class GpuState {
                 partialKeysOf = identity;
             }
             return partialKeys;
+        }
+
+        /** Counted in its own identity's job, team and pool, once that identity is known. */
+        private transient boolean countedInOwnPending;
+
+        void countedOwn(GpuIdentity own) {
+            countedInOwnPending = own == null;
+            if (own != null) {
+                counted.addAll(List.of(own.rollupKeys));
+            }
         }
 
         /** Whether this is the first time the window counts in {@code rollupKey}. */
@@ -56,7 +69,10 @@ final class GpuState {
         }
     }
 
-    /** The latest identity the GPU reported, for windows it reported nothing in. */
+    /**
+     * The latest identity the GPU reported, for windows it reported nothing in. Kept in a store of
+     * its own, as it seldom changes: null until {@link #attach}ed after this state was read back.
+     */
     GpuIdentity identity;
     /** Epoch second up to which the GPU's coverage is settled, or {@link #NONE}. */
     long settledUntil = NONE;
@@ -64,6 +80,19 @@ final class GpuState {
     final TreeMap<Long, Window> windows = new TreeMap<>();
     /** Covered seconds of unsettled minutes by minute start (epoch millis): bit i is second i. */
     final TreeMap<Long, Long> coverage = new TreeMap<>();
+
+    /** Gives a state read back its GPU's latest identity, and with it that of the windows that had it. */
+    void attach(GpuIdentity latest) {
+        identity = latest;
+        for (Window window : windows.values()) {
+            if (window.identity == null) {
+                window.identity = latest;
+                if (window.countedInOwnPending) {
+                    window.countedOwn(latest);
+                }
+            }
+        }
+    }
 
     /** Marks the seconds of {@code [fromMillis, toMillis)} covered, rounded outwards to whole seconds. */
     void cover(long fromMillis, long toMillis) {
@@ -143,10 +172,6 @@ final class GpuState {
     static final Codec<GpuState> CODEC = new Codec<>() {
         @Override
         public void write(GpuState state, DataOutput out) throws IOException {
-            out.writeBoolean(state.identity != null);
-            if (state.identity != null) {
-                GpuIdentity.CODEC.write(state.identity, out);
-            }
             out.writeLong(state.settledUntil);
             out.writeInt(state.windows.size());
             for (Map.Entry<Long, Window> entry : state.windows.entrySet()) {
@@ -159,7 +184,7 @@ final class GpuState {
                 if (!latest) {
                     GpuIdentity.CODEC.write(window.identity, out);
                 }
-                UsageCodec.TOTALS.write(window.totals, out);
+                UsageCodec.TOTALS.write(window.totals.snapshot(), out);
                 boolean own = window.counted.equals(List.of(window.identity.rollupKeys));
                 out.writeBoolean(own);
                 if (!own) {
@@ -179,15 +204,15 @@ final class GpuState {
         @Override
         public GpuState read(DataInput in) throws IOException {
             GpuState state = new GpuState();
-            state.identity = in.readBoolean() ? GpuIdentity.CODEC.read(in) : null;
             state.settledUntil = in.readLong();
             for (int windows = in.readInt(); windows > 0; windows--) {
                 long start = in.readLong();
                 Window window = new Window();
-                window.identity = in.readBoolean() ? state.identity : GpuIdentity.CODEC.read(in);
-                window.totals = UsageCodec.TOTALS.read(in);
+                // The GPU's latest identity is attached once the state is read back.
+                window.identity = in.readBoolean() ? null : GpuIdentity.CODEC.read(in);
+                window.totals = RunningTotals.of(UsageCodec.TOTALS.read(in));
                 if (in.readBoolean()) {
-                    window.counted.addAll(List.of(window.identity.rollupKeys));
+                    window.countedOwn(window.identity);
                 } else {
                     for (int counted = in.readByte(); counted > 0; counted--) {
                         window.counted.add(in.readUTF());

@@ -49,6 +49,7 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
     static final Duration MAX_AHEAD = Duration.ofMinutes(10);
 
     private static final long MINUTE = GpuState.MINUTE_MILLIS;
+    private static final Dimension[] DIMENSIONS = Dimension.values();
     private static final String LATEST = "latest-event-time";
 
     private final CostSettings settings;
@@ -56,7 +57,8 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
     private ProcessorContext<String, Emitted> context;
     private PriceTable prices;
     private LiveStore<GpuState> gpus;
-    private LiveStore<RollupPartial> partials;
+    private LiveStore<GpuIdentity> identities;
+    private LiveStore<PendingPartial> partials;
     private LiveStore<Long> clock;
     private Sensor late;
     /** GPUs with a window changed since the last update was sent. */
@@ -79,6 +81,7 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
         KeyValueStore<String, byte[]> priceStore = context.getStateStore(CostTopology.PRICE_STORE);
         this.prices = new PriceTable(priceStore);
         this.gpus = context.getStateStore(CostTopology.USAGE_STORE);
+        this.identities = context.getStateStore(CostTopology.IDENTITY_STORE);
         this.partials = context.getStateStore(CostTopology.PARTIALS_STORE);
         this.clock = context.getStateStore(CostTopology.CLOCK_STORE);
         this.latestEventTime = null;
@@ -108,25 +111,44 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
 
         UsageTotals charged = UsageTotals.ZERO.add(sample, priceOf(sample, at));
         String gpu = record.key();
-        GpuState state = gpus.get(gpu);
+        GpuState state = stateOf(gpu, gpus.get(gpu));
         if (state == null) {
             state = new GpuState();
         }
         GpuIdentity identity = state.identity == null ? GpuIdentity.of(sample) : state.identity.following(sample);
-        state.identity = identity;
-        GpuState.Window window = state.windows.computeIfAbsent(start, key -> new GpuState.Window());
+        if (identity != state.identity) {
+            state.identity = identity;
+            identities.put(gpu, identity);
+        }
+        GpuState.Window window = state.windows.get(start);
+        if (window == null) {
+            window = new GpuState.Window();
+            state.windows.put(start, window);
+        }
         window.identity = identity;
-        window.totals = window.totals.plus(charged);
+        window.totals.add(charged);
         window.changed = true;
         long end = sample.time().toEpochMilli();
         state.cover(end - Math.round(sample.intervalSeconds() * 1000), end);
         gpus.put(gpu, state);
         changed.add(gpu);
         String[] partialKeys = window.partialKeys(start);
-        for (Dimension dimension : Dimension.values()) {
-            String rollupKey = identity.rollupKeys[dimension.ordinal()];
-            addPartial(dimension, identity, partialKeys[dimension.ordinal()], start, charged,
-                    window.countIn(rollupKey) ? 1 : 0);
+        if (window.partials == null) {
+            window.partials = new PendingPartial[partialKeys.length];
+        }
+        for (Dimension dimension : DIMENSIONS) {
+            int d = dimension.ordinal();
+            PendingPartial partial = window.partials[d];
+            if (partial == null || partial.sent) {
+                partial = pendingPartial(dimension, identity, partialKeys[d], start);
+                window.partials[d] = partial;
+            } else {
+                partials.put(partialKeys[d], partial);
+            }
+            partial.totals.add(charged);
+            if (window.countIn(identity.rollupKeys[d])) {
+                partial.gpus++;
+            }
         }
 
         if (at > latest) {
@@ -145,13 +167,22 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
                 .orElse(null);
     }
 
-    private void addPartial(Dimension dimension, GpuIdentity identity, String key, long minute,
-            UsageTotals more, long newGpus) {
-        RollupPartial partial = partials.get(key);
+    /** The task's pending partial {@code key}, a new one if none is pending, marked changed. */
+    private PendingPartial pendingPartial(Dimension dimension, GpuIdentity identity, String key, long minute) {
+        PendingPartial partial = partials.get(key);
         if (partial == null) {
-            partial = RollupPartial.empty(dimension, identity.idIn(dimension), minute, currency);
+            partial = new PendingPartial(dimension, identity.idIn(dimension), minute, 0, new RunningTotals());
         }
-        partials.put(key, partial.plus(more, newGpus));
+        partials.put(key, partial);
+        return partial;
+    }
+
+    /** A GPU's state as read from its store, with its latest identity attached if it was just read back. */
+    private GpuState stateOf(String gpu, GpuState state) {
+        if (state != null && state.identity == null) {
+            state.attach(identities.get(gpu));
+        }
+        return state;
     }
 
     private long latestEventTime() {
@@ -173,7 +204,7 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
     private void closeWindows(long closeBefore) {
         List<String> forgotten = new ArrayList<>();
         for (Map.Entry<String, GpuState> entry : gpus.entries().entrySet()) {
-            GpuState state = entry.getValue();
+            GpuState state = stateOf(entry.getKey(), entry.getValue());
             if (close(entry.getKey(), state, closeBefore)) {
                 gpus.put(entry.getKey(), state);
             }
@@ -183,7 +214,10 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
                 forgotten.add(entry.getKey());
             }
         }
-        forgotten.forEach(gpus::delete);
+        for (String gpu : forgotten) {
+            gpus.delete(gpu);
+            identities.delete(gpu);
+        }
         nextClose = EventTime.periodStart(closeBefore, MINUTE) + MINUTE;
     }
 
@@ -200,14 +234,16 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
             if (window == null && unmonitored == 0) {
                 continue;
             }
-            UsageTotals totals = (window != null ? window.totals : UsageTotals.ZERO).plusUnmonitored(unmonitored);
+            UsageTotals totals = (window != null ? window.totals.snapshot() : UsageTotals.ZERO)
+                    .plusUnmonitored(unmonitored);
             context.forward(new Record<>(gpu, new Emitted.Usage(identity.usage(gpu, minute, minute + MINUTE,
                     currency, totals, true)), minute));
             if (unmonitored > 0) {
                 UsageTotals gap = UsageTotals.ZERO.plusUnmonitored(unmonitored);
-                for (Dimension dimension : Dimension.values()) {
-                    addPartial(dimension, identity,
-                            RollupPartial.partialKey(identity.rollupKeys[dimension.ordinal()], minute), minute, gap, 0);
+                for (Dimension dimension : DIMENSIONS) {
+                    pendingPartial(dimension, identity,
+                            RollupPartial.partialKey(identity.rollupKeys[dimension.ordinal()], minute), minute)
+                            .totals.add(gap);
                 }
             }
         }
@@ -263,7 +299,7 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
                 if (idle || (entry.getKey() == newest && newest >= liveFrom)) {
                     window.changed = false;
                     context.forward(new Record<>(gpu, new Emitted.Usage(window.identity.usage(gpu, entry.getKey(),
-                            entry.getKey() + MINUTE, currency, window.totals, false)), entry.getKey()));
+                            entry.getKey() + MINUTE, currency, window.totals.snapshot(), false)), entry.getKey()));
                 } else {
                     pending = true;
                 }
@@ -274,7 +310,9 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
         }
         List<String> sent = new ArrayList<>(partials.entries().keySet());
         for (String key : sent) {
-            RollupPartial partial = partials.get(key);
+            PendingPartial pending = partials.get(key);
+            pending.sent = true;
+            RollupPartial partial = pending.toPartial(currency);
             context.forward(new Record<>(partial.rollupKey(), new Emitted.Partial(partial), partial.windowStart()));
             partials.delete(key);
         }

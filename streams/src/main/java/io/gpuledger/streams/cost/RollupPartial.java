@@ -42,17 +42,9 @@ record RollupPartial(Dimension dimension, String id, long windowStart, String cu
         }
     };
 
-    static RollupPartial empty(Dimension dimension, String id, long windowStart, String currency) {
-        return new RollupPartial(dimension, id, windowStart, currency, 0, UsageTotals.ZERO, WorkTotals.NONE);
-    }
-
     /** A job's work, reported for one minute. */
     static RollupPartial work(String jobId, long windowStart, String currency, WorkTotals work) {
         return new RollupPartial(Dimension.JOB, jobId, windowStart, currency, 0, UsageTotals.ZERO, work);
-    }
-
-    RollupPartial plus(UsageTotals more, long newGpus) {
-        return new RollupPartial(dimension, id, windowStart, currency, gpus + newGpus, totals.plus(more), work);
     }
 
 

@@ -211,13 +211,14 @@ class CapacityTopologyTest {
 
     @Test
     void shouldLeaveOutGpusWhoseLatestWindowIsOlderThanTheMaxAge() {
-        // Given a GPU last heard from 11 minutes before the notice, and one 6 minutes before
+        // Given a GPU last heard from 13 minutes before the notice (more than the maximum age plus
+        // the refresh), and one 8 minutes before
         report(window(0, "i-0abc", "train-llm", T0));
         report(window(1, "i-0abc", "train-llm", T0));
         report(window(1, "i-0abc", "train-llm", T0.plusSeconds(300)));
 
         // When the notice arrives
-        send(notice("i-0abc", T0.plusSeconds(720)));
+        send(notice("i-0abc", T0.plusSeconds(840)));
 
         // Then only the recent GPU is placed on the instance
         EnrichedCapacityEvent event = enriched.readValue();
@@ -225,6 +226,25 @@ class CapacityTopologyTest {
         assertThat(event.jobs()).containsExactly(new PlacedJob("train-llm", 1, 1.5));
         assertThat(event.costPerHour()).isEqualTo(1.5);
         assertThat(event.placementUpdatedAt()).isEqualTo(T0.plusSeconds(360));
+    }
+
+    @Test
+    void shouldPassOnAnUnchangedGpuOnlyEveryRefreshYetKeepItPlacedWhileItReports() {
+        // Given a GPU that reports a window every minute for twenty minutes, unchanged
+        for (int minute = 0; minute < 20; minute++) {
+            report(window(0, "i-0abc", "train-llm", T0.plusSeconds(60L * minute)));
+        }
+
+        // When a notice arrives a minute after its last window ended
+        send(notice("i-0abc", T0.plusSeconds(21 * 60)));
+
+        // Then it is placed, as seen within the refresh of its latest window (T0 + 20 min)
+        EnrichedCapacityEvent event = enriched.readValue();
+        assertThat(event.placementStatus()).isEqualTo(PlacementStatus.CURRENT);
+        assertThat(event.gpus()).extracting(PlacedGpu::gpuUuid).containsExactly("GPU-0");
+        assertThat(event.placementUpdatedAt()).isBetween(T0.plusSeconds(20 * 60).minus(
+                CapacityTopology.PLACEMENT_REFRESH), T0.plusSeconds(20 * 60));
+        assertThat(event.placementUpdatedAt()).as("not every window is passed on").isBefore(T0.plusSeconds(20 * 60));
     }
 
     @Test

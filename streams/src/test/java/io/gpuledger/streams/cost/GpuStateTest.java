@@ -59,12 +59,12 @@ class GpuStateTest {
         state.identity = latest;
         GpuState.Window before = new GpuState.Window();
         before.identity = earlier;
-        before.totals = UsageTotals.ZERO.add(sample("job-a", "team-x"), 4.0);
+        before.totals.add(UsageTotals.ZERO.add(sample("job-a", "team-x"), 4.0));
         before.countIn(earlier.rollupKeys[0]);
         before.countIn(latest.rollupKeys[0]);
         GpuState.Window now = new GpuState.Window();
         now.identity = latest;
-        now.totals = UsageTotals.ZERO.add(sample("job-b", null), null);
+        now.totals.add(UsageTotals.ZERO.add(sample("job-b", null), null));
         for (String key : latest.rollupKeys) {
             now.countIn(key);
         }
@@ -74,6 +74,9 @@ class GpuStateTest {
         state.settledUntil = T0 / 1000 - 5;
 
         GpuState read = GpuState.CODEC.fromBytes(GpuState.CODEC.toBytes(state));
+        assertThat(read.identity).as("kept in a store of its own").isNull();
+        assertThat(read.windows.get(T0 + MINUTE).identity).isNull();
+        read.attach(GpuIdentity.CODEC.fromBytes(GpuIdentity.CODEC.toBytes(latest)));
 
         assertThat(read.settledUntil).isEqualTo(state.settledUntil);
         assertThat(read.coverage).isEqualTo(state.coverage);
@@ -81,10 +84,10 @@ class GpuStateTest {
         assertThat(read.windows.get(T0).identity.jobId).isEqualTo("job-a");
         assertThat(read.windows.get(T0).identity.team).isEqualTo("team-x");
         assertThat(read.windows.get(T0).counted).containsExactly("job|job-a", "job|job-b");
-        assertThat(read.windows.get(T0).totals).isEqualTo(before.totals);
+        assertThat(read.windows.get(T0).totals.snapshot()).isEqualTo(before.totals.snapshot());
         assertThat(read.windows.get(T0 + MINUTE).identity).isSameAs(read.identity);
         assertThat(read.windows.get(T0 + MINUTE).counted).containsExactly(latest.rollupKeys);
-        assertThat(read.windows.get(T0 + MINUTE).totals).isEqualTo(now.totals);
+        assertThat(read.windows.get(T0 + MINUTE).totals.snapshot()).isEqualTo(now.totals.snapshot());
     }
 
     private static TelemetrySample sample(String job, String team) {

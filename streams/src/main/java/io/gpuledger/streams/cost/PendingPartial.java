@@ -1,0 +1,52 @@
+package io.gpuledger.streams.cost;
+
+import io.gpuledger.model.UsageRollup.Dimension;
+import io.gpuledger.model.WorkTotals;
+import io.gpuledger.streams.state.Codec;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+
+/**
+ * A {@link RollupPartial} that a task is still adding samples to, until its next update sends it:
+ * the windows of the samples hold on to it, so a sample adds to it without looking it up.
+ */
+final class PendingPartial {
+
+    final Dimension dimension;
+    final String id;
+    final long windowStart;
+    long gpus;
+    final RunningTotals totals;
+    /** Sent and dropped from the store: whoever still holds it must look up (or start) a new one. */
+    transient boolean sent;
+
+    PendingPartial(Dimension dimension, String id, long windowStart, long gpus, RunningTotals totals) {
+        this.dimension = dimension;
+        this.id = id;
+        this.windowStart = windowStart;
+        this.gpus = gpus;
+        this.totals = totals;
+    }
+
+    RollupPartial toPartial(String currency) {
+        return new RollupPartial(dimension, id, windowStart, currency, gpus, totals.snapshot(), WorkTotals.NONE);
+    }
+
+    static final Codec<PendingPartial> CODEC = new Codec<>() {
+        @Override
+        public void write(PendingPartial partial, DataOutput out) throws IOException {
+            out.writeByte(partial.dimension.ordinal());
+            out.writeUTF(partial.id);
+            out.writeLong(partial.windowStart);
+            out.writeLong(partial.gpus);
+            UsageCodec.TOTALS.write(partial.totals.snapshot(), out);
+        }
+
+        @Override
+        public PendingPartial read(DataInput in) throws IOException {
+            return new PendingPartial(Dimension.values()[in.readByte()], in.readUTF(), in.readLong(), in.readLong(),
+                    RunningTotals.of(UsageCodec.TOTALS.read(in)));
+        }
+    };
+}
