@@ -28,10 +28,12 @@ public record CostEngineConfig(
     public static final String DEFAULT_APPLICATION_ID = "gpu-ledger-cost-engine";
 
     public static final String DEFAULT_REPORTING_CURRENCY = "USD";
+    /** How long after a window ends late samples still count, unless told otherwise. */
+    public static final Duration DEFAULT_GRACE = Duration.ofMinutes(2);
 
     public static CostEngineConfig defaults(String bootstrapServers, Path stateDir) {
         return new CostEngineConfig(bootstrapServers, DEFAULT_APPLICATION_ID, stateDir, 1,
-                Duration.ofSeconds(1), Duration.ofMinutes(2), CurrencyRates.shipped(DEFAULT_REPORTING_CURRENCY));
+                Duration.ofSeconds(1), DEFAULT_GRACE, CurrencyRates.shipped(DEFAULT_REPORTING_CURRENCY));
     }
 
     public CostEngineConfig withApplicationId(String id) {

@@ -1,6 +1,7 @@
 package io.gpuledger.streams;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 
@@ -14,7 +15,10 @@ import java.util.Optional;
  *                   of waiting for the group to time the dead one out
  */
 public record CostEngineOptions(String bootstrapServers, String applicationId, Path stateDir,
-        Optional<String> instanceId, int streamThreads, boolean help) {
+        Optional<String> instanceId, int streamThreads, Duration grace, boolean help) {
+
+    /** The longest grace period accepted: every open window, and the roll-ups' retention, grow with it. */
+    static final Duration MAX_GRACE = Duration.ofHours(1);
 
     public static final String USAGE = """
             usage: java -cp ... io.gpuledger.streams.CostEngineMain [OPTIONS]
@@ -32,10 +36,14 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                                     (or GPULEDGER_INSTANCE_ID; default: none)
               --threads N           stream threads, each working its share of the partitions
                                     (or GPULEDGER_STREAM_THREADS; default 1)
+              --grace SECONDS       how long after a minute ends its late samples are still
+                                    counted; later ones go to gpu.telemetry.dlq.v1 as late
+                                    (or GPULEDGER_GRACE_SECONDS; default 120, at most 3600)
               --help                show this text
             """;
 
     static final Path DEFAULT_STATE_DIR = Path.of(".gpu-ledger", "cost-engine-state");
+    static final Duration DEFAULT_GRACE = CostEngineConfig.DEFAULT_GRACE;
 
     public static CostEngineOptions parse(String[] args, Map<String, String> env) {
         String bootstrap = env.get("KAFKA_BOOTSTRAP_SERVERS");
@@ -43,10 +51,12 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
         String stateDir = env.get("GPULEDGER_STATE_DIR");
         String instanceId = env.get("GPULEDGER_INSTANCE_ID");
         String threads = env.get("GPULEDGER_STREAM_THREADS");
+        String grace = env.get("GPULEDGER_GRACE_SECONDS");
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (option.equals("--help") || option.equals("-h")) {
-                return new CostEngineOptions(bootstrap, applicationId, DEFAULT_STATE_DIR, Optional.empty(), 1, true);
+                return new CostEngineOptions(bootstrap, applicationId, DEFAULT_STATE_DIR, Optional.empty(), 1,
+                        DEFAULT_GRACE, true);
             }
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException(option.startsWith("--") ? option + " needs a value"
@@ -59,6 +69,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                 case "--state-dir" -> stateDir = value;
                 case "--instance-id" -> instanceId = value;
                 case "--threads" -> threads = value;
+                case "--grace" -> grace = value;
                 default -> throw new IllegalArgumentException("unknown option '" + option + "'");
             }
         }
@@ -72,7 +83,21 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
         return new CostEngineOptions(bootstrap, applicationId,
                 blank(stateDir) ? DEFAULT_STATE_DIR : Path.of(stateDir),
                 blank(instanceId) ? Optional.empty() : Optional.of(instanceId),
-                blank(threads) ? 1 : positive("--threads", threads), false);
+                blank(threads) ? 1 : positive("--threads", threads),
+                blank(grace) ? DEFAULT_GRACE : grace(grace), false);
+    }
+
+    private static Duration grace(String value) {
+        try {
+            long seconds = Long.parseLong(value.strip());
+            if (seconds >= 0 && seconds <= MAX_GRACE.toSeconds()) {
+                return Duration.ofSeconds(seconds);
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("--grace takes whole seconds from 0 to " + MAX_GRACE.toSeconds()
+                + ", not '" + value + "'");
     }
 
     private static int positive(String option, String value) {
@@ -91,7 +116,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
     public CostEngineConfig config() {
         CostEngineConfig defaults = CostEngineConfig.defaults(bootstrapServers, stateDir);
         return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads,
-                defaults.commitInterval(), defaults.grace(), defaults.rates());
+                defaults.commitInterval(), grace, defaults.rates());
     }
 
     private static boolean blank(String value) {

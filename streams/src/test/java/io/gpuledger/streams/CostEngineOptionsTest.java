@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.streams.StreamsConfig;
@@ -55,6 +56,24 @@ class CostEngineOptionsTest {
         assertThat(CostEngineMain.properties(untold)).containsEntry(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
         assertThatThrownBy(() -> CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092",
                 "--threads", "0"}, Map.of())).hasMessageContaining("--threads takes a positive whole number");
+    }
+
+    @Test
+    void shouldCountLateSamplesForTheGracePeriodItIsGivenAndTwoMinutesByDefault() {
+        CostEngineOptions told = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092",
+                "--grace", "300"}, Map.of("GPULEDGER_GRACE_SECONDS", "30"));
+        CostEngineOptions fromEnvironment = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092"},
+                Map.of("GPULEDGER_GRACE_SECONDS", "0"));
+        CostEngineOptions untold = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092"}, Map.of());
+
+        assertThat(told.config().grace()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(fromEnvironment.config().grace()).isZero();
+        assertThat(untold.config().grace()).isEqualTo(Duration.ofMinutes(2));
+        for (String wrong : new String[] {"-1", "3601", "2m", "soon"}) {
+            assertThatThrownBy(() -> CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092",
+                    "--grace", wrong}, Map.of()))
+                    .as(wrong).hasMessageContaining("--grace takes whole seconds from 0 to 3600");
+        }
     }
 
     @Test
