@@ -44,7 +44,7 @@ import org.apache.kafka.common.Node;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * {@code gpu-ledger bench engine [--samples N] [--gpus G] [--warmup W] [--threads T]}: how fast the
+ * {@code gpu-ledger bench engine [--samples N] [--gpus G] [--warmup W] [--threads T] [--interval S]}: how fast the
  * cost engine prices and windows telemetry, against the fastest any stage could go on the same broker.
  *
  * <p>An embedded broker in this JVM is preloaded with N telemetry samples of a simulated fleet of
@@ -60,8 +60,11 @@ final class EngineThroughputBench {
 
     private static final int PARTITIONS = 3;
     private static final long SEED = 42;
-    /** Six samples a one-minute window, as an agent sampling every 10 s sends. */
-    private static final Duration INTERVAL = Duration.ofSeconds(10);
+    /**
+     * A sample a second per GPU, the rate fleets are sized by: sixty
+     * samples a one-minute window. {@code --interval 10} is the node agent's default.
+     */
+    private static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(1);
     private static final String COPY_TOPIC = "bench.telemetry-copy";
     private static final Duration PROGRESS_POLL = Duration.ofMillis(200);
     /** Extra JVM options of the engine process, split on spaces (a flight recording, say). */
@@ -71,10 +74,13 @@ final class EngineThroughputBench {
     }
 
     static int run(String[] args, PrintStream out) throws Exception {
-        int samples = 2_000_000;
+        // Ten minutes of a 10,000-GPU fleet: windows close from the third minute on (grace: 2 min),
+        // and the warm figure leaves out the first 3.3 minutes, whose windows are all still open.
+        int samples = 6_000_000;
         int gpus = 10_000;
-        int warmup = 500_000;
+        int warmup = 2_000_000;
         int threads = 1;
+        Duration interval = DEFAULT_INTERVAL;
         for (int i = 0; i < args.length; i += 2) {
             if (i + 1 >= args.length) {
                 throw new UsageException(args[i] + " needs a value");
@@ -84,11 +90,12 @@ final class EngineThroughputBench {
                 case "--gpus" -> gpus = UsageException.positive(args[i], args[i + 1]);
                 case "--warmup" -> warmup = UsageException.positive(args[i], args[i + 1]);
                 case "--threads" -> threads = UsageException.positive(args[i], args[i + 1]);
+                case "--interval" -> interval = Duration.ofSeconds(UsageException.positive(args[i], args[i + 1]));
                 default -> throw new UsageException("unknown option '" + args[i] + "'");
             }
         }
         // Kafka deletes records older than the topic's retention (7 days): the simulated span must end now and fit.
-        Duration span = INTERVAL.multipliedBy((samples + gpus - 1) / gpus);
+        Duration span = interval.multipliedBy((samples + gpus - 1) / gpus);
         if (span.compareTo(Duration.ofDays(6)) > 0) {
             throw new UsageException(samples + " samples of " + gpus + " GPUs span " + span.toHours()
                     + " h of simulated time; the topics keep 7 days: give more --gpus");
@@ -99,11 +106,11 @@ final class EngineThroughputBench {
             TopicAdmin.ensureTopics(bootstrap, PARTITIONS);
             createCopyTopic(bootstrap);
             out.printf("embedded broker %s, %d partitions; %d GPUs, a sample every %d s, %d samples"
-                    + " (%.1f h simulated)%n", bootstrap, PARTITIONS, gpus, INTERVAL.toSeconds(), samples,
+                    + " (%.1f h simulated)%n", bootstrap, PARTITIONS, gpus, interval.toSeconds(), samples,
                     span.toMinutes() / 60.0);
             out.printf("%d CPUs, load average %s%n", Runtime.getRuntime().availableProcessors(), loadAverage());
 
-            Measure preload = preload(bootstrap, gpus, samples, span);
+            Measure preload = preload(bootstrap, gpus, samples, span, interval);
             out.printf("preloaded in %.1f s%n", preload.seconds());
             Measure coldCopy = copy(bootstrap, samples, "bench-copy-1");
             Measure warmCopy = copy(bootstrap, samples, "bench-copy-2");
@@ -190,12 +197,12 @@ final class EngineThroughputBench {
      * version they need: the catalog first, each spot move as the simulation makes it. All of it
      * is in before the engine starts, so its price table holds every version from the start.
      */
-    private static Measure preload(String bootstrap, int gpus, int samples, Duration span) {
+    private static Measure preload(String bootstrap, int gpus, int samples, Duration span, Duration interval) {
         List<PriceQuote> catalog = PriceCatalog.loadDefault().quotes().stream()
                 .filter(quote -> quote.currency().equals("USD")).toList();
         Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS).minus(span);
         FleetSimulation simulation = new FleetSimulation(Fleet.generate(gpus, catalog, SEED), catalog,
-                SimulationSettings.defaults(INTERVAL), SEED, start);
+                SimulationSettings.defaults(interval), SEED, start);
         AtomicReference<Exception> failure = new AtomicReference<>();
         long begin = System.nanoTime();
         try (KafkaProducer<byte[], byte[]> producer = Producers.forTopics(bootstrap, "bench-preload")) {

@@ -37,9 +37,10 @@ public final class Main {
                                    --seconds N  measured (default 120)  --warmup N  before (default 60)
                          engine  samples per second of the cost engine (its own process, exactly-once)
                                  against a plain consumer-to-producer copy on the same embedded broker
-                                   --samples N  telemetry samples preloaded (default 2000000)
+                                   --samples N  telemetry samples preloaded (default 6000000)
                                    --gpus G     simulated GPUs they come from (default 10000)
-                                   --warmup W   first records left out of the warm figure (default 500000)
+                                   --interval S seconds between two samples of a GPU (default 1)
+                                   --warmup W   first records left out of the warm figure (default 2000000)
                                    --threads T  the engine's stream threads (default 1, its own default)
               help     show this text
             """;

@@ -2,14 +2,17 @@ package io.gpuledger.model;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Instant;
+import java.util.List;
 import java.util.Locale;
 
 /**
- * The usage of a job, a team or a pool in one window: the sum of the windows of its GPUs. Keyed
+ * The usage of a job, a team or a pool in one window, the sum of the windows of its GPUs; or of
+ * one GPU over its rolling five minutes or an hour, the sum of its minute windows. Keyed
  * on {@link Topics#ROLLUPS} by {@code <dimension>|<id>}; re-emitted as its GPUs' windows change,
  * so the latest record of a (key, windowStart, windowEnd) is the one to keep.
  *
- * @param id   the job id, the team, or the pool {@code provider|region|instanceType|lifecycle}
+ * @param id   the job id, the team, the pool {@code provider|region|instanceType|lifecycle}, or the
+ *             GPU UUID
  * @param gpus GPUs (or MIG slices) with a window in it; for an hour or the rolling five minutes,
  *             the most GPUs in any one of its minutes
  */
@@ -22,9 +25,15 @@ public record UsageRollup(
         long gpus,
         UsageTotals totals) {
 
-    /** What a roll-up adds GPUs up by. */
+    /**
+     * What a roll-up adds up: the GPUs of a job, a team or a pool, or one GPU's own minutes (its
+     * rolling five minutes and hours).
+     */
     public enum Dimension {
-        JOB, TEAM, POOL;
+        JOB, TEAM, POOL, GPU;
+
+        /** The dimensions that group GPUs. */
+        public static final List<Dimension> GROUPS = List.of(JOB, TEAM, POOL);
 
         public String wire() {
             return name().toLowerCase(Locale.ROOT);
@@ -49,6 +58,7 @@ public record UsageRollup(
             case JOB -> jobId == null ? TelemetrySample.UNKNOWN_JOB : jobId;
             case TEAM -> team == null ? NO_TEAM : team;
             case POOL -> offer.key();
+            case GPU -> throw new IllegalArgumentException("a GPU's own roll-up has its UUID as id");
         };
     }
 

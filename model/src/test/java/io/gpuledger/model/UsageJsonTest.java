@@ -28,10 +28,24 @@ class UsageJsonTest {
         Random random = new Random(11);
         for (int i = 0; i < 500; i++) {
             GpuUsage usage = usage(random, i);
-            UsageRollup rollup = new UsageRollup(UsageRollup.Dimension.values()[i % 3], "id-" + i + "|\"q\"",
+            UsageRollup rollup = new UsageRollup(UsageRollup.Dimension.values()[i % UsageRollup.Dimension.values().length], "id-" + i + "|\"q\"",
                     usage.windowStart(), usage.windowEnd(), "EUR", random.nextInt(1000), usage.totals());
             assertSameDocument(UsageJson.write(rollup), Json.write(rollup));
             assertThat(Json.read(UsageJson.write(rollup), UsageRollup.class)).isEqualTo(rollup);
+        }
+    }
+
+    @Test
+    void shouldWriteWholeNumbersAsDatabindDoes() throws IOException {
+        double[] wholes = {0.0, -0.0, 1.0, 60.0, 3600.0, 3601.0, -5.0, 2147483648.0, 1e20, 59.99999999999999};
+        for (int i = 0; i < wholes.length; i++) {
+            double a = wholes[i];
+            double b = wholes[(i + 3) % wholes.length];
+            UsageTotals totals = new UsageTotals(i, a, b, a, b, a, b, new Mean(a, b), new Mean(b, a), new Mean(a, a),
+                    Mean.NONE, new Mean(b, b), a, b);
+            UsageRollup rollup = new UsageRollup(UsageRollup.Dimension.GPU, "GPU-" + i, T0, T0.plusSeconds(300),
+                    "USD", 1, totals);
+            assertSameDocument(UsageJson.write(rollup), Json.write(rollup));
         }
     }
 

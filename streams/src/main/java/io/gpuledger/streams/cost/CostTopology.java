@@ -54,6 +54,7 @@ public final class CostTopology {
     public static final String PRICE_STORE = "price-versions";
     public static final String USAGE_STORE = "gpu-usage-1m";
     static final String IDENTITY_STORE = "gpu-identity";
+    static final String RECENT_STORE = "gpu-recent-minutes";
     static final String PARTIALS_STORE = "rollup-partials-pending";
     static final String CLOCK_STORE = "gpu-usage-clock";
     static final String ROLLUP_STORE = "rollups";
@@ -97,19 +98,24 @@ public final class CostTopology {
 
         builder.addStateStore(new LiveStoreBuilder<>(USAGE_STORE, GpuState.CODEC));
         builder.addStateStore(new LiveStoreBuilder<>(IDENTITY_STORE, GpuIdentity.CODEC));
+        builder.addStateStore(new LiveStoreBuilder<>(RECENT_STORE, GpuRecent.CODEC));
         builder.addStateStore(new LiveStoreBuilder<>(PARTIALS_STORE, PendingPartial.CODEC));
         builder.addStateStore(new LiveStoreBuilder<>(CLOCK_STORE, Codec.LONG));
         Map<String, KStream<String, Emitted>> windows = telemetry.get("telemetry-valid")
                 .process(() -> new GpuWindows(settings), Named.as("gpu-windows"), USAGE_STORE, IDENTITY_STORE,
-                        PARTIALS_STORE, CLOCK_STORE)
+                        RECENT_STORE, PARTIALS_STORE, CLOCK_STORE)
                 .split(Named.as("gpu-windows-"))
                 .branch((gpu, out) -> out instanceof Emitted.Usage, Branched.as("usage"))
                 .branch((gpu, out) -> out instanceof Emitted.Partial, Branched.as("partials"))
+                .branch((gpu, out) -> out instanceof Emitted.Rollup, Branched.as("own-views"))
                 .defaultBranch(Branched.as("refused"));
         KStream<String, GpuUsage> usage = windows.get("gpu-windows-usage")
                 .mapValues(out -> ((Emitted.Usage) out).usage(), Named.as("usage-records"));
         usage.to(Topics.USAGE.name(), Produced.with(Topics.USAGE.keySerde(), Topics.USAGE.valueSerde())
                 .withName("usage-sink"));
+        windows.get("gpu-windows-own-views").mapValues(out -> ((Emitted.Rollup) out).rollup(), Named.as("gpu-view-records"))
+                .to(Topics.ROLLUPS.name(), Produced.with(Topics.ROLLUPS.keySerde(), Topics.ROLLUPS.valueSerde())
+                        .withName("gpu-views-sink"));
         toDeadLetters(windows.get("gpu-windows-refused").mapValues(out -> ((Emitted.Refused) out).raw(),
                 Named.as("telemetry-late-bytes")), "telemetry-late-dead-letters-sink");
 

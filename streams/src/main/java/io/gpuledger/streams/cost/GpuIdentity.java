@@ -56,7 +56,7 @@ final class GpuIdentity {
     final String team;
     /** Share of the physical GPU (below 1 for a MIG slice). */
     final double fraction;
-    /** {@code dimension|id} of the job, team and pool, in {@link Dimension} order. */
+    /** {@code dimension|id} of the job, team and pool, in {@link Dimension#GROUPS} order. */
     final String[] rollupKeys;
 
     private GpuIdentity(int gpuIndex, String gpuModel, String host, String instanceId, String instanceType,
@@ -72,9 +72,8 @@ final class GpuIdentity {
         this.jobId = jobId;
         this.team = team;
         this.fraction = fraction;
-        Dimension[] dimensions = Dimension.values();
-        this.rollupKeys = new String[dimensions.length];
-        for (Dimension dimension : dimensions) {
+        this.rollupKeys = new String[Dimension.GROUPS.size()];
+        for (Dimension dimension : Dimension.GROUPS) {
             rollupKeys[dimension.ordinal()] = UsageRollup.keyOf(dimension, idIn(dimension));
         }
     }

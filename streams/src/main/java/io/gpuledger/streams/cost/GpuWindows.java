@@ -3,6 +3,7 @@ package io.gpuledger.streams.cost;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageRollup.Dimension;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.streams.deadletter.ParseOrReject;
@@ -49,7 +50,8 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
     static final Duration MAX_AHEAD = Duration.ofMinutes(10);
 
     private static final long MINUTE = GpuState.MINUTE_MILLIS;
-    private static final Dimension[] DIMENSIONS = Dimension.values();
+    private static final long HOUR = 60 * MINUTE;
+    private static final Dimension[] DIMENSIONS = Dimension.GROUPS.toArray(new Dimension[0]);
     private static final String LATEST = "latest-event-time";
 
     private final CostSettings settings;
@@ -58,6 +60,7 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
     private PriceTable prices;
     private LiveStore<GpuState> gpus;
     private LiveStore<GpuIdentity> identities;
+    private LiveStore<GpuRecent> recent;
     private LiveStore<PendingPartial> partials;
     private LiveStore<Long> clock;
     private Sensor late;
@@ -69,6 +72,8 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
     private boolean processedSinceUpdate;
     /** The end of the next window due to close; 0 until the first sample after a start. */
     private long nextClose;
+    /** The hour up to which the GPUs' hours were last looked at for silent GPUs; 0 after a start. */
+    private long hoursSweptUntil;
 
     GpuWindows(CostSettings settings) {
         this.settings = settings;
@@ -82,6 +87,7 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
         this.prices = new PriceTable(priceStore);
         this.gpus = context.getStateStore(CostTopology.USAGE_STORE);
         this.identities = context.getStateStore(CostTopology.IDENTITY_STORE);
+        this.recent = context.getStateStore(CostTopology.RECENT_STORE);
         this.partials = context.getStateStore(CostTopology.PARTIALS_STORE);
         this.clock = context.getStateStore(CostTopology.CLOCK_STORE);
         this.latestEventTime = null;
@@ -218,6 +224,9 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
             gpus.delete(gpu);
             identities.delete(gpu);
         }
+        if (closeBefore >= hoursSweptUntil + HOUR) {
+            endSilentHours(closeBefore);
+        }
         nextClose = EventTime.periodStart(closeBefore, MINUTE) + MINUTE;
     }
 
@@ -238,6 +247,7 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
                     .plusUnmonitored(unmonitored);
             context.forward(new Record<>(gpu, new Emitted.Usage(identity.usage(gpu, minute, minute + MINUTE,
                     currency, totals, true)), minute));
+            addToOwnViews(gpu, minute, totals);
             if (unmonitored > 0) {
                 UsageTotals gap = UsageTotals.ZERO.plusUnmonitored(unmonitored);
                 for (Dimension dimension : DIMENSIONS) {
@@ -248,6 +258,63 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
             }
         }
         return closedAny;
+    }
+
+    /**
+     * Adds a GPU's closed minute to its own views: sends its rolling five minutes that end with
+     * that minute, and its hour once the hour's last minute has closed (or a minute of a later hour has).
+     */
+    private void addToOwnViews(String gpu, long minute, UsageTotals totals) {
+        GpuRecent views = recent.get(gpu);
+        if (views == null) {
+            views = new GpuRecent();
+        }
+        long hourStart = EventTime.periodStart(minute, HOUR);
+        if (views.hourStart != GpuRecent.NONE && views.hourStart != hourStart) {
+            sendHour(gpu, views);
+        }
+        views.hourStart = hourStart;
+        UsageTotals rolling = views.addMinute(minute, totals, RollupWindows.ROLLING_MINUTES);
+        long rollingStart = minute + MINUTE - RollupWindows.ROLLING_MINUTES * MINUTE;
+        sendOwn(gpu, rollingStart, minute + MINUTE, rolling);
+        if (minute + MINUTE == hourStart + HOUR) {
+            sendHour(gpu, views);
+        }
+        recent.put(gpu, views);
+    }
+
+    private void sendHour(String gpu, GpuRecent views) {
+        long start = views.hourStart;
+        sendOwn(gpu, start, start + HOUR, views.endHour());
+    }
+
+    private void sendOwn(String gpu, long start, long end, UsageTotals totals) {
+        UsageRollup view = new UsageRollup(Dimension.GPU, gpu, Instant.ofEpochMilli(start), Instant.ofEpochMilli(end),
+                currency, 1, totals);
+        context.forward(new Record<>(view.key(), new Emitted.Rollup(view), start));
+    }
+
+    /**
+     * Sends the hours of GPUs that fell silent before their hour's last minute: no minute of
+     * theirs will close that hour. Forgets the views of GPUs no longer followed.
+     */
+    private void endSilentHours(long closeBefore) {
+        List<String> done = new ArrayList<>();
+        for (Map.Entry<String, GpuRecent> entry : recent.entries().entrySet()) {
+            GpuRecent views = entry.getValue();
+            boolean followed = gpus.get(entry.getKey()) != null;
+            if (views.hourStart != GpuRecent.NONE && views.hourStart + HOUR <= closeBefore) {
+                sendHour(entry.getKey(), views);
+                if (followed) {
+                    recent.put(entry.getKey(), views);
+                }
+            }
+            if (!followed && views.hourStart == GpuRecent.NONE) {
+                done.add(entry.getKey());
+            }
+        }
+        done.forEach(recent::delete);
+        hoursSweptUntil = EventTime.periodStart(closeBefore, HOUR);
     }
 
     /**

@@ -170,11 +170,65 @@ class WindowCloseTest {
         // Then the first GPU, its job's old minutes and its finished hours are no longer held
         LiveStore<?> gpus = (LiveStore<?>) driver.getStateStore(CostTopology.USAGE_STORE);
         assertThat(gpus.entries()).containsOnlyKeys("GPU-2");
+        assertThat(((LiveStore<?>) driver.getStateStore(CostTopology.IDENTITY_STORE)).entries())
+                .containsOnlyKeys("GPU-2");
+        assertThat(((LiveStore<?>) driver.getStateStore(CostTopology.RECENT_STORE)).entries())
+                .containsOnlyKeys("GPU-2");
         LiveStore<?> rollupStore = (LiveStore<?>) driver.getStateStore(CostTopology.ROLLUP_STORE);
         assertThat(rollupStore.entries()).doesNotContainKey("job|train-1");
         RollupState job = (RollupState) rollupStore.entries().get("job|train-2");
         assertThat(job.minutes.size()).isLessThanOrEqualTo(RollupWindows.ROLLING_MINUTES + 2 + 10 + 2);
         assertThat(job.hours.size()).isLessThanOrEqualTo(2);
+    }
+
+    @Test
+    void shouldSendEachGpusOwnRollingFiveMinutesAndHourOnceTheirMinutesClose() {
+        // Given 10-second samples of one GPU for an hour and ten minutes
+        tenSecondSamples("GPU-1", 0, 4200);
+
+        // Then each closed minute came with the GPU's rolling five minutes that end with it, once
+        List<UsageRollup> views = gpuViews("GPU-1");
+        List<UsageRollup> rolling = views.stream()
+                .filter(view -> Duration.between(view.windowStart(), view.windowEnd()).equals(Duration.ofMinutes(5)))
+                .toList();
+        assertThat(rolling).extracting(UsageRollup::windowEnd).doesNotHaveDuplicates();
+        UsageRollup first = only(rolling, T0.minus(Duration.ofMinutes(4)));
+        assertThat(first.totals().gpuSeconds()).isEqualTo(60.0);
+        UsageRollup tenth = only(rolling, T0.plus(Duration.ofMinutes(5)));
+        assertThat(tenth.totals().gpuSeconds()).isEqualTo(300.0);
+        assertThat(tenth.totals().cost()).isCloseTo(300 * GPU_PER_HOUR / 3600, within(1e-12));
+        assertThat(tenth.totals().samples()).isEqualTo(30);
+        assertThat(tenth.gpus()).isEqualTo(1);
+        assertThat(tenth.key()).isEqualTo("gpu|GPU-1");
+        assertThat(tenth.dimension()).isEqualTo(UsageRollup.Dimension.GPU);
+        // And its first hour once, complete: an hour of a GPU at 4 USD/h
+        List<UsageRollup> hours = views.stream()
+                .filter(view -> Duration.between(view.windowStart(), view.windowEnd()).equals(Duration.ofHours(1)))
+                .toList();
+        assertThat(hours).hasSize(1);
+        assertThat(hours.get(0).windowStart()).isEqualTo(T0);
+        assertThat(hours.get(0).totals().gpuSeconds()).isEqualTo(3600.0);
+        assertThat(hours.get(0).totals().cost()).isCloseTo(GPU_PER_HOUR, within(1e-9));
+        assertThat(hours.get(0).totals().unmonitoredSeconds()).isZero();
+    }
+
+    @Test
+    void shouldSendTheHourOfAGpuThatFellSilentBeforeItsEnd() {
+        // Given a GPU that reported for the first 20 minutes of an hour, then only another GPU, for two hours
+        tenSecondSamples("GPU-1", 0, 1200);
+        samples("GPU-2", 1200, 7200, 60);
+
+        // Then the silent GPU's hour went out once, with what it reported
+        List<UsageRollup> hours = gpuViews("GPU-1").stream()
+                .filter(view -> Duration.between(view.windowStart(), view.windowEnd()).equals(Duration.ofHours(1)))
+                .toList();
+        assertThat(hours).hasSize(1);
+        assertThat(hours.get(0).windowStart()).isEqualTo(T0);
+        assertThat(hours.get(0).totals().gpuSeconds()).isEqualTo(1200.0);
+        assertThat(hours.get(0).totals().cost()).isCloseTo(1200 * GPU_PER_HOUR / 3600, within(1e-12));
+        // And nothing of it is held any more
+        LiveStore<?> views = (LiveStore<?>) driver.getStateStore(CostTopology.RECENT_STORE);
+        assertThat(views.entries()).doesNotContainKey("GPU-1").containsKey("GPU-2");
     }
 
     @Test
@@ -250,6 +304,17 @@ class WindowCloseTest {
     private List<GpuUsage> closedWindows(String gpu, Instant start) {
         return closed.stream().filter(window -> window.gpuUuid().equals(gpu) && window.windowStart().equals(start))
                 .toList();
+    }
+
+    /** The GPU's own views sent so far (reads the roll-ups topic). */
+    private List<UsageRollup> gpuViews(String gpu) {
+        return rollups.readValuesToList().stream().filter(rollup -> rollup.key().equals("gpu|" + gpu)).toList();
+    }
+
+    private static UsageRollup only(List<UsageRollup> views, Instant start) {
+        List<UsageRollup> matching = views.stream().filter(view -> view.windowStart().equals(start)).toList();
+        assertThat(matching).as("views starting at %s", start).hasSize(1);
+        return matching.get(0);
     }
 
     private UsageRollup latestRollup(String keyStartPeriod) {

@@ -1,0 +1,63 @@
+package io.gpuledger.streams.cost;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuledger.model.Mean;
+import io.gpuledger.model.UsageTotals;
+import org.junit.jupiter.api.Test;
+
+class GpuRecentTest {
+
+    private static final long T0 = 1_772_366_400_000L;
+    private static final long MINUTE = GpuState.MINUTE_MILLIS;
+
+    @Test
+    void shouldSumTheClosedMinutesOfTheLastFiveAndKeepOnlyWhatTheNextViewNeeds() {
+        GpuRecent recent = new GpuRecent();
+
+        for (int minute = 0; minute < 7; minute++) {
+            UsageTotals rolling = recent.addMinute(T0 + minute * MINUTE, minuteCosting(minute + 1), 5);
+            // Minutes 0..6 cost 1..7: the view ending with minute m sums the costs of m-4..m
+            double expected = 0;
+            for (int earlier = Math.max(0, minute - 4); earlier <= minute; earlier++) {
+                expected += earlier + 1;
+            }
+            assertThat(rolling.cost()).as("view ending with minute %d", minute).isEqualTo(expected);
+        }
+        assertThat(recent.minutes).containsOnlyKeys(T0 + 3 * MINUTE, T0 + 4 * MINUTE, T0 + 5 * MINUTE, T0 + 6 * MINUTE);
+        assertThat(recent.hour.cost()).isEqualTo(28.0);
+    }
+
+    @Test
+    void shouldLeaveOutMinutesTheGpuHadNoWindowIn() {
+        GpuRecent recent = new GpuRecent();
+        recent.addMinute(T0, minuteCosting(1), 5);
+
+        UsageTotals rolling = recent.addMinute(T0 + 6 * MINUTE, minuteCosting(2), 5);
+
+        assertThat(rolling.cost()).isEqualTo(2.0);
+        assertThat(rolling.gpuSeconds()).isEqualTo(60.0);
+    }
+
+    @Test
+    void shouldReadBackWhatItWroteAndEndItsHourOnce() {
+        GpuRecent recent = new GpuRecent();
+        recent.hourStart = T0;
+        recent.addMinute(T0, minuteCosting(1), 5);
+        recent.addMinute(T0 + MINUTE, minuteCosting(2), 5);
+
+        GpuRecent read = GpuRecent.CODEC.fromBytes(GpuRecent.CODEC.toBytes(recent));
+
+        assertThat(read.hourStart).isEqualTo(T0);
+        assertThat(read.hour).isEqualTo(recent.hour);
+        assertThat(read.minutes).isEqualTo(recent.minutes);
+        assertThat(read.endHour().cost()).isEqualTo(3.0);
+        assertThat(read.hourStart).isEqualTo(GpuRecent.NONE);
+        assertThat(read.hour).isEqualTo(UsageTotals.ZERO);
+    }
+
+    private static UsageTotals minuteCosting(double cost) {
+        return new UsageTotals(6, 60, 0, cost, 0, 0, 0, new Mean(30, 60), Mean.NONE, Mean.NONE, Mean.NONE,
+                new Mean(18_000, 60), 0.005, 0);
+    }
+}
