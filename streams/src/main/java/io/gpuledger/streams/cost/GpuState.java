@@ -78,8 +78,54 @@ final class GpuState {
     long settledUntil = NONE;
     /** Open windows by start (epoch millis). */
     final TreeMap<Long, Window> windows = new TreeMap<>();
+    /** Covered seconds of unsettled minutes by minute start (epoch millis): bit i is second i; see {@link #coverage()}. */
+    private final TreeMap<Long, Long> coverage = new TreeMap<>();
+    /**
+     * The minute the latest samples covered, and its bits not yet in {@link #coverage}: most
+     * samples cover seconds of the same minute as the one before, and are marked here without a
+     * lookup. {@link #NONE}: nothing pending.
+     */
+    private transient long pendingMinute = NONE;
+    private transient long pendingBits;
+    /** The window the latest sample went to, kept at hand for the next sample, which most often goes there too. */
+    private transient long latestWindowStart = NONE;
+    private transient Window latestWindow;
+    /** The commit of its store it was last put for (see {@link io.gpuledger.streams.state.LiveStore#commits}). */
+    transient long putFor = -1;
+
     /** Covered seconds of unsettled minutes by minute start (epoch millis): bit i is second i. */
-    final TreeMap<Long, Long> coverage = new TreeMap<>();
+    TreeMap<Long, Long> coverage() {
+        if (pendingMinute != NONE) {
+            long bits = pendingBits;
+            coverage.merge(pendingMinute, bits, (a, b) -> a | b);
+            pendingMinute = NONE;
+        }
+        return coverage;
+    }
+
+    /** The open window starting at {@code start}, opened if need be. */
+    Window window(long start) {
+        if (latestWindow != null && latestWindowStart == start) {
+            return latestWindow;
+        }
+        Window window = windows.get(start);
+        if (window == null) {
+            window = new Window();
+            windows.put(start, window);
+        }
+        latestWindowStart = start;
+        latestWindow = window;
+        return window;
+    }
+
+    /** Takes the window starting at {@code start} out of the open ones; null if there is none. */
+    Window removeWindow(long start) {
+        if (latestWindowStart == start) {
+            latestWindow = null;
+            latestWindowStart = NONE;
+        }
+        return windows.remove(start);
+    }
 
     /** Gives a state read back its GPU's latest identity, and with it that of the windows that had it. */
     void attach(GpuIdentity latest) {
@@ -105,14 +151,20 @@ final class GpuState {
             int to = (int) Math.min(MINUTE_SECONDS, end - minute);
             if (from < to) {
                 long bits = to - from == 64 ? -1L : ((1L << (to - from)) - 1) << from;
-                coverage.merge(minute * 1000, bits, (a, b) -> a | b);
+                long minuteMillis = minute * 1000;
+                if (pendingMinute != minuteMillis) {
+                    coverage();
+                    pendingMinute = minuteMillis;
+                    pendingBits = 0;
+                }
+                pendingBits |= bits;
             }
         }
     }
 
     /** The first covered second at or after {@code fromSecond}, or {@link #NONE}. */
     long firstCoveredFrom(long fromSecond) {
-        for (Map.Entry<Long, Long> minute : coverage.tailMap(Math.floorDiv(fromSecond, MINUTE_SECONDS) * 1000L
+        for (Map.Entry<Long, Long> minute : coverage().tailMap(Math.floorDiv(fromSecond, MINUTE_SECONDS) * 1000L
                 * MINUTE_SECONDS, true).entrySet()) {
             long start = minute.getKey() / 1000;
             long bits = minute.getValue();
@@ -137,7 +189,7 @@ final class GpuState {
         long end = startMillis / 1000 + MINUTE_SECONDS;
         long unmonitored = 0;
         long cursor = settledUntil;
-        Map<Long, Long> due = coverage.headMap(startMillis, true);
+        Map<Long, Long> due = coverage().headMap(startMillis, true);
         for (Map.Entry<Long, Long> minute : due.entrySet()) {
             long start = minute.getKey() / 1000;
             long bits = minute.getValue();
@@ -194,8 +246,8 @@ final class GpuState {
                     }
                 }
             }
-            out.writeInt(state.coverage.size());
-            for (Map.Entry<Long, Long> entry : state.coverage.entrySet()) {
+            out.writeInt(state.coverage().size());
+            for (Map.Entry<Long, Long> entry : state.coverage().entrySet()) {
                 out.writeLong(entry.getKey());
                 out.writeLong(entry.getValue());
             }

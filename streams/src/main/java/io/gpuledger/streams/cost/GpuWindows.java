@@ -116,7 +116,8 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
         }
 
         UsageTotals charged = UsageTotals.ZERO.add(sample, priceOf(sample, at));
-        String gpu = record.key();
+        // Equal to the record key (ParseOrReject checked), and read as the same String as last time.
+        String gpu = sample.gpuUuid();
         GpuState state = stateOf(gpu, gpus.get(gpu));
         if (state == null) {
             state = new GpuState();
@@ -126,18 +127,20 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
             state.identity = identity;
             identities.put(gpu, identity);
         }
-        GpuState.Window window = state.windows.get(start);
-        if (window == null) {
-            window = new GpuState.Window();
-            state.windows.put(start, window);
-        }
+        GpuState.Window window = state.window(start);
         window.identity = identity;
         window.totals.add(charged);
-        window.changed = true;
+        if (!window.changed) {
+            // A window marked changed is already among the changed GPUs' (see sendUpdates).
+            window.changed = true;
+            changed.add(gpu);
+        }
         long end = sample.time().toEpochMilli();
         state.cover(end - Math.round(sample.intervalSeconds() * 1000), end);
-        gpus.put(gpu, state);
-        changed.add(gpu);
+        if (state.putFor != gpus.commits()) {
+            gpus.put(gpu, state);
+            state.putFor = gpus.commits();
+        }
         String[] partialKeys = window.partialKeys(start);
         if (window.partials == null) {
             window.partials = new PendingPartial[partialKeys.length];
@@ -148,8 +151,9 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
             if (partial == null || partial.sent) {
                 partial = pendingPartial(dimension, identity, partialKeys[d], start);
                 window.partials[d] = partial;
-            } else {
+            } else if (partial.putFor != partials.commits()) {
                 partials.put(partialKeys[d], partial);
+                partial.putFor = partials.commits();
             }
             partial.totals.add(charged);
             if (window.countIn(identity.rollupKeys[d])) {
@@ -180,6 +184,7 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
             partial = new PendingPartial(dimension, identity.idIn(dimension), minute, 0, new RunningTotals());
         }
         partials.put(key, partial);
+        partial.putFor = partials.commits();
         return partial;
     }
 
@@ -214,7 +219,7 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
             if (close(entry.getKey(), state, closeBefore)) {
                 gpus.put(entry.getKey(), state);
             }
-            if (state.windows.isEmpty() && state.coverage.isEmpty()
+            if (state.windows.isEmpty() && state.coverage().isEmpty()
                     && (state.settledUntil == GpuState.NONE
                         || closeBefore / 1000 - state.settledUntil > settings.maxGap().toSeconds())) {
                 forgotten.add(entry.getKey());
@@ -237,7 +242,7 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
                 minute = nextToSettle(state)) {
             closedAny = true;
             double unmonitored = state.settle(minute, settings.maxGap().toSeconds());
-            GpuState.Window window = state.windows.remove(minute);
+            GpuState.Window window = state.removeWindow(minute);
             GpuIdentity identity = window != null ? window.identity : state.identity;
             unmonitored *= identity.fraction;
             if (window == null && unmonitored == 0) {
@@ -326,8 +331,8 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
         if (!state.windows.isEmpty()) {
             next = state.windows.firstKey();
         }
-        if (!state.coverage.isEmpty()) {
-            next = Math.min(next, state.coverage.firstKey());
+        if (!state.coverage().isEmpty()) {
+            next = Math.min(next, state.coverage().firstKey());
         }
         if (state.settledUntil != GpuState.NONE) {
             long resumed = state.firstCoveredFrom(state.settledUntil);

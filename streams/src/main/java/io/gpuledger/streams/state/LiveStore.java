@@ -41,6 +41,7 @@ public final class LiveStore<V> implements StateStore, CachedStateStore<String, 
     private final Map<String, V> live = new HashMap<>();
     private final Set<String> changed = new HashSet<>();
     private boolean loaded;
+    private long commits;
 
     LiveStore(KeyValueStore<Bytes, byte[]> logged, Codec<V> codec) {
         this.logged = logged;
@@ -54,6 +55,7 @@ public final class LiveStore<V> implements StateStore, CachedStateStore<String, 
 
     @Override
     public void init(StateStoreContext context, StateStore root) {
+        commits++;
         live.clear();
         changed.clear();
         loaded = false;
@@ -63,6 +65,15 @@ public final class LiveStore<V> implements StateStore, CachedStateStore<String, 
     public V get(String key) {
         load();
         return live.get(key);
+    }
+
+    /**
+     * How many times this store has written its changes (or dropped them): a value put since the
+     * count last moved will be written at the next commit as it then stands, and need not be put
+     * again after each change until then.
+     */
+    public long commits() {
+        return commits;
     }
 
     public void put(String key, V value) {
@@ -106,6 +117,7 @@ public final class LiveStore<V> implements StateStore, CachedStateStore<String, 
     /** Drops what was not written: the task is closing without a commit, and will restore from the changelog. */
     @Override
     public void clearCache() {
+        commits++;
         live.clear();
         changed.clear();
         loaded = false;
@@ -124,6 +136,7 @@ public final class LiveStore<V> implements StateStore, CachedStateStore<String, 
     }
 
     private void writeChanges() {
+        commits++;
         for (String key : changed) {
             Bytes bytes = Bytes.wrap(key.getBytes(StandardCharsets.UTF_8));
             V value = live.get(key);

@@ -79,7 +79,7 @@ class GpuStateTest {
         read.attach(GpuIdentity.CODEC.fromBytes(GpuIdentity.CODEC.toBytes(latest)));
 
         assertThat(read.settledUntil).isEqualTo(state.settledUntil);
-        assertThat(read.coverage).isEqualTo(state.coverage);
+        assertThat(read.coverage()).isEqualTo(state.coverage());
         assertThat(read.identity.jobId).isEqualTo("job-b");
         assertThat(read.windows.get(T0).identity.jobId).isEqualTo("job-a");
         assertThat(read.windows.get(T0).identity.team).isEqualTo("team-x");
