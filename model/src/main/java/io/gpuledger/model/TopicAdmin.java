@@ -1,6 +1,8 @@
 package io.gpuledger.model;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -9,6 +11,11 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -56,12 +63,26 @@ public final class TopicAdmin {
     }
 
     /**
-     * Waits until every partition of the new topics has a leader the brokers know of. A producer
-     * writing at once to a partition whose leader is not yet in place is told NOT_LEADER; if its
-     * next batch then gets through before the first is retried, an idempotent producer retries the
-     * first forever with OUT_OF_ORDER_SEQUENCE_NUMBER (KAFKA-14359; seen with the demo's price feed
-     * on a freshly started broker).
+     * Waits until every partition of the new topics has a leader that answers as leader. A
+     * producer writing at once to a partition whose leader is not yet in place is told NOT_LEADER;
+     * if its next batch then gets through before the first is retried, an idempotent producer
+     * retries the first forever with OUT_OF_ORDER_SEQUENCE_NUMBER (KAFKA-14359; seen with the
+     * demo's price feed on a freshly started, busy broker). The metadata can name the leader
+     * before the leader has taken the partition up, so each partition's latest offset is asked
+     * for too: only the leader itself answers that.
      */
+    private static boolean answersAsLeader(Admin admin, List<String> topics)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (TopicDescription topic : admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).values()) {
+            for (TopicPartitionInfo partition : topic.partitions()) {
+                latest.put(new TopicPartition(topic.name(), partition.partition()), OffsetSpec.latest());
+            }
+        }
+        admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS);
+        return true;
+    }
+
     private static void awaitLeaders(Admin admin, List<String> topics)
             throws InterruptedException, TimeoutException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -71,11 +92,12 @@ public final class TopicAdmin {
                         .stream()
                         .flatMap(topic -> topic.partitions().stream())
                         .allMatch(partition -> partition.leader() != null && !partition.leader().isEmpty());
-                if (led) {
+                if (led && answersAsLeader(admin, topics)) {
                     return;
                 }
             } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)
+                        && !(e.getCause() instanceof RetriableException)) {
                     throw new IllegalStateException("cannot describe the new topics: " + e.getMessage(), e);
                 }
             }
