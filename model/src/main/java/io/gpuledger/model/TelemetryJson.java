@@ -180,8 +180,7 @@ public final class TelemetryJson {
     private static String text(JsonParser parser, Field<String> field) throws IOException {
         JsonToken token = parser.currentToken();
         if (token == JsonToken.VALUE_STRING) {
-            return RecentStrings.ofThisThread().of(parser.getTextCharacters(), parser.getTextOffset(),
-                    parser.getTextLength());
+            return parser.getText();
         }
         return token == JsonToken.VALUE_NULL ? null : field.databind(parser);
     }

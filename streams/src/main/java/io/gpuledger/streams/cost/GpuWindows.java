@@ -116,8 +116,7 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
         }
 
         UsageTotals charged = UsageTotals.ZERO.add(sample, priceOf(sample, at));
-        // Equal to the record key (ParseOrReject checked), and read as the same String as last time.
-        String gpu = sample.gpuUuid();
+        String gpu = record.key();
         GpuState state = stateOf(gpu, gpus.get(gpu));
         if (state == null) {
             state = new GpuState();
