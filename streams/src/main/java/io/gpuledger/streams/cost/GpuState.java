@@ -96,8 +96,7 @@ final class GpuState {
     /** Covered seconds of unsettled minutes by minute start (epoch millis): bit i is second i. */
     TreeMap<Long, Long> coverage() {
         if (pendingMinute != NONE) {
-            long bits = pendingBits;
-            coverage.merge(pendingMinute, bits, (a, b) -> a | b);
+            coverage.merge(pendingMinute, pendingBits, (a, b) -> a | b);
             pendingMinute = NONE;
         }
         return coverage;
