@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import io.gpuledger.model.TelemetrySample.Builder;
 import java.io.IOException;
 import java.lang.reflect.RecordComponent;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.Month;
@@ -100,6 +101,10 @@ public final class TelemetryJson {
     public static TelemetrySample read(byte[] json) {
         if (json == null || json.length == 0) {
             throw new InvalidRecordException(Json.ROOT, "empty record, expected a JSON TelemetrySample");
+        }
+        TelemetrySample canonical = Canonical.read(json);
+        if (canonical != null) {
+            return canonical;
         }
         try (JsonParser parser = FACTORY.createParser(json)) {
             // Correctly rounded like Double.parseDouble, so the same double for every number, in less time.
@@ -262,6 +267,232 @@ public final class TelemetryJson {
             value = value * 10 + (c - '0');
         }
         return value;
+    }
+
+    /**
+     * Samples exactly as the contract's writers write them: every field once, in the record's order,
+     * no white space, strings of printable ASCII without escapes, numbers in JSON's own grammar,
+     * instants in the contract's UTC form, known lifecycles. Read straight from the bytes, without
+     * a parser: most samples look like that. Anything else, even a space, is left to the parser
+     * ({@link #read} then goes on as if this did not exist), so the result, sample or refusal, is
+     * always the parser's. The values are set through the same builder, whose {@code build()}
+     * validates.
+     */
+    static final class Canonical {
+
+        /** Each field's name, quoted, with the colon after it and, from the second on, the comma before it. */
+        private static final byte[][] NAMES = new byte[FIELDS.size()][];
+        private static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
+        /** 1e0 to 1e22: the powers of ten that doubles hold exactly. */
+        private static final double[] POWERS_OF_TEN = new double[23];
+
+        static {
+            double power = 1;
+            for (int i = 0; i < POWERS_OF_TEN.length; i++) {
+                POWERS_OF_TEN[i] = power;
+                power *= 10;
+            }
+            for (int i = 0; i < FIELDS.size(); i++) {
+                NAMES[i] = ((i == 0 ? "{" : ",") + "\"" + FIELDS.get(i).name() + "\":").getBytes(StandardCharsets.US_ASCII);
+            }
+        }
+
+        private Canonical() {
+        }
+
+        /** The sample, or null when {@code json} is not in the canonical form. */
+        @SuppressWarnings("unchecked")
+        static TelemetrySample read(byte[] json) {
+            Builder builder = TelemetrySample.builder();
+            int at = 0;
+            for (int i = 0; i < FIELDS.size(); i++) {
+                byte[] name = NAMES[i];
+                if (!matches(json, at, name)) {
+                    return null;
+                }
+                at += name.length;
+                Field<Object> field = (Field<Object>) FIELDS.get(i);
+                Class<?> type = field.type();
+                int end;
+                Object value;
+                if (matches(json, at, NULL)) {
+                    if (type.isPrimitive()) {
+                        return null;
+                    }
+                    end = at + NULL.length;
+                    value = null;
+                } else {
+                    end = type == int.class ? integerEnd(json, at)
+                            : type == double.class || type == Double.class ? numberEnd(json, at)
+                            : stringEnd(json, at);
+                    value = end < 0 ? null : value(type, json, at, end);
+                    if (value == null) {
+                        return null;
+                    }
+                }
+                field.setter().accept(builder, value);
+                at = end;
+            }
+            return at == json.length - 1 && json[at] == '}' ? builder.build() : null;
+        }
+
+        /** The value of a field of {@code type} from {@code json[start, end)}, or null when the parser must judge it. */
+        private static Object value(Class<?> type, byte[] json, int start, int end) {
+            if (type == int.class) {
+                return Integer.parseInt(new String(json, start, end - start, StandardCharsets.US_ASCII));
+            }
+            if (type == double.class || type == Double.class) {
+                double number = decimal(json, start, end);
+                return Double.isInfinite(number) ? null : number;
+            }
+            String text = new String(json, start + 1, end - start - 2, StandardCharsets.US_ASCII);
+            if (type == String.class) {
+                return text;
+            }
+            if (type == Instant.class) {
+                return utcInstant(text);
+            }
+            try {
+                return Lifecycle.fromWire(text);
+            } catch (IllegalArgumentException unknown) {
+                return null;
+            }
+        }
+
+        /**
+         * The double nearest to the JSON number in {@code json[start, end)}. Agents write short decimals
+         * (0.8734, 612.4, 3.5357E10): with at most 15 significant digits and a power of ten up to 22 the
+         * digits and the power are both exact doubles, and one division or multiplication rounds
+         * correctly; {@link Double#parseDouble} reads anything else.
+         */
+        private static double decimal(byte[] json, int start, int end) {
+            int at = start;
+            boolean negative = json[at] == '-';
+            if (negative) {
+                at++;
+            }
+            long digits = 0;
+            int significant = 0;
+            int scale = 0;
+            boolean fraction = false;
+            for (; at < end && json[at] != 'e' && json[at] != 'E'; at++) {
+                byte b = json[at];
+                if (b == '.') {
+                    fraction = true;
+                    continue;
+                }
+                if (digits != 0 || b != '0') {
+                    significant++;
+                }
+                digits = digits * 10 + (b - '0');
+                if (fraction) {
+                    scale--;
+                }
+                if (significant > 15) {
+                    return Double.parseDouble(new String(json, start, end - start, StandardCharsets.US_ASCII));
+                }
+            }
+            if (at < end) {
+                int exponent = 0;
+                boolean below = json[++at] == '-';
+                if (json[at] == '-' || json[at] == '+') {
+                    at++;
+                }
+                for (; at < end; at++) {
+                    exponent = exponent * 10 + (json[at] - '0');
+                    if (exponent > 400) {
+                        return Double.parseDouble(new String(json, start, end - start, StandardCharsets.US_ASCII));
+                    }
+                }
+                scale += below ? -exponent : exponent;
+            }
+            if (scale < -22 || scale > 22) {
+                return Double.parseDouble(new String(json, start, end - start, StandardCharsets.US_ASCII));
+            }
+            double value = scale < 0 ? digits / POWERS_OF_TEN[-scale] : digits * POWERS_OF_TEN[scale];
+            return negative ? -value : value;
+        }
+
+        private static boolean matches(byte[] json, int at, byte[] expected) {
+            if (at + expected.length > json.length) {
+                return false;
+            }
+            for (int i = 0; i < expected.length; i++) {
+                if (json[at + i] != expected[i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** The end of a quoted string of printable ASCII without escapes starting at {@code at}, or -1. */
+        private static int stringEnd(byte[] json, int at) {
+            if (at >= json.length || json[at] != '"') {
+                return -1;
+            }
+            for (int i = at + 1; i < json.length; i++) {
+                byte b = json[i];
+                if (b == '"') {
+                    return i + 1;
+                }
+                if (b < 0x20 || b > 0x7e || b == '\\') {
+                    return -1;
+                }
+            }
+            return -1;
+        }
+
+        /** The end of a non-negative integer of at most nine digits, without leading zeros, or -1. */
+        private static int integerEnd(byte[] json, int at) {
+            int i = at;
+            while (i < json.length && i - at < 10 && isDigit(json[i])) {
+                i++;
+            }
+            boolean valid = i > at && i - at <= 9 && (json[at] != '0' || i - at == 1);
+            return valid ? i : -1;
+        }
+
+        /** The end of a number in JSON's grammar starting at {@code at}, or -1. */
+        private static int numberEnd(byte[] json, int at) {
+            int i = at;
+            if (i < json.length && json[i] == '-') {
+                i++;
+            }
+            int digits = i;
+            while (i < json.length && isDigit(json[i])) {
+                i++;
+            }
+            if (i == digits || json[digits] == '0' && i - digits > 1) {
+                return -1;
+            }
+            if (i < json.length && json[i] == '.') {
+                int fraction = ++i;
+                while (i < json.length && isDigit(json[i])) {
+                    i++;
+                }
+                if (i == fraction) {
+                    return -1;
+                }
+            }
+            if (i < json.length && (json[i] == 'e' || json[i] == 'E')) {
+                i++;
+                if (i < json.length && (json[i] == '+' || json[i] == '-')) {
+                    i++;
+                }
+                int exponent = i;
+                while (i < json.length && isDigit(json[i])) {
+                    i++;
+                }
+                if (i == exponent) {
+                    return -1;
+                }
+            }
+            return i;
+        }
+
+        private static boolean isDigit(byte b) {
+            return b >= '0' && b <= '9';
+        }
     }
 
     private static Map<String, Integer> positions() {

@@ -50,6 +50,56 @@ class TelemetryJsonTest {
     }
 
     @Test
+    void shouldReadSamplesAsWritersWriteThemStraightFromTheBytesAndAlikeToDatabind() {
+        Random random = new Random(20261201);
+        int canonical = 0;
+        for (int i = 0; i < 2_000; i++) {
+            // Half as agents write them (ASCII names), half with anything in their texts
+            TelemetrySample sample = variedSample(random);
+            if (i % 2 == 0) {
+                sample = sample.toBuilder().gpuModel(pick(random, null, "H100-80GB", "A100 SXM4 40GB"))
+                        .placement(new Placement("node-" + i, "i-0" + i, "p5.48xlarge", pick(random, "aws", "gcp"),
+                                "us-east-1", sample.lifecycle()))
+                        .jobId(pick(random, null, "", " ", "train-7b")).team(pick(random, null, "", "research"))
+                        .build();
+            }
+            byte[] json = Json.write(sample);
+
+            TelemetrySample read = TelemetryJson.Canonical.read(json);
+
+            if (read != null) {
+                canonical++;
+                assertThat(read).as(() -> text(json)).isEqualTo(Json.read(json, TelemetrySample.class));
+            }
+        }
+        assertThat(canonical).as("samples read without the parser").isGreaterThan(500);
+        assertThat(TelemetryJson.Canonical.read(FULL.getBytes(StandardCharsets.UTF_8)))
+                .isEqualTo(ContractFixtures.fullSample());
+    }
+
+    /** Anything but the writers' exact form is left to the parser, which then reads or refuses it as databind does. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', quoteCharacter = '^', value = {
+        "^{ => { ^", "^} => } ^", "\"gpuIndex\":3 => \"gpuIndex\":03", "\"gpuIndex\":3 => \"gpuIndex\":-3",
+        "\"gpuIndex\":3 => \"gpuIndex\":1234567890", "\"smActive\":0.8734 => \"smActive\":.5",
+        "\"smActive\":0.8734 => \"smActive\":1.", "\"smActive\":0.8734 => \"smActive\":01",
+        "\"smActive\":0.8734 => \"smActive\":null", "\"powerWatts\":612.4 => \"powerWatts\":1e400",
+        "\"powerWatts\":612.4 => \"powerWatts\":NaN", "\"powerWatts\":612.4 => \"powerWatts\":6e",
+        "\"team\":\"research\" => \"team\":\"re\\u0073earch\"", "\"team\":\"research\" => \"team\":\"équipe\"",
+        "\"lifecycle\":\"on-demand\" => \"lifecycle\":\"reserved-3y\"",
+        "\"time\":\"2026-11-30T10:00:00.123Z\" => \"time\":\"2026-11-30T12:00:00.123+02:00\"",
+        "\"gpuFraction\":0.42857142857142855} => \"gpuFraction\":0.42857142857142855,\"x\":1}",
+        "\"gpuFraction\":0.42857142857142855} => \"gpuFraction\":0.42857142857142855}}",
+        "\"host\":\"gpu-node-00017\", => ",
+    })
+    void shouldLeaveAnyOtherFormToTheParser(String edits) {
+        String json = edited(edits);
+
+        assertThat(TelemetryJson.Canonical.read(json.getBytes(StandardCharsets.UTF_8))).as(json).isNull();
+        assertSameVerdict(json);
+    }
+
+    @Test
     void shouldReadTheFullSampleAsTheDatabindReaderDoes() {
         byte[] json = FULL.getBytes(StandardCharsets.UTF_8);
 
