@@ -339,7 +339,11 @@ public final class TelemetryJson {
         /** The value of a field of {@code type} from {@code json[start, end)}, or null when the parser must judge it. */
         private static Object value(Class<?> type, byte[] json, int start, int end) {
             if (type == int.class) {
-                return Integer.parseInt(new String(json, start, end - start, StandardCharsets.US_ASCII));
+                int index = 0;
+                for (int i = start; i < end; i++) {
+                    index = index * 10 + (json[i] - '0');
+                }
+                return index;
             }
             if (type == double.class || type == Double.class) {
                 double number = decimal(json, start, end);
@@ -389,7 +393,7 @@ public final class TelemetryJson {
                     scale--;
                 }
                 if (significant > 15) {
-                    return Double.parseDouble(new String(json, start, end - start, StandardCharsets.US_ASCII));
+                    return parsed(json, start, end);
                 }
             }
             if (at < end) {
@@ -401,16 +405,20 @@ public final class TelemetryJson {
                 for (; at < end; at++) {
                     exponent = exponent * 10 + (json[at] - '0');
                     if (exponent > 400) {
-                        return Double.parseDouble(new String(json, start, end - start, StandardCharsets.US_ASCII));
+                        return parsed(json, start, end);
                     }
                 }
                 scale += below ? -exponent : exponent;
             }
             if (scale < -22 || scale > 22) {
-                return Double.parseDouble(new String(json, start, end - start, StandardCharsets.US_ASCII));
+                return parsed(json, start, end);
             }
             double value = scale < 0 ? digits / POWERS_OF_TEN[-scale] : digits * POWERS_OF_TEN[scale];
             return negative ? -value : value;
+        }
+
+        private static double parsed(byte[] json, int start, int end) {
+            return Double.parseDouble(new String(json, start, end - start, StandardCharsets.US_ASCII));
         }
 
         private static boolean matches(byte[] json, int at, byte[] expected) {

@@ -1,5 +1,6 @@
 package io.gpuledger.model;
 
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -71,16 +72,16 @@ public final class TopicAdmin {
      * before the leader has taken the partition up, so each partition's latest offset is asked
      * for too: only the leader itself answers that.
      */
-    private static boolean answersAsLeader(Admin admin, List<String> topics)
+    /** Asks each partition's leader for its latest offset; fails (retriably) while one is not leading yet. */
+    private static void askLeaders(Admin admin, Collection<TopicDescription> topics)
             throws InterruptedException, ExecutionException, TimeoutException {
         Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-        for (TopicDescription topic : admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).values()) {
+        for (TopicDescription topic : topics) {
             for (TopicPartitionInfo partition : topic.partitions()) {
                 latest.put(new TopicPartition(topic.name(), partition.partition()), OffsetSpec.latest());
             }
         }
         admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS);
-        return true;
     }
 
     private static void awaitLeaders(Admin admin, List<String> topics)
@@ -88,11 +89,13 @@ public final class TopicAdmin {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
             try {
-                boolean led = admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).values()
-                        .stream()
+                Collection<TopicDescription> described = admin.describeTopics(topics).allTopicNames()
+                        .get(30, TimeUnit.SECONDS).values();
+                boolean led = described.stream()
                         .flatMap(topic -> topic.partitions().stream())
                         .allMatch(partition -> partition.leader() != null && !partition.leader().isEmpty());
-                if (led && answersAsLeader(admin, topics)) {
+                if (led) {
+                    askLeaders(admin, described);
                     return;
                 }
             } catch (ExecutionException e) {
