@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.gpuledger.ingest.kafka.Producers;
 import io.gpuledger.model.Json;
+import io.gpuledger.model.CloudEvent;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
@@ -96,13 +97,13 @@ class EndToEndTest {
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         List<Recommendation> seen = new ArrayList<>();
-        try (KafkaConsumer<String, Recommendation> consumer = new KafkaConsumer<>(props,
+        try (KafkaConsumer<String, CloudEvent<Recommendation>> consumer = new KafkaConsumer<>(props,
                 Topics.RECOMMENDATIONS.keySerde().deserializer(), Topics.RECOMMENDATIONS.valueSerde().deserializer())) {
             consumer.subscribe(List.of(Topics.RECOMMENDATIONS.name()));
             await().atMost(Duration.ofSeconds(30)).until(() -> {
                 consumer.poll(Duration.ofMillis(200)).forEach(record -> {
-                    assertThat(record.key()).isEqualTo(record.value().target().id());
-                    seen.add(record.value());
+                    assertThat(record.key()).isEqualTo(record.value().data().target().id());
+                    seen.add(record.value().data());
                 });
                 return !seen.isEmpty();
             });

@@ -15,6 +15,7 @@ import java.util.List;
  * @param stepSeconds total wall time of those steps
  * @param commSeconds exposed (not overlapped with compute) collective-communication time within them
  * @param ncclBytes   bytes moved by collectives in the interval, if the job knows
+ * @param traits      what the job says about itself (workload, interruptible, memory); null when nothing
  */
 public record JobProgress(
         @JsonProperty(required = true) String jobId,
@@ -29,7 +30,8 @@ public record JobProgress(
         long steps,
         Double stepSeconds,
         Double commSeconds,
-        Double ncclBytes) {
+        Double ncclBytes,
+        JobTraits traits) {
 
     public JobProgress {
         Check.identity("jobId", jobId);

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.StreamWriteFeature;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -59,15 +60,21 @@ public final class Json {
      * @throws InvalidRecordException naming the field that is malformed, missing or out of range
      */
     public static <T> T read(byte[] json, Class<T> type) {
+        return read(json, MAPPER.constructType(type));
+    }
+
+    /** As {@link #read(byte[], Class)}, for a generic type such as a {@link CloudEvent} of some data. */
+    public static <T> T read(byte[] json, JavaType type) {
+        Class<?> raw = type.getRawClass();
         if (json == null || json.length == 0) {
-            throw new InvalidRecordException(ROOT, "empty record, expected a JSON " + type.getSimpleName());
+            throw new InvalidRecordException(ROOT, "empty record, expected a JSON " + raw.getSimpleName());
         }
         try {
             return MAPPER.readValue(json, type);
         } catch (JacksonException e) {
-            throw translate(e, type);
+            throw translate(e, raw);
         } catch (IOException e) {
-            throw new InvalidRecordException(ROOT, "unreadable " + type.getSimpleName() + ": " + e.getMessage(), e);
+            throw new InvalidRecordException(ROOT, "unreadable " + raw.getSimpleName() + ": " + e.getMessage(), e);
         }
     }
 

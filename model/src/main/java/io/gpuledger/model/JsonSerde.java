@@ -1,5 +1,6 @@
 package io.gpuledger.model;
 
+import com.fasterxml.jackson.databind.JavaType;
 import java.util.function.Function;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
@@ -11,7 +12,7 @@ import org.apache.kafka.common.serialization.Serializer;
  */
 public final class JsonSerde<T> implements Serde<T>, Serializer<T>, Deserializer<T> {
 
-    private final Class<T> type;
+    private final JavaType type;
     private final Function<T, byte[]> writer;
 
     public JsonSerde(Class<T> type) {
@@ -20,12 +21,18 @@ public final class JsonSerde<T> implements Serde<T>, Serializer<T>, Deserializer
 
     /** @param writer writes the same JSON as {@link Json#write}, faster (see {@link UsageJson}) */
     public JsonSerde(Class<T> type, Function<T, byte[]> writer) {
+        this(Json.MAPPER.constructType(type), writer);
+    }
+
+    private JsonSerde(JavaType type, Function<T, byte[]> writer) {
         this.type = type;
         this.writer = writer;
     }
 
-    public Class<T> type() {
-        return type;
+    /** The serde of {@link CloudEvent}s whose data is a {@code dataType}. */
+    public static <D> JsonSerde<CloudEvent<D>> cloudEvents(Class<D> dataType) {
+        return new JsonSerde<>(Json.MAPPER.getTypeFactory().constructParametricType(CloudEvent.class, dataType),
+                Json::write);
     }
 
     @Override

@@ -2,33 +2,48 @@ package io.gpuledger.model;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.Map;
 
 /**
  * A machine-actionable suggestion for rebalancing automation. Keyed on
- * {@link Topics#RECOMMENDATIONS} by {@code target.id}. The {@code id} is derived from the kind
- * and the target only, so the same situation always yields the same id: a consumer that has
- * acted on an id can ignore later records with it, and a newer record with the same id
- * supersedes the earlier one.
+ * {@link Topics#RECOMMENDATIONS} by {@code target.id}, inside a {@link CloudEvent}. The {@code id}
+ * is derived from the kind and the target only, so the same situation always yields the same id:
+ * a newer record with the same id supersedes the earlier one (a new {@code status}, a fresher
+ * {@code expiresAt}, new figures), and a consumer that has acted on an id can ignore later
+ * records of it.
  *
+ * @param status                 whether to act on it; {@link RecommendationStatus#WITHDRAWN} when the situation is over
+ * @param action                 what to do, as parameters automation can use without reading {@code summary}
+ *                               (e.g. {@code toInstanceType}, {@code instances}, {@code replacementPool})
+ * @param deadline               when acting stops making sense (the cloud's interruption time); null when none
  * @param estimatedMonthlySaving money saved per 30-day month if acted on, in {@code currency}
  * @param confidence             0–1: how sure the rule is that acting is right
+ * @param createdAt              when the situation was first seen; the same for every record of the id
+ * @param updatedAt              when this record was published
  * @param evidence               the figures the rule decided on, by name
  */
 public record Recommendation(
         @JsonProperty(required = true) int schemaVersion,
         @JsonProperty(required = true) String id,
         @JsonProperty(required = true) RecommendationKind kind,
+        RecommendationStatus status,
         @JsonProperty(required = true) Target target,
         @JsonProperty(required = true) String summary,
+        Map<String, Object> action,
+        Instant deadline,
         @JsonProperty(required = true) double estimatedMonthlySaving,
         String currency,
         @JsonProperty(required = true) double confidence,
         @JsonProperty(required = true) Instant createdAt,
+        Instant updatedAt,
         @JsonProperty(required = true) Instant expiresAt,
         Map<String, Object> evidence) {
 
     public static final int SCHEMA_VERSION = 1;
+
+    /** Hours in the 30-day month that savings are quoted for. */
+    public static final double HOURS_PER_MONTH = 720;
 
     public Recommendation {
         if (schemaVersion < 1) {
@@ -36,16 +51,45 @@ public record Recommendation(
         }
         Check.present("id", id);
         Check.present("kind", kind);
+        status = status == null ? RecommendationStatus.OPEN : status;
         Check.present("target", target);
         Check.present("summary", summary);
+        action = action == null ? Map.of() : Map.copyOf(action);
+        if (deadline != null) {
+            Check.instant("deadline", deadline);
+        }
         Check.nonNegative("estimatedMonthlySaving", estimatedMonthlySaving);
         if (currency != null) {
             Check.currency("currency", currency);
         }
         Check.ratio("confidence", confidence);
         Check.instant("createdAt", createdAt);
+        updatedAt = updatedAt == null ? createdAt : updatedAt;
+        Check.instant("updatedAt", updatedAt);
         Check.instant("expiresAt", expiresAt);
         evidence = evidence == null ? Map.of() : Map.copyOf(evidence);
+    }
+
+    /** A new, open recommendation of {@code kind} for {@code target}, first seen and published {@code now}. */
+    public static Recommendation open(RecommendationKind kind, Target target, String summary,
+            Map<String, Object> action, Instant deadline, double estimatedMonthlySaving, String currency,
+            double confidence, Instant now, Instant expiresAt, Map<String, Object> evidence) {
+        return new Recommendation(SCHEMA_VERSION, idFor(kind, target), kind, RecommendationStatus.OPEN, target,
+                summary, action, deadline, estimatedMonthlySaving, currency, confidence, now, now, expiresAt,
+                evidence);
+    }
+
+    /** This recommendation in {@code newStatus}, published {@code now}, served until {@code expiresAt}. */
+    public Recommendation withStatus(RecommendationStatus newStatus, Instant now, Instant newExpiresAt) {
+        return new Recommendation(schemaVersion, id, kind, newStatus, target, summary, action, deadline,
+                estimatedMonthlySaving, currency, confidence, createdAt, now, newExpiresAt, evidence);
+    }
+
+    /** The same situation seen again: the figures of {@code fresher}, the first-seen time of this one. */
+    public Recommendation supersededBy(Recommendation fresher) {
+        return new Recommendation(fresher.schemaVersion, id, kind, fresher.status, fresher.target, fresher.summary,
+                fresher.action, fresher.deadline, fresher.estimatedMonthlySaving, fresher.currency,
+                fresher.confidence, createdAt, fresher.updatedAt, fresher.expiresAt, fresher.evidence);
     }
 
     /** The deterministic id of the recommendation of {@code kind} for {@code target}. */
@@ -54,7 +98,7 @@ public record Recommendation(
     }
 
     public static String idFor(RecommendationKind kind, String targetType, String targetId) {
-        return kind.name().toLowerCase(java.util.Locale.ROOT) + ":" + targetType + ":" + targetId;
+        return kind.name().toLowerCase(Locale.ROOT) + ":" + targetType + ":" + targetId;
     }
 
     /**
@@ -73,7 +117,22 @@ public record Recommendation(
 
         public Target {
             Check.identity("target.type", type);
-            Check.identity("target.id", id);
+            // A pool's id is its offer key, which holds the key separator: present and bounded is enough.
+            if (id == null || id.isBlank()) {
+                throw new InvalidRecordException("target.id", "is required");
+            }
+            if (id.length() > 1024) {
+                throw new InvalidRecordException("target.id", "is longer than 1024 characters");
+            }
+        }
+
+        public static Target job(String jobId) {
+            return new Target("job", jobId, null, null, null, null, null, null);
+        }
+
+        public static Target pool(Offer pool) {
+            return new Target("pool", pool.key(), null, null, pool.provider(), pool.region(), pool.instanceType(),
+                    pool.lifecycle());
         }
     }
 }

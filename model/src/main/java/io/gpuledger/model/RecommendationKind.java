@@ -2,6 +2,16 @@ package io.gpuledger.model;
 
 /** What a recommendation asks automation to do. */
 public enum RecommendationKind {
+    /** Move the jobs off an instance the cloud is taking back, before its deadline. */
+    EVACUATE,
     /** Give back a GPU that has been idle for a sustained period. */
-    RECLAIM_IDLE
+    RECLAIM_IDLE,
+    /** Run a job on another instance type where its work costs less. */
+    SWITCH_INSTANCE_TYPE,
+    /** Reserve the baseline of a pool that runs on demand above the reservation's break-even. */
+    RESERVE_CAPACITY,
+    /** Run an interruptible on-demand job on spot, where the saving outweighs the expected interruptions. */
+    MOVE_TO_SPOT,
+    /** Cut the communication overhead of a job that spends too much of each step waiting on collectives. */
+    REDUCE_COMMUNICATION
 }

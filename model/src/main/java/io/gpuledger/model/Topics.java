@@ -36,9 +36,22 @@ public final class Topics {
     public static final Topic<String, byte[]> JOB_PROGRESS_DEAD_LETTERS = new Topic<>(
             "gpu.job-progress.dlq.v1", Serdes.String(), Serdes.ByteArray(), Map.of());
 
-    /** Recommendations for automation; key: the target's id. */
-    public static final Topic<String, Recommendation> RECOMMENDATIONS = new Topic<>(
-            "gpu.recommendations.v1", Serdes.String(), new JsonSerde<>(Recommendation.class), Map.of());
+    /**
+     * Recommendations for automation, each a {@link CloudEvent} (structured mode) whose data is a
+     * {@link Recommendation}; key: the target's id. Every change of a recommendation is a new
+     * record with the same recommendation id; the alert service reads the topic back at start.
+     */
+    public static final Topic<String, CloudEvent<Recommendation>> RECOMMENDATIONS = new Topic<>(
+            "gpu.recommendations.v1", Serdes.String(), JsonSerde.cloudEvents(Recommendation.class), Map.of());
+
+    /** Cost anomalies for finance; key: {@code <dimension>|<subject>} ({@link CostAnomaly#key()}). */
+    public static final Topic<String, CostAnomaly> COST_ANOMALIES = new Topic<>(
+            "cost.anomalies.v1", Serdes.String(), new JsonSerde<>(CostAnomaly.class), Map.of());
+
+    /** Which anomalies reached which webhook receiver; compacted, read back by the alert service at start. */
+    public static final Topic<String, WebhookDelivery> WEBHOOK_DELIVERIES = new Topic<>(
+            "alerts.webhook-deliveries.v1", Serdes.String(), new JsonSerde<>(WebhookDelivery.class),
+            Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
 
     /** Work reports of jobs, one per node and interval; key: job id. */
     public static final Topic<String, JobProgress> JOB_PROGRESS = new Topic<>(
@@ -75,7 +88,8 @@ public final class Topics {
             "gpu.usage.dlq.v1", Serdes.String(), Serdes.ByteArray(), Map.of());
 
     public static final List<Topic<?, ?>> ALL = List.of(
-            TELEMETRY, PRICES, USAGE, ROLLUPS, JOB_ECONOMICS, RECOMMENDATIONS, JOB_PROGRESS, CAPACITY_EVENTS,
+            TELEMETRY, PRICES, USAGE, ROLLUPS, JOB_ECONOMICS, RECOMMENDATIONS, COST_ANOMALIES, WEBHOOK_DELIVERIES,
+            JOB_PROGRESS, CAPACITY_EVENTS,
             CAPACITY_EVENTS_ENRICHED, TELEMETRY_DEAD_LETTERS, JOB_PROGRESS_DEAD_LETTERS, CAPACITY_EVENT_DEAD_LETTERS,
             USAGE_DEAD_LETTERS);
 

@@ -16,20 +16,31 @@ class SerdeRoundTripTest {
         GpuUsage usage = GpuUsage.empty(sample(), T0, T0.plusSeconds(60), "USD").add(sample(), 4.09625);
         UsageRollup rollup = new UsageRollup(UsageRollup.Dimension.JOB, "train-llm", T0, T0.plusSeconds(60), "USD", 1,
                 usage.totals());
-        Recommendation recommendation = new Recommendation(Recommendation.SCHEMA_VERSION,
-                "reclaim_idle:gpu:GPU-1", RecommendationKind.RECLAIM_IDLE,
+        Recommendation recommendation = Recommendation.open(RecommendationKind.RECLAIM_IDLE,
                 new Recommendation.Target("gpu", "GPU-1", "node-a1", "i-0abc", "aws", "us-east-1", "p4d.24xlarge",
                         Lifecycle.ON_DEMAND),
-                "GPU idle", 2949.3, "USD", 0.9, T0, T0.plusSeconds(600), Map.of("smActive", 0.01));
+                "GPU idle", Map.of("release", "GPU-1"), null, 2949.3, "USD", 0.9, T0, T0.plusSeconds(600),
+                Map.of("smActive", 0.01));
+        CloudEvent<Recommendation> event = CloudEvent.of(recommendation.id() + "@1", "/gpu-ledger/alerts",
+                "io.gpuledger.recommendation.v1", "gpu/GPU-1", T0, "urn:gpuledger:schema:recommendation:1",
+                recommendation);
+        CostAnomaly anomaly = new CostAnomaly(CostAnomaly.SCHEMA_VERSION,
+                CostAnomaly.idFor(AnomalyKind.SPEND_RATE, "team", "research", T0), AnomalyKind.SPEND_RATE, "team",
+                "research", CostAnomaly.Severity.WARNING, "spend per hour", 100, 160, 60,
+                CostAnomaly.percentAbove(100, 160), "USD", T0, T0.plusSeconds(60), T0.plusSeconds(61),
+                new CostAnomaly.Cause("job", "train-llm", 55, 0.92), "research spends 60% above its baseline",
+                Map.of("mad", 4.5));
 
         assertThat(roundTrip(Topics.TELEMETRY, sample())).isEqualTo(sample());
         assertThat(roundTrip(Topics.PRICES, quote())).isEqualTo(quote());
         assertThat(roundTrip(Topics.USAGE, usage)).isEqualTo(usage);
         assertThat(roundTrip(Topics.ROLLUPS, rollup)).isEqualTo(rollup);
-        assertThat(roundTrip(Topics.RECOMMENDATIONS, recommendation)).isEqualTo(recommendation);
+        assertThat(roundTrip(Topics.RECOMMENDATIONS, event)).isEqualTo(event);
+        assertThat(roundTrip(Topics.COST_ANOMALIES, anomaly)).isEqualTo(anomaly);
 
         JobProgress progress = new JobProgress("train-llm", "research", "node-a1", "i-0abc",
-                java.util.List.of("GPU-1", "GPU-2"), T0, 10, 1_048_576, "tokens", 12, 9.6, 3.1, 4.2e9);
+                java.util.List.of("GPU-1", "GPU-2"), T0, 10, 1_048_576, "tokens", 12, 9.6, 3.1, 4.2e9,
+                new JobTraits("llama-7b", true, 1800.0, 6.0e10));
         CapacityEvent notice = new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
                 CapacityEvent.idOf("aws", "i-0abc", CapacityEventKind.SPOT_INTERRUPTION, "2026-03-01T12:02:00Z"),
                 "aws", "us-east-1", "i-0abc", "p4d.24xlarge", "node-a1", Lifecycle.SPOT,

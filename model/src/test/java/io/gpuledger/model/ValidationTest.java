@@ -73,7 +73,7 @@ class ValidationTest {
     @Test
     void shouldRejectAJobReportWhoseCommunicationOutlastsItsSteps() {
         assertThatThrownBy(() -> new JobProgress("job", null, "node", "i-1", null, ContractFixtures.T0, 10, 5,
-                "tokens", 3, 2.0, 2.5, null))
+                "tokens", 3, 2.0, 2.5, null, null))
                 .isInstanceOf(InvalidRecordException.class)
                 .hasMessageStartingWith("commSeconds:");
     }

@@ -15,9 +15,6 @@ import java.util.Optional;
  */
 public final class IdleGpuRule {
 
-    /** Hours in the 30-day month that savings are quoted for. */
-    static final double HOURS_PER_MONTH = 720;
-
     private final double smActiveThreshold;
     private final double minObservedSeconds;
     private final Duration ttl;
@@ -56,13 +53,13 @@ public final class IdleGpuRule {
         // says more than half a minute of it.
         double coverage = Math.min(1, usage.secondsObserved() / windowSeconds(usage));
         double confidence = 0.5 + 0.4 * coverage;
-        return Optional.of(new Recommendation(Recommendation.SCHEMA_VERSION,
-                Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, target), RecommendationKind.RECLAIM_IDLE,
-                target,
+        return Optional.of(Recommendation.open(RecommendationKind.RECLAIM_IDLE, target,
                 String.format("GPU %s on %s (%s) is idle: SM activity %.1f%% below %.0f%%; reclaiming it saves %.2f %s per hour",
                         usage.gpuIndex(), usage.host(), usage.instanceType(), usage.smActive() * 100,
                         smActiveThreshold * 100, costPerHour, usage.currency() == null ? "" : usage.currency()),
-                costPerHour * HOURS_PER_MONTH, usage.currency(), confidence, now, now.plus(ttl), evidence));
+                Map.of("release", "gpu", "gpuUuid", usage.gpuUuid(), "instanceId", usage.instanceId()), null,
+                costPerHour * Recommendation.HOURS_PER_MONTH, usage.currency(), confidence, now, now.plus(ttl),
+                evidence));
     }
 
     private static double windowSeconds(GpuUsage usage) {

@@ -3,6 +3,8 @@ package io.gpuledger.alerts.usage;
 import io.gpuledger.alerts.metrics.GpuMetrics;
 import io.gpuledger.alerts.recommend.IdleGpuRule;
 import io.gpuledger.alerts.recommend.RecommendationBook;
+import io.gpuledger.alerts.recommend.RecommendationEvents;
+import io.gpuledger.model.CloudEvent;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.Json;
@@ -54,7 +56,7 @@ public class UsagePipeline {
     private volatile boolean running;
     private Thread worker;
     private KafkaConsumer<String, byte[]> consumer;
-    private KafkaProducer<String, Recommendation> producer;
+    private KafkaProducer<String, CloudEvent<Recommendation>> producer;
 
     public UsagePipeline(
             @ConfigProperty(name = "kafka.bootstrap.servers") String bootstrapServers,
@@ -150,7 +152,7 @@ public class UsagePipeline {
         idleRule.evaluate(usage, now).ifPresentOrElse(recommendation -> {
             if (book.offer(recommendation, now)) {
                 producer.send(new ProducerRecord<>(Topics.RECOMMENDATIONS.name(), recommendation.target().id(),
-                        recommendation));
+                        RecommendationEvents.envelope(recommendation)));
                 idleRecommendations.increment();
             }
         }, () -> {

@@ -65,6 +65,6 @@ public record SimulatedInstance(int serial, Placement placement, SimulatedJob jo
         Double ncclBytes = training ? round.steps() * count * job.ncclBytesPerGpuStep() : null;
         return new JobProgress(job.id(), job.team(), placement.host(), placement.instanceId(), gpuUuids(), end,
                 intervalSeconds, round.steps() * count * job.unitsPerGpuStep(), job.unit(), round.steps(),
-                stepSeconds, commSeconds, ncclBytes);
+                stepSeconds, commSeconds, ncclBytes, job.traits());
     }
 }

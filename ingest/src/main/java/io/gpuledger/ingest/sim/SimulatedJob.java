@@ -1,5 +1,6 @@
 package io.gpuledger.ingest.sim;
 
+import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Offer;
 
 /**
@@ -52,6 +53,20 @@ public record SimulatedJob(
 
     public boolean idle() {
         return workload.idle();
+    }
+
+    /**
+     * What the job says of itself in its work reports: training checkpoints (every 30 minutes)
+     * and survives an interruption, serving does not; its workload is named by kind and unit so
+     * that alike jobs on different pools can be compared.
+     */
+    public JobTraits traits() {
+        if (!reportsWork || unit == null) {
+            return null;
+        }
+        boolean checkpoints = workload.training();
+        return new JobTraits(workload.jobIdPrefix() + "-" + unit, checkpoints, checkpoints ? 1800.0 : null,
+                Math.floor(GpuSpecs.memoryBytes(gpuModel) * memoryShare));
     }
 
     /** The job id its GPUs report: none for spare capacity, which the contract then calls {@code unknown}. */

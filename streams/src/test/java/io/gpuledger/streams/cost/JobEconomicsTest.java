@@ -58,9 +58,9 @@ class JobEconomicsTest {
         send(sample("GPU-b", "node-b", "llm", T0.plusSeconds(60)));
         // When each host reports its tokens and its exposed communication time
         report(new JobProgress("llm", "research", "node-a", "i-node-a", List.of("GPU-a"), T0.plusSeconds(60), 60,
-                3_000_000, "tokens", 30, 60.0, 18.0, 1.2e10));
+                3_000_000, "tokens", 30, 60.0, 18.0, 1.2e10, null));
         report(new JobProgress("llm", "research", "node-b", "i-node-b", List.of("GPU-b"), T0.plusSeconds(60), 60,
-                1_000_000, "tokens", 30, 60.0, 12.0, 1.2e10));
+                1_000_000, "tokens", 30, 60.0, 12.0, 1.2e10, null));
 
         // Then cost per million tokens, tokens per GPU-second and the overhead ratio cover both hosts
         JobEconomics minute = latest().get("llm@" + T0);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.JobProgress;
+import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Placement;
 import java.time.Clock;
@@ -36,7 +37,16 @@ public final class ProgressReports {
             Double commSeconds,
             Double ncclBytes,
             List<JsonNode> gpus,
-            Double intervalSeconds) {
+            Double intervalSeconds,
+            String workload,
+            Boolean interruptible,
+            Double checkpointIntervalSeconds,
+            Double peakMemoryBytes) {
+
+        JobTraits traits() {
+            JobTraits traits = new JobTraits(workload, interruptible, checkpointIntervalSeconds, peakMemoryBytes);
+            return traits.equals(JobTraits.NONE) ? null : traits;
+        }
     }
 
     /** A job's claim on a GPU, as of its last report. */
@@ -91,7 +101,7 @@ public final class ProgressReports {
         JobProgress progress = new JobProgress(report.jobId(), report.team(), placement.host(),
                 placement.instanceId(), gpuUuids, now, interval, report.workUnits(), report.unit(),
                 report.steps() == null ? 0 : report.steps(), report.stepSeconds(), report.commSeconds(),
-                report.ncclBytes());
+                report.ncclBytes(), report.traits());
         lastReport.put(progress.jobId(), now);
         for (String gpu : gpuRefs) {
             claims.put(gpu, new Claim(progress.jobId(), progress.team(), now));

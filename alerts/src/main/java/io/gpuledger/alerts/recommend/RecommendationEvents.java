@@ -1,0 +1,26 @@
+package io.gpuledger.alerts.recommend;
+
+import io.gpuledger.model.CloudEvent;
+import io.gpuledger.model.Recommendation;
+
+/**
+ * The CloudEvents envelope of recommendations on {@code gpu.recommendations.v1}: one event per
+ * published state of a recommendation, so the event id is the recommendation id with the time and
+ * status of that state (a redelivery of the same record keeps it).
+ */
+public final class RecommendationEvents {
+
+    public static final String SOURCE = "/gpu-ledger/alerts";
+    public static final String TYPE = "io.gpuledger.recommendation.v1";
+    public static final String DATA_SCHEMA = "urn:gpuledger:schema:recommendation:" + Recommendation.SCHEMA_VERSION;
+
+    private RecommendationEvents() {
+    }
+
+    public static CloudEvent<Recommendation> envelope(Recommendation recommendation) {
+        String eventId = recommendation.id() + "@" + recommendation.updatedAt().toEpochMilli() + ":"
+                + recommendation.status().wire();
+        String subject = recommendation.target().type() + "/" + recommendation.target().id();
+        return CloudEvent.of(eventId, SOURCE, TYPE, subject, recommendation.updatedAt(), DATA_SCHEMA, recommendation);
+    }
+}

@@ -1,0 +1,13 @@
+package io.gpuledger.model;
+
+/** What a cost anomaly is about. */
+public enum AnomalyKind {
+    /** A team's, job's or pool's spend rate is far from its own recent baseline. */
+    SPEND_RATE,
+    /** A team's or project's month-end spend, forecast from its spend so far, exceeds its budget. */
+    BUDGET_BURN,
+    /** A spot price jumped by more than the threshold. */
+    PRICE_SPIKE,
+    /** A job's cost per 1M work units got worse than its own baseline. */
+    COST_PER_THROUGHPUT
+}

@@ -1,0 +1,98 @@
+package io.gpuledger.model;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Something finance should look at: spend, a forecast, a price or a cost per unit of work far from
+ * what was expected. Keyed on {@link Topics#COST_ANOMALIES} by {@code <dimension>|<subject>}. The
+ * {@code id} is derived from the kind, the subject and the window only, so one anomaly is one id
+ * however often it is detected (and is delivered to a webhook once).
+ *
+ * @param dimension     what {@code subject} is: {@code team}, {@code job}, {@code pool}, {@code project} or {@code offer}
+ * @param measure       what {@code expected} and {@code actual} measure, in words ({@code spend per hour},
+ *                      {@code month-end spend}, {@code price per instance-hour}, {@code cost per 1M tokens})
+ * @param impact        actual − expected, in {@code currency}, in the unit of {@code measure}
+ * @param impactPercent impact as a percentage of expected; null when nothing was expected
+ * @param rootCause     the part of the subject that accounts for most of the impact; null when not known
+ */
+public record CostAnomaly(
+        @JsonProperty(required = true) int schemaVersion,
+        @JsonProperty(required = true) String id,
+        @JsonProperty(required = true) AnomalyKind kind,
+        @JsonProperty(required = true) String dimension,
+        @JsonProperty(required = true) String subject,
+        @JsonProperty(required = true) Severity severity,
+        @JsonProperty(required = true) String measure,
+        double expected,
+        double actual,
+        double impact,
+        Double impactPercent,
+        @JsonProperty(required = true) String currency,
+        @JsonProperty(required = true) Instant windowStart,
+        @JsonProperty(required = true) Instant windowEnd,
+        @JsonProperty(required = true) Instant detectedAt,
+        Cause rootCause,
+        @JsonProperty(required = true) String summary,
+        Map<String, Object> evidence) {
+
+    public static final int SCHEMA_VERSION = 1;
+
+    public enum Severity {
+        WARNING, CRITICAL
+    }
+
+    /**
+     * A part of the anomaly's subject (a job of a team, a pool of a job) and the share of the
+     * impact it accounts for.
+     */
+    public record Cause(String dimension, String id, double impact, double share) {
+        public Cause {
+            Check.present("rootCause.dimension", dimension);
+            Check.present("rootCause.id", id);
+            Check.finite("rootCause.impact", impact);
+            Check.finite("rootCause.share", share);
+        }
+    }
+
+    public CostAnomaly {
+        if (schemaVersion < 1) {
+            throw new InvalidRecordException("schemaVersion", "must be at least 1, was " + schemaVersion);
+        }
+        Check.present("id", id);
+        Check.present("kind", kind);
+        Check.identity("dimension", dimension);
+        Check.present("subject", subject);
+        Check.present("severity", severity);
+        Check.present("measure", measure);
+        Check.finite("expected", expected);
+        Check.finite("actual", actual);
+        Check.finite("impact", impact);
+        if (impactPercent != null) {
+            Check.finite("impactPercent", impactPercent);
+        }
+        Check.currency("currency", currency);
+        Check.instant("windowStart", windowStart);
+        Check.instant("windowEnd", windowEnd);
+        Check.instant("detectedAt", detectedAt);
+        Check.present("summary", summary);
+        evidence = evidence == null ? Map.of() : Map.copyOf(evidence);
+    }
+
+    /** The deterministic id of an anomaly of {@code kind} for a subject, in the window starting at {@code windowStart}. */
+    public static String idFor(AnomalyKind kind, String dimension, String subject, Instant windowStart) {
+        return kind.name().toLowerCase(Locale.ROOT) + ":" + dimension + ":" + subject + ":" + windowStart;
+    }
+
+    /** {@code <dimension>|<subject>}: the key on {@link Topics#COST_ANOMALIES}. */
+    public String key() {
+        return dimension + Check.KEY_SEPARATOR + subject;
+    }
+
+    /** The percentage {@code actual} lies above {@code expected}; null when nothing was expected. */
+    public static Double percentAbove(double expected, double actual) {
+        return expected == 0 ? null : (actual - expected) / expected * 100;
+    }
+}
