@@ -87,11 +87,22 @@ public final class Topics {
     public static final Topic<String, byte[]> USAGE_DEAD_LETTERS = new Topic<>(
             "gpu.usage.dlq.v1", Serdes.String(), Serdes.ByteArray(), Map.of());
 
+    /**
+     * Records on the alert service's input topics that it could not read, as received, with
+     * {@link DeadLetters} headers.
+     */
+    public static final Topic<String, byte[]> ALERTS_DEAD_LETTERS = new Topic<>(
+            "gpu.alerts.dlq.v1", Serdes.String(), Serdes.ByteArray(), Map.of());
+
+    /** The dead-letter topics of every stage. */
+    public static final List<Topic<String, byte[]>> DEAD_LETTERS = List.of(TELEMETRY_DEAD_LETTERS,
+            JOB_PROGRESS_DEAD_LETTERS, CAPACITY_EVENT_DEAD_LETTERS, USAGE_DEAD_LETTERS, ALERTS_DEAD_LETTERS);
+
     public static final List<Topic<?, ?>> ALL = List.of(
             TELEMETRY, PRICES, USAGE, ROLLUPS, JOB_ECONOMICS, RECOMMENDATIONS, COST_ANOMALIES, WEBHOOK_DELIVERIES,
             JOB_PROGRESS, CAPACITY_EVENTS,
             CAPACITY_EVENTS_ENRICHED, TELEMETRY_DEAD_LETTERS, JOB_PROGRESS_DEAD_LETTERS, CAPACITY_EVENT_DEAD_LETTERS,
-            USAGE_DEAD_LETTERS);
+            USAGE_DEAD_LETTERS, ALERTS_DEAD_LETTERS);
 
     private Topics() {
     }

@@ -1,28 +1,110 @@
 package io.gpuledger.alerts.api;
 
-import io.gpuledger.alerts.recommend.RecommendationBook;
+import io.gpuledger.alerts.AlertService;
 import io.gpuledger.model.Json;
+import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationKind;
+import io.gpuledger.model.RecommendationStatus;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.NotFoundException;
+import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.MediaType;
-import java.time.Clock;
+import jakarta.ws.rs.core.Response;
+import java.util.Optional;
+import java.util.function.Predicate;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
-/** {@code GET /api/recommendations}: the live recommendations, in the same JSON as on the topic. */
+/**
+ * {@code /api/recommendations}: the live recommendations, in the same JSON as the {@code data} of
+ * the records on {@code gpu.recommendations.v1}, and the decisions people take on them.
+ */
 @Path("/api/recommendations")
+@Produces(MediaType.APPLICATION_JSON)
+@Tag(name = "recommendations")
 public class RecommendationResource {
 
-    private final RecommendationBook book;
-    private final Clock clock;
+    private final AlertService service;
 
-    public RecommendationResource(RecommendationBook book, Clock clock) {
-        this.book = book;
-        this.clock = clock;
+    public RecommendationResource(AlertService service) {
+        this.service = service;
     }
 
     @GET
-    @Produces(MediaType.APPLICATION_JSON)
-    public String list() {
-        return Json.writeString(book.current(clock.instant()));
+    @Operation(summary = "Unexpired recommendations, the largest saving first")
+    public String list(
+            @Parameter(description = "only this kind, e.g. EVACUATE") @QueryParam("kind") String kind,
+            @Parameter(description = "only this target id (GPU UUID, instance id, job id or pool key)")
+            @QueryParam("target") String target,
+            @Parameter(description = "only this status: open, withdrawn, acknowledged or dismissed")
+            @QueryParam("status") String status) {
+        Predicate<Recommendation> filter = r -> true;
+        if (kind != null && !kind.isBlank()) {
+            RecommendationKind wanted = parse(() -> RecommendationKind.valueOf(kind.trim().toUpperCase()),
+                    "kind", kind);
+            filter = filter.and(r -> r.kind() == wanted);
+        }
+        if (target != null && !target.isBlank()) {
+            filter = filter.and(r -> r.target().id().equals(target));
+        }
+        if (status != null && !status.isBlank()) {
+            RecommendationStatus wanted = parse(() -> RecommendationStatus.fromWire(status.trim()), "status", status);
+            filter = filter.and(r -> r.status() == wanted);
+        }
+        return Json.writeString(service.desk().list(filter));
+    }
+
+    @GET
+    @Path("/{id}")
+    @Operation(summary = "One recommendation by id, in whatever state")
+    @APIResponse(responseCode = "404", description = "no unexpired recommendation has this id")
+    public String get(@PathParam("id") String id) {
+        return Json.writeString(service.desk().get(id).orElseThrow(() -> notFound(id)));
+    }
+
+    @POST
+    @Path("/{id}/ack")
+    @Operation(summary = "Say the recommendation is being acted on; published on the topic as acknowledged")
+    @APIResponse(responseCode = "401", description = "missing or wrong bearer token")
+    @APIResponse(responseCode = "404", description = "no open recommendation has this id")
+    public String acknowledge(@PathParam("id") String id) {
+        return decided(id, service.desk().acknowledge(id));
+    }
+
+    @POST
+    @Path("/{id}/dismiss")
+    @Operation(summary = "Say not to act on the recommendation; the same situation stays quiet until it expires")
+    @APIResponse(responseCode = "401", description = "missing or wrong bearer token")
+    @APIResponse(responseCode = "404", description = "no unexpired, unwithdrawn recommendation has this id")
+    public String dismiss(@PathParam("id") String id) {
+        return decided(id, service.desk().dismiss(id));
+    }
+
+    private String decided(String id, Optional<Recommendation> decision) {
+        Recommendation recommendation = decision.orElseThrow(() -> notFound(id));
+        service.desk().flush();
+        return Json.writeString(recommendation);
+    }
+
+    private static NotFoundException notFound(String id) {
+        return new NotFoundException(Response.status(Response.Status.NOT_FOUND).type(MediaType.APPLICATION_JSON)
+                .entity(Problems.json("no such recommendation to act on: " + id)).build());
+    }
+
+    private static <T> T parse(java.util.function.Supplier<T> parser, String field, String value) {
+        try {
+            return parser.get();
+        } catch (IllegalArgumentException e) {
+            throw new WebApplicationException(Response.status(Response.Status.BAD_REQUEST)
+                    .type(MediaType.APPLICATION_JSON).entity(Problems.json("unknown " + field + " '" + value + "'"))
+                    .build());
+        }
     }
 }

@@ -2,6 +2,9 @@ package io.gpuledger.alerts.recommend;
 
 import io.gpuledger.model.CloudEvent;
 import io.gpuledger.model.Recommendation;
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
  * The CloudEvents envelope of recommendations on {@code gpu.recommendations.v1}: one event per
@@ -15,6 +18,12 @@ public final class RecommendationEvents {
     public static final String DATA_SCHEMA = "urn:gpuledger:schema:recommendation:" + Recommendation.SCHEMA_VERSION;
 
     private RecommendationEvents() {
+    }
+
+    /** The Kafka headers of a structured-mode CloudEvent record. */
+    public static Headers headers() {
+        return new RecordHeaders().add(CloudEvent.CONTENT_TYPE_HEADER,
+                CloudEvent.STRUCTURED_CONTENT_TYPE.getBytes(StandardCharsets.UTF_8));
     }
 
     public static CloudEvent<Recommendation> envelope(Recommendation recommendation) {

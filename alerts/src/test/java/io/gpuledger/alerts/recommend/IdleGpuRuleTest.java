@@ -43,30 +43,6 @@ class IdleGpuRuleTest {
         assertThat(rule.judges(window(6, 0.05))).isTrue();
     }
 
-    @Test
-    void shouldPublishTheSameSituationOnceUntilHalfItsLifeHasPassed() {
-        RecommendationBook book = new RecommendationBook();
-        Recommendation first = rule.evaluate(window(6, 0.01), T0).orElseThrow();
-
-        assertThat(book.offer(first, T0)).isTrue();
-        assertThat(book.offer(rule.evaluate(window(6, 0.02), T0.plusSeconds(60)).orElseThrow(),
-                T0.plusSeconds(60))).isFalse();
-        assertThat(book.offer(rule.evaluate(window(6, 0.02), T0.plusSeconds(300)).orElseThrow(),
-                T0.plusSeconds(300))).isTrue();
-        assertThat(book.current(T0.plusSeconds(300))).hasSize(1);
-        assertThat(book.current(T0.plusSeconds(300 + 600))).isEmpty();
-    }
-
-    @Test
-    void shouldStopServingARecommendationOnceWithdrawn() {
-        RecommendationBook book = new RecommendationBook();
-        Recommendation recommendation = rule.evaluate(window(6, 0.01), T0).orElseThrow();
-        book.offer(recommendation, T0);
-
-        assertThat(book.withdraw(recommendation.id())).isTrue();
-        assertThat(book.current(T0)).isEmpty();
-    }
-
     /** A window of {@code samples} 10-second samples of one GPU priced 2 USD per hour. */
     private static GpuUsage window(int samples, double smActive) {
         GpuUsage usage = null;

@@ -1,0 +1,231 @@
+package io.gpuledger.alerts;
+
+import io.gpuledger.alerts.feed.KafkaClients;
+import io.gpuledger.alerts.feed.TopicReader;
+import io.gpuledger.alerts.fleet.FleetBoard;
+import io.gpuledger.alerts.metrics.FleetMetrics;
+import io.gpuledger.alerts.metrics.MetricCatalogue;
+import io.gpuledger.alerts.recommend.IdleGpuRule;
+import io.gpuledger.alerts.recommend.RecommendationDesk;
+import io.gpuledger.model.EnrichedCapacityEvent;
+import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.JobEconomics;
+import io.gpuledger.model.Json;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationKind;
+import io.gpuledger.model.TopicAdmin;
+import io.gpuledger.model.Topics;
+import io.gpuledger.model.UsageRollup;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+/**
+ * The alert service's stages, started in order: the recommendation desk reads back what it
+ * published before, then two readers start: one for capacity notices alone, so that an
+ * {@code EVACUATE} never waits behind a burst of windows, and one for everything else the cost
+ * engine publishes (usage windows, roll-ups, job economics, prices, work reports, dead letters).
+ */
+@ApplicationScoped
+public class AlertService {
+
+    private static final Logger LOG = Logger.getLogger(AlertService.class);
+
+    @ConfigProperty(name = "kafka.bootstrap.servers")
+    String bootstrapServers;
+    @ConfigProperty(name = "gpuledger.consumer.group-id")
+    String groupId;
+    @ConfigProperty(name = "gpuledger.topics.create", defaultValue = "true")
+    boolean createTopics;
+    @ConfigProperty(name = "gpuledger.topics.partitions", defaultValue = "4")
+    int partitions;
+    @ConfigProperty(name = "gpuledger.idle.sm-active-threshold")
+    double idleThreshold;
+    @ConfigProperty(name = "gpuledger.idle.min-observed-seconds")
+    double idleMinObservedSeconds;
+    @ConfigProperty(name = "gpuledger.recommendation.ttl")
+    Duration recommendationTtl;
+    @ConfigProperty(name = "gpuledger.recommendation.dismiss-for", defaultValue = "7d")
+    Duration dismissFor;
+    @ConfigProperty(name = "gpuledger.metrics.max-series", defaultValue = "50000")
+    int maxSeries;
+    @ConfigProperty(name = "gpuledger.metrics.stale-after", defaultValue = "5m")
+    Duration staleAfter;
+
+    private final MeterRegistry registry;
+    private final Clock clock;
+    private volatile boolean started;
+    private FleetMetrics metrics;
+    private FleetBoard board;
+    private IdleGpuRule idleRule;
+    private RecommendationDesk desk;
+    private Producer<String, byte[]> deadLetters;
+    private TopicReader capacityReader;
+    private TopicReader fleetReader;
+    private ScheduledExecutorService sweeper;
+    private final Map<String, io.micrometer.core.instrument.Counter> deadLettered = new HashMap<>();
+
+    public AlertService(MeterRegistry registry, Clock clock) {
+        this.registry = registry;
+        this.clock = clock;
+    }
+
+    /** The wall clock; tests of the rules pin their own. */
+    public static class Clocks {
+        @Produces
+        @Singleton
+        Clock clock() {
+            return Clock.systemUTC();
+        }
+    }
+
+    void onStart(@Observes StartupEvent event) {
+        start();
+    }
+
+    void onStop(@Observes ShutdownEvent event) {
+        stop();
+    }
+
+    public synchronized void start() {
+        if (started) {
+            return;
+        }
+        if (createTopics) {
+            TopicAdmin.ensureTopics(bootstrapServers, partitions);
+        }
+        metrics = new FleetMetrics(registry, maxSeries, staleAfter);
+        board = new FleetBoard(staleAfter);
+        idleRule = new IdleGpuRule(idleThreshold, idleMinObservedSeconds, recommendationTtl);
+        desk = RecommendationDesk.open(bootstrapServers, dismissFor, registry, clock);
+        deadLetters = new KafkaProducer<>(KafkaClients.producer(bootstrapServers, "gpu-ledger-alerts-dead-letters"),
+                new StringSerializer(), new ByteArraySerializer());
+        for (var topic : Topics.DEAD_LETTERS) {
+            deadLettered.put(topic.name(), MetricCatalogue.shipped().family("gpuledger_dead_letter_records_total")
+                    .counter(registry, Tags.of("topic", topic.name())));
+        }
+        capacityReader = new TopicReader("alerts-capacity",
+                KafkaClients.consumer(bootstrapServers, groupId + "-capacity"),
+                Map.of(Topics.CAPACITY_EVENTS_ENRICHED.name(), this::onCapacityEvent), deadLetters, desk::flush,
+                registry, clock);
+        Map<String, TopicReader.Handler> handlers = new HashMap<>();
+        handlers.put(Topics.USAGE.name(), this::onUsage);
+        handlers.put(Topics.ROLLUPS.name(), this::onRollup);
+        handlers.put(Topics.JOB_ECONOMICS.name(), this::onJobEconomics);
+        handlers.put(Topics.PRICES.name(), this::onPrice);
+        for (var topic : Topics.DEAD_LETTERS) {
+            handlers.put(topic.name(), this::onDeadLetter);
+        }
+        fleetReader = new TopicReader("alerts-fleet", KafkaClients.consumer(bootstrapServers, groupId), handlers,
+                deadLetters, desk::flush, registry, clock);
+        capacityReader.start();
+        fleetReader.start();
+        sweeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "alerts-sweeper");
+            thread.setDaemon(true);
+            return thread;
+        });
+        sweeper.scheduleWithFixedDelay(this::sweep, 30, 30, TimeUnit.SECONDS);
+        started = true;
+        LOG.infof("reading the cost engine's topics from %s", bootstrapServers);
+    }
+
+    public synchronized void stop() {
+        if (!started) {
+            return;
+        }
+        started = false;
+        sweeper.shutdownNow();
+        capacityReader.stop();
+        fleetReader.stop();
+        desk.close();
+        deadLetters.close(Duration.ofSeconds(5));
+    }
+
+    /** Whether every stage is up: the book read back and both readers given their partitions. */
+    public boolean ready() {
+        return started && capacityReader.ready() && fleetReader.ready();
+    }
+
+    public RecommendationDesk desk() {
+        return desk;
+    }
+
+    public FleetBoard board() {
+        return board;
+    }
+
+    private Instant onUsage(ConsumerRecord<String, byte[]> record) {
+        GpuUsage usage = Json.read(record.value(), GpuUsage.class);
+        Instant now = clock.instant();
+        metrics.record(usage, now);
+        board.record(usage, now);
+        idleRule.evaluate(usage, now).ifPresentOrElse(desk::raise, () -> {
+            if (idleRule.judges(usage)) {
+                desk.withdraw(Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "gpu", usage.gpuUuid()));
+            }
+        });
+        return usage.windowEnd();
+    }
+
+    private Instant onRollup(ConsumerRecord<String, byte[]> record) {
+        UsageRollup rollup = Json.read(record.value(), UsageRollup.class);
+        metrics.record(rollup, clock.instant());
+        return rollup.windowEnd();
+    }
+
+    private Instant onJobEconomics(ConsumerRecord<String, byte[]> record) {
+        JobEconomics economics = Json.read(record.value(), JobEconomics.class);
+        metrics.record(economics, clock.instant());
+        return economics.windowEnd();
+    }
+
+    private Instant onPrice(ConsumerRecord<String, byte[]> record) {
+        PriceQuote quote = Json.read(record.value(), PriceQuote.class);
+        metrics.record(quote, clock.instant());
+        return null;
+    }
+
+    private Instant onDeadLetter(ConsumerRecord<String, byte[]> record) {
+        deadLettered.get(record.topic()).increment();
+        return Instant.ofEpochMilli(record.timestamp());
+    }
+
+    private Instant onCapacityEvent(ConsumerRecord<String, byte[]> record) {
+        EnrichedCapacityEvent event = Json.read(record.value(), EnrichedCapacityEvent.class);
+        MetricCatalogue.shipped().family("gpuledger_capacity_events_total").counter(registry,
+                Tags.of("provider", event.event().provider(), "kind", event.event().kind().name())).increment();
+        return event.event().noticedAt();
+    }
+
+    private void sweep() {
+        try {
+            Instant now = clock.instant();
+            metrics.sweep(now);
+            board.sweep(now);
+        } catch (RuntimeException e) {
+            LOG.warn("sweeping stale series failed; trying again later", e);
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package io.gpuledger.alerts.api;
+
+import io.gpuledger.alerts.AlertService;
+import io.gpuledger.model.Json;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import java.time.Clock;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+/** {@code GET /api/fleet}: what the fleet spends now, in total and by pool, team and lifecycle. */
+@Path("/api/fleet")
+@Tag(name = "fleet")
+public class FleetResource {
+
+    private final AlertService service;
+    private final Clock clock;
+
+    public FleetResource(AlertService service, Clock clock) {
+        this.service = service;
+        this.clock = clock;
+    }
+
+    @GET
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Spend per hour now, from each GPU's latest window, by pool, team and lifecycle")
+    public String fleet() {
+        return Json.writeString(service.board().summary(clock.instant()));
+    }
+}

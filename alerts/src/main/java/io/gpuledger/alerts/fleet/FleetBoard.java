@@ -1,0 +1,67 @@
+package io.gpuledger.alerts.fleet;
+
+import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.Offer;
+import io.gpuledger.model.UsageRollup;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The fleet as it is now: each GPU's latest usage window, for {@code GET /api/fleet}. A GPU not
+ * heard of for {@code staleAfter} is no longer part of it.
+ */
+public final class FleetBoard {
+
+    private final Duration staleAfter;
+    private final Map<String, Seen> latest = new ConcurrentHashMap<>();
+
+    private record Seen(GpuUsage usage, Instant at) {
+    }
+
+    public FleetBoard(Duration staleAfter) {
+        this.staleAfter = staleAfter;
+    }
+
+    public void record(GpuUsage usage, Instant now) {
+        latest.merge(usage.gpuUuid(), new Seen(usage, now),
+                (known, fresh) -> fresh.usage().windowStart().isBefore(known.usage().windowStart()) ? known : fresh);
+    }
+
+    /** Forgets the GPUs not heard of since {@code now - staleAfter}. */
+    public void sweep(Instant now) {
+        Instant cutoff = now.minus(staleAfter);
+        latest.values().removeIf(seen -> seen.at().isBefore(cutoff));
+    }
+
+    /** The latest window of every GPU heard of recently. */
+    public Iterable<GpuUsage> gpus() {
+        return latest.values().stream().map(Seen::usage).toList();
+    }
+
+    /** Spend now, in total and by pool, team and lifecycle, per currency. */
+    public FleetSummary summary(Instant now) {
+        Map<String, FleetSummary.Spend> total = new TreeMap<>();
+        Map<String, FleetSummary.Spend> byPool = new TreeMap<>();
+        Map<String, FleetSummary.Spend> byTeam = new TreeMap<>();
+        Map<String, FleetSummary.Spend> byLifecycle = new TreeMap<>();
+        Instant newest = null;
+        for (GpuUsage usage : gpus()) {
+            String currency = usage.currency() == null ? "none" : usage.currency();
+            FleetSummary.Spend spend = FleetSummary.Spend.of(usage);
+            total.merge(currency, spend, FleetSummary.Spend::plus);
+            Offer pool = new Offer(usage.provider(), usage.region(), usage.instanceType(), usage.lifecycle());
+            byPool.merge(pool.key() + " " + currency, spend, FleetSummary.Spend::plus);
+            byTeam.merge((usage.team() == null ? UsageRollup.NO_TEAM : usage.team()) + " " + currency, spend,
+                    FleetSummary.Spend::plus);
+            byLifecycle.merge(usage.lifecycle().wire() + " " + currency, spend, FleetSummary.Spend::plus);
+            if (newest == null || usage.windowEnd().isAfter(newest)) {
+                newest = usage.windowEnd();
+            }
+        }
+        return new FleetSummary(now, newest, FleetSummary.rows(total), FleetSummary.rows(byPool),
+                FleetSummary.rows(byTeam), FleetSummary.rows(byLifecycle));
+    }
+}

@@ -1,0 +1,15 @@
+package io.gpuledger.alerts.metrics;
+
+/** The value behind a gauge: written by the thread that learns it, read by the scrape. */
+public final class Cell {
+
+    private volatile double value;
+
+    public double get() {
+        return value;
+    }
+
+    public void set(double value) {
+        this.value = value;
+    }
+}

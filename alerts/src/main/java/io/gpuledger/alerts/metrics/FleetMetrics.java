@@ -1,0 +1,226 @@
+package io.gpuledger.alerts.metrics;
+
+import io.gpuledger.alerts.metrics.SeriesGroup.Thing;
+import io.gpuledger.model.Check;
+import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.JobEconomics;
+import io.gpuledger.model.Mean;
+import io.gpuledger.model.Offer;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.UsageRollup;
+import io.gpuledger.model.UsageTotals;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The gauges and counters of the fleet's economics, per GPU, job, team and pool, fed by the cost
+ * engine's output topics. Gauges show the latest one-minute window of each; counters (energy,
+ * cost) add each GPU's closed windows once, so that {@code increase()} over them is spend.
+ *
+ * <p>Cardinality: one series per GPU, job, team and pool and family, capped per kind by
+ * {@code maxSeries}; things not heard of for {@code staleAfter} are removed.
+ */
+public final class FleetMetrics {
+
+    private static final double JOULES_PER_KWH = 3.6e6;
+    private static final long MINUTE_MILLIS = 60_000;
+
+    private final SeriesGroup gpus;
+    private final SeriesGroup jobs;
+    private final SeriesGroup teams;
+    private final SeriesGroup pools;
+    private final SeriesGroup prices;
+    /** The team of each job, as its GPUs' windows last said: job series carry it as a label. */
+    private final Map<String, String> teamOfJob = new ConcurrentHashMap<>();
+
+    public FleetMetrics(MeterRegistry registry, int maxSeries, Duration staleAfter) {
+        gpus = new SeriesGroup(registry, "gpu", maxSeries, staleAfter);
+        jobs = new SeriesGroup(registry, "job", maxSeries, staleAfter);
+        teams = new SeriesGroup(registry, "team", maxSeries, staleAfter);
+        pools = new SeriesGroup(registry, "pool", maxSeries, staleAfter);
+        // Prices are not stale when unchanged: an offer keeps its price until a new one comes.
+        prices = new SeriesGroup(registry, "price", maxSeries, Duration.ofDays(3650));
+    }
+
+    /** A GPU's window: its gauges if it is the latest, and its closed minutes into the counters. */
+    public void record(GpuUsage usage, Instant now) {
+        String job = usage.jobId() == null ? TelemetrySample.UNKNOWN_JOB : usage.jobId();
+        String team = usage.team() == null ? UsageRollup.NO_TEAM : usage.team();
+        teamOfJob.put(job, team);
+        Thing gpu = gpus.thing(usage.gpuUuid(), Tags.of(
+                "gpu", usage.gpuUuid(),
+                "gpu_model", usage.gpuModel() == null ? "unknown" : usage.gpuModel(),
+                "host", usage.host(),
+                "instance_type", usage.instanceType(),
+                "provider", usage.provider(),
+                "region", usage.region(),
+                "lifecycle", usage.lifecycle().wire(),
+                "team", team,
+                "job", job,
+                "currency", currencyOf(usage.currency())), now);
+        if (gpu == null) {
+            return;
+        }
+        UsageTotals totals = usage.totals();
+        if (gpu.latest(usage.windowStart())) {
+            gpu.set("gpuledger_gpu_cost_per_hour", totals.costPerHour());
+            gpu.set("gpuledger_gpu_idle_cost_per_hour", totals.idleCostPerHour());
+            gpu.set("gpuledger_gpu_sm_active_ratio", value(totals.smActive()));
+            gpu.set("gpuledger_gpu_sm_occupancy_ratio", value(totals.smOccupancy()));
+            gpu.set("gpuledger_gpu_memory_bandwidth_ratio", value(totals.dramActive()));
+            gpu.set("gpuledger_gpu_tensor_active_ratio", value(totals.tensorActive()));
+            gpu.set("gpuledger_gpu_power_watts", value(totals.powerWatts()));
+        }
+        if (!usage.closed()) {
+            return;
+        }
+        double joules = totals.energyKwh() * JOULES_PER_KWH;
+        gpu.add("gpuledger_gpu_energy_joules_total", joules);
+        Thing jobThing = jobs.thing(job, jobTags(job, currencyOf(usage.currency())), now);
+        if (jobThing != null) {
+            jobThing.add("gpuledger_job_energy_joules_total", joules);
+            jobThing.add("gpuledger_job_cost_total", totals.cost());
+        }
+        Thing teamThing = teams.thing(team, Tags.of("team", team, "currency", currencyOf(usage.currency())), now);
+        if (teamThing != null) {
+            teamThing.add("gpuledger_team_energy_joules_total", joules);
+            teamThing.add("gpuledger_team_cost_total", totals.cost());
+        }
+        Offer offer = new Offer(usage.provider(), usage.region(), usage.instanceType(), usage.lifecycle());
+        Thing pool = pools.thing(offer.key(), poolTags(offer, currencyOf(usage.currency())), now);
+        if (pool != null) {
+            pool.add("gpuledger_pool_energy_joules_total", joules);
+            pool.add("gpuledger_pool_cost_total", totals.cost());
+            pool.add("gpuledger_pool_unmonitored_seconds_total", totals.unmonitoredSeconds());
+        }
+    }
+
+    /** A job's, team's or pool's minute: its gauges if it is the latest. Hours and GPUs' own views are not shown. */
+    public void record(UsageRollup rollup, Instant now) {
+        if (rollup.windowEnd().toEpochMilli() - rollup.windowStart().toEpochMilli() != MINUTE_MILLIS) {
+            return;
+        }
+        Thing thing;
+        GroupFamilies names;
+        switch (rollup.dimension()) {
+            case JOB -> {
+                thing = jobs.thing(rollup.id(), jobTags(rollup.id(), rollup.currency()), now);
+                names = GroupFamilies.JOB;
+            }
+            case TEAM -> {
+                thing = teams.thing(rollup.id(), Tags.of("team", rollup.id(), "currency", rollup.currency()), now);
+                names = GroupFamilies.TEAM;
+            }
+            case POOL -> {
+                thing = pools.thing(rollup.id(), poolTags(poolOf(rollup.id()), rollup.currency()), now);
+                names = GroupFamilies.POOL;
+            }
+            default -> {
+                return;
+            }
+        }
+        if (thing == null || !thing.latest(rollup.windowStart())) {
+            return;
+        }
+        UsageTotals totals = rollup.totals();
+        // The roll-up's rates are per covered GPU-hour; its GPUs together spend that many times over.
+        thing.set(names.costPerHour(), totals.costPerHour() * rollup.gpus());
+        thing.set(names.idleCostPerHour(), totals.idleCostPerHour() * rollup.gpus());
+        thing.set(names.gpus(), (double) rollup.gpus());
+        thing.set(names.smActive(), value(totals.smActive()));
+        if (names.memoryBandwidth() != null) {
+            thing.set(names.memoryBandwidth(), value(totals.dramActive()));
+        }
+        if (names.smOccupancy() != null) {
+            thing.set(names.smOccupancy(), value(totals.smOccupancy()));
+        }
+    }
+
+    /** The gauge families of a job, a team and a pool; null where the catalogue has none. */
+    private record GroupFamilies(String costPerHour, String idleCostPerHour, String gpus, String smActive,
+            String memoryBandwidth, String smOccupancy) {
+
+        static final GroupFamilies JOB = new GroupFamilies("gpuledger_job_cost_per_hour",
+                "gpuledger_job_idle_cost_per_hour", "gpuledger_job_gpus", "gpuledger_job_sm_active_ratio",
+                "gpuledger_job_memory_bandwidth_ratio", "gpuledger_job_sm_occupancy_ratio");
+        static final GroupFamilies TEAM = new GroupFamilies("gpuledger_team_cost_per_hour",
+                "gpuledger_team_idle_cost_per_hour", "gpuledger_team_gpus", "gpuledger_team_sm_active_ratio", null,
+                null);
+        static final GroupFamilies POOL = new GroupFamilies("gpuledger_pool_cost_per_hour",
+                "gpuledger_pool_idle_cost_per_hour", "gpuledger_pool_gpus", "gpuledger_pool_sm_active_ratio",
+                "gpuledger_pool_memory_bandwidth_ratio", null);
+    }
+
+    /** A job minute's economics: cost per 1M units, throughput and communication overhead, where reported. */
+    public void record(JobEconomics economics, Instant now) {
+        if (!economics.throughputReported()) {
+            return;
+        }
+        Thing job = jobs.thing(economics.jobId(), jobTags(economics.jobId(), currencyOf(economics.currency())), now);
+        if (job == null || !job.latest(economics.windowStart())) {
+            return;
+        }
+        economics.costPerMillionUnits().forEach((unit, cost) ->
+                job.set("gpuledger_job_cost_per_million_units", Tags.of("unit", unit), cost));
+        economics.unitsPerGpuSecond().forEach((unit, rate) ->
+                job.set("gpuledger_job_throughput_units_per_gpu_second", Tags.of("unit", unit), rate));
+        job.set("gpuledger_job_communication_overhead_ratio", economics.communicationOverheadRatio());
+    }
+
+    /** A price version: the gauge of its offer shows the newest version in force at {@code now}. */
+    public void record(PriceQuote quote, Instant now) {
+        if (quote.validFrom().isAfter(now)) {
+            return;
+        }
+        Thing price = prices.thing(quote.offer().key(), poolTags(quote.offer(), quote.currency()), now);
+        if (price != null && price.latest(quote.validFrom())) {
+            price.set("gpuledger_price_per_hour", quote.pricePerHour());
+        }
+    }
+
+    /** Stops exporting what has not been heard of for the stale period. */
+    public int sweep(Instant now) {
+        int removed = 0;
+        for (SeriesGroup group : List.of(gpus, jobs, teams, pools)) {
+            removed += group.sweep(now);
+        }
+        return removed;
+    }
+
+    /** GPUs with series. */
+    public int gpus() {
+        return gpus.size();
+    }
+
+    private Tags jobTags(String job, String currency) {
+        return Tags.of("job", job, "team", teamOfJob.getOrDefault(job, UsageRollup.NO_TEAM), "currency", currency);
+    }
+
+    private static Tags poolTags(Offer offer, String currency) {
+        return Tags.of("provider", offer.provider(), "region", offer.region(), "instance_type", offer.instanceType(),
+                "lifecycle", offer.lifecycle().wire(), "currency", currency);
+    }
+
+    /** The offer of a pool roll-up's id, {@code provider|region|instanceType|lifecycle}. */
+    static Offer poolOf(String id) {
+        String[] parts = id.split(java.util.regex.Pattern.quote(String.valueOf(Check.KEY_SEPARATOR)), -1);
+        if (parts.length != 4) {
+            throw new IllegalArgumentException("a pool id has four parts, not '" + id + "'");
+        }
+        return new Offer(parts[0], parts[1], parts[2], io.gpuledger.model.Lifecycle.fromWire(parts[3]));
+    }
+
+    private static String currencyOf(String currency) {
+        return currency == null ? "none" : currency;
+    }
+
+    private static Double value(Mean mean) {
+        return mean == null || mean.seconds() <= 0 ? null : mean.value();
+    }
+}

@@ -1,0 +1,171 @@
+package io.gpuledger.alerts.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The series of one kind of thing (GPUs, jobs, teams, pools), each thing identified by a key and
+ * described by its labels. A thing's meters are registered as its values first appear, taking
+ * from its labels those its family has; they are all removed when its labels change, and when
+ * nothing was heard of it for {@code staleAfter}, so that a GPU, job or instance that is gone
+ * stops being exported. At most {@code maxThings} are exported; more are counted as dropped.
+ */
+public final class SeriesGroup {
+
+    private final MeterRegistry registry;
+    private final String name;
+    private final int maxThings;
+    private final Duration staleAfter;
+    private final Counter dropped;
+    private final Map<String, Thing> things = new HashMap<>();
+
+    public SeriesGroup(MeterRegistry registry, String name, int maxThings, Duration staleAfter) {
+        this.registry = registry;
+        this.name = name;
+        this.maxThings = maxThings;
+        this.staleAfter = staleAfter;
+        this.dropped = MetricCatalogue.shipped().family("gpuledger_metric_series_dropped_total")
+                .counter(registry, Tags.of("family", name));
+    }
+
+    /**
+     * The thing with {@code key}, labelled {@code labels}, seen at {@code now}; null when it is new
+     * and the group is full (then it is counted as dropped, once per refusal).
+     */
+    public synchronized Thing thing(String key, Tags labels, Instant now) {
+        Thing thing = things.get(key);
+        if (thing != null && !thing.labels.equals(labels)) {
+            thing.removeMeters();
+            thing = null;
+            things.remove(key);
+        }
+        if (thing == null) {
+            if (things.size() >= maxThings) {
+                dropped.increment();
+                return null;
+            }
+            thing = new Thing(labels);
+            things.put(key, thing);
+        }
+        thing.lastSeen = now;
+        return thing;
+    }
+
+    /** Removes the things not seen since {@code now - staleAfter}; returns how many. */
+    public synchronized int sweep(Instant now) {
+        Instant cutoff = now.minus(staleAfter);
+        int removed = 0;
+        for (Iterator<Thing> it = things.values().iterator(); it.hasNext(); ) {
+            Thing thing = it.next();
+            if (thing.lastSeen.isBefore(cutoff)) {
+                thing.removeMeters();
+                it.remove();
+                removed++;
+            }
+        }
+        return removed;
+    }
+
+    public synchronized int size() {
+        return things.size();
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** One GPU, job, team or pool: its labels and the meters registered for it so far. */
+    public final class Thing {
+        private final Tags labels;
+        private final Map<String, Cell> gauges = new HashMap<>();
+        private final Map<String, Counter> counters = new HashMap<>();
+        private final List<Meter> meters = new ArrayList<>();
+        private Instant lastSeen;
+        private Instant latestWindow = Instant.MIN;
+
+        private Thing(Tags labels) {
+            this.labels = labels;
+        }
+
+        /**
+         * Whether a window starting at {@code windowStart} is the thing's latest so far: gauges show
+         * the latest window, and an update of an older one (a late sample) does not move them back.
+         */
+        public boolean latest(Instant windowStart) {
+            synchronized (SeriesGroup.this) {
+                if (windowStart.isBefore(latestWindow)) {
+                    return false;
+                }
+                latestWindow = windowStart;
+                return true;
+            }
+        }
+
+        /** Shows {@code value} on the thing's gauge of {@code family}; a null value leaves it as it is. */
+        public void set(String family, Double value) {
+            set(family, Tags.empty(), value);
+        }
+
+        /** As {@link #set(String, Double)}, for a family with labels of its own ({@code unit}). */
+        public void set(String family, Tags extra, Double value) {
+            if (value == null || !Double.isFinite(value)) {
+                return;
+            }
+            synchronized (SeriesGroup.this) {
+                String id = family + extra;
+                Cell cell = gauges.get(id);
+                if (cell == null) {
+                    cell = new Cell();
+                    MetricCatalogue.Family definition = MetricCatalogue.shipped().family(family);
+                    meters.add(definition.gauge(registry, tagsOf(definition, extra), cell, Cell::get));
+                    gauges.put(id, cell);
+                }
+                cell.set(value);
+            }
+        }
+
+        /** Adds {@code amount} to the thing's counter of {@code family}. */
+        public void add(String family, double amount) {
+            if (!(amount > 0) || !Double.isFinite(amount)) {
+                return;
+            }
+            synchronized (SeriesGroup.this) {
+                Counter counter = counters.get(family);
+                if (counter == null) {
+                    MetricCatalogue.Family definition = MetricCatalogue.shipped().family(family);
+                    counter = definition.counter(registry, tagsOf(definition, Tags.empty()));
+                    meters.add(counter);
+                    counters.put(family, counter);
+                }
+                counter.increment(amount);
+            }
+        }
+
+        private Tags tagsOf(MetricCatalogue.Family family, Tags extra) {
+            List<Tag> tags = new ArrayList<>();
+            for (Tag tag : labels.and(extra)) {
+                if (family.labels().contains(tag.getKey())) {
+                    tags.add(tag);
+                }
+            }
+            return Tags.of(tags);
+        }
+
+        private void removeMeters() {
+            meters.forEach(registry::remove);
+            meters.clear();
+            gauges.clear();
+            counters.clear();
+        }
+    }
+}

@@ -1,0 +1,152 @@
+package io.gpuledger.alerts.recommend;
+
+import io.gpuledger.alerts.feed.KafkaClients;
+import io.gpuledger.alerts.feed.TopicReplay;
+import io.gpuledger.alerts.metrics.MetricCatalogue;
+import io.gpuledger.model.CloudEvent;
+import io.gpuledger.model.InvalidRecordException;
+import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationKind;
+import io.gpuledger.model.RecommendationStatus;
+import io.gpuledger.model.Topics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.jboss.logging.Logger;
+
+/**
+ * Where recommendations are raised, withdrawn, acknowledged and dismissed: the
+ * {@link RecommendationBook} decides what is news, and the news goes to
+ * {@code gpu.recommendations.v1} as a CloudEvent keyed by the target's id. At start the book is
+ * read back from the topic, so a restart neither repeats a live recommendation nor forgets a
+ * dismissal.
+ */
+public final class RecommendationDesk implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(RecommendationDesk.class);
+
+    private final RecommendationBook book;
+    private final Producer<String, CloudEvent<Recommendation>> producer;
+    private final MeterRegistry registry;
+    private final Clock clock;
+    private final Set<String> savingGauges = ConcurrentHashMap.newKeySet();
+
+    public RecommendationDesk(RecommendationBook book, Producer<String, CloudEvent<Recommendation>> producer,
+            MeterRegistry registry, Clock clock) {
+        this.book = book;
+        this.producer = producer;
+        this.registry = registry;
+        this.clock = clock;
+        MetricCatalogue catalogue = MetricCatalogue.shipped();
+        for (RecommendationKind kind : RecommendationKind.values()) {
+            Tags tags = Tags.of("kind", kind.name());
+            catalogue.family("gpuledger_recommendations_open").gauge(registry, tags, this,
+                    desk -> desk.book.actionable(kind, desk.clock.instant()).size());
+            for (RecommendationStatus status : RecommendationStatus.values()) {
+                counter(kind, status);
+            }
+        }
+        book.list(r -> true, clock.instant()).forEach(this::showSaving);
+    }
+
+    /** A desk publishing to the cluster at {@code bootstrapServers}, with its book read back from the topic first. */
+    public static RecommendationDesk open(String bootstrapServers, Duration dismissFor, MeterRegistry registry,
+            Clock clock) {
+        RecommendationBook book = new RecommendationBook(dismissFor);
+        long read = TopicReplay.replay(bootstrapServers, Topics.RECOMMENDATIONS.name(), Duration.ofSeconds(60),
+                record -> {
+                    try {
+                        book.restore(Topics.RECOMMENDATIONS.valueSerde().deserializer()
+                                .deserialize(record.topic(), record.value()).data());
+                    } catch (InvalidRecordException e) {
+                        LOG.warnf("ignored %s-%d@%d on read-back: %s", record.topic(), record.partition(),
+                                record.offset(), e.getMessage());
+                    }
+                });
+        LOG.infof("read back %d recommendation records from %s", read, Topics.RECOMMENDATIONS.name());
+        Producer<String, CloudEvent<Recommendation>> producer = new KafkaProducer<>(
+                KafkaClients.producer(bootstrapServers, "gpu-ledger-alerts-recommendations"),
+                Topics.RECOMMENDATIONS.keySerde().serializer(), Topics.RECOMMENDATIONS.valueSerde().serializer());
+        return new RecommendationDesk(book, producer, registry, clock);
+    }
+
+    /** A rule's finding: published if it is news. */
+    public Optional<Recommendation> raise(Recommendation candidate) {
+        return publish(book.offer(candidate, clock.instant()));
+    }
+
+    /** The situation of {@code id} is over. */
+    public Optional<Recommendation> withdraw(String id) {
+        return publish(book.withdraw(id, clock.instant()));
+    }
+
+    public Optional<Recommendation> acknowledge(String id) {
+        return publish(book.acknowledge(id, clock.instant()));
+    }
+
+    public Optional<Recommendation> dismiss(String id) {
+        return publish(book.dismiss(id, clock.instant()));
+    }
+
+    public Optional<Recommendation> get(String id) {
+        return book.get(id, clock.instant());
+    }
+
+    public List<Recommendation> list(Predicate<Recommendation> filter) {
+        return book.list(filter, clock.instant());
+    }
+
+    /** Actionable recommendations of {@code kind} now. */
+    public List<Recommendation> actionable(RecommendationKind kind) {
+        return book.actionable(kind, clock.instant());
+    }
+
+    /** Sends what is buffered; the readers call it before committing what they read. */
+    public void flush() {
+        producer.flush();
+    }
+
+    @Override
+    public void close() {
+        producer.close(Duration.ofSeconds(5));
+    }
+
+    private Optional<Recommendation> publish(Optional<Recommendation> news) {
+        news.ifPresent(recommendation -> {
+            producer.send(new ProducerRecord<>(Topics.RECOMMENDATIONS.name(), null, null,
+                    recommendation.target().id(), RecommendationEvents.envelope(recommendation),
+                    RecommendationEvents.headers()));
+            counter(recommendation.kind(), recommendation.status()).increment();
+            showSaving(recommendation);
+        });
+        return news;
+    }
+
+    /** The saving gauge of the recommendation's kind and currency, registered when first needed. */
+    private void showSaving(Recommendation recommendation) {
+        RecommendationKind kind = recommendation.kind();
+        String currency = recommendation.currency();
+        if (currency == null || !savingGauges.add(kind + " " + currency)) {
+            return;
+        }
+        MetricCatalogue.shipped().family("gpuledger_recommendations_saving_per_month").gauge(registry,
+                Tags.of("kind", kind.name(), "currency", currency), this,
+                desk -> desk.actionable(kind).stream().filter(r -> currency.equals(r.currency()))
+                        .mapToDouble(Recommendation::estimatedMonthlySaving).sum());
+    }
+
+    private io.micrometer.core.instrument.Counter counter(RecommendationKind kind, RecommendationStatus status) {
+        return MetricCatalogue.shipped().family("gpuledger_recommendations_total")
+                .counter(registry, Tags.of("kind", kind.name(), "status", status.wire()));
+    }
+}
