@@ -1,5 +1,6 @@
 package io.gpuledger.alerts;
 
+import io.gpuledger.alerts.anomaly.AnomalyDesk;
 import io.gpuledger.alerts.feed.KafkaClients;
 import io.gpuledger.alerts.feed.TopicReader;
 import io.gpuledger.alerts.fleet.FleetBoard;
@@ -68,6 +69,8 @@ public class AlertService {
     Duration recommendationTtl;
     @ConfigProperty(name = "gpuledger.recommendation.dismiss-for", defaultValue = "7d")
     Duration dismissFor;
+    @ConfigProperty(name = "gpuledger.anomaly.kept", defaultValue = "1000")
+    int anomaliesKept;
     @ConfigProperty(name = "gpuledger.metrics.max-series", defaultValue = "50000")
     int maxSeries;
     @ConfigProperty(name = "gpuledger.metrics.stale-after", defaultValue = "5m")
@@ -80,6 +83,7 @@ public class AlertService {
     private FleetBoard board;
     private IdleGpuRule idleRule;
     private RecommendationDesk desk;
+    private AnomalyDesk anomalies;
     private Producer<String, byte[]> deadLetters;
     private TopicReader capacityReader;
     private TopicReader fleetReader;
@@ -119,6 +123,7 @@ public class AlertService {
         board = new FleetBoard(staleAfter);
         idleRule = new IdleGpuRule(idleThreshold, idleMinObservedSeconds, recommendationTtl);
         desk = RecommendationDesk.open(bootstrapServers, dismissFor, registry, clock);
+        anomalies = AnomalyDesk.open(bootstrapServers, registry, anomaliesKept);
         deadLetters = new KafkaProducer<>(KafkaClients.producer(bootstrapServers, "gpu-ledger-alerts-dead-letters"),
                 new StringSerializer(), new ByteArraySerializer());
         for (var topic : Topics.DEAD_LETTERS) {
@@ -127,7 +132,7 @@ public class AlertService {
         }
         capacityReader = new TopicReader("alerts-capacity",
                 KafkaClients.consumer(bootstrapServers, groupId + "-capacity"),
-                Map.of(Topics.CAPACITY_EVENTS_ENRICHED.name(), this::onCapacityEvent), deadLetters, desk::flush,
+                Map.of(Topics.CAPACITY_EVENTS_ENRICHED.name(), this::onCapacityEvent), deadLetters, this::flush,
                 registry, clock);
         Map<String, TopicReader.Handler> handlers = new HashMap<>();
         handlers.put(Topics.USAGE.name(), this::onUsage);
@@ -138,7 +143,7 @@ public class AlertService {
             handlers.put(topic.name(), this::onDeadLetter);
         }
         fleetReader = new TopicReader("alerts-fleet", KafkaClients.consumer(bootstrapServers, groupId), handlers,
-                deadLetters, desk::flush, registry, clock);
+                deadLetters, this::flush, registry, clock);
         capacityReader.start();
         fleetReader.start();
         sweeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -160,6 +165,7 @@ public class AlertService {
         capacityReader.stop();
         fleetReader.stop();
         desk.close();
+        anomalies.close();
         deadLetters.close(Duration.ofSeconds(5));
     }
 
@@ -170,6 +176,10 @@ public class AlertService {
 
     public RecommendationDesk desk() {
         return desk;
+    }
+
+    public AnomalyDesk anomalies() {
+        return anomalies;
     }
 
     public FleetBoard board() {
@@ -217,6 +227,12 @@ public class AlertService {
         MetricCatalogue.shipped().family("gpuledger_capacity_events_total").counter(registry,
                 Tags.of("provider", event.event().provider(), "kind", event.event().kind().name())).increment();
         return event.event().noticedAt();
+    }
+
+    /** Sends what the readers' records caused before their offsets are committed. */
+    private void flush() {
+        desk.flush();
+        anomalies.flush();
     }
 
     private void sweep() {

@@ -4,6 +4,7 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpuledger.ingest.kafka.Producers;
 import io.gpuledger.model.Json;
@@ -12,6 +13,11 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
+import io.gpuledger.model.RecommendationStatus;
+import io.gpuledger.alerts.fleet.FleetSummary;
+import io.gpuledger.alerts.metrics.MetricCatalogue;
+import java.util.Map;
+import java.util.TreeMap;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
 import io.quarkus.test.common.QuarkusTestResource;
@@ -47,9 +53,13 @@ class EndToEndTest {
     @ConfigProperty(name = "kafka.bootstrap.servers")
     String bootstrapServers;
 
-    @Test
-    void shouldTurnTelemetryIntoGaugesAndAnIdleRecommendation() {
-        // Given a minute of telemetry from a busy and an idle GPU of one p4d instance
+    private static volatile boolean telemetrySent;
+
+    /** A minute of telemetry from a busy and an idle GPU of one p4d instance, sent once for all tests. */
+    private synchronized void sendTelemetryOnce() {
+        if (telemetrySent) {
+            return;
+        }
         Instant windowStart = Instant.ofEpochSecond(Instant.now().minusSeconds(120).getEpochSecond() / 60 * 60);
         try (KafkaProducer<String, TelemetrySample> producer =
                 Producers.forTopic(Topics.TELEMETRY, bootstrapServers, "test-agent")) {
@@ -59,6 +69,27 @@ class EndToEndTest {
                 producer.send(record(sample(IDLE, 1, end, 0.01)));
             }
         }
+
+        telemetrySent = true;
+    }
+
+    /** The idle GPU's recommendation, once the service has raised it. */
+    private Recommendation idleRecommendation() {
+        sendTelemetryOnce();
+        return await().atMost(Duration.ofSeconds(90)).until(() -> recommendations("?kind=RECLAIM_IDLE&target=" + IDLE),
+                list -> list.length == 1)[0];
+    }
+
+    private static Recommendation[] recommendations(String query) {
+        String body = given().get("/api/recommendations" + query).then().statusCode(200)
+                .contentType("application/json").extract().asString();
+        return Json.read(body.getBytes(StandardCharsets.UTF_8), Recommendation[].class);
+    }
+
+    @Test
+    void shouldTurnTelemetryIntoGaugesAndAnIdleRecommendation() {
+        // Given a minute of telemetry from a busy and an idle GPU of one p4d instance
+        sendTelemetryOnce();
 
         // Then both GPUs get a cost gauge at the per-GPU price, and an SM activity gauge
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
@@ -90,10 +121,106 @@ class EndToEndTest {
         assertThat(recommendationsOnTopic()).extracting(r -> r.target().id()).containsOnly(IDLE);
     }
 
+    @Test
+    void shouldExportOnlyCataloguedFamiliesAsTheCatalogueDescribesThem() {
+        // Given the service's live metrics once telemetry has flowed
+        idleRecommendation();
+        String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+
+        // Then every gpuledger_ family there is in the catalogue, with its type and help text
+        Map<String, String> types = new TreeMap<>();
+        Map<String, String> helps = new TreeMap<>();
+        for (String line : metrics.split("\n")) {
+            String[] parts = line.split(" ", 4);
+            if (parts.length == 4 && parts[0].equals("#") && parts[2].startsWith("gpuledger_")) {
+                (parts[1].equals("TYPE") ? types : helps).put(parts[2], parts[3]);
+            }
+        }
+        assertThat(types).isNotEmpty();
+        types.forEach((name, type) -> {
+            String family = name.endsWith("_total") || !type.equals("counter") ? name : name + "_total";
+            MetricCatalogue.Family entry = MetricCatalogue.shipped().family(family);
+            assertThat(type).as(name).isEqualTo(entry.type().name().toLowerCase());
+            assertThat(helps.get(name)).as(name).isEqualTo(entry.help());
+        });
+    }
+
+    @Test
+    void shouldPassPromtoolOnEveryGpuLedgerFamily() throws Exception {
+        // Given promtool (Debian's prometheus package; CI installs it)
+        assumeTrue(Promtool.installed(), "promtool is not installed");
+        idleRecommendation();
+        String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+
+        // When it lints the live text; Then it reports nothing about our families
+        List<String> problems = Promtool.checkMetrics(metrics);
+        assertThat(problems.stream().filter(problem -> problem.contains("gpuledger_")).toList()).isEmpty();
+    }
+
+    @Test
+    void shouldLetOnlyTokenHoldersAcknowledgeAndDismiss() {
+        // Given the idle GPU's open recommendation
+        Recommendation open = idleRecommendation();
+
+        // When someone writes without the token, or with a wrong one, it is refused
+        given().post("/api/recommendations/" + open.id() + "/ack").then().statusCode(401);
+        given().header("Authorization", "Bearer wrong").post("/api/recommendations/" + open.id() + "/ack")
+                .then().statusCode(401);
+
+        // When the token holder acknowledges it, then dismisses it
+        String acknowledged = given().header("Authorization", "Bearer test-token")
+                .post("/api/recommendations/" + open.id() + "/ack").then().statusCode(200).extract().asString();
+        String dismissed = given().header("Authorization", "Bearer test-token")
+                .post("/api/recommendations/" + open.id() + "/dismiss").then().statusCode(200).extract().asString();
+
+        // Then each decision is the recommendation's new state, served and published
+        assertThat(Json.read(acknowledged.getBytes(StandardCharsets.UTF_8), Recommendation.class).status())
+                .isEqualTo(RecommendationStatus.ACKNOWLEDGED);
+        assertThat(Json.read(dismissed.getBytes(StandardCharsets.UTF_8), Recommendation.class).status())
+                .isEqualTo(RecommendationStatus.DISMISSED);
+        assertThat(recommendations("?status=dismissed")).extracting(Recommendation::id).contains(open.id());
+        assertThat(recommendationsOnTopic(r -> r.status() == RecommendationStatus.DISMISSED))
+                .extracting(Recommendation::id).contains(open.id());
+        given().header("Authorization", "Bearer test-token").post("/api/recommendations/no-such-id/ack")
+                .then().statusCode(404);
+        given().get("/api/recommendations?kind=NOT_A_KIND").then().statusCode(400);
+    }
+
+    @Test
+    void shouldServeTheFleetsSpendTheOpenApiDocumentAndHealth() {
+        // Given both GPUs' windows have arrived
+        idleRecommendation();
+
+        // Then the fleet spends two p4d GPUs' worth per hour, in USD
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            String fleet = given().get("/api/fleet").then().statusCode(200).extract().asString();
+            FleetSummary summary = Json.read(fleet.getBytes(StandardCharsets.UTF_8), FleetSummary.class);
+            assertThat(summary.total()).singleElement().satisfies(row -> {
+                assertThat(row.currency()).isEqualTo("USD");
+                assertThat(row.gpus()).isEqualTo(2);
+                assertThat(row.costPerHour()).isCloseTo(2 * P4D_GPU_PER_HOUR, within(1e-6));
+            });
+            assertThat(summary.byPool()).extracting(FleetSummary.Row::key)
+                    .containsExactly("aws|us-east-1|p4d.24xlarge|on-demand");
+        });
+
+        // And the API is described, the service is ready, and an oversized body is refused
+        String openApi = given().get("/q/openapi?format=json").then().statusCode(200).extract().asString();
+        assertThat(openApi).contains("/api/recommendations/{id}/ack").contains("/api/fleet")
+                .contains("/api/anomalies");
+        given().get("/q/health/ready").then().statusCode(200);
+        given().header("Authorization", "Bearer test-token").body(new byte[128 * 1024])
+                .post("/api/recommendations/x/ack").then().statusCode(413);
+    }
+
     private List<Recommendation> recommendationsOnTopic() {
+        return recommendationsOnTopic(r -> true);
+    }
+
+    private List<Recommendation> recommendationsOnTopic(java.util.function.Predicate<Recommendation> until) {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        props.put(ConsumerConfig.GROUP_ID_CONFIG, "e2e-automation");
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "e2e-automation-" + System.nanoTime());
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         List<Recommendation> seen = new ArrayList<>();
@@ -103,9 +230,15 @@ class EndToEndTest {
             await().atMost(Duration.ofSeconds(30)).until(() -> {
                 consumer.poll(Duration.ofMillis(200)).forEach(record -> {
                     assertThat(record.key()).isEqualTo(record.value().data().target().id());
+                    assertThat(new String(record.headers().lastHeader("content-type").value(),
+                            StandardCharsets.UTF_8)).isEqualTo("application/cloudevents+json; charset=UTF-8");
+                    assertThat(record.value().specversion()).isEqualTo("1.0");
+                    assertThat(record.value().type()).isEqualTo("io.gpuledger.recommendation.v1");
+                    assertThat(record.value().source()).isEqualTo("/gpu-ledger/alerts");
+                    assertThat(record.value().id()).startsWith(record.value().data().id() + "@");
                     seen.add(record.value().data());
                 });
-                return !seen.isEmpty();
+                return seen.stream().anyMatch(until);
             });
         }
         return seen;

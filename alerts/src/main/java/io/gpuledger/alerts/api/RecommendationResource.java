@@ -6,13 +6,11 @@ import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
 import jakarta.ws.rs.GET;
-import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
-import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.Optional;
@@ -47,7 +45,7 @@ public class RecommendationResource {
             @QueryParam("status") String status) {
         Predicate<Recommendation> filter = r -> true;
         if (kind != null && !kind.isBlank()) {
-            RecommendationKind wanted = parse(() -> RecommendationKind.valueOf(kind.trim().toUpperCase()),
+            RecommendationKind wanted = Problems.parse(() -> RecommendationKind.valueOf(kind.trim().toUpperCase()),
                     "kind", kind);
             filter = filter.and(r -> r.kind() == wanted);
         }
@@ -55,7 +53,8 @@ public class RecommendationResource {
             filter = filter.and(r -> r.target().id().equals(target));
         }
         if (status != null && !status.isBlank()) {
-            RecommendationStatus wanted = parse(() -> RecommendationStatus.fromWire(status.trim()), "status", status);
+            RecommendationStatus wanted = Problems.parse(() -> RecommendationStatus.fromWire(status.trim()), "status",
+                    status);
             filter = filter.and(r -> r.status() == wanted);
         }
         return Json.writeString(service.desk().list(filter));
@@ -93,18 +92,7 @@ public class RecommendationResource {
         return Json.writeString(recommendation);
     }
 
-    private static NotFoundException notFound(String id) {
-        return new NotFoundException(Response.status(Response.Status.NOT_FOUND).type(MediaType.APPLICATION_JSON)
-                .entity(Problems.json("no such recommendation to act on: " + id)).build());
-    }
-
-    private static <T> T parse(java.util.function.Supplier<T> parser, String field, String value) {
-        try {
-            return parser.get();
-        } catch (IllegalArgumentException e) {
-            throw new WebApplicationException(Response.status(Response.Status.BAD_REQUEST)
-                    .type(MediaType.APPLICATION_JSON).entity(Problems.json("unknown " + field + " '" + value + "'"))
-                    .build());
-        }
+    private static jakarta.ws.rs.WebApplicationException notFound(String id) {
+        return Problems.status(Response.Status.NOT_FOUND, "no such recommendation to act on: " + id);
     }
 }

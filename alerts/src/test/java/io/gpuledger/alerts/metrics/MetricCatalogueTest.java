@@ -70,7 +70,7 @@ class MetricCatalogueTest {
             "gpuledger_X\tgauge\tthings\t-\thelp | is not a gpuledger_ snake_case name",
             "other_x\tgauge\tthings\t-\thelp | is not a gpuledger_ snake_case name",
             "gpuledger_x\tgauge\tthings\tgpuUuid\thelp | is not snake_case",
-            'gpuledger_x\tgauge\tthings\t-\t  ' | has no help text,
+            "'gpuledger_x\tgauge\tthings\t-\t  ' | has no help text",
             "gpuledger_x\tgauge\tthings\t- | expected 5 tab-separated cells"})
     void shouldRefuseAnEntryThatBreaksPrometheusConventions(String row, String problem) {
         // Given a catalogue with one faulty row; When it is read; Then the row's problem is named

@@ -1,0 +1,113 @@
+package io.gpuledger.alerts.anomaly;
+
+import io.gpuledger.alerts.feed.KafkaClients;
+import io.gpuledger.alerts.feed.TopicReplay;
+import io.gpuledger.alerts.metrics.MetricCatalogue;
+import io.gpuledger.model.AnomalyKind;
+import io.gpuledger.model.CostAnomaly;
+import io.gpuledger.model.InvalidRecordException;
+import io.gpuledger.model.Topics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Predicate;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.jboss.logging.Logger;
+
+/**
+ * Where detected anomalies become records on {@code cost.anomalies.v1}: once per id, also across
+ * restarts (the ids published before are read back at start), and the latest ones kept for
+ * {@code GET /api/anomalies}. Webhooks read the topic, not this desk.
+ */
+public final class AnomalyDesk implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(AnomalyDesk.class);
+
+    private final Producer<String, CostAnomaly> producer;
+    private final MeterRegistry registry;
+    private final int keep;
+    private final Set<String> published = new HashSet<>();
+    private final Deque<CostAnomaly> latest = new ArrayDeque<>();
+
+    /** @param keep how many of the latest anomalies the API serves */
+    public AnomalyDesk(Producer<String, CostAnomaly> producer, MeterRegistry registry, int keep) {
+        this.producer = producer;
+        this.registry = registry;
+        this.keep = keep;
+        for (AnomalyKind kind : AnomalyKind.values()) {
+            for (CostAnomaly.Severity severity : CostAnomaly.Severity.values()) {
+                counter(kind, severity);
+            }
+        }
+    }
+
+    /** A desk publishing to the cluster at {@code bootstrapServers}, knowing what was published before. */
+    public static AnomalyDesk open(String bootstrapServers, MeterRegistry registry, int keep) {
+        Producer<String, CostAnomaly> producer = new KafkaProducer<>(
+                KafkaClients.producer(bootstrapServers, "gpu-ledger-alerts-anomalies"),
+                Topics.COST_ANOMALIES.keySerde().serializer(), Topics.COST_ANOMALIES.valueSerde().serializer());
+        AnomalyDesk desk = new AnomalyDesk(producer, registry, keep);
+        long read = TopicReplay.replay(bootstrapServers, Topics.COST_ANOMALIES.name(), Duration.ofSeconds(60),
+                record -> {
+                    try {
+                        desk.remember(Topics.COST_ANOMALIES.valueSerde().deserializer()
+                                .deserialize(record.topic(), record.value()));
+                    } catch (InvalidRecordException e) {
+                        LOG.warnf("ignored %s-%d@%d on read-back: %s", record.topic(), record.partition(),
+                                record.offset(), e.getMessage());
+                    }
+                });
+        LOG.infof("read back %d anomalies from %s", read, Topics.COST_ANOMALIES.name());
+        return desk;
+    }
+
+    /** Publishes {@code anomaly} unless its id was published before; true when it was news. */
+    public synchronized boolean publish(CostAnomaly anomaly) {
+        if (!remember(anomaly)) {
+            return false;
+        }
+        producer.send(new ProducerRecord<>(Topics.COST_ANOMALIES.name(), anomaly.key(), anomaly));
+        counter(anomaly.kind(), anomaly.severity()).increment();
+        return true;
+    }
+
+    /** The latest anomalies that pass {@code filter}, newest first. */
+    public synchronized List<CostAnomaly> latest(Predicate<CostAnomaly> filter) {
+        return latest.stream().filter(filter)
+                .sorted(Comparator.comparing(CostAnomaly::detectedAt).reversed().thenComparing(CostAnomaly::id))
+                .toList();
+    }
+
+    public void flush() {
+        producer.flush();
+    }
+
+    @Override
+    public void close() {
+        producer.close(Duration.ofSeconds(5));
+    }
+
+    private synchronized boolean remember(CostAnomaly anomaly) {
+        if (!published.add(anomaly.id())) {
+            return false;
+        }
+        latest.addLast(anomaly);
+        while (latest.size() > keep) {
+            latest.removeFirst();
+        }
+        return true;
+    }
+
+    private io.micrometer.core.instrument.Counter counter(AnomalyKind kind, CostAnomaly.Severity severity) {
+        return MetricCatalogue.shipped().family("gpuledger_anomalies_total")
+                .counter(registry, Tags.of("kind", kind.name(), "severity", severity.name().toLowerCase()));
+    }
+}

@@ -1,0 +1,51 @@
+package io.gpuledger.alerts.api;
+
+import io.gpuledger.alerts.AlertService;
+import io.gpuledger.model.AnomalyKind;
+import io.gpuledger.model.CostAnomaly;
+import io.gpuledger.model.Json;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import java.util.function.Predicate;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+/** {@code GET /api/anomalies}: the latest cost anomalies, as published on {@code cost.anomalies.v1}. */
+@Path("/api/anomalies")
+@Tag(name = "anomalies")
+public class AnomalyResource {
+
+    private final AlertService service;
+
+    public AnomalyResource(AlertService service) {
+        this.service = service;
+    }
+
+    @GET
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "The latest cost anomalies, newest first")
+    public String list(
+            @Parameter(description = "only this kind: SPEND_RATE, BUDGET_BURN, PRICE_SPIKE or COST_PER_THROUGHPUT")
+            @QueryParam("kind") String kind,
+            @Parameter(description = "only this dimension: team, job, pool, project or offer")
+            @QueryParam("dimension") String dimension,
+            @Parameter(description = "only this subject (a team, job id, pool or offer key)")
+            @QueryParam("subject") String subject) {
+        Predicate<CostAnomaly> filter = a -> true;
+        if (kind != null && !kind.isBlank()) {
+            AnomalyKind wanted = Problems.parse(() -> AnomalyKind.valueOf(kind.trim().toUpperCase()), "kind", kind);
+            filter = filter.and(a -> a.kind() == wanted);
+        }
+        if (dimension != null && !dimension.isBlank()) {
+            filter = filter.and(a -> a.dimension().equals(dimension));
+        }
+        if (subject != null && !subject.isBlank()) {
+            filter = filter.and(a -> a.subject().equals(subject));
+        }
+        return Json.writeString(service.anomalies().latest(filter));
+    }
+}
