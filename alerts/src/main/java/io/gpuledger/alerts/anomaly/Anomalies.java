@@ -39,9 +39,12 @@ final class Anomalies {
         }
     }
 
-    /** An amount as finance reads it: two decimals, a point, no grouping. */
+    /**
+     * An amount as finance reads it: two decimals, a point, no grouping; four decimals under 0.10,
+     * where a cost per 1M tokens can lie and two would read as nothing.
+     */
     static String money(double amount) {
-        return String.format(Locale.ROOT, "%.2f", amount);
+        return String.format(Locale.ROOT, amount != 0 && Math.abs(amount) < 0.1 ? "%.4f" : "%.2f", amount);
     }
 
     /** A percentage: whole numbers from 10% up, one decimal below. */
