@@ -80,7 +80,7 @@ public final class BudgetBurn {
         boolean exceeded;
         double ratePerHour;
         long rateMinutes;
-        Instant lastMinute;
+        final MinuteOrder order = new MinuteOrder();
     }
 
     private final Settings settings;
@@ -119,7 +119,7 @@ public final class BudgetBurn {
             return Optional.empty();
         }
         Burn burn = burns.computeIfAbsent(key, k -> new Burn());
-        if (burn.lastMinute != null && !minute.minuteStart().isAfter(burn.lastMinute)) {
+        if (!burn.order.advance(minute.minuteStart())) {
             staleMinutes++;
             return Optional.empty();
         }
@@ -158,7 +158,6 @@ public final class BudgetBurn {
             burn.warned = false;
             burn.exceeded = false;
         }
-        burn.lastMinute = minute.minuteStart();
         burn.monthToDate += minute.cost();
         burn.monthMinutes++;
         burn.rateMinutes++;

@@ -64,7 +64,7 @@ public final class CostPerThroughputDetector {
         int run;
         Instant runStart;
         double usualAtRunStart;
-        Instant lastStart;
+        final MinuteOrder order = new MinuteOrder();
         Instant lastEnd;
     }
 
@@ -93,14 +93,13 @@ public final class CostPerThroughputDetector {
         new TreeMap<>(minute.costPerMillionUnits()).forEach((unit, value) -> {
             Series one = series.computeIfAbsent(new SeriesKey(minute.jobId(), unit, minute.currency()),
                     key -> new Series());
-            if (one.lastStart != null && !minute.windowStart().isAfter(one.lastStart)) {
+            if (!one.order.advance(minute.windowStart())) {
                 staleMinutes++;
                 return;
             }
             if (!minute.windowStart().equals(one.lastEnd)) {
                 one.run = 0;
             }
-            one.lastStart = minute.windowStart();
             one.lastEnd = minute.windowEnd();
             judge(one, minute, unit, value, detectedAt).ifPresent(found::add);
             one.baseline.observe(value);

@@ -61,7 +61,7 @@ public final class SpendRateDetector {
         final RobustBaseline rate = new RobustBaseline(settings.baseline());
         final Map<Part, RobustBaseline> parts = new BoundedMap<>(settings.maxPartsPerSubject());
         final Episode episode = new Episode(settings.recoveryMinutes());
-        Instant lastMinute;
+        final MinuteOrder order = new MinuteOrder();
     }
 
     private final Settings settings;
@@ -84,11 +84,10 @@ public final class SpendRateDetector {
     public Optional<CostAnomaly> observe(SpendMinute minute, Instant detectedAt) {
         Subject subject = subjects.computeIfAbsent(
                 new SubjectKey(minute.dimension(), minute.subject(), minute.currency()), key -> new Subject());
-        if (subject.lastMinute != null && !minute.minuteStart().isAfter(subject.lastMinute)) {
+        if (!subject.order.advance(minute.minuteStart())) {
             staleMinutes++;
             return Optional.empty();
         }
-        subject.lastMinute = minute.minuteStart();
         Optional<CostAnomaly> found = judge(subject, minute, detectedAt);
         subject.rate.observe(minute.perHour());
         learnParts(subject, minute);
