@@ -1,6 +1,11 @@
 package io.gpuledger.alerts;
 
 import io.gpuledger.alerts.anomaly.AnomalyDesk;
+import io.gpuledger.alerts.anomaly.AnomalyWatch;
+import io.gpuledger.alerts.anomaly.Budgets;
+import io.gpuledger.alerts.anomaly.CostPerThroughputDetector;
+import io.gpuledger.alerts.anomaly.PriceSpikeDetector;
+import io.gpuledger.alerts.anomaly.SpendRateDetector;
 import io.gpuledger.alerts.feed.KafkaClients;
 import io.gpuledger.alerts.feed.TopicReader;
 import io.gpuledger.alerts.fleet.FleetBoard;
@@ -31,6 +36,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -71,6 +77,16 @@ public class AlertService {
     Duration dismissFor;
     @ConfigProperty(name = "gpuledger.anomaly.kept", defaultValue = "1000")
     int anomaliesKept;
+    @ConfigProperty(name = "gpuledger.budgets")
+    Optional<String> budgets;
+    @ConfigProperty(name = "gpuledger.anomaly.spend-rate.k", defaultValue = "4")
+    double spendRateK;
+    @ConfigProperty(name = "gpuledger.anomaly.spend-rate.min-impact-per-hour", defaultValue = "5")
+    double spendRateMinImpact;
+    @ConfigProperty(name = "gpuledger.anomaly.price-spike.threshold", defaultValue = "0.30")
+    double priceSpikeThreshold;
+    @ConfigProperty(name = "gpuledger.anomaly.cost-per-throughput.threshold-percent", defaultValue = "25")
+    double costPerThroughputThreshold;
     @ConfigProperty(name = "gpuledger.metrics.max-series", defaultValue = "50000")
     int maxSeries;
     @ConfigProperty(name = "gpuledger.metrics.stale-after", defaultValue = "5m")
@@ -84,6 +100,7 @@ public class AlertService {
     private IdleGpuRule idleRule;
     private RecommendationDesk desk;
     private AnomalyDesk anomalies;
+    private AnomalyWatch watch;
     private Producer<String, byte[]> deadLetters;
     private TopicReader capacityReader;
     private TopicReader fleetReader;
@@ -124,6 +141,7 @@ public class AlertService {
         idleRule = new IdleGpuRule(idleThreshold, idleMinObservedSeconds, recommendationTtl);
         desk = RecommendationDesk.open(bootstrapServers, dismissFor, registry, clock);
         anomalies = AnomalyDesk.open(bootstrapServers, registry, anomaliesKept);
+        watch = anomalyWatch();
         deadLetters = new KafkaProducer<>(KafkaClients.producer(bootstrapServers, "gpu-ledger-alerts-dead-letters"),
                 new StringSerializer(), new ByteArraySerializer());
         for (var topic : Topics.DEAD_LETTERS) {
@@ -196,6 +214,7 @@ public class AlertService {
                 desk.withdraw(Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "gpu", usage.gpuUuid()));
             }
         });
+        watch.onWindow(usage, now).forEach(anomalies::publish);
         return usage.windowEnd();
     }
 
@@ -207,13 +226,17 @@ public class AlertService {
 
     private Instant onJobEconomics(ConsumerRecord<String, byte[]> record) {
         JobEconomics economics = Json.read(record.value(), JobEconomics.class);
-        metrics.record(economics, clock.instant());
+        Instant now = clock.instant();
+        metrics.record(economics, now);
+        watch.onEconomics(economics, now).forEach(anomalies::publish);
         return economics.windowEnd();
     }
 
     private Instant onPrice(ConsumerRecord<String, byte[]> record) {
         PriceQuote quote = Json.read(record.value(), PriceQuote.class);
-        metrics.record(quote, clock.instant());
+        Instant now = clock.instant();
+        metrics.record(quote, now);
+        watch.onPrice(quote, now).ifPresent(anomalies::publish);
         return null;
     }
 
@@ -227,6 +250,18 @@ public class AlertService {
         MetricCatalogue.shipped().family("gpuledger_capacity_events_total").counter(registry,
                 Tags.of("provider", event.event().provider(), "kind", event.event().kind().name())).increment();
         return event.event().noticedAt();
+    }
+
+    private AnomalyWatch anomalyWatch() {
+        SpendRateDetector.Settings spend = SpendRateDetector.Settings.DEFAULTS;
+        CostPerThroughputDetector.Settings perUnit = CostPerThroughputDetector.Settings.DEFAULTS;
+        PriceSpikeDetector.Settings prices = PriceSpikeDetector.Settings.DEFAULTS;
+        return new AnomalyWatch(Budgets.parse(budgets.orElse("")),
+                new SpendRateDetector.Settings(spend.baseline(), spendRateK, spendRateMinImpact,
+                        spend.recoveryMinutes(), spend.maxSubjects(), spend.maxPartsPerSubject()),
+                new CostPerThroughputDetector.Settings(perUnit.baseline(), costPerThroughputThreshold,
+                        perUnit.consecutiveMinutes(), perUnit.recoveryMinutes(), perUnit.maxSeries()),
+                new PriceSpikeDetector.Settings(priceSpikeThreshold, prices.alerted()), maxSeries);
     }
 
     /** Sends what the readers' records caused before their offsets are committed. */

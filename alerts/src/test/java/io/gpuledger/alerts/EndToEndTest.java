@@ -9,7 +9,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.gpuledger.ingest.kafka.Producers;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.CloudEvent;
+import io.gpuledger.model.AnomalyKind;
+import io.gpuledger.model.CostAnomaly;
+import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Offer;
+import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
@@ -211,6 +216,90 @@ class EndToEndTest {
         given().get("/q/health/ready").then().statusCode(200);
         given().header("Authorization", "Bearer test-token").body(new byte[128 * 1024])
                 .post("/api/recommendations/x/ack").then().statusCode(413);
+    }
+
+    @Test
+    void shouldPublishPriceSpikesAndBudgetOverrunsForFinanceOnce() {
+        // Given a spot offer whose price doubles, and a team with a 1 USD budget spending 60 USD/h
+        Instant now = Instant.now();
+        Offer offer = new Offer("aws", "us-east-1", "e2e.spiky", Lifecycle.SPOT);
+        try (KafkaProducer<String, PriceQuote> prices = Producers.forTopic(Topics.PRICES, bootstrapServers, "e2e-p")) {
+            for (PriceQuote quote : List.of(spot(offer, 10, now.minusSeconds(600)), spot(offer, 20, now.minusSeconds(300)))) {
+                prices.send(new ProducerRecord<>(Topics.PRICES.name(), quote.key(), quote));
+            }
+        }
+        Instant minute = Instant.ofEpochSecond(now.getEpochSecond() / 60 * 60).minusSeconds(600);
+        try (KafkaProducer<String, GpuUsage> usage = Producers.forTopic(Topics.USAGE, bootstrapServers, "e2e-u")) {
+            for (int i = 0; i < 4; i++) {
+                GpuUsage window = closedWindow("GPU-e2e-budget", "e2e-budget", minute.plusSeconds(60L * i), 60);
+                usage.send(new ProducerRecord<>(Topics.USAGE.name(), window.gpuUuid(), window));
+            }
+        }
+
+        // Then finance sees a price spike (20 over 10 USD per instance-hour) and a budget overrun
+        CostAnomaly[] seen = await().atMost(Duration.ofSeconds(60)).until(() -> Json.read(given()
+                        .get("/api/anomalies").then().statusCode(200).extract().asString()
+                        .getBytes(StandardCharsets.UTF_8), CostAnomaly[].class),
+                anomalies -> Arrays.stream(anomalies).map(CostAnomaly::kind).toList()
+                        .containsAll(List.of(AnomalyKind.PRICE_SPIKE, AnomalyKind.BUDGET_BURN)));
+        CostAnomaly spike = Arrays.stream(seen).filter(a -> a.kind() == AnomalyKind.PRICE_SPIKE).findFirst()
+                .orElseThrow();
+        assertThat(spike.subject()).isEqualTo(offer.key());
+        assertThat(spike.expected()).isEqualTo(10);
+        assertThat(spike.actual()).isEqualTo(20);
+        assertThat(spike.impactPercent()).isCloseTo(100, within(1e-9));
+        CostAnomaly budget = Arrays.stream(seen).filter(a -> a.kind() == AnomalyKind.BUDGET_BURN).findFirst()
+                .orElseThrow();
+        assertThat(budget.subject()).isEqualTo("e2e-budget");
+        assertThat(budget.severity()).isEqualTo(CostAnomaly.Severity.CRITICAL);
+        assertThat(budget.expected()).isEqualTo(1);
+        given().get("/api/anomalies?kind=PRICE_SPIKE").then().statusCode(200);
+        given().get("/api/anomalies?kind=NOPE").then().statusCode(400);
+
+        // And each is on cost.anomalies.v1 exactly once
+        List<CostAnomaly> onTopic = anomaliesOnTopic(2);
+        assertThat(onTopic).extracting(CostAnomaly::id).doesNotHaveDuplicates()
+                .contains(spike.id(), budget.id());
+    }
+
+    private List<CostAnomaly> anomaliesOnTopic(int atLeast) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "e2e-finance-" + System.nanoTime());
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        List<CostAnomaly> seen = new ArrayList<>();
+        try (KafkaConsumer<String, CostAnomaly> consumer = new KafkaConsumer<>(props,
+                Topics.COST_ANOMALIES.keySerde().deserializer(), Topics.COST_ANOMALIES.valueSerde().deserializer())) {
+            consumer.subscribe(List.of(Topics.COST_ANOMALIES.name()));
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(record -> {
+                    assertThat(record.key()).isEqualTo(record.value().key());
+                    seen.add(record.value());
+                });
+                return seen.size() >= atLeast;
+            });
+            consumer.poll(Duration.ofSeconds(1)).forEach(record -> seen.add(record.value()));
+        }
+        return seen;
+    }
+
+    private static PriceQuote spot(Offer offer, double pricePerHour, Instant validFrom) {
+        return new PriceQuote(offer.provider(), offer.region(), offer.instanceType(), offer.lifecycle(), "A10G-24GB",
+                1, pricePerHour, "USD", validFrom, "e2e");
+    }
+
+    /** A closed minute of one GPU of {@code team} priced {@code pricePerHour}. */
+    private static GpuUsage closedWindow(String gpu, String team, Instant start, double pricePerHour) {
+        TelemetrySample sample = TelemetrySample.builder().gpuUuid(gpu).gpuModel("A10G-24GB")
+                .placement(new Placement("node-budget", "i-budget", "g5.xlarge", "aws", "us-east-1",
+                        Lifecycle.ON_DEMAND))
+                .jobId("e2e-budget-job").team(team).time(start.plusSeconds(60)).intervalSeconds(60).smActive(0.6)
+                .build();
+        GpuUsage open = GpuUsage.empty(sample, start, start.plusSeconds(60), "USD").add(sample, pricePerHour);
+        return new GpuUsage(open.gpuUuid(), open.gpuIndex(), open.gpuModel(), open.host(), open.instanceId(),
+                open.instanceType(), open.provider(), open.region(), open.lifecycle(), open.jobId(), open.team(),
+                open.windowStart(), open.windowEnd(), open.currency(), open.totals(), true);
     }
 
     private List<Recommendation> recommendationsOnTopic() {

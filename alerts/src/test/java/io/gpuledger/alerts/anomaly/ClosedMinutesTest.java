@@ -1,0 +1,93 @@
+package io.gpuledger.alerts.anomaly;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.JobEconomics;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
+import io.gpuledger.model.TelemetrySample;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ClosedMinutesTest {
+
+    private static final Instant T0 = Instant.parse("2026-11-10T08:00:00Z");
+
+    private final ClosedMinutes minutes = new ClosedMinutes();
+
+    @Test
+    void shouldAddClosedWindowsUpToEachTeamJobAndPoolWithTheirSplit() {
+        // Given minute T0: two GPUs of job a (team red) at 3 USD/h and one of job b (team red) at 6 USD/h
+        minutes.add(closed("GPU-1", "a", "red", T0, 3));
+        minutes.add(closed("GPU-2", "a", "red", T0, 3));
+        minutes.add(closed("GPU-3", "b", "red", T0, 6));
+
+        // When a window two minutes newer closes
+        List<SpendMinute> done = minutes.add(closed("GPU-1", "a", "red", T0.plusSeconds(120), 3));
+
+        // Then minute T0 is complete: red spent 12 USD/h, split 6 to job a and 6 to job b
+        SpendMinute red = done.stream().filter(m -> m.dimension().equals("team")).findFirst().orElseThrow();
+        assertThat(red.subject()).isEqualTo("red");
+        assertThat(red.minuteStart()).isEqualTo(T0);
+        assertThat(red.perHour()).isCloseTo(12, within(1e-9));
+        assertThat(red.parts().get("job")).containsOnlyKeys("a", "b");
+        assertThat(red.parts().get("job").get("a")).isCloseTo(0.1, within(1e-12));
+        assertThat(done).extracting(m -> m.dimension() + ":" + m.subject())
+                .containsExactlyInAnyOrder("team:red", "job:a", "job:b", "pool:aws|us-east-1|g5.xlarge|on-demand");
+    }
+
+    @Test
+    void shouldWaitForSlackAndLeaveOutWindowsClosingAfterTheirMinuteWasJudged() {
+        assertThat(minutes.add(closed("GPU-1", "a", "red", T0, 3))).isEmpty();
+        assertThat(minutes.add(closed("GPU-1", "a", "red", T0.plusSeconds(60), 3))).isEmpty();
+        assertThat(minutes.add(closed("GPU-1", "a", "red", T0.plusSeconds(120), 3))).hasSize(3);
+
+        assertThat(minutes.add(closed("GPU-2", "a", "red", T0, 3))).isEmpty();
+        assertThat(minutes.late()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldIgnoreOpenWindows() {
+        GpuUsage open = window("GPU-1", "a", "red", T0, 3, false);
+        assertThat(minutes.add(open)).isEmpty();
+        assertThat(minutes.add(closed("GPU-1", "a", "red", T0.plusSeconds(180), 3))).isEmpty();
+    }
+
+    @Test
+    void shouldGiveEachJobMinuteOnceInItsLastVersion() {
+        FinalWindows<JobEconomics> windows = new FinalWindows<>(2);
+        assertThat(windows.offer("a", T0, economics("a", T0, 1))).isEmpty();
+        assertThat(windows.offer("a", T0, economics("a", T0, 2))).isEmpty();
+        assertThat(windows.offer("a", T0.plusSeconds(120), economics("a", T0.plusSeconds(120), 5)))
+                .extracting(JobEconomics::cost).containsExactly(2.0);
+        assertThat(windows.offer("a", T0, economics("a", T0, 3))).isEmpty();
+        // A third job makes room by forgetting the quietest
+        windows.offer("b", T0.plusSeconds(600), economics("b", T0.plusSeconds(600), 1));
+        windows.offer("c", T0.plusSeconds(600), economics("c", T0.plusSeconds(600), 1));
+        assertThat(windows.subjects()).isEqualTo(2);
+    }
+
+    private static JobEconomics economics(String job, Instant start, double cost) {
+        return new JobEconomics(job, start, start.plusSeconds(60), "USD", 1, 60, cost, cost * 60, false, Map.of(),
+                Map.of(), Map.of(), null, 0);
+    }
+
+    private static GpuUsage closed(String gpu, String job, String team, Instant start, double pricePerHour) {
+        return window(gpu, job, team, start, pricePerHour, true);
+    }
+
+    private static GpuUsage window(String gpu, String job, String team, Instant start, double pricePerHour,
+            boolean closed) {
+        TelemetrySample sample = TelemetrySample.builder().gpuUuid(gpu).gpuModel("A10G-24GB")
+                .placement(new Placement("node-1", "i-1", "g5.xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND))
+                .jobId(job).team(team).time(start.plusSeconds(60)).intervalSeconds(60).smActive(0.5).build();
+        GpuUsage usage = GpuUsage.empty(sample, start, start.plusSeconds(60), "USD").add(sample, pricePerHour);
+        return new GpuUsage(usage.gpuUuid(), usage.gpuIndex(), usage.gpuModel(), usage.host(), usage.instanceId(),
+                usage.instanceType(), usage.provider(), usage.region(), usage.lifecycle(), usage.jobId(), usage.team(),
+                usage.windowStart(), usage.windowEnd(), usage.currency(), usage.totals(), closed);
+    }
+}
