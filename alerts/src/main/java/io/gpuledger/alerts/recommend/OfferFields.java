@@ -1,5 +1,6 @@
 package io.gpuledger.alerts.recommend;
 
+import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -15,18 +16,24 @@ final class OfferFields {
      * {@code gpuModel} (when known), {@code gpusPerInstance}, {@code pricePerHour}, {@code currency}.
      */
     static Map<String, Object> of(PriceQuote quote, String gpuModel) {
-        Map<String, Object> fields = new LinkedHashMap<>();
-        fields.put("offerKey", quote.offer().key());
-        fields.put("provider", quote.provider());
-        fields.put("region", quote.region());
-        fields.put("instanceType", quote.instanceType());
-        fields.put("lifecycle", quote.lifecycle().wire());
-        if (gpuModel != null) {
-            fields.put("gpuModel", gpuModel);
-        }
+        Map<String, Object> fields = of(quote.offer(), gpuModel);
         fields.put("gpusPerInstance", quote.gpuCount());
         fields.put("pricePerHour", quote.pricePerHour());
         fields.put("currency", quote.currency());
+        return fields;
+    }
+
+    /** An offer without a price: the fields of {@link #of(PriceQuote, String)} up to {@code gpuModel}. */
+    static Map<String, Object> of(Offer offer, String gpuModel) {
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put("offerKey", offer.key());
+        fields.put("provider", offer.provider());
+        fields.put("region", offer.region());
+        fields.put("instanceType", offer.instanceType());
+        fields.put("lifecycle", offer.lifecycle().wire());
+        if (gpuModel != null) {
+            fields.put("gpuModel", gpuModel);
+        }
         return fields;
     }
 }

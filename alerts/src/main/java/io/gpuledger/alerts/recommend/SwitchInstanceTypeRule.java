@@ -215,20 +215,8 @@ public final class SwitchInstanceTypeRule {
     }
 
     private static Map<String, Object> poolFields(Offer pool, String gpuModel, PriceBoard board) {
-        Optional<PriceQuote> quote = board.price(pool);
-        if (quote.isPresent()) {
-            return OfferFields.of(quote.get(), gpuModel);
-        }
-        Map<String, Object> fields = new LinkedHashMap<>();
-        fields.put("offerKey", pool.key());
-        fields.put("provider", pool.provider());
-        fields.put("region", pool.region());
-        fields.put("instanceType", pool.instanceType());
-        fields.put("lifecycle", pool.lifecycle().wire());
-        if (gpuModel != null) {
-            fields.put("gpuModel", gpuModel);
-        }
-        return fields;
+        return board.price(pool).map(quote -> OfferFields.of(quote, gpuModel))
+                .orElseGet(() -> OfferFields.of(pool, gpuModel));
     }
 
     /** Doing the job's current work for a month at the candidate's cost per unit instead of its own. */
