@@ -1,0 +1,192 @@
+package io.gpuledger.alerts.recommend;
+
+import io.gpuledger.model.CapacityEvent;
+import io.gpuledger.model.CapacityEventKind;
+import io.gpuledger.model.EnrichedCapacityEvent;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.PlacedGpu;
+import io.gpuledger.model.PlacedJob;
+import io.gpuledger.model.PlacementStatus;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationKind;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * EVACUATE: the cloud is taking an instance back (spot interruption, preemption, deletion), so
+ * the jobs on it must move before the deadline. The recommendation names the jobs with their
+ * GPUs, the deadline, and a replacement pool to move them to.
+ *
+ * <p>The replacement is an <em>on-demand</em> offer of the same provider and region with the same
+ * GPU model and at least as many GPUs per instance: the same instance type when it is priced (the
+ * jobs fit it as they fitted the lost one), else the cheapest such type. Spot pools are not
+ * suggested: a reclaim comes with a shortage of that spot capacity, and a move made under a
+ * deadline of seconds should land on capacity that cannot be taken back again. Reserved offers
+ * are not suggested either: a reservation is a commitment for a term, not capacity to be had now.
+ *
+ * <p>Acting saves nothing (it avoids losing work), so the saving is 0; what is at stake goes
+ * into the evidence as {@code costAtRiskPerHour}.
+ */
+public final class EvacuateRule {
+
+    /*
+     * Confidence is how sure the rule is that these jobs must move now. The notice is the cloud's
+     * own word, so the interruption is taken as certain; what varies is how well we know what runs
+     * there: listed GPUs reported within the last minutes (CURRENT) 0.95, the instance was known
+     * but its GPUs have gone quiet (OUTDATED) 0.75, nothing known of it (UNKNOWN) 0.6.
+     */
+    static final double CONFIDENCE_CURRENT = 0.95;
+    static final double CONFIDENCE_OUTDATED = 0.75;
+    static final double CONFIDENCE_UNKNOWN = 0.6;
+
+    private final Duration ttl;
+
+    /** @param ttl how long the recommendation stands when the cloud gives no deadline */
+    public EvacuateRule(Duration ttl) {
+        this.ttl = ttl;
+    }
+
+    /**
+     * Whether a notice means the instance's capacity is lost to its jobs: spot interruption,
+     * preemption and deletion. A rebalance recommendation is a risk, not a loss, and maintenance
+     * gives the instance back.
+     */
+    public static boolean isLossOfCapacity(CapacityEventKind kind) {
+        return kind == CapacityEventKind.SPOT_INTERRUPTION || kind == CapacityEventKind.PREEMPTION
+                || kind == CapacityEventKind.TERMINATION;
+    }
+
+    public Optional<Recommendation> evaluate(EnrichedCapacityEvent enriched, PriceBoard board, GpuCatalog catalog,
+            Instant now) {
+        CapacityEvent event = enriched.event();
+        if (!isLossOfCapacity(event.kind())) {
+            return Optional.empty();
+        }
+        String lostModel = lostGpuModel(enriched, catalog);
+        int lostGpus = lostGpuCount(enriched, catalog);
+        List<PriceQuote> candidates = replacements(event, lostModel, lostGpus, board, catalog);
+        Optional<PriceQuote> replacement = candidates.stream().findFirst();
+
+        Map<String, Object> action = new LinkedHashMap<>();
+        action.put("instanceId", event.instanceId());
+        if (event.deadline() != null) {
+            action.put("deadline", event.deadline().toString());
+        }
+        action.put("jobsKnown", enriched.placementStatus() == PlacementStatus.CURRENT);
+        action.put("jobs", jobs(enriched.jobs()));
+        replacement.ifPresent(quote -> action.put("replacementPool", OfferFields.of(quote, lostModel)));
+
+        Map<String, Object> evidence = new LinkedHashMap<>();
+        evidence.put("eventId", event.eventId());
+        evidence.put("capacityEventKind", event.kind().name());
+        if (event.action() != null) {
+            evidence.put("cloudAction", event.action());
+        }
+        evidence.put("noticedAt", event.noticedAt().toString());
+        if (event.deadline() != null) {
+            evidence.put("deadline", event.deadline().toString());
+            evidence.put("secondsToDeadline", Duration.between(now, event.deadline()).toMillis() / 1000.0);
+        }
+        evidence.put("placementStatus", enriched.placementStatus().name());
+        if (enriched.placementUpdatedAt() != null) {
+            evidence.put("placementUpdatedAt", enriched.placementUpdatedAt().toString());
+        }
+        evidence.put("costAtRiskPerHour", enriched.costPerHour());
+        if (enriched.currency() != null) {
+            evidence.put("currency", enriched.currency());
+        }
+        evidence.put("unpricedGpus", enriched.unpricedGpus());
+        evidence.put("gpusListed", enriched.gpus().size());
+        if (lostModel != null) {
+            evidence.put("gpuModel", lostModel);
+        }
+        evidence.put("gpusPerInstance", lostGpus);
+        evidence.put("replacementCandidates", candidates.size());
+
+        Recommendation.Target target = new Recommendation.Target("instance", event.instanceId(), event.host(),
+                event.instanceId(), event.provider(), event.region(), event.instanceType(), event.lifecycle());
+        Instant expiresAt = event.deadline() != null ? event.deadline() : now.plus(ttl);
+        return Optional.of(Recommendation.open(RecommendationKind.EVACUATE, target,
+                summary(enriched, replacement.orElse(null), lostModel), action, event.deadline(), 0,
+                enriched.currency(), confidence(enriched.placementStatus()), now, expiresAt, evidence));
+    }
+
+    static double confidence(PlacementStatus status) {
+        return switch (status) {
+            case CURRENT -> CONFIDENCE_CURRENT;
+            case OUTDATED -> CONFIDENCE_OUTDATED;
+            case UNKNOWN -> CONFIDENCE_UNKNOWN;
+        };
+    }
+
+    /** Priced on-demand offers that can take the lost instance's jobs, the best first. */
+    private static List<PriceQuote> replacements(CapacityEvent event, String lostModel, int lostGpus,
+            PriceBoard board, GpuCatalog catalog) {
+        if (lostModel == null || event.region() == null) {
+            return List.of();
+        }
+        Comparator<PriceQuote> sameTypeFirst = Comparator.comparing(
+                quote -> !quote.instanceType().equalsIgnoreCase(String.valueOf(event.instanceType())));
+        return board.all().stream()
+                .filter(quote -> quote.lifecycle() == Lifecycle.ON_DEMAND)
+                .filter(quote -> quote.provider().equals(event.provider()) && quote.region().equals(event.region()))
+                .filter(quote -> quote.gpuCount() >= lostGpus)
+                .filter(quote -> catalog.modelOf(quote).map(lostModel::equalsIgnoreCase).orElse(false))
+                .sorted(sameTypeFirst.thenComparingDouble(PriceQuote::pricePerHour))
+                .toList();
+    }
+
+    /** The model of the lost GPUs: the catalog's for the instance type, else what the GPUs reported. */
+    private static String lostGpuModel(EnrichedCapacityEvent enriched, GpuCatalog catalog) {
+        CapacityEvent event = enriched.event();
+        return catalog.instance(event.provider(), event.instanceType()).map(GpuCatalog.InstanceSpec::gpuModel)
+                .or(() -> enriched.gpus().stream().map(PlacedGpu::gpuModel).filter(model -> model != null).findFirst())
+                .orElse(null);
+    }
+
+    /** The GPUs of the lost instance: the catalog's for the type, else as many as are known to run jobs. */
+    private static int lostGpuCount(EnrichedCapacityEvent enriched, GpuCatalog catalog) {
+        CapacityEvent event = enriched.event();
+        int listed = Math.max(enriched.gpus().size(), enriched.jobs().stream().mapToInt(PlacedJob::gpus).sum());
+        return catalog.instance(event.provider(), event.instanceType())
+                .map(GpuCatalog.InstanceSpec::gpusPerInstance)
+                .orElse(Math.max(1, listed));
+    }
+
+    private static List<Map<String, Object>> jobs(List<PlacedJob> placed) {
+        List<Map<String, Object>> jobs = new ArrayList<>();
+        for (PlacedJob job : placed) {
+            Map<String, Object> entry = new LinkedHashMap<>();
+            entry.put("jobId", job.jobId());
+            entry.put("gpus", job.gpus());
+            entry.put("costPerHour", job.costPerHour());
+            jobs.add(entry);
+        }
+        return jobs;
+    }
+
+    private static String summary(EnrichedCapacityEvent enriched, PriceQuote replacement, String lostModel) {
+        CapacityEvent event = enriched.event();
+        String what = event.kind().name().toLowerCase(Locale.ROOT).replace('_', ' ');
+        String by = event.deadline() == null ? "now" : "by " + event.deadline();
+        String jobs = enriched.placementStatus() == PlacementStatus.CURRENT
+                ? "move " + enriched.jobs().size() + " job(s) on " + enriched.gpus().size() + " GPU(s)"
+                : "move its jobs (not known: placement " + enriched.placementStatus().name().toLowerCase(Locale.ROOT)
+                        + ")";
+        String to = replacement == null
+                ? "; no priced on-demand replacement" + (lostModel == null ? " known" : " with " + lostModel + " known")
+                : String.format(Locale.ROOT, " to %s on-demand at %.2f %s/h", replacement.instanceType(),
+                        replacement.pricePerHour(), replacement.currency());
+        return String.format(Locale.ROOT, "%s %s of %s (%s, %s): %s %s%s", event.provider(), what,
+                event.instanceId(), event.instanceType() == null ? "type unknown" : event.instanceType(),
+                event.region() == null ? "region unknown" : event.region(), jobs, by, to);
+    }
+}

@@ -1,0 +1,83 @@
+package io.gpuledger.alerts.recommend;
+
+import io.gpuledger.model.Check;
+import io.gpuledger.model.JobTraits;
+import io.gpuledger.model.Offer;
+import java.time.Instant;
+
+/**
+ * One job's current picture, as the job-economics, usage and progress topics show it for its
+ * latest window: where it runs, what it costs, how busy its GPUs are and how much work it does.
+ * Amounts are in {@code currency}; a job running on several pools is described by the pool of
+ * most of its GPUs.
+ *
+ * @param jobId                      the job's id
+ * @param team                       the team it is charged to; null when unknown
+ * @param pool                       the offer its GPUs are bought under
+ * @param gpuModel                   the model of its GPUs, written as in the {@link GpuCatalog}
+ * @param gpus                       how many GPUs it runs on
+ * @param costPerHour                what those GPUs cost per hour together
+ * @param currency                   ISO 4217 code of every amount here
+ * @param smActive                   mean SM activity of its GPUs over the window, 0–1
+ * @param dramActive                 mean DRAM (memory interface) activity over the window, 0–1;
+ *                                   null where the GPUs' agent cannot read it (nvidia-smi has no such field)
+ * @param unit                       what its work is counted in ({@code tokens}, {@code samples}); null when none reported
+ * @param workUnitsPerHour           units of work it does per hour over all its GPUs; null when none reported
+ * @param costPerMillionUnits        cost of a million units over the window; null when none reported
+ * @param communicationOverheadRatio exposed communication time ÷ step time, 0–1; null when not reported
+ * @param traits                     what the job says about itself; null when it said nothing
+ * @param windowEnd                  end of the window this picture is of
+ */
+public record JobView(
+        String jobId,
+        String team,
+        Offer pool,
+        String gpuModel,
+        int gpus,
+        double costPerHour,
+        String currency,
+        double smActive,
+        Double dramActive,
+        String unit,
+        Double workUnitsPerHour,
+        Double costPerMillionUnits,
+        Double communicationOverheadRatio,
+        JobTraits traits,
+        Instant windowEnd) {
+
+    public JobView {
+        Check.identity("jobId", jobId);
+        Check.present("pool", pool);
+        if (gpus < 1) {
+            throw new IllegalArgumentException("gpus must be at least 1, was " + gpus);
+        }
+        Check.nonNegative("costPerHour", costPerHour);
+        Check.currency("currency", currency);
+        Check.ratio("smActive", smActive);
+        Check.optionalRatio("dramActive", dramActive);
+        Check.optionalNonNegative("workUnitsPerHour", workUnitsPerHour);
+        Check.optionalNonNegative("costPerMillionUnits", costPerMillionUnits);
+        Check.optionalRatio("communicationOverheadRatio", communicationOverheadRatio);
+        Check.instant("windowEnd", windowEnd);
+    }
+
+    /** Its traits, or {@link JobTraits#NONE} when it said nothing. */
+    public JobTraits traitsOrNone() {
+        return traits == null ? JobTraits.NONE : traits;
+    }
+
+    /** The workload it names, or null. */
+    public String workload() {
+        return traitsOrNone().workload();
+    }
+
+    /** Whether it reported work: a unit, a positive rate and a cost per million units. */
+    public boolean reportsThroughput() {
+        return unit != null && workUnitsPerHour != null && workUnitsPerHour > 0 && costPerMillionUnits != null;
+    }
+
+    /** Units of work one of its GPUs does per hour; only meaningful when {@link #reportsThroughput()}. */
+    public double unitsPerGpuHour() {
+        return workUnitsPerHour / gpus;
+    }
+}

@@ -1,0 +1,266 @@
+package io.gpuledger.alerts.recommend;
+
+import static io.gpuledger.alerts.recommend.JobViewBuilder.job;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.gpuledger.model.JobTraits;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Offer;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.Recommendation;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class SwitchInstanceTypeRuleTest {
+
+    private static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
+    private static final double GIB = 1024.0 * 1024 * 1024;
+    private static final GpuCatalog CATALOG = GpuCatalog.defaults();
+    private static final Offer P4D = onDemand("aws", "us-east-1", "p4d.24xlarge");
+    private static final Offer P4DE = onDemand("aws", "us-east-1", "p4de.24xlarge");
+    private static final Offer A2 = onDemand("gcp", "us-central1", "a2-highgpu-8g");
+    private static final Offer G5 = onDemand("aws", "us-east-1", "g5.xlarge");
+    private static final Offer G6 = onDemand("aws", "us-east-1", "g6.xlarge");
+    private final SwitchInstanceTypeRule rule = rule(0);
+
+    /**
+     * The p4d job: 8 x A100-40GB at 32.77/h doing 10M tokens an hour, 3.277 per 1M tokens,
+     * 1.25M tokens per GPU-hour; busy computing (SM 0.8, DRAM 0.3).
+     */
+    private static JobViewBuilder p4dJob() {
+        return job("job-1", P4D, "A100-40GB", 8, 32.77).work("tokens", 10_000_000);
+    }
+
+    static Stream<Arguments> estimates() {
+        return Stream.of(
+                // case, job, board (offer, price per instance-hour), chosen type (null: none), monthly saving
+                // H100 / A100 = 989.5 / 312 = 3.171474; p5 at 80: 10 per GPU-hour / (1.25M x 3.171474) = 2.522486 per 1M
+                // 1 - 2.522486 / 3.277 = 23.0% >= 15%; (3.277 - 2.522486) x 10 x 720 = 5432.50
+                Arguments.of("faster GPUs, cheaper per token", p4dJob().build(),
+                        Map.of(onDemand("aws", "us-east-1", "p5.48xlarge"), 80.0), "p5.48xlarge", 5432.50),
+                // at its list price 98.32: 12.29 / 3.964343 = 3.100135, 5.4% less: below 15%
+                Arguments.of("faster but not 15% cheaper", p4dJob().build(),
+                        Map.of(onDemand("aws", "us-east-1", "p5.48xlarge"), 98.32), null, 0.0),
+                // no ratio reported: a2-highgpu-8g, same A100-40GB, 24/8 = 3 per GPU-hour / 1.25M = 2.4 per 1M
+                // (3.277 - 2.4) x 10 x 720 = 6314.40; p5 at list (3.100135) is not 15% cheaper
+                Arguments.of("same GPUs elsewhere, cheaper", p4dJob().build(),
+                        Map.of(A2, 24.0, onDemand("aws", "us-east-1", "p5.48xlarge"), 98.32), "a2-highgpu-8g",
+                        6314.40),
+                // ratio 0.2 (not communication-bound) still weighs the network: a2 has 100 Gbit/s against 400,
+                // speedup 1 / (0.8 / 1 + 0.2 / 0.25) = 0.625, 3 / (1.25M x 0.625) = 3.84 per 1M: dearer.
+                // p5 (3200 Gbit/s, b = 8): speedup 1 / (0.8 / 3.171474 + 0.2 / 8) = 3.606871,
+                // 12.29 / (1.25 x 3.606871) = 2.725908; (3.277 - 2.725908) x 10 x 720 = 3967.86
+                Arguments.of("network weighed by the overhead ratio", p4dJob().communication(0.2).build(),
+                        Map.of(A2, 24.0, onDemand("aws", "us-east-1", "p5.48xlarge"), 98.32), "p5.48xlarge",
+                        3967.86),
+                // ratio 0.4, communication-bound: a2 at 8 (1 per GPU-hour) would estimate
+                // 1 / (1.25 x 1 / (0.6 + 0.4 / 0.25)) = 1.76 per 1M, but its network is slower: not a candidate.
+                // p5: speedup 1 / (0.6 / 3.171474 + 0.4 / 8) = 4.180839, 12.29 / (1.25 x 4.180839) = 2.351681
+                // (3.277 - 2.351681) x 10 x 720 = 6662.29
+                Arguments.of("communication-bound kept on a faster network", p4dJob().communication(0.4).build(),
+                        Map.of(A2, 8.0, onDemand("aws", "us-east-1", "p5.48xlarge"), 98.32), "p5.48xlarge",
+                        6662.29),
+                // p4de job (A100-80GB, 40.97/h, 4.097 per 1M) without a memory report: 40 GB GPUs do not qualify
+                Arguments.of("no memory report: no smaller GPUs", p4deJob(null), Map.of(P4D, 32.77), null, 0.0),
+                // with a 30 GiB peak: p4d, same TFLOPS, 32.77 / 8 / 1.25M = 3.277 per 1M; (4.097 - 3.277) x 7200 = 5904
+                Arguments.of("reported peak fits a smaller GPU", p4deJob(30 * GIB), Map.of(P4D, 32.77),
+                        "p4d.24xlarge", 5904.0),
+                Arguments.of("reported peak does not fit", p4deJob(50 * GIB), Map.of(P4D, 32.77), null, 0.0),
+                // memory-bound L4 job (0.8048/h, 1M units/h): A10G has 600 / 300 = 2x the bandwidth,
+                // 1.006 / 2 = 0.503 per 1M against 0.8048: 37.5% less; (0.8048 - 0.503) x 720 = 217.296
+                Arguments.of("memory-bound to more bandwidth", g6Job(0.3, 0.7), Map.of(G5, 1.006), "g5.xlarge",
+                        217.296),
+                // the same job computing: A10G has 70 / 121 of the TFLOPS, 1.006 / 0.578512 = 1.739 per 1M: dearer
+                Arguments.of("compute-bound not to fewer TFLOPS", g6Job(0.9, 0.3), Map.of(G5, 1.006), null, 0.0),
+                // compute-bound A10G job (1.006/h): L4 has 121 / 70 = 1.728571x, 0.8048 / 1.728571 = 0.465587 per 1M
+                // (1.006 - 0.465587) x 720 = 389.0975
+                Arguments.of("compute-bound to more TFLOPS", g5Job(0.9, 0.3), Map.of(G6, 0.8048), "g6.xlarge",
+                        389.0975),
+                // the same job memory-bound: L4 has half the bandwidth, 0.8048 / 0.5 = 1.6096 per 1M: dearer
+                Arguments.of("memory-bound not to less bandwidth", g5Job(0.3, 0.7), Map.of(G6, 0.8048), null, 0.0));
+    }
+
+    @ParameterizedTest(name = "{0}: {3} {4}")
+    @MethodSource("estimates")
+    void shouldEstimateTheCostPerUnitOnOtherInstanceTypes(String name, JobView job, Map<Offer, Double> prices,
+            String expectedType, double expectedSaving) {
+        // Given the job and the prices on the board, no other job to compare with
+        PriceBoard board = board(prices);
+
+        // When the rule judges it
+        Optional<Recommendation> recommendation = rule.evaluate(job, List.of(job), board, CATALOG, NOW);
+
+        // Then the best estimated candidate is chosen, with the saving of a month of the job's work
+        if (expectedType == null) {
+            assertThat(recommendation).isEmpty();
+            return;
+        }
+        Recommendation found = recommendation.orElseThrow();
+        assertThat(toPool(found)).containsEntry("instanceType", expectedType);
+        assertThat(found.estimatedMonthlySaving()).isCloseTo(expectedSaving, within(0.01));
+        assertThat(found.evidence()).containsEntry("basis", "estimated");
+        assertThat(found.confidence()).isEqualTo(0.5);
+    }
+
+    static Stream<Arguments> peers() {
+        JobTraits llama = new JobTraits("llama-7b", null, null, null);
+        return Stream.of(
+                // case, job's traits, peer, expected confidence (null: no recommendation)
+                // same workload on a2-highgpu-8g at 2.5 per 1M: (3.277 - 2.5) x 10 x 720 = 5594.40
+                Arguments.of("same workload elsewhere", llama, peer(A2, 2.5, llama, "tokens"), 0.8),
+                Arguments.of("another workload", llama, peer(A2, 2.5, new JobTraits("bert", null, null, null),
+                        "tokens"), null),
+                Arguments.of("same instance type", llama, peer(P4D, 2.5, llama, "tokens"), null),
+                Arguments.of("bought another way", llama, peer(new Offer("gcp", "us-central1", "a2-highgpu-8g",
+                        Lifecycle.SPOT), 2.5, llama, "tokens"), null),
+                Arguments.of("another unit", llama, peer(A2, 2.5, llama, "samples"), null),
+                // only the unit in common: a weaker comparison, and the peer's GPUs must hold the job
+                Arguments.of("same unit, no workload named", null, peer(A2, 2.5, null, "tokens"), 0.6),
+                Arguments.of("same unit, smaller GPUs", null,
+                        peer(onDemand("aws", "us-east-1", "g4dn.xlarge"), 2.5, null, "tokens"), null),
+                // 1 - 2.9 / 3.277 = 11.5%: below 15%
+                Arguments.of("not cheaper enough", llama, peer(A2, 2.9, llama, "tokens"), null));
+    }
+
+    @ParameterizedTest(name = "{0}: confidence {3}")
+    @MethodSource("peers")
+    void shouldCompareWithJobsOfTheSameWorkloadOnOtherPools(String name, JobTraits traits, JobView peer,
+            Double expectedConfidence) {
+        // Given the p4d job and one other job, and no prices at all
+        JobView job = p4dJob().traits(traits).build();
+
+        // When the rule judges it
+        Optional<Recommendation> recommendation = rule.evaluate(job, List.of(job, peer), new PriceBoard(), CATALOG,
+                NOW);
+
+        // Then only a comparable, cheaper enough job is taken as observed evidence
+        if (expectedConfidence == null) {
+            assertThat(recommendation).isEmpty();
+            return;
+        }
+        Recommendation found = recommendation.orElseThrow();
+        assertThat(found.confidence()).isEqualTo(expectedConfidence);
+        assertThat(found.estimatedMonthlySaving()).isCloseTo(5594.40, within(0.01));
+        assertThat(found.evidence()).containsEntry("basis", "observed").containsEntry("comparedJobId", "peer");
+        assertThat(toPool(found)).containsEntry("offerKey", peer.pool().key());
+    }
+
+    @ParameterizedTest(name = "peer at {0} per 1M -> {1}")
+    @MethodSource("observedAgainstEstimated")
+    void shouldPreferAnObservedFigureToAnEstimateOfASimilarSaving(double peerCost, String expectedBasis) {
+        // Given the p4d job, a peer of the same workload, and p5 at 80 (estimated 2.522486 per 1M)
+        JobTraits llama = new JobTraits("llama-7b", null, null, null);
+        JobView job = p4dJob().traits(llama).build();
+        PriceBoard board = board(Map.of(onDemand("aws", "us-east-1", "p5.48xlarge"), 80.0));
+
+        // When the rule weighs them
+        Recommendation found = rule.evaluate(job, List.of(peer(A2, peerCost, llama, "tokens")), board, CATALOG,
+                NOW).orElseThrow();
+
+        // Then it takes the higher confidence x saving
+        assertThat(found.evidence()).containsEntry("basis", expectedBasis);
+    }
+
+    static Stream<Arguments> observedAgainstEstimated() {
+        return Stream.of(
+                // observed 0.8 x (3.277 - 2.7) x 7200 = 3323.52 beats estimated 0.5 x 5432.50 = 2716.25
+                Arguments.of(2.7, "observed"),
+                // observed at 3.0 saves 8.5%: not a candidate, the estimate stands
+                Arguments.of(3.0, "estimated"));
+    }
+
+    @Test
+    void shouldHoldBackASavingBelowTheMinimumMoney() {
+        // Given the "faster GPUs" case (5432.50 a month) and a minimum of 6000
+        PriceBoard board = board(Map.of(onDemand("aws", "us-east-1", "p5.48xlarge"), 80.0));
+
+        // Then nothing is recommended; with a minimum of 5000 it is
+        assertThat(rule(6000).evaluate(p4dJob().build(), List.of(), board, CATALOG, NOW)).isEmpty();
+        assertThat(rule(5000).evaluate(p4dJob().build(), List.of(), board, CATALOG, NOW)).isPresent();
+    }
+
+    @Test
+    void shouldNotJudgeAJobWithoutThroughputOrOnReservedCapacity() {
+        // Given a board where p5 is far cheaper per unit
+        PriceBoard board = board(Map.of(onDemand("aws", "us-east-1", "p5.48xlarge"), 10.0));
+        JobView silent = job("job-1", P4D, "A100-40GB", 8, 32.77).build();
+        JobView reserved = job("job-2", new Offer("aws", "us-east-1", "p4d.24xlarge", Lifecycle.RESERVED),
+                "A100-40GB", 8, 21.3).work("tokens", 10_000_000).build();
+
+        // Then a job that reports no work, or runs on a reservation, is left alone
+        assertThat(rule.evaluate(silent, List.of(), board, CATALOG, NOW)).isEmpty();
+        assertThat(rule.evaluate(reserved, List.of(), board, CATALOG, NOW)).isEmpty();
+    }
+
+    @Test
+    void shouldDescribeTheSwitchForAutomationAndPeople() {
+        // Given the "faster GPUs" case
+        PriceBoard board = board(Map.of(onDemand("aws", "us-east-1", "p5.48xlarge"), 80.0));
+
+        // When the rule judges it
+        Recommendation found = rule.evaluate(p4dJob().build(), List.of(), board, CATALOG, NOW).orElseThrow();
+
+        // Then the action names both pools and the evidence the model it used
+        assertThat(found.id()).isEqualTo("switch_instance_type:job:job-1");
+        assertThat(found.action()).containsEntry("fromPool", "aws|us-east-1|p4d.24xlarge|on-demand")
+                .containsEntry("gpus", 8);
+        assertThat(toPool(found)).containsEntry("gpuModel", "H100-80GB").containsEntry("pricePerHour", 80.0);
+        assertThat(found.evidence()).containsEntry("performanceModel", "tensor-tflops");
+        assertThat((double) found.evidence().get("savingRatio")).isCloseTo(0.230245, within(1e-6));
+        assertThat(found.summary()).contains("job-1", "p5.48xlarge", "23% less");
+        assertThat(found.expiresAt()).isEqualTo(NOW.plus(Duration.ofMinutes(15)));
+    }
+
+    private static SwitchInstanceTypeRule rule(double minMonthlySaving) {
+        return new SwitchInstanceTypeRule(SwitchInstanceTypeRule.DEFAULT_MIN_SAVING_RATIO, minMonthlySaving,
+                SwitchInstanceTypeRule.DEFAULT_COMMUNICATION_BOUND_RATIO,
+                SwitchInstanceTypeRule.DEFAULT_MEMORY_BOUND_DRAM_ACTIVE,
+                SwitchInstanceTypeRule.DEFAULT_MEMORY_BOUND_SM_ACTIVE, Duration.ofMinutes(15));
+    }
+
+    private static JobView p4deJob(Double peakMemoryBytes) {
+        return job("job-1", P4DE, "A100-80GB", 8, 40.97).work("tokens", 10_000_000)
+                .traits(new JobTraits(null, null, null, peakMemoryBytes)).build();
+    }
+
+    private static JobView g6Job(double sm, double dram) {
+        return job("job-1", G6, "L4-24GB", 1, 0.8048).work("samples", 1_000_000).activity(sm, dram).build();
+    }
+
+    private static JobView g5Job(double sm, double dram) {
+        return job("job-1", G5, "A10G-24GB", 1, 1.006).work("samples", 1_000_000).activity(sm, dram).build();
+    }
+
+    /** Another job on {@code pool} paying {@code costPerMillion}: 10M units an hour on 8 GPUs. */
+    private static JobView peer(Offer pool, double costPerMillion, JobTraits traits, String unit) {
+        String model = CATALOG.instance(pool).orElseThrow().gpuModel();
+        return job("peer", pool, model, 8, costPerMillion * 10).work(unit, 10_000_000).traits(traits).build();
+    }
+
+    private static Offer onDemand(String provider, String region, String type) {
+        return new Offer(provider, region, type, Lifecycle.ON_DEMAND);
+    }
+
+    private static PriceBoard board(Map<Offer, Double> prices) {
+        PriceBoard board = new PriceBoard();
+        prices.forEach((offer, price) -> board.update(new PriceQuote(offer.provider(), offer.region(),
+                offer.instanceType(), offer.lifecycle(), null,
+                CATALOG.instance(offer).orElseThrow().gpusPerInstance(), price, "USD", NOW.minusSeconds(3600),
+                "test")));
+        return board;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> toPool(Recommendation recommendation) {
+        return (Map<String, Object>) recommendation.action().get("toPool");
+    }
+}
