@@ -5,9 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuledger.model.AnomalyKind;
 import io.gpuledger.model.CostAnomaly;
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.UncheckedIOException;
 import java.net.URI;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -18,13 +23,14 @@ class WebhookReceiversTest {
     @Test
     void shouldReadEveryReceiverWithItsSettings() {
         // Given two receivers in the compact form, the prefix already stripped
-        Map<String, String> properties = Map.of(
-                "finance.url", "https://finance.example.com/hooks/gpu-ledger",
-                "finance.secret", " whsec_1 ",
-                "finance.min-severity", "critical",
-                "ops-slack.url", "https://hooks.slack.com/services/T0/B0/token",
-                "ops-slack.format", "SLACK",
-                "ops-slack.kinds", "price-spike, budget_burn,");
+        Map<String, String> properties = properties("""
+                finance.url=https://finance.example.com/hooks/gpu-ledger
+                finance.secret=whsec_1\s
+                finance.min-severity=critical
+                ops-slack.url=https://hooks.slack.com/services/T0/B0/token
+                ops-slack.format=SLACK
+                ops-slack.kinds=price-spike, budget_burn,
+                """);
 
         // When
         List<WebhookReceiver> receivers = WebhookReceivers.parse(PREFIX, properties);
@@ -46,20 +52,21 @@ class WebhookReceiversTest {
 
     @Test
     void shouldNameEveryBadKeyInOneError() {
-        Map<String, String> properties = Map.ofEntries(
-                Map.entry("ftp.url", "ftp://files.example.com/drop"),
-                Map.entry("ftp.secret", "s"),
-                Map.entry("xml.url", "https://example.com/a"),
-                Map.entry("xml.secret", "s"),
-                Map.entry("xml.format", "xml"),
-                Map.entry("nourl.secret", "s"),
-                Map.entry("unsigned.url", "https://example.com/b"),
-                Map.entry("typo.url", "https://example.com/c"),
-                Map.entry("typo.secert", "s"),
-                Map.entry("picky.url", "https://example.com/d"),
-                Map.entry("picky.secret", "s"),
-                Map.entry("picky.kinds", "spend-rate,gpu-melting"),
-                Map.entry("picky.min-severity", "urgent"));
+        Map<String, String> properties = properties("""
+                ftp.url=ftp://files.example.com/drop
+                ftp.secret=s
+                xml.url=https://example.com/a
+                xml.secret=s
+                xml.format=xml
+                nourl.secret=s
+                unsigned.url=https://example.com/b
+                typo.url=https://example.com/c
+                typo.secert=s
+                picky.url=https://example.com/d
+                picky.secret=s
+                picky.kinds=spend-rate,gpu-melting
+                picky.min-severity=urgent
+                """);
 
         assertThatThrownBy(() -> WebhookReceivers.parse(PREFIX, properties))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -115,5 +122,18 @@ class WebhookReceiversTest {
                 WebhookReceiver.Format.SLACK, "whsec_hidden", null, Set.of());
 
         assertThat(receiver.toString()).contains("https://hooks.slack.com/").doesNotContain("tok", "whsec_hidden");
+    }
+
+    /** Properties as they would stand in application.properties, the prefix already stripped. */
+    private static Map<String, String> properties(String text) {
+        Properties properties = new Properties();
+        try {
+            properties.load(new StringReader(text));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Map<String, String> map = new HashMap<>();
+        properties.stringPropertyNames().forEach(name -> map.put(name, properties.getProperty(name)));
+        return map;
     }
 }
