@@ -75,6 +75,10 @@ final class WebhookSender {
             response.cancel(true);
             return new Attempt(Result.ABANDONED, 0, null, "interrupted");
         } catch (ExecutionException e) {
+            if (closed) {
+                // The client fails a cancelled exchange rather than cancelling the future it returned.
+                return new Attempt(Result.ABANDONED, 0, null, "stopping");
+            }
             Throwable cause = e.getCause() == null ? e : e.getCause();
             String message = cause.getMessage() == null ? "" : ": " + cause.getMessage();
             return new Attempt(Result.RETRY, 0, null, cause.getClass().getSimpleName() + message);
