@@ -1,0 +1,171 @@
+package io.gpuledger.alerts.webhook;
+
+import io.gpuledger.model.AnomalyKind;
+import io.gpuledger.model.CostAnomaly;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * Reads webhook receivers from flat configuration, one group of keys per receiver:
+ *
+ * <pre>
+ * gpuledger.webhooks.finance.url=https://finance.example.com/hooks/gpu-ledger
+ * gpuledger.webhooks.finance.secret=…
+ * gpuledger.webhooks.finance.min-severity=critical
+ * gpuledger.webhooks.ops-slack.url=https://hooks.slack.com/services/…
+ * gpuledger.webhooks.ops-slack.format=slack
+ * gpuledger.webhooks.ops-slack.kinds=price-spike,budget-burn
+ * </pre>
+ *
+ * The keys given to {@link #parse} have the common prefix ({@code gpuledger.webhooks.}) removed.
+ */
+public final class WebhookReceivers {
+
+    public static final String URL = "url";
+    /** {@code json} (the default) or {@code slack}. */
+    public static final String FORMAT = "format";
+    /** The HMAC key; required for {@code json}, optional for {@code slack}. */
+    public static final String SECRET = "secret";
+    /** {@code warning} (the default: everything) or {@code critical}. */
+    public static final String MIN_SEVERITY = "min-severity";
+    /** A comma-separated list of anomaly kinds ({@code spend-rate, budget-burn, price-spike, cost-per-throughput}); empty: all. */
+    public static final String KINDS = "kinds";
+
+    private static final List<String> SETTINGS = List.of(URL, FORMAT, SECRET, MIN_SEVERITY, KINDS);
+
+    private WebhookReceivers() {
+    }
+
+    /**
+     * The receivers configured in {@code properties}, sorted by name.
+     *
+     * @param prefix     the prefix that was stripped from the keys; used only to name keys in error messages
+     * @param properties {@code <name>.<setting>} to value
+     * @throws IllegalArgumentException naming every key that is unknown, missing or malformed
+     */
+    public static List<WebhookReceiver> parse(String prefix, Map<String, String> properties) {
+        List<String> problems = new ArrayList<>();
+        Map<String, Map<String, String>> settingsByName = new TreeMap<>();
+        for (Map.Entry<String, String> entry : new TreeMap<>(properties).entrySet()) {
+            String key = entry.getKey();
+            int dot = key.indexOf('.');
+            String setting = dot < 0 ? "" : key.substring(dot + 1);
+            if (dot <= 0 || !SETTINGS.contains(setting)) {
+                problems.add(prefix + key + ": not a webhook setting; expected <name>.<setting> with a setting of "
+                        + SETTINGS);
+                continue;
+            }
+            String value = entry.getValue() == null ? "" : entry.getValue().strip();
+            settingsByName.computeIfAbsent(key.substring(0, dot), name -> new HashMap<>()).put(setting, value);
+        }
+        List<WebhookReceiver> receivers = new ArrayList<>();
+        settingsByName.forEach((name, settings) -> {
+            WebhookReceiver receiver = receiver(prefix + name + ".", name, settings, problems);
+            if (receiver != null) {
+                receivers.add(receiver);
+            }
+        });
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "invalid webhook configuration:\n  " + String.join("\n  ", problems));
+        }
+        return List.copyOf(receivers);
+    }
+
+    /** The receiver {@code name}, or null after adding what is wrong with it to {@code problems}. */
+    private static WebhookReceiver receiver(
+            String keyPrefix, String name, Map<String, String> settings, List<String> problems) {
+        int known = problems.size();
+        if (!WebhookReceiver.isValidName(name)) {
+            problems.add(keyPrefix + "*: the receiver name '" + name
+                    + "' must be 1 to 64 letters, digits, '-' or '_', starting with a letter or digit");
+            return null;
+        }
+        URI url = url(keyPrefix, settings.getOrDefault(URL, ""), problems);
+        WebhookReceiver.Format format = format(keyPrefix, settings.getOrDefault(FORMAT, ""), problems);
+        CostAnomaly.Severity minSeverity = minSeverity(keyPrefix, settings.getOrDefault(MIN_SEVERITY, ""), problems);
+        Set<AnomalyKind> kinds = kinds(keyPrefix, settings.getOrDefault(KINDS, ""), problems);
+        if (problems.size() > known) {
+            return null;
+        }
+        try {
+            return new WebhookReceiver(name, url, format, settings.getOrDefault(SECRET, ""), minSeverity, kinds);
+        } catch (IllegalArgumentException e) {
+            // The record's messages start with the setting they are about: "url must start with …".
+            problems.add(keyPrefix + e.getMessage());
+            return null;
+        }
+    }
+
+    private static URI url(String keyPrefix, String value, List<String> problems) {
+        if (value.isEmpty()) {
+            problems.add(keyPrefix + URL + " is required");
+            return null;
+        }
+        try {
+            return new URI(value);
+        } catch (URISyntaxException e) {
+            // The reason and position only: the URL itself may hold a token.
+            problems.add(keyPrefix + URL + " is not a URL: " + e.getReason() + " at character " + (e.getIndex() + 1));
+            return null;
+        }
+    }
+
+    private static WebhookReceiver.Format format(String keyPrefix, String value, List<String> problems) {
+        if (value.isEmpty()) {
+            return WebhookReceiver.Format.JSON;
+        }
+        for (WebhookReceiver.Format format : WebhookReceiver.Format.values()) {
+            if (format.configName().equalsIgnoreCase(value)) {
+                return format;
+            }
+        }
+        problems.add(keyPrefix + FORMAT + " must be json or slack, was '" + value + "'");
+        return null;
+    }
+
+    private static CostAnomaly.Severity minSeverity(String keyPrefix, String value, List<String> problems) {
+        if (value.isEmpty()) {
+            return null;
+        }
+        try {
+            return CostAnomaly.Severity.valueOf(value.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            problems.add(keyPrefix + MIN_SEVERITY + " must be warning or critical, was '" + value + "'");
+            return null;
+        }
+    }
+
+    private static Set<AnomalyKind> kinds(String keyPrefix, String value, List<String> problems) {
+        Set<AnomalyKind> kinds = EnumSet.noneOf(AnomalyKind.class);
+        for (String item : value.split(",")) {
+            String kind = item.strip();
+            if (kind.isEmpty()) {
+                continue;
+            }
+            try {
+                kinds.add(AnomalyKind.valueOf(kind.toUpperCase(Locale.ROOT).replace('-', '_')));
+            } catch (IllegalArgumentException e) {
+                problems.add(keyPrefix + KINDS + ": unknown anomaly kind '" + kind + "', expected some of "
+                        + Arrays.stream(AnomalyKind.values()).map(WebhookReceivers::configName)
+                                .collect(Collectors.joining(", ")));
+            }
+        }
+        return kinds;
+    }
+
+    /** {@code spend-rate} for {@link AnomalyKind#SPEND_RATE}: how kinds are written in configuration. */
+    static String configName(AnomalyKind kind) {
+        return kind.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+}

@@ -1,0 +1,139 @@
+package io.gpuledger.alerts.webhook;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.gpuledger.model.AnomalyKind;
+import io.gpuledger.model.CostAnomaly;
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class WebhookReceiversTest {
+
+    private static final String PREFIX = "gpuledger.webhooks.";
+
+    @Test
+    void shouldReadEveryReceiverWithItsSettings() {
+        // Given two receivers in the compact form, the prefix already stripped
+        Map<String, String> properties = properties("""
+                finance.url=https://finance.example.com/hooks/gpu-ledger
+                finance.secret=whsec_1\s
+                finance.min-severity=critical
+                ops-slack.url=https://hooks.slack.com/services/T0/B0/token
+                ops-slack.format=SLACK
+                ops-slack.kinds=price-spike, budget_burn,
+                """);
+
+        // When
+        List<WebhookReceiver> receivers = WebhookReceivers.parse(PREFIX, properties);
+
+        // Then
+        assertThat(receivers).containsExactly(
+                new WebhookReceiver("finance", URI.create("https://finance.example.com/hooks/gpu-ledger"),
+                        WebhookReceiver.Format.JSON, "whsec_1", CostAnomaly.Severity.CRITICAL, Set.of()),
+                new WebhookReceiver("ops-slack", URI.create("https://hooks.slack.com/services/T0/B0/token"),
+                        WebhookReceiver.Format.SLACK, "", null,
+                        Set.of(AnomalyKind.PRICE_SPIKE, AnomalyKind.BUDGET_BURN)));
+        assertThat(receivers.get(1).signs()).isFalse();
+    }
+
+    @Test
+    void shouldReadNoReceiversFromNoProperties() {
+        assertThat(WebhookReceivers.parse(PREFIX, Map.of())).isEmpty();
+    }
+
+    @Test
+    void shouldNameEveryBadKeyInOneError() {
+        Map<String, String> properties = properties("""
+                ftp.url=ftp://files.example.com/drop
+                ftp.secret=s
+                xml.url=https://example.com/a
+                xml.secret=s
+                xml.format=xml
+                nourl.secret=s
+                unsigned.url=https://example.com/b
+                typo.url=https://example.com/c
+                typo.secert=s
+                picky.url=https://example.com/d
+                picky.secret=s
+                picky.kinds=spend-rate,gpu-melting
+                picky.min-severity=urgent
+                """);
+
+        assertThatThrownBy(() -> WebhookReceivers.parse(PREFIX, properties))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("gpuledger.webhooks.ftp.url must start with http:// or https://")
+                .hasMessageContaining("gpuledger.webhooks.xml.format must be json or slack, was 'xml'")
+                .hasMessageContaining("gpuledger.webhooks.nourl.url is required")
+                .hasMessageContaining("gpuledger.webhooks.unsigned.secret is required for the json format")
+                .hasMessageContaining("gpuledger.webhooks.typo.secert: not a webhook setting")
+                .hasMessageContaining("gpuledger.webhooks.picky.kinds: unknown anomaly kind 'gpu-melting'")
+                .hasMessageContaining("gpuledger.webhooks.picky.min-severity must be warning or critical");
+    }
+
+    @Test
+    void shouldRejectAMalformedUrlWithoutRepeatingIt() {
+        Map<String, String> properties = Map.of(
+                "slack.url", "https://hooks.slack.com/services/T0/B0/s3cr3t token", "slack.format", "slack");
+
+        assertThatThrownBy(() -> WebhookReceivers.parse(PREFIX, properties))
+                .hasMessageContaining("gpuledger.webhooks.slack.url is not a URL: Illegal character in path")
+                .hasMessageNotContaining("s3cr3t");
+    }
+
+    @Test
+    void shouldRejectAUrlWithoutHostAndAKeyWithoutName() {
+        assertThatThrownBy(() -> WebhookReceivers.parse(PREFIX,
+                Map.of("a.url", "https:///path", "a.secret", "s", "url", "https://example.com")))
+                .hasMessageContaining("gpuledger.webhooks.a.url has no host name")
+                .hasMessageContaining("gpuledger.webhooks.url: not a webhook setting");
+    }
+
+    @Test
+    void shouldRejectANameThatCannotBeAKeySegment() {
+        assertThatThrownBy(() -> WebhookReceivers.parse(PREFIX,
+                Map.of("-finance.url", "https://example.com", "-finance.secret", "s")))
+                .hasMessageContaining("the receiver name '-finance' must be");
+    }
+
+    @Test
+    void shouldFilterBySeverityAndKind() {
+        WebhookReceiver criticalSpendOnly = new WebhookReceiver("f", URI.create("https://example.com"),
+                WebhookReceiver.Format.JSON, "s", CostAnomaly.Severity.CRITICAL, Set.of(AnomalyKind.SPEND_RATE));
+        WebhookReceiver everything = new WebhookReceiver("all", URI.create("https://example.com"),
+                WebhookReceiver.Format.JSON, "s", null, Set.of());
+
+        assertThat(criticalSpendOnly.accepts(Anomalies.spendRate("ml", 0))).isTrue();
+        assertThat(criticalSpendOnly.accepts(Anomalies.priceSpike("aws-p5"))).isFalse();
+        assertThat(everything.accepts(Anomalies.priceSpike("aws-p5"))).isTrue();
+    }
+
+    @Test
+    void shouldKeepTheSecretAndTheUrlPathOutOfItsText() {
+        WebhookReceiver receiver = new WebhookReceiver("slack", URI.create("https://hooks.slack.com/services/T0/B0/tok"),
+                WebhookReceiver.Format.SLACK, "whsec_hidden", null, Set.of());
+
+        assertThat(receiver.toString()).contains("https://hooks.slack.com/").doesNotContain("tok", "whsec_hidden");
+    }
+
+    /** Properties as they would stand in application.properties, the prefix already stripped. */
+    private static Map<String, String> properties(String text) {
+        Properties properties = new Properties();
+        try {
+            properties.load(new StringReader(text));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Map<String, String> map = new HashMap<>();
+        properties.stringPropertyNames().forEach(name -> map.put(name, properties.getProperty(name)));
+        return map;
+    }
+}
