@@ -12,10 +12,19 @@ import io.gpuledger.alerts.fleet.FleetBoard;
 import io.gpuledger.alerts.metrics.FleetMetrics;
 import io.gpuledger.alerts.metrics.MetricCatalogue;
 import io.gpuledger.alerts.recommend.IdleGpuRule;
+import io.gpuledger.alerts.recommend.GpuCatalog;
 import io.gpuledger.alerts.recommend.RecommendationDesk;
+import io.gpuledger.alerts.recommend.RecommendationRules;
+import io.gpuledger.alerts.webhook.DeliveryPolicy;
+import io.gpuledger.alerts.webhook.ReceiverCounters;
+import io.gpuledger.alerts.webhook.WebhookDispatcher;
+import io.gpuledger.alerts.webhook.WebhookReceiver;
+import io.gpuledger.alerts.webhook.WebhookReceivers;
+import io.gpuledger.alerts.webhook.WebhookSettings;
 import io.gpuledger.model.EnrichedCapacityEvent;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
+import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
@@ -35,6 +44,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -45,6 +55,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -87,6 +98,12 @@ public class AlertService {
     double priceSpikeThreshold;
     @ConfigProperty(name = "gpuledger.anomaly.cost-per-throughput.threshold-percent", defaultValue = "25")
     double costPerThroughputThreshold;
+    @ConfigProperty(name = "gpuledger.recommendation.min-monthly-saving", defaultValue = "10")
+    double minMonthlySaving;
+    @ConfigProperty(name = "gpuledger.recommendation.reserve.lookback-hours", defaultValue = "168")
+    int reserveLookbackHours;
+    @ConfigProperty(name = "gpuledger.recommendation.spot.interruptions-per-hour", defaultValue = "0.05")
+    double interruptionsPerHour;
     @ConfigProperty(name = "gpuledger.metrics.max-series", defaultValue = "50000")
     int maxSeries;
     @ConfigProperty(name = "gpuledger.metrics.stale-after", defaultValue = "5m")
@@ -101,10 +118,12 @@ public class AlertService {
     private RecommendationDesk desk;
     private AnomalyDesk anomalies;
     private AnomalyWatch watch;
+    private RecommendationRules rules;
     private Producer<String, byte[]> deadLetters;
     private TopicReader capacityReader;
     private TopicReader fleetReader;
     private ScheduledExecutorService sweeper;
+    private WebhookDispatcher webhooks;
     private final Map<String, io.micrometer.core.instrument.Counter> deadLettered = new HashMap<>();
 
     public AlertService(MeterRegistry registry, Clock clock) {
@@ -142,6 +161,11 @@ public class AlertService {
         desk = RecommendationDesk.open(bootstrapServers, dismissFor, registry, clock);
         anomalies = AnomalyDesk.open(bootstrapServers, registry, anomaliesKept);
         watch = anomalyWatch();
+        RecommendationRules.Settings defaults = RecommendationRules.Settings.defaults(recommendationTtl);
+        rules = new RecommendationRules(desk, GpuCatalog.defaults(), new RecommendationRules.Settings(
+                recommendationTtl, defaults.reserveTtl(), reserveLookbackHours, minMonthlySaving,
+                defaults.switchMinSavingRatio(), defaults.communicationBoundRatio(), interruptionsPerHour,
+                defaults.communicationWindows(), staleAfter, maxSeries));
         deadLetters = new KafkaProducer<>(KafkaClients.producer(bootstrapServers, "gpu-ledger-alerts-dead-letters"),
                 new StringSerializer(), new ByteArraySerializer());
         for (var topic : Topics.DEAD_LETTERS) {
@@ -157,6 +181,7 @@ public class AlertService {
         handlers.put(Topics.ROLLUPS.name(), this::onRollup);
         handlers.put(Topics.JOB_ECONOMICS.name(), this::onJobEconomics);
         handlers.put(Topics.PRICES.name(), this::onPrice);
+        handlers.put(Topics.JOB_PROGRESS.name(), this::onJobProgress);
         for (var topic : Topics.DEAD_LETTERS) {
             handlers.put(topic.name(), this::onDeadLetter);
         }
@@ -164,6 +189,7 @@ public class AlertService {
                 deadLetters, this::flush, registry, clock);
         capacityReader.start();
         fleetReader.start();
+        startWebhooks();
         sweeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "alerts-sweeper");
             thread.setDaemon(true);
@@ -180,6 +206,9 @@ public class AlertService {
         }
         started = false;
         sweeper.shutdownNow();
+        if (webhooks != null) {
+            webhooks.stop();
+        }
         capacityReader.stop();
         fleetReader.stop();
         desk.close();
@@ -215,12 +244,15 @@ public class AlertService {
             }
         });
         watch.onWindow(usage, now).forEach(anomalies::publish);
+        rules.onWindow(usage, now);
         return usage.windowEnd();
     }
 
     private Instant onRollup(ConsumerRecord<String, byte[]> record) {
         UsageRollup rollup = Json.read(record.value(), UsageRollup.class);
-        metrics.record(rollup, clock.instant());
+        Instant now = clock.instant();
+        metrics.record(rollup, now);
+        rules.onRollup(rollup, now);
         return rollup.windowEnd();
     }
 
@@ -229,6 +261,7 @@ public class AlertService {
         Instant now = clock.instant();
         metrics.record(economics, now);
         watch.onEconomics(economics, now).forEach(anomalies::publish);
+        rules.onEconomics(economics, now);
         return economics.windowEnd();
     }
 
@@ -237,7 +270,14 @@ public class AlertService {
         Instant now = clock.instant();
         metrics.record(quote, now);
         watch.onPrice(quote, now).ifPresent(anomalies::publish);
+        rules.onPrice(quote);
         return null;
+    }
+
+    private Instant onJobProgress(ConsumerRecord<String, byte[]> record) {
+        JobProgress progress = Json.read(record.value(), JobProgress.class);
+        rules.onProgress(progress, clock.instant());
+        return progress.time();
     }
 
     private Instant onDeadLetter(ConsumerRecord<String, byte[]> record) {
@@ -249,7 +289,31 @@ public class AlertService {
         EnrichedCapacityEvent event = Json.read(record.value(), EnrichedCapacityEvent.class);
         MetricCatalogue.shipped().family("gpuledger_capacity_events_total").counter(registry,
                 Tags.of("provider", event.event().provider(), "kind", event.event().kind().name())).increment();
+        rules.onCapacityEvent(event, clock.instant());
         return event.event().noticedAt();
+    }
+
+    /** Delivers anomalies to the configured receivers, if any, and shows how that goes. */
+    private void startWebhooks() {
+        List<WebhookReceiver> receivers = WebhookReceivers.parse(WebhookSettings.PREFIX,
+                WebhookSettings.properties(ConfigProvider.getConfig()));
+        if (receivers.isEmpty()) {
+            return;
+        }
+        webhooks = new WebhookDispatcher(bootstrapServers, groupId + "-webhooks", receivers,
+                DeliveryPolicy.defaults(), clock);
+        MetricCatalogue catalogue = MetricCatalogue.shipped();
+        for (WebhookReceiver receiver : receivers) {
+            ReceiverCounters counters = webhooks.counters(receiver.name());
+            catalogue.family("gpuledger_webhook_deliveries_total").functionCounter(registry,
+                    Tags.of("receiver", receiver.name(), "outcome", "delivered"), counters, c -> c.delivered());
+            catalogue.family("gpuledger_webhook_deliveries_total").functionCounter(registry,
+                    Tags.of("receiver", receiver.name(), "outcome", "refused"), counters, c -> c.refused());
+            catalogue.family("gpuledger_webhook_retries_total").functionCounter(registry,
+                    Tags.of("receiver", receiver.name()), counters, c -> c.retries());
+        }
+        webhooks.start();
+        LOG.infof("delivering anomalies to %d webhook receiver(s)", receivers.size());
     }
 
     private AnomalyWatch anomalyWatch() {
@@ -275,6 +339,7 @@ public class AlertService {
             Instant now = clock.instant();
             metrics.sweep(now);
             board.sweep(now);
+            rules.sweep(now);
         } catch (RuntimeException e) {
             LOG.warn("sweeping stale series failed; trying again later", e);
         }

@@ -13,6 +13,20 @@ public record Offer(String provider, String region, String instanceType, Lifecyc
         Check.present("lifecycle", lifecycle);
     }
 
+    /**
+     * The offer of a key written by {@link #key()} (a pool roll-up's id).
+     *
+     * @throws InvalidRecordException when the key does not have its four parts
+     */
+    public static Offer fromKey(String key) {
+        String[] parts = key.split(java.util.regex.Pattern.quote(String.valueOf(Check.KEY_SEPARATOR)), -1);
+        if (parts.length != 4) {
+            throw new InvalidRecordException("pool", "has four parts provider|region|instanceType|lifecycle, not '"
+                    + key + "'");
+        }
+        return new Offer(parts[0], parts[1], parts[2], Lifecycle.fromWire(parts[3]));
+    }
+
     /** {@code provider|region|instanceType|lifecycle}: the prefix of every price-version key of this offer. */
     public String key() {
         return provider + Check.KEY_SEPARATOR + region + Check.KEY_SEPARATOR + instanceType

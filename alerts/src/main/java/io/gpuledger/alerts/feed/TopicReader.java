@@ -4,6 +4,7 @@ import io.gpuledger.alerts.metrics.Cell;
 import io.gpuledger.alerts.metrics.MetricCatalogue;
 import io.gpuledger.model.DeadLetters;
 import io.gpuledger.model.InvalidRecordException;
+import io.gpuledger.model.Json;
 import io.gpuledger.model.Topics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -140,17 +141,26 @@ public final class TopicReader {
                 lag.get(record.topic()).set(Math.max(0, clock.millis() - eventTime.toEpochMilli()) / 1000.0);
             }
         } catch (InvalidRecordException e) {
-            rejected.get(record.topic()).increment();
-            LOG.warnf("%s: kept %s-%d@%d on %s: %s", name, record.topic(), record.partition(), record.offset(),
-                    Topics.ALERTS_DEAD_LETTERS.name(), e.getMessage());
-            ProducerRecord<String, byte[]> dead = new ProducerRecord<>(Topics.ALERTS_DEAD_LETTERS.name(), null,
-                    record.key(), record.value());
-            DeadLetters.put(dead.headers(), DeadLetters.REASON, e.getMessage());
-            DeadLetters.put(dead.headers(), DeadLetters.FIELD, e.field());
-            DeadLetters.put(dead.headers(), DeadLetters.SOURCE_TOPIC, record.topic());
-            DeadLetters.put(dead.headers(), DeadLetters.SOURCE_PARTITION, record.partition());
-            DeadLetters.put(dead.headers(), DeadLetters.SOURCE_OFFSET, record.offset());
-            deadLetters.send(dead);
+            reject(record, e.getMessage(), e.field());
+        } catch (RuntimeException e) {
+            // A record that passed validation yet broke a handler: kept for inspection like a malformed one,
+            // so that one odd record does not stop the service.
+            LOG.errorf(e, "%s: handling %s-%d@%d failed", name, record.topic(), record.partition(), record.offset());
+            reject(record, "processing failed: " + e, Json.ROOT);
         }
+    }
+
+    private void reject(ConsumerRecord<String, byte[]> record, String reason, String field) {
+        rejected.get(record.topic()).increment();
+        LOG.warnf("%s: kept %s-%d@%d on %s: %s", name, record.topic(), record.partition(), record.offset(),
+                Topics.ALERTS_DEAD_LETTERS.name(), reason);
+        ProducerRecord<String, byte[]> dead = new ProducerRecord<>(Topics.ALERTS_DEAD_LETTERS.name(), null,
+                record.key(), record.value());
+        DeadLetters.put(dead.headers(), DeadLetters.REASON, reason);
+        DeadLetters.put(dead.headers(), DeadLetters.FIELD, field);
+        DeadLetters.put(dead.headers(), DeadLetters.SOURCE_TOPIC, record.topic());
+        DeadLetters.put(dead.headers(), DeadLetters.SOURCE_PARTITION, record.partition());
+        DeadLetters.put(dead.headers(), DeadLetters.SOURCE_OFFSET, record.offset());
+        deadLetters.send(dead);
     }
 }

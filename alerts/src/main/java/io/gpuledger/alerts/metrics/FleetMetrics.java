@@ -1,7 +1,6 @@
 package io.gpuledger.alerts.metrics;
 
 import io.gpuledger.alerts.metrics.SeriesGroup.Thing;
-import io.gpuledger.model.Check;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.Mean;
@@ -118,7 +117,7 @@ public final class FleetMetrics {
                 names = GroupFamilies.TEAM;
             }
             case POOL -> {
-                thing = pools.thing(rollup.id(), poolTags(poolOf(rollup.id()), rollup.currency()), now);
+                thing = pools.thing(rollup.id(), poolTags(Offer.fromKey(rollup.id()), rollup.currency()), now);
                 names = GroupFamilies.POOL;
             }
             default -> {
@@ -205,15 +204,6 @@ public final class FleetMetrics {
     private static Tags poolTags(Offer offer, String currency) {
         return Tags.of("provider", offer.provider(), "region", offer.region(), "instance_type", offer.instanceType(),
                 "lifecycle", offer.lifecycle().wire(), "currency", currency);
-    }
-
-    /** The offer of a pool roll-up's id, {@code provider|region|instanceType|lifecycle}. */
-    static Offer poolOf(String id) {
-        String[] parts = id.split(java.util.regex.Pattern.quote(String.valueOf(Check.KEY_SEPARATOR)), -1);
-        if (parts.length != 4) {
-            throw new IllegalArgumentException("a pool id has four parts, not '" + id + "'");
-        }
-        return new Offer(parts[0], parts[1], parts[2], io.gpuledger.model.Lifecycle.fromWire(parts[3]));
     }
 
     private static String currencyOf(String currency) {

@@ -1,6 +1,7 @@
 package io.gpuledger.alerts.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -47,6 +48,12 @@ public final class MetricCatalogue {
         public Counter counter(MeterRegistry registry, Tags tags) {
             expect(Type.COUNTER, tags);
             return Counter.builder(meterName()).description(help).tags(tags).register(registry);
+        }
+
+        /** A counter of this family whose count another part keeps, read by {@code fn} at each scrape. */
+        public <T> FunctionCounter functionCounter(MeterRegistry registry, Tags tags, T obj, ToDoubleFunction<T> fn) {
+            expect(Type.COUNTER, tags);
+            return FunctionCounter.builder(meterName(), obj, fn).description(help).tags(tags).register(registry);
         }
 
         /** The name Micrometer knows the family by. */
