@@ -10,6 +10,8 @@ import io.gpuledger.ingest.kafka.Producers;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.CloudEvent;
 import io.gpuledger.model.AnomalyKind;
+import io.gpuledger.model.CapacityEvent;
+import io.gpuledger.model.CapacityEventKind;
 import io.gpuledger.model.CostAnomaly;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Lifecycle;
@@ -111,7 +113,7 @@ class EndToEndTest {
 
         // And the idle GPU, only it, is recommended for reclaiming, with its monthly cost as the saving
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-            String body = given().get("/api/recommendations").then().statusCode(200)
+            String body = given().get("/api/recommendations?kind=RECLAIM_IDLE").then().statusCode(200)
                     .contentType("application/json").extract().asString();
             Recommendation[] recommendations = Json.read(body.getBytes(StandardCharsets.UTF_8),
                     Recommendation[].class);
@@ -123,7 +125,8 @@ class EndToEndTest {
         });
 
         // And automation can read it from the topic, keyed by its target
-        assertThat(recommendationsOnTopic()).extracting(r -> r.target().id()).containsOnly(IDLE);
+        assertThat(recommendationsOnTopic()).filteredOn(r -> r.kind() == RecommendationKind.RECLAIM_IDLE)
+                .extracting(r -> r.target().id()).containsOnly(IDLE);
     }
 
     @Test
@@ -219,14 +222,47 @@ class EndToEndTest {
     }
 
     @Test
+    void shouldAskToEvacuateTheJobsOfAnInstanceTheCloudTakesBack() {
+        // Given the busy and the idle GPU of instance i-0e2e have reported
+        idleRecommendation();
+
+        // When AWS gives the instance its two-minute notice
+        Instant noticed = Instant.now();
+        CapacityEvent notice = new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
+                CapacityEvent.idOf("aws", "i-0e2e", CapacityEventKind.SPOT_INTERRUPTION, "e2e"), "aws", "us-east-1",
+                "i-0e2e", "p4d.24xlarge", "node-e2e", Lifecycle.SPOT, CapacityEventKind.SPOT_INTERRUPTION,
+                "terminate", noticed, noticed.plusSeconds(120), "aws-imds", "{\"action\":\"terminate\"}");
+        try (KafkaProducer<String, CapacityEvent> producer =
+                Producers.forTopic(Topics.CAPACITY_EVENTS, bootstrapServers, "e2e-notices")) {
+            producer.send(new ProducerRecord<>(Topics.CAPACITY_EVENTS.name(), notice.instanceId(), notice));
+        }
+
+        // Then automation is told to move its one job off it by the deadline, with a replacement pool
+        Recommendation evacuate = recommendationsOnTopic(r -> r.kind() == RecommendationKind.EVACUATE).stream()
+                .filter(r -> r.kind() == RecommendationKind.EVACUATE).findFirst().orElseThrow();
+        assertThat(evacuate.id()).isEqualTo("evacuate:instance:i-0e2e");
+        assertThat(evacuate.deadline()).isEqualTo(notice.deadline());
+        assertThat(evacuate.action()).containsKey("replacementPool");
+        assertThat(Json.writeString(evacuate.action())).contains("e2e-job");
+        assertThat(recommendations("?kind=EVACUATE")).extracting(Recommendation::id).contains(evacuate.id());
+        String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        assertThat(metrics).contains("gpuledger_capacity_events_total{kind=\"SPOT_INTERRUPTION\",provider=\"aws\"} 1.0");
+    }
+
+    @Test
     void shouldPublishPriceSpikesAndBudgetOverrunsForFinanceOnce() {
         // Given a spot offer whose price doubles, and a team with a 1 USD budget spending 60 USD/h
         Instant now = Instant.now();
         Offer offer = new Offer("aws", "us-east-1", "e2e.spiky", Lifecycle.SPOT);
         try (KafkaProducer<String, PriceQuote> prices = Producers.forTopic(Topics.PRICES, bootstrapServers, "e2e-p")) {
-            for (PriceQuote quote : List.of(spot(offer, 10, now.minusSeconds(600)), spot(offer, 20, now.minusSeconds(300)))) {
-                prices.send(new ProducerRecord<>(Topics.PRICES.name(), quote.key(), quote));
-            }
+            // Price versions have keys of their own, so the new one is sent once the old one is in force
+            PriceQuote before = spot(offer, 10, now.minusSeconds(600));
+            prices.send(new ProducerRecord<>(Topics.PRICES.name(), before.key(), before));
+            prices.flush();
+            await().atMost(Duration.ofSeconds(30)).until(() -> given().get("/q/metrics").then().extract().asString()
+                    .contains("instance_type=\"e2e.spiky\""));
+            PriceQuote after = spot(offer, 20, now.minusSeconds(300));
+            prices.send(new ProducerRecord<>(Topics.PRICES.name(), after.key(), after));
         }
         Instant minute = Instant.ofEpochSecond(now.getEpochSecond() / 60 * 60).minusSeconds(600);
         try (KafkaProducer<String, GpuUsage> usage = Producers.forTopic(Topics.USAGE, bootstrapServers, "e2e-u")) {

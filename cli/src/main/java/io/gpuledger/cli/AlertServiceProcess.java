@@ -21,11 +21,13 @@ final class AlertServiceProcess implements AutoCloseable {
     private final Process process;
     private final Path log;
     private final int port;
+    private final String apiToken;
 
-    private AlertServiceProcess(Process process, Path log, int port) {
+    private AlertServiceProcess(Process process, Path log, int port, String apiToken) {
         this.process = process;
         this.log = log;
         this.port = port;
+        this.apiToken = apiToken;
     }
 
     static AlertServiceProcess start(Path jar, String bootstrapServers, int port, Path log) throws IOException {
@@ -40,7 +42,21 @@ final class AlertServiceProcess implements AutoCloseable {
                 .redirectOutput(log.toFile());
         builder.environment().put("KAFKA_BOOTSTRAP_SERVERS", bootstrapServers);
         builder.environment().put("QUARKUS_HTTP_PORT", String.valueOf(port));
-        return new AlertServiceProcess(builder.start(), log, port);
+        // The API's writes (ack, dismiss) need a token: a fresh one per run unless the user set theirs.
+        String token = System.getenv().getOrDefault("GPULEDGER_API_TOKEN", randomToken());
+        builder.environment().put("GPULEDGER_API_TOKEN", token);
+        return new AlertServiceProcess(builder.start(), log, port, token);
+    }
+
+    private static String randomToken() {
+        byte[] bytes = new byte[18];
+        new java.security.SecureRandom().nextBytes(bytes);
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    /** The bearer token of the API's write endpoints. */
+    String apiToken() {
+        return apiToken;
     }
 
     /** Waits until the service answers on its metrics endpoint. */

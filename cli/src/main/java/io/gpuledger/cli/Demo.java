@@ -137,8 +137,15 @@ final class Demo implements AutoCloseable {
         out.println();
         out.println("Open:");
         out.println("  " + alerts.baseUrl() + "/q/metrics              Prometheus metrics (gpuledger_*)");
-        out.println("  " + alerts.baseUrl() + "/api/recommendations    recommendations (JSON)");
-        out.println("  Kafka at " + bootstrap + ": topics " + Topics.USAGE.name() + ", " + Topics.RECOMMENDATIONS.name());
+        out.println("  " + alerts.baseUrl() + "/api/recommendations    recommendations (JSON; ?kind=&status=&target=)");
+        out.println("  " + alerts.baseUrl() + "/api/fleet              spend per hour now, by pool, team and lifecycle");
+        out.println("  " + alerts.baseUrl() + "/api/anomalies          cost anomalies for finance");
+        out.println("  " + alerts.baseUrl() + "/q/openapi              the API described (OpenAPI)");
+        out.println("  " + alerts.baseUrl() + "/q/health/ready         readiness");
+        out.println("  POST /api/recommendations/{id}/ack or /dismiss with 'Authorization: Bearer "
+                + alerts.apiToken() + "'");
+        out.println("  Kafka at " + bootstrap + ": topics " + Topics.USAGE.name() + ", " + Topics.RECOMMENDATIONS.name()
+                + ", " + Topics.COST_ANOMALIES.name());
         out.println();
         out.println("Costs appear with the first samples of each one-minute window; idle GPUs are");
         out.println("recommended for reclaiming once enough of a window is observed. Ctrl-C stops everything.");
