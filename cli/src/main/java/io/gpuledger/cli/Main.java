@@ -42,6 +42,10 @@ public final class Main {
                                    --interval S seconds between two samples of a GPU (default 1)
                                    --warmup W   first records left out of the warm figure (default 2000000)
                                    --threads T  the engine's stream threads (default 1, its own default)
+              hook     an example automation hook: follows gpu.recommendations.v1 (Kafka in
+                       KAFKA_BOOTSTRAP_SERVERS) and prints what it would do with each recommendation
+                         --ack URL   acknowledge each one it acts on at the alert service at URL
+                                     (token in GPULEDGER_API_TOKEN)
               help     show this text
             """;
 
@@ -60,6 +64,7 @@ public final class Main {
                 case "agent" -> System.exit(AgentCommand.run(options));
                 case "prices" -> System.exit(PricesCommand.run(options));
                 case "bench" -> System.exit(BenchCommand.run(options));
+                case "hook" -> System.exit(ExampleHook.run(options));
                 default -> throw new UsageException("unknown command '" + args[0] + "'");
             }
         } catch (UsageException e) {

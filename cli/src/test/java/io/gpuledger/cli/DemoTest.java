@@ -57,9 +57,15 @@ class DemoTest {
                         .getBytes(StandardCharsets.UTF_8), Recommendation[].class);
                 assertThat(Arrays.stream(recommendations).map(Recommendation::kind))
                         .contains(RecommendationKind.RECLAIM_IDLE);
+                long gpusInFleetView = 0;
+                for (var row : Json.MAPPER.readTree(get(base + "/api/fleet")).get("total")) {
+                    gpusInFleetView += row.get("gpus").asLong();
+                }
+                assertThat(gpusInFleetView).isGreaterThanOrEqualTo(demo.fleet().gpus().size());
             });
             assertThat(printed.toString(StandardCharsets.UTF_8))
-                    .contains(base + "/q/metrics").contains(base + "/api/recommendations");
+                    .contains(base + "/q/metrics").contains(base + "/api/recommendations")
+                    .contains(base + "/api/fleet").contains(base + "/api/anomalies").contains("Bearer ");
         } finally {
             demo.close();
         }

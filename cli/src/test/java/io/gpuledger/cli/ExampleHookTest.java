@@ -1,0 +1,54 @@
+package io.gpuledger.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuledger.model.CloudEvent;
+import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationKind;
+import io.gpuledger.model.RecommendationStatus;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class ExampleHookTest {
+
+    private static final Instant T0 = Instant.parse("2026-11-30T09:00:00Z");
+
+    private final ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    private final ExampleHook hook = new ExampleHook(new PrintStream(printed, true, StandardCharsets.UTF_8),
+            Optional.empty(), "");
+
+    @Test
+    void shouldActOnEachStateOnceAndIgnoreRedeliveries() {
+        // Given an evacuation, delivered twice, then withdrawn
+        Recommendation evacuate = Recommendation.open(RecommendationKind.EVACUATE,
+                new Recommendation.Target("instance", "i-1", null, "i-1", "aws", "us-east-1", "p4d.24xlarge", null),
+                "evacuate", Map.of("instanceId", "i-1", "jobs", List.of(Map.of("jobId", "train", "gpus", 8)),
+                        "replacementPool", Map.of("offerKey", "aws|us-east-1|p4d.24xlarge|on-demand")),
+                T0.plusSeconds(120), 0, "USD", 0.95, T0, T0.plusSeconds(120), Map.of());
+        Recommendation withdrawn = evacuate.withStatus(RecommendationStatus.WITHDRAWN, T0.plusSeconds(30),
+                evacuate.expiresAt());
+
+        // When the hook reads them
+        var first = hook.onEvent(event(evacuate));
+        var again = hook.onEvent(event(evacuate));
+        var cancel = hook.onEvent(event(withdrawn));
+
+        // Then it acts once, ignores the redelivery, and cancels
+        assertThat(first).hasValueSatisfying(line -> assertThat(line).contains("drain instance i-1")
+                .contains("train").contains("before 2026-11-30T09:02:00Z").contains("aws|us-east-1|p4d.24xlarge"));
+        assertThat(again).isEmpty();
+        assertThat(cancel).hasValueSatisfying(line -> assertThat(line).startsWith("cancel"));
+        assertThat(printed.toString(StandardCharsets.UTF_8).lines()).hasSize(2);
+    }
+
+    private static CloudEvent<Recommendation> event(Recommendation r) {
+        return CloudEvent.of(r.id() + "@" + r.updatedAt().toEpochMilli(), "/gpu-ledger/alerts",
+                "io.gpuledger.recommendation.v1", "instance/i-1", r.updatedAt(), null, r);
+    }
+}
