@@ -21,6 +21,7 @@ import io.gpuledger.alerts.webhook.WebhookDispatcher;
 import io.gpuledger.alerts.webhook.WebhookReceiver;
 import io.gpuledger.alerts.webhook.WebhookReceivers;
 import io.gpuledger.alerts.webhook.WebhookSettings;
+import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.EnrichedCapacityEvent;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
@@ -69,6 +70,8 @@ import org.jboss.logging.Logger;
 public class AlertService {
 
     private static final Logger LOG = Logger.getLogger(AlertService.class);
+    /** As the capacity stage: a GPU silent for longer before a notice is not counted on its instance. */
+    private static final Duration PLACEMENT_MAX_AGE = Duration.ofMinutes(10);
 
     @ConfigProperty(name = "kafka.bootstrap.servers")
     String bootstrapServers;
@@ -174,7 +177,8 @@ public class AlertService {
         }
         capacityReader = new TopicReader("alerts-capacity",
                 KafkaClients.consumer(bootstrapServers, groupId + "-capacity"),
-                Map.of(Topics.CAPACITY_EVENTS_ENRICHED.name(), this::onCapacityEvent), deadLetters, this::flush,
+                Map.of(Topics.CAPACITY_EVENTS.name(), this::onNotice,
+                        Topics.CAPACITY_EVENTS_ENRICHED.name(), this::onEnrichedNotice), deadLetters, this::flush,
                 registry, clock);
         Map<String, TopicReader.Handler> handlers = new HashMap<>();
         handlers.put(Topics.USAGE.name(), this::onUsage);
@@ -285,10 +289,21 @@ public class AlertService {
         return Instant.ofEpochMilli(record.timestamp());
     }
 
-    private Instant onCapacityEvent(ConsumerRecord<String, byte[]> record) {
-        EnrichedCapacityEvent event = Json.read(record.value(), EnrichedCapacityEvent.class);
+    /**
+     * A notice as the agent published it: joined at once with the placement the board knows, so
+     * that its EVACUATE does not wait for the cost engine's next commit.
+     */
+    private Instant onNotice(ConsumerRecord<String, byte[]> record) {
+        CapacityEvent notice = Json.read(record.value(), CapacityEvent.class);
         MetricCatalogue.shipped().family("gpuledger_capacity_events_total").counter(registry,
-                Tags.of("provider", event.event().provider(), "kind", event.event().kind().name())).increment();
+                Tags.of("provider", notice.provider(), "kind", notice.kind().name())).increment();
+        rules.onCapacityEvent(board.enrich(notice, PLACEMENT_MAX_AGE), clock.instant());
+        return notice.noticedAt();
+    }
+
+    /** The cost engine's join of the same notice: it supersedes the quick one only where it tells more. */
+    private Instant onEnrichedNotice(ConsumerRecord<String, byte[]> record) {
+        EnrichedCapacityEvent event = Json.read(record.value(), EnrichedCapacityEvent.class);
         rules.onCapacityEvent(event, clock.instant());
         return event.event().noticedAt();
     }

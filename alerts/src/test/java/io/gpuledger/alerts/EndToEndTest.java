@@ -21,6 +21,7 @@ import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
+import io.gpuledger.alerts.feed.TopicReplay;
 import io.gpuledger.alerts.fleet.FleetSummary;
 import io.gpuledger.alerts.metrics.MetricCatalogue;
 import java.util.Map;
@@ -29,6 +30,11 @@ import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -195,7 +201,7 @@ class EndToEndTest {
     }
 
     @Test
-    void shouldServeTheFleetsSpendTheOpenApiDocumentAndHealth() {
+    void shouldServeTheFleetsSpendTheOpenApiDocumentAndHealth() throws Exception {
         // Given both GPUs' windows have arrived
         idleRecommendation();
 
@@ -217,8 +223,14 @@ class EndToEndTest {
         assertThat(openApi).contains("/api/recommendations/{id}/ack").contains("/api/fleet")
                 .contains("/api/anomalies");
         given().get("/q/health/ready").then().statusCode(200);
-        given().header("Authorization", "Bearer test-token").body(new byte[128 * 1024])
-                .post("/api/recommendations/x/ack").then().statusCode(413);
+        // (the client waits for the server's go-ahead before sending a body, as large uploads should)
+        HttpRequest oversized = HttpRequest.newBuilder(URI.create(RestAssured.baseURI + ":" + RestAssured.port
+                        + "/api/recommendations/x/ack"))
+                .header("Authorization", "Bearer test-token").expectContinue(true)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[128 * 1024])).build();
+        assertThat(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
+                .send(oversized, HttpResponse.BodyHandlers.discarding()).statusCode())
+                .isEqualTo(413);
     }
 
     @Test
@@ -247,6 +259,15 @@ class EndToEndTest {
         assertThat(recommendations("?kind=EVACUATE")).extracting(Recommendation::id).contains(evacuate.id());
         String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
         assertThat(metrics).contains("gpuledger_capacity_events_total{kind=\"SPOT_INTERRUPTION\",provider=\"aws\"} 1.0");
+
+        // And once the cost engine's own join of the notice has been read too, there is still one record
+        await().atMost(Duration.ofSeconds(30)).until(() -> given().get("/q/metrics").then().extract().asString()
+                .contains("gpuledger_records_read_total{topic=\"gpu.capacity-events.enriched.v1\"} 1.0"));
+        List<Recommendation> published = new ArrayList<>();
+        TopicReplay.replay(bootstrapServers, Topics.RECOMMENDATIONS.name(), Duration.ofSeconds(30),
+                record -> published.add(Topics.RECOMMENDATIONS.valueSerde().deserializer()
+                        .deserialize(record.topic(), record.value()).data()));
+        assertThat(published).filteredOn(r -> r.id().equals(evacuate.id())).hasSize(1);
     }
 
     @Test

@@ -1,10 +1,15 @@
 package io.gpuledger.alerts.fleet;
 
+import io.gpuledger.model.CapacityEvent;
+import io.gpuledger.model.EnrichedCapacityEvent;
 import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.PlacedGpu;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.UsageRollup;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,6 +39,30 @@ public final class FleetBoard {
     public void sweep(Instant now) {
         Instant cutoff = now.minus(staleAfter);
         latest.values().removeIf(seen -> seen.at().isBefore(cutoff));
+    }
+
+    /**
+     * A capacity notice with what the board knows runs on its instance: the GPUs whose latest
+     * window ended at most {@code maxAge} before the notice. The cost engine's capacity stage
+     * publishes the same join a commit later; this one is at hand the moment the notice is read.
+     */
+    public EnrichedCapacityEvent enrich(CapacityEvent notice, Duration maxAge) {
+        Instant newest = null;
+        List<PlacedGpu> gpus = new ArrayList<>();
+        for (Seen seen : latest.values()) {
+            GpuUsage usage = seen.usage();
+            if (!notice.instanceId().equals(usage.instanceId())) {
+                continue;
+            }
+            if (newest == null || usage.windowEnd().isAfter(newest)) {
+                newest = usage.windowEnd();
+            }
+            if (!usage.windowEnd().isBefore(notice.noticedAt().minus(maxAge))) {
+                gpus.add(PlacedGpu.of(usage));
+            }
+        }
+        return newest == null ? EnrichedCapacityEvent.unplaced(notice)
+                : EnrichedCapacityEvent.placed(notice, newest, gpus);
     }
 
     /** The latest window of every GPU heard of recently. */

@@ -81,7 +81,9 @@ public final class EvacuateRule {
             action.put("deadline", event.deadline().toString());
         }
         action.put("jobsKnown", enriched.placementStatus() == PlacementStatus.CURRENT);
-        action.put("jobs", jobs(enriched.jobs()));
+        // What to move is the action; what each job costs is evidence. The quick join and the cost
+        // engine's may see a job's cost a window apart, and that must not make a second record.
+        action.put("jobs", jobs(enriched.jobs(), false));
         replacement.ifPresent(quote -> action.put("replacementPool", OfferFields.of(quote, lostModel)));
 
         Map<String, Object> evidence = new LinkedHashMap<>();
@@ -96,6 +98,7 @@ public final class EvacuateRule {
             evidence.put("secondsToDeadline", Duration.between(now, event.deadline()).toMillis() / 1000.0);
         }
         evidence.put("placementStatus", enriched.placementStatus().name());
+        evidence.put("jobs", jobs(enriched.jobs(), true));
         if (enriched.placementUpdatedAt() != null) {
             evidence.put("placementUpdatedAt", enriched.placementUpdatedAt().toString());
         }
@@ -161,13 +164,15 @@ public final class EvacuateRule {
                 .orElse(Math.max(1, listed));
     }
 
-    private static List<Map<String, Object>> jobs(List<PlacedJob> placed) {
+    private static List<Map<String, Object>> jobs(List<PlacedJob> placed, boolean withCost) {
         List<Map<String, Object>> jobs = new ArrayList<>();
         for (PlacedJob job : placed) {
             Map<String, Object> entry = new LinkedHashMap<>();
             entry.put("jobId", job.jobId());
             entry.put("gpus", job.gpus());
-            entry.put("costPerHour", job.costPerHour());
+            if (withCost) {
+                entry.put("costPerHour", job.costPerHour());
+            }
             jobs.add(entry);
         }
         return jobs;

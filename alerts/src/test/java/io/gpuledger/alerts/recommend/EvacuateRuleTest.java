@@ -71,8 +71,11 @@ class EvacuateRuleTest {
         List<Map<String, Object>> jobs = (List<Map<String, Object>>) recommendation.action().get("jobs");
         assertThat(jobs).extracting(job -> job.get("jobId"), job -> job.get("gpus"))
                 .containsExactly(tuple("job-a", 3), tuple("job-b", 1));
-        // job-a: 3 x 0.30 = 0.90 USD/h
-        assertThat((double) jobs.get(0).get("costPerHour")).isCloseTo(0.9, within(1e-9));
+        // job-a: 3 x 0.30 = 0.90 USD/h, as evidence
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> costs = (List<Map<String, Object>>) recommendation.evidence().get("jobs");
+        assertThat(jobs.get(0)).doesNotContainKey("costPerHour");
+        assertThat((double) costs.get(0).get("costPerHour")).isCloseTo(0.9, within(1e-9));
         // 4 GPUs x 0.30 = 1.20 USD/h at risk; nothing is saved by moving
         assertThat((double) recommendation.evidence().get("costAtRiskPerHour")).isCloseTo(1.2, within(1e-9));
         assertThat(recommendation.evidence()).containsEntry("secondsToDeadline", 120.0);
