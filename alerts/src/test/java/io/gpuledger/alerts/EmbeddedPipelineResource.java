@@ -1,5 +1,6 @@
 package io.gpuledger.alerts;
 
+import io.gpuledger.alerts.webhook.RecordingReceiver;
 import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.ingest.kafka.Producers;
 import io.gpuledger.ingest.price.PriceCatalog;
@@ -26,6 +27,10 @@ import org.apache.kafka.clients.producer.KafkaProducer;
  */
 public class EmbeddedPipelineResource implements QuarkusTestResourceLifecycleManager {
 
+    /** The secret the finance receiver checks every delivery's signature with. */
+    static final String WEBHOOK_SECRET = "e2e-webhook-secret";
+    private static volatile RecordingReceiver financeReceiver;
+
     private EmbeddedKafka kafka;
     private CostEngine engine;
     private Path stateDir;
@@ -46,11 +51,26 @@ public class EmbeddedPipelineResource implements QuarkusTestResourceLifecycleMan
         CostEngineConfig defaults = CostEngineConfig.defaults(kafka.bootstrapServers(), stateDir);
         engine = new CostEngine(defaults.withCommitInterval(Duration.ofMillis(200)));
         engine.start();
-        return Map.of("kafka.bootstrap.servers", kafka.bootstrapServers());
+        try {
+            financeReceiver = new RecordingReceiver(WEBHOOK_SECRET);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return Map.of("kafka.bootstrap.servers", kafka.bootstrapServers(),
+                "gpuledger.webhooks.finance.url", financeReceiver.url().toString(),
+                "gpuledger.webhooks.finance.secret", WEBHOOK_SECRET);
+    }
+
+    /** The webhook receiver on 127.0.0.1 that the service delivers anomalies to. */
+    static RecordingReceiver financeReceiver() {
+        return financeReceiver;
     }
 
     @Override
     public void stop() {
+        if (financeReceiver != null) {
+            financeReceiver.close();
+        }
         if (engine != null) {
             engine.close();
         }

@@ -23,6 +23,7 @@ import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
 import io.gpuledger.alerts.feed.TopicReplay;
 import io.gpuledger.alerts.fleet.FleetSummary;
+import io.gpuledger.alerts.webhook.RecordingReceiver;
 import io.gpuledger.alerts.metrics.MetricCatalogue;
 import java.util.Map;
 import java.util.TreeMap;
@@ -317,6 +318,13 @@ class EndToEndTest {
         List<CostAnomaly> onTopic = anomaliesOnTopic(2);
         assertThat(onTopic).extracting(CostAnomaly::id).doesNotHaveDuplicates()
                 .contains(spike.id(), budget.id());
+
+        // And finance's webhook got each once, signed with its secret
+        RecordingReceiver finance = EmbeddedPipelineResource.financeReceiver();
+        await().atMost(Duration.ofSeconds(30)).until(() -> finance.deliveredIds().containsAll(
+                List.of(spike.id(), budget.id())));
+        assertThat(finance.deliveredIds()).doesNotHaveDuplicates();
+        assertThat(finance.badSignatures()).isZero();
     }
 
     private List<CostAnomaly> anomaliesOnTopic(int atLeast) {

@@ -26,16 +26,16 @@ import java.util.concurrent.Executors;
  * A webhook receiver on 127.0.0.1: verifies the signature of every request, records it, and
  * answers 200 unless told otherwise.
  */
-final class RecordingReceiver implements AutoCloseable {
+public final class RecordingReceiver implements AutoCloseable {
 
     /** A request as it arrived, with the status it was answered with. */
-    record Request(Map<String, String> headers, byte[] body, boolean signatureValid, int status, long arrivedNanos) {
+    public record Request(Map<String, String> headers, byte[] body, boolean signatureValid, int status, long arrivedNanos) {
 
-        String header(String name) {
+        public String header(String name) {
             return headers.get(name.toLowerCase(Locale.ROOT));
         }
 
-        String deliveryId() {
+        public String deliveryId() {
             return header(WebhookSignature.DELIVERY_HEADER);
         }
     }
@@ -55,7 +55,7 @@ final class RecordingReceiver implements AutoCloseable {
     private volatile boolean hanging;
 
     /** @param secret the secret requests must be signed with; empty for an unsigned (Slack) receiver */
-    RecordingReceiver(String secret) throws IOException {
+    public RecordingReceiver(String secret) throws IOException {
         this.secret = secret;
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/hooks", this::handle);
@@ -63,7 +63,7 @@ final class RecordingReceiver implements AutoCloseable {
         server.start();
     }
 
-    URI url() {
+    public URI url() {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/hooks/anomalies");
     }
 
@@ -91,7 +91,7 @@ final class RecordingReceiver implements AutoCloseable {
         hanging = true;
     }
 
-    List<Request> requests() {
+    public List<Request> requests() {
         return List.copyOf(requests);
     }
 
@@ -100,11 +100,11 @@ final class RecordingReceiver implements AutoCloseable {
     }
 
     /** The delivery ids of the requests answered with a 2xx, in arrival order, repeats included. */
-    List<String> deliveredIds() {
+    public List<String> deliveredIds() {
         return requests.stream().filter(request -> request.status() / 100 == 2).map(Request::deliveryId).toList();
     }
 
-    long badSignatures() {
+    public long badSignatures() {
         return requests.stream().filter(request -> !request.signatureValid()).count();
     }
 
