@@ -328,11 +328,7 @@ class EndToEndTest {
     }
 
     private List<CostAnomaly> anomaliesOnTopic(int atLeast) {
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        props.put(ConsumerConfig.GROUP_ID_CONFIG, "e2e-finance-" + System.nanoTime());
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        Properties props = readerOfCommittedRecords("e2e-finance-");
         List<CostAnomaly> seen = new ArrayList<>();
         try (KafkaConsumer<String, CostAnomaly> consumer = new KafkaConsumer<>(props,
                 Topics.COST_ANOMALIES.keySerde().deserializer(), Topics.COST_ANOMALIES.valueSerde().deserializer())) {
@@ -347,6 +343,16 @@ class EndToEndTest {
             consumer.poll(Duration.ofSeconds(1)).forEach(record -> seen.add(record.value()));
         }
         return seen;
+    }
+
+    /** A consumer of its own new group, from the start of its topic, of committed records only. */
+    private Properties readerOfCommittedRecords(String groupPrefix) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, groupPrefix + System.nanoTime());
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        return props;
     }
 
     private static PriceQuote spot(Offer offer, double pricePerHour, Instant validFrom) {
@@ -372,11 +378,7 @@ class EndToEndTest {
     }
 
     private List<Recommendation> recommendationsOnTopic(java.util.function.Predicate<Recommendation> until) {
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        props.put(ConsumerConfig.GROUP_ID_CONFIG, "e2e-automation-" + System.nanoTime());
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        Properties props = readerOfCommittedRecords("e2e-automation-");
         List<Recommendation> seen = new ArrayList<>();
         try (KafkaConsumer<String, CloudEvent<Recommendation>> consumer = new KafkaConsumer<>(props,
                 Topics.RECOMMENDATIONS.keySerde().deserializer(), Topics.RECOMMENDATIONS.valueSerde().deserializer())) {

@@ -16,6 +16,7 @@ import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -56,9 +57,16 @@ final class LiveSummary {
                 .collect(Collectors.joining(" + "));
         Recommendation[] recommendations = Json.read(recommendationsJson.getBytes(StandardCharsets.UTF_8),
                 Recommendation[].class);
-        long idle = Arrays.stream(recommendations).filter(r -> r.kind() == RecommendationKind.RECLAIM_IDLE).count();
-        return String.format("GPUs seen %d/%d | spend %s | recommendations %d (reclaim idle GPU: %d)",
-                gpus, expectedGpus, spendText, recommendations.length, idle);
+        // Those to act on, by kind, in the order of the kinds; withdrawn and dismissed ones are not news.
+        Map<RecommendationKind, Long> byKind = new TreeMap<>(Arrays.stream(recommendations)
+                .filter(r -> r.status().actionable())
+                .collect(Collectors.groupingBy(Recommendation::kind, Collectors.counting())));
+        long actionable = byKind.values().stream().mapToLong(Long::longValue).sum();
+        String kinds = byKind.entrySet().stream()
+                .map(e -> e.getKey().name().toLowerCase(Locale.ROOT).replace('_', ' ') + ": " + e.getValue())
+                .collect(Collectors.joining(", "));
+        return String.format("GPUs seen %d/%d | spend %s | recommendations %d%s",
+                gpus, expectedGpus, spendText, actionable, kinds.isEmpty() ? "" : " (" + kinds + ")");
     }
 
     private String get(String path) throws IOException, InterruptedException {

@@ -10,12 +10,13 @@ import io.gpuledger.model.Topics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Comparator;
 import java.util.Deque;
-import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -30,11 +31,17 @@ import org.jboss.logging.Logger;
 public final class AnomalyDesk implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(AnomalyDesk.class);
+    /**
+     * How long an anomaly's id is remembered: far longer than any detector takes to see the same
+     * episode again, and about the anomalies topic's retention, from which ids are read back.
+     */
+    static final Duration REMEMBER_FOR = Duration.ofDays(8);
 
     private final Producer<String, CostAnomaly> producer;
     private final MeterRegistry registry;
     private final int keep;
-    private final Set<String> published = new HashSet<>();
+    /** Ids published, with when they were detected; forgotten after {@link #REMEMBER_FOR}. */
+    private final Map<String, Instant> published = new LinkedHashMap<>();
     private final Deque<CostAnomaly> latest = new ArrayDeque<>();
 
     /** @param keep how many of the latest anomalies the API serves */
@@ -96,8 +103,15 @@ public final class AnomalyDesk implements AutoCloseable {
     }
 
     private synchronized boolean remember(CostAnomaly anomaly) {
-        if (!published.add(anomaly.id())) {
+        if (published.putIfAbsent(anomaly.id(), anomaly.detectedAt()) != null) {
             return false;
+        }
+        Instant cutoff = anomaly.detectedAt().minus(REMEMBER_FOR);
+        for (var it = published.values().iterator(); it.hasNext(); ) {
+            if (!it.next().isBefore(cutoff)) {
+                break;
+            }
+            it.remove();
         }
         latest.addLast(anomaly);
         while (latest.size() > keep) {

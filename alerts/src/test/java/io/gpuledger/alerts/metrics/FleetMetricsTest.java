@@ -1,0 +1,92 @@
+package io.gpuledger.alerts.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
+import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.UsageRollup;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+class FleetMetricsTest {
+
+    private static final Instant T0 = Instant.parse("2026-11-30T09:00:00Z");
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final FleetMetrics metrics = new FleetMetrics(registry, 2, Duration.ofMinutes(5));
+
+    @Test
+    void shouldShowTheLatestWindowAndNotMoveBackForALateOne() {
+        metrics.record(window("GPU-1", "job-a", T0.plusSeconds(60), 4.0, 0.8, false), T0);
+        metrics.record(window("GPU-1", "job-a", T0, 2.0, 0.1, false), T0);
+
+        assertThat(gauge("gpuledger_gpu_cost_per_hour", "GPU-1")).isCloseTo(4.0, within(1e-9));
+        assertThat(gauge("gpuledger_gpu_sm_active_ratio", "GPU-1")).isCloseTo(0.8, within(1e-9));
+    }
+
+    @Test
+    void shouldRemoveTheSeriesOfAGpuThatFellSilentOrChangedJob() {
+        // Given two GPUs reporting
+        metrics.record(window("GPU-1", "job-a", T0, 4.0, 0.8, true), T0);
+        metrics.record(window("GPU-2", "job-a", T0, 4.0, 0.8, true), T0);
+
+        // When GPU-1 moves to job b, and GPU-2 says nothing for more than five minutes
+        metrics.record(window("GPU-1", "job-b", T0.plusSeconds(300), 4.0, 0.8, false), T0.plusSeconds(300));
+        int removed = metrics.sweep(T0.plusSeconds(301));
+
+        // Then GPU-1 has only its job-b series, and GPU-2 none at all (nor its closed-window counter)
+        assertThat(registry.find("gpuledger_gpu_cost_per_hour").tag("gpu", "GPU-1").gauges())
+                .extracting(g -> g.getId().getTag("job")).containsExactly("job-b");
+        assertThat(registry.find("gpuledger_gpu_cost_per_hour").tag("gpu", "GPU-2").gauges()).isEmpty();
+        assertThat(registry.find("gpuledger_gpu_energy_joules").tag("gpu", "GPU-2").counters()).isEmpty();
+        assertThat(removed).isGreaterThanOrEqualTo(1);
+    }
+
+    @Test
+    void shouldExportNoMoreThingsThanTheCapAndCountTheRest() {
+        metrics.record(window("GPU-1", "job-a", T0, 1, 0.5, false), T0);
+        metrics.record(window("GPU-2", "job-a", T0, 1, 0.5, false), T0);
+        metrics.record(window("GPU-3", "job-a", T0, 1, 0.5, false), T0);
+
+        assertThat(registry.find("gpuledger_gpu_cost_per_hour").gauges()).hasSize(2);
+        assertThat(registry.find("gpuledger_metric_series_dropped").tag("family", "gpu").counter().count())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void shouldShowAJobsSpendAsTheSumOfItsGpus() {
+        // Given a job minute of 3 GPUs at 2 USD per GPU-hour each
+        GpuUsage one = window("GPU-1", "job-a", T0, 2.0, 0.5, true);
+        UsageRollup minute = new UsageRollup(UsageRollup.Dimension.JOB, "job-a", T0, T0.plusSeconds(60), "USD", 3,
+                one.totals().plus(one.totals()).plus(one.totals()));
+
+        metrics.record(minute, T0);
+
+        // Then the job spends 6 USD per hour on 3 GPUs
+        assertThat(registry.get("gpuledger_job_cost_per_hour").tag("job", "job-a").gauge().value())
+                .isCloseTo(6.0, within(1e-9));
+        assertThat(registry.get("gpuledger_job_gpus").tag("job", "job-a").gauge().value()).isEqualTo(3);
+    }
+
+    private double gauge(String family, String gpu) {
+        Gauge gauge = registry.get(family).tag("gpu", gpu).gauge();
+        return gauge.value();
+    }
+
+    private static GpuUsage window(String gpu, String job, Instant start, double pricePerHour, double smActive,
+            boolean closed) {
+        TelemetrySample sample = TelemetrySample.builder().gpuUuid(gpu).gpuModel("A10G-24GB")
+                .placement(new Placement("node-1", "i-1", "g5.xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND))
+                .jobId(job).team("red").time(start.plusSeconds(60)).intervalSeconds(60).smActive(smActive).build();
+        GpuUsage usage = GpuUsage.empty(sample, start, start.plusSeconds(60), "USD").add(sample, pricePerHour);
+        return new GpuUsage(usage.gpuUuid(), usage.gpuIndex(), usage.gpuModel(), usage.host(), usage.instanceId(),
+                usage.instanceType(), usage.provider(), usage.region(), usage.lifecycle(), usage.jobId(), usage.team(),
+                usage.windowStart(), usage.windowEnd(), usage.currency(), usage.totals(), closed);
+    }
+}
