@@ -6,9 +6,11 @@ import io.gpuledger.model.RecommendationStatus;
 import io.gpuledger.model.Topics;
 import java.io.PrintStream;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -58,6 +60,7 @@ final class ExampleHook {
         props.put(ConsumerConfig.GROUP_ID_CONFIG, "gpu-ledger-example-hook");
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         try (KafkaConsumer<String, CloudEvent<Recommendation>> consumer = new KafkaConsumer<>(props,
                 Topics.RECOMMENDATIONS.keySerde().deserializer(), Topics.RECOMMENDATIONS.valueSerde().deserializer())) {
             consumer.subscribe(List.of(Topics.RECOMMENDATIONS.name()));
@@ -113,7 +116,9 @@ final class ExampleHook {
     }
 
     private void acknowledge(URI base, String id) {
-        HttpRequest request = HttpRequest.newBuilder(base.resolve("/api/recommendations/" + id + "/ack"))
+        String path = "/api/recommendations/" + URLEncoder.encode(id, StandardCharsets.UTF_8).replace("+", "%20")
+                + "/ack";
+        HttpRequest request = HttpRequest.newBuilder(base.resolve(path))
                 .header("Authorization", "Bearer " + token).POST(HttpRequest.BodyPublishers.noBody())
                 .timeout(Duration.ofSeconds(5)).build();
         try {

@@ -2,6 +2,8 @@ package io.gpuledger.model;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
@@ -78,7 +80,7 @@ public record CostAnomaly(
         Check.instant("windowEnd", windowEnd);
         Check.instant("detectedAt", detectedAt);
         Check.present("summary", summary);
-        evidence = evidence == null ? Map.of() : Map.copyOf(evidence);
+        evidence = evidence == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(evidence));
     }
 
     /** The deterministic id of an anomaly of {@code kind} for a subject, in the window starting at {@code windowStart}. */

@@ -2,6 +2,8 @@ package io.gpuledger.model;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
@@ -54,7 +56,7 @@ public record Recommendation(
         status = status == null ? RecommendationStatus.OPEN : status;
         Check.present("target", target);
         Check.present("summary", summary);
-        action = action == null ? Map.of() : Map.copyOf(action);
+        action = ordered(action);
         if (deadline != null) {
             Check.instant("deadline", deadline);
         }
@@ -67,7 +69,12 @@ public record Recommendation(
         updatedAt = updatedAt == null ? createdAt : updatedAt;
         Check.instant("updatedAt", updatedAt);
         Check.instant("expiresAt", expiresAt);
-        evidence = evidence == null ? Map.of() : Map.copyOf(evidence);
+        evidence = ordered(evidence);
+    }
+
+    /** An unmodifiable copy in the order the rule wrote it (readers see the figures as the rule lists them). */
+    private static Map<String, Object> ordered(Map<String, Object> map) {
+        return map == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(map));
     }
 
     /** A new, open recommendation of {@code kind} for {@code target}, first seen and published {@code now}. */

@@ -42,16 +42,25 @@ public final class Topics {
      * record with the same recommendation id; the alert service reads the topic back at start.
      */
     public static final Topic<String, CloudEvent<Recommendation>> RECOMMENDATIONS = new Topic<>(
-            "gpu.recommendations.v1", Serdes.String(), JsonSerde.cloudEvents(Recommendation.class), Map.of());
+            "gpu.recommendations.v1", Serdes.String(), JsonSerde.cloudEvents(Recommendation.class),
+            // Kept 30 days: longer than a dismissal lasts by default (7 days), since the alert
+            // service learns its dismissals back from this topic when it starts.
+            Map.of(TopicConfig.RETENTION_MS_CONFIG, String.valueOf(java.time.Duration.ofDays(30).toMillis())));
 
     /** Cost anomalies for finance; key: {@code <dimension>|<subject>} ({@link CostAnomaly#key()}). */
     public static final Topic<String, CostAnomaly> COST_ANOMALIES = new Topic<>(
-            "cost.anomalies.v1", Serdes.String(), new JsonSerde<>(CostAnomaly.class), Map.of());
+            "cost.anomalies.v1", Serdes.String(), new JsonSerde<>(CostAnomaly.class),
+            Map.of(TopicConfig.RETENTION_MS_CONFIG, String.valueOf(java.time.Duration.ofDays(30).toMillis())));
 
-    /** Which anomalies reached which webhook receiver; compacted, read back by the alert service at start. */
+    /**
+     * Which anomalies reached which webhook receiver; compacted, read back by the alert service at
+     * start, and deleted after 60 days: twice as long as the anomalies themselves are kept.
+     */
     public static final Topic<String, WebhookDelivery> WEBHOOK_DELIVERIES = new Topic<>(
             "alerts.webhook-deliveries.v1", Serdes.String(), new JsonSerde<>(WebhookDelivery.class),
-            Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
+            Map.of(TopicConfig.CLEANUP_POLICY_CONFIG,
+                    TopicConfig.CLEANUP_POLICY_COMPACT + "," + TopicConfig.CLEANUP_POLICY_DELETE,
+                    TopicConfig.RETENTION_MS_CONFIG, String.valueOf(java.time.Duration.ofDays(60).toMillis())));
 
     /** Work reports of jobs, one per node and interval; key: job id. */
     public static final Topic<String, JobProgress> JOB_PROGRESS = new Topic<>(

@@ -11,7 +11,11 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import java.util.function.Predicate;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** {@code GET /api/anomalies}: the latest cost anomalies, as published on {@code cost.anomalies.v1}. */
@@ -28,6 +32,10 @@ public class AnomalyResource {
     @GET
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "The latest cost anomalies, newest first")
+    @APIResponse(responseCode = "200", description = "the anomalies, as on cost.anomalies.v1",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = CostAnomaly.class, type = SchemaType.ARRAY)))
+    @APIResponse(responseCode = "400", description = "an unknown kind")
     public String list(
             @Parameter(description = "only this kind: SPEND_RATE, BUDGET_BURN, PRICE_SPIKE or COST_PER_THROUGHPUT")
             @QueryParam("kind") String kind,
@@ -37,7 +45,7 @@ public class AnomalyResource {
             @QueryParam("subject") String subject) {
         Predicate<CostAnomaly> filter = a -> true;
         if (kind != null && !kind.isBlank()) {
-            AnomalyKind wanted = Problems.parse(() -> AnomalyKind.valueOf(kind.trim().toUpperCase()), "kind", kind);
+            AnomalyKind wanted = Problems.parse(() -> AnomalyKind.valueOf(kind.trim().toUpperCase(java.util.Locale.ROOT)), "kind", kind);
             filter = filter.and(a -> a.kind() == wanted);
         }
         if (dimension != null && !dimension.isBlank()) {

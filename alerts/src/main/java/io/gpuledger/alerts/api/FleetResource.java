@@ -1,6 +1,7 @@
 package io.gpuledger.alerts.api;
 
 import io.gpuledger.alerts.AlertService;
+import io.gpuledger.alerts.fleet.FleetSummary;
 import io.gpuledger.model.Json;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -8,6 +9,9 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.time.Clock;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /** {@code GET /api/fleet}: what the fleet spends now, in total and by pool, team and lifecycle. */
@@ -26,6 +30,9 @@ public class FleetResource {
     @GET
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Spend per hour now, from each GPU's latest window, by pool, team and lifecycle")
+    @APIResponse(responseCode = "200", description = "the fleet's spend now",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = FleetSummary.class)))
     public String fleet() {
         return Json.writeString(service.board().summary(clock.instant()));
     }

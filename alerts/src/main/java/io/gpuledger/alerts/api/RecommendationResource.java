@@ -16,6 +16,9 @@ import jakarta.ws.rs.core.Response;
 import java.util.Optional;
 import java.util.function.Predicate;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
@@ -37,6 +40,10 @@ public class RecommendationResource {
 
     @GET
     @Operation(summary = "Unexpired recommendations, the largest saving first")
+    @APIResponse(responseCode = "200", description = "the recommendations, as the data of the topic's records",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = Recommendation.class, type = SchemaType.ARRAY)))
+    @APIResponse(responseCode = "400", description = "an unknown kind or status")
     public String list(
             @Parameter(description = "only this kind, e.g. EVACUATE") @QueryParam("kind") String kind,
             @Parameter(description = "only this target id (GPU UUID, instance id, job id or pool key)")
@@ -45,7 +52,7 @@ public class RecommendationResource {
             @QueryParam("status") String status) {
         Predicate<Recommendation> filter = r -> true;
         if (kind != null && !kind.isBlank()) {
-            RecommendationKind wanted = Problems.parse(() -> RecommendationKind.valueOf(kind.trim().toUpperCase()),
+            RecommendationKind wanted = Problems.parse(() -> RecommendationKind.valueOf(kind.trim().toUpperCase(java.util.Locale.ROOT)),
                     "kind", kind);
             filter = filter.and(r -> r.kind() == wanted);
         }
@@ -63,6 +70,9 @@ public class RecommendationResource {
     @GET
     @Path("/{id}")
     @Operation(summary = "One recommendation by id, in whatever state")
+    @APIResponse(responseCode = "200", description = "the recommendation",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = Recommendation.class)))
     @APIResponse(responseCode = "404", description = "no unexpired recommendation has this id")
     public String get(@PathParam("id") String id) {
         return Json.writeString(service.desk().get(id).orElseThrow(() -> notFound(id)));
@@ -71,8 +81,12 @@ public class RecommendationResource {
     @POST
     @Path("/{id}/ack")
     @Operation(summary = "Say the recommendation is being acted on; published on the topic as acknowledged")
+    @APIResponse(responseCode = "200", description = "the recommendation, acknowledged (again: unchanged)",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = Recommendation.class)))
     @APIResponse(responseCode = "401", description = "missing or wrong bearer token")
-    @APIResponse(responseCode = "404", description = "no open recommendation has this id")
+    @APIResponse(responseCode = "403", description = "writes are disabled: no token is configured")
+    @APIResponse(responseCode = "404", description = "no open or acknowledged recommendation has this id")
     public String acknowledge(@PathParam("id") String id) {
         return decided(id, service.desk().acknowledge(id));
     }
@@ -80,7 +94,11 @@ public class RecommendationResource {
     @POST
     @Path("/{id}/dismiss")
     @Operation(summary = "Say not to act on the recommendation; the same situation stays quiet until it expires")
+    @APIResponse(responseCode = "200", description = "the recommendation, dismissed (again: unchanged)",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = Recommendation.class)))
     @APIResponse(responseCode = "401", description = "missing or wrong bearer token")
+    @APIResponse(responseCode = "403", description = "writes are disabled: no token is configured")
     @APIResponse(responseCode = "404", description = "no unexpired, unwithdrawn recommendation has this id")
     public String dismiss(@PathParam("id") String id) {
         return decided(id, service.desk().dismiss(id));

@@ -70,6 +70,11 @@ public final class EvacuateRule {
         if (!isLossOfCapacity(event.kind())) {
             return Optional.empty();
         }
+        if (event.deadline() != null && !event.deadline().isAfter(now)) {
+            // Read after its deadline (a replay, a reader that was down): the instance is gone, and
+            // an order to evacuate it would only mislead automation.
+            return Optional.empty();
+        }
         String lostModel = lostGpuModel(enriched, catalog);
         int lostGpus = lostGpuCount(enriched, catalog);
         List<PriceQuote> candidates = replacements(event, lostModel, lostGpus, board, catalog);

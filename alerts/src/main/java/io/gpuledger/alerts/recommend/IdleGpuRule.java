@@ -6,6 +6,7 @@ import io.gpuledger.model.RecommendationKind;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -54,7 +55,7 @@ public final class IdleGpuRule {
         double coverage = Math.min(1, usage.secondsObserved() / windowSeconds(usage));
         double confidence = 0.5 + 0.4 * coverage;
         return Optional.of(Recommendation.open(RecommendationKind.RECLAIM_IDLE, target,
-                String.format("GPU %s on %s (%s) is idle: SM activity %.1f%% below %.0f%%; reclaiming it saves %.2f %s per hour",
+                String.format(Locale.ROOT, "GPU %s on %s (%s) is idle: SM activity %.1f%% below %.0f%%; reclaiming it saves %.2f %s per hour",
                         usage.gpuIndex(), usage.host(), usage.instanceType(), usage.smActive() * 100,
                         smActiveThreshold * 100, costPerHour, usage.currency() == null ? "" : usage.currency()),
                 Map.of("release", "gpu", "gpuUuid", usage.gpuUuid(), "instanceId", usage.instanceId()), null,

@@ -90,12 +90,18 @@ public final class RecommendationDesk implements AutoCloseable {
         return publish(book.withdraw(id, clock.instant()));
     }
 
+    /** Someone acts on {@code id}; acknowledging it again changes nothing and publishes nothing. */
     public Optional<Recommendation> acknowledge(String id) {
-        return publish(book.acknowledge(id, clock.instant()));
+        return already(id, RecommendationStatus.ACKNOWLEDGED).or(() -> publish(book.acknowledge(id, clock.instant())));
     }
 
+    /** Someone says not to act on {@code id}; dismissing it again changes nothing and publishes nothing. */
     public Optional<Recommendation> dismiss(String id) {
-        return publish(book.dismiss(id, clock.instant()));
+        return already(id, RecommendationStatus.DISMISSED).or(() -> publish(book.dismiss(id, clock.instant())));
+    }
+
+    private Optional<Recommendation> already(String id, RecommendationStatus status) {
+        return book.get(id, clock.instant()).filter(r -> r.status() == status);
     }
 
     public Optional<Recommendation> get(String id) {

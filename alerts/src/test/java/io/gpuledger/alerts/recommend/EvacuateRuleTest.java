@@ -51,6 +51,19 @@ class EvacuateRuleTest {
     }
 
     @Test
+    void shouldNotAskToEvacuateAnInstanceWhoseDeadlineHasPassed() {
+        // Given a notice read one second after its deadline (a replay, a reader that was down)
+        EnrichedCapacityEvent late = placed(event(CapacityEventKind.SPOT_INTERRUPTION, "g4dn.xlarge",
+                Lifecycle.SPOT, NOW.minusSeconds(1)), "job-a");
+
+        // Then there is nothing left to evacuate; a deadline still ahead, by a second, is acted on
+        assertThat(rule.evaluate(late, board(), CATALOG, NOW)).isEmpty();
+        EnrichedCapacityEvent onTime = placed(event(CapacityEventKind.SPOT_INTERRUPTION, "g4dn.xlarge",
+                Lifecycle.SPOT, NOW.plusSeconds(1)), "job-a");
+        assertThat(rule.evaluate(onTime, board(), CATALOG, NOW)).isPresent();
+    }
+
+    @Test
     void shouldNameTheJobsTheDeadlineAndTheCostAtRisk() {
         // Given a spot interruption of a g4dn.12xlarge (4 x T4) running job-a on 3 GPUs and job-b on 1,
         // each GPU priced 0.30 USD/h at spot
