@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -30,7 +31,9 @@ final class AlertServiceProcess implements AutoCloseable {
         this.apiToken = apiToken;
     }
 
-    static AlertServiceProcess start(Path jar, String bootstrapServers, int port, Path log) throws IOException {
+    /** @param settings environment variables of the service's configuration ({@code GPULEDGER_*}) */
+    static AlertServiceProcess start(Path jar, String bootstrapServers, int port, Path log,
+            Map<String, String> settings) throws IOException {
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException("alert service not built: " + jar + " is missing (run ./mvnw package)");
         }
@@ -40,10 +43,11 @@ final class AlertServiceProcess implements AutoCloseable {
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
+        builder.environment().putAll(settings);
         builder.environment().put("KAFKA_BOOTSTRAP_SERVERS", bootstrapServers);
         builder.environment().put("QUARKUS_HTTP_PORT", String.valueOf(port));
         // The API's writes (ack, dismiss) need a token: a fresh one per run unless the user set theirs.
-        String token = System.getenv().getOrDefault("GPULEDGER_API_TOKEN", randomToken());
+        String token = settings.getOrDefault("GPULEDGER_API_TOKEN", randomToken());
         builder.environment().put("GPULEDGER_API_TOKEN", token);
         return new AlertServiceProcess(builder.start(), log, port, token);
     }

@@ -94,7 +94,8 @@ final class Demo implements AutoCloseable {
             out.println("Prices         " + published + " price versions published to " + Topics.PRICES.name());
         }
 
-        CostEngineConfig defaults = CostEngineConfig.defaults(bootstrap, runDir.resolve("streams-state"));
+        CostEngineConfig defaults = CostEngineConfig.defaults(bootstrap, runDir.resolve("streams-state"))
+                .withGrace(options.grace());
         CostEngine engine = new CostEngine(defaults);
         stopInReverse.push(engine);
         engine.start();
@@ -103,7 +104,8 @@ final class Demo implements AutoCloseable {
         Path jar = options.home().resolve("alerts/target/quarkus-app/quarkus-run.jar");
         Path log = options.home().resolve(".gpu-ledger/alerts-" + options.httpPort() + ".log");
         out.print("Alert service  starting (log: " + log + ")... ");
-        AlertServiceProcess alerts = AlertServiceProcess.start(jar, bootstrap, options.httpPort(), log);
+        AlertServiceProcess alerts = AlertServiceProcess.start(jar, bootstrap, options.httpPort(), log,
+                options.alertSettings());
         stopInReverse.push(alerts);
         alerts.awaitReady(Duration.ofSeconds(90));
         out.println("ready");

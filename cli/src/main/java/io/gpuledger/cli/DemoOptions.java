@@ -2,9 +2,11 @@ package io.gpuledger.cli;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import io.gpuledger.streams.CostEngineConfig;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * What {@code gpu-ledger demo} runs.
@@ -13,10 +15,15 @@ import java.util.Optional;
  *                                 markets by default, so that a demo of an hour shows a few
  * @param priceChangesPerHour      new versions of each spot price per hour
  * @param externalBootstrap the cluster named by {@code KAFKA_BOOTSTRAP_SERVERS}; empty: start an embedded broker
+ * @param grace             how long the cost engine waits for late samples before a minute closes
  * @param home              the GPU Ledger checkout: where the alert service's jar and the run directory live
+ * @param alertSettings     the {@code GPULEDGER_*} variables of the demo's environment, handed to the alert
+ *                          service (budgets, webhooks, thresholds: its configuration table)
  */
 record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> catalog,
-        double spotInterruptionsPerHour, double priceChangesPerHour, Optional<String> externalBootstrap, Path home) {
+        double spotInterruptionsPerHour, double priceChangesPerHour, Duration grace, Optional<String> externalBootstrap,
+        Path home,
+        Map<String, String> alertSettings) {
 
     static final double DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR = 1;
     static final double DEFAULT_PRICE_CHANGES_PER_HOUR = 4;
@@ -28,6 +35,7 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
         Optional<Path> catalog = Optional.empty();
         double spotInterruptions = DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR;
         double priceChanges = DEFAULT_PRICE_CHANGES_PER_HOUR;
+        Duration grace = CostEngineConfig.DEFAULT_GRACE;
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (i + 1 >= args.length) {
@@ -40,6 +48,7 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
                 case "--http-port" -> httpPort = UsageException.positive(option, value);
                 case "--spot-interruptions" -> spotInterruptions = rate(option, value);
                 case "--price-changes" -> priceChanges = rate(option, value);
+                case "--grace" -> grace = Duration.ofSeconds(UsageException.nonNegative(option, value));
                 case "--catalog" -> {
                     Path file = Path.of(value);
                     if (!Files.isReadable(file)) {
@@ -52,7 +61,14 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
         }
         Optional<String> bootstrap = Optional.ofNullable(env.get("KAFKA_BOOTSTRAP_SERVERS")).filter(s -> !s.isBlank());
         Path home = Path.of(System.getProperty("gpuledger.home", ".")).toAbsolutePath().normalize();
-        return new DemoOptions(gpus, interval, httpPort, catalog, spotInterruptions, priceChanges, bootstrap, home);
+        Map<String, String> alertSettings = new TreeMap<>();
+        env.forEach((name, value) -> {
+            if (name.startsWith("GPULEDGER_")) {
+                alertSettings.put(name, value);
+            }
+        });
+        return new DemoOptions(gpus, interval, httpPort, catalog, spotInterruptions, priceChanges, grace, bootstrap, home,
+                Map.copyOf(alertSettings));
     }
 
     private static double rate(String option, String value) {

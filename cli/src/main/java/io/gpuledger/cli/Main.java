@@ -17,6 +17,8 @@ public final class Main {
                          --catalog FILE      price catalog, CSV or JSON (default: the shipped catalog)
                          --spot-interruptions RATE  notices per spot instance-hour (default 1)
                          --price-changes RATE       moves of each spot price per hour (default 4)
+                         --grace SECONDS     the cost engine's wait for late samples (default 120)
+                       GPULEDGER_* variables configure the alert service (budgets, webhooks, token)
               agent    the node agent: collectors, cloud notices, work reports (gpu-ledger agent --help)
               prices   publish price quotes to pricing.quotes.v1 (Kafka in KAFKA_BOOTSTRAP_SERVERS),
                        only those that changed since the topic last heard of them

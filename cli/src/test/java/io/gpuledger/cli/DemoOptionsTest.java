@@ -44,6 +44,18 @@ class DemoOptionsTest {
     }
 
     @Test
+    void shouldTakeTheGraceAndHandTheAlertServiceItsSettings() {
+        DemoOptions options = DemoOptions.parse(new String[] {"--grace", "0"},
+                Map.of("GPULEDGER_BUDGETS", "team:research=100 USD", "HOME", "/root", "KAFKA_BOOTSTRAP_SERVERS", "k:9"));
+
+        assertThat(options.grace()).isZero();
+        assertThat(options.alertSettings()).containsExactly(Map.entry("GPULEDGER_BUDGETS", "team:research=100 USD"));
+        assertThat(DemoOptions.parse(new String[0], Map.of()).grace()).isEqualTo(Duration.ofMinutes(2));
+        assertThatThrownBy(() -> DemoOptions.parse(new String[] {"--grace", "-5"}, Map.of()))
+                .hasMessage("--grace takes a whole number of 0 or more, not '-5'");
+    }
+
+    @Test
     void shouldExplainWhatIsWrongWithAnOption() {
         assertThatThrownBy(() -> DemoOptions.parse(new String[] {"--gpus", "many"}, Map.of()))
                 .hasMessage("--gpus takes a positive whole number, not 'many'");

@@ -10,8 +10,6 @@ import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -34,7 +32,7 @@ class DemoTest {
 
     @Test
     void shouldShowEveryGpuCostAndAnIdleRecommendationWithinAMinuteAndStopCleanly() throws Exception {
-        int port = freePort();
+        int port = LocalPorts.free();
         DemoOptions options = DemoOptions.parse(
                 new String[] {"--gpus", String.valueOf(GPUS), "--interval", "1", "--http-port", String.valueOf(port)},
                 Map.of());
@@ -85,12 +83,6 @@ class DemoTest {
                     HttpResponse.BodyHandlers.discarding()).statusCode());
         } catch (Exception e) {
             return Optional.empty();
-        }
-    }
-
-    private static int freePort() throws Exception {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            return socket.getLocalPort();
         }
     }
 }

@@ -44,6 +44,11 @@ public record CostEngineConfig(
         return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads, interval, grace, rates);
     }
 
+    public CostEngineConfig withGrace(Duration newGrace) {
+        return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads, commitInterval, newGrace,
+                rates);
+    }
+
     public CostEngineConfig withRates(CurrencyRates newRates) {
         return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads, commitInterval, grace,
                 newRates);

@@ -1,0 +1,21 @@
+package io.gpuledger.cli;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+
+/** Ports on 127.0.0.1 that nothing listens on, for the servers a test starts. */
+final class LocalPorts {
+
+    private LocalPorts() {
+    }
+
+    static int free() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
