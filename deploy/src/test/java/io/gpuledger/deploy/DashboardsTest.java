@@ -66,7 +66,7 @@ class DashboardsTest {
      */
     static final Set<String> UNITS = Set.of("percentunit", "s", "joule", "watt", "short", "none", "bytes", "cps");
 
-    /** What a catalogue family name may look like in an expression, as the brief of the dashboards puts it. */
+    /** Anything in an expression that looks like a GPU Ledger metric or recording rule, wherever it stands. */
     static final Pattern GPULEDGER_NAME = Pattern.compile("gpuledger_[a-z0-9_]+|gpuledger:[a-z0-9_:]+");
 
     static final ObjectMapper JSON = new ObjectMapper();
