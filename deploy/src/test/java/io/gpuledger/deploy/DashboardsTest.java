@@ -238,31 +238,26 @@ class DashboardsTest {
 
     @Test
     void shouldProvisionThePrometheusDataSourceTheDashboardsSelect() throws IOException {
-        JsonNode provisioning = YAML.readTree(DATA_SOURCES.toFile());
+        JsonNode prometheus = onlyEntry(DATA_SOURCES, "datasources");
 
-        assertThat(provisioning.path("apiVersion").asInt()).isEqualTo(1);
-        JsonNode sources = provisioning.path("datasources");
-        assertThat(sources).hasSize(1);
-        JsonNode prometheus = sources.get(0);
         assertThat(prometheus.path("name").asText()).isEqualTo("Prometheus");
         assertThat(prometheus.path("type").asText()).isEqualTo("prometheus");
         assertThat(prometheus.path("uid").asText()).isEqualTo("prometheus");
         assertThat(prometheus.path("url").asText()).isEqualTo("${PROMETHEUS_URL}");
         for (String file : dashboards().toList()) {
-            JsonNode dataSource = read(file).path("templating").path("list").get(0);
-            assertThat(dataSource.path("current").path("value").asText()).as(file + " default data source")
-                    .isEqualTo(prometheus.path("uid").asText());
+            for (JsonNode variable : read(file).path("templating").path("list")) {
+                if (variable.path("type").asText().equals("datasource")) {
+                    assertThat(variable.path("current").path("value").asText()).as(file + " default data source")
+                            .isEqualTo(prometheus.path("uid").asText());
+                }
+            }
         }
     }
 
     @Test
     void shouldProvisionTheDashboardsFromTheirMountIntoOneFolder() throws IOException {
-        JsonNode provisioning = YAML.readTree(DASHBOARD_PROVIDERS.toFile());
+        JsonNode provider = onlyEntry(DASHBOARD_PROVIDERS, "providers");
 
-        assertThat(provisioning.path("apiVersion").asInt()).isEqualTo(1);
-        JsonNode providers = provisioning.path("providers");
-        assertThat(providers).hasSize(1);
-        JsonNode provider = providers.get(0);
         assertThat(provider.path("type").asText()).isEqualTo("file");
         assertThat(provider.path("folder").asText()).isEqualTo("GPU Ledger");
         assertThat(provider.path("options").path("path").asText()).isEqualTo(DASHBOARDS_MOUNT);
@@ -270,6 +265,14 @@ class DashboardsTest {
 
     /** A query of a panel, with the panel's title for messages. */
     record Query(String panel, String expr) {
+    }
+
+    /** The one entry of the list {@code key} of a provisioning file (apiVersion 1). */
+    static JsonNode onlyEntry(Path provisioning, String key) throws IOException {
+        JsonNode file = YAML.readTree(provisioning.toFile());
+        assertThat(file.path("apiVersion").asInt()).as(provisioning + " apiVersion").isEqualTo(1);
+        assertThat(file.path(key)).as(provisioning + " " + key).hasSize(1);
+        return file.path(key).get(0);
     }
 
     static JsonNode read(String file) throws IOException {
