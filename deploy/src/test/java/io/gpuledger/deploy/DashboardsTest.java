@@ -48,7 +48,7 @@ class DashboardsTest {
 
     /** The filter variables every dashboard offers, and the label each filters on. */
     static final Map<String, String> FILTERS = orderedMap("provider", "provider", "region", "region",
-            "pool", "instance_type", "team", "team", "job", "job");
+            "pool", "instance_type", "team", "team", "job", "job_id");
 
     /** The recording rules of deploy/prometheus/rules/recording.yml a dashboard may read, with the labels each keeps. */
     static final Map<String, Set<String>> RECORDING_RULES = Map.of(

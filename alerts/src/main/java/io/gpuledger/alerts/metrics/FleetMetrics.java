@@ -61,7 +61,7 @@ public final class FleetMetrics {
                 "region", usage.region(),
                 "lifecycle", usage.lifecycle().wire(),
                 "team", team,
-                "job", job,
+                "job_id", job,
                 "currency", currencyOf(usage.currency())), now);
         if (gpu == null) {
             return;
@@ -198,7 +198,7 @@ public final class FleetMetrics {
     }
 
     private Tags jobTags(String job, String currency) {
-        return Tags.of("job", job, "team", teamOfJob.getOrDefault(job, UsageRollup.NO_TEAM), "currency", currency);
+        return Tags.of("job_id", job, "team", teamOfJob.getOrDefault(job, UsageRollup.NO_TEAM), "currency", currency);
     }
 
     private static Tags poolTags(Offer offer, String currency) {

@@ -42,7 +42,7 @@ class FleetMetricsTest {
 
         // Then GPU-1 has only its job-b series, and GPU-2 none at all (nor its closed-window counter)
         assertThat(registry.find("gpuledger_gpu_cost_per_hour").tag("gpu", "GPU-1").gauges())
-                .extracting(g -> g.getId().getTag("job")).containsExactly("job-b");
+                .extracting(g -> g.getId().getTag("job_id")).containsExactly("job-b");
         assertThat(registry.find("gpuledger_gpu_cost_per_hour").tag("gpu", "GPU-2").gauges()).isEmpty();
         assertThat(registry.find("gpuledger_gpu_energy_joules").tag("gpu", "GPU-2").counters()).isEmpty();
         assertThat(removed).isGreaterThanOrEqualTo(1);
@@ -69,9 +69,9 @@ class FleetMetricsTest {
         metrics.record(minute, T0);
 
         // Then the job spends 6 USD per hour on 3 GPUs
-        assertThat(registry.get("gpuledger_job_cost_per_hour").tag("job", "job-a").gauge().value())
+        assertThat(registry.get("gpuledger_job_cost_per_hour").tag("job_id", "job-a").gauge().value())
                 .isCloseTo(6.0, within(1e-9));
-        assertThat(registry.get("gpuledger_job_gpus").tag("job", "job-a").gauge().value()).isEqualTo(3);
+        assertThat(registry.get("gpuledger_job_gpus").tag("job_id", "job-a").gauge().value()).isEqualTo(3);
     }
 
     private double gauge(String family, String gpu) {
