@@ -87,6 +87,8 @@ public class AlertService {
     double idleMinObservedSeconds;
     @ConfigProperty(name = "gpuledger.recommendation.ttl")
     Duration recommendationTtl;
+    @ConfigProperty(name = "gpuledger.reporting-currency", defaultValue = "USD")
+    String reportingCurrency;
     @ConfigProperty(name = "gpuledger.recommendation.dismiss-for", defaultValue = "7d")
     Duration dismissFor;
     @ConfigProperty(name = "gpuledger.anomaly.kept", defaultValue = "1000")
@@ -161,7 +163,7 @@ public class AlertService {
         metrics = new FleetMetrics(registry, maxSeries, staleAfter);
         board = new FleetBoard(staleAfter);
         idleRule = new IdleGpuRule(idleThreshold, idleMinObservedSeconds, recommendationTtl);
-        desk = RecommendationDesk.open(bootstrapServers, dismissFor, registry, clock);
+        desk = RecommendationDesk.open(bootstrapServers, dismissFor, registry, clock, reportingCurrency);
         anomalies = AnomalyDesk.open(bootstrapServers, registry, anomaliesKept);
         watch = anomalyWatch();
         RecommendationRules.Settings defaults = RecommendationRules.Settings.defaults(recommendationTtl);

@@ -134,9 +134,12 @@ public final class SeriesGroup {
             }
         }
 
-        /** Adds {@code amount} to the thing's counter of {@code family}. */
+        /**
+         * Adds {@code amount} to the thing's counter of {@code family}; 0 registers the counter, so
+         * that a rate over it reads 0 rather than nothing.
+         */
         public void add(String family, double amount) {
-            if (!(amount > 0) || !Double.isFinite(amount)) {
+            if (!(amount >= 0) || !Double.isFinite(amount)) {
                 return;
             }
             synchronized (SeriesGroup.this) {

@@ -41,8 +41,12 @@ public final class RecommendationDesk implements AutoCloseable {
     private final Clock clock;
     private final Set<String> savingGauges = ConcurrentHashMap.newKeySet();
 
+    /**
+     * @param reportingCurrency the currency whose saving gauges exist from the start (0 until a
+     *                          recommendation has a saving), so that dashboards read 0, not nothing
+     */
     public RecommendationDesk(RecommendationBook book, Producer<String, CloudEvent<Recommendation>> producer,
-            MeterRegistry registry, Clock clock) {
+            MeterRegistry registry, Clock clock, String reportingCurrency) {
         this.book = book;
         this.producer = producer;
         this.registry = registry;
@@ -55,13 +59,14 @@ public final class RecommendationDesk implements AutoCloseable {
             for (RecommendationStatus status : RecommendationStatus.values()) {
                 counter(kind, status);
             }
+            showSaving(kind, reportingCurrency);
         }
         book.list(r -> true, clock.instant()).forEach(this::showSaving);
     }
 
     /** A desk publishing to the cluster at {@code bootstrapServers}, with its book read back from the topic first. */
     public static RecommendationDesk open(String bootstrapServers, Duration dismissFor, MeterRegistry registry,
-            Clock clock) {
+            Clock clock, String reportingCurrency) {
         RecommendationBook book = new RecommendationBook(dismissFor);
         long read = TopicReplay.replay(bootstrapServers, Topics.RECOMMENDATIONS.name(), Duration.ofSeconds(60),
                 record -> {
@@ -77,7 +82,7 @@ public final class RecommendationDesk implements AutoCloseable {
         Producer<String, CloudEvent<Recommendation>> producer = new KafkaProducer<>(
                 KafkaClients.producer(bootstrapServers, "gpu-ledger-alerts-recommendations"),
                 Topics.RECOMMENDATIONS.keySerde().serializer(), Topics.RECOMMENDATIONS.valueSerde().serializer());
-        return new RecommendationDesk(book, producer, registry, clock);
+        return new RecommendationDesk(book, producer, registry, clock, reportingCurrency);
     }
 
     /** A rule's finding: published if it is news. */
@@ -140,8 +145,10 @@ public final class RecommendationDesk implements AutoCloseable {
 
     /** The saving gauge of the recommendation's kind and currency, registered when first needed. */
     private void showSaving(Recommendation recommendation) {
-        RecommendationKind kind = recommendation.kind();
-        String currency = recommendation.currency();
+        showSaving(recommendation.kind(), recommendation.currency());
+    }
+
+    private void showSaving(RecommendationKind kind, String currency) {
         if (currency == null || !savingGauges.add(kind + " " + currency)) {
             return;
         }

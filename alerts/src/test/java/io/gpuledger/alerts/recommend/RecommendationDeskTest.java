@@ -46,7 +46,7 @@ class RecommendationDeskTest {
 
         // Given a first run that raised two recommendations and dismissed one of them
         try (RecommendationDesk first = RecommendationDesk.open(kafka.bootstrapServers(), Duration.ofDays(7),
-                new SimpleMeterRegistry(), clock)) {
+                new SimpleMeterRegistry(), clock, "USD")) {
             assertThat(first.raise(idle)).isPresent();
             assertThat(first.raise(other)).isPresent();
             assertThat(first.dismiss(other.id())).isPresent();
@@ -56,7 +56,7 @@ class RecommendationDeskTest {
         // When the service restarts a minute later and its rules see the same situations
         Clock later = Clock.fixed(T0.plusSeconds(60), ZoneOffset.UTC);
         try (RecommendationDesk second = RecommendationDesk.open(kafka.bootstrapServers(), Duration.ofDays(7),
-                new SimpleMeterRegistry(), later)) {
+                new SimpleMeterRegistry(), later, "USD")) {
             // Then neither is published again, and the dismissal still holds
             assertThat(second.raise(idle("GPU-restart-1", T0.plusSeconds(60)))).isEmpty();
             assertThat(second.raise(idle("GPU-restart-2", T0.plusSeconds(60)))).isEmpty();
