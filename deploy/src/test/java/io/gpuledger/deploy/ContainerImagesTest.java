@@ -57,7 +57,8 @@ class ContainerImagesTest {
     void shouldRunAsANonRootUserThatTheImageKnows() {
         IMAGES.forEach((name, image) -> {
             assertThat(image.runConfig().get("User").asText()).as(name).isEqualTo(USER);
-            assertThat(image.files()).as(name).containsKeys("etc/passwd", "etc/group");
+            assertThat(image.files()).as(name).containsKeys("etc/passwd", "etc/group",
+                    "app/classes/io/gpuledger/deploy/HttpProbe.class");
         });
     }
 
@@ -94,6 +95,8 @@ class ContainerImagesTest {
         assertThat(env("gpu-ledger-agent")).containsEntry("GPULEDGER_PROGRESS_HOST", "0.0.0.0")
                 .containsEntry("GPULEDGER_SPOOL_DIR", "/var/lib/gpu-ledger/agent-spool");
         assertThat(env("gpu-ledger-engine")).containsEntry("GPULEDGER_STATE_DIR", "/var/lib/gpu-ledger/engine");
+        IMAGES.keySet().forEach(name -> assertThat(env(name).get("PATH")).as(name).startsWith("/opt/java/openjdk/bin:")
+                .contains(":/usr/bin"));
     }
 
     @Test
