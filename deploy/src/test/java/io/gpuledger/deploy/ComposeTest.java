@@ -125,6 +125,11 @@ class ComposeTest {
                 } else {
                     assertThat(compose.path("volumes").has(source)).as(service.getKey() + " volume " + source
                             + " is declared").isTrue();
+                    if (service.getValue().get("image").asText().startsWith("gpu-ledger-")) {
+                        // A new volume takes over the mode of the image's directory; only this one is
+                        // writable for the images' user (deploy/images/README.md).
+                        assertThat(volume.asText()).as(service.getKey()).isEqualTo(source + ":/var/lib/gpu-ledger");
+                    }
                 }
             }
         });
