@@ -203,7 +203,7 @@ class ContainerImagesTest {
             Files.createDirectories(image.resolve("proc"));
             Files.writeString(image.resolve("etc/hosts"), "127.0.0.1 localhost\n");
         }
-        List<String> full = new ArrayList<>(List.of(unshare.toString(), "--mount", "--pid", "--fork", "--kill-child",
+        List<String> full = new ArrayList<>(List.of(unshare.toString(), "--mount", "--pid", "--fork",
                 "--mount-proc=" + image.resolve("proc"), chroot.toString(),
                 "--userspec=" + IMAGES.get(name).runConfig().get("User").asText(), image.toString()));
         full.addAll(command);
@@ -222,9 +222,14 @@ class ContainerImagesTest {
         if (exited) {
             exit = process.exitValue();
         } else {
-            process.destroy(); // --kill-child: the program goes with unshare, and its namespace with it
-            if (!process.waitFor(15, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor();
+            // The program is PID 1 of its namespace and outlives unshare (chroot's change of user clears
+            // any parent-death signal), and the alert service, still starting, does not end on
+            // SIGTERM: kill it by its handle.
+            List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
+            tree.forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly().waitFor();
+            for (ProcessHandle handle : tree) {
+                handle.onExit().get(15, TimeUnit.SECONDS);
             }
             exit = -1;
         }
