@@ -1,15 +1,8 @@
 package io.gpuledger.cli;
 
 import io.gpuledger.broker.EmbeddedKafka;
-import io.gpuledger.ingest.kafka.Producers;
 import io.gpuledger.ingest.price.PriceCatalog;
-import io.gpuledger.ingest.price.PriceFeed;
 import io.gpuledger.ingest.sim.Fleet;
-import io.gpuledger.ingest.sim.FleetSimulation;
-import io.gpuledger.ingest.sim.FleetSimulator;
-import io.gpuledger.ingest.sim.SimulationSettings;
-import io.gpuledger.ingest.sim.Workload;
-import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
 import io.gpuledger.streams.CostEngine;
@@ -18,16 +11,11 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.Comparator;
 import java.util.Deque;
-import java.util.Map;
 import java.util.stream.Stream;
-import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
  * {@code gpu-ledger demo}: every stage of GPU Ledger on this machine. Stages start in the order
@@ -37,7 +25,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 final class Demo implements AutoCloseable {
 
     private static final int PARTITIONS = 3;
-    private static final long SEED = 42;
 
     private final PrintStream out;
     private final Deque<AutoCloseable> stopInReverse = new ArrayDeque<>();
@@ -89,10 +76,8 @@ final class Demo implements AutoCloseable {
 
         PriceCatalog catalog = options.catalog().map(PriceCatalog::load).orElseGet(PriceCatalog::loadDefault);
         catalog.errors().forEach(error -> out.println("price catalog: skipped " + error));
-        try (KafkaProducer<String, PriceQuote> producer = Producers.forTopic(Topics.PRICES, bootstrap, "demo-prices")) {
-            int published = new PriceFeed(producer).publish(catalog.quotes());
-            out.println("Prices         " + published + " price versions published to " + Topics.PRICES.name());
-        }
+        int published = SimulatedFleet.publishPrices(catalog.quotes(), bootstrap, "demo-prices");
+        out.println("Prices         " + published + " price versions published to " + Topics.PRICES.name());
 
         CostEngineConfig defaults = CostEngineConfig.defaults(bootstrap, runDir.resolve("streams-state"))
                 .withGrace(options.grace());
@@ -110,30 +95,10 @@ final class Demo implements AutoCloseable {
         alerts.awaitReady(Duration.ofSeconds(90));
         out.println("ready");
 
-        Fleet fleet = Fleet.generate(options.gpus(), catalog.quotes(), SEED);
-        SimulationSettings settings = SimulationSettings.defaults(options.interval())
-                .withSpotInterruptionsPerInstanceHour(options.spotInterruptionsPerHour())
-                .withSpotPriceChangesPerOfferHour(options.priceChangesPerHour());
-        // The first round covers the interval that ends now, so the fleet shows up at once.
-        Instant start = Clock.systemUTC().instant().truncatedTo(ChronoUnit.SECONDS).minus(options.interval());
-        FleetSimulation simulation = new FleetSimulation(fleet, catalog.quotes(), settings, SEED, start);
-        KafkaProducer<byte[], byte[]> records = Producers.forTopics(bootstrap, "demo-fleet");
-        stopInReverse.push(records);
-        FleetSimulator simulator = new FleetSimulator(simulation, records, Clock.systemUTC());
-        stopInReverse.push(simulator);
-        simulator.start();
-        Map<Workload, Integer> gpus = fleet.gpusByWorkload();
-        out.println("Fleet          " + fleet.gpus().size() + " simulated GPUs on " + fleet.instances().size()
-                + " instances: " + gpus.getOrDefault(Workload.DISTRIBUTED_TRAINING, 0) + " in multi-node training, "
-                + gpus.getOrDefault(Workload.TRAINING, 0) + " in single-node training, "
-                + gpus.getOrDefault(Workload.INFERENCE, 0) + " serving, "
-                + (gpus.getOrDefault(Workload.NOTEBOOK, 0) + gpus.getOrDefault(Workload.UNALLOCATED, 0)) + " idle");
-        out.println("               samples and work reports every " + options.interval().toSeconds() + " s to "
-                + Topics.TELEMETRY.name() + " and " + Topics.JOB_PROGRESS.name() + ";");
-        out.println("               spot interruptions (" + options.spotInterruptionsPerHour()
-                + " per spot instance-hour) to "
-                + Topics.CAPACITY_EVENTS.name() + ", spot price moves (" + options.priceChangesPerHour()
-                + " per offer-hour) to " + Topics.PRICES.name());
+        SimulatedFleet simulated = SimulatedFleet.start(options, catalog.quotes(), bootstrap, "demo-fleet");
+        stopInReverse.push(simulated);
+        simulated.describe(options, out);
+        Fleet fleet = simulated.fleet();
         this.fleet = fleet;
 
         out.println();

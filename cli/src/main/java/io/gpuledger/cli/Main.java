@@ -1,5 +1,6 @@
 package io.gpuledger.cli;
 
+import io.gpuledger.streams.CostEngineMain;
 import java.util.Arrays;
 
 /** {@code gpu-ledger COMMAND [OPTIONS]}: the entry point of the {@code gpu-ledger} script. */
@@ -19,6 +20,10 @@ public final class Main {
                          --price-changes RATE       moves of each spot price per hour (default 4)
                          --grace SECONDS     the cost engine's wait for late samples (default 120)
                        GPULEDGER_* variables configure the alert service (budgets, webhooks, token)
+              simulate the demo's simulated fleet alone, publishing to the cluster in
+                       KAFKA_BOOTSTRAP_SERVERS until stopped (with the catalog's prices first)
+                         --gpus, --interval, --catalog, --spot-interruptions, --price-changes as for demo
+              engine   the cost engine as a process of its own (gpu-ledger engine --help)
               agent    the node agent: collectors, cloud notices, work reports (gpu-ledger agent --help)
               prices   publish price quotes to pricing.quotes.v1 (Kafka in KAFKA_BOOTSTRAP_SERVERS),
                        only those that changed since the topic last heard of them
@@ -63,6 +68,8 @@ public final class Main {
         try {
             switch (args[0]) {
                 case "demo" -> Demo.run(DemoOptions.parse(options, System.getenv()));
+                case "simulate" -> System.exit(SimulateCommand.run(options));
+                case "engine" -> CostEngineMain.main(options);
                 case "agent" -> System.exit(AgentCommand.run(options));
                 case "prices" -> System.exit(PricesCommand.run(options));
                 case "bench" -> System.exit(BenchCommand.run(options));

@@ -1,0 +1,90 @@
+package io.gpuledger.cli;
+
+import io.gpuledger.ingest.kafka.Producers;
+import io.gpuledger.ingest.price.PriceFeed;
+import io.gpuledger.ingest.sim.Fleet;
+import io.gpuledger.ingest.sim.FleetSimulation;
+import io.gpuledger.ingest.sim.FleetSimulator;
+import io.gpuledger.ingest.sim.SimulationSettings;
+import io.gpuledger.ingest.sim.Workload;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.Topics;
+import java.io.PrintStream;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.producer.KafkaProducer;
+
+/**
+ * The simulated fleet of {@code gpu-ledger demo} and {@code gpu-ledger simulate}: its catalog's
+ * prices, then, as the wall clock reaches the end of each round, the fleet's samples, work reports,
+ * spot notices and spot price moves, on the topics node agents and the price feed write.
+ */
+final class SimulatedFleet implements AutoCloseable {
+
+    static final long SEED = 42;
+
+    private final Fleet fleet;
+    private final KafkaProducer<byte[], byte[]> records;
+    private final FleetSimulator simulator;
+
+    private SimulatedFleet(Fleet fleet, KafkaProducer<byte[], byte[]> records, FleetSimulator simulator) {
+        this.fleet = fleet;
+        this.records = records;
+        this.simulator = simulator;
+    }
+
+    /** Publishes every price version of the catalog; returns how many. */
+    static int publishPrices(List<PriceQuote> quotes, String bootstrap, String clientId) {
+        try (KafkaProducer<String, PriceQuote> producer = Producers.forTopic(Topics.PRICES, bootstrap, clientId)) {
+            return new PriceFeed(producer).publish(quotes);
+        }
+    }
+
+    /** Starts publishing the fleet {@code options} describe, priced from {@code quotes}. */
+    static SimulatedFleet start(DemoOptions options, List<PriceQuote> quotes, String bootstrap, String clientId) {
+        Fleet fleet = Fleet.generate(options.gpus(), quotes, SEED);
+        SimulationSettings settings = SimulationSettings.defaults(options.interval())
+                .withSpotInterruptionsPerInstanceHour(options.spotInterruptionsPerHour())
+                .withSpotPriceChangesPerOfferHour(options.priceChangesPerHour());
+        // The first round covers the interval that ends now, so the fleet shows up at once.
+        Instant start = Clock.systemUTC().instant().truncatedTo(ChronoUnit.SECONDS).minus(options.interval());
+        FleetSimulation simulation = new FleetSimulation(fleet, quotes, settings, SEED, start);
+        KafkaProducer<byte[], byte[]> records = Producers.forTopics(bootstrap, clientId);
+        FleetSimulator simulator = new FleetSimulator(simulation, records, Clock.systemUTC());
+        simulator.start();
+        return new SimulatedFleet(fleet, records, simulator);
+    }
+
+    Fleet fleet() {
+        return fleet;
+    }
+
+    FleetSimulator simulator() {
+        return simulator;
+    }
+
+    /** What runs, in two lines: the fleet's mix, then where its records go. */
+    void describe(DemoOptions options, PrintStream out) {
+        Map<Workload, Integer> gpus = fleet.gpusByWorkload();
+        out.println("Fleet          " + fleet.gpus().size() + " simulated GPUs on " + fleet.instances().size()
+                + " instances: " + gpus.getOrDefault(Workload.DISTRIBUTED_TRAINING, 0) + " in multi-node training, "
+                + gpus.getOrDefault(Workload.TRAINING, 0) + " in single-node training, "
+                + gpus.getOrDefault(Workload.INFERENCE, 0) + " serving, "
+                + (gpus.getOrDefault(Workload.NOTEBOOK, 0) + gpus.getOrDefault(Workload.UNALLOCATED, 0)) + " idle");
+        out.println("               samples and work reports every " + options.interval().toSeconds() + " s to "
+                + Topics.TELEMETRY.name() + " and " + Topics.JOB_PROGRESS.name() + ";");
+        out.println("               spot interruptions (" + options.spotInterruptionsPerHour()
+                + " per spot instance-hour) to "
+                + Topics.CAPACITY_EVENTS.name() + ", spot price moves (" + options.priceChangesPerHour()
+                + " per offer-hour) to " + Topics.PRICES.name());
+    }
+
+    @Override
+    public void close() {
+        simulator.close();
+        records.close();
+    }
+}

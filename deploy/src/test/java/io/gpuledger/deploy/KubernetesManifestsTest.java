@@ -1,0 +1,311 @@
+package io.gpuledger.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.gpuledger.model.Topic;
+import io.gpuledger.model.Topics;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * deploy/k8s as {@code kubectl kustomize} renders it, the default and each overlay: what every
+ * document needs, the topics against the registry, the pieces that must fit together (probes,
+ * service ports, monitors, volumes, secrets). Where a schema validator is installed (.ci/run
+ * installs one when it can), the built-in kinds are also checked against the Kubernetes schemas;
+ * Strimzi's and the Prometheus operator's kinds are checked here by structure.
+ */
+class KubernetesManifestsTest {
+
+    static final String NAMESPACE = "gpu-ledger";
+    static final String VERSION = System.getProperty("gpuledger.version", "0.1.0-SNAPSHOT");
+
+    @Test
+    void shouldRenderDocumentsThatEachHaveAnApiVersionKindAndName() throws Exception {
+        for (String dir : List.of("deploy/k8s", "deploy/k8s/overlays/small")) {
+            List<JsonNode> documents = render(dir);
+            assertThat(documents).as(dir).hasSizeGreaterThan(20);
+            for (JsonNode document : documents) {
+                assertThat(document.path("apiVersion").asText()).as(dir + ": " + document).isNotEmpty();
+                assertThat(document.path("kind").asText()).as(dir + ": " + document).isNotEmpty();
+                assertThat(document.at("/metadata/name").asText()).as(dir + ": " + document).isNotEmpty();
+                if (!document.get("kind").asText().equals("Namespace")) {
+                    assertThat(document.at("/metadata/namespace").asText()).as(name(document)).isEqualTo(NAMESPACE);
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldCreateEveryTopicOfTheRegistryWithItsSettingsOnTheClusterItDefines() throws Exception {
+        List<JsonNode> documents = render("deploy/k8s");
+        String cluster = one(documents, "Kafka").at("/metadata/name").asText();
+        Map<String, Map<String, String>> rendered = new TreeMap<>();
+        for (JsonNode topic : all(documents, "KafkaTopic")) {
+            assertThat(topic.at("/metadata/labels/strimzi.io~1cluster").asText()).isEqualTo(cluster);
+            assertThat(topic.at("/spec/partitions").asInt()).as(name(topic)).isPositive();
+            assertThat(topic.at("/spec/replicas").asInt()).as(name(topic)).isEqualTo(3);
+            Map<String, String> config = new TreeMap<>();
+            topic.at("/spec/config").fields().forEachRemaining(entry -> config.put(entry.getKey(), entry.getValue().asText()));
+            String name = topic.at("/spec/topicName").asText(topic.at("/metadata/name").asText());
+            rendered.put(name, config);
+        }
+        Map<String, Map<String, String>> registry = new TreeMap<>();
+        for (Topic<?, ?> topic : Topics.ALL) {
+            registry.put(topic.name(), new TreeMap<>(topic.config()));
+        }
+        assertThat(rendered).isEqualTo(registry);
+        assertThat(all(render("deploy/k8s/overlays/small"), "KafkaTopic"))
+                .allSatisfy(topic -> assertThat(topic.at("/spec/replicas").asInt()).isEqualTo(1));
+    }
+
+    @Test
+    void shouldRunKafkaInKraftModeOnANodePoolAtTheClientsVersion() throws Exception {
+        List<JsonNode> documents = render("deploy/k8s");
+        JsonNode kafka = one(documents, "Kafka");
+        assertThat(kafka.at("/metadata/annotations/strimzi.io~1kraft").asText()).isEqualTo("enabled");
+        assertThat(kafka.at("/metadata/annotations/strimzi.io~1node-pools").asText()).isEqualTo("enabled");
+        assertThat(kafka.at("/spec/kafka/version").asText()).isEqualTo(System.getProperty("kafka.version", "4.1.2"));
+        assertThat(kafka.at("/spec/kafka/config/auto.create.topics.enable").asBoolean(true)).isFalse();
+        JsonNode pool = one(documents, "KafkaNodePool");
+        assertThat(pool.at("/metadata/labels/strimzi.io~1cluster").asText()).isEqualTo(kafka.at("/metadata/name").asText());
+        assertThat(names(pool.at("/spec/roles"))).containsExactlyInAnyOrder("controller", "broker");
+        String bootstrap = kafka.at("/metadata/name").asText() + "-kafka-bootstrap:9092";
+        for (JsonNode workload : workloads(documents)) {
+            assertThat(env(workload).get("KAFKA_BOOTSTRAP_SERVERS")).as(name(workload)).isEqualTo(bootstrap);
+        }
+    }
+
+    @Test
+    void shouldRunTheAgentOnEveryGpuNodeWithoutTakingAGpu() throws Exception {
+        JsonNode agent = one(render("deploy/k8s"), "DaemonSet");
+        JsonNode pod = agent.at("/spec/template/spec");
+        assertThat(pod.at("/nodeSelector/nvidia.com~1gpu.present").asText()).isEqualTo("true");
+        assertThat(pod.get("tolerations")).anySatisfy(t -> assertThat(t.get("key").asText()).isEqualTo("nvidia.com/gpu"));
+        JsonNode container = pod.at("/containers/0");
+        assertThat(container.at("/resources/limits").has("nvidia.com/gpu")).isFalse();
+        assertThat(env(agent)).containsEntry("NVIDIA_VISIBLE_DEVICES", "all");
+        assertThat(container.at("/ports/0/hostPort").asInt()).isEqualTo(9477);
+        assertThat(mountPaths(container)).contains("/var/lib/gpu-ledger/agent-spool");
+    }
+
+    @Test
+    void shouldKeepEachEngineInstancesNameAndStateAcrossRestarts() throws Exception {
+        JsonNode engine = one(render("deploy/k8s"), "StatefulSet");
+        JsonNode container = engine.at("/spec/template/spec/containers/0");
+        assertThat(names(container.get("args"))).containsExactly("engine");
+        assertThat(container.at("/env").findValues("fieldPath")).extracting(JsonNode::asText).contains("metadata.name");
+        String stateDir = env(engine).get("GPULEDGER_STATE_DIR");
+        String claim = engine.at("/spec/volumeClaimTemplates/0/metadata/name").asText();
+        assertThat(container.get("volumeMounts")).anySatisfy(mount -> {
+            assertThat(mount.get("name").asText()).isEqualTo(claim);
+            assertThat(mount.get("mountPath").asText()).isEqualTo(stateDir);
+        });
+        assertThat(engine.at("/spec/template/spec/terminationGracePeriodSeconds").asInt()).isGreaterThanOrEqualTo(30);
+    }
+
+    @Test
+    void shouldProbeExposeAndMonitorTheAlertService() throws Exception {
+        List<JsonNode> documents = render("deploy/k8s");
+        JsonNode alerts = named(documents, "Deployment", "gpu-ledger-alerts");
+        JsonNode container = alerts.at("/spec/template/spec/containers/0");
+        assertThat(container.at("/readinessProbe/httpGet/path").asText()).isEqualTo("/q/health/ready");
+        assertThat(container.at("/livenessProbe/httpGet/path").asText()).isEqualTo("/q/health/live");
+        JsonNode service = named(documents, "Service", "gpu-ledger-alerts");
+        service.at("/spec/selector").fields().forEachRemaining(label -> assertThat(
+                alerts.at("/spec/template/metadata/labels").path(label.getKey()).asText()).isEqualTo(label.getValue().asText()));
+        assertThat(service.at("/spec/ports/0/targetPort").asText()).isEqualTo(container.at("/ports/0/name").asText());
+        JsonNode monitor = one(documents, "ServiceMonitor");
+        assertThat(monitor.get("apiVersion").asText()).isEqualTo("monitoring.coreos.com/v1");
+        monitor.at("/spec/selector/matchLabels").fields().forEachRemaining(label -> assertThat(
+                service.at("/metadata/labels").path(label.getKey()).asText()).isEqualTo(label.getValue().asText()));
+        assertThat(monitor.at("/spec/endpoints/0/port").asText()).isEqualTo(service.at("/spec/ports/0/name").asText());
+        assertThat(monitor.at("/spec/endpoints/0/path").asText()).isEqualTo("/q/metrics");
+    }
+
+    @Test
+    void shouldReferToSecretsAndCommitNone() throws Exception {
+        List<JsonNode> documents = render("deploy/k8s");
+        assertThat(all(documents, "Secret")).isEmpty();
+        List<String> secrets = new ArrayList<>();
+        documents.forEach(document -> document.findValues("secretKeyRef")
+                .forEach(ref -> secrets.add(ref.get("name").asText() + "/" + ref.get("key").asText())));
+        assertThat(secrets).contains("gpu-ledger-api/token", "gpu-ledger-webhooks/finance-url",
+                "gpu-ledger-webhooks/finance-secret");
+        try (Stream<Path> files = Files.walk(RepositoryFiles.resolve("deploy/k8s"))) {
+            files.filter(file -> file.toString().endsWith(".yaml") && !file.toString().contains("node_modules"))
+                    .forEach(file -> assertThat(read(file)).as(file.toString())
+                    .doesNotContainPattern("(?m)^kind:\\s*Secret\\s*$"));
+        }
+    }
+
+    @Test
+    void shouldRunEveryContainerAsItsNonRootUserFromThisBuildsImages() throws Exception {
+        for (JsonNode workload : workloads(render("deploy/k8s"))) {
+            JsonNode pod = workload.at("/spec/template/spec");
+            assertThat(pod.at("/securityContext/runAsNonRoot").asBoolean()).as(name(workload)).isTrue();
+            assertThat(pod.at("/securityContext/runAsUser").asInt()).as(name(workload)).isEqualTo(10001);
+            for (JsonNode container : pod.get("containers")) {
+                assertThat(container.get("image").asText()).as(name(workload))
+                        .matches("gpu-ledger-(agent|engine|alerts):" + VERSION.replace(".", "\\."));
+                assertThat(container.at("/securityContext/readOnlyRootFilesystem").asBoolean()).isTrue();
+                assertThat(mountPaths(container)).as(name(workload)).contains("/tmp");
+            }
+        }
+    }
+
+    @Test
+    void shouldOfferEveryDashboardToTheGrafanaSidecar() throws Exception {
+        JsonNode dashboards = named(render("deploy/k8s"), "ConfigMap", "gpu-ledger-dashboards");
+        assertThat(dashboards.at("/metadata/labels/grafana_dashboard").asText()).isEqualTo("1");
+        TreeSet<String> shipped = new TreeSet<>();
+        Path dir = RepositoryFiles.resolve("grafana/dashboards");
+        if (Files.isDirectory(dir)) {
+            try (Stream<Path> files = Files.list(dir)) {
+                files.map(file -> file.getFileName().toString()).filter(name -> name.endsWith(".json")).forEach(shipped::add);
+            }
+        }
+        TreeSet<String> inConfigMap = new TreeSet<>();
+        dashboards.path("data").fieldNames().forEachRemaining(inConfigMap::add);
+        assertThat(inConfigMap).as("grafana/kustomization.yaml lists every grafana/dashboards/*.json").isEqualTo(shipped);
+    }
+
+    @Test
+    void shouldPassTheKubernetesSchemasWhereAValidatorIsInstalled(@TempDir Path dir) throws Exception {
+        // kubernetes-validate (Python) where it is installed, else the schemas of the npm package
+        // kubernetes-models through deploy/k8s/schema-check (`npm install` there); .ci/run tries both.
+        Optional<Path> validator = onPath("kubernetes-validate");
+        Optional<Path> node = onPath("node");
+        Path check = RepositoryFiles.resolve("deploy/k8s/schema-check");
+        boolean models = node.isPresent() && Files.isDirectory(check.resolve("node_modules/kubernetes-models"));
+        assumeTrue(validator.isPresent() || models,
+                "no schema validator: pip install kubernetes-validate, or npm install in deploy/k8s/schema-check");
+        for (String kustomization : List.of("deploy/k8s", "deploy/k8s/overlays/small")) {
+            StringBuilder builtIn = new StringBuilder();
+            for (JsonNode document : render(kustomization)) {
+                if (isBuiltIn(document.get("apiVersion").asText())) {
+                    builtIn.append("---\n").append(new YAMLMapper().writeValueAsString(document));
+                }
+            }
+            Path file = dir.resolve(kustomization.replace('/', '-') + ".yaml");
+            Files.writeString(file, builtIn);
+            List<String> command = validator.isPresent()
+                    ? List.of(validator.get().toString(), "--strict", file.toString())
+                    : List.of(node.get().toString(), check.resolve("check.mjs").toString(), file.toString());
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();
+            assertThat(process.exitValue()).as(kustomization + ":\n" + output).isZero();
+            assertThat(output).doesNotContain("INVALID");
+        }
+    }
+
+    /** Core kinds and those of the kubernetes.io API groups; the rest come from operators' CRDs. */
+    static boolean isBuiltIn(String apiVersion) {
+        if (!apiVersion.contains("/")) {
+            return true;
+        }
+        String group = apiVersion.substring(0, apiVersion.indexOf('/'));
+        return !group.contains(".") || group.endsWith(".k8s.io");
+    }
+
+    static List<JsonNode> render(String kustomization) throws Exception {
+        Optional<Path> kubectl = onPath("kubectl");
+        assumeTrue(kubectl.isPresent(), "kubectl is not installed");
+        Process process = new ProcessBuilder(kubectl.get().toString(), "kustomize",
+                RepositoryFiles.resolve(kustomization).toString()).redirectError(ProcessBuilder.Redirect.PIPE).start();
+        byte[] out = process.getInputStream().readAllBytes();
+        String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as("kubectl kustomize " + kustomization + ": " + err).isZero();
+        List<JsonNode> documents = new ArrayList<>();
+        try (MappingIterator<JsonNode> it = new YAMLMapper().readerFor(JsonNode.class).readValues(out)) {
+            while (it.hasNext()) {
+                JsonNode document = it.next();
+                if (document != null && !document.isNull() && !document.isMissingNode() && document.size() > 0) {
+                    documents.add(document);
+                }
+            }
+        }
+        return documents;
+    }
+
+    private static Optional<Path> onPath(String program) {
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(":")) {
+            Path candidate = Path.of(dir, program);
+            if (Files.isExecutable(candidate)) {
+                return Optional.of(candidate);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static List<JsonNode> all(List<JsonNode> documents, String kind) {
+        return documents.stream().filter(document -> document.get("kind").asText().equals(kind)).toList();
+    }
+
+    private static JsonNode one(List<JsonNode> documents, String kind) {
+        List<JsonNode> found = all(documents, kind);
+        assertThat(found).as(kind).hasSize(1);
+        return found.get(0);
+    }
+
+    private static JsonNode named(List<JsonNode> documents, String kind, String name) {
+        return all(documents, kind).stream().filter(document -> document.at("/metadata/name").asText().equals(name))
+                .findFirst().orElseThrow(() -> new AssertionError("no " + kind + " " + name));
+    }
+
+    private static List<JsonNode> workloads(List<JsonNode> documents) {
+        return documents.stream().filter(document -> List.of("Deployment", "StatefulSet", "DaemonSet")
+                .contains(document.get("kind").asText())).toList();
+    }
+
+    private static Map<String, String> env(JsonNode workload) {
+        Map<String, String> env = new TreeMap<>();
+        for (JsonNode variable : workload.at("/spec/template/spec/containers/0/env")) {
+            if (variable.has("value")) {
+                env.put(variable.get("name").asText(), variable.get("value").asText());
+            }
+        }
+        return env;
+    }
+
+    private static List<String> mountPaths(JsonNode container) {
+        List<String> paths = new ArrayList<>();
+        container.path("volumeMounts").forEach(mount -> paths.add(mount.get("mountPath").asText()));
+        return paths;
+    }
+
+    private static List<String> names(JsonNode array) {
+        List<String> names = new ArrayList<>();
+        array.forEach(element -> names.add(element.asText()));
+        return names;
+    }
+
+    private static String name(JsonNode document) {
+        return document.path("kind").asText() + " " + document.at("/metadata/name").asText();
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}
