@@ -1,6 +1,7 @@
 package io.gpuledger.cli;
 
 import io.gpuledger.model.CloudEvent;
+import io.gpuledger.model.KafkaClientSettings;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationStatus;
 import io.gpuledger.model.Topics;
@@ -57,6 +58,7 @@ final class ExampleHook {
         ExampleHook hook = new ExampleHook(System.out, ack, System.getenv().getOrDefault("GPULEDGER_API_TOKEN", ""));
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        KafkaClientSettings.applyTo(props);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, "gpu-ledger-example-hook");
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");

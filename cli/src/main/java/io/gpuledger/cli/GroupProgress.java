@@ -1,5 +1,6 @@
 package io.gpuledger.cli;
 
+import io.gpuledger.model.KafkaClientSettings;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -28,6 +29,7 @@ final class GroupProgress implements AutoCloseable {
     GroupProgress(String bootstrapServers) {
         Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        KafkaClientSettings.applyTo(props);
         this.admin = Admin.create(props);
     }
 

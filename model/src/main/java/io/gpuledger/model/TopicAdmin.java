@@ -34,6 +34,7 @@ public final class TopicAdmin {
     public static void ensureTopics(String bootstrapServers, int partitions) {
         Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        KafkaClientSettings.applyTo(props);
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
         try (Admin admin = Admin.create(props)) {
             int brokers = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size();

@@ -1,5 +1,6 @@
 package io.gpuledger.alerts.webhook;
 
+import io.gpuledger.model.KafkaClientSettings;
 import io.gpuledger.model.Topics;
 import io.gpuledger.model.WebhookDelivery;
 import java.time.Clock;
@@ -186,6 +187,7 @@ public class WebhookDispatcher implements AutoCloseable {
         private static Properties consumerConfig(String bootstrapServers, String groupId) {
             Properties props = new Properties();
             props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+            KafkaClientSettings.applyTo(props);
             props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
             props.put(ConsumerConfig.CLIENT_ID_CONFIG, groupId + "-anomalies");
             props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -197,6 +199,7 @@ public class WebhookDispatcher implements AutoCloseable {
         private static Properties producerConfig(String bootstrapServers, String groupId) {
             Properties props = new Properties();
             props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+            KafkaClientSettings.applyTo(props);
             props.put(ProducerConfig.CLIENT_ID_CONFIG, groupId + "-deliveries");
             props.put(ProducerConfig.ACKS_CONFIG, "all");
             props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);

@@ -1,5 +1,6 @@
 package io.gpuledger.ingest.kafka;
 
+import io.gpuledger.model.KafkaClientSettings;
 import io.gpuledger.model.Topic;
 import java.util.Properties;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -16,6 +17,7 @@ public final class Producers {
     public static Properties config(String bootstrapServers, String clientId) {
         Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        KafkaClientSettings.applyTo(props);
         props.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);

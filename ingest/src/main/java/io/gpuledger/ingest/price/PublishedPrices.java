@@ -2,6 +2,7 @@ package io.gpuledger.ingest.price;
 
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.Json;
+import io.gpuledger.model.KafkaClientSettings;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Topics;
@@ -63,6 +64,7 @@ public final class PublishedPrices {
     public static PublishedPrices read(String bootstrapServers, Duration timeout) {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        KafkaClientSettings.applyTo(props);
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, "gpu-ledger-prices-reader");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());

@@ -1,5 +1,6 @@
 package io.gpuledger.ingest.agent.delivery;
 
+import io.gpuledger.model.KafkaClientSettings;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -68,6 +69,7 @@ public final class Delivery implements AutoCloseable {
     public static Properties producerConfig(String bootstrapServers, String clientId, long bufferBytes) {
         Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        KafkaClientSettings.applyTo(props);
         props.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
