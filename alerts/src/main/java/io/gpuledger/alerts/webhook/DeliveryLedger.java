@@ -1,7 +1,7 @@
 package io.gpuledger.alerts.webhook;
 
+import io.gpuledger.alerts.feed.KafkaClients;
 import io.gpuledger.model.InvalidRecordException;
-import io.gpuledger.model.KafkaClientSettings;
 import io.gpuledger.model.Topics;
 import io.gpuledger.model.WebhookDelivery;
 import java.time.Duration;
@@ -36,11 +36,8 @@ final class DeliveryLedger implements AutoCloseable {
     private List<TopicPartition> partitions = List.of();
 
     DeliveryLedger(String bootstrapServers, String clientId) {
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        KafkaClientSettings.applyTo(props);
+        Properties props = KafkaClients.replay(bootstrapServers);
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         consumer = new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
     }
 

@@ -1,6 +1,6 @@
 package io.gpuledger.alerts.webhook;
 
-import io.gpuledger.model.KafkaClientSettings;
+import io.gpuledger.alerts.feed.KafkaClients;
 import io.gpuledger.model.Topics;
 import io.gpuledger.model.WebhookDelivery;
 import java.time.Clock;
@@ -17,7 +17,6 @@ import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.jboss.logging.Logger;
@@ -185,26 +184,13 @@ public class WebhookDispatcher implements AutoCloseable {
         }
 
         private static Properties consumerConfig(String bootstrapServers, String groupId) {
-            Properties props = new Properties();
-            props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-            KafkaClientSettings.applyTo(props);
-            props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+            Properties props = KafkaClients.consumer(bootstrapServers, groupId);
             props.put(ConsumerConfig.CLIENT_ID_CONFIG, groupId + "-anomalies");
-            props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-            props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-            props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
             return props;
         }
 
         private static Properties producerConfig(String bootstrapServers, String groupId) {
-            Properties props = new Properties();
-            props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-            KafkaClientSettings.applyTo(props);
-            props.put(ProducerConfig.CLIENT_ID_CONFIG, groupId + "-deliveries");
-            props.put(ProducerConfig.ACKS_CONFIG, "all");
-            props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-            props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-            return props;
+            return KafkaClients.producer(bootstrapServers, groupId + "-deliveries");
         }
     }
 }
