@@ -30,6 +30,7 @@ final class Demo implements AutoCloseable {
     private final Deque<AutoCloseable> stopInReverse = new ArrayDeque<>();
     private Path runDir;
     private AlertServiceProcess alertService;
+    private volatile String bootstrap;
     private Fleet fleet;
     private volatile boolean closed;
 
@@ -73,6 +74,7 @@ final class Demo implements AutoCloseable {
             out.println(bootstrap);
         }
         TopicAdmin.ensureTopics(bootstrap, PARTITIONS);
+        this.bootstrap = bootstrap;
 
         PriceCatalog catalog = options.catalog().map(PriceCatalog::load).orElseGet(PriceCatalog::loadDefault);
         catalog.errors().forEach(error -> out.println("price catalog: skipped " + error));
@@ -119,6 +121,11 @@ final class Demo implements AutoCloseable {
         out.println();
         alertService = alerts;
         return new LiveSummary(alerts.baseUrl(), fleet.gpus().size());
+    }
+
+    /** The Kafka the demo runs on; null before {@link #start}. */
+    String bootstrap() {
+        return bootstrap;
     }
 
     /** The fleet as the demo started it; null before {@link #start}. */

@@ -49,6 +49,11 @@ public final class Main {
                                    --interval S seconds between two samples of a GPU (default 1)
                                    --warmup W   first records left out of the warm figure (default 2000000)
                                    --threads T  the engine's stream threads (default 1, its own default)
+                         latency a spot notice to its EVACUATE, and a sample to its gauge, on the demo
+                                 stack under a simulated fleet sampled every second
+                                   --gpus G     the background fleet (default 10000)
+                                   --notices N  notices sent (default 300)  --rate R  per second (default 5)
+                                   --probe-minutes M  minutes of probe samples for the gauge (default 2)
               hook     an example automation hook: follows gpu.recommendations.v1 (Kafka in
                        KAFKA_BOOTSTRAP_SERVERS) and prints what it would do with each recommendation
                          --ack URL   acknowledge each one it acts on at the alert service at URL

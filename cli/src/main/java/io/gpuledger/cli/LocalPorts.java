@@ -5,7 +5,7 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 
-/** Ports on 127.0.0.1 that nothing listens on, for the servers a test starts. */
+/** Ports on 127.0.0.1 that nothing listens on, for the servers a test or a benchmark starts. */
 final class LocalPorts {
 
     private LocalPorts() {

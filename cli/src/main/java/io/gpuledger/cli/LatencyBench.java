@@ -1,0 +1,236 @@
+package io.gpuledger.cli;
+
+import io.gpuledger.ingest.kafka.Producers;
+import io.gpuledger.ingest.sim.SimulatedInstance;
+import io.gpuledger.model.CapacityEvent;
+import io.gpuledger.model.CapacityEventKind;
+import io.gpuledger.model.CloudEvent;
+import io.gpuledger.model.KafkaClientSettings;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
+import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationKind;
+import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.Topics;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * {@code gpu-ledger bench latency}: how fast a spot notice becomes an action, and a sample a gauge,
+ * on the whole demo stack (embedded broker, cost engine, alert service in its own JVM) under a
+ * background load of a simulated fleet sampled every second.
+ *
+ * <ol>
+ *   <li>Capacity notices for the fleet's instances, at a steady rate: from each notice's send to
+ *       its {@code EVACUATE} read from {@code gpu.recommendations.v1} ({@code read_committed}).</li>
+ *   <li>Probe GPUs that send one sample a minute, each with a value of its own: from the sample's
+ *       time to the first read of {@code /q/metrics} showing it in the GPU's gauge (read once a
+ *       second, so the figure is rounded up to the second; a Prometheus scrape adds its interval).</li>
+ * </ol>
+ * Prints a table whose last line is the headline; asserts nothing.
+ */
+final class LatencyBench {
+
+    private static final int PROBES = 30;
+    private static final Duration WARMUP = Duration.ofSeconds(60);
+
+    private LatencyBench() {
+    }
+
+    static int run(String[] args, PrintStream out) throws Exception {
+        int notices = 300;
+        int gpus = 10_000;
+        double perSecond = 5;
+        int probeMinutes = 2;
+        for (int i = 0; i < args.length; i += 2) {
+            if (i + 1 >= args.length) {
+                throw new UsageException(args[i] + " needs a value");
+            }
+            switch (args[i]) {
+                case "--notices" -> notices = UsageException.positive(args[i], args[i + 1]);
+                case "--gpus" -> gpus = UsageException.positive(args[i], args[i + 1]);
+                case "--rate" -> perSecond = UsageException.positive(args[i], args[i + 1]);
+                case "--probe-minutes" -> probeMinutes = UsageException.positive(args[i], args[i + 1]);
+                default -> throw new UsageException("bench latency: unknown option '" + args[i] + "'");
+            }
+        }
+        int port = LocalPorts.free();
+        DemoOptions options = DemoOptions.parse(new String[] {"--gpus", String.valueOf(gpus), "--interval", "1",
+                "--http-port", String.valueOf(port), "--spot-interruptions", "0", "--price-changes", "0"},
+                Map.of());
+        Demo demo = new Demo(new PrintStream(OutputStream.nullOutputStream()));
+        try {
+            out.printf("starting the demo stack with %d GPUs sampled every second...%n", gpus);
+            demo.start(options);
+            out.printf("warming up for %d s%n", WARMUP.toSeconds());
+            Thread.sleep(WARMUP.toMillis());
+            List<Double> evacuations = evacuations(demo, notices, perSecond, out);
+            List<Double> gauges = gauges(demo, "http://127.0.0.1:" + port, probeMinutes, out);
+            out.println();
+            out.printf("| from | to | count | p50 ms | p99 ms | max ms |%n|---|---|---|---|---|---|%n");
+            row(out, "capacity notice sent", "EVACUATE read (read_committed)", evacuations);
+            row(out, "sample's time", "its GPU's gauge at /q/metrics (read every 1 s)", gauges);
+            out.printf(Locale.ROOT, "background: %d GPUs, a sample each second (%d samples/s)%n", gpus, gpus);
+            out.printf(Locale.ROOT, "EVACUATE p99 %.0f ms (target 250 ms); gauge p99 %.1f s (target 5 s)%n",
+                    percentile(evacuations, 0.99), percentile(gauges, 0.99) / 1000);
+            return 0;
+        } finally {
+            demo.close();
+        }
+    }
+
+    /** Sends {@code count} notices at {@code perSecond}; returns each one's time to its EVACUATE, in ms. */
+    private static List<Double> evacuations(Demo demo, int count, double perSecond, PrintStream out)
+            throws Exception {
+        List<SimulatedInstance> instances = demo.fleet().instances();
+        Map<String, Long> sentAt = new ConcurrentHashMap<>();
+        List<Double> latencies = Collections.synchronizedList(new ArrayList<>());
+        try (KafkaConsumer<String, CloudEvent<Recommendation>> consumer = recommendations(demo.bootstrap());
+                KafkaProducer<String, CapacityEvent> producer =
+                        Producers.forTopic(Topics.CAPACITY_EVENTS, demo.bootstrap(), "bench-notices")) {
+            Instant base = Instant.now().plusSeconds(600);
+            long period = Math.round(1e9 / perSecond);
+            long next = System.nanoTime();
+            int sent = 0;
+            long deadline = Long.MAX_VALUE;
+            while (latencies.size() < count && System.nanoTime() < deadline) {
+                if (sent < count && System.nanoTime() >= next) {
+                    SimulatedInstance instance = instances.get(sent % instances.size());
+                    // Each notice its own deadline: a new situation for the instance, so a new record.
+                    Instant noticeDeadline = base.plusMillis(sent);
+                    CapacityEvent notice = new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
+                            CapacityEvent.idOf("aws", instance.instanceId(), CapacityEventKind.SPOT_INTERRUPTION,
+                                    "bench-" + sent), instance.offer().provider(), instance.offer().region(),
+                            instance.instanceId(), instance.offer().instanceType(), instance.placement().host(),
+                            instance.offer().lifecycle(), CapacityEventKind.SPOT_INTERRUPTION, "terminate",
+                            Instant.now(), noticeDeadline, "bench", null);
+                    sentAt.put(instance.instanceId() + " " + noticeDeadline, System.nanoTime());
+                    producer.send(new ProducerRecord<>(Topics.CAPACITY_EVENTS.name(), notice.instanceId(), notice));
+                    producer.flush();
+                    sent++;
+                    next += period;
+                    if (sent == count) {
+                        deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                    }
+                }
+                for (ConsumerRecord<String, CloudEvent<Recommendation>> record : consumer.poll(Duration.ofMillis(5))) {
+                    Recommendation r = record.value().data();
+                    if (r.kind() == RecommendationKind.EVACUATE && r.deadline() != null) {
+                        Long at = sentAt.remove(r.target().id() + " " + r.deadline());
+                        if (at != null) {
+                            latencies.add((System.nanoTime() - at) / 1e6);
+                        }
+                    }
+                }
+            }
+        }
+        out.printf("notices: %d sent, %d answered%n", count, latencies.size());
+        return latencies;
+    }
+
+    /** Probe samples, one a minute per probe GPU; returns each one's time to its gauge, in ms. */
+    private static List<Double> gauges(Demo demo, String baseUrl, int minutes, PrintStream out) throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        List<Double> latencies = new ArrayList<>();
+        Map<String, Double> expected = new ConcurrentHashMap<>();
+        Map<String, Long> sentAt = new ConcurrentHashMap<>();
+        Placement placement = new Placement("bench-probe", "i-bench-probe", "p4d.24xlarge", "aws", "us-east-1",
+                Lifecycle.ON_DEMAND);
+        try (KafkaProducer<String, TelemetrySample> producer =
+                Producers.forTopic(Topics.TELEMETRY, demo.bootstrap(), "bench-probes")) {
+            long end = System.nanoTime() + Duration.ofMinutes(minutes).toNanos();
+            long lastSecond = -1;
+            while (System.nanoTime() < end || !sentAt.isEmpty() && System.nanoTime() < end + 30_000_000_000L) {
+                Instant now = Instant.now();
+                long second = now.getEpochSecond();
+                if (second != lastSecond && System.nanoTime() < end) {
+                    lastSecond = second;
+                    // Probe k sends at second 2k of each minute: one sample per probe and window.
+                    int probe = (int) (second % 60) / 2;
+                    if ((second % 60) % 2 == 0 && probe < PROBES) {
+                        String gpu = String.format("GPU-bench-probe-%02d", probe);
+                        double value = 0.2 + probe / 100.0 + (second / 60 % 50) / 10_000.0;
+                        TelemetrySample sample = TelemetrySample.builder().gpuUuid(gpu).gpuIndex(probe)
+                                .gpuModel("A100-40GB").placement(placement).jobId("bench-probe").time(now)
+                                .intervalSeconds(1).smActive(value).build();
+                        expected.put(gpu, value);
+                        sentAt.put(gpu, System.nanoTime());
+                        producer.send(new ProducerRecord<>(Topics.TELEMETRY.name(), null, now.toEpochMilli(), gpu,
+                                sample));
+                        producer.flush();
+                    }
+                }
+                String metrics = http.send(HttpRequest.newBuilder(URI.create(baseUrl + "/q/metrics")).build(),
+                        HttpResponse.BodyHandlers.ofString()).body();
+                long readAt = System.nanoTime();
+                for (String line : metrics.split("\n")) {
+                    if (line.startsWith("gpuledger_gpu_sm_active_ratio{") && line.contains("GPU-bench-probe-")) {
+                        int at = line.indexOf("gpu=\"") + 5;
+                        String gpu = line.substring(at, line.indexOf('"', at));
+                        double shown = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                        Double wanted = expected.get(gpu);
+                        Long sent = sentAt.get(gpu);
+                        if (wanted != null && sent != null && Math.abs(shown - wanted) < 1e-9) {
+                            latencies.add((readAt - sent) / 1e6);
+                            sentAt.remove(gpu);
+                        }
+                    }
+                }
+                Thread.sleep(Math.max(0, 1000 - (System.nanoTime() - readAt) / 1_000_000));
+            }
+        }
+        out.printf("probe samples: %d shown%n", latencies.size());
+        return latencies;
+    }
+
+    private static KafkaConsumer<String, CloudEvent<Recommendation>> recommendations(String bootstrap) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        KafkaClientSettings.applyTo(props);
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        KafkaConsumer<String, CloudEvent<Recommendation>> consumer = new KafkaConsumer<>(props,
+                Topics.RECOMMENDATIONS.keySerde().deserializer(), Topics.RECOMMENDATIONS.valueSerde().deserializer());
+        List<TopicPartition> partitions = consumer.partitionsFor(Topics.RECOMMENDATIONS.name()).stream()
+                .map(info -> new TopicPartition(info.topic(), info.partition())).toList();
+        consumer.assign(partitions);
+        consumer.seekToEnd(partitions);
+        partitions.forEach(consumer::position);
+        return consumer;
+    }
+
+    private static void row(PrintStream out, String from, String to, List<Double> values) {
+        out.printf(Locale.ROOT, "| %s | %s | %d | %.0f | %.0f | %.0f |%n", from, to, values.size(),
+                percentile(values, 0.5), percentile(values, 0.99), percentile(values, 1.0));
+    }
+
+    /** The nearest-rank percentile; NaN when there is nothing to rank. */
+    static double percentile(List<Double> values, double p) {
+        if (values.isEmpty()) {
+            return Double.NaN;
+        }
+        List<Double> sorted = new ArrayList<>(values);
+        Collections.sort(sorted);
+        int rank = (int) Math.ceil(p * sorted.size());
+        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, rank - 1)));
+    }
+}
