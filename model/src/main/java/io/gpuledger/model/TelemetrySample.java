@@ -45,6 +45,12 @@ public record TelemetrySample(
     /** A sample claiming to cover more than this is a broken agent clock, not a long sample. */
     public static final double MAX_INTERVAL_SECONDS = 3600;
 
+    /**
+     * More board power than this is a broken sensor or a forged record: the largest GPU modules
+     * draw well under 2 kW.
+     */
+    public static final double MAX_POWER_WATTS = 10_000;
+
     public TelemetrySample {
         Check.identity("gpuUuid", gpuUuid);
         if (gpuIndex < 0) {
@@ -65,6 +71,9 @@ public record TelemetrySample(
         Check.optionalRatio("tensorActive", tensorActive);
         Check.optionalRatio("gpuUtilization", gpuUtilization);
         Check.optionalNonNegative("powerWatts", powerWatts);
+        if (powerWatts != null && powerWatts > MAX_POWER_WATTS) {
+            throw new InvalidRecordException("powerWatts", "must be at most " + MAX_POWER_WATTS + ", was " + powerWatts);
+        }
         Check.optionalNonNegative("memoryUsedBytes", memoryUsedBytes);
         Check.optionalNonNegative("nvlinkTxBytesPerSecond", nvlinkTxBytesPerSecond);
         Check.optionalNonNegative("pcieTxBytesPerSecond", pcieTxBytesPerSecond);

@@ -327,7 +327,7 @@ class TelemetryJsonTest {
                 .intervalSeconds(random.nextInt(5) == 0 ? Math.ulp(0.0) + random.nextDouble() * 3600 : 10)
                 .smActive(ratio(random)).smOccupancy(optional(random, ratio(random)))
                 .dramActive(optional(random, ratio(random))).tensorActive(optional(random, ratio(random)))
-                .gpuUtilization(optional(random, ratio(random))).powerWatts(optional(random, amount(random)))
+                .gpuUtilization(optional(random, ratio(random))).powerWatts(optional(random, watts(random)))
                 .memoryUsedBytes(optional(random, amount(random)))
                 .nvlinkTxBytesPerSecond(optional(random, amount(random)))
                 .pcieTxBytesPerSecond(optional(random, amount(random)));
@@ -369,6 +369,12 @@ class TelemetryJsonTest {
             case 1 -> pick(random, 0.0, Double.MIN_VALUE, Double.MAX_VALUE, 4.2e10, 612.4);
             default -> Math.floor(random.nextDouble() * 1e12);
         };
+    }
+
+    /** Board power as {@link #amount} but within the contract's bound, keeping the amount's many digits. */
+    private static double watts(Random random) {
+        double amount = amount(random);
+        return amount <= TelemetrySample.MAX_POWER_WATTS ? amount : amount % TelemetrySample.MAX_POWER_WATTS;
     }
 
     private static Double optional(Random random, double value) {

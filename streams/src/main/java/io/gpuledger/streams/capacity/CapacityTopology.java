@@ -90,7 +90,8 @@ public final class CapacityTopology {
 
         Map<String, KStream<String, Parsed<CapacityEvent>>> notices = readOrReject(builder, Topics.CAPACITY_EVENTS,
                 "capacity-events", () -> new ParseOrReject<>("capacity-events", CapacityEvent.class, CapacityEvent::instanceId,
-                        notice -> notice.noticedAt().toEpochMilli()), Topics.CAPACITY_EVENT_DEAD_LETTERS);
+                        notice -> notice.noticedAt().toEpochMilli()).refusingAhead("noticedAt"),
+                Topics.CAPACITY_EVENT_DEAD_LETTERS);
 
         builder.addStateStore(new LiveStoreBuilder<>(PLACEMENT_STORE, InstancePlacement.CODEC));
         notices.get("capacity-events-valid")

@@ -47,7 +47,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, String, Emitted> {
 
     /** How far ahead of this engine's clock a sample's time may be. */
-    static final Duration MAX_AHEAD = Duration.ofMinutes(10);
+    static final Duration MAX_AHEAD = ParseOrReject.MAX_AHEAD;
 
     private static final long MINUTE = GpuState.MINUTE_MILLIS;
     private static final long HOUR = 60 * MINUTE;
@@ -206,8 +206,11 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
     private void refuse(Record<String, Parsed<TelemetrySample>> record, String reason) {
         InvalidRecordException refused = new InvalidRecordException("time", reason);
         late.record();
+        // Dated when refused, not by its event time: a broker refuses a record dated far ahead
+        // (failing the task), and deletes one dated far back at once.
         context.forward(record.withValue((Emitted) new Emitted.Refused(record.value().raw()))
-                .withHeaders(ParseOrReject.refusedHeaders(record.headers(), context, refused)));
+                .withHeaders(ParseOrReject.refusedHeaders(record.headers(), context, refused))
+                .withTimestamp(context.currentSystemTimeMs()));
     }
 
     /** Closes every window that ends at or before {@code closeBefore}, on every GPU of this task. */

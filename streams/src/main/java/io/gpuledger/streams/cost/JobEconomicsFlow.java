@@ -42,7 +42,7 @@ final class JobEconomicsFlow {
                 .stream(Topics.JOB_PROGRESS.name(),
                         Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("job-progress-source"))
                 .processValues(() -> new ParseOrReject<>("job-progress", JobProgress.class, JobProgress::jobId,
-                        JobEconomicsFlow::eventTime), Named.as("job-progress-parse"))
+                        JobEconomicsFlow::eventTime).refusingAhead("time"), Named.as("job-progress-parse"))
                 .split(Named.as("job-progress-"))
                 .branch((job, parsed) -> parsed.isValid(), Branched.as("valid"))
                 .defaultBranch(Branched.as("refused"));

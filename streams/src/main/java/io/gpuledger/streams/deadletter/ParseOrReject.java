@@ -3,6 +3,8 @@ package io.gpuledger.streams.deadletter;
 import io.gpuledger.model.DeadLetters;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.Json;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
@@ -22,8 +24,16 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
  *
  * <p>The record key must be the record's own identity ({@code keyOf}): a record keyed otherwise
  * would land on another partition than the rest of its entity and split its windows.
+ *
+ * <p>Where {@link #refusingAhead} says so, a record dated more than {@link #MAX_AHEAD} ahead of
+ * the engine's clock is refused too: it would carry that time on as its timestamp, which brokers
+ * refuse on any topic it is written to (failing the task on every retry), and it would move its
+ * task's stream time so far that every later record looks late.
  */
 public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[], Parsed<T>> {
+
+    /** How far ahead of this engine's clock a record's event time may be. */
+    public static final Duration MAX_AHEAD = Duration.ofMinutes(10);
 
     private final String input;
     private final Function<byte[], T> reader;
@@ -31,6 +41,8 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
     private final ToLongFunction<T> eventTimeOf;
     private FixedKeyProcessorContext<String, Parsed<T>> context;
     private Sensor refused;
+    /** The field holding the event time, when records dated too far ahead are refused; else null. */
+    private String timeField;
 
     /**
      * @param input names the input in the dead-letter counter: Kafka Streams metric
@@ -53,6 +65,12 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
         this.eventTimeOf = eventTimeOf;
     }
 
+    /** Also refuses records whose event time, read from {@code field}, is more than {@link #MAX_AHEAD} ahead. */
+    public ParseOrReject<T> refusingAhead(String field) {
+        this.timeField = field;
+        return this;
+    }
+
     @Override
     public void init(FixedKeyProcessorContext<String, Parsed<T>> context) {
         this.context = context;
@@ -73,8 +91,14 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
                 throw new InvalidRecordException("$key", "record key '" + record.key() + "' must be '" + identity
                         + "', the record's own identity, so that all its records share a partition");
             }
-            context.forward(record.withValue(Parsed.valid(value, record.value()))
-                    .withTimestamp(eventTimeOf.applyAsLong(value)));
+            long eventTime = eventTimeOf.applyAsLong(value);
+            long now = context.currentSystemTimeMs();
+            if (timeField != null && eventTime > now + MAX_AHEAD.toMillis()) {
+                throw new InvalidRecordException(timeField, "from the future: " + Instant.ofEpochMilli(eventTime)
+                        + " is more than " + MAX_AHEAD.toMinutes() + " min ahead of this engine's clock ("
+                        + Instant.ofEpochMilli(now) + ")");
+            }
+            context.forward(record.withValue(Parsed.valid(value, record.value())).withTimestamp(eventTime));
         } catch (InvalidRecordException e) {
             refused.record();
             context.forward(record.withValue(Parsed.<T>invalid(record.value(), e))

@@ -40,6 +40,8 @@ import org.junit.jupiter.api.Test;
 class CapacityTopologyTest {
 
     private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
+    /** The engine's wall clock at start: after every notice here, since notices dated ahead of it are refused. */
+    private static final Instant CLOCK = T0.plus(Duration.ofHours(1));
     private static final Duration MAX_AGE = Duration.ofMinutes(10);
     /** A spot p4d.24xlarge at 12.00 USD an hour: 1.50 per GPU. */
     private static final double GPU_PER_HOUR = 1.5;
@@ -56,7 +58,7 @@ class CapacityTopologyTest {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "capacity-topology-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
-        driver = new TopologyTestDriver(topology(), props, T0);
+        driver = new TopologyTestDriver(topology(), props, CLOCK);
         usage = driver.createInputTopic(Topics.USAGE.name(), Serdes.String().serializer(),
                 Serdes.ByteArray().serializer());
         notices = driver.createInputTopic(Topics.CAPACITY_EVENTS.name(), Serdes.String().serializer(),
@@ -365,7 +367,7 @@ class CapacityTopologyTest {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "capacity-composed-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
-        try (TopologyTestDriver composed = new TopologyTestDriver(builder.build(), props, T0)) {
+        try (TopologyTestDriver composed = new TopologyTestDriver(builder.build(), props, CLOCK)) {
             GpuUsage window = window(0, "i-0abc", "train-llm", T0);
             composed.createInputTopic("upstream-usage", Serdes.String().serializer(), Serdes.ByteArray().serializer())
                     .pipeInput(new TestRecord<>(window.gpuUuid(), Json.write(window), window.windowEnd()));
