@@ -28,6 +28,13 @@ public final class JobBook {
     private final GpuCatalog catalog;
     private final Duration staleAfter;
     private final Map<String, Job> jobs = new ConcurrentHashMap<>();
+    private volatile Peers peers;
+
+    /** How old the pictures a job is compared with may be. */
+    static final Duration PEERS_FRESHNESS = Duration.ofSeconds(10);
+
+    private record Peers(Instant madeAt, List<JobView> views) {
+    }
 
     private static final class Job {
         private volatile Offer pool;
@@ -116,6 +123,20 @@ public final class JobBook {
             view(jobId).ifPresent(views::add);
         }
         return views;
+    }
+
+    /**
+     * Every job's picture as of at most {@link #PEERS_FRESHNESS} before {@code now}: what a job is
+     * compared with. Building every picture for each job's every record would cost the square of
+     * the jobs; a picture some seconds old compares as well.
+     */
+    public Collection<JobView> peers(Instant now) {
+        Peers cached = peers;
+        if (cached == null || now.isAfter(cached.madeAt().plus(PEERS_FRESHNESS))) {
+            cached = new Peers(now, List.copyOf(views()));
+            peers = cached;
+        }
+        return cached.views();
     }
 
     /** Forgets the jobs not heard of since {@code now - staleAfter}; returns their ids. */

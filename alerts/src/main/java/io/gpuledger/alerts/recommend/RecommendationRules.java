@@ -96,7 +96,7 @@ public final class RecommendationRules {
         jobs.onEconomics(economics, now);
         jobs.view(economics.jobId()).ifPresent(job -> {
             Recommendation.Target target = Recommendation.Target.job(job.jobId());
-            Collection<JobView> peers = jobs.views();
+            Collection<JobView> peers = jobs.peers(now);
             judge(RecommendationKind.SWITCH_INSTANCE_TYPE, target,
                     switchType.evaluate(job, peers, board, catalog, now));
             judge(RecommendationKind.MOVE_TO_SPOT, target, moveToSpot.evaluate(job, board, now));

@@ -57,6 +57,20 @@ class JobBookTest {
     }
 
     @Test
+    void shouldComparePeersAsOfTenSecondsAtMost() {
+        // Given a job's picture taken as the peers of another job at T0
+        shouldJoinAJobsPictureFromItsWindowsRollupEconomicsAndReports();
+        assertThat(book.peers(T0)).hasSize(1);
+
+        // When the job is forgotten
+        book.sweep(T0.plusSeconds(301));
+
+        // Then the peers stay as they were for up to ten seconds, and are taken anew after
+        assertThat(book.peers(T0.plusSeconds(10))).hasSize(1);
+        assertThat(book.peers(T0.plusSeconds(11))).isEmpty();
+    }
+
+    @Test
     void shouldHaveNoPictureWithoutAPricedMinuteAndForgetSilentJobs() {
         book.onWindow(window(), T0);
         assertThat(book.view("llm")).isEmpty();
