@@ -363,15 +363,8 @@ class EndToEndTest {
 
     /** A closed minute of one GPU of {@code team} priced {@code pricePerHour}. */
     private static GpuUsage closedWindow(String gpu, String team, Instant start, double pricePerHour) {
-        TelemetrySample sample = TelemetrySample.builder().gpuUuid(gpu).gpuModel("A10G-24GB")
-                .placement(new Placement("node-budget", "i-budget", "g5.xlarge", "aws", "us-east-1",
-                        Lifecycle.ON_DEMAND))
-                .jobId("e2e-budget-job").team(team).time(start.plusSeconds(60)).intervalSeconds(60).smActive(0.6)
-                .build();
-        GpuUsage open = GpuUsage.empty(sample, start, start.plusSeconds(60), "USD").add(sample, pricePerHour);
-        return new GpuUsage(open.gpuUuid(), open.gpuIndex(), open.gpuModel(), open.host(), open.instanceId(),
-                open.instanceType(), open.provider(), open.region(), open.lifecycle(), open.jobId(), open.team(),
-                open.windowStart(), open.windowEnd(), open.currency(), open.totals(), true);
+        return UsageWindows.minute(new Placement("node-budget", "i-budget", "g5.xlarge", "aws", "us-east-1",
+                Lifecycle.ON_DEMAND), gpu, "e2e-budget-job", team, start, pricePerHour, 0.6, true);
     }
 
     private List<Recommendation> recommendationsOnTopic() {

@@ -96,16 +96,21 @@ public final class RecommendationBook {
 
     /** Unexpired records that pass {@code filter}, the most valuable first. */
     public synchronized List<Recommendation> list(Predicate<Recommendation> filter, Instant now) {
-        byId.values().removeIf(r -> !now.isBefore(r.expiresAt()));
+        dropExpired(now);
         return byId.values().stream().filter(filter)
                 .sorted(Comparator.comparingDouble(Recommendation::estimatedMonthlySaving).reversed()
                         .thenComparing(Recommendation::id))
                 .toList();
     }
 
-    /** Unexpired actionable recommendations of {@code kind}. */
-    public List<Recommendation> actionable(RecommendationKind kind, Instant now) {
-        return list(r -> r.kind() == kind && r.status().actionable(), now);
+    /** Unexpired actionable recommendations of {@code kind}, in no order (the gauges read this at every scrape). */
+    public synchronized List<Recommendation> actionable(RecommendationKind kind, Instant now) {
+        dropExpired(now);
+        return byId.values().stream().filter(r -> r.kind() == kind && r.status().actionable()).toList();
+    }
+
+    private void dropExpired(Instant now) {
+        byId.values().removeIf(r -> !now.isBefore(r.expiresAt()));
     }
 
     private Recommendation live(String id, Instant now) {

@@ -3,11 +3,11 @@ package io.gpuledger.alerts.anomaly;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.alerts.UsageWindows;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
-import io.gpuledger.model.TelemetrySample;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -82,12 +82,7 @@ class ClosedMinutesTest {
 
     private static GpuUsage window(String gpu, String job, String team, Instant start, double pricePerHour,
             boolean closed) {
-        TelemetrySample sample = TelemetrySample.builder().gpuUuid(gpu).gpuModel("A10G-24GB")
-                .placement(new Placement("node-1", "i-1", "g5.xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND))
-                .jobId(job).team(team).time(start.plusSeconds(60)).intervalSeconds(60).smActive(0.5).build();
-        GpuUsage usage = GpuUsage.empty(sample, start, start.plusSeconds(60), "USD").add(sample, pricePerHour);
-        return new GpuUsage(usage.gpuUuid(), usage.gpuIndex(), usage.gpuModel(), usage.host(), usage.instanceId(),
-                usage.instanceType(), usage.provider(), usage.region(), usage.lifecycle(), usage.jobId(), usage.team(),
-                usage.windowStart(), usage.windowEnd(), usage.currency(), usage.totals(), closed);
+        return UsageWindows.minute(new Placement("node-1", "i-1", "g5.xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND),
+                gpu, job, team, start, pricePerHour, 0.5, closed);
     }
 }

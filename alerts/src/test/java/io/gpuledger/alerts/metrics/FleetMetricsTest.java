@@ -3,10 +3,10 @@ package io.gpuledger.alerts.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.alerts.UsageWindows;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
-import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageRollup;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -81,12 +81,7 @@ class FleetMetricsTest {
 
     private static GpuUsage window(String gpu, String job, Instant start, double pricePerHour, double smActive,
             boolean closed) {
-        TelemetrySample sample = TelemetrySample.builder().gpuUuid(gpu).gpuModel("A10G-24GB")
-                .placement(new Placement("node-1", "i-1", "g5.xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND))
-                .jobId(job).team("red").time(start.plusSeconds(60)).intervalSeconds(60).smActive(smActive).build();
-        GpuUsage usage = GpuUsage.empty(sample, start, start.plusSeconds(60), "USD").add(sample, pricePerHour);
-        return new GpuUsage(usage.gpuUuid(), usage.gpuIndex(), usage.gpuModel(), usage.host(), usage.instanceId(),
-                usage.instanceType(), usage.provider(), usage.region(), usage.lifecycle(), usage.jobId(), usage.team(),
-                usage.windowStart(), usage.windowEnd(), usage.currency(), usage.totals(), closed);
+        return UsageWindows.minute(new Placement("node-1", "i-1", "g5.xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND),
+                gpu, job, "red", start, pricePerHour, smActive, closed);
     }
 }

@@ -1,0 +1,27 @@
+package io.gpuledger.alerts;
+
+import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.Placement;
+import io.gpuledger.model.TelemetrySample;
+import java.time.Instant;
+
+/** Usage windows as the cost engine publishes them, for the alert service's tests. */
+public final class UsageWindows {
+
+    private UsageWindows() {
+    }
+
+    /**
+     * The minute from {@code start} of one A10G on {@code placement}, covered by a single sample at
+     * {@code smActive} priced {@code pricePerHour}; {@code closed} as in its last record.
+     */
+    public static GpuUsage minute(Placement placement, String gpu, String job, String team, Instant start,
+            double pricePerHour, double smActive, boolean closed) {
+        TelemetrySample sample = TelemetrySample.builder().gpuUuid(gpu).gpuModel("A10G-24GB").placement(placement)
+                .jobId(job).team(team).time(start.plusSeconds(60)).intervalSeconds(60).smActive(smActive).build();
+        GpuUsage open = GpuUsage.empty(sample, start, start.plusSeconds(60), "USD").add(sample, pricePerHour);
+        return new GpuUsage(open.gpuUuid(), open.gpuIndex(), open.gpuModel(), open.host(), open.instanceId(),
+                open.instanceType(), open.provider(), open.region(), open.lifecycle(), open.jobId(), open.team(),
+                open.windowStart(), open.windowEnd(), open.currency(), open.totals(), closed);
+    }
+}
