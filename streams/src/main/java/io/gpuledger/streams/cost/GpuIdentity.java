@@ -56,6 +56,8 @@ final class GpuIdentity {
     final String team;
     /** Share of the physical GPU (below 1 for a MIG slice). */
     final double fraction;
+    /** What the GPU's instance is bought as: the price it is charged comes from this. */
+    final Offer offer;
     /** {@code dimension|id} of the job, team and pool, in {@link Dimension#GROUPS} order. */
     final String[] rollupKeys;
 
@@ -72,6 +74,7 @@ final class GpuIdentity {
         this.jobId = jobId;
         this.team = team;
         this.fraction = fraction;
+        this.offer = new Offer(provider, region, instanceType, lifecycle);
         this.rollupKeys = new String[Dimension.GROUPS.size()];
         for (Dimension dimension : Dimension.GROUPS) {
             rollupKeys[dimension.ordinal()] = UsageRollup.keyOf(dimension, idIn(dimension));
@@ -97,7 +100,7 @@ final class GpuIdentity {
 
     /** The id of this GPU in {@code dimension}. */
     String idIn(Dimension dimension) {
-        return UsageRollup.idOf(dimension, jobId, team, new Offer(provider, region, instanceType, lifecycle));
+        return UsageRollup.idOf(dimension, jobId, team, offer);
     }
 
     GpuUsage usage(String gpuUuid, long windowStart, long windowEnd, String currency, UsageTotals totals,

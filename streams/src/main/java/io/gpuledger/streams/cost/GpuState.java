@@ -1,6 +1,7 @@
 package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.UsageTotals;
+import io.gpuledger.streams.price.PriceTable;
 import io.gpuledger.streams.state.Codec;
 import java.io.DataInput;
 import java.io.DataOutput;
@@ -90,6 +91,9 @@ final class GpuState {
     /** The window the latest sample went to, kept at hand for the next sample, which most often goes there too. */
     private transient long latestWindowStart = NONE;
     private transient Window latestWindow;
+    /** The price span the latest sample was charged in, and the identity it was looked up for; not kept. */
+    transient PriceTable.InForce price;
+    transient GpuIdentity priceFor;
     /** The commit of its store it was last put for (see {@link io.gpuledger.streams.state.LiveStore#commits}). */
     transient long putFor = -1;
 

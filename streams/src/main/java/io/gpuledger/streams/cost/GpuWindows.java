@@ -1,14 +1,12 @@
 package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.InvalidRecordException;
-import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageRollup.Dimension;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.streams.deadletter.ParseOrReject;
 import io.gpuledger.streams.deadletter.Parsed;
-import io.gpuledger.streams.price.CurrencyRates;
 import io.gpuledger.streams.price.PriceTable;
 import io.gpuledger.streams.state.LiveStore;
 import java.time.Duration;
@@ -115,7 +113,6 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
             return;
         }
 
-        UsageTotals charged = UsageTotals.ZERO.add(sample, priceOf(sample, at));
         String gpu = record.key();
         GpuState state = stateOf(gpu, gpus.get(gpu));
         if (state == null) {
@@ -126,6 +123,7 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
             state.identity = identity;
             identities.put(gpu, identity);
         }
+        UsageTotals charged = UsageTotals.ZERO.add(sample, priceOf(state, identity, at));
         GpuState.Window window = state.window(start);
         window.identity = identity;
         window.totals.add(charged);
@@ -170,10 +168,17 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
         }
     }
 
-    private Double priceOf(TelemetrySample sample, long at) {
-        PriceQuote quote = prices.inForce(sample.offer(), Instant.ofEpochMilli(at)).orElse(null);
-        return quote == null ? null : settings.rates().toReporting(quote.pricePerGpuHour(), quote.currency())
-                .orElse(null);
+    /**
+     * The price per GPU-hour in the reporting currency in force at {@code at} for the GPU's offer;
+     * null if none is known. The span it holds for is kept on the GPU's state: the next sample of
+     * the GPU most often falls in it too.
+     */
+    private Double priceOf(GpuState state, GpuIdentity identity, long at) {
+        if (state.priceFor != identity || !state.price.covers(at)) {
+            state.price = prices.inForceAt(identity.offer, at);
+            state.priceFor = identity;
+        }
+        return state.price.perGpuHourIn(settings.rates());
     }
 
     /** The task's pending partial {@code key}, a new one if none is pending, marked changed. */

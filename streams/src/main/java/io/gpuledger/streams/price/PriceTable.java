@@ -27,7 +27,7 @@ public final class PriceTable {
     private static final AtomicLong VERSIONS_WRITTEN = new AtomicLong();
 
     private final Map<String, Cached> parsed = new HashMap<>();
-    private final Map<Offer, Span> spans = new HashMap<>();
+    private final Map<Offer, InForce> spans = new HashMap<>();
     private long invalidVersionsSkipped;
 
     public PriceTable(ReadOnlyKeyValueStore<String, byte[]> versions) {
@@ -40,16 +40,23 @@ public final class PriceTable {
      * until any price version is written: most samples of an offer fall in the same span.
      */
     public Optional<PriceQuote> inForce(Offer offer, Instant at) {
-        long millis = at.toEpochMilli();
-        long written = VERSIONS_WRITTEN.get();
-        Span span = spans.get(offer);
-        if (span == null || span.written != written || millis < span.from || millis >= span.until) {
+        return Optional.ofNullable(inForceAt(offer, at.toEpochMilli()).quote());
+    }
+
+    /**
+     * The span of time around {@code millis} in which one quote of {@code offer} (or none) is in
+     * force; a caller may keep it and ask {@link InForce#covers} instead of asking again.
+     */
+    public InForce inForceAt(Offer offer, long millis) {
+        InForce span = spans.get(offer);
+        if (span == null || !span.covers(millis)) {
+            Instant at = Instant.ofEpochMilli(millis);
             PriceQuote quote = versionAtOrBefore(offer, at);
-            span = new Span(written, quote == null ? Long.MIN_VALUE : quote.validFrom().toEpochMilli(),
+            span = new InForce(VERSIONS_WRITTEN.get(), quote == null ? Long.MIN_VALUE : quote.validFrom().toEpochMilli(),
                     nextVersionAfter(offer, at), quote);
             spans.put(offer, span);
         }
-        return Optional.ofNullable(span.quote);
+        return span;
     }
 
     /** Says that a price version was written to the store: every table asks the store again. */
@@ -116,7 +123,45 @@ public final class PriceTable {
     private record Cached(byte[] raw, PriceQuote quote) {
     }
 
-    /** The quote in force (null: none) from {@code from} until {@code until}, as of {@code written} versions. */
-    private record Span(long written, long from, long until, PriceQuote quote) {
+    /**
+     * The quote in force (null: none) from {@code from} until {@code until}, as of {@code written}
+     * price versions; once another version is written anywhere in this JVM it covers no time.
+     */
+    public static final class InForce {
+
+        private final long written;
+        private final long from;
+        private final long until;
+        private final PriceQuote quote;
+        /** The price per GPU-hour in {@link #reportingIn}'s currency (null: unknown), worked out once a span. */
+        private Double reporting;
+        private CurrencyRates reportingIn;
+
+        private InForce(long written, long from, long until, PriceQuote quote) {
+            this.written = written;
+            this.from = from;
+            this.until = until;
+            this.quote = quote;
+        }
+
+        /** The quote in force; null if the offer had none. */
+        public PriceQuote quote() {
+            return quote;
+        }
+
+        /** Whether this is still the answer for {@code millis}. */
+        public boolean covers(long millis) {
+            return millis >= from && millis < until && written == VERSIONS_WRITTEN.get();
+        }
+
+        /** The price of one GPU for an hour in the reporting currency of {@code rates}; null if unknown. */
+        public Double perGpuHourIn(CurrencyRates rates) {
+            if (reportingIn != rates) {
+                reporting = quote == null ? null
+                        : rates.toReporting(quote.pricePerGpuHour(), quote.currency()).orElse(null);
+                reportingIn = rates;
+            }
+            return reporting;
+        }
     }
 }
