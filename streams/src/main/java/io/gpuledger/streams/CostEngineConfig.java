@@ -66,6 +66,7 @@ public record CostEngineConfig(
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, commitInterval.toMillis());
         props.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
         props.put(StreamsConfig.producerPrefix("compression.type"), "lz4");
+        props.put(StreamsConfig.producerPrefix("batch.size"), 131_072);
         return props;
     }
 }
