@@ -1,12 +1,9 @@
 package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.GpuUsage;
-import io.gpuledger.model.TelemetryJson;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
 import io.gpuledger.streams.capacity.CapacityTopology;
-import io.gpuledger.streams.deadletter.ParseOrReject;
-import io.gpuledger.streams.deadletter.Parsed;
 import io.gpuledger.streams.price.CurrencyRates;
 import io.gpuledger.streams.price.PriceVersionWriter;
 import io.gpuledger.streams.state.Codec;
@@ -85,23 +82,15 @@ public final class CostTopology {
                 Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("price-quotes-source"),
                 () -> new PriceVersionWriter(PRICE_STORE));
 
-        Map<String, KStream<String, Parsed<TelemetrySample>>> telemetry = builder
-                .stream(Topics.TELEMETRY.name(),
-                        Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("telemetry-source"))
-                .processValues(() -> new ParseOrReject<>("telemetry", TelemetryJson::read, TelemetrySample::gpuUuid,
-                        EventTime::millis), Named.as("telemetry-parse"))
-                .split(Named.as("telemetry-"))
-                .branch((gpu, parsed) -> parsed.isValid(), Branched.as("valid"))
-                .defaultBranch(Branched.as("refused"));
-        toDeadLetters(telemetry.get("telemetry-refused").mapValues(Parsed::raw, Named.as("telemetry-refused-bytes")),
-                "telemetry-dead-letters-sink");
-
         builder.addStateStore(new LiveStoreBuilder<>(USAGE_STORE, GpuState.CODEC));
         builder.addStateStore(new LiveStoreBuilder<>(IDENTITY_STORE, GpuIdentity.CODEC));
         builder.addStateStore(new LiveStoreBuilder<>(RECENT_STORE, GpuRecent.CODEC));
         builder.addStateStore(new LiveStoreBuilder<>(PARTIALS_STORE, PendingPartial.CODEC));
         builder.addStateStore(new LiveStoreBuilder<>(CLOCK_STORE, Codec.LONG));
-        Map<String, KStream<String, Emitted>> windows = telemetry.get("telemetry-valid")
+        // Samples are read where they are charged: one processor per record, no hop for the reading.
+        Map<String, KStream<String, Emitted>> windows = builder
+                .stream(Topics.TELEMETRY.name(),
+                        Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("telemetry-source"))
                 .process(() -> new GpuWindows(settings), Named.as("gpu-windows"), USAGE_STORE, IDENTITY_STORE,
                         RECENT_STORE, PARTIALS_STORE, CLOCK_STORE)
                 .split(Named.as("gpu-windows-"))
@@ -116,18 +105,14 @@ public final class CostTopology {
         windows.get("gpu-windows-own-views").mapValues(out -> ((Emitted.Rollup) out).rollup(), Named.as("gpu-view-records"))
                 .to(Topics.ROLLUPS.name(), Produced.with(Topics.ROLLUPS.keySerde(), Topics.ROLLUPS.valueSerde())
                         .withName("gpu-views-sink"));
-        toDeadLetters(windows.get("gpu-windows-refused").mapValues(out -> ((Emitted.Refused) out).raw(),
-                Named.as("telemetry-late-bytes")), "telemetry-late-dead-letters-sink");
+        windows.get("gpu-windows-refused").mapValues(out -> ((Emitted.Refused) out).raw(),
+                Named.as("telemetry-refused-bytes")).to(Topics.TELEMETRY_DEAD_LETTERS.name(),
+                Produced.with(Serdes.String(), Serdes.ByteArray()).withName("telemetry-dead-letters-sink"));
 
         KStream<String, RollupPartial> partials = windows.get("gpu-windows-partials")
                 .mapValues(out -> ((Emitted.Partial) out).partial(), Named.as("rollup-partial-records"));
         Rollups.addTo(builder, partials.merge(JobEconomicsFlow.addTo(builder, settings),
                 Named.as("rollup-partials-with-work")), settings);
         CapacityTopology.addTo(builder, CapacityTopology.DEFAULT_PLACEMENT_MAX_AGE, usage);
-    }
-
-    private static void toDeadLetters(KStream<String, byte[]> refused, String sinkName) {
-        refused.to(Topics.TELEMETRY_DEAD_LETTERS.name(), Produced.with(Serdes.String(), Serdes.ByteArray())
-                .withName(sinkName));
     }
 }

@@ -1,12 +1,12 @@
 package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.InvalidRecordException;
+import io.gpuledger.model.TelemetryJson;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageRollup.Dimension;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.streams.deadletter.ParseOrReject;
-import io.gpuledger.streams.deadletter.Parsed;
 import io.gpuledger.streams.price.PriceTable;
 import io.gpuledger.streams.state.LiveStore;
 import java.time.Duration;
@@ -42,7 +42,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * Usage records are dated by their window's start. State: {@link GpuState} per GPU and the pending partials, in {@link LiveStore}s, so a sample
  * costs map lookups and the state is encoded once per commit.
  */
-final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, String, Emitted> {
+final class GpuWindows implements Processor<String, byte[], String, Emitted> {
 
     /** How far ahead of this engine's clock a sample's time may be. */
     static final Duration MAX_AHEAD = ParseOrReject.MAX_AHEAD;
@@ -61,6 +61,10 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
     private LiveStore<GpuRecent> recent;
     private LiveStore<PendingPartial> partials;
     private LiveStore<Long> clock;
+    /** Reads each sample; the samples it refuses go to the dead letters, counted as {@code telemetry}'s. */
+    private final ParseOrReject<TelemetrySample> reader = new ParseOrReject<>("telemetry", TelemetryJson::read,
+            TelemetrySample::gpuUuid, EventTime::millis);
+    private Sensor refused;
     private Sensor late;
     /** GPUs with a window changed since the last update was sent. */
     private final Set<String> changed = new LinkedHashSet<>();
@@ -89,15 +93,23 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
         this.partials = context.getStateStore(CostTopology.PARTIALS_STORE);
         this.clock = context.getStateStore(CostTopology.CLOCK_STORE);
         this.latestEventTime = null;
+        this.refused = ParseOrReject.deadLetterSensor(context, "telemetry");
         this.late = ParseOrReject.deadLetterSensor(context, "telemetry-late");
         context.schedule(settings.updateInterval(), PunctuationType.WALL_CLOCK_TIME, now -> sendUpdates());
     }
 
     @Override
-    public void process(Record<String, Parsed<TelemetrySample>> record) {
+    public void process(Record<String, byte[]> record) {
         processedSinceUpdate = true;
-        TelemetrySample sample = record.value().value();
-        long at = record.timestamp();
+        TelemetrySample sample;
+        try {
+            sample = reader.read(record.key(), record.value(), context.currentSystemTimeMs());
+        } catch (InvalidRecordException e) {
+            refused.record();
+            deadLetter(record, e);
+            return;
+        }
+        long at = EventTime.millis(sample);
         long start = EventTime.periodStart(at, MINUTE);
         long latest = latestEventTime();
         if (start + MINUTE + settings.grace().toMillis() <= latest) {
@@ -208,13 +220,16 @@ final class GpuWindows implements Processor<String, Parsed<TelemetrySample>, Str
         return latestEventTime;
     }
 
-    private void refuse(Record<String, Parsed<TelemetrySample>> record, String reason) {
-        InvalidRecordException refused = new InvalidRecordException("time", reason);
+    private void refuse(Record<String, byte[]> record, String reason) {
         late.record();
+        deadLetter(record, new InvalidRecordException("time", reason));
+    }
+
+    private void deadLetter(Record<String, byte[]> record, InvalidRecordException refusal) {
         // Dated when refused, not by its event time: a broker refuses a record dated far ahead
         // (failing the task), and deletes one dated far back at once.
-        context.forward(record.withValue((Emitted) new Emitted.Refused(record.value().raw()))
-                .withHeaders(ParseOrReject.refusedHeaders(record.headers(), context, refused))
+        context.forward(record.withValue((Emitted) new Emitted.Refused(record.value()))
+                .withHeaders(ParseOrReject.refusedHeaders(record.headers(), context, refusal))
                 .withTimestamp(context.currentSystemTimeMs()));
     }
 

@@ -85,25 +85,39 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
     @Override
     public void process(FixedKeyRecord<String, byte[]> record) {
         try {
-            T value = reader.apply(record.value());
-            String identity = keyOf.apply(value);
-            if (!Objects.equals(record.key(), identity)) {
-                throw new InvalidRecordException("$key", "record key '" + record.key() + "' must be '" + identity
-                        + "', the record's own identity, so that all its records share a partition");
-            }
-            long eventTime = eventTimeOf.applyAsLong(value);
-            long now = context.currentSystemTimeMs();
-            if (timeField != null && eventTime > now + MAX_AHEAD.toMillis()) {
-                throw new InvalidRecordException(timeField, "from the future: " + Instant.ofEpochMilli(eventTime)
-                        + " is more than " + MAX_AHEAD.toMinutes() + " min ahead of this engine's clock ("
-                        + Instant.ofEpochMilli(now) + ")");
-            }
-            context.forward(record.withValue(Parsed.valid(value, record.value())).withTimestamp(eventTime));
+            T value = read(record.key(), record.value(), context.currentSystemTimeMs());
+            context.forward(record.withValue(Parsed.valid(value, record.value()))
+                    .withTimestamp(eventTimeOf.applyAsLong(value)));
         } catch (InvalidRecordException e) {
             refused.record();
             context.forward(record.withValue(Parsed.<T>invalid(record.value(), e))
                     .withHeaders(deadLetterHeaders(record, e)));
         }
+    }
+
+    /**
+     * Reads one raw record as this processor does, for a processor that reads its input itself:
+     * the valid contract record, keyed by its own identity (and, where {@link #refusingAhead} says
+     * so, dated at most {@link #MAX_AHEAD} after {@code now}).
+     *
+     * @throws InvalidRecordException why it is refused
+     */
+    public T read(String key, byte[] raw, long now) {
+        T value = reader.apply(raw);
+        String identity = keyOf.apply(value);
+        if (!Objects.equals(key, identity)) {
+            throw new InvalidRecordException("$key", "record key '" + key + "' must be '" + identity
+                    + "', the record's own identity, so that all its records share a partition");
+        }
+        if (timeField != null) {
+            long eventTime = eventTimeOf.applyAsLong(value);
+            if (eventTime > now + MAX_AHEAD.toMillis()) {
+                throw new InvalidRecordException(timeField, "from the future: " + Instant.ofEpochMilli(eventTime)
+                        + " is more than " + MAX_AHEAD.toMinutes() + " min ahead of this engine's clock ("
+                        + Instant.ofEpochMilli(now) + ")");
+            }
+        }
+        return value;
     }
 
     private RecordHeaders deadLetterHeaders(FixedKeyRecord<String, byte[]> record, InvalidRecordException e) {
