@@ -27,6 +27,11 @@ final class GpuState {
     static final class Window {
         GpuIdentity identity;
         RunningTotals totals = new RunningTotals();
+        /**
+         * The totals as last encoded, until a sample changes them: of a GPU's few open windows
+         * most often only the newest changes between two commits, and the others are written as they were.
+         */
+        private transient byte[] encodedTotals;
         /** Roll-up keys this GPU was already counted in for this minute (at most a few). */
         final List<String> counted = new ArrayList<>(3);
         /** Changed since its last update was sent: not kept, a restart sends none until the next sample. */
@@ -36,6 +41,19 @@ final class GpuState {
         private transient GpuIdentity partialKeysOf;
         /** The pending partials this window's samples add to, per dimension, while they are pending; not kept. */
         transient PendingPartial[] partials;
+
+        /** Adds a charged sample to the window's totals. */
+        void add(UsageTotals charged) {
+            totals.add(charged);
+            encodedTotals = null;
+        }
+
+        private byte[] encodedTotals() {
+            if (encodedTotals == null) {
+                encodedTotals = UsageCodec.TOTALS.toBytes(totals.snapshot());
+            }
+            return encodedTotals;
+        }
 
         /** The keys of the partials this window's samples add to, per dimension, made once per identity. */
         String[] partialKeys(long start) {
@@ -239,7 +257,7 @@ final class GpuState {
                 if (!latest) {
                     GpuIdentity.CODEC.write(window.identity, out);
                 }
-                UsageCodec.TOTALS.write(window.totals.snapshot(), out);
+                out.write(window.encodedTotals());
                 boolean own = window.counted.equals(List.of(window.identity.rollupKeys));
                 out.writeBoolean(own);
                 if (!own) {

@@ -138,7 +138,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         UsageTotals charged = UsageTotals.ZERO.add(sample, priceOf(state, identity, at));
         GpuState.Window window = state.window(start);
         window.identity = identity;
-        window.totals.add(charged);
+        window.add(charged);
         if (!window.changed) {
             // A window marked changed is already among the changed GPUs' (see sendUpdates).
             window.changed = true;

@@ -8,6 +8,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.util.ArrayDeque;
 import java.util.Arrays;
 
 /**
@@ -20,15 +21,17 @@ public interface Codec<T> {
 
     T read(DataInput in) throws IOException;
 
+    /** The value in bytes; a codec may call it for a part of its value while it writes the whole. */
     default byte[] toBytes(T value) {
-        Encoder encoder = Encoder.OF_THREAD.get();
-        encoder.bytes.reset();
+        Encoder encoder = Encoder.take();
         try {
             write(value, encoder.out);
+            return encoder.bytes.toByteArray();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot encode " + value, e);
+        } finally {
+            Encoder.giveBack(encoder);
         }
-        return encoder.bytes.toByteArray();
     }
 
     default T fromBytes(byte[] bytes) {
@@ -59,12 +62,26 @@ public interface Codec<T> {
      */
     final class Encoder {
 
-        private static final ThreadLocal<Encoder> OF_THREAD = ThreadLocal.withInitial(Encoder::new);
+        /** The thread's encoders not in use: one, or more while a value's parts are encoded apart. */
+        private static final ThreadLocal<ArrayDeque<Encoder>> FREE = ThreadLocal.withInitial(ArrayDeque::new);
 
         private final Bytes bytes = new Bytes();
         private final DataOutputStream out = new DataOutputStream(bytes);
 
         private Encoder() {
+        }
+
+        private static Encoder take() {
+            Encoder encoder = FREE.get().poll();
+            if (encoder == null) {
+                return new Encoder();
+            }
+            encoder.bytes.reset();
+            return encoder;
+        }
+
+        private static void giveBack(Encoder encoder) {
+            FREE.get().push(encoder);
         }
 
         private static final class Bytes extends OutputStream {

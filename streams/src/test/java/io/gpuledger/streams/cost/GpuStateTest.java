@@ -59,12 +59,12 @@ class GpuStateTest {
         state.identity = latest;
         GpuState.Window before = new GpuState.Window();
         before.identity = earlier;
-        before.totals.add(UsageTotals.ZERO.add(sample("job-a", "team-x"), 4.0));
+        before.add(UsageTotals.ZERO.add(sample("job-a", "team-x"), 4.0));
         before.countIn(earlier.rollupKeys[0]);
         before.countIn(latest.rollupKeys[0]);
         GpuState.Window now = new GpuState.Window();
         now.identity = latest;
-        now.totals.add(UsageTotals.ZERO.add(sample("job-b", null), null));
+        now.add(UsageTotals.ZERO.add(sample("job-b", null), null));
         for (String key : latest.rollupKeys) {
             now.countIn(key);
         }
@@ -88,6 +88,26 @@ class GpuStateTest {
         assertThat(read.windows.get(T0 + MINUTE).identity).isSameAs(read.identity);
         assertThat(read.windows.get(T0 + MINUTE).counted).containsExactly(latest.rollupKeys);
         assertThat(read.windows.get(T0 + MINUTE).totals.snapshot()).isEqualTo(now.totals.snapshot());
+    }
+
+    @Test
+    void shouldWriteAWindowThatChangedSinceItWasLastWrittenAsItNowStands() {
+        GpuState state = new GpuState();
+        state.identity = GpuIdentity.of(sample("job-a", "team-x"));
+        GpuState.Window unchanged = state.window(T0);
+        unchanged.identity = state.identity;
+        unchanged.add(UsageTotals.ZERO.add(sample("job-a", "team-x"), 4.0));
+        GpuState.Window changing = state.window(T0 + MINUTE);
+        changing.identity = state.identity;
+        changing.add(UsageTotals.ZERO.add(sample("job-a", "team-x"), 4.0));
+        GpuState.CODEC.toBytes(state);
+
+        changing.add(UsageTotals.ZERO.add(sample("job-a", "team-x"), 2.0));
+        GpuState read = GpuState.CODEC.fromBytes(GpuState.CODEC.toBytes(state));
+
+        assertThat(read.windows.get(T0).totals.snapshot()).isEqualTo(unchanged.totals.snapshot());
+        assertThat(read.windows.get(T0 + MINUTE).totals.snapshot().samples()).isEqualTo(2);
+        assertThat(read.windows.get(T0 + MINUTE).totals.snapshot()).isEqualTo(changing.totals.snapshot());
     }
 
     private static TelemetrySample sample(String job, String team) {
