@@ -67,6 +67,9 @@ public record CostEngineConfig(
         props.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
         props.put(StreamsConfig.producerPrefix("compression.type"), "lz4");
         props.put(StreamsConfig.producerPrefix("batch.size"), 131_072);
+        // A task reads telemetry with notices and work reports, whose partitions are mostly empty:
+        // with idling on, Kafka Streams asks after their lag before every telemetry record.
+        props.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, StreamsConfig.MAX_TASK_IDLE_MS_DISABLED);
         return props;
     }
 }
