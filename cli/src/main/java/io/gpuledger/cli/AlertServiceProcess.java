@@ -31,6 +31,9 @@ final class AlertServiceProcess implements AutoCloseable {
         this.apiToken = apiToken;
     }
 
+    /** Extra JVM options for the alert service's process, separated by white space. */
+    static final String JVM_OPTIONS = "GPULEDGER_ALERTS_JVM_OPTS";
+
     /** @param settings environment variables of the service's configuration ({@code GPULEDGER_*}) */
     static AlertServiceProcess start(Path jar, String bootstrapServers, int port, Path log,
             Map<String, String> settings) throws IOException {
@@ -39,7 +42,13 @@ final class AlertServiceProcess implements AutoCloseable {
         }
         Files.createDirectories(log.getParent());
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx384m", "-jar", jar.toString()));
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx384m"));
+        // Later options win: a larger heap, say, or a flight recording of where the service's time goes.
+        String extra = System.getenv(JVM_OPTIONS);
+        if (extra != null && !extra.isBlank()) {
+            command.addAll(List.of(extra.trim().split("\\s+")));
+        }
+        command.addAll(List.of("-jar", jar.toString()));
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile());

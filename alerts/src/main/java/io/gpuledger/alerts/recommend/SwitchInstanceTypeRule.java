@@ -100,49 +100,76 @@ public final class SwitchInstanceTypeRule {
                 || job.pool().lifecycle() == Lifecycle.RESERVED) {
             return Optional.empty();
         }
-        double current = job.costPerMillionUnits();
-        List<Candidate> candidates = new ArrayList<>(observed(job, peers, board, catalog));
-        candidates.addAll(estimated(job, board, catalog));
-        List<Candidate> worthIt = candidates.stream()
-                .filter(candidate -> 1 - candidate.costPerMillionUnits() / current >= minSavingRatio)
-                .filter(candidate -> monthlySaving(job, candidate) >= minMonthlySaving)
-                .toList();
+        Observed observed = observed(job, peers, board, catalog);
+        List<Candidate> worthIt = new ArrayList<>();
+        observed.best().ifPresent(worthIt::add);
+        estimated(job, board, catalog).stream().filter(candidate -> worthIt(job, candidate.costPerMillionUnits()))
+                .forEach(worthIt::add);
         Optional<Candidate> best = worthIt.stream().max(Comparator
                 .comparingDouble((Candidate candidate) -> candidate.confidence() * monthlySaving(job, candidate))
                 .thenComparing(Comparator.comparingDouble(Candidate::costPerMillionUnits).reversed()));
-        return best.map(candidate -> recommendation(job, candidate, worthIt.size(), now));
+        int candidatesWorthIt = worthIt.size() - (observed.best().isPresent() ? 1 : 0) + observed.worthIt();
+        return best.map(candidate -> recommendation(job, candidate, candidatesWorthIt, now));
     }
 
-    private List<Candidate> observed(JobView job, Collection<JobView> peers, PriceBoard board, GpuCatalog catalog) {
-        List<Candidate> found = new ArrayList<>();
+    /** Whether a candidate at {@code costPerMillionUnits} saves enough, as a share and in money. */
+    private boolean worthIt(JobView job, double costPerMillionUnits) {
+        return 1 - costPerMillionUnits / job.costPerMillionUnits() >= minSavingRatio
+                && monthlySaving(job, costPerMillionUnits) >= minMonthlySaving;
+    }
+
+    /**
+     * What other jobs show: the cheapest peer worth switching to, as a candidate, and how many
+     * peers are worth it. Every observed candidate of a job has the same confidence (its peers
+     * all share its workload, or it names none), so the cheapest is the best; only that one is
+     * worked out in full, as a job may have thousands of peers and each is judged per record.
+     */
+    private record Observed(Optional<Candidate> best, int worthIt) {
+    }
+
+    private Observed observed(JobView job, Collection<JobView> peers, PriceBoard board, GpuCatalog catalog) {
+        JobView cheapest = null;
+        int worthIt = 0;
+        Optional<GpuCatalog.GpuSpec> currentGpu = null;
         for (JobView peer : peers) {
             boolean comparable = !peer.jobId().equals(job.jobId()) && peer.reportsThroughput()
                     && peer.unit().equals(job.unit()) && peer.currency().equals(job.currency())
-                    && peer.pool().lifecycle() == job.pool().lifecycle() && !samePlace(peer.pool(), job.pool());
+                    && peer.pool().lifecycle() == job.pool().lifecycle() && !samePlace(peer.pool(), job.pool())
+                    && worthIt(job, peer.costPerMillionUnits());
             if (!comparable) {
                 continue;
             }
-            boolean sameWorkload = job.workload() != null && job.workload().equals(peer.workload());
-            if (job.workload() != null && !sameWorkload) {
-                continue;
+            if (job.workload() != null) {
+                if (!job.workload().equals(peer.workload())) {
+                    continue;
+                }
+            } else {
+                // Another workload counting the same unit must at least fit, as an estimate would.
+                currentGpu = currentGpu != null ? currentGpu : currentGpu(job, catalog);
+                Optional<GpuCatalog.GpuSpec> peerGpu = catalog.instance(peer.pool())
+                        .map(GpuCatalog.InstanceSpec::gpuModel).or(() -> Optional.ofNullable(peer.gpuModel()))
+                        .flatMap(catalog::gpu);
+                if (!fits(job, currentGpu, peerGpu)) {
+                    continue;
+                }
             }
-            // Another workload counting the same unit must at least fit, as an estimate would.
-            Optional<GpuCatalog.GpuSpec> peerGpu = catalog.instance(peer.pool()).map(GpuCatalog.InstanceSpec::gpuModel)
-                    .or(() -> Optional.ofNullable(peer.gpuModel())).flatMap(catalog::gpu);
-            if (!sameWorkload && !fits(job, currentGpu(job, catalog), peerGpu)) {
-                continue;
+            worthIt++;
+            if (cheapest == null || peer.costPerMillionUnits() < cheapest.costPerMillionUnits()) {
+                cheapest = peer;
             }
-            Map<String, Object> figures = new LinkedHashMap<>();
-            figures.put("comparedJobId", peer.jobId());
-            if (peer.workload() != null) {
-                figures.put("comparedWorkload", peer.workload());
-            }
-            figures.put("comparedWindowEnd", peer.windowEnd().toString());
-            found.add(new Candidate("observed", peer.costPerMillionUnits(),
-                    sameWorkload ? CONFIDENCE_OBSERVED_WORKLOAD : CONFIDENCE_OBSERVED_UNIT,
-                    poolFields(peer.pool(), peer.gpuModel(), board), figures));
         }
-        return found;
+        if (cheapest == null) {
+            return new Observed(Optional.empty(), 0);
+        }
+        Map<String, Object> figures = new LinkedHashMap<>();
+        figures.put("comparedJobId", cheapest.jobId());
+        if (cheapest.workload() != null) {
+            figures.put("comparedWorkload", cheapest.workload());
+        }
+        figures.put("comparedWindowEnd", cheapest.windowEnd().toString());
+        return new Observed(Optional.of(new Candidate("observed", cheapest.costPerMillionUnits(),
+                job.workload() != null ? CONFIDENCE_OBSERVED_WORKLOAD : CONFIDENCE_OBSERVED_UNIT,
+                poolFields(cheapest.pool(), cheapest.gpuModel(), board), figures)), worthIt);
     }
 
     private List<Candidate> estimated(JobView job, PriceBoard board, GpuCatalog catalog) {
@@ -221,7 +248,11 @@ public final class SwitchInstanceTypeRule {
 
     /** Doing the job's current work for a month at the candidate's cost per unit instead of its own. */
     private static double monthlySaving(JobView job, Candidate candidate) {
-        return (job.costPerMillionUnits() - candidate.costPerMillionUnits()) / PER_MILLION * job.workUnitsPerHour()
+        return monthlySaving(job, candidate.costPerMillionUnits());
+    }
+
+    private static double monthlySaving(JobView job, double costPerMillionUnits) {
+        return (job.costPerMillionUnits() - costPerMillionUnits) / PER_MILLION * job.workUnitsPerHour()
                 * Recommendation.HOURS_PER_MONTH;
     }
 

@@ -179,6 +179,28 @@ class SwitchInstanceTypeRuleTest {
     }
 
     @Test
+    void shouldTakeTheCheapestPeerWorthItAndCountEveryCandidateWorthIt() {
+        // Given the p4d job, p5 at 80 (estimated 2.522486 per 1M, worth it) and four other jobs of its workload
+        JobTraits llama = new JobTraits("llama-7b", null, null, null);
+        JobView job = p4dJob().traits(llama).build();
+        PriceBoard board = board(Map.of(onDemand("aws", "us-east-1", "p5.48xlarge"), 80.0));
+        List<JobView> peers = List.of(
+                peer("peer-a", A2, 2.7, llama), // worth it
+                peer("peer-b", A2, 2.5, llama), // worth it, the cheapest
+                peer("peer-c", A2, 3.0, llama), // 8.5% less: not worth it
+                peer("peer-d", P4D, 1.0, llama)); // the job's own pool: not another type
+
+        // When the rule judges it
+        Recommendation found = rule.evaluate(job, peers, board, CATALOG, NOW).orElseThrow();
+
+        // Then the cheapest peer is the evidence, 0.8 x (3.277 - 2.5) x 7200 = 4475.52 against the
+        // estimate's 0.5 x 5432.50, and two peers and the estimate were worth it
+        assertThat(found.evidence()).containsEntry("basis", "observed").containsEntry("comparedJobId", "peer-b")
+                .containsEntry("candidatesWorthIt", 3);
+        assertThat(found.estimatedMonthlySaving()).isCloseTo((3.277 - 2.5) * 7200, within(0.01));
+    }
+
+    @Test
     void shouldHoldBackASavingBelowTheMinimumMoney() {
         // Given the "faster GPUs" case (5432.50 a month) and a minimum of 6000
         PriceBoard board = board(Map.of(onDemand("aws", "us-east-1", "p5.48xlarge"), 80.0));
@@ -242,8 +264,16 @@ class SwitchInstanceTypeRuleTest {
 
     /** Another job on {@code pool} paying {@code costPerMillion}: 10M units an hour on 8 GPUs. */
     private static JobView peer(Offer pool, double costPerMillion, JobTraits traits, String unit) {
+        return peer("peer", pool, costPerMillion, traits, unit);
+    }
+
+    private static JobView peer(String id, Offer pool, double costPerMillion, JobTraits traits) {
+        return peer(id, pool, costPerMillion, traits, "tokens");
+    }
+
+    private static JobView peer(String id, Offer pool, double costPerMillion, JobTraits traits, String unit) {
         String model = CATALOG.instance(pool).orElseThrow().gpuModel();
-        return job("peer", pool, model, 8, costPerMillion * 10).work(unit, 10_000_000).traits(traits).build();
+        return job(id, pool, model, 8, costPerMillion * 10).work(unit, 10_000_000).traits(traits).build();
     }
 
     private static Offer onDemand(String provider, String region, String type) {
