@@ -52,7 +52,7 @@ public final class FleetMetrics {
         String job = usage.jobId() == null ? TelemetrySample.UNKNOWN_JOB : usage.jobId();
         String team = usage.team() == null ? UsageRollup.NO_TEAM : usage.team();
         teamOfJob.put(job, team);
-        Thing gpu = gpus.thing(usage.gpuUuid(), Tags.of(
+        Thing gpu = gpus.thing(usage.gpuUuid(), new String[] {
                 "gpu", usage.gpuUuid(),
                 "gpu_model", usage.gpuModel() == null ? "unknown" : usage.gpuModel(),
                 "host", usage.host(),
@@ -62,7 +62,7 @@ public final class FleetMetrics {
                 "lifecycle", usage.lifecycle().wire(),
                 "team", team,
                 "job_id", job,
-                "currency", currencyOf(usage.currency())), now);
+                "currency", currencyOf(usage.currency())}, now);
         if (gpu == null) {
             return;
         }
