@@ -1,6 +1,7 @@
 package io.gpuledger.model;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -12,6 +13,16 @@ import java.time.temporal.ChronoUnit;
  *
  * <p>Keyed on {@link Topics#PRICES} by {@link #key()}: one key per price version, so that log
  * compaction keeps the history a late sample needs and only drops exact re-publications.
+ *
+ * <p>A version is published when a price changes, so a quiet topic can mean an unchanged price or
+ * a feed that stopped. A feed therefore re-confirms the version in force of every offer it still
+ * reads, once its last confirmation is {@link #CONFIRMATION_INTERVAL} old (by default): it
+ * publishes the same version again, under the same key, with a later {@code observedAt}
+ * (compaction keeps the latest copy).
+ *
+ * @param observedAt when the feed last read this version as the one in force; absent in records
+ *                   written before it existed, and then taken as {@code validFrom}. Not part of
+ *                   the key, never before {@code validFrom}
  */
 public record PriceQuote(
         @JsonProperty(required = true) String provider,
@@ -23,7 +34,20 @@ public record PriceQuote(
         @JsonProperty(required = true) double pricePerHour,
         @JsonProperty(required = true) String currency,
         @JsonProperty(required = true) Instant validFrom,
-        String source) {
+        String source,
+        Instant observedAt) {
+
+    /**
+     * How long after its {@code observedAt} a price is still taken as current, unless a consumer
+     * is told otherwise: the cost engine counts time charged at an older one as stale-priced.
+     */
+    public static final Duration DEFAULT_MAX_AGE = Duration.ofMinutes(30);
+
+    /**
+     * How often a feed confirms the prices it reads, unless told otherwise: a third of
+     * {@link #DEFAULT_MAX_AGE}, so that a round or two of the feed may fail before a price goes stale.
+     */
+    public static final Duration CONFIRMATION_INTERVAL = DEFAULT_MAX_AGE.dividedBy(3);
 
     /**
      * Fixed-width UTC instant: keys of one offer then sort by time as plain strings, which the
@@ -44,6 +68,29 @@ public record PriceQuote(
         Check.currency("currency", currency);
         Check.instant("validFrom", validFrom);
         validFrom = validFrom.truncatedTo(ChronoUnit.SECONDS);
+        observedAt = observedAt == null ? validFrom : observedAt.truncatedTo(ChronoUnit.SECONDS);
+        if (observedAt.isBefore(validFrom)) {
+            throw new InvalidRecordException("observedAt", "must not be before validFrom (" + validFrom + "), was "
+                    + observedAt);
+        }
+    }
+
+    /** A quote as read before it was confirmed: observed when it became valid. */
+    public PriceQuote(String provider, String region, String instanceType, Lifecycle lifecycle, String gpuModel,
+            int gpuCount, double pricePerHour, String currency, Instant validFrom, String source) {
+        this(provider, region, instanceType, lifecycle, gpuModel, gpuCount, pricePerHour, currency, validFrom, source,
+                null);
+    }
+
+    /** This version, read again at {@code at} as the one in force: the same key, a later {@code observedAt}. */
+    public PriceQuote confirmedAt(Instant at) {
+        return new PriceQuote(provider, region, instanceType, lifecycle, gpuModel, gpuCount, pricePerHour, currency,
+                validFrom, source, at);
+    }
+
+    /** Whether {@code other} is this version with the same terms, however recently each was confirmed. */
+    public boolean sameVersionAs(PriceQuote other) {
+        return other != null && key().equals(other.key()) && equals(other.confirmedAt(observedAt));
     }
 
     public Offer offer() {

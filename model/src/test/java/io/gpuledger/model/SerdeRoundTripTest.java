@@ -76,6 +76,33 @@ class SerdeRoundTripTest {
     }
 
     @Test
+    void shouldReadAQuoteWrittenBeforeConfirmationsAsObservedWhenItBecameValid() {
+        String old = "{\"provider\":\"aws\",\"region\":\"us-east-1\",\"instanceType\":\"p4d.24xlarge\","
+                + "\"lifecycle\":\"on-demand\",\"gpuModel\":\"A100-40GB\",\"gpuCount\":8,\"pricePerHour\":32.77,"
+                + "\"currency\":\"USD\",\"validFrom\":\"2026-03-01T12:00:00Z\",\"source\":\"catalog\"}";
+
+        PriceQuote quote = Json.read(old.getBytes(StandardCharsets.UTF_8), PriceQuote.class);
+
+        assertThat(quote.observedAt()).isEqualTo(T0);
+        assertThat(quote).isEqualTo(quote());
+    }
+
+    @Test
+    void shouldKeepAConfirmationUnderItsVersionKeyWithItsOwnObservedAt() {
+        PriceQuote confirmed = quote().confirmedAt(T0.plusSeconds(3_600).plusMillis(250));
+
+        PriceQuote read = roundTrip(Topics.PRICES, confirmed);
+
+        assertThat(read.observedAt()).isEqualTo(T0.plusSeconds(3_600));
+        assertThat(read.key()).isEqualTo(quote().key());
+        assertThat(read).isNotEqualTo(quote());
+        assertThat(read.sameVersionAs(quote())).isTrue();
+        assertThat(read.sameVersionAs(new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND,
+                "A100-40GB", 8, 30.0, "USD", T0, "catalog"))).as("a correction").isFalse();
+        assertThat(Json.writeString(quote())).contains("\"observedAt\":\"2026-03-01T12:00:00Z\"");
+    }
+
+    @Test
     void shouldKeyPriceVersionsSoThatTheySortByTimeWithinAnOffer() {
         PriceQuote earlier = quote();
         PriceQuote later = new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND, "A100-40GB", 8,

@@ -71,6 +71,20 @@ class ValidationTest {
     }
 
     @Test
+    void shouldRejectAConfirmationDatedBeforeItsVersion() {
+        String confirmed = Json.writeString(ContractFixtures.quote().confirmedAt(ContractFixtures.T0.plusSeconds(600)));
+
+        assertThatThrownBy(() -> Json.read(confirmed.replace("\"observedAt\":\"2026-03-01T12:10:00Z\"",
+                "\"observedAt\":\"2026-03-01T11:59:59Z\"").getBytes(StandardCharsets.UTF_8), PriceQuote.class))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessageStartingWith("observedAt: must not be before validFrom (2026-03-01T12:00:00Z)");
+        assertThatThrownBy(() -> Json.read(confirmed.replace("\"observedAt\":\"2026-03-01T12:10:00Z\"",
+                "\"observedAt\":\"soon\"").getBytes(StandardCharsets.UTF_8), PriceQuote.class))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessageStartingWith("observedAt:");
+    }
+
+    @Test
     void shouldRejectAJobReportWhoseCommunicationOutlastsItsSteps() {
         assertThatThrownBy(() -> new JobProgress("job", null, "node", "i-1", null, ContractFixtures.T0, 10, 5,
                 "tokens", 3, 2.0, 2.5, null, null))
