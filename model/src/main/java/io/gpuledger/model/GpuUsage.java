@@ -93,6 +93,10 @@ public record GpuUsage(
         return totals.unpricedSeconds();
     }
 
+    public double stalePricedSeconds() {
+        return totals.stalePricedSeconds();
+    }
+
     public long samples() {
         return totals.samples();
     }

@@ -11,6 +11,8 @@ import java.util.TreeMap;
  * A job that reported no work says so ({@code throughputReported} false, no per-unit figures):
  * its throughput is unknown, not zero.
  *
+ * @param stalePricedSeconds  part of the GPU time charged at a price not confirmed recently enough (see
+ *                            {@link UsageTotals#stalePricedSeconds()}): the cost is an estimate
  * @param costPerMillionUnits cost of one million units, by unit name
  * @param unitsPerGpuSecond   throughput per GPU, by unit name
  * @param communicationOverheadRatio exposed communication time ÷ step time; null when not reported
@@ -22,6 +24,7 @@ public record JobEconomics(
         String currency,
         long gpus,
         double gpuSeconds,
+        double stalePricedSeconds,
         double cost,
         double costPerHour,
         boolean throughputReported,
@@ -55,7 +58,7 @@ public record JobEconomics(
             });
         }
         return new JobEconomics(usage.id(), usage.windowStart(), usage.windowEnd(), usage.currency(), usage.gpus(),
-                totals.gpuSeconds(), totals.cost(), totals.costPerHour(), reported,
+                totals.gpuSeconds(), totals.stalePricedSeconds(), totals.cost(), totals.costPerHour(), reported,
                 reported ? work.workUnits() : Map.of(), perMillion, perGpuSecond,
                 reported ? work.communicationOverheadRatio() : null, reported ? work.ncclBytes() : 0);
     }

@@ -78,6 +78,7 @@ public final class UsageJson {
         out.writeNumberField("samples", totals.samples());
         number(out, "gpuSeconds", totals.gpuSeconds());
         number(out, "unpricedSeconds", totals.unpricedSeconds());
+        number(out, "stalePricedSeconds", totals.stalePricedSeconds());
         number(out, "cost", totals.cost());
         number(out, "idleSeconds", totals.idleSeconds());
         number(out, "idleCost", totals.idleCost());

@@ -9,6 +9,9 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  *
  * @param gpuSeconds      GPU time covered by samples (a MIG slice counts its share of the GPU)
  * @param unpricedSeconds part of it for which no price was known: charged nothing, never dropped
+ * @param stalePricedSeconds part of it charged at a price its feed had not confirmed for longer
+ *                        than the engine's maximum age (30 minutes by default) before the sample:
+ *                        charged all the same, at the last price known, but an estimate
  * @param idleSeconds     part of it with SM activity under the idle threshold
  * @param idleCost        what that idle time cost
  * @param unmonitoredSeconds GPU time of a running instance that no sample covered: the gaps
@@ -21,6 +24,7 @@ public record UsageTotals(
         long samples,
         double gpuSeconds,
         double unpricedSeconds,
+        double stalePricedSeconds,
         double cost,
         double idleSeconds,
         double idleCost,
@@ -33,7 +37,7 @@ public record UsageTotals(
         double energyKwh,
         double nvlinkBytes) {
 
-    public static final UsageTotals ZERO = new UsageTotals(0, 0, 0, 0, 0, 0, 0, Mean.NONE, Mean.NONE, Mean.NONE,
+    public static final UsageTotals ZERO = new UsageTotals(0, 0, 0, 0, 0, 0, 0, 0, Mean.NONE, Mean.NONE, Mean.NONE,
             Mean.NONE, Mean.NONE, 0, 0);
 
     /** SM activity under this share is idle (design rule: 5%). */
@@ -47,11 +51,18 @@ public record UsageTotals(
         powerWatts = powerWatts == null ? Mean.NONE : powerWatts;
     }
 
+    /** As {@link #add(TelemetrySample, Double, boolean)}, at a price confirmed recently enough. */
+    public UsageTotals add(TelemetrySample sample, Double gpuPricePerHour) {
+        return add(sample, gpuPricePerHour, false);
+    }
+
     /**
      * These totals with one more sample, charged {@code gpuPricePerHour} (already the price of
      * one GPU, in the window's currency) for its share of the GPU over its interval; null: unpriced.
+     * A {@code stalePrice} was last confirmed too long before the sample: its time is counted
+     * as stale-priced too.
      */
-    public UsageTotals add(TelemetrySample sample, Double gpuPricePerHour) {
+    public UsageTotals add(TelemetrySample sample, Double gpuPricePerHour, boolean stalePrice) {
         double seconds = sample.intervalSeconds() * sample.chargedFraction();
         double cost = gpuPricePerHour == null ? 0 : gpuPricePerHour * seconds / 3600;
         boolean idle = sample.smActive() < IDLE_SM_ACTIVE;
@@ -59,6 +70,7 @@ public record UsageTotals(
         double nvlink = sample.nvlinkTxBytesPerSecond() == null ? 0 : sample.nvlinkTxBytesPerSecond();
         return new UsageTotals(samples + 1, gpuSeconds + seconds,
                 unpricedSeconds + (gpuPricePerHour == null ? seconds : 0),
+                stalePricedSeconds + (gpuPricePerHour != null && stalePrice ? seconds : 0),
                 this.cost + cost,
                 idleSeconds + (idle ? seconds : 0),
                 idleCost + (idle ? cost : 0),
@@ -74,7 +86,8 @@ public record UsageTotals(
 
     public UsageTotals plus(UsageTotals other) {
         return new UsageTotals(samples + other.samples, gpuSeconds + other.gpuSeconds,
-                unpricedSeconds + other.unpricedSeconds, cost + other.cost, idleSeconds + other.idleSeconds,
+                unpricedSeconds + other.unpricedSeconds, stalePricedSeconds + other.stalePricedSeconds,
+                cost + other.cost, idleSeconds + other.idleSeconds,
                 idleCost + other.idleCost, unmonitoredSeconds + other.unmonitoredSeconds, smActive.plus(other.smActive), smOccupancy.plus(other.smOccupancy),
                 dramActive.plus(other.dramActive), tensorActive.plus(other.tensorActive),
                 powerWatts.plus(other.powerWatts), energyKwh + other.energyKwh, nvlinkBytes + other.nvlinkBytes);
@@ -82,7 +95,7 @@ public record UsageTotals(
 
     /** These totals with {@code seconds} more of unmonitored GPU time. */
     public UsageTotals plusUnmonitored(double seconds) {
-        return new UsageTotals(samples, gpuSeconds, unpricedSeconds, cost, idleSeconds, idleCost,
+        return new UsageTotals(samples, gpuSeconds, unpricedSeconds, stalePricedSeconds, cost, idleSeconds, idleCost,
                 unmonitoredSeconds + seconds, smActive, smOccupancy, dramActive, tensorActive, powerWatts, energyKwh,
                 nvlinkBytes);
     }

@@ -41,7 +41,7 @@ class UsageJsonTest {
         for (int i = 0; i < wholes.length; i++) {
             double a = wholes[i];
             double b = wholes[(i + 3) % wholes.length];
-            UsageTotals totals = new UsageTotals(i, a, b, a, b, a, b, new Mean(a, b), new Mean(b, a), new Mean(a, a),
+            UsageTotals totals = new UsageTotals(i, a, b, b, a, b, a, b, new Mean(a, b), new Mean(b, a), new Mean(a, a),
                     Mean.NONE, new Mean(b, b), a, b);
             UsageRollup rollup = new UsageRollup(UsageRollup.Dimension.GPU, "GPU-" + i, T0, T0.plusSeconds(300),
                     "USD", 1, totals);
@@ -76,7 +76,8 @@ class UsageJsonTest {
         TelemetrySample built = sample.build();
         Double price = i % 6 == 0 ? null : random.nextDouble() * 98.32;
         GpuUsage usage = GpuUsage.empty(built, start, start.plusSeconds(60), "USD").add(built, price).add(built, 1e-300);
-        UsageTotals totals = usage.totals().plusUnmonitored(i % 10 == 0 ? random.nextInt(60) : 0);
+        UsageTotals charged = i % 4 == 1 ? usage.totals().add(built, 1.5, true) : usage.totals();
+        UsageTotals totals = charged.plusUnmonitored(i % 10 == 0 ? random.nextInt(60) : 0);
         return new GpuUsage(usage.gpuUuid(), usage.gpuIndex(), usage.gpuModel(), usage.host(), usage.instanceId(),
                 usage.instanceType(), usage.provider(), usage.region(), usage.lifecycle(), usage.jobId(), usage.team(),
                 usage.windowStart(), usage.windowEnd(), usage.currency(), totals, i % 2 == 1);

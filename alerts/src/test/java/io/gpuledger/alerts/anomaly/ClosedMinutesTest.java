@@ -72,7 +72,7 @@ class ClosedMinutesTest {
     }
 
     private static JobEconomics economics(String job, Instant start, double cost) {
-        return new JobEconomics(job, start, start.plusSeconds(60), "USD", 1, 60, cost, cost * 60, false, Map.of(),
+        return new JobEconomics(job, start, start.plusSeconds(60), "USD", 1, 60, 0, cost, cost * 60, false, Map.of(),
                 Map.of(), Map.of(), null, 0);
     }
 

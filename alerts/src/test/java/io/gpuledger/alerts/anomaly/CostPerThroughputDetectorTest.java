@@ -134,7 +134,7 @@ class CostPerThroughputDetectorTest {
         // When it reports no work for three minutes (its cost per unit is unknown)
         List<CostAnomaly> found = new ArrayList<>();
         for (int i = 10; i < 13; i++) {
-            found.addAll(detector.observe(new JobEconomics("train-llm", minute(i), minute(i + 1), "USD", 8, 480, 5.0,
+            found.addAll(detector.observe(new JobEconomics("train-llm", minute(i), minute(i + 1), "USD", 8, 480, 0, 5.0,
                     300.0, false, Map.of(), Map.of(), Map.of(), null, 0), minute(i + 1)));
         }
 
@@ -149,7 +149,7 @@ class CostPerThroughputDetectorTest {
         for (int i = 0; i < values.length; i++) {
             Instant start = minute(first + i);
             JobEconomics economics = new JobEconomics("train-llm", start, start.plusSeconds(60), "USD", 8, 480,
-                    values[i] * 0.5, values[i] * 30, true, Map.of("tokens", 500_000.0), Map.of("tokens", values[i]),
+                    0, values[i] * 0.5, values[i] * 30, true, Map.of("tokens", 500_000.0), Map.of("tokens", values[i]),
                     Map.of(), null, 0);
             found.addAll(detector.observe(economics, start.plusSeconds(60)));
         }

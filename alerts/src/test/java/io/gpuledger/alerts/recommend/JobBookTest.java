@@ -30,7 +30,7 @@ class JobBookTest {
         GpuUsage window = window();
         UsageRollup minute = new UsageRollup(UsageRollup.Dimension.JOB, "llm", T0, T0.plusSeconds(60), "USD", 2,
                 window.totals().plus(window.totals()));
-        JobEconomics economics = new JobEconomics("llm", T0, T0.plusSeconds(60), "USD", 2, 120, 0.1365, 8.19, true,
+        JobEconomics economics = new JobEconomics("llm", T0, T0.plusSeconds(60), "USD", 2, 120, 0, 0.1365, 8.19, true,
                 Map.of("tokens", 1_200_000.0), Map.of("tokens", 0.11375), Map.of("tokens", 10_000.0), 0.3, 0);
         JobProgress report = new JobProgress("llm", "research", "node-1", "i-1", List.of(), T0.plusSeconds(60), 60,
                 1_200_000, "tokens", 10, 60.0, 18.0, null, new JobTraits("llama-pretrain", true, 1800.0, 3.0e10));

@@ -63,7 +63,7 @@ class PoolHoursTest {
     }
 
     private static UsageTotals totals(double gpuSeconds) {
-        return new UsageTotals(1, gpuSeconds, 0, 0, 0, 0, 0, Mean.NONE, Mean.NONE, Mean.NONE, Mean.NONE, Mean.NONE,
+        return new UsageTotals(1, gpuSeconds, 0, 0, 0, 0, 0, 0, Mean.NONE, Mean.NONE, Mean.NONE, Mean.NONE, Mean.NONE,
                 0, 0);
     }
 }

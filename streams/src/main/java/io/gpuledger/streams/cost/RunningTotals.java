@@ -12,6 +12,7 @@ final class RunningTotals {
     private long samples;
     private double gpuSeconds;
     private double unpricedSeconds;
+    private double stalePricedSeconds;
     private double cost;
     private double idleSeconds;
     private double idleCost;
@@ -30,6 +31,7 @@ final class RunningTotals {
         samples += more.samples();
         gpuSeconds += more.gpuSeconds();
         unpricedSeconds += more.unpricedSeconds();
+        stalePricedSeconds += more.stalePricedSeconds();
         cost += more.cost();
         idleSeconds += more.idleSeconds();
         idleCost += more.idleCost();
@@ -57,8 +59,8 @@ final class RunningTotals {
     }
 
     UsageTotals snapshot() {
-        return new UsageTotals(samples, gpuSeconds, unpricedSeconds, cost, idleSeconds, idleCost, unmonitoredSeconds,
-                mean(0), mean(2), mean(4), mean(6), mean(8), energyKwh, nvlinkBytes);
+        return new UsageTotals(samples, gpuSeconds, unpricedSeconds, stalePricedSeconds, cost, idleSeconds, idleCost,
+                unmonitoredSeconds, mean(0), mean(2), mean(4), mean(6), mean(8), energyKwh, nvlinkBytes);
     }
 
     private Mean mean(int at) {
