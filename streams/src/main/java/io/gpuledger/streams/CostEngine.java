@@ -25,7 +25,7 @@ public final class CostEngine implements AutoCloseable {
     public CostEngine(CostEngineConfig config, Properties overrides, KafkaStreams.StateListener listener) {
         Properties props = config.toProperties();
         props.putAll(overrides);
-        this.streams = new KafkaStreams(CostTopology.build(config.grace(), config.rates()), props);
+        this.streams = new KafkaStreams(CostTopology.build(config.costSettings()), props);
         // A thread that dies on an unexpected error is replaced; its task restarts from the last commit.
         streams.setUncaughtExceptionHandler(error -> StreamThreadExceptionResponse.REPLACE_THREAD);
         streams.setStateListener((now, before) -> {

@@ -1,6 +1,8 @@
 package io.gpuledger.streams;
 
 import io.gpuledger.model.KafkaClientSettings;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.streams.cost.CostSettings;
 import io.gpuledger.streams.price.CurrencyRates;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,6 +18,8 @@ import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
  * @param commitInterval how often results are committed and forwarded: the freshness of
  *                       {@code gpu.usage.v1} and the main cost of exactly-once
  * @param rates          exchange rates into the reporting currency of every published amount
+ * @param priceMaxAge    how long after its last confirmation a price is taken as current; time
+ *                       charged at an older one is counted as stale-priced
  */
 public record CostEngineConfig(
         String bootstrapServers,
@@ -24,35 +28,51 @@ public record CostEngineConfig(
         int streamThreads,
         Duration commitInterval,
         Duration grace,
-        CurrencyRates rates) {
+        CurrencyRates rates,
+        Duration priceMaxAge) {
 
     public static final String DEFAULT_APPLICATION_ID = "gpu-ledger-cost-engine";
 
     public static final String DEFAULT_REPORTING_CURRENCY = "USD";
     /** How long after a window ends late samples still count, unless told otherwise. */
     public static final Duration DEFAULT_GRACE = Duration.ofMinutes(2);
+    /** How long after its feed last confirmed it a price is taken as current, unless told otherwise. */
+    public static final Duration DEFAULT_PRICE_MAX_AGE = PriceQuote.DEFAULT_MAX_AGE;
 
     public static CostEngineConfig defaults(String bootstrapServers, Path stateDir) {
         return new CostEngineConfig(bootstrapServers, DEFAULT_APPLICATION_ID, stateDir, 1,
-                Duration.ofSeconds(1), DEFAULT_GRACE, CurrencyRates.shipped(DEFAULT_REPORTING_CURRENCY));
+                Duration.ofSeconds(1), DEFAULT_GRACE, CurrencyRates.shipped(DEFAULT_REPORTING_CURRENCY),
+                DEFAULT_PRICE_MAX_AGE);
     }
 
     public CostEngineConfig withApplicationId(String id) {
-        return new CostEngineConfig(bootstrapServers, id, stateDir, streamThreads, commitInterval, grace, rates);
+        return new CostEngineConfig(bootstrapServers, id, stateDir, streamThreads, commitInterval, grace, rates,
+                priceMaxAge);
     }
 
     public CostEngineConfig withCommitInterval(Duration interval) {
-        return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads, interval, grace, rates);
+        return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads, interval, grace, rates,
+                priceMaxAge);
     }
 
     public CostEngineConfig withGrace(Duration newGrace) {
         return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads, commitInterval, newGrace,
-                rates);
+                rates, priceMaxAge);
     }
 
     public CostEngineConfig withRates(CurrencyRates newRates) {
         return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads, commitInterval, grace,
-                newRates);
+                newRates, priceMaxAge);
+    }
+
+    public CostEngineConfig withPriceMaxAge(Duration maxAge) {
+        return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads, commitInterval, grace,
+                rates, maxAge);
+    }
+
+    /** What the cost topology is built with. */
+    public CostSettings costSettings() {
+        return CostSettings.of(grace, rates).withPriceMaxAge(priceMaxAge);
     }
 
     public Properties toProperties() {

@@ -15,7 +15,7 @@ import java.util.Optional;
  *                   of waiting for the group to time the dead one out
  */
 public record CostEngineOptions(String bootstrapServers, String applicationId, Path stateDir,
-        Optional<String> instanceId, int streamThreads, Duration grace, boolean help) {
+        Optional<String> instanceId, int streamThreads, Duration grace, Duration priceMaxAge, boolean help) {
 
     /** The longest grace period accepted: every open window, and the roll-ups' retention, grow with it. */
     static final Duration MAX_GRACE = Duration.ofHours(1);
@@ -39,11 +39,16 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
               --grace SECONDS       how long after a minute ends its late samples are still
                                     counted; later ones go to gpu.telemetry.dlq.v1 as late
                                     (or GPULEDGER_GRACE_SECONDS; default 120, at most 3600)
+              --price-max-age SECONDS  how long after the price feed last confirmed a
+                                    price it is taken as current; samples later than that
+                                    are still charged at it, and counted as stale-priced
+                                    (or GPULEDGER_PRICE_MAX_AGE_SECONDS; default 1800)
               --help                show this text
             """;
 
     static final Path DEFAULT_STATE_DIR = Path.of(".gpu-ledger", "cost-engine-state");
     static final Duration DEFAULT_GRACE = CostEngineConfig.DEFAULT_GRACE;
+    static final Duration DEFAULT_PRICE_MAX_AGE = CostEngineConfig.DEFAULT_PRICE_MAX_AGE;
 
     public static CostEngineOptions parse(String[] args, Map<String, String> env) {
         String bootstrap = env.get("KAFKA_BOOTSTRAP_SERVERS");
@@ -52,11 +57,12 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
         String instanceId = env.get("GPULEDGER_INSTANCE_ID");
         String threads = env.get("GPULEDGER_STREAM_THREADS");
         String grace = env.get("GPULEDGER_GRACE_SECONDS");
+        String priceMaxAge = env.get("GPULEDGER_PRICE_MAX_AGE_SECONDS");
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (option.equals("--help") || option.equals("-h")) {
                 return new CostEngineOptions(bootstrap, applicationId, DEFAULT_STATE_DIR, Optional.empty(), 1,
-                        DEFAULT_GRACE, true);
+                        DEFAULT_GRACE, DEFAULT_PRICE_MAX_AGE, true);
             }
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException(option.startsWith("--") ? option + " needs a value"
@@ -70,6 +76,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                 case "--instance-id" -> instanceId = value;
                 case "--threads" -> threads = value;
                 case "--grace" -> grace = value;
+                case "--price-max-age" -> priceMaxAge = value;
                 default -> throw new IllegalArgumentException("unknown option '" + option + "'");
             }
         }
@@ -84,7 +91,9 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                 blank(stateDir) ? DEFAULT_STATE_DIR : Path.of(stateDir),
                 blank(instanceId) ? Optional.empty() : Optional.of(instanceId),
                 blank(threads) ? 1 : positive("--threads", threads),
-                blank(grace) ? DEFAULT_GRACE : grace(grace), false);
+                blank(grace) ? DEFAULT_GRACE : grace(grace),
+                blank(priceMaxAge) ? DEFAULT_PRICE_MAX_AGE : Duration.ofSeconds(positive("--price-max-age", priceMaxAge)),
+                false);
     }
 
     private static Duration grace(String value) {
@@ -116,7 +125,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
     public CostEngineConfig config() {
         CostEngineConfig defaults = CostEngineConfig.defaults(bootstrapServers, stateDir);
         return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads,
-                defaults.commitInterval(), grace, defaults.rates());
+                defaults.commitInterval(), grace, defaults.rates(), priceMaxAge);
     }
 
     private static boolean blank(String value) {

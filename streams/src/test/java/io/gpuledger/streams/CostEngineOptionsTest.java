@@ -77,6 +77,24 @@ class CostEngineOptionsTest {
     }
 
     @Test
+    void shouldTakePricesAsStaleAfterTheMaxAgeItIsGivenAndHalfAnHourByDefault() {
+        CostEngineOptions told = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092",
+                "--price-max-age", "3600"}, Map.of("GPULEDGER_PRICE_MAX_AGE_SECONDS", "600"));
+        CostEngineOptions fromEnvironment = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092"},
+                Map.of("GPULEDGER_PRICE_MAX_AGE_SECONDS", "600"));
+        CostEngineOptions untold = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092"}, Map.of());
+
+        assertThat(told.config().priceMaxAge()).isEqualTo(Duration.ofHours(1));
+        assertThat(fromEnvironment.config().costSettings().priceMaxAge()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(untold.config().priceMaxAge()).isEqualTo(Duration.ofMinutes(30));
+        for (String wrong : new String[] {"0", "-60", "30m"}) {
+            assertThatThrownBy(() -> CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092",
+                    "--price-max-age", wrong}, Map.of()))
+                    .as(wrong).hasMessageContaining("--price-max-age takes a positive whole number");
+        }
+    }
+
+    @Test
     void shouldRefuseToStartWithoutKafka() {
         assertThatThrownBy(() -> CostEngineOptions.parse(new String[0], Map.of()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("KAFKA_BOOTSTRAP_SERVERS");

@@ -1,5 +1,6 @@
 package io.gpuledger.streams.cost;
 
+import io.gpuledger.model.PriceQuote;
 import io.gpuledger.streams.price.CurrencyRates;
 import java.time.Duration;
 
@@ -13,8 +14,12 @@ import java.time.Duration;
  *                       before they close: the freshness of the live views
  * @param maxGap         the longest silence of a GPU counted as unmonitored time; after a longer
  *                       one the GPU is taken to have stopped when it fell silent
+ * @param priceMaxAge    how long after its feed last confirmed it ({@code observedAt}) a price is
+ *                       taken as current; a sample later than that is still charged at it, and
+ *                       its time counted as stale-priced
  */
-public record CostSettings(Duration grace, CurrencyRates rates, Duration updateInterval, Duration maxGap) {
+public record CostSettings(Duration grace, CurrencyRates rates, Duration updateInterval, Duration maxGap,
+        Duration priceMaxAge) {
 
     public static final Duration DEFAULT_UPDATE_INTERVAL = Duration.ofSeconds(2);
     public static final Duration DEFAULT_MAX_GAP = Duration.ofMinutes(15);
@@ -23,10 +28,15 @@ public record CostSettings(Duration grace, CurrencyRates rates, Duration updateI
         requirePositive("grace", grace.plusMillis(1));
         requirePositive("updateInterval", updateInterval);
         requirePositive("maxGap", maxGap);
+        requirePositive("priceMaxAge", priceMaxAge);
     }
 
     public static CostSettings of(Duration grace, CurrencyRates rates) {
-        return new CostSettings(grace, rates, DEFAULT_UPDATE_INTERVAL, DEFAULT_MAX_GAP);
+        return new CostSettings(grace, rates, DEFAULT_UPDATE_INTERVAL, DEFAULT_MAX_GAP, PriceQuote.DEFAULT_MAX_AGE);
+    }
+
+    public CostSettings withPriceMaxAge(Duration maxAge) {
+        return new CostSettings(grace, rates, updateInterval, maxGap, maxAge);
     }
 
     private static void requirePositive(String name, Duration value) {

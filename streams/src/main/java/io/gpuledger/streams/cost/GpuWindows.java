@@ -86,7 +86,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     public void init(ProcessorContext<String, Emitted> context) {
         this.context = context;
         KeyValueStore<String, byte[]> priceStore = context.getStateStore(CostTopology.PRICE_STORE);
-        this.prices = new PriceTable(priceStore);
+        this.prices = new PriceTable(priceStore, settings.priceMaxAge());
         this.gpus = context.getStateStore(CostTopology.USAGE_STORE);
         this.identities = context.getStateStore(CostTopology.IDENTITY_STORE);
         this.recent = context.getStateStore(CostTopology.RECENT_STORE);
@@ -135,7 +135,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             state.identity = identity;
             identities.put(gpu, identity);
         }
-        UsageTotals charged = UsageTotals.ZERO.add(sample, priceOf(state, identity, at));
+        Double price = priceOf(state, identity, at);
+        UsageTotals charged = UsageTotals.ZERO.add(sample, price, state.price.staleAt(at));
         GpuState.Window window = state.window(start);
         window.identity = identity;
         window.add(charged);

@@ -4,6 +4,7 @@ import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -19,10 +20,15 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * store holds the raw records of {@code pricing.quotes.v1} under their version keys, which sort
  * by time within an offer, so the version in force is the first one met scanning backwards from
  * t. Parsed quotes are cached per version, and reparsed only if that version's bytes change.
+ *
+ * <p>A quote is <em>stale</em> at times more than the maximum age after its {@code observedAt}, the
+ * feed's latest confirmation of it: it is still the price in force, but nobody has said so lately.
+ * A confirmation rewrites its version in the store, so the spans asked afterwards see it.
  */
 public final class PriceTable {
 
     private final ReadOnlyKeyValueStore<String, byte[]> versions;
+    private final long maxAgeMillis;
     /** Price versions written to any price store of this JVM, for {@link #spans} to know they may be stale. */
     private static final AtomicLong VERSIONS_WRITTEN = new AtomicLong();
 
@@ -30,8 +36,10 @@ public final class PriceTable {
     private final Map<Offer, InForce> spans = new HashMap<>();
     private long invalidVersionsSkipped;
 
-    public PriceTable(ReadOnlyKeyValueStore<String, byte[]> versions) {
+    /** @param maxAge how long after its last confirmation a quote is taken as current */
+    public PriceTable(ReadOnlyKeyValueStore<String, byte[]> versions, Duration maxAge) {
         this.versions = versions;
+        this.maxAgeMillis = maxAge.toMillis();
     }
 
     /**
@@ -53,7 +61,8 @@ public final class PriceTable {
             Instant at = Instant.ofEpochMilli(millis);
             PriceQuote quote = versionAtOrBefore(offer, at);
             span = new InForce(VERSIONS_WRITTEN.get(), quote == null ? Long.MIN_VALUE : quote.validFrom().toEpochMilli(),
-                    nextVersionAfter(offer, at), quote);
+                    nextVersionAfter(offer, at), quote,
+                    quote == null ? Long.MAX_VALUE : quote.observedAt().toEpochMilli() + maxAgeMillis);
             spans.put(offer, span);
         }
         return span;
@@ -125,7 +134,8 @@ public final class PriceTable {
 
     /**
      * The quote in force (null: none) from {@code from} until {@code until}, as of {@code written}
-     * price versions; once another version is written anywhere in this JVM it covers no time.
+     * price versions; once another version (or confirmation) is written anywhere in this JVM it
+     * covers no time. Its quote is current until {@code freshUntil} and stale after it.
      */
     public static final class InForce {
 
@@ -133,15 +143,17 @@ public final class PriceTable {
         private final long from;
         private final long until;
         private final PriceQuote quote;
+        private final long freshUntil;
         /** The price per GPU-hour in {@link #reportingIn}'s currency (null: unknown), worked out once a span. */
         private Double reporting;
         private CurrencyRates reportingIn;
 
-        private InForce(long written, long from, long until, PriceQuote quote) {
+        private InForce(long written, long from, long until, PriceQuote quote, long freshUntil) {
             this.written = written;
             this.from = from;
             this.until = until;
             this.quote = quote;
+            this.freshUntil = freshUntil;
         }
 
         /** The quote in force; null if the offer had none. */
@@ -152,6 +164,14 @@ public final class PriceTable {
         /** Whether this is still the answer for {@code millis}. */
         public boolean covers(long millis) {
             return millis >= from && millis < until && written == VERSIONS_WRITTEN.get();
+        }
+
+        /**
+         * Whether a sample at {@code millis} is charged at a stale price: more than the maximum
+         * age after the quote's latest confirmation. Never when there is no quote (that time is unpriced).
+         */
+        public boolean staleAt(long millis) {
+            return millis > freshUntil;
         }
 
         /** The price of one GPU for an hour in the reporting currency of {@code rates}; null if unknown. */

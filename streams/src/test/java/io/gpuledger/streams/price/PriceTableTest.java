@@ -6,6 +6,7 @@ import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -24,7 +25,7 @@ class PriceTableTest {
     private static final Offer SPOT = new Offer("aws", "us-east-1", "p4d.24xlarge", Lifecycle.SPOT);
 
     private final TreeMap<String, byte[]> store = new TreeMap<>();
-    private final PriceTable table = new PriceTable(new TreeMapStore(store));
+    private final PriceTable table = new PriceTable(new TreeMapStore(store), Duration.ofMinutes(30));
 
     @Test
     void shouldAnswerEachTimeWithTheVersionInForceThenAcrossTheNextVersionAlreadyStored() {
@@ -53,6 +54,32 @@ class PriceTableTest {
     }
 
     @Test
+    void shouldTakeAQuoteAsStaleOnlyMoreThanTheMaxAgeAfterItsLatestConfirmation() {
+        // Given a version valid from T0, confirmed ten minutes later
+        PriceQuote version = write(10.0, T0);
+        write(version.confirmedAt(T0.plusSeconds(600)));
+        long freshUntil = T0.plusSeconds(600 + 1800).toEpochMilli();
+
+        // Then it is current up to half an hour after that confirmation, and stale after it, in one span
+        PriceTable.InForce span = table.inForceAt(SPOT, T0.toEpochMilli());
+        assertThat(span.staleAt(freshUntil)).isFalse();
+        assertThat(span.covers(freshUntil + 1)).isTrue();
+        assertThat(span.staleAt(freshUntil + 1)).isTrue();
+
+        // When it is confirmed again, the span kept is given up and the new one knows it
+        write(version.confirmedAt(T0.plusSeconds(3600)));
+        assertThat(span.covers(freshUntil + 1)).isFalse();
+        PriceTable.InForce confirmed = table.inForceAt(SPOT, freshUntil + 1);
+        assertThat(confirmed.quote().observedAt()).isEqualTo(T0.plusSeconds(3600));
+        assertThat(confirmed.staleAt(freshUntil + 1)).isFalse();
+    }
+
+    @Test
+    void shouldNeverCallTimeWithoutAPriceStale() {
+        assertThat(table.inForceAt(SPOT, T0.toEpochMilli()).staleAt(Long.MAX_VALUE - 1)).isFalse();
+    }
+
+    @Test
     void shouldPassOverAnInvalidVersion() {
         write(10.0, T0);
         store.put(PriceQuote.versionKey(SPOT, T0.plusSeconds(60)), "{\"pricePerHour\":-1}".getBytes());
@@ -66,11 +93,15 @@ class PriceTableTest {
         return table.inForce(SPOT, at).orElseThrow().pricePerHour();
     }
 
-    private void write(double pricePerHour, Instant validFrom) {
-        PriceQuote quote = new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.SPOT, "A100-40GB", 8,
-                pricePerHour, "USD", validFrom, "test");
+    private PriceQuote write(double pricePerHour, Instant validFrom) {
+        return write(new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.SPOT, "A100-40GB", 8,
+                pricePerHour, "USD", validFrom, "test"));
+    }
+
+    private PriceQuote write(PriceQuote quote) {
         store.put(quote.key(), Json.write(quote));
         PriceTable.versionWritten();
+        return quote;
     }
 
     /** The store's read side over a sorted map, as the global in-memory store behaves. */
