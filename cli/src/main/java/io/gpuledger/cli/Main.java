@@ -37,6 +37,10 @@ public final class Main {
                          --reserved-term 1y|3y     Azure reservation term to publish (default 1y)
                          --watch                   keep running; read the sources again every interval
                          --interval SECONDS        between readings with --watch (default 300)
+                         --confirm-every SECONDS   publish the price in force of each offer read again,
+                                                   as confirmed, once its last confirmation is this old
+                                                   (default 600), so that the cost engine can tell an
+                                                   unchanged price from a feed that stopped
                          --dry-run                 print the quotes, one JSON object per line; publish nothing
                        each source option may be given more than once
               bench    benchmarks that print numbers (docs/benchmarks.md):

@@ -36,7 +36,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
  * {@code gpu-ledger prices}: reads price catalogs and provider price feeds and publishes the
- * quotes that changed to {@code pricing.quotes.v1}, once or, with {@code --watch}, every interval
+ * quotes that changed to {@code pricing.quotes.v1}, and confirmations of the prices in force that
+ * were last confirmed {@code --confirm-every} ago, once or, with {@code --watch}, every interval
  * until Ctrl-C. With {@code --dry-run} it prints the quotes instead, one JSON object per line.
  *
  * <p>Quotes go to standard output; what could not be read, and why, to standard error.
@@ -69,7 +70,7 @@ final class PricesCommand {
         instanceTypes.errors().forEach(error -> err.println("rejected: " + error));
         List<PriceSource> sources = sources(options, instanceTypes, fetcher, clock);
         if (options.dryRun()) {
-            return dryRun(sources, out, err);
+            return dryRun(sources, out, err, clock);
         }
         return publish(options, sources, out, err, clock);
     }
@@ -112,10 +113,11 @@ final class PricesCommand {
         return types;
     }
 
-    private static int dryRun(List<PriceSource> sources, PrintStream out, PrintStream err) {
+    private static int dryRun(List<PriceSource> sources, PrintStream out, PrintStream err, Clock clock) {
         PriceWatch.Round round = PriceWatch.readAll(sources);
         report(round, err);
-        for (PriceQuote quote : PublishedPrices.empty().news(round.readings())) {
+        for (PriceQuote quote : PublishedPrices.empty().news(round.readings(), clock.instant(),
+                PriceQuote.CONFIRMATION_INTERVAL).versions()) {
             out.println(Json.writeString(quote));
         }
         return exitCode(round, err);
@@ -130,7 +132,8 @@ final class PricesCommand {
                 + (known.unreadable() > 0 ? " (and " + known.unreadable() + " unreadable records)" : ""));
         Printer printer = new Printer(out, err, clock);
         try (KafkaProducer<String, PriceQuote> producer = Producers.forTopic(Topics.PRICES, bootstrap, "gpu-ledger-prices")) {
-            PriceWatch watch = new PriceWatch(sources, new PriceFeed(producer), known, printer);
+            PriceWatch watch = new PriceWatch(sources, new PriceFeed(producer), known, printer, clock,
+                    options.confirmEvery());
             if (!options.watch()) {
                 watch.runOnce();
                 return exitCode(printer.last, err);
@@ -146,7 +149,15 @@ final class PricesCommand {
                 }
             }, "prices-stop");
             Runtime.getRuntime().addShutdownHook(stopper);
-            out.println("prices: reading the sources every " + options.interval().toSeconds() + " s; Ctrl-C stops");
+            out.println("prices: reading the sources every " + options.interval().toSeconds() + " s, confirming "
+                    + "the prices in force every " + options.confirmEvery().toSeconds() + " s; Ctrl-C stops");
+            Duration longestUnconfirmed = options.interval().plus(options.confirmEvery());
+            if (longestUnconfirmed.compareTo(PriceQuote.DEFAULT_MAX_AGE) > 0) {
+                err.println("prices: a price may go " + longestUnconfirmed.toSeconds() + " s without a confirmation "
+                        + "(--interval plus --confirm-every), longer than the cost engine's default price max age of "
+                        + PriceQuote.DEFAULT_MAX_AGE.toSeconds() + " s: it will count time as stale-priced while this "
+                        + "feed runs; shorten them, or raise the engine's --price-max-age");
+            }
             try {
                 watch.runUntilStopped(options.interval());
             } finally {
@@ -212,7 +223,8 @@ final class PricesCommand {
         public void published(PriceFeed.Outcome outcome) {
             out.println(now() + "  read " + last.quotes() + " quotes from " + last.readings().size() + " of "
                     + (last.readings().size() + last.failures().size()) + " sources; published " + outcome.published()
-                    + " to " + Topics.PRICES.name() + ", " + outcome.unchanged() + " unchanged");
+                    + " to " + Topics.PRICES.name() + ", " + outcome.unchanged() + " unchanged, "
+                    + outcome.confirmed() + " prices in force confirmed");
         }
 
         @Override

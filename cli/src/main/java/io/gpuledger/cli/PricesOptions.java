@@ -3,6 +3,7 @@ package io.gpuledger.cli;
 import io.gpuledger.ingest.price.Location;
 import io.gpuledger.ingest.price.ReservedTerm;
 import io.gpuledger.model.InvalidRecordException;
+import io.gpuledger.model.PriceQuote;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,12 +15,14 @@ import java.util.Optional;
 /**
  * What {@code gpu-ledger prices} reads and where it publishes.
  *
- * @param skyPilot  SkyPilot catalogs, each with the provider it describes
- * @param bootstrap the cluster named by {@code KAFKA_BOOTSTRAP_SERVERS}; empty is allowed only for a dry run
+ * @param skyPilot     SkyPilot catalogs, each with the provider it describes
+ * @param confirmEvery how old the last confirmation of a price in force may grow before a round
+ *                     publishes it again as confirmed
+ * @param bootstrap    the cluster named by {@code KAFKA_BOOTSTRAP_SERVERS}; empty is allowed only for a dry run
  */
 record PricesOptions(List<Location> catalogs, List<Location> awsSpot, List<Location> azure,
         List<SkyPilotCatalogOption> skyPilot, Optional<Path> instanceTypes, ReservedTerm reservedTerm, boolean watch,
-        Duration interval, boolean dryRun, Optional<String> bootstrap) {
+        Duration interval, Duration confirmEvery, boolean dryRun, Optional<String> bootstrap) {
 
     /** {@code --skypilot aws=catalogs/v6/aws/vms.csv}: the file does not say which cloud it prices. */
     record SkyPilotCatalogOption(String provider, Location location) {
@@ -42,6 +45,7 @@ record PricesOptions(List<Location> catalogs, List<Location> awsSpot, List<Locat
         boolean watch = false;
         boolean dryRun = false;
         Duration interval = DEFAULT_INTERVAL;
+        Duration confirmEvery = PriceQuote.CONFIRMATION_INTERVAL;
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             switch (option) {
@@ -61,6 +65,8 @@ record PricesOptions(List<Location> catalogs, List<Location> awsSpot, List<Locat
                         case "--instance-types" -> instanceTypes = Optional.of(location(option, value).path());
                         case "--reserved-term" -> reservedTerm = term(option, value);
                         case "--interval" -> interval = Duration.ofSeconds(UsageException.positive(option, value));
+                        case "--confirm-every" ->
+                                confirmEvery = Duration.ofSeconds(UsageException.positive(option, value));
                         default -> throw new UsageException("unknown option '" + option + "'");
                     }
                 }
@@ -78,13 +84,13 @@ record PricesOptions(List<Location> catalogs, List<Location> awsSpot, List<Locat
             throw new UsageException("prices: KAFKA_BOOTSTRAP_SERVERS is not set; set it to the Kafka cluster to "
                     + "publish to (e.g. KAFKA_BOOTSTRAP_SERVERS=kafka-1:9092), or add --dry-run to only print the quotes");
         }
-        return new PricesOptions(catalogs, awsSpot, azure, skyPilot, instanceTypes, reservedTerm, watch, interval, dryRun,
-                bootstrap);
+        return new PricesOptions(catalogs, awsSpot, azure, skyPilot, instanceTypes, reservedTerm, watch, interval,
+                confirmEvery, dryRun, bootstrap);
     }
 
     private static boolean known(String option) {
         return List.of("--catalog", "--aws-spot", "--azure", "--skypilot", "--instance-types", "--reserved-term",
-                "--interval").contains(option);
+                "--interval", "--confirm-every").contains(option);
     }
 
     private static Location location(String option, String value) {

@@ -13,12 +13,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code gpu-ledger prices --catalog FILE --dry-run}, as a person or a script reads its output. */
 class PricesDryRunTest {
+
+    private static final Instant NOW = Instant.parse("2026-04-01T09:30:00Z");
 
     @TempDir
     Path dir;
@@ -39,13 +42,13 @@ class PricesDryRunTest {
         // When the dry run is asked for
         int exit = dryRun("--catalog", catalog.toString());
 
-        // Then standard output holds exactly the contract's JSON of the two quotes, one per line
+        // Then standard output holds exactly the contract's JSON of the two quotes, observed now, one per line
         assertThat(exit).isZero();
         assertThat(stdout().lines()).containsExactly(
                 Json.writeString(new PriceQuote("aws", "us-east-1", "g5.xlarge", Lifecycle.ON_DEMAND, "A10G-24GB", 1,
-                        1.006, "USD", Instant.parse("2026-01-01T00:00:00Z"), null)),
+                        1.006, "USD", Instant.parse("2026-01-01T00:00:00Z"), null, NOW)),
                 Json.writeString(new PriceQuote("aws", "us-east-1", "g5.xlarge", Lifecycle.RESERVED, "A10G-24GB", 1,
-                        0.625, "USD", Instant.parse("2026-01-01T00:00:00Z"), null)));
+                        0.625, "USD", Instant.parse("2026-01-01T00:00:00Z"), null, NOW)));
         assertThat(stdout().lines()).allSatisfy(line -> assertThat(Json.read(line.getBytes(StandardCharsets.UTF_8),
                 PriceQuote.class)).isNotNull());
         // And standard error names the broken row by its line and field
@@ -61,7 +64,8 @@ class PricesDryRunTest {
         // Then every quote of the shipped catalog is printed
         assertThat(exit).isZero();
         assertThat(stdout().lines().map(line -> Json.read(line.getBytes(StandardCharsets.UTF_8), PriceQuote.class)))
-                .containsExactlyElementsOf(PriceCatalog.loadDefault().quotes());
+                .containsExactlyElementsOf(PriceCatalog.loadDefault().quotes().stream()
+                        .map(quote -> quote.confirmedAt(NOW)).toList());
         assertThat(stderr()).isEmpty();
     }
 
@@ -96,7 +100,7 @@ class PricesDryRunTest {
         args[0] = "--dry-run";
         System.arraycopy(sourceOptions, 0, args, 1, sourceOptions.length);
         return PricesCommand.run(PricesOptions.parse(args, Map.of()), new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), Clock.systemUTC());
+                new PrintStream(err, true, StandardCharsets.UTF_8), Clock.fixed(NOW, ZoneOffset.UTC));
     }
 
     private String stdout() {

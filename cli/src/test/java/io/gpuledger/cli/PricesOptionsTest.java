@@ -27,6 +27,7 @@ class PricesOptionsTest {
         assertThat(options.shippedCatalogOnly()).isTrue();
         assertThat(options.watch()).isFalse();
         assertThat(options.interval()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(options.confirmEvery()).isEqualTo(Duration.ofMinutes(10));
         assertThat(options.reservedTerm()).isEqualTo(ReservedTerm.ONE_YEAR);
         assertThat(options.bootstrap()).contains("kafka-1:9092");
     }
@@ -42,7 +43,8 @@ class PricesOptionsTest {
                 "--catalog", catalog.toString(), "--catalog", "https://example.org/catalog.csv",
                 "--aws-spot", "http://127.0.0.1:9/spot.json",
                 "--azure", "https://prices.azure.com/api/retail/prices?$filter=serviceName eq 'Virtual Machines'",
-                "--skypilot", "aws=" + vms, "--reserved-term", "3y", "--watch", "--interval", "60"}, KAFKA);
+                "--skypilot", "aws=" + vms, "--reserved-term", "3y", "--watch", "--interval", "60",
+                "--confirm-every", "300"}, KAFKA);
 
         // Then all of them are kept, in order
         assertThat(options.catalogs()).extracting(Object::toString)
@@ -54,6 +56,7 @@ class PricesOptionsTest {
         assertThat(options.reservedTerm()).isEqualTo(ReservedTerm.THREE_YEARS);
         assertThat(options.watch()).isTrue();
         assertThat(options.interval()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(options.confirmEvery()).isEqualTo(Duration.ofMinutes(5));
         assertThat(options.shippedCatalogOnly()).isFalse();
     }
 
@@ -79,6 +82,8 @@ class PricesOptionsTest {
                 .hasMessage("--skypilot takes PROVIDER=FILE or PROVIDER=URL (e.g. aws=vms.csv), not 'vms.csv'");
         assertThatThrownBy(() -> PricesOptions.parse(new String[] {"--interval", "0"}, KAFKA))
                 .hasMessage("--interval takes a positive whole number, not '0'");
+        assertThatThrownBy(() -> PricesOptions.parse(new String[] {"--confirm-every", "never"}, KAFKA))
+                .hasMessage("--confirm-every takes a positive whole number, not 'never'");
         assertThatThrownBy(() -> PricesOptions.parse(new String[] {"--reserved-term", "forever"}, KAFKA))
                 .hasMessageStartingWith("--reserved-term: is not a reservation term");
         assertThatThrownBy(() -> PricesOptions.parse(new String[] {"--dry-run", "--watch"}, Map.of()))

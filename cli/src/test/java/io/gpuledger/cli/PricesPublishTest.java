@@ -25,11 +25,12 @@ class PricesPublishTest {
             String first = run(env);
             String second = run(env);
 
-            // Then the first run publishes every version and the second finds them all in the topic
+            // Then the first run publishes every version and the second finds them all in the topic,
+            // confirmed too recently to confirm them again
             assertThat(first).contains("holds 0 price versions")
-                    .contains("published " + versions + " to pricing.quotes.v1, 0 unchanged");
+                    .contains("published " + versions + " to pricing.quotes.v1, 0 unchanged, 0 prices in force confirmed");
             assertThat(second).contains("holds " + versions + " price versions")
-                    .contains("published 0 to pricing.quotes.v1, " + versions + " unchanged");
+                    .contains("published 0 to pricing.quotes.v1, " + versions + " unchanged, 0 prices in force confirmed");
         }
     }
 

@@ -2,6 +2,8 @@ package io.gpuledger.ingest.price;
 
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Topics;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -14,12 +16,18 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 /**
  * Publishes price versions to {@link Topics#PRICES}. Each quote goes under its version key, so
  * publishing the same catalog twice changes nothing after compaction; {@link #publishChanges}
- * does not even send it twice.
+ * does not even send it twice, only a confirmation of the version in force now and then.
  */
 public final class PriceFeed {
 
-    /** What one publication of readings did. */
-    public record Outcome(int published, int unchanged) {
+    /**
+     * What one publication of readings did.
+     *
+     * @param published new versions and corrections sent
+     * @param confirmed versions in force sent again as confirmations
+     * @param unchanged quotes read that were no news
+     */
+    public record Outcome(int published, int confirmed, int unchanged) {
     }
 
     private final Producer<String, PriceQuote> producer;
@@ -29,16 +37,19 @@ public final class PriceFeed {
     }
 
     /**
-     * Publishes the quotes of the readings that are news to the topic, as {@code known} holds it,
-     * waits for the broker's acknowledgement, and then notes them in {@code known}. Nothing is
-     * noted when a send fails, so that the next attempt sends again.
+     * Publishes what readings made at {@code now} tell the topic, as {@code known} holds it: the
+     * quotes that are news, and confirmations of the versions in force last confirmed
+     * {@code confirmEvery} ago or earlier. Waits for the broker's acknowledgement, then notes them
+     * in {@code known}. Nothing is noted when a send fails, so that the next attempt sends again.
      */
-    public Outcome publishChanges(List<PriceReading> readings, PublishedPrices known) {
-        List<PriceQuote> news = known.news(readings);
-        publish(news);
-        known.record(news);
+    public Outcome publishChanges(List<PriceReading> readings, PublishedPrices known, Instant now,
+            Duration confirmEvery) {
+        PublishedPrices.News news = known.news(readings, now, confirmEvery);
+        List<PriceQuote> all = news.all();
+        publish(all);
+        known.record(all);
         int read = readings.stream().mapToInt(reading -> reading.quotes().size()).sum();
-        return new Outcome(news.size(), read - news.size());
+        return new Outcome(news.versions().size(), news.confirmations().size(), read - news.versions().size());
     }
 
     /** Sends every quote and waits until the broker has acknowledged all of them. */

@@ -10,12 +10,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -40,6 +42,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  *       of its offer in force at that time has other terms (price, currency, GPUs): an unchanged
  *       price read again is the same price, not a new version.</li>
  * </ul>
+ * A quote that is news is published as observed when it was read. The version in force of each
+ * offer read, news or not, is <em>confirmed</em> once its last confirmation is old enough: it is
+ * published again, unchanged under its key, observed when it was read again, so that readers can
+ * tell an unchanged price from a feed that stopped (see {@link PriceQuote#observedAt()}).
  */
 public final class PublishedPrices {
 
@@ -111,19 +117,51 @@ public final class PublishedPrices {
         return ends.entrySet().stream().allMatch(end -> consumer.position(end.getKey()) >= end.getValue());
     }
 
-    /** The quotes of the readings that are news to the topic, in order, each once. Changes nothing here. */
-    public List<PriceQuote> news(Collection<PriceReading> readings) {
+    /**
+     * What to publish of readings made at {@code now}: the quotes that are news to the topic, in
+     * order, each once, and the versions in force of the offers read whose last confirmation is
+     * {@code confirmEvery} old or older. Changes nothing here.
+     */
+    public News news(Collection<PriceReading> readings, Instant now, Duration confirmEvery) {
         PublishedPrices trial = new PublishedPrices(new TreeMap<>(byKey), unreadable);
-        List<PriceQuote> news = new ArrayList<>();
+        List<PriceQuote> versions = new ArrayList<>();
+        Set<Offer> read = new LinkedHashSet<>();
         for (PriceReading reading : readings) {
             for (PriceQuote quote : reading.quotes()) {
+                read.add(quote.offer());
                 if (trial.isNews(quote, reading.dating())) {
-                    news.add(quote);
-                    trial.byKey.put(quote.key(), quote);
+                    // A version dated ahead of its reading is observed from when it becomes valid.
+                    PriceQuote observed = quote.validFrom().isAfter(now) ? quote : quote.confirmedAt(now);
+                    versions.add(observed);
+                    trial.byKey.put(observed.key(), observed);
                 }
             }
         }
-        return news;
+        List<PriceQuote> confirmations = new ArrayList<>();
+        for (Offer offer : read) {
+            trial.inForce(offer, now)
+                    .filter(current -> !current.observedAt().plus(confirmEvery).isAfter(now))
+                    .ifPresent(current -> confirmations.add(current.confirmedAt(now)));
+        }
+        return new News(versions, confirmations);
+    }
+
+    /**
+     * What one round publishes: new versions and corrections, then confirmations of versions the
+     * topic already holds.
+     */
+    public record News(List<PriceQuote> versions, List<PriceQuote> confirmations) {
+
+        public News {
+            versions = List.copyOf(versions);
+            confirmations = List.copyOf(confirmations);
+        }
+
+        public List<PriceQuote> all() {
+            List<PriceQuote> all = new ArrayList<>(versions);
+            all.addAll(confirmations);
+            return all;
+        }
     }
 
     /** Takes note of quotes the topic has acknowledged. */
@@ -151,7 +189,7 @@ public final class PublishedPrices {
 
     private boolean isNews(PriceQuote quote, PriceReading.Dating dating) {
         if (dating == PriceReading.Dating.FROM_SOURCE) {
-            return !quote.equals(byKey.get(quote.key()));
+            return !quote.sameVersionAs(byKey.get(quote.key()));
         }
         return inForce(quote.offer(), quote.validFrom()).map(current -> !sameTerms(current, quote)).orElse(true);
     }

@@ -37,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
 class PriceFeedOnBrokerTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Instant APRIL = Instant.parse("2026-04-01T00:00:00Z");
 
     private static EmbeddedKafka kafka;
 
@@ -64,7 +65,7 @@ class PriceFeedOnBrokerTest {
                 lab,eu-1,g5.xlarge,A10G,1,spot,0.3018,USD,2026-01-01T00:00:00Z
                 lab,eu-1,p4d.24xlarge,A100-40GB,8,on-demand,32.77,USD,2026-01-01T00:00:00Z
                 """);
-        PriceFeed.Outcome first = run(new CatalogSource(new Location(catalog.toString()), Fetcher.standard()));
+        PriceFeed.Outcome first = run(new CatalogSource(new Location(catalog.toString()), Fetcher.standard()), APRIL);
 
         // When the spot price is corrected, a new on-demand version is added, a row is broken, and the feed runs again
         Files.writeString(catalog, """
@@ -75,11 +76,11 @@ class PriceFeedOnBrokerTest {
                 lab,eu-1,p4d.24xlarge,A100-40GB,8,on-demand,30.00,USD,2026-03-01T00:00:00Z
                 lab,eu-1,p4d.24xlarge,A100-40GB,8,on-demand,free,USD,2026-04-01T00:00:00Z
                 """);
-        PriceFeed.Outcome second = run(new CatalogSource(new Location(catalog.toString()), Fetcher.standard()));
+        PriceFeed.Outcome second = run(new CatalogSource(new Location(catalog.toString()), Fetcher.standard()), APRIL);
 
         // Then the second run sent the two changes only, and the broken row was never published
-        assertThat(first).isEqualTo(new PriceFeed.Outcome(3, 0));
-        assertThat(second).isEqualTo(new PriceFeed.Outcome(2, 2));
+        assertThat(first).isEqualTo(new PriceFeed.Outcome(3, 0, 0));
+        assertThat(second).isEqualTo(new PriceFeed.Outcome(2, 0, 2));
         assertThat(publishedBy("lab")).extracting(q -> q.instanceType() + " " + q.lifecycle().wire() + " "
                 + q.pricePerHour() + " " + q.validFrom()).containsExactlyInAnyOrder(
                 "g5.xlarge on-demand 1.006 2026-01-01T00:00:00Z",
@@ -95,30 +96,35 @@ class PriceFeedOnBrokerTest {
         Path vms = dir.resolve("vms.csv");
         String header = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone\n";
         Files.writeString(vms, header + "g4dn.xlarge,T4,1.0,4.0,16.0,,0.526,0.2,us-east-1,use1-az1\n");
-        PriceFeed.Outcome january = run(skyPilot(vms, "2026-01-10T00:00:00Z"));
+        PriceFeed.Outcome january = run(skyPilot(vms, "2026-01-10T00:00:00Z"), Instant.parse("2026-01-10T00:00:00Z"));
 
         // When it is read again in February unchanged, and in March with a new spot price
-        PriceFeed.Outcome february = run(skyPilot(vms, "2026-02-10T00:00:00Z"));
+        PriceFeed.Outcome february = run(skyPilot(vms, "2026-02-10T00:00:00Z"), Instant.parse("2026-02-10T00:00:00Z"));
         Files.writeString(vms, header + "g4dn.xlarge,T4,1.0,4.0,16.0,,0.526,0.18,us-east-1,use1-az1\n");
-        PriceFeed.Outcome march = run(skyPilot(vms, "2026-03-10T00:00:00Z"));
+        PriceFeed.Outcome march = run(skyPilot(vms, "2026-03-10T00:00:00Z"), Instant.parse("2026-03-10T00:00:00Z"));
 
-        // Then February published nothing, and March only the spot price, as a version from March
-        assertThat(january).isEqualTo(new PriceFeed.Outcome(2, 0));
-        assertThat(february).isEqualTo(new PriceFeed.Outcome(0, 2));
-        assertThat(march).isEqualTo(new PriceFeed.Outcome(1, 1));
+        // Then February published no version but confirmed both prices, and March published the spot
+        // price, as a version from March, and confirmed the on-demand one
+        assertThat(january).isEqualTo(new PriceFeed.Outcome(2, 0, 0));
+        assertThat(february).isEqualTo(new PriceFeed.Outcome(0, 2, 2));
+        assertThat(march).isEqualTo(new PriceFeed.Outcome(1, 1, 1));
         assertThat(publishedBy("skylab")).extracting(q -> q.lifecycle().wire() + " " + q.pricePerHour() + " "
-                + q.validFrom()).containsExactlyInAnyOrder(
-                "on-demand 0.526 2026-01-10T00:00:00Z",
-                "spot 0.2 2026-01-10T00:00:00Z",
-                "spot 0.18 2026-03-10T00:00:00Z");
+                + q.validFrom() + " observed " + q.observedAt()).containsExactlyInAnyOrder(
+                "on-demand 0.526 2026-01-10T00:00:00Z observed 2026-01-10T00:00:00Z",
+                "spot 0.2 2026-01-10T00:00:00Z observed 2026-01-10T00:00:00Z",
+                "on-demand 0.526 2026-01-10T00:00:00Z observed 2026-02-10T00:00:00Z",
+                "spot 0.2 2026-01-10T00:00:00Z observed 2026-02-10T00:00:00Z",
+                "spot 0.18 2026-03-10T00:00:00Z observed 2026-03-10T00:00:00Z",
+                "on-demand 0.526 2026-01-10T00:00:00Z observed 2026-03-10T00:00:00Z");
     }
 
-    /** One run of the feed as its own process: read the topic, read the source, publish the news. */
-    private static PriceFeed.Outcome run(PriceSource source) {
+    /** One run of the feed as its own process at {@code now}: read the topic, read the source, publish the news. */
+    private static PriceFeed.Outcome run(PriceSource source, Instant now) {
         PublishedPrices known = PublishedPrices.read(kafka.bootstrapServers(), TIMEOUT);
         try (KafkaProducer<String, PriceQuote> producer =
                 Producers.forTopic(Topics.PRICES, kafka.bootstrapServers(), "price-feed-test")) {
-            return new PriceWatch(List.of(source), new PriceFeed(producer), known, new Quiet()).runOnce();
+            return new PriceWatch(List.of(source), new PriceFeed(producer), known, new Quiet(),
+                    Clock.fixed(now, ZoneOffset.UTC), PriceQuote.CONFIRMATION_INTERVAL).runOnce();
         }
     }
 

@@ -5,18 +5,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Topics;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 /** The watch loop alone; publishing to a real broker is {@link PriceFeedOnBrokerTest}'s. */
 class PriceWatchTest {
+
+    private static final Instant NOW = Instant.parse("2026-04-01T00:00:00Z");
+    private static final Duration EVERY = Duration.ofMinutes(10);
 
     @Test
     void shouldReadAgainEveryPeriodPublishOnlyWhatChangedAndStopWhenAsked() throws Exception {
@@ -26,7 +33,8 @@ class PriceWatchTest {
         MockProducer<String, PriceQuote> producer = new MockProducer<>(true, null, new StringSerializer(),
                 Topics.PRICES.valueSerde().serializer());
         Recorder recorder = new Recorder();
-        PriceWatch watch = new PriceWatch(List.of(source), new PriceFeed(producer), PublishedPrices.empty(), recorder);
+        PriceWatch watch = new PriceWatch(List.of(source), new PriceFeed(producer), PublishedPrices.empty(), recorder,
+                Clock.fixed(NOW, ZoneOffset.UTC), EVERY);
 
         // When it runs until a few rounds are done, and is stopped
         Thread loop = new Thread(() -> {
@@ -47,8 +55,34 @@ class PriceWatchTest {
         // Then it stopped, and sent the first price and the changed one, nothing else
         assertThat(loop.isAlive()).isFalse();
         assertThat(producer.history()).extracting(record -> record.value().pricePerHour()).containsExactly(1.006, 0.95);
-        assertThat(recorder.outcomes.get(0)).isEqualTo(new PriceFeed.Outcome(1, 0));
-        assertThat(recorder.outcomes.get(1)).isEqualTo(new PriceFeed.Outcome(0, 1));
+        assertThat(recorder.outcomes.get(0)).isEqualTo(new PriceFeed.Outcome(1, 0, 0));
+        assertThat(recorder.outcomes.get(1)).isEqualTo(new PriceFeed.Outcome(0, 0, 1));
+    }
+
+    @Test
+    void shouldConfirmAnUnchangedPriceEachTimeItsLastConfirmationIsDue() {
+        // Given a source whose price never changes, read by a feed whose clock moves 4 minutes a round
+        MockProducer<String, PriceQuote> producer = new MockProducer<>(true, null, new StringSerializer(),
+                Topics.PRICES.valueSerde().serializer());
+        AtomicReference<Instant> now = new AtomicReference<>(NOW);
+        Recorder recorder = new Recorder();
+        PriceWatch watch = new PriceWatch(List.of(source(() -> 1.006)), new PriceFeed(producer),
+                PublishedPrices.empty(), recorder, clock(now), EVERY);
+
+        // When it runs seven rounds, 0 to 24 minutes after it started
+        for (int round = 0; round < 7; round++) {
+            watch.runOnce();
+            now.set(now.get().plus(Duration.ofMinutes(4)));
+        }
+
+        // Then the price went out once, observed when read, then again under its key each round that
+        // found it confirmed 10 minutes ago or more: at 12 and at 24 minutes
+        assertThat(producer.history()).extracting(record -> record.key() + " " + record.value().observedAt())
+                .containsExactly(
+                        "aws|us-east-1|g5.xlarge|on-demand|2026-01-01T00:00:00Z 2026-04-01T00:00:00Z",
+                        "aws|us-east-1|g5.xlarge|on-demand|2026-01-01T00:00:00Z 2026-04-01T00:12:00Z",
+                        "aws|us-east-1|g5.xlarge|on-demand|2026-01-01T00:00:00Z 2026-04-01T00:24:00Z");
+        assertThat(recorder.outcomes).extracting(PriceFeed.Outcome::confirmed).containsExactly(0, 0, 0, 1, 0, 0, 1);
     }
 
     @Test
@@ -70,8 +104,8 @@ class PriceWatchTest {
         Recorder recorder = new Recorder();
 
         // When one round runs
-        new PriceWatch(List.of(broken, source(() -> 1.006)), new PriceFeed(producer), PublishedPrices.empty(), recorder)
-                .runOnce();
+        new PriceWatch(List.of(broken, source(() -> 1.006)), new PriceFeed(producer), PublishedPrices.empty(), recorder,
+                Clock.fixed(NOW, ZoneOffset.UTC), EVERY).runOnce();
 
         // Then the failure is reported and the other source's quote published
         assertThat(recorder.rounds.get(0).failures()).containsExactly("broken: HTTP 503");
@@ -90,6 +124,25 @@ class PriceWatchTest {
                 PriceQuote quote = new PriceQuote("aws", "us-east-1", "g5.xlarge", Lifecycle.ON_DEMAND, "A10G", 1,
                         price.getAsDouble(), "USD", Instant.parse("2026-01-01T00:00:00Z"), "test");
                 return new PriceReading(origin(), PriceReading.Dating.FROM_SOURCE, List.of(quote), List.of(), List.of());
+            }
+        };
+    }
+
+    private static Clock clock(AtomicReference<Instant> now) {
+        return new Clock() {
+            @Override
+            public ZoneId getZone() {
+                return ZoneOffset.UTC;
+            }
+
+            @Override
+            public Clock withZone(ZoneId zone) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public Instant instant() {
+                return now.get();
             }
         };
     }
