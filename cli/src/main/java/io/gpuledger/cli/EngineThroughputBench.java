@@ -194,8 +194,8 @@ final class EngineThroughputBench {
 
     /**
      * Publishes the simulated fleet's samples until {@code samples} are out, with every price
-     * version they need: the catalog first, each spot move as the simulation makes it. All of it
-     * is in before the engine starts, so its price table holds every version from the start.
+     * version they need: the catalog first, each spot move and confirmation as the simulation makes
+     * it. All of it is in before the engine starts, so its price table holds every version from the start.
      */
     private static Measure preload(String bootstrap, int gpus, int samples, Duration span, Duration interval) {
         List<PriceQuote> catalog = PriceCatalog.loadDefault().quotes().stream()
@@ -214,6 +214,10 @@ final class EngineThroughputBench {
                 SimulationStep step = simulation.next();
                 for (PriceQuote quote : step.priceChanges()) {
                     producer.send(Producers.record(Topics.PRICES, quote.validFrom().toEpochMilli(), quote.key(),
+                            quote));
+                }
+                for (PriceQuote quote : step.priceConfirmations()) {
+                    producer.send(Producers.record(Topics.PRICES, quote.observedAt().toEpochMilli(), quote.key(),
                             quote));
                 }
                 for (TelemetrySample sample : step.telemetry()) {

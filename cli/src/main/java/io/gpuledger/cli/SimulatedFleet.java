@@ -20,7 +20,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 /**
  * The simulated fleet of {@code gpu-ledger demo} and {@code gpu-ledger simulate}: its catalog's
  * prices, then, as the wall clock reaches the end of each round, the fleet's samples, work reports,
- * spot notices and spot price moves, on the topics node agents and the price feed write.
+ * spot notices, spot price moves and, every ten minutes, confirmations of the prices in force, on
+ * the topics node agents and the price feed write.
  */
 final class SimulatedFleet implements AutoCloseable {
 
@@ -36,10 +37,11 @@ final class SimulatedFleet implements AutoCloseable {
         this.simulator = simulator;
     }
 
-    /** Publishes every price version of the catalog; returns how many. */
+    /** Publishes every price version of the catalog, observed now as a feed reading it would; returns how many. */
     static int publishPrices(List<PriceQuote> quotes, String bootstrap, String clientId) {
+        Instant now = Clock.systemUTC().instant();
         try (KafkaProducer<String, PriceQuote> producer = Producers.forTopic(Topics.PRICES, bootstrap, clientId)) {
-            return new PriceFeed(producer).publish(quotes);
+            return new PriceFeed(producer).publish(quotes.stream().map(quote -> quote.readAt(now)).toList());
         }
     }
 
@@ -79,7 +81,8 @@ final class SimulatedFleet implements AutoCloseable {
         out.println("               spot interruptions (" + options.spotInterruptionsPerHour()
                 + " per spot instance-hour) to "
                 + Topics.CAPACITY_EVENTS.name() + ", spot price moves (" + options.priceChangesPerHour()
-                + " per offer-hour) to " + Topics.PRICES.name());
+                + " per offer-hour) and confirmations of every price in force (every "
+                + PriceQuote.CONFIRMATION_INTERVAL.toMinutes() + " minutes) to " + Topics.PRICES.name());
     }
 
     @Override

@@ -88,6 +88,14 @@ public record PriceQuote(
                 validFrom, source, at);
     }
 
+    /**
+     * This version as a feed that reads it at {@code at} publishes it: observed then, or, when it
+     * becomes valid only later, observed from then on.
+     */
+    public PriceQuote readAt(Instant at) {
+        return validFrom.isAfter(at) ? this : confirmedAt(at);
+    }
+
     /** Whether {@code other} is this version with the same terms, however recently each was confirmed. */
     public boolean sameVersionAs(PriceQuote other) {
         return other != null && key().equals(other.key()) && equals(other.confirmedAt(observedAt));

@@ -103,6 +103,12 @@ class SerdeRoundTripTest {
     }
 
     @Test
+    void shouldObserveAVersionReadBeforeItIsValidFromWhenItBecomesValid() {
+        assertThat(quote().readAt(T0.minusSeconds(60)).observedAt()).isEqualTo(T0);
+        assertThat(quote().readAt(T0.plusSeconds(60)).observedAt()).isEqualTo(T0.plusSeconds(60));
+    }
+
+    @Test
     void shouldKeyPriceVersionsSoThatTheySortByTimeWithinAnOffer() {
         PriceQuote earlier = quote();
         PriceQuote later = new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND, "A100-40GB", 8,

@@ -130,8 +130,7 @@ public final class PublishedPrices {
             for (PriceQuote quote : reading.quotes()) {
                 read.add(quote.offer());
                 if (trial.isNews(quote, reading.dating())) {
-                    // A version dated ahead of its reading is observed from when it becomes valid.
-                    PriceQuote observed = quote.validFrom().isAfter(now) ? quote : quote.confirmedAt(now);
+                    PriceQuote observed = quote.readAt(now);
                     versions.add(observed);
                     trial.byKey.put(observed.key(), observed);
                 }

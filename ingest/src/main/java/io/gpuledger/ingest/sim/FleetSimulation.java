@@ -22,9 +22,11 @@ import java.util.function.Consumer;
 /**
  * A fleet running in simulated time. Each {@link #next()} call produces everything the fleet
  * publishes for one more interval, at once and without waiting: samples of every running GPU,
- * work reports of every node whose job reports work, spot interruption notices, and spot price
- * changes. A notice comes {@link CapacityNotices two minutes or 30 seconds} before its instance
- * stops reporting; a replacement instance may take over the node after it. Rounds end at
+ * work reports of every node whose job reports work, spot interruption notices, spot price
+ * changes, and, as a price feed does, confirmations of every price in force in the first round and
+ * then once every {@link PriceQuote#CONFIRMATION_INTERVAL}. A notice comes
+ * {@link CapacityNotices two minutes or 30 seconds} before its instance stops reporting; a
+ * replacement instance may take over the node after it. Rounds end at
  * {@code start + k × interval}, so the same fleet, settings, seed and start give the same records,
  * whether they are stepped through by a test or paced by the wall clock.
  *
@@ -58,6 +60,8 @@ public final class FleetSimulation {
     private final List<SpotMarket> spotMarkets = new ArrayList<>();
     private int nextSerial;
     private long rounds;
+    /** When prices are next confirmed: in the first round, then every confirmation interval. */
+    private Instant nextConfirmation;
     private long interruptions;
     private long replaced;
 
@@ -83,6 +87,7 @@ public final class FleetSimulation {
         catalog.forEach(prices::add);
         fleet.jobs().forEach(job -> paces.put(job, new Pace()));
         openSpotMarkets(catalog);
+        this.nextConfirmation = start;
     }
 
     /** Everything published for the next interval; the simulated clock moves on by one interval. */
@@ -120,8 +125,10 @@ public final class FleetSimulation {
             }
         }
         List<CapacityEvent> notices = interrupt(end);
+        // Confirmed before they move: a version valid from this round's end is news, not yet to confirm.
+        List<PriceQuote> confirmations = confirmPrices(end);
         List<PriceQuote> priceChanges = movePrices(end);
-        return new SimulationStep(end, telemetry, progress, notices, priceChanges);
+        return new SimulationStep(end, telemetry, progress, notices, priceChanges, confirmations);
     }
 
     /** Steps through {@code span} of simulated time, handing each step to {@code consumer}. */
@@ -252,6 +259,18 @@ public final class FleetSimulation {
             }
         }
         return changes;
+    }
+
+    /**
+     * The version in force of every offer, observed at {@code end}, when a confirmation is due;
+     * none otherwise. Draws nothing at random, so the other records stay as they were.
+     */
+    private List<PriceQuote> confirmPrices(Instant end) {
+        if (end.isBefore(nextConfirmation)) {
+            return List.of();
+        }
+        nextConfirmation = end.plus(PriceQuote.CONFIRMATION_INTERVAL);
+        return prices.allInForce(end).stream().map(quote -> quote.confirmedAt(end)).toList();
     }
 
     /** A market per spot offer of the catalog, in offer order, from the version in force at the start. */

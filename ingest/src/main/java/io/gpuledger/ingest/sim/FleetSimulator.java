@@ -19,7 +19,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 /**
  * Publishes a {@link FleetSimulation} in real time, through the same topics and keys as node
  * agents, job reporters and price feeds: capacity notices to {@link Topics#CAPACITY_EVENTS} (key:
- * instance id), spot price versions to {@link Topics#PRICES} (key: version key), samples to
+ * instance id), spot price versions and confirmations to {@link Topics#PRICES} (key: version key), samples to
  * {@link Topics#TELEMETRY} (key: GPU UUID) and work reports to {@link Topics#JOB_PROGRESS} (key:
  * job id). Each round is sent when the wall clock reaches its end, timestamped with its simulated
  * time; notices go first, as an agent sends them the moment it sees them.
@@ -49,7 +49,10 @@ public final class FleetSimulator implements AutoCloseable {
                     notice));
         }
         for (PriceQuote quote : step.priceChanges()) {
-            send(Producers.record(Topics.PRICES, quote.validFrom().toEpochMilli(), quote.key(), quote));
+            send(Producers.record(Topics.PRICES, quote.observedAt().toEpochMilli(), quote.key(), quote));
+        }
+        for (PriceQuote quote : step.priceConfirmations()) {
+            send(Producers.record(Topics.PRICES, quote.observedAt().toEpochMilli(), quote.key(), quote));
         }
         for (TelemetrySample sample : step.telemetry()) {
             send(Producers.record(Topics.TELEMETRY, sample.time().toEpochMilli(), sample.gpuUuid(), sample));

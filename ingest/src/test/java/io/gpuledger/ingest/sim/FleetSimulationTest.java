@@ -354,6 +354,37 @@ class FleetSimulationTest {
     }
 
     @Test
+    void shouldConfirmThePriceInForceOfEveryOfferInItsFirstRoundAndEveryTenMinutesAfter() {
+        // Given spot prices that move six times an offer-hour
+        FleetSimulation simulation = simulation(50, SimulationSettings.defaults(TEN_SECONDS)
+                .withSpotPriceChangesPerOfferHour(6), 2);
+
+        // When an hour goes by
+        List<SimulationStep> steps = steps(simulation, Duration.ofHours(1));
+
+        // Then prices were confirmed in the first round and every ten minutes after it, and in no other round
+        assertThat(steps).filteredOn(step -> !step.priceConfirmations().isEmpty()).extracting(SimulationStep::end)
+                .containsExactly(IntStream.range(0, 6).mapToObj(i -> T0.plusSeconds(10 + 600L * i))
+                        .toArray(Instant[]::new));
+        // And each confirmation is the version in force of one offer when the round ended, under its
+        // key, observed then: every offer of the catalog, once
+        Map<String, List<PriceQuote>> versions = new HashMap<>();
+        CATALOG.forEach(q -> versions.computeIfAbsent(q.offer().key(), k -> new ArrayList<>()).add(q));
+        for (SimulationStep step : steps) {
+            assertThat(step.priceConfirmations()).allSatisfy(confirmation -> {
+                PriceQuote inForce = versions.get(confirmation.offer().key()).stream()
+                        .max(Comparator.comparing(PriceQuote::validFrom)).orElseThrow();
+                assertThat(confirmation).isEqualTo(inForce.confirmedAt(step.end()));
+            });
+            if (!step.priceConfirmations().isEmpty()) {
+                assertThat(step.priceConfirmations()).extracting(q -> q.offer().key())
+                        .containsExactlyInAnyOrderElementsOf(versions.keySet());
+            }
+            step.priceChanges().forEach(q -> versions.get(q.offer().key()).add(q));
+        }
+    }
+
+    @Test
     void shouldKeepAGroundTruthOfEverySampleChargedAtThePriceVersionInForceAtItsMiddle() {
         // Given a fleet whose spot prices move and whose spot instances come and go
         FleetSimulation simulation = simulation(300, SimulationSettings.defaults(TEN_SECONDS)

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.function.Function;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -66,8 +67,9 @@ class FleetSimulatorOnBrokerTest {
                     report -> report.jobId(), report -> report.time());
             assertPublished(bootstrap, Topics.CAPACITY_EVENTS, steps, SimulationStep::capacityEvents,
                     notice -> notice.instanceId(), notice -> notice.noticedAt());
-            assertPublished(bootstrap, Topics.PRICES, steps, SimulationStep::priceChanges,
-                    quote -> quote.key(), quote -> quote.validFrom());
+            assertThat(steps).flatExtracting(SimulationStep::priceConfirmations).isNotEmpty();
+            assertPublished(bootstrap, Topics.PRICES, steps, step -> Stream.concat(step.priceChanges().stream(),
+                    step.priceConfirmations().stream()).toList(), quote -> quote.key(), quote -> quote.observedAt());
         }
     }
 
