@@ -3,6 +3,7 @@ package io.gpuledger.alerts;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.UsageTotals;
 import java.time.Instant;
 
 /** Usage windows as the cost engine publishes them, for the alert service's tests. */
@@ -23,5 +24,17 @@ public final class UsageWindows {
         return new GpuUsage(open.gpuUuid(), open.gpuIndex(), open.gpuModel(), open.host(), open.instanceId(),
                 open.instanceType(), open.provider(), open.region(), open.lifecycle(), open.jobId(), open.team(),
                 open.windowStart(), open.windowEnd(), open.currency(), open.totals(), closed);
+    }
+
+    /** {@code window} with every second of it charged at a price its feed had not confirmed lately. */
+    public static GpuUsage stalePriced(GpuUsage window) {
+        UsageTotals t = window.totals();
+        UsageTotals stale = new UsageTotals(t.samples(), t.gpuSeconds(), t.unpricedSeconds(), t.gpuSeconds(),
+                t.cost(), t.idleSeconds(), t.idleCost(), t.unmonitoredSeconds(), t.smActive(), t.smOccupancy(),
+                t.dramActive(), t.tensorActive(), t.powerWatts(), t.energyKwh(), t.nvlinkBytes());
+        return new GpuUsage(window.gpuUuid(), window.gpuIndex(), window.gpuModel(), window.host(),
+                window.instanceId(), window.instanceType(), window.provider(), window.region(), window.lifecycle(),
+                window.jobId(), window.team(), window.windowStart(), window.windowEnd(), window.currency(), stale,
+                window.closed());
     }
 }

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The demo as a newcomer runs it: every stage started, every simulated GPU priced at /q/metrics
- * and idle GPUs recommended at /api/recommendations within a minute, nothing left running after.
+ * (at prices its feed has confirmed) and idle GPUs recommended at /api/recommendations within a
+ * minute, nothing left running after.
  */
 class DemoTest {
 
@@ -60,7 +61,13 @@ class DemoTest {
                     gpusInFleetView += row.get("gpus").asLong();
                 }
                 assertThat(gpusInFleetView).isGreaterThanOrEqualTo(demo.fleet().gpus().size());
+                assertThat(PrometheusText.parse(get(base + "/q/metrics")).family("gpuledger_pool_stale_priced_ratio"))
+                        .isNotEmpty();
             });
+            // And no pool's time is charged at a stale price: the demo's feed confirms what it publishes
+            assertThat(PrometheusText.parse(get(base + "/q/metrics")).family("gpuledger_pool_stale_priced_ratio"))
+                    .allSatisfy(sample -> assertThat(sample.value()).as("stale-priced share of %s", sample.labels())
+                            .isZero());
             assertThat(printed.toString(StandardCharsets.UTF_8))
                     .contains(base + "/q/metrics").contains(base + "/api/recommendations")
                     .contains(base + "/api/fleet").contains(base + "/api/anomalies").contains("Bearer ");

@@ -97,6 +97,7 @@ public final class FleetMetrics {
             pool.add("gpuledger_pool_energy_joules_total", joules);
             pool.add("gpuledger_pool_cost_total", totals.cost());
             pool.add("gpuledger_pool_unmonitored_seconds_total", totals.unmonitoredSeconds());
+            pool.add("gpuledger_pool_stale_priced_seconds_total", totals.stalePricedSeconds());
         }
     }
 
@@ -139,21 +140,27 @@ public final class FleetMetrics {
         if (names.smOccupancy() != null) {
             thing.set(names.smOccupancy(), value(totals.smOccupancy()));
         }
+        if (names.stalePriced() != null && totals.gpuSeconds() > 0) {
+            thing.set(names.stalePriced(), totals.stalePricedSeconds() / totals.gpuSeconds());
+        }
     }
 
-    /** The gauge families of a job, a team and a pool; null where the catalogue has none. */
+    /**
+     * The gauge families of a job, a team and a pool; null where the catalogue has none. Prices
+     * are per offer, so whether they are stale is shown per pool alone.
+     */
     private record GroupFamilies(String costPerHour, String idleCostPerHour, String gpus, String smActive,
-            String memoryBandwidth, String smOccupancy) {
+            String memoryBandwidth, String smOccupancy, String stalePriced) {
 
         static final GroupFamilies JOB = new GroupFamilies("gpuledger_job_cost_per_hour",
                 "gpuledger_job_idle_cost_per_hour", "gpuledger_job_gpus", "gpuledger_job_sm_active_ratio",
-                "gpuledger_job_memory_bandwidth_ratio", "gpuledger_job_sm_occupancy_ratio");
+                "gpuledger_job_memory_bandwidth_ratio", "gpuledger_job_sm_occupancy_ratio", null);
         static final GroupFamilies TEAM = new GroupFamilies("gpuledger_team_cost_per_hour",
                 "gpuledger_team_idle_cost_per_hour", "gpuledger_team_gpus", "gpuledger_team_sm_active_ratio", null,
-                null);
+                null, null);
         static final GroupFamilies POOL = new GroupFamilies("gpuledger_pool_cost_per_hour",
                 "gpuledger_pool_idle_cost_per_hour", "gpuledger_pool_gpus", "gpuledger_pool_sm_active_ratio",
-                "gpuledger_pool_memory_bandwidth_ratio", null);
+                "gpuledger_pool_memory_bandwidth_ratio", null, "gpuledger_pool_stale_priced_ratio");
     }
 
     /** A job minute's economics: cost per 1M units, throughput and communication overhead, where reported. */
@@ -172,7 +179,10 @@ public final class FleetMetrics {
         job.set("gpuledger_job_communication_overhead_ratio", economics.communicationOverheadRatio());
     }
 
-    /** A price version: the gauge of its offer shows the newest version in force at {@code now}. */
+    /**
+     * A price version, or a confirmation of one: the gauges of its offer show the newest version in
+     * force at {@code now} and when it was last confirmed.
+     */
     public void record(PriceQuote quote, Instant now) {
         if (quote.validFrom().isAfter(now)) {
             return;
@@ -180,6 +190,7 @@ public final class FleetMetrics {
         Thing price = prices.thing(quote.offer().key(), poolTags(quote.offer(), quote.currency()), now);
         if (price != null && price.latest(quote.validFrom())) {
             price.set("gpuledger_price_per_hour", quote.pricePerHour());
+            price.set("gpuledger_price_observed_timestamp_seconds", (double) quote.observedAt().getEpochSecond());
         }
     }
 

@@ -7,6 +7,7 @@ import io.gpuledger.alerts.UsageWindows;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
+import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.UsageRollup;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -72,6 +73,51 @@ class FleetMetricsTest {
         assertThat(registry.get("gpuledger_job_cost_per_hour").tag("job_id", "job-a").gauge().value())
                 .isCloseTo(6.0, within(1e-9));
         assertThat(registry.get("gpuledger_job_gpus").tag("job_id", "job-a").gauge().value()).isEqualTo(3);
+    }
+
+    @Test
+    void shouldShowTheStalePricedShareOfAPoolsMinuteAndCountItsStalePricedSecondsOnceClosed() {
+        // Given a pool minute of two GPUs, one charged at a stale price, and a pool whose prices are fresh
+        GpuUsage fresh = window("GPU-1", "job-a", T0, 2.0, 0.5, true);
+        GpuUsage stale = UsageWindows.stalePriced(window("GPU-2", "job-a", T0, 2.0, 0.5, true));
+        String pool = "aws|us-east-1|g5.xlarge|on-demand";
+
+        // When the pools' minutes and the GPUs' closed windows are read
+        metrics.record(new UsageRollup(UsageRollup.Dimension.POOL, pool, T0, T0.plusSeconds(60), "USD", 2,
+                fresh.totals().plus(stale.totals())), T0);
+        metrics.record(new UsageRollup(UsageRollup.Dimension.POOL, "aws|us-east-1|g5.xlarge|spot", T0,
+                T0.plusSeconds(60), "USD", 1, fresh.totals()), T0);
+        metrics.record(fresh, T0);
+        metrics.record(stale, T0);
+
+        // Then half the on-demand pool's GPU time is stale-priced, none of the spot pool's (shown at 0),
+        // and the closed windows add the stale-priced minute to the pool's counter
+        assertThat(registry.get("gpuledger_pool_stale_priced_ratio").tag("lifecycle", "on-demand").gauge().value())
+                .isEqualTo(0.5);
+        assertThat(registry.get("gpuledger_pool_stale_priced_ratio").tag("lifecycle", "spot").gauge().value())
+                .isZero();
+        assertThat(registry.get("gpuledger_pool_stale_priced_seconds").tag("lifecycle", "on-demand").counter()
+                .count()).isEqualTo(60.0);
+    }
+
+    @Test
+    void shouldShowWhenThePriceInForceWasLastConfirmed() {
+        // Given a version valid from a day ago, confirmed an hour ago and again now
+        PriceQuote version = new PriceQuote("aws", "us-east-1", "g5.xlarge", Lifecycle.ON_DEMAND, "A10G", 1, 1.006,
+                "USD", T0.minus(Duration.ofDays(1)), "test");
+        metrics.record(version.confirmedAt(T0.minusSeconds(3600)), T0);
+        metrics.record(version.confirmedAt(T0), T0);
+
+        // When a late confirmation of the version before it arrives
+        PriceQuote before = new PriceQuote("aws", "us-east-1", "g5.xlarge", Lifecycle.ON_DEMAND, "A10G", 1, 1.1,
+                "USD", T0.minus(Duration.ofDays(2)), "test");
+        metrics.record(before.confirmedAt(T0.plusSeconds(60)), T0.plusSeconds(60));
+
+        // Then the offer shows the confirmation of the version in force, and its price
+        assertThat(registry.get("gpuledger_price_observed_timestamp_seconds").tag("instance_type", "g5.xlarge")
+                .gauge().value()).isEqualTo((double) T0.getEpochSecond());
+        assertThat(registry.get("gpuledger_price_per_hour").tag("instance_type", "g5.xlarge").gauge().value())
+                .isEqualTo(1.006);
     }
 
     private double gauge(String family, String gpu) {
