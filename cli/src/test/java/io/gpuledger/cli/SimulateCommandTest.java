@@ -5,12 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.ingest.price.PriceCatalog;
+import io.gpuledger.model.Json;
+import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Topics;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -47,17 +51,19 @@ class SimulateCommandTest {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
 
             // When the fleet runs for a few rounds
-            int catalog = PriceCatalog.loadDefault().quotes().size();
+            List<PriceQuote> catalog = PriceCatalog.loadDefault().quotes();
             Set<String> gpus = new HashSet<>();
-            int prices = 0;
+            Map<String, List<PriceQuote>> prices = new HashMap<>();
             try (SimulatedFleet fleet = SimulateCommand.start(options, new PrintStream(out, true, StandardCharsets.UTF_8));
                     KafkaConsumer<String, byte[]> consumer = consumer(kafka)) {
                 consumer.subscribe(List.of(Topics.PRICES.name(), Topics.TELEMETRY.name()));
                 Instant deadline = Instant.now().plusSeconds(60);
-                while ((gpus.size() < 8 || prices < catalog) && Instant.now().isBefore(deadline)) {
+                while ((gpus.size() < 8 || prices.values().stream().mapToInt(List::size).sum() < 2 * catalog.size())
+                        && Instant.now().isBefore(deadline)) {
                     for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(500))) {
                         if (record.topic().equals(Topics.PRICES.name())) {
-                            prices++;
+                            prices.computeIfAbsent(record.key(), key -> new ArrayList<>())
+                                    .add(Json.read(record.value(), PriceQuote.class));
                         } else {
                             gpus.add(record.key());
                         }
@@ -65,8 +71,16 @@ class SimulateCommandTest {
                 }
             }
 
-            // Then the catalog's prices went first, and every GPU sent samples
-            assertThat(prices).isEqualTo(catalog);
+            // Then the catalog's prices went first, observed then, and were confirmed in the first
+            // round, and every GPU sent samples
+            assertThat(prices).containsOnlyKeys(catalog.stream().map(PriceQuote::key).toList());
+            for (PriceQuote version : catalog) {
+                List<PriceQuote> copies = prices.get(version.key());
+                assertThat(copies).as(version.key()).hasSize(2)
+                        .allSatisfy(copy -> assertThat(copy.sameVersionAs(version)).isTrue());
+                assertThat(copies.get(0).observedAt()).isAfter(version.validFrom())
+                        .isBeforeOrEqualTo(copies.get(1).observedAt());
+            }
             assertThat(gpus).hasSize(8);
             assertThat(out.toString(StandardCharsets.UTF_8)).contains("Fleet          8 simulated GPUs");
         }
