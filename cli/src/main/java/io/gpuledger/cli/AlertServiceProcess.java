@@ -34,12 +34,20 @@ final class AlertServiceProcess implements AutoCloseable {
     /** @param settings environment variables of the service's configuration ({@code GPULEDGER_*}) */
     static AlertServiceProcess start(Path jar, String bootstrapServers, int port, Path log,
             Map<String, String> settings) throws IOException {
+        return start(jar, bootstrapServers, port, log, settings, List.of());
+    }
+
+    /** @param jvmOptions after the service's own (a later {@code -Xmx} wins): a benchmark's flight recording, say */
+    static AlertServiceProcess start(Path jar, String bootstrapServers, int port, Path log,
+            Map<String, String> settings, List<String> jvmOptions) throws IOException {
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException("alert service not built: " + jar + " is missing (run ./mvnw package)");
         }
         Files.createDirectories(log.getParent());
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx384m", "-jar", jar.toString()));
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx384m"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", jar.toString()));
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
@@ -93,6 +101,10 @@ final class AlertServiceProcess implements AutoCloseable {
 
     Path log() {
         return log;
+    }
+
+    long pid() {
+        return process.pid();
     }
 
     boolean isAlive() {

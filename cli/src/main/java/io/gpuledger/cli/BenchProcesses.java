@@ -3,8 +3,10 @@ package io.gpuledger.cli;
 import io.gpuledger.streams.CostEngineProcess;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The pipeline's programs as the benchmarks run them: each in a JVM of its own, with the memory
@@ -15,6 +17,8 @@ final class BenchProcesses {
 
     /** Extra JVM options of the cost engine, split on spaces. */
     static final String ENGINE_JVM_OPTIONS = "GPULEDGER_BENCH_ENGINE_JVM_OPTS";
+    /** Extra JVM options of the alert service, split on spaces. */
+    static final String ALERTS_JVM_OPTIONS = "GPULEDGER_BENCH_ALERTS_JVM_OPTS";
 
     private BenchProcesses() {
     }
@@ -28,6 +32,26 @@ final class BenchProcesses {
                         "--state-dir", work.resolve("state-" + application).toString(),
                         "--threads", String.valueOf(threads)),
                 work.resolve(application + ".log"));
+    }
+
+    /**
+     * The packaged alert service in its own JVM ({@code -Xmx384m}, as the demo runs it), reading
+     * as consumer group {@code groupId} (and {@code groupId-capacity} for notices), answering on a
+     * free port; returns once it answers.
+     */
+    static AlertServiceProcess alertService(String bootstrap, Path work, String groupId)
+            throws IOException, InterruptedException {
+        Path home = Path.of(System.getProperty("gpuledger.home", ".")).toAbsolutePath().normalize();
+        Path jar = home.resolve("alerts/target/quarkus-app/quarkus-run.jar");
+        AlertServiceProcess alerts = AlertServiceProcess.start(jar, bootstrap, LocalPorts.free(), work.resolve(groupId + ".log"),
+                Map.of("GPULEDGER_CONSUMER_GROUP_ID", groupId), extraOptions(ALERTS_JVM_OPTIONS));
+        try {
+            alerts.awaitReady(Duration.ofSeconds(90));
+        } catch (RuntimeException | InterruptedException e) {
+            alerts.close();
+            throw e;
+        }
+        return alerts;
     }
 
     private static List<String> extraOptions(String variable) {
