@@ -19,6 +19,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class AlertServiceProcess implements AutoCloseable {
 
+    /** The service's heap, as the demo runs it. */
+    static final String HEAP = "-Xmx384m";
+
     private final Process process;
     private final Path log;
     private final int port;
@@ -45,7 +48,7 @@ final class AlertServiceProcess implements AutoCloseable {
         }
         Files.createDirectories(log.getParent());
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx384m"));
+        List<String> command = new ArrayList<>(List.of(java, HEAP));
         command.addAll(jvmOptions);
         command.addAll(List.of("-jar", jar.toString()));
         ProcessBuilder builder = new ProcessBuilder(command)
@@ -120,12 +123,8 @@ final class AlertServiceProcess implements AutoCloseable {
         }
     }
 
-    private String tail() {
-        try {
-            List<String> lines = Files.readAllLines(log);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
-        } catch (IOException e) {
-            return "(log unreadable: " + e.getMessage() + ")";
-        }
+    /** The log's last lines, for failure messages. */
+    String tail() {
+        return LogTail.of(log, 15);
     }
 }

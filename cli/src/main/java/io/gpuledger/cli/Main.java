@@ -49,6 +49,12 @@ public final class Main {
                                    --interval S seconds between two samples of a GPU (default 1)
                                    --warmup W   first records left out of the warm figure (default 2000000)
                                    --threads T  the engine's stream threads (default 1, its own default)
+                         footprint  CPU and resident memory of agent, simulated fleet, cost engine and alert
+                                 service following a live fleet, each in its own process; then the demo stack
+                                   --gpus G,G,...  fleets, a sample a second per GPU (default 1000,10000,100000)
+                                   --warmup S   seconds before measuring (default 300)
+                                   --seconds S  seconds measured (default 120)
+                                   --demo-gpus D  the demo stack's fleet (default 10000)
                          latency a spot notice to its EVACUATE, and a sample to its gauge, on the demo
                                  stack under a simulated fleet sampled every second
                                    --gpus G     the background fleet (default 10000)
