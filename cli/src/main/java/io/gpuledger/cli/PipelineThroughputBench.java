@@ -170,7 +170,8 @@ final class PipelineThroughputBench {
                     trace = new RunTrace(processes);
                     completion = new Completion(group, application, samples, trace);
                     trace.follow(() -> group.committed(application, Topics.TELEMETRY.name()), completion::reached,
-                            LIMIT, () -> "the cost engine's log:\n" + engine.tail());
+                            LIMIT, () -> "the cost engine's last lines:\n" + engine.tail()
+                                    + "\nthe alert service's:\n" + alerts.tail());
                 }
                 Map<String, Long> read = recordsRead(alerts.baseUrl());
                 return report(gpus, samples, warmup, warmCopy, trace, completion, read, out);
