@@ -19,6 +19,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class AlertServiceProcess implements AutoCloseable {
 
+    /** The service's heap, as the demo runs it. */
+    static final String HEAP = "-Xmx384m";
+
     private final Process process;
     private final Path log;
     private final int port;
@@ -31,23 +34,37 @@ final class AlertServiceProcess implements AutoCloseable {
         this.apiToken = apiToken;
     }
 
-    /** Extra JVM options for the alert service's process, separated by white space. */
+    /**
+     * Extra JVM options of the service wherever this command line starts it (demo, benchmarks),
+     * split on white space: a larger heap, say, or a flight recording of where its time goes.
+     */
     static final String JVM_OPTIONS = "GPULEDGER_ALERTS_JVM_OPTS";
 
-    /** @param settings environment variables of the service's configuration ({@code GPULEDGER_*}) */
+    /**
+     * @param settings environment variables of the service's configuration ({@code GPULEDGER_*});
+     *                 the JVM options are the service's own and those of {@link #JVM_OPTIONS}
+     */
     static AlertServiceProcess start(Path jar, String bootstrapServers, int port, Path log,
             Map<String, String> settings) throws IOException {
+        return start(jar, bootstrapServers, port, log, settings, jvmOptionsFromEnvironment());
+    }
+
+    /** The options in {@link #JVM_OPTIONS}; none if it is not set. */
+    static List<String> jvmOptionsFromEnvironment() {
+        String extra = System.getenv(JVM_OPTIONS);
+        return extra == null || extra.isBlank() ? List.of() : List.of(extra.trim().split("\\s+"));
+    }
+
+    /** @param jvmOptions after the service's own (a later {@code -Xmx} wins): a benchmark's flight recording, say */
+    static AlertServiceProcess start(Path jar, String bootstrapServers, int port, Path log,
+            Map<String, String> settings, List<String> jvmOptions) throws IOException {
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException("alert service not built: " + jar + " is missing (run ./mvnw package)");
         }
         Files.createDirectories(log.getParent());
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx384m"));
-        // Later options win: a larger heap, say, or a flight recording of where the service's time goes.
-        String extra = System.getenv(JVM_OPTIONS);
-        if (extra != null && !extra.isBlank()) {
-            command.addAll(List.of(extra.trim().split("\\s+")));
-        }
+        List<String> command = new ArrayList<>(List.of(java, HEAP));
+        command.addAll(jvmOptions);
         command.addAll(List.of("-jar", jar.toString()));
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectErrorStream(true)
@@ -104,6 +121,10 @@ final class AlertServiceProcess implements AutoCloseable {
         return log;
     }
 
+    long pid() {
+        return process.pid();
+    }
+
     boolean isAlive() {
         return process.isAlive();
     }
@@ -117,12 +138,8 @@ final class AlertServiceProcess implements AutoCloseable {
         }
     }
 
-    private String tail() {
-        try {
-            List<String> lines = Files.readAllLines(log);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
-        } catch (IOException e) {
-            return "(log unreadable: " + e.getMessage() + ")";
-        }
+    /** The log's last lines, for failure messages. */
+    String tail() {
+        return LogTail.of(log, 15);
     }
 }

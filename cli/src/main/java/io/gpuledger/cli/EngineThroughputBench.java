@@ -1,15 +1,6 @@
 package io.gpuledger.cli;
 
 import io.gpuledger.broker.EmbeddedKafka;
-import io.gpuledger.ingest.kafka.Producers;
-import io.gpuledger.ingest.price.PriceCatalog;
-import io.gpuledger.ingest.sim.Fleet;
-import io.gpuledger.ingest.sim.FleetSimulation;
-import io.gpuledger.ingest.sim.SimulationSettings;
-import io.gpuledger.ingest.sim.SimulationStep;
-import io.gpuledger.model.PriceQuote;
-import io.gpuledger.model.TelemetrySample;
-import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
 import io.gpuledger.streams.CostEngineProcess;
 import java.io.IOException;
@@ -17,31 +8,9 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.LogDirDescription;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.Node;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * {@code gpu-ledger bench engine [--samples N] [--gpus G] [--warmup W] [--threads T] [--interval S]}: how fast the
@@ -58,17 +27,11 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  */
 final class EngineThroughputBench {
 
-    private static final int PARTITIONS = 3;
-    private static final long SEED = 42;
     /**
      * A sample a second per GPU, the rate fleets are sized by: sixty
      * samples a one-minute window. {@code --interval 10} is the node agent's default.
      */
     private static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(1);
-    private static final String COPY_TOPIC = "bench.telemetry-copy";
-    private static final Duration PROGRESS_POLL = Duration.ofMillis(200);
-    /** Extra JVM options of the engine process, split on spaces (a flight recording, say). */
-    static final String ENGINE_JVM_OPTIONS = "GPULEDGER_BENCH_ENGINE_JVM_OPTS";
 
     private EngineThroughputBench() {
     }
@@ -94,26 +57,21 @@ final class EngineThroughputBench {
                 default -> throw new UsageException("unknown option '" + args[i] + "'");
             }
         }
-        // Kafka deletes records older than the topic's retention (7 days): the simulated span must end now and fit.
-        Duration span = interval.multipliedBy((samples + gpus - 1) / gpus);
-        if (span.compareTo(Duration.ofDays(6)) > 0) {
-            throw new UsageException(samples + " samples of " + gpus + " GPUs span " + span.toHours()
-                    + " h of simulated time; the topics keep 7 days: give more --gpus");
-        }
+        Duration span = PreloadedTelemetry.span(samples, gpus, interval);
         Path work = Files.createTempDirectory("gpu-ledger-bench-engine-");
         try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
             String bootstrap = kafka.bootstrapServers();
-            TopicAdmin.ensureTopics(bootstrap, PARTITIONS);
-            createCopyTopic(bootstrap);
+            PreloadedTelemetry.createTopics(bootstrap);
             out.printf("embedded broker %s, %d partitions; %d GPUs, a sample every %d s, %d samples"
-                    + " (%.1f h simulated)%n", bootstrap, PARTITIONS, gpus, interval.toSeconds(), samples,
-                    span.toMinutes() / 60.0);
-            out.printf("%d CPUs, load average %s%n", Runtime.getRuntime().availableProcessors(), loadAverage());
+                    + " (%.1f h simulated)%n", bootstrap, PreloadedTelemetry.PARTITIONS, gpus, interval.toSeconds(),
+                    samples, span.toMinutes() / 60.0);
+            out.printf("%d CPUs, load average %s%n", Runtime.getRuntime().availableProcessors(),
+                    PreloadedTelemetry.loadAverage());
 
-            Measure preload = preload(bootstrap, gpus, samples, span, interval);
+            Measure preload = PreloadedTelemetry.preload(bootstrap, gpus, samples, span, interval);
             out.printf("preloaded in %.1f s%n", preload.seconds());
-            Measure coldCopy = copy(bootstrap, samples, "bench-copy-1");
-            Measure warmCopy = copy(bootstrap, samples, "bench-copy-2");
+            Measure coldCopy = PreloadedTelemetry.copy(bootstrap, samples, "bench-copy-1");
+            Measure warmCopy = PreloadedTelemetry.copy(bootstrap, samples, "bench-copy-2");
             out.printf("copied twice: %.0f/s, then %.0f/s%n", coldCopy.rate(), warmCopy.rate());
             EngineRun engine = runEngine(bootstrap, work, samples, warmup, threads, out);
 
@@ -138,7 +96,7 @@ final class EngineThroughputBench {
             out.printf("broker (this process) meanwhile: %.1f s of CPU (%.2f cores), %.1f µs per record%n",
                     engine.brokerCpuSeconds(), engine.brokerCpuSeconds() / engine.all().seconds(),
                     engine.brokerCpuSeconds() * 1e6 / engine.all().records());
-            printTopicBytes(bootstrap, samples, out);
+            PreloadedTelemetry.printTopicBytes(bootstrap, samples, out);
             out.println();
             Measure engineFigure = engine.warm() != null ? engine.warm() : engine.all();
             out.printf("ratio %.2f (%.0f/s vs copy %.0f/s)%n", engineFigure.rate() / warmCopy.rate(),
@@ -148,27 +106,6 @@ final class EngineThroughputBench {
             try (Stream<Path> files = Files.walk(work)) {
                 files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
             }
-        }
-    }
-
-    /** The machine's load when the benchmark starts: on a shared machine, what the figures must be read against. */
-    private static String loadAverage() {
-        try {
-            String[] fields = Files.readString(Path.of("/proc/loadavg")).split(" ");
-            return fields[0] + " " + fields[1] + " " + fields[2];
-        } catch (IOException | RuntimeException e) {
-            return "unknown";
-        }
-    }
-
-    /** {@code records} done in {@code nanos}. */
-    record Measure(long records, long nanos) {
-        double seconds() {
-            return nanos / 1e9;
-        }
-
-        double rate() {
-            return records / seconds();
         }
     }
 
@@ -184,88 +121,6 @@ final class EngineThroughputBench {
         out.printf("| %s | %d | %.1f | %.0f |%n", stage, measure.records(), measure.seconds(), measure.rate());
     }
 
-    private static void createCopyTopic(String bootstrap) throws ExecutionException, InterruptedException {
-        Properties props = new Properties();
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(props)) {
-            admin.createTopics(Set.of(new NewTopic(COPY_TOPIC, PARTITIONS, (short) 1))).all().get();
-        }
-    }
-
-    /**
-     * Publishes the simulated fleet's samples until {@code samples} are out, with every price
-     * version they need: the catalog first, each spot move and confirmation as the simulation makes
-     * it. All of it is in before the engine starts, so its price table holds every version from the start.
-     */
-    private static Measure preload(String bootstrap, int gpus, int samples, Duration span, Duration interval) {
-        List<PriceQuote> catalog = PriceCatalog.loadDefault().quotes().stream()
-                .filter(quote -> quote.currency().equals("USD")).toList();
-        Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS).minus(span);
-        FleetSimulation simulation = new FleetSimulation(Fleet.generate(gpus, catalog, SEED), catalog,
-                SimulationSettings.defaults(interval), SEED, start);
-        AtomicReference<Exception> failure = new AtomicReference<>();
-        long begin = System.nanoTime();
-        try (KafkaProducer<byte[], byte[]> producer = Producers.forTopics(bootstrap, "bench-preload")) {
-            for (PriceQuote quote : catalog) {
-                producer.send(Producers.record(Topics.PRICES, quote.validFrom().toEpochMilli(), quote.key(), quote));
-            }
-            long sent = 0;
-            while (sent < samples) {
-                SimulationStep step = simulation.next();
-                for (PriceQuote quote : step.priceChanges()) {
-                    producer.send(Producers.record(Topics.PRICES, quote.validFrom().toEpochMilli(), quote.key(),
-                            quote));
-                }
-                for (PriceQuote quote : step.priceConfirmations()) {
-                    producer.send(Producers.record(Topics.PRICES, quote.observedAt().toEpochMilli(), quote.key(),
-                            quote));
-                }
-                for (TelemetrySample sample : step.telemetry()) {
-                    if (sent == samples) {
-                        break;
-                    }
-                    producer.send(Producers.record(Topics.TELEMETRY, sample.time().toEpochMilli(), sample.gpuUuid(),
-                            sample), (metadata, error) -> {
-                                if (error != null) {
-                                    failure.compareAndSet(null, error);
-                                }
-                            });
-                    sent++;
-                }
-            }
-            producer.flush();
-        }
-        if (failure.get() != null) {
-            throw new IllegalStateException("preloading failed: " + failure.get().getMessage(), failure.get());
-        }
-        return new Measure(samples, System.nanoTime() - begin);
-    }
-
-    /** Copies every telemetry record to a topic of its own, as the simplest stage would, and times it. */
-    private static Measure copy(String bootstrap, long records, String groupId) {
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        long begin = System.nanoTime();
-        long copied = 0;
-        try (KafkaConsumer<byte[], byte[]> consumer =
-                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-                KafkaProducer<byte[], byte[]> producer = Producers.forTopics(bootstrap, groupId)) {
-            consumer.subscribe(List.of(Topics.TELEMETRY.name()));
-            while (copied < records) {
-                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
-                    producer.send(new ProducerRecord<>(COPY_TOPIC, null, record.timestamp(), record.key(),
-                            record.value()));
-                    copied++;
-                }
-            }
-            producer.flush();
-        }
-        return new Measure(copied, System.nanoTime() - begin);
-    }
-
     /**
      * Starts the engine as its own process and follows its committed input offsets, as an
      * operator follows consumer lag, until it has committed every record.
@@ -274,78 +129,16 @@ final class EngineThroughputBench {
             PrintStream out)
             throws IOException, InterruptedException {
         String application = "bench-engine-" + System.currentTimeMillis();
-        List<long[]> progress = new ArrayList<>();
-        List<String> jvm = new ArrayList<>(List.of("-Xmx1g"));
-        String extra = System.getenv(ENGINE_JVM_OPTIONS);
-        if (extra != null && !extra.isBlank()) {
-            jvm.addAll(List.of(extra.trim().split("\\s+")));
-        }
-        try (CostEngineProcess engine = CostEngineProcess.start(System.getProperty("java.class.path"),
-                jvm, List.of("--bootstrap-servers", bootstrap, "--application-id", application,
-                        "--state-dir", work.resolve("state").toString(), "--threads", String.valueOf(threads)),
-                work.resolve("engine.log"));
+        try (CostEngineProcess engine = BenchProcesses.engine(bootstrap, work, application, threads);
                 GroupProgress group = new GroupProgress(bootstrap)) {
             out.printf("cost engine: process %d, application %s, %d stream thread(s)%n", engine.pid(), application,
                     threads);
             engine.awaitRunning(Duration.ofMinutes(2));
-            Duration cpuBefore = cpu(engine.pid());
-            Duration brokerCpuBefore = cpu(ProcessHandle.current().pid());
-            long begin = System.nanoTime();
-            long committed = 0;
-            long deadline = begin + TimeUnit.MINUTES.toNanos(30);
-            while (committed < records) {
-                if (!engine.isAlive() || System.nanoTime() > deadline) {
-                    throw new IllegalStateException("the cost engine stopped before the end of its input; its log:\n"
-                            + engine.tail());
-                }
-                Thread.sleep(PROGRESS_POLL.toMillis());
-                committed = group.committed(application, Topics.TELEMETRY.name());
-                progress.add(new long[] {System.nanoTime() - begin, committed, cpu(engine.pid()).toNanos()});
-            }
-            double cpuSeconds = cpu(engine.pid()).minus(cpuBefore).toNanos() / 1e9;
-            double brokerCpuSeconds = cpu(ProcessHandle.current().pid()).minus(brokerCpuBefore).toNanos() / 1e9;
-            long end = progress.get(progress.size() - 1)[0];
-            Measure all = new Measure(records, end);
-            Measure warm = null;
-            double warmCpuSeconds = 0;
-            long[] last = progress.get(progress.size() - 1);
-            for (long[] point : progress) {
-                if (point[1] >= warmup && point[1] < records) {
-                    warm = new Measure(records - point[1], end - point[0]);
-                    warmCpuSeconds = (last[2] - point[2]) / 1e9;
-                    break;
-                }
-            }
-            return new EngineRun(all, warm, cpuSeconds, warmCpuSeconds, brokerCpuSeconds);
+            RunTrace trace = new RunTrace(Map.of("engine", engine.pid(), "broker", ProcessHandle.current().pid()));
+            trace.follow(() -> group.committed(application, Topics.TELEMETRY.name()), () -> trace.done() >= records,
+                    Duration.ofMinutes(30), () -> "the cost engine's log:\n" + engine.tail());
+            return new EngineRun(trace.all(), trace.after(warmup), trace.cpuSeconds("engine"),
+                    trace.cpuSecondsAfter("engine", warmup), trace.cpuSeconds("broker"));
         }
-    }
-
-    /**
-     * What the broker holds per topic after the run (compressed, as stored), per telemetry sample:
-     * the engine's writes are most of the broker's work besides serving the input.
-     */
-    private static void printTopicBytes(String bootstrap, long samples, PrintStream out)
-            throws ExecutionException, InterruptedException {
-        Properties props = new Properties();
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        Map<String, Long> bytes = new TreeMap<>();
-        try (Admin admin = Admin.create(props)) {
-            Collection<Integer> brokers = admin.describeCluster().nodes().get().stream().map(Node::id).toList();
-            for (Map<String, LogDirDescription> dirs : admin.describeLogDirs(brokers).allDescriptions().get().values()) {
-                for (LogDirDescription dir : dirs.values()) {
-                    dir.replicaInfos().forEach((partition, replica) ->
-                            bytes.merge(partition.topic(), replica.size(), Long::sum));
-                }
-            }
-        }
-        out.println("bytes on the broker per telemetry sample, by topic (after the run):");
-        bytes.entrySet().stream().filter(entry -> entry.getValue() > 0)
-                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-                .forEach(entry -> out.printf("  %8.1f  %s%n", entry.getValue() / (double) samples, entry.getKey()));
-    }
-
-    /** CPU time a process has used so far, user and system; zero where the platform does not say. */
-    private static Duration cpu(long pid) {
-        return ProcessHandle.of(pid).flatMap(process -> process.info().totalCpuDuration()).orElse(Duration.ZERO);
     }
 }

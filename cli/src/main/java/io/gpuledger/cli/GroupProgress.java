@@ -1,6 +1,8 @@
 package io.gpuledger.cli;
 
 import io.gpuledger.model.KafkaClientSettings;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -10,9 +12,11 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 
@@ -51,6 +55,46 @@ final class GroupProgress implements AutoCloseable {
                         partition -> OffsetSpec.latest()));
         Map<TopicPartition, ListOffsetsResultInfo> ends = await(admin.listOffsets(latest).all());
         return ends.values().stream().mapToLong(ListOffsetsResultInfo::offset).sum();
+    }
+
+    /**
+     * The last stable offset of every partition of {@code topics}: where a {@code read_committed}
+     * consumer's reading ends now, past every transaction committed so far.
+     */
+    Map<TopicPartition, Long> stableEnds(Collection<String> topics) {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        await(admin.describeTopics(topics).allTopicNames()).forEach((topic, description) ->
+                description.partitions().forEach(partition ->
+                        latest.put(new TopicPartition(topic, partition.partition()), OffsetSpec.latest())));
+        Map<TopicPartition, ListOffsetsResultInfo> ends = await(admin.listOffsets(latest,
+                new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all());
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        ends.forEach((partition, info) -> offsets.put(partition, info.offset()));
+        return offsets;
+    }
+
+    /**
+     * Whether the groups have committed, on each partition of {@code ends}, every record before
+     * its end but the last. Under exactly-once the last offset before a stable end is the marker
+     * that committed the transaction, which a consumer is never handed; a consumer that commits
+     * only after records it was handed may stay one offset short of the end for good.
+     */
+    boolean caughtUp(Collection<String> groupIds, Map<TopicPartition, Long> ends) {
+        Map<TopicPartition, Long> committed = new HashMap<>();
+        for (String groupId : groupIds) {
+            await(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata()).forEach((partition, offset) -> {
+                if (offset != null) {
+                    committed.merge(partition, offset.offset(), Math::max);
+                }
+            });
+        }
+        return ends.entrySet().stream()
+                .allMatch(end -> committed.getOrDefault(end.getKey(), 0L) >= end.getValue() - 1);
+    }
+
+    /** The topics whose names start with {@code prefix}, such as a Streams application's internal topics. */
+    List<String> topicsStartingWith(String prefix) {
+        return await(admin.listTopics().names()).stream().filter(name -> name.startsWith(prefix)).sorted().toList();
     }
 
     /** Records of {@code topic} the group has still to commit. */

@@ -53,11 +53,23 @@ public final class Main {
                                    --interval S seconds between two samples of a GPU (default 1)
                                    --warmup W   first records left out of the warm figure (default 2000000)
                                    --threads T  the engine's stream threads (default 1, its own default)
+                         footprint  CPU and resident memory of agent, simulated fleet, cost engine and alert
+                                 service following a live fleet, each in its own process; then the demo stack
+                                   --gpus G,G,...  fleets, a sample a second per GPU (default 1000,10000,100000)
+                                   --warmup S   seconds before measuring (default 300)
+                                   --seconds S  seconds measured (default 120)
+                                   --demo-gpus D  the demo stack's fleet (default 10000)
                          latency a spot notice to its EVACUATE, and a sample to its gauge, on the demo
                                  stack under a simulated fleet sampled every second
                                    --gpus G     the background fleet (default 10000)
                                    --notices N  notices sent (default 300)  --rate R  per second (default 5)
                                    --probe-minutes M  minutes of probe samples for the gauge (default 2)
+                         throughput  samples per second through engine and alert service, each in its
+                                 own process, against a plain copy on the same embedded broker
+                                   --gpus G,G,...  fleets, a sample a second per GPU (default 1000,10000,100000)
+                                   --minutes M  simulated minutes of each fleet (default 10)
+                                   --warmup S   first seconds of samples left out of the warm figure (default 200)
+                                   --threads T  the engine's stream threads (default 1)
               hook     an example automation hook: follows gpu.recommendations.v1 (Kafka in
                        KAFKA_BOOTSTRAP_SERVERS) and prints what it would do with each recommendation
                          --ack URL   acknowledge each one it acts on at the alert service at URL

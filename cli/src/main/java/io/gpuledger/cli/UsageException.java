@@ -1,5 +1,8 @@
 package io.gpuledger.cli;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /** A command line that cannot be run as written; the message says what to change. */
 final class UsageException extends RuntimeException {
 
@@ -15,6 +18,15 @@ final class UsageException extends RuntimeException {
     /** The value of a command-line option that takes a whole number of 0 or more. */
     static int nonNegative(String option, String value) {
         return wholeNumber(option, value, 0, "a whole number of 0 or more");
+    }
+
+    /** The value of a command-line option that takes positive whole numbers separated by commas ({@code 1000,10000}). */
+    static List<Integer> positives(String option, String value) {
+        List<Integer> numbers = new ArrayList<>();
+        for (String part : value.split(",", -1)) {
+            numbers.add(wholeNumber(option, part.strip(), 1, "positive whole numbers separated by commas"));
+        }
+        return List.copyOf(numbers);
     }
 
     private static int wholeNumber(String option, String value, int least, String what) {

@@ -1,0 +1,71 @@
+package io.gpuledger.cli;
+
+import io.gpuledger.streams.CostEngineProcess;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The pipeline's programs as the benchmarks run them: each in a JVM of its own, with the memory
+ * the demo and the compose stack give it, and whatever else an environment variable adds (a
+ * larger heap for a larger fleet, a flight recording).
+ */
+final class BenchProcesses {
+
+    /** Extra JVM options of the cost engine, split on spaces. */
+    static final String ENGINE_JVM_OPTIONS = "GPULEDGER_BENCH_ENGINE_JVM_OPTS";
+
+    private BenchProcesses() {
+    }
+
+    /** {@code CostEngineMain} in its own JVM ({@code -Xmx1g}), state under {@code work}; not yet awaited. */
+    static CostEngineProcess engine(String bootstrap, Path work, String application, int threads) throws IOException {
+        return CostEngineProcess.start(System.getProperty("java.class.path"), engineJvm(),
+                List.of("--bootstrap-servers", bootstrap, "--application-id", application,
+                        "--state-dir", work.resolve("state-" + application).toString(),
+                        "--threads", String.valueOf(threads)),
+                work.resolve(application + ".log"));
+    }
+
+    /**
+     * The packaged alert service in its own JVM ({@code -Xmx384m}, as the demo runs it), reading
+     * as consumer group {@code groupId} (and {@code groupId-capacity} for notices), on a free port;
+     * not yet awaited.
+     */
+    static AlertServiceProcess alertService(String bootstrap, Path work, String groupId) throws IOException {
+        Path home = Path.of(System.getProperty("gpuledger.home", ".")).toAbsolutePath().normalize();
+        Path jar = home.resolve("alerts/target/quarkus-app/quarkus-run.jar");
+        return AlertServiceProcess.start(jar, bootstrap, LocalPorts.free(), work.resolve(groupId + ".log"),
+                Map.of("GPULEDGER_CONSUMER_GROUP_ID", groupId));
+    }
+
+    /** The engine's JVM options. */
+    static List<String> engineJvm() {
+        List<String> jvm = new ArrayList<>(List.of("-Xmx1g"));
+        jvm.addAll(extraOptions(ENGINE_JVM_OPTIONS));
+        return jvm;
+    }
+
+    /** The alert service's JVM options: its heap, then the extra ones ({@link AlertServiceProcess} adds the heap). */
+    static List<String> alertsJvm() {
+        List<String> jvm = new ArrayList<>(List.of(AlertServiceProcess.HEAP));
+        jvm.addAll(AlertServiceProcess.jvmOptionsFromEnvironment());
+        return jvm;
+    }
+
+    /**
+     * A {@code gpu-ledger} command ({@code simulate}, {@code demo}) in its own JVM with the
+     * script's {@code -Xmx1g}; {@code environment} is added to this one's, less
+     * {@code KAFKA_BOOTSTRAP_SERVERS} unless it names it.
+     */
+    static CliProcess command(Path log, Map<String, String> environment, String... arguments) throws IOException {
+        return CliProcess.start(log, List.of("-Xmx1g"), environment, arguments);
+    }
+
+    private static List<String> extraOptions(String variable) {
+        String extra = System.getenv(variable);
+        return extra == null || extra.isBlank() ? List.of() : List.of(extra.trim().split("\\s+"));
+    }
+}

@@ -1,0 +1,58 @@
+package io.gpuledger.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** The pipeline benchmark runs end to end and prints its figures; how large they are is not a test's business. */
+class PipelineThroughputBenchTest {
+
+    @Test
+    void shouldPrintTheCopyThePipelineAndWhatTheAlertServiceReadWithTheRatioLast() throws Exception {
+        // Given a fleet of 100 GPUs for one simulated minute, far smaller than a real run
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+
+        // When it runs
+        int status = PipelineThroughputBench.run(new String[] {"--gpus", "100", "--minutes", "1", "--warmup", "20"},
+                new PrintStream(printed, true, StandardCharsets.UTF_8));
+
+        // Then it ends well, with the stages, each process's CPU, the alert service's reading, a row for the size,
+        // and the headline last (no warm row is asserted: a fast engine may pass the warm-up between two polls)
+        List<String> lines = printed.toString(StandardCharsets.UTF_8).lines().toList();
+        assertThat(status).isZero();
+        assertThat(lines).contains("== 100 GPUs, a sample a second each: 6000 samples, 1 minutes simulated ==")
+                .anyMatch(line -> line.startsWith("| copy consumer -> producer, 2nd pass (warm) | 6000 |"))
+                .anyMatch(line -> line.startsWith("| cost engine done, in the pipeline, all records (cold start) | 6000 |"))
+                .anyMatch(line -> line.startsWith("| pipeline done, all records (cold start) | 6000 |"))
+                .anyMatch(line -> line.startsWith("engine: "))
+                .anyMatch(line -> line.startsWith("alert service: "))
+                .anyMatch(line -> line.startsWith("broker: "))
+                .anyMatch(line -> line.startsWith("| 100 | 6000 | "));
+        String read = lines.stream().filter(line -> line.startsWith("the alert service read ")).findFirst().orElseThrow();
+        Matcher records = Pattern.compile("read (\\d+) records of the engine's .*gpu\\.usage\\.v1 (\\d+)").matcher(read);
+        assertThat(records.find()).as(read).isTrue();
+        assertThat(Long.parseLong(records.group(2))).isPositive().isLessThanOrEqualTo(Long.parseLong(records.group(1)));
+        assertThat(lines.get(lines.size() - 2)).matches("100 GPUs: ratio \\d+\\.\\d\\d \\(\\d+/s vs copy \\d+/s\\)");
+        assertThat(lines.get(lines.size() - 1))
+                .matches("pipeline at 100 GPUs: ratio \\d+\\.\\d\\d \\(\\d+/s vs copy \\d+/s\\)");
+    }
+
+    @Test
+    void shouldRefuseFleetsItCannotRead() {
+        PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
+        assertThatThrownBy(() -> PipelineThroughputBench.run(new String[] {"--gpus", "1000,10k"}, quiet))
+                .isInstanceOf(UsageException.class).hasMessageContaining("--gpus takes positive whole numbers");
+        assertThatThrownBy(() -> PipelineThroughputBench.run(new String[] {"--samples", "10"}, quiet))
+                .isInstanceOf(UsageException.class).hasMessageContaining("unknown option '--samples'");
+        assertThatThrownBy(() -> PipelineThroughputBench.run(new String[] {"--gpus", "1", "--minutes", "10000"}, quiet))
+                .isInstanceOf(UsageException.class).hasMessageContaining("the topics keep 7 days");
+    }
+}
