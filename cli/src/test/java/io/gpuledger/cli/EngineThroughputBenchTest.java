@@ -25,6 +25,7 @@ class EngineThroughputBenchTest {
         List<String> lines = printed.toString(StandardCharsets.UTF_8).lines().toList();
         assertThat(status).isZero();
         assertThat(lines).anyMatch(line -> line.startsWith("| copy consumer -> producer, 2nd pass (warm) | 3000 |"))
+                .anyMatch(line -> line.startsWith("| copy consumer -> producer, 3rd pass (after the engine) | 3000 |"))
                 .anyMatch(line -> line.startsWith("| cost engine, exactly-once, all records (cold start) | 3000 |"))
                 .anyMatch(line -> line.startsWith("cost engine process: "))
                 .anyMatch(line -> line.startsWith("broker (this process) meanwhile: "))
