@@ -106,13 +106,16 @@ class BrokerRestartTest {
                 publishing.shutdownNow();
             }
         }
+        boolean markerAfterStop = Files.exists(data.resolve(CLEAN_SHUTDOWN_MARKER));
         System.out.printf("broker restart: %d samples in %d windows, %d usage records read; at the kill %d samples"
                 + " acknowledged, %d not yet committed by the engine; broker away %.1f s, every sample committed"
-                + " %.1f s after it was back%n", fleet.samples(), fleet.windows(), charged.records(), sentAtKill, lagAtKill,
-                outage.toMillis() / 1000.0, recovery.toMillis() / 1000.0);
+                + " %.1f s after it was back%n", fleet.samples(), fleet.windows(), charged.records(), sentAtKill,
+                lagAtKill, outage.toMillis() / 1000.0, recovery.toMillis() / 1000.0);
 
-        // Then the broker died mid-stream, the hard way: samples still to send, input the engine had not committed
+        // Then the broker died mid-stream, the hard way: samples still to send, input the engine had not
+        // committed, and none of the marker its clean stop at the end wrote
         assertThat(markerAfterKill).as("clean-shutdown marker after the kill").isFalse();
+        assertThat(markerAfterStop).as("clean-shutdown marker after the stop").isTrue();
         assertThat(sentAtKill).isLessThan(fleet.samples());
         assertThat(lagAtKill).isPositive();
 
