@@ -36,18 +36,23 @@ public final class EmbeddedKafka implements AutoCloseable {
     private static final String HOST = "127.0.0.1";
     private static final int NODE_ID = 1;
     private static final int START_ATTEMPTS = 3;
+    /** Written by formatting; a directory that has it holds a broker's data. */
+    private static final String META_PROPERTIES = "meta.properties";
 
     private final Properties config;
     private final Path dataDir;
+    private final boolean ownsDataDir;
     private final String bootstrapServers;
     private KafkaRaftServer server;
     private boolean stopped;
 
-    private EmbeddedKafka(KafkaRaftServer server, Properties config, Path dataDir, String bootstrapServers) {
+    private EmbeddedKafka(KafkaRaftServer server, Properties config, Path dataDir, boolean ownsDataDir,
+            int brokerPort) {
         this.server = server;
         this.config = config;
         this.dataDir = dataDir;
-        this.bootstrapServers = bootstrapServers;
+        this.ownsDataDir = ownsDataDir;
+        this.bootstrapServers = HOST + ":" + brokerPort;
     }
 
     /** Starts a broker on free ports. */
@@ -65,7 +70,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
             Path dataDir = createDataDir();
             try {
-                return startOnce(dataDir, port == 0 ? freePort() : port, freePort());
+                return startOnce(dataDir, port == 0 ? freePort() : port, freePort(), true);
             } catch (RuntimeException e) {
                 deleteRecursively(dataDir);
                 last = e;
@@ -77,10 +82,28 @@ public final class EmbeddedKafka implements AutoCloseable {
         throw new IllegalStateException("embedded Kafka broker did not start: " + last.getMessage(), last);
     }
 
-    private static EmbeddedKafka startOnce(Path dataDir, int brokerPort, int controllerPort) {
+    /**
+     * Starts a broker on {@code dataDir} and the given ports. A directory that holds no broker's
+     * data yet is formatted; one that does is taken as it is, so a broker started on the directory
+     * of one that was killed recovers its logs as a production broker does after a crash. The
+     * data stays where it is on {@link #close()}: the caller owns the directory.
+     */
+    public static EmbeddedKafka startIn(Path dataDir, int brokerPort, int controllerPort) {
+        try {
+            Files.createDirectories(dataDir);
+            return startOnce(dataDir, brokerPort, controllerPort, false);
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalStateException("embedded Kafka broker did not start on " + dataDir + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private static EmbeddedKafka startOnce(Path dataDir, int brokerPort, int controllerPort, boolean ownsDataDir) {
         Properties props = brokerConfig(dataDir, brokerPort, controllerPort);
-        format(dataDir);
-        return new EmbeddedKafka(startServer(props), props, dataDir, HOST + ":" + brokerPort);
+        if (!Files.exists(dataDir.resolve(META_PROPERTIES))) {
+            format(dataDir);
+        }
+        return new EmbeddedKafka(startServer(props), props, dataDir, ownsDataDir, brokerPort);
     }
 
     private static KafkaRaftServer startServer(Properties props) {
@@ -167,7 +190,10 @@ public final class EmbeddedKafka implements AutoCloseable {
         return dataDir;
     }
 
-    /** Stops the broker, waits for it to finish, and deletes its data. Safe to call twice. */
+    /**
+     * Stops the broker, waits for it to finish, and deletes its data unless it was started
+     * {@linkplain #startIn in a directory of the caller's}. Safe to call twice.
+     */
     @Override
     public synchronized void close() {
         if (stopped) {
@@ -177,7 +203,9 @@ public final class EmbeddedKafka implements AutoCloseable {
         try {
             stopBroker();
         } finally {
-            deleteRecursively(dataDir);
+            if (ownsDataDir) {
+                deleteRecursively(dataDir);
+            }
         }
     }
 
@@ -189,7 +217,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
     }
 
-    private static int freePort() {
+    static int freePort() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
             socket.setReuseAddress(true);
             return socket.getLocalPort();

@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The Quarkus alert service, run as its own JVM like in production, with its output in a log
- * file. Stopping it sends SIGTERM (Quarkus shuts down cleanly) and, if it lingers, kills it.
+ * file. Stopping it sends SIGTERM (Quarkus shuts down cleanly) and, if it lingers, kills it;
+ * {@link #kill()} crashes it.
  */
 final class AlertServiceProcess implements AutoCloseable {
 
@@ -127,6 +128,12 @@ final class AlertServiceProcess implements AutoCloseable {
 
     boolean isAlive() {
         return process.isAlive();
+    }
+
+    /** Ends the service as a crash would (SIGKILL: nothing flushed, no offsets committed); waits until it is gone. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
     }
 
     @Override

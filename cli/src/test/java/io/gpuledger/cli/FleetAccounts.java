@@ -1,0 +1,270 @@
+package io.gpuledger.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.withinPercentage;
+
+import io.gpuledger.cli.UsageLedger.Window;
+import io.gpuledger.ingest.kafka.Producers;
+import io.gpuledger.ingest.price.PriceCatalog;
+import io.gpuledger.ingest.price.PriceFeed;
+import io.gpuledger.ingest.sim.Fleet;
+import io.gpuledger.ingest.sim.FleetSimulation;
+import io.gpuledger.ingest.sim.GroundTruth;
+import io.gpuledger.ingest.sim.SimulatedJob;
+import io.gpuledger.ingest.sim.SimulationSettings;
+import io.gpuledger.ingest.sim.SimulationStep;
+import io.gpuledger.ingest.sim.Tally;
+import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.Offer;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.Topics;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.producer.KafkaProducer;
+
+/**
+ * A simulated fleet's span of time whose cost is known before any of it is published, for the
+ * tests that put the pipeline through a fault and then check what the cost engine charged: the
+ * fleet (bought in US dollars, with spot interruptions and spot price moves), every round of it,
+ * every price version, the simulator's ground truth, and what each GPU's one-minute window must
+ * hold. What a reader kept of {@code gpu.usage.v1} must add up, per GPU, job and pool, to the
+ * ground truth, and no window may hold more than its own samples.
+ */
+final class FleetAccounts {
+
+    private static final double PERCENT = 0.01;
+
+    private final Fleet fleet;
+    private final FleetSimulation simulation;
+    private final List<PriceQuote> catalog;
+    private final List<SimulationStep> steps;
+    private final List<PriceQuote> prices;
+    private final Map<Window, Expected> expected;
+    private final long samples;
+    private final AtomicLong samplesSent = new AtomicLong();
+
+    private FleetAccounts(Fleet fleet, FleetSimulation simulation, List<PriceQuote> catalog,
+            List<SimulationStep> steps) {
+        this.fleet = fleet;
+        this.simulation = simulation;
+        this.catalog = catalog;
+        this.steps = steps;
+        List<PriceQuote> all = new ArrayList<>(catalog);
+        steps.forEach(step -> all.addAll(step.priceChanges()));
+        this.prices = List.copyOf(all);
+        this.expected = expectedWindows(steps, prices);
+        this.samples = steps.stream().mapToLong(step -> step.telemetry().size()).sum();
+    }
+
+    /**
+     * Simulates {@code span} of a fleet of {@code gpus} from {@code start}, a sample per GPU every
+     * {@code interval}; spot instances interrupted 0.2 times an hour, spot prices moving 4 times an hour.
+     */
+    static FleetAccounts simulate(int gpus, long seed, Instant start, Duration span, Duration interval) {
+        List<PriceQuote> catalog = PriceCatalog.loadDefault().quotes().stream()
+                .filter(quote -> quote.currency().equals("USD")).toList();
+        SimulationSettings settings = SimulationSettings.defaults(interval)
+                .withSpotInterruptionsPerInstanceHour(0.2).withSpotPriceChangesPerOfferHour(4);
+        Fleet fleet = Fleet.generate(gpus, catalog, seed);
+        FleetSimulation simulation = new FleetSimulation(fleet, catalog, settings, seed, start);
+        List<SimulationStep> steps = new ArrayList<>();
+        simulation.run(span, steps::add);
+        return new FleetAccounts(fleet, simulation, catalog, List.copyOf(steps));
+    }
+
+    /** Samples in the whole span. */
+    long samples() {
+        return samples;
+    }
+
+    /** Samples the broker has acknowledged so far. */
+    long samplesSent() {
+        return samplesSent.get();
+    }
+
+    /** Windows the samples fall in. */
+    int windows() {
+        return expected.size();
+    }
+
+    /** Price versions beyond the catalog: the spot price moves of the span. */
+    int priceChanges() {
+        return prices.size() - catalog.size();
+    }
+
+    long interruptions() {
+        return simulation.interruptions();
+    }
+
+    /**
+     * Every price version, the catalog's and the span's moves, before any sample: the engine's
+     * price table is a global store read by its own thread, so a version sent just ahead of the
+     * samples it prices could still be missed by them (see docs/architecture.md, limits).
+     */
+    void publishPrices(String bootstrap, String clientId) {
+        try (KafkaProducer<String, PriceQuote> producer = Producers.forTopic(Topics.PRICES, bootstrap, clientId)) {
+            new PriceFeed(producer).publish(prices);
+        }
+    }
+
+    /**
+     * The span's samples in simulated-time order, as agents send them (a GPU's samples in the
+     * order they were taken, so that no window closes before its samples are in), in
+     * {@code slices} flushed one after the other, {@code pause} apart.
+     *
+     * @throws IllegalStateException when the broker refused a sample for good
+     */
+    void publishTelemetry(String bootstrap, String clientId, int slices, Duration pause) throws InterruptedException {
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        int roundsPerSlice = (steps.size() + slices - 1) / slices;
+        try (KafkaProducer<byte[], byte[]> producer = Producers.forTopics(bootstrap, clientId)) {
+            for (int round = 0; round < steps.size(); round++) {
+                for (TelemetrySample sample : steps.get(round).telemetry()) {
+                    producer.send(Producers.record(Topics.TELEMETRY, sample.time().toEpochMilli(), sample.gpuUuid(),
+                            sample), (metadata, error) -> {
+                                if (error != null) {
+                                    failure.compareAndSet(null, error);
+                                } else {
+                                    samplesSent.incrementAndGet();
+                                }
+                            });
+                }
+                if ((round + 1) % roundsPerSlice == 0) {
+                    producer.flush();
+                    Thread.sleep(pause.toMillis());
+                }
+            }
+            producer.flush();
+        }
+        if (failure.get() != null) {
+            throw new IllegalStateException("a sample was not published", failure.get());
+        }
+    }
+
+    /**
+     * Reads {@code gpu.usage.v1} as a downstream stage does (see {@link UsageLedger}) until every
+     * window the samples fall in is there, or 20 s have passed. Call it while the engine still
+     * runs, once it has committed every sample: the windows still open at the end (within the
+     * grace period) are sent at its next update, a moment after its last commit.
+     */
+    Charged readCharged(String bootstrap, EngineRuns engines) {
+        try (UsageLedger ledger = new UsageLedger(bootstrap)) {
+            ledger.readUntil(windows -> windows.containsAll(expected.keySet()), Duration.ofSeconds(20));
+            return new Charged(ledger.windows(), ledger.records(), engines.end(Topics.TELEMETRY_DEAD_LETTERS.name()));
+        }
+    }
+
+    /**
+     * Asserts that no sample was refused, that the windows kept of {@code gpu.usage.v1} are
+     * exactly the samples' windows, none holding more than its own samples, and that the totals
+     * per GPU, per job and per pool are the ground truth's, to 0.01%.
+     */
+    void assertChargedOnce(Charged charged) {
+        Map<Window, GpuUsage> windows = charged.windows();
+        assertThat(charged.deadLetters()).as("samples refused").isZero();
+        assertThat(difference(expected.keySet(), windows.keySet())).as("windows missing").isEmpty();
+        assertThat(difference(windows.keySet(), expected.keySet())).as("windows of no sample").isEmpty();
+        assertThat(overcounted(windows)).isEmpty();
+
+        GroundTruth truth = simulation.groundTruth();
+        assertSameCost("GPU", costBy(windows, GpuUsage::gpuUuid), truth.byGpu(), Function.identity());
+        Map<String, SimulatedJob> jobs = fleet.jobs().stream()
+                .collect(Collectors.toMap(SimulatedJob::id, Function.identity()));
+        assertSameCost("job", costBy(windows, usage -> jobKey(usage.jobId(), usage.offer())), truth.byJob(),
+                id -> jobKey(jobs.get(id).reportedJobId(), jobs.get(id).offer()));
+        assertSameCost("pool", costBy(windows, usage -> usage.offer().key()), truth.byPool(), Function.identity());
+    }
+
+    /**
+     * What each window must hold, worked out from the samples alone: a sample belongs to the
+     * one-minute window (aligned to the epoch) that holds the middle of its interval, and can cost
+     * at most its GPU-time at the dearest price its offer had in the span.
+     */
+    private static Map<Window, Expected> expectedWindows(List<SimulationStep> steps, List<PriceQuote> prices) {
+        Map<String, Double> dearestPerGpuHour = new HashMap<>();
+        prices.forEach(quote -> dearestPerGpuHour.merge(quote.offer().key(), quote.pricePerGpuHour(), Math::max));
+        Map<Window, Expected> expected = new HashMap<>();
+        for (SimulationStep step : steps) {
+            for (TelemetrySample sample : step.telemetry()) {
+                Instant middle = sample.time().minusMillis(Math.round(sample.intervalSeconds() * 500));
+                Window window = new Window(sample.gpuUuid(), middle.truncatedTo(ChronoUnit.MINUTES));
+                double ceiling = dearestPerGpuHour.get(sample.offer().key()) * sample.chargedFraction()
+                        * sample.intervalSeconds() / 3600;
+                expected.merge(window, new Expected(1, sample.intervalSeconds(), ceiling), Expected::plus);
+            }
+        }
+        return expected;
+    }
+
+    /** Windows whose total holds other samples, time or money than their own samples can account for. */
+    private List<String> overcounted(Map<Window, GpuUsage> windows) {
+        List<String> wrong = new ArrayList<>();
+        windows.forEach((window, usage) -> {
+            Expected own = expected.get(window);
+            if (own == null) {
+                return;
+            }
+            if (usage.samples() != own.samples() || Math.abs(usage.secondsObserved() - own.seconds()) > 1e-9
+                    || usage.unpricedSeconds() != 0 || usage.cost() > own.ceiling() * (1 + 1e-12)) {
+                wrong.add(window + ": " + usage.samples() + " samples, " + usage.secondsObserved() + " s, cost "
+                        + usage.cost() + "; its samples: " + own);
+            }
+        });
+        return wrong;
+    }
+
+    private static Set<Window> difference(Set<Window> these, Set<Window> those) {
+        Set<Window> rest = new HashSet<>(these);
+        rest.removeAll(those);
+        return rest;
+    }
+
+    private static Map<String, Double> costBy(Map<Window, GpuUsage> windows, Function<GpuUsage, String> key) {
+        Map<String, Double> sums = new HashMap<>();
+        windows.values().forEach(usage -> sums.merge(key.apply(usage), usage.cost(), Double::sum));
+        return sums;
+    }
+
+    private static void assertSameCost(String what, Map<String, Double> charged, Map<String, Tally> truth,
+            Function<String, String> key) {
+        Map<String, Double> expected = new HashMap<>();
+        truth.forEach((id, tally) -> expected.merge(key.apply(id), tally.cost(), Double::sum));
+        assertThat(charged.keySet()).as("%s keys", what).containsExactlyInAnyOrderElementsOf(expected.keySet());
+        expected.forEach((id, cost) -> assertThat(charged.get(id)).as("cost of %s %s", what, id)
+                .isCloseTo(cost, withinPercentage(PERCENT)));
+    }
+
+    /**
+     * A job as the usage topic can tell it: by its id, except that capacity running no job says
+     * {@code unknown} on the wire, which is told apart by its pool.
+     */
+    private static String jobKey(String reportedJobId, Offer offer) {
+        return reportedJobId == null || reportedJobId.equals(TelemetrySample.UNKNOWN_JOB)
+                ? TelemetrySample.UNKNOWN_JOB + "|" + offer.key() : reportedJobId;
+    }
+
+    /**
+     * What the engine made of the samples: the last record of each window a reader kept, how many
+     * records it read (re-emissions counted), and how many samples went to the dead-letter topic.
+     */
+    record Charged(Map<Window, GpuUsage> windows, long records, long deadLetters) {
+    }
+
+    private record Expected(long samples, double seconds, double ceiling) {
+        Expected plus(Expected other) {
+            return new Expected(samples + other.samples, seconds + other.seconds, ceiling + other.ceiling);
+        }
+    }
+}
