@@ -8,6 +8,7 @@ import io.gpuledger.alerts.anomaly.PriceSpikeDetector;
 import io.gpuledger.alerts.anomaly.SpendRateDetector;
 import io.gpuledger.alerts.feed.KafkaClients;
 import io.gpuledger.alerts.feed.TopicReader;
+import io.gpuledger.alerts.feed.TopicReplay;
 import io.gpuledger.alerts.fleet.FleetBoard;
 import io.gpuledger.alerts.metrics.FleetMetrics;
 import io.gpuledger.alerts.metrics.MetricCatalogue;
@@ -22,8 +23,10 @@ import io.gpuledger.alerts.webhook.WebhookReceiver;
 import io.gpuledger.alerts.webhook.WebhookReceivers;
 import io.gpuledger.alerts.webhook.WebhookSettings;
 import io.gpuledger.model.CapacityEvent;
+import io.gpuledger.model.CostAnomaly;
 import io.gpuledger.model.EnrichedCapacityEvent;
 import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Json;
@@ -193,6 +196,7 @@ public class AlertService {
         }
         fleetReader = new TopicReader("alerts-fleet", KafkaClients.consumer(bootstrapServers, groupId), handlers,
                 deadLetters, this::flush, registry, clock);
+        readPricesBack();
         capacityReader.start();
         fleetReader.start();
         startWebhooks();
@@ -286,12 +290,35 @@ public class AlertService {
     }
 
     private Instant onPrice(ConsumerRecord<String, byte[]> record) {
-        PriceQuote quote = Json.read(record.value(), PriceQuote.class);
+        learnPrice(Json.read(record.value(), PriceQuote.class)).ifPresent(anomalies::publish);
+        return null;
+    }
+
+    /** A price version into the gauges, the spike watch and the rules; a spike it makes, if any. */
+    private Optional<CostAnomaly> learnPrice(PriceQuote quote) {
         Instant now = clock.instant();
         metrics.record(quote, now);
-        watch.onPrice(quote, now).ifPresent(anomalies::publish);
+        Optional<CostAnomaly> spike = watch.onPrice(quote, now);
         rules.onPrice(quote);
-        return null;
+        return spike;
+    }
+
+    /**
+     * Reads again the price versions the fleet reader handled before the service last stopped:
+     * the feed publishes a version when a price changes (and confirms it every few minutes), so
+     * without them the rules would know no price, and the spike watch no version before the next,
+     * until then. Their spikes were published when they were first read.
+     */
+    private void readPricesBack() {
+        long read = TopicReplay.replayCommitted(bootstrapServers, Topics.PRICES.name(), groupId,
+                Duration.ofSeconds(60), record -> {
+                    try {
+                        learnPrice(Json.read(record.value(), PriceQuote.class));
+                    } catch (InvalidRecordException e) {
+                        // Dead-lettered when it was first read.
+                    }
+                });
+        LOG.infof("read back %d price versions read before", read);
     }
 
     private Instant onJobProgress(ConsumerRecord<String, byte[]> record) {

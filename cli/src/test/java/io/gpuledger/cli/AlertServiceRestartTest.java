@@ -50,8 +50,9 @@ import org.junit.jupiter.api.io.TempDir;
  * (the cost engine in this JVM, the alert service as its own process, as in production), a
  * simulated fleet with idle GPUs and spot instances taken back every quarter minute or so, teams on
  * budgets too small to last a minute, and finance's webhook receiver on 127.0.0.1. The service is
- * killed with SIGKILL while a webhook delivery is in flight; while it is down a spot price rises by
- * half and a spot instance is given notice; it is started again on the same consumer groups. What
+ * killed with SIGKILL while a webhook delivery is in flight, after it has read a spot price's rise
+ * by 5%; while it is down that price rises by half again (a spike only against the version read
+ * before) and a spot instance is given notice; it is started again on the same consumer groups. What
  * automation and finance read afterwards must hold every recommendation and anomaly the input
  * calls for, none of them twice.
  */
@@ -147,8 +148,13 @@ class AlertServiceRestartTest {
                     simulator.start();
                     services.add(startAlertService(bootstrap, port, alertSettings, 1));
                     ready = Instant.now();
+                    // And a spot price has risen by 5%, a version the service reads before it is killed
+                    Instant stepAt = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+                    PriceQuote step = priced(spot, spot.pricePerHour() * 1.05, stepAt.minusSeconds(2));
+                    SimulatedFleet.publishPrices(List.of(step), bootstrap, "restart-price-step");
                     await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).until(() -> inbox.held() != null
-                            && ledger(bootstrap).containsAll(inbox.taken()));
+                            && ledger(bootstrap).containsAll(inbox.taken())
+                            && progress.committed(GROUP, Topics.PRICES.name()) >= progress.end(Topics.PRICES.name()));
 
                     // And it is killed then, with SIGKILL
                     services.get(0).kill();
@@ -159,12 +165,11 @@ class AlertServiceRestartTest {
                     deliveriesCommittedAtKill = progress.committed(GROUP + "-webhooks",
                             Topics.COST_ANOMALIES.name());
 
-                    // And while it is down a spot price rises by 5%, then by half again, and a spot
-                    // instance is given two minutes' notice
+                    // And while it is down the price rises by half again (a spike only against the
+                    // version read before the kill), and a spot instance is given two minutes' notice
                     Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
-                    PriceQuote step = priced(spot, spot.pricePerHour() * 1.05, now.minusSeconds(2));
                     PriceQuote spike = priced(spot, step.pricePerHour() * 1.5, now.minusSeconds(1));
-                    SimulatedFleet.publishPrices(List.of(step, spike), bootstrap, "restart-price-spike");
+                    SimulatedFleet.publishPrices(List.of(spike), bootstrap, "restart-price-spike");
                     spikeOf = "price_spike:offer:" + spot.offer().key() + ":" + step.validFrom() + ":";
                     noticeWhileDown = notice(spot, now, now.plus(Duration.ofMinutes(2)));
                     records.send(Producers.record(Topics.CAPACITY_EVENTS, now.toEpochMilli(),

@@ -2,9 +2,13 @@ package io.gpuledger.alerts.feed;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -14,7 +18,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 /**
  * Reads a topic from its start to its end as of now, outside any consumer group: how the alert
  * service learns at start what it published before (recommendations and their states, anomalies,
- * webhook deliveries), so that a restart neither repeats nor forgets them.
+ * webhook deliveries), so that a restart neither repeats nor forgets them. Or up to where a group
+ * has committed: the price versions the service had read before it stopped.
  */
 public final class TopicReplay {
 
@@ -24,6 +29,36 @@ public final class TopicReplay {
     /** Feeds every committed record of {@code topic} to {@code sink}; returns how many. */
     public static long replay(String bootstrapServers, String topic, Duration timeout,
             Consumer<ConsumerRecord<String, byte[]>> sink) {
+        return replay(bootstrapServers, topic, timeout, sink, (consumer, partitions) ->
+                consumer.endOffsets(partitions, timeout));
+    }
+
+    /**
+     * Feeds {@code sink} the records of {@code topic} that consumer group {@code groupId} has
+     * committed past, from the start: what the group's member read and handled before it last
+     * stopped. Nothing if the group has committed nothing there.
+     */
+    public static long replayCommitted(String bootstrapServers, String topic, String groupId, Duration timeout,
+            Consumer<ConsumerRecord<String, byte[]>> sink) {
+        return replay(bootstrapServers, topic, timeout, sink, (consumer, partitions) -> {
+            // Asking a group for its offsets does not join it: its reader starts later, undisturbed.
+            try (KafkaConsumer<String, byte[]> group = new KafkaConsumer<>(
+                    KafkaClients.consumer(bootstrapServers, groupId), new StringDeserializer(),
+                    new ByteArrayDeserializer())) {
+                Map<TopicPartition, OffsetAndMetadata> committed = group.committed(Set.copyOf(partitions), timeout);
+                Map<TopicPartition, Long> until = new HashMap<>();
+                for (TopicPartition partition : partitions) {
+                    OffsetAndMetadata offset = committed.get(partition);
+                    until.put(partition, offset == null ? 0L : offset.offset());
+                }
+                return until;
+            }
+        });
+    }
+
+    private static long replay(String bootstrapServers, String topic, Duration timeout,
+            Consumer<ConsumerRecord<String, byte[]>> sink,
+            BiFunction<KafkaConsumer<String, byte[]>, List<TopicPartition>, Map<TopicPartition, Long>> until) {
         Instant deadline = Instant.now().plus(timeout);
         long records = 0;
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(KafkaClients.replay(bootstrapServers),
@@ -32,14 +67,16 @@ public final class TopicReplay {
                     .map(info -> new TopicPartition(topic, info.partition())).toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions, timeout);
+            Map<TopicPartition, Long> end = until.apply(consumer, partitions);
             while (!reached(consumer, end)) {
                 if (Instant.now().isAfter(deadline)) {
                     throw new IllegalStateException("could not read " + topic + " to its end within " + timeout);
                 }
                 for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    sink.accept(record);
-                    records++;
+                    if (record.offset() < end.get(new TopicPartition(record.topic(), record.partition()))) {
+                        sink.accept(record);
+                        records++;
+                    }
                 }
             }
         }
