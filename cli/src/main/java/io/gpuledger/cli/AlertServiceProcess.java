@@ -47,13 +47,7 @@ final class AlertServiceProcess implements AutoCloseable {
      */
     static AlertServiceProcess start(Path jar, String bootstrapServers, int port, Path log,
             Map<String, String> settings) throws IOException {
-        return start(jar, bootstrapServers, port, log, settings, jvmOptionsFromEnvironment());
-    }
-
-    /** The options in {@link #JVM_OPTIONS}; none if it is not set. */
-    static List<String> jvmOptionsFromEnvironment() {
-        String extra = System.getenv(JVM_OPTIONS);
-        return extra == null || extra.isBlank() ? List.of() : List.of(extra.trim().split("\\s+"));
+        return start(jar, bootstrapServers, port, log, settings, JvmOptions.fromEnvironment(JVM_OPTIONS));
     }
 
     /** @param jvmOptions after the service's own (a later {@code -Xmx} wins): a benchmark's flight recording, say */

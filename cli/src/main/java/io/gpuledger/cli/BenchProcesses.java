@@ -44,14 +44,14 @@ final class BenchProcesses {
     /** The engine's JVM options. */
     static List<String> engineJvm() {
         List<String> jvm = new ArrayList<>(List.of("-Xmx1g"));
-        jvm.addAll(extraOptions(ENGINE_JVM_OPTIONS));
+        jvm.addAll(JvmOptions.fromEnvironment(ENGINE_JVM_OPTIONS));
         return jvm;
     }
 
     /** The alert service's JVM options: its heap, then the extra ones ({@link AlertServiceProcess} adds the heap). */
     static List<String> alertsJvm() {
         List<String> jvm = new ArrayList<>(List.of(AlertServiceProcess.HEAP));
-        jvm.addAll(AlertServiceProcess.jvmOptionsFromEnvironment());
+        jvm.addAll(JvmOptions.fromEnvironment(AlertServiceProcess.JVM_OPTIONS));
         return jvm;
     }
 
@@ -62,10 +62,5 @@ final class BenchProcesses {
      */
     static CliProcess command(Path log, Map<String, String> environment, String... arguments) throws IOException {
         return CliProcess.start(log, List.of("-Xmx1g"), environment, arguments);
-    }
-
-    private static List<String> extraOptions(String variable) {
-        String extra = System.getenv(variable);
-        return extra == null || extra.isBlank() ? List.of() : List.of(extra.trim().split("\\s+"));
     }
 }
