@@ -135,8 +135,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             state.identity = identity;
             identities.put(gpu, identity);
         }
-        Double price = priceOf(state, identity, at);
-        UsageTotals charged = UsageTotals.ZERO.add(sample, price, state.price.staleAt(at));
+        PriceTable.InForce price = priceSpan(state, identity, at);
+        UsageTotals charged = UsageTotals.ZERO.add(sample, price.perGpuHourIn(settings.rates()), price.staleAt(at));
         GpuState.Window window = state.window(start);
         window.identity = identity;
         window.add(charged);
@@ -182,16 +182,15 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     }
 
     /**
-     * The price per GPU-hour in the reporting currency in force at {@code at} for the GPU's offer;
-     * null if none is known. The span it holds for is kept on the GPU's state: the next sample of
-     * the GPU most often falls in it too.
+     * The span of time around {@code at} in which one price of the GPU's offer (or none) is in
+     * force. It is kept on the GPU's state: the next sample of the GPU most often falls in it too.
      */
-    private Double priceOf(GpuState state, GpuIdentity identity, long at) {
+    private PriceTable.InForce priceSpan(GpuState state, GpuIdentity identity, long at) {
         if (state.priceFor != identity || !state.price.covers(at)) {
             state.price = prices.inForceAt(identity.offer, at);
             state.priceFor = identity;
         }
-        return state.price.perGpuHourIn(settings.rates());
+        return state.price;
     }
 
     /** The task's pending partial {@code key}, a new one if none is pending, marked changed. */
