@@ -80,6 +80,8 @@ public class AlertService {
     String bootstrapServers;
     @ConfigProperty(name = "gpuledger.consumer.group-id")
     String groupId;
+    @ConfigProperty(name = "gpuledger.consumer.instance-id")
+    Optional<String> instanceId;
     @ConfigProperty(name = "gpuledger.topics.create", defaultValue = "true")
     boolean createTopics;
     @ConfigProperty(name = "gpuledger.topics.partitions", defaultValue = "4")
@@ -160,6 +162,7 @@ public class AlertService {
         if (started) {
             return;
         }
+        instanceId.ifPresent(KafkaClients::checkedInstanceId);
         if (createTopics) {
             TopicAdmin.ensureTopics(bootstrapServers, partitions);
         }
@@ -181,7 +184,7 @@ public class AlertService {
                     .counter(registry, Tags.of("topic", topic.name())));
         }
         capacityReader = new TopicReader("alerts-capacity",
-                KafkaClients.consumer(bootstrapServers, groupId + "-capacity"),
+                KafkaClients.consumer(bootstrapServers, groupId + "-capacity", instanceId),
                 Map.of(Topics.CAPACITY_EVENTS.name(), this::onNotice,
                         Topics.CAPACITY_EVENTS_ENRICHED.name(), this::onEnrichedNotice), deadLetters, this::flush,
                 registry, clock);
@@ -194,7 +197,7 @@ public class AlertService {
         for (var topic : Topics.DEAD_LETTERS) {
             handlers.put(topic.name(), this::onDeadLetter);
         }
-        fleetReader = new TopicReader("alerts-fleet", KafkaClients.consumer(bootstrapServers, groupId), handlers,
+        fleetReader = new TopicReader("alerts-fleet", KafkaClients.consumer(bootstrapServers, groupId, instanceId), handlers,
                 deadLetters, this::flush, registry, clock);
         readPricesBack();
         capacityReader.start();
@@ -358,7 +361,7 @@ public class AlertService {
         if (receivers.isEmpty()) {
             return;
         }
-        webhooks = new WebhookDispatcher(bootstrapServers, groupId + "-webhooks", receivers,
+        webhooks = new WebhookDispatcher(bootstrapServers, groupId + "-webhooks", instanceId, receivers,
                 DeliveryPolicy.defaults(), clock);
         MetricCatalogue catalogue = MetricCatalogue.shipped();
         for (WebhookReceiver receiver : receivers) {

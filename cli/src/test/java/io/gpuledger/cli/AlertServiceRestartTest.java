@@ -38,8 +38,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.CleanupMode;
@@ -52,7 +56,8 @@ import org.junit.jupiter.api.io.TempDir;
  * budgets too small to last a minute, and finance's webhook receiver on 127.0.0.1. The service is
  * killed with SIGKILL while a webhook delivery is in flight, after it has read a spot price's rise
  * by 5%; while it is down that price rises by half again (a spike only against the version read
- * before) and a spot instance is given notice; it is started again on the same consumer groups. What
+ * before) and a spot instance is given notice; it is started again on the same consumer groups, as
+ * the same static member. What
  * automation and finance read afterwards must hold every recommendation and anomaly the input
  * calls for, none of them twice.
  */
@@ -72,6 +77,8 @@ class AlertServiceRestartTest {
     private static final int PARTITIONS = 1;
     private static final String RECEIVER = "finance";
     private static final String GROUP = "gpu-ledger-alerts";
+    /** The service's static member id, the same before and after the kill, as a pod's name is. */
+    private static final String INSTANCE = "gpu-ledger-alerts-0";
     private static final Duration PATIENCE = Duration.ofSeconds(120);
     /** As the recommendation book: a saving that moves by a tenth or less is no news. */
     private static final double MATERIAL_CHANGE = 0.10;
@@ -113,6 +120,7 @@ class AlertServiceRestartTest {
         Instant ready;
         Instant killed;
         Instant restarted;
+        Map<String, List<String>> membersAfterRestart;
         List<AlertServiceProcess> services = new ArrayList<>();
         try (EmbeddedKafka kafka = EmbeddedKafka.start();
                 WebhookInbox inbox = new WebhookInbox()) {
@@ -123,7 +131,8 @@ class AlertServiceRestartTest {
                     "GPULEDGER_BUDGETS", teams.stream().map(team -> "team:" + team + "=" + TINY_BUDGET)
                             .collect(Collectors.joining(";")),
                     "GPULEDGER_WEBHOOKS_FINANCE_URL", inbox.url(),
-                    "GPULEDGER_WEBHOOKS_FINANCE_SECRET", "restart-test");
+                    "GPULEDGER_WEBHOOKS_FINANCE_SECRET", "restart-test",
+                    "GPULEDGER_CONSUMER_INSTANCE_ID", INSTANCE);
             int port = LocalPorts.free();
             // The last budget anomaly's delivery waits, unanswered, for the crash; those before it are taken.
             inbox.hold(teams.size());
@@ -179,6 +188,10 @@ class AlertServiceRestartTest {
                     services.add(startAlertService(bootstrap, port, alertSettings, 2));
                     restarted = Instant.now();
                     inbox.release();
+                    List<String> groups = List.of(GROUP, GROUP + "-capacity", GROUP + "-webhooks");
+                    membersAfterRestart = await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200))
+                            .until(() -> members(bootstrap, groups), byGroup -> byGroup.values().stream()
+                                    .noneMatch(List::isEmpty));
 
                     // And it runs until finance has taken every anomaly on the topic, the spike among them
                     String spikePrefix = spikeOf;
@@ -247,6 +260,10 @@ class AlertServiceRestartTest {
         // And finance took each of them once; the one held at the crash was sent again, and taken then
         assertThat(taken).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(anomalyIds);
         assertThat(Collections.frequency(requested, heldAtKill)).isEqualTo(2);
+        // And the restarted service took its place in each group as the same static member: the
+        // member that died is not waited for
+        assertThat(membersAfterRestart).hasSize(3)
+                .allSatisfy((group, members) -> assertThat(members).as(group).containsExactly(INSTANCE));
     }
 
     private AlertServiceProcess startAlertService(String bootstrap, int port, Map<String, String> settings, int run)
@@ -262,6 +279,17 @@ class AlertServiceRestartTest {
             throw e;
         }
         return service;
+    }
+
+    /** Each group's members, by their static ids ("-" for one without). */
+    private static Map<String, List<String>> members(String bootstrap, List<String> groups) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            Map<String, List<String>> members = new TreeMap<>();
+            admin.describeConsumerGroups(groups).all().get(30, TimeUnit.SECONDS).forEach((group, description) ->
+                    members.put(group, description.members().stream()
+                            .map(member -> member.groupInstanceId().orElse("-")).toList()));
+            return members;
+        }
     }
 
     private static long seconds(Instant from, Instant to) {

@@ -1,12 +1,19 @@
 package io.gpuledger.alerts.feed;
 
 import io.gpuledger.model.KafkaClientSettings;
+import java.time.Duration;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
 /** How the alert service talks to Kafka: committed records only in, idempotent writes out. */
 public final class KafkaClients {
+
+    /** What Kafka takes as a static member's id. */
+    private static final Pattern INSTANCE_ID = Pattern.compile("[A-Za-z0-9._-]{1,249}");
 
     private KafkaClients() {
     }
@@ -21,6 +28,42 @@ public final class KafkaClients {
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         return props;
+    }
+
+    /**
+     * As {@link #consumer(String, String)}, and a static member of its group when {@code instanceId}
+     * is given: a restart under the same id takes its partitions back at once, where a new member
+     * waits for the group to give up on the one that died (its session timeout, 45 s).
+     *
+     * @throws IllegalArgumentException when the id is not one Kafka takes
+     */
+    public static Properties consumer(String bootstrapServers, String groupId, Optional<String> instanceId) {
+        Properties props = consumer(bootstrapServers, groupId);
+        instanceId.ifPresent(id -> props.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, checkedInstanceId(id)));
+        return props;
+    }
+
+    /**
+     * {@code id}, when Kafka takes it as a static member's id.
+     *
+     * @throws IllegalArgumentException naming the id and what is allowed
+     */
+    public static String checkedInstanceId(String id) {
+        if (!INSTANCE_ID.matcher(id).matches()) {
+            throw new IllegalArgumentException("consumer instance id '" + id + "' is not one Kafka takes: 1 to 249"
+                    + " letters, digits, '.', '_' or '-' (a pod's name, say)");
+        }
+        return id;
+    }
+
+    /**
+     * How a reader closes when the service stops: it leaves its group even as a static member, so
+     * that whoever comes next (a new pod under another name) takes its partitions at once. Only a
+     * crash leaves a static member behind, for its restart to take back.
+     */
+    public static CloseOptions leavingTheGroup(Duration timeout) {
+        return CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                .withTimeout(timeout);
     }
 
     /** A consumer without a group, for reading a topic back from its start (see {@link TopicReplay}). */

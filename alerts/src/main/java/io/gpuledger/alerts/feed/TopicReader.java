@@ -129,7 +129,7 @@ public final class TopicReader {
             LOG.errorf(e, "%s stopped on an unexpected error", name);
         } finally {
             assigned = false;
-            consumer.close(Duration.ofSeconds(5));
+            consumer.close(KafkaClients.leavingTheGroup(Duration.ofSeconds(5)));
         }
     }
 

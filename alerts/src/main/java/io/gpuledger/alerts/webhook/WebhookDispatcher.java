@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -44,6 +45,7 @@ public class WebhookDispatcher implements AutoCloseable {
 
     private final String bootstrapServers;
     private final String groupId;
+    private final Optional<String> instanceId;
     private final List<WebhookReceiver> receivers;
     private final DeliveryPolicy policy;
     private final Clock clock;
@@ -54,13 +56,15 @@ public class WebhookDispatcher implements AutoCloseable {
     private Thread worker;
 
     /**
-     * @param groupId   the consumer group on {@code cost.anomalies.v1}; keep it when restarting
-     * @param receivers where anomalies go; names must be unique
+     * @param groupId    the consumer group on {@code cost.anomalies.v1}; keep it when restarting
+     * @param instanceId this instance's id as a static member of that group, if it has one
+     * @param receivers  where anomalies go; names must be unique
      */
-    public WebhookDispatcher(String bootstrapServers, String groupId, List<WebhookReceiver> receivers,
-            DeliveryPolicy policy, Clock clock) {
+    public WebhookDispatcher(String bootstrapServers, String groupId, Optional<String> instanceId,
+            List<WebhookReceiver> receivers, DeliveryPolicy policy, Clock clock) {
         this.bootstrapServers = Objects.requireNonNull(bootstrapServers, "bootstrapServers");
         this.groupId = Objects.requireNonNull(groupId, "groupId");
+        this.instanceId = Objects.requireNonNull(instanceId, "instanceId");
         this.receivers = List.copyOf(receivers);
         this.policy = Objects.requireNonNull(policy, "policy");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -78,7 +82,7 @@ public class WebhookDispatcher implements AutoCloseable {
         if (isRunning()) {
             return;
         }
-        loop = new DispatchLoop(receivers, counters, Clients.open(bootstrapServers, groupId, policy, clock), policy,
+        loop = new DispatchLoop(receivers, counters, Clients.open(bootstrapServers, groupId, instanceId, policy, clock), policy,
                 clock, () -> beforeCommit.run(), unreadable::incrementAndGet);
         worker = new Thread(loop::run, "webhook-dispatcher");
         worker.setDaemon(true);
@@ -148,12 +152,13 @@ public class WebhookDispatcher implements AutoCloseable {
     record Clients(KafkaConsumer<String, byte[]> consumer, KafkaProducer<String, WebhookDelivery> producer,
             DeliveryLedger ledger, WebhookSender sender) {
 
-        static Clients open(String bootstrapServers, String groupId, DeliveryPolicy policy, Clock clock) {
+        static Clients open(String bootstrapServers, String groupId, Optional<String> instanceId,
+                DeliveryPolicy policy, Clock clock) {
             KafkaProducer<String, WebhookDelivery> producer = new KafkaProducer<>(producerConfig(bootstrapServers,
                     groupId), Topics.WEBHOOK_DELIVERIES.keySerde().serializer(),
                     Topics.WEBHOOK_DELIVERIES.valueSerde().serializer());
             try {
-                KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(consumerConfig(bootstrapServers, groupId),
+                KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(consumerConfig(bootstrapServers, groupId, instanceId),
                         new StringDeserializer(), new ByteArrayDeserializer());
                 try {
                     return new Clients(consumer, producer, new DeliveryLedger(bootstrapServers, groupId + "-ledger"),
@@ -170,7 +175,7 @@ public class WebhookDispatcher implements AutoCloseable {
 
         void close() {
             sender.close();
-            quietly("anomaly consumer", () -> consumer.close(CloseOptions.timeout(Duration.ofSeconds(5))));
+            quietly("anomaly consumer", () -> consumer.close(KafkaClients.leavingTheGroup(Duration.ofSeconds(5))));
             quietly("ledger consumer", ledger::close);
             quietly("delivery producer", () -> producer.close(Duration.ofSeconds(5)));
         }
@@ -183,8 +188,9 @@ public class WebhookDispatcher implements AutoCloseable {
             }
         }
 
-        private static Properties consumerConfig(String bootstrapServers, String groupId) {
-            Properties props = KafkaClients.consumer(bootstrapServers, groupId);
+        private static Properties consumerConfig(String bootstrapServers, String groupId,
+                Optional<String> instanceId) {
+            Properties props = KafkaClients.consumer(bootstrapServers, groupId, instanceId);
             props.put(ConsumerConfig.CLIENT_ID_CONFIG, groupId + "-anomalies");
             return props;
         }

@@ -18,6 +18,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
@@ -316,7 +317,7 @@ class WebhookDispatcherTest {
     /** A dispatcher, not started, of a group that goes on from where it committed. */
     private WebhookDispatcher dispatcherKeepingOffsets(String group, DeliveryPolicy policy,
             WebhookReceiver... receivers) {
-        WebhookDispatcher dispatcher = new WebhookDispatcher(kafka.bootstrapServers(), group, List.of(receivers),
+        WebhookDispatcher dispatcher = new WebhookDispatcher(kafka.bootstrapServers(), group, Optional.empty(), List.of(receivers),
                 policy, Clock.systemUTC());
         started.add(dispatcher);
         return dispatcher;
