@@ -24,6 +24,11 @@ import java.util.stream.Stream;
  */
 final class Demo implements AutoCloseable {
 
+    /**
+     * The demo JVM's heap, as the {@code gpu-ledger} script sets it (a test holds the two together):
+     * the embedded broker, the cost engine and a simulated fleet of 10,000 GPUs need about 200 MiB.
+     */
+    static final String HEAP = "-Xmx512m";
     private static final int PARTITIONS = 3;
 
     private final PrintStream out;

@@ -194,7 +194,7 @@ final class FootprintBench {
         Path work = Files.createTempDirectory("gpu-ledger-bench-footprint-demo-");
         out.println();
         out.printf("== the demo stack: gpu-ledger demo --gpus %d --interval 1 ==%n", gpus);
-        try (CliProcess demo = BenchProcesses.command(work.resolve("demo.log"),
+        try (CliProcess demo = CliProcess.start(work.resolve("demo.log"), List.of(Demo.HEAP),
                 Map.of("GPULEDGER_CONSUMER_GROUP_ID", ALERTS_GROUP), "demo", "--gpus", String.valueOf(gpus),
                 "--interval", "1", "--http-port", String.valueOf(port))) {
             awaitAnswer(demo, port);
@@ -233,7 +233,7 @@ final class FootprintBench {
             double perSample = written > 0 ? 1e6 / written : Double.NaN;
             List<Row> rows = new ArrayList<>();
             window.processes().forEach((name, usage) -> rows.add(name.equals("demo")
-                    ? new Row(gpus, "demo: embedded broker, cost engine, simulated fleet (one JVM)", "-Xmx1g", usage,
+                    ? new Row(gpus, "demo: embedded broker, cost engine, simulated fleet (one JVM)", Demo.HEAP, usage,
                             usage.cpuSeconds() * perSample)
                     : new Row(gpus, "demo's alert service", String.join(" ", BenchProcesses.alertsJvm()), usage,
                             usage.cpuSeconds() * perSample)));

@@ -1,0 +1,44 @@
+package io.gpuledger.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The {@code gpu-ledger} script's JVM settings, which the benchmarks copy when they start a command
+ * without it: what {@code bench footprint} measures must be the demo as users start it.
+ */
+class LauncherScriptTest {
+
+    private static final Path SCRIPT = Path.of("..", "gpu-ledger");
+
+    @Test
+    void theDemoRunsWithTheHeapTheFootprintBenchmarkMeasures() throws Exception {
+        List<String> lines = Files.readAllLines(SCRIPT);
+
+        assertThat(lines).as("the demo's case in %s", SCRIPT)
+                .anySatisfy(line -> assertThat(line.strip()).isEqualTo("demo) jvm_options=(" + Demo.HEAP + ") ;;"));
+    }
+
+    @Test
+    void everyCommandRunsWithFewMallocArenas() throws Exception {
+        List<String> lines = Files.readAllLines(SCRIPT);
+
+        assertThat(lines).anySatisfy(line -> assertThat(line).startsWith("export MALLOC_ARENA_MAX="));
+        int export = indexOf(lines, "export MALLOC_ARENA_MAX=");
+        int exec = indexOf(lines, "exec java");
+        assertThat(export).as("set before the JVM starts").isLessThan(exec);
+    }
+
+    private static int indexOf(List<String> lines, String prefix) {
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).startsWith(prefix)) {
+                return i;
+            }
+        }
+        return Integer.MAX_VALUE;
+    }
+}
