@@ -197,8 +197,8 @@ public class AlertService {
         for (var topic : Topics.DEAD_LETTERS) {
             handlers.put(topic.name(), this::onDeadLetter);
         }
-        fleetReader = new TopicReader("alerts-fleet", KafkaClients.consumer(bootstrapServers, groupId, instanceId), handlers,
-                deadLetters, this::flush, registry, clock);
+        fleetReader = new TopicReader("alerts-fleet", KafkaClients.consumer(bootstrapServers, groupId, instanceId),
+                handlers, deadLetters, this::flush, registry, clock);
         readPricesBack();
         capacityReader.start();
         fleetReader.start();

@@ -76,6 +76,13 @@ public final class SwitchInstanceTypeRule {
     private final double memoryBoundSmActive;
     private final Duration ttl;
 
+    /**
+     * The index of the last peers compared with, kept while the same snapshot comes: the job book
+     * hands out one snapshot of the peers for seconds at a time ({@link JobBook#PEERS_FRESHNESS}).
+     */
+    private Collection<JobView> indexedPeers;
+    private PeerIndex peerIndex;
+
     public SwitchInstanceTypeRule(double minSavingRatio, double minMonthlySaving, double communicationBoundRatio,
             double memoryBoundDramActive, double memoryBoundSmActive, Duration ttl) {
         this.minSavingRatio = minSavingRatio;
@@ -122,45 +129,22 @@ public final class SwitchInstanceTypeRule {
      * What other jobs show: the cheapest peer worth switching to, as a candidate, and how many
      * peers are worth it. Every observed candidate of a job has the same confidence (its peers
      * all share its workload, or it names none), so the cheapest is the best; only that one is
-     * worked out in full, as a job may have thousands of peers and each is judged per record.
+     * worked out in full. A job may have thousands of peers and is judged at each of its records,
+     * so they are looked up in an index ({@link PeerIndex}) rather than each tried in turn.
      */
     private record Observed(Optional<Candidate> best, int worthIt) {
     }
 
     private Observed observed(JobView job, Collection<JobView> peers, PriceBoard board, GpuCatalog catalog) {
-        JobView cheapest = null;
-        int worthIt = 0;
-        Optional<GpuCatalog.GpuSpec> currentGpu = null;
-        for (JobView peer : peers) {
-            boolean comparable = !peer.jobId().equals(job.jobId()) && peer.reportsThroughput()
-                    && peer.unit().equals(job.unit()) && peer.currency().equals(job.currency())
-                    && peer.pool().lifecycle() == job.pool().lifecycle() && !samePlace(peer.pool(), job.pool())
-                    && worthIt(job, peer.costPerMillionUnits());
-            if (!comparable) {
-                continue;
-            }
-            if (job.workload() != null) {
-                if (!job.workload().equals(peer.workload())) {
-                    continue;
-                }
-            } else {
-                // Another workload counting the same unit must at least fit, as an estimate would.
-                currentGpu = currentGpu != null ? currentGpu : currentGpu(job, catalog);
-                Optional<GpuCatalog.GpuSpec> peerGpu = catalog.instance(peer.pool())
-                        .map(GpuCatalog.InstanceSpec::gpuModel).or(() -> Optional.ofNullable(peer.gpuModel()))
-                        .flatMap(catalog::gpu);
-                if (!fits(job, currentGpu, peerGpu)) {
-                    continue;
-                }
-            }
-            worthIt++;
-            if (cheapest == null || peer.costPerMillionUnits() < cheapest.costPerMillionUnits()) {
-                cheapest = peer;
-            }
-        }
-        if (cheapest == null) {
+        Optional<GpuCatalog.GpuSpec> currentGpu = job.workload() == null ? currentGpu(job, catalog) : Optional.empty();
+        PeerIndex.Comparison comparison = index(peers).compare(job, cost -> worthIt(job, cost),
+                peer -> fits(job, currentGpu, catalog.instance(peer.pool()).map(GpuCatalog.InstanceSpec::gpuModel)
+                        .or(() -> Optional.ofNullable(peer.gpuModel())).flatMap(catalog::gpu)));
+        if (comparison.cheapest().isEmpty()) {
             return new Observed(Optional.empty(), 0);
         }
+        JobView cheapest = comparison.cheapest().get();
+        int worthIt = comparison.worthIt();
         Map<String, Object> figures = new LinkedHashMap<>();
         figures.put("comparedJobId", cheapest.jobId());
         if (cheapest.workload() != null) {
@@ -170,6 +154,14 @@ public final class SwitchInstanceTypeRule {
         return new Observed(Optional.of(new Candidate("observed", cheapest.costPerMillionUnits(),
                 job.workload() != null ? CONFIDENCE_OBSERVED_WORKLOAD : CONFIDENCE_OBSERVED_UNIT,
                 poolFields(cheapest.pool(), cheapest.gpuModel(), board), figures)), worthIt);
+    }
+
+    private synchronized PeerIndex index(Collection<JobView> peers) {
+        if (peers != indexedPeers) {
+            peerIndex = PeerIndex.of(peers);
+            indexedPeers = peers;
+        }
+        return peerIndex;
     }
 
     private List<Candidate> estimated(JobView job, PriceBoard board, GpuCatalog catalog) {

@@ -61,11 +61,13 @@ class TopicReaderMembershipTest {
                 .hasMessageContaining("'alerts/0'");
         assertThatThrownBy(() -> KafkaClients.checkedInstanceId(""))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThat(KafkaClients.checkedInstanceId("gpu-ledger-alerts-5d8f7.x_1")).isEqualTo("gpu-ledger-alerts-5d8f7.x_1");
+        String podName = "gpu-ledger-alerts-5d8f7.x_1";
+        assertThat(KafkaClients.checkedInstanceId(podName)).isEqualTo(podName);
     }
 
     private static List<String> members(String bootstrap) throws Exception {
-        try (Admin admin = Admin.create(Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+        Map<String, Object> config = Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (Admin admin = Admin.create(config)) {
             return admin.describeConsumerGroups(List.of(GROUP)).all().get(30, TimeUnit.SECONDS).get(GROUP).members()
                     .stream().map(member -> member.groupInstanceId().orElse("-")).toList();
         }
