@@ -4,6 +4,7 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpuledger.ingest.kafka.Producers;
@@ -137,6 +138,31 @@ class EndToEndTest {
     }
 
     @Test
+    void shouldShowTheNamedFamiliesAloneAsTheWholeExportShowsThem() {
+        // Given the service's live metrics once telemetry has flowed
+        idleRecommendation();
+        String whole = given().get("/q/metrics").then().statusCode(200).extract().asString();
+
+        // When a scrape names two families
+        String named = given().queryParam("name[]", "gpuledger_gpu_cost_per_hour")
+                .queryParam("name[]", "gpuledger_gpu_sm_active_ratio")
+                .get("/api/metrics").then().statusCode(200).contentType(containsString("text/plain"))
+                .extract().asString();
+
+        // Then it holds their samples, as the whole export has them, and no other family's
+        List<String> samples = Arrays.stream(named.split("\n")).filter(line -> !line.startsWith("#")).toList();
+        assertThat(samples).isNotEmpty().allSatisfy(line -> assertThat(line)
+                .matches("(gpuledger_gpu_cost_per_hour|gpuledger_gpu_sm_active_ratio)\\{.*"));
+        assertThat(gauge(named, "gpuledger_gpu_cost_per_hour", IDLE)).isPresent()
+                .isEqualTo(gauge(whole, "gpuledger_gpu_cost_per_hour", IDLE));
+        assertThat(gauge(named, "gpuledger_gpu_sm_active_ratio", BUSY)).isPresent()
+                .isEqualTo(gauge(whole, "gpuledger_gpu_sm_active_ratio", BUSY));
+
+        // And a scrape that names none is refused with the reason
+        given().get("/api/metrics").then().statusCode(400).body(containsString("name[]"));
+    }
+
+    @Test
     void shouldExportOnlyCataloguedFamiliesAsTheCatalogueDescribesThem() {
         // Given the service's live metrics once telemetry has flowed
         idleRecommendation();
@@ -222,7 +248,7 @@ class EndToEndTest {
         // And the API is described, the service is ready, and an oversized body is refused
         String openApi = given().get("/q/openapi?format=json").then().statusCode(200).extract().asString();
         assertThat(openApi).contains("/api/recommendations/{id}/ack").contains("/api/fleet")
-                .contains("/api/anomalies").contains("\"Recommendation\"").contains("\"CostAnomaly\"")
+                .contains("/api/anomalies").contains("/api/metrics").contains("\"Recommendation\"").contains("\"CostAnomaly\"")
                 .contains("\"FleetSummary\"");
         given().get("/q/health/ready").then().statusCode(200);
         // (the client waits for the server's go-ahead before sending a body, as large uploads should)
