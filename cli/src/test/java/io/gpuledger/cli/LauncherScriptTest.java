@@ -33,6 +33,20 @@ class LauncherScriptTest {
         assertThat(export).as("set before the JVM starts").isLessThan(exec);
     }
 
+    @Test
+    void extraJvmOptionsFromTheEnvironmentComeAfterTheCommandsOwn() throws Exception {
+        List<String> lines = Files.readAllLines(SCRIPT);
+
+        int own = indexOf(lines, "  demo) jvm_options=(");
+        int read = indexOf(lines, "read -r -a extra_jvm_options <<< \"${GPULEDGER_CLI_JVM_OPTS:-}\"");
+        int added = indexOf(lines, "jvm_options+=(\"${extra_jvm_options[@]}\")");
+        int exec = indexOf(lines, "exec java \"${jvm_options[@]}\"");
+
+        assertThat(own).isLessThan(read);
+        assertThat(read).isLessThan(added);
+        assertThat(added).as("a later -Xmx wins, so they must come last").isLessThan(exec);
+    }
+
     private static int indexOf(List<String> lines, String prefix) {
         for (int i = 0; i < lines.size(); i++) {
             if (lines.get(i).startsWith(prefix)) {
