@@ -248,8 +248,8 @@ class EndToEndTest {
         // And the API is described, the service is ready, and an oversized body is refused
         String openApi = given().get("/q/openapi?format=json").then().statusCode(200).extract().asString();
         assertThat(openApi).contains("/api/recommendations/{id}/ack").contains("/api/fleet")
-                .contains("/api/anomalies").contains("/api/metrics").contains("\"Recommendation\"").contains("\"CostAnomaly\"")
-                .contains("\"FleetSummary\"");
+                .contains("/api/anomalies").contains("/api/metrics").contains("\"Recommendation\"")
+                .contains("\"CostAnomaly\"").contains("\"FleetSummary\"");
         given().get("/q/health/ready").then().statusCode(200);
         // (the client waits for the server's go-ahead before sending a body, as large uploads should)
         HttpRequest oversized = HttpRequest.newBuilder(URI.create(RestAssured.baseURI + ":" + RestAssured.port

@@ -34,7 +34,8 @@ public class MetricsResource {
     @GET
     @Produces(TextFormat.CONTENT_TYPE_004)
     @Operation(summary = "The named metric families in the Prometheus text format (/q/metrics has every one)")
-    @APIResponse(responseCode = "200", description = "the families' samples; a name nothing is exported under adds none")
+    @APIResponse(responseCode = "200",
+            description = "the families' samples; a name nothing is exported under adds none")
     @APIResponse(responseCode = "400", description = "no name[] given")
     public String metrics(@Parameter(description = "a sample name as exported, such as"
             + " gpuledger_gpu_cost_per_hour or gpuledger_team_cost_total; repeat for more")

@@ -82,8 +82,9 @@ public class WebhookDispatcher implements AutoCloseable {
         if (isRunning()) {
             return;
         }
-        loop = new DispatchLoop(receivers, counters, Clients.open(bootstrapServers, groupId, instanceId, policy, clock), policy,
-                clock, () -> beforeCommit.run(), unreadable::incrementAndGet);
+        Clients clients = Clients.open(bootstrapServers, groupId, instanceId, policy, clock);
+        loop = new DispatchLoop(receivers, counters, clients, policy, clock, () -> beforeCommit.run(),
+                unreadable::incrementAndGet);
         worker = new Thread(loop::run, "webhook-dispatcher");
         worker.setDaemon(true);
         worker.start();
@@ -158,8 +159,9 @@ public class WebhookDispatcher implements AutoCloseable {
                     groupId), Topics.WEBHOOK_DELIVERIES.keySerde().serializer(),
                     Topics.WEBHOOK_DELIVERIES.valueSerde().serializer());
             try {
-                KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(consumerConfig(bootstrapServers, groupId, instanceId),
-                        new StringDeserializer(), new ByteArrayDeserializer());
+                KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(
+                        consumerConfig(bootstrapServers, groupId, instanceId), new StringDeserializer(),
+                        new ByteArrayDeserializer());
                 try {
                     return new Clients(consumer, producer, new DeliveryLedger(bootstrapServers, groupId + "-ledger"),
                             new WebhookSender(policy, clock));

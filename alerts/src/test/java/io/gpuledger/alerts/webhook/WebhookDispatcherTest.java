@@ -317,8 +317,8 @@ class WebhookDispatcherTest {
     /** A dispatcher, not started, of a group that goes on from where it committed. */
     private WebhookDispatcher dispatcherKeepingOffsets(String group, DeliveryPolicy policy,
             WebhookReceiver... receivers) {
-        WebhookDispatcher dispatcher = new WebhookDispatcher(kafka.bootstrapServers(), group, Optional.empty(), List.of(receivers),
-                policy, Clock.systemUTC());
+        WebhookDispatcher dispatcher = new WebhookDispatcher(kafka.bootstrapServers(), group, Optional.empty(),
+                List.of(receivers), policy, Clock.systemUTC());
         started.add(dispatcher);
         return dispatcher;
     }
