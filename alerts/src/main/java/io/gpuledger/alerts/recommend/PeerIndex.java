@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.DoublePredicate;
+import java.util.function.IntPredicate;
 import java.util.function.Predicate;
 
 /**
@@ -41,8 +42,8 @@ final class PeerIndex {
         }
     }
 
-    /** Views cheapest first, and their costs in the same order. */
-    private record Sorted(List<JobView> views, double[] costs) {
+    /** Views cheapest first, and their costs and places in the same order. */
+    private record Sorted(List<JobView> views, double[] costs, List<Place> places) {
 
         static Sorted of(List<JobView> views) {
             List<JobView> sorted = new ArrayList<>(views);
@@ -51,7 +52,8 @@ final class PeerIndex {
             for (int i = 0; i < costs.length; i++) {
                 costs[i] = sorted.get(i).costPerMillionUnits();
             }
-            return new Sorted(List.copyOf(sorted), costs);
+            return new Sorted(List.copyOf(sorted), costs,
+                    sorted.stream().map(view -> Place.of(view.pool())).toList());
         }
 
         /** How many views lead while {@code worthIt} holds of their cost (it must hold of a prefix). */
@@ -140,14 +142,14 @@ final class PeerIndex {
         Sorted peers = (byOwnWorkload ? byWorkload : byUnit).getOrDefault(Group.of(job, byOwnWorkload), NONE);
         int cheaper = peers.prefix(worthIt);
         Place place = Place.of(job.pool());
-        Predicate<JobView> elsewhere = peer -> !peer.jobId().equals(job.jobId())
-                && !Place.of(peer.pool()).equals(place);
+        IntPredicate elsewhere = i -> !peers.views().get(i).jobId().equals(job.jobId())
+                && !peers.places().get(i).equals(place);
         if (!byOwnWorkload) {
-            return scan(peers, cheaper, elsewhere.and(fits));
+            return scan(peers, cheaper, i -> elsewhere.test(i) && fits.test(peers.views().get(i)));
         }
         JobView cheapest = null;
         for (int i = 0; i < cheaper && cheapest == null; i++) {
-            if (elsewhere.test(peers.views().get(i))) {
+            if (elsewhere.test(i)) {
                 cheapest = peers.views().get(i);
             }
         }
@@ -167,16 +169,15 @@ final class PeerIndex {
         return new Comparison(Optional.of(cheapest), worthItCount);
     }
 
-    /** Every one of the first {@code cheaper} views that {@code passes}, counted; the first of them kept. */
-    private static Comparison scan(Sorted group, int cheaper, Predicate<JobView> passes) {
+    /** Every one of the first {@code cheaper} views whose position {@code passes}, counted; the first kept. */
+    private static Comparison scan(Sorted group, int cheaper, IntPredicate passes) {
         JobView cheapest = null;
         int count = 0;
         for (int i = 0; i < cheaper; i++) {
-            JobView peer = group.views().get(i);
-            if (passes.test(peer)) {
+            if (passes.test(i)) {
                 count++;
                 if (cheapest == null) {
-                    cheapest = peer;
+                    cheapest = group.views().get(i);
                 }
             }
         }
