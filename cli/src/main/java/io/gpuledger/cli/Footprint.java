@@ -78,8 +78,10 @@ final class Footprint {
             ProcFiles.Ticks before = start.get(process.getKey());
             double own = (end.own() - before.own()) / (double) TICKS_PER_SECOND;
             double children = (end.children() - before.children()) / (double) TICKS_PER_SECOND;
-            long hwm = ProcFiles.peakResidentKb(process.getValue());
             List<Long> kb = resident.get(process.getKey());
+            // The kernel folds each thread's resident-page count into VmHWM only now and then, so a
+            // VmRSS read a moment earlier can be above it: the peak is at least what was seen.
+            long hwm = Math.max(ProcFiles.peakResidentKb(process.getValue()), max(kb));
             usage.put(process.getKey(), new Usage(wall, own, children, mean(kb), max(kb), hwm));
             cpu += own;
             childCpu += children;
