@@ -15,8 +15,13 @@ import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
  * (refused records go to dead-letter topics), so the deserialization handler only ever sees
  * broken keys.
  *
- * @param commitInterval how often results are committed and forwarded: the freshness of
- *                       {@code gpu.usage.v1} and the main cost of exactly-once
+ * @param commitInterval the longest time between two commits. The engine asks for a commit as
+ *                       soon as it has sent something that readers wait for (a live window's update,
+ *                       a due roll-up, an enriched notice), so this bounds only how long it goes
+ *                       without committing while it works off a backlog: every commit writes each
+ *                       GPU changed since the last one to its changelog, and a longer interval lets
+ *                       more samples of a GPU share that write. It stays well below the transaction
+ *                       timeout (10 s under exactly-once).
  * @param rates          exchange rates into the reporting currency of every published amount
  * @param priceMaxAge    how long after its last confirmation a price is taken as current; time
  *                       charged at an older one is counted as stale-priced
@@ -34,6 +39,8 @@ public record CostEngineConfig(
     public static final String DEFAULT_APPLICATION_ID = "gpu-ledger-cost-engine";
 
     public static final String DEFAULT_REPORTING_CURRENCY = "USD";
+    /** The longest time between two commits, unless told otherwise; see {@code commitInterval}. */
+    public static final Duration DEFAULT_COMMIT_INTERVAL = Duration.ofSeconds(2);
     /** How long after a window ends late samples still count, unless told otherwise. */
     public static final Duration DEFAULT_GRACE = Duration.ofMinutes(2);
     /** How long after its feed last confirmed it a price is taken as current, unless told otherwise. */
@@ -41,7 +48,7 @@ public record CostEngineConfig(
 
     public static CostEngineConfig defaults(String bootstrapServers, Path stateDir) {
         return new CostEngineConfig(bootstrapServers, DEFAULT_APPLICATION_ID, stateDir, 1,
-                Duration.ofSeconds(1), DEFAULT_GRACE, CurrencyRates.shipped(DEFAULT_REPORTING_CURRENCY),
+                DEFAULT_COMMIT_INTERVAL, DEFAULT_GRACE, CurrencyRates.shipped(DEFAULT_REPORTING_CURRENCY),
                 DEFAULT_PRICE_MAX_AGE);
     }
 
@@ -72,7 +79,7 @@ public record CostEngineConfig(
 
     /** What the cost topology is built with. */
     public CostSettings costSettings() {
-        return CostSettings.of(grace, rates).withPriceMaxAge(priceMaxAge);
+        return CostSettings.of(grace, rates).withPriceMaxAge(priceMaxAge).committingEvery(commitInterval);
     }
 
     public Properties toProperties() {

@@ -55,6 +55,8 @@ final class PlaceAndEnrich implements Processor<String, PlaceAndEnrich.Input, St
         } else if (record.value() instanceof Input.Notice notice) {
             context.forward(record.withValue(CapacityTopology.enrich(notice.notice(), placements.get(instance),
                     maxAge)));
+            // A notice is read as soon as it is committed: now, not at the longest commit interval.
+            context.commit();
         }
     }
 }

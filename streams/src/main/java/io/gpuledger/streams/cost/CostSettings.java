@@ -17,9 +17,12 @@ import java.time.Duration;
  * @param priceMaxAge    how long after its feed last confirmed it ({@code observedAt}) a price is
  *                       taken as current; a sample later than that is still charged at it, and
  *                       its time counted as stale-priced
+ * @param quietAfter     how long the roll-ups get no partial before they take a backlog to be
+ *                       worked off and send what they held back: at least the engine's commit
+ *                       interval, as partials reach them only when the task that sent them commits
  */
 public record CostSettings(Duration grace, CurrencyRates rates, Duration updateInterval, Duration maxGap,
-        Duration priceMaxAge) {
+        Duration priceMaxAge, Duration quietAfter) {
 
     public static final Duration DEFAULT_UPDATE_INTERVAL = Duration.ofSeconds(2);
     public static final Duration DEFAULT_MAX_GAP = Duration.ofMinutes(15);
@@ -29,14 +32,27 @@ public record CostSettings(Duration grace, CurrencyRates rates, Duration updateI
         requirePositive("updateInterval", updateInterval);
         requirePositive("maxGap", maxGap);
         requirePositive("priceMaxAge", priceMaxAge);
+        requirePositive("quietAfter", quietAfter);
     }
 
     public static CostSettings of(Duration grace, CurrencyRates rates) {
-        return new CostSettings(grace, rates, DEFAULT_UPDATE_INTERVAL, DEFAULT_MAX_GAP, PriceQuote.DEFAULT_MAX_AGE);
+        return new CostSettings(grace, rates, DEFAULT_UPDATE_INTERVAL, DEFAULT_MAX_GAP, PriceQuote.DEFAULT_MAX_AGE,
+                DEFAULT_UPDATE_INTERVAL);
     }
 
     public CostSettings withPriceMaxAge(Duration maxAge) {
-        return new CostSettings(grace, rates, updateInterval, maxGap, maxAge);
+        return new CostSettings(grace, rates, updateInterval, maxGap, maxAge, quietAfter);
+    }
+
+    /** These settings for an engine that commits at least every {@code commitInterval}. */
+    public CostSettings committingEvery(Duration commitInterval) {
+        return new CostSettings(grace, rates, updateInterval, maxGap, priceMaxAge, commitInterval.plus(updateInterval));
+    }
+
+    /** How many updates in a row without a partial make the roll-ups quiet: at least one. */
+    int quietUpdates() {
+        long updates = -Math.floorDiv(-quietAfter.toMillis(), updateInterval.toMillis());
+        return (int) Math.max(1, updates);
     }
 
     private static void requirePositive(String name, Duration value) {

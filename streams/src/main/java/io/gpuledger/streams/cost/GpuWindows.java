@@ -12,6 +12,7 @@ import io.gpuledger.streams.state.LiveStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -31,8 +32,10 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * <ul>
  *   <li>Every {@code updateInterval} of wall-clock time it sends each GPU's newest window if it
  *       changed (as a {@code closed=false} update, for live views) and the partials gathered
- *       since the last time (for the roll-ups). While it works off a backlog, windows that ended
- *       longer ago than the grace period are not updated until the backlog is done (or they close).</li>
+ *       since the last time (for the roll-ups), and asks for a commit if it sent a window: readers see
+ *       the update at once, not at the engine's longest commit interval. While it works off a
+ *       backlog, windows that ended longer ago than the grace period are not updated until the
+ *       backlog is done (or they close), and the engine commits only at that interval.</li>
  *   <li>A window closes when the latest event time seen passes its end plus the grace period: its
  *       unmonitored time is settled then and it is sent one last time, {@code closed=true}.
  *       Samples for a closed window are refused as late; samples more than
@@ -373,7 +376,10 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         // A window that ended longer ago than the grace period is being replayed from a backlog:
         // its updates wait until the backlog is worked off (or it closes), as nobody watches it live.
         long liveFrom = context.currentSystemTimeMs() - settings.grace().toMillis() - MINUTE;
-        for (Iterator<String> gpus = changed.iterator(); gpus.hasNext();) {
+        // No GPU's newest window is live while the newest sample is older than that: skip them all.
+        boolean live = idle || latestEventTime() >= liveFrom;
+        boolean sentWindows = false;
+        for (Iterator<String> gpus = live ? changed.iterator() : Collections.emptyIterator(); gpus.hasNext();) {
             String gpu = gpus.next();
             GpuState state = this.gpus.get(gpu);
             if (state == null || state.windows.isEmpty()) {
@@ -392,6 +398,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
                 }
                 if (idle || (entry.getKey() == newest && newest >= liveFrom)) {
                     window.changed = false;
+                    sentWindows = true;
                     context.forward(new Record<>(gpu, new Emitted.Usage(window.identity.usage(gpu, entry.getKey(),
                             entry.getKey() + MINUTE, currency, window.totals.snapshot(), false)), entry.getKey()));
                 } else {
@@ -409,6 +416,11 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             RollupPartial partial = pending.toPartial(currency);
             context.forward(new Record<>(partial.rollupKey(), new Emitted.Partial(partial), partial.windowStart()));
             partials.delete(key);
+        }
+        if (sentWindows) {
+            // Live views wait for these: committed now rather than at the longest commit interval,
+            // with the windows closed and the partials sent since the last commit.
+            context.commit();
         }
     }
 }

@@ -24,7 +24,8 @@ import org.apache.kafka.streams.processor.api.Record;
 
 /**
  * Sums the partials of each job, team and pool into its minutes and hours, and sends, every
- * {@code updateInterval} of wall-clock time, each minute and hour that changed (see {@link #due}), the rolling five
+ * {@code updateInterval} of wall-clock time, each minute that changed (see {@link #due}), each hour
+ * that changed at most every {@link #HOUR_UPDATE_INTERVAL}, the rolling five
  * minutes that end with each changed minute and, for a job minute, its economics: its cost
  * against the work reported for it.
  *
@@ -38,6 +39,12 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
 
     static final int ROLLING_MINUTES = 5;
     static final Duration RETENTION_SLACK = Duration.ofMinutes(10);
+    /**
+     * How often, in wall-clock time, the changed hours go out while they are open: an hour moves
+     * by a sixtieth a minute, and sending it every update interval made the hours most of the
+     * roll-ups a large fleet sends. Once the backlog is worked off, changed hours go out at once.
+     */
+    static final Duration HOUR_UPDATE_INTERVAL = Duration.ofMinutes(1);
 
     private static final long MINUTE = GpuState.MINUTE_MILLIS;
     private static final long HOUR = 60 * MINUTE;
@@ -47,11 +54,21 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
     private LiveStore<RollupState> store;
     private Sensor late;
     private final Set<String> changed = new LinkedHashSet<>();
-    /** Whether a partial came since the last update was sent: if not, the backlog is worked off. */
+    /** Whether a partial came since the last update was sent. */
     private boolean processedSinceUpdate;
+    /**
+     * Updates in a row with no partial since the one before: after {@link CostSettings#quietUpdates}
+     * the backlog is taken to be worked off. One is not always enough, as partials come in bursts,
+     * one for each commit of the tasks that send them.
+     */
+    private int quietUpdates;
+    /** Whether this update sent anything. */
+    private boolean sentSinceUpdate;
     /** Start of the latest minute received since this task started. */
     private long latest = Long.MIN_VALUE;
     private long lastExpiry = Long.MIN_VALUE;
+    /** When changed hours last went out (wall clock), or {@code Long.MIN_VALUE}. */
+    private long hoursSentAt = Long.MIN_VALUE;
 
     RollupWindows(CostSettings settings) {
         this.settings = settings;
@@ -106,9 +123,16 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
     }
 
     private void sendUpdates() {
-        boolean idle = !processedSinceUpdate;
+        quietUpdates = processedSinceUpdate ? 0 : quietUpdates + 1;
         processedSinceUpdate = false;
+        boolean idle = quietUpdates >= settings.quietUpdates();
         long now = context.currentSystemTimeMs();
+        sentSinceUpdate = false;
+        boolean hoursDue = idle || hoursSentAt == Long.MIN_VALUE
+                || now - hoursSentAt >= HOUR_UPDATE_INTERVAL.toMillis();
+        if (hoursDue) {
+            hoursSentAt = now;
+        }
         for (Iterator<String> keys = changed.iterator(); keys.hasNext();) {
             String key = keys.next();
             RollupState state = store.get(key);
@@ -150,7 +174,7 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
                 if (!hour.getValue().changed) {
                     continue;
                 }
-                if (!idle && !due(hour.getKey(), HOUR, now)) {
+                if (!idle && !(hoursDue && due(hour.getKey(), HOUR, now))) {
                     heldBack = true;
                     continue;
                 }
@@ -163,6 +187,10 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
             if (!heldBack) {
                 keys.remove();
             }
+        }
+        if (sentSinceUpdate) {
+            // Readers wait for these: committed now rather than at the longest commit interval.
+            context.commit();
         }
         if (latest != Long.MIN_VALUE && (lastExpiry == Long.MIN_VALUE || latest - lastExpiry >= MINUTE)) {
             expire();
@@ -184,6 +212,7 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
 
     private UsageRollup send(String key, RollupState state, long start, long length, RollupState.Sum sum) {
         sum.changed = false;
+        sentSinceUpdate = true;
         UsageRollup rollup = new UsageRollup(state.dimension, state.id, Instant.ofEpochMilli(start),
                 Instant.ofEpochMilli(start + length), state.currency, sum.gpus, sum.totals);
         // Dated by its start, as usage windows are: an hour's end lies up to an hour ahead, and

@@ -37,11 +37,16 @@ final class CostDriver implements AutoCloseable {
 
     /** @param start the wall clock's start, at which prices are published */
     CostDriver(String application, Instant start) {
+        this(application, start, CostSettings.of(GRACE, CurrencyRates.shipped("USD")));
+    }
+
+    /** @param start the wall clock's start, at which prices are published */
+    CostDriver(String application, Instant start, CostSettings settings) {
         this.start = start;
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, application);
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
-        driver = new TopologyTestDriver(CostTopology.build(GRACE, CurrencyRates.shipped("USD")), props, start);
+        driver = new TopologyTestDriver(CostTopology.build(settings), props, start);
         prices = driver.createInputTopic(Topics.PRICES.name(), Topics.PRICES.keySerde().serializer(),
                 Topics.PRICES.valueSerde().serializer());
         telemetry = driver.createInputTopic(Topics.TELEMETRY.name(), Serdes.String().serializer(),

@@ -10,7 +10,9 @@ import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageRollup;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.test.TestRecord;
@@ -66,8 +68,16 @@ class RollupsTest {
         send(sample("GPU-1", "node-a", "job-a", null, T0.plusSeconds(60), 60, 0.9));
         send(sample("GPU-1", "node-a", "job-a", null, T0.plusSeconds(120), 60, 0.9));
         send(spot(sample("GPU-9", "node-s", "job-b", null, T0.plusSeconds(60), 60, 0.02)));
+        // An open hour goes out at most once a minute of wall-clock time while partials come: the
+        // spot pool's, changed after the first update sent hours, waits for the next minute
+        List<TestRecord<String, UsageRollup>> beforeTheMinute = rollups.readRecordsToList();
+        List<UsageRollup> hoursBefore = beforeTheMinute.stream().map(TestRecord::value)
+                .filter(rollup -> rollup.windowEnd().equals(T0.plus(Duration.ofHours(1)))).toList();
+        assertThat(hoursBefore).noneMatch(rollup -> rollup.key().contains("|spot"));
+        assertThat(hoursBefore).anyMatch(rollup -> rollup.key().contains("|on-demand"));
+        cost.driver.advanceWallClockTime(RollupWindows.HOUR_UPDATE_INTERVAL);
 
-        Map<String, UsageRollup> latest = latest();
+        Map<String, UsageRollup> latest = latest(beforeTheMinute);
         UsageRollup onDemandHour = latest.get("pool|aws|us-east-1|p4d.24xlarge|on-demand|" + T0 + "|PT1H");
         UsageRollup spotHour = latest.get("pool|aws|us-east-1|p4d.24xlarge|spot|" + T0 + "|PT1H");
         assertThat(onDemandHour.totals().gpuSeconds()).isEqualTo(120.0);
@@ -98,8 +108,15 @@ class RollupsTest {
 
     /** The last roll-up of each (key, window, period). */
     private Map<String, UsageRollup> latest() {
+        return latest(List.of());
+    }
+
+    /** The last roll-up of each (key, window, period): of {@code earlier}, then of those sent since. */
+    private Map<String, UsageRollup> latest(List<TestRecord<String, UsageRollup>> earlier) {
         Map<String, UsageRollup> latest = new LinkedHashMap<>();
-        for (TestRecord<String, UsageRollup> record : rollups.readRecordsToList()) {
+        List<TestRecord<String, UsageRollup>> records = new ArrayList<>(earlier);
+        records.addAll(rollups.readRecordsToList());
+        for (TestRecord<String, UsageRollup> record : records) {
             UsageRollup rollup = record.value();
             assertThat(record.key()).isEqualTo(rollup.key());
             // Dated by its start, never ahead: an hour's end lies up to an hour in the future

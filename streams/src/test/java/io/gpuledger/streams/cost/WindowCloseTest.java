@@ -11,6 +11,7 @@ import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageRollup;
+import io.gpuledger.streams.price.CurrencyRates;
 import io.gpuledger.streams.state.LiveStore;
 import java.time.Duration;
 import java.time.Instant;
@@ -266,6 +267,53 @@ class WindowCloseTest {
             assertThat(rollup.windowStart()).isEqualTo(dayAgo.plusSeconds(240));
             assertThat(rollup.totals().samples()).isEqualTo(6);
         });
+    }
+
+    @Test
+    void shouldTakeTheRollupBacklogAsWorkedOffOnlyAfterACommitIntervalWithoutPartials() {
+        // Given an engine that commits at least every 5 s while behind: partials may come 5 s apart
+        cost.close();
+        CostSettings settings = CostSettings.of(GRACE, CurrencyRates.shipped("USD"))
+                .committingEvery(Duration.ofSeconds(5));
+        assertThat(settings.quietUpdates()).isEqualTo(4);
+        cost = new CostDriver("window-close-quiet-test", T0, settings);
+        driver = cost.driver;
+        rollups = cost.rollups;
+        Instant dayAgo = T0.minus(Duration.ofDays(1));
+        advance(Duration.ofSeconds(1));
+        for (int end = 10; end <= 300; end += 10) {
+            TelemetrySample sample = sample("GPU-1", end, 10).toBuilder().time(dayAgo.plusSeconds(end)).build();
+            cost.telemetry.pipeInput(new TestRecord<>("GPU-1", Json.write(sample), sample.time()));
+            advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
+        }
+        advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
+        rollups.readValuesToList();
+
+        // When no partial comes for three updates (6 s): not yet a commit interval and an update
+        for (int update = 0; update < 3; update++) {
+            advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
+        }
+
+        // Then the newest minute's roll-ups are still held back
+        assertThat(rollups.readValuesToList()).noneMatch(rollup -> rollup.windowStart().equals(
+                dayAgo.plusSeconds(240)));
+
+        // And after the fourth quiet update they are sent as they stand
+        advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
+        assertThat(rollups.readValuesToList()).anySatisfy(rollup -> {
+            assertThat(rollup.key()).isEqualTo("job|train");
+            assertThat(rollup.windowStart()).isEqualTo(dayAgo.plusSeconds(240));
+            assertThat(rollup.totals().samples()).isEqualTo(6);
+        });
+    }
+
+    @Test
+    void shouldCountQuietUpdatesFromTheLongestCommitInterval() {
+        CostSettings settings = CostSettings.of(GRACE, CurrencyRates.shipped("USD"));
+        assertThat(settings.quietUpdates()).isEqualTo(1);
+        assertThat(settings.committingEvery(Duration.ofMillis(200)).quietUpdates()).isEqualTo(2);
+        assertThat(settings.committingEvery(Duration.ofSeconds(1)).quietUpdates()).isEqualTo(2);
+        assertThat(settings.committingEvery(Duration.ofSeconds(6)).quietUpdates()).isEqualTo(4);
     }
 
     /** Samples of {@code gpu} covering {@code [fromSecond, toSecond)} after T0, ten seconds each. */

@@ -18,12 +18,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Properties;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -101,25 +97,6 @@ abstract class CostEngineOnBrokerScenario {
 
     private static <V> ConsumerRecord<String, V> waitFor(String bootstrap, String topic, Deserializer<V> values,
             java.util.function.Predicate<ConsumerRecord<String, V>> wanted) {
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ConsumerConfig.GROUP_ID_CONFIG, "scenario-reader-" + System.nanoTime());
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        List<ConsumerRecord<String, V>> seen = new ArrayList<>();
-        try (KafkaConsumer<String, V> consumer =
-                new KafkaConsumer<>(props, Serdes.String().deserializer(), values)) {
-            consumer.subscribe(List.of(topic));
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (System.nanoTime() < deadline) {
-                for (ConsumerRecord<String, V> record : consumer.poll(Duration.ofMillis(200))) {
-                    seen.add(record);
-                    if (wanted.test(record)) {
-                        return record;
-                    }
-                }
-            }
-        }
-        throw new AssertionError("no wanted record on " + topic + " within 60 s; saw " + seen.size() + " records");
+        return CommittedRecords.first(bootstrap, topic, values, wanted, Duration.ofSeconds(60));
     }
 }
