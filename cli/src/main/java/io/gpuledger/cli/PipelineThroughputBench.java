@@ -238,11 +238,18 @@ final class PipelineThroughputBench {
 
     /**
      * The records of the engine's topics the alert service says it read ({@code gpuledger_records_read_total}),
-     * read once at the end: at large fleets {@code /q/metrics} holds hundreds of thousands of series.
+     * read once at the end, that family alone: at large fleets {@code /q/metrics} holds hundreds of
+     * thousands of series.
      */
     private static Map<String, Long> recordsRead(String baseUrl) throws IOException, InterruptedException {
-        String text = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(baseUrl + "/q/metrics"))
-                .timeout(Duration.ofMinutes(2)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create(baseUrl + "/api/metrics?name%5B%5D=gpuledger_records_read_total"))
+                .timeout(Duration.ofMinutes(2)).build(), HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IOException("the alert service answered " + response.statusCode() + " for its records read: "
+                    + response.body().lines().findFirst().orElse(""));
+        }
+        String text = response.body();
         List<String> outputs = ENGINE_OUTPUTS.stream().map(Topic::name).toList();
         Map<String, Long> read = new TreeMap<>();
         for (PrometheusText.Sample sample : PrometheusText.parse(text).family("gpuledger_records_read_total")) {
