@@ -17,9 +17,10 @@ import java.time.Duration;
  * @param priceMaxAge    how long after its feed last confirmed it ({@code observedAt}) a price is
  *                       taken as current; a sample later than that is still charged at it, and
  *                       its time counted as stale-priced
- * @param quietAfter     how long the roll-ups get no partial before they take a backlog to be
- *                       worked off and send what they held back: at least the engine's commit
- *                       interval, as partials reach them only when the task that sent them commits
+ * @param quietAfter     how long the GPU windows get no sample, and the roll-ups no partial,
+ *                       before they take a backlog to be worked off and send what they held back:
+ *                       more than the engine's commit interval, as partials reach the roll-ups
+ *                       only when the task that sent them commits
  */
 public record CostSettings(Duration grace, CurrencyRates rates, Duration updateInterval, Duration maxGap,
         Duration priceMaxAge, Duration quietAfter) {
@@ -49,7 +50,7 @@ public record CostSettings(Duration grace, CurrencyRates rates, Duration updateI
         return new CostSettings(grace, rates, updateInterval, maxGap, priceMaxAge, commitInterval.plus(updateInterval));
     }
 
-    /** How many updates in a row without a partial make the roll-ups quiet: at least one. */
+    /** How many updates in a row without input make the windows or roll-ups quiet: at least one. */
     int quietUpdates() {
         long updates = -Math.floorDiv(-quietAfter.toMillis(), updateInterval.toMillis());
         return (int) Math.max(1, updates);

@@ -73,8 +73,14 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     private final Set<String> changed = new LinkedHashSet<>();
     /** The stored latest event time, read once after the task starts. */
     private Long latestEventTime;
-    /** Whether a sample came since the last update was sent: if not, the backlog is worked off. */
+    /** Whether a sample came since the last update was sent. */
     private boolean processedSinceUpdate;
+    /**
+     * Updates in a row with no sample since the one before: after {@link CostSettings#quietUpdates}
+     * the backlog is worked off. A single one may be a pause of the stream thread (a collection,
+     * a long commit) while a backlog is worked off, and would send every changed window at once.
+     */
+    private int quietUpdates;
     /** The end of the next window due to close; 0 until the first sample after a start. */
     private long nextClose;
     /** The hour up to which the GPUs' hours were last looked at for silent GPUs; 0 after a start. */
@@ -371,8 +377,9 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
 
     /** Sends the windows changed since the last call and the partials gathered since then. */
     private void sendUpdates() {
-        boolean idle = !processedSinceUpdate;
+        quietUpdates = processedSinceUpdate ? 0 : quietUpdates + 1;
         processedSinceUpdate = false;
+        boolean idle = quietUpdates >= settings.quietUpdates();
         // A window that ended longer ago than the grace period is being replayed from a backlog:
         // its updates wait until the backlog is worked off (or it closes), as nobody watches it live.
         long liveFrom = context.currentSystemTimeMs() - settings.grace().toMillis() - MINUTE;
