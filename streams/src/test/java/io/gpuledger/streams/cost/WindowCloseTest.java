@@ -236,12 +236,7 @@ class WindowCloseTest {
     void shouldHoldBackUpdatesOfReplayedWindowsUntilTheBacklogIsWorkedOff() {
         // Given a backlog: samples of a day ago, worked off while the wall clock shows now
         Instant dayAgo = T0.minus(Duration.ofDays(1));
-        advance(Duration.ofSeconds(1));
-        for (int end = 10; end <= 300; end += 10) {
-            TelemetrySample sample = sample("GPU-1", end, 10).toBuilder().time(dayAgo.plusSeconds(end)).build();
-            telemetry.pipeInput(new TestRecord<>("GPU-1", Json.write(sample), sample.time()));
-            advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
-        }
+        replay(dayAgo);
 
         // Then only closed windows and the roll-ups of complete minutes came out while samples kept coming
         List<GpuUsage> duringBacklog = usage.readValuesToList();
@@ -262,11 +257,7 @@ class WindowCloseTest {
             assertThat(window.closed()).isFalse();
             assertThat(window.samples()).isEqualTo(6);
         });
-        assertThat(rollups.readValuesToList()).anySatisfy(rollup -> {
-            assertThat(rollup.key()).isEqualTo("job|train");
-            assertThat(rollup.windowStart()).isEqualTo(dayAgo.plusSeconds(240));
-            assertThat(rollup.totals().samples()).isEqualTo(6);
-        });
+        assertHoldsTheNewestJobMinute(rollups.readValuesToList(), dayAgo);
     }
 
     @Test
@@ -280,12 +271,7 @@ class WindowCloseTest {
         driver = cost.driver;
         rollups = cost.rollups;
         Instant dayAgo = T0.minus(Duration.ofDays(1));
-        advance(Duration.ofSeconds(1));
-        for (int end = 10; end <= 300; end += 10) {
-            TelemetrySample sample = sample("GPU-1", end, 10).toBuilder().time(dayAgo.plusSeconds(end)).build();
-            cost.telemetry.pipeInput(new TestRecord<>("GPU-1", Json.write(sample), sample.time()));
-            advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
-        }
+        replay(dayAgo);
         advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
         rollups.readValuesToList();
 
@@ -300,11 +286,7 @@ class WindowCloseTest {
 
         // And after the fourth quiet update they are sent as they stand
         advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
-        assertThat(rollups.readValuesToList()).anySatisfy(rollup -> {
-            assertThat(rollup.key()).isEqualTo("job|train");
-            assertThat(rollup.windowStart()).isEqualTo(dayAgo.plusSeconds(240));
-            assertThat(rollup.totals().samples()).isEqualTo(6);
-        });
+        assertHoldsTheNewestJobMinute(rollups.readValuesToList(), dayAgo);
     }
 
     @Test
@@ -314,6 +296,25 @@ class WindowCloseTest {
         assertThat(settings.committingEvery(Duration.ofMillis(200)).quietUpdates()).isEqualTo(2);
         assertThat(settings.committingEvery(Duration.ofSeconds(1)).quietUpdates()).isEqualTo(2);
         assertThat(settings.committingEvery(Duration.ofSeconds(6)).quietUpdates()).isEqualTo(4);
+    }
+
+    /** A backlog: five minutes of GPU-1's samples from {@code dayAgo}, worked off while the wall clock shows now. */
+    private void replay(Instant dayAgo) {
+        advance(Duration.ofSeconds(1));
+        for (int end = 10; end <= 300; end += 10) {
+            TelemetrySample sample = sample("GPU-1", end, 10).toBuilder().time(dayAgo.plusSeconds(end)).build();
+            cost.telemetry.pipeInput(new TestRecord<>("GPU-1", Json.write(sample), sample.time()));
+            advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
+        }
+    }
+
+    /** The job's newest minute of the backlog ({@link #replay}) is among {@code sent}, as it stands. */
+    private static void assertHoldsTheNewestJobMinute(List<UsageRollup> sent, Instant dayAgo) {
+        assertThat(sent).anySatisfy(rollup -> {
+            assertThat(rollup.key()).isEqualTo("job|train");
+            assertThat(rollup.windowStart()).isEqualTo(dayAgo.plusSeconds(240));
+            assertThat(rollup.totals().samples()).isEqualTo(6);
+        });
     }
 
     /** Samples of {@code gpu} covering {@code [fromSecond, toSecond)} after T0, ten seconds each. */
