@@ -73,14 +73,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     private final Set<String> changed = new LinkedHashSet<>();
     /** The stored latest event time, read once after the task starts. */
     private Long latestEventTime;
-    /** Whether a sample came since the last update was sent. */
-    private boolean processedSinceUpdate;
-    /**
-     * Updates in a row with no sample since the one before: after {@link CostSettings#quietUpdates}
-     * the backlog is worked off. A single one may be a pause of the stream thread (a collection,
-     * a long commit) while a backlog is worked off, and would send every changed window at once.
-     */
-    private int quietUpdates;
+    /** Whether the samples have stopped coming: then the backlog is worked off. */
+    private final QuietInput input;
     /** The end of the next window due to close; 0 until the first sample after a start. */
     private long nextClose;
     /** The hour up to which the GPUs' hours were last looked at for silent GPUs; 0 after a start. */
@@ -88,6 +82,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
 
     GpuWindows(CostSettings settings) {
         this.settings = settings;
+        this.input = new QuietInput(settings);
         this.currency = settings.rates().reporting();
     }
 
@@ -109,7 +104,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
 
     @Override
     public void process(Record<String, byte[]> record) {
-        processedSinceUpdate = true;
+        input.seen();
         TelemetrySample sample;
         try {
             sample = reader.read(record.key(), record.value(), context.currentSystemTimeMs());
@@ -377,9 +372,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
 
     /** Sends the windows changed since the last call and the partials gathered since then. */
     private void sendUpdates() {
-        quietUpdates = processedSinceUpdate ? 0 : quietUpdates + 1;
-        processedSinceUpdate = false;
-        boolean idle = quietUpdates >= settings.quietUpdates();
+        boolean idle = input.quietAtUpdate();
         // A window that ended longer ago than the grace period is being replayed from a backlog:
         // its updates wait until the backlog is worked off (or it closes), as nobody watches it live.
         long liveFrom = context.currentSystemTimeMs() - settings.grace().toMillis() - MINUTE;

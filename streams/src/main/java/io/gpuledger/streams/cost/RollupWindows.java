@@ -54,14 +54,8 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
     private LiveStore<RollupState> store;
     private Sensor late;
     private final Set<String> changed = new LinkedHashSet<>();
-    /** Whether a partial came since the last update was sent. */
-    private boolean processedSinceUpdate;
-    /**
-     * Updates in a row with no partial since the one before: after {@link CostSettings#quietUpdates}
-     * the backlog is taken to be worked off. One is not always enough, as partials come in bursts,
-     * one for each commit of the tasks that send them.
-     */
-    private int quietUpdates;
+    /** Whether the partials have stopped coming: then the backlog is worked off. */
+    private final QuietInput input;
     /** Whether this update sent anything. */
     private boolean sentSinceUpdate;
     /** Start of the latest minute received since this task started. */
@@ -72,6 +66,7 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
 
     RollupWindows(CostSettings settings) {
         this.settings = settings;
+        this.input = new QuietInput(settings);
     }
 
     @Override
@@ -84,7 +79,7 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
 
     @Override
     public void process(Record<String, RollupPartial> record) {
-        processedSinceUpdate = true;
+        input.seen();
         RollupPartial partial = record.value();
         latest = Math.max(latest, partial.windowStart());
         RollupState state = store.get(record.key());
@@ -123,9 +118,7 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
     }
 
     private void sendUpdates() {
-        quietUpdates = processedSinceUpdate ? 0 : quietUpdates + 1;
-        processedSinceUpdate = false;
-        boolean idle = quietUpdates >= settings.quietUpdates();
+        boolean idle = input.quietAtUpdate();
         long now = context.currentSystemTimeMs();
         sentSinceUpdate = false;
         boolean hoursDue = idle || hoursSentAt == Long.MIN_VALUE
