@@ -4,6 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.model.DeadLetters;
+import org.apache.kafka.streams.StreamsConfig;
+import java.time.temporal.ChronoUnit;
+import io.gpuledger.model.UsageRollup;
+import io.gpuledger.model.EnrichedCapacityEvent;
+import io.gpuledger.model.CapacityEventKind;
+import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
@@ -32,12 +38,19 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The cost engine on a real broker: prices and telemetry produced, usage windows and dead
- * letters read back committed. Each subclass supplies a broker.
+ * letters read back committed; and the engine committing as soon as it has sent what readers
+ * wait for, not only at its commit interval. Each subclass supplies a broker.
  */
 abstract class CostEngineOnBrokerScenario {
 
     private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
     private static final String GPU = "GPU-0c5ad2e2-96e4-4d8b-9b0e-3c1b6a1f0a11";
+    /** Far longer than any wait of the live test: anything read within them was committed on request. */
+    private static final Duration COMMIT_INTERVAL = Duration.ofMinutes(2);
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final String LIVE_GPU = "GPU-5d1e0f3a-2b7c-4e9d-8a61-0f4c2b9e7d30";
+    private static final Placement LIVE_PLACEMENT = new Placement("node-1", "i-live", "p4d.24xlarge", "aws",
+            "us-east-1", Lifecycle.SPOT);
 
     @TempDir
     Path stateDir;
@@ -81,6 +94,59 @@ abstract class CostEngineOnBrokerScenario {
                     Serdes.ByteArray().deserializer(), record -> true);
             assertThat(new String(refused.value(), StandardCharsets.UTF_8)).isEqualTo("not json");
             assertThat(DeadLetters.header(refused.headers(), DeadLetters.REASON)).contains("invalid TelemetrySample");
+        }
+    }
+
+    @Test
+    void shouldCommitLiveViewsAndNoticesWithoutWaitingForTheCommitInterval() throws Exception {
+        // Given the engine with a commit interval of two minutes (and a transaction timeout above it)
+        String bootstrap = bootstrapServers();
+        TopicAdmin.ensureTopics(bootstrap, 2);
+        CostEngineConfig config = CostEngineConfig.defaults(bootstrap, stateDir)
+                .withApplicationId("live-commits-" + System.nanoTime()).withCommitInterval(COMMIT_INTERVAL);
+        Properties overrides = new Properties();
+        overrides.put(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG),
+                (int) COMMIT_INTERVAL.multipliedBy(2).toMillis());
+        try (CostEngine engine = new CostEngine(config, overrides, (now, before) -> { })) {
+            engine.start();
+            assertThat(engine.awaitRunning(WAIT)).isTrue();
+            long started = System.nanoTime();
+
+            // When a GPU reports live, a sample a second, and its instance gets a spot notice
+            Properties props = new Properties();
+            props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            try (KafkaProducer<String, byte[]> producer =
+                    new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer())) {
+                Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+                for (int i = 0; i < 5; i++) {
+                    TelemetrySample sample = TelemetrySample.builder().gpuUuid(LIVE_GPU).gpuModel("A100-40GB")
+                            .placement(LIVE_PLACEMENT).jobId("live-job").time(first.plusSeconds(i))
+                            .intervalSeconds(1).smActive(0.5).build();
+                    producer.send(new ProducerRecord<>(Topics.TELEMETRY.name(), LIVE_GPU, Json.write(sample)));
+                }
+                Instant noticedAt = Instant.now();
+                CapacityEvent notice = new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
+                        CapacityEvent.idOf("aws", "i-live", CapacityEventKind.SPOT_INTERRUPTION, noticedAt.toString()),
+                        "aws", "us-east-1", "i-live", "p4d.24xlarge", "node-1", Lifecycle.SPOT,
+                        CapacityEventKind.SPOT_INTERRUPTION, "terminate", noticedAt, noticedAt.plusSeconds(120),
+                        "aws-imds", null);
+                producer.send(new ProducerRecord<>(Topics.CAPACITY_EVENTS.name(), "i-live", Json.write(notice)));
+            }
+
+            // Then each is read committed before the first commit interval has passed
+            GpuUsage window = CommittedRecords.first(bootstrap, Topics.USAGE.name(),
+                    Topics.USAGE.valueSerde().deserializer(),
+                    record -> record.key().equals(LIVE_GPU) && record.value().samples() > 0, WAIT).value();
+            assertThat(window.closed()).isFalse();
+            UsageRollup job = CommittedRecords.first(bootstrap, Topics.ROLLUPS.name(),
+                    Topics.ROLLUPS.valueSerde().deserializer(), record -> record.key().equals("job|live-job"), WAIT)
+                    .value();
+            assertThat(job.totals().samples()).isPositive();
+            EnrichedCapacityEvent enriched = CommittedRecords.first(bootstrap, Topics.CAPACITY_EVENTS_ENRICHED.name(),
+                    Topics.CAPACITY_EVENTS_ENRICHED.valueSerde().deserializer(),
+                    record -> record.key().equals("i-live"), WAIT).value();
+            assertThat(enriched.event().instanceId()).isEqualTo("i-live");
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(COMMIT_INTERVAL);
         }
     }
 
