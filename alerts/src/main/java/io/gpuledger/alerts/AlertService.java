@@ -75,6 +75,7 @@ public class AlertService {
     private static final Logger LOG = Logger.getLogger(AlertService.class);
     /** As the capacity stage: a GPU silent for longer before a notice is not counted on its instance. */
     private static final Duration PLACEMENT_MAX_AGE = Duration.ofMinutes(10);
+    private static final String GPU_VIEW_KEY_PREFIX = UsageRollup.keyOf(UsageRollup.Dimension.GPU, "");
 
     @ConfigProperty(name = "kafka.bootstrap.servers")
     String bootstrapServers;
@@ -275,7 +276,15 @@ public class AlertService {
         return covered.isAfter(usage.windowEnd()) ? usage.windowEnd() : covered;
     }
 
+    /**
+     * A job's, team's or pool's roll-up. A GPU's own views (a third of the topic at least, all of
+     * its records at a minute's close) are shown nowhere here: they are passed over by their key
+     * ({@code gpu|UUID}), unread.
+     */
     private Instant onRollup(ConsumerRecord<String, byte[]> record) {
+        if (record.key() != null && record.key().startsWith(GPU_VIEW_KEY_PREFIX)) {
+            return null;
+        }
         UsageRollup rollup = Json.read(record.value(), UsageRollup.class);
         Instant now = clock.instant();
         metrics.record(rollup, now);

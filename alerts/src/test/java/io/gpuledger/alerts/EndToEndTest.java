@@ -14,6 +14,7 @@ import io.gpuledger.model.AnomalyKind;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CapacityEventKind;
 import io.gpuledger.model.CostAnomaly;
+import io.gpuledger.model.DeadLetters;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
@@ -30,6 +31,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
+import io.gpuledger.model.UsageRollup;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
@@ -352,6 +354,43 @@ class EndToEndTest {
                 List.of(spike.id(), budget.id())));
         assertThat(finance.deliveredIds()).doesNotHaveDuplicates();
         assertThat(finance.badSignatures()).isZero();
+    }
+
+    @Test
+    void shouldPassOverGpuViewsByTheirKeyAndKeepAMalformedRollupWithItsReason() throws Exception {
+        // Given, on one partition, a GPU's own view that is not even JSON, then a job's roll-up that is not either
+        byte[] broken = "{\"dimension\":".getBytes(StandardCharsets.UTF_8);
+        String view = UsageRollup.keyOf(UsageRollup.Dimension.GPU, "GPU-e2e-view");
+        String job = UsageRollup.keyOf(UsageRollup.Dimension.JOB, "e2e-broken");
+        try (KafkaProducer<byte[], byte[]> producer = Producers.forTopics(bootstrapServers, "e2e-rollups")) {
+            for (String key : List.of(view, job)) {
+                producer.send(new ProducerRecord<>(Topics.ROLLUPS.name(), 0, key.getBytes(StandardCharsets.UTF_8),
+                        broken)).get();
+            }
+        }
+
+        // Then the job's is kept on the alert service's dead-letter topic with why and whence, and only it:
+        // the GPU's view, read before it, was passed over unread (the service shows no GPU views)
+        Properties props = readerOfCommittedRecords("e2e-dead-letters-");
+        List<String> kept = new ArrayList<>();
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props,
+                Topics.ALERTS_DEAD_LETTERS.keySerde().deserializer(),
+                Topics.ALERTS_DEAD_LETTERS.valueSerde().deserializer())) {
+            consumer.subscribe(List.of(Topics.ALERTS_DEAD_LETTERS.name()));
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(record -> {
+                    if (record.key().equals(view) || record.key().equals(job)) {
+                        assertThat(DeadLetters.header(record.headers(), DeadLetters.SOURCE_TOPIC))
+                                .isEqualTo(Topics.ROLLUPS.name());
+                        assertThat(DeadLetters.header(record.headers(), DeadLetters.REASON)).isNotBlank();
+                        assertThat(record.value()).isEqualTo(broken);
+                        kept.add(record.key());
+                    }
+                });
+                return kept.contains(job);
+            });
+        }
+        assertThat(kept).containsExactly(job);
     }
 
     private List<CostAnomaly> anomaliesOnTopic(int atLeast) {

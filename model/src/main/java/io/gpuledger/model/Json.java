@@ -2,6 +2,7 @@ package io.gpuledger.model;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.StreamWriteFeature;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonStreamContext;
@@ -10,9 +11,11 @@ import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.stream.Collectors;
@@ -28,8 +31,13 @@ public final class Json {
                     // Schubfach: the shortest digits that read back as the same double, several
                     // times faster than Double.toString on this JDK.
                     .enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER)
+                    // Correctly rounded like Double.parseDouble: the same doubles, in less time.
+                    .enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER)
                     .build())
             .registerModule(new JavaTimeModule())
+            // Registered after the JSR-310 module, so it reads instants, and leaves it all but the contract's form.
+            .registerModule(new SimpleModule("utc-instants").addDeserializer(Instant.class,
+                    new UtcInstantDeserializer()))
             .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
