@@ -112,6 +112,15 @@ final class AlertServiceProcess implements AutoCloseable {
         return "http://127.0.0.1:" + port;
     }
 
+    /**
+     * One metric family alone, at the service's {@code /api/metrics} on {@code baseUrl}, as a
+     * Prometheus job can ask for it ({@code params: name[]}): at large fleets the whole of
+     * {@code /q/metrics} is megabytes, and reading it loads the service being measured.
+     */
+    static URI family(String baseUrl, String family) {
+        return URI.create(baseUrl + "/api/metrics?name%5B%5D=" + family);
+    }
+
     Path log() {
         return log;
     }

@@ -14,7 +14,6 @@ import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -57,7 +56,7 @@ final class LatencyBench {
 
     private static final int PROBES = 30;
     /** The probes' gauge family, alone, as a Prometheus job naming it in its {@code params} reads it. */
-    private static final String GAUGE_FAMILY = "/api/metrics?name%5B%5D=gpuledger_gpu_sm_active_ratio";
+    private static final String GAUGE_FAMILY = "gpuledger_gpu_sm_active_ratio";
     private static final Duration WARMUP = Duration.ofSeconds(60);
 
     private LatencyBench() {
@@ -188,8 +187,8 @@ final class LatencyBench {
                         producer.flush();
                     }
                 }
-                String metrics = http.send(HttpRequest.newBuilder(URI.create(baseUrl + GAUGE_FAMILY)).build(),
-                        HttpResponse.BodyHandlers.ofString()).body();
+                String metrics = http.send(HttpRequest.newBuilder(AlertServiceProcess.family(baseUrl, GAUGE_FAMILY))
+                        .build(), HttpResponse.BodyHandlers.ofString()).body();
                 long readAt = System.nanoTime();
                 for (String line : metrics.split("\n")) {
                     if (line.startsWith("gpuledger_gpu_sm_active_ratio{") && line.contains("GPU-bench-probe-")) {

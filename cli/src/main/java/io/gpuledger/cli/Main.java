@@ -63,12 +63,14 @@ public final class Main {
                                  stack under a simulated fleet sampled every second
                                    --gpus G     the background fleet (default 10000)
                                    --notices N  notices sent (default 300)  --rate R  per second (default 5)
-                                   --probe-minutes M  minutes of probe samples for the gauge (default 2)
+                                   --probe-minutes M  minutes of probe samples for the gauge (default 3)
                          throughput  samples per second through engine and alert service, each in its
                                  own process, against a plain copy on the same embedded broker
                                    --gpus G,G,...  fleets, a sample a second per GPU (default 1000,10000,100000)
-                                   --minutes M  simulated minutes of each fleet (default 10)
-                                   --warmup S   first seconds of samples left out of the warm figure (default 200)
+                                   --minutes M  simulated minutes of each fleet (default 10, or enough for
+                                                6 million samples: 100 at 1000 GPUs)
+                                   --warmup S   first seconds of samples left out of the warm figure
+                                                (default a third of the run: 200 of 10 minutes)
                                    --threads T  the engine's stream threads (default 1)
               hook     an example automation hook: follows gpu.recommendations.v1 (Kafka in
                        KAFKA_BOOTSTRAP_SERVERS) and prints what it would do with each recommendation

@@ -7,7 +7,6 @@ import io.gpuledger.model.Topics;
 import io.gpuledger.streams.CostEngineProcess;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -76,17 +75,43 @@ final class PipelineThroughputBench {
     }
 
     /** What to run: the defaults, then the command line. */
-    private static final class Settings {
-        // Ten minutes of each fleet, as bench engine: windows close from the third minute on (grace:
-        // 2 min), and the warm figure leaves out the first 3.3 minutes, whose windows are all still open.
+    static final class Settings {
+        /**
+         * The fewest samples a fleet runs by default. Ten minutes of 1,000 GPUs are 600,000 samples,
+         * about 16 s: too short to be sustained, with the JIT still compiling much of the time.
+         */
+        static final long MIN_SAMPLES = 6_000_000;
         private List<Integer> fleets = List.of(1_000, 10_000, 100_000);
-        private int minutes = 10;
-        private int warmupSeconds = 200;
+        /** Null: the default of each fleet (see {@link #minutes(int)}). */
+        private Integer minutes;
+        private Integer warmupSeconds;
         private int threads = 1;
+
+        /**
+         * Ten minutes of a fleet, as bench engine runs (windows close from the third minute on,
+         * grace 2 min), or more, to make at least {@link #MIN_SAMPLES}: 100 minutes of 1,000 GPUs.
+         */
+        int minutes(int gpus) {
+            if (minutes != null) {
+                return minutes;
+            }
+            long forSamples = -Math.floorDiv(-MIN_SAMPLES, gpus * 60L);
+            return (int) Math.max(10, forSamples);
+        }
+
+        /** The first third of the run, by default: 200 s of ten minutes, whose windows are all still open. */
+        int warmupSeconds(int gpus) {
+            return warmupSeconds != null ? warmupSeconds : minutes(gpus) * 60 / 3;
+        }
     }
 
     static int run(String[] args, PrintStream out) throws Exception {
         Settings settings = new Settings();
+        parse(args, settings);
+        return run(settings, out);
+    }
+
+    static void parse(String[] args, Settings settings) {
         OptionPairs.read(args, (option, value) -> {
             switch (option) {
                 case "--gpus" -> settings.fleets = UsageException.positives(option, value);
@@ -97,11 +122,14 @@ final class PipelineThroughputBench {
             }
         });
         for (int gpus : settings.fleets) {
-            PreloadedTelemetry.span((long) gpus * settings.minutes * 60, gpus, INTERVAL);
+            PreloadedTelemetry.span((long) gpus * settings.minutes(gpus) * 60, gpus, INTERVAL);
         }
+    }
+
+    private static int run(Settings settings, PrintStream out) throws Exception {
         List<SizeRun> runs = new ArrayList<>();
         for (int gpus : settings.fleets) {
-            runs.add(runSize(gpus, settings.minutes, settings.warmupSeconds, settings.threads, out));
+            runs.add(runSize(gpus, settings.minutes(gpus), settings.warmupSeconds(gpus), settings.threads, out));
         }
 
         out.println();
@@ -243,7 +271,7 @@ final class PipelineThroughputBench {
      */
     private static Map<String, Long> recordsRead(String baseUrl) throws IOException, InterruptedException {
         HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create(baseUrl + "/api/metrics?name%5B%5D=gpuledger_records_read_total"))
+                AlertServiceProcess.family(baseUrl, "gpuledger_records_read_total"))
                 .timeout(Duration.ofMinutes(2)).build(), HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200) {
             throw new IOException("the alert service answered " + response.statusCode() + " for its records read: "

@@ -46,6 +46,26 @@ class PipelineThroughputBenchTest {
     }
 
     @Test
+    void shouldRunEachFleetLongEnoughToBeSustainedUnlessToldHowLong() {
+        // By default: ten minutes, or as many as make six million samples, the first third left out as warm-up
+        PipelineThroughputBench.Settings defaults = new PipelineThroughputBench.Settings();
+        PipelineThroughputBench.parse(new String[0], defaults);
+        assertThat(defaults.minutes(1_000)).isEqualTo(100);
+        assertThat(defaults.warmupSeconds(1_000)).isEqualTo(2_000);
+        assertThat(defaults.minutes(10_000)).isEqualTo(10);
+        assertThat(defaults.warmupSeconds(10_000)).isEqualTo(200);
+        assertThat(defaults.minutes(100_000)).isEqualTo(10);
+        assertThat(defaults.minutes(7_000)).as("rounded up").isEqualTo(15);
+
+        // Told: what it was told, for every fleet
+        PipelineThroughputBench.Settings told = new PipelineThroughputBench.Settings();
+        PipelineThroughputBench.parse(new String[] {"--minutes", "3", "--warmup", "130"}, told);
+        assertThat(told.minutes(1_000)).isEqualTo(3);
+        assertThat(told.warmupSeconds(1_000)).isEqualTo(130);
+        assertThat(told.minutes(100_000)).isEqualTo(3);
+    }
+
+    @Test
     void shouldRefuseFleetsItCannotRead() {
         PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
         assertThatThrownBy(() -> PipelineThroughputBench.run(new String[] {"--gpus", "1000,10k"}, quiet))
