@@ -1,6 +1,7 @@
 package io.gpuledger.model;
 
 import java.time.Instant;
+import java.util.Random;
 
 /** Valid records to start tests from; each test changes what it is about. */
 final class ContractFixtures {
@@ -8,6 +9,24 @@ final class ContractFixtures {
     static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
 
     private ContractFixtures() {
+    }
+
+    /**
+     * Mostly instants as agents send them, to the second, millisecond, microsecond or nanosecond; now and
+     * then one far in the past or future, where the text takes other forms.
+     */
+    static Instant randomInstant(Random random) {
+        long seconds = random.nextInt(20) == 0
+                ? Instant.MIN.getEpochSecond() + (long) (random.nextDouble() * (Instant.MAX.getEpochSecond()
+                        - (double) Instant.MIN.getEpochSecond()))
+                : 1_700_000_000L + random.nextInt(200_000_000);
+        int nanos = switch (random.nextInt(4)) {
+            case 0 -> 0;
+            case 1 -> random.nextInt(1_000) * 1_000_000;
+            case 2 -> random.nextInt(1_000_000) * 1_000;
+            default -> random.nextInt(1_000_000_000);
+        };
+        return Instant.ofEpochSecond(seconds, nanos);
     }
 
     static TelemetrySample sample() {

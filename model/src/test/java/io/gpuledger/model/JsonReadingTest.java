@@ -36,7 +36,7 @@ class JsonReadingTest {
         Random random = new Random(20261130);
         int direct = 0;
         for (int i = 0; i < 5_000; i++) {
-            Instant instant = instant(random);
+            Instant instant = ContractFixtures.randomInstant(random);
             String text = instant.toString();
             if (UtcInstants.parse(text) != null) {
                 direct++;
@@ -92,20 +92,5 @@ class JsonReadingTest {
 
     private static byte[] json(String instant) {
         return ("{\"at\":\"" + instant + "\"}").getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** Mostly instants of this century to the nanosecond, the millisecond or the second; now and then far away. */
-    private static Instant instant(Random random) {
-        long seconds = random.nextInt(20) == 0
-                ? Instant.MIN.getEpochSecond() + (long) (random.nextDouble() * (Instant.MAX.getEpochSecond()
-                        - (double) Instant.MIN.getEpochSecond()))
-                : 946_684_800L + random.nextInt(Integer.MAX_VALUE);
-        int nanos = switch (random.nextInt(4)) {
-            case 0 -> 0;
-            case 1 -> random.nextInt(1_000) * 1_000_000;
-            case 2 -> random.nextInt(1_000_000) * 1_000;
-            default -> random.nextInt(1_000_000_000);
-        };
-        return Instant.ofEpochSecond(seconds, nanos);
     }
 }

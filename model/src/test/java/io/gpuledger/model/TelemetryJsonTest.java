@@ -10,7 +10,6 @@ import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -323,7 +322,7 @@ class TelemetryJsonTest {
                 .lifecycle(pick(random, Lifecycle.values()))
                 .jobId(pick(random, null, "", " ", "train-7b", "ジョブ", "job \"quoted\""))
                 .team(pick(random, null, "", "research", "équipe\\1"))
-                .time(time(random))
+                .time(ContractFixtures.randomInstant(random))
                 .intervalSeconds(random.nextInt(5) == 0 ? Math.ulp(0.0) + random.nextDouble() * 3600 : 10)
                 .smActive(ratio(random)).smOccupancy(optional(random, ratio(random)))
                 .dramActive(optional(random, ratio(random))).tensorActive(optional(random, ratio(random)))
@@ -336,21 +335,6 @@ class TelemetryJsonTest {
                     .gpuFraction(random.nextBoolean() ? (1 + random.nextInt(7)) / 7.0 : 1 - random.nextDouble());
         }
         return sample.build();
-    }
-
-    /** Mostly what agents send; now and then far in the past or future, where the text takes other forms. */
-    private static Instant time(Random random) {
-        long seconds = random.nextInt(20) == 0
-                ? Instant.MIN.getEpochSecond() + (long) (random.nextDouble() * (Instant.MAX.getEpochSecond()
-                        - (double) Instant.MIN.getEpochSecond()))
-                : 1_700_000_000L + random.nextInt(200_000_000);
-        int nanos = switch (random.nextInt(4)) {
-            case 0 -> 0;
-            case 1 -> random.nextInt(1_000) * 1_000_000;
-            case 2 -> random.nextInt(1_000_000) * 1_000;
-            default -> random.nextInt(1_000_000_000);
-        };
-        return Instant.ofEpochSecond(seconds, nanos);
     }
 
     /** Ratios as collectors give them (four places), at full precision, or at the bounds. */
