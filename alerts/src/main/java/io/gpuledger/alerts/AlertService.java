@@ -288,8 +288,8 @@ public class AlertService {
     }
 
     /**
-     * A job's, team's or pool's roll-up. A GPU's own views (a third of the topic at least, all of
-     * its records at a minute's close) are shown nowhere here: they are passed over by their key
+     * A job's, team's or pool's roll-up. A GPU's own views (one a minute for every GPU: most of
+     * the topic's records) are shown nowhere here: they are passed over by their key
      * ({@code gpu|UUID}), unread.
      */
     private Instant onRollup(ConsumerRecord<String, byte[]> record) {
