@@ -27,6 +27,9 @@ import io.gpuledger.alerts.feed.TopicReplay;
 import io.gpuledger.alerts.fleet.FleetSummary;
 import io.gpuledger.alerts.webhook.RecordingReceiver;
 import io.gpuledger.alerts.metrics.MetricCatalogue;
+import io.gpuledger.alerts.metrics.RememberedNames;
+import io.micrometer.prometheus.PrometheusMeterRegistry;
+import jakarta.inject.Inject;
 import java.util.Map;
 import java.util.TreeMap;
 import io.gpuledger.model.TelemetrySample;
@@ -69,6 +72,9 @@ class EndToEndTest {
 
     @ConfigProperty(name = "kafka.bootstrap.servers")
     String bootstrapServers;
+
+    @Inject
+    PrometheusMeterRegistry registry;
 
     private static volatile boolean telemetrySent;
 
@@ -186,6 +192,8 @@ class EndToEndTest {
             assertThat(type).as(name).isEqualTo(entry.type().name().toLowerCase());
             assertThat(helps.get(name)).as(name).isEqualTo(entry.help());
         });
+        // And so named by the convention that remembers names, not one made again for every meter
+        assertThat(registry.config().namingConvention()).isInstanceOf(RememberedNames.class);
     }
 
     @Test
