@@ -1,8 +1,10 @@
 package io.gpuledger.cli;
 
+import io.gpuledger.streams.CostEngineConfig;
 import io.gpuledger.streams.CostEngineProcess;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,10 +24,17 @@ final class BenchProcesses {
 
     /** {@code CostEngineMain} in its own JVM ({@code -Xmx1g}), state under {@code work}; not yet awaited. */
     static CostEngineProcess engine(String bootstrap, Path work, String application, int threads) throws IOException {
+        return engine(bootstrap, work, application, threads, CostEngineConfig.DEFAULT_COMMIT_INTERVAL);
+    }
+
+    /** The same, committing at least every {@code commitInterval} (whole seconds) while behind. */
+    static CostEngineProcess engine(String bootstrap, Path work, String application, int threads,
+            Duration commitInterval) throws IOException {
         return CostEngineProcess.start(System.getProperty("java.class.path"), engineJvm(),
                 List.of("--bootstrap-servers", bootstrap, "--application-id", application,
                         "--state-dir", work.resolve("state-" + application).toString(),
-                        "--threads", String.valueOf(threads)),
+                        "--threads", String.valueOf(threads),
+                        "--commit-interval", String.valueOf(commitInterval.toSeconds())),
                 work.resolve(application + ".log"));
     }
 

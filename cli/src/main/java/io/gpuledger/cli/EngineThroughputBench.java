@@ -2,6 +2,7 @@ package io.gpuledger.cli;
 
 import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.model.Topics;
+import io.gpuledger.streams.CostEngineConfig;
 import io.gpuledger.streams.CostEngineProcess;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -13,14 +14,15 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * {@code gpu-ledger bench engine [--samples N] [--gpus G] [--warmup W] [--threads T] [--interval S]}: how fast the
+ * {@code gpu-ledger bench engine [--samples N] [--gpus G] [--warmup W] [--threads T] [--interval S]
+ * [--commit-interval S]}: how fast the
  * cost engine prices and windows telemetry, against the fastest any stage could go on the same broker.
  *
  * <p>An embedded broker in this JVM is preloaded with N telemetry samples of a simulated fleet of
  * G GPUs (JSON, as agents and the simulator write them) and the prices they need. Then, on the same
  * records: (a) a plain consumer → producer copy in this JVM, twice (the second pass with a warm
- * JIT), and (b) the cost engine as its own process ({@code CostEngineMain}, exactly-once, its
- * default 1 s commit interval), from its RUNNING line until its committed offsets reach the end of
+ * JIT), and (b) the cost engine as its own process ({@code CostEngineMain}, exactly-once, with
+ * its default commit interval unless told another), from its RUNNING line until its committed offsets reach the end of
  * the input — under exactly-once that is when its last output is committed. The engine is reported
  * over all records and after the first W (its JIT warms up on them); the ratio compares the warm
  * figures.
@@ -44,6 +46,7 @@ final class EngineThroughputBench {
         int warmup = 2_000_000;
         int threads = 1;
         Duration interval = DEFAULT_INTERVAL;
+        Duration commitInterval = CostEngineConfig.DEFAULT_COMMIT_INTERVAL;
         for (int i = 0; i < args.length; i += 2) {
             if (i + 1 >= args.length) {
                 throw new UsageException(args[i] + " needs a value");
@@ -54,6 +57,8 @@ final class EngineThroughputBench {
                 case "--warmup" -> warmup = UsageException.positive(args[i], args[i + 1]);
                 case "--threads" -> threads = UsageException.positive(args[i], args[i + 1]);
                 case "--interval" -> interval = Duration.ofSeconds(UsageException.positive(args[i], args[i + 1]));
+                case "--commit-interval" ->
+                    commitInterval = Duration.ofSeconds(UsageException.positive(args[i], args[i + 1]));
                 default -> throw new UsageException("unknown option '" + args[i] + "'");
             }
         }
@@ -73,7 +78,7 @@ final class EngineThroughputBench {
             Measure coldCopy = PreloadedTelemetry.copy(bootstrap, samples, "bench-copy-1");
             Measure warmCopy = PreloadedTelemetry.copy(bootstrap, samples, "bench-copy-2");
             out.printf("copied twice: %.0f/s, then %.0f/s%n", coldCopy.rate(), warmCopy.rate());
-            EngineRun engine = runEngine(bootstrap, work, samples, warmup, threads, out);
+            EngineRun engine = runEngine(bootstrap, work, samples, warmup, threads, commitInterval, out);
             // A copy on each side of the engine: the machine's pace drifts over a run, and the
             // ratio is taken against the mean of the two warm copies.
             Measure lateCopy = PreloadedTelemetry.copy(bootstrap, samples, "bench-copy-3");
@@ -133,13 +138,13 @@ final class EngineThroughputBench {
      * operator follows consumer lag, until it has committed every record.
      */
     private static EngineRun runEngine(String bootstrap, Path work, long records, long warmup, int threads,
-            PrintStream out)
+            Duration commitInterval, PrintStream out)
             throws IOException, InterruptedException {
         String application = "bench-engine-" + System.currentTimeMillis();
-        try (CostEngineProcess engine = BenchProcesses.engine(bootstrap, work, application, threads);
+        try (CostEngineProcess engine = BenchProcesses.engine(bootstrap, work, application, threads, commitInterval);
                 GroupProgress group = new GroupProgress(bootstrap)) {
-            out.printf("cost engine: process %d, application %s, %d stream thread(s)%n", engine.pid(), application,
-                    threads);
+            out.printf("cost engine: process %d, application %s, %d stream thread(s), commits at least every %d s%n",
+                    engine.pid(), application, threads, commitInterval.toSeconds());
             engine.awaitRunning(Duration.ofMinutes(2));
             RunTrace trace = new RunTrace(Map.of("engine", engine.pid(), "broker", ProcessHandle.current().pid()));
             trace.follow(() -> group.committed(application, Topics.TELEMETRY.name()), () -> trace.done() >= records,

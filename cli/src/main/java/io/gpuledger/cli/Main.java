@@ -53,6 +53,8 @@ public final class Main {
                                    --interval S seconds between two samples of a GPU (default 1)
                                    --warmup W   first records left out of the warm figure (default 2000000)
                                    --threads T  the engine's stream threads (default 1, its own default)
+                                   --commit-interval S  the engine's longest time between commits
+                                                (default 2, its own default)
                          footprint  CPU and resident memory of agent, simulated fleet, cost engine and alert
                                  service following a live fleet, each in its own process; then the demo stack
                                    --gpus G,G,...  fleets, a sample a second per GPU (default 1000,10000,100000)
@@ -72,6 +74,8 @@ public final class Main {
                                    --warmup S   first seconds of samples left out of the warm figure
                                                 (default a third of the run: 200 of 10 minutes)
                                    --threads T  the engine's stream threads (default 1)
+                                   --commit-interval S  the engine's longest time between commits
+                                                (default 2, its own default)
               hook     an example automation hook: follows gpu.recommendations.v1 (Kafka in
                        KAFKA_BOOTSTRAP_SERVERS) and prints what it would do with each recommendation
                          --ack URL   acknowledge each one it acts on at the alert service at URL

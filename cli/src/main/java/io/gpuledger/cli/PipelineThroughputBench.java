@@ -4,6 +4,7 @@ import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.ingest.prom.PrometheusText;
 import io.gpuledger.model.Topic;
 import io.gpuledger.model.Topics;
+import io.gpuledger.streams.CostEngineConfig;
 import io.gpuledger.streams.CostEngineProcess;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -24,7 +25,8 @@ import java.util.stream.Stream;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * {@code gpu-ledger bench throughput [--gpus 1000,10000,100000] [--minutes M] [--warmup S] [--threads T]}:
+ * {@code gpu-ledger bench throughput [--gpus 1000,10000,100000] [--minutes M] [--warmup S] [--threads T]
+ * [--commit-interval S]}:
  * samples per second through the complete pipeline — samples as agents write them, the cost
  * engine, the alert service reading everything the engine wrote — beside a plain consumer →
  * producer copy of the same records on the same broker, for fleets of each size sampled every second.
@@ -86,6 +88,7 @@ final class PipelineThroughputBench {
         private Integer minutes;
         private Integer warmupSeconds;
         private int threads = 1;
+        private Duration commitInterval = CostEngineConfig.DEFAULT_COMMIT_INTERVAL;
 
         /**
          * Ten minutes of a fleet, as bench engine runs (windows close from the third minute on,
@@ -97,6 +100,11 @@ final class PipelineThroughputBench {
             }
             long forSamples = -Math.floorDiv(-MIN_SAMPLES, gpus * 60L);
             return (int) Math.max(10, forSamples);
+        }
+
+        /** The engine's longest time between commits: its own default unless told. */
+        Duration commitInterval() {
+            return commitInterval;
         }
 
         /** The first third of the run, by default: 200 s of ten minutes, whose windows are all still open. */
@@ -118,6 +126,8 @@ final class PipelineThroughputBench {
                 case "--minutes" -> settings.minutes = UsageException.positive(option, value);
                 case "--warmup" -> settings.warmupSeconds = UsageException.nonNegative(option, value);
                 case "--threads" -> settings.threads = UsageException.positive(option, value);
+                case "--commit-interval" ->
+                    settings.commitInterval = Duration.ofSeconds(UsageException.positive(option, value));
                 default -> throw new UsageException("bench throughput: unknown option '" + option + "'");
             }
         });
@@ -129,7 +139,8 @@ final class PipelineThroughputBench {
     private static int run(Settings settings, PrintStream out) throws Exception {
         List<SizeRun> runs = new ArrayList<>();
         for (int gpus : settings.fleets) {
-            runs.add(runSize(gpus, settings.minutes(gpus), settings.warmupSeconds(gpus), settings.threads, out));
+            runs.add(runSize(gpus, settings.minutes(gpus), settings.warmupSeconds(gpus), settings.threads,
+                    settings.commitInterval(), out));
         }
 
         out.println();
@@ -157,8 +168,8 @@ final class PipelineThroughputBench {
         return 0;
     }
 
-    private static SizeRun runSize(int gpus, int minutes, int warmupSeconds, int threads, PrintStream out)
-            throws Exception {
+    private static SizeRun runSize(int gpus, int minutes, int warmupSeconds, int threads, Duration commitInterval,
+            PrintStream out) throws Exception {
         long samples = (long) gpus * minutes * 60 / INTERVAL.toSeconds();
         long warmup = (long) gpus * warmupSeconds / INTERVAL.toSeconds();
         Duration span = PreloadedTelemetry.span(samples, gpus, INTERVAL);
@@ -187,9 +198,10 @@ final class PipelineThroughputBench {
                 String application = "bench-pipeline-" + System.currentTimeMillis();
                 RunTrace trace;
                 Completion completion;
-                try (CostEngineProcess engine = BenchProcesses.engine(bootstrap, work, application, threads)) {
-                    out.printf("cost engine: process %d, application %s, %d stream thread(s)%n", engine.pid(),
-                            application, threads);
+                try (CostEngineProcess engine = BenchProcesses.engine(bootstrap, work, application, threads,
+                        commitInterval)) {
+                    out.printf("cost engine: process %d, application %s, %d stream thread(s), commits at least every"
+                            + " %d s%n", engine.pid(), application, threads, commitInterval.toSeconds());
                     engine.awaitRunning(Duration.ofMinutes(2));
                     Map<String, Long> processes = new LinkedHashMap<>();
                     processes.put("engine", engine.pid());

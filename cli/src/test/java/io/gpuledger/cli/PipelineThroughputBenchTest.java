@@ -3,10 +3,12 @@ package io.gpuledger.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpuledger.streams.CostEngineConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -56,13 +58,16 @@ class PipelineThroughputBenchTest {
         assertThat(defaults.warmupSeconds(10_000)).isEqualTo(200);
         assertThat(defaults.minutes(100_000)).isEqualTo(10);
         assertThat(defaults.minutes(7_000)).as("rounded up").isEqualTo(15);
+        assertThat(defaults.commitInterval()).isEqualTo(CostEngineConfig.DEFAULT_COMMIT_INTERVAL);
 
         // Told: what it was told, for every fleet
         PipelineThroughputBench.Settings told = new PipelineThroughputBench.Settings();
-        PipelineThroughputBench.parse(new String[] {"--minutes", "3", "--warmup", "130"}, told);
+        PipelineThroughputBench.parse(new String[] {"--minutes", "3", "--warmup", "130", "--commit-interval", "5"},
+                told);
         assertThat(told.minutes(1_000)).isEqualTo(3);
         assertThat(told.warmupSeconds(1_000)).isEqualTo(130);
         assertThat(told.minutes(100_000)).isEqualTo(3);
+        assertThat(told.commitInterval()).isEqualTo(Duration.ofSeconds(5));
     }
 
     @Test

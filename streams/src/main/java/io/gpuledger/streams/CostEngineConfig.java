@@ -7,6 +7,7 @@ import io.gpuledger.streams.price.CurrencyRates;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Properties;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
 
@@ -20,8 +21,9 @@ import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
  *                       a due roll-up, an enriched notice), so this bounds only how long it goes
  *                       without committing while it works off a backlog: every commit writes each
  *                       GPU changed since the last one to its changelog, and a longer interval lets
- *                       more samples of a GPU share that write. It stays well below the transaction
- *                       timeout (10 s under exactly-once).
+ *                       more samples of a GPU share that write. The engine's transactions are
+ *                       given three times it, and at least Kafka Streams' 10 s, before the broker
+ *                       aborts them.
  * @param rates          exchange rates into the reporting currency of every published amount
  * @param priceMaxAge    how long after its last confirmation a price is taken as current; time
  *                       charged at an older one is counted as stale-priced
@@ -45,6 +47,9 @@ public record CostEngineConfig(
     public static final Duration DEFAULT_GRACE = Duration.ofMinutes(2);
     /** How long after its feed last confirmed it a price is taken as current, unless told otherwise. */
     public static final Duration DEFAULT_PRICE_MAX_AGE = PriceQuote.DEFAULT_MAX_AGE;
+
+    /** Kafka Streams' own transaction timeout under exactly-once: the least the engine's are given. */
+    static final Duration MIN_TRANSACTION_TIMEOUT = Duration.ofSeconds(10);
 
     public static CostEngineConfig defaults(String bootstrapServers, Path stateDir) {
         return new CostEngineConfig(bootstrapServers, DEFAULT_APPLICATION_ID, stateDir, 1,
@@ -82,6 +87,18 @@ public record CostEngineConfig(
         return CostSettings.of(grace, rates).withPriceMaxAge(priceMaxAge).committingEvery(commitInterval);
     }
 
+    /**
+     * How long a transaction of the engine may stay open before the broker aborts it: three
+     * commit intervals, so that a commit slowed by a collection or a busy broker is not taken for
+     * a dead producer. Readers of the engine's topics (read-committed) wait at most this long
+     * behind the transaction of an instance that died and was not restarted; one restarted
+     * with its state aborts it at once.
+     */
+    public Duration transactionTimeout() {
+        Duration threeCommits = commitInterval.multipliedBy(3);
+        return threeCommits.compareTo(MIN_TRANSACTION_TIMEOUT) > 0 ? threeCommits : MIN_TRANSACTION_TIMEOUT;
+    }
+
     public Properties toProperties() {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
@@ -91,6 +108,8 @@ public record CostEngineConfig(
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, streamThreads);
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, commitInterval.toMillis());
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG),
+                (int) transactionTimeout().toMillis());
         props.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
         props.put(StreamsConfig.producerPrefix("compression.type"), "lz4");
         props.put(StreamsConfig.producerPrefix("batch.size"), 131_072);

@@ -15,10 +15,17 @@ import java.util.Optional;
  *                   of waiting for the group to time the dead one out
  */
 public record CostEngineOptions(String bootstrapServers, String applicationId, Path stateDir,
-        Optional<String> instanceId, int streamThreads, Duration grace, Duration priceMaxAge, boolean help) {
+        Optional<String> instanceId, int streamThreads, Duration commitInterval, Duration grace, Duration priceMaxAge,
+        boolean help) {
 
     /** The longest grace period accepted: every open window, and the roll-ups' retention, grow with it. */
     static final Duration MAX_GRACE = Duration.ofHours(1);
+    /**
+     * The longest commit interval accepted: the engine's transactions are given three times it,
+     * and a broker refuses transactions longer than its {@code transaction.max.timeout.ms}
+     * (15 min unless told otherwise).
+     */
+    static final Duration MAX_COMMIT_INTERVAL = Duration.ofMinutes(5);
 
     public static final String USAGE = """
             usage: java -cp ... io.gpuledger.streams.CostEngineMain [OPTIONS]
@@ -36,6 +43,10 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                                     (or GPULEDGER_INSTANCE_ID; default: none)
               --threads N           stream threads, each working its share of the partitions
                                     (or GPULEDGER_STREAM_THREADS; default 1)
+              --commit-interval SECONDS  the longest time between two commits while the
+                                    engine works off a backlog; live views, roll-ups and
+                                    notices are committed as they are sent, whatever it is
+                                    (or GPULEDGER_COMMIT_INTERVAL_SECONDS; default %d, at most %d)
               --grace SECONDS       how long after a minute ends its late samples are still
                                     counted; later ones go to gpu.telemetry.dlq.v1 as late
                                     (or GPULEDGER_GRACE_SECONDS; default 120, at most 3600)
@@ -44,7 +55,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                                     are still charged at it, and counted as stale-priced
                                     (or GPULEDGER_PRICE_MAX_AGE_SECONDS; default 1800)
               --help                show this text
-            """;
+            """.formatted(CostEngineConfig.DEFAULT_COMMIT_INTERVAL.toSeconds(), MAX_COMMIT_INTERVAL.toSeconds());
 
     static final Path DEFAULT_STATE_DIR = Path.of(".gpu-ledger", "cost-engine-state");
     static final Duration DEFAULT_GRACE = CostEngineConfig.DEFAULT_GRACE;
@@ -56,13 +67,14 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
         String stateDir = env.get("GPULEDGER_STATE_DIR");
         String instanceId = env.get("GPULEDGER_INSTANCE_ID");
         String threads = env.get("GPULEDGER_STREAM_THREADS");
+        String commitInterval = env.get("GPULEDGER_COMMIT_INTERVAL_SECONDS");
         String grace = env.get("GPULEDGER_GRACE_SECONDS");
         String priceMaxAge = env.get("GPULEDGER_PRICE_MAX_AGE_SECONDS");
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (option.equals("--help") || option.equals("-h")) {
                 return new CostEngineOptions(bootstrap, applicationId, DEFAULT_STATE_DIR, Optional.empty(), 1,
-                        DEFAULT_GRACE, DEFAULT_PRICE_MAX_AGE, true);
+                        CostEngineConfig.DEFAULT_COMMIT_INTERVAL, DEFAULT_GRACE, DEFAULT_PRICE_MAX_AGE, true);
             }
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException(option.startsWith("--") ? option + " needs a value"
@@ -75,6 +87,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                 case "--state-dir" -> stateDir = value;
                 case "--instance-id" -> instanceId = value;
                 case "--threads" -> threads = value;
+                case "--commit-interval" -> commitInterval = value;
                 case "--grace" -> grace = value;
                 case "--price-max-age" -> priceMaxAge = value;
                 default -> throw new IllegalArgumentException("unknown option '" + option + "'");
@@ -91,6 +104,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                 blank(stateDir) ? DEFAULT_STATE_DIR : Path.of(stateDir),
                 blank(instanceId) ? Optional.empty() : Optional.of(instanceId),
                 blank(threads) ? 1 : positive("--threads", threads),
+                blank(commitInterval) ? CostEngineConfig.DEFAULT_COMMIT_INTERVAL : commitInterval(commitInterval),
                 blank(grace) ? DEFAULT_GRACE : grace(grace),
                 blank(priceMaxAge) ? DEFAULT_PRICE_MAX_AGE : Duration.ofSeconds(positive("--price-max-age", priceMaxAge)),
                 false);
@@ -109,6 +123,19 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                 + ", not '" + value + "'");
     }
 
+    private static Duration commitInterval(String value) {
+        try {
+            long seconds = Long.parseLong(value.strip());
+            if (seconds > 0 && seconds <= MAX_COMMIT_INTERVAL.toSeconds()) {
+                return Duration.ofSeconds(seconds);
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("--commit-interval takes whole seconds from 1 to "
+                + MAX_COMMIT_INTERVAL.toSeconds() + ", not '" + value + "'");
+    }
+
     private static int positive(String option, String value) {
         try {
             int number = Integer.parseInt(value.strip());
@@ -121,11 +148,11 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
         throw new IllegalArgumentException(option + " takes a positive whole number, not '" + value + "'");
     }
 
-    /** The engine's settings: the defaults of {@link CostEngineConfig}, with this Kafka, application and state. */
+    /** The engine's settings: the defaults of {@link CostEngineConfig}, with what these options set. */
     public CostEngineConfig config() {
         CostEngineConfig defaults = CostEngineConfig.defaults(bootstrapServers, stateDir);
         return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads,
-                defaults.commitInterval(), grace, defaults.rates(), priceMaxAge);
+                commitInterval, grace, defaults.rates(), priceMaxAge);
     }
 
     private static boolean blank(String value) {

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 
@@ -91,6 +92,33 @@ class CostEngineOptionsTest {
             assertThatThrownBy(() -> CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092",
                     "--price-max-age", wrong}, Map.of()))
                     .as(wrong).hasMessageContaining("--price-max-age takes a positive whole number");
+        }
+    }
+
+    @Test
+    void shouldCommitAtTheIntervalItIsGivenWithTransactionsGivenThreeOfThem() {
+        // Given an engine told to commit every 30 s, one told so by its environment, and one told nothing
+        CostEngineOptions told = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092",
+                "--commit-interval", "30"}, Map.of("GPULEDGER_COMMIT_INTERVAL_SECONDS", "5"));
+        CostEngineOptions fromEnvironment = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092"},
+                Map.of("GPULEDGER_COMMIT_INTERVAL_SECONDS", "5"));
+        CostEngineOptions untold = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092"}, Map.of());
+
+        // Then Kafka Streams commits at that interval, and a transaction may stay open three of them,
+        // never less than Kafka Streams' own 10 s (which it refuses to go below the commit interval)
+        String transactionTimeout = StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG);
+        assertThat(CostEngineMain.properties(told)).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 30_000L)
+                .containsEntry(transactionTimeout, 90_000);
+        assertThat(CostEngineMain.properties(fromEnvironment))
+                .containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 5_000L).containsEntry(transactionTimeout, 15_000);
+        assertThat(CostEngineMain.properties(untold)).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 2_000L)
+                .containsEntry(transactionTimeout, 10_000);
+        // And the roll-ups wait a commit interval and an update interval before taking a backlog as done
+        assertThat(told.config().costSettings().quietAfter()).isEqualTo(Duration.ofSeconds(32));
+        for (String wrong : new String[] {"0", "-2", "301", "2s"}) {
+            assertThatThrownBy(() -> CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092",
+                    "--commit-interval", wrong}, Map.of()))
+                    .as(wrong).hasMessageContaining("--commit-interval takes whole seconds from 1 to 300");
         }
     }
 
