@@ -7,13 +7,12 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.internals.CacheFlushListener;
 import org.apache.kafka.streams.state.internals.CachedStateStore;
+import org.apache.kafka.streams.state.internals.WrappedStateStore;
 
 /**
  * A key-value store whose values stay Java objects while the task runs and are written, as bytes,
@@ -31,12 +30,14 @@ import org.apache.kafka.streams.state.internals.CachedStateStore;
  * {@code flushCache} before its commits, {@code LiveStoreTest} fails.
  *
  * <p>Values are mutable: after changing one, {@link #put} it again so that it is written at the
- * next commit. The whole store is held in memory, loaded from the store underneath (restored from
- * its changelog) on first use.
+ * next commit. The whole store is held in memory, decoded on first use from what the store
+ * underneath ({@link RestoredBytes}) read back from the changelog; that store keeps nothing else.
  */
 public final class LiveStore<V> implements StateStore, CachedStateStore<String, V> {
 
     private final KeyValueStore<Bytes, byte[]> logged;
+    /** The innermost store, under the metered and logging ones: what a restore brought back. */
+    private final RestoredBytes restored;
     private final Codec<V> codec;
     private final Map<String, V> live = new HashMap<>();
     private final Set<String> changed = new HashSet<>();
@@ -45,7 +46,19 @@ public final class LiveStore<V> implements StateStore, CachedStateStore<String, 
 
     LiveStore(KeyValueStore<Bytes, byte[]> logged, Codec<V> codec) {
         this.logged = logged;
+        this.restored = innermost(logged);
         this.codec = codec;
+    }
+
+    private static RestoredBytes innermost(StateStore store) {
+        StateStore inner = store;
+        while (inner instanceof WrappedStateStore<?, ?, ?> wrapper) {
+            inner = wrapper.wrapped();
+        }
+        if (inner instanceof RestoredBytes bytes) {
+            return bytes;
+        }
+        throw new IllegalArgumentException("a live store goes over restored bytes, not " + inner.getClass().getName());
     }
 
     @Override
@@ -99,11 +112,8 @@ public final class LiveStore<V> implements StateStore, CachedStateStore<String, 
         if (loaded) {
             return;
         }
-        try (KeyValueIterator<Bytes, byte[]> all = logged.all()) {
-            while (all.hasNext()) {
-                KeyValue<Bytes, byte[]> entry = all.next();
-                live.put(new String(entry.key.get(), StandardCharsets.UTF_8), codec.fromBytes(entry.value));
-            }
+        for (Map.Entry<Bytes, byte[]> entry : restored.takeRestored().entrySet()) {
+            live.put(new String(entry.getKey().get(), StandardCharsets.UTF_8), codec.fromBytes(entry.getValue()));
         }
         loaded = true;
     }

@@ -3,14 +3,16 @@ package io.gpuledger.streams.state;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 
 /**
- * Builds a {@link LiveStore} over an in-memory key-value store, logged to a changelog topic
- * unless told otherwise. It has no record cache: its values already wait as objects until the
- * commit, which is what the cache would do, without the copies.
+ * Builds a {@link LiveStore} over a changelog topic (unless told otherwise) and a
+ * {@link RestoredBytes} store that holds only what a restore reads back. It has no record cache:
+ * its values already wait as objects until the commit, which is what the cache would do, without
+ * the copies.
  */
 public final class LiveStoreBuilder<V> implements StoreBuilder<LiveStore<V>> {
 
@@ -18,8 +20,8 @@ public final class LiveStoreBuilder<V> implements StoreBuilder<LiveStore<V>> {
     private final Codec<V> codec;
 
     public LiveStoreBuilder(String name, Codec<V> codec) {
-        this.logged = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), Serdes.Bytes(),
-                Serdes.ByteArray()).withCachingDisabled();
+        this.logged = Stores.keyValueStoreBuilder(new Supplier(name), Serdes.Bytes(), Serdes.ByteArray())
+                .withCachingDisabled();
         this.codec = codec;
     }
 
@@ -63,5 +65,18 @@ public final class LiveStoreBuilder<V> implements StoreBuilder<LiveStore<V>> {
     @Override
     public String name() {
         return logged.name();
+    }
+
+    /** A new {@link RestoredBytes} for each task's store. */
+    private record Supplier(String name) implements KeyValueBytesStoreSupplier {
+        @Override
+        public KeyValueStore<Bytes, byte[]> get() {
+            return new RestoredBytes(name);
+        }
+
+        @Override
+        public String metricsScope() {
+            return "live";
+        }
     }
 }

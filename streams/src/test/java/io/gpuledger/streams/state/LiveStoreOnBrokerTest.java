@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.function.IntFunction;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -46,39 +47,62 @@ class LiveStoreOnBrokerTest {
     Path stateDir;
 
     @Test
-    void shouldHaveEveryCommittedUpdateOnTheChangelogWhileTheApplicationRuns() throws Exception {
+    void shouldHaveEveryCommittedUpdateOnTheChangelogWhileTheApplicationRunsAndCountOnFromItAfterARestart()
+            throws Exception {
         try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
             String bootstrap = kafka.bootstrapServers();
             String application = "live-store-" + System.nanoTime();
+            String changelog = application + "-" + STORE + "-changelog";
+            TopicPartition counted = new TopicPartition("counted", 0);
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
                 admin.createTopics(List.of(new NewTopic("counted", 1, (short) 1))).all().get();
             }
-            StreamsBuilder builder = new StreamsBuilder();
-            builder.addStateStore(new LiveStoreBuilder<>(STORE, Codec.LONG));
-            builder.stream("counted", Consumed.with(Serdes.String(), Serdes.String()))
-                    .process(Count::new, STORE);
-            Properties props = new Properties();
-            props.put(StreamsConfig.APPLICATION_ID_CONFIG, application);
-            props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-            props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-            props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-            props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
 
-            try (KafkaStreams streams = new KafkaStreams(builder.build(), props)) {
+            try (KafkaStreams streams = counting(bootstrap, application, stateDir.resolve("first"))) {
                 streams.start();
                 // When 150 records are counted and their offsets committed, the application still running
-                try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
-                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), new StringSerializer(),
-                        new StringSerializer())) {
-                    for (int i = 0; i < 150; i++) {
-                        producer.send(new ProducerRecord<>("counted", i % 3 == 0 ? "j" : "k", "x"));
-                    }
-                }
-                awaitCommitted(bootstrap, application, new TopicPartition("counted", 0), 150);
+                send(bootstrap, 150, i -> i % 3 == 0 ? "j" : "k");
+                awaitCommitted(bootstrap, application, counted, 150);
 
                 // Then the changelog, as a restore would read it, holds the counts of all of them
-                Map<String, Long> restored = readChangelog(bootstrap, application + "-" + STORE + "-changelog");
-                assertThat(restored).containsExactlyInAnyOrderEntriesOf(Map.of("j", 50L, "k", 100L));
+                assertThat(readChangelog(bootstrap, changelog))
+                        .containsExactlyInAnyOrderEntriesOf(Map.of("j", 50L, "k", 100L));
+            }
+
+            // When the application starts again on an empty state directory and counts 10 more of j
+            try (KafkaStreams streams = counting(bootstrap, application, stateDir.resolve("second"))) {
+                streams.start();
+                send(bootstrap, 10, i -> "j");
+                awaitCommitted(bootstrap, application, counted, 160);
+
+                // Then it counted on from what it restored from the changelog
+                assertThat(readChangelog(bootstrap, changelog))
+                        .containsExactlyInAnyOrderEntriesOf(Map.of("j", 60L, "k", 100L));
+            }
+        }
+    }
+
+    private static KafkaStreams counting(String bootstrap, String application, Path stateDir) {
+        StreamsBuilder builder = new StreamsBuilder();
+        builder.addStateStore(new LiveStoreBuilder<>(STORE, Codec.LONG));
+        builder.stream("counted", Consumed.with(Serdes.String(), Serdes.String())).process(Count::new, STORE);
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, application);
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
+        // A member of Kafka Streams does not leave its group as it closes: the shortest session the
+        // broker allows, so that the next start takes the partition over soon after the last stopped
+        props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 6_000);
+        return new KafkaStreams(builder.build(), props);
+    }
+
+    private static void send(String bootstrap, int records, IntFunction<String> keyOf) {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < records; i++) {
+                producer.send(new ProducerRecord<>("counted", keyOf.apply(i), "x"));
             }
         }
     }

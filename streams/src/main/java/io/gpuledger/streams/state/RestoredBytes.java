@@ -1,0 +1,126 @@
+package io.gpuledger.streams.state;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.StateRestoreCallback;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.query.Position;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * The bytes store under a {@link LiveStore}, beneath the store that writes its changelog. It
+ * keeps what a restore reads back from the changelog until the live store takes it, and nothing
+ * else: every value written since is held, as an object, by the live store itself, and is on the
+ * changelog once committed. (An in-memory store here held a second copy of every value, in bytes,
+ * and sorted each one in at every commit, which no reader ever asked for.)
+ */
+final class RestoredBytes implements KeyValueStore<Bytes, byte[]> {
+
+    private final String name;
+    private final Map<Bytes, byte[]> restored = new HashMap<>();
+    private boolean open;
+
+    RestoredBytes(String name) {
+        this.name = name;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public void init(StateStoreContext context, StateStore root) {
+        restored.clear();
+        context.register(root, (StateRestoreCallback) (key, value) -> {
+            if (value == null) {
+                restored.remove(Bytes.wrap(key));
+            } else {
+                restored.put(Bytes.wrap(key), value);
+            }
+        });
+        open = true;
+    }
+
+    /** What was restored since the last call, handed over and forgotten here. */
+    Map<Bytes, byte[]> takeRestored() {
+        Map<Bytes, byte[]> taken = new HashMap<>(restored);
+        restored.clear();
+        return taken;
+    }
+
+    /** Nothing to keep: the live store holds the value, and the store above logs it. */
+    @Override
+    public void put(Bytes key, byte[] value) {
+    }
+
+    @Override
+    public byte[] putIfAbsent(Bytes key, byte[] value) {
+        throw unsupported("putIfAbsent");
+    }
+
+    @Override
+    public void putAll(List<KeyValue<Bytes, byte[]>> entries) {
+    }
+
+    /** Nothing kept, so no old value: the store above logs the deletion. */
+    @Override
+    public byte[] delete(Bytes key) {
+        return null;
+    }
+
+    @Override
+    public byte[] get(Bytes key) {
+        throw unsupported("get");
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to) {
+        throw unsupported("range");
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> all() {
+        throw unsupported("all");
+    }
+
+    @Override
+    public long approximateNumEntries() {
+        return restored.size();
+    }
+
+    @Override
+    public Position getPosition() {
+        return Position.emptyPosition();
+    }
+
+    @Override
+    public void flush() {
+    }
+
+    @Override
+    public void close() {
+        restored.clear();
+        open = false;
+    }
+
+    @Override
+    public boolean persistent() {
+        return false;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    private UnsupportedOperationException unsupported(String operation) {
+        return new UnsupportedOperationException(operation + " on " + name
+                + ": a live store's values are read from the live store itself");
+    }
+}
