@@ -34,7 +34,7 @@ import org.apache.kafka.common.TopicPartition;
  * <p>Each fleet size runs on a fresh embedded broker in this JVM: M minutes of the simulated fleet
  * (G × 60 × M samples, as {@code bench engine} preloads them), copied twice (the second pass with a
  * warm JIT); then the alert service in its own JVM, which reads the prices; then the cost engine in
- * its own JVM. The clock runs from the engine's RUNNING line until the pipeline is done:
+ * its own JVM; once both are stopped, copied a third time. The clock runs from the engine's RUNNING line until the pipeline is done:
  * <ol>
  *   <li>the engine's committed offsets on {@code gpu.telemetry.v1} reach its end (under exactly-once,
  *       everything those samples made in the engine's first stage is committed with them);</li>
@@ -45,7 +45,8 @@ import org.apache.kafka.common.TopicPartition;
  *       and sending what they caused): <em>the pipeline is done</em>.</li>
  * </ol>
  * The warm figure leaves out the first S seconds of simulated samples; the ratio compares it with
- * the warm copy. Prints a table whose last line is the headline; asserts nothing.
+ * the mean of the warm copies before and after (the machine's pace drifts over a run, and one
+ * copy of a few seconds moved the ratio by a tenth between runs). Prints a table whose last line is the headline; asserts nothing.
  */
 final class PipelineThroughputBench {
 
@@ -63,8 +64,13 @@ final class PipelineThroughputBench {
     }
 
     /** One fleet size's figures. */
-    record SizeRun(int gpus, long samples, long warmup, Measure copy, Measure engine, Measure all, Measure warm,
-            Map<String, Double> cpuSecondsWarm, long recordsRead) {
+    record SizeRun(int gpus, long samples, long warmup, Measure copyBefore, Measure copyAfter, Measure engine,
+            Measure all, Measure warm, Map<String, Double> cpuSecondsWarm, long recordsRead) {
+
+        /** The copy's figure: the mean of its warm passes before and after the pipeline. */
+        double copyRate() {
+            return (copyBefore.rate() + copyAfter.rate()) / 2;
+        }
 
         /** The pipeline's figure: warm when there is one. */
         Measure figure() {
@@ -72,7 +78,7 @@ final class PipelineThroughputBench {
         }
 
         double ratio() {
-            return figure().rate() / copy.rate();
+            return figure().rate() / copyRate();
         }
     }
 
@@ -144,13 +150,13 @@ final class PipelineThroughputBench {
         }
 
         out.println();
-        out.println("| GPUs | samples | copy, warm | engine done, all | pipeline, all | pipeline, warm | ratio"
+        out.println("| GPUs | samples | copy, warm (mean of 2) | engine done, all | pipeline, all | pipeline, warm | ratio"
                 + " | µs CPU per sample, warm: engine / alert service / broker | alert service records per sample |");
         out.println("|---|---|---|---|---|---|---|---|---|");
         for (SizeRun run : runs) {
             Measure cpuBase = run.figure();
             out.printf(Locale.ROOT, "| %d | %d | %.0f/s | %.0f/s | %.0f/s | %s | %.2f | %.1f / %.1f / %.1f | %.3f |%n",
-                    run.gpus(), run.samples(), run.copy().rate(), run.engine().rate(), run.all().rate(),
+                    run.gpus(), run.samples(), run.copyRate(), run.engine().rate(), run.all().rate(),
                     run.warm() == null ? "-" : String.format(Locale.ROOT, "%.0f/s", run.warm().rate()), run.ratio(),
                     run.cpuSecondsWarm().get("engine") * 1e6 / cpuBase.records(),
                     run.cpuSecondsWarm().get("alert service") * 1e6 / cpuBase.records(),
@@ -160,11 +166,11 @@ final class PipelineThroughputBench {
         out.println();
         for (SizeRun run : runs) {
             out.printf(Locale.ROOT, "%d GPUs: ratio %.2f (%.0f/s vs copy %.0f/s)%n", run.gpus(), run.ratio(),
-                    run.figure().rate(), run.copy().rate());
+                    run.figure().rate(), run.copyRate());
         }
         SizeRun largest = runs.stream().max(Comparator.comparingInt(SizeRun::gpus)).orElseThrow();
         out.printf(Locale.ROOT, "pipeline at %d GPUs: ratio %.2f (%.0f/s vs copy %.0f/s)%n", largest.gpus(),
-                largest.ratio(), largest.figure().rate(), largest.copy().rate());
+                largest.ratio(), largest.figure().rate(), largest.copyRate());
         return 0;
     }
 
@@ -189,6 +195,9 @@ final class PipelineThroughputBench {
             out.printf(Locale.ROOT, "preloaded in %.1f s; copied twice: %.0f/s, then %.0f/s%n", preload.seconds(),
                     coldCopy.rate(), warmCopy.rate());
 
+            RunTrace trace;
+            Completion completion;
+            Map<String, Long> read;
             try (AlertServiceProcess alerts = BenchProcesses.alertService(bootstrap, work, ALERTS_GROUP);
                     GroupProgress group = new GroupProgress(bootstrap)) {
                 alerts.awaitReady(Duration.ofSeconds(90));
@@ -196,8 +205,6 @@ final class PipelineThroughputBench {
                 out.printf("alert service: process %d, groups %s, has read the prices%n", alerts.pid(),
                         String.join(" and ", ALERTS_GROUPS));
                 String application = "bench-pipeline-" + System.currentTimeMillis();
-                RunTrace trace;
-                Completion completion;
                 try (CostEngineProcess engine = BenchProcesses.engine(bootstrap, work, application, threads,
                         commitInterval)) {
                     out.printf("cost engine: process %d, application %s, %d stream thread(s), commits at least every"
@@ -213,9 +220,11 @@ final class PipelineThroughputBench {
                             LIMIT, () -> "the cost engine's last lines:\n" + engine.tail()
                                     + "\nthe alert service's:\n" + alerts.tail());
                 }
-                Map<String, Long> read = recordsRead(alerts.baseUrl());
-                return report(gpus, samples, warmup, warmCopy, trace, completion, read, out);
+                read = recordsRead(alerts.baseUrl());
             }
+            Measure lateCopy = PreloadedTelemetry.copy(bootstrap, samples, "bench-copy-3");
+            out.printf(Locale.ROOT, "copied again after the pipeline: %.0f/s%n", lateCopy.rate());
+            return report(gpus, samples, warmup, warmCopy, lateCopy, trace, completion, read, out);
         } finally {
             try (Stream<Path> files = Files.walk(work)) {
                 files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
@@ -223,8 +232,8 @@ final class PipelineThroughputBench {
         }
     }
 
-    private static SizeRun report(int gpus, long samples, long warmup, Measure copy, RunTrace trace,
-            Completion completion, Map<String, Long> read, PrintStream out) {
+    private static SizeRun report(int gpus, long samples, long warmup, Measure copy, Measure lateCopy,
+            RunTrace trace, Completion completion, Map<String, Long> read, PrintStream out) {
         Measure all = trace.all();
         Measure warm = trace.after(warmup);
         Measure engine = completion.engineDone();
@@ -233,6 +242,7 @@ final class PipelineThroughputBench {
         out.println("| stage | records | seconds | records/s |");
         out.println("|---|---|---|---|");
         row(out, "copy consumer -> producer, 2nd pass (warm)", copy);
+        row(out, "copy consumer -> producer, 3rd pass (after the pipeline)", lateCopy);
         row(out, "cost engine done, in the pipeline, all records (cold start)", engine);
         row(out, "pipeline done, all records (cold start)", all);
         if (warm != null) {
@@ -256,7 +266,7 @@ final class PipelineThroughputBench {
         read.forEach((topic, records) -> topics.append(", ").append(topic).append(' ').append(records));
         out.printf(Locale.ROOT, "the alert service read %d records of the engine's (%.3f per sample)%s%n", total,
                 total / (double) samples, topics);
-        return new SizeRun(gpus, samples, warmup, copy, engine, all, warm, cpuWarm, total);
+        return new SizeRun(gpus, samples, warmup, copy, lateCopy, engine, all, warm, cpuWarm, total);
     }
 
     private static void row(PrintStream out, String stage, Measure measure) {
