@@ -104,36 +104,25 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                 blank(stateDir) ? DEFAULT_STATE_DIR : Path.of(stateDir),
                 blank(instanceId) ? Optional.empty() : Optional.of(instanceId),
                 blank(threads) ? 1 : positive("--threads", threads),
-                blank(commitInterval) ? CostEngineConfig.DEFAULT_COMMIT_INTERVAL : commitInterval(commitInterval),
-                blank(grace) ? DEFAULT_GRACE : grace(grace),
+                blank(commitInterval) ? CostEngineConfig.DEFAULT_COMMIT_INTERVAL
+                        : seconds("--commit-interval", commitInterval, 1, MAX_COMMIT_INTERVAL),
+                blank(grace) ? DEFAULT_GRACE : seconds("--grace", grace, 0, MAX_GRACE),
                 blank(priceMaxAge) ? DEFAULT_PRICE_MAX_AGE : Duration.ofSeconds(positive("--price-max-age", priceMaxAge)),
                 false);
     }
 
-    private static Duration grace(String value) {
+    /** Whole seconds from {@code least} to {@code most}, the value of {@code option}. */
+    private static Duration seconds(String option, String value, long least, Duration most) {
         try {
             long seconds = Long.parseLong(value.strip());
-            if (seconds >= 0 && seconds <= MAX_GRACE.toSeconds()) {
+            if (seconds >= least && seconds <= most.toSeconds()) {
                 return Duration.ofSeconds(seconds);
             }
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new IllegalArgumentException("--grace takes whole seconds from 0 to " + MAX_GRACE.toSeconds()
+        throw new IllegalArgumentException(option + " takes whole seconds from " + least + " to " + most.toSeconds()
                 + ", not '" + value + "'");
-    }
-
-    private static Duration commitInterval(String value) {
-        try {
-            long seconds = Long.parseLong(value.strip());
-            if (seconds > 0 && seconds <= MAX_COMMIT_INTERVAL.toSeconds()) {
-                return Duration.ofSeconds(seconds);
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new IllegalArgumentException("--commit-interval takes whole seconds from 1 to "
-                + MAX_COMMIT_INTERVAL.toSeconds() + ", not '" + value + "'");
     }
 
     private static int positive(String option, String value) {
