@@ -34,7 +34,8 @@ import org.apache.kafka.common.TopicPartition;
  * <p>Each fleet size runs on a fresh embedded broker in this JVM: M minutes of the simulated fleet
  * (G × 60 × M samples, as {@code bench engine} preloads them), copied twice (the second pass with a
  * warm JIT); then the alert service in its own JVM, which reads the prices; then the cost engine in
- * its own JVM; once both are stopped, copied a third time. The clock runs from the engine's RUNNING line until the pipeline is done:
+ * its own JVM; once both are stopped, copied a third time. The clock runs from the engine's RUNNING
+ * line until the pipeline is done:
  * <ol>
  *   <li>the engine's committed offsets on {@code gpu.telemetry.v1} reach its end (under exactly-once,
  *       everything those samples made in the engine's first stage is committed with them);</li>
@@ -46,7 +47,8 @@ import org.apache.kafka.common.TopicPartition;
  * </ol>
  * The warm figure leaves out the first S seconds of simulated samples; the ratio compares it with
  * the mean of the warm copies before and after (the machine's pace drifts over a run, and one
- * copy of a few seconds moved the ratio by a tenth between runs). Prints a table whose last line is the headline; asserts nothing.
+ * copy of a few seconds moved the ratio by a tenth between runs). Prints a table whose last line is
+ * the headline; asserts nothing.
  */
 final class PipelineThroughputBench {
 
@@ -150,8 +152,9 @@ final class PipelineThroughputBench {
         }
 
         out.println();
-        out.println("| GPUs | samples | copy, warm (mean of 2) | engine done, all | pipeline, all | pipeline, warm | ratio"
-                + " | µs CPU per sample, warm: engine / alert service / broker | alert service records per sample |");
+        out.println("| GPUs | samples | copy, warm (mean of 2) | engine done, all | pipeline, all | pipeline, warm"
+                + " | ratio | µs CPU per sample, warm: engine / alert service / broker"
+                + " | alert service records per sample |");
         out.println("|---|---|---|---|---|---|---|---|---|");
         for (SizeRun run : runs) {
             Measure cpuBase = run.figure();

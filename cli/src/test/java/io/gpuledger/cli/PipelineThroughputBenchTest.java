@@ -32,7 +32,8 @@ class PipelineThroughputBenchTest {
         assertThat(status).isZero();
         assertThat(lines).contains("== 100 GPUs, a sample a second each: 6000 samples, 1 minutes simulated ==")
                 .anyMatch(line -> line.startsWith("| copy consumer -> producer, 2nd pass (warm) | 6000 |"))
-                .anyMatch(line -> line.startsWith("| copy consumer -> producer, 3rd pass (after the pipeline) | 6000 |"))
+                .anyMatch(line -> line.startsWith(
+                        "| copy consumer -> producer, 3rd pass (after the pipeline) | 6000 |"))
                 .anyMatch(line -> line.startsWith("| cost engine done, in the pipeline, all records (cold start) | 6000 |"))
                 .anyMatch(line -> line.startsWith("| pipeline done, all records (cold start) | 6000 |"))
                 .anyMatch(line -> line.startsWith("engine: "))

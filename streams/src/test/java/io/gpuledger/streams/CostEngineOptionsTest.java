@@ -110,7 +110,8 @@ class CostEngineOptionsTest {
         assertThat(CostEngineMain.properties(told)).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 30_000L)
                 .containsEntry(transactionTimeout, 90_000);
         assertThat(CostEngineMain.properties(fromEnvironment))
-                .containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 5_000L).containsEntry(transactionTimeout, 15_000);
+                .containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 5_000L)
+                .containsEntry(transactionTimeout, 15_000);
         assertThat(CostEngineMain.properties(untold)).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 2_000L)
                 .containsEntry(transactionTimeout, 10_000);
         // And the roll-ups wait a commit interval and an update interval before taking a backlog as done
