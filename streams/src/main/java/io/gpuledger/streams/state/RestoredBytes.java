@@ -22,7 +22,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 final class RestoredBytes implements KeyValueStore<Bytes, byte[]> {
 
     private final String name;
-    private final Map<Bytes, byte[]> restored = new HashMap<>();
+    private Map<Bytes, byte[]> restored = new HashMap<>();
     private boolean open;
 
     RestoredBytes(String name) {
@@ -49,8 +49,8 @@ final class RestoredBytes implements KeyValueStore<Bytes, byte[]> {
 
     /** What was restored since the last call, handed over and forgotten here. */
     Map<Bytes, byte[]> takeRestored() {
-        Map<Bytes, byte[]> taken = new HashMap<>(restored);
-        restored.clear();
+        Map<Bytes, byte[]> taken = restored;
+        restored = new HashMap<>();
         return taken;
     }
 
