@@ -32,7 +32,6 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -99,15 +98,12 @@ abstract class CostEngineOnBrokerScenario {
 
     @Test
     void shouldCommitLiveViewsAndNoticesWithoutWaitingForTheCommitInterval() throws Exception {
-        // Given the engine with a commit interval of two minutes (and a transaction timeout above it)
+        // Given the engine with a commit interval of two minutes (its transactions get three of them)
         String bootstrap = bootstrapServers();
         TopicAdmin.ensureTopics(bootstrap, 2);
         CostEngineConfig config = CostEngineConfig.defaults(bootstrap, stateDir)
                 .withApplicationId("live-commits-" + System.nanoTime()).withCommitInterval(COMMIT_INTERVAL);
-        Properties overrides = new Properties();
-        overrides.put(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG),
-                (int) COMMIT_INTERVAL.multipliedBy(2).toMillis());
-        try (CostEngine engine = new CostEngine(config, overrides, (now, before) -> { })) {
+        try (CostEngine engine = new CostEngine(config, new Properties(), (now, before) -> { })) {
             engine.start();
             assertThat(engine.awaitRunning(WAIT)).isTrue();
             long started = System.nanoTime();
