@@ -9,6 +9,7 @@ import io.quarkus.micrometer.runtime.MeterRegistryCustomizerConstraint;
 import jakarta.inject.Singleton;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * A naming convention that remembers what another one made of each meter name and label name.
@@ -38,24 +39,22 @@ public final class RememberedNames implements NamingConvention {
 
     @Override
     public String name(String name, Meter.Type type, String baseUnit) {
-        MeterName key = new MeterName(name, type, baseUnit);
-        String made = names.get(key);
-        if (made == null) {
-            made = convention.name(name, type, baseUnit);
-            if (names.size() < MAX_REMEMBERED) {
-                names.put(key, made);
-            }
-        }
-        return made;
+        return remembered(names, new MeterName(name, type, baseUnit),
+                key -> convention.name(key.name(), key.type(), key.baseUnit()));
     }
 
     @Override
     public String tagKey(String key) {
-        String made = tagKeys.get(key);
+        return remembered(tagKeys, key, convention::tagKey);
+    }
+
+    /** What {@code make} makes of {@code key}, from {@code kept} if it is there, kept there while it has room. */
+    private static <K> String remembered(Map<K, String> kept, K key, Function<K, String> make) {
+        String made = kept.get(key);
         if (made == null) {
-            made = convention.tagKey(key);
-            if (tagKeys.size() < MAX_REMEMBERED) {
-                tagKeys.put(key, made);
+            made = make.apply(key);
+            if (kept.size() < MAX_REMEMBERED) {
+                kept.put(key, made);
             }
         }
         return made;
