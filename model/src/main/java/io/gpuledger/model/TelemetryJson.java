@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.lang.reflect.RecordComponent;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -74,6 +75,9 @@ public final class TelemetryJson {
 
     private static final Map<String, Integer> POSITIONS = positions();
 
+    /** The position of the sample's time: the fields before it say which GPU, where and for whom. */
+    private static final int TIME = POSITIONS.get("time");
+
     private static final SerializableString[] KEYS = FIELDS.stream().map(field -> new SerializedString(field.name()))
             .toArray(SerializableString[]::new);
 
@@ -95,9 +99,11 @@ public final class TelemetryJson {
             throw new InvalidRecordException(Json.ROOT, "empty record, expected a JSON TelemetrySample");
         }
         TelemetrySample canonical = Canonical.read(json);
-        if (canonical != null) {
-            return canonical;
-        }
+        return canonical != null ? canonical : parse(json);
+    }
+
+    /** Reads a sample in any form, as databind would. */
+    private static TelemetrySample parse(byte[] json) {
         try (JsonParser parser = FACTORY.createParser(json)) {
             JsonToken first = parser.nextToken();
             if (first != JsonToken.START_OBJECT) {
@@ -114,6 +120,41 @@ public final class TelemetryJson {
             throw Json.translate(e, TelemetrySample.class);
         } catch (IOException e) {
             throw new InvalidRecordException(Json.ROOT, "unreadable TelemetrySample: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Reads the samples of one GPU, one after the other. Agents write a GPU's identity (its UUID,
+     * where it runs, for whom) the same way in every sample, before its time: while the bytes up
+     * to the time are those of the last sample read in the writers' own form, the values they hold
+     * are taken from that sample instead of being read again, strings included. What it reads, or
+     * refuses, is what {@link TelemetryJson#read} makes of the same bytes.
+     *
+     * <p>Holds the bytes before the time of one sample (about 250) and that sample's values. Not
+     * for use by two threads at once.
+     */
+    public static final class Follower {
+        /** The bytes before the time field of {@link #headed}, in the writers' form; null: none yet. */
+        private byte[] heading;
+        private TelemetrySample headed;
+
+        /**
+         * Parses and validates one sample, as {@link TelemetryJson#read} does.
+         *
+         * @throws InvalidRecordException naming the field that is malformed, missing or out of range
+         */
+        public TelemetrySample read(byte[] json) {
+            if (json == null || json.length == 0) {
+                return TelemetryJson.read(json);
+            }
+            TelemetrySample canonical = Canonical.read(json, this);
+            return canonical != null ? canonical : TelemetryJson.parse(json);
+        }
+
+        /** Whether {@code json} starts with the bytes the last sample had before its time. */
+        private boolean repeats(byte[] json) {
+            int length = heading == null ? 0 : heading.length;
+            return length > 0 && json.length > length && Arrays.equals(json, 0, length, heading, 0, length);
         }
     }
 
@@ -250,11 +291,31 @@ public final class TelemetryJson {
         }
 
         /** The sample, or null when {@code json} is not in the canonical form. */
-        @SuppressWarnings("unchecked")
         static TelemetrySample read(byte[] json) {
+            return read(json, null);
+        }
+
+        /**
+         * The sample, or null when {@code json} is not in the canonical form; with a follower, the
+         * fields before the time come from its last sample when {@code json} repeats their bytes,
+         * and a sample that does not becomes its last.
+         */
+        @SuppressWarnings("unchecked")
+        static TelemetrySample read(byte[] json, Follower follower) {
             Builder builder = TelemetrySample.builder();
             int at = 0;
-            for (int i = 0; i < FIELDS.size(); i++) {
+            int first = 0;
+            boolean repeated = follower != null && follower.repeats(json);
+            if (repeated) {
+                builder.identityOf(follower.headed);
+                at = follower.heading.length;
+                first = TIME;
+            }
+            int headingEnd = -1;
+            for (int i = first; i < FIELDS.size(); i++) {
+                if (i == TIME) {
+                    headingEnd = at;
+                }
                 byte[] name = NAMES[i];
                 if (!matches(json, at, name)) {
                     return null;
@@ -282,7 +343,15 @@ public final class TelemetryJson {
                 field.setter().accept(builder, value);
                 at = end;
             }
-            return at == json.length - 1 && json[at] == '}' ? builder.build() : null;
+            if (at != json.length - 1 || json[at] != '}') {
+                return null;
+            }
+            TelemetrySample sample = builder.build();
+            if (follower != null && !repeated) {
+                follower.heading = Arrays.copyOf(json, headingEnd);
+                follower.headed = sample;
+            }
+            return sample;
         }
 
         /** The value of a field of {@code type} from {@code json[start, end)}, or null when the parser must judge it. */

@@ -97,9 +97,7 @@ public record TelemetrySample(
     }
 
     public Builder toBuilder() {
-        return new Builder().gpuUuid(gpuUuid).gpuIndex(gpuIndex).gpuModel(gpuModel).host(host)
-                .instanceId(instanceId).instanceType(instanceType).provider(provider).region(region)
-                .lifecycle(lifecycle).jobId(jobId).team(team).time(time).intervalSeconds(intervalSeconds)
+        return new Builder().identityOf(this).time(time).intervalSeconds(intervalSeconds)
                 .smActive(smActive).smOccupancy(smOccupancy).dramActive(dramActive).tensorActive(tensorActive)
                 .gpuUtilization(gpuUtilization).powerWatts(powerWatts).memoryUsedBytes(memoryUsedBytes)
                 .nvlinkTxBytesPerSecond(nvlinkTxBytesPerSecond).pcieTxBytesPerSecond(pcieTxBytesPerSecond)
@@ -165,6 +163,16 @@ public record TelemetrySample(
         public Builder placement(Placement where) {
             return host(where.host()).instanceId(where.instanceId()).instanceType(where.instanceType())
                     .provider(where.provider()).region(where.region()).lifecycle(where.lifecycle());
+        }
+
+        /**
+         * Copies the fields that come before the time, which say which GPU, where and for whom: from
+         * {@code gpuUuid} to {@code team}, as {@code sample} holds them.
+         */
+        public Builder identityOf(TelemetrySample sample) {
+            return gpuUuid(sample.gpuUuid).gpuIndex(sample.gpuIndex).gpuModel(sample.gpuModel).host(sample.host)
+                    .instanceId(sample.instanceId).instanceType(sample.instanceType).provider(sample.provider)
+                    .region(sample.region).lifecycle(sample.lifecycle).jobId(sample.jobId).team(sample.team);
         }
 
         public TelemetrySample build() {

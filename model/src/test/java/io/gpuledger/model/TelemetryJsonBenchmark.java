@@ -7,8 +7,9 @@ import java.util.function.Function;
 
 /**
  * What one telemetry sample costs to read: the databind reader ({@link Json#read}) against the streaming one
- * ({@link TelemetryJson#read}), on samples with all their fields set, about 620 bytes each. Prints numbers;
- * asserts nothing.
+ * ({@link TelemetryJson#read}) and the streaming one following a GPU ({@link TelemetryJson.Follower}, which takes
+ * the repeated identity from the last sample), on samples of one GPU with all their fields set, about 620 bytes
+ * each. Prints numbers; asserts nothing.
  *
  * <pre>
  * ./mvnw -q -B -pl model test-compile dependency:build-classpath \
@@ -37,7 +38,9 @@ public final class TelemetryJsonBenchmark {
 
         Reader databind = new Reader("Json.read (databind)", json -> Json.read(json, TelemetrySample.class));
         Reader streaming = new Reader("TelemetryJson.read (streaming)", TelemetryJson::read);
-        List<Reader> readers = List.of(databind, streaming);
+        TelemetryJson.Follower follower = new TelemetryJson.Follower();
+        Reader following = new Reader("TelemetryJson.Follower.read", follower::read);
+        List<Reader> readers = List.of(databind, streaming, following);
         for (Reader reader : readers) {
             reader.run(samples, reads);
         }
@@ -50,8 +53,8 @@ public final class TelemetryJsonBenchmark {
             System.out.printf("%-32s best %.2f µs, median %.2f µs per sample (checksum %.0f)%n", reader.name,
                     reader.best(), reader.median(), reader.checksum);
         }
-        System.out.printf("streaming takes %.1f%% of the databind time (best rounds)%n",
-                100 * streaming.best() / databind.best());
+        System.out.printf("streaming takes %.1f%% of the databind time (best rounds); following the GPU %.1f%%%n",
+                100 * streaming.best() / databind.best(), 100 * following.best() / databind.best());
     }
 
     /**

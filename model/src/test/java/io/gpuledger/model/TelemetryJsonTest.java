@@ -56,11 +56,7 @@ class TelemetryJsonTest {
             // Half as agents write them (ASCII names), half with anything in their texts
             TelemetrySample sample = variedSample(random);
             if (i % 2 == 0) {
-                sample = sample.toBuilder().gpuModel(pick(random, null, "H100-80GB", "A100 SXM4 40GB"))
-                        .placement(new Placement("node-" + i, "i-0" + i, "p5.48xlarge", pick(random, "aws", "gcp"),
-                                "us-east-1", sample.lifecycle()))
-                        .jobId(pick(random, null, "", " ", "train-7b")).team(pick(random, null, "", "research"))
-                        .build();
+                sample = writersForm(sample, random, i);
             }
             byte[] json = Json.write(sample);
 
@@ -290,23 +286,94 @@ class TelemetryJsonTest {
     @Test
     void shouldGiveTheDatabindReadersVerdictOnRandomlyDamagedSamples() {
         Random random = new Random(42);
+        for (int i = 0; i < 5_000; i++) {
+            assertSameVerdict(damaged(Json.writeString(variedSample(random)), random));
+        }
+    }
+
+    /**
+     * One GPU's samples read in turn: mostly its identity again with new readings, sometimes a new
+     * job or place, texts outside the writers' form, reshaped or damaged samples, a field slipped in
+     * before the time. Each is read, or refused naming the same field, as databind reads it alone;
+     * and where the bytes before the time repeat, the strings are the last sample's own.
+     */
+    @Test
+    void shouldReadOneGpusSamplesInTurnAsTheDatabindReaderDoesTakingARepeatedIdentityFromTheLast() {
+        Random random = new Random(20261201);
+        TelemetryJson.Follower follower = new TelemetryJson.Follower();
+        TelemetrySample gpu = writersForm(variedSample(random), random, 0);
+        TelemetrySample last = null;
+        int repeated = 0;
+        for (int i = 0; i < 3_000; i++) {
+            switch (random.nextInt(20)) {
+                case 0 -> gpu = writersForm(variedSample(random), random, i);
+                case 1 -> gpu = variedSample(random);
+                case 2 -> gpu = gpu.toBuilder().jobId(pick(random, "train-7b", "train-70b", null)).build();
+                default -> { }
+            }
+            TelemetrySample sample = variedSample(random).toBuilder().identityOf(gpu).build();
+            String written = Json.writeString(sample);
+            byte[] json = switch (random.nextInt(12)) {
+                case 0 -> reshaped(sample, random);
+                case 1 -> damaged(written, random).getBytes(StandardCharsets.UTF_8);
+                case 2 -> written.replace(",\"time\":", ",\"x\":1,\"time\":").getBytes(StandardCharsets.UTF_8);
+                default -> written.getBytes(StandardCharsets.UTF_8);
+            };
+            Verdict databind = Verdict.of(() -> Json.read(json, TelemetrySample.class));
+
+            Verdict followed = Verdict.of(() -> follower.read(json));
+
+            Supplier<String> both = () -> String.format("%s%n databind: %s%n follower: %s", text(json), databind,
+                    followed);
+            assertThat(followed.sample()).as(both).isEqualTo(databind.sample());
+            assertThat(followed.field()).as(both).isEqualTo(databind.field());
+            if (followed.sample() != null && last != null && followed.sample().host() == last.host()) {
+                repeated++;
+            }
+            if (followed.sample() != null) {
+                last = followed.sample();
+            }
+        }
+        assertThat(repeated).as("samples whose identity was taken from the last").isGreaterThan(400);
+    }
+
+    @Test
+    void shouldTakeNothingFromTheLastSampleOfAnotherGpu() {
+        TelemetryJson.Follower follower = new TelemetryJson.Follower();
+        TelemetrySample first = TelemetryJson.Canonical.read(FULL.getBytes(StandardCharsets.UTF_8));
+        follower.read(FULL.getBytes(StandardCharsets.UTF_8));
+        TelemetrySample other = first.toBuilder().gpuUuid("GPU-other").host("gpu-node-00018").build();
+
+        TelemetrySample read = follower.read(Json.write(other));
+
+        assertThat(read).isEqualTo(other);
+        assertThat(follower.read(FULL.getBytes(StandardCharsets.UTF_8))).isEqualTo(ContractFixtures.fullSample());
+    }
+
+    /** {@code sample} with texts as agents write them (ASCII), so that it is read straight from the bytes. */
+    private static TelemetrySample writersForm(TelemetrySample sample, Random random, int node) {
+        return sample.toBuilder().gpuModel(pick(random, null, "H100-80GB", "A100 SXM4 40GB"))
+                .placement(new Placement("node-" + node, "i-0" + node, "p5.48xlarge", pick(random, "aws", "gcp"),
+                        "us-east-1", sample.lifecycle()))
+                .jobId(pick(random, null, "", " ", "train-7b")).team(pick(random, null, "", "research")).build();
+    }
+
+    /** {@code json} with one to three bytes runs deleted, or replaced or preceded by a token. */
+    private static String damaged(String written, Random random) {
         String[] insertions = {"NaN", "null", "\"x\"", "{", "}", "[", "]", ",", ":", "1.5", "\"0.5\"", "true", "-",
             " ", "\"\"", "1e400", "\"2026-03-01T12:00:00+01:00\"", "\"spot\"", "\"gpuIndex\":", "\"smActive\":",
             "{\"a\":[1,{}]}", "0", "-1", "\"\\u00e9\"", "\"\\q\"", "1700000000", "9999999999", "\"RESERVED\""};
-        for (int i = 0; i < 5_000; i++) {
-            StringBuilder json = new StringBuilder(Json.writeString(variedSample(random)));
-            for (int damage = 1 + random.nextInt(3); damage > 0; damage--) {
-                int at = random.nextInt(json.length() + 1);
-                switch (random.nextInt(3)) {
-                    case 0 -> json.delete(at, Math.min(json.length(), at + 1 + random.nextInt(12)));
-                    case 1 -> json.insert(at, insertions[random.nextInt(insertions.length)]);
-                    default -> json.replace(at, Math.min(json.length(), at + 1),
-                            insertions[random.nextInt(insertions.length)]);
-                }
+        StringBuilder json = new StringBuilder(written);
+        for (int damage = 1 + random.nextInt(3); damage > 0; damage--) {
+            int at = random.nextInt(json.length() + 1);
+            switch (random.nextInt(3)) {
+                case 0 -> json.delete(at, Math.min(json.length(), at + 1 + random.nextInt(12)));
+                case 1 -> json.insert(at, insertions[random.nextInt(insertions.length)]);
+                default -> json.replace(at, Math.min(json.length(), at + 1),
+                        insertions[random.nextInt(insertions.length)]);
             }
-
-            assertSameVerdict(json.toString());
         }
+        return json.toString();
     }
 
     /** A valid sample with its fields drawn at random: MIG or whole GPU, optional readings absent or not. */

@@ -1,5 +1,6 @@
 package io.gpuledger.streams.cost;
 
+import io.gpuledger.model.TelemetryJson;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.streams.price.PriceTable;
 import io.gpuledger.streams.state.Codec;
@@ -112,6 +113,8 @@ final class GpuState {
     /** The price span the latest sample was charged in, and the identity it was looked up for; not kept. */
     transient PriceTable.InForce price;
     transient GpuIdentity priceFor;
+    /** Reads the GPU's samples, taking its identity from the last one when it is written alike; not kept. */
+    final transient TelemetryJson.Follower follower = new TelemetryJson.Follower();
     /** The commit of its store it was last put for (see {@link io.gpuledger.streams.state.LiveStore#commits}). */
     transient long putFor = -1;
 

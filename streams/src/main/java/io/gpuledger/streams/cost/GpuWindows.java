@@ -105,9 +105,14 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     @Override
     public void process(Record<String, byte[]> record) {
         input.seen();
+        String gpu = record.key();
+        GpuState state = stateOf(gpu, gpus.get(gpu));
         TelemetrySample sample;
         try {
-            sample = reader.read(record.key(), record.value(), context.currentSystemTimeMs());
+            // A GPU already followed reads its sample through its follower: its identity, written
+            // as in its last sample, is not read again.
+            sample = state == null ? reader.read(gpu, record.value(), context.currentSystemTimeMs())
+                    : reader.check(gpu, state.follower.read(record.value()), context.currentSystemTimeMs());
         } catch (InvalidRecordException e) {
             refused.record();
             deadLetter(record, e);
@@ -129,8 +134,6 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             return;
         }
 
-        String gpu = record.key();
-        GpuState state = stateOf(gpu, gpus.get(gpu));
         if (state == null) {
             state = new GpuState();
         }

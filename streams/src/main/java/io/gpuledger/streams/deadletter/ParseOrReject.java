@@ -103,7 +103,16 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
      * @throws InvalidRecordException why it is refused
      */
     public T read(String key, byte[] raw, long now) {
-        T value = reader.apply(raw);
+        return check(key, reader.apply(raw), now);
+    }
+
+    /**
+     * Checks a record read by other means as {@link #read} checks the records it reads: keyed by
+     * its own identity, and not dated too far ahead where {@link #refusingAhead} says so.
+     *
+     * @throws InvalidRecordException why it is refused
+     */
+    public T check(String key, T value, long now) {
         String identity = keyOf.apply(value);
         if (!Objects.equals(key, identity)) {
             throw new InvalidRecordException("$key", "record key '" + key + "' must be '" + identity

@@ -152,6 +152,30 @@ class CostTopologyTest {
         assertThat(deadLettersCounted("telemetry")).isEqualTo(2.0);
     }
 
+    /**
+     * Once a GPU is followed, its samples are read taking its identity from the last one written
+     * alike: a refusal, another GPU's body under its key and a change of job still come out as
+     * for a GPU seen the first time.
+     */
+    @Test
+    void shouldJudgeAndChargeAFollowedGpusSamplesAsAnyOther() {
+        publishPrice(32.77, T0.minus(Duration.ofDays(30)));
+        send(sample(T0.plusSeconds(10), 10, 0.5));
+        String tooBusy = Json.writeString(sample(T0.plusSeconds(20), 10, 0.5)).replace("\"smActive\":0.5",
+                "\"smActive\":7");
+        telemetry.pipeInput(new TestRecord<>(GPU, tooBusy.getBytes(StandardCharsets.UTF_8), T0));
+        telemetry.pipeInput(new TestRecord<>(GPU, Json.write(sample(T0.plusSeconds(20), 10, 0.5).toBuilder()
+                .gpuUuid("GPU-another").build()), T0));
+        send(sample(T0.plusSeconds(30), 10, 0.5).toBuilder().jobId("train-llm-2").build());
+
+        List<TestRecord<String, byte[]>> refused = deadLetters.readRecordsToList();
+        assertThat(refused).extracting(record -> header(record, DeadLetters.FIELD)).containsExactly("smActive", "$key");
+        GpuUsage window = latestWindows().get(T0);
+        assertThat(window.samples()).isEqualTo(2);
+        assertThat(window.jobId()).isEqualTo("train-llm-2");
+        assertThat(deadLettersCounted("telemetry")).isEqualTo(2.0);
+    }
+
     @Test
     void shouldRefuseTelemetryKeyedByAnythingButItsGpu() {
         telemetry.pipeInput(new TestRecord<>("node-a1", Json.write(sample(T0.plusSeconds(10), 10, 0.5)), T0));
