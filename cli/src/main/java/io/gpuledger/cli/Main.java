@@ -70,9 +70,9 @@ public final class Main {
                                  own process, against a plain copy on the same embedded broker
                                    --gpus G,G,...  fleets, a sample a second per GPU (default 1000,10000,100000)
                                    --minutes M  simulated minutes of each fleet (default 10, or enough for
-                                                6 million samples: 100 at 1000 GPUs)
+                                                12 million samples: 200 at 1000 GPUs, 20 at 10000)
                                    --warmup S   first seconds of samples left out of the warm figure
-                                                (default a third of the run: 200 of 10 minutes)
+                                                (default half the run: 600 of 20 minutes)
                                    --threads T  the engine's stream threads (default 1)
                                    --commit-interval S  the engine's longest time between commits
                                                 (default 2, its own default)

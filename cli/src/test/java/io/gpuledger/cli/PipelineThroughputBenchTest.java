@@ -51,15 +51,16 @@ class PipelineThroughputBenchTest {
 
     @Test
     void shouldRunEachFleetLongEnoughToBeSustainedUnlessToldHowLong() {
-        // By default: ten minutes, or as many as make six million samples, the first third left out as warm-up
+        // By default: ten minutes, or as many as make twelve million samples, the first half left out as warm-up
         PipelineThroughputBench.Settings defaults = new PipelineThroughputBench.Settings();
         PipelineThroughputBench.parse(new String[0], defaults);
-        assertThat(defaults.minutes(1_000)).isEqualTo(100);
-        assertThat(defaults.warmupSeconds(1_000)).isEqualTo(2_000);
-        assertThat(defaults.minutes(10_000)).isEqualTo(10);
-        assertThat(defaults.warmupSeconds(10_000)).isEqualTo(200);
+        assertThat(defaults.minutes(1_000)).isEqualTo(200);
+        assertThat(defaults.warmupSeconds(1_000)).isEqualTo(6_000);
+        assertThat(defaults.minutes(10_000)).isEqualTo(20);
+        assertThat(defaults.warmupSeconds(10_000)).isEqualTo(600);
         assertThat(defaults.minutes(100_000)).isEqualTo(10);
-        assertThat(defaults.minutes(7_000)).as("rounded up").isEqualTo(15);
+        assertThat(defaults.warmupSeconds(100_000)).isEqualTo(300);
+        assertThat(defaults.minutes(7_000)).as("rounded up").isEqualTo(29);
         assertThat(defaults.commitInterval()).isEqualTo(CostEngineConfig.DEFAULT_COMMIT_INTERVAL);
 
         // Told: what it was told, for every fleet
