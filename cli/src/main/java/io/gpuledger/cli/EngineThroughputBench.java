@@ -23,9 +23,9 @@ import java.util.stream.Stream;
  * records: (a) a plain consumer → producer copy in this JVM, twice (the second pass with a warm
  * JIT), and (b) the cost engine as its own process ({@code CostEngineMain}, exactly-once, with
  * its default commit interval unless told another), from its RUNNING line until its committed
- * offsets reach the end of the input — under exactly-once that is when its last output is committed. The engine is reported
- * over all records and after the first W (its JIT warms up on them); the ratio compares the warm
- * figures.
+ * offsets reach the end of the input — under exactly-once that is when its last output is
+ * committed. The engine is reported over all records and after the first W (its JIT warms up on
+ * them); the ratio compares the warm figures.
  */
 final class EngineThroughputBench {
 

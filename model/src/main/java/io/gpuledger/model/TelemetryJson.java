@@ -95,10 +95,15 @@ public final class TelemetryJson {
      * @throws InvalidRecordException naming the field that is malformed, missing or out of range
      */
     public static TelemetrySample read(byte[] json) {
+        return read(json, null);
+    }
+
+    /** Reads a sample, through {@code follower} when there is one. */
+    private static TelemetrySample read(byte[] json, Follower follower) {
         if (json == null || json.length == 0) {
             throw new InvalidRecordException(Json.ROOT, "empty record, expected a JSON TelemetrySample");
         }
-        TelemetrySample canonical = Canonical.read(json);
+        TelemetrySample canonical = Canonical.read(json, follower);
         return canonical != null ? canonical : parse(json);
     }
 
@@ -144,11 +149,7 @@ public final class TelemetryJson {
          * @throws InvalidRecordException naming the field that is malformed, missing or out of range
          */
         public TelemetrySample read(byte[] json) {
-            if (json == null || json.length == 0) {
-                return TelemetryJson.read(json);
-            }
-            TelemetrySample canonical = Canonical.read(json, this);
-            return canonical != null ? canonical : TelemetryJson.parse(json);
+            return TelemetryJson.read(json, this);
         }
 
         /** Whether {@code json} starts with the bytes the last sample had before its time. */
@@ -290,15 +291,10 @@ public final class TelemetryJson {
         private Canonical() {
         }
 
-        /** The sample, or null when {@code json} is not in the canonical form. */
-        static TelemetrySample read(byte[] json) {
-            return read(json, null);
-        }
-
         /**
-         * The sample, or null when {@code json} is not in the canonical form; with a follower, the
-         * fields before the time come from its last sample when {@code json} repeats their bytes,
-         * and a sample that does not becomes its last.
+         * The sample, or null when {@code json} is not in the canonical form. With a follower (or
+         * null), the fields before the time come from its last sample when {@code json} repeats
+         * their bytes, and a sample that does not becomes its last.
          */
         @SuppressWarnings("unchecked")
         static TelemetrySample read(byte[] json, Follower follower) {

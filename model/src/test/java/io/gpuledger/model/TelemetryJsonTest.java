@@ -61,7 +61,7 @@ class TelemetryJsonTest {
             }
             byte[] json = Json.write(sample);
 
-            TelemetrySample read = TelemetryJson.Canonical.read(json);
+            TelemetrySample read = TelemetryJson.Canonical.read(json, null);
 
             if (read != null) {
                 canonical++;
@@ -69,7 +69,7 @@ class TelemetryJsonTest {
             }
         }
         assertThat(canonical).as("samples read without the parser").isGreaterThan(500);
-        assertThat(TelemetryJson.Canonical.read(FULL.getBytes(StandardCharsets.UTF_8)))
+        assertThat(TelemetryJson.Canonical.read(FULL.getBytes(StandardCharsets.UTF_8), null))
                 .isEqualTo(ContractFixtures.fullSample());
     }
 
@@ -91,7 +91,7 @@ class TelemetryJsonTest {
     void shouldLeaveAnyOtherFormToTheParser(String edits) {
         String json = edited(edits);
 
-        assertThat(TelemetryJson.Canonical.read(json.getBytes(StandardCharsets.UTF_8))).as(json).isNull();
+        assertThat(TelemetryJson.Canonical.read(json.getBytes(StandardCharsets.UTF_8), null)).as(json).isNull();
         assertSameVerdict(json);
     }
 
@@ -336,7 +336,7 @@ class TelemetryJsonTest {
     @Test
     void shouldTakeNothingFromTheLastSampleOfAnotherGpu() {
         TelemetryJson.Follower follower = new TelemetryJson.Follower();
-        TelemetrySample first = TelemetryJson.Canonical.read(FULL.getBytes(StandardCharsets.UTF_8));
+        TelemetrySample first = TelemetryJson.Canonical.read(FULL.getBytes(StandardCharsets.UTF_8), null);
         follower.read(FULL.getBytes(StandardCharsets.UTF_8));
         TelemetrySample other = first.toBuilder().gpuUuid("GPU-other").host("gpu-node-00018").build();
 
