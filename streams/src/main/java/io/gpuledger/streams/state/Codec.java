@@ -4,10 +4,12 @@ import java.io.ByteArrayInputStream;
 import java.io.DataInput;
 import java.io.DataInputStream;
 import java.io.DataOutput;
-import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
+import java.io.UTFDataFormatException;
 import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 
@@ -25,8 +27,8 @@ public interface Codec<T> {
     default byte[] toBytes(T value) {
         Encoder encoder = Encoder.take();
         try {
-            write(value, encoder.out);
-            return encoder.bytes.toByteArray();
+            write(value, encoder);
+            return encoder.toByteArray();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot encode " + value, e);
         } finally {
@@ -56,19 +58,30 @@ public interface Codec<T> {
     };
 
     /**
-     * What a thread encodes with, used again for every value: a stream over a growing array
-     * whose writes take no lock, unlike {@code ByteArrayOutputStream}'s, since stores encode
-     * thousands of values at each commit.
+     * What a thread encodes with, used again for every value: a {@link DataOutput} straight into a
+     * growing array. Its bytes are those of a {@code DataOutputStream}, which {@link #fromBytes}
+     * reads; but a long or a double is one write, not eight calls of an output stream's
+     * {@code write(int)} as there, and nothing takes a lock: stores encode thousands of values at
+     * each commit.
      */
-    final class Encoder {
+    final class Encoder implements DataOutput {
 
         /** The thread's encoders not in use: one, or more while a value's parts are encoded apart. */
         private static final ThreadLocal<ArrayDeque<Encoder>> FREE = ThreadLocal.withInitial(ArrayDeque::new);
+        private static final VarHandle SHORTS = bigEndian(short[].class);
+        private static final VarHandle INTS = bigEndian(int[].class);
+        private static final VarHandle LONGS = bigEndian(long[].class);
+        /** The most bytes {@link #writeUTF} may write after its length, as {@code DataOutputStream} allows. */
+        private static final int MAX_UTF_BYTES = 65_535;
 
-        private final Bytes bytes = new Bytes();
-        private final DataOutputStream out = new DataOutputStream(bytes);
+        private byte[] buffer = new byte[1024];
+        private int size;
 
-        private Encoder() {
+        Encoder() {
+        }
+
+        private static VarHandle bigEndian(Class<?> arrayOf) {
+            return MethodHandles.byteArrayViewVarHandle(arrayOf, ByteOrder.BIG_ENDIAN);
         }
 
         private static Encoder take() {
@@ -76,7 +89,7 @@ public interface Codec<T> {
             if (encoder == null) {
                 return new Encoder();
             }
-            encoder.bytes.reset();
+            encoder.size = 0;
             return encoder;
         }
 
@@ -84,34 +97,131 @@ public interface Codec<T> {
             FREE.get().push(encoder);
         }
 
-        private static final class Bytes extends OutputStream {
-            private byte[] buffer = new byte[1024];
-            private int size;
+        /** What was written since it was taken. */
+        byte[] toByteArray() {
+            return Arrays.copyOf(buffer, size);
+        }
 
-            void reset() {
-                size = 0;
+        private void ensure(int more) {
+            if (size + more > buffer.length) {
+                buffer = Arrays.copyOf(buffer, Math.max(buffer.length * 2, size + more));
             }
+        }
 
-            byte[] toByteArray() {
-                return Arrays.copyOf(buffer, size);
+        @Override
+        public void write(int b) {
+            ensure(1);
+            buffer[size++] = (byte) b;
+        }
+
+        @Override
+        public void write(byte[] from) {
+            write(from, 0, from.length);
+        }
+
+        @Override
+        public void write(byte[] from, int offset, int length) {
+            ensure(length);
+            System.arraycopy(from, offset, buffer, size, length);
+            size += length;
+        }
+
+        @Override
+        public void writeBoolean(boolean value) {
+            write(value ? 1 : 0);
+        }
+
+        @Override
+        public void writeByte(int value) {
+            write(value);
+        }
+
+        @Override
+        public void writeShort(int value) {
+            ensure(2);
+            SHORTS.set(buffer, size, (short) value);
+            size += 2;
+        }
+
+        @Override
+        public void writeChar(int value) {
+            writeShort(value);
+        }
+
+        @Override
+        public void writeInt(int value) {
+            ensure(4);
+            INTS.set(buffer, size, value);
+            size += 4;
+        }
+
+        @Override
+        public void writeLong(long value) {
+            ensure(8);
+            LONGS.set(buffer, size, value);
+            size += 8;
+        }
+
+        @Override
+        public void writeFloat(float value) {
+            writeInt(Float.floatToIntBits(value));
+        }
+
+        @Override
+        public void writeDouble(double value) {
+            writeLong(Double.doubleToLongBits(value));
+        }
+
+        /** Each char's low byte, as {@code DataOutputStream} writes them. */
+        @Override
+        public void writeBytes(String text) {
+            ensure(text.length());
+            for (int i = 0; i < text.length(); i++) {
+                buffer[size++] = (byte) text.charAt(i);
             }
+        }
 
-            @Override
-            public void write(int b) {
-                ensure(1);
-                buffer[size++] = (byte) b;
+        @Override
+        public void writeChars(String text) {
+            for (int i = 0; i < text.length(); i++) {
+                writeChar(text.charAt(i));
             }
+        }
 
-            @Override
-            public void write(byte[] from, int offset, int length) {
-                ensure(length);
-                System.arraycopy(from, offset, buffer, size, length);
-                size += length;
+        /**
+         * The string in modified UTF-8 after its length in two bytes, as {@link DataInput#readUTF}
+         * reads it: U+0000 and chars from U+0080 in two bytes, from U+0800 in three, each half of a
+         * surrogate pair apart.
+         */
+        @Override
+        public void writeUTF(String text) throws UTFDataFormatException {
+            int chars = text.length();
+            int bytes = chars;
+            for (int i = 0; i < chars; i++) {
+                char c = text.charAt(i);
+                if (c >= 0x800) {
+                    bytes += 2;
+                } else if (c >= 0x80 || c == 0) {
+                    bytes += 1;
+                }
             }
-
-            private void ensure(int more) {
-                if (size + more > buffer.length) {
-                    buffer = Arrays.copyOf(buffer, Math.max(buffer.length * 2, size + more));
+            if (bytes > MAX_UTF_BYTES) {
+                throw new UTFDataFormatException("a string of " + bytes + " bytes in modified UTF-8 is over the "
+                        + MAX_UTF_BYTES + " a length of two bytes can tell");
+            }
+            writeShort(bytes);
+            ensure(bytes);
+            for (int i = 0; i < chars; i++) {
+                char c = text.charAt(i);
+                if (c >= 0x800) {
+                    buffer[size++] = (byte) (0xE0 | (c >> 12));
+                    buffer[size++] = (byte) (0x80 | ((c >> 6) & 0x3F));
+                    buffer[size++] = (byte) (0x80 | (c & 0x3F));
+                } else if (c >= 0x80 || c == 0) {
+                    buffer[size++] = (byte) (0xC0 | (c >> 6));
+                    buffer[size++] = (byte) (0x80 | (c & 0x3F));
+                } else {
+                    buffer[size++] = (byte) c;
                 }
             }
         }

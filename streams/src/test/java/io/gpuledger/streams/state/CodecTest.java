@@ -1,10 +1,14 @@
 package io.gpuledger.streams.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayOutputStream;
 import java.io.DataInput;
 import java.io.DataOutput;
+import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.UTFDataFormatException;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -54,5 +58,52 @@ class CodecTest {
         assertThat(MIXED.fromBytes(largeBytes)).isEqualTo(large);
         assertThat(MIXED.fromBytes(smallBytes)).isEqualTo(small);
         assertThat(Codec.LONG.fromBytes(Codec.LONG.toBytes(Long.MIN_VALUE))).isEqualTo(Long.MIN_VALUE);
+    }
+
+    /** Every write of the encoder gives the bytes a {@code DataOutputStream} gives, which restores read back. */
+    @Test
+    void shouldWriteTheBytesOfADataOutputStream() throws IOException {
+        String[] texts = {"", "GPU-5f9c2a44-0e1b-4b7e-9d8a-6c3f1e2d7b90", "ü", "ノード", "\u0000", "🚀",
+            "\u07ff\u0800\uffff", "x".repeat(40_000)};
+        long[] longs = {0, -1, 42, Long.MIN_VALUE, Long.MAX_VALUE, 0x0102030405060708L};
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        DataOutputStream reference = new DataOutputStream(expected);
+        Codec.Encoder encoder = new Codec.Encoder();
+        for (DataOutput out : List.of(reference, encoder)) {
+            for (String text : texts) {
+                out.writeUTF(text);
+                out.writeBytes(text.substring(0, Math.min(5, text.length())));
+                out.writeChars(text.substring(0, Math.min(5, text.length())));
+            }
+            for (long value : longs) {
+                out.writeLong(value);
+                out.writeInt((int) value);
+                out.writeShort((int) value);
+                out.writeChar((int) value);
+                out.writeByte((int) value);
+                out.write((int) (value >>> 8));
+                out.writeDouble(Double.longBitsToDouble(value));
+                out.writeFloat((float) value);
+                out.writeBoolean(value > 0);
+            }
+            out.writeDouble(Double.NaN);
+            out.writeDouble(-0.0);
+            out.write(new byte[] {1, 2, 3, 4, 5}, 1, 3);
+            out.write(new byte[3000]);
+        }
+
+        assertThat(encoder.toByteArray()).isEqualTo(expected.toByteArray());
+    }
+
+    @Test
+    void shouldRefuseAStringTooLongForItsLengthAsADataOutputStreamDoes() {
+        String tooLong = "ノ".repeat(21_846);
+        Codec.Encoder encoder = new Codec.Encoder();
+
+        assertThatThrownBy(() -> encoder.writeUTF(tooLong)).isInstanceOf(UTFDataFormatException.class)
+                .hasMessageContaining("65538 bytes");
+        assertThatThrownBy(() -> new DataOutputStream(new ByteArrayOutputStream()).writeUTF(tooLong))
+                .isInstanceOf(UTFDataFormatException.class);
+        assertThat(encoder.toByteArray()).isEmpty();
     }
 }
