@@ -19,11 +19,12 @@ import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
  * @param commitInterval the longest time between two commits. The engine asks for a commit as
  *                       soon as it has sent something that readers wait for (a live window's update,
  *                       a due roll-up, an enriched notice), so this bounds only how long it goes
- *                       without committing while it works off a backlog: every commit writes each
- *                       GPU changed since the last one to its changelog, and a longer interval lets
- *                       more samples of a GPU share that write. The engine's transactions are
- *                       given three times it, and at least Kafka Streams' 10 s, before the broker
- *                       aborts them.
+ *                       without committing while it works off a backlog. Then it asks for one once
+ *                       its GPUs' samples since the last are four for each GPU it will write (every
+ *                       commit writes each GPU changed since the last one to its changelog), once
+ *                       the samples stop, and at the latest an update interval before this one
+ *                       would pass. The engine's transactions are given three times it, and at
+ *                       least Kafka Streams' 10 s, before the broker aborts them.
  * @param rates          exchange rates into the reporting currency of every published amount
  * @param priceMaxAge    how long after its last confirmation a price is taken as current; time
  *                       charged at an older one is counted as stale-priced
@@ -42,7 +43,7 @@ public record CostEngineConfig(
 
     public static final String DEFAULT_REPORTING_CURRENCY = "USD";
     /** The longest time between two commits, unless told otherwise; see {@code commitInterval}. */
-    public static final Duration DEFAULT_COMMIT_INTERVAL = Duration.ofSeconds(2);
+    public static final Duration DEFAULT_COMMIT_INTERVAL = Duration.ofSeconds(8);
     /** How long after a window ends late samples still count, unless told otherwise. */
     public static final Duration DEFAULT_GRACE = Duration.ofMinutes(2);
     /** How long after its feed last confirmed it a price is taken as current, unless told otherwise. */

@@ -112,8 +112,8 @@ class CostEngineOptionsTest {
         assertThat(CostEngineMain.properties(fromEnvironment))
                 .containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 5_000L)
                 .containsEntry(transactionTimeout, 15_000);
-        assertThat(CostEngineMain.properties(untold)).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 2_000L)
-                .containsEntry(transactionTimeout, 10_000);
+        assertThat(CostEngineMain.properties(untold)).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 8_000L)
+                .containsEntry(transactionTimeout, 24_000);
         // And the roll-ups wait a commit interval and an update interval before taking a backlog as done
         assertThat(told.config().costSettings().quietAfter()).isEqualTo(Duration.ofSeconds(32));
         for (String wrong : new String[] {"0", "-2", "301", "2s"}) {

@@ -56,6 +56,17 @@ public record CostSettings(Duration grace, CurrencyRates rates, Duration updateI
         return (int) Math.max(1, updates);
     }
 
+    /**
+     * How many updates in a row the GPU windows let pass without a commit while they work off a
+     * backlog before they ask for one all the same ({@link BacklogCommits}): one fewer than fit
+     * in the engine's commit interval (the quiet time less an update, see
+     * {@link #committingEvery}), so that the partials they hold back go out, at least one.
+     */
+    int backlogCommitUpdates() {
+        long commitMillis = quietAfter.toMillis() - updateInterval.toMillis();
+        return (int) Math.max(1, commitMillis / updateInterval.toMillis() - 1);
+    }
+
     private static void requirePositive(String name, Duration value) {
         if (value.isNegative() || value.isZero()) {
             throw new IllegalArgumentException(name + " must be positive, was " + value);

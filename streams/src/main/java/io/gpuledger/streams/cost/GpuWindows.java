@@ -75,6 +75,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     private Long latestEventTime;
     /** Whether the samples have stopped coming: then the backlog is worked off. */
     private final QuietInput input;
+    /** When to commit while working off a backlog. */
+    private final BacklogCommits backlog;
     /** The end of the next window due to close; 0 until the first sample after a start. */
     private long nextClose;
     /** The hour up to which the GPUs' hours were last looked at for silent GPUs; 0 after a start. */
@@ -83,6 +85,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     GpuWindows(CostSettings settings) {
         this.settings = settings;
         this.input = new QuietInput(settings);
+        this.backlog = new BacklogCommits(settings.backlogCommitUpdates());
         this.currency = settings.rates().reporting();
     }
 
@@ -158,6 +161,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             gpus.put(gpu, state);
             state.putFor = gpus.commits();
         }
+        backlog.sample(gpus.commits());
         String[] partialKeys = window.partialKeys(start);
         if (window.partials == null) {
             window.partials = new PendingPartial[partialKeys.length];
@@ -412,6 +416,20 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
                 gpus.remove();
             }
         }
+        // Partials reach the roll-ups only once committed: while a backlog is worked off they
+        // gather until the engine asks for a commit, each pending one adding more samples.
+        boolean backlogCommit = backlog.dueAtUpdate(gpus.commits(), gpus.pendingWrites()) && !live;
+        if (live || backlogCommit) {
+            sendPartials();
+        }
+        if (sentWindows || backlogCommit) {
+            // Live views wait for these: committed now rather than at the longest commit interval,
+            // with the windows closed and the partials sent since the last commit.
+            context.commit();
+        }
+    }
+
+    private void sendPartials() {
         List<String> sent = new ArrayList<>(partials.entries().keySet());
         for (String key : sent) {
             PendingPartial pending = partials.get(key);
@@ -419,11 +437,6 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             RollupPartial partial = pending.toPartial(currency);
             context.forward(new Record<>(partial.rollupKey(), new Emitted.Partial(partial), partial.windowStart()));
             partials.delete(key);
-        }
-        if (sentWindows) {
-            // Live views wait for these: committed now rather than at the longest commit interval,
-            // with the windows closed and the partials sent since the last commit.
-            context.commit();
         }
     }
 }

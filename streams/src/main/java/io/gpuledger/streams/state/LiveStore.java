@@ -89,6 +89,11 @@ public final class LiveStore<V> implements StateStore, CachedStateStore<String, 
         return commits;
     }
 
+    /** How many entries the next commit writes: those put or deleted since the last. */
+    public int pendingWrites() {
+        return changed.size();
+    }
+
     public void put(String key, V value) {
         load();
         live.put(key, value);

@@ -298,6 +298,16 @@ class WindowCloseTest {
         assertThat(settings.committingEvery(Duration.ofSeconds(6)).quietUpdates()).isEqualTo(4);
     }
 
+    @Test
+    void shouldAskForABacklogCommitAnUpdateBeforeTheLongestCommitIntervalWouldPass() {
+        CostSettings settings = CostSettings.of(GRACE, CurrencyRates.shipped("USD"));
+        assertThat(settings.backlogCommitUpdates()).isEqualTo(1);
+        assertThat(settings.committingEvery(Duration.ofMillis(200)).backlogCommitUpdates()).isEqualTo(1);
+        assertThat(settings.committingEvery(Duration.ofSeconds(5)).backlogCommitUpdates()).isEqualTo(1);
+        assertThat(settings.committingEvery(Duration.ofSeconds(8)).backlogCommitUpdates()).isEqualTo(3);
+        assertThat(settings.committingEvery(Duration.ofMinutes(2)).backlogCommitUpdates()).isEqualTo(59);
+    }
+
     /** A backlog: five minutes of GPU-1's samples from {@code dayAgo}, worked off while the wall clock shows now. */
     private void replay(Instant dayAgo) {
         advance(Duration.ofSeconds(1));

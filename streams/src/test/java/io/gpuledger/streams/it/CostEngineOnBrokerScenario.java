@@ -85,12 +85,12 @@ abstract class CostEngineOnBrokerScenario {
             }
 
             GpuUsage total = waitFor(bootstrap, Topics.USAGE.name(), Topics.USAGE.valueSerde().deserializer(),
-                    record -> record.value().samples() == 6).value();
+                    record -> record.key().equals(GPU) && record.value().samples() == 6).value();
             assertThat(total.cost()).isCloseTo(30.0 / 3600 * 32.77 / 8 + 30.0 / 3600 * 40.00 / 8, within(1e-12));
             assertThat(total.windowStart()).isEqualTo(T0);
 
             ConsumerRecord<String, byte[]> refused = waitFor(bootstrap, Topics.TELEMETRY_DEAD_LETTERS.name(),
-                    Serdes.ByteArray().deserializer(), record -> true);
+                    Serdes.ByteArray().deserializer(), record -> record.key().equals(GPU));
             assertThat(new String(refused.value(), StandardCharsets.UTF_8)).isEqualTo("not json");
             assertThat(DeadLetters.header(refused.headers(), DeadLetters.REASON)).contains("invalid TelemetrySample");
         }
@@ -142,6 +142,48 @@ abstract class CostEngineOnBrokerScenario {
                     Topics.CAPACITY_EVENTS_ENRICHED.valueSerde().deserializer(),
                     record -> record.key().equals("i-live"), WAIT).value();
             assertThat(enriched.event().instanceId()).isEqualTo("i-live");
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(COMMIT_INTERVAL);
+        }
+    }
+
+    @Test
+    void shouldCommitABacklogOnceItsSamplesStopWithoutWaitingForTheCommitInterval() throws Exception {
+        // Given the engine with a commit interval of two minutes
+        String bootstrap = bootstrapServers();
+        TopicAdmin.ensureTopics(bootstrap, 2);
+        CostEngineConfig config = CostEngineConfig.defaults(bootstrap, stateDir)
+                .withApplicationId("backlog-commits-" + System.nanoTime()).withCommitInterval(COMMIT_INTERVAL);
+        try (CostEngine engine = new CostEngine(config, new Properties(), (now, before) -> { })) {
+            engine.start();
+            assertThat(engine.awaitRunning(WAIT)).isTrue();
+            long started = System.nanoTime();
+
+            // When three GPUs' samples of six minutes a day ago come as a backlog, none of it live
+            Instant dayAgo = Instant.now().minus(Duration.ofDays(1)).truncatedTo(ChronoUnit.HOURS);
+            Properties props = new Properties();
+            props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            try (KafkaProducer<String, byte[]> producer =
+                    new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer())) {
+                for (int second = 10; second <= 360; second += 10) {
+                    for (int gpu = 0; gpu < 3; gpu++) {
+                        String uuid = "GPU-backlog-" + gpu;
+                        TelemetrySample sample = TelemetrySample.builder().gpuUuid(uuid).gpuModel("A100-40GB")
+                                .placement(LIVE_PLACEMENT).jobId("backlog-job").time(dayAgo.plusSeconds(second))
+                                .intervalSeconds(10).smActive(0.5).build();
+                        producer.send(new ProducerRecord<>(Topics.TELEMETRY.name(), uuid, Json.write(sample)));
+                    }
+                }
+            }
+
+            // Then its closed minutes and their roll-ups are read committed before the commit interval has passed
+            GpuUsage closed = CommittedRecords.first(bootstrap, Topics.USAGE.name(),
+                    Topics.USAGE.valueSerde().deserializer(),
+                    record -> record.key().startsWith("GPU-backlog-") && record.value().closed(), WAIT).value();
+            assertThat(closed.samples()).isEqualTo(6);
+            UsageRollup job = CommittedRecords.first(bootstrap, Topics.ROLLUPS.name(),
+                    Topics.ROLLUPS.valueSerde().deserializer(), record -> record.key().equals("job|backlog-job"),
+                    WAIT).value();
+            assertThat(job.totals().samples()).isPositive();
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(COMMIT_INTERVAL);
         }
     }
