@@ -54,7 +54,7 @@ public final class Main {
                                    --warmup W   first records left out of the warm figure (default 2000000)
                                    --threads T  the engine's stream threads (default 1, its own default)
                                    --commit-interval S  the engine's longest time between commits
-                                                (default 2, its own default)
+                                                (default 8, its own default)
                          footprint  CPU and resident memory of agent, simulated fleet, cost engine and alert
                                  service following a live fleet, each in its own process; then the demo stack
                                    --gpus G,G,...  fleets, a sample a second per GPU (default 1000,10000,100000)
@@ -73,9 +73,9 @@ public final class Main {
                                                 12 million samples: 200 at 1000 GPUs, 20 at 10000)
                                    --warmup S   first seconds of samples left out of the warm figure
                                                 (default half the run: 600 of 20 minutes)
-                                   --threads T  the engine's stream threads (default 1)
+                                   --threads T  the engine's stream threads (default 3, one a partition)
                                    --commit-interval S  the engine's longest time between commits
-                                                (default 2, its own default)
+                                                (default 8, its own default)
               hook     an example automation hook: follows gpu.recommendations.v1 (Kafka in
                        KAFKA_BOOTSTRAP_SERVERS) and prints what it would do with each recommendation
                          --ack URL   acknowledge each one it acts on at the alert service at URL

@@ -62,15 +62,17 @@ class PipelineThroughputBenchTest {
         assertThat(defaults.warmupSeconds(100_000)).isEqualTo(300);
         assertThat(defaults.minutes(7_000)).as("rounded up").isEqualTo(29);
         assertThat(defaults.commitInterval()).isEqualTo(CostEngineConfig.DEFAULT_COMMIT_INTERVAL);
+        assertThat(defaults.threads()).as("one stream thread a partition").isEqualTo(PreloadedTelemetry.PARTITIONS);
 
         // Told: what it was told, for every fleet
         PipelineThroughputBench.Settings told = new PipelineThroughputBench.Settings();
-        PipelineThroughputBench.parse(new String[] {"--minutes", "3", "--warmup", "130", "--commit-interval", "5"},
-                told);
+        PipelineThroughputBench.parse(new String[] {"--minutes", "3", "--warmup", "130", "--commit-interval", "5",
+            "--threads", "1"}, told);
         assertThat(told.minutes(1_000)).isEqualTo(3);
         assertThat(told.warmupSeconds(1_000)).isEqualTo(130);
         assertThat(told.minutes(100_000)).isEqualTo(3);
         assertThat(told.commitInterval()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(told.threads()).isEqualTo(1);
     }
 
     @Test
