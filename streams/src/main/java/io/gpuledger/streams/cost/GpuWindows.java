@@ -418,6 +418,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         }
         // Partials reach the roll-ups only once committed: while a backlog is worked off they
         // gather until the engine asks for a commit, each pending one adding more samples.
+        // (Asked at every update, live or not: it counts the updates and the samples between them.)
         boolean backlogCommit = backlog.dueAtUpdate(gpus.commits(), gpus.pendingWrites()) && !live;
         if (live || backlogCommit) {
             sendPartials();

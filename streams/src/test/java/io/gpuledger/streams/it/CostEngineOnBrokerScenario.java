@@ -101,9 +101,7 @@ abstract class CostEngineOnBrokerScenario {
         // Given the engine with a commit interval of two minutes (its transactions get three of them)
         String bootstrap = bootstrapServers();
         TopicAdmin.ensureTopics(bootstrap, 2);
-        CostEngineConfig config = CostEngineConfig.defaults(bootstrap, stateDir)
-                .withApplicationId("live-commits-" + System.nanoTime()).withCommitInterval(COMMIT_INTERVAL);
-        try (CostEngine engine = new CostEngine(config, new Properties(), (now, before) -> { })) {
+        try (CostEngine engine = withLongCommits(bootstrap, "live-commits-")) {
             engine.start();
             assertThat(engine.awaitRunning(WAIT)).isTrue();
             long started = System.nanoTime();
@@ -151,9 +149,7 @@ abstract class CostEngineOnBrokerScenario {
         // Given the engine with a commit interval of two minutes
         String bootstrap = bootstrapServers();
         TopicAdmin.ensureTopics(bootstrap, 2);
-        CostEngineConfig config = CostEngineConfig.defaults(bootstrap, stateDir)
-                .withApplicationId("backlog-commits-" + System.nanoTime()).withCommitInterval(COMMIT_INTERVAL);
-        try (CostEngine engine = new CostEngine(config, new Properties(), (now, before) -> { })) {
+        try (CostEngine engine = withLongCommits(bootstrap, "backlog-commits-")) {
             engine.start();
             assertThat(engine.awaitRunning(WAIT)).isTrue();
             long started = System.nanoTime();
@@ -186,6 +182,13 @@ abstract class CostEngineOnBrokerScenario {
             assertThat(job.totals().samples()).isPositive();
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(COMMIT_INTERVAL);
         }
+    }
+
+    /** An engine with a commit interval of two minutes, not started. */
+    private CostEngine withLongCommits(String bootstrap, String application) {
+        CostEngineConfig config = CostEngineConfig.defaults(bootstrap, stateDir)
+                .withApplicationId(application + System.nanoTime()).withCommitInterval(COMMIT_INTERVAL);
+        return new CostEngine(config, new Properties(), (now, before) -> { });
     }
 
     private static void publishPrice(String bootstrap, double pricePerHour, Instant validFrom) throws Exception {
