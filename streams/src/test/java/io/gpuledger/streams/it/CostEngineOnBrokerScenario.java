@@ -69,10 +69,7 @@ abstract class CostEngineOnBrokerScenario {
             engine.start();
             assertThat(engine.awaitRunning(Duration.ofSeconds(60))).isTrue();
 
-            Properties props = new Properties();
-            props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-            try (KafkaProducer<String, byte[]> producer =
-                    new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer())) {
+            try (KafkaProducer<String, byte[]> producer = rawProducer(bootstrap)) {
                 for (int i = 1; i <= 6; i++) {
                     TelemetrySample sample = TelemetrySample.builder().gpuUuid(GPU).gpuModel("A100-40GB")
                             .placement(new Placement("node-1", "i-1", "p4d.24xlarge", "aws", "us-east-1",
@@ -107,10 +104,7 @@ abstract class CostEngineOnBrokerScenario {
             long started = System.nanoTime();
 
             // When a GPU reports live, a sample a second, and its instance gets a spot notice
-            Properties props = new Properties();
-            props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-            try (KafkaProducer<String, byte[]> producer =
-                    new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer())) {
+            try (KafkaProducer<String, byte[]> producer = rawProducer(bootstrap)) {
                 Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS);
                 for (int i = 0; i < 5; i++) {
                     TelemetrySample sample = TelemetrySample.builder().gpuUuid(LIVE_GPU).gpuModel("A100-40GB")
@@ -156,10 +150,7 @@ abstract class CostEngineOnBrokerScenario {
 
             // When three GPUs' samples of six minutes a day ago come as a backlog, none of it live
             Instant dayAgo = Instant.now().minus(Duration.ofDays(1)).truncatedTo(ChronoUnit.HOURS);
-            Properties props = new Properties();
-            props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-            try (KafkaProducer<String, byte[]> producer =
-                    new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer())) {
+            try (KafkaProducer<String, byte[]> producer = rawProducer(bootstrap)) {
                 for (int second = 10; second <= 360; second += 10) {
                     for (int gpu = 0; gpu < 3; gpu++) {
                         String uuid = "GPU-backlog-" + gpu;
@@ -182,6 +173,13 @@ abstract class CostEngineOnBrokerScenario {
             assertThat(job.totals().samples()).isPositive();
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(COMMIT_INTERVAL);
         }
+    }
+
+    /** A producer of records as agents write them: keys as strings, values as bytes. */
+    private static KafkaProducer<String, byte[]> rawProducer(String bootstrap) {
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        return new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer());
     }
 
     /** An engine with a commit interval of two minutes, not started. */
