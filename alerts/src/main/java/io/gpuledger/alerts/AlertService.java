@@ -32,6 +32,7 @@ import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecordJson;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
@@ -84,6 +85,11 @@ public class AlertService {
      * the windows sent just after them wait seconds for their turn.
      */
     static final int FLEET_POLL_RECORDS = 5_000;
+    /** Readers of what the cost engine and the agents write, short for the writers' own form. */
+    private static final RecordJson<GpuUsage> USAGE = RecordJson.of(GpuUsage.class);
+    private static final RecordJson<UsageRollup> ROLLUPS = RecordJson.of(UsageRollup.class);
+    private static final RecordJson<JobEconomics> ECONOMICS = RecordJson.of(JobEconomics.class);
+    private static final RecordJson<JobProgress> PROGRESS = RecordJson.of(JobProgress.class);
     private static final String GPU_VIEW_KEY_PREFIX = UsageRollup.keyOf(UsageRollup.Dimension.GPU, "");
 
     @ConfigProperty(name = "kafka.bootstrap.servers")
@@ -259,7 +265,7 @@ public class AlertService {
     }
 
     private Instant onUsage(ConsumerRecord<String, byte[]> record) {
-        GpuUsage usage = Json.read(record.value(), GpuUsage.class);
+        GpuUsage usage = USAGE.read(record.value());
         Instant now = clock.instant();
         metrics.record(usage, now);
         board.record(usage, now);
@@ -296,7 +302,7 @@ public class AlertService {
         if (record.key() != null && record.key().startsWith(GPU_VIEW_KEY_PREFIX)) {
             return null;
         }
-        UsageRollup rollup = Json.read(record.value(), UsageRollup.class);
+        UsageRollup rollup = ROLLUPS.read(record.value());
         Instant now = clock.instant();
         metrics.record(rollup, now);
         rules.onRollup(rollup, now);
@@ -304,7 +310,7 @@ public class AlertService {
     }
 
     private Instant onJobEconomics(ConsumerRecord<String, byte[]> record) {
-        JobEconomics economics = Json.read(record.value(), JobEconomics.class);
+        JobEconomics economics = ECONOMICS.read(record.value());
         Instant now = clock.instant();
         metrics.record(economics, now);
         watch.onEconomics(economics, now).forEach(anomalies::publish);
@@ -345,7 +351,7 @@ public class AlertService {
     }
 
     private Instant onJobProgress(ConsumerRecord<String, byte[]> record) {
-        JobProgress progress = Json.read(record.value(), JobProgress.class);
+        JobProgress progress = PROGRESS.read(record.value());
         rules.onProgress(progress, clock.instant());
         return progress.time();
     }

@@ -57,7 +57,7 @@ class UsageJsonTest {
     }
 
     /** Windows with and without optional readings, prices, teams, models and MIG shares, and odd doubles. */
-    private static GpuUsage usage(Random random, int i) {
+    static GpuUsage usage(Random random, int i) {
         Instant start = T0.plusSeconds(60L * i).plusMillis(i % 7 == 0 ? 123 : 0);
         TelemetrySample.Builder sample = TelemetrySample.builder().gpuUuid("GPU-" + i + "-é\u00e4")
                 .gpuIndex(i % 8).gpuModel(i % 5 == 0 ? null : "H100-80GB")

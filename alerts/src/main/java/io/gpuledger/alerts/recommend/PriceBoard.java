@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The latest price of every offer, as the price topic has told it so far. Safe to update from
@@ -23,6 +24,16 @@ public final class PriceBoard {
     private static final Comparator<PriceQuote> BY_OFFER = Comparator.comparing(quote -> quote.offer().key());
 
     private final Map<Offer, PriceQuote> latest = new ConcurrentHashMap<>();
+    /** Counts the changes of {@link #latest}: a sorted list made at one count holds until the next. */
+    private final AtomicLong changes = new AtomicLong();
+    private volatile Sorted sorted = new Sorted(-1, List.of());
+
+    /**
+     * Every offer sorted, as of {@code changes}. The rules ask for them for every job's every window, thousands
+     * of times a second, and prices change a few times a minute.
+     */
+    private record Sorted(long changes, List<PriceQuote> quotes) {
+    }
 
     /**
      * Takes {@code quote} as its offer's price unless the board already holds a later version:
@@ -34,6 +45,9 @@ public final class PriceBoard {
     public boolean update(PriceQuote quote) {
         PriceQuote held = latest.merge(quote.offer(), quote,
                 (current, candidate) -> candidate.validFrom().isBefore(current.validFrom()) ? current : candidate);
+        if (held == quote) {
+            changes.incrementAndGet();
+        }
         return held == quote;
     }
 
@@ -55,6 +69,14 @@ public final class PriceBoard {
 
     /** Every priced offer, in the order of their keys (so that ties between candidates are stable). */
     public List<PriceQuote> all() {
-        return latest.values().stream().sorted(BY_OFFER).toList();
+        long now = changes.get();
+        Sorted known = sorted;
+        if (known.changes() != now) {
+            // Made after the count was read: it holds every change counted so far, perhaps a later one too,
+            // which the next change's count makes the next caller sort again.
+            known = new Sorted(now, latest.values().stream().sorted(BY_OFFER).toList());
+            sorted = known;
+        }
+        return known.quotes();
     }
 }

@@ -79,6 +79,27 @@ class PriceBoardTest {
 
         // Then the board holds the newest one: version 1999 at +1999 s
         assertThat(board.price(SPOT)).get().extracting(PriceQuote::pricePerHour).isEqualTo(1999.0);
+        assertThat(board.all()).extracting(PriceQuote::pricePerHour).containsExactly(1999.0);
+    }
+
+    @Test
+    void shouldListEveryOfferAsItStandsAfterEachChange() {
+        // Given a board listed once
+        PriceBoard board = new PriceBoard();
+        Offer onDemand = new Offer("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND);
+        board.update(quote(SPOT, 9.8, 0));
+        assertThat(board.all()).extracting(PriceQuote::pricePerHour).containsExactly(9.8);
+
+        // When an offer is added, a version replaces one, and a late version is ignored
+        board.update(quote(onDemand, 32.77, 0));
+        List<PriceQuote> afterAdding = board.all();
+        board.update(quote(SPOT, 11.2, 60));
+        board.update(quote(SPOT, 7.0, 30));
+
+        // Then each listing shows the board as it stood when it was asked for
+        assertThat(afterAdding).extracting(PriceQuote::pricePerHour).containsExactly(32.77, 9.8);
+        assertThat(board.all()).extracting(PriceQuote::pricePerHour).containsExactly(32.77, 11.2);
+        assertThat(board.all()).isSameAs(board.all());
     }
 
     static PriceQuote quote(Offer offer, double pricePerHour, long secondsAfterT0) {
