@@ -1,5 +1,6 @@
 package io.gpuledger.model;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
@@ -7,6 +8,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.io.SerializedString;
 import java.io.IOException;
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.ParameterizedType;
@@ -69,18 +71,17 @@ public final class RecordJson<T extends Record> {
         RecordComponent[] components = type.getRecordComponents();
         names = new SerializableString[components.length];
         values = new ValueReader[components.length];
-        Class<?>[] parameterTypes = new Class<?>[components.length];
-        for (int i = 0; i < components.length; i++) {
-            names[i] = new SerializedString(components[i].getName());
-            values[i] = valueReader(components[i].getGenericType(), type);
-            parameterTypes[i] = components[i].getType();
-        }
         omissible = new boolean[components.length];
+        Class<?>[] parameterTypes = new Class<?>[components.length];
         Map<String, Integer> byName = new HashMap<>();
         for (int i = 0; i < components.length; i++) {
-            byName.put(components[i].getName(), i);
-            JsonProperty property = components[i].getAccessor().getAnnotation(JsonProperty.class);
-            omissible[i] = !components[i].getType().isPrimitive() && (property == null || !property.required());
+            RecordComponent component = components[i];
+            JsonProperty property = plainProperty(type, component);
+            names[i] = new SerializedString(component.getName());
+            values[i] = valueReader(component.getGenericType(), type);
+            omissible[i] = !component.getType().isPrimitive() && (property == null || !property.required());
+            parameterTypes[i] = component.getType();
+            byName.put(component.getName(), i);
         }
         positions = Map.copyOf(byName);
         try {
@@ -92,10 +93,39 @@ public final class RecordJson<T extends Record> {
     }
 
     /**
+     * The component's {@code @JsonProperty}, if any, after checking that databind maps the component by its own
+     * name and nothing else: a renamed, aliased or otherwise annotated component (or record) has no short path,
+     * which would read its field as missing where databind reads it.
+     */
+    private static JsonProperty plainProperty(Class<?> owner, RecordComponent component) {
+        for (Annotation annotation : owner.getAnnotations()) {
+            if (isJackson(annotation) && !(annotation instanceof JsonInclude)) {
+                throw new IllegalArgumentException(owner.getSimpleName() + ": no short path under " + annotation);
+            }
+        }
+        JsonProperty property = null;
+        for (Annotation annotation : component.getAccessor().getAnnotations()) {
+            if (annotation instanceof JsonProperty named && (named.value().isEmpty()
+                    || named.value().equals(component.getName()))) {
+                property = named;
+            } else if (isJackson(annotation)) {
+                throw new IllegalArgumentException(owner.getSimpleName() + "." + component.getName()
+                        + ": no short path under " + annotation);
+            }
+        }
+        return property;
+    }
+
+    private static boolean isJackson(Annotation annotation) {
+        return annotation.annotationType().getPackageName().startsWith("com.fasterxml.jackson");
+    }
+
+    /**
      * The reader of {@code type}.
      *
      * @throws IllegalArgumentException when a component is of a kind this reader does not know (it knows
-     *         strings, numbers, booleans, instants, enums, records, lists of strings and maps of numbers)
+     *         strings, numbers, booleans, instants, enums, records, lists of strings and maps of numbers), or
+     *         databind maps the record or a component otherwise than by the components' names
      */
     @SuppressWarnings("unchecked")
     public static <T extends Record> RecordJson<T> of(Class<T> type) {

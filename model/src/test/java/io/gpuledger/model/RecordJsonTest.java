@@ -3,7 +3,11 @@ package io.gpuledger.model;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.annotation.JsonAlias;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
@@ -155,6 +159,33 @@ class RecordJsonTest {
         assertThatThrownBy(() -> RecordJson.of(Labels.class))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("Labels");
+    }
+
+    @Test
+    void shouldRefuseARecordThatDatabindMapsByOtherNames() {
+        for (Class<? extends Record> type : List.of(Renamed.class, Aliased.class, SnakeCase.class)) {
+            assertThatThrownBy(() -> RecordJson.of(type)).as(type.getSimpleName())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining(type.getSimpleName());
+        }
+        byte[] json = "{\"smActive\":0.5}".getBytes(StandardCharsets.UTF_8);
+        assertThat(RecordJson.of(Required.class).readWritersForm(json)).isNull();
+        assertThat(assertSameVerdict(RecordJson.of(Required.class), json, Required.class)).isFalse();
+        assertThat(RecordJson.of(Required.class).read("{\"gpuUuid\":\"GPU-1\",\"smActive\":0.5}"
+                .getBytes(StandardCharsets.UTF_8))).isEqualTo(new Required("GPU-1", 0.5));
+    }
+
+    record Renamed(@JsonProperty("gpu_uuid") String gpuUuid, double smActive) {
+    }
+
+    record Aliased(@JsonAlias("uuid") String gpuUuid, double smActive) {
+    }
+
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record SnakeCase(String gpuUuid, double smActive) {
+    }
+
+    record Required(@JsonProperty(required = true) String gpuUuid, double smActive) {
     }
 
     /**

@@ -3,7 +3,7 @@ package io.gpuledger.model;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 
 /**
  * What one telemetry sample costs to read: the databind reader ({@link Json#read}) against the streaming one
@@ -36,23 +36,11 @@ public final class TelemetryJsonBenchmark {
         System.out.printf("%d samples, %.0f bytes each on average, %d reads a round, %d rounds%n", samples.size(),
                 samples.stream().mapToInt(json -> json.length).average().orElse(0), reads, rounds);
 
-        Reader databind = new Reader("Json.read (databind)", json -> Json.read(json, TelemetrySample.class));
-        Reader streaming = new Reader("TelemetryJson.read (streaming)", TelemetryJson::read);
+        Reader databind = new Reader("Json.read (databind)", json -> Json.read(json, TelemetrySample.class).smActive());
+        Reader streaming = new Reader("TelemetryJson.read (streaming)", json -> TelemetryJson.read(json).smActive());
         TelemetryJson.Follower follower = new TelemetryJson.Follower();
-        Reader following = new Reader("TelemetryJson.Follower.read", follower::read);
-        List<Reader> readers = List.of(databind, streaming, following);
-        for (Reader reader : readers) {
-            reader.run(samples, reads);
-        }
-        for (int round = 0; round < rounds; round++) {
-            for (Reader reader : readers) {
-                reader.measure(samples, reads);
-            }
-        }
-        for (Reader reader : readers) {
-            System.out.printf("%-32s best %.2f µs, median %.2f µs per sample (checksum %.0f)%n", reader.name,
-                    reader.best(), reader.median(), reader.checksum);
-        }
+        Reader following = new Reader("TelemetryJson.Follower.read", json -> follower.read(json).smActive());
+        Reader.race(List.of(databind, streaming, following), samples, reads, rounds, "sample");
         System.out.printf("streaming takes %.1f%% of the databind time (best rounds); following the GPU %.1f%%%n",
                 100 * streaming.best() / databind.best(), 100 * following.best() / databind.best());
     }
@@ -85,21 +73,38 @@ public final class TelemetryJsonBenchmark {
         return Math.round(ratio * 1e4) / 1e4;
     }
 
-    private static final class Reader {
+    /** One reader, timed in rounds; {@code read} reads a record and returns a number of it. */
+    static final class Reader {
         private final String name;
-        private final Function<byte[], TelemetrySample> read;
+        private final ToDoubleFunction<byte[]> read;
         private final List<Double> microsPerSample = new ArrayList<>();
         /** Keeps what is read in use, so that the JIT cannot drop the reading. */
         private double checksum;
 
-        Reader(String name, Function<byte[], TelemetrySample> read) {
+        Reader(String name, ToDoubleFunction<byte[]> read) {
             this.name = name;
             this.read = read;
         }
 
+        /** Warms each reader up, times them in turns, {@code rounds} times, and prints each one's figures. */
+        static void race(List<Reader> readers, List<byte[]> inputs, int reads, int rounds, String what) {
+            for (Reader reader : readers) {
+                reader.run(inputs, reads);
+            }
+            for (int round = 0; round < rounds; round++) {
+                for (Reader reader : readers) {
+                    reader.measure(inputs, reads);
+                }
+            }
+            for (Reader reader : readers) {
+                System.out.printf("%-32s best %.2f µs, median %.2f µs per %s (checksum %.6g)%n", reader.name,
+                        reader.best(), reader.median(), what, reader.checksum);
+            }
+        }
+
         void run(List<byte[]> samples, int reads) {
             for (int i = 0; i < reads; i++) {
-                checksum += read.apply(samples.get(i % samples.size())).smActive();
+                checksum += read.applyAsDouble(samples.get(i % samples.size()));
             }
         }
 
