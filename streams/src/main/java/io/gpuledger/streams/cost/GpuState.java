@@ -164,10 +164,14 @@ final class GpuState {
         }
     }
 
-    /** Marks the seconds of {@code [fromMillis, toMillis)} covered, rounded outwards to whole seconds. */
+    /**
+     * Marks the seconds of {@code [fromMillis, toMillis)} covered: those whose middle lies in it
+     * ({@link #firstSecond}), so that samples that follow each other cover seconds of their own,
+     * and a sample that covers what an earlier one did can be told ({@link #mostlyCovered}).
+     */
     void cover(long fromMillis, long toMillis) {
-        long first = Math.floorDiv(fromMillis, 1000);
-        long end = -Math.floorDiv(-toMillis, 1000);
+        long first = firstSecond(fromMillis);
+        long end = firstSecond(toMillis);
         long firstSettled = settledUntil == NONE ? first : Math.max(first, settledUntil);
         for (long minute = Math.floorDiv(firstSettled, MINUTE_SECONDS) * MINUTE_SECONDS; minute < end;
                 minute += MINUTE_SECONDS) {
@@ -184,6 +188,42 @@ final class GpuState {
                 pendingBits |= bits;
             }
         }
+    }
+
+    /**
+     * Whether more than half of the unsettled seconds of {@code [fromMillis, toMillis)} are covered
+     * already: a sample that covers them was charged before, sent again or by a second agent on the
+     * same GPU. False when the span holds no unsettled second (a span under a second may hold none).
+     */
+    boolean mostlyCovered(long fromMillis, long toMillis) {
+        long first = firstSecond(fromMillis);
+        if (settledUntil != NONE) {
+            first = Math.max(first, settledUntil);
+        }
+        long end = firstSecond(toMillis);
+        if (first >= end) {
+            return false;
+        }
+        long covered = 0;
+        for (long minute = Math.floorDiv(first, MINUTE_SECONDS) * MINUTE_SECONDS; minute < end;
+                minute += MINUTE_SECONDS) {
+            int from = (int) Math.max(0, first - minute);
+            int to = (int) Math.min(MINUTE_SECONDS, end - minute);
+            long bits = ((1L << (to - from)) - 1) << from;
+            long minuteMillis = minute * 1000;
+            long marked = pendingMinute == minuteMillis ? pendingBits : 0;
+            Long kept = coverage.get(minuteMillis);
+            if (kept != null) {
+                marked |= kept;
+            }
+            covered += Long.bitCount(marked & bits);
+        }
+        return covered * 2 > end - first;
+    }
+
+    /** The first second whose middle is at or after {@code millis}. */
+    private static long firstSecond(long millis) {
+        return -Math.floorDiv(-(millis - 500), 1000);
     }
 
     /** The first covered second at or after {@code fromSecond}, or {@link #NONE}. */

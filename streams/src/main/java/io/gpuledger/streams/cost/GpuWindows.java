@@ -41,6 +41,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *       Samples for a closed window are refused as late; samples more than
  *       {@link #MAX_AHEAD} ahead of the engine's clock are refused as from the future (one such
  *       sample would otherwise close every open window at once).</li>
+ *   <li>A sample most of whose time its GPU was charged for already, by samples before it, is
+ *       refused as a duplicate: a sample sent again is charged once, and a second agent reporting
+ *       the same GPU does not double its cost.</li>
  * </ul>
  * Usage records are dated by their window's start. State: {@link GpuState} per GPU and the pending partials, in {@link LiveStore}s, so a sample
  * costs map lookups and the state is encoded once per commit.
@@ -69,6 +72,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             TelemetrySample::gpuUuid, EventTime::millis);
     private Sensor refused;
     private Sensor late;
+    private Sensor duplicate;
     /** GPUs with a window changed since the last update was sent. */
     private final Set<String> changed = new LinkedHashSet<>();
     /** The stored latest event time, read once after the task starts. */
@@ -102,6 +106,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         this.latestEventTime = null;
         this.refused = ParseOrReject.deadLetterSensor(context, "telemetry");
         this.late = ParseOrReject.deadLetterSensor(context, "telemetry-late");
+        this.duplicate = ParseOrReject.deadLetterSensor(context, "telemetry-duplicate");
         context.schedule(settings.updateInterval(), PunctuationType.WALL_CLOCK_TIME, now -> sendUpdates());
     }
 
@@ -125,15 +130,23 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         long start = EventTime.periodStart(at, MINUTE);
         long latest = latestEventTime();
         if (start + MINUTE + settings.grace().toMillis() <= latest) {
-            refuse(record, "late: its window ended at " + Instant.ofEpochMilli(start + MINUTE) + " and closed "
+            refuse(record, late, "late: its window ended at " + Instant.ofEpochMilli(start + MINUTE) + " and closed "
                     + settings.grace().toSeconds() + " s later, before " + Instant.ofEpochMilli(latest)
                     + ", the latest time seen");
             return;
         }
         long now = context.currentSystemTimeMs();
         if (at > now + MAX_AHEAD.toMillis()) {
-            refuse(record, "from the future: " + Instant.ofEpochMilli(at) + " is more than "
+            refuse(record, late, "from the future: " + Instant.ofEpochMilli(at) + " is more than "
                     + MAX_AHEAD.toMinutes() + " min ahead of this engine's clock (" + Instant.ofEpochMilli(now) + ")");
+            return;
+        }
+        long end = sample.time().toEpochMilli();
+        long from = end - Math.round(sample.intervalSeconds() * 1000);
+        if (state != null && state.mostlyCovered(from, end)) {
+            refuse(record, duplicate, "duplicate: most of the time it covers, " + Instant.ofEpochMilli(from) + " to "
+                    + Instant.ofEpochMilli(end) + ", was charged for this GPU already, by earlier samples (a sample"
+                    + " sent again, or a second agent reporting the same GPU)");
             return;
         }
 
@@ -155,8 +168,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             window.changed = true;
             changed.add(gpu);
         }
-        long end = sample.time().toEpochMilli();
-        state.cover(end - Math.round(sample.intervalSeconds() * 1000), end);
+        state.cover(from, end);
         if (state.putFor != gpus.commits()) {
             gpus.put(gpu, state);
             state.putFor = gpus.commits();
@@ -231,8 +243,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         return latestEventTime;
     }
 
-    private void refuse(Record<String, byte[]> record, String reason) {
-        late.record();
+    private void refuse(Record<String, byte[]> record, Sensor counter, String reason) {
+        counter.record();
         deadLetter(record, new InvalidRecordException("time", reason));
     }
 

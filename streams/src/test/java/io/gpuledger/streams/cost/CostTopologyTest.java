@@ -205,6 +205,43 @@ class CostTopologyTest {
     }
 
     @Test
+    void shouldRefuseASampleSentAgainAndChargeItOnce() {
+        // Given a GPU's three 10-second samples
+        publishPrice(32.77, T0.minus(Duration.ofDays(30)));
+        sendTenSecondSamplesEndingAt(10_000, 20_000, 30_000);
+
+        // When its agent sends the second and the last one again (a resend after its own crash, say)
+        sendTenSecondSamplesEndingAt(20_000, 30_000);
+
+        // Then each is charged once, and the copies are kept with the reason
+        GpuUsage window = latestWindows().get(T0);
+        assertThat(window.samples()).isEqualTo(3);
+        assertThat(window.cost()).isCloseTo(30.0 / 3600 * 32.77 / 8, within(1e-12));
+        List<TestRecord<String, byte[]>> refused = deadLetters.readRecordsToList();
+        assertThat(refused).hasSize(2).allSatisfy(record -> {
+            assertThat(header(record, DeadLetters.FIELD)).isEqualTo("time");
+            assertThat(header(record, DeadLetters.REASON)).startsWith("time: duplicate: most of the time it covers");
+        });
+        assertThat(header(refused.get(0), DeadLetters.REASON)).contains("2026-03-01T12:00:10Z to 2026-03-01T12:00:20Z");
+        assertThat(deadLettersCounted("telemetry-duplicate")).isEqualTo(2.0);
+    }
+
+    @Test
+    void shouldRefuseASecondAgentsSamplesOfTheSameGpuButNotSamplesThatOverlapALittle() {
+        publishPrice(32.77, T0.minus(Duration.ofDays(30)));
+        // Given samples every 10 s whose times wander by up to a second (each says it covers 10 s)
+        sendTenSecondSamplesEndingAt(10_000, 20_900, 30_400);
+        // When a second agent starts reporting the same GPU, 4 s after the first each time
+        sendTenSecondSamplesEndingAt(34_400, 40_000, 44_000);
+
+        // Then the first agent's wandering samples are all charged, and the second agent's (6 of 10 s charged) not
+        GpuUsage window = latestWindows().get(T0);
+        assertThat(window.samples()).isEqualTo(4);
+        assertThat(deadLetters.readRecordsToList()).hasSize(2);
+        assertThat(deadLettersCounted("telemetry-duplicate")).isEqualTo(2.0);
+    }
+
+    @Test
     void shouldConvertPricesIntoTheReportingCurrency() {
         PriceQuote yuan = new PriceQuote("tencent", "ap-shanghai", "GN10Xp", Lifecycle.ON_DEMAND, "A100-80GB", 1, 28.5,
                 "CNY", T0.minus(Duration.ofDays(1)), "test");
@@ -268,6 +305,13 @@ class CostTopologyTest {
 
     private void send(TelemetrySample sample) {
         cost.send(sample);
+    }
+
+    /** Samples of 10 s each, at half SM activity, ending so many milliseconds after {@code T0}. */
+    private void sendTenSecondSamplesEndingAt(long... millisAfterT0) {
+        for (long millis : millisAfterT0) {
+            send(sample(T0.plusMillis(millis), 10, 0.5));
+        }
     }
 
     private static TelemetrySample sample(Instant end, double interval, double smActive) {

@@ -52,6 +52,39 @@ class GpuStateTest {
     }
 
     @Test
+    void shouldCoverEachSecondWhoseMiddleASampleSpansSoThatSamplesInTurnShareNone() {
+        // Given one-second samples a third of a second past each second, and one of a quarter second
+        GpuState state = new GpuState();
+        state.cover(T0 + 58_300, T0 + 59_300);
+        state.cover(T0 + 59_300, T0 + 60_300);
+        state.cover(T0 + 60_300, T0 + 61_300);
+        state.cover(T0 + 61_600, T0 + 61_850);
+
+        // Then each covers a second of its own, across the minute, and none covers another's
+        assertThat(state.coverage()).containsExactly(java.util.Map.entry(T0, 3L << 58),
+                java.util.Map.entry(T0 + MINUTE, 1L));
+        assertThat(state.mostlyCovered(T0 + 60_300, T0 + 61_300)).as("the third again").isTrue();
+        assertThat(state.mostlyCovered(T0 + 61_300, T0 + 62_300)).as("the next").isFalse();
+        assertThat(state.mostlyCovered(T0 + 61_600, T0 + 61_850)).as("under a second, no middle").isFalse();
+    }
+
+    @Test
+    void shouldTellTimeMostlyChargedAlreadyButNotTimeSettledOrBarelyTouched() {
+        // Given a GPU covered from :00 to :40, its first minute settled up to :20 of it
+        GpuState state = new GpuState();
+        state.cover(T0, T0 + 40_000);
+        state.settledUntil = T0 / 1000 + 20;
+
+        // Then a span more than half covered is, half covered or less is not, and settled seconds are not judged
+        assertThat(state.mostlyCovered(T0 + 25_000, T0 + 45_000)).isTrue();
+        assertThat(state.mostlyCovered(T0 + 30_000, T0 + 50_000)).isFalse();
+        assertThat(state.mostlyCovered(T0 + 10_000, T0 + 50_000)).as("20 of 30 unsettled seconds").isTrue();
+        assertThat(state.mostlyCovered(T0, T0 + 20_000)).as("all settled").isFalse();
+        GpuState read = GpuState.CODEC.fromBytes(GpuState.CODEC.toBytes(state));
+        assertThat(read.mostlyCovered(T0 + 25_000, T0 + 45_000)).as("read back").isTrue();
+    }
+
+    @Test
     void shouldReadBackWhatItWrote() {
         GpuState state = new GpuState();
         GpuIdentity earlier = GpuIdentity.of(sample("job-a", "team-x"));
