@@ -5,6 +5,7 @@ import io.gpuledger.model.Topics;
 import io.gpuledger.model.WorkTotals;
 import io.gpuledger.streams.deadletter.ParseOrReject;
 import io.gpuledger.streams.deadletter.Parsed;
+import io.gpuledger.streams.state.LiveStoreBuilder;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
@@ -26,23 +27,30 @@ import org.apache.kafka.streams.kstream.Produced;
  *       {@code gpu.job-economics.v1} — key job id, value {@link io.gpuledger.model.JobEconomics}:
  *       cost per million units by unit, throughput per GPU, communication-overhead ratio; "no
  *       throughput reported" for a job minute with no reports</li>
- *   <li>out: {@code gpu.job-progress.dlq.v1} — refused reports, as received, reason in headers</li>
+ *   <li>out: {@code gpu.job-progress.dlq.v1} — refused reports, as received, reason in headers;
+ *       among them reports of time their node reported already ({@link RepeatedReports})</li>
  * </ul>
  * Work and cost of a job meet in the one task that holds the job's roll-ups, so the join needs
  * no table of its own and no repartition beyond the roll-ups' one.
  */
 final class JobEconomicsFlow {
 
+    /** What each node of each job reported lately, by {@code job|host}: see {@link RepeatedReports}. */
+    static final String REPORTED_STORE = "job-progress-reported";
+
     private JobEconomicsFlow() {
     }
 
     /** Adds the reading of work reports; returns them as job partials for the roll-ups. */
     static KStream<String, RollupPartial> addTo(StreamsBuilder builder, CostSettings settings) {
+        builder.addStateStore(new LiveStoreBuilder<>(REPORTED_STORE, ReportedSpans.CODEC));
         Map<String, KStream<String, Parsed<JobProgress>>> progress = builder
                 .stream(Topics.JOB_PROGRESS.name(),
                         Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("job-progress-source"))
                 .processValues(() -> new ParseOrReject<>("job-progress", JobProgress.class, JobProgress::jobId,
                         JobEconomicsFlow::eventTime).refusingAhead("time"), Named.as("job-progress-parse"))
+                .processValues(() -> new RepeatedReports(REPORTED_STORE), Named.as("job-progress-repeats"),
+                        REPORTED_STORE)
                 .split(Named.as("job-progress-"))
                 .branch((job, parsed) -> parsed.isValid(), Branched.as("valid"))
                 .defaultBranch(Branched.as("refused"));

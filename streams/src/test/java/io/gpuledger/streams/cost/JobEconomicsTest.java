@@ -96,6 +96,35 @@ class JobEconomicsTest {
         assertThat(DeadLetters.header(refused.headers(), DeadLetters.REASON)).isNotBlank();
     }
 
+    @Test
+    void shouldCountAReportSentAgainOnceAndKeepTheCopyWithTheReason() {
+        // Given a job on one host that reports every 30 s
+        send(sample("GPU-a", "node-a", "llm", T0.plusSeconds(60)));
+        JobProgress first = tokens("node-a", T0.plusSeconds(30), 30, 1_000_000);
+        JobProgress second = tokens("node-a", T0.plusSeconds(60), 30, 2_000_000);
+        report(first);
+        report(second);
+
+        // When the host sends its first report again, and another host of the job reports the same half minute
+        report(first);
+        report(tokens("node-b", T0.plusSeconds(30), 30, 500_000));
+
+        // Then the copy is refused and the other host's report counted: 3.5M tokens in the minute, not 4.5M
+        JobEconomics minute = latest().get("llm@" + T0);
+        assertThat(minute.costPerMillionUnits().get("tokens")).isCloseTo(GPU_PER_HOUR / 60 / 3.5, within(1e-12));
+        TestRecord<String, byte[]> refused = deadLetters.readRecord();
+        assertThat(DeadLetters.header(refused.headers(), DeadLetters.REASON)).isEqualTo("time: duplicate: most of the"
+                + " time it covers, 2026-03-01T12:00:00Z to 2026-03-01T12:00:30Z, was reported for job llm on node-a"
+                + " already (a report sent again)");
+        assertThat(refused.value()).isEqualTo(Json.write(first));
+        assertThat(deadLetters.isEmpty()).isTrue();
+    }
+
+    private static JobProgress tokens(String host, Instant end, double seconds, double units) {
+        return new JobProgress("llm", "research", host, "i-" + host, List.of(), end, seconds, units, "tokens", 10, null,
+                null, null, null);
+    }
+
     private Map<String, JobEconomics> latest() {
         Map<String, JobEconomics> latest = new LinkedHashMap<>();
         for (TestRecord<String, JobEconomics> record : economics.readRecordsToList()) {

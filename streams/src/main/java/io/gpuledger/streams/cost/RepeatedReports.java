@@ -1,0 +1,94 @@
+package io.gpuledger.streams.cost;
+
+import io.gpuledger.model.InvalidRecordException;
+import io.gpuledger.model.JobProgress;
+import io.gpuledger.streams.deadletter.ParseOrReject;
+import io.gpuledger.streams.deadletter.Parsed;
+import io.gpuledger.streams.state.LiveStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
+import org.apache.kafka.streams.processor.api.FixedKeyRecord;
+
+/**
+ * Refuses a work report most of whose time its node of the job reported already: a report sent
+ * again (a reporter retrying after a lost answer, an agent resending its spool) would otherwise add
+ * its tokens or samples to the job's minute twice, and make its cost per unit look cheaper than it
+ * was. The refused report goes on as {@link Parsed#invalid}, for the dead letters, counted as
+ * {@code job-progress-duplicate}. Reports are keyed by job, so each job's nodes are judged in the one
+ * task that holds the job; what each node reported is kept in {@link ReportedSpans}, by
+ * {@code job|host}, and forgotten an hour after the task's latest report.
+ */
+final class RepeatedReports implements FixedKeyProcessor<String, Parsed<JobProgress>, Parsed<JobProgress>> {
+
+    private static final Duration SWEEP_EVERY = Duration.ofMinutes(1);
+
+    private final String storeName;
+    private FixedKeyProcessorContext<String, Parsed<JobProgress>> context;
+    private LiveStore<ReportedSpans> reported;
+    private Sensor duplicates;
+    /** The latest end of a report this task took since it started; nodes silent an hour before it are forgotten. */
+    private long latestEnd = Long.MIN_VALUE;
+
+    RepeatedReports(String storeName) {
+        this.storeName = storeName;
+    }
+
+    @Override
+    public void init(FixedKeyProcessorContext<String, Parsed<JobProgress>> context) {
+        this.context = context;
+        this.reported = context.getStateStore(storeName);
+        this.duplicates = ParseOrReject.deadLetterSensor(context, "job-progress-duplicate");
+        context.schedule(SWEEP_EVERY, PunctuationType.WALL_CLOCK_TIME, now -> forgetSilentNodes());
+    }
+
+    @Override
+    public void process(FixedKeyRecord<String, Parsed<JobProgress>> record) {
+        Parsed<JobProgress> parsed = record.value();
+        if (!parsed.isValid()) {
+            context.forward(record);
+            return;
+        }
+        JobProgress report = parsed.value();
+        long to = report.time().toEpochMilli();
+        long from = to - Math.round(report.intervalSeconds() * 1000);
+        String node = report.jobId() + "|" + report.host();
+        ReportedSpans spans = reported.get(node);
+        if (spans != null && spans.mostlyReported(from, to)) {
+            InvalidRecordException refusal = new InvalidRecordException("time", "duplicate: most of the time it"
+                    + " covers, " + Instant.ofEpochMilli(from) + " to " + Instant.ofEpochMilli(to) + ", was reported"
+                    + " for job " + report.jobId() + " on " + report.host() + " already (a report sent again)");
+            duplicates.record();
+            context.forward(record.withValue(Parsed.<JobProgress>invalid(parsed.raw(), refusal))
+                    .withHeaders(ParseOrReject.refusedHeaders(record.headers(), context, refusal))
+                    .withTimestamp(context.currentSystemTimeMs()));
+            return;
+        }
+        if (spans == null) {
+            spans = new ReportedSpans();
+        }
+        spans.add(from, to);
+        reported.put(node, spans);
+        latestEnd = Math.max(latestEnd, to);
+        context.forward(record);
+    }
+
+    private void forgetSilentNodes() {
+        if (latestEnd == Long.MIN_VALUE) {
+            return;
+        }
+        List<String> silent = new ArrayList<>();
+        for (Map.Entry<String, ReportedSpans> node : reported.entries().entrySet()) {
+            if (node.getValue().latestEnd() < latestEnd - ReportedSpans.KEPT_MILLIS) {
+                silent.add(node.getKey());
+            }
+        }
+        silent.forEach(reported::delete);
+    }
+}
