@@ -12,6 +12,7 @@ import io.gpuledger.streams.state.CodecSerde;
 import io.gpuledger.streams.state.LiveStoreBuilder;
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.Branched;
@@ -29,7 +30,8 @@ import org.apache.kafka.streams.processor.api.FixedKeyProcessorSupplier;
  *   <li>in: {@code gpu.capacity-events.v1} — key instance id (String), value {@link CapacityEvent} JSON</li>
  *   <li>in: {@code gpu.usage.v1} — key GPU UUID (String), value {@link GpuUsage} JSON</li>
  *   <li>out: {@code gpu.capacity-events.enriched.v1} — key instance id (String), value
- *       {@link EnrichedCapacityEvent} JSON, one per notice received</li>
+ *       {@link EnrichedCapacityEvent} JSON, one per notice received (a copy of a notice published
+ *       already is refused: {@link RepeatedNotices})</li>
  *   <li>out: {@code gpu.capacity-events.dlq.v1} and {@code gpu.usage.dlq.v1} — the refused
  *       notices and usage windows, key and bytes as received, with the reason in
  *       {@link io.gpuledger.model.DeadLetters} headers</li>
@@ -53,6 +55,8 @@ public final class CapacityTopology {
     public static final String GPU_STORE = "capacity-gpu-last-seen";
     public static final String PLACEMENT_STORE = "capacity-placement";
     public static final String PLACEMENT_CHANGES = "capacity-placement-changes";
+    /** The notices published lately, by instance: see {@link RepeatedNotices}. */
+    static final String NOTICES_STORE = "capacity-notices-seen";
 
     private CapacityTopology() {
     }
@@ -70,7 +74,8 @@ public final class CapacityTopology {
         // notice that arrives during it, where Kafka Streams has both to choose from.
         Map<String, KStream<String, Parsed<GpuUsage>>> usage = readOrReject(builder, Topics.USAGE, "capacity-usage",
                 () -> new ParseOrReject<>("capacity-usage", GpuUsage.class, CapacityTopology::placeableGpu,
-                        window -> window.windowStart().toEpochMilli()), Topics.USAGE_DEAD_LETTERS);
+                        window -> window.windowStart().toEpochMilli()), UnaryOperator.identity(),
+                Topics.USAGE_DEAD_LETTERS);
         addTo(builder, placementMaxAge, usage.get("capacity-usage-valid")
                 .mapValues(Parsed::value, Named.as("capacity-usage-valid-window")));
     }
@@ -88,9 +93,12 @@ public final class CapacityTopology {
                 .mapValues(change -> (PlaceAndEnrich.Input) new PlaceAndEnrich.Input.Change(change),
                         Named.as("capacity-placement-change-input"));
 
+        builder.addStateStore(new LiveStoreBuilder<>(NOTICES_STORE, NoticesSeen.CODEC));
         Map<String, KStream<String, Parsed<CapacityEvent>>> notices = readOrReject(builder, Topics.CAPACITY_EVENTS,
                 "capacity-events", () -> new ParseOrReject<>("capacity-events", CapacityEvent.class, CapacityEvent::instanceId,
                         notice -> notice.noticedAt().toEpochMilli()).refusingAhead("noticedAt"),
+                parsed -> parsed.processValues(() -> new RepeatedNotices(NOTICES_STORE),
+                        Named.as("capacity-events-repeats"), NOTICES_STORE),
                 Topics.CAPACITY_EVENT_DEAD_LETTERS);
 
         builder.addStateStore(new LiveStoreBuilder<>(PLACEMENT_STORE, InstancePlacement.CODEC));
@@ -116,15 +124,16 @@ public final class CapacityTopology {
 
     /**
      * Reads a topic as bytes and parses each record in the topology, so that a refused one goes to
-     * its dead-letter topic with the reason instead of stopping the stage. Returns the branches
+     * its dead-letter topic with the reason instead of stopping the stage; {@code judged} may refuse
+     * more of the parsed records (as {@link Parsed#invalid}). Returns the branches
      * {@code <name>-valid} and {@code <name>-refused}.
      */
     private static <T> Map<String, KStream<String, Parsed<T>>> readOrReject(StreamsBuilder builder,
             Topic<String, T> topic, String name, FixedKeyProcessorSupplier<String, byte[], Parsed<T>> parser,
-            Topic<String, byte[]> deadLetters) {
-        Map<String, KStream<String, Parsed<T>>> branches = builder
+            UnaryOperator<KStream<String, Parsed<T>>> judged, Topic<String, byte[]> deadLetters) {
+        Map<String, KStream<String, Parsed<T>>> branches = judged.apply(builder
                 .stream(topic.name(), Consumed.with(Serdes.String(), Serdes.ByteArray()).withName(name + "-source"))
-                .processValues(parser, Named.as(name + "-parse"))
+                .processValues(parser, Named.as(name + "-parse")))
                 .split(Named.as(name + "-"))
                 .branch((key, parsed) -> parsed.isValid(), Branched.as("valid"))
                 .defaultBranch(Branched.as("refused"));

@@ -324,6 +324,33 @@ class CapacityTopologyTest {
     }
 
     @Test
+    void shouldRefuseACopyOfANoticePublishedAlreadyAndEnrichTheNextNoticeOfTheInstance() {
+        // Given an instance's notice, enriched
+        report(window(0, "i-0abc", "train-llm", T0));
+        CapacityEvent notice = notice("i-0abc", T0.plusSeconds(30));
+        send(notice);
+
+        // When the same notice comes again, then a later notice of the instance (a new deadline)
+        send(notice);
+        send(notice("i-0abc", T0.plusSeconds(60)));
+
+        // Then the copy is kept with the reason and counted, and the two notices are enriched once each
+        List<TestRecord<String, byte[]>> refused = refusedNotices.readRecordsToList();
+        assertThat(refused).singleElement().satisfies(record -> {
+            assertThat(record.value()).isEqualTo(Json.write(notice));
+            assertThat(header(record, DeadLetters.REASON)).isEqualTo("eventId: duplicate: notice " + notice.eventId()
+                    + " of instance i-0abc was published already");
+            assertThat(header(record, DeadLetters.SOURCE_OFFSET)).isEqualTo("1");
+        });
+        assertThat(enriched.readValuesToList()).extracting(event -> event.event().noticedAt())
+                .containsExactly(T0.plusSeconds(30), T0.plusSeconds(60));
+        assertThat(driver.metrics().entrySet()).filteredOn(e -> e.getKey().name().equals("dead-letters-total")
+                && "capacity-events-duplicate".equals(e.getKey().tags().get("gpuledger-id")))
+                .singleElement().satisfies(e -> assertThat(((Number) e.getValue().metricValue()).doubleValue())
+                        .isEqualTo(1.0));
+    }
+
+    @Test
     void shouldRouteUsageThatCannotBePlacedToItsDeadLetterTopic() {
         // Given a corrupt usage window and one that names no instance
         byte[] corrupt = "{\"gpuUuid\":\"GPU-0\",".getBytes(StandardCharsets.UTF_8);
