@@ -130,6 +130,18 @@ class HostileInputTest {
             }
             producer.send(new ProducerRecord<>(Topics.JOB_PROGRESS.name(), "job-1", Json.write(progress()))).get();
             producer.send(new ProducerRecord<>(Topics.CAPACITY_EVENTS.name(), "i-1", Json.write(notice()))).get();
+            // and each good record's copy after it: a sample, a work report and a notice sent again
+            for (Hostile copy : List.of(
+                    new Hostile("telemetry: a sample sent again", Topics.TELEMETRY, GPU, good.get(2),
+                            "time: duplicate: most of the time it covers"),
+                    new Hostile("progress: a report sent again", Topics.JOB_PROGRESS, "job-1", Json.write(progress()),
+                            "time: duplicate: most of the time it covers"),
+                    new Hostile("notice: a notice sent again", Topics.CAPACITY_EVENTS, "i-1", Json.write(notice()),
+                            "eventId: duplicate: notice"))) {
+                RecordMetadata at = producer.send(new ProducerRecord<>(copy.topic().name(), copy.key(),
+                        copy.value())).get();
+                sent.put(at.topic() + "/" + at.partition() + "/" + at.offset(), copy);
+            }
         }
 
         for (Topic<String, byte[]> dlq : List.of(Topics.TELEMETRY_DEAD_LETTERS, Topics.JOB_PROGRESS_DEAD_LETTERS,
