@@ -319,8 +319,23 @@ public class AlertService {
     }
 
     private Instant onPrice(ConsumerRecord<String, byte[]> record) {
-        learnPrice(Json.read(record.value(), PriceQuote.class)).ifPresent(anomalies::publish);
+        learnPrice(priceVersion(record)).ifPresent(anomalies::publish);
         return null;
+    }
+
+    /**
+     * A record of {@code pricing.quotes.v1} as the cost engine takes it: a valid quote under its own
+     * version key. The engine passes over any other (its price table is a store of the topic, read by
+     * every instance, so it keeps no dead letters); this service, reading the topic once in its group,
+     * refuses it, so that it is kept and counted, and learns nothing from it.
+     */
+    private static PriceQuote priceVersion(ConsumerRecord<String, byte[]> record) {
+        PriceQuote quote = Json.read(record.value(), PriceQuote.class);
+        if (!quote.key().equals(record.key())) {
+            throw new InvalidRecordException("$key", "record key '" + record.key() + "' must be '" + quote.key()
+                    + "', the version the quote is (its offer and validFrom), or it is never charged");
+        }
+        return quote;
     }
 
     /** A price version into the gauges, the spike watch and the rules; a spike it makes, if any. */
@@ -342,7 +357,7 @@ public class AlertService {
         long read = TopicReplay.replayCommitted(bootstrapServers, Topics.PRICES.name(), groupId,
                 Duration.ofSeconds(60), record -> {
                     try {
-                        learnPrice(Json.read(record.value(), PriceQuote.class));
+                        learnPrice(priceVersion(record));
                     } catch (InvalidRecordException e) {
                         // Dead-lettered when it was first read.
                     }

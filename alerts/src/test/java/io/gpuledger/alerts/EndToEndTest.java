@@ -401,6 +401,55 @@ class EndToEndTest {
         assertThat(kept).containsExactly(job);
     }
 
+    @Test
+    void shouldKeepEveryPriceVersionThatIsNotAValidQuoteUnderItsOwnKeyWithTheReason() throws Exception {
+        // Given price versions of an offer of this test's own: not JSON, a NaN price, a negative price, and a
+        // valid quote under the key of another version
+        Offer offer = new Offer("aws", "us-east-1", "e2e.hostile", Lifecycle.SPOT);
+        Instant t = Instant.parse("2026-03-01T12:00:00Z");
+        String quote = Json.writeString(spot(offer, 1.25, t));
+        Map<String, String> expected = new TreeMap<>();
+        Map<String, String> bodies = new TreeMap<>();
+        bodies.put(PriceQuote.versionKey(offer, t.plusSeconds(1)), "not a price");
+        expected.put(PriceQuote.versionKey(offer, t.plusSeconds(1)), "PriceQuote");
+        bodies.put(PriceQuote.versionKey(offer, t.plusSeconds(2)), quote.replace("1.25", "NaN"));
+        expected.put(PriceQuote.versionKey(offer, t.plusSeconds(2)), "pricePerHour");
+        bodies.put(PriceQuote.versionKey(offer, t.plusSeconds(3)), quote.replace("1.25", "-1.25"));
+        expected.put(PriceQuote.versionKey(offer, t.plusSeconds(3)), "pricePerHour");
+        bodies.put(PriceQuote.versionKey(offer, t.plusSeconds(4)), quote);
+        expected.put(PriceQuote.versionKey(offer, t.plusSeconds(4)), "$key: record key '"
+                + PriceQuote.versionKey(offer, t.plusSeconds(4)) + "' must be '" + PriceQuote.versionKey(offer, t)
+                + "', the version the quote is");
+        try (KafkaProducer<byte[], byte[]> producer = Producers.forTopics(bootstrapServers, "e2e-hostile-prices")) {
+            for (Map.Entry<String, String> body : bodies.entrySet()) {
+                producer.send(new ProducerRecord<>(Topics.PRICES.name(), body.getKey().getBytes(StandardCharsets.UTF_8),
+                        body.getValue().getBytes(StandardCharsets.UTF_8))).get();
+            }
+        }
+
+        // Then each is kept on the alert service's dead-letter topic, as received, with its reason and source
+        Map<String, String> reasons = new TreeMap<>();
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(readerOfCommittedRecords("e2e-prices-dlq-"),
+                Topics.ALERTS_DEAD_LETTERS.keySerde().deserializer(),
+                Topics.ALERTS_DEAD_LETTERS.valueSerde().deserializer())) {
+            consumer.subscribe(List.of(Topics.ALERTS_DEAD_LETTERS.name()));
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(record -> {
+                    if (bodies.containsKey(record.key())) {
+                        assertThat(DeadLetters.header(record.headers(), DeadLetters.SOURCE_TOPIC))
+                                .isEqualTo(Topics.PRICES.name());
+                        assertThat(new String(record.value(), StandardCharsets.UTF_8)).isEqualTo(bodies.get(record.key()));
+                        reasons.put(record.key(), DeadLetters.header(record.headers(), DeadLetters.REASON));
+                    }
+                });
+                return reasons.size() == bodies.size();
+            });
+        }
+        assertThat(reasons).allSatisfy((key, reason) -> assertThat(reason).contains(expected.get(key)));
+        // and the offer's price is known nowhere in the service
+        assertThat(given().get("/q/metrics").then().statusCode(200).extract().asString()).doesNotContain("e2e.hostile");
+    }
+
     private List<CostAnomaly> anomaliesOnTopic(int atLeast) {
         Properties props = readerOfCommittedRecords("e2e-finance-");
         List<CostAnomaly> seen = new ArrayList<>();
