@@ -6,17 +6,23 @@ import com.fasterxml.jackson.databind.BeanProperty;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.deser.ContextualDeserializer;
 import com.fasterxml.jackson.databind.deser.std.StdScalarDeserializer;
 import com.fasterxml.jackson.datatype.jsr310.deser.InstantDeserializer;
 import java.io.IOException;
 import java.time.Instant;
+import java.util.regex.Pattern;
 
 /**
- * The mapping's reader of instants: the contract's own form ({@link UtcInstants}) directly, every
- * other form, and every refusal, by the JSR-310 module's deserializer, as before.
+ * The mapping's reader of instants: the contract's own form ({@link UtcInstants}) directly, a
+ * number refused (the contract's instants are strings), every other string, and every other
+ * refusal, by the JSR-310 module's deserializer.
  */
 final class UtcInstantDeserializer extends StdScalarDeserializer<Instant> implements ContextualDeserializer {
+
+    /** What databind would take for epoch seconds in a string: digits, with a fraction or not. */
+    private static final Pattern EPOCH = Pattern.compile("-?\\d+(\\.\\d*)?");
 
     private final JsonDeserializer<?> databind;
 
@@ -38,11 +44,19 @@ final class UtcInstantDeserializer extends StdScalarDeserializer<Instant> implem
 
     @Override
     public Instant deserialize(JsonParser parser, DeserializationContext context) throws IOException {
-        if (parser.currentToken() == JsonToken.VALUE_STRING) {
+        JsonToken token = parser.currentToken();
+        if (token == JsonToken.VALUE_STRING) {
             Instant utc = UtcInstants.parse(parser.getText());
             if (utc != null) {
                 return utc;
             }
+        }
+        // Databind would read a number, or a string of one, as epoch seconds; whether a writer meant
+        // seconds or milliseconds cannot be told, so it is refused rather than guessed at.
+        if (token == JsonToken.VALUE_NUMBER_INT || token == JsonToken.VALUE_NUMBER_FLOAT
+                || (token == JsonToken.VALUE_STRING && EPOCH.matcher(parser.getText().trim()).matches())) {
+            throw MismatchedInputException.from(parser, Instant.class, "an instant must be an ISO-8601 string"
+                    + " such as 2026-03-01T12:00:00Z, not the number " + parser.getText().trim());
         }
         return (Instant) databind.deserialize(parser, context);
     }

@@ -55,7 +55,7 @@ class JsonReadingTest {
         "0000-01-01T00:00:00Z", "2026-12-31T23:59:60Z", "1970-01-01T00:00:00.000Z", "2026-02-29T00:00:00Z",
         "2026-11-30T24:00:00Z", "2026-13-01T00:00:00Z", "2026-11-31T00:00:00Z", "2026-11-30T12:60:00Z",
         "2026-11-30t12:00:00Z", "2026-11-30T12:00:00z", "2026-11-30T12:00:00.Z", "2026-11-30 12:00:00Z",
-        "2026-1l-30T12:00:00Z", "2026-11-30T12:00Z", "2026-11-30T12:00:00", "1764504000", ""})
+        "2026-1l-30T12:00:00Z", "2026-11-30T12:00Z", "2026-11-30T12:00:00", ""})
     void shouldReadOrRefuseEveryFormAsTheTimeModuleDoes(String text) {
         Instant expected;
         try {
@@ -67,6 +67,22 @@ class JsonReadingTest {
         }
 
         assertThat(Json.read(json(text), At.class).at()).isEqualTo(expected);
+    }
+
+    /**
+     * A number where an instant belongs, or a string of one: the module would take it as epoch
+     * seconds; seconds or milliseconds would be a guess.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"1764504000", "1764504000000", "1764504000.5", "-1", "0"})
+    void shouldRefuseAnInstantWrittenAsANumber(String number) {
+        for (String written : List.of(number, "\"" + number + "\"")) {
+            byte[] json = ("{\"at\":" + written + "}").getBytes(StandardCharsets.UTF_8);
+
+            assertThatThrownBy(() -> Json.read(json, At.class)).as(written).isInstanceOf(InvalidRecordException.class)
+                    .hasMessage("at: invalid At: an instant must be an ISO-8601 string such as 2026-03-01T12:00:00Z,"
+                            + " not the number " + number);
+        }
     }
 
     @Test
