@@ -101,12 +101,13 @@ final class GpuState {
     /** Covered seconds of unsettled minutes by minute start (epoch millis): bit i is second i; see {@link #coverage()}. */
     private final TreeMap<Long, Long> coverage = new TreeMap<>();
     /**
-     * The minute the latest samples covered, and its bits not yet in {@link #coverage}: most
-     * samples cover seconds of the same minute as the one before, and are marked here without a
-     * lookup. {@link #NONE}: nothing pending.
+     * The minute the latest samples covered, and all its bits, those in {@link #coverage} and
+     * those not yet there ({@code pendingUnmerged}): most samples cover seconds of the same minute
+     * as the one before, and are marked and judged here without a lookup. {@link #NONE}: none.
      */
     private transient long pendingMinute = NONE;
     private transient long pendingBits;
+    private transient boolean pendingUnmerged;
     /** The window the latest sample went to, kept at hand for the next sample, which most often goes there too. */
     private transient long latestWindowStart = NONE;
     private transient Window latestWindow;
@@ -120,9 +121,9 @@ final class GpuState {
 
     /** Covered seconds of unsettled minutes by minute start (epoch millis): bit i is second i. */
     TreeMap<Long, Long> coverage() {
-        if (pendingMinute != NONE) {
-            coverage.merge(pendingMinute, pendingBits, (a, b) -> a | b);
-            pendingMinute = NONE;
+        if (pendingUnmerged) {
+            coverage.put(pendingMinute, pendingBits);
+            pendingUnmerged = false;
         }
         return coverage;
     }
@@ -183,9 +184,10 @@ final class GpuState {
                 if (pendingMinute != minuteMillis) {
                     coverage();
                     pendingMinute = minuteMillis;
-                    pendingBits = 0;
+                    pendingBits = coverage.getOrDefault(minuteMillis, 0L);
                 }
                 pendingBits |= bits;
+                pendingUnmerged = true;
             }
         }
     }
@@ -211,11 +213,7 @@ final class GpuState {
             int to = (int) Math.min(MINUTE_SECONDS, end - minute);
             long bits = ((1L << (to - from)) - 1) << from;
             long minuteMillis = minute * 1000;
-            long marked = pendingMinute == minuteMillis ? pendingBits : 0;
-            Long kept = coverage.get(minuteMillis);
-            if (kept != null) {
-                marked |= kept;
-            }
+            long marked = pendingMinute == minuteMillis ? pendingBits : coverage.getOrDefault(minuteMillis, 0L);
             covered += Long.bitCount(marked & bits);
         }
         return covered * 2 > end - first;
@@ -274,6 +272,9 @@ final class GpuState {
             }
         }
         due.clear();
+        if (pendingMinute != NONE && pendingMinute <= startMillis) {
+            pendingMinute = NONE;
+        }
         if (cursor != NONE && cursor < end) {
             long next = firstCoveredFrom(end);
             if (next != NONE && next - cursor <= maxGapSeconds) {

@@ -85,6 +85,25 @@ class GpuStateTest {
     }
 
     @Test
+    void shouldJudgeSecondsMarkedBeforeAndAfterACommitAlikeAndForgetThemOnceSettled() {
+        // Given a minute covered to :30, written at a commit, then covered to :40
+        GpuState state = new GpuState();
+        state.cover(T0, T0 + 30_000);
+        state.coverage();
+        state.cover(T0 + 30_000, T0 + 40_000);
+        assertThat(state.mostlyCovered(T0 + 25_000, T0 + 35_000)).isTrue();
+
+        // When the minute is settled, and a late sample covers its last ten seconds
+        state.settle(T0, MAX_GAP);
+        assertThat(state.coverage()).isEmpty();
+        state.cover(T0 + 50_000, T0 + 60_000);
+
+        // Then only those ten seconds are marked: the settled ones do not come back
+        assertThat(state.coverage()).containsExactly(java.util.Map.entry(T0, ((1L << 10) - 1) << 50));
+        assertThat(state.mostlyCovered(T0 + 45_000, T0 + 60_000)).isTrue();
+    }
+
+    @Test
     void shouldReadBackWhatItWrote() {
         GpuState state = new GpuState();
         GpuIdentity earlier = GpuIdentity.of(sample("job-a", "team-x"));
