@@ -53,10 +53,13 @@ final class UtcInstantDeserializer extends StdScalarDeserializer<Instant> implem
         }
         // Databind would read a number, or a string of one, as epoch seconds; whether a writer meant
         // seconds or milliseconds cannot be told, so it is refused rather than guessed at.
-        if (token == JsonToken.VALUE_NUMBER_INT || token == JsonToken.VALUE_NUMBER_FLOAT
-                || (token == JsonToken.VALUE_STRING && EPOCH.matcher(parser.getText().trim()).matches())) {
-            throw MismatchedInputException.from(parser, Instant.class, "an instant must be an ISO-8601 string"
-                    + " such as 2026-03-01T12:00:00Z, not the number " + parser.getText().trim());
+        boolean number = token == JsonToken.VALUE_NUMBER_INT || token == JsonToken.VALUE_NUMBER_FLOAT;
+        if (number || token == JsonToken.VALUE_STRING) {
+            String text = parser.getText().trim();
+            if (number || EPOCH.matcher(text).matches()) {
+                throw MismatchedInputException.from(parser, Instant.class, "an instant must be an ISO-8601 string"
+                        + " such as 2026-03-01T12:00:00Z, not the number " + text);
+            }
         }
         return (Instant) databind.deserialize(parser, context);
     }

@@ -18,45 +18,40 @@ final class NoticesSeen {
     /** A day: a notice's instance is gone long before, and a copy sent later still is refused as late elsewhere. */
     static final long KEPT_MILLIS = 24 * 60 * 60_000L;
 
-    private final List<String> ids = new ArrayList<>();
-    private final List<Long> noticedAt = new ArrayList<>();
+    private record Seen(String eventId, long noticedAt) {
+    }
+
+    private final List<Seen> notices = new ArrayList<>();
 
     boolean contains(String eventId) {
-        return ids.contains(eventId);
+        return notices.stream().anyMatch(seen -> seen.eventId.equals(eventId));
     }
 
     void add(String eventId, long noticedAtMillis) {
-        ids.add(eventId);
-        noticedAt.add(noticedAtMillis);
-        long latest = noticedAt.stream().mapToLong(Long::longValue).max().orElse(noticedAtMillis);
-        for (int i = ids.size() - 1; i >= 0; i--) {
-            if (noticedAt.get(i) < latest - KEPT_MILLIS) {
-                ids.remove(i);
-                noticedAt.remove(i);
-            }
-        }
-        while (ids.size() > MAX_NOTICES) {
-            ids.remove(0);
-            noticedAt.remove(0);
+        notices.add(new Seen(eventId, noticedAtMillis));
+        long cutoff = latest() - KEPT_MILLIS;
+        notices.removeIf(seen -> seen.noticedAt < cutoff);
+        while (notices.size() > MAX_NOTICES) {
+            notices.remove(0);
         }
     }
 
     /** When the latest notice was noticed; {@link Long#MIN_VALUE} if none is kept. */
     long latest() {
-        return noticedAt.stream().mapToLong(Long::longValue).max().orElse(Long.MIN_VALUE);
+        return notices.stream().mapToLong(Seen::noticedAt).max().orElse(Long.MIN_VALUE);
     }
 
     int size() {
-        return ids.size();
+        return notices.size();
     }
 
     static final Codec<NoticesSeen> CODEC = new Codec<>() {
         @Override
         public void write(NoticesSeen seen, DataOutput out) throws IOException {
-            out.writeByte(seen.ids.size());
-            for (int i = 0; i < seen.ids.size(); i++) {
-                out.writeUTF(seen.ids.get(i));
-                out.writeLong(seen.noticedAt.get(i));
+            out.writeByte(seen.notices.size());
+            for (Seen notice : seen.notices) {
+                out.writeUTF(notice.eventId);
+                out.writeLong(notice.noticedAt);
             }
         }
 
@@ -64,8 +59,7 @@ final class NoticesSeen {
         public NoticesSeen read(DataInput in) throws IOException {
             NoticesSeen seen = new NoticesSeen();
             for (int count = in.readUnsignedByte(); count > 0; count--) {
-                seen.ids.add(in.readUTF());
-                seen.noticedAt.add(in.readLong());
+                seen.notices.add(new Seen(in.readUTF(), in.readLong()));
             }
             return seen;
         }

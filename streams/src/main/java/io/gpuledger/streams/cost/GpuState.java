@@ -171,25 +171,21 @@ final class GpuState {
      * and a sample that covers what an earlier one did can be told ({@link #mostlyCovered}).
      */
     void cover(long fromMillis, long toMillis) {
-        long first = firstSecond(fromMillis);
+        mark(firstUnsettled(fromMillis), firstSecond(toMillis));
+    }
+
+    /**
+     * Marks the span covered as {@link #cover} does, unless it is {@link #mostlyCovered} already:
+     * then it marks nothing and answers false. One look at the span, for a sample that is judged and charged.
+     */
+    boolean coverUnlessMostlyCovered(long fromMillis, long toMillis) {
+        long first = firstUnsettled(fromMillis);
         long end = firstSecond(toMillis);
-        long firstSettled = settledUntil == NONE ? first : Math.max(first, settledUntil);
-        for (long minute = Math.floorDiv(firstSettled, MINUTE_SECONDS) * MINUTE_SECONDS; minute < end;
-                minute += MINUTE_SECONDS) {
-            int from = (int) Math.max(0, firstSettled - minute);
-            int to = (int) Math.min(MINUTE_SECONDS, end - minute);
-            if (from < to) {
-                long bits = to - from == 64 ? -1L : ((1L << (to - from)) - 1) << from;
-                long minuteMillis = minute * 1000;
-                if (pendingMinute != minuteMillis) {
-                    coverage();
-                    pendingMinute = minuteMillis;
-                    pendingBits = coverage.getOrDefault(minuteMillis, 0L);
-                }
-                pendingBits |= bits;
-                pendingUnmerged = true;
-            }
+        if (mostlyMarked(first, end)) {
+            return false;
         }
+        mark(first, end);
+        return true;
     }
 
     /**
@@ -198,30 +194,60 @@ final class GpuState {
      * same GPU. False when the span holds no unsettled second (a span under a second may hold none).
      */
     boolean mostlyCovered(long fromMillis, long toMillis) {
-        long first = firstSecond(fromMillis);
-        if (settledUntil != NONE) {
-            first = Math.max(first, settledUntil);
+        return mostlyMarked(firstUnsettled(fromMillis), firstSecond(toMillis));
+    }
+
+    private void mark(long first, long end) {
+        for (long minute = minuteOf(first); minute < end; minute += MINUTE_SECONDS) {
+            int from = (int) Math.max(0, first - minute);
+            int to = (int) Math.min(MINUTE_SECONDS, end - minute);
+            if (from < to) {
+                long minuteMillis = minute * 1000;
+                if (pendingMinute != minuteMillis) {
+                    coverage();
+                    pendingMinute = minuteMillis;
+                    pendingBits = coverage.getOrDefault(minuteMillis, 0L);
+                }
+                pendingBits |= mask(from, to);
+                pendingUnmerged = true;
+            }
         }
-        long end = firstSecond(toMillis);
+    }
+
+    private boolean mostlyMarked(long first, long end) {
         if (first >= end) {
             return false;
         }
         long covered = 0;
-        for (long minute = Math.floorDiv(first, MINUTE_SECONDS) * MINUTE_SECONDS; minute < end;
-                minute += MINUTE_SECONDS) {
+        for (long minute = minuteOf(first); minute < end; minute += MINUTE_SECONDS) {
             int from = (int) Math.max(0, first - minute);
             int to = (int) Math.min(MINUTE_SECONDS, end - minute);
-            long bits = ((1L << (to - from)) - 1) << from;
             long minuteMillis = minute * 1000;
             long marked = pendingMinute == minuteMillis ? pendingBits : coverage.getOrDefault(minuteMillis, 0L);
-            covered += Long.bitCount(marked & bits);
+            covered += Long.bitCount(marked & mask(from, to));
         }
         return covered * 2 > end - first;
+    }
+
+    /** The first second of a span from {@code millis} that is not settled yet. */
+    private long firstUnsettled(long millis) {
+        long first = firstSecond(millis);
+        return settledUntil == NONE ? first : Math.max(first, settledUntil);
     }
 
     /** The first second whose middle is at or after {@code millis}. */
     private static long firstSecond(long millis) {
         return -Math.floorDiv(-(millis - 500), 1000);
+    }
+
+    /** The start, in epoch seconds, of the minute holding {@code second}. */
+    private static long minuteOf(long second) {
+        return Math.floorDiv(second, MINUTE_SECONDS) * MINUTE_SECONDS;
+    }
+
+    /** Bits {@code from} (inclusive) to {@code to} (exclusive) of a minute's mask, {@code from < to <= 60}. */
+    private static long mask(int from, int to) {
+        return ((1L << (to - from)) - 1) << from;
     }
 
     /** The first covered second at or after {@code fromSecond}, or {@link #NONE}. */

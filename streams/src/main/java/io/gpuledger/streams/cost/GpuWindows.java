@@ -141,17 +141,17 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
                     + MAX_AHEAD.toMinutes() + " min ahead of this engine's clock (" + Instant.ofEpochMilli(now) + ")");
             return;
         }
+        if (state == null) {
+            // A GPU's first sample covers nothing charged before: a new state refuses none.
+            state = new GpuState();
+        }
         long end = sample.time().toEpochMilli();
         long from = end - Math.round(sample.intervalSeconds() * 1000);
-        if (state != null && state.mostlyCovered(from, end)) {
+        if (!state.coverUnlessMostlyCovered(from, end)) {
             refuse(record, duplicate, "duplicate: most of the time it covers, " + Instant.ofEpochMilli(from) + " to "
                     + Instant.ofEpochMilli(end) + ", was charged for this GPU already, by earlier samples (a sample"
                     + " sent again, or a second agent reporting the same GPU)");
             return;
-        }
-
-        if (state == null) {
-            state = new GpuState();
         }
         GpuIdentity identity = state.identity == null ? GpuIdentity.of(sample) : state.identity.following(sample);
         if (identity != state.identity) {
@@ -168,7 +168,6 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             window.changed = true;
             changed.add(gpu);
         }
-        state.cover(from, end);
         if (state.putFor != gpus.commits()) {
             gpus.put(gpu, state);
             state.putFor = gpus.commits();

@@ -7,9 +7,6 @@ import io.gpuledger.streams.deadletter.Parsed;
 import io.gpuledger.streams.state.LiveStore;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
@@ -61,12 +58,11 @@ final class RepeatedReports implements FixedKeyProcessor<String, Parsed<JobProgr
         String node = report.jobId() + "|" + report.host();
         ReportedSpans spans = reported.get(node);
         if (spans != null && spans.mostlyReported(from, to)) {
-            InvalidRecordException refusal = new InvalidRecordException("time", "duplicate: most of the time it"
-                    + " covers, " + Instant.ofEpochMilli(from) + " to " + Instant.ofEpochMilli(to) + ", was reported"
-                    + " for job " + report.jobId() + " on " + report.host() + " already (a report sent again)");
             duplicates.record();
-            context.forward(record.withValue(Parsed.<JobProgress>invalid(parsed.raw(), refusal))
-                    .withHeaders(ParseOrReject.refusedHeaders(record.headers(), context, refusal))
+            context.forward(ParseOrReject.<JobProgress>refusedRecord(record, parsed.raw(), context,
+                    new InvalidRecordException("time", "duplicate: most of the time it covers, "
+                            + Instant.ofEpochMilli(from) + " to " + Instant.ofEpochMilli(to) + ", was reported for job "
+                            + report.jobId() + " on " + report.host() + " already (a report sent again)"))
                     .withTimestamp(context.currentSystemTimeMs()));
             return;
         }
@@ -80,15 +76,8 @@ final class RepeatedReports implements FixedKeyProcessor<String, Parsed<JobProgr
     }
 
     private void forgetSilentNodes() {
-        if (latestEnd == Long.MIN_VALUE) {
-            return;
+        if (latestEnd != Long.MIN_VALUE) {
+            reported.deleteIf(spans -> spans.latestEnd() < latestEnd - ReportedSpans.KEPT_MILLIS);
         }
-        List<String> silent = new ArrayList<>();
-        for (Map.Entry<String, ReportedSpans> node : reported.entries().entrySet()) {
-            if (node.getValue().latestEnd() < latestEnd - ReportedSpans.KEPT_MILLIS) {
-                silent.add(node.getKey());
-            }
-        }
-        silent.forEach(reported::delete);
     }
 }

@@ -90,9 +90,18 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
                     .withTimestamp(eventTimeOf.applyAsLong(value)));
         } catch (InvalidRecordException e) {
             refused.record();
-            context.forward(record.withValue(Parsed.<T>invalid(record.value(), e))
-                    .withHeaders(deadLetterHeaders(record, e)));
+            context.forward(refusedRecord(record, record.value(), context, e));
         }
+    }
+
+    /**
+     * {@code record} refused for the dead letters: its value {@link Parsed#invalid} with the bytes
+     * received, its headers saying why and where it came from.
+     */
+    public static <T> FixedKeyRecord<String, Parsed<T>> refusedRecord(FixedKeyRecord<String, ?> record, byte[] raw,
+            ProcessingContext context, InvalidRecordException refusal) {
+        return record.withValue(Parsed.<T>invalid(raw, refusal))
+                .withHeaders(refusedHeaders(record.headers(), context, refusal));
     }
 
     /**
@@ -127,10 +136,6 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
             }
         }
         return value;
-    }
-
-    private RecordHeaders deadLetterHeaders(FixedKeyRecord<String, byte[]> record, InvalidRecordException e) {
-        return refusedHeaders(record.headers(), context, e);
     }
 
     /** The record's headers plus why it was refused and where it came from. */

@@ -1,11 +1,14 @@
 package io.gpuledger.streams.state;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
@@ -105,6 +108,17 @@ public final class LiveStore<V> implements StateStore, CachedStateStore<String, 
         if (live.remove(key) != null) {
             changed.add(key);
         }
+    }
+
+    /** Deletes every entry whose value {@code expired} holds of. */
+    public void deleteIf(Predicate<V> expired) {
+        List<String> keys = new ArrayList<>();
+        entries().forEach((key, value) -> {
+            if (expired.test(value)) {
+                keys.add(key);
+            }
+        });
+        keys.forEach(this::delete);
     }
 
     /** Every entry, as a read-only view: collect keys first to delete while walking it. */

@@ -351,6 +351,26 @@ class CapacityTopologyTest {
     }
 
     @Test
+    void shouldForgetTheNoticesOfAnInstanceNoticedADayBeforeTheLatestNotice() {
+        // Given an instance's notice a day and an hour before another instance's
+        CapacityEvent old = notice("i-old", T0.minus(Duration.ofHours(25)));
+        send(old);
+        send(notice("i-new", T0));
+        // While the instance is remembered, its notice sent again is refused
+        send(old);
+        assertThat(refusedNotices.readRecordsToList()).hasSize(1);
+
+        // When a minute of wall-clock time passes, the instance is forgotten
+        driver.advanceWallClockTime(Duration.ofMinutes(1));
+        send(old);
+
+        // Then its notice is no longer judged against it
+        assertThat(refusedNotices.isEmpty()).isTrue();
+        assertThat(enriched.readValuesToList()).extracting(event -> event.event().instanceId())
+                .containsExactly("i-old", "i-new", "i-old");
+    }
+
+    @Test
     void shouldRouteUsageThatCannotBePlacedToItsDeadLetterTopic() {
         // Given a corrupt usage window and one that names no instance
         byte[] corrupt = "{\"gpuUuid\":\"GPU-0\",".getBytes(StandardCharsets.UTF_8);

@@ -120,6 +120,24 @@ class JobEconomicsTest {
         assertThat(deadLetters.isEmpty()).isTrue();
     }
 
+    @Test
+    void shouldForgetWhatANodeReportedOnceItHasBeenSilentAnHourBeforeTheLatestReport() {
+        // Given a node's report two hours before another node's
+        JobProgress old = tokens("node-a", T0.minus(Duration.ofHours(2)), 30, 1_000);
+        report(old);
+        report(tokens("node-b", T0, 30, 1_000));
+        // While the node is remembered, its report sent again is refused
+        report(old);
+        assertThat(deadLetters.readRecordsToList()).hasSize(1);
+
+        // When a minute of wall-clock time passes, the silent node is forgotten
+        cost.driver.advanceWallClockTime(Duration.ofMinutes(1));
+        report(old);
+
+        // Then its report is no longer judged against it
+        assertThat(deadLetters.isEmpty()).isTrue();
+    }
+
     private static JobProgress tokens(String host, Instant end, double seconds, double units) {
         return new JobProgress("llm", "research", host, "i-" + host, List.of(), end, seconds, units, "tokens", 10, null,
                 null, null, null);
