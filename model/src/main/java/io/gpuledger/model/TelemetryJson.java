@@ -77,6 +77,8 @@ public final class TelemetryJson {
 
     /** The position of the sample's time: the fields before it say which GPU, where and for whom. */
     private static final int TIME = POSITIONS.get("time");
+    /** The one identity string no other GPU shares. */
+    private static final int UUID = POSITIONS.get("gpuUuid");
 
     private static final SerializableString[] KEYS = FIELDS.stream().map(field -> new SerializedString(field.name()))
             .toArray(SerializableString[]::new);
@@ -274,6 +276,8 @@ public final class TelemetryJson {
         /** Each field's name, quoted, with the colon after it and, from the second on, the comma before it. */
         private static final byte[][] NAMES = new byte[FIELDS.size()][];
         private static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
+        private static final int SHARED_SLOTS = 1 << 14;
+        private static final String[] SHARED = new String[SHARED_SLOTS];
         /** 1e0 to 1e22: the powers of ten that doubles hold exactly. */
         private static final double[] POWERS_OF_TEN = new double[23];
 
@@ -335,6 +339,10 @@ public final class TelemetryJson {
                     if (value == null) {
                         return null;
                     }
+                    if (follower != null && i < TIME && i != UUID && type == String.class) {
+                        // The identity a follower keeps: one copy of what other GPUs say alike.
+                        value = shared((String) value);
+                    }
                 }
                 field.setter().accept(builder, value);
                 at = end;
@@ -348,6 +356,27 @@ public final class TelemetryJson {
                 follower.headed = sample;
             }
             return sample;
+        }
+
+        /**
+         * {@code text} as read before, if it was read lately, else {@code text}. A fleet's GPUs
+         * share their model, instance type, provider, region, job and team, and a node's GPUs its
+         * host and instance: the followers of 100,000 GPUs hold a few thousand copies of them rather
+         * than 800,000, and the samples whose identity is taken from their follower's (and checked
+         * again as the sample is built) touch strings other GPUs' samples have just touched.
+         *
+         * <p>A fixed table, one string per slot, the newer taking the slot: it holds at most
+         * {@link #SHARED_SLOTS} strings, whatever the input. Threads share it without locks: a slot
+         * holds a whole reference to an immutable string, and a string lost to a race is only not shared.
+         */
+        private static String shared(String text) {
+            int slot = text.hashCode() & (SHARED_SLOTS - 1);
+            String known = SHARED[slot];
+            if (text.equals(known)) {
+                return known;
+            }
+            SHARED[slot] = text;
+            return text;
         }
 
         /** The value of a field of {@code type} from {@code json[start, end)}, or null when the parser must judge it. */

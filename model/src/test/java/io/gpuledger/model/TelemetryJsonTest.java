@@ -346,6 +346,34 @@ class TelemetryJsonTest {
         assertThat(follower.read(FULL.getBytes(StandardCharsets.UTF_8))).isEqualTo(ContractFixtures.fullSample());
     }
 
+    /**
+     * Two GPUs of one node, each read by its own follower: what they say alike is held once (the
+     * strings are the same objects), their UUIDs are their own, and each sample is still read as
+     * databind reads it.
+     */
+    @Test
+    void shouldHoldOneCopyOfTheIdentityStringsGpusShare() {
+        TelemetrySample first = ContractFixtures.fullSample();
+        TelemetrySample second = first.toBuilder().gpuUuid("GPU-second").gpuIndex(1).build();
+        byte[] firstJson = Json.write(first);
+        byte[] secondJson = Json.write(second);
+
+        TelemetrySample a = new TelemetryJson.Follower().read(firstJson);
+        TelemetrySample b = new TelemetryJson.Follower().read(secondJson);
+
+        assertThat(a).isEqualTo(Json.read(firstJson, TelemetrySample.class));
+        assertThat(b).isEqualTo(Json.read(secondJson, TelemetrySample.class));
+        assertThat(List.of(b.gpuModel(), b.host(), b.instanceId(), b.instanceType(), b.provider(), b.region(),
+                b.jobId(), b.team()))
+                .as("held once")
+                .zipSatisfy(List.of(a.gpuModel(), a.host(), a.instanceId(), a.instanceType(), a.provider(),
+                        a.region(), a.jobId(), a.team()), (mine, theirs) -> assertThat(mine).isSameAs(theirs));
+        assertThat(b.gpuUuid()).isEqualTo("GPU-second");
+        assertThat(TelemetryJson.read(secondJson).host())
+                .as("a sample read without a follower is not kept: its strings are its own")
+                .isNotSameAs(a.host()).isEqualTo(a.host());
+    }
+
     /** {@code sample} with texts as agents write them (ASCII), so that it is read straight from the bytes. */
     private static TelemetrySample writersForm(TelemetrySample sample, Random random, int node) {
         return sample.toBuilder().gpuModel(pick(random, null, "H100-80GB", "A100 SXM4 40GB"))

@@ -116,6 +116,8 @@ final class GpuState {
     transient GpuIdentity priceFor;
     /** Reads the GPU's samples, taking its identity from the last one when it is written alike; not kept. */
     final transient TelemetryJson.Follower follower = new TelemetryJson.Follower();
+    /** Among the GPUs whose windows changed since the last update was sent; not kept. */
+    transient boolean queued;
     /** The commit of its store it was last put for (see {@link io.gpuledger.streams.state.LiveStore#commits}). */
     transient long putFor = -1;
 

@@ -12,12 +12,8 @@ import io.gpuledger.streams.state.LiveStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Iterator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -73,8 +69,12 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     private Sensor refused;
     private Sensor late;
     private Sensor duplicate;
-    /** GPUs with a window changed since the last update was sent. */
-    private final Set<String> changed = new LinkedHashSet<>();
+    /**
+     * GPUs with a window changed since the last update was sent, in the order they changed: a GPU
+     * is added when its state is not {@link GpuState#queued} already (a GPU read back after a
+     * restore may come twice; the second finds nothing left to send).
+     */
+    private final List<String> changed = new ArrayList<>();
     /** The stored latest event time, read once after the task starts. */
     private Long latestEventTime;
     /** Whether the samples have stopped coming: then the backlog is worked off. */
@@ -115,12 +115,16 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         input.seen();
         String gpu = record.key();
         GpuState state = stateOf(gpu, gpus.get(gpu));
+        if (state == null) {
+            // A GPU's first sample covers nothing charged before: a new state refuses none. It is
+            // kept only if the sample is taken.
+            state = new GpuState();
+        }
         TelemetrySample sample;
         try {
-            // A GPU already followed reads its sample through its follower: its identity, written
-            // as in its last sample, is not read again.
-            sample = state == null ? reader.read(gpu, record.value(), context.currentSystemTimeMs())
-                    : reader.check(gpu, state.follower.read(record.value()), context.currentSystemTimeMs());
+            // Through the GPU's follower: an identity written as in the GPU's last sample is not
+            // read again, and its strings are those of the GPU's identity, compared by reference.
+            sample = reader.check(gpu, state.follower.read(record.value()), context.currentSystemTimeMs());
         } catch (InvalidRecordException e) {
             refused.record();
             deadLetter(record, e);
@@ -140,10 +144,6 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             refuse(record, late, "from the future: " + Instant.ofEpochMilli(at) + " is more than "
                     + MAX_AHEAD.toMinutes() + " min ahead of this engine's clock (" + Instant.ofEpochMilli(now) + ")");
             return;
-        }
-        if (state == null) {
-            // A GPU's first sample covers nothing charged before: a new state refuses none.
-            state = new GpuState();
         }
         long end = sample.time().toEpochMilli();
         long from = end - Math.round(sample.intervalSeconds() * 1000);
@@ -166,7 +166,10 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         if (!window.changed) {
             // A window marked changed is already among the changed GPUs' (see sendUpdates).
             window.changed = true;
-            changed.add(gpu);
+            if (!state.queued) {
+                state.queued = true;
+                changed.add(gpu);
+            }
         }
         if (state.putFor != gpus.commits()) {
             gpus.put(gpu, state);
@@ -397,11 +400,14 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         // No GPU's newest window is live while the newest sample is older than that: skip them all.
         boolean live = idle || latestEventTime() >= liveFrom;
         boolean sentWindows = false;
-        for (Iterator<String> gpus = live ? changed.iterator() : Collections.emptyIterator(); gpus.hasNext();) {
-            String gpu = gpus.next();
+        int kept = 0;
+        for (int i = 0; live && i < changed.size(); i++) {
+            String gpu = changed.get(i);
             GpuState state = this.gpus.get(gpu);
             if (state == null || state.windows.isEmpty()) {
-                gpus.remove();
+                if (state != null) {
+                    state.queued = false;
+                }
                 continue;
             }
             // While samples come, only the newest window, and only when live: an older one still
@@ -423,9 +429,14 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
                     pending = true;
                 }
             }
-            if (!pending) {
-                gpus.remove();
+            if (pending) {
+                changed.set(kept++, gpu);
+            } else {
+                state.queued = false;
             }
+        }
+        if (live) {
+            changed.subList(kept, changed.size()).clear();
         }
         // Partials reach the roll-ups only once committed: while a backlog is worked off they
         // gather until the engine asks for a commit, each pending one adding more samples.
