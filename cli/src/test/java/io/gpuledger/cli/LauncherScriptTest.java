@@ -24,6 +24,14 @@ class LauncherScriptTest {
     }
 
     @Test
+    void theEngineRunsAsTheBenchmarksRunIt() throws Exception {
+        List<String> lines = Files.readAllLines(SCRIPT);
+
+        assertThat(lines).as("the engine's case in %s", SCRIPT).anySatisfy(line -> assertThat(line.strip())
+                .isEqualTo("engine) jvm_options=(" + String.join(" ", BenchProcesses.engineJvm()) + ") ;;"));
+    }
+
+    @Test
     void everyCommandRunsWithFewMallocArenas() throws Exception {
         List<String> lines = Files.readAllLines(SCRIPT);
 
