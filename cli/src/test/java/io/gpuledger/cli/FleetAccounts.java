@@ -19,6 +19,8 @@ import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
+import io.gpuledger.streams.CostEngineConfig;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -154,14 +156,23 @@ final class FleetAccounts {
     }
 
     /**
+     * How long a read-committed reader may wait behind the open transaction of an engine killed
+     * and not restarted on its state (a new state directory is a new producer, which does not
+     * abort it): the engine's transaction timeout, then up to the broker's 10 s between its looks
+     * for timed-out transactions, and 20 s to read.
+     */
+    private static final Duration READ_WAIT = CostEngineConfig.defaults("127.0.0.1:9092", Path.of("unused"))
+            .transactionTimeout().plusSeconds(10 + 20);
+
+    /**
      * Reads {@code gpu.usage.v1} as a downstream stage does (see {@link UsageLedger}) until every
-     * window the samples fall in is there, or 20 s have passed. Call it while the engine still
-     * runs, once it has committed every sample: the windows still open at the end (within the
-     * grace period) are sent at its next update, a moment after its last commit.
+     * window the samples fall in is there, or {@link #READ_WAIT} has passed. Call it while the
+     * engine still runs, once it has committed every sample: the windows still open at the end
+     * (within the grace period) are sent at its next update, a moment after its last commit.
      */
     Charged readCharged(String bootstrap, EngineRuns engines) {
         try (UsageLedger ledger = new UsageLedger(bootstrap)) {
-            ledger.readUntil(windows -> windows.containsAll(expected.keySet()), Duration.ofSeconds(20));
+            ledger.readUntil(windows -> windows.containsAll(expected.keySet()), READ_WAIT);
             return new Charged(ledger.windows(), ledger.records(), engines.end(Topics.TELEMETRY_DEAD_LETTERS.name()));
         }
     }
