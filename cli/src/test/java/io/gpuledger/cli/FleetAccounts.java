@@ -20,7 +20,6 @@ import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
 import io.gpuledger.streams.CostEngineConfig;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -161,8 +160,8 @@ final class FleetAccounts {
      * abort it): the engine's transaction timeout, then up to the broker's 10 s between its looks
      * for timed-out transactions, and 20 s to read.
      */
-    private static final Duration READ_WAIT = CostEngineConfig.defaults("127.0.0.1:9092", Path.of("unused"))
-            .transactionTimeout().plusSeconds(10 + 20);
+    private static final Duration READ_WAIT = CostEngineConfig.transactionTimeout(
+            CostEngineConfig.DEFAULT_COMMIT_INTERVAL).plusSeconds(10 + 20);
 
     /**
      * Reads {@code gpu.usage.v1} as a downstream stage does (see {@link UsageLedger}) until every

@@ -96,6 +96,11 @@ public record CostEngineConfig(
      * with its state aborts it at once.
      */
     public Duration transactionTimeout() {
+        return transactionTimeout(commitInterval);
+    }
+
+    /** The transaction timeout of an engine committing at least every {@code commitInterval}. */
+    public static Duration transactionTimeout(Duration commitInterval) {
         Duration threeCommits = commitInterval.multipliedBy(3);
         return threeCommits.compareTo(MIN_TRANSACTION_TIMEOUT) > 0 ? threeCommits : MIN_TRANSACTION_TIMEOUT;
     }

@@ -254,8 +254,7 @@ final class GpuState {
 
     /** The first covered second at or after {@code fromSecond}, or {@link #NONE}. */
     long firstCoveredFrom(long fromSecond) {
-        for (Map.Entry<Long, Long> minute : coverage().tailMap(Math.floorDiv(fromSecond, MINUTE_SECONDS) * 1000L
-                * MINUTE_SECONDS, true).entrySet()) {
+        for (Map.Entry<Long, Long> minute : coverage().tailMap(minuteOf(fromSecond) * 1000L, true).entrySet()) {
             long start = minute.getKey() / 1000;
             long bits = minute.getValue();
             if (fromSecond > start) {
