@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -86,6 +87,26 @@ class ContainerImagesTest {
                 .contains("opt/gpu-ledger/lib/gpu-ledger-cli.jar");
     }
 
+    /**
+     * The agent's image runs it with {@code deploy/agent/jvm.options}, as the {@code gpu-ledger}
+     * script does, and the engine's with the options the script gives {@code engine} (the
+     * benchmarks' too), its heap set by the container's limit rather than by {@code -Xmx}.
+     */
+    @Test
+    void shouldRunTheAgentAndTheEngineWithTheJvmOptionsOfTheScript() throws IOException {
+        List<String> agent = Files.readAllLines(RepositoryFiles.resolve("deploy/agent/jvm.options")).stream()
+                .filter(line -> !line.isBlank() && !line.startsWith("#")).toList();
+        assertThat(jvmOptions("gpu-ledger-agent")).containsExactlyElementsOf(agent);
+
+        String prefix = "engine) jvm_options=(";
+        String engineCase = Files.readAllLines(RepositoryFiles.resolve("gpu-ledger")).stream().map(String::strip)
+                .filter(line -> line.startsWith(prefix)).findFirst().orElseThrow();
+        List<String> engine = new ArrayList<>(List.of("-XX:MaxRAMPercentage=75"));
+        Arrays.stream(engineCase.substring(prefix.length(), engineCase.indexOf(')', prefix.length())).split(" "))
+                .filter(option -> !option.startsWith("-Xmx")).forEach(engine::add);
+        assertThat(jvmOptions("gpu-ledger-engine")).containsExactlyElementsOf(engine);
+    }
+
     @Test
     void shouldExposeThePortsTheProgramsListenOn() {
         assertThat(ports("gpu-ledger-agent")).containsExactly("9477/tcp");
@@ -148,6 +169,16 @@ class ContainerImagesTest {
         image.runConfig().path("Entrypoint").forEach(arg -> command.add(arg.asText()));
         image.runConfig().path("Cmd").forEach(arg -> command.add(arg.asText()));
         return command;
+    }
+
+    /** The options the image's entrypoint gives its JVM: those between the runtime and the program. */
+    private static List<String> jvmOptions(String name) {
+        List<String> command = command(IMAGES.get(name));
+        int program = 1;
+        while (program < command.size() && !List.of("-jar", "-cp").contains(command.get(program))) {
+            program++;
+        }
+        return command.subList(1, program);
     }
 
     private static List<String> ports(String name) {

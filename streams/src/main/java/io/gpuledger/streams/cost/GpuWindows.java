@@ -399,15 +399,37 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         long liveFrom = context.currentSystemTimeMs() - settings.grace().toMillis() - MINUTE;
         // No GPU's newest window is live while the newest sample is older than that: skip them all.
         boolean live = idle || latestEventTime() >= liveFrom;
+        boolean sentWindows = live && sendChangedWindows(idle, liveFrom);
+        // Partials reach the roll-ups only once committed: while a backlog is worked off they
+        // gather until the engine asks for a commit, each pending one adding more samples.
+        // (Asked at every update, live or not: it counts the updates and the samples between them.)
+        boolean backlogCommit = backlog.dueAtUpdate(gpus.commits(), gpus.pendingWrites()) && !live;
+        if (live || backlogCommit) {
+            sendPartials();
+        }
+        if (sentWindows || backlogCommit) {
+            // Live views wait for these: committed now rather than at the longest commit interval,
+            // with the windows closed and the partials sent since the last commit.
+            context.commit();
+        }
+    }
+
+    /**
+     * Sends the changed GPUs' windows that are due ({@code idle}: every changed one; else only a
+     * GPU's newest, when it starts at or after {@code liveFrom}), keeps the GPUs with windows still
+     * pending among the changed, in their order, and says whether it sent any.
+     */
+    private boolean sendChangedWindows(boolean idle, long liveFrom) {
         boolean sentWindows = false;
         int kept = 0;
-        for (int i = 0; live && i < changed.size(); i++) {
+        for (int i = 0; i < changed.size(); i++) {
             String gpu = changed.get(i);
-            GpuState state = this.gpus.get(gpu);
-            if (state == null || state.windows.isEmpty()) {
-                if (state != null) {
-                    state.queued = false;
-                }
+            GpuState state = gpus.get(gpu);
+            if (state == null) {
+                continue;
+            }
+            if (state.windows.isEmpty()) {
+                state.queued = false;
                 continue;
             }
             // While samples come, only the newest window, and only when live: an older one still
@@ -435,21 +457,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
                 state.queued = false;
             }
         }
-        if (live) {
-            changed.subList(kept, changed.size()).clear();
-        }
-        // Partials reach the roll-ups only once committed: while a backlog is worked off they
-        // gather until the engine asks for a commit, each pending one adding more samples.
-        // (Asked at every update, live or not: it counts the updates and the samples between them.)
-        boolean backlogCommit = backlog.dueAtUpdate(gpus.commits(), gpus.pendingWrites()) && !live;
-        if (live || backlogCommit) {
-            sendPartials();
-        }
-        if (sentWindows || backlogCommit) {
-            // Live views wait for these: committed now rather than at the longest commit interval,
-            // with the windows closed and the partials sent since the last commit.
-            context.commit();
-        }
+        changed.subList(kept, changed.size()).clear();
+        return sentWindows;
     }
 
     private void sendPartials() {
