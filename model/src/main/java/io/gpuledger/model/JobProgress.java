@@ -7,8 +7,12 @@ import java.util.List;
 /**
  * Work a job's processes on one node did in the {@code intervalSeconds} that end at {@code time},
  * as reported by the job itself. Keyed on {@link Topics#JOB_PROGRESS} by {@code jobId}. Each
- * node reports only its own processes, so a job's work is the sum over its nodes.
+ * node reports only its own processes, so a job's work is the sum over its nodes; where each
+ * process of a node reports its own work, each names itself by {@code rank}, and the node's work
+ * is the sum over its ranks.
  *
+ * @param rank        the reporting process among the job's processes on its node (its rank, local
+ *                    rank or process id); null when one report speaks for all of them
  * @param workUnits   useful work done in the interval (tokens, samples, images, requests)
  * @param unit        what a work unit is ({@code tokens}, {@code samples}, …)
  * @param steps       training or serving steps completed in the interval
@@ -22,6 +26,7 @@ public record JobProgress(
         String team,
         @JsonProperty(required = true) String host,
         @JsonProperty(required = true) String instanceId,
+        Integer rank,
         List<String> gpuUuids,
         @JsonProperty(required = true) Instant time,
         @JsonProperty(required = true) double intervalSeconds,
@@ -38,6 +43,9 @@ public record JobProgress(
         team = team == null || team.isBlank() ? null : Check.identity("team", team);
         Check.identity("host", host);
         Check.identity("instanceId", instanceId);
+        if (rank != null && rank < 0) {
+            throw new InvalidRecordException("rank", "must not be negative, was " + rank);
+        }
         gpuUuids = gpuUuids == null ? List.of() : List.copyOf(gpuUuids);
         Check.instant("time", time);
         Check.positive("intervalSeconds", intervalSeconds);
@@ -57,5 +65,13 @@ public record JobProgress(
             throw new InvalidRecordException("commSeconds",
                     "exposed communication time " + commSeconds + " s exceeds the step time " + stepSeconds + " s");
         }
+    }
+
+    /** A report that speaks for all of the job's processes on its node. */
+    public JobProgress(String jobId, String team, String host, String instanceId, List<String> gpuUuids, Instant time,
+            double intervalSeconds, double workUnits, String unit, long steps, Double stepSeconds, Double commSeconds,
+            Double ncclBytes, JobTraits traits) {
+        this(jobId, team, host, instanceId, null, gpuUuids, time, intervalSeconds, workUnits, unit, steps, stepSeconds,
+                commSeconds, ncclBytes, traits);
     }
 }

@@ -246,6 +246,9 @@ public final class RecordJson<T extends Record> {
         if (type == int.class) {
             return RecordJson::integer;
         }
+        if (type == Integer.class) {
+            return nullOr(RecordJson::integer);
+        }
         if (type == long.class) {
             return RecordJson::longInteger;
         }

@@ -93,6 +93,14 @@ class ValidationTest {
     }
 
     @Test
+    void shouldRejectAJobReportOfANegativeRank() {
+        assertThatThrownBy(() -> new JobProgress("job", null, "node", "i-1", -1, null, ContractFixtures.T0, 10, 5,
+                "tokens", 3, null, null, null, null))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessage("rank: must not be negative, was -1");
+    }
+
+    @Test
     void shouldSayWhichJobIsUnknownRatherThanLeaveItOut() {
         String noJob = VALID_SAMPLE.replace("\"jobId\":\"train-llm\",", "");
         TelemetrySample sample = Json.read(noJob.getBytes(StandardCharsets.UTF_8), TelemetrySample.class);

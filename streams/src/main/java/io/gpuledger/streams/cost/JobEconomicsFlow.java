@@ -20,22 +20,22 @@ import org.apache.kafka.streams.kstream.Produced;
  * Work against cost: each job's reported work, by minute, set against its GPUs' minute roll-up.
  *
  * <ul>
- *   <li>in: {@code gpu.job-progress.v1} — key job id, value {@link JobProgress} JSON (one per node
- *       and interval; a job's work is the sum over its nodes)</li>
+ *   <li>in: {@code gpu.job-progress.v1} — key job id, value {@link JobProgress} JSON (one per node,
+ *       or per rank of a node, and interval; a job's work is the sum over its nodes and ranks)</li>
  *   <li>out: each report as a job {@link RollupPartial} carrying its work, on the roll-ups'
  *       repartition topic, where {@link RollupWindows} adds it to the job's minute and sends
  *       {@code gpu.job-economics.v1} — key job id, value {@link io.gpuledger.model.JobEconomics}:
  *       cost per million units by unit, throughput per GPU, communication-overhead ratio; "no
  *       throughput reported" for a job minute with no reports</li>
  *   <li>out: {@code gpu.job-progress.dlq.v1} — refused reports, as received, reason in headers;
- *       among them reports of time their node reported already ({@link RepeatedReports})</li>
+ *       among them reports of time their node or rank reported already ({@link RepeatedReports})</li>
  * </ul>
  * Work and cost of a job meet in the one task that holds the job's roll-ups, so the join needs
  * no table of its own and no repartition beyond the roll-ups' one.
  */
 final class JobEconomicsFlow {
 
-    /** What each node of each job reported lately, by {@code job|host}: see {@link RepeatedReports}. */
+    /** What each node or rank of each job reported lately, by {@code job|host[|rank]}: see {@link RepeatedReports}. */
     static final String REPORTED_STORE = "job-progress-reported";
 
     private JobEconomicsFlow() {

@@ -14,13 +14,15 @@ import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
 import org.apache.kafka.streams.processor.api.FixedKeyRecord;
 
 /**
- * Refuses a work report most of whose time its node of the job reported already: a report sent
+ * Refuses a work report most of whose time its process of the job reported already: a report sent
  * again (a reporter retrying after a lost answer, an agent resending its spool) would otherwise add
  * its tokens or samples to the job's minute twice, and make its cost per unit look cheaper than it
- * was. The refused report goes on as {@link Parsed#invalid}, for the dead letters, counted as
- * {@code job-progress-duplicate}. Reports are keyed by job, so each job's nodes are judged in the one
- * task that holds the job; what each node reported is kept in {@link ReportedSpans}, by
- * {@code job|host}, and forgotten an hour after the task's latest report.
+ * was. A process is a node of the job, or one rank on it where the node's processes report each
+ * their own work: the ranks of a node report the same time, and each is counted. The refused report
+ * goes on as {@link Parsed#invalid}, for the dead letters, counted as {@code job-progress-duplicate}.
+ * Reports are keyed by job, so each job's processes are judged in the one task that holds the job;
+ * what each reported is kept in {@link ReportedSpans}, by {@code job|host} or {@code job|host|rank},
+ * and forgotten an hour after the task's latest report.
  */
 final class RepeatedReports implements FixedKeyProcessor<String, Parsed<JobProgress>, Parsed<JobProgress>> {
 
@@ -30,7 +32,7 @@ final class RepeatedReports implements FixedKeyProcessor<String, Parsed<JobProgr
     private FixedKeyProcessorContext<String, Parsed<JobProgress>> context;
     private LiveStore<ReportedSpans> reported;
     private Sensor duplicates;
-    /** The latest end of a report this task took since it started; nodes silent an hour before it are forgotten. */
+    /** The latest end of a report this task took since it started; processes silent an hour before it are forgotten. */
     private long latestEnd = Long.MIN_VALUE;
 
     RepeatedReports(String storeName) {
@@ -42,7 +44,7 @@ final class RepeatedReports implements FixedKeyProcessor<String, Parsed<JobProgr
         this.context = context;
         this.reported = context.getStateStore(storeName);
         this.duplicates = ParseOrReject.deadLetterSensor(context, "job-progress-duplicate");
-        context.schedule(SWEEP_EVERY, PunctuationType.WALL_CLOCK_TIME, now -> forgetSilentNodes());
+        context.schedule(SWEEP_EVERY, PunctuationType.WALL_CLOCK_TIME, now -> forgetSilentProcesses());
     }
 
     @Override
@@ -55,14 +57,16 @@ final class RepeatedReports implements FixedKeyProcessor<String, Parsed<JobProgr
         JobProgress report = parsed.value();
         long to = report.time().toEpochMilli();
         long from = to - Math.round(report.intervalSeconds() * 1000);
-        String node = report.jobId() + "|" + report.host();
-        ReportedSpans spans = reported.get(node);
+        String process = processOf(report);
+        ReportedSpans spans = reported.get(process);
         if (spans != null && spans.mostlyReported(from, to)) {
             duplicates.record();
             context.forward(ParseOrReject.<JobProgress>refusedRecord(record, parsed.raw(), context,
                     new InvalidRecordException("time", "duplicate: most of the time it covers, "
                             + Instant.ofEpochMilli(from) + " to " + Instant.ofEpochMilli(to) + ", was reported for job "
-                            + report.jobId() + " on " + report.host() + " already (a report sent again)"))
+                            + report.jobId() + " on " + report.host()
+                            + (report.rank() == null ? "" : " by rank " + report.rank())
+                            + " already (a report sent again)"))
                     .withTimestamp(context.currentSystemTimeMs()));
             return;
         }
@@ -70,12 +74,21 @@ final class RepeatedReports implements FixedKeyProcessor<String, Parsed<JobProgr
             spans = new ReportedSpans();
         }
         spans.add(from, to);
-        reported.put(node, spans);
+        reported.put(process, spans);
         latestEnd = Math.max(latestEnd, to);
         context.forward(record);
     }
 
-    private void forgetSilentNodes() {
+    /**
+     * Who sent the report: {@code job|host}, or {@code job|host|rank} for one process of the node,
+     * as the ranks of a node report the same time, each its own work.
+     */
+    private static String processOf(JobProgress report) {
+        String node = report.jobId() + "|" + report.host();
+        return report.rank() == null ? node : node + "|" + report.rank();
+    }
+
+    private void forgetSilentProcesses() {
         if (latestEnd != Long.MIN_VALUE) {
             reported.deleteIf(spans -> spans.latestEnd() < latestEnd - ReportedSpans.KEPT_MILLIS);
         }

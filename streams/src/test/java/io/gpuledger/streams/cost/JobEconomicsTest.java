@@ -138,6 +138,61 @@ class JobEconomicsTest {
         assertThat(deadLetters.isEmpty()).isTrue();
     }
 
+    @Test
+    void shouldSumTheWorkOfEveryRankOfAJobOnANode() {
+        // Given a job on one node of 8 GPUs for three minutes, one process (rank) a GPU, each rank
+        // reporting its own 1,000 tokens every 10 s
+        for (int second = 10; second <= 180; second += 10) {
+            if (second % 60 == 0) {
+                for (int gpu = 0; gpu < 8; gpu++) {
+                    send(sample("GPU-" + gpu, "node-a", "llm", T0.plusSeconds(second)));
+                }
+            }
+            for (int rank = 0; rank < 8; rank++) {
+                report(rankTokens(rank, T0.plusSeconds(second), 10, 1_000));
+            }
+        }
+
+        // Then each minute holds the work of all 8 ranks, 8 times that of one rank:
+        // one rank: 6 reports x 1,000 = 6,000 tokens a minute; 8 ranks: 48,000 tokens.
+        // Cost of a minute: 8 GPUs x 36 USD/h / 8 GPUs / 60 = 0.6 USD; per 1M tokens: 0.6 / 0.048 = 12.5 USD
+        Map<String, JobEconomics> latest = latest();
+        for (int minute = 0; minute < 3; minute++) {
+            JobEconomics economics = latest.get("llm@" + T0.plusSeconds(60L * minute));
+            assertThat(economics.workUnits().get("tokens")).isEqualTo(48_000.0);
+            assertThat(economics.cost()).isCloseTo(0.6, within(1e-12));
+            assertThat(economics.costPerMillionUnits().get("tokens")).isCloseTo(12.5, within(1e-9));
+        }
+        assertThat(deadLetters.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldRefuseARanksReportSentAgainAndCountTheOtherRanksOfItsNode() {
+        // Given a job on one node whose ranks 3 and 4 each report their own tokens for the same 10 s
+        send(sample("GPU-a", "node-a", "llm", T0.plusSeconds(60)));
+        JobProgress rank3 = rankTokens(3, T0.plusSeconds(10), 10, 1_000);
+        report(rank3);
+        report(rankTokens(4, T0.plusSeconds(10), 10, 2_000));
+
+        // When rank 3 sends its report again
+        report(rank3);
+
+        // Then only the copy is refused: 3,000 tokens in the minute, not 4,000 (copy counted) nor 1,000 (rank 4 refused)
+        JobEconomics minute = latest().get("llm@" + T0);
+        assertThat(minute.workUnits().get("tokens")).isEqualTo(3_000.0);
+        TestRecord<String, byte[]> refused = deadLetters.readRecord();
+        assertThat(DeadLetters.header(refused.headers(), DeadLetters.REASON)).isEqualTo("time: duplicate: most of the"
+                + " time it covers, 2026-03-01T12:00:00Z to 2026-03-01T12:00:10Z, was reported for job llm on node-a"
+                + " by rank 3 already (a report sent again)");
+        assertThat(refused.value()).isEqualTo(Json.write(rank3));
+        assertThat(deadLetters.isEmpty()).isTrue();
+    }
+
+    private static JobProgress rankTokens(int rank, Instant end, double seconds, double units) {
+        return new JobProgress("llm", "research", "node-a", "i-node-a", rank, List.of(), end, seconds, units, "tokens",
+                10, null, null, null, null);
+    }
+
     private static JobProgress tokens(String host, Instant end, double seconds, double units) {
         return new JobProgress("llm", "research", host, "i-" + host, List.of(), end, seconds, units, "tokens", 10, null,
                 null, null, null);
