@@ -135,6 +135,37 @@ class NodeAgentTest {
         assertThat(health.body()).contains("\"progressReports\":1").contains("\"progressRejected\":2");
     }
 
+    @Test
+    void shouldPublishTheRankOfEachProcessThatReportsItsOwnWork() throws Exception {
+        // Given an agent serving work reports
+        agent = agent(Map.of("GPULEDGER_PROGRESS_PORT", "0"), fixed("nvidia-smi", reading("GPU-a", 0, null, 0.9, null)));
+        agent.start();
+        HttpClient http = HttpClient.newHttpClient();
+        String base = "http://127.0.0.1:" + agent.httpPort();
+
+        // When ranks 0 and 3 of a job each post their own tokens, and one posts a negative rank
+        HttpResponse<String> rank0 = post(http, base, """
+                {"jobId": "llm", "rank": 0, "workUnits": 1000, "unit": "tokens", "intervalSeconds": 10}
+                """);
+        HttpResponse<String> rank3 = post(http, base, """
+                {"jobId": "llm", "rank": 3, "workUnits": 2000, "unit": "tokens", "intervalSeconds": 10}
+                """);
+        HttpResponse<String> negative = post(http, base, """
+                {"jobId": "llm", "rank": -1, "workUnits": 2000, "unit": "tokens", "intervalSeconds": 10}
+                """);
+
+        // Then each published report carries its process's rank, and the negative one is refused, naming the field
+        assertThat(rank0.statusCode()).isEqualTo(202);
+        assertThat(rank3.statusCode()).isEqualTo(202);
+        assertThat(negative.statusCode()).isEqualTo(400);
+        assertThat(negative.body()).contains("\"field\":\"rank\"");
+        List<JobProgress> reports = published.stream().filter(l -> l.startsWith(Topics.JOB_PROGRESS.name()))
+                .map(l -> Json.read(l.substring(Topics.JOB_PROGRESS.name().length() + 1).getBytes(), JobProgress.class))
+                .toList();
+        assertThat(reports).extracting(JobProgress::rank).containsExactly(0, 3);
+        assertThat(reports).extracting(JobProgress::workUnits).containsExactly(1000.0, 2000.0);
+    }
+
     private static HttpResponse<String> post(HttpClient http, String base, String body) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create(base + "/v1/progress"))
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());

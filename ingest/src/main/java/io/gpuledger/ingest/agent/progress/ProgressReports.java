@@ -20,7 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Work reports of the jobs on this node ({@code POST /v1/progress}): each becomes a
  * {@link JobProgress} for {@code gpu.job-progress.v1}, and tells the agent which job runs on the
  * GPUs it names, so that their samples carry that job. A job's claim on a GPU lapses when it has
- * not reported for {@link #CLAIM_TTL}.
+ * not reported for {@link #CLAIM_TTL}. Each process of a job may report its own work, naming its
+ * {@code rank}; a report without an interval covers the time since its own process's last one.
  */
 public final class ProgressReports {
 
@@ -29,6 +30,7 @@ public final class ProgressReports {
     /** The body a job posts; field names are those of {@link JobProgress}, so errors name them alike. */
     record Report(
             @JsonProperty(required = true) String jobId,
+            Integer rank,
             String team,
             @JsonProperty(required = true) Double workUnits,
             @JsonProperty(required = true) String unit,
@@ -55,6 +57,7 @@ public final class ProgressReports {
 
     private final Placement placement;
     private final Clock clock;
+    /** When each process last reported, by {@code jobId} or {@code jobId|rank}. */
     private final Map<String, Instant> lastReport = new ConcurrentHashMap<>();
     private final Map<String, Claim> claims = new ConcurrentHashMap<>();
 
@@ -72,7 +75,7 @@ public final class ProgressReports {
         Report report = Json.read(body, Report.class);
         Instant now = clock.instant();
         Check.required("workUnits", report.workUnits());
-        Instant previous = report.jobId() == null ? null : lastReport.get(report.jobId());
+        Instant previous = report.jobId() == null ? null : lastReport.get(processOf(report.jobId(), report.rank()));
         double interval;
         if (report.intervalSeconds() != null) {
             interval = report.intervalSeconds();
@@ -99,14 +102,19 @@ public final class ProgressReports {
             }
         }
         JobProgress progress = new JobProgress(report.jobId(), report.team(), placement.host(),
-                placement.instanceId(), gpuUuids, now, interval, report.workUnits(), report.unit(),
+                placement.instanceId(), report.rank(), gpuUuids, now, interval, report.workUnits(), report.unit(),
                 report.steps() == null ? 0 : report.steps(), report.stepSeconds(), report.commSeconds(),
                 report.ncclBytes(), report.traits());
-        lastReport.put(progress.jobId(), now);
+        lastReport.put(processOf(progress.jobId(), progress.rank()), now);
         for (String gpu : gpuRefs) {
             claims.put(gpu, new Claim(progress.jobId(), progress.team(), now));
         }
         return progress;
+    }
+
+    /** Ranks of a job report the same time, each its own: an interval runs from its own process's last report. */
+    private static String processOf(String jobId, Integer rank) {
+        return rank == null ? jobId : jobId + "|" + rank;
     }
 
     /** The job that last claimed the GPU by UUID or by index, unless the claim has lapsed. */

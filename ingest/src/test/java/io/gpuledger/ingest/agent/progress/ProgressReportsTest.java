@@ -1,0 +1,85 @@
+package io.gpuledger.ingest.agent.progress;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuledger.model.JobProgress;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.Test;
+
+/** Work reports as the agent reads them, with the node's clock moved by hand. */
+class ProgressReportsTest {
+
+    private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
+    private static final Placement NODE = new Placement("node-1", "i-1", "p4d.24xlarge", "aws", "us-east-1",
+            Lifecycle.ON_DEMAND);
+
+    private final MovableClock clock = new MovableClock(T0);
+    private final ProgressReports reports = new ProgressReports(NODE, clock);
+
+    @Test
+    void shouldTakeTheIntervalOfAReportWithoutOneFromItsOwnRanksLastReport() {
+        // Given ranks 0 and 1 of a job on this node, rank 0 reporting at 0 s, rank 1 at 7 s
+        reports.accept(body("{\"jobId\": \"llm\", \"rank\": 0, \"unit\": \"tokens\", \"workUnits\": 1000,"
+                + " \"intervalSeconds\": 10}"));
+        clock.now = T0.plusSeconds(7);
+        reports.accept(body("{\"jobId\": \"llm\", \"rank\": 1, \"unit\": \"tokens\", \"workUnits\": 1000,"
+                + " \"intervalSeconds\": 10}"));
+
+        // When rank 0 reports again at 10 s without an interval
+        clock.now = T0.plusSeconds(10);
+        JobProgress next = reports.accept(body("{\"jobId\": \"llm\", \"rank\": 0, \"unit\": \"tokens\","
+                + " \"workUnits\": 1000}"));
+
+        // Then its interval runs from its own last report: 10 s - 0 s = 10 s, not 10 s - 7 s = 3 s
+        assertThat(next.intervalSeconds()).isEqualTo(10.0);
+        assertThat(next.rank()).isEqualTo(0);
+    }
+
+    @Test
+    void shouldTakeTheIntervalOfAJobsReportWithoutRankFromItsLastReportAsBefore() {
+        // Given a job that reports for the whole node, at 0 s
+        reports.accept(body("{\"jobId\": \"llm\", \"unit\": \"tokens\", \"workUnits\": 1000, \"intervalSeconds\": 10}"));
+
+        // When it reports again at 12 s without an interval
+        clock.now = T0.plusSeconds(12);
+        JobProgress next = reports.accept(body("{\"jobId\": \"llm\", \"unit\": \"tokens\", \"workUnits\": 1000}"));
+
+        // Then its interval is the 12 s since
+        assertThat(next.rank()).isNull();
+        assertThat(next.intervalSeconds()).isEqualTo(12.0);
+    }
+
+    private static byte[] body(String json) {
+        return json.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** A clock that stands still until the test moves it. */
+    private static final class MovableClock extends Clock {
+        private Instant now;
+
+        MovableClock(Instant now) {
+            this.now = now;
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    }
+}
