@@ -281,13 +281,15 @@ public class AlertService {
 
     /**
      * When the newest sample in a GPU's window ended: its start plus the time its samples cover
-     * (each covers the time up to its own), its end once closed.
+     * (each covers the time up to its own), its end once closed. A MIG slice's GPU time is its
+     * share of the GPU, so the wall time its power readings cover is taken where it is longer.
      */
     private static Instant latestSampleOf(GpuUsage usage) {
         if (usage.closed()) {
             return usage.windowEnd();
         }
-        Instant covered = usage.windowStart().plusMillis(Math.round(usage.secondsObserved() * 1000));
+        double seconds = Math.max(usage.totals().gpuSeconds(), usage.totals().powerWatts().seconds());
+        Instant covered = usage.windowStart().plusMillis(Math.round(seconds * 1000));
         return covered.isAfter(usage.windowEnd()) ? usage.windowEnd() : covered;
     }
 
