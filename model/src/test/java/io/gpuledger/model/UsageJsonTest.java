@@ -29,7 +29,8 @@ class UsageJsonTest {
         for (int i = 0; i < 500; i++) {
             GpuUsage usage = usage(random, i);
             UsageRollup rollup = new UsageRollup(UsageRollup.Dimension.values()[i % UsageRollup.Dimension.values().length], "id-" + i + "|\"q\"",
-                    usage.windowStart(), usage.windowEnd(), "EUR", i, i % 9 == 0 ? i * 3.0 / 7 : null, usage.totals());
+                    usage.windowStart(), usage.windowEnd(), "EUR", i, i % 9 == 0 ? i * 3.0 / 7 : null,
+                    usage.totals());
             assertSameDocument(UsageJson.write(rollup), Json.write(rollup));
             assertThat(Json.read(UsageJson.write(rollup), UsageRollup.class)).isEqualTo(rollup);
         }

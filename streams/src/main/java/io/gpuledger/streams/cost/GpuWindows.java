@@ -339,8 +339,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
 
     private void sendHour(String gpu, GpuRecent views) {
         long start = views.hourStart;
-        double gpuFraction = views.gpuFraction;
-        sendOwn(gpu, start, start + HOUR, views.endHour(), gpuFraction);
+        sendOwn(gpu, start, start + HOUR, views.endHour(), views.gpuFraction);
     }
 
     private void sendOwn(String gpu, long start, long end, UsageTotals totals, double gpuFraction) {

@@ -15,7 +15,8 @@ import java.io.IOException;
 /**
  * What one task added to a job's, team's or pool's minute since it last said so: the sum of the
  * samples (and settled unmonitored time) it charged there, how many GPUs it saw there for the
- * first time and how much GPU they are (their shares of a physical GPU), and, for a job, the work reported for that minute. A roll-up is the sum of its partials, from every task; under exactly-once each
+ * first time and how much GPU they are (their shares of a physical GPU), and, for a job, the work
+ * reported for that minute. A roll-up is the sum of its partials, from every task; under exactly-once each
  * partial is sent once, with the input it sums, so none is lost or counted twice.
  *
  * @param windowStart epoch millis of the minute
