@@ -20,10 +20,26 @@ public final class UsageWindows {
             double pricePerHour, double smActive, boolean closed) {
         TelemetrySample sample = TelemetrySample.builder().gpuUuid(gpu).gpuModel("A10G-24GB").placement(placement)
                 .jobId(job).team(team).time(start.plusSeconds(60)).intervalSeconds(60).smActive(smActive).build();
+        return minute(sample, start, pricePerHour, closed);
+    }
+
+    /**
+     * As {@link #minute(Placement, String, String, String, Instant, double, double, boolean)}, of a
+     * 1g.10gb MIG slice (a seventh) of an A100 whose whole GPU is priced {@code gpuPricePerHour}.
+     */
+    public static GpuUsage seventhSliceMinute(Placement placement, String slice, String job, String team,
+            Instant start, double gpuPricePerHour, double smActive, boolean closed) {
+        TelemetrySample sample = TelemetrySample.builder().gpuUuid(slice).gpuModel("A100-80GB").placement(placement)
+                .jobId(job).team(team).time(start.plusSeconds(60)).intervalSeconds(60).smActive(smActive)
+                .migProfile("1g.10gb").gpuFraction(1.0 / 7).build();
+        return minute(sample, start, gpuPricePerHour, closed);
+    }
+
+    private static GpuUsage minute(TelemetrySample sample, Instant start, double pricePerHour, boolean closed) {
         GpuUsage open = GpuUsage.empty(sample, start, start.plusSeconds(60), "USD").add(sample, pricePerHour);
         return new GpuUsage(open.gpuUuid(), open.gpuIndex(), open.gpuModel(), open.host(), open.instanceId(),
                 open.instanceType(), open.provider(), open.region(), open.lifecycle(), open.jobId(), open.team(),
-                open.windowStart(), open.windowEnd(), open.currency(), open.totals(), closed);
+                open.windowStart(), open.windowEnd(), open.currency(), open.totals(), closed, open.gpuFraction());
     }
 
     /** {@code window} with every second of it charged at a price its feed had not confirmed lately. */
@@ -35,6 +51,6 @@ public final class UsageWindows {
         return new GpuUsage(window.gpuUuid(), window.gpuIndex(), window.gpuModel(), window.host(),
                 window.instanceId(), window.instanceType(), window.provider(), window.region(), window.lifecycle(),
                 window.jobId(), window.team(), window.windowStart(), window.windowEnd(), window.currency(), stale,
-                window.closed());
+                window.closed(), window.gpuFraction());
     }
 }

@@ -11,6 +11,9 @@ import java.time.Instant;
  * @param closed true on the window's last record, emitted when the window closes (its end plus
  *               the grace period for late samples); only that record carries the window's
  *               unmonitored seconds, which are settled then
+ * @param gpuFraction share of the physical GPU this window is of: 1 for a whole GPU, the slice's
+ *               share for a MIG instance ({@link TelemetrySample#gpuFraction()}); absent (older
+ *               records): 1
  */
 public record GpuUsage(
         String gpuUuid,
@@ -28,7 +31,8 @@ public record GpuUsage(
         Instant windowEnd,
         String currency,
         UsageTotals totals,
-        boolean closed) {
+        boolean closed,
+        Double gpuFraction) {
 
     public GpuUsage {
         Check.identity("gpuUuid", gpuUuid);
@@ -43,6 +47,9 @@ public record GpuUsage(
         totals = totals == null ? UsageTotals.ZERO : totals;
         Check.nonNegative("totals.gpuSeconds", totals.gpuSeconds());
         Check.nonNegative("totals.cost", totals.cost());
+        gpuFraction = gpuFraction == null ? 1.0 : gpuFraction;
+        Check.positive("gpuFraction", gpuFraction);
+        Check.ratio("gpuFraction", gpuFraction);
     }
 
     /** An empty window for the GPU of {@code sample}, to which samples are then {@link #add}ed. */
@@ -50,7 +57,7 @@ public record GpuUsage(
         return new GpuUsage(sample.gpuUuid(), sample.gpuIndex(), sample.gpuModel(), sample.host(),
                 sample.instanceId(), sample.instanceType(), sample.provider(), sample.region(),
                 sample.lifecycle(), sample.jobId(), sample.team(), windowStart, windowEnd, currency, UsageTotals.ZERO,
-                false);
+                false, sample.chargedFraction());
     }
 
     /**
@@ -61,17 +68,26 @@ public record GpuUsage(
     public GpuUsage add(TelemetrySample sample, Double gpuPricePerHour) {
         return new GpuUsage(gpuUuid, sample.gpuIndex(), sample.gpuModel(), sample.host(), sample.instanceId(),
                 sample.instanceType(), sample.provider(), sample.region(), sample.lifecycle(), sample.jobId(),
-                sample.team(), windowStart, windowEnd, currency, totals.add(sample, gpuPricePerHour), closed);
+                sample.team(), windowStart, windowEnd, currency, totals.add(sample, gpuPricePerHour), closed,
+                sample.chargedFraction());
     }
 
     public Offer offer() {
         return new Offer(provider, region, instanceType, lifecycle);
     }
 
-    /** Observed spend rate of this GPU over the window; 0 when nothing was observed. */
+    /**
+     * What this GPU (or slice) spends per hour of wall time, as observed over the window: a 1/7
+     * slice of a 10 USD/h GPU spends 1.43 USD/h. 0 when nothing was observed.
+     */
     @JsonProperty(access = JsonProperty.Access.READ_ONLY)
     public double costPerHour() {
-        return totals.costPerHour();
+        return totals.costPerHour(gpuFraction);
+    }
+
+    /** What its idle time spends per hour of wall time, as {@link #costPerHour()}. */
+    public double idleCostPerHour() {
+        return totals.idleCostPerHour(gpuFraction);
     }
 
     /** Time-weighted mean SM activity over the window (0 when nothing was observed). */
@@ -85,8 +101,9 @@ public record GpuUsage(
         return totals.cost();
     }
 
+    /** Wall-clock seconds its samples covered: a slice's GPU seconds count its share of the GPU. */
     public double secondsObserved() {
-        return totals.gpuSeconds();
+        return totals.gpuSeconds() / gpuFraction;
     }
 
     public double unpricedSeconds() {

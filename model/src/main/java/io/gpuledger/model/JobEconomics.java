@@ -13,8 +13,12 @@ import java.util.TreeMap;
  *
  * @param stalePricedSeconds  part of the GPU time charged at a price not confirmed recently enough (see
  *                            {@link UsageTotals#stalePricedSeconds()}): the cost is an estimate
+ * @param gpus                GPUs (or MIG slices) the job ran on
+ * @param gpuSeconds          GPU time covered, a slice counting its share of the GPU
+ * @param costPerHour         what the job spends per hour of wall time ({@link UsageRollup#costPerHour()})
  * @param costPerMillionUnits cost of one million units, by unit name
- * @param unitsPerGpuSecond   throughput per GPU, by unit name
+ * @param unitsPerGpuSecond   throughput per second of a whole GPU's time, by unit name: seven 1/7
+ *                            slices doing 700 units a second do 700 per GPU-second
  * @param communicationOverheadRatio exposed communication time ÷ step time; null when not reported
  */
 public record JobEconomics(
@@ -58,7 +62,7 @@ public record JobEconomics(
             });
         }
         return new JobEconomics(usage.id(), usage.windowStart(), usage.windowEnd(), usage.currency(), usage.gpus(),
-                totals.gpuSeconds(), totals.stalePricedSeconds(), totals.cost(), totals.costPerHour(), reported,
+                totals.gpuSeconds(), totals.stalePricedSeconds(), totals.cost(), usage.costPerHour(), reported,
                 reported ? work.workUnits() : Map.of(), perMillion, perGpuSecond,
                 reported ? work.communicationOverheadRatio() : null, reported ? work.ncclBytes() : 0);
     }

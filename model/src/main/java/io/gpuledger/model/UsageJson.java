@@ -41,6 +41,7 @@ public final class UsageJson {
             out.writeStringField("currency", usage.currency());
             writeTotals(out, usage.totals());
             out.writeBooleanField("closed", usage.closed());
+            number(out, "gpuFraction", usage.gpuFraction());
             out.writeNumberField("smActive", usage.smActive());
             out.writeNumberField("costPerHour", usage.costPerHour());
             out.writeEndObject();
@@ -60,6 +61,7 @@ public final class UsageJson {
             writeInstant(out, "windowEnd", rollup.windowEnd());
             out.writeStringField("currency", rollup.currency());
             out.writeNumberField("gpus", rollup.gpus());
+            number(out, "gpuEquivalents", rollup.gpuEquivalents());
             writeTotals(out, rollup.totals());
             out.writeNumberField("costPerHour", rollup.costPerHour());
             out.writeEndObject();
@@ -90,8 +92,8 @@ public final class UsageJson {
         writeMean(out, "powerWatts", totals.powerWatts());
         number(out, "energyKwh", totals.energyKwh());
         number(out, "nvlinkBytes", totals.nvlinkBytes());
-        number(out, "costPerHour", totals.costPerHour());
-        number(out, "idleCostPerHour", totals.idleCostPerHour());
+        number(out, "costPerGpuHour", totals.costPerGpuHour());
+        number(out, "idleCostPerGpuHour", totals.idleCostPerGpuHour());
         out.writeEndObject();
     }
 

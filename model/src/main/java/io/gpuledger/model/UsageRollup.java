@@ -15,6 +15,9 @@ import java.util.Locale;
  *             GPU UUID
  * @param gpus GPUs (or MIG slices) with a window in it; for an hour or the rolling five minutes,
  *             the most GPUs in any one of its minutes
+ * @param gpuEquivalents how much GPU those are: the sum of their shares of a physical GPU (seven
+ *             1/7 slices are 1.0); for an hour or the rolling five minutes, the most in any one of
+ *             its minutes. Absent (older records): {@code gpus}, as whole GPUs
  */
 public record UsageRollup(
         @JsonProperty(required = true) Dimension dimension,
@@ -23,6 +26,7 @@ public record UsageRollup(
         @JsonProperty(required = true) Instant windowEnd,
         @JsonProperty(required = true) String currency,
         long gpus,
+        Double gpuEquivalents,
         UsageTotals totals) {
 
     /**
@@ -50,6 +54,8 @@ public record UsageRollup(
         Check.instant("windowEnd", windowEnd);
         Check.currency("currency", currency);
         totals = totals == null ? UsageTotals.ZERO : totals;
+        gpuEquivalents = gpuEquivalents == null ? (double) gpus : gpuEquivalents;
+        Check.nonNegative("gpuEquivalents", gpuEquivalents);
     }
 
     /** The id of a GPU running {@code jobId} for {@code team} on {@code offer}, in {@code dimension}. */
@@ -71,8 +77,17 @@ public record UsageRollup(
         return keyOf(dimension, id);
     }
 
+    /**
+     * What its GPUs spend together per hour of wall time: the sum of their rates, never one GPU's
+     * rate times their count (see {@link UsageTotals#costPerHour(double)}).
+     */
     @JsonProperty(access = JsonProperty.Access.READ_ONLY)
     public double costPerHour() {
-        return totals.costPerHour();
+        return totals.costPerHour(gpuEquivalents);
+    }
+
+    /** What their idle time spends per hour of wall time, as {@link #costPerHour()}. */
+    public double idleCostPerHour() {
+        return totals.idleCostPerHour(gpuEquivalents);
     }
 }

@@ -100,15 +100,35 @@ public record UsageTotals(
                 nvlinkBytes);
     }
 
-    /** Spend rate over the covered GPU time; 0 when none was covered. */
+    /**
+     * Cost per GPU-hour covered: the mean price paid for a whole GPU's hour (a 1/7 slice covers a
+     * seventh of a GPU-hour in an hour). Not what anything spends per hour: see {@link #costPerHour}.
+     * 0 when none was covered.
+     */
     @JsonProperty(access = JsonProperty.Access.READ_ONLY)
-    public double costPerHour() {
+    public double costPerGpuHour() {
         return gpuSeconds <= 1e-9 ? 0 : cost / gpuSeconds * 3600;
     }
 
-    /** Idle time's spend rate, per hour of covered GPU time. */
+    /** Idle time's cost per GPU-hour covered, as {@link #costPerGpuHour()}. */
     @JsonProperty(access = JsonProperty.Access.READ_ONLY)
-    public double idleCostPerHour() {
+    public double idleCostPerGpuHour() {
         return gpuSeconds <= 1e-9 ? 0 : idleCost / gpuSeconds * 3600;
+    }
+
+    /**
+     * What {@code gpuEquivalents} of GPU (a slice's share, or the sum of the shares of a job's,
+     * team's or pool's GPUs) spend per hour of wall time at these totals: their cost over the wall
+     * time they were covered, which is their GPU time spread over that much GPU. For several GPUs
+     * it is the sum of their rates wherever they were covered for equally long (as in a closed
+     * minute of GPUs sampled throughout).
+     */
+    public double costPerHour(double gpuEquivalents) {
+        return costPerGpuHour() * gpuEquivalents;
+    }
+
+    /** What their idle time spends per hour of wall time, as {@link #costPerHour(double)}. */
+    public double idleCostPerHour(double gpuEquivalents) {
+        return idleCostPerGpuHour() * gpuEquivalents;
     }
 }

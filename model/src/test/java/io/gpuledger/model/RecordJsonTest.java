@@ -220,7 +220,8 @@ class RecordJsonTest {
     private static List<Record> records(Random random, int i) {
         GpuUsage usage = UsageJsonTest.usage(random, i);
         UsageRollup rollup = new UsageRollup(UsageRollup.Dimension.values()[i % UsageRollup.Dimension.values().length],
-                "id-" + i, usage.windowStart(), usage.windowEnd(), "EUR", random.nextInt(1000), usage.totals());
+                "id-" + i, usage.windowStart(), usage.windowEnd(), "EUR", i, i % 9 == 0 ? i * 3.0 / 7 : null,
+                usage.totals());
         return List.of(usage, rollup, economics(random, i), progress(random, i));
     }
 

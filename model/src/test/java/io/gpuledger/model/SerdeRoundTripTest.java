@@ -4,6 +4,7 @@ import static io.gpuledger.model.ContractFixtures.T0;
 import static io.gpuledger.model.ContractFixtures.quote;
 import static io.gpuledger.model.ContractFixtures.sample;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -15,7 +16,7 @@ class SerdeRoundTripTest {
     void shouldRoundTripEveryContractRecordThroughItsTopicSerde() {
         GpuUsage usage = GpuUsage.empty(sample(), T0, T0.plusSeconds(60), "USD").add(sample(), 4.09625);
         UsageRollup rollup = new UsageRollup(UsageRollup.Dimension.JOB, "train-llm", T0, T0.plusSeconds(60), "USD", 1,
-                usage.totals());
+                1.0, usage.totals());
         Recommendation recommendation = Recommendation.open(RecommendationKind.RECLAIM_IDLE,
                 new Recommendation.Target("gpu", "GPU-1", "node-a1", "i-0abc", "aws", "us-east-1", "p4d.24xlarge",
                         Lifecycle.ON_DEMAND),
@@ -66,6 +67,44 @@ class SerdeRoundTripTest {
 
         assertThat(usage.cost()).isEqualTo(0.01, org.assertj.core.data.Offset.offset(1e-12));
         assertThat(json).contains("\"costPerHour\":3.6");
+    }
+
+    @Test
+    void shouldRateAMigSliceByWhatItSpendsPerHourOfWallTime() {
+        // Given a 1g.10gb slice (a seventh) of a GPU priced 10 USD per GPU-hour, sampled for 60 s
+        TelemetrySample slice = sample().toBuilder().intervalSeconds(60).migProfile("1g.10gb").gpuFraction(1.0 / 7)
+                .build();
+        GpuUsage usage = GpuUsage.empty(slice, T0, T0.plusSeconds(60), "USD").add(slice, 10.0);
+
+        // When it is written
+        GpuUsage read = roundTrip(Topics.USAGE, usage);
+
+        // Then it spent 10 x 60 / 3600 / 7 = 0.0238095 USD over 60 s of wall time: 10 / 7 = 1.428571 USD/h,
+        // of 60 / 7 = 8.571429 GPU-seconds
+        assertThat(read.cost()).isCloseTo(0.0238095, within(1e-7));
+        assertThat(read.secondsObserved()).isCloseTo(60.0, within(1e-9));
+        assertThat(read.costPerHour()).isCloseTo(1.428571, within(1e-6));
+        assertThat(read.totals().gpuSeconds()).isCloseTo(8.571429, within(1e-6));
+        assertThat(read.gpuFraction()).isEqualTo(1.0 / 7);
+    }
+
+    @Test
+    void shouldReadUsageWrittenBeforeSharesWereSentAsWholeGpus() {
+        // Given a window and a roll-up as written before they carried their share of a GPU
+        GpuUsage usage = GpuUsage.empty(sample(), T0, T0.plusSeconds(60), "USD").add(sample(), 3.6);
+        String window = new String(UsageJson.write(usage), StandardCharsets.UTF_8).replace(",\"gpuFraction\":1.0", "");
+        UsageRollup rollup = new UsageRollup(UsageRollup.Dimension.POOL, "aws|us-east-1|p4d.24xlarge|on-demand", T0,
+                T0.plusSeconds(60), "USD", 3, 3.0, usage.totals());
+        String minute = new String(UsageJson.write(rollup), StandardCharsets.UTF_8)
+                .replace(",\"gpuEquivalents\":3.0", "");
+        assertThat(window).doesNotContain("gpuFraction");
+        assertThat(minute).doesNotContain("gpuEquivalents");
+
+        // Then the window is of a whole GPU, and the roll-up's GPUs are whole GPUs
+        assertThat(Topics.USAGE.valueSerde().deserializer().deserialize(Topics.USAGE.name(),
+                window.getBytes(StandardCharsets.UTF_8)).gpuFraction()).isEqualTo(1.0);
+        assertThat(Topics.ROLLUPS.valueSerde().deserializer().deserialize(Topics.ROLLUPS.name(),
+                minute.getBytes(StandardCharsets.UTF_8)).gpuEquivalents()).isEqualTo(3.0);
     }
 
     @Test

@@ -29,7 +29,8 @@ class UsageJsonTest {
         for (int i = 0; i < 500; i++) {
             GpuUsage usage = usage(random, i);
             UsageRollup rollup = new UsageRollup(UsageRollup.Dimension.values()[i % UsageRollup.Dimension.values().length], "id-" + i + "|\"q\"",
-                    usage.windowStart(), usage.windowEnd(), "EUR", random.nextInt(1000), usage.totals());
+                    usage.windowStart(), usage.windowEnd(), "EUR", i, i % 9 == 0 ? i * 3.0 / 7 : null,
+                    usage.totals());
             assertSameDocument(UsageJson.write(rollup), Json.write(rollup));
             assertThat(Json.read(UsageJson.write(rollup), UsageRollup.class)).isEqualTo(rollup);
         }
@@ -44,7 +45,7 @@ class UsageJsonTest {
             UsageTotals totals = new UsageTotals(i, a, b, b, a, b, a, b, new Mean(a, b), new Mean(b, a), new Mean(a, a),
                     Mean.NONE, new Mean(b, b), a, b);
             UsageRollup rollup = new UsageRollup(UsageRollup.Dimension.GPU, "GPU-" + i, T0, T0.plusSeconds(300),
-                    "USD", 1, totals);
+                    "USD", 1, null, totals);
             assertSameDocument(UsageJson.write(rollup), Json.write(rollup));
         }
     }
@@ -80,6 +81,6 @@ class UsageJsonTest {
         UsageTotals totals = charged.plusUnmonitored(i % 10 == 0 ? random.nextInt(60) : 0);
         return new GpuUsage(usage.gpuUuid(), usage.gpuIndex(), usage.gpuModel(), usage.host(), usage.instanceId(),
                 usage.instanceType(), usage.provider(), usage.region(), usage.lifecycle(), usage.jobId(), usage.team(),
-                usage.windowStart(), usage.windowEnd(), usage.currency(), totals, i % 2 == 1);
+                usage.windowStart(), usage.windowEnd(), usage.currency(), totals, i % 2 == 1, usage.gpuFraction());
     }
 }

@@ -29,7 +29,7 @@ public record FleetSummary(Instant asOf, Instant newestWindow, List<Row> total, 
     record Spend(long gpus, double costPerHour, double idleCostPerHour) {
 
         static Spend of(GpuUsage usage) {
-            return new Spend(1, usage.totals().costPerHour(), usage.totals().idleCostPerHour());
+            return new Spend(1, usage.costPerHour(), usage.idleCostPerHour());
         }
 
         Spend plus(Spend other) {

@@ -68,8 +68,8 @@ public final class FleetMetrics {
         }
         UsageTotals totals = usage.totals();
         if (gpu.latest(usage.windowStart())) {
-            gpu.set("gpuledger_gpu_cost_per_hour", totals.costPerHour());
-            gpu.set("gpuledger_gpu_idle_cost_per_hour", totals.idleCostPerHour());
+            gpu.set("gpuledger_gpu_cost_per_hour", usage.costPerHour());
+            gpu.set("gpuledger_gpu_idle_cost_per_hour", usage.idleCostPerHour());
             gpu.set("gpuledger_gpu_sm_active_ratio", value(totals.smActive()));
             gpu.set("gpuledger_gpu_sm_occupancy_ratio", value(totals.smOccupancy()));
             gpu.set("gpuledger_gpu_memory_bandwidth_ratio", value(totals.dramActive()));
@@ -129,10 +129,10 @@ public final class FleetMetrics {
             return;
         }
         UsageTotals totals = rollup.totals();
-        // The roll-up's rates are per covered GPU-hour; its GPUs together spend that many times over.
-        thing.set(names.costPerHour(), totals.costPerHour() * rollup.gpus());
-        thing.set(names.idleCostPerHour(), totals.idleCostPerHour() * rollup.gpus());
+        thing.set(names.costPerHour(), rollup.costPerHour());
+        thing.set(names.idleCostPerHour(), rollup.idleCostPerHour());
         thing.set(names.gpus(), (double) rollup.gpus());
+        thing.set(names.gpuEquivalents(), rollup.gpuEquivalents());
         thing.set(names.smActive(), value(totals.smActive()));
         if (names.memoryBandwidth() != null) {
             thing.set(names.memoryBandwidth(), value(totals.dramActive()));
@@ -149,18 +149,20 @@ public final class FleetMetrics {
      * The gauge families of a job, a team and a pool; null where the catalogue has none. Prices
      * are per offer, so whether they are stale is shown per pool alone.
      */
-    private record GroupFamilies(String costPerHour, String idleCostPerHour, String gpus, String smActive,
-            String memoryBandwidth, String smOccupancy, String stalePriced) {
+    private record GroupFamilies(String costPerHour, String idleCostPerHour, String gpus, String gpuEquivalents,
+            String smActive, String memoryBandwidth, String smOccupancy, String stalePriced) {
 
         static final GroupFamilies JOB = new GroupFamilies("gpuledger_job_cost_per_hour",
-                "gpuledger_job_idle_cost_per_hour", "gpuledger_job_gpus", "gpuledger_job_sm_active_ratio",
-                "gpuledger_job_memory_bandwidth_ratio", "gpuledger_job_sm_occupancy_ratio", null);
+                "gpuledger_job_idle_cost_per_hour", "gpuledger_job_gpus", "gpuledger_job_gpu_equivalents",
+                "gpuledger_job_sm_active_ratio", "gpuledger_job_memory_bandwidth_ratio",
+                "gpuledger_job_sm_occupancy_ratio", null);
         static final GroupFamilies TEAM = new GroupFamilies("gpuledger_team_cost_per_hour",
-                "gpuledger_team_idle_cost_per_hour", "gpuledger_team_gpus", "gpuledger_team_sm_active_ratio", null,
-                null, null);
+                "gpuledger_team_idle_cost_per_hour", "gpuledger_team_gpus", "gpuledger_team_gpu_equivalents",
+                "gpuledger_team_sm_active_ratio", null, null, null);
         static final GroupFamilies POOL = new GroupFamilies("gpuledger_pool_cost_per_hour",
-                "gpuledger_pool_idle_cost_per_hour", "gpuledger_pool_gpus", "gpuledger_pool_sm_active_ratio",
-                "gpuledger_pool_memory_bandwidth_ratio", null, "gpuledger_pool_stale_priced_ratio");
+                "gpuledger_pool_idle_cost_per_hour", "gpuledger_pool_gpus", "gpuledger_pool_gpu_equivalents",
+                "gpuledger_pool_sm_active_ratio", "gpuledger_pool_memory_bandwidth_ratio", null,
+                "gpuledger_pool_stale_priced_ratio");
     }
 
     /** A job minute's economics: cost per 1M units, throughput and communication overhead, where reported. */

@@ -92,7 +92,8 @@ public final class JobBook {
     /** The job's picture, once its placement and a priced minute are known. */
     public Optional<JobView> view(String jobId) {
         Job job = jobs.get(jobId);
-        if (job == null || job.pool == null || job.minute == null || job.minute.gpus() < 1) {
+        if (job == null || job.pool == null || job.minute == null || job.minute.gpus() < 1
+                || !(job.minute.gpuEquivalents() > 0)) {
             return Optional.empty();
         }
         UsageRollup minute = job.minute;
@@ -111,7 +112,7 @@ public final class JobBook {
             communication = economics.communicationOverheadRatio();
         }
         return Optional.of(new JobView(jobId, job.team, job.pool, job.gpuModel, (int) minute.gpus(),
-                minute.totals().costPerHour() * minute.gpus(), minute.currency(), ratio(minute.totals().smActive()),
+                minute.gpuEquivalents(), minute.costPerHour(), minute.currency(), ratio(minute.totals().smActive()),
                 mean(minute.totals().dramActive()), unit, perHour, perMillion, communication, job.traits,
                 minute.windowEnd()));
     }

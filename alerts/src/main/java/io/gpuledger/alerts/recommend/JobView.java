@@ -15,8 +15,10 @@ import java.time.Instant;
  * @param team                       the team it is charged to; null when unknown
  * @param pool                       the offer its GPUs are bought under
  * @param gpuModel                   the model of its GPUs, written as in the {@link GpuCatalog}
- * @param gpus                       how many GPUs it runs on
- * @param costPerHour                what those GPUs cost per hour together
+ * @param gpus                       how many GPUs (or MIG slices) it runs on
+ * @param gpuEquivalents             how much GPU that is: the sum of their shares of a physical GPU
+ *                                   (seven 1/7 slices are 1)
+ * @param costPerHour                what those GPUs cost per hour together: the sum of their rates
  * @param currency                   ISO 4217 code of every amount here
  * @param smActive                   mean SM activity of its GPUs over the window, 0–1
  * @param dramActive                 mean DRAM (memory interface) activity over the window, 0–1;
@@ -34,6 +36,7 @@ public record JobView(
         Offer pool,
         String gpuModel,
         int gpus,
+        double gpuEquivalents,
         double costPerHour,
         String currency,
         double smActive,
@@ -51,6 +54,7 @@ public record JobView(
         if (gpus < 1) {
             throw new IllegalArgumentException("gpus must be at least 1, was " + gpus);
         }
+        Check.positive("gpuEquivalents", gpuEquivalents);
         Check.nonNegative("costPerHour", costPerHour);
         Check.currency("currency", currency);
         Check.ratio("smActive", smActive);
@@ -76,8 +80,11 @@ public record JobView(
         return unit != null && workUnitsPerHour != null && workUnitsPerHour > 0 && costPerMillionUnits != null;
     }
 
-    /** Units of work one of its GPUs does per hour; only meaningful when {@link #reportsThroughput()}. */
+    /**
+     * Units of work a whole GPU's hour of it does (a slice's hour is its share of one); only
+     * meaningful when {@link #reportsThroughput()}.
+     */
     public double unitsPerGpuHour() {
-        return workUnitsPerHour / gpus;
+        return workUnitsPerHour / gpuEquivalents;
     }
 }

@@ -18,7 +18,8 @@ import java.util.Optional;
  * spot in the same region, where the spot discount outweighs what the interruptions would cost.
  *
  * <p>A job is charged per GPU, so it moves its GPUs' share of instances:
- * {@code instances = gpus / gpusPerInstance}. Per hour it saves
+ * {@code instances = gpuEquivalents / gpusPerInstance}, where MIG slices count their share of a
+ * GPU (seven 1/7 slices of a one-GPU instance are one instance). Per hour it saves
  * {@code (onDemand − spot) × instances}. Each interruption loses, on average, the work since the
  * last checkpoint, half the checkpoint interval, plus the time to get new capacity and restart
  * from the checkpoint (the restart allowance), all paid at spot:
@@ -69,7 +70,7 @@ public final class MoveToSpotRule {
                 || !spot.currency().equals(job.currency())) {
             return Optional.empty();
         }
-        double instances = (double) job.gpus() / onDemand.gpuCount();
+        double instances = job.gpuEquivalents() / onDemand.gpuCount();
         double hourlySaving = (onDemand.pricePerHour() - spot.pricePerHour()) * instances;
         double hoursLost = (traits.checkpointIntervalSeconds() / 2 + restartAllowanceSeconds) / 3600;
         double expectedCost = interruptionsPerHour * hoursLost * spot.pricePerHour() * instances;

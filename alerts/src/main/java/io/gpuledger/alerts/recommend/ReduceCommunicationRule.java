@@ -29,7 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>a <b>faster interconnect</b>: a priced offer of the same provider, region, way of buying
  *       and GPU model whose network between instances is faster than the current one. With
  *       communication time scaling with {@code 1 / bandwidth} ({@code b} = the candidate's network
- *       over the current one), the job's work costs {@code pricePerGpuHour × gpus × ((1 − c) + c / b)}
+ *       over the current one), the job's work costs {@code pricePerGpuHour × gpuEquivalents × ((1 − c) + c / b)}
  *       an hour there; the saving is the job's cost per hour now less that. The best candidate is
  *       suggested when it saves anything at all;</li>
  *   <li>otherwise, <b>less exposed communication in the job</b>: overlapping collectives with
@@ -185,7 +185,7 @@ public final class ReduceCommunicationRule {
                 continue;
             }
             double networkRatio = gbps.get() / currentGbps;
-            double costPerHour = quote.pricePerGpuHour() * job.gpus() * ((1 - c) + c / networkRatio);
+            double costPerHour = quote.pricePerGpuHour() * job.gpuEquivalents() * ((1 - c) + c / networkRatio);
             if (best == null || costPerHour < best.costPerHour()) {
                 best = new Interconnect(quote, model.get(), gbps.get(), networkRatio, costPerHour);
             }

@@ -9,10 +9,14 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.UsageRollup;
+import io.gpuledger.model.UsageTotals;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheus.PrometheusConfig;
+import io.micrometer.prometheus.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class FleetMetricsTest {
@@ -65,7 +69,7 @@ class FleetMetricsTest {
         // Given a job minute of 3 GPUs at 2 USD per GPU-hour each
         GpuUsage one = window("GPU-1", "job-a", T0, 2.0, 0.5, true);
         UsageRollup minute = new UsageRollup(UsageRollup.Dimension.JOB, "job-a", T0, T0.plusSeconds(60), "USD", 3,
-                one.totals().plus(one.totals()).plus(one.totals()));
+                null, one.totals().plus(one.totals()).plus(one.totals()));
 
         metrics.record(minute, T0);
 
@@ -73,6 +77,66 @@ class FleetMetricsTest {
         assertThat(registry.get("gpuledger_job_cost_per_hour").tag("job_id", "job-a").gauge().value())
                 .isCloseTo(6.0, within(1e-9));
         assertThat(registry.get("gpuledger_job_gpus").tag("job_id", "job-a").gauge().value()).isEqualTo(3);
+    }
+
+    @Test
+    void shouldShowWhatAJobOnMigSlicesAndEachSliceSpendPerHourOfWallTime() {
+        // Given a job on seven 1g.10gb slices (a seventh each) of one A100 at 10 USD per GPU-hour, for a
+        // minute: the slices' windows, and the job's and the pool's minutes that the engine sums from them
+        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        FleetMetrics fleet = new FleetMetrics(prometheus, 100, Duration.ofMinutes(5));
+        Placement a100 = new Placement("node-1", "i-1", "a2-highgpu-1g", "gcp", "us-central1", Lifecycle.ON_DEMAND);
+        UsageTotals sum = UsageTotals.ZERO;
+        for (int slice = 0; slice < 7; slice++) {
+            GpuUsage window = UsageWindows.seventhSliceMinute(a100, "MIG-" + slice, "job-mig", "red", T0, 10.0, 0.5,
+                    true);
+            fleet.record(window, T0);
+            sum = sum.plus(window.totals());
+        }
+        double sevenSevenths = 7 * (1.0 / 7);
+        fleet.record(new UsageRollup(UsageRollup.Dimension.JOB, "job-mig", T0, T0.plusSeconds(60), "USD", 7,
+                sevenSevenths, sum), T0);
+        fleet.record(new UsageRollup(UsageRollup.Dimension.POOL, "gcp|us-central1|a2-highgpu-1g|on-demand", T0,
+                T0.plusSeconds(60), "USD", 7, sevenSevenths, sum), T0);
+
+        // When Prometheus scrapes the service
+        String scraped = prometheus.scrape();
+
+        // Then each slice spends 10 / 7 = 1.428571 USD an hour; the job and the pool 7 x 1.428571 = 10,
+        // on 7 slices that make 7 x 1/7 = 1 GPU
+        assertThat(scraped(scraped, "gpuledger_gpu_cost_per_hour", "gpu=\"MIG-3\"")).isCloseTo(1.428571,
+                within(1e-6));
+        assertThat(scraped(scraped, "gpuledger_job_cost_per_hour", "job_id=\"job-mig\"")).isCloseTo(10.0,
+                within(1e-9));
+        assertThat(scraped(scraped, "gpuledger_pool_cost_per_hour", "instance_type=\"a2-highgpu-1g\""))
+                .isCloseTo(10.0, within(1e-9));
+        assertThat(scraped(scraped, "gpuledger_job_gpus", "job_id=\"job-mig\"")).isEqualTo(7.0);
+        assertThat(scraped(scraped, "gpuledger_job_gpu_equivalents", "job_id=\"job-mig\"")).isCloseTo(1.0,
+                within(1e-9));
+        assertThat(scraped(scraped, "gpuledger_pool_gpu_equivalents", "instance_type=\"a2-highgpu-1g\""))
+                .isCloseTo(1.0, within(1e-9));
+    }
+
+    @Test
+    void shouldShowTheIdleRateOfAnIdleSliceAndOfItsJobPerHourOfWallTime() {
+        // Given a job on one idle 1g.10gb slice (a seventh) of an A100 at 14 USD per GPU-hour, for a minute
+        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        FleetMetrics fleet = new FleetMetrics(prometheus, 100, Duration.ofMinutes(5));
+        Placement a100 = new Placement("node-1", "i-1", "a2-highgpu-1g", "gcp", "us-central1", Lifecycle.ON_DEMAND);
+        GpuUsage idle = UsageWindows.seventhSliceMinute(a100, "MIG-0", "job-idle", "red", T0, 14.0, 0.0, true);
+        fleet.record(idle, T0);
+        fleet.record(new UsageRollup(UsageRollup.Dimension.TEAM, "red", T0, T0.plusSeconds(60), "USD", 1, 1.0 / 7,
+                idle.totals()), T0);
+
+        // When Prometheus scrapes the service
+        String scraped = prometheus.scrape();
+
+        // Then the slice and its team spend 14 / 7 = 2 USD an hour idle
+        assertThat(scraped(scraped, "gpuledger_gpu_idle_cost_per_hour", "gpu=\"MIG-0\"")).isCloseTo(2.0,
+                within(1e-9));
+        assertThat(scraped(scraped, "gpuledger_team_idle_cost_per_hour", "team=\"red\"")).isCloseTo(2.0,
+                within(1e-9));
+        assertThat(scraped(scraped, "gpuledger_team_gpus", "team=\"red\"")).isEqualTo(1.0);
     }
 
     @Test
@@ -84,9 +148,9 @@ class FleetMetricsTest {
 
         // When the pools' minutes and the GPUs' closed windows are read
         metrics.record(new UsageRollup(UsageRollup.Dimension.POOL, pool, T0, T0.plusSeconds(60), "USD", 2,
-                fresh.totals().plus(stale.totals())), T0);
+                null, fresh.totals().plus(stale.totals())), T0);
         metrics.record(new UsageRollup(UsageRollup.Dimension.POOL, "aws|us-east-1|g5.xlarge|spot", T0,
-                T0.plusSeconds(60), "USD", 1, fresh.totals()), T0);
+                T0.plusSeconds(60), "USD", 1, null, fresh.totals()), T0);
         metrics.record(fresh, T0);
         metrics.record(stale, T0);
 
@@ -118,6 +182,15 @@ class FleetMetricsTest {
                 .gauge().value()).isEqualTo((double) T0.getEpochSecond());
         assertThat(registry.get("gpuledger_price_per_hour").tag("instance_type", "g5.xlarge").gauge().value())
                 .isEqualTo(1.006);
+    }
+
+    /** The value of the one series of {@code family} in the scraped text whose labels hold {@code label}. */
+    private static double scraped(String text, String family, String label) {
+        List<String> lines = text.lines().filter(line -> line.startsWith(family + "{") && line.contains(label))
+                .toList();
+        assertThat(lines).as("series of %s with %s", family, label).hasSize(1);
+        String line = lines.get(0);
+        return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
     }
 
     private double gauge(String family, String gpu) {

@@ -32,6 +32,30 @@ class IdleGpuRuleTest {
     }
 
     @Test
+    void shouldReclaimAnIdleMigSliceForWhatTheSliceItselfSpends() {
+        // Given a 1g.10gb slice (a seventh) of an A100 priced 14 USD per GPU-hour, idle for a whole
+        // minute of six 10-second samples
+        GpuUsage idle = null;
+        for (int i = 1; i <= 6; i++) {
+            TelemetrySample sample = TelemetrySample.builder().gpuUuid("MIG-1").gpuModel("A100-80GB")
+                    .placement(new Placement("node-1", "i-1", "a2-highgpu-1g", "gcp", "us-central1",
+                            Lifecycle.ON_DEMAND))
+                    .jobId("job-1").time(T0.plusSeconds(10L * i)).intervalSeconds(10).smActive(0.0)
+                    .migProfile("1g.10gb").gpuFraction(1.0 / 7).build();
+            idle = (idle == null ? GpuUsage.empty(sample, T0, T0.plusSeconds(60), "USD") : idle).add(sample, 14.0);
+        }
+
+        // When the rule judges it
+        Recommendation recommendation = rule.evaluate(idle, T0.plusSeconds(61)).orElseThrow();
+
+        // Then it was observed for 6 x 10 = 60 s of wall time, all of its minute, and reclaiming it
+        // saves its own rate, 14 / 7 = 2 USD an hour: 2 x 720 = 1440 USD a month
+        assertThat(recommendation.evidence()).containsEntry("secondsObserved", 60.0);
+        assertThat(recommendation.estimatedMonthlySaving()).isCloseTo(2.0 * 720, within(1e-9));
+        assertThat(recommendation.confidence()).isCloseTo(0.9, within(1e-9));
+    }
+
+    @Test
     void shouldNotJudgeAWindowWithTooLittleObservedTime() {
         assertThat(rule.evaluate(window(2, 0.0), T0)).isEmpty();
         assertThat(rule.judges(window(2, 0.0))).isFalse();

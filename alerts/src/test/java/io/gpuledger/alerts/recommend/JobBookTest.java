@@ -3,6 +3,7 @@ package io.gpuledger.alerts.recommend;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.alerts.UsageWindows;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JobProgress;
@@ -12,6 +13,7 @@ import io.gpuledger.model.Offer;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageRollup;
+import io.gpuledger.model.UsageTotals;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -29,7 +31,7 @@ class JobBookTest {
         // Given a job on two p4d GPUs at 4.09625 USD per GPU-hour, 60% SM active, reporting 1.2M tokens a minute
         GpuUsage window = window();
         UsageRollup minute = new UsageRollup(UsageRollup.Dimension.JOB, "llm", T0, T0.plusSeconds(60), "USD", 2,
-                window.totals().plus(window.totals()));
+                null, window.totals().plus(window.totals()));
         JobEconomics economics = new JobEconomics("llm", T0, T0.plusSeconds(60), "USD", 2, 120, 0, 0.1365, 8.19, true,
                 Map.of("tokens", 1_200_000.0), Map.of("tokens", 0.11375), Map.of("tokens", 10_000.0), 0.3, 0);
         JobProgress report = new JobProgress("llm", "research", "node-1", "i-1", List.of(), T0.plusSeconds(60), 60,
@@ -54,6 +56,30 @@ class JobBookTest {
         assertThat(view.communicationOverheadRatio()).isEqualTo(0.3);
         assertThat(view.traits().isInterruptible()).isTrue();
         assertThat(book.views()).hasSize(1);
+    }
+
+    @Test
+    void shouldPictureAJobOnMigSlicesByWhatItsSlicesSpendTogether() {
+        // Given a job on seven 1g.10gb slices (a seventh each) of one A100 at 10 USD per GPU-hour: its
+        // slices' windows and the minute the engine sums from them
+        Placement a100 = new Placement("node-1", "i-1", "a2-highgpu-1g", "gcp", "us-central1", Lifecycle.ON_DEMAND);
+        UsageTotals sum = UsageTotals.ZERO;
+        for (int slice = 0; slice < 7; slice++) {
+            GpuUsage window = UsageWindows.seventhSliceMinute(a100, "MIG-" + slice, "mig", "research", T0, 10.0,
+                    0.6, false);
+            book.onWindow(window, T0);
+            sum = sum.plus(window.totals());
+        }
+        book.onRollup(new UsageRollup(UsageRollup.Dimension.JOB, "mig", T0, T0.plusSeconds(60), "USD", 7,
+                7 * (1.0 / 7), sum), T0);
+
+        // When its picture is taken
+        JobView view = book.view("mig").orElseThrow();
+
+        // Then it runs on 7 slices that make 7 x 1/7 = 1 GPU and spend 7 x 10 / 7 = 10 USD an hour
+        assertThat(view.gpus()).isEqualTo(7);
+        assertThat(view.gpuEquivalents()).isCloseTo(1.0, within(1e-9));
+        assertThat(view.costPerHour()).isCloseTo(10.0, within(1e-9));
     }
 
     @Test

@@ -13,6 +13,7 @@ final class JobViewBuilder {
     private final Offer pool;
     private final String gpuModel;
     private final int gpus;
+    private double gpuEquivalents;
     private final double costPerHour;
     private double smActive = 0.8;
     private Double dramActive = 0.3;
@@ -28,6 +29,7 @@ final class JobViewBuilder {
         this.pool = pool;
         this.gpuModel = gpuModel;
         this.gpus = gpus;
+        this.gpuEquivalents = gpus;
         this.costPerHour = costPerHour;
     }
 
@@ -40,6 +42,12 @@ final class JobViewBuilder {
         this.unit = unit;
         this.workUnitsPerHour = unitsPerHour;
         this.costPerMillionUnits = costPerHour / unitsPerHour * 1_000_000;
+        return this;
+    }
+
+    /** Its GPUs are MIG slices that make {@code equivalents} of a whole GPU together. */
+    JobViewBuilder gpuEquivalents(double equivalents) {
+        this.gpuEquivalents = equivalents;
         return this;
     }
 
@@ -65,7 +73,7 @@ final class JobViewBuilder {
     }
 
     JobView build() {
-        return new JobView(jobId, "team-a", pool, gpuModel, gpus, costPerHour, "USD", smActive, dramActive, unit,
+        return new JobView(jobId, "team-a", pool, gpuModel, gpus, gpuEquivalents, costPerHour, "USD", smActive, dramActive, unit,
                 workUnitsPerHour, costPerMillionUnits, communicationOverheadRatio, traits, windowEnd);
     }
 }

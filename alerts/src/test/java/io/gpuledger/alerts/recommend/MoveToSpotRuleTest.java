@@ -51,6 +51,24 @@ class MoveToSpotRuleTest {
                 Arguments.of("no spot offer", 8, 8, 32.77, null, checkpointsEveryHalfHour, null));
     }
 
+    @Test
+    void shouldMoveAJobOnSevenSlicesOfAOneGpuInstanceAsOneInstance() {
+        // Given an interruptible job checkpointing every half hour on seven 1g.10gb slices (a seventh
+        // each) of the one GPU of an instance sold at 10 USD/h on demand and 3 USD/h as spot
+        PriceBoard board = board(1, 10.0, 3.0, "USD");
+        JobView view = job("job-mig", ON_DEMAND, "A100-40GB", 7, 10.0).gpuEquivalents(7 * (1.0 / 7))
+                .traits(new JobTraits("llama-7b", true, 1800.0, null)).build();
+
+        // When the rule judges it
+        Recommendation recommendation = rule.evaluate(view, board, NOW).orElseThrow();
+
+        // Then it moves 7 x 1/7 / 1 = 1 instance: saving (10 - 3) x 1 = 7/h against
+        // 0.05 x (1800 / 2 + 300) / 3600 x 3 x 1 = 0.05/h expected lost; (7 - 0.05) x 720 = 5004 a month
+        assertThat((double) recommendation.evidence().get("instances")).isCloseTo(1.0, within(1e-9));
+        assertThat(recommendation.estimatedMonthlySaving()).isCloseTo(5004.0, within(1e-6));
+        assertThat(recommendation.action()).containsEntry("gpus", 7);
+    }
+
     @ParameterizedTest(name = "{0}: {6}")
     @MethodSource("jobs")
     void shouldMoveAnInterruptibleJobToSpotWhenTheSavingOutweighsTheInterruptions(String name, int gpus,

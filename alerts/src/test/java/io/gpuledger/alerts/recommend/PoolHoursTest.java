@@ -48,9 +48,9 @@ class PoolHoursTest {
         PoolHours hours = new PoolHours(3, 10);
         Offer spot = new Offer("aws", "us-east-1", "p4d.24xlarge", Lifecycle.SPOT);
         UsageRollup spotHour = new UsageRollup(UsageRollup.Dimension.POOL, spot.key(), T0, T0.plusSeconds(3600),
-                "USD", 8, totals(8 * 3600));
+                "USD", 8, null, totals(8 * 3600));
         UsageRollup minute = new UsageRollup(UsageRollup.Dimension.POOL, P4D.key(), T0, T0.plusSeconds(60), "USD", 8,
-                totals(480));
+                null, totals(480));
 
         assertThat(hours.onRollup(spotHour, new PriceBoard(), GpuCatalog.defaults())).isEmpty();
         assertThat(hours.onRollup(minute, new PriceBoard(), GpuCatalog.defaults())).isEmpty();
@@ -59,7 +59,7 @@ class PoolHoursTest {
     private static UsageRollup hour(int index, double gpuHours) {
         Instant start = T0.plusSeconds(3600L * index);
         return new UsageRollup(UsageRollup.Dimension.POOL, P4D.key(), start, start.plusSeconds(3600), "USD", 16,
-                totals(gpuHours * 3600));
+                null, totals(gpuHours * 3600));
     }
 
     private static UsageTotals totals(double gpuSeconds) {

@@ -80,6 +80,11 @@ class ReduceCommunicationRuleTest {
                 // 0.4 x 11.344 x 0.3 x 720 = 980.1216
                 Arguments.of("faster network dearer", g5Job(), Map.of(onDemand("g5.48xlarge"), 16.288),
                         "job-changes", null, 980.1216, 0.4),
+                // 8 MIG-like slices making 4 GPUs (one g5.12xlarge, 5.672/h) are priced by the 4 GPUs:
+                // 1.5 x 4 x (0.6 + 0.4 / 2.5) = 4.56/h there; (5.672 - 4.56) x 720 = 800.64
+                Arguments.of("slices priced by the GPU they make",
+                        job("job-1", G5_12, "A10G-24GB", 8, 5.672).gpuEquivalents(4).communication(0.4).build(),
+                        Map.of(onDemand("g5.48xlarge"), 12.0), "faster-interconnect", "g5.48xlarge", 800.64, 0.6),
                 // NC24s_v3's network is not published: nothing to compare; 0.3 x 12.24 x 0.3 x 720 = 793.152
                 Arguments.of("network unknown",
                         job("job-1", new Offer("azure", "eastus", "Standard_NC24s_v3", Lifecycle.ON_DEMAND),

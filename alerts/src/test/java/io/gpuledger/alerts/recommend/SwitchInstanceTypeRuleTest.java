@@ -111,6 +111,24 @@ class SwitchInstanceTypeRuleTest {
         assertThat(found.confidence()).isEqualTo(0.5);
     }
 
+    @Test
+    void shouldEstimateAJobOnMigSlicesByTheGpuItUses() {
+        // Given a job on seven 1g.10gb slices (a seventh each) of one A100-40GB of a p4d (32.77 / 8 =
+        // 4.09625 per GPU-hour) doing 1.25M tokens an hour: 4.09625 / 1.25 = 3.277 per 1M
+        JobView job = job("job-mig", P4D, "A100-40GB", 7, 4.09625).gpuEquivalents(7 * (1.0 / 7))
+                .work("tokens", 1_250_000).build();
+        PriceBoard board = board(Map.of(A2, 24.0));
+
+        // When the rule judges it against a2-highgpu-8g, the same A100-40GB at 24 / 8 = 3 per GPU-hour
+        Recommendation found = rule.evaluate(job, List.of(job), board, CATALOG, NOW).orElseThrow();
+
+        // Then its 7 slices do 1.25M tokens per 7 x 1/7 = 1 GPU-hour: 3 / 1.25 = 2.4 per 1M there,
+        // 1 - 2.4 / 3.277 = 26.8% less; (3.277 - 2.4) x 1.25 x 720 = 789.30 a month
+        assertThat(toPool(found)).containsEntry("instanceType", "a2-highgpu-8g");
+        assertThat((double) found.evidence().get("candidateCostPerMillionUnits")).isCloseTo(2.4, within(1e-9));
+        assertThat(found.estimatedMonthlySaving()).isCloseTo(789.30, within(0.01));
+    }
+
     static Stream<Arguments> peers() {
         JobTraits llama = new JobTraits("llama-7b", null, null, null);
         return Stream.of(

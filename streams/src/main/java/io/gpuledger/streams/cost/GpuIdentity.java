@@ -107,6 +107,6 @@ final class GpuIdentity {
             boolean closed) {
         return new GpuUsage(gpuUuid, gpuIndex, gpuModel, host, instanceId, instanceType, provider, region, lifecycle,
                 jobId, team, Instant.ofEpochMilli(windowStart), Instant.ofEpochMilli(windowEnd), currency, totals,
-                closed);
+                closed, fraction);
     }
 }

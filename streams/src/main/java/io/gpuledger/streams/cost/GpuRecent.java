@@ -22,6 +22,8 @@ final class GpuRecent {
     /** Start of the hour under way (epoch millis), or {@link #NONE}. */
     long hourStart = NONE;
     UsageTotals hour = UsageTotals.ZERO;
+    /** The GPU's share of a physical GPU, as its latest closed minute says (below 1 for a MIG slice). */
+    double gpuFraction = 1;
 
     /**
      * Adds the closed minute starting at {@code start} and returns the rolling view that ends
@@ -53,11 +55,13 @@ final class GpuRecent {
         public void write(GpuRecent recent, DataOutput out) throws IOException {
             out.writeLong(recent.hourStart);
             UsageCodec.TOTALS.write(recent.hour, out);
-            out.writeByte(recent.minutes.size());
+            // Complemented: views written before the share was kept have none after their minutes.
+            out.writeByte(~recent.minutes.size());
             for (Map.Entry<Long, UsageTotals> minute : recent.minutes.entrySet()) {
                 out.writeLong(minute.getKey());
                 UsageCodec.TOTALS.write(minute.getValue(), out);
             }
+            out.writeDouble(recent.gpuFraction);
         }
 
         @Override
@@ -65,8 +69,12 @@ final class GpuRecent {
             GpuRecent recent = new GpuRecent();
             recent.hourStart = in.readLong();
             recent.hour = UsageCodec.TOTALS.read(in);
-            for (int count = in.readByte(); count > 0; count--) {
+            int written = in.readByte();
+            for (int count = written < 0 ? ~written : written; count > 0; count--) {
                 recent.minutes.put(in.readLong(), UsageCodec.TOTALS.read(in));
+            }
+            if (written < 0) {
+                recent.gpuFraction = in.readDouble();
             }
             return recent;
         }

@@ -193,6 +193,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             partial.totals.add(charged);
             if (window.countIn(identity.rollupKeys[d])) {
                 partial.gpus++;
+                partial.gpuEquivalents += identity.fraction;
             }
         }
 
@@ -222,7 +223,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     private PendingPartial pendingPartial(Dimension dimension, GpuIdentity identity, String key, long minute) {
         PendingPartial partial = partials.get(key);
         if (partial == null) {
-            partial = new PendingPartial(dimension, identity.idIn(dimension), minute, 0, new RunningTotals());
+            partial = new PendingPartial(dimension, identity.idIn(dimension), minute, 0, 0, new RunningTotals());
         }
         partials.put(key, partial);
         partial.putFor = partials.commits();
@@ -299,7 +300,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
                     .plusUnmonitored(unmonitored);
             context.forward(new Record<>(gpu, new Emitted.Usage(identity.usage(gpu, minute, minute + MINUTE,
                     currency, totals, true)), minute));
-            addToOwnViews(gpu, minute, totals);
+            addToOwnViews(gpu, minute, totals, identity.fraction);
             if (unmonitored > 0) {
                 UsageTotals gap = UsageTotals.ZERO.plusUnmonitored(unmonitored);
                 for (Dimension dimension : DIMENSIONS) {
@@ -316,7 +317,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
      * Adds a GPU's closed minute to its own views: sends its rolling five minutes that end with
      * that minute, and its hour once the hour's last minute has closed (or a minute of a later hour has).
      */
-    private void addToOwnViews(String gpu, long minute, UsageTotals totals) {
+    private void addToOwnViews(String gpu, long minute, UsageTotals totals, double gpuFraction) {
         GpuRecent views = recent.get(gpu);
         if (views == null) {
             views = new GpuRecent();
@@ -326,9 +327,10 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             sendHour(gpu, views);
         }
         views.hourStart = hourStart;
+        views.gpuFraction = gpuFraction;
         UsageTotals rolling = views.addMinute(minute, totals, RollupWindows.ROLLING_MINUTES);
         long rollingStart = minute + MINUTE - RollupWindows.ROLLING_MINUTES * MINUTE;
-        sendOwn(gpu, rollingStart, minute + MINUTE, rolling);
+        sendOwn(gpu, rollingStart, minute + MINUTE, rolling, gpuFraction);
         if (minute + MINUTE == hourStart + HOUR) {
             sendHour(gpu, views);
         }
@@ -337,12 +339,12 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
 
     private void sendHour(String gpu, GpuRecent views) {
         long start = views.hourStart;
-        sendOwn(gpu, start, start + HOUR, views.endHour());
+        sendOwn(gpu, start, start + HOUR, views.endHour(), views.gpuFraction);
     }
 
-    private void sendOwn(String gpu, long start, long end, UsageTotals totals) {
+    private void sendOwn(String gpu, long start, long end, UsageTotals totals, double gpuFraction) {
         UsageRollup view = new UsageRollup(Dimension.GPU, gpu, Instant.ofEpochMilli(start), Instant.ofEpochMilli(end),
-                currency, 1, totals);
+                currency, 1, gpuFraction, totals);
         context.forward(new Record<>(view.key(), new Emitted.Rollup(view), start));
     }
 

@@ -17,22 +17,27 @@ final class PendingPartial {
     final String id;
     final long windowStart;
     long gpus;
+    /** How much GPU those are: the sum of their shares of a physical GPU. */
+    double gpuEquivalents;
     final RunningTotals totals;
     /** Sent and dropped from the store: whoever still holds it must look up (or start) a new one. */
     transient boolean sent;
     /** The commit of its store it was last put for (see {@link io.gpuledger.streams.state.LiveStore#commits}). */
     transient long putFor = -1;
 
-    PendingPartial(Dimension dimension, String id, long windowStart, long gpus, RunningTotals totals) {
+    PendingPartial(Dimension dimension, String id, long windowStart, long gpus, double gpuEquivalents,
+            RunningTotals totals) {
         this.dimension = dimension;
         this.id = id;
         this.windowStart = windowStart;
         this.gpus = gpus;
+        this.gpuEquivalents = gpuEquivalents;
         this.totals = totals;
     }
 
     RollupPartial toPartial(String currency) {
-        return new RollupPartial(dimension, id, windowStart, currency, gpus, totals.snapshot(), WorkTotals.NONE);
+        return new RollupPartial(dimension, id, windowStart, currency, gpus, gpuEquivalents, totals.snapshot(),
+                WorkTotals.NONE);
     }
 
     static final Codec<PendingPartial> CODEC = new Codec<>() {
@@ -41,13 +46,17 @@ final class PendingPartial {
             out.writeByte(partial.dimension.ordinal());
             out.writeUTF(partial.id);
             out.writeLong(partial.windowStart);
-            out.writeLong(partial.gpus);
+            GpuCount.write(partial.gpus, partial.gpuEquivalents, out);
             UsageCodec.TOTALS.write(partial.totals.snapshot(), out);
         }
 
         @Override
         public PendingPartial read(DataInput in) throws IOException {
-            return new PendingPartial(Dimension.values()[in.readByte()], in.readUTF(), in.readLong(), in.readLong(),
+            Dimension dimension = Dimension.values()[in.readByte()];
+            String id = in.readUTF();
+            long windowStart = in.readLong();
+            GpuCount count = GpuCount.read(in);
+            return new PendingPartial(dimension, id, windowStart, count.gpus(), count.equivalents(),
                     RunningTotals.of(UsageCodec.TOTALS.read(in)));
         }
     };

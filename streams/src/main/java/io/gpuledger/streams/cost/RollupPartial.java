@@ -15,13 +15,14 @@ import java.io.IOException;
 /**
  * What one task added to a job's, team's or pool's minute since it last said so: the sum of the
  * samples (and settled unmonitored time) it charged there, how many GPUs it saw there for the
- * first time, and, for a job, the work reported for that minute. A roll-up is the sum of its partials, from every task; under exactly-once each
+ * first time and how much GPU they are (their shares of a physical GPU), and, for a job, the work
+ * reported for that minute. A roll-up is the sum of its partials, from every task; under exactly-once each
  * partial is sent once, with the input it sums, so none is lost or counted twice.
  *
  * @param windowStart epoch millis of the minute
  */
 record RollupPartial(Dimension dimension, String id, long windowStart, String currency, long gpus,
-        UsageTotals totals, WorkTotals work) {
+        double gpuEquivalents, UsageTotals totals, WorkTotals work) {
 
     static final Codec<RollupPartial> CODEC = new Codec<>() {
         @Override
@@ -30,21 +31,26 @@ record RollupPartial(Dimension dimension, String id, long windowStart, String cu
             out.writeUTF(partial.id);
             out.writeLong(partial.windowStart);
             out.writeUTF(partial.currency);
-            out.writeLong(partial.gpus);
+            GpuCount.write(partial.gpus, partial.gpuEquivalents, out);
             UsageCodec.TOTALS.write(partial.totals, out);
             WorkCodec.write(partial.work, out);
         }
 
         @Override
         public RollupPartial read(DataInput in) throws IOException {
-            return new RollupPartial(Dimension.values()[in.readByte()], in.readUTF(), in.readLong(), in.readUTF(),
-                    in.readLong(), UsageCodec.TOTALS.read(in), WorkCodec.read(in));
+            Dimension dimension = Dimension.values()[in.readByte()];
+            String id = in.readUTF();
+            long windowStart = in.readLong();
+            String currency = in.readUTF();
+            GpuCount count = GpuCount.read(in);
+            return new RollupPartial(dimension, id, windowStart, currency, count.gpus(), count.equivalents(),
+                    UsageCodec.TOTALS.read(in), WorkCodec.read(in));
         }
     };
 
     /** A job's work, reported for one minute. */
     static RollupPartial work(String jobId, long windowStart, String currency, WorkTotals work) {
-        return new RollupPartial(Dimension.JOB, jobId, windowStart, currency, 0, UsageTotals.ZERO, work);
+        return new RollupPartial(Dimension.JOB, jobId, windowStart, currency, 0, 0, UsageTotals.ZERO, work);
     }
 
 

@@ -20,6 +20,8 @@ final class RollupState {
         WorkTotals work = WorkTotals.NONE;
         /** GPUs seen in it: in a minute, those with a window there; in an hour, the most in any of its minutes. */
         long gpus;
+        /** How much GPU those are (their shares of a physical GPU); in an hour, the most in any of its minutes. */
+        double gpuEquivalents;
         /** Changed since last sent: not kept, a restart sends nothing until the next partial. */
         transient boolean changed;
     }
@@ -59,7 +61,7 @@ final class RollupState {
             out.writeInt(sums.size());
             for (Map.Entry<Long, Sum> entry : sums.entrySet()) {
                 out.writeLong(entry.getKey());
-                out.writeLong(entry.getValue().gpus);
+                GpuCount.write(entry.getValue().gpus, entry.getValue().gpuEquivalents, out);
                 UsageCodec.TOTALS.write(entry.getValue().totals, out);
                 RollupPartial.WorkCodec.write(entry.getValue().work, out);
             }
@@ -69,7 +71,9 @@ final class RollupState {
             for (int count = in.readInt(); count > 0; count--) {
                 long start = in.readLong();
                 Sum sum = new Sum();
-                sum.gpus = in.readLong();
+                GpuCount gpus = GpuCount.read(in);
+                sum.gpus = gpus.gpus();
+                sum.gpuEquivalents = gpus.equivalents();
                 sum.totals = UsageCodec.TOTALS.read(in);
                 sum.work = RollupPartial.WorkCodec.read(in);
                 sums.put(start, sum);

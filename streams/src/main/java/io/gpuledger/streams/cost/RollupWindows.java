@@ -93,6 +93,7 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
         RollupState.Sum minute = state.minutes.computeIfAbsent(partial.windowStart(), start -> new RollupState.Sum());
         minute.totals = minute.totals.plus(partial.totals());
         minute.gpus += partial.gpus();
+        minute.gpuEquivalents += partial.gpuEquivalents();
         minute.work = partial.work().reports() == 0 ? minute.work : minute.work.plus(partial.work());
         minute.changed = true;
         store.put(record.key(), state);
@@ -104,6 +105,7 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
         RollupState.Sum hour = state.hours.computeIfAbsent(hourStart, start -> new RollupState.Sum());
         hour.totals = hour.totals.plus(partial.totals());
         hour.gpus = Math.max(hour.gpus, minute.gpus);
+        hour.gpuEquivalents = Math.max(hour.gpuEquivalents, minute.gpuEquivalents);
         hour.changed = true;
     }
 
@@ -207,7 +209,7 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
         sum.changed = false;
         sentSinceUpdate = true;
         UsageRollup rollup = new UsageRollup(state.dimension, state.id, Instant.ofEpochMilli(start),
-                Instant.ofEpochMilli(start + length), state.currency, sum.gpus, sum.totals);
+                Instant.ofEpochMilli(start + length), state.currency, sum.gpus, sum.gpuEquivalents, sum.totals);
         // Dated by its start, as usage windows are: an hour's end lies up to an hour ahead, and
         // brokers refuse (or keep too long) records dated in the future.
         context.forward(new Record<>(key, new Emitted.Rollup(rollup), start));
@@ -230,6 +232,7 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
                 .values()) {
             totals = totals.plus(minute.totals);
             sum.gpus = Math.max(sum.gpus, minute.gpus);
+            sum.gpuEquivalents = Math.max(sum.gpuEquivalents, minute.gpuEquivalents);
         }
         sum.totals = totals;
         return sum;

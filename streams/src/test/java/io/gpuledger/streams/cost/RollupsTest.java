@@ -3,6 +3,8 @@ package io.gpuledger.streams.cost;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
@@ -104,6 +106,57 @@ class RollupsTest {
         assertThat(rolling.totals().gpuSeconds()).isEqualTo(300.0);
         assertThat(rolling.totals().cost()).isCloseTo(5 * GPU_PER_HOUR / 60, within(1e-12));
         assertThat(rolling.costPerHour()).isCloseTo(GPU_PER_HOUR, within(1e-9));
+    }
+
+    @Test
+    void shouldRateAJobOnMigSlicesAndEachSliceByWhatTheySpend() {
+        // Given a job on seven 1g.10gb slices (a seventh each) of the one A100 of an instance at 10 USD/h,
+        // each slice covered for the whole first minute
+        cost.publish(new PriceQuote("gcp", "us-central1", "a2-highgpu-1g", Lifecycle.ON_DEMAND, "A100-40GB", 1, 10.0,
+                "USD", T0.minus(Duration.ofDays(1)), "test"));
+        for (int slice = 0; slice < 7; slice++) {
+            send(TelemetrySample.builder().gpuUuid("MIG-" + slice).gpuModel("A100-40GB")
+                    .placement(new Placement("node-m", "i-m", "a2-highgpu-1g", "gcp", "us-central1",
+                            Lifecycle.ON_DEMAND))
+                    .jobId("job-mig").team("research").time(T0.plusSeconds(60)).intervalSeconds(60).smActive(0.9)
+                    .migProfile("1g.10gb").gpuFraction(1.0 / 7).build());
+        }
+        // An open hour goes out at most once a minute of wall-clock time
+        cost.driver.advanceWallClockTime(RollupWindows.HOUR_UPDATE_INTERVAL);
+
+        // Then each slice spends 10 / 7 = 1.428571 USD an hour, observed for its 60 s of wall time
+        Map<String, GpuUsage> slices = new LinkedHashMap<>();
+        cost.usage.readRecordsToList().forEach(record -> slices.put(record.key(), record.value()));
+        assertThat(slices).hasSize(7);
+        assertThat(slices.values()).allSatisfy(slice -> {
+            assertThat(slice.costPerHour()).isCloseTo(1.428571, within(1e-6));
+            assertThat(slice.secondsObserved()).isCloseTo(60.0, within(1e-9));
+        });
+        // and the job 7 x 1.428571 = 10 USD an hour, on 7 slices that make 7 x 1/7 = 1 GPU, in its minute,
+        // its hour and its economics
+        Map<String, UsageRollup> latest = latest();
+        UsageRollup minute = latest.get("job|job-mig|" + T0 + "|PT1M");
+        assertThat(minute.gpus()).isEqualTo(7);
+        assertThat(minute.gpuEquivalents()).isCloseTo(1.0, within(1e-9));
+        assertThat(minute.costPerHour()).isCloseTo(10.0, within(1e-9));
+        UsageRollup hour = latest.get("job|job-mig|" + T0 + "|PT1H");
+        assertThat(hour.gpuEquivalents()).isCloseTo(1.0, within(1e-9));
+        assertThat(hour.costPerHour()).isCloseTo(10.0, within(1e-9));
+        List<JobEconomics> economics = cost.economics.readValuesToList();
+        assertThat(economics).isNotEmpty();
+        assertThat(economics.get(economics.size() - 1).costPerHour()).isCloseTo(10.0, within(1e-9));
+    }
+
+    @Test
+    void shouldRateAJobOnWholeGpusAsTheSumOfItsGpus() {
+        // Given a job on two whole GPUs of a p4d (32 / 8 = 4 USD/h each), each covered for a minute
+        send(sample("GPU-1", "node-a", "train-llm", "research", T0.plusSeconds(60), 60, 0.9));
+        send(sample("GPU-2", "node-b", "train-llm", "research", T0.plusSeconds(60), 60, 0.7));
+
+        // Then the job spends 4 + 4 = 8 USD an hour on 2 GPUs
+        UsageRollup minute = latest().get("job|train-llm|" + T0 + "|PT1M");
+        assertThat(minute.gpuEquivalents()).isEqualTo(2.0);
+        assertThat(minute.costPerHour()).isCloseTo(8.0, within(1e-9));
     }
 
     /** The last roll-up of each (key, window, period). */
