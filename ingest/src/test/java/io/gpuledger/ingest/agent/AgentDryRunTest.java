@@ -155,6 +155,65 @@ class AgentDryRunTest {
     }
 
     @Test
+    void shouldPublishTheGraphicsEngineActivityOfAnA100PageWithoutSmActivity() throws IOException {
+        // Given NVIDIA's MIG example page: an A100 with one 1g.5gb instance, DCGM_FI_PROF_GR_ENGINE_ACTIVE and no
+        // DCGM_FI_PROF_SM_ACTIVE nor utilisation
+        dcgm.answer("GET /metrics", 200, Fixtures.read("dcgm-exporter/mig-a100-1g5gb-nvidia-docs.prom"));
+
+        // When the agent runs one round
+        assertThat(AgentMain.run(new String[] {"--once", "--dry-run"}, dcgmOnly(), print(out), print(err))).isZero();
+
+        // Then the instance is sampled at its graphics engine's activity, and the unsliced 6/7 as idle
+        List<JsonNode> samples = records();
+        assertThat(samples).hasSize(2);
+        assertThat(samples).filteredOn(s -> s.get("gpuUuid").asText().endsWith("/mig/13")).singleElement()
+                .satisfies(slice -> {
+                    assertThat(slice.get("smActive").asDouble()).isEqualTo(0.995687);
+                    assertThat(slice.get("gpuFraction").asDouble()).isEqualTo(1.0 / 7);
+                });
+        assertThat(samples).filteredOn(s -> s.get("migProfile").asText().equals("unallocated")).singleElement()
+                .satisfies(rest -> assertThat(rest.get("smActive").asDouble()).isZero());
+    }
+
+    @Test
+    void shouldPublishEveryMigInstanceOfAnH100PageThatHasOnlyGraphicsEngineActivity() throws IOException {
+        // Given an H100 in MIG mode whose page has DCGM_FI_PROF_GR_ENGINE_ACTIVE for its three 1g.10gb instances
+        dcgm.answer("GET /metrics", 200, Fixtures.read("dcgm-exporter/mig-h100-k8s-pod-labels-issue512-excerpt.prom"));
+
+        // When the agent runs one round
+        assertThat(AgentMain.run(new String[] {"--once", "--dry-run"}, dcgmOnly(), print(out), print(err))).isZero();
+
+        // Then each instance has its sample, at the 0.000000 the page gives, charged a seventh of the GPU
+        List<JsonNode> samples = records();
+        assertThat(samples).extracting(s -> s.get("gpuUuid").asText()).containsExactlyInAnyOrder(
+                "GPU-58e8f5ea-13cc-013a-d88f-2bcf5ae8bc77/mig/7", "GPU-58e8f5ea-13cc-013a-d88f-2bcf5ae8bc77/mig/8",
+                "GPU-58e8f5ea-13cc-013a-d88f-2bcf5ae8bc77/mig/9");
+        assertThat(samples).allSatisfy(sample -> {
+            assertThat(sample.get("smActive").isNumber()).isTrue();
+            assertThat(sample.get("smActive").asDouble()).isZero();
+            assertThat(sample.get("gpuFraction").asDouble()).isEqualTo(1.0 / 7);
+        });
+    }
+
+    @Test
+    void shouldPublishTheGpuOfTheQuickstartPageWithItsActivityUnknown() throws IOException {
+        // Given dcgm-exporter's README quickstart page: clocks and a memory temperature, no activity of any kind
+        dcgm.answer("GET /metrics", 200, Fixtures.read("dcgm-exporter/sentinel-memory-temp-not-supported-readme.prom"));
+
+        // When the agent runs one round
+        assertThat(AgentMain.run(new String[] {"--once", "--dry-run"}, dcgmOnly(), print(out), print(err))).isZero();
+
+        // Then the GPU is sampled all the same, its activity written as unknown (null), and the agent says so
+        assertThat(records()).singleElement().satisfies(sample -> {
+            assertThat(sample.get("gpuUuid").asText()).isEqualTo("GPU-604ac76c-d9cf-fef3-62e9-d92044ab6e52");
+            assertThat(sample.has("smActive")).isTrue();
+            assertThat(sample.get("smActive").isNull()).isTrue();
+        });
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("GPU-604ac76c-d9cf-fef3-62e9-d92044ab6e52").contains("activity unknown");
+    }
+
+    @Test
     void shouldRefuseAConfigurationItCannotUseWithAClearMessage() throws IOException {
         Path config = dir.resolve("agent.properties");
         Files.writeString(config, "intervall=5\n");
@@ -176,6 +235,17 @@ class AgentDryRunTest {
         env.put("GPULEDGER_GCP_METADATA_URL", metadata.url());
         env.put("GPULEDGER_AZURE_METADATA_URL", metadata.url());
         env.put("GPULEDGER_SPOOL_DIR", dir.resolve("spool").toString());
+        return env;
+    }
+
+    /** A node outside any cloud whose only collector is dcgm-exporter. */
+    private Map<String, String> dcgmOnly() {
+        Map<String, String> env = env("none");
+        env.put("GPULEDGER_NVIDIA_SMI_ENABLED", "false");
+        env.put("GPULEDGER_INSTANCE_TYPE", "p4d.24xlarge");
+        env.put("GPULEDGER_PROVIDER", "aws");
+        env.put("GPULEDGER_REGION", "us-east-1");
+        env.put("GPULEDGER_LIFECYCLE", "on-demand");
         return env;
     }
 

@@ -73,12 +73,27 @@ class NodeAgentTest {
     }
 
     @Test
-    void shouldSkipAGpuWithoutAnyActivityReadingAndSayWhy() {
+    void shouldSampleAGpuWithoutAnyActivityReadingWithItsActivityUnknownAndCountIt() {
+        // Given a GPU whose collectors give its power but no activity, twice
         agent = agent(Map.of(), fixed("nvidia-smi", reading("GPU-x", 0, null, null, 70.0)));
 
-        assertThat(agent.round()).isEmpty();
-        assertThat(agent.counters().samplesSkipped()).isEqualTo(1);
-        assertThat(problems).singleElement().asString().contains("GPU-x").contains("no sample");
+        // When the agent runs two rounds
+        List<TelemetrySample> first = agent.round();
+        agent.round();
+
+        // Then each round publishes its sample, activity unknown, power as read
+        assertThat(first).singleElement().satisfies(sample -> {
+            assertThat(sample.gpuUuid()).isEqualTo("GPU-x");
+            assertThat(sample.smActive()).isNull();
+            assertThat(sample.activityKnown()).isFalse();
+            assertThat(sample.powerWatts()).isEqualTo(70.0);
+        });
+        assertThat(published).hasSize(2).allSatisfy(line -> assertThat(line).contains("\"smActive\":null"));
+        // counted every round, said once
+        assertThat(agent.counters().samplesActivityUnknown()).isEqualTo(2);
+        assertThat(agent.counters().samplesSkipped()).isZero();
+        assertThat(agent.metricsText()).contains("gpuledger_agent_samples_activity_unknown_total 2");
+        assertThat(problems).singleElement().asString().contains("GPU-x").contains("activity unknown");
     }
 
     @Test
