@@ -62,6 +62,8 @@ public final class NodeAgent implements AutoCloseable {
     private final Set<String> activityUnknown = new HashSet<>();
     private final Set<String> noticesSeen = new HashSet<>();
     private final Path noticesFile;
+    /** False for a dry run: it reads what real runs remembered, and leaves the disk as it found it. */
+    private final boolean remembersNotices;
     private final Duration interval;
     private Instant lastRound;
     private ScheduledExecutorService scheduler;
@@ -70,7 +72,13 @@ public final class NodeAgent implements AutoCloseable {
 
     NodeAgent(AgentConfig config, Identity.Resolved identity, List<Collector> collectors, RecordSink sink,
             Clock clock, Consumer<String> problems) {
+        this(config, identity, collectors, sink, clock, problems, true);
+    }
+
+    private NodeAgent(AgentConfig config, Identity.Resolved identity, List<Collector> collectors, RecordSink sink,
+            Clock clock, Consumer<String> problems, boolean remembersNotices) {
         this.config = config;
+        this.remembersNotices = remembersNotices;
         this.placement = identity.placement();
         this.cloud = identity.cloud();
         this.collectors = List.copyOf(collectors);
@@ -86,6 +94,14 @@ public final class NodeAgent implements AutoCloseable {
     /** An agent for this node: identity resolved, collectors built from the configuration. */
     public static NodeAgent create(AgentConfig config, RecordSink sink, Clock clock, Consumer<String> problems) {
         return new NodeAgent(config, Identity.resolve(config), collectors(config), sink, clock, problems);
+    }
+
+    /**
+     * An agent that only shows what it would publish: it writes nothing on disk, so a real run
+     * after it publishes the notices it printed. It still skips notices real runs published.
+     */
+    public static NodeAgent dryRun(AgentConfig config, RecordSink sink, Clock clock, Consumer<String> problems) {
+        return new NodeAgent(config, Identity.resolve(config), collectors(config), sink, clock, problems, false);
     }
 
     static List<Collector> collectors(AgentConfig config) {
@@ -342,6 +358,9 @@ public final class NodeAgent implements AutoCloseable {
 
     /** Notices stay up for minutes; remembering them on disk keeps a restarted agent from publishing them twice. */
     private void rememberNotice(String eventId) {
+        if (!remembersNotices) {
+            return;
+        }
         try {
             Files.createDirectories(noticesFile.getParent());
             Files.writeString(noticesFile, eventId + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
