@@ -198,8 +198,9 @@ public final class DcgmScrape {
 
     /**
      * SM activity, else the graphics engine's: many exporters are set up with the engine's field
-     * alone (the usage field other cost tools read), and it is the share of time any kernel ran,
-     * the closest reading to SM activity a page may have.
+     * alone (the usage field other cost tools read). It is the share of time the engine was busy,
+     * coarser than SM activity (one SM at work counts as busy) but the closest reading a page may
+     * have, and a GPU paid for must not lose its samples for want of the finer one.
      */
     private static Double activity(Map<Field, Double> values) {
         Double sm = values.get(Field.SM_ACTIVE);
