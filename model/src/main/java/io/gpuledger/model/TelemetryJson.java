@@ -60,7 +60,7 @@ public final class TelemetryJson {
             new Field<>("team", String.class, TelemetryJson::text, Builder::team),
             new Field<>("time", Instant.class, TelemetryJson::instant, Builder::time),
             new Field<>("intervalSeconds", double.class, TelemetryJson::number, Builder::intervalSeconds),
-            new Field<>("smActive", double.class, TelemetryJson::number, Builder::smActive),
+            new Field<>("smActive", Double.class, TelemetryJson::number, Builder::smActive),
             new Field<>("smOccupancy", Double.class, TelemetryJson::number, Builder::smOccupancy),
             new Field<>("dramActive", Double.class, TelemetryJson::number, Builder::dramActive),
             new Field<>("tensorActive", Double.class, TelemetryJson::number, Builder::tensorActive),

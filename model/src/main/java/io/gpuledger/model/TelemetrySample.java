@@ -27,7 +27,7 @@ public record TelemetrySample(
         String team,
         @JsonProperty(required = true) Instant time,
         @JsonProperty(required = true) double intervalSeconds,
-        @JsonProperty(required = true) double smActive,
+        @JsonProperty(required = true) Double smActive,
         Double smOccupancy,
         Double dramActive,
         Double tensorActive,
@@ -65,7 +65,7 @@ public record TelemetrySample(
             throw new InvalidRecordException("intervalSeconds",
                     "must be at most " + MAX_INTERVAL_SECONDS + ", was " + intervalSeconds);
         }
-        Check.ratio("smActive", smActive);
+        Check.optionalRatio("smActive", smActive);
         Check.optionalRatio("smOccupancy", smOccupancy);
         Check.optionalRatio("dramActive", dramActive);
         Check.optionalRatio("tensorActive", tensorActive);
@@ -85,6 +85,11 @@ public record TelemetrySample(
 
     public Offer offer() {
         return new Offer(provider, region, instanceType, lifecycle);
+    }
+
+    /** Whether the sample says how active the GPU was; without it, its time is neither idle nor busy. */
+    public boolean activityKnown() {
+        return smActive != null;
     }
 
     /** The share of the physical GPU this sample is charged for (1 unless a MIG slice). */
@@ -119,7 +124,7 @@ public record TelemetrySample(
         private String team;
         private Instant time;
         private double intervalSeconds;
-        private double smActive;
+        private Double smActive;
         private Double smOccupancy;
         private Double dramActive;
         private Double tensorActive;
@@ -147,7 +152,7 @@ public record TelemetrySample(
         public Builder team(String value) { team = value; return this; }
         public Builder time(Instant value) { time = value; return this; }
         public Builder intervalSeconds(double value) { intervalSeconds = value; return this; }
-        public Builder smActive(double value) { smActive = value; return this; }
+        public Builder smActive(Double value) { smActive = value; return this; }
         public Builder smOccupancy(Double value) { smOccupancy = value; return this; }
         public Builder dramActive(Double value) { dramActive = value; return this; }
         public Builder tensorActive(Double value) { tensorActive = value; return this; }

@@ -12,7 +12,9 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param stalePricedSeconds part of it charged at a price its feed had not confirmed for longer
  *                        than the engine's maximum age (30 minutes by default) before the sample:
  *                        charged all the same, at the last price known, but an estimate
- * @param idleSeconds     part of it with SM activity under the idle threshold
+ * @param idleSeconds     part of it with SM activity under the idle threshold; time of samples
+ *                        without an activity reading is never counted idle (see
+ *                        {@link #activityUnknownSeconds()})
  * @param idleCost        what that idle time cost
  * @param unmonitoredSeconds GPU time of a running instance that no sample covered: the gaps
  *                        between two of a GPU's samples, settled when a window closes (see
@@ -65,7 +67,9 @@ public record UsageTotals(
     public UsageTotals add(TelemetrySample sample, Double gpuPricePerHour, boolean stalePrice) {
         double seconds = sample.intervalSeconds() * sample.chargedFraction();
         double cost = gpuPricePerHour == null ? 0 : gpuPricePerHour * seconds / 3600;
-        boolean idle = sample.smActive() < IDLE_SM_ACTIVE;
+        // Unknown activity is neither idle nor busy: its time is charged, its idle share not guessed.
+        Double activity = sample.smActive();
+        boolean idle = activity != null && activity < IDLE_SM_ACTIVE;
         double power = sample.powerWatts() == null ? 0 : sample.powerWatts();
         double nvlink = sample.nvlinkTxBytesPerSecond() == null ? 0 : sample.nvlinkTxBytesPerSecond();
         return new UsageTotals(samples + 1, gpuSeconds + seconds,
@@ -75,7 +79,7 @@ public record UsageTotals(
                 idleSeconds + (idle ? seconds : 0),
                 idleCost + (idle ? cost : 0),
                 unmonitoredSeconds,
-                smActive.add(sample.smActive(), seconds),
+                smActive.add(activity, seconds),
                 smOccupancy.add(sample.smOccupancy(), seconds),
                 dramActive.add(sample.dramActive(), seconds),
                 tensorActive.add(sample.tensorActive(), seconds),
@@ -98,6 +102,16 @@ public record UsageTotals(
         return new UsageTotals(samples, gpuSeconds, unpricedSeconds, stalePricedSeconds, cost, idleSeconds, idleCost,
                 unmonitoredSeconds + seconds, smActive, smOccupancy, dramActive, tensorActive, powerWatts, energyKwh,
                 nvlinkBytes);
+    }
+
+    /**
+     * The part of {@link #gpuSeconds} whose samples had no activity reading: charged like the rest,
+     * counted neither idle nor busy. It is what the mean {@link #smActive} does not cover, since
+     * that mean takes each sample's charged seconds when its activity is known.
+     */
+    @JsonProperty(access = JsonProperty.Access.READ_ONLY)
+    public double activityUnknownSeconds() {
+        return Math.max(0, gpuSeconds - smActive.seconds());
     }
 
     /**

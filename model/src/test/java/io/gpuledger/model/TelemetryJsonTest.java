@@ -79,7 +79,7 @@ class TelemetryJsonTest {
         "^{ => { ^", "^} => } ^", "\"gpuIndex\":3 => \"gpuIndex\":03", "\"gpuIndex\":3 => \"gpuIndex\":-3",
         "\"gpuIndex\":3 => \"gpuIndex\":1234567890", "\"smActive\":0.8734 => \"smActive\":.5",
         "\"smActive\":0.8734 => \"smActive\":1.", "\"smActive\":0.8734 => \"smActive\":01",
-        "\"smActive\":0.8734 => \"smActive\":null", "\"powerWatts\":612.4 => \"powerWatts\":1e400",
+        "\"powerWatts\":612.4 => \"powerWatts\":1e400",
         "\"powerWatts\":612.4 => \"powerWatts\":NaN", "\"powerWatts\":612.4 => \"powerWatts\":6e",
         "\"team\":\"research\" => \"team\":\"re\\u0073earch\"", "\"team\":\"research\" => \"team\":\"équipe\"",
         "\"lifecycle\":\"on-demand\" => \"lifecycle\":\"reserved-3y\"",
@@ -93,6 +93,24 @@ class TelemetryJsonTest {
 
         assertThat(TelemetryJson.Canonical.read(json.getBytes(StandardCharsets.UTF_8), null)).as(json).isNull();
         assertSameVerdict(json);
+    }
+
+    @Test
+    void shouldReadANullSmActiveAsActivityUnknownAlikeInBothReadersAndStraightFromTheBytes() {
+        // Given the full sample as a writer sends it for a GPU whose exporter gave no activity reading
+        String json = edited("\"smActive\":0.8734 => \"smActive\":null");
+        byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+
+        // When each reader reads it
+        Verdict verdict = assertSameVerdict(json);
+        TelemetrySample canonical = TelemetryJson.Canonical.read(bytes, null);
+
+        // Then it is the same sample with its activity unknown, and the writer writes it so
+        TelemetrySample expected = ContractFixtures.fullSample().toBuilder().smActive(null).build();
+        assertThat(verdict.sample()).isEqualTo(expected);
+        assertThat(verdict.sample().activityKnown()).isFalse();
+        assertThat(canonical).isEqualTo(expected);
+        assertThat(Json.writeString(expected)).isEqualTo(json);
     }
 
     @Test
@@ -163,9 +181,9 @@ class TelemetryJsonTest {
         "\"time\":\"2026-11-30T10:00:00.123Z\", => ; time; Missing required",
         "\"intervalSeconds\":10.0, => && \"smActive\":0.8734, => ; intervalSeconds; Missing required",
         "\"gpuIndex\":3 => \"gpuIndex\":null; gpuIndex; Cannot map `null` into type `int`",
-        "\"smActive\":0.8734 => \"smActive\":null; smActive; Cannot map `null` into type `double`",
+        "\"smActive\":0.8734, => ; smActive; Missing required property 'smActive'",
         "\"intervalSeconds\":10.0 => \"intervalSeconds\":\"\"; intervalSeconds; Cannot coerce `null` to `double`",
-        "\"smActive\":0.8734 => \"smActive\":\"high\"; smActive; not a valid `double` value",
+        "\"smActive\":0.8734 => \"smActive\":\"high\"; smActive; not a valid `Double` value",
         "\"smOccupancy\":0.6121 => \"smOccupancy\":false; smOccupancy; from Boolean value",
         "\"gpuIndex\":3 => \"gpuIndex\":\"3.5\"; gpuIndex; not a valid `int` value",
         "\"gpuIndex\":3 => \"gpuIndex\":true; gpuIndex; from Boolean value",
@@ -415,7 +433,7 @@ class TelemetryJsonTest {
                 .team(pick(random, null, "", "research", "équipe\\1"))
                 .time(ContractFixtures.randomInstant(random))
                 .intervalSeconds(random.nextInt(5) == 0 ? Math.ulp(0.0) + random.nextDouble() * 3600 : 10)
-                .smActive(ratio(random)).smOccupancy(optional(random, ratio(random)))
+                .smActive(optional(random, ratio(random))).smOccupancy(optional(random, ratio(random)))
                 .dramActive(optional(random, ratio(random))).tensorActive(optional(random, ratio(random)))
                 .gpuUtilization(optional(random, ratio(random))).powerWatts(optional(random, watts(random)))
                 .memoryUsedBytes(optional(random, amount(random)))
@@ -469,7 +487,8 @@ class TelemetryJsonTest {
             if (random.nextInt(4) == 0) {
                 reshaped.set(pick(random, UNKNOWN_NAMES), unknownValue(random));
             }
-            if (!field.getValue().isNull() || random.nextBoolean()) {
+            // A null may be left out, but for smActive's: the field is required, null or not.
+            if (!field.getValue().isNull() || field.getKey().equals("smActive") || random.nextBoolean()) {
                 reshaped.set(field.getKey(), field.getValue());
             }
         }

@@ -66,7 +66,7 @@ class UsageJsonTest {
                         Lifecycle.values()[i % Lifecycle.values().length]))
                 .jobId(i % 4 == 0 ? null : "job-" + i).team(i % 3 == 0 ? null : "team \"" + i + "\"")
                 .time(start.plusSeconds(30)).intervalSeconds(0.5 + random.nextDouble() * 30)
-                .smActive(random.nextDouble());
+                .smActive(i % 7 == 3 ? null : random.nextDouble());
         if (i % 2 == 0) {
             sample.smOccupancy(random.nextDouble()).dramActive(random.nextDouble()).tensorActive(random.nextDouble())
                     .powerWatts(random.nextDouble() * 700).nvlinkTxBytesPerSecond(random.nextDouble() * 1e11);

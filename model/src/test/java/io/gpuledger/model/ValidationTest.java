@@ -25,7 +25,7 @@ class ValidationTest {
         "\"lifecycle\":\"spot\" => \"lifecycle\":\"preemptible-ish\"; lifecycle; unknown lifecycle 'preemptible-ish'",
         "\"time\":\"2026-03-01T12:00:00Z\" => \"time\":\"yesterday\"; time; yesterday",
         "\"powerWatts\":312.5 => \"powerWatts\":-1; powerWatts; negative",
-        "\"smActive\":0.82 => \"smActive\":null; smActive; null",
+        "\"smActive\":0.82 => \"smActive\":-0.1; smActive; between 0 and 1",
         "\"instanceType\":\"p4d.24xlarge\" => \"instanceType\":\"p4d|x\"; instanceType; must not contain",
     })
     void shouldRejectTelemetryNamingTheField(String edit, String field, String fragment) {

@@ -12,7 +12,8 @@ import java.util.Optional;
 
 /**
  * RECLAIM_IDLE: a GPU whose time-weighted SM activity over a window stays under the threshold
- * (5% by default), judged once the window holds enough observed time to tell idle from a pause.
+ * (5% by default), judged once the window holds enough time of known activity to tell idle from
+ * a pause.
  */
 public final class IdleGpuRule {
 
@@ -26,9 +27,12 @@ public final class IdleGpuRule {
         this.ttl = ttl;
     }
 
-    /** Whether the window says enough to judge the GPU at all. */
+    /**
+     * Whether the window says enough to judge the GPU at all: enough time whose activity is known.
+     * Time of samples without an activity reading is charged, but says nothing of idleness.
+     */
     public boolean judges(GpuUsage usage) {
-        return usage.secondsObserved() >= minObservedSeconds;
+        return usage.totals().smActive().seconds() >= minObservedSeconds;
     }
 
     public boolean isIdle(GpuUsage usage) {

@@ -67,10 +67,36 @@ class IdleGpuRuleTest {
         assertThat(rule.judges(window(6, 0.05))).isTrue();
     }
 
+    @Test
+    void shouldNotJudgeAGpuWhoseActivityIsUnknown() {
+        // Given a minute of a GPU whose six samples had no activity reading
+        GpuUsage unknown = window(6, null);
+
+        // Then it is neither idle nor judged: its 60 s were charged, but nothing says it was idle
+        assertThat(rule.judges(unknown)).isFalse();
+        assertThat(rule.evaluate(unknown, T0.plusSeconds(61))).isEmpty();
+    }
+
+    @Test
+    void shouldJudgeOnlyTheTimeWhoseActivityIsKnown() {
+        // Given two idle samples (20 s, under the rule's 30 s) then four without an activity reading
+        GpuUsage usage = window(2, 0.01);
+        usage = continued(usage, 3, 6, null);
+
+        // Then 20 s of known activity are too little to judge, whatever was charged besides
+        assertThat(usage.secondsObserved()).isEqualTo(60.0);
+        assertThat(rule.judges(usage)).isFalse();
+        assertThat(rule.evaluate(usage, T0.plusSeconds(61))).isEmpty();
+    }
+
     /** A window of {@code samples} 10-second samples of one GPU priced 2 USD per hour. */
-    private static GpuUsage window(int samples, double smActive) {
-        GpuUsage usage = null;
-        for (int i = 1; i <= samples; i++) {
+    private static GpuUsage window(int samples, Double smActive) {
+        return continued(null, 1, samples, smActive);
+    }
+
+    /** {@code usage} (or a new window) with the 10-second samples ending at 10 × {@code first} … {@code last} s. */
+    private static GpuUsage continued(GpuUsage usage, int first, int last, Double smActive) {
+        for (int i = first; i <= last; i++) {
             TelemetrySample sample = TelemetrySample.builder().gpuUuid("GPU-1").gpuModel("T4")
                     .placement(new Placement("node-1", "i-1", "g4dn.xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND))
                     .jobId("job-1").time(T0.plusSeconds(10L * i)).intervalSeconds(10).smActive(smActive).build();

@@ -9,6 +9,7 @@ public final class AgentCounters {
 
     final AtomicLong rounds = new AtomicLong();
     final AtomicLong samplesCollected = new AtomicLong();
+    final AtomicLong samplesActivityUnknown = new AtomicLong();
     final AtomicLong samplesSkipped = new AtomicLong();
     final AtomicLong progressReports = new AtomicLong();
     final AtomicLong progressRejected = new AtomicLong();
@@ -27,7 +28,12 @@ public final class AgentCounters {
         return samplesCollected.get();
     }
 
-    /** GPUs seen in a round for which no sample could be made (no activity reading at all). */
+    /** Samples made of a GPU without any activity reading: published with their activity unknown. */
+    public long samplesActivityUnknown() {
+        return samplesActivityUnknown.get();
+    }
+
+    /** GPUs seen in a round whose readings could not make a valid sample (one out of the contract's range). */
     public long samplesSkipped() {
         return samplesSkipped.get();
     }

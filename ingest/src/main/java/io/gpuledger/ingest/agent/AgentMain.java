@@ -23,7 +23,8 @@ public final class AgentMain {
               --config FILE  properties file of settings (environment variables override it)
               --once         one round of every collector and one notice poll, then exit
               --dry-run      print the records that would be published, one JSON object per
-                             line, instead of publishing them; problems go to standard error
+                             line, instead of publishing them, and write nothing on disk;
+                             problems go to standard error
 
             settings (key, environment variable, meaning):
             """;
@@ -80,7 +81,7 @@ public final class AgentMain {
                 out.flush();
             }
         };
-        NodeAgent agent = NodeAgent.create(config, print, Clock.systemUTC(), err::println);
+        NodeAgent agent = NodeAgent.dryRun(config, print, Clock.systemUTC(), err::println);
         if (once) {
             agent.round();
             agent.pollNotices();

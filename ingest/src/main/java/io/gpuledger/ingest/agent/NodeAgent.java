@@ -42,9 +42,10 @@ import java.util.function.Consumer;
  * and publishes one {@link TelemetrySample} per GPU; it polls the cloud for capacity notices and
  * publishes each notice once; it takes jobs' work reports over HTTP.
  *
- * <p>dcgm-exporter's readings are preferred and nvidia-smi fills what they lack. A GPU with
- * neither SM activity nor utilisation gets no sample that round (counted), since an invented
- * activity would be worse than a gap the cost engine reports as unmonitored time.
+ * <p>dcgm-exporter's readings are preferred and nvidia-smi fills what they lack. A GPU with no
+ * activity reading at all (neither SM nor graphics engine activity nor utilisation) is sampled
+ * with its activity unknown (counted): it is paid for all the same, and an invented activity
+ * would be worse than one the cost engine counts as neither idle nor busy.
  */
 public final class NodeAgent implements AutoCloseable {
 
@@ -57,8 +58,12 @@ public final class NodeAgent implements AutoCloseable {
     private final Consumer<String> problems;
     private final AgentCounters counters = new AgentCounters();
     private final ProgressReports reports;
+    /** GPUs whose missing activity was said: said again only once they had a reading in between. */
+    private final Set<String> activityUnknown = new HashSet<>();
     private final Set<String> noticesSeen = new HashSet<>();
     private final Path noticesFile;
+    /** False for a dry run: it reads what real runs remembered, and leaves the disk as it found it. */
+    private final boolean remembersNotices;
     private final Duration interval;
     private Instant lastRound;
     private ScheduledExecutorService scheduler;
@@ -67,7 +72,13 @@ public final class NodeAgent implements AutoCloseable {
 
     NodeAgent(AgentConfig config, Identity.Resolved identity, List<Collector> collectors, RecordSink sink,
             Clock clock, Consumer<String> problems) {
+        this(config, identity, collectors, sink, clock, problems, true);
+    }
+
+    private NodeAgent(AgentConfig config, Identity.Resolved identity, List<Collector> collectors, RecordSink sink,
+            Clock clock, Consumer<String> problems, boolean remembersNotices) {
         this.config = config;
+        this.remembersNotices = remembersNotices;
         this.placement = identity.placement();
         this.cloud = identity.cloud();
         this.collectors = List.copyOf(collectors);
@@ -83,6 +94,14 @@ public final class NodeAgent implements AutoCloseable {
     /** An agent for this node: identity resolved, collectors built from the configuration. */
     public static NodeAgent create(AgentConfig config, RecordSink sink, Clock clock, Consumer<String> problems) {
         return new NodeAgent(config, Identity.resolve(config), collectors(config), sink, clock, problems);
+    }
+
+    /**
+     * An agent that only shows what it would publish: it writes nothing on disk, so a real run
+     * after it publishes the notices it printed. It still skips notices real runs published.
+     */
+    public static NodeAgent dryRun(AgentConfig config, RecordSink sink, Clock clock, Consumer<String> problems) {
+        return new NodeAgent(config, Identity.resolve(config), collectors(config), sink, clock, problems, false);
     }
 
     static List<Collector> collectors(AgentConfig config) {
@@ -124,16 +143,19 @@ public final class NodeAgent implements AutoCloseable {
                 counters.collectorError(collector.name());
                 problems.accept(error);
             }
+            Set<String> slicedHere = new HashSet<>();
             for (GpuReading reading : round.readings()) {
                 int mig = reading.uuid().indexOf("/mig/");
                 if (mig > 0) {
-                    migParents.add(reading.uuid().substring(0, mig));
+                    slicedHere.add(reading.uuid().substring(0, mig));
                 } else if (migParents.contains(reading.uuid()) && !merged.containsKey(reading.uuid())) {
-                    // A later collector sees a MIG-mode GPU whole; its slices already stand for it.
+                    // A later collector sees a MIG-mode GPU whole; its slices already stand for it. The
+                    // collector that reported the slices may report the unsliced rest under the GPU's own UUID.
                     continue;
                 }
                 merged.merge(reading.uuid(), reading, GpuReading::merge);
             }
+            migParents.addAll(slicedHere);
         }
         List<TelemetrySample> samples = new ArrayList<>();
         for (GpuReading reading : merged.values()) {
@@ -150,11 +172,7 @@ public final class NodeAgent implements AutoCloseable {
 
     private Optional<TelemetrySample> sample(GpuReading reading, Instant now, double seconds) {
         Double activity = reading.smActiveOrUtilization();
-        if (activity == null) {
-            counters.samplesSkipped.incrementAndGet();
-            problems.accept("GPU " + reading.uuid() + ": no SM activity or utilisation reading this round; no sample");
-            return Optional.empty();
-        }
+        noteActivity(reading.uuid(), activity);
         String parent = reading.uuid().contains("/mig/") ? reading.uuid().substring(0, reading.uuid().indexOf("/mig/"))
                 : reading.uuid();
         Optional<ProgressReports.Claim> claim = reports.claimOf(reading.uuid(), reading.index(), now)
@@ -189,6 +207,18 @@ public final class NodeAgent implements AutoCloseable {
             counters.samplesSkipped.incrementAndGet();
             problems.accept("GPU " + reading.uuid() + ": " + e.getMessage() + "; no sample");
             return Optional.empty();
+        }
+    }
+
+    private void noteActivity(String gpu, Double activity) {
+        if (activity != null) {
+            activityUnknown.remove(gpu);
+            return;
+        }
+        counters.samplesActivityUnknown.incrementAndGet();
+        if (activityUnknown.add(gpu)) {
+            problems.accept("GPU " + gpu + ": no SM or graphics engine activity nor utilisation reading;"
+                    + " sampled with its activity unknown");
         }
     }
 
@@ -272,6 +302,7 @@ public final class NodeAgent implements AutoCloseable {
         health.put("lifecycle", placement.lifecycle().wire());
         health.put("rounds", counters.rounds());
         health.put("samplesCollected", counters.samplesCollected());
+        health.put("samplesActivityUnknown", counters.samplesActivityUnknown());
         health.put("samplesSkipped", counters.samplesSkipped());
         health.put("progressReports", counters.progressReports());
         health.put("progressRejected", counters.progressRejected());
@@ -286,7 +317,10 @@ public final class NodeAgent implements AutoCloseable {
         StringBuilder text = new StringBuilder();
         counter(text, "rounds_total", "Collection rounds run", counters.rounds());
         counter(text, "samples_collected_total", "GPU samples made", counters.samplesCollected());
-        counter(text, "samples_skipped_total", "GPUs seen without any activity reading, so without a sample",
+        counter(text, "samples_activity_unknown_total",
+                "GPU samples made without any activity reading: charged, counted neither idle nor busy",
+                counters.samplesActivityUnknown());
+        counter(text, "samples_skipped_total", "GPUs seen whose readings could not make a valid sample",
                 counters.samplesSkipped());
         counter(text, "progress_reports_total", "Job work reports accepted", counters.progressReports());
         counter(text, "progress_rejected_total", "Job work reports refused", counters.progressRejected());
@@ -324,6 +358,9 @@ public final class NodeAgent implements AutoCloseable {
 
     /** Notices stay up for minutes; remembering them on disk keeps a restarted agent from publishing them twice. */
     private void rememberNotice(String eventId) {
+        if (!remembersNotices) {
+            return;
+        }
         try {
             Files.createDirectories(noticesFile.getParent());
             Files.writeString(noticesFile, eventId + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,

@@ -14,6 +14,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -23,6 +24,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -73,12 +76,27 @@ class NodeAgentTest {
     }
 
     @Test
-    void shouldSkipAGpuWithoutAnyActivityReadingAndSayWhy() {
+    void shouldSampleAGpuWithoutAnyActivityReadingWithItsActivityUnknownAndCountIt() {
+        // Given a GPU whose collectors give its power but no activity, twice
         agent = agent(Map.of(), fixed("nvidia-smi", reading("GPU-x", 0, null, null, 70.0)));
 
-        assertThat(agent.round()).isEmpty();
-        assertThat(agent.counters().samplesSkipped()).isEqualTo(1);
-        assertThat(problems).singleElement().asString().contains("GPU-x").contains("no sample");
+        // When the agent runs two rounds
+        List<TelemetrySample> first = agent.round();
+        agent.round();
+
+        // Then each round publishes its sample, activity unknown, power as read
+        assertThat(first).singleElement().satisfies(sample -> {
+            assertThat(sample.gpuUuid()).isEqualTo("GPU-x");
+            assertThat(sample.smActive()).isNull();
+            assertThat(sample.activityKnown()).isFalse();
+            assertThat(sample.powerWatts()).isEqualTo(70.0);
+        });
+        assertThat(published).hasSize(2).allSatisfy(line -> assertThat(line).contains("\"smActive\":null"));
+        // counted every round, said once
+        assertThat(agent.counters().samplesActivityUnknown()).isEqualTo(2);
+        assertThat(agent.counters().samplesSkipped()).isZero();
+        assertThat(agent.metricsText()).contains("gpuledger_agent_samples_activity_unknown_total 2");
+        assertThat(problems).singleElement().asString().contains("GPU-x").contains("activity unknown");
     }
 
     @Test
@@ -164,6 +182,24 @@ class NodeAgentTest {
                 .toList();
         assertThat(reports).extracting(JobProgress::rank).containsExactly(0, 3);
         assertThat(reports).extracting(JobProgress::workUnits).containsExactly(1000.0, 2000.0);
+    }
+
+    @Test
+    void shouldExportOnlyFamiliesThatTheMetricsDocsDescribe() throws Exception {
+        // Given an agent that ran a round
+        agent = agent(Map.of(), fixed("nvidia-smi", reading("GPU-a", 0, null, 0.5, null)));
+        agent.round();
+
+        // Then every family of its metrics text is in the agent's table of docs/metrics.md
+        String docs = Files.readString(Path.of("..", "docs", "metrics.md"));
+        String agentTable = docs.substring(docs.indexOf("## The node agent"));
+        Matcher family = Pattern.compile("(?m)^# TYPE (\\S+) ").matcher(agent.metricsText());
+        int families = 0;
+        while (family.find()) {
+            families++;
+            assertThat(agentTable).as("docs/metrics.md on " + family.group(1)).contains("`" + family.group(1) + "`");
+        }
+        assertThat(families).isEqualTo(8);
     }
 
     private static HttpResponse<String> post(HttpClient http, String base, String body) throws Exception {

@@ -289,6 +289,27 @@ class CostTopologyTest {
     }
 
     @Test
+    void shouldChargeTheTimeOfASampleWithoutAnActivityReadingAndCountNoneOfItIdle() {
+        // Given 36 USD/h for an instance of 8 GPUs: 4.5 USD per GPU-hour
+        publishPrice(36.0, T0.minus(Duration.ofDays(30)));
+
+        // When a GPU sends 20 s with no activity reading, then 40 s at 1% (idle)
+        send(sample(T0.plusSeconds(20), 20, 0.5).toBuilder().smActive(null).build());
+        send(sample(T0.plusSeconds(60), 40, 0.01));
+
+        // Then all 60 s are charged: 4.5 × 60 / 3600 = 0.075 USD
+        GpuUsage window = latestWindows().get(T0);
+        assertThat(window.secondsObserved()).isEqualTo(60.0);
+        assertThat(window.cost()).isCloseTo(0.075, within(1e-12));
+        // only the 40 s at 1% are idle (4.5 × 40 / 3600 = 0.05 USD); the 20 s unknown are neither idle nor busy
+        assertThat(window.totals().idleSeconds()).isEqualTo(40.0);
+        assertThat(window.totals().idleCost()).isCloseTo(0.05, within(1e-12));
+        assertThat(window.totals().activityUnknownSeconds()).isEqualTo(20.0);
+        // and the mean activity is that of the 40 s known, not pulled down by the unknown 20 s
+        assertThat(window.smActive()).isCloseTo(0.01, within(1e-12));
+    }
+
+    @Test
     void shouldNameEveryOperatorStoreAndRepartitionTopicOfTheWholeEngine() {
         String description = CostTopology.build(CostDriver.GRACE, CurrencyRates.shipped("USD")).describe().toString();
 

@@ -29,11 +29,12 @@ public final class DcgmScrape {
 
     /** What a dcgm field means for GPU Ledger. */
     enum Field {
-        SM_ACTIVE, SM_OCCUPANCY, DRAM_ACTIVE, TENSOR_ACTIVE, GPU_UTIL, POWER_WATTS, FB_USED_BYTES, NVLINK_TX, PCIE_TX;
+        SM_ACTIVE, GR_ENGINE_ACTIVE, SM_OCCUPANCY, DRAM_ACTIVE, TENSOR_ACTIVE, GPU_UTIL, POWER_WATTS, FB_USED_BYTES,
+        NVLINK_TX, PCIE_TX;
 
         boolean isRatio() {
-            return this == SM_ACTIVE || this == SM_OCCUPANCY || this == DRAM_ACTIVE || this == TENSOR_ACTIVE
-                    || this == GPU_UTIL;
+            return this == SM_ACTIVE || this == GR_ENGINE_ACTIVE || this == SM_OCCUPANCY || this == DRAM_ACTIVE
+                    || this == TENSOR_ACTIVE || this == GPU_UTIL;
         }
     }
 
@@ -71,6 +72,8 @@ public final class DcgmScrape {
     static final Map<String, Mapping> FIELDS = Map.ofEntries(
             Map.entry("DCGM_FI_PROF_SM_ACTIVE", new Mapping(Field.SM_ACTIVE, Unit.RATIO)),
             Map.entry("DCGM_FI_PROF_SM_UTIL_RATIO", new Mapping(Field.SM_ACTIVE, Unit.RATIO)),
+            Map.entry("DCGM_FI_PROF_GR_ENGINE_ACTIVE", new Mapping(Field.GR_ENGINE_ACTIVE, Unit.RATIO)),
+            Map.entry("DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO", new Mapping(Field.GR_ENGINE_ACTIVE, Unit.RATIO)),
             Map.entry("DCGM_FI_PROF_SM_OCCUPANCY", new Mapping(Field.SM_OCCUPANCY, Unit.RATIO)),
             Map.entry("DCGM_FI_PROF_SM_OCCUPANCY_RATIO", new Mapping(Field.SM_OCCUPANCY, Unit.RATIO)),
             Map.entry("DCGM_FI_PROF_DRAM_ACTIVE", new Mapping(Field.DRAM_ACTIVE, Unit.RATIO)),
@@ -177,7 +180,7 @@ public final class DcgmScrape {
                 gpu.key,
                 index(labels.get("gpu")),
                 labels.get("modelName"),
-                gpu.values.get(Field.SM_ACTIVE),
+                activity(gpu.values),
                 gpu.values.get(Field.SM_OCCUPANCY),
                 gpu.values.get(Field.DRAM_ACTIVE),
                 gpu.values.get(Field.TENSOR_ACTIVE),
@@ -191,6 +194,17 @@ public final class DcgmScrape {
                 firstLabel(labels, jobLabels),
                 firstLabel(labels, teamLabels),
                 labels.getOrDefault("Hostname", labels.get("hostname")));
+    }
+
+    /**
+     * SM activity, else the graphics engine's: many exporters are set up with the engine's field
+     * alone (the usage field other cost tools read). It is the share of time the engine was busy,
+     * coarser than SM activity (one SM at work counts as busy) but the closest reading a page may
+     * have, and a GPU paid for must not lose its samples for want of the finer one.
+     */
+    private static Double activity(Map<Field, Double> values) {
+        Double sm = values.get(Field.SM_ACTIVE);
+        return sm != null ? sm : values.get(Field.GR_ENGINE_ACTIVE);
     }
 
     /**

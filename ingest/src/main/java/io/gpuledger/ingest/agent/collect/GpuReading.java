@@ -5,8 +5,10 @@ package io.gpuledger.ingest.agent.collect;
  * when that collector cannot provide it. Readings of several collectors are {@link #merge}d by
  * GPU UUID before they become a sample.
  *
- * @param smActive     DCGM's SM activity; where only nvidia-smi runs, the agent falls back to
- *                     {@code gpuUtilization} (the share of time any kernel ran, an upper bound of it)
+ * @param smActive     DCGM's SM activity, else its graphics engine activity; where only nvidia-smi
+ *                     runs, the agent falls back to {@code gpuUtilization} (the share of time any
+ *                     kernel ran, an upper bound of it), and without any of them the GPU is sampled
+ *                     with its activity unknown
  * @param jobId        the job the collector saw on the GPU (Kubernetes labels), else null
  * @param reportedHost the host name the collector itself reported (dcgm-exporter's Hostname label)
  */

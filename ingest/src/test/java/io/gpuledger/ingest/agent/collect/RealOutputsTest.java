@@ -131,6 +131,27 @@ class RealOutputsTest {
     }
 
     @Test
+    void shouldReadGraphicsEngineActivityAsTheActivityOfAGpuWithoutSmActivity() {
+        // Given an A100 page with DCGM_FI_PROF_GR_ENGINE_ACTIVE but neither SM activity nor utilisation
+        DcgmScrape.Result result = dcgm.read(Fixtures.read("dcgm-exporter/mig-a100-1g5gb-nvidia-docs.prom"));
+
+        // Then its MIG instance's activity is its graphics engine's, 0.995687 as the page says
+        assertThat(result.readings()).filteredOn(gpu -> gpu.uuid().endsWith("/mig/13")).singleElement()
+                .satisfies(slice -> assertThat(slice.smActive()).isEqualTo(0.995687));
+    }
+
+    @Test
+    void shouldPreferSmActivityToGraphicsEngineActivityWhereAPageHasBoth() {
+        // Given one GPU with both readings
+        String page = "DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu=\"0\",UUID=\"GPU-1\"} 0.9\n"
+                + "DCGM_FI_PROF_SM_ACTIVE{gpu=\"0\",UUID=\"GPU-1\"} 0.4\n";
+
+        // Then SM activity, the finer of the two, is the one read
+        assertThat(dcgm.read(page).readings()).singleElement()
+                .satisfies(gpu -> assertThat(gpu.smActive()).isEqualTo(0.4));
+    }
+
+    @Test
     void shouldLeaveOutASentinelThatAnOldExporterLeaked() {
         DcgmScrape.Result result = new DcgmScrape(List.of(), List.of()).read(
                 "DCGM_FI_DEV_FB_USED{gpu=\"0\", UUID=\"GPU-604ac76c-d9cf-fef3-62e9-d92044ab6e52\"} 9223372036854775794\n"
@@ -144,7 +165,8 @@ class RealOutputsTest {
     void shouldKnowEveryRenamedFieldOfDcgm46ThatItReads() {
         String aliases = Fixtures.read("dcgm-exporter/dcgm-4.6-deprecated-field-aliases.csv");
 
-        for (String renamed : List.of("DCGM_FI_PROF_SM_UTIL_RATIO", "DCGM_FI_PROF_SM_OCCUPANCY_RATIO",
+        for (String renamed : List.of("DCGM_FI_PROF_SM_UTIL_RATIO", "DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO",
+                "DCGM_FI_PROF_SM_OCCUPANCY_RATIO",
                 "DCGM_FI_PROF_TENSOR_UTIL_RATIO", "DCGM_FI_PROF_DRAM_UTIL_RATIO", "DCGM_FI_DEV_GPU_UTIL_RATIO",
                 "DCGM_FI_DEV_BOARD_POWER_WATTS")) {
             assertThat(aliases).contains(renamed);

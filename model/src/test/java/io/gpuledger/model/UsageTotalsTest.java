@@ -1,0 +1,75 @@
+package io.gpuledger.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+/** What one sample adds to a window's totals when its GPU's activity is known, idle, or unknown. */
+class UsageTotalsTest {
+
+    private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
+    /** Per GPU and hour: 7.2 USD/h makes 0.002 USD a second, easy to follow by hand. */
+    private static final double PRICE = 7.2;
+
+    @Test
+    void shouldChargeASampleWithoutAnActivityReadingInFullAndCountItNeitherIdleNorBusy() {
+        // Given a 10-second sample whose GPU gave no activity reading
+        TelemetrySample unknown = sample(10, null).build();
+
+        // When it is charged
+        UsageTotals totals = UsageTotals.ZERO.add(unknown, PRICE);
+
+        // Then its 10 s cost 10 × 0.002 = 0.02 USD, none of it idle, and the 10 s are counted as unknown
+        assertThat(totals.gpuSeconds()).isEqualTo(10.0);
+        assertThat(totals.cost()).isCloseTo(0.02, within(1e-12));
+        assertThat(totals.idleSeconds()).isZero();
+        assertThat(totals.idleCost()).isZero();
+        assertThat(totals.activityUnknownSeconds()).isEqualTo(10.0);
+        assertThat(totals.smActive().value()).isNull();
+    }
+
+    @Test
+    void shouldKeepUnknownActivityOutOfIdleTimeAndOutOfTheMeanActivity() {
+        // Given, on one GPU: 10 s unknown, 20 s at 1% (idle), 30 s at 90%, and a 3/7 MIG slice unknown for 14 s
+        TelemetrySample unknown = sample(10, null).build();
+        TelemetrySample idle = sample(20, 0.01).build();
+        TelemetrySample busy = sample(30, 0.9).build();
+        TelemetrySample slice = sample(14, null).migProfile("3g.40gb").gpuFraction(3.0 / 7).build();
+
+        // When all four are charged
+        UsageTotals totals = UsageTotals.ZERO.add(unknown, PRICE).add(idle, PRICE).add(busy, PRICE).add(slice, PRICE);
+
+        // Then every second is charged: 10 + 20 + 30 + 14 × 3/7 = 66 GPU seconds, 66 × 0.002 = 0.132 USD
+        assertThat(totals.gpuSeconds()).isCloseTo(66.0, within(1e-9));
+        assertThat(totals.cost()).isCloseTo(0.132, within(1e-12));
+        // only the 20 s at 1% are idle: 20 × 0.002 = 0.04 USD
+        assertThat(totals.idleSeconds()).isEqualTo(20.0);
+        assertThat(totals.idleCost()).isCloseTo(0.04, within(1e-12));
+        // 10 + 6 s are unknown, and the mean is over the 50 known seconds: (0.01 × 20 + 0.9 × 30) / 50 = 0.544
+        assertThat(totals.activityUnknownSeconds()).isCloseTo(16.0, within(1e-9));
+        assertThat(totals.smActive().value()).isCloseTo(0.544, within(1e-12));
+    }
+
+    @Test
+    void shouldAddUpUnknownActivityAcrossWindowsLikeEveryOtherSum() {
+        // Given two windows: one with 10 s unknown and 20 s known, one with 5 s unknown
+        UsageTotals first = UsageTotals.ZERO.add(sample(10, null).build(), PRICE).add(sample(20, 0.5).build(), PRICE);
+        UsageTotals second = UsageTotals.ZERO.add(sample(5, null).build(), PRICE);
+
+        // When they are added up, as a roll-up does
+        UsageTotals both = first.plus(second);
+
+        // Then 10 + 5 = 15 s are unknown, of 35 charged
+        assertThat(both.activityUnknownSeconds()).isEqualTo(15.0);
+        assertThat(both.gpuSeconds()).isEqualTo(35.0);
+        assertThat(both.idleSeconds()).isZero();
+    }
+
+    private static TelemetrySample.Builder sample(double seconds, Double smActive) {
+        return TelemetrySample.builder().gpuUuid("GPU-1").gpuModel("A100-80GB")
+                .placement(new Placement("node-1", "i-1", "p4d.24xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND))
+                .time(T0.plusSeconds(60)).intervalSeconds(seconds).smActive(smActive);
+    }
+}
