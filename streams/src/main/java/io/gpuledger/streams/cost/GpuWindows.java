@@ -9,7 +9,6 @@ import io.gpuledger.model.UsageTotals;
 import io.gpuledger.streams.deadletter.ParseOrReject;
 import io.gpuledger.streams.price.PriceTable;
 import io.gpuledger.streams.state.LiveStore;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,9 +33,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *       backlog is done (or they close), and the engine commits only at that interval.</li>
  *   <li>A window closes when the latest event time seen passes its end plus the grace period: its
  *       unmonitored time is settled then and it is sent one last time, {@code closed=true}.
- *       Samples for a closed window are refused as late; samples more than
- *       {@link #MAX_AHEAD} ahead of the engine's clock are refused as from the future (one such
- *       sample would otherwise close every open window at once).</li>
+ *       Samples for a closed window are refused as late. A sample that ends more than
+ *       {@link CostSettings#maxAhead} after the engine's wall clock is refused as from the future:
+ *       the latest event time is that of the samples taken, so it never runs ahead of the wall
+ *       clock by more, and one node whose clock runs fast cannot close the windows of the other
+ *       GPUs of its task before their samples come.</li>
  *   <li>A sample most of whose time its GPU was charged for already, by samples before it, is
  *       refused as a duplicate: a sample sent again is charged once, and a second agent reporting
  *       the same GPU does not double its cost.</li>
@@ -45,9 +46,6 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * costs map lookups and the state is encoded once per commit.
  */
 final class GpuWindows implements Processor<String, byte[], String, Emitted> {
-
-    /** How far ahead of this engine's clock a sample's time may be. */
-    static final Duration MAX_AHEAD = ParseOrReject.MAX_AHEAD;
 
     private static final long MINUTE = GpuState.MINUTE_MILLIS;
     private static final long HOUR = 60 * MINUTE;
@@ -69,6 +67,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     private Sensor refused;
     private Sensor late;
     private Sensor duplicate;
+    private Sensor future;
     /**
      * GPUs with a window changed since the last update was sent, in the order they changed: a GPU
      * is added when its state is not {@link GpuState#queued} already (a GPU read back after a
@@ -107,6 +106,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         this.refused = ParseOrReject.deadLetterSensor(context, "telemetry");
         this.late = ParseOrReject.deadLetterSensor(context, "telemetry-late");
         this.duplicate = ParseOrReject.deadLetterSensor(context, "telemetry-duplicate");
+        this.future = ParseOrReject.deadLetterSensor(context, "telemetry-future");
         context.schedule(settings.updateInterval(), PunctuationType.WALL_CLOCK_TIME, now -> sendUpdates());
     }
 
@@ -130,6 +130,14 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             deadLetter(record, e);
             return;
         }
+        long end = sample.time().toEpochMilli();
+        long now = context.currentSystemTimeMs();
+        if (end > now + settings.maxAhead().toMillis()) {
+            refuse(record, future, "from the future: it ends at " + sample.time() + ", more than "
+                    + settings.maxAhead().toSeconds() + " s ahead of this engine's clock (" + Instant.ofEpochMilli(now)
+                    + "): its node's clock runs ahead");
+            return;
+        }
         long at = EventTime.millis(sample);
         long start = EventTime.periodStart(at, MINUTE);
         long latest = latestEventTime();
@@ -139,13 +147,6 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
                     + ", the latest time seen");
             return;
         }
-        long now = context.currentSystemTimeMs();
-        if (at > now + MAX_AHEAD.toMillis()) {
-            refuse(record, late, "from the future: " + Instant.ofEpochMilli(at) + " is more than "
-                    + MAX_AHEAD.toMinutes() + " min ahead of this engine's clock (" + Instant.ofEpochMilli(now) + ")");
-            return;
-        }
-        long end = sample.time().toEpochMilli();
         long from = end - Math.round(sample.intervalSeconds() * 1000);
         if (!state.coverUnlessMostlyCovered(from, end)) {
             refuse(record, duplicate, "duplicate: most of the time it covers, " + Instant.ofEpochMilli(from) + " to "
