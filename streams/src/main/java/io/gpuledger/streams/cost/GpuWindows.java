@@ -38,9 +38,10 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *       the latest event time is that of the samples taken, so it never runs ahead of the wall
  *       clock by more, and one node whose clock runs fast cannot close the windows of the other
  *       GPUs of its task before their samples come.</li>
- *   <li>A sample most of whose time its GPU was charged for already, by samples before it, is
- *       refused as a duplicate: a sample sent again is charged once, and a second agent reporting
- *       the same GPU does not double its cost.</li>
+ *   <li>A sample is charged only for the seconds that no sample of its GPU covered before it
+ *       (every figure of it that grows with time in that proportion), and one that covers none
+ *       is refused as a duplicate: a sample sent again is charged once, and a second agent
+ *       reporting the same GPU, in or out of phase, charges no second twice.</li>
  * </ul>
  * Usage records are dated by their window's start. State: {@link GpuState} per GPU and the pending partials, in {@link LiveStore}s, so a sample
  * costs map lookups and the state is encoded once per commit.
@@ -148,11 +149,20 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             return;
         }
         long from = end - Math.round(sample.intervalSeconds() * 1000);
-        if (!state.coverUnlessMostlyCovered(from, end)) {
-            refuse(record, duplicate, "duplicate: most of the time it covers, " + Instant.ofEpochMilli(from) + " to "
-                    + Instant.ofEpochMilli(end) + ", was charged for this GPU already, by earlier samples (a sample"
-                    + " sent again, or a second agent reporting the same GPU)");
-            return;
+        long first = GpuState.firstSecond(from);
+        long last = GpuState.firstSecond(end);
+        // A sample is charged the share of its seconds that no sample covered before it (one
+        // that covers no second's middle, under a second long, is charged in full).
+        double share = 1;
+        if (first < last) {
+            int fresh = state.coverNew(first, last);
+            if (fresh == 0) {
+                refuse(record, duplicate, "duplicate: all the time it covers, " + Instant.ofEpochMilli(from) + " to "
+                        + Instant.ofEpochMilli(end) + ", was charged for this GPU already, by earlier samples (a"
+                        + " sample sent again, or a second agent reporting the same GPU)");
+                return;
+            }
+            share = (double) fresh / (last - first);
         }
         GpuIdentity identity = state.identity == null ? GpuIdentity.of(sample) : state.identity.following(sample);
         if (identity != state.identity) {
@@ -160,7 +170,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             identities.put(gpu, identity);
         }
         PriceTable.InForce price = priceSpan(state, identity, at);
-        UsageTotals charged = UsageTotals.ZERO.add(sample, price.perGpuHourIn(settings.rates()), price.staleAt(at));
+        UsageTotals charged = UsageTotals.ZERO.add(sample, price.perGpuHourIn(settings.rates()), price.staleAt(at),
+                share);
         GpuState.Window window = state.window(start);
         window.identity = identity;
         window.add(charged);

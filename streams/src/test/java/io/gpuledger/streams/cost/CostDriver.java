@@ -84,7 +84,10 @@ final class CostDriver implements AutoCloseable {
         sendAsStamped(sample);
     }
 
-    /** Sends a sample whatever its time says of the wall clock (its agent's clock may be off), then lets the updates come out. */
+    /**
+     * Sends a sample whatever its time says of the wall clock (its agent's clock may be off), then
+     * lets the updates come out.
+     */
     void sendAsStamped(TelemetrySample sample) {
         telemetry.pipeInput(new TestRecord<>(sample.gpuUuid(), Json.write(sample), sample.time()));
         sendUpdates();
