@@ -215,7 +215,7 @@ final class GpuState {
     }
 
     /** The start, in epoch seconds, of the minute holding {@code second}. */
-    private static long minuteOf(long second) {
+    static long minuteOf(long second) {
         return Math.floorDiv(second, MINUTE_SECONDS) * MINUTE_SECONDS;
     }
 

@@ -97,6 +97,84 @@ class CoveredSecondsTest {
         assertThat(cost.deadLettersCounted("telemetry-duplicate")).isEqualTo(1.0);
     }
 
+    @Test
+    void shouldSpreadAFiveMinuteSampleOverItsMinutesEachAtThePriceInForceInIt() {
+        // Given a node sampling a GPU every 5 minutes, and the price raised from 32 to 48 USD/h
+        // two minutes into its second sample
+        publishPrice(48.0, T0.plusSeconds(120));
+        cost.send(sample("GPU-1", T0, 300));
+
+        // When its sample of [0 s, 300 s) arrives at its end
+        cost.send(sample("GPU-1", T0.plusSeconds(300), 300));
+        collectWindows();
+
+        // Then each of its five minutes holds its 60 s, the first two at 32 USD/h, the other three at 48
+        for (int minute = 0; minute < 5; minute++) {
+            GpuUsage window = windows.get("GPU-1@" + T0.plusSeconds(60L * minute));
+            assertThat(window.secondsObserved()).as("minute %d", minute).isEqualTo(60.0);
+            double perHour = minute < 2 ? 32.0 : 48.0;
+            assertThat(window.cost()).as("minute %d", minute).isCloseTo(60 * (perHour / 8) / 3600, within(1e-12));
+        }
+        // And nothing of it was late
+        assertThat(lateSeconds()).isZero();
+        assertThat(cost.telemetryDeadLetters.isEmpty()).isTrue();
+    }
+
+    @Test
+    void shouldChargeASampleThatStraddlesAMinutesEndInBothMinutesEachAtItsOwnPrice() {
+        // Given the price raised from 32 to 48 USD/h at the start of the second minute
+        publishPrice(48.0, T0.plusSeconds(60));
+
+        // When a 10 s sample of [55 s, 65 s) arrives
+        cost.send(sample("GPU-1", T0.plusSeconds(65), 10));
+        collectWindows();
+
+        // Then each minute holds its 5 s, the first at 32 USD/h, the second at 48, and counts the sample
+        GpuUsage first = windows.get("GPU-1@" + T0);
+        GpuUsage second = windows.get("GPU-1@" + T0.plusSeconds(60));
+        assertThat(first.secondsObserved()).isEqualTo(5.0);
+        assertThat(first.cost()).isCloseTo(5 * (32.0 / 8) / 3600, within(1e-12));
+        assertThat(first.samples()).isEqualTo(1);
+        assertThat(second.secondsObserved()).isEqualTo(5.0);
+        assertThat(second.cost()).isCloseTo(5 * (48.0 / 8) / 3600, within(1e-12));
+        assertThat(second.samples()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldChargeTheOpenMinutesOfALongSampleOrAReplayedSpoolAndCountTheRestAsLateSeconds() {
+        // Given GPU-B reporting on time every 10 s for 10 minutes: at 600 s the engine's clock is at
+        // the middle of its last sample, 595 s, and minutes that ended by 475 s (end plus 2 min of
+        // grace) are closed: minutes 0 to 6; minutes 7 (420–480 s), 8 and 9 are open
+        for (int end = 10; end <= 600; end += 10) {
+            cost.send(sample("GPU-B", T0.plusSeconds(end), 10));
+        }
+
+        // When GPU-C's node sends one sample of [300 s, 600 s), and GPU-A's replays its spool of
+        // 10 s samples from [360 s, 600 s), after an outage
+        cost.send(sample("GPU-C", T0.plusSeconds(600), 300));
+        for (int end = 370; end <= 600; end += 10) {
+            cost.send(sample("GPU-A", T0.plusSeconds(end), 10));
+        }
+        collectWindows();
+
+        // Then GPU-C is charged the 180 s of its open minutes 7, 8 and 9, 60 s each
+        for (int minute = 7; minute <= 9; minute++) {
+            assertThat(windows.get("GPU-C@" + T0.plusSeconds(60L * minute)).secondsObserved()).isEqualTo(60.0);
+        }
+        assertThat(windows.keySet()).filteredOn(key -> key.startsWith("GPU-C@")).hasSize(3);
+        // And GPU-A the 180 s of the same minutes, its six samples of minute 6 refused as late
+        assertThat(windows.values().stream().filter(w -> w.gpuUuid().equals("GPU-A"))
+                .mapToDouble(GpuUsage::secondsObserved).sum()).isEqualTo(180.0);
+        assertThat(cost.deadLettersCounted("telemetry-late")).isEqualTo(6.0);
+        assertThat(cost.telemetryDeadLetters.readRecordsToList()).hasSize(6)
+                .allSatisfy(record -> assertThat(record.key()).isEqualTo("GPU-A"));
+        // And the seconds of the closed minutes 5 and 6 are counted as late: GPU-C's 120, GPU-A's 60
+        assertThat(lateSeconds()).isEqualTo(120.0 + 60.0);
+        // And GPU-B lost nothing
+        assertThat(windows.values().stream().filter(w -> w.gpuUuid().equals("GPU-B"))
+                .mapToDouble(GpuUsage::secondsObserved).sum()).isEqualTo(600.0);
+    }
+
     /** GPU-1's samples of {@code interval} seconds, ending {@code firstEnd} to {@code lastEnd} seconds after T0. */
     private static List<TelemetrySample> everyInterval(int interval, int firstEnd, int lastEnd) {
         List<TelemetrySample> samples = new ArrayList<>();
