@@ -65,7 +65,19 @@ public record UsageTotals(
      * as stale-priced too.
      */
     public UsageTotals add(TelemetrySample sample, Double gpuPricePerHour, boolean stalePrice) {
-        double seconds = sample.intervalSeconds() * sample.chargedFraction();
+        return add(sample, gpuPricePerHour, stalePrice, 1);
+    }
+
+    /**
+     * As {@link #add(TelemetrySample, Double, boolean)} for a {@code share} (0–1) of the sample's
+     * interval: the part of it charged here, the rest being charged already (by another sample
+     * of the same seconds) or elsewhere (in another minute). Every figure that grows with time
+     * (seconds, cost, energy, bytes, the weights of the means) is that share of the sample's; the
+     * sample counts once.
+     */
+    public UsageTotals add(TelemetrySample sample, Double gpuPricePerHour, boolean stalePrice, double share) {
+        double readingSeconds = sample.intervalSeconds() * share;
+        double seconds = sample.intervalSeconds() * sample.chargedFraction() * share;
         double cost = gpuPricePerHour == null ? 0 : gpuPricePerHour * seconds / 3600;
         // Unknown activity is neither idle nor busy: its time is charged, its idle share not guessed.
         Double activity = sample.smActive();
@@ -83,9 +95,9 @@ public record UsageTotals(
                 smOccupancy.add(sample.smOccupancy(), seconds),
                 dramActive.add(sample.dramActive(), seconds),
                 tensorActive.add(sample.tensorActive(), seconds),
-                powerWatts.add(sample.powerWatts(), sample.intervalSeconds()),
-                energyKwh + power * sample.intervalSeconds() / 3_600_000,
-                nvlinkBytes + nvlink * sample.intervalSeconds());
+                powerWatts.add(sample.powerWatts(), readingSeconds),
+                energyKwh + power * readingSeconds / 3_600_000,
+                nvlinkBytes + nvlink * readingSeconds);
     }
 
     public UsageTotals plus(UsageTotals other) {

@@ -21,12 +21,24 @@ import java.time.Duration;
  *                       before they take a backlog to be worked off and send what they held back:
  *                       more than the engine's commit interval, as partials reach the roll-ups
  *                       only when the task that sent them commits
+ * @param maxAhead       how far ahead of the engine's own wall clock a sample's end may be; a
+ *                       sample later than that is refused as from the future, so that the
+ *                       engine's clock (the latest time of the samples it took, which judges
+ *                       lateness and closes windows) never passes its wall clock by more
  */
 public record CostSettings(Duration grace, CurrencyRates rates, Duration updateInterval, Duration maxGap,
-        Duration priceMaxAge, Duration quietAfter) {
+        Duration priceMaxAge, Duration quietAfter, Duration maxAhead) {
 
     public static final Duration DEFAULT_UPDATE_INTERVAL = Duration.ofSeconds(2);
     public static final Duration DEFAULT_MAX_GAP = Duration.ofMinutes(15);
+    /**
+     * Clocks kept by NTP agree within milliseconds, and an agent stamps a sample when it takes
+     * it, so an on-time sample reaches the engine after its end: 30 s forgives a host whose clock
+     * has drifted for days without NTP, and a node that runs ahead by this much can take only a
+     * quarter of the other GPUs' grace (2 min): a sample that comes less than 90 s after its
+     * window ended is never late.
+     */
+    public static final Duration DEFAULT_MAX_AHEAD = Duration.ofSeconds(30);
 
     public CostSettings {
         requirePositive("grace", grace.plusMillis(1));
@@ -34,20 +46,22 @@ public record CostSettings(Duration grace, CurrencyRates rates, Duration updateI
         requirePositive("maxGap", maxGap);
         requirePositive("priceMaxAge", priceMaxAge);
         requirePositive("quietAfter", quietAfter);
+        requirePositive("maxAhead", maxAhead);
     }
 
     public static CostSettings of(Duration grace, CurrencyRates rates) {
         return new CostSettings(grace, rates, DEFAULT_UPDATE_INTERVAL, DEFAULT_MAX_GAP, PriceQuote.DEFAULT_MAX_AGE,
-                DEFAULT_UPDATE_INTERVAL);
+                DEFAULT_UPDATE_INTERVAL, DEFAULT_MAX_AHEAD);
     }
 
     public CostSettings withPriceMaxAge(Duration maxAge) {
-        return new CostSettings(grace, rates, updateInterval, maxGap, maxAge, quietAfter);
+        return new CostSettings(grace, rates, updateInterval, maxGap, maxAge, quietAfter, maxAhead);
     }
 
     /** These settings for an engine that commits at least every {@code commitInterval}. */
     public CostSettings committingEvery(Duration commitInterval) {
-        return new CostSettings(grace, rates, updateInterval, maxGap, priceMaxAge, commitInterval.plus(updateInterval));
+        return new CostSettings(grace, rates, updateInterval, maxGap, priceMaxAge, commitInterval.plus(updateInterval),
+                maxAhead);
     }
 
     /** How many updates in a row without input make the windows or roll-ups quiet: at least one. */

@@ -5,8 +5,9 @@ import java.time.Instant;
 
 /**
  * Where a sample or a work report sits in time. Each covers the interval that ends at its
- * {@code time}; it is placed, and priced, at the middle of that interval, so one straddling a
- * window boundary counts in the window that holds most of it.
+ * {@code time}, and its event time is the middle of that interval: a work report counts in the
+ * minute that holds it, and the engine's clock moves with the samples' (a sample's seconds
+ * themselves are charged in the minutes they fall in, see {@link GpuWindows}).
  */
 public final class EventTime {
 

@@ -169,37 +169,22 @@ final class GpuState {
 
     /**
      * Marks the seconds of {@code [fromMillis, toMillis)} covered: those whose middle lies in it
-     * ({@link #firstSecond}), so that samples that follow each other cover seconds of their own,
-     * and a sample that covers what an earlier one did can be told ({@link #mostlyCovered}).
+     * ({@link #firstSecond}), so that samples that follow each other cover seconds of their own.
      */
     void cover(long fromMillis, long toMillis) {
-        mark(firstUnsettled(fromMillis), firstSecond(toMillis));
+        coverNew(firstSecond(fromMillis), firstSecond(toMillis));
     }
 
     /**
-     * Marks the span covered as {@link #cover} does, unless it is {@link #mostlyCovered} already:
-     * then it marks nothing and answers false. One look at the span, for a sample that is judged and charged.
+     * Marks the unsettled seconds {@code [first, end)} (epoch seconds) covered, and answers how
+     * many of them no sample covered before: those a sample that covers them is charged for, so
+     * that a sample sent again, or a second agent reporting the same GPU, charges no second twice.
      */
-    boolean coverUnlessMostlyCovered(long fromMillis, long toMillis) {
-        long first = firstUnsettled(fromMillis);
-        long end = firstSecond(toMillis);
-        if (mostlyMarked(first, end)) {
-            return false;
+    int coverNew(long first, long end) {
+        if (settledUntil != NONE && first < settledUntil) {
+            first = settledUntil;
         }
-        mark(first, end);
-        return true;
-    }
-
-    /**
-     * Whether more than half of the unsettled seconds of {@code [fromMillis, toMillis)} are covered
-     * already: a sample that covers them was charged before, sent again or by a second agent on the
-     * same GPU. False when the span holds no unsettled second (a span under a second may hold none).
-     */
-    boolean mostlyCovered(long fromMillis, long toMillis) {
-        return mostlyMarked(firstUnsettled(fromMillis), firstSecond(toMillis));
-    }
-
-    private void mark(long first, long end) {
+        int fresh = 0;
         for (long minute = minuteOf(first); minute < end; minute += MINUTE_SECONDS) {
             int from = (int) Math.max(0, first - minute);
             int to = (int) Math.min(MINUTE_SECONDS, end - minute);
@@ -210,40 +195,27 @@ final class GpuState {
                     pendingMinute = minuteMillis;
                     pendingBits = coverage.getOrDefault(minuteMillis, 0L);
                 }
-                pendingBits |= mask(from, to);
-                pendingUnmerged = true;
+                long added = mask(from, to) & ~pendingBits;
+                if (added != 0) {
+                    fresh += Long.bitCount(added);
+                    pendingBits |= added;
+                    pendingUnmerged = true;
+                }
             }
         }
+        return fresh;
     }
 
-    private boolean mostlyMarked(long first, long end) {
-        if (first >= end) {
-            return false;
-        }
-        long covered = 0;
-        for (long minute = minuteOf(first); minute < end; minute += MINUTE_SECONDS) {
-            int from = (int) Math.max(0, first - minute);
-            int to = (int) Math.min(MINUTE_SECONDS, end - minute);
-            long minuteMillis = minute * 1000;
-            long marked = pendingMinute == minuteMillis ? pendingBits : coverage.getOrDefault(minuteMillis, 0L);
-            covered += Long.bitCount(marked & mask(from, to));
-        }
-        return covered * 2 > end - first;
-    }
-
-    /** The first second of a span from {@code millis} that is not settled yet. */
-    private long firstUnsettled(long millis) {
-        long first = firstSecond(millis);
-        return settledUntil == NONE ? first : Math.max(first, settledUntil);
-    }
-
-    /** The first second whose middle is at or after {@code millis}. */
-    private static long firstSecond(long millis) {
+    /**
+     * The first second whose middle is at or after {@code millis}: a span covers the seconds from
+     * its start's to its end's.
+     */
+    static long firstSecond(long millis) {
         return -Math.floorDiv(-(millis - 500), 1000);
     }
 
     /** The start, in epoch seconds, of the minute holding {@code second}. */
-    private static long minuteOf(long second) {
+    static long minuteOf(long second) {
         return Math.floorDiv(second, MINUTE_SECONDS) * MINUTE_SECONDS;
     }
 

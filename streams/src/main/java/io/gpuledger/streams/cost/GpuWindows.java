@@ -9,12 +9,13 @@ import io.gpuledger.model.UsageTotals;
 import io.gpuledger.streams.deadletter.ParseOrReject;
 import io.gpuledger.streams.price.PriceTable;
 import io.gpuledger.streams.state.LiveStore;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.metrics.stats.CumulativeSum;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -23,7 +24,10 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * Charges each sample at the price in force at its time and adds it, once, to its GPU's minute
- * window and to the minute partials of the GPU's job, team and pool.
+ * window and to the minute partials of the GPU's job, team and pool: a sample whose seconds fall
+ * in several minutes (a long one, or one that straddles a minute's end) to each of them, its part
+ * in each priced at the part's middle, and only to those still open; the seconds of those
+ * already closed are counted as late ({@code late-seconds-total}).
  *
  * <ul>
  *   <li>Every {@code updateInterval} of wall-clock time it sends each GPU's newest window if it
@@ -34,20 +38,20 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *       backlog is done (or they close), and the engine commits only at that interval.</li>
  *   <li>A window closes when the latest event time seen passes its end plus the grace period: its
  *       unmonitored time is settled then and it is sent one last time, {@code closed=true}.
- *       Samples for a closed window are refused as late; samples more than
- *       {@link #MAX_AHEAD} ahead of the engine's clock are refused as from the future (one such
- *       sample would otherwise close every open window at once).</li>
- *   <li>A sample most of whose time its GPU was charged for already, by samples before it, is
- *       refused as a duplicate: a sample sent again is charged once, and a second agent reporting
- *       the same GPU does not double its cost.</li>
+ *       Samples for a closed window are refused as late. A sample that ends more than
+ *       {@link CostSettings#maxAhead} after the engine's wall clock is refused as from the future:
+ *       the latest event time is that of the samples taken, so it never runs ahead of the wall
+ *       clock by more, and one node whose clock runs fast cannot close the windows of the other
+ *       GPUs of its task before their samples come.</li>
+ *   <li>A sample is charged only for the seconds that no sample of its GPU covered before it
+ *       (every figure of it that grows with time in that proportion), and one that covers none
+ *       is refused as a duplicate: a sample sent again is charged once, and a second agent
+ *       reporting the same GPU, in or out of phase, charges no second twice.</li>
  * </ul>
  * Usage records are dated by their window's start. State: {@link GpuState} per GPU and the pending partials, in {@link LiveStore}s, so a sample
  * costs map lookups and the state is encoded once per commit.
  */
 final class GpuWindows implements Processor<String, byte[], String, Emitted> {
-
-    /** How far ahead of this engine's clock a sample's time may be. */
-    static final Duration MAX_AHEAD = ParseOrReject.MAX_AHEAD;
 
     private static final long MINUTE = GpuState.MINUTE_MILLIS;
     private static final long HOUR = 60 * MINUTE;
@@ -69,6 +73,9 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     private Sensor refused;
     private Sensor late;
     private Sensor duplicate;
+    private Sensor future;
+    /** GPU seconds of samples that fell in closed windows: not charged, counted. */
+    private Sensor lateSeconds;
     /**
      * GPUs with a window changed since the last update was sent, in the order they changed: a GPU
      * is added when its state is not {@link GpuState#queued} already (a GPU read back after a
@@ -107,6 +114,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         this.refused = ParseOrReject.deadLetterSensor(context, "telemetry");
         this.late = ParseOrReject.deadLetterSensor(context, "telemetry-late");
         this.duplicate = ParseOrReject.deadLetterSensor(context, "telemetry-duplicate");
+        this.future = ParseOrReject.deadLetterSensor(context, "telemetry-future");
+        this.lateSeconds = lateSecondsSensor(context);
         context.schedule(settings.updateInterval(), PunctuationType.WALL_CLOCK_TIME, now -> sendUpdates());
     }
 
@@ -130,36 +139,136 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             deadLetter(record, e);
             return;
         }
-        long at = EventTime.millis(sample);
-        long start = EventTime.periodStart(at, MINUTE);
-        long latest = latestEventTime();
-        if (start + MINUTE + settings.grace().toMillis() <= latest) {
-            refuse(record, late, "late: its window ended at " + Instant.ofEpochMilli(start + MINUTE) + " and closed "
-                    + settings.grace().toSeconds() + " s later, before " + Instant.ofEpochMilli(latest)
-                    + ", the latest time seen");
-            return;
-        }
-        long now = context.currentSystemTimeMs();
-        if (at > now + MAX_AHEAD.toMillis()) {
-            refuse(record, late, "from the future: " + Instant.ofEpochMilli(at) + " is more than "
-                    + MAX_AHEAD.toMinutes() + " min ahead of this engine's clock (" + Instant.ofEpochMilli(now) + ")");
-            return;
-        }
         long end = sample.time().toEpochMilli();
-        long from = end - Math.round(sample.intervalSeconds() * 1000);
-        if (!state.coverUnlessMostlyCovered(from, end)) {
-            refuse(record, duplicate, "duplicate: most of the time it covers, " + Instant.ofEpochMilli(from) + " to "
-                    + Instant.ofEpochMilli(end) + ", was charged for this GPU already, by earlier samples (a sample"
-                    + " sent again, or a second agent reporting the same GPU)");
+        long now = context.currentSystemTimeMs();
+        if (end > now + settings.maxAhead().toMillis()) {
+            refuse(record, future, "from the future: it ends at " + sample.time() + ", more than "
+                    + settings.maxAhead().toSeconds() + " s ahead of this engine's clock (" + Instant.ofEpochMilli(now)
+                    + "): its node's clock runs ahead");
             return;
         }
+        long at = EventTime.millis(sample);
+        long from = end - Math.round(sample.intervalSeconds() * 1000);
+        long first = GpuState.firstSecond(from);
+        long last = GpuState.firstSecond(end);
+        long latest = latestEventTime();
+        boolean taken = first < last && GpuState.minuteOf(first) != GpuState.minuteOf(last - 1)
+                ? chargeMinutes(record, gpu, state, sample, from, end, first, last, latest)
+                : chargeOneMinute(record, gpu, state, sample, at, first, last, latest);
+        if (!taken) {
+            return;
+        }
+        backlog.sample(gpus.commits());
+
+        if (at > latest) {
+            clock.put(LATEST, at);
+            latestEventTime = at;
+            long closeBefore = at - settings.grace().toMillis();
+            if (closeBefore >= nextClose) {
+                closeWindows(closeBefore);
+            }
+        }
+    }
+
+    /**
+     * Charges a sample whose seconds all lie in one minute, as most do: the seconds no sample
+     * covered before, at the price in force at its middle, in that minute's window, unless the
+     * window has closed. True if it was charged.
+     */
+    private boolean chargeOneMinute(Record<String, byte[]> record, String gpu, GpuState state, TelemetrySample sample,
+            long at, long first, long last, long latest) {
+        // One that covers no second's middle (under a second long) goes to the minute of its middle.
+        long start = first < last ? GpuState.minuteOf(first) * 1000 : EventTime.periodStart(at, MINUTE);
+        if (closed(start, latest)) {
+            lateSeconds.record(sample.intervalSeconds() * sample.chargedFraction());
+            refuseLate(record, "its window ended at " + Instant.ofEpochMilli(start + MINUTE), latest);
+            return false;
+        }
+        double share = 1;
+        if (first < last) {
+            int fresh = state.coverNew(first, last);
+            if (fresh == 0) {
+                refuseDuplicate(record, sample);
+                return false;
+            }
+            share = (double) fresh / (last - first);
+        }
+        GpuIdentity identity = identify(gpu, state, sample);
+        PriceTable.InForce price = priceSpan(state, identity, at);
+        addToWindow(gpu, state, identity, start,
+                UsageTotals.ZERO.add(sample, price.perGpuHourIn(settings.rates()), price.staleAt(at), share));
+        return true;
+    }
+
+    /**
+     * Charges a sample whose seconds lie in several minutes (a long sample, or one that straddles
+     * a minute's end): in each minute still open, the seconds of it no sample covered before, at
+     * the price in force at the middle of the sample's part in that minute. The seconds in minutes
+     * closed already are counted as late; if all are, the sample is refused as late. True if any
+     * of it was charged.
+     */
+    private boolean chargeMinutes(Record<String, byte[]> record, String gpu, GpuState state, TelemetrySample sample,
+            long from, long end, long first, long last, long latest) {
+        long firstMinute = GpuState.minuteOf(first);
+        int[] fresh = new int[(int) ((GpuState.minuteOf(last - 1) - firstMinute) / 60) + 1];
+        long lateCount = 0;
+        int freshInAll = 0;
+        for (int i = 0; i < fresh.length; i++) {
+            long minute = firstMinute + 60L * i;
+            long partFirst = Math.max(first, minute);
+            long partEnd = Math.min(last, minute + 60);
+            if (closed(minute * 1000, latest)) {
+                lateCount += partEnd - partFirst;
+            } else {
+                fresh[i] = state.coverNew(partFirst, partEnd);
+                freshInAll += fresh[i];
+            }
+        }
+        double covered = last - first;
+        if (lateCount > 0) {
+            lateSeconds.record(sample.intervalSeconds() * sample.chargedFraction() * lateCount / covered);
+        }
+        if (lateCount == covered) {
+            refuseLate(record, "its last window ended at " + Instant.ofEpochMilli((firstMinute + 60L * fresh.length)
+                    * 1000), latest);
+            return false;
+        }
+        if (freshInAll == 0) {
+            refuseDuplicate(record, sample);
+            return false;
+        }
+        GpuIdentity identity = identify(gpu, state, sample);
+        for (int i = 0; i < fresh.length; i++) {
+            if (fresh[i] == 0) {
+                continue;
+            }
+            long start = (firstMinute + 60L * i) * 1000;
+            long partFrom = Math.max(from, start);
+            long partAt = partFrom + (Math.min(end, start + MINUTE) - partFrom) / 2;
+            PriceTable.InForce price = priceSpan(state, identity, partAt);
+            addToWindow(gpu, state, identity, start, UsageTotals.ZERO.add(sample,
+                    price.perGpuHourIn(settings.rates()), price.staleAt(partAt), fresh[i] / covered));
+        }
+        return true;
+    }
+
+    /** Whether the window starting at {@code start} has closed by the engine's clock {@code latest}. */
+    private boolean closed(long start, long latest) {
+        return start + MINUTE + settings.grace().toMillis() <= latest;
+    }
+
+    /** The GPU's identity as {@code sample} gives it, kept if it changed. */
+    private GpuIdentity identify(String gpu, GpuState state, TelemetrySample sample) {
         GpuIdentity identity = state.identity == null ? GpuIdentity.of(sample) : state.identity.following(sample);
         if (identity != state.identity) {
             state.identity = identity;
             identities.put(gpu, identity);
         }
-        PriceTable.InForce price = priceSpan(state, identity, at);
-        UsageTotals charged = UsageTotals.ZERO.add(sample, price.perGpuHourIn(settings.rates()), price.staleAt(at));
+        return identity;
+    }
+
+    /** Adds what a sample is charged for the minute starting at {@code start} to the GPU's window and partials. */
+    private void addToWindow(String gpu, GpuState state, GpuIdentity identity, long start, UsageTotals charged) {
         GpuState.Window window = state.window(start);
         window.identity = identity;
         window.add(charged);
@@ -175,7 +284,6 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             gpus.put(gpu, state);
             state.putFor = gpus.commits();
         }
-        backlog.sample(gpus.commits());
         String[] partialKeys = window.partialKeys(start);
         if (window.partials == null) {
             window.partials = new PendingPartial[partialKeys.length];
@@ -196,15 +304,6 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
                 partial.gpuEquivalents += identity.fraction;
             }
         }
-
-        if (at > latest) {
-            clock.put(LATEST, at);
-            latestEventTime = at;
-            long closeBefore = at - settings.grace().toMillis();
-            if (closeBefore >= nextClose) {
-                closeWindows(closeBefore);
-            }
-        }
     }
 
     /**
@@ -217,6 +316,21 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             state.priceFor = identity;
         }
         return state.price;
+    }
+
+    /**
+     * The counter of late GPU seconds: Kafka Streams metric {@code late-seconds-total} of group
+     * {@code stream-gpuledger-metrics}, tags {@code thread-id} and {@code gpuledger-id=telemetry},
+     * beside the dead-letter counters, shared by the tasks of a stream thread as they are.
+     */
+    private static Sensor lateSecondsSensor(ProcessorContext<?, ?> context) {
+        String thread = Thread.currentThread().getName();
+        Sensor sensor = context.metrics().addSensor(thread + ".gpuledger.telemetry.late-seconds",
+                Sensor.RecordingLevel.INFO);
+        sensor.add(new MetricName("late-seconds-total", "stream-gpuledger-metrics",
+                "GPU seconds of samples that fell in windows already closed, not charged",
+                Map.of("thread-id", thread, "gpuledger-id", "telemetry")), new CumulativeSum());
+        return sensor;
     }
 
     /** The task's pending partial {@code key}, a new one if none is pending, marked changed. */
@@ -244,6 +358,18 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             latestEventTime = stored == null ? Long.MIN_VALUE : stored;
         }
         return latestEventTime;
+    }
+
+    private void refuseLate(Record<String, byte[]> record, String windowEnded, long latest) {
+        refuse(record, late, "late: " + windowEnded + " and closed " + settings.grace().toSeconds()
+                + " s later, before " + Instant.ofEpochMilli(latest) + ", the latest time seen");
+    }
+
+    private void refuseDuplicate(Record<String, byte[]> record, TelemetrySample sample) {
+        refuse(record, duplicate, "duplicate: all the time it covers, "
+                + sample.time().minusMillis(Math.round(sample.intervalSeconds() * 1000)) + " to " + sample.time()
+                + ", was charged for this GPU already, by earlier samples (a sample sent again, or a second agent"
+                + " reporting the same GPU)");
     }
 
     private void refuse(Record<String, byte[]> record, Sensor counter, String reason) {

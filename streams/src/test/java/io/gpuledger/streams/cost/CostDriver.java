@@ -34,6 +34,8 @@ final class CostDriver implements AutoCloseable {
     final TestOutputTopic<String, byte[]> telemetryDeadLetters;
     final TestOutputTopic<String, byte[]> progressDeadLetters;
     private final Instant start;
+    /** The driver's wall clock: its start, moved on only through {@link #advance}. */
+    private Instant wallClock;
 
     /** @param start the wall clock's start, at which prices are published */
     CostDriver(String application, Instant start) {
@@ -43,6 +45,7 @@ final class CostDriver implements AutoCloseable {
     /** @param start the wall clock's start, at which prices are published */
     CostDriver(String application, Instant start, CostSettings settings) {
         this.start = start;
+        this.wallClock = start;
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, application);
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
@@ -69,8 +72,23 @@ final class CostDriver implements AutoCloseable {
         prices.pipeInput(quote.key(), quote, start);
     }
 
-    /** Sends a sample as an agent does, then lets the updates it causes come out. */
+    /**
+     * Sends a sample as an agent whose clock is right does: the wall clock is moved on to the
+     * sample's time first if it is behind, then the updates it causes come out.
+     */
     void send(TelemetrySample sample) {
+        Duration behind = Duration.between(wallClock, sample.time());
+        if (!behind.isNegative() && !behind.isZero()) {
+            advance(behind);
+        }
+        sendAsStamped(sample);
+    }
+
+    /**
+     * Sends a sample whatever its time says of the wall clock (its agent's clock may be off), then
+     * lets the updates come out.
+     */
+    void sendAsStamped(TelemetrySample sample) {
         telemetry.pipeInput(new TestRecord<>(sample.gpuUuid(), Json.write(sample), sample.time()));
         sendUpdates();
     }
@@ -85,8 +103,23 @@ final class CostDriver implements AutoCloseable {
      * the GPU windows to send their partials, once more for the roll-ups to send theirs.
      */
     void sendUpdates() {
-        driver.advanceWallClockTime(CostSettings.DEFAULT_UPDATE_INTERVAL);
-        driver.advanceWallClockTime(CostSettings.DEFAULT_UPDATE_INTERVAL);
+        advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
+        advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
+    }
+
+    /** Moves the wall clock on; every test moves it through here, so that {@link #send} knows where it stands. */
+    void advance(Duration by) {
+        driver.advanceWallClockTime(by);
+        wallClock = wallClock.plus(by);
+    }
+
+    /** What the engine counted as refused from {@code input} ({@code dead-letters-total}, tag {@code gpuledger-id}). */
+    double deadLettersCounted(String input) {
+        return driver.metrics().entrySet().stream()
+                .filter(e -> e.getKey().name().equals("dead-letters-total")
+                        && input.equals(e.getKey().tags().get("gpuledger-id")))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
+                .sum();
     }
 
     @Override

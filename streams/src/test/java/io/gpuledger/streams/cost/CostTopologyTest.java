@@ -220,25 +220,30 @@ class CostTopologyTest {
         List<TestRecord<String, byte[]>> refused = deadLetters.readRecordsToList();
         assertThat(refused).hasSize(2).allSatisfy(record -> {
             assertThat(header(record, DeadLetters.FIELD)).isEqualTo("time");
-            assertThat(header(record, DeadLetters.REASON)).startsWith("time: duplicate: most of the time it covers");
+            assertThat(header(record, DeadLetters.REASON)).startsWith("time: duplicate: all the time it covers");
         });
         assertThat(header(refused.get(0), DeadLetters.REASON)).contains("2026-03-01T12:00:10Z to 2026-03-01T12:00:20Z");
         assertThat(deadLettersCounted("telemetry-duplicate")).isEqualTo(2.0);
     }
 
     @Test
-    void shouldRefuseASecondAgentsSamplesOfTheSameGpuButNotSamplesThatOverlapALittle() {
+    void shouldChargeSamplesThatOverlapEarlierOnesOnlyForTheSecondsTheyAdd() {
         publishPrice(32.77, T0.minus(Duration.ofDays(30)));
-        // Given samples every 10 s whose times wander by up to a second (each says it covers 10 s)
+        // Given samples every 10 s whose times wander by up to a second (each says it covers 10 s):
+        // they cover the seconds whose middle they span, :00–:09, :11–:20 and :20–:29
         sendTenSecondSamplesEndingAt(10_000, 20_900, 30_400);
-        // When a second agent starts reporting the same GPU, 4 s after the first each time
+        // When a second agent starts reporting the same GPU, 4 s after the first each time: it
+        // covers :24–:33, :30–:39 and :34–:43
         sendTenSecondSamplesEndingAt(34_400, 40_000, 44_000);
 
-        // Then the first agent's wandering samples are all charged, and the second agent's (6 of 10 s charged) not
+        // Then each sample is charged the seconds it adds: 10 + 10 + 9 (:20 was covered), then
+        // 4 (:30–:33), 6 (:34–:39) and 4 (:40–:43), 43 s in all, and none is refused
         GpuUsage window = latestWindows().get(T0);
-        assertThat(window.samples()).isEqualTo(4);
-        assertThat(deadLetters.readRecordsToList()).hasSize(2);
-        assertThat(deadLettersCounted("telemetry-duplicate")).isEqualTo(2.0);
+        assertThat(window.samples()).isEqualTo(6);
+        assertThat(window.secondsObserved()).isCloseTo(10 + 10 + 9 + 4 + 6 + 4, within(1e-9));
+        assertThat(window.cost()).isCloseTo(43.0 / 3600 * 32.77 / 8, within(1e-12));
+        assertThat(deadLetters.readRecordsToList()).isEmpty();
+        assertThat(deadLettersCounted("telemetry-duplicate")).isZero();
     }
 
     @Test

@@ -63,35 +63,33 @@ class GpuStateTest {
         // Then each covers a second of its own, across the minute, and none covers another's
         assertThat(state.coverage()).containsExactly(java.util.Map.entry(T0, 3L << 58),
                 java.util.Map.entry(T0 + MINUTE, 1L));
-        assertThat(state.mostlyCovered(T0 + 60_300, T0 + 61_300)).as("the third again").isTrue();
-        assertThat(state.mostlyCovered(T0 + 61_300, T0 + 62_300)).as("the next").isFalse();
-        assertThat(state.mostlyCovered(T0 + 61_600, T0 + 61_850)).as("under a second, no middle").isFalse();
+        // And the quarter second covers no second: no second's middle lies in it
+        assertThat(GpuState.firstSecond(T0 + 61_600)).isEqualTo(GpuState.firstSecond(T0 + 61_850));
     }
 
     @Test
-    void shouldTellTimeMostlyChargedAlreadyButNotTimeSettledOrBarelyTouched() {
-        // Given a GPU covered from :00 to :40, its first minute settled up to :20 of it
+    void shouldAnswerHowManyOfASpansSecondsNoSampleCoveredBefore() {
+        // Given a GPU covered from :00 to :40
         GpuState state = new GpuState();
         state.cover(T0, T0 + 40_000);
-        state.settledUntil = T0 / 1000 + 20;
 
-        // Then a span more than half covered is, half covered or less is not, and settled seconds are not judged
-        assertThat(state.mostlyCovered(T0 + 25_000, T0 + 45_000)).isTrue();
-        assertThat(state.mostlyCovered(T0 + 30_000, T0 + 50_000)).isFalse();
-        assertThat(state.mostlyCovered(T0 + 10_000, T0 + 50_000)).as("20 of 30 unsettled seconds").isTrue();
-        assertThat(state.mostlyCovered(T0, T0 + 20_000)).as("all settled").isFalse();
-        GpuState read = GpuState.CODEC.fromBytes(GpuState.CODEC.toBytes(state));
-        assertThat(read.mostlyCovered(T0 + 25_000, T0 + 45_000)).as("read back").isTrue();
+        // Then of :30 to :50, the ten seconds from :40 are new, and covered from then on
+        assertThat(state.coverNew(second(30), second(50))).isEqualTo(10);
+        assertThat(state.coverNew(second(30), second(50))).as("the same again").isZero();
+        // And of :45 to 1:05, the ten of its first minute from :50 and the five of the next are new
+        assertThat(state.coverNew(second(45), second(65))).isEqualTo(10 + 5);
     }
 
     @Test
-    void shouldJudgeSecondsMarkedBeforeAndAfterACommitAlikeAndForgetThemOnceSettled() {
+    void shouldCountSecondsMarkedBeforeAndAfterACommitAsCoveredAndNeitherAfterTheyAreSettled() {
         // Given a minute covered to :30, written at a commit, then covered to :40
         GpuState state = new GpuState();
         state.cover(T0, T0 + 30_000);
         state.coverage();
         state.cover(T0 + 30_000, T0 + 40_000);
-        assertThat(state.mostlyCovered(T0 + 25_000, T0 + 35_000)).isTrue();
+        GpuState read = GpuState.CODEC.fromBytes(GpuState.CODEC.toBytes(state));
+        assertThat(state.coverNew(second(25), second(45))).as("15 covered, :40 to :45 not").isEqualTo(5);
+        assertThat(read.coverNew(second(25), second(45))).as("read back").isEqualTo(5);
 
         // When the minute is settled, and a late sample covers its last ten seconds
         state.settle(T0, MAX_GAP);
@@ -100,7 +98,6 @@ class GpuStateTest {
 
         // Then only those ten seconds are marked: the settled ones do not come back
         assertThat(state.coverage()).containsExactly(java.util.Map.entry(T0, ((1L << 10) - 1) << 50));
-        assertThat(state.mostlyCovered(T0 + 45_000, T0 + 60_000)).isTrue();
     }
 
     @Test
@@ -160,6 +157,11 @@ class GpuStateTest {
         assertThat(read.windows.get(T0).totals.snapshot()).isEqualTo(unchanged.totals.snapshot());
         assertThat(read.windows.get(T0 + MINUTE).totals.snapshot().samples()).isEqualTo(2);
         assertThat(read.windows.get(T0 + MINUTE).totals.snapshot()).isEqualTo(changing.totals.snapshot());
+    }
+
+    /** The epoch second {@code seconds} after T0. */
+    private static long second(int seconds) {
+        return T0 / 1000 + seconds;
     }
 
     private static TelemetrySample sample(String job, String team) {

@@ -131,7 +131,7 @@ class JobEconomicsTest {
         assertThat(deadLetters.readRecordsToList()).hasSize(1);
 
         // When a minute of wall-clock time passes, the silent node is forgotten
-        cost.driver.advanceWallClockTime(Duration.ofMinutes(1));
+        cost.advance(Duration.ofMinutes(1));
         report(old);
 
         // Then its report is no longer judged against it

@@ -77,7 +77,7 @@ class RollupsTest {
                 .filter(rollup -> rollup.windowEnd().equals(T0.plus(Duration.ofHours(1)))).toList();
         assertThat(hoursBefore).noneMatch(rollup -> rollup.key().contains("|spot"));
         assertThat(hoursBefore).anyMatch(rollup -> rollup.key().contains("|on-demand"));
-        cost.driver.advanceWallClockTime(RollupWindows.HOUR_UPDATE_INTERVAL);
+        cost.advance(RollupWindows.HOUR_UPDATE_INTERVAL);
 
         Map<String, UsageRollup> latest = latest(beforeTheMinute);
         UsageRollup onDemandHour = latest.get("pool|aws|us-east-1|p4d.24xlarge|on-demand|" + T0 + "|PT1H");

@@ -125,13 +125,14 @@ class StalePricesTest {
         TelemetrySample sample = TelemetrySample.builder().gpuUuid("GPU-1")
                 .placement(new Placement("node-a", "i-a", "p4d.24xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND))
                 .jobId("train").time(minute(minute)).intervalSeconds(60).smActive(0.9).build();
-        cost.telemetry.pipeInput(new TestRecord<>(sample.gpuUuid(), Json.write(sample), sample.time()));
-        // The wall clock keeps up with the samples and passes two update intervals after each: the
-        // GPU windows send their partials, then the roll-ups theirs.
+        // The wall clock keeps up with the samples (it is at the sample's end when the sample
+        // comes) and passes two update intervals after each: the GPU windows send their partials,
+        // then the roll-ups theirs.
         Duration behind = Duration.between(wallClock, sample.time());
         if (!behind.isNegative() && !behind.isZero()) {
             advance(behind);
         }
+        cost.telemetry.pipeInput(new TestRecord<>(sample.gpuUuid(), Json.write(sample), sample.time()));
         advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
         advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
         cost.usage.readValuesToList().forEach(window -> windows.put(window.windowStart(), window));
@@ -141,7 +142,7 @@ class StalePricesTest {
     }
 
     private void advance(Duration by) {
-        cost.driver.advanceWallClockTime(by);
+        cost.advance(by);
         wallClock = wallClock.plus(by);
     }
 

@@ -339,13 +339,14 @@ class WindowCloseTest {
     }
 
     private void send(TelemetrySample sample) {
-        telemetry.pipeInput(new TestRecord<>(sample.gpuUuid(), Json.write(sample), sample.time()));
-        // The wall clock keeps up with the samples, and passes two update intervals after each
-        // one: the GPU windows send their partials, then the roll-ups theirs.
+        // The wall clock keeps up with the samples (it is at the sample's end when the sample
+        // comes), and passes two update intervals after each one: the GPU windows send their
+        // partials, then the roll-ups theirs.
         Duration behind = Duration.between(wallClock, sample.time());
         if (!behind.isNegative() && !behind.isZero()) {
             advance(behind);
         }
+        telemetry.pipeInput(new TestRecord<>(sample.gpuUuid(), Json.write(sample), sample.time()));
         advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
         advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
         for (GpuUsage update : usage.readValuesToList()) {

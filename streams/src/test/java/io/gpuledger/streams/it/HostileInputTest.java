@@ -133,7 +133,7 @@ class HostileInputTest {
             // and each good record's copy after it: a sample, a work report and a notice sent again
             for (Hostile copy : List.of(
                     new Hostile("telemetry: a sample sent again", Topics.TELEMETRY, GPU, good.get(2),
-                            "time: duplicate: most of the time it covers"),
+                            "time: duplicate: all the time it covers"),
                     new Hostile("progress: a report sent again", Topics.JOB_PROGRESS, "job-1", Json.write(progress()),
                             "time: duplicate: most of the time it covers"),
                     new Hostile("notice: a notice sent again", Topics.CAPACITY_EVENTS, "i-1", Json.write(notice()),

@@ -1,0 +1,102 @@
+package io.gpuledger.streams.cost;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.gpuledger.model.DeadLetters;
+import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.TelemetrySample;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The engine's clock, which judges lateness and closes windows, against samples whose agents'
+ * clocks run ahead: such a node is refused, and harms no other GPU of its partition.
+ */
+class EngineClockTest {
+
+    private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
+    /** 32 USD an hour for the 8 GPUs of a p4d.24xlarge. */
+    private static final double GPU_PER_HOUR = 32.0 / 8;
+
+    private CostDriver cost;
+    private final Map<String, GpuUsage> windows = new LinkedHashMap<>();
+
+    @BeforeEach
+    void startDriver() {
+        cost = new CostDriver("engine-clock-test", T0);
+        cost.publish(new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND, "A100-40GB", 8, 32.0,
+                "USD", T0.minus(Duration.ofDays(1)), "test"));
+    }
+
+    @AfterEach
+    void stopDriver() {
+        cost.close();
+    }
+
+    @Test
+    void shouldChargeAllOfAnOnTimeGpusTimeWhileAnotherOnItsPartitionIsStampedFiveMinutesAhead() {
+        // Given GPU-B on time and GPU-A, on a node whose clock runs 5 minutes fast, both sampled
+        // every 10 s for 10 minutes, on the same partition, the wall clock keeping up with GPU-B
+        for (int end = 10; end <= 600; end += 10) {
+            cost.send(sample("GPU-B", T0.plusSeconds(end)));
+            cost.sendAsStamped(sample("GPU-A", T0.plusSeconds(end + 300)));
+            collectWindows();
+        }
+
+        // Then every second of GPU-B's 10 minutes is charged: 600 s at 4 USD/h, 0.6667 USD
+        List<GpuUsage> gpuB = windows.values().stream().filter(w -> w.gpuUuid().equals("GPU-B")).toList();
+        assertThat(gpuB).hasSize(10);
+        assertThat(gpuB.stream().mapToDouble(GpuUsage::secondsObserved).sum()).isEqualTo(600.0);
+        assertThat(gpuB.stream().mapToDouble(GpuUsage::cost).sum()).isCloseTo(600 * GPU_PER_HOUR / 3600,
+                within(1e-9));
+        // And none of GPU-A's time went into a window that had not happened yet
+        assertThat(windows.values()).noneMatch(w -> w.gpuUuid().equals("GPU-A"));
+        // And each of GPU-A's 60 samples is kept as from the future and counted so, not as late
+        List<TestRecord<String, byte[]>> refused = cost.telemetryDeadLetters.readRecordsToList();
+        assertThat(refused).hasSize(60).allSatisfy(record -> {
+            assertThat(record.key()).isEqualTo("GPU-A");
+            assertThat(DeadLetters.header(record.headers(), DeadLetters.REASON)).startsWith("time: from the future:");
+        });
+        assertThat(cost.deadLettersCounted("telemetry-future")).isEqualTo(60.0);
+        assertThat(cost.deadLettersCounted("telemetry-late")).isZero();
+    }
+
+    @Test
+    void shouldChargeASampleStampedAheadOfTheWallClockByLessThanTheAllowance() {
+        // Given the allowance is 30 s by default
+        assertThat(CostSettings.DEFAULT_MAX_AHEAD).isEqualTo(Duration.ofSeconds(30));
+
+        // When a sample ending 20 s from now arrives, then (the wall clock moved on by two
+        // updates, 4 s) one ending 40 s from then
+        cost.sendAsStamped(sample("GPU-A", T0.plusSeconds(20)));
+        cost.sendAsStamped(sample("GPU-B", T0.plusSeconds(4 + 40)));
+        collectWindows();
+
+        // Then the first is charged its 10 s and the second is refused as from the future
+        assertThat(windows.get("GPU-A@" + T0).secondsObserved()).isEqualTo(10.0);
+        assertThat(windows).doesNotContainKey("GPU-B@" + T0);
+        assertThat(cost.deadLettersCounted("telemetry-future")).isEqualTo(1.0);
+    }
+
+    private void collectWindows() {
+        cost.usage.readValuesToList().forEach(w -> windows.put(w.gpuUuid() + "@" + w.windowStart(), w));
+    }
+
+    private static TelemetrySample sample(String gpu, Instant end) {
+        return TelemetrySample.builder().gpuUuid(gpu).gpuModel("A100-40GB")
+                .placement(new Placement("node-" + gpu, "i-" + gpu, "p4d.24xlarge", "aws", "us-east-1",
+                        Lifecycle.ON_DEMAND))
+                .jobId("train").time(end).intervalSeconds(10).smActive(0.5).build();
+    }
+}
