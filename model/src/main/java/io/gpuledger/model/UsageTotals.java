@@ -100,6 +100,16 @@ public record UsageTotals(
                 nvlinkBytes + nvlink * readingSeconds);
     }
 
+    /**
+     * These totals counting no sample: a further part of a sample counted already (the seconds of
+     * one sample under a second price in the same minute), to add to that minute's totals.
+     */
+    public UsageTotals uncounted() {
+        return new UsageTotals(0, gpuSeconds, unpricedSeconds, stalePricedSeconds, cost, idleSeconds, idleCost,
+                unmonitoredSeconds, smActive, smOccupancy, dramActive, tensorActive, powerWatts, energyKwh,
+                nvlinkBytes);
+    }
+
     public UsageTotals plus(UsageTotals other) {
         return new UsageTotals(samples + other.samples, gpuSeconds + other.gpuSeconds,
                 unpricedSeconds + other.unpricedSeconds, stalePricedSeconds + other.stalePricedSeconds,

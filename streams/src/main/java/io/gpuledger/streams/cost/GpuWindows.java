@@ -148,12 +148,11 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             return;
         }
         long at = EventTime.millis(sample);
-        long from = end - Math.round(sample.intervalSeconds() * 1000);
-        long first = GpuState.firstSecond(from);
+        long first = GpuState.firstSecond(end - Math.round(sample.intervalSeconds() * 1000));
         long last = GpuState.firstSecond(end);
         long latest = latestEventTime();
         boolean taken = first < last && GpuState.minuteOf(first) != GpuState.minuteOf(last - 1)
-                ? chargeMinutes(record, gpu, state, sample, from, end, first, last, latest)
+                ? chargeMinutes(record, gpu, state, sample, first, last, latest)
                 : chargeOneMinute(record, gpu, state, sample, at, first, last, latest);
         if (!taken) {
             return;
@@ -171,9 +170,10 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     }
 
     /**
-     * Charges a sample whose seconds all lie in one minute, as most do: the seconds no sample
-     * covered before, at the price in force at its middle, in that minute's window, unless the
-     * window has closed. True if it was charged.
+     * Charges a sample whose seconds all lie in one minute and at one price, as most do: the
+     * seconds no sample covered before, at that price, in that minute's window, unless the window
+     * has closed. One whose seconds a price change splits goes to {@link #chargeMinutes}. True if
+     * it was charged.
      */
     private boolean chargeOneMinute(Record<String, byte[]> record, String gpu, GpuState state, TelemetrySample sample,
             long at, long first, long last, long latest) {
@@ -184,6 +184,11 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             refuseLate(record, "its window ended at " + Instant.ofEpochMilli(start + MINUTE), latest);
             return false;
         }
+        GpuIdentity identity = identityOf(state, sample);
+        PriceTable.InForce price = priceSpan(state, identity, first < last ? middleOf(first) : at);
+        if (first < last && !price.covers(middleOf(last - 1))) {
+            return chargeMinutes(record, gpu, state, sample, first, last, latest);
+        }
         double share = 1;
         if (first < last) {
             int fresh = state.coverNew(first, last);
@@ -193,8 +198,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             }
             share = (double) fresh / (last - first);
         }
-        GpuIdentity identity = identify(gpu, state, sample);
-        PriceTable.InForce price = priceSpan(state, identity, at);
+        keep(gpu, state, identity);
         addToWindow(gpu, state, identity, start,
                 UsageTotals.ZERO.add(sample, price.perGpuHourIn(settings.rates()), price.staleAt(at), share));
         return true;
@@ -202,26 +206,33 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
 
     /**
      * Charges a sample whose seconds lie in several minutes (a long sample, or one that straddles
-     * a minute's end): in each minute still open, the seconds of it no sample covered before, at
-     * the price in force at the middle of the sample's part in that minute. The seconds in minutes
-     * closed already are counted as late; if all are, the sample is refused as late. True if any
-     * of it was charged.
+     * a minute's end) or under several prices: in each minute still open, the seconds of it no
+     * sample covered before, each run of them at the price in force at the run's seconds (a
+     * second is priced at its middle, as it is covered). The seconds in minutes closed already
+     * are counted as late; if all are, the sample is refused as late. True if any of it was charged.
      */
     private boolean chargeMinutes(Record<String, byte[]> record, String gpu, GpuState state, TelemetrySample sample,
-            long from, long end, long first, long last, long latest) {
-        long firstMinute = GpuState.minuteOf(first);
-        int[] fresh = new int[(int) ((GpuState.minuteOf(last - 1) - firstMinute) / 60) + 1];
+            long first, long last, long latest) {
+        GpuIdentity identity = identityOf(state, sample);
+        List<PricedRun> runs = new ArrayList<>();
         long lateCount = 0;
-        int freshInAll = 0;
-        for (int i = 0; i < fresh.length; i++) {
-            long minute = firstMinute + 60L * i;
+        for (long minute = GpuState.minuteOf(first); minute < last; minute += 60) {
             long partFirst = Math.max(first, minute);
             long partEnd = Math.min(last, minute + 60);
             if (closed(minute * 1000, latest)) {
                 lateCount += partEnd - partFirst;
-            } else {
-                fresh[i] = state.coverNew(partFirst, partEnd);
-                freshInAll += fresh[i];
+                continue;
+            }
+            long runFirst = partFirst;
+            while (runFirst < partEnd) {
+                PriceTable.InForce price = priceSpan(state, identity, middleOf(runFirst));
+                // The span holds the run's first second, so the next price starts at a later second.
+                long runEnd = Math.min(partEnd, GpuState.firstSecond(price.until()));
+                int fresh = state.coverNew(runFirst, runEnd);
+                if (fresh > 0) {
+                    runs.add(new PricedRun(minute * 1000, fresh, price, (middleOf(runFirst) + middleOf(runEnd - 1)) / 2));
+                }
+                runFirst = runEnd;
             }
         }
         double covered = last - first;
@@ -229,27 +240,33 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             lateSeconds.record(sample.intervalSeconds() * sample.chargedFraction() * lateCount / covered);
         }
         if (lateCount == covered) {
-            refuseLate(record, "its last window ended at " + Instant.ofEpochMilli((firstMinute + 60L * fresh.length)
-                    * 1000), latest);
+            refuseLate(record, "its last window ended at " + Instant.ofEpochMilli(GpuState.minuteOf(last - 1) * 1000
+                    + MINUTE), latest);
             return false;
         }
-        if (freshInAll == 0) {
+        if (runs.isEmpty()) {
             refuseDuplicate(record, sample);
             return false;
         }
-        GpuIdentity identity = identify(gpu, state, sample);
-        for (int i = 0; i < fresh.length; i++) {
-            if (fresh[i] == 0) {
-                continue;
-            }
-            long start = (firstMinute + 60L * i) * 1000;
-            long partFrom = Math.max(from, start);
-            long partAt = partFrom + (Math.min(end, start + MINUTE) - partFrom) / 2;
-            PriceTable.InForce price = priceSpan(state, identity, partAt);
-            addToWindow(gpu, state, identity, start, UsageTotals.ZERO.add(sample,
-                    price.perGpuHourIn(settings.rates()), price.staleAt(partAt), fresh[i] / covered));
+        keep(gpu, state, identity);
+        long counted = Long.MIN_VALUE;
+        for (PricedRun run : runs) {
+            UsageTotals charged = UsageTotals.ZERO.add(sample, run.price.perGpuHourIn(settings.rates()),
+                    run.price.staleAt(run.at), run.fresh / covered);
+            // The sample counts once in each minute it is charged in, whatever the prices of its seconds.
+            addToWindow(gpu, state, identity, run.minute, run.minute == counted ? charged.uncounted() : charged);
+            counted = run.minute;
         }
         return true;
+    }
+
+    /** Seconds of a sample charged together: in one minute, at one price, priced at {@code at}. */
+    private record PricedRun(long minute, int fresh, PriceTable.InForce price, long at) {
+    }
+
+    /** The middle, in epoch millis, of the epoch second {@code second}. */
+    private static long middleOf(long second) {
+        return second * 1000 + 500;
     }
 
     /** Whether the window starting at {@code start} has closed by the engine's clock {@code latest}. */
@@ -257,14 +274,20 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         return start + MINUTE + settings.grace().toMillis() <= latest;
     }
 
-    /** The GPU's identity as {@code sample} gives it, kept if it changed. */
-    private GpuIdentity identify(String gpu, GpuState state, TelemetrySample sample) {
-        GpuIdentity identity = state.identity == null ? GpuIdentity.of(sample) : state.identity.following(sample);
+    /**
+     * The GPU's identity as {@code sample} gives it: its kept one while the sample says the same.
+     * Not kept until {@link #keep} (a refused sample changes nothing).
+     */
+    private static GpuIdentity identityOf(GpuState state, TelemetrySample sample) {
+        return state.identity == null ? GpuIdentity.of(sample) : state.identity.following(sample);
+    }
+
+    /** Keeps {@code identity} as the GPU's, if it changed. */
+    private void keep(String gpu, GpuState state, GpuIdentity identity) {
         if (identity != state.identity) {
             state.identity = identity;
             identities.put(gpu, identity);
         }
-        return identity;
     }
 
     /** Adds what a sample is charged for the minute starting at {@code start} to the GPU's window and partials. */

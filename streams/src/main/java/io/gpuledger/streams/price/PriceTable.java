@@ -161,6 +161,11 @@ public final class PriceTable {
             return quote;
         }
 
+        /** When the next version of the offer starts: this quote is in force until then; {@link Long#MAX_VALUE} if none follows. */
+        public long until() {
+            return until;
+        }
+
         /** Whether this is still the answer for {@code millis}. */
         public boolean covers(long millis) {
             return millis >= from && millis < until && written == VERSIONS_WRITTEN.get();

@@ -76,6 +76,24 @@ class CostTopologyTest {
     }
 
     @Test
+    void shouldChargeEachSecondOfASampleAtThePriceInForceAtThatSecond() {
+        // Given a price raised from 32.77 to 40.00 at 13.2 s into the minute, inside a sample's interval
+        publishPrice(32.77, T0.minus(Duration.ofDays(30)));
+        publishPrice(40.00, T0.plusMillis(13_200));
+
+        // When one 10-second sample covers 10 s to 20 s
+        send(sample(T0.plusSeconds(20), 10, 0.8));
+
+        // Then its seconds 10, 11 and 12 (middles 10.5 to 12.5 s) are charged the old price, and the
+        // seven from 13 on (middles 13.5 to 19.5 s) the new one, per GPU of the 8
+        GpuUsage window = latestWindows().get(T0);
+        double expected = 3.0 / 3600 * 32.77 / 8 + 7.0 / 3600 * 40.00 / 8;
+        assertThat(window.cost()).isCloseTo(expected, within(1e-12));
+        assertThat(window.secondsObserved()).isEqualTo(10.0);
+        assertThat(window.samples()).isEqualTo(1);
+    }
+
+    @Test
     void shouldUseAPriceChangeThatArrivesAfterTheSamplesOnlyForLaterSamples() {
         // Given a price, and samples already charged at it
         publishPrice(32.77, T0.minus(Duration.ofDays(30)));

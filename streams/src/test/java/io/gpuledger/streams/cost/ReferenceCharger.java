@@ -1,0 +1,139 @@
+package io.gpuledger.streams.cost;
+
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.TelemetrySample;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A second opinion on the cost engine's figures, deliberately naive and sharing none of its code:
+ * it walks every second of every GPU, in the order the samples arrived, by the contract's rules
+ * alone.
+ *
+ * <ul>
+ *   <li>A sample covers the seconds whose middle lies in the interval it reports, from
+ *       {@code time - intervalSeconds} (inclusive) to {@code time} (exclusive).</li>
+ *   <li>A second is charged once, to the first sample that covered it; a later sample covering it
+ *       again adds nothing.</li>
+ *   <li>A second costs the hourly price of the GPU's offer in force at the second's middle (the
+ *       version with the latest {@code validFrom} at or before it), divided by the instance's
+ *       GPUs, times the sample's share of the GPU, over 3,600. No version in force: unpriced.</li>
+ *   <li>Seconds between two covered seconds of a GPU, when no more than {@code maxGapSeconds}
+ *       apart, are unmonitored, times the GPU's share.</li>
+ * </ul>
+ * Samples it is told are refused (from the future, poison) are not charged. Lateness is out of its
+ * scope: the scenarios it is used for deliver every sample within the grace period.
+ */
+final class ReferenceCharger {
+
+    /** What one subject (a GPU, job, team or pool) was charged. */
+    static final class Charged {
+        double cost;
+        double seconds;
+        double unpricedSeconds;
+        double unmonitoredSeconds;
+
+        @Override
+        public String toString() {
+            return String.format("cost %.9f, seconds %.3f, unpriced %.3f, unmonitored %.3f", cost, seconds,
+                    unpricedSeconds, unmonitoredSeconds);
+        }
+    }
+
+    /** The totals the reference arrived at, by subject. */
+    record Totals(Map<String, Charged> gpus, Map<String, Charged> jobs, Map<String, Charged> teams,
+            Map<String, Charged> pools) {
+    }
+
+    private final Map<String, List<PriceQuote>> versionsByOffer = new HashMap<>();
+    private final long maxGapSeconds;
+    /** Per GPU: the sample that first covered each epoch second. */
+    private final Map<String, TreeMap<Long, TelemetrySample>> owners = new HashMap<>();
+
+    ReferenceCharger(List<PriceQuote> quotes, long maxGapSeconds) {
+        for (PriceQuote quote : quotes) {
+            versionsByOffer.computeIfAbsent(offerOf(quote.provider(), quote.region(), quote.instanceType(),
+                    quote.lifecycle().name()), k -> new ArrayList<>()).add(quote);
+        }
+        this.maxGapSeconds = maxGapSeconds;
+    }
+
+    /** Takes one accepted sample, in arrival order. */
+    void accept(TelemetrySample sample) {
+        long endMillis = sample.time().toEpochMilli();
+        long fromMillis = endMillis - Math.round(sample.intervalSeconds() * 1000);
+        TreeMap<Long, TelemetrySample> covered = owners.computeIfAbsent(sample.gpuUuid(), k -> new TreeMap<>());
+        // Every second from the one before the interval to the one after it, tested one by one.
+        for (long second = Math.floorDiv(fromMillis, 1000) - 1; second <= Math.floorDiv(endMillis, 1000) + 1;
+                second++) {
+            long middle = second * 1000 + 500;
+            if (middle >= fromMillis && middle < endMillis && !covered.containsKey(second)) {
+                covered.put(second, sample);
+            }
+        }
+    }
+
+    Totals totals() {
+        Totals totals = new Totals(new HashMap<>(), new HashMap<>(), new HashMap<>(), new HashMap<>());
+        for (Map.Entry<String, TreeMap<Long, TelemetrySample>> gpu : owners.entrySet()) {
+            Long previous = null;
+            for (Map.Entry<Long, TelemetrySample> second : gpu.getValue().entrySet()) {
+                TelemetrySample owner = second.getValue();
+                double share = owner.chargedFraction();
+                Double price = pricePerGpuHour(owner, second.getKey() * 1000 + 500);
+                for (Charged charged : subjectsOf(totals, owner)) {
+                    charged.seconds += share;
+                    if (price == null) {
+                        charged.unpricedSeconds += share;
+                    } else {
+                        charged.cost += price * share / 3600;
+                    }
+                    if (previous != null) {
+                        long gap = second.getKey() - previous - 1;
+                        if (gap > 0 && gap <= maxGapSeconds) {
+                            charged.unmonitoredSeconds += gap * share;
+                        }
+                    }
+                }
+                previous = second.getKey();
+            }
+        }
+        return totals;
+    }
+
+    private static List<Charged> subjectsOf(Totals totals, TelemetrySample owner) {
+        List<Charged> subjects = new ArrayList<>(4);
+        subjects.add(totals.gpus().computeIfAbsent(owner.gpuUuid(), k -> new Charged()));
+        subjects.add(totals.jobs().computeIfAbsent(owner.jobId(), k -> new Charged()));
+        if (owner.team() != null) {
+            subjects.add(totals.teams().computeIfAbsent(owner.team(), k -> new Charged()));
+        }
+        subjects.add(totals.pools().computeIfAbsent(poolOf(owner), k -> new Charged()));
+        return subjects;
+    }
+
+    /** The pool's id as the engine's roll-ups name it: provider, region, instance type and lifecycle. */
+    static String poolOf(TelemetrySample sample) {
+        return offerOf(sample.provider(), sample.region(), sample.instanceType(), sample.lifecycle().wire());
+    }
+
+    private Double pricePerGpuHour(TelemetrySample sample, long atMillis) {
+        List<PriceQuote> versions = versionsByOffer.getOrDefault(offerOf(sample.provider(), sample.region(),
+                sample.instanceType(), sample.lifecycle().name()), List.of());
+        PriceQuote inForce = null;
+        for (PriceQuote version : versions) {
+            if (version.validFrom().toEpochMilli() <= atMillis
+                    && (inForce == null || version.validFrom().isAfter(inForce.validFrom()))) {
+                inForce = version;
+            }
+        }
+        return inForce == null ? null : inForce.pricePerHour() / inForce.gpuCount();
+    }
+
+    private static String offerOf(String provider, String region, String instanceType, String lifecycle) {
+        return provider + "|" + region + "|" + instanceType + "|" + lifecycle;
+    }
+}
