@@ -62,7 +62,8 @@ class EngineAgainstReferenceTest {
     void shouldChargeEveryGpuJobTeamAndPoolAsTheReferenceDoes(long seed) {
         // Given a drawn scenario, and the reference's reading of it
         AdversarialScenario scenario = AdversarialScenario.draw(seed);
-        ReferenceCharger reference = new ReferenceCharger(scenario.quotes, CostSettings.DEFAULT_MAX_GAP.toSeconds());
+        ReferenceCharger reference = new ReferenceCharger(scenario.quotes, CostSettings.DEFAULT_MAX_GAP.toSeconds(),
+                GRACE.toMillis());
         scenario.arrivals.stream().filter(Arrival::acceptable).forEach(arrival -> reference.accept(arrival.sample()));
         ReferenceCharger.Totals expected = reference.totals();
 
@@ -83,8 +84,8 @@ class EngineAgainstReferenceTest {
             Charged reference = subject.getValue();
             UsageTotals engine = actual.get(subject.getKey());
             String name = what + " " + subject.getKey() + " (reference: " + reference + "), " + scenario;
-            assertClose(engine.cost(), reference.cost, "cost of " + name);
             assertClose(engine.gpuSeconds(), reference.seconds, "covered seconds of " + name);
+            assertClose(engine.cost(), reference.cost, "cost of " + name);
             assertClose(engine.unpricedSeconds(), reference.unpricedSeconds, "unpriced seconds of " + name);
             assertClose(engine.unmonitoredSeconds(), reference.unmonitoredSeconds, "unmonitored seconds of " + name);
         }

@@ -23,9 +23,11 @@ import java.util.TreeMap;
  *       GPUs, times the sample's share of the GPU, over 3,600. No version in force: unpriced.</li>
  *   <li>Seconds between two covered seconds of a GPU, when no more than {@code maxGapSeconds}
  *       apart, are unmonitored, times the GPU's share.</li>
+ *   <li>A minute closes once a sample taken before (one that was charged at least a second) has a
+ *       middle at or after the minute's end plus the grace period; a second in a closed minute is
+ *       not charged (it is late), and a sample charged no second moves nothing.</li>
  * </ul>
- * Samples it is told are refused (from the future, poison) are not charged. Lateness is out of its
- * scope: the scenarios it is used for deliver every sample within the grace period.
+ * Samples it is told are refused (from the future, poison) are not charged.
  */
 final class ReferenceCharger {
 
@@ -50,15 +52,19 @@ final class ReferenceCharger {
 
     private final Map<String, List<PriceQuote>> versionsByOffer = new HashMap<>();
     private final long maxGapSeconds;
+    private final long graceMillis;
+    /** The middle of the latest sample taken, in epoch millis: the clock that closes minutes. */
+    private long latest = Long.MIN_VALUE;
     /** Per GPU: the sample that first covered each epoch second. */
     private final Map<String, TreeMap<Long, TelemetrySample>> owners = new HashMap<>();
 
-    ReferenceCharger(List<PriceQuote> quotes, long maxGapSeconds) {
+    ReferenceCharger(List<PriceQuote> quotes, long maxGapSeconds, long graceMillis) {
         for (PriceQuote quote : quotes) {
             versionsByOffer.computeIfAbsent(offerOf(quote.provider(), quote.region(), quote.instanceType(),
                     quote.lifecycle().name()), k -> new ArrayList<>()).add(quote);
         }
         this.maxGapSeconds = maxGapSeconds;
+        this.graceMillis = graceMillis;
     }
 
     /** Takes one accepted sample, in arrival order. */
@@ -66,13 +72,22 @@ final class ReferenceCharger {
         long endMillis = sample.time().toEpochMilli();
         long fromMillis = endMillis - Math.round(sample.intervalSeconds() * 1000);
         TreeMap<Long, TelemetrySample> covered = owners.computeIfAbsent(sample.gpuUuid(), k -> new TreeMap<>());
+        List<Long> charged = new ArrayList<>();
         // Every second from the one before the interval to the one after it, tested one by one.
         for (long second = Math.floorDiv(fromMillis, 1000) - 1; second <= Math.floorDiv(endMillis, 1000) + 1;
                 second++) {
             long middle = second * 1000 + 500;
-            if (middle >= fromMillis && middle < endMillis && !covered.containsKey(second)) {
-                covered.put(second, sample);
+            long minuteEnd = (Math.floorDiv(second, 60) + 1) * 60_000;
+            boolean closed = minuteEnd + graceMillis <= latest;
+            if (middle >= fromMillis && middle < endMillis && !closed && !covered.containsKey(second)) {
+                charged.add(second);
             }
+        }
+        for (long second : charged) {
+            covered.put(second, sample);
+        }
+        if (!charged.isEmpty()) {
+            latest = Math.max(latest, (fromMillis + endMillis) / 2);
         }
     }
 
