@@ -74,12 +74,8 @@ class DeadLetterHandlerTest {
         telemetry.pipeInput("gpu-1", "b", T0);
 
         // Then the records around it went on, and it is kept on the telemetry dead letters, as received
-        assertThat(output().readValuesToList()).containsExactly("a", "b");
-        assertThat(written.history()).hasSize(1);
-        ProducerRecord<byte[], byte[]> letter = written.history().get(0);
-        assertThat(letter.topic()).isEqualTo(Topics.TELEMETRY_DEAD_LETTERS.name());
+        ProducerRecord<byte[], byte[]> letter = boomKeptAlone();
         assertThat(new String(letter.key(), StandardCharsets.UTF_8)).isEqualTo("gpu-1");
-        assertThat(new String(letter.value(), StandardCharsets.UTF_8)).isEqualTo("boom");
         assertThat(DeadLetters.header(letter.headers(), DeadLetters.EXCEPTION_CLASS))
                 .isEqualTo(IllegalStateException.class.getName());
         assertThat(DeadLetters.header(letter.headers(), DeadLetters.EXCEPTION_MESSAGE)).isEqualTo("cannot judge boom");
@@ -109,11 +105,7 @@ class DeadLetterHandlerTest {
         telemetry.pipeInput("gpu-1", "b", T0);
 
         // Then the records around it went on, and it is kept with the serializer's exception
-        assertThat(output().readValuesToList()).containsExactly("a", "b");
-        assertThat(written.history()).hasSize(1);
-        ProducerRecord<byte[], byte[]> letter = written.history().get(0);
-        assertThat(letter.topic()).isEqualTo(Topics.TELEMETRY_DEAD_LETTERS.name());
-        assertThat(new String(letter.value(), StandardCharsets.UTF_8)).isEqualTo("boom");
+        ProducerRecord<byte[], byte[]> letter = boomKeptAlone();
         assertThat(DeadLetters.header(letter.headers(), DeadLetters.EXCEPTION_MESSAGE)).isEqualTo("cannot write boom");
         assertThat(DeadLetters.header(letter.headers(), DeadLetters.SOURCE_OFFSET)).isEqualTo("1");
         assertThat(sink.total(DeadLetterSink.PRODUCTION)).isEqualTo(1.0);
@@ -157,6 +149,16 @@ class DeadLetterHandlerTest {
         assertThat(DeadLetterSink.deadLettersOf(Topics.USAGE.name())).isEqualTo("gpu.usage.dlq.v1");
         assertThat(DeadLetterSink.deadLettersOf("gpu-ledger-cost-engine-rollup-partials-repartition"))
                 .isEqualTo("gpu.usage.dlq.v1");
+    }
+
+    /** Checks that "a" and "b" came out and "boom" alone was kept, on the telemetry dead letters; returns it. */
+    private ProducerRecord<byte[], byte[]> boomKeptAlone() {
+        assertThat(output().readValuesToList()).containsExactly("a", "b");
+        assertThat(written.history()).hasSize(1);
+        ProducerRecord<byte[], byte[]> letter = written.history().get(0);
+        assertThat(letter.topic()).isEqualTo(Topics.TELEMETRY_DEAD_LETTERS.name());
+        assertThat(new String(letter.value(), StandardCharsets.UTF_8)).isEqualTo("boom");
+        return letter;
     }
 
     private TestInputTopic<String, String> start(Topology topology) {
