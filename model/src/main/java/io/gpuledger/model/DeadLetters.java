@@ -11,6 +11,10 @@ public final class DeadLetters {
     public static final String SOURCE_TOPIC = "gpuledger.dlq.source.topic";
     public static final String SOURCE_PARTITION = "gpuledger.dlq.source.partition";
     public static final String SOURCE_OFFSET = "gpuledger.dlq.source.offset";
+    /** The class of the exception that failed a record in a stage's processing, where one did. */
+    public static final String EXCEPTION_CLASS = "gpuledger.dlq.exception.class";
+    /** That exception's message. */
+    public static final String EXCEPTION_MESSAGE = "gpuledger.dlq.exception.message";
 
     private DeadLetters() {
     }

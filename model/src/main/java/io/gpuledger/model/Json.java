@@ -63,7 +63,7 @@ public final class Json {
     }
 
     /**
-     * Parses and validates one record.
+     * Parses and validates one record; never null (the JSON literal {@code null} is refused).
      *
      * @throws InvalidRecordException naming the field that is malformed, missing or out of range
      */
@@ -77,13 +77,19 @@ public final class Json {
         if (json == null || json.length == 0) {
             throw new InvalidRecordException(ROOT, "empty record, expected a JSON " + raw.getSimpleName());
         }
+        T value;
         try {
-            return MAPPER.readValue(json, type);
+            value = MAPPER.readValue(json, type);
         } catch (JacksonException e) {
             throw translate(e, raw);
         } catch (IOException e) {
             throw new InvalidRecordException(ROOT, "unreadable " + raw.getSimpleName() + ": " + e.getMessage(), e);
         }
+        if (value == null) {
+            // Databind's answer to the JSON literal null: no record, which every caller would fail on.
+            throw new InvalidRecordException(ROOT, "expected a JSON " + raw.getSimpleName() + ", found null");
+        }
+        return value;
     }
 
     /** The field error a Jackson failure stands for; also used by readers that walk the parser themselves. */

@@ -39,9 +39,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * string, a missing required field, a syntax error or a value the constructor refuses, sends the whole record
  * to {@link Json#read}: what is accepted, coerced and refused, and the field a refusal names, stay databind's.
  *
- * <p>One difference, on purpose: the JSON literal {@code null} is refused here, where {@link Json#read} returns
- * null, which a caller expecting a record would fail on instead of dead-lettering it.
- *
  * <p>Thread-safe; one reader a record type ({@link #of}).
  */
 public final class RecordJson<T extends Record> {
@@ -150,11 +147,7 @@ public final class RecordJson<T extends Record> {
         if (fast != null) {
             return fast;
         }
-        T value = Json.read(json, type);
-        if (value == null) {
-            throw new InvalidRecordException(Json.ROOT, "expected a JSON " + type.getSimpleName() + ", found null");
-        }
-        return value;
+        return Json.read(json, type);
     }
 
     /** The record when {@code json} is in the writer's form and valid; null when databind must judge it. */

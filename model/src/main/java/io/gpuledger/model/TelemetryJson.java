@@ -31,9 +31,6 @@ import java.util.function.BiConsumer;
  * is read here; any other form ({@code "0.5"} for a number, {@code 1.5} for an index, an offset time, epoch
  * seconds, an object where a string belongs) goes to databind's deserializer of the field's type, so that what
  * is coerced, accepted and refused stays what {@link Json#read} does.
- *
- * <p>One difference, on purpose: the JSON literal {@code null} is refused here, where {@link Json#read} returns
- * null, which a caller expecting a sample would fail on instead of dead-lettering the record.
  */
 public final class TelemetryJson {
 

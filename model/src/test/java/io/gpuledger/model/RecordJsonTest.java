@@ -140,15 +140,19 @@ class RecordJsonTest {
         }
     }
 
+    /** Databind reads the JSON literal null as no record at all, which a caller would fail on instead of refusing it. */
     @Test
-    void shouldRefuseJsonNullWhereDatabindReturnsNoRecord() {
+    void shouldRefuseJsonNullAsDatabindDoes() {
         byte[] json = "null".getBytes(StandardCharsets.UTF_8);
-        assertThat(Json.read(json, UsageRollup.class)).isNull();
 
+        assertThatThrownBy(() -> Json.read(json, UsageRollup.class))
+                .isInstanceOfSatisfying(InvalidRecordException.class,
+                        refused -> assertThat(refused.field()).isEqualTo(Json.ROOT))
+                .hasMessage("$: expected a JSON UsageRollup, found null");
         assertThatThrownBy(() -> RecordJson.of(UsageRollup.class).read(json))
                 .isInstanceOfSatisfying(InvalidRecordException.class,
                         refused -> assertThat(refused.field()).isEqualTo(Json.ROOT))
-                .hasMessageContaining("found null");
+                .hasMessage("$: expected a JSON UsageRollup, found null");
     }
 
     @Test

@@ -278,12 +278,13 @@ class TelemetryJsonTest {
         }
     }
 
-    /** The one difference: databind reads the JSON literal null as no sample at all, which no caller expects. */
+    /** Databind reads the JSON literal null as no sample at all, which no caller expects: both readers refuse it. */
     @Test
-    void shouldRefuseJsonNullWhereTheDatabindReaderReturnsNoSample() {
+    void shouldRefuseJsonNullAsTheDatabindReaderDoes() {
         byte[] json = "null".getBytes(StandardCharsets.UTF_8);
 
-        assertThat(Json.read(json, TelemetrySample.class)).isNull();
+        assertThatThrownBy(() -> Json.read(json, TelemetrySample.class)).isInstanceOf(InvalidRecordException.class)
+                .hasMessage("$: expected a JSON TelemetrySample, found null");
         assertThatThrownBy(() -> TelemetryJson.read(json)).isInstanceOf(InvalidRecordException.class)
                 .hasMessage("$: invalid TelemetrySample: expected a JSON object, found VALUE_NULL");
     }

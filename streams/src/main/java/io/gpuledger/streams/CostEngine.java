@@ -1,6 +1,7 @@
 package io.gpuledger.streams;
 
 import io.gpuledger.streams.cost.CostTopology;
+import io.gpuledger.streams.deadletter.DeadLetterSink;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
@@ -13,6 +14,8 @@ public final class CostEngine implements AutoCloseable {
 
     private final KafkaStreams streams;
     private final CountDownLatch running = new CountDownLatch(1);
+    /** Where the exception handlers keep the records that failed; closed after the engine. */
+    private final DeadLetterSink deadLetters;
 
     public CostEngine(CostEngineConfig config) {
         this(config, new Properties(), (now, before) -> { });
@@ -25,6 +28,8 @@ public final class CostEngine implements AutoCloseable {
     public CostEngine(CostEngineConfig config, Properties overrides, KafkaStreams.StateListener listener) {
         Properties props = config.toProperties();
         props.putAll(overrides);
+        this.deadLetters = DeadLetterSink.open(config.bootstrapServers(), config.applicationId() + "-dead-letters");
+        props.put(DeadLetterSink.CONFIG, deadLetters);
         this.streams = new KafkaStreams(CostTopology.build(config.costSettings()), props);
         // A thread that dies on an unexpected error is replaced; its task restarts from the last commit.
         streams.setUncaughtExceptionHandler(error -> StreamThreadExceptionResponse.REPLACE_THREAD);
@@ -51,7 +56,9 @@ public final class CostEngine implements AutoCloseable {
 
     /** Stops the engine; false when it did not stop within {@code timeout}. */
     public boolean close(Duration timeout) {
-        return streams.close(timeout);
+        boolean closed = streams.close(timeout);
+        deadLetters.close();
+        return closed;
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.gpuledger.streams;
 import io.gpuledger.model.KafkaClientSettings;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.streams.cost.CostSettings;
+import io.gpuledger.streams.deadletter.DeadLetterHandler;
 import io.gpuledger.streams.price.CurrencyRates;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,7 +15,9 @@ import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
 /**
  * Settings of the cost engine. Every input is read as bytes and validated by the topology itself
  * (refused records go to dead-letter topics), so the deserialization handler only ever sees
- * broken keys.
+ * broken keys. A record that fails a processor or its output unexpectedly is dead-lettered by
+ * the processing and production exception handlers, given a
+ * {@link io.gpuledger.streams.deadletter.DeadLetterSink} ({@link CostEngine} gives them one).
  *
  * @param commitInterval the longest time between two commits. The engine asks for a commit as
  *                       soon as it has sent something that readers wait for (a live window's update,
@@ -117,6 +120,9 @@ public record CostEngineConfig(
         props.put(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG),
                 (int) transactionTimeout().toMillis());
         props.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
+        // A record that fails a processor or its output is dead-lettered, not replayed by a new thread forever.
+        props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandler.class);
+        props.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandler.class);
         props.put(StreamsConfig.producerPrefix("compression.type"), "lz4");
         props.put(StreamsConfig.producerPrefix("batch.size"), 131_072);
         // A task reads telemetry with notices and work reports, whose partitions are mostly empty:

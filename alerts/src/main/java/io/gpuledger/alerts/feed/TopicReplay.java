@@ -14,6 +14,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.jboss.logging.Logger;
 
 /**
  * Reads a topic from its start to its end as of now, outside any consumer group: how the alert
@@ -23,10 +24,15 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  */
 public final class TopicReplay {
 
+    private static final Logger LOG = Logger.getLogger(TopicReplay.class);
+
     private TopicReplay() {
     }
 
-    /** Feeds every committed record of {@code topic} to {@code sink}; returns how many. */
+    /**
+     * Feeds every committed record of {@code topic} to {@code sink}; returns how many it took. A record the
+     * sink fails on is logged and passed over.
+     */
     public static long replay(String bootstrapServers, String topic, Duration timeout,
             Consumer<ConsumerRecord<String, byte[]>> sink) {
         return replay(bootstrapServers, topic, timeout, sink, (consumer, partitions) ->
@@ -73,14 +79,28 @@ public final class TopicReplay {
                     throw new IllegalStateException("could not read " + topic + " to its end within " + timeout);
                 }
                 for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    if (record.offset() < end.get(new TopicPartition(record.topic(), record.partition()))) {
-                        sink.accept(record);
+                    if (record.offset() < end.get(new TopicPartition(record.topic(), record.partition()))
+                            && took(sink, record)) {
                         records++;
                     }
                 }
             }
         }
         return records;
+    }
+
+    /**
+     * Feeds one record to {@code sink}; false when the sink fails on it. Such a record was kept when it was
+     * first read (or is the service's own); failing here would fail every start, since it stays in the topic.
+     */
+    private static boolean took(Consumer<ConsumerRecord<String, byte[]>> sink, ConsumerRecord<String, byte[]> record) {
+        try {
+            sink.accept(record);
+            return true;
+        } catch (RuntimeException e) {
+            LOG.warnf(e, "passed over %s-%d@%d on read-back", record.topic(), record.partition(), record.offset());
+            return false;
+        }
     }
 
     private static boolean reached(KafkaConsumer<?, ?> consumer, Map<TopicPartition, Long> end) {

@@ -122,6 +122,10 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
      * @throws InvalidRecordException why it is refused
      */
     public T check(String key, T value, long now) {
+        if (value == null) {
+            // A reader of other means may answer the JSON literal null with no record: refused, not passed on.
+            throw new InvalidRecordException(Json.ROOT, "no record: expected a JSON object");
+        }
         String identity = keyOf.apply(value);
         if (!Objects.equals(key, identity)) {
             throw new InvalidRecordException("$key", "record key '" + key + "' must be '" + identity

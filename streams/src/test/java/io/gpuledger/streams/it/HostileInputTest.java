@@ -232,7 +232,7 @@ class HostileInputTest {
         Topic<String, TelemetrySample> telemetry = Topics.TELEMETRY;
         Topic<String, JobProgress> progress = Topics.JOB_PROGRESS;
         Topic<String, CapacityEvent> notices = Topics.CAPACITY_EVENTS;
-        return List.of(
+        List<Hostile> hostile = List.of(
                 new Hostile("telemetry: not JSON", telemetry, GPU, "not json at all", "TelemetrySample"),
                 new Hostile("telemetry: truncated JSON", telemetry, GPU, sample.substring(0, sample.length() / 2),
                         "TelemetrySample"),
@@ -292,6 +292,30 @@ class HostileInputTest {
                 new Hostile("notice: far future", notices, "i-1", edit(notice, "noticedAt",
                         "\"2999-01-01T00:00:00Z\""), "noticedAt: from the future"),
                 new Hostile("notice: keyed by another instance", notices, "i-2", notice, "record key"));
+        List<Hostile> all = new ArrayList<>(hostile);
+        all.addAll(noRecords(telemetry, GPU, sample, "TelemetrySample", "JSON object"));
+        all.addAll(noRecords(progress, "job-1", work, "JobProgress", "JobProgress"));
+        all.addAll(noRecords(notices, "i-1", notice, "CapacityEvent", "CapacityEvent"));
+        return all;
+    }
+
+    /**
+     * Values that are no record at all on {@code topic}, and {@code valid} without a key.
+     *
+     * @param wrongType what the reason of JSON of another type says
+     */
+    private static List<Hostile> noRecords(Topic<String, ?> topic, String key, String valid, String type,
+            String wrongType) {
+        String input = topic.name();
+        return List.of(
+                new Hostile(input + ": JSON null", topic, key, "null", "expected a JSON "
+                        + (topic == Topics.TELEMETRY ? "object, found VALUE_NULL" : type + ", found null")),
+                new Hostile(input + ": empty value", topic, key, "", "empty record"),
+                new Hostile(input + ": no value", topic, key, (byte[]) null, "empty record"),
+                new Hostile(input + ": a JSON string", topic, key, "\"x\"", wrongType),
+                new Hostile(input + ": a JSON number", topic, key, "42", wrongType),
+                new Hostile(input + ": an empty JSON array", topic, key, "[]", wrongType),
+                new Hostile(input + ": no key", topic, null, valid, "record key 'null'"));
     }
 
     /**
@@ -301,8 +325,8 @@ class HostileInputTest {
      */
     private static List<Hostile> hostilePrices(PriceQuote good) {
         String quote = Json.writeString(good);
-        List<String> bodies = List.of("not a price", edit(quote, "pricePerHour", "-5"),
-                edit(quote, "pricePerHour", "NaN"), edit(quote, "currency", "\"$$\""),
+        List<String> bodies = List.of("not a price", "null", "", "[]", "\"x\"", "42",
+                edit(quote, "pricePerHour", "-5"), edit(quote, "pricePerHour", "NaN"), edit(quote, "currency", "\"$$\""),
                 edit(quote, "lifecycle", "\"moonlight\""), edit(quote, "gpuCount", "0"),
                 edit(quote, "instanceType", "\"" + ONE_MEGABYTE.substring(0, 300_000) + "\""));
         List<Hostile> prices = new ArrayList<>();
