@@ -90,6 +90,7 @@ public final class UsageJson {
         writeMean(out, "powerWatts", totals.powerWatts());
         number(out, "energyKwh", totals.energyKwh());
         number(out, "nvlinkBytes", totals.nvlinkBytes());
+        number(out, "unmonitoredCost", totals.unmonitoredCost());
         number(out, "costPerHour", totals.costPerHour());
         number(out, "idleCostPerHour", totals.idleCostPerHour());
         out.writeEndObject();

@@ -19,6 +19,8 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  *                        {@code docs/architecture.md}, "unmonitored time")
  * @param energyKwh       energy drawn, from power readings × time
  * @param nvlinkBytes     NVLink bytes sent (rate readings × time)
+ * @param unmonitoredCost what the unmonitored seconds cost at the price in force: an estimate, kept
+ *                        apart from {@code cost}, which is what samples observed
  */
 public record UsageTotals(
         long samples,
@@ -35,10 +37,11 @@ public record UsageTotals(
         Mean tensorActive,
         Mean powerWatts,
         double energyKwh,
-        double nvlinkBytes) {
+        double nvlinkBytes,
+        double unmonitoredCost) {
 
     public static final UsageTotals ZERO = new UsageTotals(0, 0, 0, 0, 0, 0, 0, 0, Mean.NONE, Mean.NONE, Mean.NONE,
-            Mean.NONE, Mean.NONE, 0, 0);
+            Mean.NONE, Mean.NONE, 0, 0, 0);
 
     /** SM activity under this share is idle (design rule: 5%). */
     public static final double IDLE_SM_ACTIVE = 0.05;
@@ -49,6 +52,14 @@ public record UsageTotals(
         dramActive = dramActive == null ? Mean.NONE : dramActive;
         tensorActive = tensorActive == null ? Mean.NONE : tensorActive;
         powerWatts = powerWatts == null ? Mean.NONE : powerWatts;
+    }
+
+    /** Totals without unmonitored cost. */
+    public UsageTotals(long samples, double gpuSeconds, double unpricedSeconds, double stalePricedSeconds, double cost,
+            double idleSeconds, double idleCost, double unmonitoredSeconds, Mean smActive, Mean smOccupancy,
+            Mean dramActive, Mean tensorActive, Mean powerWatts, double energyKwh, double nvlinkBytes) {
+        this(samples, gpuSeconds, unpricedSeconds, stalePricedSeconds, cost, idleSeconds, idleCost, unmonitoredSeconds,
+                smActive, smOccupancy, dramActive, tensorActive, powerWatts, energyKwh, nvlinkBytes, 0);
     }
 
     /** As {@link #add(TelemetrySample, Double, boolean)}, at a price confirmed recently enough. */
@@ -81,7 +92,7 @@ public record UsageTotals(
                 tensorActive.add(sample.tensorActive(), seconds),
                 powerWatts.add(sample.powerWatts(), sample.intervalSeconds()),
                 energyKwh + power * sample.intervalSeconds() / 3_600_000,
-                nvlinkBytes + nvlink * sample.intervalSeconds());
+                nvlinkBytes + nvlink * sample.intervalSeconds(), unmonitoredCost);
     }
 
     public UsageTotals plus(UsageTotals other) {
@@ -90,14 +101,20 @@ public record UsageTotals(
                 cost + other.cost, idleSeconds + other.idleSeconds,
                 idleCost + other.idleCost, unmonitoredSeconds + other.unmonitoredSeconds, smActive.plus(other.smActive), smOccupancy.plus(other.smOccupancy),
                 dramActive.plus(other.dramActive), tensorActive.plus(other.tensorActive),
-                powerWatts.plus(other.powerWatts), energyKwh + other.energyKwh, nvlinkBytes + other.nvlinkBytes);
+                powerWatts.plus(other.powerWatts), energyKwh + other.energyKwh, nvlinkBytes + other.nvlinkBytes,
+                unmonitoredCost + other.unmonitoredCost);
     }
 
-    /** These totals with {@code seconds} more of unmonitored GPU time. */
+    /** These totals with {@code seconds} more of unmonitored GPU time, of no known cost. */
     public UsageTotals plusUnmonitored(double seconds) {
+        return plusUnmonitored(seconds, 0);
+    }
+
+    /** These totals with {@code seconds} more of unmonitored GPU time, which cost {@code estimatedCost}. */
+    public UsageTotals plusUnmonitored(double seconds, double estimatedCost) {
         return new UsageTotals(samples, gpuSeconds, unpricedSeconds, stalePricedSeconds, cost, idleSeconds, idleCost,
                 unmonitoredSeconds + seconds, smActive, smOccupancy, dramActive, tensorActive, powerWatts, energyKwh,
-                nvlinkBytes);
+                nvlinkBytes, unmonitoredCost + estimatedCost);
     }
 
     /** Spend rate over the covered GPU time; 0 when none was covered. */

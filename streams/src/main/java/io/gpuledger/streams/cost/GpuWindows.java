@@ -12,6 +12,7 @@ import io.gpuledger.streams.state.LiveStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.metrics.Sensor;
@@ -69,6 +70,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     private Sensor refused;
     private Sensor late;
     private Sensor duplicate;
+    /** Samples priced in a currency the rates table lacks, by currency. */
+    private final Map<String, Sensor> unknownCurrencies = new HashMap<>();
     /**
      * GPUs with a window changed since the last update was sent, in the order they changed: a GPU
      * is added when its state is not {@link GpuState#queued} already (a GPU read back after a
@@ -159,7 +162,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             identities.put(gpu, identity);
         }
         PriceTable.InForce price = priceSpan(state, identity, at);
-        UsageTotals charged = UsageTotals.ZERO.add(sample, price.perGpuHourIn(settings.rates()), price.staleAt(at));
+        UsageTotals charged = UsageTotals.ZERO.add(sample, perGpuHour(price, at), price.staleAt(at));
         GpuState.Window window = state.window(start);
         window.identity = identity;
         window.add(charged);
@@ -216,6 +219,20 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             state.priceFor = identity;
         }
         return state.price;
+    }
+
+    /**
+     * The price of one GPU-hour at {@code at} in the reporting currency; null: unpriced. A sample
+     * priced in a currency the rates table lacks is counted under that currency's name.
+     */
+    private Double perGpuHour(PriceTable.InForce price, long at) {
+        Double perHour = price.perGpuHourIn(settings.rates(), at);
+        if (perHour == null && price.quote() != null) {
+            unknownCurrencies.computeIfAbsent(price.quote().currency(), currency -> context.metrics()
+                    .addRateTotalSensor("gpuledger", currency, "unknown-currency-samples", Sensor.RecordingLevel.INFO))
+                    .record();
+        }
+        return perHour;
     }
 
     /** The task's pending partial {@code key}, a new one if none is pending, marked changed. */
@@ -295,13 +312,14 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             if (window == null && unmonitored == 0) {
                 continue;
             }
+            double unmonitoredCost = unmonitored == 0 ? 0 : unmonitoredCost(state, identity, minute, unmonitored);
             UsageTotals totals = (window != null ? window.totals.snapshot() : UsageTotals.ZERO)
-                    .plusUnmonitored(unmonitored);
+                    .plusUnmonitored(unmonitored, unmonitoredCost);
             context.forward(new Record<>(gpu, new Emitted.Usage(identity.usage(gpu, minute, minute + MINUTE,
                     currency, totals, true)), minute));
             addToOwnViews(gpu, minute, totals);
             if (unmonitored > 0) {
-                UsageTotals gap = UsageTotals.ZERO.plusUnmonitored(unmonitored);
+                UsageTotals gap = UsageTotals.ZERO.plusUnmonitored(unmonitored, unmonitoredCost);
                 for (Dimension dimension : DIMENSIONS) {
                     pendingPartial(dimension, identity,
                             RollupPartial.partialKey(identity.rollupKeys[dimension.ordinal()], minute), minute)
@@ -310,6 +328,15 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             }
         }
         return closedAny;
+    }
+
+    /**
+     * What {@code seconds} of a GPU's unmonitored time settled in {@code minute} cost at the price
+     * in force in that minute (0 when none is known): the instance was paid for all the same.
+     */
+    private double unmonitoredCost(GpuState state, GpuIdentity identity, long minute, double seconds) {
+        Double perHour = priceSpan(state, identity, minute).perGpuHourIn(settings.rates(), minute);
+        return perHour == null ? 0 : perHour * seconds / 3600;
     }
 
     /**

@@ -34,6 +34,7 @@ final class CostDriver implements AutoCloseable {
     final TestOutputTopic<String, byte[]> telemetryDeadLetters;
     final TestOutputTopic<String, byte[]> progressDeadLetters;
     private final Instant start;
+    private Instant wallClock;
 
     /** @param start the wall clock's start, at which prices are published */
     CostDriver(String application, Instant start) {
@@ -43,6 +44,7 @@ final class CostDriver implements AutoCloseable {
     /** @param start the wall clock's start, at which prices are published */
     CostDriver(String application, Instant start, CostSettings settings) {
         this.start = start;
+        this.wallClock = start;
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, application);
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
@@ -75,6 +77,19 @@ final class CostDriver implements AutoCloseable {
         sendUpdates();
     }
 
+    /**
+     * Sends a sample as a live agent does: the wall clock first catches up with its time; then
+     * lets the updates it causes come out.
+     */
+    void sendLive(TelemetrySample sample) {
+        Duration behind = Duration.between(wallClock, sample.time());
+        telemetry.pipeInput(new TestRecord<>(sample.gpuUuid(), Json.write(sample), sample.time()));
+        if (!behind.isNegative() && !behind.isZero()) {
+            advance(behind);
+        }
+        sendUpdates();
+    }
+
     void report(JobProgress report) {
         progress.pipeInput(new TestRecord<>(report.jobId(), Json.write(report), report.time()));
         sendUpdates();
@@ -85,8 +100,13 @@ final class CostDriver implements AutoCloseable {
      * the GPU windows to send their partials, once more for the roll-ups to send theirs.
      */
     void sendUpdates() {
-        driver.advanceWallClockTime(CostSettings.DEFAULT_UPDATE_INTERVAL);
-        driver.advanceWallClockTime(CostSettings.DEFAULT_UPDATE_INTERVAL);
+        advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
+        advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
+    }
+
+    private void advance(Duration by) {
+        driver.advanceWallClockTime(by);
+        wallClock = wallClock.plus(by);
     }
 
     @Override
