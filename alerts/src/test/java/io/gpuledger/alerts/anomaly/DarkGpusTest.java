@@ -59,7 +59,7 @@ class DarkGpusTest {
         assertThat(anomaly.summary()).contains("GPU-1", "i-1");
 
         // When a notice says i-1 is terminated
-        dark.onNotice(new CapacityEvent(1, "azure:i-1:TERMINATION", "aws", "us-east-1", "i-1", "g5.xlarge",
+        dark.onNotice(new CapacityEvent(1, "aws:i-1:TERMINATION", "aws", "us-east-1", "i-1", "g5.xlarge",
                 "node-1", Lifecycle.ON_DEMAND, CapacityEventKind.TERMINATION, "terminate", T0.plusSeconds(1500), null,
                 "test", null));
         minutes(NODE_2, "GPU-2", 25, 30);
