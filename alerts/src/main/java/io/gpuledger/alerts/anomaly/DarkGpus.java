@@ -53,6 +53,11 @@ public final class DarkGpus {
     /** Every GPU with an observed window, by UUID. */
     private final Map<String, Followed> gpus = new HashMap<>();
     private final Map<Offer, AtomicLong> darkByPool = new HashMap<>();
+    /**
+     * When each instance was last said to stop: its GPUs may report until the notice's deadline and
+     * then fall silent, explained. Kept as long as a dark GPU is.
+     */
+    private final Map<String, Instant> stopped = new HashMap<>();
     /** The end of the newest window of any GPU: the fleet's clock. */
     private Instant clock = Instant.MIN;
     private long judgedMinute = Long.MIN_VALUE;
@@ -96,6 +101,7 @@ public final class DarkGpus {
         if (!STOPS.contains(notice.kind())) {
             return;
         }
+        stopped.merge(notice.instanceId(), notice.noticedAt(), (known, fresh) -> fresh.isAfter(known) ? fresh : known);
         for (Iterator<Followed> it = gpus.values().iterator(); it.hasNext(); ) {
             Followed gpu = it.next();
             if (notice.instanceId().equals(gpu.lastObserved.instanceId())) {
@@ -140,13 +146,26 @@ public final class DarkGpus {
                 if (gpu.dark) {
                     pool(gpu.lastObserved).decrementAndGet();
                 }
+            } else if (!gpu.dark && seen.isBefore(darkBefore) && stoppedBefore(gpu.lastObserved)) {
+                it.remove();
             } else if (!gpu.dark && seen.isBefore(darkBefore)) {
                 gpu.dark = true;
                 pool(gpu.lastObserved).incrementAndGet();
                 found.add(anomaly(gpu, detectedAt));
             }
         }
+        stopped.values().removeIf(noticedAt -> noticedAt.isBefore(forgetBefore));
         return found;
+    }
+
+    /**
+     * Whether the instance of a GPU that fell silent after {@code last} was said to stop shortly
+     * before (within the horizon) or since: then its silence is explained. A notice older than that
+     * was for an earlier run of the instance (one stopped, then started again).
+     */
+    private boolean stoppedBefore(GpuUsage last) {
+        Instant noticedAt = stopped.get(last.instanceId());
+        return noticedAt != null && !noticedAt.isBefore(last.windowEnd().minus(horizon));
     }
 
     private CostAnomaly anomaly(Followed gpu, Instant detectedAt) {

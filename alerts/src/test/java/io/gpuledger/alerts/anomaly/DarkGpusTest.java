@@ -58,10 +58,8 @@ class DarkGpusTest {
         assertThat(anomaly.actual()).isCloseTo(8.0, within(1e-9));
         assertThat(anomaly.summary()).contains("GPU-1", "i-1");
 
-        // When a notice says i-1 is terminated
-        dark.onNotice(new CapacityEvent(1, "aws:i-1:TERMINATION", "aws", "us-east-1", "i-1", "g5.xlarge",
-                "node-1", Lifecycle.ON_DEMAND, CapacityEventKind.TERMINATION, "terminate", T0.plusSeconds(1500), null,
-                "test", null));
+        // When a notice says i-1 is taken back
+        dark.onNotice(notice(T0.plusSeconds(1500)));
         minutes(NODE_2, "GPU-2", 25, 30);
 
         // Then no GPU of the pool is dark any more, and nothing more is raised
@@ -80,6 +78,38 @@ class DarkGpusTest {
 
         assertThat(dark.dark()).isZero();
         assertThat(scrape()).contains(DARK + " 0.0");
+    }
+
+    @Test
+    void shouldNotTakeAGpuThatReportedUntilItsInstancesDeadlineAsDark() {
+        // Given a spot notice for i-1 at minute 1, and GPU-1 reporting up to its deadline, minute 3
+        dark.onNotice(notice(T0.plusSeconds(60)));
+        minutes(NODE_1, "GPU-1", 0, 3);
+
+        // When GPU-2 goes on reporting for half an hour
+        minutes(NODE_2, "GPU-2", 0, 30);
+
+        // Then GPU-1's silence is explained: not dark, nothing raised
+        assertThat(dark.dark()).isZero();
+        assertThat(found).isEmpty();
+    }
+
+    @Test
+    void shouldTakeAGpuOfAnInstanceStartedAgainAfterItsNoticeAsDarkWhenItFallsSilent() {
+        // Given a notice for i-1 at minute 0, and GPU-1 reporting again from minute 40 to 42, then silent
+        dark.onNotice(notice(T0));
+        minutes(NODE_1, "GPU-1", 40, 42);
+        minutes(NODE_2, "GPU-2", 40, 60);
+
+        // Then GPU-1 is dark: the notice was for an earlier run of its instance
+        assertThat(dark.dark()).isEqualTo(1);
+        assertThat(found).extracting(CostAnomaly::subject).containsExactly("GPU-1");
+    }
+
+    private static CapacityEvent notice(Instant noticedAt) {
+        return new CapacityEvent(1, "aws:i-1:SPOT_INTERRUPTION", "aws", "us-east-1", "i-1", "g5.xlarge", "node-1",
+                Lifecycle.SPOT, CapacityEventKind.SPOT_INTERRUPTION, "terminate", noticedAt,
+                noticedAt.plusSeconds(120), "test", null);
     }
 
     /** Closed windows of {@code gpu} for minutes {@code [from, to)} at 8 USD/h. */
