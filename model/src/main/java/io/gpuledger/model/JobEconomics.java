@@ -1,6 +1,8 @@
 package io.gpuledger.model;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
@@ -19,7 +21,8 @@ import java.util.TreeMap;
  * @param unpricedSeconds     part of the GPU time with no price or no exchange rate: charged nothing (see
  *                            {@link UsageTotals#unpricedSeconds()}), so {@code cost} leaves it out
  * @param unmonitoredCost     estimated cost of the job's GPU time no sample covered (see
- *                            {@link UsageTotals#unmonitoredCost()}); not part of {@code cost}
+ *                            {@link UsageTotals#unmonitoredCost()}); not part of {@code cost}. Both are 0
+ *                            in economics written before they existed
  */
 public record JobEconomics(
         String jobId,
@@ -37,8 +40,8 @@ public record JobEconomics(
         Map<String, Double> unitsPerGpuSecond,
         Double communicationOverheadRatio,
         double ncclBytes,
-        double unpricedSeconds,
-        double unmonitoredCost) {
+        @JsonSetter(nulls = Nulls.AS_EMPTY) double unpricedSeconds,
+        @JsonSetter(nulls = Nulls.AS_EMPTY) double unmonitoredCost) {
 
     public JobEconomics {
         Check.identity("jobId", jobId);

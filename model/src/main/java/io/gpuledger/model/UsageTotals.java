@@ -1,6 +1,8 @@
 package io.gpuledger.model;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 
 /**
  * The additive part of a usage window: every figure is a sum, so the totals of GPUs add up to
@@ -20,7 +22,8 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param energyKwh       energy drawn, from power readings × time
  * @param nvlinkBytes     NVLink bytes sent (rate readings × time)
  * @param unmonitoredCost what the unmonitored seconds cost at the price in force: an estimate, kept
- *                        apart from {@code cost}, which is what samples observed
+ *                        apart from {@code cost}, which is what samples observed (0 in totals
+ *                        written before it existed)
  */
 public record UsageTotals(
         long samples,
@@ -38,7 +41,7 @@ public record UsageTotals(
         Mean powerWatts,
         double energyKwh,
         double nvlinkBytes,
-        double unmonitoredCost) {
+        @JsonSetter(nulls = Nulls.AS_EMPTY) double unmonitoredCost) {
 
     public static final UsageTotals ZERO = new UsageTotals(0, 0, 0, 0, 0, 0, 0, 0, Mean.NONE, Mean.NONE, Mean.NONE,
             Mean.NONE, Mean.NONE, 0, 0, 0);
