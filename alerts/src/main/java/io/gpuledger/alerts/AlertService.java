@@ -2,6 +2,7 @@ package io.gpuledger.alerts;
 
 import io.gpuledger.alerts.anomaly.AnomalyDesk;
 import io.gpuledger.alerts.anomaly.AnomalyWatch;
+import io.gpuledger.alerts.anomaly.DarkGpus;
 import io.gpuledger.alerts.anomaly.Budgets;
 import io.gpuledger.alerts.anomaly.CostPerThroughputDetector;
 import io.gpuledger.alerts.anomaly.PriceSpikeDetector;
@@ -144,6 +145,7 @@ public class AlertService {
     private RecommendationDesk desk;
     private AnomalyDesk anomalies;
     private AnomalyWatch watch;
+    private DarkGpus darkGpus;
     private RecommendationRules rules;
     private Producer<String, byte[]> deadLetters;
     private TopicReader capacityReader;
@@ -188,6 +190,7 @@ public class AlertService {
         desk = RecommendationDesk.open(bootstrapServers, dismissFor, registry, clock, reportingCurrency);
         anomalies = AnomalyDesk.open(bootstrapServers, registry, anomaliesKept);
         watch = anomalyWatch();
+        darkGpus = new DarkGpus(registry, DarkGpus.HORIZON, DarkGpus.FORGET_AFTER);
         RecommendationRules.Settings defaults = RecommendationRules.Settings.defaults(recommendationTtl);
         rules = new RecommendationRules(desk, GpuCatalog.defaults(), new RecommendationRules.Settings(
                 recommendationTtl, defaults.reserveTtl(), reserveLookbackHours, minMonthlySaving,
@@ -275,6 +278,7 @@ public class AlertService {
             }
         });
         watch.onWindow(usage, now).forEach(anomalies::publish);
+        darkGpus.onWindow(usage, now).forEach(anomalies::publish);
         rules.onWindow(usage, now);
         return latestSampleOf(usage);
     }
@@ -385,6 +389,7 @@ public class AlertService {
         MetricCatalogue.shipped().family("gpuledger_capacity_events_total").counter(registry,
                 Tags.of("provider", notice.provider(), "kind", notice.kind().name())).increment();
         rules.onCapacityEvent(board.enrich(notice, PLACEMENT_MAX_AGE), clock.instant());
+        darkGpus.onNotice(notice);
         return notice.noticedAt();
     }
 

@@ -45,12 +45,28 @@ public final class UsageWindows {
     /** {@code window} with every second of it charged at a price its feed had not confirmed lately. */
     public static GpuUsage stalePriced(GpuUsage window) {
         UsageTotals t = window.totals();
-        UsageTotals stale = new UsageTotals(t.samples(), t.gpuSeconds(), t.unpricedSeconds(), t.gpuSeconds(),
+        return withTotals(window, new UsageTotals(t.samples(), t.gpuSeconds(), t.unpricedSeconds(), t.gpuSeconds(),
                 t.cost(), t.idleSeconds(), t.idleCost(), t.unmonitoredSeconds(), t.smActive(), t.smOccupancy(),
-                t.dramActive(), t.tensorActive(), t.powerWatts(), t.energyKwh(), t.nvlinkBytes());
+                t.dramActive(), t.tensorActive(), t.powerWatts(), t.energyKwh(), t.nvlinkBytes()));
+    }
+
+    /** {@code window} with no second of it priced (no price, or no exchange rate): charged nothing. */
+    public static GpuUsage unpriced(GpuUsage window) {
+        UsageTotals t = window.totals();
+        return withTotals(window, new UsageTotals(t.samples(), t.gpuSeconds(), t.gpuSeconds(), 0, 0, t.idleSeconds(),
+                0, t.unmonitoredSeconds(), t.smActive(), t.smOccupancy(), t.dramActive(), t.tensorActive(),
+                t.powerWatts(), t.energyKwh(), t.nvlinkBytes()));
+    }
+
+    /** {@code window} with {@code seconds} of unmonitored time more, estimated to cost {@code cost}. */
+    public static GpuUsage unmonitored(GpuUsage window, double seconds, double cost) {
+        return withTotals(window, window.totals().plusUnmonitored(seconds, cost));
+    }
+
+    private static GpuUsage withTotals(GpuUsage window, UsageTotals totals) {
         return new GpuUsage(window.gpuUuid(), window.gpuIndex(), window.gpuModel(), window.host(),
                 window.instanceId(), window.instanceType(), window.provider(), window.region(), window.lifecycle(),
-                window.jobId(), window.team(), window.windowStart(), window.windowEnd(), window.currency(), stale,
+                window.jobId(), window.team(), window.windowStart(), window.windowEnd(), window.currency(), totals,
                 window.closed(), window.gpuFraction());
     }
 }

@@ -9,5 +9,10 @@ public enum AnomalyKind {
     /** A spot price jumped by more than the threshold. */
     PRICE_SPIKE,
     /** A job's cost per 1M work units got worse than its own baseline. */
-    COST_PER_THROUGHPUT
+    COST_PER_THROUGHPUT,
+    /**
+     * A GPU's agent has been silent for longer than the cost engine counts as unmonitored time, and
+     * no notice said its instance stopped: it may be running, and billed, with no figure counting it.
+     */
+    GPU_DARK
 }

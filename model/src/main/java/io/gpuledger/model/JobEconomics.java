@@ -1,6 +1,8 @@
 package io.gpuledger.model;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
@@ -20,6 +22,11 @@ import java.util.TreeMap;
  * @param unitsPerGpuSecond   throughput per second of a whole GPU's time, by unit name: seven 1/7
  *                            slices doing 700 units a second do 700 per GPU-second
  * @param communicationOverheadRatio exposed communication time ÷ step time; null when not reported
+ * @param unpricedSeconds     part of the GPU time with no price or no exchange rate: charged nothing (see
+ *                            {@link UsageTotals#unpricedSeconds()}), so {@code cost} leaves it out
+ * @param unmonitoredCost     estimated cost of the job's GPU time no sample covered (see
+ *                            {@link UsageTotals#unmonitoredCost()}); not part of {@code cost}. Both are 0
+ *                            in economics written before they existed
  */
 public record JobEconomics(
         String jobId,
@@ -36,13 +43,25 @@ public record JobEconomics(
         Map<String, Double> costPerMillionUnits,
         Map<String, Double> unitsPerGpuSecond,
         Double communicationOverheadRatio,
-        double ncclBytes) {
+        double ncclBytes,
+        @JsonSetter(nulls = Nulls.AS_EMPTY) double unpricedSeconds,
+        @JsonSetter(nulls = Nulls.AS_EMPTY) double unmonitoredCost) {
 
     public JobEconomics {
         Check.identity("jobId", jobId);
         workUnits = workUnits == null ? Map.of() : Map.copyOf(workUnits);
         costPerMillionUnits = costPerMillionUnits == null ? Map.of() : Map.copyOf(costPerMillionUnits);
         unitsPerGpuSecond = unitsPerGpuSecond == null ? Map.of() : Map.copyOf(unitsPerGpuSecond);
+    }
+
+    /** Economics with no unpriced time and no unmonitored cost. */
+    public JobEconomics(String jobId, Instant windowStart, Instant windowEnd, String currency, long gpus,
+            double gpuSeconds, double stalePricedSeconds, double cost, double costPerHour, boolean throughputReported,
+            Map<String, Double> workUnits, Map<String, Double> costPerMillionUnits,
+            Map<String, Double> unitsPerGpuSecond, Double communicationOverheadRatio, double ncclBytes) {
+        this(jobId, windowStart, windowEnd, currency, gpus, gpuSeconds, stalePricedSeconds, cost, costPerHour,
+                throughputReported, workUnits, costPerMillionUnits, unitsPerGpuSecond, communicationOverheadRatio,
+                ncclBytes, 0, 0);
     }
 
     /** The economics of a job minute from its GPUs' roll-up and its work reports (null: none reported). */
@@ -64,7 +83,8 @@ public record JobEconomics(
         return new JobEconomics(usage.id(), usage.windowStart(), usage.windowEnd(), usage.currency(), usage.gpus(),
                 totals.gpuSeconds(), totals.stalePricedSeconds(), totals.cost(), usage.costPerHour(), reported,
                 reported ? work.workUnits() : Map.of(), perMillion, perGpuSecond,
-                reported ? work.communicationOverheadRatio() : null, reported ? work.ncclBytes() : 0);
+                reported ? work.communicationOverheadRatio() : null, reported ? work.ncclBytes() : 0,
+                totals.unpricedSeconds(), totals.unmonitoredCost());
     }
 
     @JsonProperty(access = JsonProperty.Access.READ_ONLY)

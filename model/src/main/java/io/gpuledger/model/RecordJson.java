@@ -2,6 +2,8 @@ package io.gpuledger.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
@@ -62,6 +64,8 @@ public final class RecordJson<T extends Record> {
     private final Map<String, Integer> positions;
     /** By position: whether databind passes null when the component is missing (a reference, not required). */
     private final boolean[] omissible;
+    /** By position: what databind passes for the component when it is missing (null, or 0 for an {@link #emptyWhenAbsent} number). */
+    private final Object[] absent;
     private final ValueReader[] values;
 
     private RecordJson(Class<T> type) {
@@ -70,6 +74,7 @@ public final class RecordJson<T extends Record> {
         names = new SerializableString[components.length];
         values = new ValueReader[components.length];
         omissible = new boolean[components.length];
+        absent = new Object[components.length];
         Class<?>[] parameterTypes = new Class<?>[components.length];
         Map<String, Integer> byName = new HashMap<>();
         for (int i = 0; i < components.length; i++) {
@@ -77,7 +82,9 @@ public final class RecordJson<T extends Record> {
             JsonProperty property = plainProperty(type, component);
             names[i] = new SerializedString(component.getName());
             values[i] = valueReader(component.getGenericType(), type);
-            omissible[i] = !component.getType().isPrimitive() && (property == null || !property.required());
+            omissible[i] = !component.getType().isPrimitive() && (property == null || !property.required())
+                    || emptyWhenAbsent(component);
+            absent[i] = emptyWhenAbsent(component) ? 0.0 : null;
             parameterTypes[i] = component.getType();
             byName.put(component.getName(), i);
         }
@@ -106,12 +113,23 @@ public final class RecordJson<T extends Record> {
             if (annotation instanceof JsonProperty named && (named.value().isEmpty()
                     || named.value().equals(component.getName()))) {
                 property = named;
-            } else if (isJackson(annotation)) {
+            } else if (isJackson(annotation) && !(annotation instanceof JsonSetter && emptyWhenAbsent(component))) {
                 throw new IllegalArgumentException(owner.getSimpleName() + "." + component.getName()
                         + ": no short path under " + annotation);
             }
         }
         return property;
+    }
+
+    /**
+     * Whether the component is a {@code double} that databind reads as 0 when it is missing or null
+     * ({@code @JsonSetter(nulls = Nulls.AS_EMPTY)} and nothing else): a figure added to the contract
+     * later, which records written before it lack.
+     */
+    private static boolean emptyWhenAbsent(RecordComponent component) {
+        JsonSetter setter = component.getAccessor().getAnnotation(JsonSetter.class);
+        return setter != null && component.getType() == double.class && setter.nulls() == Nulls.AS_EMPTY
+                && setter.contentNulls() == Nulls.DEFAULT && setter.value().isEmpty();
     }
 
     private static boolean isJackson(Annotation annotation) {
@@ -172,7 +190,7 @@ public final class RecordJson<T extends Record> {
      * as databind would pass null for it too: a reference that is not required.
      */
     private T readObject(JsonParser parser) throws IOException {
-        Object[] arguments = new Object[names.length];
+        Object[] arguments = absent.clone();
         int next = 0;
         while (true) {
             if (next < names.length && parser.nextFieldName(names[next])) {

@@ -93,6 +93,7 @@ public final class UsageJson {
         number(out, "energyKwh", totals.energyKwh());
         number(out, "nvlinkBytes", totals.nvlinkBytes());
         number(out, "activityUnknownSeconds", totals.activityUnknownSeconds());
+        number(out, "unmonitoredCost", totals.unmonitoredCost());
         number(out, "costPerGpuHour", totals.costPerGpuHour());
         number(out, "idleCostPerGpuHour", totals.idleCostPerGpuHour());
         out.writeEndObject();

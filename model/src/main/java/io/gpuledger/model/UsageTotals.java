@@ -1,6 +1,8 @@
 package io.gpuledger.model;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 
 /**
  * The additive part of a usage window: every figure is a sum, so the totals of GPUs add up to
@@ -21,6 +23,9 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  *                        {@code docs/architecture.md}, "unmonitored time")
  * @param energyKwh       energy drawn, from power readings × time
  * @param nvlinkBytes     NVLink bytes sent (rate readings × time)
+ * @param unmonitoredCost what the unmonitored seconds cost at the price in force: an estimate, kept
+ *                        apart from {@code cost}, which is what samples observed (0 in totals
+ *                        written before it existed)
  */
 public record UsageTotals(
         long samples,
@@ -37,10 +42,11 @@ public record UsageTotals(
         Mean tensorActive,
         Mean powerWatts,
         double energyKwh,
-        double nvlinkBytes) {
+        double nvlinkBytes,
+        @JsonSetter(nulls = Nulls.AS_EMPTY) double unmonitoredCost) {
 
     public static final UsageTotals ZERO = new UsageTotals(0, 0, 0, 0, 0, 0, 0, 0, Mean.NONE, Mean.NONE, Mean.NONE,
-            Mean.NONE, Mean.NONE, 0, 0);
+            Mean.NONE, Mean.NONE, 0, 0, 0);
 
     /** SM activity under this share is idle (design rule: 5%). */
     public static final double IDLE_SM_ACTIVE = 0.05;
@@ -51,6 +57,14 @@ public record UsageTotals(
         dramActive = dramActive == null ? Mean.NONE : dramActive;
         tensorActive = tensorActive == null ? Mean.NONE : tensorActive;
         powerWatts = powerWatts == null ? Mean.NONE : powerWatts;
+    }
+
+    /** Totals without unmonitored cost. */
+    public UsageTotals(long samples, double gpuSeconds, double unpricedSeconds, double stalePricedSeconds, double cost,
+            double idleSeconds, double idleCost, double unmonitoredSeconds, Mean smActive, Mean smOccupancy,
+            Mean dramActive, Mean tensorActive, Mean powerWatts, double energyKwh, double nvlinkBytes) {
+        this(samples, gpuSeconds, unpricedSeconds, stalePricedSeconds, cost, idleSeconds, idleCost, unmonitoredSeconds,
+                smActive, smOccupancy, dramActive, tensorActive, powerWatts, energyKwh, nvlinkBytes, 0);
     }
 
     /** As {@link #add(TelemetrySample, Double, boolean)}, at a price confirmed recently enough. */
@@ -97,7 +111,7 @@ public record UsageTotals(
                 tensorActive.add(sample.tensorActive(), seconds),
                 powerWatts.add(sample.powerWatts(), readingSeconds),
                 energyKwh + power * readingSeconds / 3_600_000,
-                nvlinkBytes + nvlink * readingSeconds);
+                nvlinkBytes + nvlink * readingSeconds, unmonitoredCost);
     }
 
     /**
@@ -107,7 +121,7 @@ public record UsageTotals(
     public UsageTotals uncounted() {
         return new UsageTotals(0, gpuSeconds, unpricedSeconds, stalePricedSeconds, cost, idleSeconds, idleCost,
                 unmonitoredSeconds, smActive, smOccupancy, dramActive, tensorActive, powerWatts, energyKwh,
-                nvlinkBytes);
+                nvlinkBytes, unmonitoredCost);
     }
 
     public UsageTotals plus(UsageTotals other) {
@@ -116,14 +130,20 @@ public record UsageTotals(
                 cost + other.cost, idleSeconds + other.idleSeconds,
                 idleCost + other.idleCost, unmonitoredSeconds + other.unmonitoredSeconds, smActive.plus(other.smActive), smOccupancy.plus(other.smOccupancy),
                 dramActive.plus(other.dramActive), tensorActive.plus(other.tensorActive),
-                powerWatts.plus(other.powerWatts), energyKwh + other.energyKwh, nvlinkBytes + other.nvlinkBytes);
+                powerWatts.plus(other.powerWatts), energyKwh + other.energyKwh, nvlinkBytes + other.nvlinkBytes,
+                unmonitoredCost + other.unmonitoredCost);
     }
 
-    /** These totals with {@code seconds} more of unmonitored GPU time. */
+    /** These totals with {@code seconds} more of unmonitored GPU time, of no known cost. */
     public UsageTotals plusUnmonitored(double seconds) {
+        return plusUnmonitored(seconds, 0);
+    }
+
+    /** These totals with {@code seconds} more of unmonitored GPU time, which cost {@code estimatedCost}. */
+    public UsageTotals plusUnmonitored(double seconds, double estimatedCost) {
         return new UsageTotals(samples, gpuSeconds, unpricedSeconds, stalePricedSeconds, cost, idleSeconds, idleCost,
                 unmonitoredSeconds + seconds, smActive, smOccupancy, dramActive, tensorActive, powerWatts, energyKwh,
-                nvlinkBytes);
+                nvlinkBytes, unmonitoredCost + estimatedCost);
     }
 
     /**

@@ -37,6 +37,24 @@ class UsageJsonTest {
     }
 
     @Test
+    void shouldReadAWindowWrittenBeforeUnmonitoredCostExistedAsCostingNothingUnmonitored() {
+        // Given a window as the release before wrote it: 20 unmonitored seconds and no unmonitoredCost field
+        GpuUsage window = usage(new Random(3), 10);
+        String json = new String(UsageJson.write(window), java.nio.charset.StandardCharsets.UTF_8)
+                .replaceFirst(",\"unmonitoredCost\":[^,}]+", "");
+        assertThat(json).doesNotContain("unmonitoredCost");
+
+        // When it is read, by databind and by the alert service's reader
+        GpuUsage byDatabind = Json.read(json.getBytes(java.nio.charset.StandardCharsets.UTF_8), GpuUsage.class);
+        GpuUsage byReader = RecordJson.of(GpuUsage.class).read(json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+
+        // Then its unmonitored seconds are kept, with no cost
+        assertThat(byDatabind.totals().unmonitoredSeconds()).isEqualTo(window.totals().unmonitoredSeconds());
+        assertThat(byDatabind.totals().unmonitoredCost()).isZero();
+        assertThat(byReader).isEqualTo(byDatabind);
+    }
+
+    @Test
     void shouldWriteWholeNumbersAsDatabindDoes() throws IOException {
         double[] wholes = {0.0, -0.0, 1.0, 60.0, 3600.0, 3601.0, -5.0, 2147483648.0, 1e20, 59.99999999999999};
         for (int i = 0; i < wholes.length; i++) {
@@ -78,7 +96,8 @@ class UsageJsonTest {
         Double price = i % 6 == 0 ? null : random.nextDouble() * 98.32;
         GpuUsage usage = GpuUsage.empty(built, start, start.plusSeconds(60), "USD").add(built, price).add(built, 1e-300);
         UsageTotals charged = i % 4 == 1 ? usage.totals().add(built, 1.5, true) : usage.totals();
-        UsageTotals totals = charged.plusUnmonitored(i % 10 == 0 ? random.nextInt(60) : 0);
+        int unmonitored = i % 10 == 0 ? random.nextInt(60) : 0;
+        UsageTotals totals = charged.plusUnmonitored(unmonitored, unmonitored * random.nextDouble() / 60);
         return new GpuUsage(usage.gpuUuid(), usage.gpuIndex(), usage.gpuModel(), usage.host(), usage.instanceId(),
                 usage.instanceType(), usage.provider(), usage.region(), usage.lifecycle(), usage.jobId(), usage.team(),
                 usage.windowStart(), usage.windowEnd(), usage.currency(), totals, i % 2 == 1, usage.gpuFraction());

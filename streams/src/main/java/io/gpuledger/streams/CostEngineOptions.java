@@ -1,5 +1,6 @@
 package io.gpuledger.streams;
 
+import io.gpuledger.streams.price.CurrencyRates;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -13,10 +14,12 @@ import java.util.Optional;
  *                   host name): the engine then joins its consumer group as a static member, so
  *                   an instance restarted after a crash takes its partitions back at once instead
  *                   of waiting for the group to time the dead one out
+ * @param ratesFile  the dated exchange rates to convert prices with, in the form of the shipped
+ *                   table ({@link CurrencyRates#SHIPPED}); empty: the shipped one
  */
 public record CostEngineOptions(String bootstrapServers, String applicationId, Path stateDir,
         Optional<String> instanceId, int streamThreads, Duration commitInterval, Duration grace, Duration priceMaxAge,
-        boolean help) {
+        Optional<Path> ratesFile, boolean help) {
 
     /** The longest grace period accepted: every open window, and the roll-ups' retention, grow with it. */
     static final Duration MAX_GRACE = Duration.ofHours(1);
@@ -54,6 +57,10 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                                     price it is taken as current; samples later than that
                                     are still charged at it, and counted as stale-priced
                                     (or GPULEDGER_PRICE_MAX_AGE_SECONDS; default 1800)
+              --rates-file FILE     dated exchange rates, rows VALID_FROM,CURRENCY,USD_PER_UNIT:
+                                    each price is converted at the rates in force at its
+                                    sample's time (or GPULEDGER_RATES_FILE; default: the
+                                    shipped table)
               --help                show this text
             """.formatted(CostEngineConfig.DEFAULT_COMMIT_INTERVAL.toSeconds(), MAX_COMMIT_INTERVAL.toSeconds());
 
@@ -70,11 +77,13 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
         String commitInterval = env.get("GPULEDGER_COMMIT_INTERVAL_SECONDS");
         String grace = env.get("GPULEDGER_GRACE_SECONDS");
         String priceMaxAge = env.get("GPULEDGER_PRICE_MAX_AGE_SECONDS");
+        String ratesFile = env.get("GPULEDGER_RATES_FILE");
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (option.equals("--help") || option.equals("-h")) {
                 return new CostEngineOptions(bootstrap, applicationId, DEFAULT_STATE_DIR, Optional.empty(), 1,
-                        CostEngineConfig.DEFAULT_COMMIT_INTERVAL, DEFAULT_GRACE, DEFAULT_PRICE_MAX_AGE, true);
+                        CostEngineConfig.DEFAULT_COMMIT_INTERVAL, DEFAULT_GRACE, DEFAULT_PRICE_MAX_AGE,
+                        Optional.empty(), true);
             }
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException(option.startsWith("--") ? option + " needs a value"
@@ -90,6 +99,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                 case "--commit-interval" -> commitInterval = value;
                 case "--grace" -> grace = value;
                 case "--price-max-age" -> priceMaxAge = value;
+                case "--rates-file" -> ratesFile = value;
                 default -> throw new IllegalArgumentException("unknown option '" + option + "'");
             }
         }
@@ -108,7 +118,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                         : seconds("--commit-interval", commitInterval, 1, MAX_COMMIT_INTERVAL),
                 blank(grace) ? DEFAULT_GRACE : seconds("--grace", grace, 0, MAX_GRACE),
                 blank(priceMaxAge) ? DEFAULT_PRICE_MAX_AGE : Duration.ofSeconds(positive("--price-max-age", priceMaxAge)),
-                false);
+                blank(ratesFile) ? Optional.empty() : Optional.of(Path.of(ratesFile)), false);
     }
 
     /** Whole seconds from {@code least} to {@code most}, the value of {@code option}. */
@@ -140,8 +150,10 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
     /** The engine's settings: the defaults of {@link CostEngineConfig}, with what these options set. */
     public CostEngineConfig config() {
         CostEngineConfig defaults = CostEngineConfig.defaults(bootstrapServers, stateDir);
+        CurrencyRates rates = ratesFile.map(file -> CurrencyRates.load(file, defaults.rates().reporting()))
+                .orElse(defaults.rates());
         return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads,
-                commitInterval, grace, defaults.rates(), priceMaxAge);
+                commitInterval, grace, rates, priceMaxAge);
     }
 
     private static boolean blank(String value) {

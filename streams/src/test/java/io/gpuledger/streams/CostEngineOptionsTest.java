@@ -2,14 +2,20 @@ package io.gpuledger.streams;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.streams.price.CurrencyRates;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class CostEngineOptionsTest {
 
@@ -152,5 +158,23 @@ class CostEngineOptionsTest {
         assertThat(namedProps).containsEntry("main.consumer.group.instance.id", "engine-0");
         assertThat(anonymousProps.stringPropertyNames()).noneMatch(name -> name.endsWith("group.instance.id"));
         assertThat(namedProps).containsEntry(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+    }
+
+    @Test
+    void shouldConvertWithTheDatedRatesFileItIsGiven(@TempDir Path dir) throws IOException {
+        // Given a rates file with EUR worth 1.10 USD from January and 1.20 USD from March
+        Path file = dir.resolve("rates.csv");
+        Files.writeString(file, "valid_from,currency,usd_per_unit\n2026-01-01,USD,1.0\n2026-01-01,EUR,1.10\n"
+                + "2026-03-01,EUR,1.20\n");
+
+        // When the engine is told to use it
+        CurrencyRates rates = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092",
+                "--rates-file", file.toString()}, Map.of()).config().rates();
+
+        // Then 10 EUR is 11 USD in February and 12 USD in March
+        assertThat(rates.convert(10, "EUR", Instant.parse("2026-02-15T00:00:00Z").toEpochMilli()).amount())
+                .isCloseTo(11.0, within(1e-9));
+        assertThat(rates.convert(10, "EUR", Instant.parse("2026-03-15T00:00:00Z").toEpochMilli()).amount())
+                .isCloseTo(12.0, within(1e-9));
     }
 }

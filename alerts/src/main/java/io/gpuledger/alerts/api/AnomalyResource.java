@@ -37,7 +37,7 @@ public class AnomalyResource {
                     schema = @Schema(implementation = CostAnomaly.class, type = SchemaType.ARRAY)))
     @APIResponse(responseCode = "400", description = "an unknown kind")
     public String list(
-            @Parameter(description = "only this kind: SPEND_RATE, BUDGET_BURN, PRICE_SPIKE or COST_PER_THROUGHPUT")
+            @Parameter(description = "only this kind: SPEND_RATE, BUDGET_BURN, PRICE_SPIKE, COST_PER_THROUGHPUT or GPU_DARK")
             @QueryParam("kind") String kind,
             @Parameter(description = "only this dimension: team, job, pool, project or offer")
             @QueryParam("dimension") String dimension,

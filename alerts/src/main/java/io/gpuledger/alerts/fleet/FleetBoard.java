@@ -20,6 +20,9 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class FleetBoard {
 
+    /** How far a GPU's latest window may end before the fleet's newest and still count as observed. */
+    private static final Duration QUIET = Duration.ofMinutes(1);
+
     private final Duration staleAfter;
     private final Map<String, Seen> latest = new ConcurrentHashMap<>();
 
@@ -70,25 +73,34 @@ public final class FleetBoard {
         return latest.values().stream().map(Seen::usage).toList();
     }
 
+    /** The end of the newest of {@code gpus}' windows; null when there is none. */
+    private static Instant newestEnd(Iterable<GpuUsage> gpus) {
+        Instant newest = null;
+        for (GpuUsage usage : gpus) {
+            if (newest == null || usage.windowEnd().isAfter(newest)) {
+                newest = usage.windowEnd();
+            }
+        }
+        return newest;
+    }
+
     /** Spend now, in total and by pool, team and lifecycle, per currency. */
     public FleetSummary summary(Instant now) {
         Map<String, FleetSummary.Spend> total = new TreeMap<>();
         Map<String, FleetSummary.Spend> byPool = new TreeMap<>();
         Map<String, FleetSummary.Spend> byTeam = new TreeMap<>();
         Map<String, FleetSummary.Spend> byLifecycle = new TreeMap<>();
-        Instant newest = null;
-        for (GpuUsage usage : gpus()) {
+        Iterable<GpuUsage> gpus = gpus();
+        Instant newest = newestEnd(gpus);
+        for (GpuUsage usage : gpus) {
             String currency = usage.currency() == null ? "none" : usage.currency();
-            FleetSummary.Spend spend = FleetSummary.Spend.of(usage);
+            FleetSummary.Spend spend = FleetSummary.Spend.of(usage, usage.windowEnd().plus(QUIET).isBefore(newest));
             total.merge(currency, spend, FleetSummary.Spend::plus);
             Offer pool = new Offer(usage.provider(), usage.region(), usage.instanceType(), usage.lifecycle());
             byPool.merge(pool.key() + " " + currency, spend, FleetSummary.Spend::plus);
             byTeam.merge((usage.team() == null ? UsageRollup.NO_TEAM : usage.team()) + " " + currency, spend,
                     FleetSummary.Spend::plus);
             byLifecycle.merge(usage.lifecycle().wire() + " " + currency, spend, FleetSummary.Spend::plus);
-            if (newest == null || usage.windowEnd().isAfter(newest)) {
-                newest = usage.windowEnd();
-            }
         }
         return new FleetSummary(now, newest, FleetSummary.rows(total), FleetSummary.rows(byPool),
                 FleetSummary.rows(byTeam), FleetSummary.rows(byLifecycle));

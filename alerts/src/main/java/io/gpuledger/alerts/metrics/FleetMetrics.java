@@ -81,15 +81,19 @@ public final class FleetMetrics {
         }
         double joules = totals.energyKwh() * JOULES_PER_KWH;
         gpu.add("gpuledger_gpu_energy_joules_total", joules);
+        gpu.add("gpuledger_gpu_unpriced_seconds_total", totals.unpricedSeconds());
         Thing jobThing = jobs.thing(job, jobTags(job, currencyOf(usage.currency())), now);
         if (jobThing != null) {
             jobThing.add("gpuledger_job_energy_joules_total", joules);
             jobThing.add("gpuledger_job_cost_total", totals.cost());
+            jobThing.add("gpuledger_job_unmonitored_cost_total", totals.unmonitoredCost());
+            jobThing.add("gpuledger_job_unpriced_seconds_total", totals.unpricedSeconds());
         }
         Thing teamThing = teams.thing(team, Tags.of("team", team, "currency", currencyOf(usage.currency())), now);
         if (teamThing != null) {
             teamThing.add("gpuledger_team_energy_joules_total", joules);
             teamThing.add("gpuledger_team_cost_total", totals.cost());
+            teamThing.add("gpuledger_team_unmonitored_cost_total", totals.unmonitoredCost());
         }
         Offer offer = new Offer(usage.provider(), usage.region(), usage.instanceType(), usage.lifecycle());
         Thing pool = pools.thing(offer.key(), poolTags(offer, currencyOf(usage.currency())), now);
@@ -97,6 +101,8 @@ public final class FleetMetrics {
             pool.add("gpuledger_pool_energy_joules_total", joules);
             pool.add("gpuledger_pool_cost_total", totals.cost());
             pool.add("gpuledger_pool_unmonitored_seconds_total", totals.unmonitoredSeconds());
+            pool.add("gpuledger_pool_unmonitored_cost_total", totals.unmonitoredCost());
+            pool.add("gpuledger_pool_unpriced_seconds_total", totals.unpricedSeconds());
             pool.add("gpuledger_pool_stale_priced_seconds_total", totals.stalePricedSeconds());
         }
     }

@@ -165,6 +165,44 @@ class FleetMetricsTest {
     }
 
     @Test
+    void shouldExportUnpricedSecondsPerGpuJobAndPoolInTheMetricText() {
+        // Given a closed minute of a GPU priced in a currency the engine has no rate for: 60 s unpriced
+        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        FleetMetrics exported = new FleetMetrics(prometheus, 10, Duration.ofMinutes(5));
+        GpuUsage unpriced = UsageWindows.unpriced(window("GPU-1", "job-a", T0, 2.0, 0.5, true));
+
+        // When it is read
+        exported.record(unpriced, T0);
+
+        // Then the scrape shows its 60 unpriced seconds for the GPU, its job and its pool, and no cost
+        String text = prometheus.scrape();
+        assertThat(text).containsPattern("gpuledger_gpu_unpriced_seconds_total\\{[^}]*gpu=\"GPU-1\"[^}]*} 60\\.0");
+        assertThat(text).containsPattern("gpuledger_job_unpriced_seconds_total\\{[^}]*job_id=\"job-a\"[^}]*} 60\\.0");
+        assertThat(text).containsPattern(
+                "gpuledger_pool_unpriced_seconds_total\\{[^}]*instance_type=\"g5.xlarge\"[^}]*} 60\\.0");
+        assertThat(text).containsPattern("gpuledger_job_cost_total\\{[^}]*job_id=\"job-a\"[^}]*} 0\\.0");
+    }
+
+    @Test
+    void shouldCountUnmonitoredCostApartFromCostPerJobTeamAndPool() {
+        // Given a GPU's closed minute at 2 USD/h with 30 s more it was silent, estimated at 30 × 2/3600 USD
+        double estimate = 30 * 2.0 / 3600;
+        GpuUsage minute = UsageWindows.unmonitored(window("GPU-1", "job-a", T0, 2.0, 0.5, true), 30, estimate);
+
+        metrics.record(minute, T0);
+
+        // Then the estimate is counted as unmonitored cost, and the cost is the observed 60 × 2/3600 USD only
+        assertThat(registry.get("gpuledger_job_unmonitored_cost").tag("job_id", "job-a").counter().count())
+                .isCloseTo(estimate, within(1e-12));
+        assertThat(registry.get("gpuledger_team_unmonitored_cost").tag("team", "red").counter().count())
+                .isCloseTo(estimate, within(1e-12));
+        assertThat(registry.get("gpuledger_pool_unmonitored_cost").tag("instance_type", "g5.xlarge").counter()
+                .count()).isCloseTo(estimate, within(1e-12));
+        assertThat(registry.get("gpuledger_job_cost").tag("job_id", "job-a").counter().count())
+                .isCloseTo(60 * 2.0 / 3600, within(1e-12));
+    }
+
+    @Test
     void shouldShowWhenThePriceInForceWasLastConfirmed() {
         // Given a version valid from a day ago, confirmed an hour ago and again now
         PriceQuote version = new PriceQuote("aws", "us-east-1", "g5.xlarge", Lifecycle.ON_DEMAND, "A10G", 1, 1.006,

@@ -11,6 +11,7 @@ import io.gpuledger.streams.price.PriceTable;
 import io.gpuledger.streams.state.LiveStore;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.MetricName;
@@ -76,6 +77,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     private Sensor future;
     /** GPU seconds of samples that fell in closed windows: not charged, counted. */
     private Sensor lateSeconds;
+    /** Samples priced in a currency the rates table lacks, by currency. */
+    private final Map<String, Sensor> unknownCurrencies = new HashMap<>();
     /**
      * GPUs with a window changed since the last update was sent, in the order they changed: a GPU
      * is added when its state is not {@link GpuState#queued} already (a GPU read back after a
@@ -200,7 +203,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         }
         keep(gpu, state, identity);
         addToWindow(gpu, state, identity, start,
-                UsageTotals.ZERO.add(sample, price.perGpuHourIn(settings.rates()), price.staleAt(at), share));
+                UsageTotals.ZERO.add(sample, perGpuHour(price, at), price.staleAt(at), share));
         return true;
     }
 
@@ -251,7 +254,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         keep(gpu, state, identity);
         long counted = Long.MIN_VALUE;
         for (PricedRun run : runs) {
-            UsageTotals charged = UsageTotals.ZERO.add(sample, run.price.perGpuHourIn(settings.rates()),
+            UsageTotals charged = UsageTotals.ZERO.add(sample, perGpuHour(run.price, run.at),
                     run.price.staleAt(run.at), run.fresh / covered);
             // The sample counts once in each minute it is charged in, whatever the prices of its seconds.
             addToWindow(gpu, state, identity, run.minute, run.minute == counted ? charged.uncounted() : charged);
@@ -356,6 +359,20 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         return sensor;
     }
 
+    /**
+     * The price of one GPU-hour at {@code at} in the reporting currency; null: unpriced. A sample
+     * priced in a currency the rates table lacks is counted under that currency's name.
+     */
+    private Double perGpuHour(PriceTable.InForce price, long at) {
+        Double perHour = price.perGpuHourIn(settings.rates(), at);
+        if (perHour == null && price.quote() != null) {
+            unknownCurrencies.computeIfAbsent(price.quote().currency(), currency -> context.metrics()
+                    .addRateTotalSensor("gpuledger", currency, "unknown-currency-samples", Sensor.RecordingLevel.INFO))
+                    .record();
+        }
+        return perHour;
+    }
+
     /** The task's pending partial {@code key}, a new one if none is pending, marked changed. */
     private PendingPartial pendingPartial(Dimension dimension, GpuIdentity identity, String key, long minute) {
         PendingPartial partial = partials.get(key);
@@ -445,13 +462,14 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             if (window == null && unmonitored == 0) {
                 continue;
             }
+            double unmonitoredCost = unmonitored == 0 ? 0 : unmonitoredCost(state, identity, minute, unmonitored);
             UsageTotals totals = (window != null ? window.totals.snapshot() : UsageTotals.ZERO)
-                    .plusUnmonitored(unmonitored);
+                    .plusUnmonitored(unmonitored, unmonitoredCost);
             context.forward(new Record<>(gpu, new Emitted.Usage(identity.usage(gpu, minute, minute + MINUTE,
                     currency, totals, true)), minute));
             addToOwnViews(gpu, minute, totals, identity.fraction);
             if (unmonitored > 0) {
-                UsageTotals gap = UsageTotals.ZERO.plusUnmonitored(unmonitored);
+                UsageTotals gap = UsageTotals.ZERO.plusUnmonitored(unmonitored, unmonitoredCost);
                 for (Dimension dimension : DIMENSIONS) {
                     pendingPartial(dimension, identity,
                             RollupPartial.partialKey(identity.rollupKeys[dimension.ordinal()], minute), minute)
@@ -460,6 +478,15 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             }
         }
         return closedAny;
+    }
+
+    /**
+     * What {@code seconds} of a GPU's unmonitored time settled in {@code minute} cost at the price
+     * in force in that minute (0 when none is known): the instance was paid for all the same.
+     */
+    private double unmonitoredCost(GpuState state, GpuIdentity identity, long minute, double seconds) {
+        Double perHour = priceSpan(state, identity, minute).perGpuHourIn(settings.rates(), minute);
+        return perHour == null ? 0 : perHour * seconds / 3600;
     }
 
     /**

@@ -20,6 +20,7 @@ final class RunningTotals {
     private final double[] means = new double[10];
     private double energyKwh;
     private double nvlinkBytes;
+    private double unmonitoredCost;
 
     static RunningTotals of(UsageTotals totals) {
         RunningTotals running = new RunningTotals();
@@ -43,6 +44,7 @@ final class RunningTotals {
         add(8, more.powerWatts());
         energyKwh += more.energyKwh();
         nvlinkBytes += more.nvlinkBytes();
+        unmonitoredCost += more.unmonitoredCost();
     }
 
     private void add(int at, Mean mean) {
@@ -60,7 +62,8 @@ final class RunningTotals {
 
     UsageTotals snapshot() {
         return new UsageTotals(samples, gpuSeconds, unpricedSeconds, stalePricedSeconds, cost, idleSeconds, idleCost,
-                unmonitoredSeconds, mean(0), mean(2), mean(4), mean(6), mean(8), energyKwh, nvlinkBytes);
+                unmonitoredSeconds, mean(0), mean(2), mean(4), mean(6), mean(8), energyKwh, nvlinkBytes,
+                unmonitoredCost);
     }
 
     private Mean mean(int at) {

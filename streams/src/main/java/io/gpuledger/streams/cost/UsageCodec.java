@@ -10,22 +10,31 @@ import java.io.IOException;
 /**
  * {@link UsageTotals} in binary, for state and the roll-up repartition topic.
  *
- * <p>Totals are written with their sample count complemented (a negative number) and their
- * stale-priced seconds last. Totals written before stale-priced seconds existed start with a
- * count of at least 0 and end without them: they are still read, with none, so that the state and
- * partials of an engine of the previous release carry over (the previous release cannot read
- * these, so the two must not run side by side).
+ * <p>Totals are written after a marker ({@link #VERSIONED}, a count no totals have) and a version
+ * byte, then with their stale-priced seconds and the version's later figures (2: unmonitored
+ * cost) last. Totals of earlier releases are still read, with none of what they lack, so that the
+ * state and partials of an engine of a previous release carry over (a previous release cannot
+ * read these, so the two must not run side by side): those written before stale-priced seconds
+ * existed start with a count of at least 0 and end without them; those of the release after it
+ * start with their count complemented (a negative number) and end with them.
  */
 final class UsageCodec implements Codec<UsageTotals> {
 
     static final UsageCodec TOTALS = new UsageCodec();
+
+    /** Starts totals written with a version byte: no count, complemented or not, is this. */
+    static final long VERSIONED = Long.MIN_VALUE;
+    /** The version written: 2, with unmonitored cost. */
+    private static final byte VERSION = 2;
 
     private UsageCodec() {
     }
 
     @Override
     public void write(UsageTotals totals, DataOutput out) throws IOException {
-        out.writeLong(~totals.samples());
+        out.writeLong(VERSIONED);
+        out.writeByte(VERSION);
+        out.writeLong(totals.samples());
         out.writeDouble(totals.gpuSeconds());
         out.writeDouble(totals.unpricedSeconds());
         out.writeDouble(totals.cost());
@@ -40,13 +49,14 @@ final class UsageCodec implements Codec<UsageTotals> {
         out.writeDouble(totals.energyKwh());
         out.writeDouble(totals.nvlinkBytes());
         out.writeDouble(totals.stalePricedSeconds());
+        out.writeDouble(totals.unmonitoredCost());
     }
 
     @Override
     public UsageTotals read(DataInput in) throws IOException {
         long count = in.readLong();
-        boolean withStalePriced = count < 0;
-        long samples = withStalePriced ? ~count : count;
+        int version = count == VERSIONED ? in.readByte() : count < 0 ? 1 : 0;
+        long samples = version >= 2 ? in.readLong() : version == 1 ? ~count : count;
         double gpuSeconds = in.readDouble();
         double unpricedSeconds = in.readDouble();
         double cost = in.readDouble();
@@ -60,10 +70,11 @@ final class UsageCodec implements Codec<UsageTotals> {
         Mean powerWatts = readMean(in);
         double energyKwh = in.readDouble();
         double nvlinkBytes = in.readDouble();
-        double stalePricedSeconds = withStalePriced ? in.readDouble() : 0;
+        double stalePricedSeconds = version >= 1 ? in.readDouble() : 0;
+        double unmonitoredCost = version >= 2 ? in.readDouble() : 0;
         return new UsageTotals(samples, gpuSeconds, unpricedSeconds, stalePricedSeconds, cost, idleSeconds, idleCost,
                 unmonitoredSeconds, smActive, smOccupancy, dramActive, tensorActive, powerWatts, energyKwh,
-                nvlinkBytes);
+                nvlinkBytes, unmonitoredCost);
     }
 
     private static void writeMean(Mean mean, DataOutput out) throws IOException {

@@ -144,8 +144,11 @@ public final class PriceTable {
         private final long until;
         private final PriceQuote quote;
         private final long freshUntil;
-        /** The price per GPU-hour in {@link #reportingIn}'s currency (null: unknown), worked out once a span. */
-        private Double reporting;
+        /**
+         * The price per GPU-hour in {@link #reportingIn}'s currency (null: unknown), worked out once
+         * per span of rates in force.
+         */
+        private CurrencyRates.Converted reporting;
         private CurrencyRates reportingIn;
 
         private InForce(long written, long from, long until, PriceQuote quote, long freshUntil) {
@@ -179,14 +182,19 @@ public final class PriceTable {
             return millis > freshUntil;
         }
 
-        /** The price of one GPU for an hour in the reporting currency of {@code rates}; null if unknown. */
-        public Double perGpuHourIn(CurrencyRates rates) {
-            if (reportingIn != rates) {
-                reporting = quote == null ? null
-                        : rates.toReporting(quote.pricePerGpuHour(), quote.currency()).orElse(null);
+        /**
+         * The price of one GPU for an hour in the reporting currency of {@code rates}, at the rates
+         * in force at {@code millis}; null if unknown (no quote, or no rate for its currency).
+         */
+        public Double perGpuHourIn(CurrencyRates rates, long millis) {
+            if (quote == null) {
+                return null;
+            }
+            if (reportingIn != rates || !reporting.covers(millis)) {
+                reporting = rates.convert(quote.pricePerGpuHour(), quote.currency(), millis);
                 reportingIn = rates;
             }
-            return reporting;
+            return reporting.amount();
         }
     }
 }

@@ -47,6 +47,34 @@ class UsageCodecTest {
     }
 
     @Test
+    void shouldReadBackTotalsWithTheirUnmonitoredCost() {
+        UsageTotals totals = TOTALS.plusUnmonitored(60, 0.1333);
+
+        assertThat(UsageCodec.TOTALS.fromBytes(UsageCodec.TOTALS.toBytes(totals)).unmonitoredCost()).isEqualTo(0.1333);
+    }
+
+    @Test
+    void shouldReadTotalsWrittenBeforeUnmonitoredCostExistedAsHavingNone() throws IOException {
+        // Given totals as the release before wrote them: count complemented, stale-priced seconds last
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        DataOutputStream out = new DataOutputStream(bytes);
+        out.writeLong(~12L);
+        for (double value : new double[] {120, 10, 1.25, 30, 0.3, 5, 96, 120, 60, 120, 0, 0, 0, 0, 36_000, 120, 0.02,
+                4e9, 45}) {
+            out.writeDouble(value);
+        }
+        out.writeInt(7);
+
+        // When they are read by this release
+        DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes.toByteArray()));
+        UsageTotals read = UsageCodec.TOTALS.read(in);
+
+        // Then they are the same totals, with no unmonitored cost, and what follows them is read in its place
+        assertThat(read).isEqualTo(TOTALS);
+        assertThat(in.readInt()).isEqualTo(7);
+    }
+
+    @Test
     void shouldTellANewEmptyTotalFromAnOldOne() {
         UsageTotals read = UsageCodec.TOTALS.fromBytes(UsageCodec.TOTALS.toBytes(UsageTotals.ZERO));
 
