@@ -92,8 +92,8 @@ public final class UsageJson {
         writeMean(out, "powerWatts", totals.powerWatts());
         number(out, "energyKwh", totals.energyKwh());
         number(out, "nvlinkBytes", totals.nvlinkBytes());
-        number(out, "activityUnknownSeconds", totals.activityUnknownSeconds());
         number(out, "unmonitoredCost", totals.unmonitoredCost());
+        number(out, "activityUnknownSeconds", totals.activityUnknownSeconds());
         number(out, "costPerGpuHour", totals.costPerGpuHour());
         number(out, "idleCostPerGpuHour", totals.idleCostPerGpuHour());
         out.writeEndObject();

@@ -247,6 +247,16 @@ final class GpuState {
      * when that minute closes, if the GPU comes back in time.
      */
     long settle(long startMillis, long maxGapSeconds) {
+        return settle(startMillis, maxGapSeconds, (from, to) -> { });
+    }
+
+    /** Seconds {@code [fromSecond, toSecond)} (epoch seconds) that no sample covered, settled as unmonitored. */
+    interface Gaps {
+        void gap(long fromSecond, long toSecond);
+    }
+
+    /** As {@link #settle(long, long)}, telling {@code gaps} each run of the unmonitored seconds it counts. */
+    long settle(long startMillis, long maxGapSeconds, Gaps gaps) {
         long end = startMillis / 1000 + MINUTE_SECONDS;
         long unmonitored = 0;
         long cursor = settledUntil;
@@ -266,6 +276,7 @@ final class GpuState {
                 }
                 if (cursor != NONE && runStart > cursor && runStart - cursor <= maxGapSeconds) {
                     unmonitored += runStart - cursor;
+                    gaps.gap(cursor, runStart);
                 }
                 cursor = Math.max(cursor, start + second);
             }
@@ -278,6 +289,7 @@ final class GpuState {
             long next = firstCoveredFrom(end);
             if (next != NONE && next - cursor <= maxGapSeconds) {
                 unmonitored += end - cursor;
+                gaps.gap(cursor, end);
                 cursor = end;
             }
         }

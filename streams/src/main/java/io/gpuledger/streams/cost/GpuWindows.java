@@ -455,14 +455,15 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         for (long minute = nextToSettle(state); minute != Long.MAX_VALUE && minute + MINUTE <= closeBefore;
                 minute = nextToSettle(state)) {
             closedAny = true;
-            double unmonitored = state.settle(minute, settings.maxGap().toSeconds());
             GpuState.Window window = state.removeWindow(minute);
             GpuIdentity identity = window != null ? window.identity : state.identity;
-            unmonitored *= identity.fraction;
+            double[] gapCost = {0};
+            double unmonitored = state.settle(minute, settings.maxGap().toSeconds(),
+                    (from, to) -> gapCost[0] += unmonitoredCost(state, identity, from, to)) * identity.fraction;
             if (window == null && unmonitored == 0) {
                 continue;
             }
-            double unmonitoredCost = unmonitored == 0 ? 0 : unmonitoredCost(state, identity, minute, unmonitored);
+            double unmonitoredCost = gapCost[0];
             UsageTotals totals = (window != null ? window.totals.snapshot() : UsageTotals.ZERO)
                     .plusUnmonitored(unmonitored, unmonitoredCost);
             context.forward(new Record<>(gpu, new Emitted.Usage(identity.usage(gpu, minute, minute + MINUTE,
@@ -481,12 +482,23 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     }
 
     /**
-     * What {@code seconds} of a GPU's unmonitored time settled in {@code minute} cost at the price
-     * in force in that minute (0 when none is known): the instance was paid for all the same.
+     * What the GPU's unmonitored seconds {@code [fromSecond, toSecond)} cost, each at the price in
+     * force at its middle (0 where none is known), for the GPU's share: the instance was paid for
+     * all the same.
      */
-    private double unmonitoredCost(GpuState state, GpuIdentity identity, long minute, double seconds) {
-        Double perHour = priceSpan(state, identity, minute).perGpuHourIn(settings.rates(), minute);
-        return perHour == null ? 0 : perHour * seconds / 3600;
+    private double unmonitoredCost(GpuState state, GpuIdentity identity, long fromSecond, long toSecond) {
+        double cost = 0;
+        long runFirst = fromSecond;
+        while (runFirst < toSecond) {
+            PriceTable.InForce price = priceSpan(state, identity, middleOf(runFirst));
+            long runEnd = Math.min(toSecond, GpuState.firstSecond(price.until()));
+            Double perHour = price.perGpuHourIn(settings.rates(), middleOf(runFirst));
+            if (perHour != null) {
+                cost += perHour * (runEnd - runFirst) / 3600;
+            }
+            runFirst = runEnd;
+        }
+        return cost * identity.fraction;
     }
 
     /**

@@ -93,19 +93,6 @@ final class CostDriver implements AutoCloseable {
         sendUpdates();
     }
 
-    /**
-     * Sends a sample as a live agent does: the wall clock first catches up with its time; then
-     * lets the updates it causes come out.
-     */
-    void sendLive(TelemetrySample sample) {
-        Duration behind = Duration.between(wallClock, sample.time());
-        telemetry.pipeInput(new TestRecord<>(sample.gpuUuid(), Json.write(sample), sample.time()));
-        if (!behind.isNegative() && !behind.isZero()) {
-            advance(behind);
-        }
-        sendUpdates();
-    }
-
     void report(JobProgress report) {
         progress.pipeInput(new TestRecord<>(report.jobId(), Json.write(report), report.time()));
         sendUpdates();

@@ -22,7 +22,8 @@ import java.util.TreeMap;
  *       version with the latest {@code validFrom} at or before it), divided by the instance's
  *       GPUs, times the sample's share of the GPU, over 3,600. No version in force: unpriced.</li>
  *   <li>Seconds between two covered seconds of a GPU, when no more than {@code maxGapSeconds}
- *       apart, are unmonitored, times the GPU's share.</li>
+ *       apart, are unmonitored, times the GPU's share, and cost what they would have: each at the
+ *       price in force at its middle.</li>
  *   <li>A minute closes once a sample taken before (one that was charged at least a second) has a
  *       middle at or after the minute's end plus the grace period; a second in a closed minute is
  *       not charged (it is late), and a sample charged no second moves nothing.</li>
@@ -37,11 +38,12 @@ final class ReferenceCharger {
         double seconds;
         double unpricedSeconds;
         double unmonitoredSeconds;
+        double unmonitoredCost;
 
         @Override
         public String toString() {
-            return String.format("cost %.9f, seconds %.3f, unpriced %.3f, unmonitored %.3f", cost, seconds,
-                    unpricedSeconds, unmonitoredSeconds);
+            return String.format("cost %.9f, seconds %.3f, unpriced %.3f, unmonitored %.3f costing %.9f", cost,
+                    seconds, unpricedSeconds, unmonitoredSeconds, unmonitoredCost);
         }
     }
 
@@ -110,6 +112,10 @@ final class ReferenceCharger {
                         long gap = second.getKey() - previous - 1;
                         if (gap > 0 && gap <= maxGapSeconds) {
                             charged.unmonitoredSeconds += gap * share;
+                            for (long unseen = previous + 1; unseen < second.getKey(); unseen++) {
+                                Double unseenPrice = pricePerGpuHour(owner, unseen * 1000 + 500);
+                                charged.unmonitoredCost += unseenPrice == null ? 0 : unseenPrice * share / 3600;
+                            }
                         }
                     }
                 }

@@ -98,7 +98,7 @@ class UnmonitoredCostTest {
     }
 
     private void send(TelemetrySample sample) {
-        cost.sendLive(sample);
+        cost.send(sample);
         cost.usage.readValuesToList().stream().filter(GpuUsage::closed).forEach(closed::add);
         rollups.addAll(cost.rollups.readValuesToList());
         economics.addAll(cost.economics.readValuesToList());
