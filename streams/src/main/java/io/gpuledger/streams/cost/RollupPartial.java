@@ -21,7 +21,7 @@ import java.io.IOException;
  * @param windowStart epoch millis of the minute
  */
 record RollupPartial(Dimension dimension, String id, long windowStart, String currency, long gpus,
-        UsageTotals totals, WorkTotals work) {
+        UsageTotals totals, WorkTotals work) implements RollupInput {
 
     static final Codec<RollupPartial> CODEC = new Codec<>() {
         @Override
@@ -37,10 +37,15 @@ record RollupPartial(Dimension dimension, String id, long windowStart, String cu
 
         @Override
         public RollupPartial read(DataInput in) throws IOException {
-            return new RollupPartial(Dimension.values()[in.readByte()], in.readUTF(), in.readLong(), in.readUTF(),
-                    in.readLong(), UsageCodec.TOTALS.read(in), WorkCodec.read(in));
+            return RollupPartial.read(in.readByte(), in);
         }
     };
+
+    /** The rest of a partial whose first byte, its dimension's ordinal, was read already. */
+    static RollupPartial read(byte dimension, DataInput in) throws IOException {
+        return new RollupPartial(Dimension.values()[dimension], in.readUTF(), in.readLong(), in.readUTF(),
+                in.readLong(), UsageCodec.TOTALS.read(in), WorkCodec.read(in));
+    }
 
     /** A job's work, reported for one minute. */
     static RollupPartial work(String jobId, long windowStart, String currency, WorkTotals work) {
