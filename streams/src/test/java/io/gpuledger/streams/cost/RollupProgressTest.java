@@ -3,6 +3,7 @@ package io.gpuledger.streams.cost;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.Placement;
@@ -17,6 +18,7 @@ import io.gpuledger.streams.state.CodecSerde;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.common.serialization.Serdes;
@@ -158,6 +160,54 @@ class RollupProgressTest {
         // Then the changed minute is still to be sent, and only it
         assertThat(restored.minutes.get(at(0).toEpochMilli()).changed).isFalse();
         assertThat(restored.minutes.get(at(1).toEpochMilli()).changed).isTrue();
+    }
+
+    @Test
+    void shouldSendATasksProgressHeldBackToItsWorkReportsWhileTheyCome() {
+        // Given the engine live at 12:10, a GPU charged every minute from 12:00, and one report of its job at 12:01
+        Instant noon = Instant.parse("2026-03-01T12:00:00Z");
+        try (CostDriver cost = new CostDriver("task-progress", noon.plus(Duration.ofMinutes(10)))) {
+            TestOutputTopic<String, RollupInput> sent = cost.driver.createOutputTopic(
+                    "task-progress-rollup-partials-repartition", Serdes.String().deserializer(),
+                    new CodecSerde<>(RollupInput.CODEC).deserializer());
+            cost.report(new JobProgress("llm", "research", "node-a", "i-node-a", List.of("GPU-a"),
+                    noon.plusSeconds(60), 60, 1000, "tokens", 10, null, null, null, null));
+            for (int minute = 1; minute <= 5; minute++) {
+                cost.send(sample(noon.plus(MINUTE.multipliedBy(minute))));
+            }
+
+            // Then its progress stops two minutes (the grace) before the report's middle, 12:00:30:
+            // every minute ending by 11:58 is closed; the samples alone would close to 12:02
+            assertThat(lastProgress(sent).closedUntil()).isEqualTo(Instant.parse("2026-03-01T11:58:00Z").toEpochMilli());
+
+            // When no report comes for 30 s of updates, while the samples go on to 12:10
+            for (int minute = 6; minute <= 10; minute++) {
+                cost.send(sample(noon.plus(MINUTE.multipliedBy(minute))));
+            }
+
+            // Then the samples alone hold it: their latest middle, 12:09:30, less the grace is in 12:07
+            SourceProgress progress = lastProgress(sent);
+            assertThat(progress.closedUntil()).isEqualTo(Instant.parse("2026-03-01T12:07:00Z").toEpochMilli());
+            assertThat(progress.idle()).isFalse();
+        }
+    }
+
+    private static SourceProgress lastProgress(TestOutputTopic<String, RollupInput> sent) {
+        SourceProgress last = null;
+        for (RollupInput input : sent.readValuesToList()) {
+            if (input instanceof SourceProgress progress) {
+                last = progress;
+            }
+        }
+        assertThat(last).as("progress sent").isNotNull();
+        return last;
+    }
+
+    private static TelemetrySample sample(Instant end) {
+        return TelemetrySample.builder().gpuUuid("GPU-a").gpuModel("A100-40GB")
+                .placement(new Placement("node-a", "i-node-a", "p4d.24xlarge", "aws", "us-east-1",
+                        Lifecycle.ON_DEMAND))
+                .jobId("llm").team("research").time(end).intervalSeconds(60).smActive(0.6).build();
     }
 
     /**
