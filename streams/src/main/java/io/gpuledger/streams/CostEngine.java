@@ -1,16 +1,26 @@
 package io.gpuledger.streams;
 
+import io.gpuledger.model.KafkaClientSettings;
+import io.gpuledger.model.Topics;
+import io.gpuledger.streams.cost.CostSettings;
 import io.gpuledger.streams.cost.CostTopology;
 import io.gpuledger.streams.deadletter.DeadLetterSink;
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 
 /** The cost engine as a running service: the cost topology on a Kafka Streams instance. */
 public final class CostEngine implements AutoCloseable {
+
+    private static final Duration DESCRIBE_TIMEOUT = Duration.ofSeconds(30);
 
     private final KafkaStreams streams;
     private final CountDownLatch running = new CountDownLatch(1);
@@ -30,7 +40,8 @@ public final class CostEngine implements AutoCloseable {
         props.putAll(overrides);
         this.deadLetters = DeadLetterSink.open(config.bootstrapServers(), config.applicationId() + "-dead-letters");
         props.put(DeadLetterSink.CONFIG, deadLetters);
-        this.streams = new KafkaStreams(CostTopology.build(config.costSettings()), props);
+        CostSettings settings = config.costSettings().withSources(sourcePartitions(config.bootstrapServers()));
+        this.streams = new KafkaStreams(CostTopology.build(settings), props);
         // A thread that dies on an unexpected error is replaced; its task restarts from the last commit.
         streams.setUncaughtExceptionHandler(error -> StreamThreadExceptionResponse.REPLACE_THREAD);
         streams.setStateListener((now, before) -> {
@@ -39,6 +50,28 @@ public final class CostEngine implements AutoCloseable {
             }
             listener.onChange(now, before);
         });
+    }
+
+    /**
+     * How many tasks send roll-up partials: one per partition of the telemetry and work-report
+     * topics (the most of either). 0 when the topics cannot be described (not created yet, say):
+     * the roll-ups then wait only for the tasks they have heard from.
+     */
+    static int sourcePartitions(String bootstrapServers) {
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        KafkaClientSettings.applyTo(props);
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) DESCRIBE_TIMEOUT.toMillis());
+        try (Admin admin = Admin.create(props)) {
+            return admin.describeTopics(List.of(Topics.TELEMETRY.name(), Topics.JOB_PROGRESS.name()))
+                    .allTopicNames().get(DESCRIBE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).values().stream()
+                    .mapToInt(topic -> topic.partitions().size()).max().orElse(0);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 0;
+        } catch (ExecutionException | TimeoutException e) {
+            return 0;
+        }
     }
 
     public void start() {

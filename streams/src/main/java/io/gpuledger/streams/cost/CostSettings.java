@@ -25,9 +25,13 @@ import java.time.Duration;
  *                       sample later than that is refused as from the future, so that the
  *                       engine's clock (the latest time of the samples it took, which judges
  *                       lateness and closes windows) never passes its wall clock by more
+ * @param sources        how many tasks send roll-up partials: the partitions of the telemetry and
+ *                       work-report topics. A roll-up minute closes only once each of them has said
+ *                       how far it got; 0 when not known, and then the roll-ups wait only for the
+ *                       tasks they have heard from
  */
 public record CostSettings(Duration grace, CurrencyRates rates, Duration updateInterval, Duration maxGap,
-        Duration priceMaxAge, Duration quietAfter, Duration maxAhead) {
+        Duration priceMaxAge, Duration quietAfter, Duration maxAhead, int sources) {
 
     public static final Duration DEFAULT_UPDATE_INTERVAL = Duration.ofSeconds(2);
     public static final Duration DEFAULT_MAX_GAP = Duration.ofMinutes(15);
@@ -39,6 +43,8 @@ public record CostSettings(Duration grace, CurrencyRates rates, Duration updateI
      * window ended is never late.
      */
     public static final Duration DEFAULT_MAX_AHEAD = Duration.ofSeconds(30);
+    /** How long a task's inputs stay quiet before it holds no roll-up back; see {@link #idleUpdates}. */
+    static final Duration SOURCE_IDLE_AFTER = Duration.ofSeconds(30);
 
     public CostSettings {
         requirePositive("grace", grace.plusMillis(1));
@@ -47,27 +53,46 @@ public record CostSettings(Duration grace, CurrencyRates rates, Duration updateI
         requirePositive("priceMaxAge", priceMaxAge);
         requirePositive("quietAfter", quietAfter);
         requirePositive("maxAhead", maxAhead);
+        if (sources < 0) {
+            throw new IllegalArgumentException("sources must not be negative, was " + sources);
+        }
     }
 
     public static CostSettings of(Duration grace, CurrencyRates rates) {
         return new CostSettings(grace, rates, DEFAULT_UPDATE_INTERVAL, DEFAULT_MAX_GAP, PriceQuote.DEFAULT_MAX_AGE,
-                DEFAULT_UPDATE_INTERVAL, DEFAULT_MAX_AHEAD);
+                DEFAULT_UPDATE_INTERVAL, DEFAULT_MAX_AHEAD, 0);
     }
 
     public CostSettings withPriceMaxAge(Duration maxAge) {
-        return new CostSettings(grace, rates, updateInterval, maxGap, maxAge, quietAfter, maxAhead);
+        return new CostSettings(grace, rates, updateInterval, maxGap, maxAge, quietAfter, maxAhead, sources);
+    }
+
+    /** These settings for roll-ups fed by {@code count} tasks (see {@code sources}). */
+    public CostSettings withSources(int count) {
+        return new CostSettings(grace, rates, updateInterval, maxGap, priceMaxAge, quietAfter, maxAhead, count);
     }
 
     /** These settings for an engine that commits at least every {@code commitInterval}. */
     public CostSettings committingEvery(Duration commitInterval) {
         return new CostSettings(grace, rates, updateInterval, maxGap, priceMaxAge, commitInterval.plus(updateInterval),
-                maxAhead);
+                maxAhead, sources);
     }
 
     /** How many updates in a row without input make the windows or roll-ups quiet: at least one. */
     int quietUpdates() {
         long updates = -Math.floorDiv(-quietAfter.toMillis(), updateInterval.toMillis());
         return (int) Math.max(1, updates);
+    }
+
+    /**
+     * How many updates in a row without input make a task of the GPU windows idle to the roll-ups
+     * ({@link SourceProgress}): {@link #SOURCE_IDLE_AFTER}'s worth, whatever the commit interval
+     * (its records come straight from its consumer, not through a commit). A task that has a
+     * backlog but got nothing for a few seconds (its partitions are fetched late, at a start on a
+     * busy machine) must not let the roll-ups close minutes it has still to send.
+     */
+    int idleUpdates() {
+        return (int) Math.max(1, -Math.floorDiv(-SOURCE_IDLE_AFTER.toMillis(), updateInterval.toMillis()));
     }
 
     /**

@@ -55,6 +55,7 @@ public final class CostTopology {
     static final String PARTIALS_STORE = "rollup-partials-pending";
     static final String CLOCK_STORE = "gpu-usage-clock";
     static final String ROLLUP_STORE = "rollups";
+    static final String SOURCES_STORE = "rollup-sources";
 
     private CostTopology() {
     }
@@ -109,8 +110,8 @@ public final class CostTopology {
                 Named.as("telemetry-refused-bytes")).to(Topics.TELEMETRY_DEAD_LETTERS.name(),
                 Produced.with(Serdes.String(), Serdes.ByteArray()).withName("telemetry-dead-letters-sink"));
 
-        KStream<String, RollupPartial> partials = windows.get("gpu-windows-partials")
-                .mapValues(out -> ((Emitted.Partial) out).partial(), Named.as("rollup-partial-records"));
+        KStream<String, RollupInput> partials = windows.get("gpu-windows-partials")
+                .mapValues(out -> ((Emitted.Partial) out).input(), Named.as("rollup-partial-records"));
         Rollups.addTo(builder, partials.merge(JobEconomicsFlow.addTo(builder, settings),
                 Named.as("rollup-partials-with-work")), settings);
         CapacityTopology.addTo(builder, CapacityTopology.DEFAULT_PLACEMENT_MAX_AGE, usage);

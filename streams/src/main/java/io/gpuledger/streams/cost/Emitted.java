@@ -6,14 +6,16 @@ import io.gpuledger.model.UsageRollup;
 
 /**
  * What the engine's processors send on: from the GPU windows, usage updates, roll-up partials and
- * samples refused as late or from the future; from the roll-ups, roll-ups and job economics.
+ * their task's progress, samples refused as late or from the future; from the roll-ups, roll-ups
+ * and job economics.
  */
 sealed interface Emitted {
 
     record Usage(GpuUsage usage) implements Emitted {
     }
 
-    record Partial(RollupPartial partial) implements Emitted {
+    /** A roll-up partial, or the progress of the task that sends them. */
+    record Partial(RollupInput input) implements Emitted {
     }
 
     /** A sample as received; the reason is in the record's dead-letter headers. */

@@ -89,6 +89,14 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     private Long latestEventTime;
     /** Whether the samples have stopped coming: then the backlog is worked off. */
     private final QuietInput input;
+    /** Whether the samples have stopped coming long enough for this task to hold no roll-up back. */
+    private final QuietInput samplesIdle;
+    /** Likewise its work reports (or they never came). */
+    private final QuietInput work;
+    /** The latest time of this task's work reports, as {@link WorkPartials} stored it at the last update. */
+    private long workSeenUntil = Long.MIN_VALUE;
+    /** The progress last sent to the roll-ups; null after a start. */
+    private SourceProgress progressSent;
     /** When to commit while working off a backlog. */
     private final BacklogCommits backlog;
     /** The end of the next window due to close; 0 until the first sample after a start. */
@@ -99,6 +107,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     GpuWindows(CostSettings settings) {
         this.settings = settings;
         this.input = new QuietInput(settings);
+        this.samplesIdle = new QuietInput(settings.idleUpdates());
+        this.work = new QuietInput(settings.idleUpdates());
         this.backlog = new BacklogCommits(settings.backlogCommitUpdates());
         this.currency = settings.rates().reporting();
     }
@@ -114,6 +124,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         this.partials = context.getStateStore(CostTopology.PARTIALS_STORE);
         this.clock = context.getStateStore(CostTopology.CLOCK_STORE);
         this.latestEventTime = null;
+        this.progressSent = null;
         this.refused = ParseOrReject.deadLetterSensor(context, "telemetry");
         this.late = ParseOrReject.deadLetterSensor(context, "telemetry-late");
         this.duplicate = ParseOrReject.deadLetterSensor(context, "telemetry-duplicate");
@@ -125,6 +136,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     @Override
     public void process(Record<String, byte[]> record) {
         input.seen();
+        samplesIdle.seen();
         String gpu = record.key();
         GpuState state = stateOf(gpu, gpus.get(gpu));
         if (state == null) {
@@ -581,9 +593,14 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         return next;
     }
 
-    /** Sends the windows changed since the last call and the partials gathered since then. */
+    /**
+     * Sends the windows changed since the last call, and the partials gathered since then followed
+     * by this task's progress.
+     */
     private void sendUpdates() {
         boolean idle = input.quietAtUpdate();
+        boolean sourceIdle = samplesIdle.quietAtUpdate();
+        boolean workIdle = workQuietAtUpdate();
         // A window that ended longer ago than the grace period is being replayed from a backlog:
         // its updates wait until the backlog is worked off (or it closes), as nobody watches it live.
         long liveFrom = context.currentSystemTimeMs() - settings.grace().toMillis() - MINUTE;
@@ -594,10 +611,12 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         // gather until the engine asks for a commit, each pending one adding more samples.
         // (Asked at every update, live or not: it counts the updates and the samples between them.)
         boolean backlogCommit = backlog.dueAtUpdate(gpus.commits(), gpus.pendingWrites()) && !live;
+        boolean sentProgress = false;
         if (live || backlogCommit) {
             sendPartials();
+            sentProgress = sendProgress(sourceIdle, workIdle);
         }
-        if (sentWindows || backlogCommit) {
+        if (sentWindows || backlogCommit || sentProgress) {
             // Live views wait for these: committed now rather than at the longest commit interval,
             // with the windows closed and the partials sent since the last commit.
             context.commit();
@@ -649,6 +668,48 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         }
         changed.subList(kept, changed.size()).clear();
         return sentWindows;
+    }
+
+    /** Whether this task's work reports have been quiet for the updates needed: their latest time stopped moving. */
+    private boolean workQuietAtUpdate() {
+        Long latest = clock.get(WorkPartials.LATEST);
+        if (latest != null && latest > workSeenUntil) {
+            workSeenUntil = latest;
+            work.seen();
+        }
+        return work.quietAtUpdate();
+    }
+
+    /**
+     * Tells the roll-ups, right after the partials, up to where this task has sent all of them:
+     * every minute that ended a grace period before its latest sample, and likewise before its
+     * latest work report, of the inputs still coming. Sent when it changes; true if it was.
+     */
+    private boolean sendProgress(boolean samplesIdle, boolean workIdle) {
+        long samplesClosed = closedBefore(latestEventTime());
+        long workClosed = closedBefore(workSeenUntil);
+        long closedUntil;
+        if (samplesIdle && workIdle) {
+            closedUntil = Math.max(samplesClosed, workClosed);
+        } else {
+            closedUntil = Math.min(samplesIdle ? Long.MAX_VALUE : samplesClosed,
+                    workIdle ? Long.MAX_VALUE : workClosed);
+        }
+        SourceProgress progress = new SourceProgress(context.taskId().partition(), closedUntil,
+                samplesIdle && workIdle);
+        if (progress.equals(progressSent)) {
+            return false;
+        }
+        progressSent = progress;
+        // Dated when sent: its minute may be none yet, and it is no event of its own.
+        context.forward(new Record<>(progress.key(), new Emitted.Partial(progress), context.currentSystemTimeMs()));
+        return true;
+    }
+
+    /** Every minute that ends at or before it is closed once {@code latest} was seen; {@link Long#MIN_VALUE}: none. */
+    private long closedBefore(long latest) {
+        return latest == Long.MIN_VALUE ? Long.MIN_VALUE
+                : EventTime.periodStart(latest - settings.grace().toMillis(), MINUTE);
     }
 
     private void sendPartials() {

@@ -2,13 +2,11 @@ package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Topics;
-import io.gpuledger.model.WorkTotals;
 import io.gpuledger.streams.deadletter.ParseOrReject;
 import io.gpuledger.streams.deadletter.Parsed;
 import io.gpuledger.streams.state.LiveStoreBuilder;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.Branched;
 import org.apache.kafka.streams.kstream.Consumed;
@@ -42,7 +40,7 @@ final class JobEconomicsFlow {
     }
 
     /** Adds the reading of work reports; returns them as job partials for the roll-ups. */
-    static KStream<String, RollupPartial> addTo(StreamsBuilder builder, CostSettings settings) {
+    static KStream<String, RollupInput> addTo(StreamsBuilder builder, CostSettings settings) {
         builder.addStateStore(new LiveStoreBuilder<>(REPORTED_STORE, ReportedSpans.CODEC));
         Map<String, KStream<String, Parsed<JobProgress>>> progress = builder
                 .stream(Topics.JOB_PROGRESS.name(),
@@ -62,14 +60,8 @@ final class JobEconomicsFlow {
 
         String currency = settings.rates().reporting();
         return progress.get("job-progress-valid")
-                .map((job, parsed) -> {
-                    JobProgress report = parsed.value();
-                    long at = eventTime(report);
-                    long minute = EventTime.periodStart(at, GpuState.MINUTE_MILLIS);
-                    RollupPartial work = RollupPartial.work(report.jobId(), minute, currency,
-                            WorkTotals.NONE.add(report));
-                    return KeyValue.pair(work.rollupKey(), work);
-                }, Named.as("job-progress-as-partials"));
+                .process(() -> new WorkPartials(currency), Named.as("job-progress-as-partials"),
+                        CostTopology.CLOCK_STORE);
     }
 
     /** A report covers the interval ending at its time; it counts in the minute holding its middle. */

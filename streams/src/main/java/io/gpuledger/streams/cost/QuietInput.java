@@ -14,7 +14,12 @@ final class QuietInput {
     private int quietUpdates;
 
     QuietInput(CostSettings settings) {
-        this.updatesNeeded = settings.quietUpdates();
+        this(settings.quietUpdates());
+    }
+
+    /** Quiet after {@code updatesNeeded} updates in a row without a record (at least one). */
+    QuietInput(int updatesNeeded) {
+        this.updatesNeeded = Math.max(1, updatesNeeded);
     }
 
     /** A record came. */

@@ -22,7 +22,7 @@ import java.io.IOException;
  * @param windowStart epoch millis of the minute
  */
 record RollupPartial(Dimension dimension, String id, long windowStart, String currency, long gpus,
-        double gpuEquivalents, UsageTotals totals, WorkTotals work) {
+        double gpuEquivalents, UsageTotals totals, WorkTotals work) implements RollupInput {
 
     static final Codec<RollupPartial> CODEC = new Codec<>() {
         @Override
@@ -38,15 +38,19 @@ record RollupPartial(Dimension dimension, String id, long windowStart, String cu
 
         @Override
         public RollupPartial read(DataInput in) throws IOException {
-            Dimension dimension = Dimension.values()[in.readByte()];
-            String id = in.readUTF();
-            long windowStart = in.readLong();
-            String currency = in.readUTF();
-            GpuCount count = GpuCount.read(in);
-            return new RollupPartial(dimension, id, windowStart, currency, count.gpus(), count.equivalents(),
-                    UsageCodec.TOTALS.read(in), WorkCodec.read(in));
+            return RollupPartial.read(in.readByte(), in);
         }
     };
+
+    /** The rest of a partial whose first byte, its dimension's ordinal, was read already. */
+    static RollupPartial read(byte dimension, DataInput in) throws IOException {
+        String id = in.readUTF();
+        long windowStart = in.readLong();
+        String currency = in.readUTF();
+        GpuCount count = GpuCount.read(in);
+        return new RollupPartial(Dimension.values()[dimension], id, windowStart, currency, count.gpus(),
+                count.equivalents(), UsageCodec.TOTALS.read(in), WorkCodec.read(in));
+    }
 
     /** A job's work, reported for one minute. */
     static RollupPartial work(String jobId, long windowStart, String currency, WorkTotals work) {

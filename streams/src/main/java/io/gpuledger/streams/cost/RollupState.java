@@ -22,8 +22,11 @@ final class RollupState {
         long gpus;
         /** How much GPU those are (their shares of a physical GPU); in an hour, the most in any of its minutes. */
         double gpuEquivalents;
-        /** Changed since last sent: not kept, a restart sends nothing until the next partial. */
-        transient boolean changed;
+        /**
+         * Changed since last sent. Kept: while a backlog is worked off a minute may wait long
+         * for every task to pass it, and after a restart nothing else would send it.
+         */
+        boolean changed;
     }
 
     final Dimension dimension;
@@ -39,10 +42,16 @@ final class RollupState {
         this.currency = currency;
     }
 
+    /**
+     * Set in the first byte, beside the dimension, when each sum says whether it was sent; values
+     * written before that (without it) read as all sent.
+     */
+    private static final int WITH_CHANGED = 0x40;
+
     static final Codec<RollupState> CODEC = new Codec<>() {
         @Override
         public void write(RollupState state, DataOutput out) throws IOException {
-            out.writeByte(state.dimension.ordinal());
+            out.writeByte(state.dimension.ordinal() | WITH_CHANGED);
             out.writeUTF(state.id);
             out.writeUTF(state.currency);
             writeSums(state.minutes, out);
@@ -51,9 +60,11 @@ final class RollupState {
 
         @Override
         public RollupState read(DataInput in) throws IOException {
-            RollupState state = new RollupState(Dimension.values()[in.readByte()], in.readUTF(), in.readUTF());
-            readSums(state.minutes, in);
-            readSums(state.hours, in);
+            int first = in.readByte();
+            boolean withChanged = (first & WITH_CHANGED) != 0;
+            RollupState state = new RollupState(Dimension.values()[first & ~WITH_CHANGED], in.readUTF(), in.readUTF());
+            readSums(state.minutes, in, withChanged);
+            readSums(state.hours, in, withChanged);
             return state;
         }
 
@@ -64,10 +75,11 @@ final class RollupState {
                 GpuCount.write(entry.getValue().gpus, entry.getValue().gpuEquivalents, out);
                 UsageCodec.TOTALS.write(entry.getValue().totals, out);
                 RollupPartial.WorkCodec.write(entry.getValue().work, out);
+                out.writeBoolean(entry.getValue().changed);
             }
         }
 
-        private static void readSums(TreeMap<Long, Sum> sums, DataInput in) throws IOException {
+        private static void readSums(TreeMap<Long, Sum> sums, DataInput in, boolean withChanged) throws IOException {
             for (int count = in.readInt(); count > 0; count--) {
                 long start = in.readLong();
                 Sum sum = new Sum();
@@ -76,6 +88,7 @@ final class RollupState {
                 sum.gpuEquivalents = gpus.equivalents();
                 sum.totals = UsageCodec.TOTALS.read(in);
                 sum.work = RollupPartial.WorkCodec.read(in);
+                sum.changed = withChanged && in.readBoolean();
                 sums.put(start, sum);
             }
         }

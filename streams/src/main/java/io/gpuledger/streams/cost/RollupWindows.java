@@ -24,18 +24,21 @@ import org.apache.kafka.streams.processor.api.Record;
 
 /**
  * Sums the partials of each job, team and pool into its minutes and hours, and sends, every
- * {@code updateInterval} of wall-clock time, each minute that changed (see {@link #due}), each hour
- * that changed at most every {@link #HOUR_UPDATE_INTERVAL}, the rolling five
- * minutes that end with each changed minute and, for a job minute, its economics: its cost
- * against the work reported for it.
+ * {@code updateInterval} of wall-clock time, each minute that changed (see {@link #due}), each live
+ * hour that changed at most every {@link #HOUR_UPDATE_INTERVAL} and each complete one at once, the
+ * rolling five minutes that end with each changed minute and, for a job minute, its economics: its
+ * cost against the work reported for it.
  *
- * <p>A minute is kept until the latest minute received is {@link #RETENTION_SLACK} past its
- * rolling view's end plus the grace period, an hour likewise past its end; a partial for a minute
- * already dropped (possible only when one task lags the others by that much) is counted in the
- * {@code rollup-late} dead-letter counter and left out of the roll-ups, while its GPUs' windows
- * on {@code gpu.usage.v1} still hold it.
+ * <p>Roll-up time is the sources' own: each task that sends partials sends its
+ * {@link SourceProgress} after them, and a minute is closed once every task that is not idle has
+ * closed it ({@link #closedUntil}), so that tasks working off a backlog at different paces (or in
+ * any order) hold each other's minutes open instead of dropping them. A minute is kept until
+ * that is {@link #RETENTION_SLACK} past its rolling view's end, an hour likewise past its end; a
+ * partial for a minute already dropped (a report dated far back, a GPU back from a long silence)
+ * is counted in the {@code rollup-late} dead-letter counter and left out of the roll-ups, while
+ * its GPUs' windows on {@code gpu.usage.v1} still hold it.
  */
-final class RollupWindows implements Processor<String, RollupPartial, String, Emitted> {
+final class RollupWindows implements Processor<String, RollupInput, String, Emitted> {
 
     static final int ROLLING_MINUTES = 5;
     static final Duration RETENTION_SLACK = Duration.ofMinutes(10);
@@ -52,14 +55,21 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
     private final CostSettings settings;
     private ProcessorContext<String, Emitted> context;
     private LiveStore<RollupState> store;
+    /** Each sending task's latest progress, by its partition. */
+    private LiveStore<SourceProgress> sources;
     private Sensor late;
     private final Set<String> changed = new LinkedHashSet<>();
     /** Whether the partials have stopped coming: then the backlog is worked off. */
     private final QuietInput input;
     /** Whether this update sent anything. */
     private boolean sentSinceUpdate;
-    /** Start of the latest minute received since this task started. */
-    private long latest = Long.MIN_VALUE;
+    /** Roll-ups sent since this task started. */
+    private long sends;
+    /**
+     * Every minute that ends at or before it is closed by every task that sends partials and is
+     * not idle: the least of their progress. Unchanged while all are idle.
+     */
+    private long closedUntil = Long.MIN_VALUE;
     private long lastExpiry = Long.MIN_VALUE;
     /** When changed hours last went out (wall clock), or {@code Long.MIN_VALUE}. */
     private long hoursSentAt = Long.MIN_VALUE;
@@ -73,15 +83,27 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
     public void init(ProcessorContext<String, Emitted> context) {
         this.context = context;
         this.store = context.getStateStore(CostTopology.ROLLUP_STORE);
+        this.sources = context.getStateStore(CostTopology.SOURCES_STORE);
+        closeOnProgress();
+        // What changed before a restart and was not sent yet is sent as if it had just changed.
+        store.entries().forEach((key, state) -> {
+            if (state.minutes.values().stream().anyMatch(sum -> sum.changed)
+                    || state.hours.values().stream().anyMatch(sum -> sum.changed)) {
+                changed.add(key);
+            }
+        });
         this.late = ParseOrReject.deadLetterSensor(context, "rollup-late");
         context.schedule(settings.updateInterval(), PunctuationType.WALL_CLOCK_TIME, now -> sendUpdates());
     }
 
     @Override
-    public void process(Record<String, RollupPartial> record) {
+    public void process(Record<String, RollupInput> record) {
+        if (record.value() instanceof SourceProgress progress) {
+            progress(progress);
+            return;
+        }
         input.seen();
-        RollupPartial partial = record.value();
-        latest = Math.max(latest, partial.windowStart());
+        RollupPartial partial = (RollupPartial) record.value();
         RollupState state = store.get(record.key());
         if (state == null) {
             state = new RollupState(partial.dimension(), partial.id(), partial.currency());
@@ -109,14 +131,50 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
         hour.changed = true;
     }
 
+    /** Takes a task's progress in, and closes what every task has closed now. */
+    private void progress(SourceProgress progress) {
+        String key = Integer.toString(progress.source());
+        SourceProgress known = sources.get(key);
+        if (known != null && known.closedUntil() > progress.closedUntil()) {
+            // A restarted task may say again what it said before; its progress never goes back.
+            progress = new SourceProgress(progress.source(), known.closedUntil(), progress.idle());
+        }
+        if (!progress.equals(known)) {
+            sources.put(key, progress);
+            closeOnProgress();
+        }
+    }
+
+    /**
+     * Moves {@link #closedUntil} to the least progress of the tasks that are not idle; a task of
+     * the {@link CostSettings#sources} not heard from yet holds everything back.
+     */
+    private void closeOnProgress() {
+        long least = Long.MAX_VALUE;
+        boolean anyBusy = false;
+        for (int source = 0; source < settings.sources(); source++) {
+            if (sources.get(Integer.toString(source)) == null) {
+                return;
+            }
+        }
+        for (SourceProgress progress : sources.entries().values()) {
+            if (!progress.idle()) {
+                anyBusy = true;
+                least = Math.min(least, progress.closedUntil());
+            }
+        }
+        if (anyBusy) {
+            closedUntil = least;
+        }
+    }
+
     private long minuteCutoff() {
-        return latest == Long.MIN_VALUE ? Long.MIN_VALUE
-                : latest - ROLLING_MINUTES * MINUTE - settings.grace().toMillis() - RETENTION_SLACK.toMillis();
+        return closedUntil == Long.MIN_VALUE ? Long.MIN_VALUE
+                : closedUntil - ROLLING_MINUTES * MINUTE - RETENTION_SLACK.toMillis();
     }
 
     private long hourCutoff() {
-        return latest == Long.MIN_VALUE ? Long.MIN_VALUE
-                : latest - HOUR - settings.grace().toMillis() - RETENTION_SLACK.toMillis();
+        return closedUntil == Long.MIN_VALUE ? Long.MIN_VALUE : closedUntil - HOUR - RETENTION_SLACK.toMillis();
     }
 
     private void sendUpdates() {
@@ -136,6 +194,7 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
                 continue;
             }
             boolean heldBack = false;
+            long sendsBefore = sends;
             Set<Long> rollingEnds = new TreeSet<>();
             for (Map.Entry<Long, RollupState.Sum> minute : state.minutes.entrySet()) {
                 if (!minute.getValue().changed || !charged(minute.getValue())) {
@@ -169,7 +228,8 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
                 if (!hour.getValue().changed) {
                     continue;
                 }
-                if (!idle && !(hoursDue && due(hour.getKey(), HOUR, now))) {
+                // A complete hour goes out at once: it may be dropped before the next minute of wall clock.
+                if (!idle && !complete(hour.getKey(), HOUR) && !(hoursDue && live(hour.getKey(), HOUR, now))) {
                     heldBack = true;
                     continue;
                 }
@@ -179,6 +239,10 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
                 send(key, state, newest + MINUTE - ROLLING_MINUTES * MINUTE, ROLLING_MINUTES * MINUTE,
                         rolling(state.minutes, newest));
             }
+            if (sends > sendsBefore) {
+                // Sent is kept too: a restart sends again only what was not.
+                store.put(key, state);
+            }
             if (!heldBack) {
                 keys.remove();
             }
@@ -187,27 +251,35 @@ final class RollupWindows implements Processor<String, RollupPartial, String, Em
             // Readers wait for these: committed now rather than at the longest commit interval.
             context.commit();
         }
-        if (latest != Long.MIN_VALUE && (lastExpiry == Long.MIN_VALUE || latest - lastExpiry >= MINUTE)) {
+        if (closedUntil != Long.MIN_VALUE && (lastExpiry == Long.MIN_VALUE || closedUntil - lastExpiry >= MINUTE)) {
             expire();
-            lastExpiry = latest;
+            lastExpiry = closedUntil;
         }
     }
 
     /**
      * Whether a changed minute or hour goes out now: when it is live (its end plus the grace
-     * period is not past yet, by the wall clock) or complete (the partials received have moved a
-     * minute beyond that). In between it is being replayed from a backlog, and sending each of
+     * period is not past yet, by the wall clock) or complete (every task sending partials has
+     * closed it). In between it is being replayed from a backlog, and sending each of
      * its many versions would only slow the replay down; it goes out once the backlog is worked
      * off, at the latest.
      */
     private boolean due(long start, long length, long now) {
-        long settled = start + length + settings.grace().toMillis();
-        return settled >= now || settled + MINUTE <= latest;
+        return live(start, length, now) || complete(start, length);
+    }
+
+    private boolean live(long start, long length, long now) {
+        return start + length + settings.grace().toMillis() >= now;
+    }
+
+    private boolean complete(long start, long length) {
+        return start + length <= closedUntil;
     }
 
     private UsageRollup send(String key, RollupState state, long start, long length, RollupState.Sum sum) {
         sum.changed = false;
         sentSinceUpdate = true;
+        sends++;
         UsageRollup rollup = new UsageRollup(state.dimension, state.id, Instant.ofEpochMilli(start),
                 Instant.ofEpochMilli(start + length), state.currency, sum.gpus, sum.gpuEquivalents, sum.totals);
         // Dated by its start, as usage windows are: an hour's end lies up to an hour ahead, and

@@ -21,7 +21,8 @@ import org.apache.kafka.streams.kstream.Repartitioned;
  *
  * <ul>
  *   <li>in: {@link RollupPartial}s, regrouped by {@code dimension|id} on the repartition topic
- *       {@code rollup-partials} (binary: internal to the engine)</li>
+ *       {@code rollup-partials} (binary: internal to the engine), and the {@link SourceProgress} of
+ *       each task that sends them, on every partition of it</li>
  *   <li>out: {@code gpu.rollups.v1} — key {@code dimension|id}, value {@link UsageRollup}; the
  *       latest record of a (key, windowStart, windowEnd) is its total so far</li>
  *   <li>out: {@code gpu.job-economics.v1} — see {@link JobEconomicsFlow}</li>
@@ -35,12 +36,15 @@ final class Rollups {
     }
 
     /** Adds the roll-ups and the job economics they feed. */
-    static void addTo(StreamsBuilder builder, KStream<String, RollupPartial> partials, CostSettings settings) {
+    static void addTo(StreamsBuilder builder, KStream<String, RollupInput> partials, CostSettings settings) {
         builder.addStateStore(new LiveStoreBuilder<>(CostTopology.ROLLUP_STORE, RollupState.CODEC));
+        builder.addStateStore(new LiveStoreBuilder<>(CostTopology.SOURCES_STORE, SourceProgress.CODEC));
         Map<String, KStream<String, Emitted>> out = partials
-                .repartition(Repartitioned.<String, RollupPartial>as("rollup-partials")
-                        .withKeySerde(Serdes.String()).withValueSerde(new CodecSerde<>(RollupPartial.CODEC)))
-                .process(() -> new RollupWindows(settings), Named.as("rollup-windows"), CostTopology.ROLLUP_STORE)
+                .repartition(Repartitioned.<String, RollupInput>as("rollup-partials")
+                        .withKeySerde(Serdes.String()).withValueSerde(new CodecSerde<>(RollupInput.CODEC))
+                        .withStreamPartitioner(RollupInput.PARTITIONER))
+                .process(() -> new RollupWindows(settings), Named.as("rollup-windows"), CostTopology.ROLLUP_STORE,
+                        CostTopology.SOURCES_STORE)
                 .split(Named.as("rollup-windows-"))
                 .branch((key, emitted) -> emitted instanceof Emitted.Rollup, Branched.as("rollups"))
                 .defaultBranch(Branched.as("economics"));
