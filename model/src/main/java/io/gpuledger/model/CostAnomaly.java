@@ -13,7 +13,7 @@ import java.util.Map;
  * {@code id} is derived from the kind, the subject and the window only, so one anomaly is one id
  * however often it is detected (and is delivered to a webhook once).
  *
- * @param dimension     what {@code subject} is: {@code team}, {@code job}, {@code pool}, {@code project} or {@code offer}
+ * @param dimension     what {@code subject} is: {@code team}, {@code job}, {@code pool}, {@code project}, {@code offer} or {@code gpu}
  * @param measure       what {@code expected} and {@code actual} measure, in words ({@code spend per hour},
  *                      {@code month-end spend}, {@code price per instance-hour}, {@code cost per 1M tokens})
  * @param impact        actual − expected, in {@code currency}, in the unit of {@code measure}

@@ -106,6 +106,14 @@ public record GpuUsage(
         return totals.gpuSeconds() / gpuFraction;
     }
 
+    /**
+     * Wall-clock seconds its samples covered with an activity reading: those its mean
+     * {@link #smActive()} stands for, a slice's counted as {@link #secondsObserved()} counts them.
+     */
+    public double secondsWithActivity() {
+        return totals.smActive().seconds() / gpuFraction;
+    }
+
     public double unpricedSeconds() {
         return totals.unpricedSeconds();
     }

@@ -129,8 +129,8 @@ public final class DarkGpus {
         }
         gpu.lastObserved = usage;
         if (usage.closed()) {
-            double seconds = Duration.between(usage.windowStart(), usage.windowEnd()).toMillis() / 1000.0;
-            gpu.costPerHour = usage.totals().cost() / seconds * 3600;
+            // What it spent an hour while observed: its last window may be covered only in part.
+            gpu.costPerHour = usage.costPerHour();
         }
     }
 

@@ -39,7 +39,7 @@ public class AnomalyResource {
     public String list(
             @Parameter(description = "only this kind: SPEND_RATE, BUDGET_BURN, PRICE_SPIKE, COST_PER_THROUGHPUT or GPU_DARK")
             @QueryParam("kind") String kind,
-            @Parameter(description = "only this dimension: team, job, pool, project or offer")
+            @Parameter(description = "only this dimension: team, job, pool, project, offer or gpu")
             @QueryParam("dimension") String dimension,
             @Parameter(description = "only this subject (a team, job id, pool or offer key)")
             @QueryParam("subject") String subject) {

@@ -28,11 +28,12 @@ public final class IdleGpuRule {
     }
 
     /**
-     * Whether the window says enough to judge the GPU at all: enough time whose activity is known.
-     * Time of samples without an activity reading is charged, but says nothing of idleness.
+     * Whether the window says enough to judge the GPU at all: enough wall-clock time whose activity
+     * is known (a MIG slice's as a whole GPU's). Time of samples without an activity reading is
+     * charged, but says nothing of idleness.
      */
     public boolean judges(GpuUsage usage) {
-        return usage.totals().smActive().seconds() >= minObservedSeconds;
+        return usage.secondsWithActivity() >= minObservedSeconds;
     }
 
     public boolean isIdle(GpuUsage usage) {

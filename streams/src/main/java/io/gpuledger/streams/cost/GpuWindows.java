@@ -26,8 +26,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
 /**
  * Charges each sample at the price in force at its time and adds it, once, to its GPU's minute
  * window and to the minute partials of the GPU's job, team and pool: a sample whose seconds fall
- * in several minutes (a long one, or one that straddles a minute's end) to each of them, its part
- * in each priced at the part's middle, and only to those still open; the seconds of those
+ * in several minutes (a long one, or one that straddles a minute's end) to each of them, each
+ * second at the price in force at its middle, and only to those still open; the seconds of those
  * already closed are counted as late ({@code late-seconds-total}).
  *
  * <ul>
@@ -136,7 +136,6 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     @Override
     public void process(Record<String, byte[]> record) {
         input.seen();
-        samplesIdle.seen();
         String gpu = record.key();
         GpuState state = stateOf(gpu, gpus.get(gpu));
         if (state == null) {
@@ -172,6 +171,9 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         if (!taken) {
             return;
         }
+        // Only a sample taken moves the task's progress: one whose samples are all refused (a
+        // node whose clock runs ahead, poison) is idle to the roll-ups, or it would hold them back.
+        samplesIdle.seen();
         backlog.sample(gpus.commits());
 
         if (at > latest) {
@@ -201,7 +203,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         }
         GpuIdentity identity = identityOf(state, sample);
         PriceTable.InForce price = priceSpan(state, identity, first < last ? middleOf(first) : at);
-        if (first < last && !price.covers(middleOf(last - 1))) {
+        if (first < last && !(price.covers(middleOf(last - 1))
+                && price.samePriceUntil(settings.rates(), middleOf(first)) > middleOf(last - 1))) {
             return chargeMinutes(record, gpu, state, sample, first, last, latest);
         }
         double share = 1;
@@ -215,7 +218,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         }
         keep(gpu, state, identity);
         addToWindow(gpu, state, identity, start,
-                UsageTotals.ZERO.add(sample, perGpuHour(price, at), price.staleAt(at), share));
+                UsageTotals.ZERO.add(sample, perGpuHour(price, first < last ? middleOf(first) : at), price.staleAt(at),
+                        share));
         return true;
     }
 
@@ -238,17 +242,13 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
                 lateCount += partEnd - partFirst;
                 continue;
             }
-            long runFirst = partFirst;
-            while (runFirst < partEnd) {
-                PriceTable.InForce price = priceSpan(state, identity, middleOf(runFirst));
-                // The span holds the run's first second, so the next price starts at a later second.
-                long runEnd = Math.min(partEnd, GpuState.firstSecond(price.until()));
+            long minuteStart = minute * 1000;
+            forEachPriceRun(state, identity, partFirst, partEnd, (price, runFirst, runEnd) -> {
                 int fresh = state.coverNew(runFirst, runEnd);
                 if (fresh > 0) {
-                    runs.add(new PricedRun(minute * 1000, fresh, price, (middleOf(runFirst) + middleOf(runEnd - 1)) / 2));
+                    runs.add(new PricedRun(minuteStart, fresh, price, (middleOf(runFirst) + middleOf(runEnd - 1)) / 2));
                 }
-                runFirst = runEnd;
-            }
+            });
         }
         double covered = last - first;
         if (lateCount > 0) {
@@ -499,18 +499,36 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
      * all the same.
      */
     private double unmonitoredCost(GpuState state, GpuIdentity identity, long fromSecond, long toSecond) {
-        double cost = 0;
+        double[] cost = {0};
+        forEachPriceRun(state, identity, fromSecond, toSecond, (price, runFirst, runEnd) -> {
+            Double perHour = perGpuHour(price, middleOf(runFirst));
+            if (perHour != null) {
+                cost[0] += perHour * (runEnd - runFirst) / 3600;
+            }
+        });
+        return cost[0] * identity.fraction;
+    }
+
+    /** Seconds {@code [first, end)} of a GPU over which one price, in the reporting currency, holds. */
+    private interface PriceRun {
+        void run(PriceTable.InForce price, long first, long end);
+    }
+
+    /**
+     * Splits the GPU's seconds {@code [fromSecond, toSecond)} into runs of one price (a second has
+     * the price in force at its middle, in the reporting currency at the exchange rate in force
+     * then), and gives each run to {@code run}, in order.
+     */
+    private void forEachPriceRun(GpuState state, GpuIdentity identity, long fromSecond, long toSecond, PriceRun run) {
         long runFirst = fromSecond;
         while (runFirst < toSecond) {
             PriceTable.InForce price = priceSpan(state, identity, middleOf(runFirst));
-            long runEnd = Math.min(toSecond, GpuState.firstSecond(price.until()));
-            Double perHour = price.perGpuHourIn(settings.rates(), middleOf(runFirst));
-            if (perHour != null) {
-                cost += perHour * (runEnd - runFirst) / 3600;
-            }
+            // The span holds the run's first second, so the next price starts at a later second.
+            long runEnd = Math.min(toSecond,
+                    GpuState.firstSecond(price.samePriceUntil(settings.rates(), middleOf(runFirst))));
+            run.run(price, runFirst, runEnd);
             runFirst = runEnd;
         }
-        return cost * identity.fraction;
     }
 
     /**

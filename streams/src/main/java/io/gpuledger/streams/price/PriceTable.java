@@ -183,6 +183,19 @@ public final class PriceTable {
         }
 
         /**
+         * Until when, from {@code millis} on, the price of one GPU in the reporting currency of
+         * {@code rates} stays what it is at {@code millis}: the next version of the offer, or the
+         * next exchange rate of its currency, whichever comes first.
+         */
+        public long samePriceUntil(CurrencyRates rates, long millis) {
+            if (quote == null) {
+                return until;
+            }
+            perGpuHourIn(rates, millis);
+            return Math.min(until, reporting.until());
+        }
+
+        /**
          * The price of one GPU for an hour in the reporting currency of {@code rates}, at the rates
          * in force at {@code millis}; null if unknown (no quote, or no rate for its currency).
          */

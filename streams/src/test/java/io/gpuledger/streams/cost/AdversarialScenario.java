@@ -9,8 +9,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 
 /**
  * A fleet's hour as a hostile world delivers it, drawn from one seed: GPUs on two offers whose
@@ -57,9 +59,14 @@ final class AdversarialScenario {
         for (int offer = 0; offer < 2; offer++) {
             quotes.add(quote(offer, BASE_PRICES[offer], START.minus(Duration.ofDays(3))));
             int changes = random.nextInt(4);
+            Set<Long> seconds = new HashSet<>();
             for (int c = 0; c < changes; c++) {
-                // Any millisecond of the run: most changes fall inside some sample.
+                // Any millisecond of the run: most changes fall inside some sample. A version's key
+                // names its second, so an offer has at most one version a second.
                 Instant at = START.plusMillis((long) (random.nextDouble() * minutes * 60_000));
+                if (!seconds.add(at.getEpochSecond())) {
+                    continue;
+                }
                 double price = Math.round(BASE_PRICES[offer] * (0.5 + random.nextDouble()) * 100) / 100.0;
                 quotes.add(quote(offer, price, at));
                 description.add("offer " + offer + " price " + price + " from " + at);
