@@ -94,6 +94,7 @@ public final class FleetMetrics {
             teamThing.add("gpuledger_team_energy_joules_total", joules);
             teamThing.add("gpuledger_team_cost_total", totals.cost());
             teamThing.add("gpuledger_team_unmonitored_cost_total", totals.unmonitoredCost());
+            teamThing.add("gpuledger_team_unpriced_seconds_total", totals.unpricedSeconds());
         }
         Offer offer = new Offer(usage.provider(), usage.region(), usage.instanceType(), usage.lifecycle());
         Thing pool = pools.thing(offer.key(), poolTags(offer, currencyOf(usage.currency())), now);

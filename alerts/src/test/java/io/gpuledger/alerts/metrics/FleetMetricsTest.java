@@ -165,7 +165,7 @@ class FleetMetricsTest {
     }
 
     @Test
-    void shouldExportUnpricedSecondsPerGpuJobAndPoolInTheMetricText() {
+    void shouldExportUnpricedSecondsPerGpuJobTeamAndPoolInTheMetricText() {
         // Given a closed minute of a GPU priced in a currency the engine has no rate for: 60 s unpriced
         PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         FleetMetrics exported = new FleetMetrics(prometheus, 10, Duration.ofMinutes(5));
@@ -174,10 +174,11 @@ class FleetMetricsTest {
         // When it is read
         exported.record(unpriced, T0);
 
-        // Then the scrape shows its 60 unpriced seconds for the GPU, its job and its pool, and no cost
+        // Then the scrape shows its 60 unpriced seconds for the GPU, its job, its team and its pool, and no cost
         String text = prometheus.scrape();
         assertThat(text).containsPattern("gpuledger_gpu_unpriced_seconds_total\\{[^}]*gpu=\"GPU-1\"[^}]*} 60\\.0");
         assertThat(text).containsPattern("gpuledger_job_unpriced_seconds_total\\{[^}]*job_id=\"job-a\"[^}]*} 60\\.0");
+        assertThat(text).containsPattern("gpuledger_team_unpriced_seconds_total\\{[^}]*team=\"red\"[^}]*} 60\\.0");
         assertThat(text).containsPattern(
                 "gpuledger_pool_unpriced_seconds_total\\{[^}]*instance_type=\"g5.xlarge\"[^}]*} 60\\.0");
         assertThat(text).containsPattern("gpuledger_job_cost_total\\{[^}]*job_id=\"job-a\"[^}]*} 0\\.0");
