@@ -113,6 +113,11 @@ final class CostDriver implements AutoCloseable {
         wallClock = wallClock.plus(by);
     }
 
+    /** Where the driver's wall clock stands. */
+    Instant now() {
+        return wallClock;
+    }
+
     /** What the engine counted as refused from {@code input} ({@code dead-letters-total}, tag {@code gpuledger-id}). */
     double deadLettersCounted(String input) {
         return driver.metrics().entrySet().stream()
