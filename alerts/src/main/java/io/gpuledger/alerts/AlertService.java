@@ -13,7 +13,6 @@ import io.gpuledger.alerts.feed.TopicReplay;
 import io.gpuledger.alerts.fleet.FleetBoard;
 import io.gpuledger.alerts.metrics.FleetMetrics;
 import io.gpuledger.alerts.metrics.MetricCatalogue;
-import io.gpuledger.alerts.recommend.IdleGpuRule;
 import io.gpuledger.alerts.recommend.GpuCatalog;
 import io.gpuledger.alerts.recommend.RecommendationDesk;
 import io.gpuledger.alerts.recommend.RecommendationRules;
@@ -32,9 +31,7 @@ import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.PriceQuote;
-import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecordJson;
-import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
 import io.gpuledger.model.UsageRollup;
@@ -131,6 +128,28 @@ public class AlertService {
     int reserveLookbackHours;
     @ConfigProperty(name = "gpuledger.recommendation.spot.interruptions-per-hour", defaultValue = "0.05")
     double interruptionsPerHour;
+    @ConfigProperty(name = "gpuledger.recommendation.reclaim-idle.period", defaultValue = "30m")
+    Duration idlePeriod;
+    @ConfigProperty(name = "gpuledger.recommendation.reclaim-idle.withdraw-sm-active", defaultValue = "0.10")
+    double idleWithdrawSmActive;
+    @ConfigProperty(name = "gpuledger.recommendation.switch-instance-type.period", defaultValue = "1h")
+    Duration switchPeriod;
+    @ConfigProperty(name = "gpuledger.recommendation.switch-instance-type.min-saving-ratio", defaultValue = "0.15")
+    double switchMinSavingRatio;
+    @ConfigProperty(name = "gpuledger.recommendation.switch-instance-type.withdraw-saving-ratio", defaultValue = "0.10")
+    double switchWithdrawSavingRatio;
+    @ConfigProperty(name = "gpuledger.recommendation.move-to-spot.period", defaultValue = "1h")
+    Duration spotPeriod;
+    @ConfigProperty(name = "gpuledger.recommendation.move-to-spot.min-net-saving-ratio", defaultValue = "0.10")
+    double spotMinNetSavingRatio;
+    @ConfigProperty(name = "gpuledger.recommendation.move-to-spot.withdraw-net-saving-ratio", defaultValue = "0")
+    double spotWithdrawNetSavingRatio;
+    @ConfigProperty(name = "gpuledger.recommendation.reduce-communication.period", defaultValue = "30m")
+    Duration communicationPeriod;
+    @ConfigProperty(name = "gpuledger.recommendation.reduce-communication.min-ratio", defaultValue = "0.25")
+    double communicationMinRatio;
+    @ConfigProperty(name = "gpuledger.recommendation.reduce-communication.withdraw-ratio", defaultValue = "0.20")
+    double communicationWithdrawRatio;
     @ConfigProperty(name = "gpuledger.metrics.max-series", defaultValue = "50000")
     int maxSeries;
     @ConfigProperty(name = "gpuledger.metrics.stale-after", defaultValue = "5m")
@@ -141,7 +160,6 @@ public class AlertService {
     private volatile boolean started;
     private FleetMetrics metrics;
     private FleetBoard board;
-    private IdleGpuRule idleRule;
     private RecommendationDesk desk;
     private AnomalyDesk anomalies;
     private AnomalyWatch watch;
@@ -186,16 +204,11 @@ public class AlertService {
         }
         metrics = new FleetMetrics(registry, maxSeries, staleAfter);
         board = new FleetBoard(staleAfter);
-        idleRule = new IdleGpuRule(idleThreshold, idleMinObservedSeconds, recommendationTtl);
         desk = RecommendationDesk.open(bootstrapServers, dismissFor, registry, clock, reportingCurrency);
         anomalies = AnomalyDesk.open(bootstrapServers, registry, anomaliesKept);
         watch = anomalyWatch();
         darkGpus = new DarkGpus(registry, DarkGpus.HORIZON, DarkGpus.FORGET_AFTER);
-        RecommendationRules.Settings defaults = RecommendationRules.Settings.defaults(recommendationTtl);
-        rules = new RecommendationRules(desk, GpuCatalog.defaults(), new RecommendationRules.Settings(
-                recommendationTtl, defaults.reserveTtl(), reserveLookbackHours, minMonthlySaving,
-                defaults.switchMinSavingRatio(), defaults.communicationBoundRatio(), interruptionsPerHour,
-                defaults.communicationWindows(), staleAfter, maxSeries));
+        rules = new RecommendationRules(desk, GpuCatalog.defaults(), ruleSettings());
         deadLetters = new KafkaProducer<>(KafkaClients.producer(bootstrapServers, "gpu-ledger-alerts-dead-letters"),
                 new StringSerializer(), new ByteArraySerializer());
         for (var topic : Topics.DEAD_LETTERS) {
@@ -272,11 +285,6 @@ public class AlertService {
         Instant now = clock.instant();
         metrics.record(usage, now);
         board.record(usage, now);
-        idleRule.evaluate(usage, now).ifPresentOrElse(desk::raise, () -> {
-            if (idleRule.judges(usage)) {
-                desk.withdraw(Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "gpu", usage.gpuUuid()));
-            }
-        });
         watch.onWindow(usage, now).forEach(anomalies::publish);
         darkGpus.onWindow(usage, now).forEach(anomalies::publish);
         rules.onWindow(usage, now);
@@ -421,6 +429,19 @@ public class AlertService {
         }
         webhooks.start();
         LOG.infof("delivering anomalies to %d webhook receiver(s)", receivers.size());
+    }
+
+    /** The rules' settings: what this service's configuration sets, the rest as documented. */
+    private RecommendationRules.Settings ruleSettings() {
+        RecommendationRules.Settings defaults = RecommendationRules.Settings.defaults(recommendationTtl);
+        return new RecommendationRules.Settings(recommendationTtl, defaults.reserveTtl(), reserveLookbackHours,
+                minMonthlySaving, defaults.communicationBoundRatio(), interruptionsPerHour, staleAfter, maxSeries,
+                new RecommendationRules.Evidence(idlePeriod, idleThreshold, idleWithdrawSmActive),
+                idleMinObservedSeconds,
+                new RecommendationRules.Evidence(switchPeriod, switchMinSavingRatio, switchWithdrawSavingRatio),
+                new RecommendationRules.Evidence(spotPeriod, spotMinNetSavingRatio, spotWithdrawNetSavingRatio),
+                new RecommendationRules.Evidence(communicationPeriod, communicationMinRatio,
+                        communicationWithdrawRatio));
     }
 
     private AnomalyWatch anomalyWatch() {

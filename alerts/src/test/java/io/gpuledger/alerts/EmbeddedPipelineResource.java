@@ -29,6 +29,8 @@ public class EmbeddedPipelineResource implements QuarkusTestResourceLifecycleMan
 
     /** The secret the finance receiver checks every delivery's signature with. */
     static final String WEBHOOK_SECRET = "e2e-webhook-secret";
+    /** How long after a minute's end the engine takes late samples for it. */
+    static final Duration GRACE = Duration.ofSeconds(5);
     private static volatile RecordingReceiver financeReceiver;
 
     private EmbeddedKafka kafka;
@@ -49,7 +51,8 @@ public class EmbeddedPipelineResource implements QuarkusTestResourceLifecycleMan
             throw new UncheckedIOException(e);
         }
         CostEngineConfig defaults = CostEngineConfig.defaults(kafka.bootstrapServers(), stateDir);
-        engine = new CostEngine(defaults.withCommitInterval(Duration.ofMillis(200)));
+        // A short grace, so that a minute closes seconds after it ends: the rules judge closed minutes only.
+        engine = new CostEngine(defaults.withCommitInterval(Duration.ofMillis(200)).withGrace(GRACE));
         engine.start();
         try {
             financeReceiver = new RecordingReceiver(WEBHOOK_SECRET);

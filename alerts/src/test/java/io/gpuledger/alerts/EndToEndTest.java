@@ -78,7 +78,10 @@ class EndToEndTest {
 
     private static volatile boolean telemetrySent;
 
-    /** A minute of telemetry from a busy and an idle GPU of one p4d instance, sent once for all tests. */
+    /**
+     * A minute of telemetry from a busy and an idle GPU of one p4d instance, and the first sample of
+     * the next, which closes it (past its end plus the engine's grace), sent once for all tests.
+     */
     private synchronized void sendTelemetryOnce() {
         if (telemetrySent) {
             return;
@@ -86,7 +89,7 @@ class EndToEndTest {
         Instant windowStart = Instant.ofEpochSecond(Instant.now().minusSeconds(120).getEpochSecond() / 60 * 60);
         try (KafkaProducer<String, TelemetrySample> producer =
                 Producers.forTopic(Topics.TELEMETRY, bootstrapServers, "test-agent")) {
-            for (int i = 1; i <= 6; i++) {
+            for (int i = 1; i <= 7; i++) {
                 Instant end = windowStart.plusSeconds(10L * i);
                 producer.send(record(sample(BUSY, 0, end, 0.83)));
                 producer.send(record(sample(IDLE, 1, end, 0.01)));
@@ -96,7 +99,7 @@ class EndToEndTest {
         telemetrySent = true;
     }
 
-    /** The idle GPU's recommendation, once the service has raised it. */
+    /** The idle GPU's recommendation, once the service has raised it on its closed minute. */
     private Recommendation idleRecommendation() {
         sendTelemetryOnce();
         return await().atMost(Duration.ofSeconds(90)).until(() -> recommendations("?kind=RECLAIM_IDLE&target=" + IDLE),
@@ -111,7 +114,8 @@ class EndToEndTest {
 
     @Test
     void shouldTurnTelemetryIntoGaugesAndAnIdleRecommendation() {
-        // Given a minute of telemetry from a busy and an idle GPU of one p4d instance
+        // Given a closed minute of telemetry from a busy and an idle GPU of one p4d instance, and the
+        // service judging idleness over a period of one minute (its %test profile)
         sendTelemetryOnce();
 
         // Then both GPUs get a cost gauge at the per-GPU price, and an SM activity gauge

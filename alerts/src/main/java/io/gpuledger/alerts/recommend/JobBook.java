@@ -1,5 +1,6 @@
 package io.gpuledger.alerts.recommend;
 
+import io.gpuledger.alerts.anomaly.FinalWindows;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JobProgress;
@@ -10,45 +11,90 @@ import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageRollup;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Each running job's {@link JobView}, joined from four topics: where its GPUs are and what model
- * they are (usage windows), what it costs and how busy it is (its roll-up minute), what its work
- * costs (job economics) and what it says of itself (work reports). Jobs not heard of for
- * {@code staleAfter} are forgotten.
+ * Each running job's closed minutes and its {@link JobView} over a period of them, joined from
+ * four topics: where its GPUs are and what model they are (usage windows), how busy they are (its
+ * roll-up minutes), what it costs and what work it does (job economics) and what it says of itself
+ * (work reports).
+ *
+ * <p>The cost engine re-sends a job's minute as its samples and reports arrive, each time with its
+ * figures so far; a minute is taken once it is final, when the job has a minute
+ * {@link io.gpuledger.alerts.anomaly.ClosedMinutes#SLACK} newer ({@link FinalWindows}), in its last
+ * version, with the last version of its roll-up. A picture is taken only of a job followed for the
+ * whole period asked for. Jobs not heard of for {@code staleAfter} are forgotten.
+ *
+ * <p>Fed by one reader; {@link #sweep} may run on another thread.
  */
 public final class JobBook {
 
+    private static final Duration MINUTE = Duration.ofMinutes(1);
+    private static final double PER_MILLION = 1_000_000;
+
     private final GpuCatalog catalog;
     private final Duration staleAfter;
+    private final Duration longestPeriod;
+    private final FinalWindows<JobEconomics> finalMinutes;
     private final Map<String, Job> jobs = new ConcurrentHashMap<>();
     private volatile Peers peers;
 
     /** How old the pictures a job is compared with may be. */
     static final Duration PEERS_FRESHNESS = Duration.ofSeconds(10);
 
-    private record Peers(Instant madeAt, List<JobView> views) {
+    private record Peers(Instant madeAt, Duration period, List<JobView> views) {
+    }
+
+    /**
+     * One final minute of a job: its economics and, where its roll-up came, how much GPU it held
+     * and how busy that was. {@code workUnits} is empty when the job reported no work for it.
+     */
+    private record JobMinute(Instant start, String currency, long gpus, double gpuEquivalents, double cost,
+            double costPerHour, Map<String, Double> workUnits, Double communicationOverheadRatio, double gpuSeconds,
+            Mean smActive, Mean dramActive) {
+
+        static JobMinute of(JobEconomics economics, UsageRollup rollup) {
+            boolean reported = economics.throughputReported();
+            return new JobMinute(economics.windowStart(), economics.currency(), economics.gpus(),
+                    rollup != null ? rollup.gpuEquivalents() : economics.gpus(), economics.cost(),
+                    economics.costPerHour(), reported ? economics.workUnits() : Map.of(),
+                    reported ? economics.communicationOverheadRatio() : null, economics.gpuSeconds(),
+                    rollup != null ? rollup.totals().smActive() : Mean.NONE,
+                    rollup != null ? rollup.totals().dramActive() : Mean.NONE);
+        }
     }
 
     private static final class Job {
         private volatile Offer pool;
         private volatile String gpuModel;
         private volatile String team;
-        private volatile UsageRollup minute;
-        private volatile JobEconomics economics;
         private volatile JobTraits traits;
         private volatile Instant heardAt;
+        /** The latest version of each of its minutes not final yet. */
+        private final TreeMap<Instant, UsageRollup> openRollups = new TreeMap<>();
+        /** Its final minutes over the longest period, oldest first. */
+        private final ArrayDeque<JobMinute> minutes = new ArrayDeque<>();
+        private Instant followedSince;
     }
 
-    public JobBook(GpuCatalog catalog, Duration staleAfter) {
+    /**
+     * @param longestPeriod how much of each job's history is kept: the longest period a view is asked for
+     * @param maxJobs       jobs whose open minutes are followed at most (the quietest make room)
+     */
+    public JobBook(GpuCatalog catalog, Duration staleAfter, Duration longestPeriod, int maxJobs) {
         this.catalog = catalog;
         this.staleAfter = staleAfter;
+        this.longestPeriod = longestPeriod;
+        this.finalMinutes = new FinalWindows<>(maxJobs);
     }
 
     public void onWindow(GpuUsage window, Instant now) {
@@ -61,26 +107,37 @@ public final class JobBook {
         job.team = window.team();
     }
 
-    /** A job's roll-up: its latest one-minute window is kept. */
+    /** A version of a job's one-minute roll-up: the latest of each minute is kept until the minute is final. */
     public void onRollup(UsageRollup rollup, Instant now) {
         if (rollup.dimension() != UsageRollup.Dimension.JOB
                 || Duration.between(rollup.windowStart(), rollup.windowEnd()).toSeconds() != 60) {
             return;
         }
         Job job = job(rollup.id(), now);
-        UsageRollup known = job.minute;
-        if (known == null || !rollup.windowStart().isBefore(known.windowStart())) {
-            job.minute = rollup;
+        synchronized (job) {
+            if (job.minutes.isEmpty() || rollup.windowStart().isAfter(job.minutes.getLast().start())) {
+                job.openRollups.put(rollup.windowStart(), rollup);
+            }
         }
     }
 
-    public void onEconomics(JobEconomics economics, Instant now) {
+    /**
+     * A version of a job minute's economics; true when it made one or more of the job's minutes
+     * final (then the job's picture has changed), false for one that only updates an open minute.
+     */
+    public boolean onEconomics(JobEconomics economics, Instant now) {
         Job job = job(economics.jobId(), now);
-        JobEconomics known = job.economics;
-        if (economics.throughputReported()
-                && (known == null || !economics.windowStart().isBefore(known.windowStart()))) {
-            job.economics = economics;
+        List<JobEconomics> closed = finalMinutes.offer(economics.jobId(), economics.windowStart(), economics);
+        if (closed.isEmpty()) {
+            return false;
         }
+        synchronized (job) {
+            for (JobEconomics minute : closed) {
+                add(job, JobMinute.of(minute, job.openRollups.get(minute.windowStart())));
+            }
+            job.openRollups.headMap(job.minutes.getLast().start(), true).clear();
+        }
+        return true;
     }
 
     public void onProgress(JobProgress progress, Instant now) {
@@ -89,52 +146,88 @@ public final class JobBook {
         }
     }
 
-    /** The job's picture, once its placement and a priced minute are known. */
-    public Optional<JobView> view(String jobId) {
+    /**
+     * The job's picture over its final minutes of the last {@code period} (ending with its newest
+     * final minute), once its placement is known and it has been followed for the whole period.
+     * Minutes of the period it has no record of count as minutes it spent nothing and did nothing.
+     * Costs and units are summed, then divided: its cost per million units is the cost of the
+     * minutes that reported the unit over the units they reported, its rates are per hour of the
+     * period, and its activity and communication-overhead ratio are weighted by GPU time.
+     */
+    public Optional<JobView> view(String jobId, Duration period) {
         Job job = jobs.get(jobId);
-        if (job == null || job.pool == null || job.minute == null || job.minute.gpus() < 1
-                || !(job.minute.gpuEquivalents() > 0)) {
+        if (job == null || job.pool == null) {
             return Optional.empty();
         }
-        UsageRollup minute = job.minute;
-        JobEconomics economics = job.economics;
-        String unit = null;
-        Double perHour = null;
-        Double perMillion = null;
-        Double communication = null;
-        if (economics != null) {
-            unit = primaryUnit(economics);
-            if (unit != null) {
-                double hours = Duration.between(economics.windowStart(), economics.windowEnd()).toMillis() / 3.6e6;
-                perHour = economics.workUnits().get(unit) / hours;
-                perMillion = economics.costPerMillionUnits().get(unit);
+        synchronized (job) {
+            if (job.minutes.isEmpty()) {
+                return Optional.empty();
             }
-            communication = economics.communicationOverheadRatio();
+            JobMinute last = job.minutes.getLast();
+            Instant end = last.start().plus(MINUTE);
+            Instant from = end.minus(period);
+            if (job.followedSince.isAfter(from) || last.gpus() < 1) {
+                return Optional.empty();
+            }
+            double minutes = period.toSeconds() / 60.0;
+            double gpuMinutes = 0;
+            double rates = 0;
+            Mean sm = Mean.NONE;
+            Mean dram = Mean.NONE;
+            Map<String, Double> units = new HashMap<>();
+            Map<String, Double> costOfUnits = new HashMap<>();
+            double communication = 0;
+            double communicationSeconds = 0;
+            for (JobMinute minute : job.minutes) {
+                if (minute.start().isBefore(from)) {
+                    continue;
+                }
+                gpuMinutes += minute.gpuEquivalents();
+                rates += minute.costPerHour();
+                sm = sm.plus(minute.smActive());
+                dram = dram.plus(minute.dramActive());
+                minute.workUnits().forEach((unit, count) -> {
+                    units.merge(unit, count, Double::sum);
+                    costOfUnits.merge(unit, minute.cost(), Double::sum);
+                });
+                if (minute.communicationOverheadRatio() != null && minute.gpuSeconds() > 0) {
+                    communication += minute.communicationOverheadRatio() * minute.gpuSeconds();
+                    communicationSeconds += minute.gpuSeconds();
+                }
+            }
+            double gpuEquivalents = gpuMinutes / minutes;
+            if (!(gpuEquivalents > 0)) {
+                return Optional.empty();
+            }
+            String unit = units.entrySet().stream().filter(entry -> entry.getValue() > 0)
+                    .max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(null);
+            Double perHour = unit == null ? null : units.get(unit) / (minutes / 60);
+            Double perMillion = unit == null ? null : costOfUnits.get(unit) / units.get(unit) * PER_MILLION;
+            return Optional.of(new JobView(jobId, job.team, job.pool, job.gpuModel, (int) last.gpus(),
+                    gpuEquivalents, rates / minutes, last.currency(), clamp(sm.value(), 0), clamped(dram.value()),
+                    unit, perHour, perMillion, communicationSeconds > 0 ? communication / communicationSeconds : null,
+                    job.traits, end));
         }
-        return Optional.of(new JobView(jobId, job.team, job.pool, job.gpuModel, (int) minute.gpus(),
-                minute.gpuEquivalents(), minute.costPerHour(), minute.currency(), ratio(minute.totals().smActive()),
-                mean(minute.totals().dramActive()), unit, perHour, perMillion, communication, job.traits,
-                minute.windowEnd()));
     }
 
-    /** Every job's picture that is complete. */
-    public Collection<JobView> views() {
+    /** Every job's picture over {@code period}, of the jobs that have one. */
+    public Collection<JobView> views(Duration period) {
         List<JobView> views = new ArrayList<>();
         for (String jobId : jobs.keySet()) {
-            view(jobId).ifPresent(views::add);
+            view(jobId, period).ifPresent(views::add);
         }
         return views;
     }
 
     /**
-     * Every job's picture as of at most {@link #PEERS_FRESHNESS} before {@code now}: what a job is
-     * compared with. Building every picture for each job's every record would cost the square of
-     * the jobs; a picture some seconds old compares as well.
+     * Every job's picture over {@code period} as of at most {@link #PEERS_FRESHNESS} before
+     * {@code now}: what a job is compared with. Building every picture for each job's every minute
+     * would cost the square of the jobs; a picture some seconds old compares as well.
      */
-    public Collection<JobView> peers(Instant now) {
+    public Collection<JobView> peers(Instant now, Duration period) {
         Peers cached = peers;
-        if (cached == null || now.isAfter(cached.madeAt().plus(PEERS_FRESHNESS))) {
-            cached = new Peers(now, List.copyOf(views()));
+        if (cached == null || !cached.period().equals(period) || now.isAfter(cached.madeAt().plus(PEERS_FRESHNESS))) {
+            cached = new Peers(now, period, List.copyOf(views(period)));
             peers = cached;
         }
         return cached.views();
@@ -153,27 +246,32 @@ public final class JobBook {
         return gone;
     }
 
+    /** Adds a final minute, keeping the longest period of them; a change of currency starts the job afresh. */
+    private void add(Job job, JobMinute minute) {
+        if (!job.minutes.isEmpty() && !Objects.equals(job.minutes.getLast().currency(), minute.currency())) {
+            job.minutes.clear();
+        }
+        if (job.minutes.isEmpty()) {
+            job.followedSince = minute.start();
+        }
+        job.minutes.addLast(minute);
+        Instant keepFrom = minute.start().plus(MINUTE).minus(longestPeriod);
+        while (job.minutes.getFirst().start().isBefore(keepFrom)) {
+            job.minutes.removeFirst();
+        }
+    }
+
     private Job job(String jobId, Instant now) {
         Job job = jobs.computeIfAbsent(jobId, id -> new Job());
         job.heardAt = now;
         return job;
     }
 
-    /** The unit its costs are compared in: the one with a cost per million, preferring the most units. */
-    private static String primaryUnit(JobEconomics economics) {
-        return economics.costPerMillionUnits().keySet().stream()
-                .max((a, b) -> Double.compare(economics.workUnits().getOrDefault(a, 0.0),
-                        economics.workUnits().getOrDefault(b, 0.0)))
-                .orElse(null);
+    private static double clamp(Double value, double otherwise) {
+        return value == null ? otherwise : Math.min(1, Math.max(0, value));
     }
 
-    private static double ratio(Mean mean) {
-        Double value = mean(mean);
-        return value == null ? 0 : Math.min(1, Math.max(0, value));
-    }
-
-    private static Double mean(Mean mean) {
-        Double value = mean == null ? null : mean.value();
-        return value == null ? null : Math.min(1, Math.max(0, value));
+    private static Double clamped(Double value) {
+        return value == null ? null : clamp(value, 0);
     }
 }

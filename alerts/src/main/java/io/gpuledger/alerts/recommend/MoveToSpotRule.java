@@ -24,8 +24,12 @@ import java.util.Optional;
  * last checkpoint, half the checkpoint interval, plus the time to get new capacity and restart
  * from the checkpoint (the restart allowance), all paid at spot:
  * {@code expected cost per hour = rate × (checkpointInterval / 2 + restart) × spot × instances}.
- * The move is recommended when the saving exceeds that expected cost; the monthly saving is the
- * difference, over 720 hours.
+ * The move is recommended when what is left of the saving after that expected cost, as a share of
+ * the saving (the net saving ratio), is at least the minimum (10% by default) and worth the minimum
+ * money a month; the monthly saving is the difference, over 720 hours. Once it stands, it is
+ * withdrawn only when the net saving ratio falls under the withdrawal threshold (0 by default: when
+ * the move would lose money), so a spot price that wavers does not raise and withdraw it in turn.
+ * The job's GPUs are counted over the period it is judged on, as the mean over its closed minutes.
  *
  * <p>The interruption rate is a setting, not a measurement: clouds publish spot interruption
  * frequencies in bands (AWS's Spot Instance Advisor: under 5% to over 20% of instances a month),
@@ -43,20 +47,38 @@ public final class MoveToSpotRule {
     /** Five minutes to get new capacity, start the job and load its checkpoint. */
     public static final double DEFAULT_RESTART_ALLOWANCE_SECONDS = 300;
 
+    /** An hour of closed minutes; raised at a net saving ratio of 10%, withdrawn under 0. */
+    public static final RecommendationRules.Evidence DEFAULT_EVIDENCE =
+            new RecommendationRules.Evidence(Duration.ofHours(1), 0.10, 0);
+
     private final double interruptionsPerHour;
     private final double restartAllowanceSeconds;
     private final double minMonthlySaving;
+    private final double minNetSavingRatio;
+    private final double withdrawNetSavingRatio;
     private final Duration ttl;
 
+    /**
+     * @param minNetSavingRatio      net saving ratio a move needs to be recommended
+     * @param withdrawNetSavingRatio net saving ratio under which a standing move is withdrawn
+     */
     public MoveToSpotRule(double interruptionsPerHour, double restartAllowanceSeconds, double minMonthlySaving,
-            Duration ttl) {
+            double minNetSavingRatio, double withdrawNetSavingRatio, Duration ttl) {
         this.interruptionsPerHour = interruptionsPerHour;
         this.restartAllowanceSeconds = restartAllowanceSeconds;
         this.minMonthlySaving = minMonthlySaving;
+        this.minNetSavingRatio = minNetSavingRatio;
+        this.withdrawNetSavingRatio = withdrawNetSavingRatio;
         this.ttl = ttl;
     }
 
+    /** As {@link #evaluate(JobView, PriceBoard, Instant, boolean)}, for a job with nothing standing. */
     public Optional<Recommendation> evaluate(JobView job, PriceBoard board, Instant now) {
+        return evaluate(job, board, now, false);
+    }
+
+    /** @param held whether the job's move stands: then it needs only the withdrawal ratio */
+    public Optional<Recommendation> evaluate(JobView job, PriceBoard board, Instant now, boolean held) {
         JobTraits traits = job.traitsOrNone();
         Offer pool = job.pool();
         if (!traits.isInterruptible() || traits.checkpointIntervalSeconds() == null
@@ -75,7 +97,10 @@ public final class MoveToSpotRule {
         double hoursLost = (traits.checkpointIntervalSeconds() / 2 + restartAllowanceSeconds) / 3600;
         double expectedCost = interruptionsPerHour * hoursLost * spot.pricePerHour() * instances;
         double monthlySaving = (hourlySaving - expectedCost) * Recommendation.HOURS_PER_MONTH;
-        if (!(hourlySaving > expectedCost) || monthlySaving < minMonthlySaving) {
+        double netSavingRatio = (hourlySaving - expectedCost) / hourlySaving;
+        boolean worthIt = held ? netSavingRatio >= withdrawNetSavingRatio && monthlySaving >= 0
+                : netSavingRatio >= minNetSavingRatio && monthlySaving >= minMonthlySaving;
+        if (!(hourlySaving > 0) || !worthIt) {
             return Optional.empty();
         }
 
@@ -89,6 +114,9 @@ public final class MoveToSpotRule {
         evidence.put("restartAllowanceSeconds", restartAllowanceSeconds);
         evidence.put("hoursLostPerInterruption", hoursLost);
         evidence.put("expectedInterruptionCostPerHour", expectedCost);
+        evidence.put("netSavingRatio", netSavingRatio);
+        evidence.put("minNetSavingRatio", minNetSavingRatio);
+        evidence.put("withdrawNetSavingRatio", withdrawNetSavingRatio);
         evidence.put("currency", job.currency());
 
         Map<String, Object> action = new LinkedHashMap<>();

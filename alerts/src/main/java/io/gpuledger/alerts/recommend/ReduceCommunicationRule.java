@@ -11,18 +11,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * REDUCE_COMMUNICATION: a job whose communication-overhead ratio has stayed at or above the
- * threshold (0.25 by default) for N consecutive windows: that share of every step, and of its
- * cost, goes to waiting on collectives. Its communication costs {@code ratio × costPerHour}.
- *
- * <p>The rule keeps, per job, how many consecutive windows were at or above the threshold: feed it
- * every new picture of every job. A window is known by its end: a picture of the same window again
- * (the economics are re-published as late samples arrive) replaces the earlier one, and a picture
- * of an older window is ignored. A window without a ratio ends the run, as does one below the
- * threshold. Call {@link #forget(String)} when a job ends.
+ * REDUCE_COMMUNICATION: a job whose communication-overhead ratio over the period it is judged on
+ * (its closed minutes of the last half hour by default, weighted by GPU time) is at or above the
+ * threshold (0.25 by default): that share of every step, and of its cost, goes to waiting on
+ * collectives. Its communication costs {@code ratio × costPerHour}. Once raised, it is withdrawn
+ * only when the ratio falls under the withdrawal threshold (0.20 by default), so an overhead that
+ * wavers around 0.25 does not raise and withdraw it in turn.
  *
  * <p>Two fixes are weighed:
  * <ul>
@@ -42,8 +38,11 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class ReduceCommunicationRule {
 
     public static final double DEFAULT_THRESHOLD = 0.25;
-    public static final int DEFAULT_CONSECUTIVE_WINDOWS = 5;
+    public static final double DEFAULT_WITHDRAW_RATIO = 0.20;
     public static final double DEFAULT_RECOVERABLE_SHARE = 0.3;
+    /** Half an hour of closed minutes; raised at an overhead of 0.25, withdrawn under 0.20. */
+    public static final RecommendationRules.Evidence DEFAULT_EVIDENCE =
+            new RecommendationRules.Evidence(Duration.ofMinutes(30), DEFAULT_THRESHOLD, DEFAULT_WITHDRAW_RATIO);
 
     /** What a job can change in itself to expose less communication, in the order worth trying. */
     public static final List<String> JOB_CHANGES = List.of("overlap-communication-with-compute",
@@ -57,41 +56,42 @@ public final class ReduceCommunicationRule {
     static final double CONFIDENCE_INTERCONNECT = 0.6;
     static final double CONFIDENCE_JOB_CHANGES = 0.4;
 
-    /** A run of windows at or above the threshold; {@code before} is the run up to the window before the last. */
-    private record Streak(Instant lastWindowEnd, int before, int count) {
-    }
-
     /** What moving to a faster network would do for the job. */
     private record Interconnect(PriceQuote quote, String gpuModel, double networkGbps, double networkRatio,
             double costPerHour) {
     }
 
     private final double threshold;
-    private final int consecutiveWindows;
+    private final double withdrawRatio;
     private final double recoverableShare;
     private final double minMonthlySaving;
     private final Duration ttl;
-    private final Map<String, Streak> streaks = new ConcurrentHashMap<>();
 
     /**
-     * @param threshold          overhead ratio at or above which a window counts
-     * @param consecutiveWindows how many such windows in a row make it sustained
-     * @param recoverableShare   share of the communication cost that changes to the job are taken to recover
-     * @param minMonthlySaving   the least saving worth recommending, in the job's currency
+     * @param threshold        overhead ratio at or above which it is raised
+     * @param withdrawRatio    overhead ratio under which a standing recommendation is withdrawn
+     * @param recoverableShare share of the communication cost that changes to the job are taken to recover
+     * @param minMonthlySaving the least saving worth recommending, in the job's currency
      */
-    public ReduceCommunicationRule(double threshold, int consecutiveWindows, double recoverableShare,
+    public ReduceCommunicationRule(double threshold, double withdrawRatio, double recoverableShare,
             double minMonthlySaving, Duration ttl) {
         this.threshold = threshold;
-        this.consecutiveWindows = consecutiveWindows;
+        this.withdrawRatio = withdrawRatio;
         this.recoverableShare = recoverableShare;
         this.minMonthlySaving = minMonthlySaving;
         this.ttl = ttl;
     }
 
+    /** As {@link #evaluate(JobView, PriceBoard, GpuCatalog, Instant, boolean)}, for a job with nothing standing. */
     public Optional<Recommendation> evaluate(JobView job, PriceBoard board, GpuCatalog catalog, Instant now) {
-        int run = record(job);
+        return evaluate(job, board, catalog, now, false);
+    }
+
+    /** @param held whether the job's recommendation stands: then its ratio needs only reach the withdrawal ratio */
+    public Optional<Recommendation> evaluate(JobView job, PriceBoard board, GpuCatalog catalog, Instant now,
+            boolean held) {
         Double ratio = job.communicationOverheadRatio();
-        if (run < consecutiveWindows || ratio == null) {
+        if (ratio == null || !(ratio >= (held ? withdrawRatio : threshold))) {
             return Optional.empty();
         }
         double communicationCost = ratio * job.costPerHour();
@@ -101,14 +101,14 @@ public final class ReduceCommunicationRule {
         double hourlySaving = faster.map(option -> job.costPerHour() - option.costPerHour())
                 .orElse(communicationCost * recoverableShare);
         double monthlySaving = hourlySaving * Recommendation.HOURS_PER_MONTH;
-        if (monthlySaving < minMonthlySaving) {
+        if (held ? !(monthlySaving > 0) : monthlySaving < minMonthlySaving) {
             return Optional.empty();
         }
 
         Map<String, Object> evidence = new LinkedHashMap<>();
         evidence.put("communicationOverheadRatio", ratio);
         evidence.put("threshold", threshold);
-        evidence.put("consecutiveWindows", run);
+        evidence.put("withdrawRatio", withdrawRatio);
         evidence.put("costPerHour", job.costPerHour());
         evidence.put("communicationCostPerHour", communicationCost);
         evidence.put("currency", job.currency());
@@ -132,38 +132,11 @@ public final class ReduceCommunicationRule {
                 option.quote().instanceType(), option.networkGbps()))
                 .orElse("overlapping, accumulating or compressing gradients");
         String summary = String.format(Locale.ROOT,
-                "Job %s spends %.0f%% of each step communicating (%.2f %s/h) for %d windows; %s saves %.2f %s a month",
-                job.jobId(), ratio * 100, communicationCost, job.currency(), run, how, monthlySaving, job.currency());
+                "Job %s spends %.0f%% of each step communicating (%.2f %s/h); %s saves %.2f %s a month",
+                job.jobId(), ratio * 100, communicationCost, job.currency(), how, monthlySaving, job.currency());
         return Optional.of(Recommendation.open(RecommendationKind.REDUCE_COMMUNICATION,
                 Recommendation.Target.job(job.jobId()), summary, action, null, monthlySaving, job.currency(),
                 faster.isPresent() ? CONFIDENCE_INTERCONNECT : CONFIDENCE_JOB_CHANGES, now, now.plus(ttl), evidence));
-    }
-
-    /** Stops following a job that has ended. */
-    public void forget(String jobId) {
-        streaks.remove(jobId);
-    }
-
-    /**
-     * Takes the job's window into its run and returns the run's length; 0 for a picture of a
-     * window older than the run's last, which is not judged. A job out of a run is not held: the
-     * next window at or above the threshold starts one either way (a re-published window that
-     * turns high again after that counts from 1: never more than it should).
-     */
-    private int record(JobView job) {
-        Double ratio = job.communicationOverheadRatio();
-        boolean high = ratio != null && ratio >= threshold;
-        int[] run = {0};
-        streaks.compute(job.jobId(), (id, held) -> {
-            if (held != null && job.windowEnd().isBefore(held.lastWindowEnd())) {
-                return held;
-            }
-            int before = held == null ? 0
-                    : job.windowEnd().equals(held.lastWindowEnd()) ? held.before() : held.count();
-            run[0] = high ? before + 1 : 0;
-            return high ? new Streak(job.windowEnd(), before, run[0]) : null;
-        });
-        return run[0];
     }
 
     /** The cheapest way to run the job on a faster network of the same provider, region and GPUs. */

@@ -45,7 +45,9 @@ import java.util.Optional;
  * over-weights the network.
  *
  * <p>A candidate is recommended when it saves at least the minimum share (15% by default) of the
- * cost per unit and at least the minimum money a month. The monthly saving is that of doing the
+ * cost per unit and at least the minimum money a month. Once the job's recommendation stands, a
+ * candidate is kept while it saves at least the withdrawal share (10% by default) and any money at
+ * all: a saving that wavers around 15% neither raises nor withdraws it in turn. The monthly saving is that of doing the
  * job's current work rate for 720 hours at the candidate's cost per unit. Among candidates the one
  * with the highest confidence × monthly saving wins, so that an observed figure beats an estimate
  * of a similar saving.
@@ -53,6 +55,10 @@ import java.util.Optional;
 public final class SwitchInstanceTypeRule {
 
     public static final double DEFAULT_MIN_SAVING_RATIO = 0.15;
+    public static final double DEFAULT_WITHDRAW_SAVING_RATIO = 0.10;
+    /** An hour of closed minutes; raised at a 15% saving per unit, withdrawn under 10%. */
+    public static final RecommendationRules.Evidence DEFAULT_EVIDENCE = new RecommendationRules.Evidence(
+            Duration.ofHours(1), DEFAULT_MIN_SAVING_RATIO, DEFAULT_WITHDRAW_SAVING_RATIO);
     public static final double DEFAULT_COMMUNICATION_BOUND_RATIO = 0.25;
     public static final double DEFAULT_MEMORY_BOUND_DRAM_ACTIVE = 0.5;
     public static final double DEFAULT_MEMORY_BOUND_SM_ACTIVE = 0.5;
@@ -70,6 +76,7 @@ public final class SwitchInstanceTypeRule {
     private static final double PER_MILLION = 1_000_000;
 
     private final double minSavingRatio;
+    private final double withdrawSavingRatio;
     private final double minMonthlySaving;
     private final double communicationBoundRatio;
     private final double memoryBoundDramActive;
@@ -83,9 +90,14 @@ public final class SwitchInstanceTypeRule {
     private Collection<JobView> indexedPeers;
     private PeerIndex peerIndex;
 
-    public SwitchInstanceTypeRule(double minSavingRatio, double minMonthlySaving, double communicationBoundRatio,
-            double memoryBoundDramActive, double memoryBoundSmActive, Duration ttl) {
+    /**
+     * @param minSavingRatio      share of the cost per unit a candidate must save to be recommended
+     * @param withdrawSavingRatio share under which a standing recommendation is withdrawn
+     */
+    public SwitchInstanceTypeRule(double minSavingRatio, double withdrawSavingRatio, double minMonthlySaving,
+            double communicationBoundRatio, double memoryBoundDramActive, double memoryBoundSmActive, Duration ttl) {
         this.minSavingRatio = minSavingRatio;
+        this.withdrawSavingRatio = withdrawSavingRatio;
         this.minMonthlySaving = minMonthlySaving;
         this.communicationBoundRatio = communicationBoundRatio;
         this.memoryBoundDramActive = memoryBoundDramActive;
@@ -98,20 +110,27 @@ public final class SwitchInstanceTypeRule {
             Map<String, Object> figures) {
     }
 
-    /**
-     * @param peers the current pictures of other jobs (the job itself among them is ignored)
-     */
+    /** As {@link #evaluate(JobView, Collection, PriceBoard, GpuCatalog, Instant, boolean)}, nothing standing. */
     public Optional<Recommendation> evaluate(JobView job, Collection<JobView> peers, PriceBoard board,
             GpuCatalog catalog, Instant now) {
+        return evaluate(job, peers, board, catalog, now, false);
+    }
+
+    /**
+     * @param peers the current pictures of other jobs (the job itself among them is ignored)
+     * @param held  whether the job's recommendation stands: then a candidate needs only the withdrawal share
+     */
+    public Optional<Recommendation> evaluate(JobView job, Collection<JobView> peers, PriceBoard board,
+            GpuCatalog catalog, Instant now, boolean held) {
         if (!job.reportsThroughput() || job.costPerMillionUnits() <= 0
                 || job.pool().lifecycle() == Lifecycle.RESERVED) {
             return Optional.empty();
         }
-        Observed observed = observed(job, peers, board, catalog);
+        Observed observed = observed(job, peers, board, catalog, held);
         List<Candidate> worthIt = new ArrayList<>();
         observed.best().ifPresent(worthIt::add);
-        estimated(job, board, catalog).stream().filter(candidate -> worthIt(job, candidate.costPerMillionUnits()))
-                .forEach(worthIt::add);
+        estimated(job, board, catalog).stream()
+                .filter(candidate -> worthIt(job, candidate.costPerMillionUnits(), held)).forEach(worthIt::add);
         Optional<Candidate> best = worthIt.stream().max(Comparator
                 .comparingDouble((Candidate candidate) -> candidate.confidence() * monthlySaving(job, candidate))
                 .thenComparing(Comparator.comparingDouble(Candidate::costPerMillionUnits).reversed()));
@@ -119,10 +138,15 @@ public final class SwitchInstanceTypeRule {
         return best.map(candidate -> recommendation(job, candidate, candidatesWorthIt, now));
     }
 
-    /** Whether a candidate at {@code costPerMillionUnits} saves enough, as a share and in money. */
-    private boolean worthIt(JobView job, double costPerMillionUnits) {
-        return 1 - costPerMillionUnits / job.costPerMillionUnits() >= minSavingRatio
-                && monthlySaving(job, costPerMillionUnits) >= minMonthlySaving;
+    /**
+     * Whether a candidate at {@code costPerMillionUnits} saves enough, as a share and in money; for
+     * a standing recommendation ({@code held}), whether it still saves the withdrawal share.
+     */
+    private boolean worthIt(JobView job, double costPerMillionUnits, boolean held) {
+        double share = 1 - costPerMillionUnits / job.costPerMillionUnits();
+        double saving = monthlySaving(job, costPerMillionUnits);
+        return held ? share >= withdrawSavingRatio && saving > 0
+                : share >= minSavingRatio && saving >= minMonthlySaving;
     }
 
     /**
@@ -135,9 +159,10 @@ public final class SwitchInstanceTypeRule {
     private record Observed(Optional<Candidate> best, int worthIt) {
     }
 
-    private Observed observed(JobView job, Collection<JobView> peers, PriceBoard board, GpuCatalog catalog) {
+    private Observed observed(JobView job, Collection<JobView> peers, PriceBoard board, GpuCatalog catalog,
+            boolean held) {
         Optional<GpuCatalog.GpuSpec> currentGpu = job.workload() == null ? currentGpu(job, catalog) : Optional.empty();
-        PeerIndex.Comparison comparison = index(peers).compare(job, cost -> worthIt(job, cost),
+        PeerIndex.Comparison comparison = index(peers).compare(job, cost -> worthIt(job, cost, held),
                 peer -> fits(job, currentGpu, catalog.instance(peer.pool()).map(GpuCatalog.InstanceSpec::gpuModel)
                         .or(() -> Optional.ofNullable(peer.gpuModel())).flatMap(catalog::gpu)));
         if (comparison.cheapest().isEmpty()) {
@@ -262,6 +287,7 @@ public final class SwitchInstanceTypeRule {
         evidence.put("candidateCostPerMillionUnits", candidate.costPerMillionUnits());
         evidence.put("savingRatio", savingRatio);
         evidence.put("minSavingRatio", minSavingRatio);
+        evidence.put("withdrawSavingRatio", withdrawSavingRatio);
         if (job.communicationOverheadRatio() != null) {
             evidence.put("communicationOverheadRatio", job.communicationOverheadRatio());
         }

@@ -17,6 +17,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class MoveToSpotRuleTest {
@@ -24,7 +25,7 @@ class MoveToSpotRuleTest {
     private static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
     private static final Offer ON_DEMAND = new Offer("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND);
     private final MoveToSpotRule rule = new MoveToSpotRule(MoveToSpotRule.DEFAULT_INTERRUPTIONS_PER_HOUR,
-            MoveToSpotRule.DEFAULT_RESTART_ALLOWANCE_SECONDS, 0, Duration.ofMinutes(30));
+            MoveToSpotRule.DEFAULT_RESTART_ALLOWANCE_SECONDS, 0, 0.10, 0, Duration.ofMinutes(30));
 
     static Stream<Arguments> jobs() {
         JobTraits checkpointsEveryHalfHour = new JobTraits("llama-7b", true, 1800.0, null);
@@ -88,6 +89,31 @@ class MoveToSpotRuleTest {
             assertThat(recommendation.orElseThrow().estimatedMonthlySaving()).isCloseTo(expectedSaving,
                     within(1e-6));
         }
+    }
+
+    @ParameterizedTest(name = "spot {0}, standing {1}: moved {2}")
+    @CsvSource({
+            // one 1.00/h instance, checkpoints every 2 h: (3600 + 300) / 3600 = 1.083333 h lost per
+            // interruption. Spot 0.90: saving 0.10, expected 0.05 x 1.083333 x 0.90 = 0.04875, 51% left
+            "0.90,  false, true",
+            // spot 0.948: saving 0.052, expected 0.05 x 1.083333 x 0.948 = 0.05135, 0.00065 left: 1.25%
+            "0.948, false, false",
+            "0.948, true,  true",
+            // spot 0.95: saving 0.05, expected 0.0514583: it loses money
+            "0.95,  true,  false"})
+    void shouldMoveWhenATenthOfTheSavingIsLeftAndWithdrawOnlyWhenItLosesMoney(double spot, boolean held,
+            boolean moved) {
+        // Given an interruptible job on a whole one-GPU instance at 1.00/h on demand
+        JobView view = job("job-1", ON_DEMAND, "A100-40GB", 1, 1.00)
+                .traits(new JobTraits("llama-7b", true, 7200.0, null)).build();
+
+        // When the rule judges it at {@code spot}, its move standing or not
+        Optional<Recommendation> recommendation = rule.evaluate(view, board(1, 1.00, spot, "USD"), NOW, held);
+
+        // Then a move is raised when 10% of the saving is left after interruptions, and withdrawn under 0
+        assertThat(recommendation.isPresent()).isEqualTo(moved);
+        recommendation.ifPresent(r -> assertThat(r.evidence()).containsEntry("minNetSavingRatio", 0.10)
+                .containsEntry("withdrawNetSavingRatio", 0.0));
     }
 
     @Test

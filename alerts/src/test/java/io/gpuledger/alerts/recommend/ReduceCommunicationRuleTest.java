@@ -26,47 +26,39 @@ class ReduceCommunicationRuleTest {
     private static final Offer P4D = onDemand("p4d.24xlarge");
     private static final Offer G5_12 = onDemand("g5.12xlarge");
 
-    @ParameterizedTest(name = "[{0}] -> {1}")
+    @ParameterizedTest(name = "overhead {0}, standing {1}: raised {2}")
     @CsvSource({
-            // windows as minute:ratio ('-': no ratio reported); 3 in a row at or above 0.25 needed
-            "'0:0.3 1:0.3 2:0.3',         3",
-            "'0:0.3 1:0.3',               0",
-            "'0:0.3 1:0.2 2:0.3 3:0.3',   0",  // a window below breaks the run
-            "'0:0.3 1:0.2 2:0.3 3:0.3 4:0.3', 3",
-            "'0:0.3 1:0.3 2:0.25',        3",  // exactly at the threshold counts
-            "'0:0.24 1:0.24 2:0.24',      0",  // just below never does
-            "'0:0.3 1:- 2:0.3 3:0.3',     0",  // a window without a ratio breaks the run
-            "'0:0.3 0:0.3 0:0.3',         0",  // one window seen three times is one window
-            "'0:0.3 1:0.3 1:0.3 2:0.3',   3",
-            "'0:0.3 1:0.3 1:0.1 2:0.3',   0",  // a re-published window that turned low breaks the run
-            "'0:0.3 1:0.3 2:0.3 1:0.3',   0",  // a late picture of an older window is not judged
-            "'0:0.3 1:0.3 2:0.3 3:0.3 4:0.3', 5"})
-    void shouldRecommendOnlyAnOverheadSustainedOverConsecutiveWindows(String windows, int expectedRun) {
-        // Given a rule that needs 3 windows in a row, and the p4d job's windows in this order
-        ReduceCommunicationRule rule = rule(3);
-        Optional<Recommendation> last = Optional.empty();
+            // raised at 0.25 and above; once it stands, kept down to 0.20
+            "0.30,  false, true",
+            "0.25,  false, true",
+            "0.24,  false, false",
+            "0.24,  true,  true",
+            "0.20,  true,  true",
+            "0.19,  true,  false",
+            "0.10,  true,  false"})
+    void shouldRaiseAtTheThresholdAndWithdrawOnlyUnderTheLowerOne(double overhead, boolean held, boolean raised) {
+        // Given the p4d job with {@code overhead} over its period, and whether its recommendation stands
+        JobView job = p4dJob(overhead);
 
-        // When each picture is evaluated in turn
-        for (String window : windows.split(" ")) {
-            String[] parts = window.split(":");
-            Double ratio = parts[1].equals("-") ? null : Double.valueOf(parts[1]);
-            last = rule.evaluate(p4dJob(ratio, Integer.parseInt(parts[0])), new PriceBoard(), CATALOG,
-                    WINDOW_END);
-        }
+        // When it is judged
+        Optional<Recommendation> found = rule().evaluate(job, new PriceBoard(), CATALOG, WINDOW_END, held);
 
-        // Then the last one recommends only at the end of a long enough run
-        if (expectedRun == 0) {
-            assertThat(last).isEmpty();
-        } else {
-            assertThat(last.orElseThrow().evidence()).containsEntry("consecutiveWindows", expectedRun);
-        }
+        // Then it is raised at 0.25, and a standing one withdrawn only under 0.20
+        assertThat(found.isPresent()).isEqualTo(raised);
+        found.ifPresent(r -> assertThat(r.evidence()).containsEntry("threshold", 0.25)
+                .containsEntry("withdrawRatio", 0.20));
+    }
+
+    @Test
+    void shouldRaiseNothingForAJobThatReportsNoOverhead() {
+        assertThat(rule().evaluate(p4dJob(null), new PriceBoard(), CATALOG, WINDOW_END, true)).isEmpty();
     }
 
     static Stream<Arguments> fixes() {
         return Stream.of(
                 // case, job, board, fix, target instance type, monthly saving, confidence
                 // no faster p4d-like offer: 0.32 x 32.77 = 10.4864/h communicating; 30% of it x 720 = 2265.0624
-                Arguments.of("nothing faster priced", p4dJob(0.32, 0), Map.of(P4D, 32.77), "job-changes", null,
+                Arguments.of("nothing faster priced", p4dJob(0.32), Map.of(P4D, 32.77), "job-changes", null,
                         2265.0624, 0.4),
                 // g5.12xlarge (40 Gbit/s), 8 GPUs at 11.344/h, ratio 0.4; g5.48xlarge (100 Gbit/s, b = 2.5) at 12.0:
                 // 1.5 per GPU-hour x 8 x (0.6 + 0.4 / 2.5) = 9.12/h; (11.344 - 9.12) x 720 = 1601.28
@@ -97,7 +89,7 @@ class ReduceCommunicationRuleTest {
     @MethodSource("fixes")
     void shouldSuggestAFasterInterconnectWhenItPaysAndJobChangesOtherwise(String name, JobView job,
             Map<Offer, Double> prices, String fix, String toType, double saving, double confidence) {
-        // Given a rule that judges on one window, and the prices on the board
+        // Given the prices on the board
         PriceBoard board = new PriceBoard();
         prices.forEach((offer, price) -> board.update(new PriceQuote(offer.provider(), offer.region(),
                 offer.instanceType(), offer.lifecycle(), null,
@@ -105,7 +97,7 @@ class ReduceCommunicationRuleTest {
                 Instant.parse("2026-01-01T00:00:00Z"), "test")));
 
         // When the job is judged
-        Recommendation recommendation = rule(1).evaluate(job, board, CATALOG, WINDOW_END).orElseThrow();
+        Recommendation recommendation = rule().evaluate(job, board, CATALOG, WINDOW_END).orElseThrow();
 
         // Then the fix, its saving and its confidence are as computed by hand
         assertThat(recommendation.action()).containsEntry("fix", fix)
@@ -127,7 +119,7 @@ class ReduceCommunicationRuleTest {
                 "USD", Instant.parse("2026-01-01T00:00:00Z"), "test"));
 
         // When it is judged
-        Recommendation recommendation = rule(1).evaluate(g5Job(), board, CATALOG, WINDOW_END).orElseThrow();
+        Recommendation recommendation = rule().evaluate(g5Job(), board, CATALOG, WINDOW_END).orElseThrow();
 
         // Then: 0.4 x 11.344 = 4.5376/h communicating; after, 0.16 / (0.6 + 0.16) = 0.210526 of the step
         assertThat(recommendation.id()).isEqualTo("reduce_communication:job:job-1");
@@ -142,35 +134,23 @@ class ReduceCommunicationRuleTest {
     }
 
     @Test
-    void shouldStartAgainForAJobItWasToldToForget() {
-        // Given two high windows of a job, then the job is forgotten
-        ReduceCommunicationRule rule = rule(3);
-        rule.evaluate(p4dJob(0.3, 0), new PriceBoard(), CATALOG, WINDOW_END);
-        rule.evaluate(p4dJob(0.3, 1), new PriceBoard(), CATALOG, WINDOW_END);
-        rule.forget("job-1");
-
-        // Then a third high window is the first of a new run
-        assertThat(rule.evaluate(p4dJob(0.3, 2), new PriceBoard(), CATALOG, WINDOW_END)).isEmpty();
-    }
-
-    @Test
     void shouldHoldBackASavingBelowTheMinimum() {
         // Given the p4d job saving 2265.06 a month by changing itself, and a minimum of 3000
-        ReduceCommunicationRule demanding = new ReduceCommunicationRule(0.25, 1, 0.3, 3000, Duration.ofMinutes(10));
+        ReduceCommunicationRule demanding = new ReduceCommunicationRule(0.25, 0.20, 0.3, 3000, Duration.ofMinutes(10));
 
         // Then nothing is recommended
-        assertThat(demanding.evaluate(p4dJob(0.32, 0), new PriceBoard(), CATALOG, WINDOW_END)).isEmpty();
+        assertThat(demanding.evaluate(p4dJob(0.32), new PriceBoard(), CATALOG, WINDOW_END)).isEmpty();
     }
 
-    private static ReduceCommunicationRule rule(int windows) {
-        return new ReduceCommunicationRule(ReduceCommunicationRule.DEFAULT_THRESHOLD, windows,
+    private static ReduceCommunicationRule rule() {
+        return new ReduceCommunicationRule(ReduceCommunicationRule.DEFAULT_THRESHOLD,
+                ReduceCommunicationRule.DEFAULT_WITHDRAW_RATIO,
                 ReduceCommunicationRule.DEFAULT_RECOVERABLE_SHARE, 0, Duration.ofMinutes(10));
     }
 
-    /** The p4d job (8 x A100-40GB, 32.77/h) with {@code ratio} in the window ending {@code minute} minutes in. */
-    private static JobView p4dJob(Double ratio, int minute) {
-        return job("job-1", P4D, "A100-40GB", 8, 32.77).communication(ratio)
-                .windowEnd(WINDOW_END.plusSeconds(60L * minute)).build();
+    /** The p4d job (8 x A100-40GB, 32.77/h) with {@code ratio} over its period. */
+    private static JobView p4dJob(Double ratio) {
+        return job("job-1", P4D, "A100-40GB", 8, 32.77).communication(ratio).build();
     }
 
     /** 8 GPUs on two g5.12xlarge (4 x A10G, 40 Gbit/s, 5.672/h each), 40% of each step communicating. */

@@ -18,6 +18,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class SwitchInstanceTypeRuleTest {
@@ -218,6 +219,29 @@ class SwitchInstanceTypeRuleTest {
         assertThat(found.estimatedMonthlySaving()).isCloseTo((3.277 - 2.5) * 7200, within(0.01));
     }
 
+    @ParameterizedTest(name = "peer at {0} per 1M, standing {1}: raised {2}")
+    @CsvSource({
+            // the p4d job pays 3.277 per 1M: 1 - 2.7 / 3.277 = 17.6% less, 2.9: 11.5%, 3.0: 8.5%
+            "2.7, false, true",
+            "2.9, false, false",
+            "2.9, true,  true",
+            "3.0, true,  false"})
+    void shouldRaiseAtFifteenPercentAndWithdrawAStandingSwitchOnlyUnderTen(double peerCost, boolean held,
+            boolean raised) {
+        // Given the p4d job and a peer of its workload on a2 paying {@code peerCost} per 1M
+        JobTraits llama = new JobTraits("llama-7b", null, null, null);
+        JobView job = p4dJob().traits(llama).build();
+
+        // When the rule judges it, its switch standing or not
+        Optional<Recommendation> found = rule.evaluate(job, List.of(peer(A2, peerCost, llama, "tokens")),
+                new PriceBoard(), CATALOG, NOW, held);
+
+        // Then it is raised at 15% less, and a standing one withdrawn only under 10% less
+        assertThat(found.isPresent()).isEqualTo(raised);
+        found.ifPresent(r -> assertThat(r.evidence()).containsEntry("minSavingRatio", 0.15)
+                .containsEntry("withdrawSavingRatio", 0.10));
+    }
+
     @Test
     void shouldHoldBackASavingBelowTheMinimumMoney() {
         // Given the "faster GPUs" case (5432.50 a month) and a minimum of 6000
@@ -261,7 +285,8 @@ class SwitchInstanceTypeRuleTest {
     }
 
     private static SwitchInstanceTypeRule rule(double minMonthlySaving) {
-        return new SwitchInstanceTypeRule(SwitchInstanceTypeRule.DEFAULT_MIN_SAVING_RATIO, minMonthlySaving,
+        return new SwitchInstanceTypeRule(SwitchInstanceTypeRule.DEFAULT_MIN_SAVING_RATIO,
+                SwitchInstanceTypeRule.DEFAULT_WITHDRAW_SAVING_RATIO, minMonthlySaving,
                 SwitchInstanceTypeRule.DEFAULT_COMMUNICATION_BOUND_RATIO,
                 SwitchInstanceTypeRule.DEFAULT_MEMORY_BOUND_DRAM_ACTIVE,
                 SwitchInstanceTypeRule.DEFAULT_MEMORY_BOUND_SM_ACTIVE, Duration.ofMinutes(15));

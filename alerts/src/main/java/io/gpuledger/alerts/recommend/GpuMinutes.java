@@ -1,0 +1,112 @@
+package io.gpuledger.alerts.recommend;
+
+import io.gpuledger.model.GpuUsage;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Each GPU's closed one-minute windows over the last {@code period}: what the reclaim-idle rule
+ * judges. Only a window's closed record is taken (the cost engine sends it once, when the minute
+ * can take no more samples); the updates sent while it is open, and a closed record not newer than
+ * the last taken (a replay), are passed over. A GPU is judged once it has been followed for the
+ * whole period; minutes in it with no window add nothing.
+ *
+ * <p>Fed by one reader; {@link #sweep} may run on another thread.
+ */
+public final class GpuMinutes {
+
+    private static final Duration MINUTE = Duration.ofMinutes(1);
+
+    private final Duration period;
+    private final Map<String, Gpu> gpus = new ConcurrentHashMap<>();
+
+    /**
+     * What one closed minute adds: wall-clock seconds (a MIG slice's counted as a whole GPU's) with
+     * an activity reading, SM activity × those seconds, seconds observed, cost.
+     */
+    private record Minute(Instant start, double secondsWithActivity, double activeSeconds, double secondsObserved,
+            double cost) {
+    }
+
+    private static final class Gpu {
+        private final ArrayDeque<Minute> minutes = new ArrayDeque<>();
+        private Instant followedSince;
+        private GpuUsage latest;
+        private volatile Instant heardAt;
+    }
+
+    public GpuMinutes(Duration period) {
+        this.period = period;
+    }
+
+    /**
+     * Takes a GPU's window; returns what its closed minutes of the period add up to once they
+     * cover the whole period, and nothing for an open window or one not newer than the last.
+     */
+    public Optional<IdlePeriod> add(GpuUsage window, Instant now) {
+        if (!window.closed()) {
+            return Optional.empty();
+        }
+        Gpu gpu = gpus.computeIfAbsent(window.gpuUuid(), id -> new Gpu());
+        gpu.heardAt = now;
+        synchronized (gpu) {
+            GpuUsage last = gpu.latest;
+            if (last != null && !window.windowStart().isAfter(last.windowStart())) {
+                return Optional.empty();
+            }
+            if (last == null || !Objects.equals(last.currency(), window.currency())) {
+                // Amounts of two currencies do not add up: the GPU is followed afresh.
+                gpu.minutes.clear();
+                gpu.followedSince = window.windowStart();
+            }
+            gpu.latest = window;
+            double withActivity = window.secondsWithActivity();
+            gpu.minutes.addLast(new Minute(window.windowStart(), withActivity, window.smActive() * withActivity,
+                    window.secondsObserved(), window.cost()));
+            Instant end = window.windowStart().plus(MINUTE);
+            Instant from = end.minus(period);
+            while (gpu.minutes.getFirst().start().isBefore(from)) {
+                gpu.minutes.removeFirst();
+            }
+            if (gpu.followedSince.isAfter(from)) {
+                return Optional.empty();
+            }
+            double withActivitySum = 0;
+            double activeSum = 0;
+            double observed = 0;
+            double cost = 0;
+            for (Minute minute : gpu.minutes) {
+                withActivitySum += minute.secondsWithActivity();
+                activeSum += minute.activeSeconds();
+                observed += minute.secondsObserved();
+                cost += minute.cost();
+            }
+            double smActive = withActivitySum > 0 ? activeSum / withActivitySum : 0;
+            return Optional.of(new IdlePeriod(window, from, end, withActivitySum, smActive, observed, cost));
+        }
+    }
+
+    /** Forgets the GPUs not heard of since {@code cutoff}; returns their UUIDs. */
+    public List<String> sweep(Instant cutoff) {
+        List<String> gone = new ArrayList<>();
+        gpus.forEach((uuid, gpu) -> {
+            if (gpu.heardAt.isBefore(cutoff)) {
+                gone.add(uuid);
+            }
+        });
+        gone.forEach(gpus::remove);
+        return gone;
+    }
+
+    /** GPUs followed. */
+    public int size() {
+        return gpus.size();
+    }
+}

@@ -1,0 +1,29 @@
+package io.gpuledger.alerts.recommend;
+
+import io.gpuledger.model.GpuUsage;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * What a GPU's closed minutes from {@code from} to {@code to} add up to. Seconds are wall-clock
+ * seconds: a MIG slice's are counted as a whole GPU's.
+ *
+ * @param latest              its newest closed window: where the GPU is and what runs on it
+ * @param secondsWithActivity time with an SM activity reading
+ * @param smActive            mean SM activity over that time, 0–1
+ * @param secondsObserved     time its samples covered
+ * @param cost                what that time cost, in {@code latest.currency()}
+ */
+public record IdlePeriod(GpuUsage latest, Instant from, Instant to, double secondsWithActivity, double smActive,
+        double secondsObserved, double cost) {
+
+    /** Minutes of the period. */
+    public long minutes() {
+        return Duration.between(from, to).toMinutes();
+    }
+
+    /** What the GPU spent per hour it was observed over the period; 0 when it was not observed. */
+    public double costPerHour() {
+        return secondsObserved > 0 ? cost / (secondsObserved / 3600) : 0;
+    }
+}
