@@ -121,8 +121,10 @@ final class Demo implements AutoCloseable {
         out.println("  Kafka at " + bootstrap + ": topics " + Topics.USAGE.name() + ", " + Topics.RECOMMENDATIONS.name()
                 + ", " + Topics.COST_ANOMALIES.name());
         out.println();
-        out.println("Costs appear with the first samples of each one-minute window; idle GPUs are");
-        out.println("recommended for reclaiming once enough of a window is observed. Ctrl-C stops everything.");
+        out.println("Costs appear with the first samples of each one-minute window. Recommendations are judged");
+        out.println("on closed minutes (a minute closes " + options.grace().toSeconds() + " s after its end) over"
+                + " the demo's periods, shorter than a deployment's (30m, 1h, 1h, 30m):");
+        out.println("  " + options.evidencePeriods() + ". Ctrl-C stops everything.");
         out.println();
         alertService = alerts;
         return new LiveSummary(alerts.baseUrl(), fleet.gpus().size());

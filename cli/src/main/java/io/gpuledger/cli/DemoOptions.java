@@ -4,6 +4,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import io.gpuledger.streams.CostEngineConfig;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -17,8 +22,9 @@ import java.util.TreeMap;
  * @param externalBootstrap the cluster named by {@code KAFKA_BOOTSTRAP_SERVERS}; empty: start an embedded broker
  * @param grace             how long the cost engine waits for late samples before a minute closes
  * @param home              the GPU Ledger checkout: where the alert service's jar and the run directory live
- * @param alertSettings     the {@code GPULEDGER_*} variables of the demo's environment, handed to the alert
- *                          service (budgets, webhooks, thresholds: its configuration table)
+ * @param alertSettings     what the alert service is configured with: the demo's evidence periods
+ *                          ({@link #DEMO_PERIODS}), then the {@code GPULEDGER_*} variables of the demo's
+ *                          environment (budgets, webhooks, thresholds: its configuration table), which win
  */
 record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> catalog,
         double spotInterruptionsPerHour, double priceChangesPerHour, Duration grace, Optional<String> externalBootstrap,
@@ -27,6 +33,15 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
 
     static final double DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR = 1;
     static final double DEFAULT_PRICE_CHANGES_PER_HOUR = 4;
+
+    /**
+     * The periods of closed minutes the demo's alert service judges each kind of recommendation
+     * over, by kind: minutes, where a deployment's are half an hour or an hour, so that a demo of a
+     * few minutes shows them. The demo prints them; its environment may set others.
+     */
+    static final Map<String, String> DEMO_PERIODS = demoPeriods();
+    private static final String PERIOD_PREFIX = "GPULEDGER_RECOMMENDATION_";
+    private static final String PERIOD_SUFFIX = "_PERIOD";
 
     static DemoOptions parse(String[] args, Map<String, String> env) {
         int gpus = 48;
@@ -61,7 +76,7 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
         }
         Optional<String> bootstrap = Optional.ofNullable(env.get("KAFKA_BOOTSTRAP_SERVERS")).filter(s -> !s.isBlank());
         Path home = Path.of(System.getProperty("gpuledger.home", ".")).toAbsolutePath().normalize();
-        Map<String, String> alertSettings = new TreeMap<>();
+        Map<String, String> alertSettings = new TreeMap<>(DEMO_PERIODS);
         env.forEach((name, value) -> {
             if (name.startsWith("GPULEDGER_")) {
                 alertSettings.put(name, value);
@@ -69,6 +84,29 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
         });
         return new DemoOptions(gpus, interval, httpPort, catalog, spotInterruptions, priceChanges, grace, bootstrap, home,
                 Map.copyOf(alertSettings));
+    }
+
+    /**
+     * The evidence period of each kind as the alert service gets it, for the demo's output:
+     * {@code reclaim-idle 2m, switch-instance-type 5m, …}.
+     */
+    String evidencePeriods() {
+        List<String> periods = new ArrayList<>();
+        for (String name : DEMO_PERIODS.keySet()) {
+            String kind = name.substring(PERIOD_PREFIX.length(), name.length() - PERIOD_SUFFIX.length())
+                    .toLowerCase(Locale.ROOT).replace('_', '-');
+            periods.add(kind + " " + alertSettings.get(name));
+        }
+        return String.join(", ", periods);
+    }
+
+    private static Map<String, String> demoPeriods() {
+        Map<String, String> periods = new LinkedHashMap<>();
+        periods.put(PERIOD_PREFIX + "RECLAIM_IDLE" + PERIOD_SUFFIX, "2m");
+        periods.put(PERIOD_PREFIX + "SWITCH_INSTANCE_TYPE" + PERIOD_SUFFIX, "5m");
+        periods.put(PERIOD_PREFIX + "MOVE_TO_SPOT" + PERIOD_SUFFIX, "5m");
+        periods.put(PERIOD_PREFIX + "REDUCE_COMMUNICATION" + PERIOD_SUFFIX, "5m");
+        return Collections.unmodifiableMap(periods);
     }
 
     private static double rate(String option, String value) {

@@ -132,7 +132,9 @@ class AlertServiceRestartTest {
                             .collect(Collectors.joining(";")),
                     "GPULEDGER_WEBHOOKS_FINANCE_URL", inbox.url(),
                     "GPULEDGER_WEBHOOKS_FINANCE_SECRET", "restart-test",
-                    "GPULEDGER_CONSUMER_INSTANCE_ID", INSTANCE);
+                    "GPULEDGER_CONSUMER_INSTANCE_ID", INSTANCE,
+                    // Idleness judged over one closed minute: the fleet's history closes a few at once
+                    "GPULEDGER_RECOMMENDATION_RECLAIM_IDLE_PERIOD", "1m");
             int port = LocalPorts.free();
             // The last budget anomaly's delivery waits, unanswered, for the crash; those before it are taken.
             inbox.hold(teams.size());

@@ -49,10 +49,29 @@ class DemoOptionsTest {
                 Map.of("GPULEDGER_BUDGETS", "team:research=100 USD", "HOME", "/root", "KAFKA_BOOTSTRAP_SERVERS", "k:9"));
 
         assertThat(options.grace()).isZero();
-        assertThat(options.alertSettings()).containsExactly(Map.entry("GPULEDGER_BUDGETS", "team:research=100 USD"));
+        assertThat(options.alertSettings()).containsEntry("GPULEDGER_BUDGETS", "team:research=100 USD")
+                .doesNotContainKeys("HOME", "KAFKA_BOOTSTRAP_SERVERS");
         assertThat(DemoOptions.parse(new String[0], Map.of()).grace()).isEqualTo(Duration.ofMinutes(2));
         assertThatThrownBy(() -> DemoOptions.parse(new String[] {"--grace", "-5"}, Map.of()))
                 .hasMessage("--grace takes a whole number of 0 or more, not '-5'");
+    }
+
+    @Test
+    void shouldJudgeRecommendationsOverShortPeriodsUnlessTheEnvironmentSaysOtherwise() {
+        // Given the demo run as is, and with a period of its own for idleness
+        DemoOptions plain = DemoOptions.parse(new String[0], Map.of());
+        DemoOptions ownIdlePeriod = DemoOptions.parse(new String[0],
+                Map.of("GPULEDGER_RECOMMENDATION_RECLAIM_IDLE_PERIOD", "10m"));
+
+        // Then the alert service is told minutes, where a deployment takes half an hour or an hour,
+        // and the environment wins
+        assertThat(plain.alertSettings()).containsEntry("GPULEDGER_RECOMMENDATION_RECLAIM_IDLE_PERIOD", "2m")
+                .containsEntry("GPULEDGER_RECOMMENDATION_SWITCH_INSTANCE_TYPE_PERIOD", "5m")
+                .containsEntry("GPULEDGER_RECOMMENDATION_MOVE_TO_SPOT_PERIOD", "5m")
+                .containsEntry("GPULEDGER_RECOMMENDATION_REDUCE_COMMUNICATION_PERIOD", "5m");
+        assertThat(plain.evidencePeriods()).isEqualTo(
+                "reclaim-idle 2m, switch-instance-type 5m, move-to-spot 5m, reduce-communication 5m");
+        assertThat(ownIdlePeriod.evidencePeriods()).startsWith("reclaim-idle 10m, switch-instance-type 5m");
     }
 
     @Test

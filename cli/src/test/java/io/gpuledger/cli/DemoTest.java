@@ -24,19 +24,21 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The demo as a newcomer runs it: every stage started, every simulated GPU priced at /q/metrics
- * (at prices its feed has confirmed) and idle GPUs recommended at /api/recommendations within a
- * minute, nothing left running after.
+ * (at prices its feed has confirmed) and idle GPUs recommended at /api/recommendations once a
+ * minute has closed, nothing left running after.
  */
 class DemoTest {
 
     private static final int GPUS = 12;
 
     @Test
-    void shouldShowEveryGpuCostAndAnIdleRecommendationWithinAMinuteAndStopCleanly() throws Exception {
+    void shouldShowEveryGpuCostAndAnIdleRecommendationOnceAMinuteClosesAndStopCleanly() throws Exception {
+        // Given the demo with a minute closing 5 s after its end, and idleness judged over one closed
+        // minute: the first full minute's close, at most two minutes and 5 s after the fleet starts
         int port = LocalPorts.free();
-        DemoOptions options = DemoOptions.parse(
-                new String[] {"--gpus", String.valueOf(GPUS), "--interval", "1", "--http-port", String.valueOf(port)},
-                Map.of());
+        DemoOptions options = DemoOptions.parse(new String[] {"--gpus", String.valueOf(GPUS), "--interval", "1",
+                "--grace", "5", "--http-port", String.valueOf(port)},
+                Map.of("GPULEDGER_RECOMMENDATION_RECLAIM_IDLE_PERIOD", "1m"));
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         Demo demo = new Demo(new PrintStream(printed, true, StandardCharsets.UTF_8));
         AlertServiceProcess alerts;
@@ -45,7 +47,7 @@ class DemoTest {
             alerts = demo.alertService();
             String base = "http://127.0.0.1:" + port;
 
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+            await().atMost(Duration.ofSeconds(150)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
                 List<PrometheusText.Sample> costs = PrometheusText.parse(get(base + "/q/metrics"))
                         .family("gpuledger_gpu_cost_per_hour");
                 // Every GPU the fleet started with; an interrupted spot node's replacement may add more.
@@ -70,7 +72,8 @@ class DemoTest {
                             .isZero());
             assertThat(printed.toString(StandardCharsets.UTF_8))
                     .contains(base + "/q/metrics").contains(base + "/api/recommendations")
-                    .contains(base + "/api/fleet").contains(base + "/api/anomalies").contains("Bearer ");
+                    .contains(base + "/api/fleet").contains(base + "/api/anomalies").contains("Bearer ")
+                    .contains("reclaim-idle 1m, switch-instance-type 5m");
         } finally {
             demo.close();
         }
