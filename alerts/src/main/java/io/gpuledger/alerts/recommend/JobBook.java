@@ -29,9 +29,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * (work reports).
  *
  * <p>The cost engine re-sends a job's minute as its samples and reports arrive, each time with its
- * figures so far; a minute is taken once it is final, when the job has a minute
- * {@link io.gpuledger.alerts.anomaly.ClosedMinutes#SLACK} newer ({@link FinalWindows}), in its last
- * version, with the last version of its roll-up. A picture is taken only of a job followed for the
+ * figures so far; a minute is taken once it is final, when the job has a minute two minutes newer
+ * ({@link FinalWindows}), in its last version, with the last version of its roll-up. A picture is taken only of a job followed for the
  * whole period asked for. Jobs not heard of for {@code staleAfter} are forgotten.
  *
  * <p>Fed by one reader; {@link #sweep} may run on another thread.
