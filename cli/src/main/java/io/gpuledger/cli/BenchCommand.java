@@ -10,17 +10,19 @@ final class BenchCommand {
 
     static int run(String[] args) throws Exception {
         if (args.length == 0) {
-            throw new UsageException("bench needs a benchmark name: agent, engine, footprint, latency, throughput");
+            throw new UsageException(
+                    "bench needs a benchmark name: agent, backtest, engine, footprint, latency, throughput");
         }
         String[] options = Arrays.copyOfRange(args, 1, args.length);
         return switch (args[0]) {
             case "agent" -> AgentFootprintBench.run(options, System.out);
+            case "backtest" -> BacktestBench.run(options, System.out);
             case "engine" -> EngineThroughputBench.run(options, System.out);
             case "footprint" -> FootprintBench.run(options, System.out);
             case "latency" -> LatencyBench.run(options, System.out);
             case "throughput" -> PipelineThroughputBench.run(options, System.out);
             default -> throw new UsageException("unknown benchmark '" + args[0]
-                    + "'; known: agent, engine, footprint, latency, throughput");
+                    + "'; known: agent, backtest, engine, footprint, latency, throughput");
         };
     }
 }

@@ -12,17 +12,25 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param interruptible             whether it survives losing its instance (it checkpoints and resumes)
  * @param checkpointIntervalSeconds how often it checkpoints: half of it is the work an interruption loses on average
  * @param peakMemoryBytes           the most GPU memory one of its processes uses
+ * @param workloadClass             what kind of work it is, which decides how other GPUs are expected to
+ *                                  run it; null when it does not say
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JobTraits(String workload, Boolean interruptible, Double checkpointIntervalSeconds,
-        Double peakMemoryBytes) {
+        Double peakMemoryBytes, WorkloadClass workloadClass) {
 
-    public static final JobTraits NONE = new JobTraits(null, null, null, null);
+    public static final JobTraits NONE = new JobTraits(null, null, null, null, null);
 
     public JobTraits {
         workload = workload == null || workload.isBlank() ? null : Check.identity("traits.workload", workload);
         Check.optionalNonNegative("traits.checkpointIntervalSeconds", checkpointIntervalSeconds);
         Check.optionalNonNegative("traits.peakMemoryBytes", peakMemoryBytes);
+    }
+
+    /** Traits that do not name a workload class. */
+    public JobTraits(String workload, Boolean interruptible, Double checkpointIntervalSeconds,
+            Double peakMemoryBytes) {
+        this(workload, interruptible, checkpointIntervalSeconds, peakMemoryBytes, null);
     }
 
     public boolean isInterruptible() {

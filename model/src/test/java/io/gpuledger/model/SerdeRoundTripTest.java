@@ -4,6 +4,7 @@ import static io.gpuledger.model.ContractFixtures.T0;
 import static io.gpuledger.model.ContractFixtures.quote;
 import static io.gpuledger.model.ContractFixtures.sample;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import java.nio.charset.StandardCharsets;
@@ -41,7 +42,7 @@ class SerdeRoundTripTest {
 
         JobProgress progress = new JobProgress("train-llm", "research", "node-a1", "i-0abc",
                 java.util.List.of("GPU-1", "GPU-2"), T0, 10, 1_048_576, "tokens", 12, 9.6, 3.1, 4.2e9,
-                new JobTraits("llama-7b", true, 1800.0, 6.0e10));
+                new JobTraits("llama-7b", true, 1800.0, 6.0e10, WorkloadClass.TRAINING));
         CapacityEvent notice = new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
                 CapacityEvent.idOf("aws", "i-0abc", CapacityEventKind.SPOT_INTERRUPTION, "2026-03-01T12:02:00Z"),
                 "aws", "us-east-1", "i-0abc", "p4d.24xlarge", "node-a1", Lifecycle.SPOT,
@@ -57,6 +58,21 @@ class SerdeRoundTripTest {
                 StandardCharsets.UTF_8);
 
         assertThat(json).contains("\"lifecycle\":\"spot\"").contains("\"time\":\"2026-03-01T12:00:00Z\"");
+    }
+
+    @Test
+    void shouldReadAWorkloadClassByItsWireNameAndRefuseAnUnknownOne() {
+        // Given traits naming their class as a job writes it, and a class that does not exist
+        byte[] memoryBound = "{\"workload\":\"llama-70b-decode\",\"workloadClass\":\"memory-bound\"}"
+                .getBytes(StandardCharsets.UTF_8);
+        byte[] unknown = "{\"workloadClass\":\"rendering\"}".getBytes(StandardCharsets.UTF_8);
+
+        // Then the first reads as memory-bound and writes back the same way; the second is refused by name
+        JobTraits traits = Json.read(memoryBound, JobTraits.class);
+        assertThat(traits.workloadClass()).isEqualTo(WorkloadClass.MEMORY_BOUND);
+        assertThat(Json.writeString(traits)).contains("\"workloadClass\":\"memory-bound\"");
+        assertThatThrownBy(() -> Json.read(unknown, JobTraits.class)).isInstanceOf(InvalidRecordException.class)
+                .hasMessageContaining("workloadClass").hasMessageContaining("training, inference, memory-bound");
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.gpuledger.alerts.recommend;
 
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.WorkloadClass;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -17,8 +18,9 @@ import java.util.function.Supplier;
 
 /**
  * What the GPUs and instance types can do, for comparing one place to run a job with another:
- * per GPU model its memory, memory bandwidth and dense FP16/BF16 tensor throughput; per instance
- * type of a provider its GPUs and the network between its instances.
+ * per GPU model its memory, memory bandwidth, dense FP16/BF16 tensor throughput and measured
+ * throughput per class of work; per instance type of a provider its GPUs and the network between
+ * its instances.
  *
  * <p>Only published figures are held. A model or type that is not in the catalog is unknown
  * ({@link Optional#empty()}), and a rule that needs it leaves that comparison out rather than
@@ -38,19 +40,42 @@ public final class GpuCatalog {
     /**
      * One GPU model.
      *
-     * @param model                     as the price catalog writes it ({@code A100-40GB})
-     * @param memoryBytes               nominal memory of one GPU
-     * @param memoryBandwidthBytesPerSecond peak memory bandwidth of one GPU
-     * @param denseTensorTflops         peak dense FP16/BF16 tensor throughput: its relative performance
+     * @param model                         as the price catalog writes it ({@code A100-40GB})
+     * @param memoryBytes                   nominal memory of one GPU
+     * @param memoryBandwidthBytesPerSecond peak memory bandwidth of one GPU: the figure of memory-bound work
+     * @param denseTensorTflops             peak dense FP16/BF16 tensor throughput: the fallback figure of
+     *                                      compute-bound work
+     * @param trainingImagesPerSecond       measured ResNet-50 training throughput in mixed precision: the
+     *                                      figure of training; null where none is published
+     * @param inferenceImagesPerSecond      measured ResNet-50 INT8 inference throughput: the figure of
+     *                                      inference; null where none is published
      */
     public record GpuSpec(String model, double memoryBytes, double memoryBandwidthBytesPerSecond,
-            double denseTensorTflops) {
+            double denseTensorTflops, Double trainingImagesPerSecond, Double inferenceImagesPerSecond) {
 
         public GpuSpec {
             requireText("model", model);
             requirePositive("memoryBytes", memoryBytes);
             requirePositive("memoryBandwidthBytesPerSecond", memoryBandwidthBytesPerSecond);
             requirePositive("denseTensorTflops", denseTensorTflops);
+            if (trainingImagesPerSecond != null) {
+                requirePositive("trainingImagesPerSecond", trainingImagesPerSecond);
+            }
+            if (inferenceImagesPerSecond != null) {
+                requirePositive("inferenceImagesPerSecond", inferenceImagesPerSecond);
+            }
+        }
+
+        /**
+         * What ranks this GPU for a class of work; only its ratio to another GPU's figure of the same
+         * class means anything. Empty where the class's figure is not published.
+         */
+        public Optional<Double> figure(WorkloadClass workloadClass) {
+            return switch (workloadClass) {
+                case TRAINING -> Optional.ofNullable(trainingImagesPerSecond);
+                case INFERENCE -> Optional.ofNullable(inferenceImagesPerSecond);
+                case MEMORY_BOUND -> Optional.of(memoryBandwidthBytesPerSecond);
+            };
         }
     }
 
@@ -100,10 +125,11 @@ public final class GpuCatalog {
     }
 
     /**
-     * Reads a GPU table ({@code gpu_model,memory_gib,memory_bandwidth_gb_per_s,dense_fp16_tflops})
-     * and an instance table ({@code provider,instance_type,gpu_model,gpus_per_instance,network_gbps},
-     * the last cell blank where unknown). Lines starting with {@code #} are comments; the first
-     * other line is the header.
+     * Reads a GPU table ({@code gpu_model,memory_gib,memory_bandwidth_gb_per_s,dense_fp16_tflops,
+     * training_fp16_images_per_s,inference_int8_images_per_s}, the last two cells blank where
+     * unknown) and an instance table ({@code provider,instance_type,gpu_model,gpus_per_instance,
+     * network_gbps}, the last cell blank where unknown). Lines starting with {@code #} are comments;
+     * the first other line is the header.
      *
      * @throws IllegalArgumentException naming the origin and line of the first bad row: a catalog
      *                                  is configuration, and a wrong figure must not pass silently
@@ -111,9 +137,11 @@ public final class GpuCatalog {
     public static GpuCatalog parse(String gpuCsv, String gpuOrigin, String instanceCsv, String instanceOrigin) {
         List<GpuSpec> gpuSpecs = new ArrayList<>();
         for (Row row : rows(gpuCsv, gpuOrigin, List.of("gpu_model", "memory_gib", "memory_bandwidth_gb_per_s",
-                "dense_fp16_tflops"))) {
+                "dense_fp16_tflops", "training_fp16_images_per_s", "inference_int8_images_per_s"))) {
             gpuSpecs.add(row.read(() -> new GpuSpec(row.text("gpu_model"), row.number("memory_gib") * BYTES_PER_GIB,
-                    row.number("memory_bandwidth_gb_per_s") * BYTES_PER_GB, row.number("dense_fp16_tflops"))));
+                    row.number("memory_bandwidth_gb_per_s") * BYTES_PER_GB, row.number("dense_fp16_tflops"),
+                    row.optionalNumber("training_fp16_images_per_s"),
+                    row.optionalNumber("inference_int8_images_per_s"))));
         }
         List<InstanceSpec> instanceSpecs = new ArrayList<>();
         for (Row row : rows(instanceCsv, instanceOrigin, List.of("provider", "instance_type", "gpu_model",

@@ -5,6 +5,7 @@ import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
+import io.gpuledger.model.WorkloadClass;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -32,22 +33,33 @@ import java.util.Optional;
  *       {@code price per GPU-hour / (units per GPU-hour now × speedup)}.</li>
  * </ul>
  *
- * <p>The speedup models a step as compute plus exposed communication, with the job's
- * communication-overhead ratio {@code c} (0 when not reported):
- * {@code speedup = 1 / ((1 − c) / r + c / b)}. Compute scales with {@code r}, the ratio of the
- * candidate's GPU to the current one: dense tensor TFLOPS, or memory bandwidth for a memory-bound
- * job (DRAM activity at least 0.5 while SM activity is under 0.5, by default). Communication time
- * scales with {@code 1 / bandwidth} of the network between instances: {@code b} is the candidate's
- * network over the current one, 1 where either is not published. A communication-bound job
- * ({@code c} at least 0.25 by default) is only sent to candidates whose network is known and at
- * least as fast as the current one. The model takes the job's communication as crossing that
- * network; for a job inside one instance (NVLink, which the catalog does not hold) the estimate
- * over-weights the network.
+ * <p>How fast the candidate's GPU runs the job, against its own, is taken from the best evidence
+ * there is, in this order:
+ * <ol>
+ *   <li><b>fleet-measured</b>: other jobs of the job's workload run on the candidate's GPU model; the
+ *       median of their units per GPU-hour over the median on the job's own model (the job's own
+ *       figure among them) is the whole speedup, communication included, as it was measured so
+ *       ({@link MeasuredThroughput});</li>
+ *   <li><b>table</b>: the two GPUs' figures of the job's workload class in the {@link GpuCatalog}
+ *       (measured training or INT8 inference throughput, memory bandwidth for memory-bound work);</li>
+ *   <li><b>datasheet</b>: where a class figure is not published for one of them, dense tensor TFLOPS.</li>
+ * </ol>
+ * The class is the one the job names ({@code JobTraits.workloadClass}); without one, memory-bound when
+ * its GPUs show DRAM activity at least 0.5 while SM activity is under 0.5 (by default), otherwise
+ * training. From a table or datasheet ratio {@code r} the speedup models a step as compute plus
+ * exposed communication, with the job's communication-overhead ratio {@code c} (0 when not reported):
+ * {@code speedup = 1 / ((1 − c) / r + c / b)}. Communication time scales with {@code 1 / bandwidth}
+ * of the network between instances: {@code b} is the candidate's network over the current one, 1
+ * where either is not published. A communication-bound job ({@code c} at least 0.25 by default) is
+ * only sent to candidates whose network is known and at least as fast as the current one. The model
+ * takes the job's communication as crossing that network; for a job inside one instance (NVLink,
+ * which the catalog does not hold) the estimate over-weights the network.
  *
  * <p>A candidate is recommended when it saves at least the minimum share (15% by default) of the
  * cost per unit and at least the minimum money a month. Once the job's recommendation stands, a
  * candidate is kept while it saves at least the withdrawal share (10% by default) and any money at
- * all: a saving that wavers around 15% neither raises nor withdraws it in turn. The monthly saving is that of doing the
+ * all: a saving that wavers around 15% neither raises nor withdraws it in turn. The monthly saving
+ * is that of doing the
  * job's current work rate for 720 hours at the candidate's cost per unit. Among candidates the one
  * with the highest confidence × monthly saving wins, so that an observed figure beats an estimate
  * of a similar saving.
@@ -65,13 +77,17 @@ public final class SwitchInstanceTypeRule {
 
     /*
      * Confidence is how much the candidate's cost per unit is to be believed: a job of the same
-     * workload that pays it is a measurement (0.8); one that only counts the same unit may be a
-     * different model entirely (0.6); an estimate from datasheet peaks, which real jobs reach only
-     * in part and unevenly across GPUs, is a hint worth trying (0.5).
+     * workload that pays it is a measurement (0.8); the workload's speed on that GPU measured on the
+     * fleet, at another offer's price, nearly one (0.7); one that only counts the same unit may be a
+     * different model entirely (0.6); an estimate from a published benchmark of the job's class of
+     * work, which its own model follows only roughly, is a hint worth trying (0.5); one from
+     * datasheet peaks, which real jobs reach only in part and unevenly across GPUs, less so (0.4).
      */
     static final double CONFIDENCE_OBSERVED_WORKLOAD = 0.8;
+    static final double CONFIDENCE_FLEET_MEASURED = 0.7;
     static final double CONFIDENCE_OBSERVED_UNIT = 0.6;
     static final double CONFIDENCE_ESTIMATED = 0.5;
+    static final double CONFIDENCE_DATASHEET = 0.4;
 
     private static final double PER_MILLION = 1_000_000;
 
@@ -89,6 +105,7 @@ public final class SwitchInstanceTypeRule {
      */
     private Collection<JobView> indexedPeers;
     private PeerIndex peerIndex;
+    private MeasuredThroughput measuredThroughput;
 
     /**
      * @param minSavingRatio      share of the cost per unit a candidate must save to be recommended
@@ -129,7 +146,7 @@ public final class SwitchInstanceTypeRule {
         Observed observed = observed(job, peers, board, catalog, held);
         List<Candidate> worthIt = new ArrayList<>();
         observed.best().ifPresent(worthIt::add);
-        estimated(job, board, catalog).stream()
+        estimated(job, board, catalog, measured(peers)).stream()
                 .filter(candidate -> worthIt(job, candidate.costPerMillionUnits(), held)).forEach(worthIt::add);
         Optional<Candidate> best = worthIt.stream().max(Comparator
                 .comparingDouble((Candidate candidate) -> candidate.confidence() * monthlySaving(job, candidate))
@@ -182,14 +199,69 @@ public final class SwitchInstanceTypeRule {
     }
 
     private synchronized PeerIndex index(Collection<JobView> peers) {
-        if (peers != indexedPeers) {
-            peerIndex = PeerIndex.of(peers);
-            indexedPeers = peers;
-        }
+        indexed(peers);
         return peerIndex;
     }
 
-    private List<Candidate> estimated(JobView job, PriceBoard board, GpuCatalog catalog) {
+    private synchronized MeasuredThroughput measured(Collection<JobView> peers) {
+        indexed(peers);
+        return measuredThroughput;
+    }
+
+    private void indexed(Collection<JobView> peers) {
+        if (peers != indexedPeers) {
+            peerIndex = PeerIndex.of(peers);
+            measuredThroughput = MeasuredThroughput.of(peers);
+            indexedPeers = peers;
+        }
+    }
+
+    /** The class of work the job is judged as, and what said so: its traits, its telemetry or the default. */
+    private record ClassOfWork(WorkloadClass workloadClass, String from) {
+    }
+
+    private ClassOfWork classOfWork(JobView job) {
+        WorkloadClass named = job.traitsOrNone().workloadClass();
+        if (named != null) {
+            return new ClassOfWork(named, "traits");
+        }
+        boolean memoryBound = job.dramActive() != null && job.dramActive() >= memoryBoundDramActive
+                && job.smActive() < memoryBoundSmActive;
+        return memoryBound ? new ClassOfWork(WorkloadClass.MEMORY_BOUND, "telemetry")
+                : new ClassOfWork(WorkloadClass.TRAINING, "default");
+    }
+
+    /**
+     * How much faster the candidate's GPU runs the job than its own, where that figure comes from, and
+     * whether it already holds the job's communication (a measurement does).
+     */
+    private record Performance(double ratio, String source, boolean wholeSpeedup, double confidence,
+            Map<String, Object> figures) {
+    }
+
+    private static Performance performance(JobView job, ClassOfWork work, GpuCatalog.GpuSpec current,
+            GpuCatalog.GpuSpec candidate, MeasuredThroughput measured) {
+        if (current.model().equalsIgnoreCase(candidate.model())) {
+            return new Performance(1, "same-gpu-model", false, CONFIDENCE_ESTIMATED, Map.of());
+        }
+        Optional<MeasuredThroughput.Ratio> fleet = measured.ratio(job, candidate.model());
+        if (fleet.isPresent()) {
+            Map<String, Object> figures = new LinkedHashMap<>();
+            figures.put("measuredCandidateJobs", fleet.get().candidateJobs());
+            figures.put("measuredCurrentJobs", fleet.get().currentJobs());
+            return new Performance(fleet.get().ratio(), "fleet-measured", true, CONFIDENCE_FLEET_MEASURED, figures);
+        }
+        Optional<Double> currentFigure = current.figure(work.workloadClass());
+        Optional<Double> candidateFigure = candidate.figure(work.workloadClass());
+        if (currentFigure.isPresent() && candidateFigure.isPresent()) {
+            return new Performance(candidateFigure.get() / currentFigure.get(), "table:" + work.workloadClass().wire(),
+                    false, CONFIDENCE_ESTIMATED, Map.of());
+        }
+        return new Performance(candidate.denseTensorTflops() / current.denseTensorTflops(), "datasheet:tensor-tflops",
+                false, CONFIDENCE_DATASHEET, Map.of());
+    }
+
+    private List<Candidate> estimated(JobView job, PriceBoard board, GpuCatalog catalog, MeasuredThroughput measured) {
         Optional<GpuCatalog.GpuSpec> currentGpu = currentGpu(job, catalog);
         if (currentGpu.isEmpty()) {
             return List.of();
@@ -197,8 +269,7 @@ public final class SwitchInstanceTypeRule {
         Double ratio = job.communicationOverheadRatio();
         double communication = ratio == null ? 0 : ratio;
         boolean communicationBound = ratio != null && ratio >= communicationBoundRatio;
-        boolean memoryBound = job.dramActive() != null && job.dramActive() >= memoryBoundDramActive
-                && job.smActive() < memoryBoundSmActive;
+        ClassOfWork work = classOfWork(job);
         Optional<Double> currentNetwork = catalog.networkGbps(job.pool());
         List<Candidate> found = new ArrayList<>();
         for (PriceQuote quote : board.all()) {
@@ -213,21 +284,23 @@ public final class SwitchInstanceTypeRule {
             if (communicationBound && !(networkKnown && network.get() >= currentNetwork.get())) {
                 continue;
             }
-            double performance = memoryBound
-                    ? gpu.get().memoryBandwidthBytesPerSecond() / currentGpu.get().memoryBandwidthBytesPerSecond()
-                    : gpu.get().denseTensorTflops() / currentGpu.get().denseTensorTflops();
+            Performance performance = performance(job, work, currentGpu.get(), gpu.get(), measured);
             double networkRatio = networkKnown ? network.get() / currentNetwork.get() : 1;
-            double speedup = 1 / ((1 - communication) / performance + communication / networkRatio);
+            double speedup = performance.wholeSpeedup() ? performance.ratio()
+                    : 1 / ((1 - communication) / performance.ratio() + communication / networkRatio);
             double cost = quote.pricePerGpuHour() / (job.unitsPerGpuHour() * speedup) * PER_MILLION;
 
             Map<String, Object> figures = new LinkedHashMap<>();
-            figures.put("performanceModel", memoryBound ? "memory-bandwidth" : "tensor-tflops");
-            figures.put("performanceRatio", performance);
+            figures.put("workloadClass", work.workloadClass().wire());
+            figures.put("workloadClassFrom", work.from());
+            figures.put("performanceSource", performance.source());
+            figures.put("performanceRatio", performance.ratio());
+            figures.putAll(performance.figures());
             figures.put("communicationBound", communicationBound);
             figures.put("networkRatio", networkRatio);
             figures.put("estimatedSpeedup", speedup);
             figures.put("candidatePricePerGpuHour", quote.pricePerGpuHour());
-            found.add(new Candidate("estimated", cost, CONFIDENCE_ESTIMATED,
+            found.add(new Candidate("estimated", cost, performance.confidence(),
                     OfferFields.of(quote, gpu.get().model()), figures));
         }
         return found;

@@ -7,12 +7,14 @@ import static org.assertj.core.api.Assertions.within;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.WorkloadClass;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -45,6 +47,32 @@ class GpuCatalogTest {
         assertThat(spec.memoryBytes()).isCloseTo(gib * GIB, within(1.0));
         assertThat(spec.memoryBandwidthBytesPerSecond()).isCloseTo(gbPerSecond * 1e9, within(1.0));
         assertThat(spec.denseTensorTflops()).isCloseTo(tflops, within(1e-9));
+    }
+
+    @ParameterizedTest(name = "{0} / {1} for {2}: {3}")
+    @CsvSource({
+            // candidate, current, class, ratio of their figures (blank: not published for both)
+            // ResNet-50 INT8 (MLPerf Inference; V100 from the T4 by 2,800 / 3,900): 6112 / 4388
+            "T4-16GB,    V100-16GB, INFERENCE,    1.392890",
+            // ResNet-50 mixed-precision training (MLPerf Training v3.0 / v2.0): 7006 / 3398
+            "H100-80GB,  A100-40GB, TRAINING,     2.061801",
+            "H100-80GB,  A100-80GB, INFERENCE,    2.240925",
+            "A10G-24GB,  L4-24GB,   MEMORY_BOUND, 2.0",
+            "T4-16GB,    V100-16GB, TRAINING,",
+            "MI250X-128GB, H100-80GB, INFERENCE,"})
+    void shouldRankGpusByTheFigureOfEachClassOfWork(String candidate, String current, WorkloadClass workloadClass,
+            Double expectedRatio) {
+        // Given the shipped catalog; When two models' figures of a class are set against each other
+        Optional<Double> a = CATALOG.gpu(candidate).orElseThrow().figure(workloadClass);
+        Optional<Double> b = CATALOG.gpu(current).orElseThrow().figure(workloadClass);
+
+        // Then their ratio is that of the published measurements (90930 / 40577 = 2.240925 for inference),
+        // or there is none where one of them is not published
+        if (expectedRatio == null) {
+            assertThat(a.isPresent() && b.isPresent()).isFalse();
+        } else {
+            assertThat(a.orElseThrow() / b.orElseThrow()).isCloseTo(expectedRatio, within(1e-6));
+        }
     }
 
     @ParameterizedTest(name = "{0} {1}: {3} x {2}, {4} Gbit/s")
@@ -117,8 +145,9 @@ class GpuCatalogTest {
     @Test
     void shouldRefuseATableWithABadRowNamingItsLine() {
         // Given a GPU table whose second data row has no bandwidth
-        String gpus = "# comment\ngpu_model,memory_gib,memory_bandwidth_gb_per_s,dense_fp16_tflops\n"
-                + "X-1GB,1,100,10\nX-2GB,2,,20\n";
+        String gpus = "# comment\ngpu_model,memory_gib,memory_bandwidth_gb_per_s,dense_fp16_tflops,"
+                + "training_fp16_images_per_s,inference_int8_images_per_s\n"
+                + "X-1GB,1,100,10,,\nX-2GB,2,,20,,\n";
         String instances = "provider,instance_type,gpu_model,gpus_per_instance,network_gbps\n";
 
         // Then reading it fails on line 4, naming the column

@@ -9,6 +9,7 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.WorkloadClass;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -43,57 +44,79 @@ class SwitchInstanceTypeRuleTest {
 
     static Stream<Arguments> estimates() {
         return Stream.of(
-                // case, job, board (offer, price per instance-hour), chosen type (null: none), monthly saving
-                // H100 / A100 = 989.5 / 312 = 3.171474; p5 at 80: 10 per GPU-hour / (1.25M x 3.171474) = 2.522486 per 1M
-                // 1 - 2.522486 / 3.277 = 23.0% >= 15%; (3.277 - 2.522486) x 10 x 720 = 5432.50
+                // case, job, board (offer, price per instance-hour), chosen type (null: none), monthly saving,
+                // confidence, where the speed ratio came from
+                // The job names no class and computes (SM 0.8, DRAM 0.3): training. H100 / A100 by their
+                // ResNet-50 training figures = 7006 / 3398 = 2.061801; p5 at 50: 6.25 per GPU-hour /
+                // (1.25M x 2.061801) = 2.425064 per 1M; 1 - 2.425064 / 3.277 = 26.0% >= 15%;
+                // (3.277 - 2.425064) x 10 x 720 = 6133.94
                 Arguments.of("faster GPUs, cheaper per token", p4dJob().build(),
-                        Map.of(onDemand("aws", "us-east-1", "p5.48xlarge"), 80.0), "p5.48xlarge", 5432.50),
-                // at its list price 98.32: 12.29 / 3.964343 = 3.100135, 5.4% less: below 15%
-                Arguments.of("faster but not 15% cheaper", p4dJob().build(),
-                        Map.of(onDemand("aws", "us-east-1", "p5.48xlarge"), 98.32), null, 0.0),
+                        Map.of(onDemand("aws", "us-east-1", "p5.48xlarge"), 50.0), "p5.48xlarge", 6133.94, 0.5,
+                        "table:training"),
+                // at 80: 10 / (1.25 x 2.061801) = 3.880103 per 1M, dearer than 3.277 (the TFLOPS ratio 3.17
+                // would have said 2.522 per 1M, 23% less)
+                Arguments.of("H100 trains 2.06x an A100, not 3.17x", p4dJob().build(),
+                        Map.of(onDemand("aws", "us-east-1", "p5.48xlarge"), 80.0), null, 0.0, null, null),
                 // no ratio reported: a2-highgpu-8g, same A100-40GB, 24/8 = 3 per GPU-hour / 1.25M = 2.4 per 1M
-                // (3.277 - 2.4) x 10 x 720 = 6314.40; p5 at list (3.100135) is not 15% cheaper
+                // (3.277 - 2.4) x 10 x 720 = 6314.40; p5 at list (12.29 / 2.577251 = 4.768645) is dearer
                 Arguments.of("same GPUs elsewhere, cheaper", p4dJob().build(),
                         Map.of(A2, 24.0, onDemand("aws", "us-east-1", "p5.48xlarge"), 98.32), "a2-highgpu-8g",
-                        6314.40),
+                        6314.40, 0.5, "same-gpu-model"),
                 // ratio 0.2 (not communication-bound) still weighs the network: a2 has 100 Gbit/s against 400,
                 // speedup 1 / (0.8 / 1 + 0.2 / 0.25) = 0.625, 3 / (1.25M x 0.625) = 3.84 per 1M: dearer.
-                // p5 (3200 Gbit/s, b = 8): speedup 1 / (0.8 / 3.171474 + 0.2 / 8) = 3.606871,
-                // 12.29 / (1.25 x 3.606871) = 2.725908; (3.277 - 2.725908) x 10 x 720 = 3967.86
+                // p5 at 60 (3200 Gbit/s, b = 8): speedup 1 / (0.8 / 2.061801 + 0.2 / 8) = 2.421247,
+                // 7.5 / (1.25 x 2.421247) = 2.478062; (3.277 - 2.478062) x 10 x 720 = 5752.36
                 Arguments.of("network weighed by the overhead ratio", p4dJob().communication(0.2).build(),
-                        Map.of(A2, 24.0, onDemand("aws", "us-east-1", "p5.48xlarge"), 98.32), "p5.48xlarge",
-                        3967.86),
+                        Map.of(A2, 24.0, onDemand("aws", "us-east-1", "p5.48xlarge"), 60.0), "p5.48xlarge",
+                        5752.36, 0.5, "table:training"),
                 // ratio 0.4, communication-bound: a2 at 8 (1 per GPU-hour) would estimate
                 // 1 / (1.25 x 1 / (0.6 + 0.4 / 0.25)) = 1.76 per 1M, but its network is slower: not a candidate.
-                // p5: speedup 1 / (0.6 / 3.171474 + 0.4 / 8) = 4.180839, 12.29 / (1.25 x 4.180839) = 2.351681
-                // (3.277 - 2.351681) x 10 x 720 = 6662.29
+                // p5 at 60: speedup 1 / (0.6 / 2.061801 + 0.4 / 8) = 2.932485, 7.5 / (1.25 x 2.932485) = 2.046046
+                // (3.277 - 2.046046) x 10 x 720 = 8862.87
                 Arguments.of("communication-bound kept on a faster network", p4dJob().communication(0.4).build(),
-                        Map.of(A2, 8.0, onDemand("aws", "us-east-1", "p5.48xlarge"), 98.32), "p5.48xlarge",
-                        6662.29),
+                        Map.of(A2, 8.0, onDemand("aws", "us-east-1", "p5.48xlarge"), 60.0), "p5.48xlarge",
+                        8862.87, 0.5, "table:training"),
                 // p4de job (A100-80GB, 40.97/h, 4.097 per 1M) without a memory report: 40 GB GPUs do not qualify
-                Arguments.of("no memory report: no smaller GPUs", p4deJob(null), Map.of(P4D, 32.77), null, 0.0),
-                // with a 30 GiB peak: p4d, same TFLOPS, 32.77 / 8 / 1.25M = 3.277 per 1M; (4.097 - 3.277) x 7200 = 5904
+                Arguments.of("no memory report: no smaller GPUs", p4deJob(null), Map.of(P4D, 32.77), null, 0.0,
+                        null, null),
+                // with a 30 GiB peak: p4d, the same training figure (3398 / 3398), 32.77 / 8 / 1.25M = 3.277
+                // per 1M; (4.097 - 3.277) x 7200 = 5904
                 Arguments.of("reported peak fits a smaller GPU", p4deJob(30 * GIB), Map.of(P4D, 32.77),
-                        "p4d.24xlarge", 5904.0),
-                Arguments.of("reported peak does not fit", p4deJob(50 * GIB), Map.of(P4D, 32.77), null, 0.0),
+                        "p4d.24xlarge", 5904.0, 0.5, "table:training"),
+                Arguments.of("reported peak does not fit", p4deJob(50 * GIB), Map.of(P4D, 32.77), null, 0.0, null,
+                        null),
                 // memory-bound L4 job (0.8048/h, 1M units/h): A10G has 600 / 300 = 2x the bandwidth,
                 // 1.006 / 2 = 0.503 per 1M against 0.8048: 37.5% less; (0.8048 - 0.503) x 720 = 217.296
                 Arguments.of("memory-bound to more bandwidth", g6Job(0.3, 0.7), Map.of(G5, 1.006), "g5.xlarge",
-                        217.296),
-                // the same job computing: A10G has 70 / 121 of the TFLOPS, 1.006 / 0.578512 = 1.739 per 1M: dearer
-                Arguments.of("compute-bound not to fewer TFLOPS", g6Job(0.9, 0.3), Map.of(G5, 1.006), null, 0.0),
-                // compute-bound A10G job (1.006/h): L4 has 121 / 70 = 1.728571x, 0.8048 / 1.728571 = 0.465587 per 1M
-                // (1.006 - 0.465587) x 720 = 389.0975
+                        217.296, 0.5, "table:memory-bound"),
+                // the same job computing: no training figure for either, so the datasheet: A10G has 70 / 121
+                // of the TFLOPS, 1.006 / 0.578512 = 1.739 per 1M: dearer
+                Arguments.of("compute-bound not to fewer TFLOPS", g6Job(0.9, 0.3), Map.of(G5, 1.006), null, 0.0,
+                        null, null),
+                // compute-bound A10G job (1.006/h): L4 has 121 / 70 = 1.728571x, 0.8048 / 1.728571 = 0.465587
+                // per 1M; (1.006 - 0.465587) x 720 = 389.0975, from datasheet peaks: confidence 0.4
                 Arguments.of("compute-bound to more TFLOPS", g5Job(0.9, 0.3), Map.of(G6, 0.8048), "g6.xlarge",
-                        389.0975),
+                        389.0975, 0.4, "datasheet:tensor-tflops"),
                 // the same job memory-bound: L4 has half the bandwidth, 0.8048 / 0.5 = 1.6096 per 1M: dearer
-                Arguments.of("memory-bound not to less bandwidth", g5Job(0.3, 0.7), Map.of(G6, 0.8048), null, 0.0));
+                Arguments.of("memory-bound not to less bandwidth", g5Job(0.3, 0.7), Map.of(G6, 0.8048), null, 0.0,
+                        null, null),
+                // V100 inference job on spot, 2,800 images/s = 10.08M an hour at 0.918/h: 0.918 / 10.08 =
+                // 0.091071 per 1M. T4 / V100 at INT8 = 6112 / 4388 = 1.392890, so the T4 spot offer at 0.45:
+                // 0.45 / (10.08 x 1.392890) = 0.032051 per 1M, 64.8% less;
+                // (0.091071 - 0.032051) x 10.08 x 720 = 428.35. By TFLOPS (65 / 125 = 0.52) the T4 would
+                // cost 0.45 / (10.08 x 0.52) = 0.085852 per 1M, only 5.7% less.
+                Arguments.of("inference: T4 out-serves a V100", p3InferenceJob(WorkloadClass.INFERENCE),
+                        Map.of(spot("aws", "us-east-1", "g4dn.2xlarge"), 0.45), "g4dn.2xlarge", 428.35, 0.5,
+                        "table:inference"),
+                // the same job saying it trains: no T4 training figure, the datasheet's 0.52 says stay
+                Arguments.of("training: a T4 does not replace a V100", p3InferenceJob(WorkloadClass.TRAINING),
+                        Map.of(spot("aws", "us-east-1", "g4dn.2xlarge"), 0.45), null, 0.0, null, null));
     }
 
     @ParameterizedTest(name = "{0}: {3} {4}")
     @MethodSource("estimates")
     void shouldEstimateTheCostPerUnitOnOtherInstanceTypes(String name, JobView job, Map<Offer, Double> prices,
-            String expectedType, double expectedSaving) {
+            String expectedType, double expectedSaving, Double expectedConfidence, String expectedSource) {
         // Given the job and the prices on the board, no other job to compare with
         PriceBoard board = board(prices);
 
@@ -108,8 +131,58 @@ class SwitchInstanceTypeRuleTest {
         Recommendation found = recommendation.orElseThrow();
         assertThat(toPool(found)).containsEntry("instanceType", expectedType);
         assertThat(found.estimatedMonthlySaving()).isCloseTo(expectedSaving, within(0.01));
-        assertThat(found.evidence()).containsEntry("basis", "estimated");
-        assertThat(found.confidence()).isEqualTo(0.5);
+        assertThat(found.evidence()).containsEntry("basis", "estimated")
+                .containsEntry("performanceSource", expectedSource);
+        assertThat(found.confidence()).isEqualTo(expectedConfidence);
+    }
+
+    @Test
+    void shouldJudgeAnInferenceJobByTheInferenceFigureAndSaySo() {
+        // Given the V100 inference job of the table above and the T4 spot offer at 0.45
+        PriceBoard board = board(Map.of(spot("aws", "us-east-1", "g4dn.2xlarge"), 0.45));
+
+        // When the rule judges it
+        Recommendation found = rule.evaluate(p3InferenceJob(WorkloadClass.INFERENCE), List.of(), board, CATALOG,
+                NOW).orElseThrow();
+
+        // Then the T4 is 6112 / 4388 = 1.392890x as fast, so 0.45 / (10.08 x 1.392890) = 0.032051 per 1M
+        assertThat(found.evidence()).containsEntry("workloadClass", "inference")
+                .containsEntry("workloadClassFrom", "traits").containsEntry("performanceSource", "table:inference");
+        assertThat((double) found.evidence().get("performanceRatio")).isCloseTo(1.392890, within(1e-6));
+        assertThat((double) found.evidence().get("candidateCostPerMillionUnits")).isCloseTo(0.032051, within(1e-6));
+        assertThat((double) found.evidence().get("currentCostPerMillionUnits")).isCloseTo(0.091071, within(1e-6));
+    }
+
+    @Test
+    void shouldPreferTheSpeedTheFleetMeasuredToThePublishedFigure() {
+        // Given the p4d job (1.25M tokens per GPU-hour, exposed communication 0.2) running llama-7b,
+        // another llama-7b job on A100s doing 1.35M per GPU-hour, two on H100s doing 3.5M and 3.9M,
+        // all three paying too much to switch to (3.70, 3.50 and 3.53 per 1M), and p5 at 70
+        JobTraits llama = new JobTraits("llama-7b", null, null, null);
+        JobView job = p4dJob().traits(llama).communication(0.2).build();
+        Offer a3 = onDemand("gcp", "us-central1", "a3-highgpu-8g");
+        List<JobView> peers = List.of(job,
+                job("a100-peer", A2, "A100-40GB", 8, 40.0).work("tokens", 10_800_000).traits(llama).build(),
+                job("h100-peer-1", a3, "H100-80GB", 8, 98.0).work("tokens", 28_000_000).traits(llama).build(),
+                job("h100-peer-2", a3, "H100-80GB", 8, 110.0).work("tokens", 31_200_000).traits(llama).build());
+        PriceBoard board = board(Map.of(onDemand("aws", "us-east-1", "p5.48xlarge"), 70.0));
+
+        // When the rule judges it
+        Recommendation found = rule.evaluate(job, peers, board, CATALOG, NOW).orElseThrow();
+
+        // Then llama-7b runs median(3.5, 3.9) / median(1.25, 1.35) = 3.7 / 1.3 = 2.846154x as fast on an
+        // H100, and that whole ratio is the speedup (the network was in the measurement): 8.75 per GPU-hour
+        // / (1.25 x 2.846154) = 2.459459 per 1M, 24.9% less; (3.277 - 2.459459) x 10 x 720 = 5886.29.
+        // The training figure (2.061801) would say 8.75 / 2.577251 = 3.395090: dearer.
+        assertThat(toPool(found)).containsEntry("instanceType", "p5.48xlarge");
+        assertThat(found.evidence()).containsEntry("basis", "estimated")
+                .containsEntry("performanceSource", "fleet-measured").containsEntry("measuredCandidateJobs", 2)
+                .containsEntry("measuredCurrentJobs", 2);
+        assertThat((double) found.evidence().get("performanceRatio")).isCloseTo(2.846154, within(1e-6));
+        assertThat((double) found.evidence().get("estimatedSpeedup")).isCloseTo(2.846154, within(1e-6));
+        assertThat((double) found.evidence().get("candidateCostPerMillionUnits")).isCloseTo(2.459459, within(1e-6));
+        assertThat(found.estimatedMonthlySaving()).isCloseTo(5886.29, within(0.01));
+        assertThat(found.confidence()).isEqualTo(0.7);
     }
 
     @Test
@@ -176,10 +249,10 @@ class SwitchInstanceTypeRuleTest {
     @ParameterizedTest(name = "peer at {0} per 1M -> {1}")
     @MethodSource("observedAgainstEstimated")
     void shouldPreferAnObservedFigureToAnEstimateOfASimilarSaving(double peerCost, String expectedBasis) {
-        // Given the p4d job, a peer of the same workload, and p5 at 80 (estimated 2.522486 per 1M)
+        // Given the p4d job, a peer of the same workload, and p5 at 50 (estimated 2.425064 per 1M)
         JobTraits llama = new JobTraits("llama-7b", null, null, null);
         JobView job = p4dJob().traits(llama).build();
-        PriceBoard board = board(Map.of(onDemand("aws", "us-east-1", "p5.48xlarge"), 80.0));
+        PriceBoard board = board(Map.of(onDemand("aws", "us-east-1", "p5.48xlarge"), 50.0));
 
         // When the rule weighs them
         Recommendation found = rule.evaluate(job, List.of(peer(A2, peerCost, llama, "tokens")), board, CATALOG,
@@ -191,7 +264,7 @@ class SwitchInstanceTypeRuleTest {
 
     static Stream<Arguments> observedAgainstEstimated() {
         return Stream.of(
-                // observed 0.8 x (3.277 - 2.7) x 7200 = 3323.52 beats estimated 0.5 x 5432.50 = 2716.25
+                // observed 0.8 x (3.277 - 2.7) x 7200 = 3323.52 beats estimated 0.5 x 6133.94 = 3066.97
                 Arguments.of(2.7, "observed"),
                 // observed at 3.0 saves 8.5%: not a candidate, the estimate stands
                 Arguments.of(3.0, "estimated"));
@@ -199,10 +272,10 @@ class SwitchInstanceTypeRuleTest {
 
     @Test
     void shouldTakeTheCheapestPeerWorthItAndCountEveryCandidateWorthIt() {
-        // Given the p4d job, p5 at 80 (estimated 2.522486 per 1M, worth it) and four other jobs of its workload
+        // Given the p4d job, p5 at 50 (estimated 2.425064 per 1M, worth it) and four other jobs of its workload
         JobTraits llama = new JobTraits("llama-7b", null, null, null);
         JobView job = p4dJob().traits(llama).build();
-        PriceBoard board = board(Map.of(onDemand("aws", "us-east-1", "p5.48xlarge"), 80.0));
+        PriceBoard board = board(Map.of(onDemand("aws", "us-east-1", "p5.48xlarge"), 50.0));
         List<JobView> peers = List.of(
                 peer("peer-a", A2, 2.7, llama), // worth it
                 peer("peer-b", A2, 2.5, llama), // worth it, the cheapest
@@ -213,7 +286,7 @@ class SwitchInstanceTypeRuleTest {
         Recommendation found = rule.evaluate(job, peers, board, CATALOG, NOW).orElseThrow();
 
         // Then the cheapest peer is the evidence, 0.8 x (3.277 - 2.5) x 7200 = 4475.52 against the
-        // estimate's 0.5 x 5432.50, and two peers and the estimate were worth it
+        // estimate's 0.5 x 6133.94, and two peers and the estimate were worth it
         assertThat(found.evidence()).containsEntry("basis", "observed").containsEntry("comparedJobId", "peer-b")
                 .containsEntry("candidatesWorthIt", 3);
         assertThat(found.estimatedMonthlySaving()).isCloseTo((3.277 - 2.5) * 7200, within(0.01));
@@ -244,12 +317,12 @@ class SwitchInstanceTypeRuleTest {
 
     @Test
     void shouldHoldBackASavingBelowTheMinimumMoney() {
-        // Given the "faster GPUs" case (5432.50 a month) and a minimum of 6000
-        PriceBoard board = board(Map.of(onDemand("aws", "us-east-1", "p5.48xlarge"), 80.0));
+        // Given the "faster GPUs" case (6133.94 a month) and a minimum of 6500
+        PriceBoard board = board(Map.of(onDemand("aws", "us-east-1", "p5.48xlarge"), 50.0));
 
-        // Then nothing is recommended; with a minimum of 5000 it is
-        assertThat(rule(6000).evaluate(p4dJob().build(), List.of(), board, CATALOG, NOW)).isEmpty();
-        assertThat(rule(5000).evaluate(p4dJob().build(), List.of(), board, CATALOG, NOW)).isPresent();
+        // Then nothing is recommended; with a minimum of 6000 it is
+        assertThat(rule(6500).evaluate(p4dJob().build(), List.of(), board, CATALOG, NOW)).isEmpty();
+        assertThat(rule(6000).evaluate(p4dJob().build(), List.of(), board, CATALOG, NOW)).isPresent();
     }
 
     @Test
@@ -268,7 +341,7 @@ class SwitchInstanceTypeRuleTest {
     @Test
     void shouldDescribeTheSwitchForAutomationAndPeople() {
         // Given the "faster GPUs" case
-        PriceBoard board = board(Map.of(onDemand("aws", "us-east-1", "p5.48xlarge"), 80.0));
+        PriceBoard board = board(Map.of(onDemand("aws", "us-east-1", "p5.48xlarge"), 50.0));
 
         // When the rule judges it
         Recommendation found = rule.evaluate(p4dJob().build(), List.of(), board, CATALOG, NOW).orElseThrow();
@@ -277,10 +350,12 @@ class SwitchInstanceTypeRuleTest {
         assertThat(found.id()).isEqualTo("switch_instance_type:job:job-1");
         assertThat(found.action()).containsEntry("fromPool", "aws|us-east-1|p4d.24xlarge|on-demand")
                 .containsEntry("gpus", 8);
-        assertThat(toPool(found)).containsEntry("gpuModel", "H100-80GB").containsEntry("pricePerHour", 80.0);
-        assertThat(found.evidence()).containsEntry("performanceModel", "tensor-tflops");
-        assertThat((double) found.evidence().get("savingRatio")).isCloseTo(0.230245, within(1e-6));
-        assertThat(found.summary()).contains("job-1", "p5.48xlarge", "23% less");
+        assertThat(toPool(found)).containsEntry("gpuModel", "H100-80GB").containsEntry("pricePerHour", 50.0);
+        assertThat(found.evidence()).containsEntry("workloadClass", "training")
+                .containsEntry("workloadClassFrom", "default").containsEntry("performanceSource", "table:training");
+        // 1 - 2.425064 / 3.277
+        assertThat((double) found.evidence().get("savingRatio")).isCloseTo(0.259974, within(1e-6));
+        assertThat(found.summary()).contains("job-1", "p5.48xlarge", "26% less");
         assertThat(found.expiresAt()).isEqualTo(NOW.plus(Duration.ofMinutes(15)));
     }
 
@@ -299,6 +374,13 @@ class SwitchInstanceTypeRuleTest {
 
     private static JobView g6Job(double sm, double dram) {
         return job("job-1", G6, "L4-24GB", 1, 0.8048).work("samples", 1_000_000).activity(sm, dram).build();
+    }
+
+    /** A V100 on p3.2xlarge spot (0.918/h) serving 2,800 images/s, naming its class of work. */
+    private static JobView p3InferenceJob(WorkloadClass workloadClass) {
+        return job("job-1", spot("aws", "us-east-1", "p3.2xlarge"), "V100-16GB", 1, 0.918)
+                .work("images", 2_800 * 3_600).traits(new JobTraits("resnet50", null, null, null, workloadClass))
+                .build();
     }
 
     private static JobView g5Job(double sm, double dram) {
@@ -321,6 +403,10 @@ class SwitchInstanceTypeRuleTest {
 
     private static Offer onDemand(String provider, String region, String type) {
         return new Offer(provider, region, type, Lifecycle.ON_DEMAND);
+    }
+
+    private static Offer spot(String provider, String region, String type) {
+        return new Offer(provider, region, type, Lifecycle.SPOT);
     }
 
     private static PriceBoard board(Map<Offer, Double> prices) {

@@ -7,6 +7,7 @@ import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Placement;
+import io.gpuledger.model.WorkloadClass;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -43,10 +44,12 @@ public final class ProgressReports {
             String workload,
             Boolean interruptible,
             Double checkpointIntervalSeconds,
-            Double peakMemoryBytes) {
+            Double peakMemoryBytes,
+            WorkloadClass workloadClass) {
 
         JobTraits traits() {
-            JobTraits traits = new JobTraits(workload, interruptible, checkpointIntervalSeconds, peakMemoryBytes);
+            JobTraits traits = new JobTraits(workload, interruptible, checkpointIntervalSeconds, peakMemoryBytes,
+                    workloadClass);
             return traits.equals(JobTraits.NONE) ? null : traits;
         }
     }

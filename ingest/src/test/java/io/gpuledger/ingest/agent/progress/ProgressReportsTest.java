@@ -1,10 +1,14 @@
 package io.gpuledger.ingest.agent.progress;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.JobProgress;
+import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
+import io.gpuledger.model.WorkloadClass;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
@@ -53,6 +57,25 @@ class ProgressReportsTest {
         // Then its interval is the 12 s since
         assertThat(next.rank()).isNull();
         assertThat(next.intervalSeconds()).isEqualTo(12.0);
+    }
+
+    @Test
+    void shouldPassOnWhatAJobSaysOfItselfWithItsWorkloadClass() {
+        // Given a serving job that says what it runs and that it is inference
+        JobProgress report = reports.accept(body("{\"jobId\": \"resnet-serve\", \"unit\": \"images\","
+                + " \"workUnits\": 28000, \"intervalSeconds\": 10, \"workload\": \"resnet50-int8\","
+                + " \"workloadClass\": \"inference\"}"));
+
+        // Then its traits carry both
+        assertThat(report.traits()).isEqualTo(new JobTraits("resnet50-int8", null, null, null,
+                WorkloadClass.INFERENCE));
+    }
+
+    @Test
+    void shouldRefuseAnUnknownWorkloadClassNamingTheField() {
+        assertThatThrownBy(() -> reports.accept(body("{\"jobId\": \"llm\", \"unit\": \"tokens\","
+                + " \"workUnits\": 1, \"intervalSeconds\": 10, \"workloadClass\": \"pretraining\"}")))
+                .isInstanceOf(InvalidRecordException.class).hasMessageContaining("workloadClass");
     }
 
     private static byte[] body(String json) {

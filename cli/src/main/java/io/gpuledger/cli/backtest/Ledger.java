@@ -1,0 +1,121 @@
+package io.gpuledger.cli.backtest;
+
+import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationKind;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What following the advice was worth: every recommendation made, every one followed with the
+ * monthly saving it claimed, and the money each really saved, as the backtest re-prices the fleet
+ * with the decision against the fleet without it.
+ *
+ * <p>A claim is a monthly figure; a decision taken partway through the run can only show what it
+ * saved in the rest of it. So a decision's claim is prorated to the hours from the decision to the
+ * end of the run ({@code claimed × hours / 720}), and set against what it saved in those same hours;
+ * a decision the automation itself replaced (a job moved again) stands until it was replaced.
+ */
+final class Ledger {
+
+    /** One followed recommendation and the money it has saved so far, in US dollars. */
+    static final class Decision {
+        final RecommendationKind kind;
+        final String recommendationId;
+        /** What was done, for people: {@code resnet-serve -> aws|us-east-1|g4dn.xlarge|on-demand}. */
+        final String what;
+        final double claimedMonthlyUsd;
+        final Instant at;
+        private double realizedUsd;
+        private Instant replacedAt;
+
+        private Decision(RecommendationKind kind, String recommendationId, String what, double claimedMonthlyUsd,
+                Instant at) {
+            this.kind = kind;
+            this.recommendationId = recommendationId;
+            this.what = what;
+            this.claimedMonthlyUsd = claimedMonthlyUsd;
+            this.at = at;
+        }
+
+        void saved(double usd) {
+            realizedUsd += usd;
+        }
+
+        double realizedUsd() {
+            return realizedUsd;
+        }
+
+        /** A later decision took its place: it saves nothing more, and its claim stops. */
+        void replaced(Instant when) {
+            replacedAt = when;
+        }
+    }
+
+    /** One kind's account. */
+    record Row(RecommendationKind kind, int made, int followed, double claimedMonthlyUsd, double claimedOverRunUsd,
+            double realizedUsd) {
+
+        /** Realized over claimed for the same hours; NaN when nothing was claimed. */
+        double ratio() {
+            return claimedOverRunUsd == 0 ? Double.NaN : realizedUsd / claimedOverRunUsd;
+        }
+    }
+
+    private final Instant end;
+    private final Map<RecommendationKind, Integer> made = new EnumMap<>(RecommendationKind.class);
+    private final List<Decision> decisions = new ArrayList<>();
+
+    Ledger(Instant end) {
+        this.end = end;
+    }
+
+    void made(RecommendationKind kind) {
+        made.merge(kind, 1, Integer::sum);
+    }
+
+    Decision follow(RecommendationKind kind, String recommendationId, String what, double claimedMonthlyUsd,
+            Instant at) {
+        Decision decision = new Decision(kind, recommendationId, what, claimedMonthlyUsd, at);
+        decisions.add(decision);
+        return decision;
+    }
+
+    List<Decision> decisions() {
+        return List.copyOf(decisions);
+    }
+
+    /** The decision's monthly claim for the hours from the decision to the end of the run. */
+    double claimedOverRun(Decision decision) {
+        Instant until = decision.replacedAt == null ? end : decision.replacedAt;
+        double hours = Math.max(0, Duration.between(decision.at, until).toSeconds() / 3600.0);
+        return decision.claimedMonthlyUsd * hours / Recommendation.HOURS_PER_MONTH;
+    }
+
+    /** Every kind that was recommended or followed, in the kinds' order. */
+    List<Row> rows() {
+        List<Row> rows = new ArrayList<>();
+        for (RecommendationKind kind : RecommendationKind.values()) {
+            int followed = 0;
+            double claimed = 0;
+            double claimedOverRun = 0;
+            double realized = 0;
+            for (Decision decision : decisions) {
+                if (decision.kind == kind) {
+                    followed++;
+                    claimed += decision.claimedMonthlyUsd;
+                    claimedOverRun += claimedOverRun(decision);
+                    realized += decision.realizedUsd;
+                }
+            }
+            int recommended = made.getOrDefault(kind, 0);
+            if (recommended > 0 || followed > 0) {
+                rows.add(new Row(kind, recommended, followed, claimed, claimedOverRun, realized));
+            }
+        }
+        return rows;
+    }
+}

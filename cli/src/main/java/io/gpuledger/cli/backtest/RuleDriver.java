@@ -1,0 +1,118 @@
+package io.gpuledger.cli.backtest;
+
+import io.gpuledger.alerts.recommend.GpuCatalog;
+import io.gpuledger.alerts.recommend.RecommendationBook;
+import io.gpuledger.alerts.recommend.RecommendationDesk;
+import io.gpuledger.alerts.recommend.RecommendationRules;
+import io.gpuledger.model.CloudEvent;
+import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.JobEconomics;
+import io.gpuledger.model.JobProgress;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.Topics;
+import io.gpuledger.model.UsageRollup;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * The alert service's recommendation rules in this JVM, wired as the service wires them (every rule
+ * through {@link RecommendationRules} with its documented defaults), on a simulated clock, publishing to a producer that keeps what it was sent
+ * instead of a broker. The only place the backtest touches the rules' API.
+ */
+final class RuleDriver {
+
+    /** The alert service's defaults (application.properties). */
+    private static final Duration TTL = Duration.ofMinutes(10);
+    private static final Duration DISMISS_FOR = Duration.ofDays(7);
+
+    private final SimulatedClock clock;
+    private final MockProducer<String, CloudEvent<Recommendation>> published;
+    private final RecommendationDesk desk;
+    private final RecommendationRules rules;
+
+    RuleDriver(Instant start) {
+        clock = new SimulatedClock(start);
+        published = new MockProducer<>(true, null, new StringSerializer(),
+                Topics.RECOMMENDATIONS.valueSerde().serializer());
+        desk = new RecommendationDesk(new RecommendationBook(DISMISS_FOR), published, new SimpleMeterRegistry(), clock,
+                "USD");
+        rules = new RecommendationRules(desk, GpuCatalog.defaults(), RecommendationRules.Settings.defaults(TTL));
+    }
+
+    void price(PriceQuote quote) {
+        rules.onPrice(quote);
+    }
+
+    void window(GpuUsage window, Instant now) {
+        clock.now = now;
+        rules.onWindow(window, now);
+    }
+
+    void rollup(UsageRollup rollup, Instant now) {
+        clock.now = now;
+        rules.onRollup(rollup, now);
+    }
+
+    void progress(JobProgress progress, Instant now) {
+        clock.now = now;
+        rules.onProgress(progress, now);
+    }
+
+    void economics(JobEconomics economics, Instant now) {
+        clock.now = now;
+        rules.onEconomics(economics, now);
+    }
+
+    void sweep(Instant now) {
+        clock.now = now;
+        rules.sweep(now);
+    }
+
+    /** What the desk published since the last call, oldest first. */
+    List<Recommendation> news() {
+        List<Recommendation> news = published.history().stream().map(ProducerRecord::value).map(CloudEvent::data)
+                .toList();
+        published.clear();
+        return news;
+    }
+
+    /** The automation took the recommendation on, as a hook does through the REST API. */
+    void acknowledge(String id, Instant now) {
+        clock.now = now;
+        desk.acknowledge(id);
+        published.clear();
+    }
+
+    /** A clock the backtest moves. */
+    private static final class SimulatedClock extends Clock {
+        private Instant now;
+
+        SimulatedClock(Instant now) {
+            this.now = now;
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    }
+}

@@ -1,0 +1,142 @@
+package io.gpuledger.cli.backtest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Offer;
+import io.gpuledger.model.RecommendationKind;
+import io.gpuledger.model.WorkloadClass;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The backtest's own repricing, on a small fleet over three days, with decisions taken at set times
+ * by a scripted hook (whatever the rules say) and one spot interruption at a set minute: what each
+ * decision saved, worked out by hand.
+ */
+class BacktestTest {
+
+    private static final Instant MONDAY = Instant.parse("2026-03-02T00:00:00Z");
+    /** The hook acts after the minute that ends at 06:00 is read, 5 s after it closed. */
+    private static final Instant SIX = MONDAY.plus(Duration.ofHours(6)).plusSeconds(5);
+    private static final Offer P4D_EAST_1 = onDemand("us-east-1", "p4d.24xlarge");
+    private static final Offer P4D_EAST_2 = onDemand("us-east-2", "p4d.24xlarge");
+
+    @Test
+    void shouldRepriceEachFollowedDecisionOnItsOwn() {
+        // Given three days of: one p4d training all the time; a V100 serving 9M images an hour; 16 A100s
+        // of two p4d that checkpoint every hour; a notebook on g5.xlarge used from 09:00 to 10:00 daily
+        FleetJob steady = FleetJob.named("steady", "a").on(P4D_EAST_1, "A100-40GB", 8)
+                .work("llama", WorkloadClass.TRAINING, "tokens", 1_250_000).build();
+        FleetJob serve = FleetJob.named("serve", "b").on(onDemand("us-east-1", "p3.2xlarge"), "V100-16GB", 1)
+                .work("resnet", WorkloadClass.INFERENCE, "images", 9_000_000).build();
+        FleetJob sync = FleetJob.named("sync", "a").on(P4D_EAST_2, "A100-40GB", 16)
+                .work("gpt", WorkloadClass.TRAINING, "tokens", 2_000_000).checkpointsEvery(3600).build();
+        Notebook notebook = new Notebook("nb", "c", onDemand("us-east-1", "g5.xlarge"), "A10G-24GB", 9 * 60, 60);
+        // the one interruption: the minute from 00:30 on Tuesday
+        Instant interruption = MONDAY.plus(Duration.ofHours(24 + 0)).plus(Duration.ofMinutes(30));
+        Backtest backtest = new Backtest(List.of(steady, serve, sync), List.of(notebook), OfferPrices.seed(),
+                TrueSpeed.seed(), 7, (minute, instances, random) -> minute.equals(interruption), MONDAY, 3);
+
+        // When a hook switches the V100 job to a T4, moves the synchronous job to spot and reserves one
+        // p4d at 06:00 on Monday, and releases the notebook's GPU at 12:00 on Monday and on Tuesday
+        Ledger ledger = backtest.run((run, news, now) -> {
+            if (now.equals(SIX)) {
+                run.move("serve", onDemand("us-east-1", "g4dn.xlarge"), RecommendationKind.SWITCH_INSTANCE_TYPE,
+                        "switch", 2000, now);
+                run.move("sync", new Offer("aws", "us-east-2", "p4d.24xlarge", Lifecycle.SPOT),
+                        RecommendationKind.MOVE_TO_SPOT, "spot", 16000, now);
+                run.reserve(P4D_EAST_1, 1, "reserve", 8258, now);
+            }
+            if (now.equals(MONDAY.plus(Duration.ofHours(12)).plusSeconds(5))
+                    || now.equals(MONDAY.plus(Duration.ofHours(36)).plusSeconds(5))) {
+                run.reclaim(notebook.gpuUuid(), "reclaim", 724.32, now);
+            }
+        });
+
+        // Then each decision saved, from 06:00 Monday to the end of Wednesday (66 hours):
+        Map<RecommendationKind, Ledger.Row> rows = ledger.rows().stream().filter(row -> row.followed() > 0)
+                .collect(Collectors.toMap(Ledger.Row::kind, row -> row));
+        // the switch: 9M images an hour at 3.06 / 9M per image before and 0.526 / (9M x 1.3) after,
+        // 66 x (3.06 - 0.526 / 1.3) = 66 x 2.655385 = 175.2554
+        assertThat(rows.get(RecommendationKind.SWITCH_INSTANCE_TYPE).realizedUsd()).isCloseTo(175.2554, within(1e-3));
+        // the reservation: 66 closed hours of one p4d in use, 66 x (32.77 - 21.3005) = 756.987
+        assertThat(rows.get(RecommendationKind.RESERVE_CAPACITY).realizedUsd()).isCloseTo(756.987, within(1e-3));
+        // spot: the interruption at 00:30, 18.5 h after the move with hourly checkpoints, throws away
+        // 0.5 h of work and restarts for 10 minutes; of 3960 minutes 3950 worked. On 2 instances:
+        // 2 x (32.77 x 3950 / 60 - 9.831 x 3960 / 60 - 32.77 x 0.5) = 2 x (2157.358 - 648.846 - 16.385)
+        // = 2984.255
+        assertThat(rows.get(RecommendationKind.MOVE_TO_SPOT).realizedUsd()).isCloseTo(2984.255, within(1e-3));
+        assertThat(backtest.interruptions()).isEqualTo(1);
+        // each release: from 12:00 to the next 09:00, 21 h x 1.006 = 21.126; two of them 42.252
+        assertThat(rows.get(RecommendationKind.RECLAIM_IDLE).realizedUsd()).isCloseTo(42.252, within(1e-3));
+        assertThat(rows.get(RecommendationKind.RECLAIM_IDLE).followed()).isEqualTo(2);
+
+        // And each claim counts for the hours from its decision to the end: 2000 x (66 h - 5 s) / 720
+        assertThat(rows.get(RecommendationKind.SWITCH_INSTANCE_TYPE).claimedOverRunUsd())
+                .isCloseTo(2000 * (66 - 5 / 3600.0) / 720, within(1e-9));
+        // 724.32 x (60 h - 5 s) / 720 + 724.32 x (36 h - 5 s) / 720 = 60.36 + 36.216 less 2 x 5 s
+        assertThat(rows.get(RecommendationKind.RECLAIM_IDLE).claimedOverRunUsd())
+                .isCloseTo(724.32 * (96 - 10 / 3600.0) / 720, within(1e-9));
+        assertThat(rows.get(RecommendationKind.RESERVE_CAPACITY).ratio())
+                .isCloseTo(756.987 / (8258 * (66 - 5 / 3600.0) / 720), within(1e-6));
+    }
+
+    @Test
+    void shouldNotBuyAReservationTwice() {
+        // Given a backtest of a day
+        FleetJob steady = FleetJob.named("steady", "a").on(P4D_EAST_1, "A100-40GB", 16)
+                .work("llama", WorkloadClass.TRAINING, "tokens", 1_250_000).build();
+        Backtest backtest = new Backtest(List.of(steady), List.of(), OfferPrices.seed(), TrueSpeed.seed(), 7,
+                (minute, instances, random) -> false, MONDAY, 1);
+
+        // When the hook is told to reserve 1, then 1 again, then 2 instances of the pool
+        Ledger ledger = backtest.run((run, news, now) -> {
+            if (now.equals(SIX)) {
+                assertThat(run.reserve(P4D_EAST_1, 1, "r", 100, now)).isTrue();
+                assertThat(run.reserve(P4D_EAST_1, 1, "r", 100, now)).isFalse();
+                assertThat(run.reserve(P4D_EAST_1, 2, "r", 300, now)).isTrue();
+            }
+        });
+
+        // Then two decisions: the first instance, claiming 100, and the second, claiming its half of
+        // 300; each saves 18 h x (32.77 - 21.3005) = 206.451
+        List<Ledger.Decision> decisions = ledger.decisions();
+        assertThat(decisions).hasSize(2);
+        assertThat(decisions.get(0).claimedMonthlyUsd).isEqualTo(100);
+        assertThat(decisions.get(1).claimedMonthlyUsd).isEqualTo(150);
+        assertThat(decisions.get(0).realizedUsd()).isCloseTo(206.451, within(1e-6));
+        assertThat(decisions.get(1).realizedUsd()).isCloseTo(206.451, within(1e-6));
+    }
+
+    @Test
+    void shouldEndWithALineForScripts() {
+        // Given a ledger where reclaiming realized half its claim and reserving lost money
+        List<Ledger.Row> rows = List.of(
+                new Ledger.Row(RecommendationKind.RECLAIM_IDLE, 4, 2, 1000, 100, 50),
+                new Ledger.Row(RecommendationKind.RESERVE_CAPACITY, 1, 1, 8000, 800, -720),
+                new Ledger.Row(RecommendationKind.REDUCE_COMMUNICATION, 3, 0, 0, 0, 0));
+
+        // When it is printed
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        BacktestReport.print(rows, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        List<String> lines = bytes.toString(StandardCharsets.UTF_8).lines().toList();
+
+        // Then the last line counts 8 recommendations, ratios -0.90 (reserve) to 0.50 (reclaim) over
+        // the kinds followed, and one kind that lost money
+        assertThat(lines.get(lines.size() - 1)).isEqualTo("backtest: 8 recommendations, realized/claimed -0.90..0.50"
+                + " by kind, 1 kinds with a negative realized saving");
+    }
+
+    private static Offer onDemand(String region, String type) {
+        return new Offer("aws", region, type, Lifecycle.ON_DEMAND);
+    }
+}
