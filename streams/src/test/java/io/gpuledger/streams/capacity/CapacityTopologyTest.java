@@ -115,6 +115,29 @@ class CapacityTopologyTest {
     }
 
     @Test
+    void shouldEnrichTheAgentsWordThatItsInstanceIsStoppingLikeAnyNotice() {
+        // Given two GPUs of one job on i-0abc
+        report(window(0, "i-0abc", "train-llm", T0));
+        report(window(1, "i-0abc", "train-llm", T0));
+
+        // When its agent says, as its host shuts down, that the instance is stopping: no deadline
+        Instant at = T0.plusSeconds(90);
+        CapacityEvent stopping = new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
+                CapacityEvent.idOf("aws", "i-0abc", CapacityEventKind.INSTANCE_STOPPING, at.toString()), "aws",
+                "us-east-1", "i-0abc", "p4d.24xlarge", "node-i-0abc", Lifecycle.SPOT,
+                CapacityEventKind.INSTANCE_STOPPING, "shutdown", at, null, "agent", null);
+        send(stopping);
+
+        // Then it is enriched with the job and its two GPUs at 1.50 USD/h each
+        List<EnrichedCapacityEvent> out = enriched.readValuesToList();
+        assertThat(out).singleElement().satisfies(event -> {
+            assertThat(event.event()).isEqualTo(stopping);
+            assertThat(event.jobs()).containsExactly(new PlacedJob("train-llm", 2, 3.0));
+        });
+        assertThat(refusedNotices.readRecordsToList()).isEmpty();
+    }
+
+    @Test
     void shouldEnrichANoticeOfANodeWhoseClockRunsMinutesAheadAndRefuseOneOfAnotherDay() {
         // Given the engine's wall clock at CLOCK
         // When a node whose clock runs 3 minutes fast sends a notice (its deadline 5 minutes ahead),
