@@ -115,6 +115,8 @@ class CostEngineOptionsTest {
         // At most 10 minutes: a record dated further ahead would be refused by the brokers
         assertThat(CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092", "--max-ahead", "600"},
                 Map.of()).maxAhead()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(CostEngineOptions.USAGE).contains("--max-ahead SECONDS")
+                .contains("(or GPULEDGER_MAX_AHEAD_SECONDS; default 30, at most 600)");
         for (String wrong : new String[] {"0", "601", "-30", "30s"}) {
             assertThatThrownBy(() -> CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092",
                     "--max-ahead", wrong}, Map.of()))
