@@ -4,9 +4,10 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Instant;
 
 /**
- * A cloud's notice that capacity is going away, normalised over AWS, GCP and Azure. Keyed on
- * {@link Topics#CAPACITY_EVENTS} by {@code instanceId}. The {@code eventId} is the same for every
- * sighting of one notice (the agent polls, the notice stays up), so it is published once.
+ * A cloud's notice that capacity is going away, normalised over AWS, GCP and Azure, or the node
+ * agent's own word that its instance is shutting down ({@link CapacityEventKind#INSTANCE_STOPPING}).
+ * Keyed on {@link Topics#CAPACITY_EVENTS} by {@code instanceId}. The {@code eventId} is the same for
+ * every sighting of one notice (the agent polls, the notice stays up), so it is published once.
  *
  * @param action   what the cloud will do, in its words ({@code terminate}, {@code stop}, {@code Preempt}, …)
  * @param deadline when it happens; null when the cloud gives no time (rebalance, GCP preemption under way)

@@ -66,7 +66,10 @@ public final class Topics {
     public static final Topic<String, JobProgress> JOB_PROGRESS = new Topic<>(
             "gpu.job-progress.v1", Serdes.String(), new JsonSerde<>(JobProgress.class), Map.of());
 
-    /** Spot interruptions, preemptions and maintenance notices, once per notice; key: instance id. */
+    /**
+     * Spot interruptions, preemptions and maintenance notices, and instances their agents say are
+     * shutting down, once per notice; key: instance id.
+     */
     public static final Topic<String, CapacityEvent> CAPACITY_EVENTS = new Topic<>(
             "gpu.capacity-events.v1", Serdes.String(), new JsonSerde<>(CapacityEvent.class), Map.of());
 

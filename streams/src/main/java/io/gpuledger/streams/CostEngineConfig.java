@@ -31,6 +31,8 @@ import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
  * @param rates          exchange rates into the reporting currency of every published amount
  * @param priceMaxAge    how long after its last confirmation a price is taken as current; time
  *                       charged at an older one is counted as stale-priced
+ * @param maxAhead       how far ahead of the engine's wall clock a sample or work report may be
+ *                       stamped before it is refused as from the future (its node's clock runs ahead)
  */
 public record CostEngineConfig(
         String bootstrapServers,
@@ -40,7 +42,8 @@ public record CostEngineConfig(
         Duration commitInterval,
         Duration grace,
         CurrencyRates rates,
-        Duration priceMaxAge) {
+        Duration priceMaxAge,
+        Duration maxAhead) {
 
     public static final String DEFAULT_APPLICATION_ID = "gpu-ledger-cost-engine";
 
@@ -51,6 +54,8 @@ public record CostEngineConfig(
     public static final Duration DEFAULT_GRACE = Duration.ofMinutes(2);
     /** How long after its feed last confirmed it a price is taken as current, unless told otherwise. */
     public static final Duration DEFAULT_PRICE_MAX_AGE = PriceQuote.DEFAULT_MAX_AGE;
+    /** How far ahead of the wall clock a sample or work report may be stamped, unless told otherwise. */
+    public static final Duration DEFAULT_MAX_AHEAD = CostSettings.DEFAULT_MAX_AHEAD;
 
     /** Kafka Streams' own transaction timeout under exactly-once: the least the engine's are given. */
     static final Duration MIN_TRANSACTION_TIMEOUT = Duration.ofSeconds(10);
@@ -58,37 +63,43 @@ public record CostEngineConfig(
     public static CostEngineConfig defaults(String bootstrapServers, Path stateDir) {
         return new CostEngineConfig(bootstrapServers, DEFAULT_APPLICATION_ID, stateDir, 1,
                 DEFAULT_COMMIT_INTERVAL, DEFAULT_GRACE, CurrencyRates.shipped(DEFAULT_REPORTING_CURRENCY),
-                DEFAULT_PRICE_MAX_AGE);
+                DEFAULT_PRICE_MAX_AGE, DEFAULT_MAX_AHEAD);
     }
 
     public CostEngineConfig withApplicationId(String id) {
         return new CostEngineConfig(bootstrapServers, id, stateDir, streamThreads, commitInterval, grace, rates,
-                priceMaxAge);
+                priceMaxAge, maxAhead);
     }
 
     public CostEngineConfig withCommitInterval(Duration interval) {
         return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads, interval, grace, rates,
-                priceMaxAge);
+                priceMaxAge, maxAhead);
     }
 
     public CostEngineConfig withGrace(Duration newGrace) {
         return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads, commitInterval, newGrace,
-                rates, priceMaxAge);
+                rates, priceMaxAge, maxAhead);
     }
 
     public CostEngineConfig withRates(CurrencyRates newRates) {
         return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads, commitInterval, grace,
-                newRates, priceMaxAge);
+                newRates, priceMaxAge, maxAhead);
     }
 
     public CostEngineConfig withPriceMaxAge(Duration maxAge) {
         return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads, commitInterval, grace,
-                rates, maxAge);
+                rates, maxAge, maxAhead);
+    }
+
+    public CostEngineConfig withMaxAhead(Duration allowance) {
+        return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads, commitInterval, grace,
+                rates, priceMaxAge, allowance);
     }
 
     /** What the cost topology is built with. */
     public CostSettings costSettings() {
-        return CostSettings.of(grace, rates).withPriceMaxAge(priceMaxAge).committingEvery(commitInterval);
+        return CostSettings.of(grace, rates).withPriceMaxAge(priceMaxAge).withMaxAhead(maxAhead)
+                .committingEvery(commitInterval);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.gpuledger.streams;
 
+import io.gpuledger.streams.deadletter.ParseOrReject;
 import io.gpuledger.streams.price.CurrencyRates;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,7 +20,7 @@ import java.util.Optional;
  */
 public record CostEngineOptions(String bootstrapServers, String applicationId, Path stateDir,
         Optional<String> instanceId, int streamThreads, Duration commitInterval, Duration grace, Duration priceMaxAge,
-        Optional<Path> ratesFile, boolean help) {
+        Duration maxAhead, Optional<Path> ratesFile, boolean help) {
 
     /** The longest grace period accepted: every open window, and the roll-ups' retention, grow with it. */
     static final Duration MAX_GRACE = Duration.ofHours(1);
@@ -57,12 +58,17 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                                     price it is taken as current; samples later than that
                                     are still charged at it, and counted as stale-priced
                                     (or GPULEDGER_PRICE_MAX_AGE_SECONDS; default 1800)
+              --max-ahead SECONDS   how far ahead of this engine's clock a sample or work
+                                    report may be stamped; later ones are refused as from
+                                    the future (their node's clock runs ahead)
+                                    (or GPULEDGER_MAX_AHEAD_SECONDS; default %d, at most %d)
               --rates-file FILE     dated exchange rates, rows VALID_FROM,CURRENCY,USD_PER_UNIT:
                                     each price is converted at the rates in force at its
                                     sample's time (or GPULEDGER_RATES_FILE; default: the
                                     shipped table)
               --help                show this text
-            """.formatted(CostEngineConfig.DEFAULT_COMMIT_INTERVAL.toSeconds(), MAX_COMMIT_INTERVAL.toSeconds());
+            """.formatted(CostEngineConfig.DEFAULT_COMMIT_INTERVAL.toSeconds(), MAX_COMMIT_INTERVAL.toSeconds(),
+                    CostEngineConfig.DEFAULT_MAX_AHEAD.toSeconds(), ParseOrReject.MAX_AHEAD.toSeconds());
 
     static final Path DEFAULT_STATE_DIR = Path.of(".gpu-ledger", "cost-engine-state");
     static final Duration DEFAULT_GRACE = CostEngineConfig.DEFAULT_GRACE;
@@ -77,13 +83,14 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
         String commitInterval = env.get("GPULEDGER_COMMIT_INTERVAL_SECONDS");
         String grace = env.get("GPULEDGER_GRACE_SECONDS");
         String priceMaxAge = env.get("GPULEDGER_PRICE_MAX_AGE_SECONDS");
+        String maxAhead = env.get("GPULEDGER_MAX_AHEAD_SECONDS");
         String ratesFile = env.get("GPULEDGER_RATES_FILE");
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (option.equals("--help") || option.equals("-h")) {
                 return new CostEngineOptions(bootstrap, applicationId, DEFAULT_STATE_DIR, Optional.empty(), 1,
                         CostEngineConfig.DEFAULT_COMMIT_INTERVAL, DEFAULT_GRACE, DEFAULT_PRICE_MAX_AGE,
-                        Optional.empty(), true);
+                        CostEngineConfig.DEFAULT_MAX_AHEAD, Optional.empty(), true);
             }
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException(option.startsWith("--") ? option + " needs a value"
@@ -99,6 +106,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                 case "--commit-interval" -> commitInterval = value;
                 case "--grace" -> grace = value;
                 case "--price-max-age" -> priceMaxAge = value;
+                case "--max-ahead" -> maxAhead = value;
                 case "--rates-file" -> ratesFile = value;
                 default -> throw new IllegalArgumentException("unknown option '" + option + "'");
             }
@@ -118,6 +126,8 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                         : seconds("--commit-interval", commitInterval, 1, MAX_COMMIT_INTERVAL),
                 blank(grace) ? DEFAULT_GRACE : seconds("--grace", grace, 0, MAX_GRACE),
                 blank(priceMaxAge) ? DEFAULT_PRICE_MAX_AGE : Duration.ofSeconds(positive("--price-max-age", priceMaxAge)),
+                blank(maxAhead) ? CostEngineConfig.DEFAULT_MAX_AHEAD
+                        : seconds("--max-ahead", maxAhead, 1, ParseOrReject.MAX_AHEAD),
                 blank(ratesFile) ? Optional.empty() : Optional.of(Path.of(ratesFile)), false);
     }
 
@@ -153,7 +163,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
         CurrencyRates rates = ratesFile.map(file -> CurrencyRates.load(file, defaults.rates().reporting()))
                 .orElse(defaults.rates());
         return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads,
-                commitInterval, grace, rates, priceMaxAge);
+                commitInterval, grace, rates, priceMaxAge, maxAhead);
     }
 
     private static boolean blank(String value) {

@@ -102,6 +102,29 @@ class CostEngineOptionsTest {
     }
 
     @Test
+    void shouldRefuseRecordsFromTheFutureBeyondTheAllowanceItIsGivenAndHalfAMinuteByDefault() {
+        CostEngineOptions told = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092",
+                "--max-ahead", "90"}, Map.of("GPULEDGER_MAX_AHEAD_SECONDS", "5"));
+        CostEngineOptions fromEnvironment = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092"},
+                Map.of("GPULEDGER_MAX_AHEAD_SECONDS", "5"));
+        CostEngineOptions untold = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092"}, Map.of());
+
+        assertThat(told.config().costSettings().maxAhead()).isEqualTo(Duration.ofSeconds(90));
+        assertThat(fromEnvironment.config().costSettings().maxAhead()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(untold.config().costSettings().maxAhead()).isEqualTo(Duration.ofSeconds(30));
+        // At most 10 minutes: a record dated further ahead would be refused by the brokers
+        assertThat(CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092", "--max-ahead", "600"},
+                Map.of()).maxAhead()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(CostEngineOptions.USAGE).contains("--max-ahead SECONDS")
+                .contains("(or GPULEDGER_MAX_AHEAD_SECONDS; default 30, at most 600)");
+        for (String wrong : new String[] {"0", "601", "-30", "30s"}) {
+            assertThatThrownBy(() -> CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092",
+                    "--max-ahead", wrong}, Map.of()))
+                    .as(wrong).hasMessageContaining("--max-ahead takes whole seconds from 1 to 600");
+        }
+    }
+
+    @Test
     void shouldCommitAtTheIntervalItIsGivenWithTransactionsGivenThreeOfThem() {
         // Given an engine told to commit every 30 s, one told so by its environment, and one told nothing
         CostEngineOptions told = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092",

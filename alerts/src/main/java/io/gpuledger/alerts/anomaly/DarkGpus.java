@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * GPUs gone dark: their agent silent for longer than the cost engine's maximum gap, after which the
  * engine takes a GPU to have stopped and its time stops counting, even as unmonitored. Unless a
- * capacity notice said the instance goes away, it may well be running, and billed, with nobody
+ * capacity notice (or the instance's own agent, as it shut down) said the instance goes away, it
+ * may well be running, and billed, with nobody
  * watching: each such GPU is counted per pool ({@code gpuledger_gpus_dark}) and raised once as a
  * {@link AnomalyKind#GPU_DARK} anomaly, until it reports again or a notice for its instance comes.
  *
@@ -40,9 +41,9 @@ public final class DarkGpus {
     public static final Duration HORIZON = Duration.ofMinutes(15);
     /** How long a dark GPU is followed before it is let go (its anomaly stays published). */
     public static final Duration FORGET_AFTER = Duration.ofDays(7);
-    /** Notices after which an instance is gone: its silence is explained. */
+    /** Notices after which an instance is gone, taken back by its cloud or shut down: its silence is explained. */
     static final Set<CapacityEventKind> STOPS = EnumSet.of(CapacityEventKind.SPOT_INTERRUPTION,
-            CapacityEventKind.PREEMPTION, CapacityEventKind.TERMINATION);
+            CapacityEventKind.PREEMPTION, CapacityEventKind.TERMINATION, CapacityEventKind.INSTANCE_STOPPING);
     static final String DIMENSION = "gpu";
     static final String MEASURE = "spend per hour nobody observes";
     private static final long MINUTE_MILLIS = 60_000;

@@ -56,8 +56,9 @@ public final class EvacuateRule {
 
     /**
      * Whether a notice means the instance's capacity is lost to its jobs: spot interruption,
-     * preemption and deletion. A rebalance recommendation is a risk, not a loss, and maintenance
-     * gives the instance back.
+     * preemption and deletion. A rebalance recommendation is a risk, not a loss, maintenance
+     * gives the instance back, and an instance its agent says is stopping is being shut down on
+     * purpose, its jobs with it.
      */
     public static boolean isLossOfCapacity(CapacityEventKind kind) {
         return kind == CapacityEventKind.SPOT_INTERRUPTION || kind == CapacityEventKind.PREEMPTION

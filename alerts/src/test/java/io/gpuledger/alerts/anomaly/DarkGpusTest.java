@@ -106,6 +106,45 @@ class DarkGpusTest {
         assertThat(found).extracting(CostAnomaly::subject).containsExactly("GPU-1");
     }
 
+    @Test
+    void shouldTakeTheGpusOfAnInstanceItsAgentSaysIsStoppingAsNoLongerDark() {
+        // Given GPU-1 dark: silent since minute 1 while GPU-2 reports to minute 20
+        minutes(NODE_1, "GPU-1", 0, 1);
+        minutes(NODE_2, "GPU-2", 0, 20);
+        assertThat(dark.dark()).isEqualTo(1);
+
+        // When i-1's agent says, late, that the instance is stopping
+        dark.onNotice(stopping(NODE_1, T0.plusSeconds(60L * 20)));
+        minutes(NODE_2, "GPU-2", 20, 25);
+
+        // Then GPU-1 is no longer dark, and nothing more is raised
+        assertThat(dark.dark()).isZero();
+        assertThat(scrape()).contains(DARK + " 0.0");
+        assertThat(found).hasSize(1);
+    }
+
+    @Test
+    void shouldNeverTakeTheGpusOfAnInstanceThatSaidItStoppedAsDark() {
+        // Given GPU-1 reporting for 5 minutes, its agent saying at minute 5 that i-1 is stopping
+        minutes(NODE_1, "GPU-1", 0, 5);
+        dark.onNotice(stopping(NODE_1, T0.plusSeconds(60L * 5)));
+
+        // When GPU-2 goes on reporting for an hour
+        minutes(NODE_2, "GPU-2", 0, 60);
+
+        // Then GPU-1's silence is explained: not dark, nothing raised
+        assertThat(dark.dark()).isZero();
+        assertThat(found).isEmpty();
+    }
+
+    /** What the agent of {@code node} publishes when the host's shutdown asks it to. */
+    private static CapacityEvent stopping(Placement node, Instant noticedAt) {
+        return new CapacityEvent(1, CapacityEvent.idOf(node.provider(), node.instanceId(),
+                CapacityEventKind.INSTANCE_STOPPING, noticedAt.toString()), node.provider(), node.region(),
+                node.instanceId(), node.instanceType(), node.host(), node.lifecycle(),
+                CapacityEventKind.INSTANCE_STOPPING, "shutdown", noticedAt, null, "agent", null);
+    }
+
     private static CapacityEvent notice(Instant noticedAt) {
         return new CapacityEvent(1, "aws:i-1:SPOT_INTERRUPTION", "aws", "us-east-1", "i-1", "g5.xlarge", "node-1",
                 Lifecycle.SPOT, CapacityEventKind.SPOT_INTERRUPTION, "terminate", noticedAt,

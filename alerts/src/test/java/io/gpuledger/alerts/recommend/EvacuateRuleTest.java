@@ -38,7 +38,8 @@ class EvacuateRuleTest {
             "PREEMPTION,               true",
             "TERMINATION,              true",
             "REBALANCE_RECOMMENDATION, false",
-            "MAINTENANCE,              false"})
+            "MAINTENANCE,              false",
+            "INSTANCE_STOPPING,        false"})
     void shouldEvacuateOnlyWhenTheCapacityIsLost(CapacityEventKind kind, boolean evacuates) {
         // Given a notice of this kind for a spot g4dn.xlarge running one job
         EnrichedCapacityEvent notice = placed(event(kind, "g4dn.xlarge", Lifecycle.SPOT, DEADLINE), "job-a");

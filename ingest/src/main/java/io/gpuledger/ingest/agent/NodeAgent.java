@@ -9,6 +9,7 @@ import io.gpuledger.ingest.agent.collect.NvidiaSmiCollector;
 import io.gpuledger.ingest.agent.progress.AgentHttp;
 import io.gpuledger.ingest.agent.progress.ProgressReports;
 import io.gpuledger.model.CapacityEvent;
+import io.gpuledger.model.CapacityEventKind;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Json;
@@ -40,7 +41,8 @@ import java.util.function.Consumer;
 /**
  * The node agent: every interval it reads all enabled collectors, merges their readings per GPU
  * and publishes one {@link TelemetrySample} per GPU; it polls the cloud for capacity notices and
- * publishes each notice once; it takes jobs' work reports over HTTP.
+ * publishes each notice once; it takes jobs' work reports over HTTP, and the host's word that the
+ * instance is shutting down, which it publishes as a notice of its own.
  *
  * <p>dcgm-exporter's readings are preferred and nvidia-smi fills what they lack. A GPU with no
  * activity reading at all (neither SM nor graphics engine activity nor utilisation) is sampled
@@ -69,6 +71,8 @@ public final class NodeAgent implements AutoCloseable {
     private ScheduledExecutorService scheduler;
     private AgentHttp http;
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    /** What this run said when the host's shutdown asked it to say that the instance stops; null before. */
+    private CapacityEvent stopping;
 
     NodeAgent(AgentConfig config, Identity.Resolved identity, List<Collector> collectors, RecordSink sink,
             Clock clock, Consumer<String> problems) {
@@ -266,13 +270,48 @@ public final class NodeAgent implements AutoCloseable {
         }
         if (config.flag("progress.enabled")) {
             http = new AgentHttp(config.text("progress.host"), config.port("progress.port"), reports,
-                    this::publishProgress, counters.progressRejected::incrementAndGet, this::health, this::metricsText);
+                    this::publishProgress, counters.progressRejected::incrementAndGet, this::stoppingAnswer,
+                    this::health, this::metricsText);
         }
     }
 
     /** Port of the HTTP endpoint, once started. */
     public int httpPort() {
         return http == null ? -1 : http.port();
+    }
+
+    /**
+     * Publishes, once a run, that the instance is shutting down: its GPUs then fall silent because
+     * it stops, not because nobody watches them. Only the host's shutdown may ask for this, never
+     * the agent's own stop (a restart says nothing of the instance). Returns what was said.
+     */
+    public CapacityEvent sayStopping() {
+        synchronized (noticesSeen) {
+            if (stopping == null) {
+                Instant now = clock.instant();
+                stopping = new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
+                        CapacityEvent.idOf(placement.provider(), placement.instanceId(),
+                                CapacityEventKind.INSTANCE_STOPPING, now.toString()),
+                        placement.provider(), placement.region(), placement.instanceId(), placement.instanceType(),
+                        placement.host(), placement.lifecycle(), CapacityEventKind.INSTANCE_STOPPING, "shutdown", now,
+                        null, "agent", null);
+                counters.capacityEvents.incrementAndGet();
+                sink.publish(Topics.CAPACITY_EVENTS.name(), stopping.instanceId(), Json.write(stopping),
+                        now.toEpochMilli());
+                problems.accept("agent: said that instance " + placement.instanceId() + " is stopping");
+            }
+            return stopping;
+        }
+    }
+
+    private Map<String, Object> stoppingAnswer() {
+        CapacityEvent said = sayStopping();
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("instanceId", said.instanceId());
+        answer.put("kind", said.kind().name());
+        answer.put("eventId", said.eventId());
+        answer.put("noticedAt", said.noticedAt().toString());
+        return answer;
     }
 
     private void publishProgress(JobProgress progress) {

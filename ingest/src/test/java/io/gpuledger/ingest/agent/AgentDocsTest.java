@@ -2,6 +2,7 @@ package io.gpuledger.ingest.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuledger.ingest.agent.progress.AgentHttp;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,5 +19,17 @@ class AgentDocsTest {
             assertThat(docs).as("docs/agent.md row of " + key)
                     .contains("| `" + key + "` | `" + AgentConfig.envName(key) + "` |");
         }
+    }
+
+    @Test
+    void shouldShipAShutdownUnitThatCallsTheAgentWhereItListensByDefault() throws IOException {
+        String docs = Files.readString(Path.of("..", "docs", "agent.md"));
+        String unit = Files.readString(Path.of("..", "deploy", "agent", "gpu-ledger-instance-stopping.service"));
+        String url = "http://" + AgentConfig.KEYS.get("progress.host")[0] + ":"
+                + AgentConfig.KEYS.get("progress.port")[0] + AgentHttp.STOPPING_PATH;
+
+        assertThat(unit).contains("ExecStop=/usr/bin/curl ").contains("-X POST " + url + "\n");
+        assertThat(docs).contains("## The instance stops: `POST " + AgentHttp.STOPPING_PATH + "`")
+                .contains("deploy/agent/gpu-ledger-instance-stopping.service").contains("-X POST " + url);
     }
 }

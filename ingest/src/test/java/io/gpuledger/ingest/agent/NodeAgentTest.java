@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuledger.ingest.agent.collect.Collector;
 import io.gpuledger.ingest.agent.collect.GpuReading;
+import io.gpuledger.model.CapacityEvent;
+import io.gpuledger.model.CapacityEventKind;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Lifecycle;
@@ -182,6 +184,61 @@ class NodeAgentTest {
                 .toList();
         assertThat(reports).extracting(JobProgress::rank).containsExactly(0, 3);
         assertThat(reports).extracting(JobProgress::workUnits).containsExactly(1000.0, 2000.0);
+    }
+
+    @Test
+    void shouldPublishOnceThatItsInstanceIsStoppingWhenTheHostSaysSo() throws Exception {
+        // Given an agent serving its endpoint
+        agent = agent(Map.of("GPULEDGER_PROGRESS_PORT", "0"), fixed("nvidia-smi", reading("GPU-a", 0, null, 0.9, null)));
+        agent.start();
+        HttpClient http = HttpClient.newHttpClient();
+        URI stopping = URI.create("http://127.0.0.1:" + agent.httpPort() + "/v1/instance/stopping");
+
+        // When the host's shutdown posts to it twice (a unit run again), and something only reads it
+        HttpResponse<String> first = http.send(HttpRequest.newBuilder(stopping).POST(HttpRequest.BodyPublishers
+                .noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> second = http.send(HttpRequest.newBuilder(stopping).POST(HttpRequest.BodyPublishers
+                .ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> read = http.send(HttpRequest.newBuilder(stopping).build(),
+                HttpResponse.BodyHandlers.ofString());
+
+        // Then one notice says, in the agent's name, that its instance is stopping, with no deadline
+        String topic = Topics.CAPACITY_EVENTS.name() + " ";
+        List<CapacityEvent> notices = published.stream().filter(l -> l.startsWith(topic))
+                .map(l -> Json.read(l.substring(Topics.CAPACITY_EVENTS.name().length() + 1).getBytes(),
+                        CapacityEvent.class))
+                .toList();
+        assertThat(notices).singleElement().satisfies(notice -> {
+            assertThat(notice.kind()).isEqualTo(CapacityEventKind.INSTANCE_STOPPING);
+            assertThat(notice.eventId()).isEqualTo("aws:i-1:instance_stopping:" + T0);
+            assertThat(List.of(notice.provider(), notice.region(), notice.instanceId(), notice.instanceType(),
+                    notice.host())).containsExactly("aws", "us-east-1", "i-1", "p4d.24xlarge", "node-1");
+            assertThat(notice.lifecycle()).isEqualTo(Lifecycle.ON_DEMAND);
+            assertThat(notice.noticedAt()).isEqualTo(T0);
+            assertThat(notice.deadline()).isNull();
+            assertThat(notice.source()).isEqualTo("agent");
+        });
+        // and both posts are answered with it, the read refused
+        assertThat(first.statusCode()).isEqualTo(202);
+        assertThat(second.statusCode()).isEqualTo(202);
+        assertThat(first.body()).contains("\"kind\":\"INSTANCE_STOPPING\"").contains("\"eventId\":\"aws:i-1:");
+        assertThat(second.body()).isEqualTo(first.body());
+        assertThat(read.statusCode()).isEqualTo(405);
+        assertThat(agent.counters().capacityEvents()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldSayNothingOfItsInstanceWhenOnlyTheAgentStops() throws Exception {
+        // Given an agent that ran and served its endpoint
+        agent = agent(Map.of("GPULEDGER_PROGRESS_PORT", "0"), fixed("nvidia-smi", reading("GPU-a", 0, null, 0.9, null)));
+        agent.start();
+        agent.round();
+
+        // When it is stopped (SIGTERM of a restart, an upgrade)
+        agent.close();
+
+        // Then it published no notice: a restart says nothing of the instance
+        assertThat(published).noneMatch(l -> l.startsWith(Topics.CAPACITY_EVENTS.name() + " "));
     }
 
     @Test

@@ -94,9 +94,13 @@ public final class CapacityTopology {
                         Named.as("capacity-placement-change-input"));
 
         builder.addStateStore(new LiveStoreBuilder<>(NOTICES_STORE, NoticesSeen.CODEC));
+        // A notice drives no window and no clock of the engine, and one from a node whose clock runs
+        // a minute fast must still reach automation: only the widest allowance keeps its time
+        // sane. Its deadline, the cloud's, is in the future by nature and never checked.
         Map<String, KStream<String, Parsed<CapacityEvent>>> notices = readOrReject(builder, Topics.CAPACITY_EVENTS,
                 "capacity-events", () -> new ParseOrReject<>("capacity-events", CapacityEvent.class, CapacityEvent::instanceId,
-                        notice -> notice.noticedAt().toEpochMilli()).refusingAhead("noticedAt"),
+                        CapacityTopology::noticedAt).refusingAhead("noticedAt", CapacityTopology::noticedAt,
+                                ParseOrReject.MAX_AHEAD),
                 parsed -> parsed.processValues(() -> new RepeatedNotices(NOTICES_STORE),
                         Named.as("capacity-events-repeats"), NOTICES_STORE),
                 Topics.CAPACITY_EVENT_DEAD_LETTERS);
@@ -148,6 +152,10 @@ public final class CapacityTopology {
      * A usage window can only be placed on an instance it names. {@link GpuUsage} does not require
      * one, so a window without it is refused here, with the same reason a contract rule gives.
      */
+    private static long noticedAt(CapacityEvent notice) {
+        return notice.noticedAt().toEpochMilli();
+    }
+
     private static String placeableGpu(GpuUsage window) {
         Check.identity("instanceId", window.instanceId());
         return window.gpuUuid();

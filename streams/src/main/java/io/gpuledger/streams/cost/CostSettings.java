@@ -21,10 +21,11 @@ import java.time.Duration;
  *                       before they take a backlog to be worked off and send what they held back:
  *                       more than the engine's commit interval, as partials reach the roll-ups
  *                       only when the task that sent them commits
- * @param maxAhead       how far ahead of the engine's own wall clock a sample's end may be; a
- *                       sample later than that is refused as from the future, so that the
- *                       engine's clock (the latest time of the samples it took, which judges
- *                       lateness and closes windows) never passes its wall clock by more
+ * @param maxAhead       how far ahead of the engine's own wall clock a sample's end, or a work
+ *                       report's time, may be; a sample or report later than that is refused as
+ *                       from the future, so that the engine's clock (the latest time of the
+ *                       samples it took, which judges lateness and closes windows) never passes
+ *                       its wall clock by more, and no work counts in a minute not yet begun
  * @param sources        how many tasks send roll-up partials: the partitions of the telemetry and
  *                       work-report topics. A roll-up minute closes only once each of them has said
  *                       how far it got; 0 when not known, and then the roll-ups wait only for the
@@ -61,6 +62,11 @@ public record CostSettings(Duration grace, CurrencyRates rates, Duration updateI
     public static CostSettings of(Duration grace, CurrencyRates rates) {
         return new CostSettings(grace, rates, DEFAULT_UPDATE_INTERVAL, DEFAULT_MAX_GAP, PriceQuote.DEFAULT_MAX_AGE,
                 DEFAULT_UPDATE_INTERVAL, DEFAULT_MAX_AHEAD, 0);
+    }
+
+    /** These settings with samples and work reports taken up to {@code allowance} ahead of the wall clock. */
+    public CostSettings withMaxAhead(Duration allowance) {
+        return new CostSettings(grace, rates, updateInterval, maxGap, priceMaxAge, quietAfter, allowance, sources);
     }
 
     public CostSettings withPriceMaxAge(Duration maxAge) {

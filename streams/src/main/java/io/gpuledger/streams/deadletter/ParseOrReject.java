@@ -25,14 +25,17 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
  * <p>The record key must be the record's own identity ({@code keyOf}): a record keyed otherwise
  * would land on another partition than the rest of its entity and split its windows.
  *
- * <p>Where {@link #refusingAhead} says so, a record dated more than {@link #MAX_AHEAD} ahead of
- * the engine's clock is refused too: it would carry that time on as its timestamp, which brokers
+ * <p>Where {@link #refusingAhead} says so, a record dated more than an allowance ahead of the
+ * engine's clock is refused too: it would carry that time on as its timestamp, which brokers
  * refuse on any topic it is written to (failing the task on every retry), and it would move its
  * task's stream time so far that every later record looks late.
  */
 public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[], Parsed<T>> {
 
-    /** How far ahead of this engine's clock a record's event time may be. */
+    /**
+     * The most any allowance may be: a record dated further ahead of this engine's clock would
+     * be refused by brokers, or move its task's stream time too far.
+     */
     public static final Duration MAX_AHEAD = Duration.ofMinutes(10);
 
     private final String input;
@@ -41,8 +44,10 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
     private final ToLongFunction<T> eventTimeOf;
     private FixedKeyProcessorContext<String, Parsed<T>> context;
     private Sensor refused;
-    /** The field holding the event time, when records dated too far ahead are refused; else null. */
+    /** The field holding the time checked, when records dated too far ahead are refused; else null. */
     private String timeField;
+    private ToLongFunction<T> timeOf;
+    private Duration allowance;
 
     /**
      * @param input names the input in the dead-letter counter: Kafka Streams metric
@@ -65,9 +70,18 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
         this.eventTimeOf = eventTimeOf;
     }
 
-    /** Also refuses records whose event time, read from {@code field}, is more than {@link #MAX_AHEAD} ahead. */
-    public ParseOrReject<T> refusingAhead(String field) {
+    /**
+     * Also refuses records whose time in {@code field} ({@code timeOf}) is more than
+     * {@code allowance} ahead of this engine's clock.
+     */
+    public ParseOrReject<T> refusingAhead(String field, ToLongFunction<T> timeOf, Duration allowance) {
+        if (allowance.isNegative() || allowance.compareTo(MAX_AHEAD) > 0) {
+            throw new IllegalArgumentException("the allowance ahead must be from 0 to " + MAX_AHEAD + ", was "
+                    + allowance);
+        }
         this.timeField = field;
+        this.timeOf = timeOf;
+        this.allowance = allowance;
         return this;
     }
 
@@ -107,7 +121,7 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
     /**
      * Reads one raw record as this processor does, for a processor that reads its input itself:
      * the valid contract record, keyed by its own identity (and, where {@link #refusingAhead} says
-     * so, dated at most {@link #MAX_AHEAD} after {@code now}).
+     * so, dated at most its allowance after {@code now}).
      *
      * @throws InvalidRecordException why it is refused
      */
@@ -132,10 +146,10 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
                     + "', the record's own identity, so that all its records share a partition");
         }
         if (timeField != null) {
-            long eventTime = eventTimeOf.applyAsLong(value);
-            if (eventTime > now + MAX_AHEAD.toMillis()) {
-                throw new InvalidRecordException(timeField, "from the future: " + Instant.ofEpochMilli(eventTime)
-                        + " is more than " + MAX_AHEAD.toMinutes() + " min ahead of this engine's clock ("
+            long time = timeOf.applyAsLong(value);
+            if (time > now + allowance.toMillis()) {
+                throw new InvalidRecordException(timeField, "from the future: " + Instant.ofEpochMilli(time)
+                        + " is more than " + allowance.toSeconds() + " s ahead of this engine's clock ("
                         + Instant.ofEpochMilli(now) + ")");
             }
         }

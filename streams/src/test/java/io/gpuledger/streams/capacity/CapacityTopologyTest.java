@@ -115,6 +115,46 @@ class CapacityTopologyTest {
     }
 
     @Test
+    void shouldEnrichTheAgentsWordThatItsInstanceIsStoppingLikeAnyNotice() {
+        // Given two GPUs of one job on i-0abc
+        report(window(0, "i-0abc", "train-llm", T0));
+        report(window(1, "i-0abc", "train-llm", T0));
+
+        // When its agent says, as its host shuts down, that the instance is stopping: no deadline
+        Instant at = T0.plusSeconds(90);
+        CapacityEvent stopping = new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
+                CapacityEvent.idOf("aws", "i-0abc", CapacityEventKind.INSTANCE_STOPPING, at.toString()), "aws",
+                "us-east-1", "i-0abc", "p4d.24xlarge", "node-i-0abc", Lifecycle.SPOT,
+                CapacityEventKind.INSTANCE_STOPPING, "shutdown", at, null, "agent", null);
+        send(stopping);
+
+        // Then it is enriched with the job and its two GPUs at 1.50 USD/h each
+        List<EnrichedCapacityEvent> out = enriched.readValuesToList();
+        assertThat(out).singleElement().satisfies(event -> {
+            assertThat(event.event()).isEqualTo(stopping);
+            assertThat(event.jobs()).containsExactly(new PlacedJob("train-llm", 2, 3.0));
+        });
+        assertThat(refusedNotices.readRecordsToList()).isEmpty();
+    }
+
+    @Test
+    void shouldEnrichANoticeOfANodeWhoseClockRunsMinutesAheadAndRefuseOneOfAnotherDay() {
+        // Given the engine's wall clock at CLOCK
+        // When a node whose clock runs 3 minutes fast sends a notice (its deadline 5 minutes ahead),
+        // and one whose clock is a day off sends another
+        send(notice("i-fast", CLOCK.plus(Duration.ofMinutes(3))));
+        send(notice("i-adrift", CLOCK.plus(Duration.ofDays(1))));
+
+        // Then the first is enriched all the same: samples and work reports are held to the engine's
+        // 30 s, a notice only to 10 minutes; the second is refused as from the future
+        assertThat(enriched.readValuesToList()).extracting(e -> e.event().instanceId()).containsExactly("i-fast");
+        List<TestRecord<String, byte[]>> refused = refusedNotices.readRecordsToList();
+        assertThat(refused).extracting(TestRecord::key).containsExactly("i-adrift");
+        assertThat(header(refused.get(0), DeadLetters.REASON)).startsWith("noticedAt: from the future:")
+                .contains("more than 600 s ahead");
+    }
+
+    @Test
     void shouldPublishTheEnrichedEventOnTheNoticesArrivalWithoutWaitingForAnyWindow() {
         // Given GPUs twenty seconds into a window that is still open, and no wall-clock time passing
         report(window(0, "i-0abc", "train-llm", T0, 20));

@@ -93,7 +93,17 @@ final class CostDriver implements AutoCloseable {
         sendUpdates();
     }
 
+    /** Sends a work report as an agent whose clock is right does: at its time at the earliest. */
     void report(JobProgress report) {
+        Duration behind = Duration.between(wallClock, report.time());
+        if (!behind.isNegative() && !behind.isZero()) {
+            advance(behind);
+        }
+        reportAsStamped(report);
+    }
+
+    /** Sends a work report whatever its time says of the wall clock, then lets the updates come out. */
+    void reportAsStamped(JobProgress report) {
         progress.pipeInput(new TestRecord<>(report.jobId(), Json.write(report), report.time()));
         sendUpdates();
     }

@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.model.DeadLetters;
 import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.streams.price.CurrencyRates;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -89,8 +91,52 @@ class EngineClockTest {
         assertThat(cost.deadLettersCounted("telemetry-future")).isEqualTo(1.0);
     }
 
+    @Test
+    void shouldRefuseAWorkReportStampedAheadOfTheWallClockByMoreThanTheAllowance() {
+        // Given a GPU of job train sampled for a minute, the wall clock keeping up with it
+        for (int end = 10; end <= 60; end += 10) {
+            cost.send(sample("GPU-B", T0.plusSeconds(end)));
+        }
+        Instant now = cost.now();
+
+        // When its node reports a minute of work stamped 20 s ahead of the wall clock, and a node
+        // whose clock runs 2 minutes fast reports its own work of the same minute
+        cost.reportAsStamped(tokens("node-GPU-B", now.plusSeconds(20), 1_000));
+        cost.reportAsStamped(tokens("node-fast", now.plusSeconds(4 + 120), 5_000));
+
+        // Then the first is taken and the second refused as from the future, with the allowance named
+        List<TestRecord<String, byte[]>> refused = cost.progressDeadLetters.readRecordsToList();
+        assertThat(refused).hasSize(1);
+        assertThat(DeadLetters.header(refused.get(0).headers(), DeadLetters.REASON))
+                .startsWith("time: from the future: " + now.plusSeconds(4 + 120))
+                .contains("more than 30 s ahead");
+        assertThat(cost.deadLettersCounted("job-progress")).isEqualTo(1.0);
+    }
+
+    @Test
+    void shouldTakeWorkReportsAsFarAheadAsTheEngineIsToldTo() {
+        // Given an engine told to take samples and reports up to 3 minutes ahead
+        try (CostDriver lenient = new CostDriver("engine-clock-lenient-test", T0,
+                CostSettings.of(CostDriver.GRACE, CurrencyRates.shipped("USD")).withMaxAhead(Duration.ofMinutes(3)))) {
+            // When a node whose clock runs 2 minutes fast sends a sample and a report
+            lenient.sendAsStamped(sample("GPU-A", T0.plusSeconds(120)));
+            lenient.reportAsStamped(tokens("node-GPU-A", T0.plusSeconds(4 + 120), 1_000));
+
+            // Then neither is refused
+            assertThat(lenient.deadLettersCounted("telemetry-future")).isZero();
+            assertThat(lenient.deadLettersCounted("job-progress")).isZero();
+            assertThat(lenient.progressDeadLetters.readRecordsToList()).isEmpty();
+        }
+    }
+
     private void collectWindows() {
         cost.usage.readValuesToList().forEach(w -> windows.put(w.gpuUuid() + "@" + w.windowStart(), w));
+    }
+
+    /** {@code units} tokens of job train done on {@code host} in the 60 s before {@code time}. */
+    private static JobProgress tokens(String host, Instant time, double units) {
+        return new JobProgress("train", "research", host, "i-" + host, List.of(), time, 60, units, "tokens", 10, null,
+                null, null, null);
     }
 
     private static TelemetrySample sample(String gpu, Instant end) {

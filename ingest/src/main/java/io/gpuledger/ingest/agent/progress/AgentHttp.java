@@ -17,23 +17,28 @@ import java.util.function.Supplier;
 
 /**
  * The agent's HTTP endpoint on the node: {@code POST /v1/progress} for jobs' work reports,
+ * {@code POST /v1/instance/stopping} for the host's shutdown to say the instance stops,
  * {@code GET /health} (JSON) and {@code GET /metrics} (Prometheus text) for operators.
  * Bodies over {@link #MAX_BODY_BYTES} are refused with 413 without being read whole.
  */
 public final class AgentHttp implements AutoCloseable {
 
     public static final int MAX_BODY_BYTES = 64 * 1024;
+    /** Where the host's shutdown says that the instance stops. */
+    public static final String STOPPING_PATH = "/v1/instance/stopping";
 
     private final HttpServer server;
 
     /**
      * @param onProgress receives each accepted report (to publish); a rejected one never reaches it
      * @param onRejected told of each rejected report
+     * @param onStopping says that the instance stops (at most once) and answers with what was said
      * @param health     the body of {@code GET /health}
      * @param metrics    the body of {@code GET /metrics}
      */
     public AgentHttp(String host, int port, ProgressReports reports, Consumer<JobProgress> onProgress,
-            Runnable onRejected, Supplier<Map<String, Object>> health, Supplier<String> metrics) throws IOException {
+            Runnable onRejected, Supplier<Map<String, Object>> onStopping, Supplier<Map<String, Object>> health,
+            Supplier<String> metrics) throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getByName(host), port), 16);
         server.setExecutor(Executors.newSingleThreadExecutor(runnable -> {
             Thread thread = new Thread(runnable, "agent-http");
@@ -61,6 +66,19 @@ public final class AgentHttp implements AutoCloseable {
                 reply(exchange, 400, Map.of("error", e.getMessage(), "field", e.field()));
             }
         });
+        server.createContext(STOPPING_PATH, exchange -> {
+            if (!exchange.getRequestMethod().equals("POST")) {
+                reply(exchange, 405, Map.of("error", "use POST"));
+                return;
+            }
+            if (!maySayStopping(exchange.getRemoteAddress())) {
+                reply(exchange, 403, Map.of("error", "only the node itself, over its loopback address, may say that"
+                        + " its instance stops"));
+                return;
+            }
+            exchange.getRequestBody().readNBytes(MAX_BODY_BYTES);
+            reply(exchange, 202, onStopping.get());
+        });
         server.createContext("/health", exchange -> reply(exchange, 200, health.get()));
         server.createContext("/metrics", exchange -> {
             byte[] text = metrics.get().getBytes(StandardCharsets.UTF_8);
@@ -70,6 +88,15 @@ public final class AgentHttp implements AutoCloseable {
             exchange.close();
         });
         server.start();
+    }
+
+    /**
+     * Whether a caller at {@code remote} may say that the instance stops: only the node itself,
+     * over its loopback address. The endpoint may be open to the node's pods (a Kubernetes host
+     * port), which may report work but not stop the accounting of the instance.
+     */
+    static boolean maySayStopping(InetSocketAddress remote) {
+        return remote.getAddress() != null && remote.getAddress().isLoopbackAddress();
     }
 
     public int port() {

@@ -38,7 +38,8 @@ class AgentHttpHostileBodyTest {
     void start() throws Exception {
         ProgressReports reports = new ProgressReports(NODE,
                 Clock.fixed(Instant.parse("2026-03-01T12:00:00Z"), ZoneOffset.UTC));
-        http = new AgentHttp("127.0.0.1", 0, reports, published::add, rejected::incrementAndGet, Map::of, () -> "");
+        http = new AgentHttp("127.0.0.1", 0, reports, published::add, rejected::incrementAndGet, Map::of, Map::of,
+                () -> "");
     }
 
     @AfterEach
