@@ -10,8 +10,9 @@ import java.util.List;
  * reservation would have covered.
  *
  * @param pool                 the on-demand offer (provider, region, instance type)
- * @param instancesPerHour     the average number of its instances in use in each hour of the
- *                             lookback, oldest first; 2.5 is two instances all hour and a third for half of it
+ * @param instancesPerHour     the average number of its instances in use in each clock hour of the
+ *                             lookback, oldest first; 2.5 is two instances all hour and a third for half
+ *                             of it, 0 an hour in which none ran
  * @param onDemandPricePerHour the on-demand price of one instance for one hour, in {@code currency}
  * @param currency             ISO 4217 code of the price
  */
@@ -33,6 +34,11 @@ public record PoolUsage(Offer pool, List<Double> instancesPerHour, double onDema
 
     public int hours() {
         return instancesPerHour.size();
+    }
+
+    /** Hours of the lookback in which no instance was in use. */
+    public int idleHours() {
+        return (int) instancesPerHour.stream().filter(count -> count == 0).count();
     }
 
     /** The most instances in use in any hour, rounded up to a whole instance. */

@@ -23,6 +23,9 @@ import java.util.Optional;
  * discount {@code d = 1 − reserved / onDemand}, one reserved instance pays off when it would be in
  * use more than {@code 1 − d = reserved / onDemand} of the hours (the break-even utilization).
  *
+ * <p>The lookback is clock hours ({@link PoolHours}): an hour in which no instance of the pool ran
+ * counts as none in use, and a pool seen for fewer hours than the lookback is not judged.
+ *
  * <p>Over the lookback, the {@code k}-th instance of the pool was in use for a share {@code u_k}
  * of the hours ({@link PoolUsage#utilizationOfInstance(int)}), and {@code u_k} does not grow with
  * {@code k}. The rule reserves the largest {@code k} with {@code u_k} above break-even, and the
@@ -37,7 +40,7 @@ public final class ReserveCapacityRule {
     private final Duration ttl;
 
     /**
-     * @param minLookbackHours hours of use needed before judging (a week, 168, sees a weekly cycle)
+     * @param minLookbackHours clock hours of history needed before judging (a week, 168, sees a weekly cycle)
      * @param minMonthlySaving the least saving worth a commitment, in the pool's currency
      * @param ttl              how long the recommendation stands without being seen again
      */
@@ -79,6 +82,7 @@ public final class ReserveCapacityRule {
 
         Map<String, Object> evidence = new LinkedHashMap<>();
         evidence.put("lookbackHours", usage.hours());
+        evidence.put("idleHours", usage.idleHours());
         evidence.put("onDemandPricePerHour", onDemand);
         evidence.put("reservedPricePerHour", reserved);
         evidence.put("currency", usage.currency());

@@ -92,7 +92,8 @@ class ReserveCapacityRuleTest {
         assertThat(recommendation.evidence()).containsEntry("breakEvenUtilization", 0.5)
                 .containsEntry("discount", 0.5)
                 .containsEntry("utilizationByInstance", List.of(1.0, 0.75, 0.5))
-                .containsEntry("lookbackHours", 4);
+                .containsEntry("lookbackHours", 4)
+                .containsEntry("idleHours", 0);
         @SuppressWarnings("unchecked")
         Map<String, Object> reservation = (Map<String, Object>) recommendation.action().get("reservation");
         assertThat(reservation).containsEntry("offerKey", "aws|us-east-1|p4d.24xlarge|reserved")
