@@ -20,24 +20,32 @@ import java.util.Optional;
  * <p>A job is charged per GPU, so it moves its GPUs' share of instances:
  * {@code instances = gpuEquivalents / gpusPerInstance}, where MIG slices count their share of a
  * GPU (seven 1/7 slices of a one-GPU instance are one instance). Per hour it saves
- * {@code (onDemand − spot) × instances}. Each interruption loses, on average, the work since the
- * last checkpoint, half the checkpoint interval, plus the time to get new capacity and restart
- * from the checkpoint (the restart allowance), all paid at spot:
- * {@code expected cost per hour = rate × (checkpointInterval / 2 + restart) × spot × instances}.
+ * {@code (onDemand − spot) × instances}.
+ *
+ * <p>Spot takes instances back one at a time, and a job on several instances is taken as
+ * synchronous (data-parallel training: every rank waits for the others), so the interruption of
+ * any one of them stalls all of it. On {@code n = ceil(instances)} instances (at least the ones it
+ * spans), interruptions come {@code n} times as often as on one, and each loses, on average, the
+ * work since the last checkpoint, half the checkpoint interval, plus the time to get new capacity
+ * and restart from the checkpoint (the restart allowance), on all its instances, paid at spot:
+ * {@code expected cost per hour = perInstanceRate × n × (checkpointInterval / 2 + restart) × spot × instances}.
  * The move is recommended when the saving exceeds that expected cost; the monthly saving is the
  * difference, over 720 hours.
  *
- * <p>The interruption rate is a setting, not a measurement: clouds publish spot interruption
- * frequencies in bands (AWS's Spot Instance Advisor: under 5% to over 20% of instances a month),
- * not as a rate per running hour. The default of 0.05 per hour (one interruption in 20 hours of
- * running) is deliberately pessimistic; set it from the fleet's own count of interruptions.
+ * <p>The per-instance rate comes from the spot quote where the price feed knows the provider's
+ * interruption frequency ({@link PriceQuote#interruptionFrequency()}: the share of instances
+ * taken back in a month, the upper bound of AWS's band), as that share over the 720 hours of a
+ * month: an instance running all month is taken back that often. Elsewhere it is a setting, by
+ * default 0.05 per instance-hour (one interruption in 20 hours of running), deliberately far more
+ * pessimistic than any published band; set it from the fleet's own count of interruptions. The
+ * evidence says which was used.
  *
  * <p>A job that does not say it is interruptible, or does not say how often it checkpoints, is
  * never moved: without the interval the work lost cannot be estimated.
  */
 public final class MoveToSpotRule {
 
-    /** One interruption per 20 hours of running. */
+    /** One interruption per 20 hours of running one instance, where the price feed gives no frequency. */
     public static final double DEFAULT_INTERRUPTIONS_PER_HOUR = 0.05;
 
     /** Five minutes to get new capacity, start the job and load its checkpoint. */
@@ -73,7 +81,12 @@ public final class MoveToSpotRule {
         double instances = job.gpuEquivalents() / onDemand.gpuCount();
         double hourlySaving = (onDemand.pricePerHour() - spot.pricePerHour()) * instances;
         double hoursLost = (traits.checkpointIntervalSeconds() / 2 + restartAllowanceSeconds) / 3600;
-        double expectedCost = interruptionsPerHour * hoursLost * spot.pricePerHour() * instances;
+        Double frequency = spot.interruptionFrequency();
+        double perInstanceHour = frequency != null ? frequency / Recommendation.HOURS_PER_MONTH
+                : interruptionsPerHour;
+        double exposed = Math.ceil(instances);
+        double jobInterruptionsPerHour = perInstanceHour * exposed;
+        double expectedCost = jobInterruptionsPerHour * hoursLost * spot.pricePerHour() * instances;
         double monthlySaving = (hourlySaving - expectedCost) * Recommendation.HOURS_PER_MONTH;
         if (!(hourlySaving > expectedCost) || monthlySaving < minMonthlySaving) {
             return Optional.empty();
@@ -84,7 +97,13 @@ public final class MoveToSpotRule {
         evidence.put("spotPricePerHour", spot.pricePerHour());
         evidence.put("instances", instances);
         evidence.put("hourlySaving", hourlySaving);
-        evidence.put("interruptionsPerHour", interruptionsPerHour);
+        evidence.put("interruptionRateSource", frequency != null ? "catalog" : "default");
+        if (frequency != null) {
+            evidence.put("interruptionFrequency", frequency);
+        }
+        evidence.put("interruptionsPerInstanceHour", perInstanceHour);
+        evidence.put("instancesExposed", (int) exposed);
+        evidence.put("jobInterruptionsPerHour", jobInterruptionsPerHour);
         evidence.put("checkpointIntervalSeconds", traits.checkpointIntervalSeconds());
         evidence.put("restartAllowanceSeconds", restartAllowanceSeconds);
         evidence.put("hoursLostPerInterruption", hoursLost);
