@@ -1,6 +1,6 @@
 package io.gpuledger.streams;
 
-import io.gpuledger.streams.price.CurrencyRates;
+import io.gpuledger.model.CurrencyRates;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
