@@ -25,6 +25,7 @@ import io.gpuledger.alerts.webhook.WebhookReceivers;
 import io.gpuledger.alerts.webhook.WebhookSettings;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CostAnomaly;
+import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.EnrichedCapacityEvent;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.InvalidRecordException;
@@ -46,6 +47,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -111,6 +113,8 @@ public class AlertService {
     Duration recommendationTtl;
     @ConfigProperty(name = "gpuledger.reporting-currency", defaultValue = "USD")
     String reportingCurrency;
+    @ConfigProperty(name = "gpuledger.rates-file")
+    Optional<Path> ratesFile;
     @ConfigProperty(name = "gpuledger.recommendation.dismiss-for", defaultValue = "7d")
     Duration dismissFor;
     @ConfigProperty(name = "gpuledger.anomaly.kept", defaultValue = "1000")
@@ -195,7 +199,7 @@ public class AlertService {
         rules = new RecommendationRules(desk, GpuCatalog.defaults(), new RecommendationRules.Settings(
                 recommendationTtl, defaults.reserveTtl(), reserveLookbackHours, minMonthlySaving,
                 defaults.switchMinSavingRatio(), defaults.communicationBoundRatio(), interruptionsPerHour,
-                defaults.communicationWindows(), staleAfter, maxSeries));
+                defaults.communicationWindows(), staleAfter, maxSeries), exchangeRates());
         deadLetters = new KafkaProducer<>(KafkaClients.producer(bootstrapServers, "gpu-ledger-alerts-dead-letters"),
                 new StringSerializer(), new ByteArraySerializer());
         for (var topic : Topics.DEAD_LETTERS) {
@@ -232,6 +236,12 @@ public class AlertService {
         sweeper.scheduleWithFixedDelay(this::sweep, 30, 30, TimeUnit.SECONDS);
         started = true;
         LOG.infof("reading the cost engine's topics from %s", bootstrapServers);
+    }
+
+    /** The engine's table: the file both are given ({@code GPULEDGER_RATES_FILE}), or the shipped one. */
+    private CurrencyRates exchangeRates() {
+        return ratesFile.map(file -> CurrencyRates.load(file, reportingCurrency))
+                .orElseGet(() -> CurrencyRates.shipped(reportingCurrency));
     }
 
     public synchronized void stop() {

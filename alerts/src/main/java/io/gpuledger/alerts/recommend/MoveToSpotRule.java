@@ -17,6 +17,9 @@ import java.util.Optional;
  * MOVE_TO_SPOT: an interruptible job on on-demand capacity whose instance type is also sold as
  * spot in the same region, where the spot discount outweighs what the interruptions would cost.
  *
+ * <p>Prices are set against each other in the job's currency: the on-demand and spot quotes (in
+ * one currency) are converted at the exchange rate in force, which the evidence states.
+ *
  * <p>A job is charged per GPU, so it moves its GPUs' share of instances:
  * {@code instances = gpuEquivalents / gpusPerInstance}, where MIG slices count their share of a
  * GPU (seven 1/7 slices of a one-GPU instance are one instance). Per hour it saves
@@ -72,29 +75,37 @@ public final class MoveToSpotRule {
             return Optional.empty();
         }
         Map<Lifecycle, PriceQuote> offers = board.offersOf(pool.provider(), pool.region(), pool.instanceType());
-        PriceQuote onDemand = offers.get(Lifecycle.ON_DEMAND);
-        PriceQuote spot = offers.get(Lifecycle.SPOT);
-        if (onDemand == null || spot == null || !onDemand.currency().equals(job.currency())
-                || !spot.currency().equals(job.currency())) {
+        PriceQuote onDemandQuote = offers.get(Lifecycle.ON_DEMAND);
+        PriceQuote spotQuote = offers.get(Lifecycle.SPOT);
+        if (onDemandQuote == null || spotQuote == null || !onDemandQuote.currency().equals(spotQuote.currency())) {
             return Optional.empty();
         }
-        double instances = job.gpuEquivalents() / onDemand.gpuCount();
-        double hourlySaving = (onDemand.pricePerHour() - spot.pricePerHour()) * instances;
+        Optional<PriceBoard.Price> onDemandPrice = board.priceIn(onDemandQuote, job.currency(), now);
+        Optional<PriceBoard.Price> spotPrice = board.priceIn(spotQuote, job.currency(), now);
+        if (onDemandPrice.isEmpty() || spotPrice.isEmpty()) {
+            return Optional.empty();
+        }
+        double onDemand = onDemandPrice.get().pricePerHour();
+        double spot = spotPrice.get().pricePerHour();
+        double instances = job.gpuEquivalents() / onDemandQuote.gpuCount();
+        double hourlySaving = (onDemand - spot) * instances;
         double hoursLost = (traits.checkpointIntervalSeconds() / 2 + restartAllowanceSeconds) / 3600;
-        Double frequency = spot.interruptionFrequency();
+        Double frequency = spotQuote.interruptionFrequency();
         double perInstanceHour = frequency != null ? frequency / Recommendation.HOURS_PER_MONTH
                 : interruptionsPerHour;
         double exposed = Math.ceil(instances);
         double jobInterruptionsPerHour = perInstanceHour * exposed;
-        double expectedCost = jobInterruptionsPerHour * hoursLost * spot.pricePerHour() * instances;
+        double expectedCost = jobInterruptionsPerHour * hoursLost * spot * instances;
         double monthlySaving = (hourlySaving - expectedCost) * Recommendation.HOURS_PER_MONTH;
         if (!(hourlySaving > expectedCost) || monthlySaving < minMonthlySaving) {
             return Optional.empty();
         }
 
         Map<String, Object> evidence = new LinkedHashMap<>();
-        evidence.put("onDemandPricePerHour", onDemand.pricePerHour());
-        evidence.put("spotPricePerHour", spot.pricePerHour());
+        evidence.put("onDemandPricePerHour", onDemand);
+        evidence.put("spotPricePerHour", spot);
+        evidence.put("quoteCurrency", spotQuote.currency());
+        evidence.put("exchangeRate", spotPrice.get().exchangeRate());
         evidence.put("instances", instances);
         evidence.put("hourlySaving", hourlySaving);
         evidence.put("interruptionRateSource", frequency != null ? "catalog" : "default");
@@ -114,7 +125,7 @@ public final class MoveToSpotRule {
         action.put("jobId", job.jobId());
         action.put("gpus", job.gpus());
         action.put("fromPool", pool.key());
-        action.put("toPool", OfferFields.of(spot, job.gpuModel()));
+        action.put("toPool", OfferFields.of(spotQuote, job.gpuModel()));
 
         String summary = String.format(Locale.ROOT,
                 "Run interruptible job %s on %s spot instead of on demand: saves %.2f %s/h against %.2f expected"

@@ -102,8 +102,8 @@ public final class PoolHours {
 
     /**
      * Takes a pool's roll-up; returns, when it made a new clock hour final, the usage of every
-     * pool followed, ready for the rule (a pool whose instance size or price is not known is left
-     * out). Minute windows and spot or reserved pools only move the clock.
+     * pool followed, ready for the rule (a pool whose instance size is not known, from the catalog
+     * or its price, is left out). Minute windows and spot or reserved pools only move the clock.
      */
     public List<PoolUsage> onRollup(UsageRollup rollup, PriceBoard board, GpuCatalog catalog) {
         if (rollup.dimension() != UsageRollup.Dimension.POOL) {
@@ -156,14 +156,9 @@ public final class PoolHours {
         if (pool.size == 0) {
             return Optional.empty();
         }
-        Optional<PriceQuote> price = board.price(offer);
         Optional<Integer> perInstance = catalog.instance(offer).map(GpuCatalog.InstanceSpec::gpusPerInstance)
-                .or(() -> price.map(PriceQuote::gpuCount));
-        if (price.isEmpty() || perInstance.isEmpty() || !price.get().currency().equals(pool.currency)) {
-            return Optional.empty();
-        }
-        return Optional.of(new PoolUsage(offer, pool.hours(perInstance.get()), price.get().pricePerHour(),
-                pool.currency));
+                .or(() -> board.price(offer).map(PriceQuote::gpuCount));
+        return perInstance.map(per -> new PoolUsage(offer, pool.hours(per), pool.currency));
     }
 
     /** Makes room by forgetting the pool heard of least recently. */

@@ -13,10 +13,10 @@ import java.util.List;
  * @param instancesPerHour     the average number of its instances in use in each clock hour of the
  *                             lookback, oldest first; 2.5 is two instances all hour and a third for half
  *                             of it, 0 an hour in which none ran
- * @param onDemandPricePerHour the on-demand price of one instance for one hour, in {@code currency}
- * @param currency             ISO 4217 code of the price
+ * @param currency             ISO 4217 code of the amounts the pool's hours are reported in: what
+ *                             a recommendation for it is priced in
  */
-public record PoolUsage(Offer pool, List<Double> instancesPerHour, double onDemandPricePerHour, String currency) {
+public record PoolUsage(Offer pool, List<Double> instancesPerHour, String currency) {
 
     public PoolUsage {
         Check.present("pool", pool);
@@ -28,7 +28,6 @@ public record PoolUsage(Offer pool, List<Double> instancesPerHour, double onDema
             Check.nonNegative("instancesPerHour", Check.present("instancesPerHour", count));
         }
         instancesPerHour = List.copyOf(instancesPerHour);
-        Check.nonNegative("onDemandPricePerHour", onDemandPricePerHour);
         Check.currency("currency", currency);
     }
 

@@ -110,8 +110,8 @@ public final class SwitchInstanceTypeRule {
         Observed observed = observed(job, peers, board, catalog);
         List<Candidate> worthIt = new ArrayList<>();
         observed.best().ifPresent(worthIt::add);
-        estimated(job, board, catalog).stream().filter(candidate -> worthIt(job, candidate.costPerMillionUnits()))
-                .forEach(worthIt::add);
+        estimated(job, board, catalog, now).stream()
+                .filter(candidate -> worthIt(job, candidate.costPerMillionUnits())).forEach(worthIt::add);
         Optional<Candidate> best = worthIt.stream().max(Comparator
                 .comparingDouble((Candidate candidate) -> candidate.confidence() * monthlySaving(job, candidate))
                 .thenComparing(Comparator.comparingDouble(Candidate::costPerMillionUnits).reversed()));
@@ -164,7 +164,7 @@ public final class SwitchInstanceTypeRule {
         return peerIndex;
     }
 
-    private List<Candidate> estimated(JobView job, PriceBoard board, GpuCatalog catalog) {
+    private List<Candidate> estimated(JobView job, PriceBoard board, GpuCatalog catalog, Instant now) {
         Optional<GpuCatalog.GpuSpec> currentGpu = currentGpu(job, catalog);
         if (currentGpu.isEmpty()) {
             return List.of();
@@ -179,8 +179,11 @@ public final class SwitchInstanceTypeRule {
         for (PriceQuote quote : board.all()) {
             Optional<GpuCatalog.GpuSpec> gpu = catalog.gpuOf(quote);
             boolean comparable = quote.lifecycle() == job.pool().lifecycle() && !samePlace(quote.offer(), job.pool())
-                    && quote.currency().equals(job.currency()) && fits(job, currentGpu, gpu);
-            if (!comparable) {
+                    && fits(job, currentGpu, gpu);
+            // Priced in the job's currency at the rate in force; a currency without a rate is left out.
+            Optional<PriceBoard.Price> price = comparable ? board.priceIn(quote, job.currency(), now)
+                    : Optional.empty();
+            if (price.isEmpty()) {
                 continue;
             }
             Optional<Double> network = catalog.networkGbps(quote.offer());
@@ -193,7 +196,7 @@ public final class SwitchInstanceTypeRule {
                     : gpu.get().denseTensorTflops() / currentGpu.get().denseTensorTflops();
             double networkRatio = networkKnown ? network.get() / currentNetwork.get() : 1;
             double speedup = 1 / ((1 - communication) / performance + communication / networkRatio);
-            double cost = quote.pricePerGpuHour() / (job.unitsPerGpuHour() * speedup) * PER_MILLION;
+            double cost = price.get().pricePerGpuHour() / (job.unitsPerGpuHour() * speedup) * PER_MILLION;
 
             Map<String, Object> figures = new LinkedHashMap<>();
             figures.put("performanceModel", memoryBound ? "memory-bandwidth" : "tensor-tflops");
@@ -201,7 +204,9 @@ public final class SwitchInstanceTypeRule {
             figures.put("communicationBound", communicationBound);
             figures.put("networkRatio", networkRatio);
             figures.put("estimatedSpeedup", speedup);
-            figures.put("candidatePricePerGpuHour", quote.pricePerGpuHour());
+            figures.put("candidatePricePerGpuHour", price.get().pricePerGpuHour());
+            figures.put("quoteCurrency", quote.currency());
+            figures.put("exchangeRate", price.get().exchangeRate());
             found.add(new Candidate("estimated", cost, CONFIDENCE_ESTIMATED,
                     OfferFields.of(quote, gpu.get().model()), figures));
         }

@@ -154,8 +154,8 @@ class MoveToSpotRuleTest {
     }
 
     @Test
-    void shouldLeaveAJobAlreadyOnSpotOrPricedInAnotherCurrencyAlone() {
-        // Given a job already on spot, and one whose prices are quoted in another currency
+    void shouldLeaveAJobAlreadyOnSpotOrPricedInACurrencyWithoutARateAlone() {
+        // Given a job already on spot, and one whose prices are quoted in CHF, which the rates table lacks
         JobTraits traits = new JobTraits("llama-7b", true, 1800.0, null);
         JobView onSpot = job("job-1", new Offer("aws", "us-east-1", "p4d.24xlarge", Lifecycle.SPOT), "A100-40GB", 8,
                 9.831).traits(traits).build();
@@ -163,7 +163,7 @@ class MoveToSpotRuleTest {
 
         // Then neither is moved
         assertThat(rule.evaluate(onSpot, board(8, 32.77, 9.831, "USD"), NOW)).isEmpty();
-        assertThat(rule.evaluate(onDemand, board(8, 32.77, 9.831, "EUR"), NOW)).isEmpty();
+        assertThat(rule.evaluate(onDemand, board(8, 32.77, 9.831, "CHF"), NOW)).isEmpty();
     }
 
     private static PriceBoard board(int gpus, double onDemand, Double spot, String currency) {
