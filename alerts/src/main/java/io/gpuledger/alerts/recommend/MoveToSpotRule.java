@@ -93,7 +93,8 @@ public final class MoveToSpotRule {
         Double frequency = spotQuote.interruptionFrequency();
         double perInstanceHour = frequency != null ? frequency / Recommendation.HOURS_PER_MONTH
                 : interruptionsPerHour;
-        double exposed = Math.ceil(instances);
+        // Slice shares summed in floating point may overshoot a whole instance by a rounding error.
+        double exposed = Math.max(1, Math.ceil(instances - 1e-9));
         double jobInterruptionsPerHour = perInstanceHour * exposed;
         double expectedCost = jobInterruptionsPerHour * hoursLost * spot * instances;
         double monthlySaving = (hourlySaving - expectedCost) * Recommendation.HOURS_PER_MONTH;

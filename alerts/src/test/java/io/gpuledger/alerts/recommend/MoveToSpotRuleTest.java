@@ -76,6 +76,18 @@ class MoveToSpotRuleTest {
         assertThat((double) recommendation.evidence().get("instances")).isCloseTo(1.0, within(1e-9));
         assertThat(recommendation.estimatedMonthlySaving()).isCloseTo(5004.0, within(1e-6));
         assertThat(recommendation.action()).containsEntry("gpus", 7);
+        assertThat(recommendation.evidence()).containsEntry("instancesExposed", 1);
+    }
+
+    @Test
+    void shouldNotCountARoundingErrorOfSliceSharesAsAnotherInstance() {
+        // Given slice shares that add up to a hair over one GPU, on a one-GPU instance
+        JobView view = job("job-mig", ON_DEMAND, "A100-40GB", 7, 10.0).gpuEquivalents(1 + 1e-12)
+                .traits(new JobTraits("llama-7b", true, 1800.0, null)).build();
+
+        // Then the job is exposed to the interruptions of one instance, not two
+        assertThat(rule.evaluate(view, board(1, 10.0, 3.0, "USD"), NOW).orElseThrow().evidence())
+                .containsEntry("instancesExposed", 1);
     }
 
     @ParameterizedTest(name = "{0}: {6}")
