@@ -24,6 +24,7 @@ import io.gpuledger.alerts.webhook.WebhookReceivers;
 import io.gpuledger.alerts.webhook.WebhookSettings;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CostAnomaly;
+import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.EnrichedCapacityEvent;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.InvalidRecordException;
@@ -43,6 +44,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -108,6 +110,8 @@ public class AlertService {
     Duration recommendationTtl;
     @ConfigProperty(name = "gpuledger.reporting-currency", defaultValue = "USD")
     String reportingCurrency;
+    @ConfigProperty(name = "gpuledger.rates-file")
+    Optional<Path> ratesFile;
     @ConfigProperty(name = "gpuledger.recommendation.dismiss-for", defaultValue = "7d")
     Duration dismissFor;
     @ConfigProperty(name = "gpuledger.anomaly.kept", defaultValue = "1000")
@@ -208,7 +212,7 @@ public class AlertService {
         anomalies = AnomalyDesk.open(bootstrapServers, registry, anomaliesKept);
         watch = anomalyWatch();
         darkGpus = new DarkGpus(registry, DarkGpus.HORIZON, DarkGpus.FORGET_AFTER);
-        rules = new RecommendationRules(desk, GpuCatalog.defaults(), ruleSettings());
+        rules = new RecommendationRules(desk, GpuCatalog.defaults(), ruleSettings(), exchangeRates());
         deadLetters = new KafkaProducer<>(KafkaClients.producer(bootstrapServers, "gpu-ledger-alerts-dead-letters"),
                 new StringSerializer(), new ByteArraySerializer());
         for (var topic : Topics.DEAD_LETTERS) {
@@ -245,6 +249,12 @@ public class AlertService {
         sweeper.scheduleWithFixedDelay(this::sweep, 30, 30, TimeUnit.SECONDS);
         started = true;
         LOG.infof("reading the cost engine's topics from %s", bootstrapServers);
+    }
+
+    /** The engine's table: the file both are given ({@code GPULEDGER_RATES_FILE}), or the shipped one. */
+    private CurrencyRates exchangeRates() {
+        return ratesFile.map(file -> CurrencyRates.load(file, reportingCurrency))
+                .orElseGet(() -> CurrencyRates.shipped(reportingCurrency));
     }
 
     public synchronized void stop() {

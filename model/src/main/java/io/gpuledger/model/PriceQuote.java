@@ -1,5 +1,6 @@
 package io.gpuledger.model;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,6 +24,10 @@ import java.time.temporal.ChronoUnit;
  * @param observedAt when the feed last read this version as the one in force; absent in records
  *                   written before it existed, and then taken as {@code validFrom}. Not part of
  *                   the key, never before {@code validFrom}
+ * @param interruptionFrequency for a spot offer, the share of its instances (0–1) the provider
+ *                   reports taken back in a month, where it publishes one (AWS's Spot Instance
+ *                   Advisor gives bands, read as their upper bound: {@code 5-10%} is 0.10);
+ *                   absent when not known, and never on other lifecycles. Not part of the key
  */
 public record PriceQuote(
         @JsonProperty(required = true) String provider,
@@ -35,7 +40,8 @@ public record PriceQuote(
         @JsonProperty(required = true) String currency,
         @JsonProperty(required = true) Instant validFrom,
         String source,
-        Instant observedAt) {
+        Instant observedAt,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Double interruptionFrequency) {
 
     /**
      * How long after its {@code observedAt} a price is still taken as current, unless a consumer
@@ -73,19 +79,37 @@ public record PriceQuote(
             throw new InvalidRecordException("observedAt", "must not be before validFrom (" + validFrom + "), was "
                     + observedAt);
         }
+        Check.optionalRatio("interruptionFrequency", interruptionFrequency);
+        if (interruptionFrequency != null && lifecycle != Lifecycle.SPOT) {
+            throw new InvalidRecordException("interruptionFrequency", "only a spot offer is interrupted, this one is "
+                    + lifecycle.wire());
+        }
+    }
+
+    /** A quote without an interruption frequency. */
+    public PriceQuote(String provider, String region, String instanceType, Lifecycle lifecycle, String gpuModel,
+            int gpuCount, double pricePerHour, String currency, Instant validFrom, String source, Instant observedAt) {
+        this(provider, region, instanceType, lifecycle, gpuModel, gpuCount, pricePerHour, currency, validFrom, source,
+                observedAt, null);
     }
 
     /** A quote as read before it was confirmed: observed when it became valid. */
     public PriceQuote(String provider, String region, String instanceType, Lifecycle lifecycle, String gpuModel,
             int gpuCount, double pricePerHour, String currency, Instant validFrom, String source) {
         this(provider, region, instanceType, lifecycle, gpuModel, gpuCount, pricePerHour, currency, validFrom, source,
-                null);
+                null, null);
     }
 
     /** This version, read again at {@code at} as the one in force: the same key, a later {@code observedAt}. */
     public PriceQuote confirmedAt(Instant at) {
         return new PriceQuote(provider, region, instanceType, lifecycle, gpuModel, gpuCount, pricePerHour, currency,
-                validFrom, source, at);
+                validFrom, source, at, interruptionFrequency);
+    }
+
+    /** This quote with the provider's spot interruption frequency ({@code null}: not known). */
+    public PriceQuote withInterruptionFrequency(Double frequency) {
+        return new PriceQuote(provider, region, instanceType, lifecycle, gpuModel, gpuCount, pricePerHour, currency,
+                validFrom, source, observedAt, frequency);
     }
 
     /**

@@ -158,6 +158,19 @@ class SerdeRoundTripTest {
     }
 
     @Test
+    void shouldCarryASpotInterruptionFrequencyOnlyWhereItIsKnown() {
+        PriceQuote spot = new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.SPOT, "A100-40GB", 8, 9.831,
+                "USD", T0, "catalog").withInterruptionFrequency(0.10);
+
+        PriceQuote read = roundTrip(Topics.PRICES, spot.confirmedAt(T0.plusSeconds(600)));
+
+        assertThat(read.interruptionFrequency()).isEqualTo(0.10);
+        assertThat(read.sameVersionAs(spot)).isTrue();
+        assertThat(read.sameVersionAs(spot.withInterruptionFrequency(0.20))).as("a new band").isFalse();
+        assertThat(Json.writeString(quote())).doesNotContain("interruptionFrequency");
+    }
+
+    @Test
     void shouldObserveAVersionReadBeforeItIsValidFromWhenItBecomesValid() {
         assertThat(quote().readAt(T0.minusSeconds(60)).observedAt()).isEqualTo(T0);
         assertThat(quote().readAt(T0.plusSeconds(60)).observedAt()).isEqualTo(T0.plusSeconds(60));

@@ -71,6 +71,21 @@ class ValidationTest {
     }
 
     @Test
+    void shouldRejectAnInterruptionFrequencyOutsideSpotOrAShare() {
+        String spot = Json.writeString(new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.SPOT,
+                "A100-40GB", 8, 9.831, "USD", ContractFixtures.T0, "catalog").withInterruptionFrequency(0.10));
+        String onDemand = spot.replace("\"lifecycle\":\"spot\"", "\"lifecycle\":\"on-demand\"");
+
+        assertThatThrownBy(() -> Json.read(onDemand.getBytes(StandardCharsets.UTF_8), PriceQuote.class))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessageStartingWith("interruptionFrequency: only a spot offer is interrupted");
+        assertThatThrownBy(() -> Json.read(spot.replace("\"interruptionFrequency\":0.1",
+                "\"interruptionFrequency\":10").getBytes(StandardCharsets.UTF_8), PriceQuote.class))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessageStartingWith("interruptionFrequency: must be a ratio");
+    }
+
+    @Test
     void shouldRejectAConfirmationDatedBeforeItsVersion() {
         String confirmed = Json.writeString(ContractFixtures.quote().confirmedAt(ContractFixtures.T0.plusSeconds(600)));
 

@@ -1,7 +1,7 @@
 package io.gpuledger.streams;
 
+import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.streams.deadletter.ParseOrReject;
-import io.gpuledger.streams.price.CurrencyRates;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import io.gpuledger.streams.price.CurrencyRates;
+import io.gpuledger.model.CurrencyRates;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -17,13 +17,21 @@ import java.util.Optional;
  * MOVE_TO_SPOT: an interruptible job on on-demand capacity whose instance type is also sold as
  * spot in the same region, where the spot discount outweighs what the interruptions would cost.
  *
+ * <p>Prices are set against each other in the job's currency: the on-demand and spot quotes (in
+ * one currency) are converted at the exchange rate in force, which the evidence states.
+ *
  * <p>A job is charged per GPU, so it moves its GPUs' share of instances:
  * {@code instances = gpuEquivalents / gpusPerInstance}, where MIG slices count their share of a
  * GPU (seven 1/7 slices of a one-GPU instance are one instance). Per hour it saves
- * {@code (onDemand − spot) × instances}. Each interruption loses, on average, the work since the
- * last checkpoint, half the checkpoint interval, plus the time to get new capacity and restart
- * from the checkpoint (the restart allowance), all paid at spot:
- * {@code expected cost per hour = rate × (checkpointInterval / 2 + restart) × spot × instances}.
+ * {@code (onDemand − spot) × instances}.
+ *
+ * <p>Spot takes instances back one at a time, and a job on several instances is taken as
+ * synchronous (data-parallel training: every rank waits for the others), so the interruption of
+ * any one of them stalls all of it. On {@code n = ceil(instances)} instances (at least the ones it
+ * spans), interruptions come {@code n} times as often as on one, and each loses, on average, the
+ * work since the last checkpoint, half the checkpoint interval, plus the time to get new capacity
+ * and restart from the checkpoint (the restart allowance), on all its instances, paid at spot:
+ * {@code expected cost per hour = perInstanceRate × n × (checkpointInterval / 2 + restart) × spot × instances}.
  * The move is recommended when what is left of the saving after that expected cost, as a share of
  * the saving (the net saving ratio), is at least the minimum (10% by default) and worth the minimum
  * money a month; the monthly saving is the difference, over 720 hours. Once it stands, it is
@@ -31,17 +39,20 @@ import java.util.Optional;
  * the move would lose money), so a spot price that wavers does not raise and withdraw it in turn.
  * The job's GPUs are counted over the period it is judged on, as the mean over its closed minutes.
  *
- * <p>The interruption rate is a setting, not a measurement: clouds publish spot interruption
- * frequencies in bands (AWS's Spot Instance Advisor: under 5% to over 20% of instances a month),
- * not as a rate per running hour. The default of 0.05 per hour (one interruption in 20 hours of
- * running) is deliberately pessimistic; set it from the fleet's own count of interruptions.
+ * <p>The per-instance rate comes from the spot quote where the price feed knows the provider's
+ * interruption frequency ({@link PriceQuote#interruptionFrequency()}: the share of instances
+ * taken back in a month, the upper bound of AWS's band), as that share over the 720 hours of a
+ * month: an instance running all month is taken back that often. Elsewhere it is a setting, by
+ * default 0.05 per instance-hour (one interruption in 20 hours of running), deliberately far more
+ * pessimistic than any published band; set it from the fleet's own count of interruptions. The
+ * evidence says which was used.
  *
  * <p>A job that does not say it is interruptible, or does not say how often it checkpoints, is
  * never moved: without the interval the work lost cannot be estimated.
  */
 public final class MoveToSpotRule {
 
-    /** One interruption per 20 hours of running. */
+    /** One interruption per 20 hours of running one instance, where the price feed gives no frequency. */
     public static final double DEFAULT_INTERRUPTIONS_PER_HOUR = 0.05;
 
     /** Five minutes to get new capacity, start the job and load its checkpoint. */
@@ -86,16 +97,28 @@ public final class MoveToSpotRule {
             return Optional.empty();
         }
         Map<Lifecycle, PriceQuote> offers = board.offersOf(pool.provider(), pool.region(), pool.instanceType());
-        PriceQuote onDemand = offers.get(Lifecycle.ON_DEMAND);
-        PriceQuote spot = offers.get(Lifecycle.SPOT);
-        if (onDemand == null || spot == null || !onDemand.currency().equals(job.currency())
-                || !spot.currency().equals(job.currency())) {
+        PriceQuote onDemandQuote = offers.get(Lifecycle.ON_DEMAND);
+        PriceQuote spotQuote = offers.get(Lifecycle.SPOT);
+        if (onDemandQuote == null || spotQuote == null || !onDemandQuote.currency().equals(spotQuote.currency())) {
             return Optional.empty();
         }
-        double instances = job.gpuEquivalents() / onDemand.gpuCount();
-        double hourlySaving = (onDemand.pricePerHour() - spot.pricePerHour()) * instances;
+        Optional<PriceBoard.Price> onDemandPrice = board.priceIn(onDemandQuote, job.currency(), now);
+        Optional<PriceBoard.Price> spotPrice = board.priceIn(spotQuote, job.currency(), now);
+        if (onDemandPrice.isEmpty() || spotPrice.isEmpty()) {
+            return Optional.empty();
+        }
+        double onDemand = onDemandPrice.get().pricePerHour();
+        double spot = spotPrice.get().pricePerHour();
+        double instances = job.gpuEquivalents() / onDemandQuote.gpuCount();
+        double hourlySaving = (onDemand - spot) * instances;
         double hoursLost = (traits.checkpointIntervalSeconds() / 2 + restartAllowanceSeconds) / 3600;
-        double expectedCost = interruptionsPerHour * hoursLost * spot.pricePerHour() * instances;
+        Double frequency = spotQuote.interruptionFrequency();
+        double perInstanceHour = frequency != null ? frequency / Recommendation.HOURS_PER_MONTH
+                : interruptionsPerHour;
+        // Slice shares summed in floating point may overshoot a whole instance by a rounding error.
+        double exposed = Math.max(1, Math.ceil(instances - 1e-9));
+        double jobInterruptionsPerHour = perInstanceHour * exposed;
+        double expectedCost = jobInterruptionsPerHour * hoursLost * spot * instances;
         double monthlySaving = (hourlySaving - expectedCost) * Recommendation.HOURS_PER_MONTH;
         double netSavingRatio = (hourlySaving - expectedCost) / hourlySaving;
         boolean worthIt = held ? netSavingRatio >= withdrawNetSavingRatio && monthlySaving >= 0
@@ -105,11 +128,19 @@ public final class MoveToSpotRule {
         }
 
         Map<String, Object> evidence = new LinkedHashMap<>();
-        evidence.put("onDemandPricePerHour", onDemand.pricePerHour());
-        evidence.put("spotPricePerHour", spot.pricePerHour());
+        evidence.put("onDemandPricePerHour", onDemand);
+        evidence.put("spotPricePerHour", spot);
+        evidence.put("quoteCurrency", spotQuote.currency());
+        evidence.put("exchangeRate", spotPrice.get().exchangeRate());
         evidence.put("instances", instances);
         evidence.put("hourlySaving", hourlySaving);
-        evidence.put("interruptionsPerHour", interruptionsPerHour);
+        evidence.put("interruptionRateSource", frequency != null ? "catalog" : "default");
+        if (frequency != null) {
+            evidence.put("interruptionFrequency", frequency);
+        }
+        evidence.put("interruptionsPerInstanceHour", perInstanceHour);
+        evidence.put("instancesExposed", (int) exposed);
+        evidence.put("jobInterruptionsPerHour", jobInterruptionsPerHour);
         evidence.put("checkpointIntervalSeconds", traits.checkpointIntervalSeconds());
         evidence.put("restartAllowanceSeconds", restartAllowanceSeconds);
         evidence.put("hoursLostPerInterruption", hoursLost);
@@ -123,7 +154,7 @@ public final class MoveToSpotRule {
         action.put("jobId", job.jobId());
         action.put("gpus", job.gpus());
         action.put("fromPool", pool.key());
-        action.put("toPool", OfferFields.of(spot, job.gpuModel()));
+        action.put("toPool", OfferFields.of(spotQuote, job.gpuModel()));
 
         String summary = String.format(Locale.ROOT,
                 "Run interruptible job %s on %s spot instead of on demand: saves %.2f %s/h against %.2f expected"

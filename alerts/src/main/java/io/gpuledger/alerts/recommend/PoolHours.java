@@ -1,66 +1,186 @@
 package io.gpuledger.alerts.recommend;
 
-import io.gpuledger.alerts.anomaly.FinalWindows;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.UsageRollup;
 import java.time.Duration;
-import java.util.ArrayDeque;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
- * How many instances each on-demand pool used, hour by hour, over the lookback: what the
- * reserve-capacity rule weighs against the break-even. An hour counts once it is final (its pool
- * has a newer hour), as GPU-hours over the GPUs of one instance: two instances busy half the hour
- * count as one instance for that hour.
+ * How many instances each on-demand pool used, clock hour by clock hour, over the lookback: what
+ * the reserve-capacity rule weighs against the break-even. The cost engine sends a pool's hour
+ * only when something ran in it, so an hour the pool did not send counts as no instance in use:
+ * a pool that scales to zero at night is idle at night, not busy all the time. Hours are counted
+ * from the first hour the pool was seen (what came before is not known), up to the last final
+ * hour, so a pool seen for less than the lookback has fewer hours.
  *
- * <p>Not thread-safe: fed by one reader.
+ * <p>An hour is final once the pools' clock, the latest end of any pool window seen, has passed
+ * its end by {@link #SLACK}; the engine's partitions keep their own clocks. A version of an hour
+ * that arrives after that is counted in {@link #late()} and left out. An hour counts as GPU-hours
+ * over the GPUs of one instance: two instances busy half the hour count as one for that hour.
+ *
+ * <p>Not thread-safe: fed by one reader. At most {@code maxPools} pools are followed; the one heard
+ * of least recently makes room for a new one.
  */
 public final class PoolHours {
 
+    static final Duration SLACK = Duration.ofMinutes(2);
+    private static final Duration HOUR = Duration.ofHours(1);
+
     private final int lookbackHours;
-    private final FinalWindows<UsageRollup> finalHours;
-    private final Map<Offer, Deque<Double>> hours = new HashMap<>();
+    private final int maxPools;
+    private final Map<Offer, Pool> pools = new HashMap<>();
+    /** The latest end of any pool window seen: the pools' clock. */
+    private Instant clock = Instant.MIN;
+    /** The start of the latest hour made final. */
+    private Instant finalThrough = Instant.MIN;
+    private long late;
+
+    /** One pool's GPU-hours per clock hour: the final ones in a ring, the open ones by start. */
+    private static final class Pool {
+        private final double[] gpuHours;
+        private int size;
+        private int next;
+        private final TreeMap<Instant, Double> open = new TreeMap<>();
+        /** The first hour not yet final. */
+        private Instant nextHour;
+        private Instant heard;
+        private String currency;
+
+        private Pool(int lookbackHours, Instant firstHour) {
+            this.gpuHours = new double[lookbackHours];
+            this.nextHour = firstHour;
+        }
+
+        private void close(double used) {
+            gpuHours[next] = used;
+            next = (next + 1) % gpuHours.length;
+            size = Math.min(size + 1, gpuHours.length);
+        }
+
+        /** Final hours up to {@code through} (an hour start): those it sent, and zero for the rest. */
+        private void closeThrough(Instant through) {
+            long missing = Duration.between(nextHour, through).toHours() + 1;
+            if (missing > gpuHours.length) {
+                // Only the last lookback of them is kept: skip the rest, as zeros or not.
+                nextHour = through.minus(HOUR.multipliedBy(gpuHours.length - 1));
+                open.headMap(nextHour).clear();
+            }
+            while (!nextHour.isAfter(through)) {
+                Double used = open.remove(nextHour);
+                close(used == null ? 0 : used);
+                nextHour = nextHour.plus(HOUR);
+            }
+        }
+
+        /** Oldest first. */
+        private List<Double> hours(double per) {
+            List<Double> instances = new ArrayList<>(size);
+            int first = size < gpuHours.length ? 0 : next;
+            for (int i = 0; i < size; i++) {
+                instances.add(gpuHours[(first + i) % gpuHours.length] / per);
+            }
+            return instances;
+        }
+    }
 
     public PoolHours(int lookbackHours, int maxPools) {
+        if (lookbackHours < 1) {
+            throw new IllegalArgumentException("lookbackHours must be at least 1, was " + lookbackHours);
+        }
         this.lookbackHours = lookbackHours;
-        this.finalHours = new FinalWindows<>(maxPools);
+        this.maxPools = maxPools;
     }
 
     /**
-     * Takes a pool's hourly roll-up; returns the usage of every pool whose hour this made final,
-     * ready for the rule (a pool whose instance size or price is not known is left out).
+     * Takes a pool's roll-up; returns, when it made a new clock hour final, the usage of every
+     * pool followed, ready for the rule (a pool whose instance size is not known, from the catalog
+     * or its price, is left out). Minute windows and spot or reserved pools only move the clock.
      */
     public List<PoolUsage> onRollup(UsageRollup rollup, PriceBoard board, GpuCatalog catalog) {
-        if (rollup.dimension() != UsageRollup.Dimension.POOL
-                || Duration.between(rollup.windowStart(), rollup.windowEnd()).toSeconds() != 3600) {
+        if (rollup.dimension() != UsageRollup.Dimension.POOL) {
             return List.of();
         }
-        Offer pool = Offer.fromKey(rollup.id());
-        if (pool.lifecycle() != Lifecycle.ON_DEMAND) {
+        if (rollup.windowEnd().isAfter(clock)) {
+            clock = rollup.windowEnd();
+        }
+        if (Duration.between(rollup.windowStart(), rollup.windowEnd()).equals(HOUR)
+                && rollup.windowStart().truncatedTo(ChronoUnit.HOURS).equals(rollup.windowStart())) {
+            take(rollup);
+        }
+        Instant through = clock.minus(HOUR).minus(SLACK).truncatedTo(ChronoUnit.HOURS);
+        if (!through.isAfter(finalThrough)) {
             return List.of();
         }
+        finalThrough = through;
         List<PoolUsage> ready = new ArrayList<>();
-        for (UsageRollup hour : finalHours.offer(rollup.id(), rollup.windowStart(), rollup)) {
-            Optional<PriceQuote> price = board.price(pool);
-            Optional<Integer> perInstance = catalog.instance(pool).map(GpuCatalog.InstanceSpec::gpusPerInstance)
-                    .or(() -> price.map(PriceQuote::gpuCount));
-            if (price.isEmpty() || perInstance.isEmpty() || !price.get().currency().equals(hour.currency())) {
-                continue;
-            }
-            Deque<Double> instances = hours.computeIfAbsent(pool, p -> new ArrayDeque<>());
-            instances.addLast(hour.totals().gpuSeconds() / 3600.0 / perInstance.get());
-            while (instances.size() > lookbackHours) {
-                instances.removeFirst();
-            }
-            ready.add(new PoolUsage(pool, List.copyOf(instances), price.get().pricePerHour(), hour.currency()));
+        for (var entry : pools.entrySet()) {
+            Pool pool = entry.getValue();
+            pool.closeThrough(through);
+            usage(entry.getKey(), pool, board, catalog).ifPresent(ready::add);
         }
         return ready;
+    }
+
+    private void take(UsageRollup hour) {
+        Offer offer = Offer.fromKey(hour.id());
+        if (offer.lifecycle() != Lifecycle.ON_DEMAND) {
+            return;
+        }
+        Pool pool = pools.get(offer);
+        if (pool == null) {
+            if (pools.size() >= maxPools) {
+                forgetQuietest();
+            }
+            pool = new Pool(lookbackHours, hour.windowStart());
+            pools.put(offer, pool);
+        }
+        if (hour.windowStart().isBefore(pool.nextHour)) {
+            late++;
+            return;
+        }
+        pool.open.put(hour.windowStart(), hour.totals().gpuSeconds() / 3600.0);
+        pool.heard = hour.windowStart();
+        pool.currency = hour.currency();
+    }
+
+    private static Optional<PoolUsage> usage(Offer offer, Pool pool, PriceBoard board, GpuCatalog catalog) {
+        if (pool.size == 0) {
+            return Optional.empty();
+        }
+        Optional<Integer> perInstance = catalog.instance(offer).map(GpuCatalog.InstanceSpec::gpusPerInstance)
+                .or(() -> board.price(offer).map(PriceQuote::gpuCount));
+        return perInstance.map(per -> new PoolUsage(offer, pool.hours(per), pool.currency));
+    }
+
+    /** Makes room by forgetting the pool heard of least recently. */
+    private void forgetQuietest() {
+        Offer quietest = null;
+        Instant oldest = Instant.MAX;
+        for (var entry : pools.entrySet()) {
+            if (entry.getValue().heard.isBefore(oldest)) {
+                oldest = entry.getValue().heard;
+                quietest = entry.getKey();
+            }
+        }
+        pools.remove(quietest);
+    }
+
+    /** Versions of pool hours that arrived after their hour was final, left out. */
+    public long late() {
+        return late;
+    }
+
+    /** Pools followed. */
+    public int pools() {
+        return pools.size();
     }
 }

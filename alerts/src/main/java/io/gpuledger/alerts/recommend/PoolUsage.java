@@ -10,12 +10,13 @@ import java.util.List;
  * reservation would have covered.
  *
  * @param pool                 the on-demand offer (provider, region, instance type)
- * @param instancesPerHour     the average number of its instances in use in each hour of the
- *                             lookback, oldest first; 2.5 is two instances all hour and a third for half of it
- * @param onDemandPricePerHour the on-demand price of one instance for one hour, in {@code currency}
- * @param currency             ISO 4217 code of the price
+ * @param instancesPerHour     the average number of its instances in use in each clock hour of the
+ *                             lookback, oldest first; 2.5 is two instances all hour and a third for half
+ *                             of it, 0 an hour in which none ran
+ * @param currency             ISO 4217 code of the amounts the pool's hours are reported in: what
+ *                             a recommendation for it is priced in
  */
-public record PoolUsage(Offer pool, List<Double> instancesPerHour, double onDemandPricePerHour, String currency) {
+public record PoolUsage(Offer pool, List<Double> instancesPerHour, String currency) {
 
     public PoolUsage {
         Check.present("pool", pool);
@@ -27,12 +28,16 @@ public record PoolUsage(Offer pool, List<Double> instancesPerHour, double onDema
             Check.nonNegative("instancesPerHour", Check.present("instancesPerHour", count));
         }
         instancesPerHour = List.copyOf(instancesPerHour);
-        Check.nonNegative("onDemandPricePerHour", onDemandPricePerHour);
         Check.currency("currency", currency);
     }
 
     public int hours() {
         return instancesPerHour.size();
+    }
+
+    /** Hours of the lookback in which no instance was in use. */
+    public int idleHours() {
+        return (int) instancesPerHour.stream().filter(count -> count == 0).count();
     }
 
     /** The most instances in use in any hour, rounded up to a whole instance. */

@@ -1,8 +1,10 @@
 package io.gpuledger.alerts.recommend;
 
+import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
@@ -15,14 +17,21 @@ import java.util.concurrent.atomic.AtomicLong;
  * The latest price of every offer, as the price topic has told it so far. Safe to update from
  * the consumer thread while rules read it from others.
  *
- * <p>Rules compare amounts only within one currency: a quote in another currency than the figure
- * it would be set against is left out, never converted by a guess. Feed the board quotes already
- * converted into the reporting currency, and every offer can be compared with every other.
+ * <p>Rules set a quote against figures in the job's or pool's currency (the cost engine's reporting
+ * currency) by converting it at the exchange rate in force ({@link #priceIn}), from the same
+ * versioned table the engine charges with. A quote in a currency the table lacks is left out,
+ * never converted by a guess.
  */
 public final class PriceBoard {
 
+    /** The shipped rates, read once, for boards not given a table of their own. */
+    private static final class Shipped {
+        private static final CurrencyRates RATES = CurrencyRates.shipped("USD");
+    }
+
     private static final Comparator<PriceQuote> BY_OFFER = Comparator.comparing(quote -> quote.offer().key());
 
+    private final CurrencyRates rates;
     private final Map<Offer, PriceQuote> latest = new ConcurrentHashMap<>();
     /** Counts the changes of {@link #latest}: a sorted list made at one count holds until the next. */
     private final AtomicLong changes = new AtomicLong();
@@ -33,6 +42,30 @@ public final class PriceBoard {
      * of times a second, and prices change a few times a minute.
      */
     private record Sorted(long changes, List<PriceQuote> quotes) {
+    }
+
+    /**
+     * A quote's price in another currency: {@code exchangeRate} units of {@code currency} per unit
+     * of the quote's, 1 when they are the same.
+     */
+    public record Price(PriceQuote quote, String currency, double exchangeRate) {
+
+        public double pricePerHour() {
+            return quote.pricePerHour() * exchangeRate;
+        }
+
+        public double pricePerGpuHour() {
+            return quote.pricePerGpuHour() * exchangeRate;
+        }
+    }
+
+    /** A board converting with the shipped exchange rates. */
+    public PriceBoard() {
+        this(Shipped.RATES);
+    }
+
+    public PriceBoard(CurrencyRates rates) {
+        this.rates = rates;
     }
 
     /**
@@ -53,6 +86,20 @@ public final class PriceBoard {
 
     public Optional<PriceQuote> price(Offer offer) {
         return Optional.ofNullable(latest.get(offer));
+    }
+
+    /**
+     * {@code quote}'s price in {@code currency} at the rate in force at {@code at}; empty when the
+     * rates table lacks either currency.
+     */
+    public Optional<Price> priceIn(PriceQuote quote, String currency, Instant at) {
+        Double rate = rates.rate(quote.currency(), currency, at.toEpochMilli());
+        return rate == null ? Optional.empty() : Optional.of(new Price(quote, currency, rate));
+    }
+
+    /** The price of {@code offer} now held, in {@code currency} at the rate in force at {@code at}. */
+    public Optional<Price> price(Offer offer, String currency, Instant at) {
+        return price(offer).flatMap(quote -> priceIn(quote, currency, at));
     }
 
     /** The priced ways of buying one instance type in one region, by lifecycle. */

@@ -1,5 +1,6 @@
 package io.gpuledger.alerts.recommend;
 
+import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.EnrichedCapacityEvent;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
@@ -109,7 +110,7 @@ public final class RecommendationRules {
     private final RecommendationDesk desk;
     private final GpuCatalog catalog;
     private final Settings settings;
-    private final PriceBoard board = new PriceBoard();
+    private final PriceBoard board;
     private final JobBook jobs;
     private final GpuMinutes gpuMinutes;
     private final PoolHours poolHours;
@@ -120,10 +121,17 @@ public final class RecommendationRules {
     private final ReduceCommunicationRule reduceCommunication;
     private final ReserveCapacityRule reserve;
 
+    /** Rules that compare prices in different currencies at the shipped exchange rates. */
     public RecommendationRules(RecommendationDesk desk, GpuCatalog catalog, Settings settings) {
+        this(desk, catalog, settings, CurrencyRates.shipped("USD"));
+    }
+
+    /** @param rates the exchange rates the cost engine charges with, to compare offers quoted in other currencies */
+    public RecommendationRules(RecommendationDesk desk, GpuCatalog catalog, Settings settings, CurrencyRates rates) {
         this.desk = desk;
         this.catalog = catalog;
         this.settings = settings;
+        this.board = new PriceBoard(rates);
         this.jobs = new JobBook(catalog, settings.staleAfter(), settings.longestJobPeriod(), settings.maxPools());
         this.gpuMinutes = new GpuMinutes(settings.reclaimIdle().period());
         this.poolHours = new PoolHours(settings.reserveLookbackHours(), settings.maxPools());

@@ -23,6 +23,12 @@ import java.util.Optional;
  * discount {@code d = 1 − reserved / onDemand}, one reserved instance pays off when it would be in
  * use more than {@code 1 − d = reserved / onDemand} of the hours (the break-even utilization).
  *
+ * <p>The on-demand and reserved quotes (in one currency) are converted into the pool's currency,
+ * the one its hours are reported in, at the exchange rate in force, which the evidence states.
+ *
+ * <p>The lookback is clock hours ({@link PoolHours}): an hour in which no instance of the pool ran
+ * counts as none in use, and a pool seen for fewer hours than the lookback is not judged.
+ *
  * <p>Over the lookback, the {@code k}-th instance of the pool was in use for a share {@code u_k}
  * of the hours ({@link PoolUsage#utilizationOfInstance(int)}), and {@code u_k} does not grow with
  * {@code k}. The rule reserves the largest {@code k} with {@code u_k} above break-even, and the
@@ -37,7 +43,7 @@ public final class ReserveCapacityRule {
     private final Duration ttl;
 
     /**
-     * @param minLookbackHours hours of use needed before judging (a week, 168, sees a weekly cycle)
+     * @param minLookbackHours clock hours of history needed before judging (a week, 168, sees a weekly cycle)
      * @param minMonthlySaving the least saving worth a commitment, in the pool's currency
      * @param ttl              how long the recommendation stands without being seen again
      */
@@ -49,14 +55,20 @@ public final class ReserveCapacityRule {
 
     public Optional<Recommendation> evaluate(PoolUsage usage, PriceBoard board, Instant now) {
         Offer pool = usage.pool();
-        double onDemand = usage.onDemandPricePerHour();
-        Optional<PriceQuote> reservedQuote = board.price(
-                new Offer(pool.provider(), pool.region(), pool.instanceType(), Lifecycle.RESERVED))
-                .filter(quote -> quote.currency().equals(usage.currency()));
-        if (usage.hours() < minLookbackHours || onDemand <= 0 || reservedQuote.isEmpty()) {
+        Optional<PriceBoard.Price> onDemandPrice = board.price(pool, usage.currency(), now);
+        Optional<PriceBoard.Price> reservedPrice = board.price(
+                new Offer(pool.provider(), pool.region(), pool.instanceType(), Lifecycle.RESERVED), usage.currency(),
+                now);
+        if (usage.hours() < minLookbackHours || onDemandPrice.isEmpty() || reservedPrice.isEmpty()
+                || !onDemandPrice.get().quote().currency().equals(reservedPrice.get().quote().currency())) {
             return Optional.empty();
         }
-        double reserved = reservedQuote.get().pricePerHour();
+        PriceQuote reservedQuote = reservedPrice.get().quote();
+        double onDemand = onDemandPrice.get().pricePerHour();
+        double reserved = reservedPrice.get().pricePerHour();
+        if (onDemand <= 0) {
+            return Optional.empty();
+        }
         double breakEven = reserved / onDemand;
         if (breakEven >= 1) {
             return Optional.empty();
@@ -79,9 +91,12 @@ public final class ReserveCapacityRule {
 
         Map<String, Object> evidence = new LinkedHashMap<>();
         evidence.put("lookbackHours", usage.hours());
+        evidence.put("idleHours", usage.idleHours());
         evidence.put("onDemandPricePerHour", onDemand);
         evidence.put("reservedPricePerHour", reserved);
         evidence.put("currency", usage.currency());
+        evidence.put("quoteCurrency", reservedQuote.currency());
+        evidence.put("exchangeRate", reservedPrice.get().exchangeRate());
         evidence.put("discount", 1 - breakEven);
         evidence.put("breakEvenUtilization", breakEven);
         evidence.put("utilizationByInstance", utilization);
@@ -90,7 +105,7 @@ public final class ReserveCapacityRule {
 
         Map<String, Object> action = new LinkedHashMap<>();
         action.put("reserveInstances", reserve);
-        action.put("reservation", OfferFields.of(reservedQuote.get(), reservedQuote.get().gpuModel()));
+        action.put("reservation", OfferFields.of(reservedQuote, reservedQuote.gpuModel()));
 
         String summary = String.format(Locale.ROOT,
                 "Reserve %d x %s in %s %s: in use above the %.0f%% break-even over %d h; saves %.2f %s a month",

@@ -146,7 +146,7 @@ public final class SwitchInstanceTypeRule {
         Observed observed = observed(job, peers, board, catalog, held);
         List<Candidate> worthIt = new ArrayList<>();
         observed.best().ifPresent(worthIt::add);
-        estimated(job, board, catalog, measured(peers)).stream()
+        estimated(job, board, catalog, measured(peers), now).stream()
                 .filter(candidate -> worthIt(job, candidate.costPerMillionUnits(), held)).forEach(worthIt::add);
         Optional<Candidate> best = worthIt.stream().max(Comparator
                 .comparingDouble((Candidate candidate) -> candidate.confidence() * monthlySaving(job, candidate))
@@ -261,7 +261,8 @@ public final class SwitchInstanceTypeRule {
                 false, CONFIDENCE_DATASHEET, Map.of());
     }
 
-    private List<Candidate> estimated(JobView job, PriceBoard board, GpuCatalog catalog, MeasuredThroughput measured) {
+    private List<Candidate> estimated(JobView job, PriceBoard board, GpuCatalog catalog, MeasuredThroughput measured,
+            Instant now) {
         Optional<GpuCatalog.GpuSpec> currentGpu = currentGpu(job, catalog);
         if (currentGpu.isEmpty()) {
             return List.of();
@@ -275,8 +276,11 @@ public final class SwitchInstanceTypeRule {
         for (PriceQuote quote : board.all()) {
             Optional<GpuCatalog.GpuSpec> gpu = catalog.gpuOf(quote);
             boolean comparable = quote.lifecycle() == job.pool().lifecycle() && !samePlace(quote.offer(), job.pool())
-                    && quote.currency().equals(job.currency()) && fits(job, currentGpu, gpu);
-            if (!comparable) {
+                    && fits(job, currentGpu, gpu);
+            // Priced in the job's currency at the rate in force; a currency without a rate is left out.
+            Optional<PriceBoard.Price> price = comparable ? board.priceIn(quote, job.currency(), now)
+                    : Optional.empty();
+            if (price.isEmpty()) {
                 continue;
             }
             Optional<Double> network = catalog.networkGbps(quote.offer());
@@ -288,7 +292,7 @@ public final class SwitchInstanceTypeRule {
             double networkRatio = networkKnown ? network.get() / currentNetwork.get() : 1;
             double speedup = performance.wholeSpeedup() ? performance.ratio()
                     : 1 / ((1 - communication) / performance.ratio() + communication / networkRatio);
-            double cost = quote.pricePerGpuHour() / (job.unitsPerGpuHour() * speedup) * PER_MILLION;
+            double cost = price.get().pricePerGpuHour() / (job.unitsPerGpuHour() * speedup) * PER_MILLION;
 
             Map<String, Object> figures = new LinkedHashMap<>();
             figures.put("workloadClass", work.workloadClass().wire());
@@ -299,7 +303,9 @@ public final class SwitchInstanceTypeRule {
             figures.put("communicationBound", communicationBound);
             figures.put("networkRatio", networkRatio);
             figures.put("estimatedSpeedup", speedup);
-            figures.put("candidatePricePerGpuHour", quote.pricePerGpuHour());
+            figures.put("candidatePricePerGpuHour", price.get().pricePerGpuHour());
+            figures.put("quoteCurrency", quote.currency());
+            figures.put("exchangeRate", price.get().exchangeRate());
             found.add(new Candidate("estimated", cost, performance.confidence(),
                     OfferFields.of(quote, gpu.get().model()), figures));
         }

@@ -37,6 +37,15 @@ class MoveToSpotRuleTest {
                 Arguments.of("p4d list prices", 8, 8, 32.77, 9.831, checkpointsEveryHalfHour, 16398.108),
                 // 2 of 8 GPUs: a quarter of it all, 4099.527
                 Arguments.of("a quarter instance", 2, 8, 32.77, 9.831, checkpointsEveryHalfHour, 4099.527),
+                // 2 instances: saving 22.939 x 2 = 45.878/h; each interrupted 0.05 times an hour, so the job
+                // 0.05 x 2 = 0.1 times, each stalling both: 0.1 x 1/3 x 9.831 x 2 = 0.6554/h;
+                // (45.878 - 0.6554) x 720 = 32560.272
+                Arguments.of("two synchronous instances", 16, 8, 32.77, 9.831, checkpointsEveryHalfHour, 32560.272),
+                // 32 instances checkpointing every 4 h: saving 22.939 x 32 = 734.048/h; lost (14400/2 + 300)/3600
+                // = 2.083333 h; expected 0.05 x 32 x 2.083333 x 9.831 x 32 = 1048.64/h > 734.048: stay
+                // (one rate for the whole job, 0.05 x 2.083333 x 9.831 x 32 = 32.77/h, would say move)
+                Arguments.of("32 synchronous instances, 4 h checkpoints", 256, 8, 32.77, 9.831,
+                        new JobTraits("llama-70b", true, 14400.0, null), null),
                 // saving 0.10/h; lost (3600 + 300)/3600 = 1.08333 h; expected 0.05 x 1.08333 x 0.90 = 0.04875/h
                 // (0.10 - 0.04875) x 720 = 36.9
                 Arguments.of("saving just above the risk", 1, 1, 1.00, 0.90, checkpointsEveryTwoHours, 36.9),
@@ -68,6 +77,18 @@ class MoveToSpotRuleTest {
         assertThat((double) recommendation.evidence().get("instances")).isCloseTo(1.0, within(1e-9));
         assertThat(recommendation.estimatedMonthlySaving()).isCloseTo(5004.0, within(1e-6));
         assertThat(recommendation.action()).containsEntry("gpus", 7);
+        assertThat(recommendation.evidence()).containsEntry("instancesExposed", 1);
+    }
+
+    @Test
+    void shouldNotCountARoundingErrorOfSliceSharesAsAnotherInstance() {
+        // Given slice shares that add up to a hair over one GPU, on a one-GPU instance
+        JobView view = job("job-mig", ON_DEMAND, "A100-40GB", 7, 10.0).gpuEquivalents(1 + 1e-12)
+                .traits(new JobTraits("llama-7b", true, 1800.0, null)).build();
+
+        // Then the job is exposed to the interruptions of one instance, not two
+        assertThat(rule.evaluate(view, board(1, 10.0, 3.0, "USD"), NOW).orElseThrow().evidence())
+                .containsEntry("instancesExposed", 1);
     }
 
     @ParameterizedTest(name = "{0}: {6}")
@@ -134,14 +155,45 @@ class MoveToSpotRuleTest {
                 within(1e-9));
         assertThat((double) recommendation.evidence().get("hoursLostPerInterruption")).isCloseTo(1.0 / 3,
                 within(1e-12));
+        assertThat(recommendation.evidence()).containsEntry("interruptionRateSource", "default")
+                .containsEntry("interruptionsPerInstanceHour", 0.05)
+                .containsEntry("instancesExposed", 1)
+                .doesNotContainKey("interruptionFrequency");
         // 0.5 + 0.4 x (22.939 - 0.16385) / 22.939 = 0.5 + 0.4 x 0.992857 = 0.897143
         assertThat(recommendation.confidence()).isCloseTo(0.897143, within(1e-6));
         assertThat(recommendation.expiresAt()).isEqualTo(NOW.plus(Duration.ofMinutes(30)));
     }
 
     @Test
-    void shouldLeaveAJobAlreadyOnSpotOrPricedInAnotherCurrencyAlone() {
-        // Given a job already on spot, and one whose prices are quoted in another currency
+    void shouldTakeTheInterruptionRateFromTheSpotQuoteWhereTheFeedKnowsIt() {
+        // Given the 32-instance job checkpointing every 4 h, and p4d spot in the AWS band 5-10% a month
+        PriceBoard board = board(8, 32.77, null, "USD");
+        board.update(quote(Lifecycle.SPOT, 8, 9.831, "USD").withInterruptionFrequency(0.10));
+        JobView view = job("job-70b", ON_DEMAND, "A100-40GB", 256, 32.77 * 32)
+                .traits(new JobTraits("llama-70b", true, 14400.0, null)).build();
+
+        // When the rule judges it
+        Recommendation recommendation = rule.evaluate(view, board, NOW).orElseThrow();
+
+        // Then each instance is taken back 0.10 / 720 = 0.000138889 times an hour, the job 32 times as
+        // often: 0.0044444/h; each loses (14400/2 + 300)/3600 = 2.083333 h on all 32 instances at spot:
+        // 0.0044444 x 2.083333 x 9.831 x 32 = 2.912889/h; (22.939 x 32 - 2.912889) x 720
+        // = (734.048 - 2.912889) x 720 = 526417.28 a month
+        assertThat(recommendation.evidence()).containsEntry("interruptionRateSource", "catalog")
+                .containsEntry("interruptionFrequency", 0.10)
+                .containsEntry("instancesExposed", 32);
+        assertThat((double) recommendation.evidence().get("interruptionsPerInstanceHour"))
+                .isCloseTo(0.000138889, within(1e-9));
+        assertThat((double) recommendation.evidence().get("jobInterruptionsPerHour")).isCloseTo(0.0044444,
+                within(1e-7));
+        assertThat((double) recommendation.evidence().get("expectedInterruptionCostPerHour")).isCloseTo(2.912889,
+                within(1e-6));
+        assertThat(recommendation.estimatedMonthlySaving()).isCloseTo(526417.28, within(0.01));
+    }
+
+    @Test
+    void shouldLeaveAJobAlreadyOnSpotOrPricedInACurrencyWithoutARateAlone() {
+        // Given a job already on spot, and one whose prices are quoted in CHF, which the rates table lacks
         JobTraits traits = new JobTraits("llama-7b", true, 1800.0, null);
         JobView onSpot = job("job-1", new Offer("aws", "us-east-1", "p4d.24xlarge", Lifecycle.SPOT), "A100-40GB", 8,
                 9.831).traits(traits).build();
@@ -149,7 +201,7 @@ class MoveToSpotRuleTest {
 
         // Then neither is moved
         assertThat(rule.evaluate(onSpot, board(8, 32.77, 9.831, "USD"), NOW)).isEmpty();
-        assertThat(rule.evaluate(onDemand, board(8, 32.77, 9.831, "EUR"), NOW)).isEmpty();
+        assertThat(rule.evaluate(onDemand, board(8, 32.77, 9.831, "CHF"), NOW)).isEmpty();
     }
 
     private static PriceBoard board(int gpus, double onDemand, Double spot, String currency) {

@@ -9,7 +9,9 @@ import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageTotals;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -37,10 +39,85 @@ class PoolHoursTest {
         assertThat(afterHour1).singleElement().satisfies(usage -> {
             assertThat(usage.pool()).isEqualTo(P4D);
             assertThat(usage.instancesPerHour()).containsExactly(1.5);
-            assertThat(usage.onDemandPricePerHour()).isCloseTo(32.77, within(1e-9));
+            assertThat(usage.currency()).isEqualTo("USD");
         });
         assertThat(afterHour3).singleElement()
                 .satisfies(usage -> assertThat(usage.instancesPerHour()).containsExactly(1.5, 2.0, 1.0));
+    }
+
+    @Test
+    void shouldCountTheClockHoursAPoolScaledToZeroAsIdle() {
+        // Given p4d on demand at 32.77 and reserved at 21.3005 USD per instance-hour, and a pool of
+        // one instance busy from 00:00 to 08:00 every day for three weeks, scaled to zero the rest
+        PriceBoard board = new PriceBoard();
+        board.update(p4d(Lifecycle.ON_DEMAND, 32.77));
+        board.update(p4d(Lifecycle.RESERVED, 21.3005));
+        PoolHours hours = new PoolHours(168, 10);
+        List<PoolUsage> judged = new ArrayList<>();
+        for (int day = 0; day < 21; day++) {
+            for (int hour = 0; hour < 8; hour++) {
+                judged.addAll(hours.onRollup(hour(24 * day + hour, 8), board, GpuCatalog.defaults()));
+            }
+        }
+
+        // When the first hour of the next day arrives
+        judged.addAll(hours.onRollup(hour(24 * 21, 8), board, GpuCatalog.defaults()));
+
+        // Then the last week is judged on its 168 clock hours: 7 x 8 = 56 busy, 112 idle, u1 = 56 / 168 = 1/3
+        PoolUsage lastWeek = judged.get(judged.size() - 1);
+        assertThat(lastWeek.hours()).isEqualTo(168);
+        assertThat(lastWeek.utilizationOfInstance(1)).isCloseTo(1.0 / 3, within(1e-9));
+        // and it is not worth reserving: break-even 21.3005 / 32.77 = 0.65 > 1/3. Reserving would
+        // "save" 720 x (32.77 x 1/3 - 21.3005) = 720 x -10.377167 = -7471.56 USD a month,
+        // where counting only the busy hours (u1 = 1) claims 720 x (32.77 - 21.3005) = +8258.04
+        assertThat(720 * (32.77 * lastWeek.utilizationOfInstance(1) - 21.3005)).isCloseTo(-7471.56, within(0.01));
+        assertThat(new ReserveCapacityRule(168, 10, Duration.ofHours(2)).evaluate(lastWeek, board, T0.plus(
+                Duration.ofDays(21)))).isEmpty();
+    }
+
+    @Test
+    void shouldCountTheHoursUpToTheClockAfterAPoolStopped() {
+        // Given a p4d pool of one instance busy for hours 0 to 3, then silent
+        PriceBoard board = new PriceBoard();
+        board.update(p4d(Lifecycle.ON_DEMAND, 32.77));
+        PoolHours hours = new PoolHours(4, 10);
+        for (int hour = 0; hour < 4; hour++) {
+            hours.onRollup(hour(hour, 8), board, GpuCatalog.defaults());
+        }
+
+        // When another pool's hours 4 to 6 move the clock to 07:00, so that hours up to 05:00 are final
+        Offer spot = new Offer("aws", "us-east-1", "p4d.24xlarge", Lifecycle.SPOT);
+        List<PoolUsage> judged = new ArrayList<>();
+        for (int hour = 4; hour < 7; hour++) {
+            Instant start = T0.plusSeconds(3600L * hour);
+            judged.addAll(hours.onRollup(new UsageRollup(UsageRollup.Dimension.POOL, spot.key(), start,
+                    start.plusSeconds(3600), "USD", 8, null, totals(8 * 3600)), board, GpuCatalog.defaults()));
+        }
+
+        // Then the silent pool's last four hours are 2 and 3 busy, 4 and 5 idle
+        assertThat(judged).last().satisfies(usage -> {
+            assertThat(usage.pool()).isEqualTo(P4D);
+            assertThat(usage.instancesPerHour()).containsExactly(1.0, 1.0, 0.0, 0.0);
+        });
+    }
+
+    @Test
+    void shouldLeaveOutAnHourThatArrivesAfterItWasFinal() {
+        // Given hours 0 and 2 of the pool: hour 0 is final, hour 1 (never sent) too, at 03:00 less the slack
+        PriceBoard board = new PriceBoard();
+        board.update(p4d(Lifecycle.ON_DEMAND, 32.77));
+        PoolHours hours = new PoolHours(3, 10);
+        hours.onRollup(hour(0, 8), board, GpuCatalog.defaults());
+        hours.onRollup(hour(2, 16), board, GpuCatalog.defaults());
+
+        // When hour 1 arrives late, then hour 3
+        assertThat(hours.onRollup(hour(1, 8), board, GpuCatalog.defaults())).isEmpty();
+        List<PoolUsage> afterHour3 = hours.onRollup(hour(3, 8), board, GpuCatalog.defaults());
+
+        // Then hour 1 stays idle and the late version is counted
+        assertThat(afterHour3).singleElement()
+                .satisfies(usage -> assertThat(usage.instancesPerHour()).containsExactly(1.0, 0.0, 2.0));
+        assertThat(hours.late()).isEqualTo(1);
     }
 
     @Test
@@ -54,6 +131,11 @@ class PoolHoursTest {
 
         assertThat(hours.onRollup(spotHour, new PriceBoard(), GpuCatalog.defaults())).isEmpty();
         assertThat(hours.onRollup(minute, new PriceBoard(), GpuCatalog.defaults())).isEmpty();
+    }
+
+    private static PriceQuote p4d(Lifecycle lifecycle, double pricePerHour) {
+        return new PriceQuote("aws", "us-east-1", "p4d.24xlarge", lifecycle, "A100-40GB", 8, pricePerHour, "USD",
+                T0.minusSeconds(86_400), "test");
     }
 
     private static UsageRollup hour(int index, double gpuHours) {

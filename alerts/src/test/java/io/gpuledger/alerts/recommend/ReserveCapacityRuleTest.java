@@ -57,11 +57,11 @@ class ReserveCapacityRuleTest {
     void shouldReserveTheBaselineAboveBreakEven(String name, List<Double> instancesPerHour, double onDemand,
             Double reserved, int expectedReserve, double expectedSaving) {
         // Given a pool's hourly use and, maybe, a reserved price of its type and region
-        PriceBoard board = new PriceBoard();
+        PriceBoard board = board(onDemand);
         if (reserved != null) {
             board.update(reservedQuote(reserved, "USD"));
         }
-        PoolUsage usage = new PoolUsage(POOL, instancesPerHour, onDemand, "USD");
+        PoolUsage usage = new PoolUsage(POOL, instancesPerHour, "USD");
 
         // When the rule judges it
         Optional<Recommendation> recommendation = rule.evaluate(usage, board, NOW);
@@ -80,9 +80,9 @@ class ReserveCapacityRuleTest {
     @Test
     void shouldExplainTheFiguresItDecidedOn() {
         // Given the "baseline of two" pool: break-even 0.5, u = [1, 0.75, 0.5]
-        PriceBoard board = new PriceBoard();
+        PriceBoard board = board(2.0);
         board.update(reservedQuote(1.0, "USD"));
-        PoolUsage usage = new PoolUsage(POOL, List.of(3.0, 3.0, 2.0, 1.0), 2.0, "USD");
+        PoolUsage usage = new PoolUsage(POOL, List.of(3.0, 3.0, 2.0, 1.0), "USD");
 
         // When the rule judges it
         Recommendation recommendation = rule.evaluate(usage, board, NOW).orElseThrow();
@@ -92,7 +92,8 @@ class ReserveCapacityRuleTest {
         assertThat(recommendation.evidence()).containsEntry("breakEvenUtilization", 0.5)
                 .containsEntry("discount", 0.5)
                 .containsEntry("utilizationByInstance", List.of(1.0, 0.75, 0.5))
-                .containsEntry("lookbackHours", 4);
+                .containsEntry("lookbackHours", 4)
+                .containsEntry("idleHours", 0);
         @SuppressWarnings("unchecked")
         Map<String, Object> reservation = (Map<String, Object>) recommendation.action().get("reservation");
         assertThat(reservation).containsEntry("offerKey", "aws|us-east-1|p4d.24xlarge|reserved")
@@ -106,22 +107,22 @@ class ReserveCapacityRuleTest {
     @Test
     void shouldBeSurerWithAMonthOfHistoryWellAboveBreakEven() {
         // Given a month of one instance always in use, break-even 0.5
-        PriceBoard board = new PriceBoard();
+        PriceBoard board = board(2.0);
         board.update(reservedQuote(1.0, "USD"));
-        PoolUsage usage = new PoolUsage(POOL, Collections.nCopies(720, 1.0), 2.0, "USD");
+        PoolUsage usage = new PoolUsage(POOL, Collections.nCopies(720, 1.0), "USD");
 
         // Then the confidence is the highest: 0.4 + 0.3 x 1 + 0.25 x 1 = 0.95
         assertThat(rule.evaluate(usage, board, NOW).orElseThrow().confidence()).isCloseTo(0.95, within(1e-9));
     }
 
     @Test
-    void shouldNotSetAReservedPriceInAnotherCurrencyAgainstTheOnDemandOne() {
-        // Given a reserved price in CNY for a pool priced in USD
-        PriceBoard board = new PriceBoard();
-        board.update(reservedQuote(1.0, "CNY"));
+    void shouldNotGuessTheRateOfACurrencyTheTableLacks() {
+        // Given a reserved price in CHF, which the rates table lacks, for a pool priced in USD
+        PriceBoard board = board(2.0);
+        board.update(reservedQuote(1.0, "CHF"));
 
         // Then nothing is compared
-        assertThat(rule.evaluate(new PoolUsage(POOL, List.of(3.0, 3.0, 3.0, 3.0), 2.0, "USD"), board, NOW))
+        assertThat(rule.evaluate(new PoolUsage(POOL, List.of(3.0, 3.0, 3.0, 3.0), "USD"), board, NOW))
                 .isEmpty();
     }
 
@@ -129,12 +130,20 @@ class ReserveCapacityRuleTest {
     void shouldHoldBackASavingBelowTheMinimum() {
         // Given the "35% discount" pool, saving 72 a month, and a minimum of 100
         ReserveCapacityRule demanding = new ReserveCapacityRule(4, 100, Duration.ofHours(6));
-        PriceBoard board = new PriceBoard();
+        PriceBoard board = board(2.0);
         board.update(reservedQuote(1.3, "USD"));
-        PoolUsage usage = new PoolUsage(POOL, List.of(2.0, 2.0, 2.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0), 2.0, "USD");
+        PoolUsage usage = new PoolUsage(POOL, List.of(2.0, 2.0, 2.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0), "USD");
 
         // Then it is not worth a commitment
         assertThat(demanding.evaluate(usage, board, NOW)).isEmpty();
+    }
+
+    /** A board with the pool's on-demand price, in USD. */
+    private static PriceBoard board(double onDemand) {
+        PriceBoard board = new PriceBoard();
+        board.update(new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND, "A100-40GB", 8, onDemand,
+                "USD", NOW.minusSeconds(86_400), "test"));
+        return board;
     }
 
     private static PriceQuote reservedQuote(double pricePerHour, String currency) {

@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.UnaryOperator;
 
 /**
@@ -25,6 +26,12 @@ import java.util.function.UnaryOperator;
  * <p>A reserved row may give what the reservation really costs: {@code upfront_fee} (paid once)
  * and {@code term}; its {@code price_per_hour} is then the recurring hourly fee (0 when all of
  * it is paid up front), and the quote carries the effective hourly rate over the term.
+ *
+ * <p>A spot row may give {@code interruption_frequency}: the share of instances the provider
+ * reports taken back in a month, as AWS's Spot Instance Advisor prints its bands ({@code <5%},
+ * {@code 5-10%}, {@code 10-15%}, {@code 15-20%}, {@code >20%}) or as a figure ({@code 7%},
+ * {@code 0.07}). A band is read as its upper bound, the open {@code >20%} as 100%: a move to spot
+ * is then judged on the worst the band allows.
  */
 public final class PriceCatalog {
 
@@ -32,9 +39,15 @@ public final class PriceCatalog {
     public static final String DEFAULT_RESOURCE = "/io/gpuledger/ingest/price/default-catalog.csv";
 
     static final List<String> COLUMNS = List.of("provider", "region", "instance_type", "gpu_model", "gpu_count",
-            "lifecycle", "price_per_hour", "currency", "valid_from", "source", "upfront_fee", "term");
+            "lifecycle", "price_per_hour", "currency", "valid_from", "source", "upfront_fee", "term",
+            "interruption_frequency");
 
-    private static final List<String> OPTIONAL = List.of("gpu_model", "source", "upfront_fee", "term");
+    private static final List<String> OPTIONAL = List.of("gpu_model", "source", "upfront_fee", "term",
+            "interruption_frequency");
+
+    /** AWS Spot Instance Advisor's bands of the share of instances interrupted in a month, by upper bound. */
+    private static final Map<String, Double> INTERRUPTION_BANDS = Map.of("<5%", 0.05, "5-10%", 0.10,
+            "10-15%", 0.15, "15-20%", 0.20, ">20%", 1.0);
 
     private final List<PriceQuote> quotes;
     private final List<String> errors;
@@ -185,7 +198,36 @@ public final class PriceCatalog {
                 pricePerHour,
                 field.apply("currency"),
                 instant(field, "valid_from"),
-                field.apply("source"));
+                field.apply("source"),
+                null,
+                interruptionFrequency(field, lifecycle));
+    }
+
+    private static Double interruptionFrequency(UnaryOperator<String> field, Lifecycle lifecycle) {
+        String value = field.apply("interruption_frequency");
+        if (value == null) {
+            return null;
+        }
+        if (lifecycle != Lifecycle.SPOT) {
+            throw new InvalidRecordException("interruption_frequency",
+                    "only a spot row has an interruption frequency, this one is " + lifecycle.wire());
+        }
+        String band = value.replace(" ", "");
+        Double upper = INTERRUPTION_BANDS.get(band);
+        if (upper != null) {
+            return upper;
+        }
+        try {
+            double share = band.endsWith("%") ? Double.parseDouble(band.substring(0, band.length() - 1)) / 100
+                    : Double.parseDouble(band);
+            if (!(share >= 0 && share <= 1)) {
+                throw new NumberFormatException();
+            }
+            return share;
+        } catch (NumberFormatException e) {
+            throw new InvalidRecordException("interruption_frequency", "expected a band (<5%, 5-10%, 10-15%, "
+                    + "15-20%, >20%) or a share of instances a month (7% or 0.07), got '" + value + "'");
+        }
     }
 
     private static Lifecycle lifecycle(String value) {

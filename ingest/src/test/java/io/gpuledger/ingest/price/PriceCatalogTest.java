@@ -116,6 +116,33 @@ class PriceCatalogTest {
     }
 
     @Test
+    void shouldReadASpotInterruptionBandAsItsUpperBound() {
+        // Given spot rows with AWS Spot Instance Advisor bands, a figure, and misplaced or wrong ones
+        String csv = """
+                provider,region,instance_type,gpu_model,gpu_count,lifecycle,price_per_hour,currency,valid_from,interruption_frequency
+                aws,us-east-1,p4d.24xlarge,A100-40GB,8,spot,9.831,USD,2026-01-01T00:00:00Z,5-10%
+                aws,us-east-1,p5.48xlarge,H100-80GB,8,spot,29.496,USD,2026-01-01T00:00:00Z,>20%
+                aws,us-east-1,g5.xlarge,A10G-24GB,1,spot,0.3018,USD,2026-01-01T00:00:00Z,<5%
+                aws,us-east-1,g4dn.xlarge,T4-16GB,1,spot,0.1578,USD,2026-01-01T00:00:00Z,7%
+                aws,us-west-2,g4dn.xlarge,T4-16GB,1,spot,0.1578,USD,2026-01-01T00:00:00Z,
+                aws,us-east-1,g4dn.xlarge,T4-16GB,1,on-demand,0.526,USD,2026-01-01T00:00:00Z,<5%
+                aws,us-east-1,g5.xlarge,A10G-24GB,1,spot,0.3018,USD,2026-02-01T00:00:00Z,often
+                """;
+
+        // When it is read
+        PriceCatalog catalog = PriceCatalog.parse(csv, "bands.csv");
+
+        // Then each band is its upper bound (the open one, every instance), a figure is itself, none is null
+        assertThat(catalog.quotes()).extracting(PriceQuote::interruptionFrequency)
+                .containsExactly(0.10, 1.0, 0.05, 0.07, null);
+        assertThat(catalog.errors()).containsExactly(
+                "bands.csv line 7: interruption_frequency: only a spot row has an interruption frequency, this one"
+                        + " is on-demand",
+                "bands.csv line 8: interruption_frequency: expected a band (<5%, 5-10%, 10-15%, 15-20%, >20%) or a"
+                        + " share of instances a month (7% or 0.07), got 'often'");
+    }
+
+    @Test
     void shouldRefuseAJsonCatalogThatIsNotAnArrayOfRows() {
         assertThatThrownBy(() -> PriceCatalog.parse("{\"quotes\": []}", "object.json"))
                 .hasMessage("object.json: a JSON catalog is an array of rows, one object each");

@@ -1,7 +1,7 @@
 package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.PriceQuote;
-import io.gpuledger.streams.price.CurrencyRates;
+import io.gpuledger.model.CurrencyRates;
 import java.time.Duration;
 
 /**

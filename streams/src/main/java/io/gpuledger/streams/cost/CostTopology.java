@@ -4,7 +4,7 @@ import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
 import io.gpuledger.streams.capacity.CapacityTopology;
-import io.gpuledger.streams.price.CurrencyRates;
+import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.streams.price.PriceVersionWriter;
 import io.gpuledger.streams.state.Codec;
 import io.gpuledger.streams.state.LiveStoreBuilder;

@@ -1,5 +1,6 @@
 package io.gpuledger.streams.price;
 
+import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Offer;

@@ -8,7 +8,7 @@ import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
 import io.gpuledger.model.UsageRollup;
-import io.gpuledger.streams.price.CurrencyRates;
+import io.gpuledger.model.CurrencyRates;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Properties;

@@ -11,7 +11,7 @@ import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
-import io.gpuledger.streams.price.CurrencyRates;
+import io.gpuledger.model.CurrencyRates;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

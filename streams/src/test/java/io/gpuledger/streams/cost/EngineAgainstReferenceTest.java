@@ -13,7 +13,7 @@ import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.streams.cost.AdversarialScenario.Arrival;
 import io.gpuledger.streams.cost.ReferenceCharger.Charged;
-import io.gpuledger.streams.price.CurrencyRates;
+import io.gpuledger.model.CurrencyRates;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -13,7 +13,7 @@ import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageRollup.Dimension;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.model.WorkTotals;
-import io.gpuledger.streams.price.CurrencyRates;
+import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.streams.state.CodecSerde;
 import java.time.Duration;
 import java.time.Instant;

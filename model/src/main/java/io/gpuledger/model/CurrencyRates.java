@@ -1,6 +1,5 @@
-package io.gpuledger.streams.price;
+package io.gpuledger.model;
 
-import io.gpuledger.model.Check;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,7 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Converts prices into the reporting currency, so that every amount the engine publishes is in
- * one currency and can be added up. Rates are a dated table of US dollars per unit of each
+ * one currency and can be added up, and gives the rate between any two currencies, so that the
+ * alert service's rules compare offers quoted in different ones at the engine's rates. Rates are a dated table of US dollars per unit of each
  * currency, versioned like prices: each row holds from its date until the next row of its
  * currency, and an amount is converted at the rates in force at its time (a currency's first row
  * also holds before its date, so history older than the table is still converted). Conversion
@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class CurrencyRates {
 
-    public static final String SHIPPED = "/io/gpuledger/streams/price/rates.csv";
+    public static final String SHIPPED = "/io/gpuledger/model/rates.csv";
 
     /** Valid from the beginning of time: a row without a date. */
     public static final long ALWAYS = Long.MIN_VALUE;
@@ -125,6 +125,28 @@ public final class CurrencyRates {
         int toRow = to.rowAt(atMillis);
         return new Converted(amount * from.rates[fromRow] / to.rates[toRow],
                 Math.max(from.start(fromRow), to.start(toRow)), Math.min(from.end(fromRow), to.end(toRow)));
+    }
+
+    /**
+     * What one unit of {@code from} is worth in {@code to} at {@code atMillis}, at the rates in
+     * force then (through the dollar); null when the table lacks either currency, which is named
+     * in a warning the first time it is asked for.
+     */
+    public Double rate(String from, String to, long atMillis) {
+        if (from.equals(to)) {
+            return 1.0;
+        }
+        Versions source = usdPerUnit.get(from);
+        Versions target = usdPerUnit.get(to);
+        if (source == null || target == null) {
+            String missing = source == null ? from : to;
+            if (warned.add(missing)) {
+                warnings.accept("no exchange rate for " + missing + " in the rates table: prices in " + missing
+                        + " are not compared with prices in other currencies until the table has it");
+            }
+            return null;
+        }
+        return source.rates[source.rowAt(atMillis)] / target.rates[target.rowAt(atMillis)];
     }
 
     /** A currency's rows, by date. */

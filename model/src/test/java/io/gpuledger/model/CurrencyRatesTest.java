@@ -1,4 +1,4 @@
-package io.gpuledger.streams.price;
+package io.gpuledger.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -57,6 +57,27 @@ class CurrencyRatesTest {
         // Then 10 EUR is 10 × 1.10 / 1.25 = 8.8 GBP before, 10 × 1.20 / 1.50 = 8 GBP after
         assertThat(rates.convert(10, "EUR", CHANGE.toEpochMilli() - 1).amount()).isCloseTo(8.8, within(1e-9));
         assertThat(rates.convert(10, "EUR", CHANGE.toEpochMilli()).amount()).isCloseTo(8.0, within(1e-9));
+    }
+
+    @Test
+    void shouldGiveTheRateBetweenAnyTwoCurrenciesInForceAtATime() {
+        // Given EUR at 1.10 then 1.20 USD, GBP at 1.25 then 1.50 USD from the same change
+        List<String> warnings = new ArrayList<>();
+        CurrencyRates rates = new CurrencyRates("USD", List.of(new CurrencyRates.Rate(CurrencyRates.ALWAYS, "USD", 1.0),
+                new CurrencyRates.Rate(CurrencyRates.ALWAYS, "EUR", 1.10),
+                new CurrencyRates.Rate(CHANGE.toEpochMilli(), "EUR", 1.20),
+                new CurrencyRates.Rate(CurrencyRates.ALWAYS, "GBP", 1.25),
+                new CurrencyRates.Rate(CHANGE.toEpochMilli(), "GBP", 1.50)), warnings::add);
+
+        // Then a euro is 1.10 / 1.25 = 0.88 GBP before, 1.20 / 1.50 = 0.8 after, a pound 1.50 USD after;
+        // a currency is worth one of itself even where the table lacks it, and CHF, lacked, has no rate
+        assertThat(rates.rate("EUR", "GBP", CHANGE.toEpochMilli() - 1)).isCloseTo(0.88, within(1e-12));
+        assertThat(rates.rate("EUR", "GBP", CHANGE.toEpochMilli())).isCloseTo(0.8, within(1e-12));
+        assertThat(rates.rate("GBP", "USD", CHANGE.toEpochMilli())).isCloseTo(1.5, within(1e-12));
+        assertThat(rates.rate("CHF", "CHF", CHANGE.toEpochMilli())).isEqualTo(1.0);
+        assertThat(rates.rate("CHF", "USD", CHANGE.toEpochMilli())).isNull();
+        assertThat(rates.rate("USD", "CHF", CHANGE.toEpochMilli())).isNull();
+        assertThat(warnings).singleElement().asString().contains("CHF");
     }
 
     @Test

@@ -1,0 +1,139 @@
+package io.gpuledger.alerts.recommend;
+
+import static io.gpuledger.alerts.recommend.JobViewBuilder.job;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.gpuledger.model.CurrencyRates;
+import io.gpuledger.model.JobTraits;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Mean;
+import io.gpuledger.model.Offer;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.UsageRollup;
+import io.gpuledger.model.UsageTotals;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A deployment reporting in US dollars set against offers quoted in yuan: the design brief's
+ * Tencent, Volcano Engine and Huawei offers, converted at 0.14 USD per CNY.
+ */
+class CrossCurrencyRulesTest {
+
+    private static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
+    private static final GpuCatalog CATALOG = GpuCatalog.defaults();
+    private static final Offer P4D = new Offer("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND);
+    private static final Offer GN10XP = new Offer("tencent", "ap-shanghai", "GN10Xp", Lifecycle.ON_DEMAND);
+
+    @Test
+    void shouldSwitchAUsdJobToACheaperOfferQuotedInYuan() {
+        // Given the p4d job (8 x A100-40GB at 32.77 USD/h, 10M tokens an hour: 3.277 USD per 1M, 1.25M per
+        // GPU-hour) and the brief's one-GPU A100 offers in CNY
+        PriceBoard board = board();
+        board.update(quote(P4D, "A100-40GB", 8, 32.77, "USD"));
+        board.update(quote(onDemand("volcengine", "cn-beijing", "veGPU"), "A100-40GB", 1, 19.8, "CNY"));
+        board.update(quote(onDemand("huaweicloud", "cn-north-4", "GCS.AI.8"), "A100-40GB", 1, 25.2, "CNY"));
+        board.update(quote(GN10XP, "A100-80GB", 1, 28.5, "CNY"));
+        JobView p4dJob = job("job-1", P4D, "A100-40GB", 8, 32.77).work("tokens", 10_000_000).build();
+
+        // When the switch rule judges it
+        Recommendation found = new SwitchInstanceTypeRule(SwitchInstanceTypeRule.DEFAULT_MIN_SAVING_RATIO, 0,
+                SwitchInstanceTypeRule.DEFAULT_COMMUNICATION_BOUND_RATIO,
+                SwitchInstanceTypeRule.DEFAULT_MEMORY_BOUND_DRAM_ACTIVE,
+                SwitchInstanceTypeRule.DEFAULT_MEMORY_BOUND_SM_ACTIVE, Duration.ofMinutes(15))
+                .evaluate(p4dJob, List.of(p4dJob), board, CATALOG, NOW).orElseThrow();
+
+        // Then veGPU at 19.8 x 0.14 = 2.772 USD per GPU-hour, the same GPU: 2.772 / 1.25 = 2.2176 per 1M,
+        // 32.3% less; (3.277 - 2.2176) x 10 x 720 = 7627.68 a month. (Huawei: 25.2 x 0.14 / 1.25 = 2.8224,
+        // 13.9% less; Tencent: 28.5 x 0.14 / 1.25 = 3.192, 2.6% less: neither clears 15%.)
+        assertThat(found.action().get("toPool")).asInstanceOf(InstanceOfAssertFactories.MAP)
+                .containsEntry("offerKey", "volcengine|cn-beijing|veGPU|on-demand")
+                .containsEntry("pricePerHour", 19.8)
+                .containsEntry("currency", "CNY");
+        assertThat(found.currency()).isEqualTo("USD");
+        assertThat(found.estimatedMonthlySaving()).isCloseTo(7627.68, within(1e-6));
+        assertThat(found.evidence()).containsEntry("quoteCurrency", "CNY").containsEntry("candidatesWorthIt", 1);
+        assertThat((double) found.evidence().get("exchangeRate")).isCloseTo(0.14, within(1e-12));
+        assertThat((double) found.evidence().get("candidatePricePerGpuHour")).isCloseTo(2.772, within(1e-9));
+    }
+
+    @Test
+    void shouldMoveAUsdJobToSpotQuotedInYuan() {
+        // Given an interruptible job checkpointing every half hour on one GN10Xp (one A100-80GB) at 28.5 CNY
+        // on demand, 3.99 USD/h, and 8.55 CNY as spot
+        PriceBoard board = board();
+        board.update(quote(GN10XP, "A100-80GB", 1, 28.5, "CNY"));
+        board.update(quote(new Offer("tencent", "ap-shanghai", "GN10Xp", Lifecycle.SPOT), "A100-80GB", 1, 8.55,
+                "CNY"));
+        JobView tencentJob = job("job-cn", GN10XP, "A100-80GB", 1, 28.5 * 0.14)
+                .traits(new JobTraits("llama-7b", true, 1800.0, null)).build();
+
+        // When the move rule judges it
+        Recommendation found = new MoveToSpotRule(MoveToSpotRule.DEFAULT_INTERRUPTIONS_PER_HOUR,
+                MoveToSpotRule.DEFAULT_RESTART_ALLOWANCE_SECONDS, 0, Duration.ofMinutes(30))
+                .evaluate(tencentJob, board, NOW).orElseThrow();
+
+        // Then in USD: on demand 28.5 x 0.14 = 3.99, spot 8.55 x 0.14 = 1.197; saving 2.793/h against
+        // 0.05 x 1 x (1800 / 2 + 300) / 3600 x 1.197 x 1 = 0.01995/h; (2.793 - 0.01995) x 720 = 1996.596
+        assertThat(found.currency()).isEqualTo("USD");
+        assertThat(found.estimatedMonthlySaving()).isCloseTo(1996.596, within(1e-6));
+        assertThat(found.evidence()).containsEntry("quoteCurrency", "CNY");
+        assertThat((double) found.evidence().get("exchangeRate")).isCloseTo(0.14, within(1e-12));
+        assertThat((double) found.evidence().get("spotPricePerHour")).isCloseTo(1.197, within(1e-9));
+    }
+
+    @Test
+    void shouldReserveAPoolQuotedInYuanFromItsHoursInUsd() {
+        // Given a GN10Xp pool of one instance in use every hour of a 4-hour lookback, its hours reported
+        // in USD, at 28.5 CNY on demand and 18.525 CNY reserved
+        PriceBoard board = board();
+        board.update(quote(GN10XP, "A100-80GB", 1, 28.5, "CNY"));
+        board.update(quote(new Offer("tencent", "ap-shanghai", "GN10Xp", Lifecycle.RESERVED), "A100-80GB", 1,
+                18.525, "CNY"));
+        PoolHours hours = new PoolHours(4, 10);
+        List<PoolUsage> judged = new ArrayList<>();
+        for (int hour = 0; hour < 5; hour++) {
+            judged.addAll(hours.onRollup(poolHour(hour), board, CATALOG));
+        }
+
+        // When the reserve rule judges it
+        Recommendation found = new ReserveCapacityRule(4, 0, Duration.ofHours(2))
+                .evaluate(judged.get(judged.size() - 1), board, NOW).orElseThrow();
+
+        // Then in USD: on demand 3.99, reserved 18.525 x 0.14 = 2.5935, break-even 0.65 < u1 = 1;
+        // 720 x (3.99 x 1 - 2.5935) = 720 x 1.3965 = 1005.48 a month
+        assertThat(found.action()).containsEntry("reserveInstances", 1);
+        assertThat(found.currency()).isEqualTo("USD");
+        assertThat(found.estimatedMonthlySaving()).isCloseTo(1005.48, within(1e-6));
+        assertThat(found.evidence()).containsEntry("quoteCurrency", "CNY");
+        assertThat((double) found.evidence().get("exchangeRate")).isCloseTo(0.14, within(1e-12));
+        assertThat((double) found.evidence().get("reservedPricePerHour")).isCloseTo(2.5935, within(1e-9));
+    }
+
+    private static PriceBoard board() {
+        return new PriceBoard(new CurrencyRates("USD", Map.of("USD", 1.0, "CNY", 0.14)));
+    }
+
+    private static Offer onDemand(String provider, String region, String type) {
+        return new Offer(provider, region, type, Lifecycle.ON_DEMAND);
+    }
+
+    private static PriceQuote quote(Offer offer, String gpuModel, int gpus, double price, String currency) {
+        return new PriceQuote(offer.provider(), offer.region(), offer.instanceType(), offer.lifecycle(), gpuModel, gpus,
+                price, currency, NOW.minusSeconds(86_400), "test");
+    }
+
+    private static UsageRollup poolHour(int index) {
+        Instant start = NOW.minus(Duration.ofHours(6)).plus(Duration.ofHours(index));
+        return new UsageRollup(UsageRollup.Dimension.POOL, GN10XP.key(), start, start.plusSeconds(3600), "USD", 1, null,
+                new UsageTotals(1, 3600, 0, 0, 0, 0, 0, 0, Mean.NONE, Mean.NONE, Mean.NONE, Mean.NONE, Mean.NONE, 0,
+                        0));
+    }
+}
