@@ -129,25 +129,29 @@ final class Backtest {
 
     // ---- what automation can do --------------------------------------------------------------
 
-    /** Moves the job to {@code to} (another instance type, or spot), claiming {@code claimedMonthlyUsd}. */
-    boolean move(String jobId, Offer to, RecommendationKind kind, String recommendationId, double claimedMonthlyUsd,
-            Instant now) {
+    /**
+     * Moves the job from {@code from} to {@code to} (another instance type, or spot), claiming
+     * {@code claimedMonthlyUsd}. A job that is no longer on {@code from} (another recommendation
+     * moved it meanwhile) is not moved: the claim was worked out for a job that is not there.
+     */
+    boolean move(String jobId, Offer from, Offer to, RecommendationKind kind, String recommendationId,
+            double claimedMonthlyUsd, Instant now) {
         Optional<FleetJob> found = job(jobId);
         Optional<OfferPrice> target = prices.of(to);
-        if (found.isEmpty() || target.isEmpty() || found.get().offer.equals(to)) {
+        if (found.isEmpty() || target.isEmpty() || !found.get().offer.equals(from) || found.get().offer.equals(to)) {
             return false;
         }
         FleetJob job = found.get();
-        OfferPrice from = prices.require(job.offer);
+        OfferPrice current = prices.require(job.offer);
         Ledger.Decision decision = ledger.follow(kind, recommendationId, jobId + " -> " + to.key(), claimedMonthlyUsd,
                 now);
         JobEffect effect;
         if (kind == RecommendationKind.MOVE_TO_SPOT) {
-            int instances = instances(job.gpus, from.gpusPerInstance());
-            effect = new SpotEffect(decision, instances, from.usdPerHour(), target.get().usdPerHour());
+            int instances = instances(job.gpus, current.gpusPerInstance());
+            effect = new SpotEffect(decision, instances, current.usdPerHour(), target.get().usdPerHour());
         } else {
             double unitsPerHour = job.unitsPerGpuHour(speed) * job.gpus;
-            double before = from.usdPerGpuHour() / job.unitsPerGpuHour(speed);
+            double before = current.usdPerGpuHour() / job.unitsPerGpuHour(speed);
             double after = target.get().usdPerGpuHour() / (job.baseUnitsPerGpuHour
                     * speed.ratio(job.workloadClass, job.baseModel, target.get().gpuModel()));
             effect = new SwitchEffect(decision, unitsPerHour, before, after);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
+import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.WorkloadClass;
 import java.io.ByteArrayOutputStream;
@@ -50,9 +51,9 @@ class BacktestTest {
         // p4d at 06:00 on Monday, and releases the notebook's GPU at 12:00 on Monday and on Tuesday
         Ledger ledger = backtest.run((run, news, now) -> {
             if (now.equals(SIX)) {
-                run.move("serve", onDemand("us-east-1", "g4dn.xlarge"), RecommendationKind.SWITCH_INSTANCE_TYPE,
-                        "switch", 2000, now);
-                run.move("sync", new Offer("aws", "us-east-2", "p4d.24xlarge", Lifecycle.SPOT),
+                run.move("serve", onDemand("us-east-1", "p3.2xlarge"), onDemand("us-east-1", "g4dn.xlarge"),
+                        RecommendationKind.SWITCH_INSTANCE_TYPE, "switch", 2000, now);
+                run.move("sync", P4D_EAST_2, new Offer("aws", "us-east-2", "p4d.24xlarge", Lifecycle.SPOT),
                         RecommendationKind.MOVE_TO_SPOT, "spot", 16000, now);
                 run.reserve(P4D_EAST_1, 1, "reserve", 8258, now);
             }
@@ -88,6 +89,35 @@ class BacktestTest {
                 .isCloseTo(724.32 * (96 - 10 / 3600.0) / 720, within(1e-9));
         assertThat(rows.get(RecommendationKind.RESERVE_CAPACITY).ratio())
                 .isCloseTo(756.987 / (8258 * (66 - 5 / 3600.0) / 720), within(1e-6));
+    }
+
+    @Test
+    void shouldNotFollowAMoveOfAJobFromAPoolItHasLeft() {
+        // Given a day of an interruptible job on one p5, and two recommendations for it published in
+        // the same minute, both worked out for the job on p5: a switch to Tencent's GN10Xp on demand,
+        // and a move to p5 spot
+        Offer p5 = onDemand("us-east-1", "p5.48xlarge");
+        FleetJob sweep = FleetJob.named("sweep", "v").on(p5, "H100-80GB", 8)
+                .work("vit", WorkloadClass.TRAINING, "samples", 5_000).checkpointsEvery(1800).build();
+        Backtest backtest = new Backtest(List.of(sweep), List.of(), OfferPrices.seed(), TrueSpeed.seed(), 7,
+                (minute, instances, random) -> false, MONDAY, 1);
+        Recommendation toTencent = move(RecommendationKind.SWITCH_INSTANCE_TYPE, p5,
+                new Offer("tencent", "ap-shanghai", "GN10Xp", Lifecycle.ON_DEMAND), 23_000);
+        Recommendation toSpot = move(RecommendationKind.MOVE_TO_SPOT, p5,
+                new Offer("aws", "us-east-1", "p5.48xlarge", Lifecycle.SPOT), 49_000);
+
+        // When the following hook reads both at 06:00
+        Ledger ledger = backtest.run((run, news, now) -> {
+            if (now.equals(SIX)) {
+                new FollowingHook().after(run, List.of(toTencent, toSpot), now);
+            }
+        });
+
+        // Then it moves the job to Tencent and leaves the move to spot alone: the job is no longer on
+        // the p5 whose spot price the second one was worked out from
+        assertThat(ledger.decisions()).extracting(decision -> decision.kind)
+                .containsExactly(RecommendationKind.SWITCH_INSTANCE_TYPE);
+        assertThat(sweep.offer.provider()).isEqualTo("tencent");
     }
 
     @Test
@@ -134,6 +164,14 @@ class BacktestTest {
         // the kinds followed, and one kind that lost money
         assertThat(lines.get(lines.size() - 1)).isEqualTo("backtest: 8 recommendations, realized/claimed -0.90..0.50"
                 + " by kind, 1 kinds with a negative realized saving");
+    }
+
+    /** A recommendation to move job {@code sweep} from {@code from} to {@code to}, as the rules write one. */
+    private static Recommendation move(RecommendationKind kind, Offer from, Offer to, double saving) {
+        Map<String, Object> action = Map.of("jobId", "sweep", "gpus", 8, "fromPool", from.key(), "toPool",
+                Map.of("offerKey", to.key()));
+        return Recommendation.open(kind, Recommendation.Target.job("sweep"), "move sweep", action, null, saving, "USD",
+                0.5, SIX, SIX.plus(Duration.ofMinutes(10)), Map.of());
     }
 
     private static Offer onDemand(String region, String type) {
