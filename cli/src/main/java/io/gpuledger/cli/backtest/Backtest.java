@@ -158,7 +158,7 @@ final class Backtest {
         }
         // The job's earlier moves are over: their before-and-after no longer describe it.
         List<JobEffect> effects = jobEffects.computeIfAbsent(jobId, id -> new ArrayList<>());
-        effects.forEach(earlier -> earlier.decision().replaced(now));
+        effects.forEach(earlier -> earlier.decision().ended(now));
         effects.clear();
         effects.add(effect);
         job.offer = to;
@@ -263,8 +263,8 @@ final class Backtest {
                 released.get(notebook.id).minute();
                 return;
             }
-            // The user is back: a new instance, and the reclaim's saving ends.
-            released.remove(notebook.id);
+            // The user is back: a new instance, and the reclaim's saving, and its claim, end.
+            released.remove(notebook.id).decision().ended(minute);
             notebook.held = true;
             notebook.placement++;
         }

@@ -16,8 +16,10 @@ import java.util.Map;
  *
  * <p>A claim is a monthly figure; a decision taken partway through the run can only show what it
  * saved in the rest of it. So a decision's claim is prorated to the hours from the decision to the
- * end of the run ({@code claimed × hours / 720}), and set against what it saved in those same hours;
- * a decision the automation itself replaced (a job moved again) stands until it was replaced.
+ * end of the run ({@code claimed × hours / 720}), and set against what it saved in those same hours.
+ * A decision that ended sooner counts until it ended: one the automation replaced (a job moved
+ * again), and a released GPU whose user came back for it (a claim is a rate of saving while the
+ * decision holds, not a promise that it holds all month).
  */
 final class Ledger {
 
@@ -30,7 +32,7 @@ final class Ledger {
         final double claimedMonthlyUsd;
         final Instant at;
         private double realizedUsd;
-        private Instant replacedAt;
+        private Instant endedAt;
 
         private Decision(RecommendationKind kind, String recommendationId, String what, double claimedMonthlyUsd,
                 Instant at) {
@@ -49,9 +51,12 @@ final class Ledger {
             return realizedUsd;
         }
 
-        /** A later decision took its place: it saves nothing more, and its claim stops. */
-        void replaced(Instant when) {
-            replacedAt = when;
+        /**
+         * It stops holding, at {@code when}: a later decision took its place, or what it did was undone.
+         * It saves nothing more, and its claim stops.
+         */
+        void ended(Instant when) {
+            endedAt = when;
         }
     }
 
@@ -88,9 +93,9 @@ final class Ledger {
         return List.copyOf(decisions);
     }
 
-    /** The decision's monthly claim for the hours from the decision to the end of the run. */
+    /** The decision's monthly claim for the hours from the decision to the end of the run, or to its own end. */
     double claimedOverRun(Decision decision) {
-        Instant until = decision.replacedAt == null ? end : decision.replacedAt;
+        Instant until = decision.endedAt == null ? end : decision.endedAt;
         double hours = Math.max(0, Duration.between(decision.at, until).toSeconds() / 3600.0);
         return decision.claimedMonthlyUsd * hours / Recommendation.HOURS_PER_MONTH;
     }
