@@ -379,19 +379,47 @@ final class Backtest {
     }
 
     /**
-     * Spot instead of on demand: the work it keeps, valued at what it cost on demand, less what spot
-     * costs. Each minute of work is worth its instances' on-demand minute; a minute spent restarting
-     * is worth nothing; an interruption takes back the work done since the last checkpoint; and spot
-     * is paid every minute. A job interrupted more often than it checkpoints keeps nothing and loses
-     * all it pays.
+     * Spot instead of on demand, for the work the job did at the decision (its volume, as the claim
+     * counts it and as a switch is repriced): an hour of it on demand cost the instances' on-demand
+     * hour; on spot, the job pays spot every minute, keeps nothing in a minute spent restarting, and
+     * loses the work since its last checkpoint at each interruption. The work it lost is made up at
+     * whichever costs less per unit: spot as it turned out (spot paid over work kept), or on demand.
+     * So a job that keeps all its work saves on demand less spot; one that keeps too little for spot
+     * to be the cheaper way saves what it kept, at on demand, less all it paid for spot, which is
+     * negative when it kept less than spot's share of on demand.
      */
-    private record SpotEffect(Ledger.Decision decision, int instances, double onDemandUsdPerHour,
-            double spotUsdPerHour) implements JobEffect {
+    private static final class SpotEffect implements JobEffect {
+        private final Ledger.Decision decision;
+        private final int instances;
+        private final double onDemandUsdPerHour;
+        private final double spotUsdPerHour;
+        /** Hours of the job's work since the decision, and the hours of it spot kept. */
+        private double hours;
+        private double kept;
+        private double credited;
+
+        SpotEffect(Ledger.Decision decision, int instances, double onDemandUsdPerHour, double spotUsdPerHour) {
+            this.decision = decision;
+            this.instances = instances;
+            this.onDemandUsdPerHour = onDemandUsdPerHour;
+            this.spotUsdPerHour = spotUsdPerHour;
+        }
+
+        @Override
+        public Ledger.Decision decision() {
+            return decision;
+        }
 
         @Override
         public void minute(boolean working, double lostHours) {
-            double kept = (working ? 1 / 60.0 : 0) - lostHours;
-            decision.saved((onDemandUsdPerHour * kept - spotUsdPerHour / 60) * instances);
+            hours += 1 / 60.0;
+            kept += (working ? 1 / 60.0 : 0) - lostHours;
+            double spotPerKeptHour = kept > 0 ? spotUsdPerHour * hours / kept : Double.POSITIVE_INFINITY;
+            double madeUpPerHour = Math.min(onDemandUsdPerHour, spotPerKeptHour);
+            double saved = instances * (onDemandUsdPerHour * hours - spotUsdPerHour * hours
+                    - (hours - kept) * madeUpPerHour);
+            decision.saved(saved - credited);
+            credited = saved;
         }
     }
 

@@ -72,10 +72,11 @@ class BacktestTest {
         // the reservation: 66 closed hours of one p4d in use, 66 x (32.77 - 21.3005) = 756.987
         assertThat(rows.get(RecommendationKind.RESERVE_CAPACITY).realizedUsd()).isCloseTo(756.987, within(1e-3));
         // spot: the interruption at 00:30, 18.5 h after the move with hourly checkpoints, throws away
-        // 0.5 h of work and restarts for 10 minutes; of 3960 minutes 3950 worked. On 2 instances:
-        // 2 x (32.77 x 3950 / 60 - 9.831 x 3960 / 60 - 32.77 x 0.5) = 2 x (2157.358 - 648.846 - 16.385)
-        // = 2984.255
-        assertThat(rows.get(RecommendationKind.MOVE_TO_SPOT).realizedUsd()).isCloseTo(2984.255, within(1e-3));
+        // 0.5 h of work and restarts for 10 minutes; of 3960 minutes 3950 worked, and 3950 / 60 - 0.5 =
+        // 65.3333 h of the 66 h of work kept. Spot paid 66 h for it: 9.831 x 66 / 65.3333 = 9.931316 an
+        // hour kept, under on demand, so the 0.6667 h lost is made up on spot. On 2 instances:
+        // 2 x (32.77 x 66 - 9.831 x 66 - 0.666667 x 9.931316) = 2 x (1513.974 - 6.620877) = 3014.706
+        assertThat(rows.get(RecommendationKind.MOVE_TO_SPOT).realizedUsd()).isCloseTo(3014.706, within(1e-3));
         assertThat(backtest.interruptions()).isEqualTo(1);
         // each release: from 12:00 to the next 09:00, 21 h x 1.006 = 21.126; two of them 42.252
         assertThat(rows.get(RecommendationKind.RECLAIM_IDLE).realizedUsd()).isCloseTo(42.252, within(1e-3));
@@ -90,6 +91,32 @@ class BacktestTest {
                 .isCloseTo(2 * 724.32 * (21 - 5 / 3600.0) / 720, within(1e-9));
         assertThat(rows.get(RecommendationKind.RESERVE_CAPACITY).ratio())
                 .isCloseTo(756.987 / (8258 * (66 - 5 / 3600.0) / 720), within(1e-6));
+    }
+
+    @Test
+    void shouldChargeASpotJobThatKeepsTooLittleWorkAllItPaid() {
+        // Given a day of a job on one p4d that checkpoints every 4 hours, and a spot market that takes
+        // its instance back at the start of every hour
+        FleetJob job = FleetJob.named("long", "a").on(P4D_EAST_2, "A100-40GB", 8)
+                .work("gpt", WorkloadClass.TRAINING, "tokens", 2_000_000).checkpointsEvery(4 * 3600).build();
+        Backtest backtest = new Backtest(List.of(job), List.of(), OfferPrices.seed(), TrueSpeed.seed(), 7,
+                (minute, instances, random) -> minute.getEpochSecond() % 3600 == 0, MONDAY, 1);
+
+        // When it moves to spot at 06:00
+        Ledger ledger = backtest.run((run, news, now) -> {
+            if (now.equals(SIX)) {
+                run.move("long", P4D_EAST_2, new Offer("aws", "us-east-2", "p4d.24xlarge", Lifecycle.SPOT),
+                        RecommendationKind.MOVE_TO_SPOT, "spot", 16000, now);
+            }
+        });
+
+        // Then it is taken back at each hour from 06:00 to 23:00, 18 times; each restarts for 10 minutes,
+        // and each from 07:00 throws away the 50 minutes worked since the one before: of its 18 hours
+        // only the 50 minutes after 23:10 are kept. Spot per hour kept would be 9.831 x 18 / (5/6) = 212.35, above on demand,
+        // so the work is made up on demand: it saved what it kept, 32.77 x 5/6 = 27.308, less the
+        // 18 h of spot it paid, 9.831 x 18 = 176.958: -149.650
+        assertThat(backtest.interruptions()).isEqualTo(18);
+        assertThat(ledger.decisions().get(0).realizedUsd()).isCloseTo(-149.650, within(1e-3));
     }
 
     @Test
