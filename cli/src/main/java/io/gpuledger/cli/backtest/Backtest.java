@@ -112,7 +112,7 @@ final class Backtest {
             }
             rules.sweep(now);
             List<Recommendation> news = rules.news();
-            news.stream().filter(r -> r.status() == RecommendationStatus.OPEN).forEach(r -> ledger.made(r.kind()));
+            news.stream().filter(r -> r.status() == RecommendationStatus.OPEN).forEach(ledger::made);
             hook.after(this, news, now);
         }
         return ledger;

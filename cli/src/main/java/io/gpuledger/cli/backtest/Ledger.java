@@ -6,8 +6,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What following the advice was worth: every recommendation made, every one followed with the
@@ -72,14 +74,22 @@ final class Ledger {
 
     private final Instant end;
     private final Map<RecommendationKind, Integer> made = new EnumMap<>(RecommendationKind.class);
+    private final Set<String> situations = new HashSet<>();
     private final List<Decision> decisions = new ArrayList<>();
 
     Ledger(Instant end) {
         this.end = end;
     }
 
-    void made(RecommendationKind kind) {
-        made.merge(kind, 1, Integer::sum);
+    /**
+     * A recommendation published as open; counted once per situation (its id and when it was first
+     * seen), not again at each refresh of it, which the desk publishes as it moves or half its time
+     * to live has passed.
+     */
+    void made(Recommendation recommendation) {
+        if (situations.add(recommendation.id() + "@" + recommendation.createdAt())) {
+            made.merge(recommendation.kind(), 1, Integer::sum);
+        }
     }
 
     Decision follow(RecommendationKind kind, String recommendationId, String what, double claimedMonthlyUsd,

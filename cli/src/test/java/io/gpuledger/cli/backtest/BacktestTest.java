@@ -120,6 +120,26 @@ class BacktestTest {
     }
 
     @Test
+    void shouldCountARecommendationOnceThoughItIsRefreshed() {
+        // Given a day of a notebook whose user never comes, its GPU idle throughout
+        Notebook notebook = new Notebook("nb", "c", onDemand("us-east-1", "g5.xlarge"), "A10G-24GB", 0, 0);
+        Backtest backtest = new Backtest(List.of(), List.of(notebook), OfferPrices.seed(), TrueSpeed.seed(), 7,
+                (minute, instances, random) -> false, MONDAY, 1);
+
+        // When nobody follows what the rules say
+        Ledger ledger = backtest.run((run, news, now) -> {
+        });
+
+        // Then the idle GPU was recommended once: the rules raise it after half an hour and republish
+        // it, still open, every 5 minutes (half its 10-minute time to live), but it is one situation
+        assertThat(ledger.rows()).singleElement().satisfies(row -> {
+            assertThat(row.kind()).isEqualTo(RecommendationKind.RECLAIM_IDLE);
+            assertThat(row.made()).isEqualTo(1);
+            assertThat(row.followed()).isZero();
+        });
+    }
+
+    @Test
     void shouldNotFollowAMoveOfAJobFromAPoolItHasLeft() {
         // Given a day of an interruptible job on one p5, and two recommendations for it published in
         // the same minute, both worked out for the job on p5: a switch to Tencent's GN10Xp on demand,
