@@ -245,9 +245,16 @@ public final class JobBook {
         return gone;
     }
 
-    /** Adds a final minute, keeping the longest period of them; a change of currency starts the job afresh. */
+    /**
+     * Adds a final minute, keeping the longest period of them. A change of currency starts the job
+     * afresh, and so does a minute more than {@code staleAfter} after the one before: the job was
+     * forgotten meanwhile, and its last minutes of before, made final only by its first of now, are
+     * no part of a period of this run (a job that stops at 16:00 and starts again at 08:00 is followed
+     * from 08:00).
+     */
     private void add(Job job, JobMinute minute) {
-        if (!job.minutes.isEmpty() && !Objects.equals(job.minutes.getLast().currency(), minute.currency())) {
+        if (!job.minutes.isEmpty() && (!Objects.equals(job.minutes.getLast().currency(), minute.currency())
+                || Duration.between(job.minutes.getLast().start(), minute.start()).compareTo(staleAfter) > 0)) {
             job.minutes.clear();
         }
         if (job.minutes.isEmpty()) {
