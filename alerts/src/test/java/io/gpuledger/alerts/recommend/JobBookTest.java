@@ -27,7 +27,7 @@ class JobBookTest {
     private static final Duration ONE_MINUTE = Duration.ofMinutes(1);
 
     private final JobBook book = new JobBook(GpuCatalog.defaults(), Duration.ofMinutes(5), Duration.ofMinutes(10),
-            100);
+            Duration.ofHours(24), 100);
 
     @Test
     void shouldJoinAJobsPictureFromItsWindowsRollupEconomicsAndReportsOnceItsMinuteIsFinal() {
