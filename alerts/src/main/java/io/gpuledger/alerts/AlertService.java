@@ -154,6 +154,8 @@ public class AlertService {
     double communicationMinRatio;
     @ConfigProperty(name = "gpuledger.recommendation.reduce-communication.withdraw-ratio", defaultValue = "0.20")
     double communicationWithdrawRatio;
+    @ConfigProperty(name = "gpuledger.recommendation.job-lookback", defaultValue = "24h")
+    Duration jobLookback;
     @ConfigProperty(name = "gpuledger.metrics.max-series", defaultValue = "50000")
     int maxSeries;
     @ConfigProperty(name = "gpuledger.metrics.stale-after", defaultValue = "5m")
@@ -451,7 +453,7 @@ public class AlertService {
                 new RecommendationRules.Evidence(switchPeriod, switchMinSavingRatio, switchWithdrawSavingRatio),
                 new RecommendationRules.Evidence(spotPeriod, spotMinNetSavingRatio, spotWithdrawNetSavingRatio),
                 new RecommendationRules.Evidence(communicationPeriod, communicationMinRatio,
-                        communicationWithdrawRatio));
+                        communicationWithdrawRatio), jobLookback);
     }
 
     private AnomalyWatch anomalyWatch() {

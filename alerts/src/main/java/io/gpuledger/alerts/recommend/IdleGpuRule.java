@@ -16,7 +16,11 @@ import java.util.Optional;
  * once that time holds enough known activity to tell idle from a pause. Once raised it is withdrawn
  * only when the activity over the period reaches the withdrawal threshold (10% by default): a GPU
  * that wakes for a minute in half an hour is still idle, and one at the threshold does not flap.
- * Releasing the GPU saves what it spent per hour over the period.
+ * Releasing the GPU saves what it spent per hour over the period, for as long as it stays released:
+ * the monthly saving is that rate for all 720 hours, as though nobody wanted it back within the
+ * month, and the evidence says so ({@code hoursPerMonth}). A notebook's GPU taken again at its
+ * user's next session saves its rate until then: once released, the GPU sends nothing, so the rule
+ * cannot see how long that is.
  */
 public final class IdleGpuRule {
 
@@ -71,6 +75,7 @@ public final class IdleGpuRule {
         evidenceFields.put("secondsObserved", period.secondsObserved());
         evidenceFields.put("secondsWithActivity", period.secondsWithActivity());
         evidenceFields.put("idleCostPerHour", costPerHour);
+        evidenceFields.put("hoursPerMonth", Recommendation.HOURS_PER_MONTH);
         evidenceFields.put("jobId", usage.jobId());
         // Confidence grows with how much of the period was observed: a full half hour of idleness
         // says more than a few minutes of it.
@@ -79,7 +84,7 @@ public final class IdleGpuRule {
         String currency = usage.currency() == null ? "" : usage.currency();
         return Optional.of(Recommendation.open(RecommendationKind.RECLAIM_IDLE, target(usage),
                 String.format(Locale.ROOT, "GPU %s on %s (%s) has been idle for %d minutes: SM activity %.1f%%"
-                                + " below %.0f%%; reclaiming it saves %.2f %s per hour",
+                                + " below %.0f%%; reclaiming it saves %.2f %s per hour it stays released",
                         usage.gpuIndex(), usage.host(), usage.instanceType(), period.minutes(),
                         period.smActive() * 100, evidence.raiseAt() * 100, costPerHour, currency),
                 Map.of("release", "gpu", "gpuUuid", usage.gpuUuid(), "instanceId", usage.instanceId()), null,

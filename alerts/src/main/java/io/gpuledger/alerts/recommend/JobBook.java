@@ -31,7 +31,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>The cost engine re-sends a job's minute as its samples and reports arrive, each time with its
  * figures so far; a minute is taken once it is final, when the job has a minute two minutes newer
  * ({@link FinalWindows}), in its last version, with the last version of its roll-up. A picture is taken only of a job followed for the
- * whole period asked for. Jobs not heard of for {@code staleAfter} are forgotten.
+ * whole period asked for. Jobs not heard of for {@code staleAfter} are forgotten. How long each job
+ * ran over a longer look-back, which a picture carries, is kept in {@link JobHours}.
  *
  * <p>Fed by one reader; {@link #sweep} may run on another thread.
  */
@@ -44,6 +45,7 @@ public final class JobBook {
     private final Duration staleAfter;
     private final Duration longestPeriod;
     private final FinalWindows<JobEconomics> finalMinutes;
+    private final JobHours hours;
     private final Map<String, Job> jobs = new ConcurrentHashMap<>();
     private volatile Peers peers;
 
@@ -87,13 +89,15 @@ public final class JobBook {
 
     /**
      * @param longestPeriod how much of each job's history is kept: the longest period a view is asked for
+     * @param lookback      the clock time over which a job's running time is counted ({@link JobHours})
      * @param maxJobs       jobs whose open minutes are followed at most (the quietest make room)
      */
-    public JobBook(GpuCatalog catalog, Duration staleAfter, Duration longestPeriod, int maxJobs) {
+    public JobBook(GpuCatalog catalog, Duration staleAfter, Duration longestPeriod, Duration lookback, int maxJobs) {
         this.catalog = catalog;
         this.staleAfter = staleAfter;
         this.longestPeriod = longestPeriod;
         this.finalMinutes = new FinalWindows<>(maxJobs);
+        this.hours = new JobHours(lookback, maxJobs);
     }
 
     public void onWindow(GpuUsage window, Instant now) {
@@ -132,7 +136,9 @@ public final class JobBook {
         }
         synchronized (job) {
             for (JobEconomics minute : closed) {
-                add(job, JobMinute.of(minute, job.openRollups.get(minute.windowStart())));
+                JobMinute taken = JobMinute.of(minute, job.openRollups.get(minute.windowStart()));
+                add(job, taken);
+                hours.add(economics.jobId(), taken.start(), taken.gpuEquivalents());
             }
             job.openRollups.headMap(job.minutes.getLast().start(), true).clear();
         }
@@ -205,7 +211,7 @@ public final class JobBook {
             return Optional.of(new JobView(jobId, job.team, job.pool, job.gpuModel, (int) last.gpus(),
                     gpuEquivalents, rates / minutes, last.currency(), clamp(sm.value(), 0), clamped(dram.value()),
                     unit, perHour, perMillion, communicationSeconds > 0 ? communication / communicationSeconds : null,
-                    job.traits, end));
+                    job.traits, end, hours.share(jobId, end, gpuEquivalents).orElse(null)));
         }
     }
 
@@ -232,8 +238,12 @@ public final class JobBook {
         return cached.views();
     }
 
-    /** Forgets the jobs not heard of since {@code now - staleAfter}; returns their ids. */
+    /**
+     * Forgets the jobs not heard of since {@code now - staleAfter}, and returns their ids; their
+     * running time is kept for as long as their look-back holds some of it.
+     */
     public List<String> sweep(Instant now) {
+        hours.sweep(now);
         Instant cutoff = now.minus(staleAfter);
         List<String> gone = new ArrayList<>();
         jobs.forEach((id, job) -> {
@@ -245,9 +255,16 @@ public final class JobBook {
         return gone;
     }
 
-    /** Adds a final minute, keeping the longest period of them; a change of currency starts the job afresh. */
+    /**
+     * Adds a final minute, keeping the longest period of them. A change of currency starts the job
+     * afresh, and so does a minute more than {@code staleAfter} after the one before: the job was
+     * forgotten meanwhile, and its last minutes of before, made final only by its first of now, are
+     * no part of a period of this run (a job that stops at 16:00 and starts again at 08:00 is followed
+     * from 08:00).
+     */
     private void add(Job job, JobMinute minute) {
-        if (!job.minutes.isEmpty() && !Objects.equals(job.minutes.getLast().currency(), minute.currency())) {
+        if (!job.minutes.isEmpty() && (!Objects.equals(job.minutes.getLast().currency(), minute.currency())
+                || Duration.between(job.minutes.getLast().start(), minute.start()).compareTo(staleAfter) > 0)) {
             job.minutes.clear();
         }
         if (job.minutes.isEmpty()) {

@@ -3,6 +3,7 @@ package io.gpuledger.alerts.recommend;
 import io.gpuledger.model.Check;
 import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Offer;
+import io.gpuledger.model.Recommendation;
 import java.time.Instant;
 
 /**
@@ -29,6 +30,8 @@ import java.time.Instant;
  * @param communicationOverheadRatio exposed communication time ÷ step time, 0–1; null when not reported
  * @param traits                     what the job says about itself; null when it said nothing
  * @param windowEnd                  end of the window this picture is of
+ * @param running                    how much of the look-back before {@code windowEnd} it ran at its size
+ *                                   now ({@link JobHours}); null when it has not been followed that long
  */
 public record JobView(
         String jobId,
@@ -46,7 +49,8 @@ public record JobView(
         Double costPerMillionUnits,
         Double communicationOverheadRatio,
         JobTraits traits,
-        Instant windowEnd) {
+        Instant windowEnd,
+        JobHours.Share running) {
 
     public JobView {
         Check.identity("jobId", jobId);
@@ -63,6 +67,14 @@ public record JobView(
         Check.optionalNonNegative("costPerMillionUnits", costPerMillionUnits);
         Check.optionalRatio("communicationOverheadRatio", communicationOverheadRatio);
         Check.instant("windowEnd", windowEnd);
+    }
+
+    /**
+     * The hours of a 720-hour month it runs at its size now, as over its look-back; all 720 when its
+     * running time is not known.
+     */
+    public double hoursPerMonth() {
+        return running == null ? Recommendation.HOURS_PER_MONTH : running.hoursPerMonth();
     }
 
     /** Its traits, or {@link JobTraits#NONE} when it said nothing. */

@@ -34,7 +34,8 @@ import java.util.Optional;
  * {@code expected cost per hour = perInstanceRate × n × (checkpointInterval / 2 + restart) × spot × instances}.
  * The move is recommended when what is left of the saving after that expected cost, as a share of
  * the saving (the net saving ratio), is at least the minimum (10% by default) and worth the minimum
- * money a month; the monthly saving is the difference, over 720 hours. Once it stands, it is
+ * money a month; the monthly saving is the difference, over the hours of a month the job runs, as
+ * over its look-back ({@link JobView#hoursPerMonth()}: 720 for a job that ran all of it). Once it stands, it is
  * withdrawn only when the net saving ratio falls under the withdrawal threshold (0 by default: when
  * the move would lose money), so a spot price that wavers does not raise and withdraw it in turn.
  * The job's GPUs are counted over the period it is judged on, as the mean over its closed minutes.
@@ -119,7 +120,7 @@ public final class MoveToSpotRule {
         double exposed = Math.max(1, Math.ceil(instances - 1e-9));
         double jobInterruptionsPerHour = perInstanceHour * exposed;
         double expectedCost = jobInterruptionsPerHour * hoursLost * spot * instances;
-        double monthlySaving = (hourlySaving - expectedCost) * Recommendation.HOURS_PER_MONTH;
+        double monthlySaving = (hourlySaving - expectedCost) * job.hoursPerMonth();
         double netSavingRatio = (hourlySaving - expectedCost) / hourlySaving;
         boolean worthIt = held ? netSavingRatio >= withdrawNetSavingRatio && monthlySaving >= 0
                 : netSavingRatio >= minNetSavingRatio && monthlySaving >= minMonthlySaving;
@@ -134,6 +135,7 @@ public final class MoveToSpotRule {
         evidence.put("exchangeRate", spotPrice.get().exchangeRate());
         evidence.put("instances", instances);
         evidence.put("hourlySaving", hourlySaving);
+        evidence.put("hoursPerMonth", job.hoursPerMonth());
         evidence.put("interruptionRateSource", frequency != null ? "catalog" : "default");
         if (frequency != null) {
             evidence.put("interruptionFrequency", frequency);

@@ -63,13 +63,20 @@ public final class RecommendationRules {
      *
      * @param idleMinObservedSeconds seconds of known SM activity a GPU needs per minute of its
      *                               period, on average, to be judged idle or not
+     * @param jobLookback            the clock time a job's running time is counted over, to turn its
+     *                               saving per hour into one per month ({@link JobHours}); a job is
+     *                               judged by the switch, spot and communication rules once followed that long
      */
     public record Settings(Duration ttl, Duration reserveTtl, int reserveLookbackHours, double minMonthlySaving,
             double communicationBoundRatio, double interruptionsPerHour, Duration staleAfter, int maxPools,
             Evidence reclaimIdle, double idleMinObservedSeconds, Evidence switchInstanceType, Evidence moveToSpot,
-            Evidence reduceCommunication) {
+            Evidence reduceCommunication, Duration jobLookback) {
+
+        /** A day: a job that runs part of each day is seen for a whole cycle of it. */
+        public static final Duration DEFAULT_JOB_LOOKBACK = Duration.ofHours(24);
 
         public Settings {
+            Objects.requireNonNull(jobLookback, "jobLookback");
             if (reclaimIdle.withdrawAt() < reclaimIdle.raiseAt()) {
                 throw new IllegalArgumentException("reclaim-idle: the SM activity it is withdrawn at ("
                         + reclaimIdle.withdrawAt() + ") must not be under the one it is raised under ("
@@ -92,7 +99,14 @@ public final class RecommendationRules {
                     MoveToSpotRule.DEFAULT_INTERRUPTIONS_PER_HOUR, Duration.ofMinutes(5), 10_000,
                     IdleGpuRule.DEFAULT_EVIDENCE, IdleGpuRule.DEFAULT_MIN_OBSERVED_SECONDS,
                     SwitchInstanceTypeRule.DEFAULT_EVIDENCE, MoveToSpotRule.DEFAULT_EVIDENCE,
-                    ReduceCommunicationRule.DEFAULT_EVIDENCE);
+                    ReduceCommunicationRule.DEFAULT_EVIDENCE, DEFAULT_JOB_LOOKBACK);
+        }
+
+        /** The same settings, with jobs' running time counted over {@code lookback}. */
+        public Settings withJobLookback(Duration lookback) {
+            return new Settings(ttl, reserveTtl, reserveLookbackHours, minMonthlySaving, communicationBoundRatio,
+                    interruptionsPerHour, staleAfter, maxPools, reclaimIdle, idleMinObservedSeconds, switchInstanceType,
+                    moveToSpot, reduceCommunication, lookback);
         }
 
         /** The longest period a job is judged over: how much of each job's history is kept. */
@@ -132,7 +146,8 @@ public final class RecommendationRules {
         this.catalog = catalog;
         this.settings = settings;
         this.board = new PriceBoard(rates);
-        this.jobs = new JobBook(catalog, settings.staleAfter(), settings.longestJobPeriod(), settings.maxPools());
+        this.jobs = new JobBook(catalog, settings.staleAfter(), settings.longestJobPeriod(), settings.jobLookback(),
+                settings.maxPools());
         this.gpuMinutes = new GpuMinutes(settings.reclaimIdle().period());
         this.poolHours = new PoolHours(settings.reserveLookbackHours(), settings.maxPools());
         this.evacuate = new EvacuateRule(settings.ttl());
@@ -187,8 +202,10 @@ public final class RecommendationRules {
 
     /**
      * A version of a job minute's economics: once it makes one of the job's minutes final, the
-     * job's rules are judged on its closed minutes over each one's period. A version of a minute
-     * still open (the engine re-sends a minute as its samples and reports arrive) judges nothing.
+     * job's rules are judged on its closed minutes over each one's period, once the job has been
+     * followed for its look-back (its saving a month depends on how much of the time it runs). A
+     * version of a minute still open (the engine re-sends a minute as its samples and reports
+     * arrive) judges nothing.
      */
     public void onEconomics(JobEconomics economics, Instant now) {
         if (!jobs.onEconomics(economics, now)) {
@@ -197,16 +214,19 @@ public final class RecommendationRules {
         String jobId = economics.jobId();
         Recommendation.Target target = Recommendation.Target.job(jobId);
         Duration switchPeriod = settings.switchInstanceType().period();
-        jobs.view(jobId, switchPeriod).ifPresent(job -> judge(RecommendationKind.SWITCH_INSTANCE_TYPE, target,
+        jobs.view(jobId, switchPeriod).filter(RecommendationRules::followedForLookback).ifPresent(job -> judge(
+                RecommendationKind.SWITCH_INSTANCE_TYPE, target,
                 switchType.evaluate(job, jobs.peers(now, switchPeriod), board, catalog, now,
                         held(RecommendationKind.SWITCH_INSTANCE_TYPE, target)).map(r -> withPeriod(r, job,
                                 switchPeriod))));
         Duration spotPeriod = settings.moveToSpot().period();
-        jobs.view(jobId, spotPeriod).ifPresent(job -> judge(RecommendationKind.MOVE_TO_SPOT, target,
+        jobs.view(jobId, spotPeriod).filter(RecommendationRules::followedForLookback).ifPresent(job -> judge(
+                RecommendationKind.MOVE_TO_SPOT, target,
                 moveToSpot.evaluate(job, board, now, held(RecommendationKind.MOVE_TO_SPOT, target))
                         .map(r -> withPeriod(r, job, spotPeriod))));
         Duration communicationPeriod = settings.reduceCommunication().period();
-        jobs.view(jobId, communicationPeriod).ifPresent(job -> judge(RecommendationKind.REDUCE_COMMUNICATION, target,
+        jobs.view(jobId, communicationPeriod).filter(RecommendationRules::followedForLookback).ifPresent(job -> judge(
+                RecommendationKind.REDUCE_COMMUNICATION, target,
                 reduceCommunication.evaluate(job, board, catalog, now,
                         held(RecommendationKind.REDUCE_COMMUNICATION, target))
                         .map(r -> withPeriod(r, job, communicationPeriod))));
@@ -236,12 +256,27 @@ public final class RecommendationRules {
                 .map(r -> r.status() != RecommendationStatus.WITHDRAWN).orElse(false);
     }
 
-    /** The recommendation with the period its job's figures were added up over, first in its evidence. */
+    /**
+     * Whether the job's running time is known over its whole look-back: a job judged sooner, without
+     * it, would claim a month of a saving it may make a few hours a day. Until then it is not judged
+     * at all, so what stands for it (read back after a restart) is not withdrawn.
+     */
+    private static boolean followedForLookback(JobView job) {
+        return job.running() != null;
+    }
+
+    /**
+     * The recommendation with the period its job's figures were added up over, and the look-back its
+     * running time was counted over, first in its evidence.
+     */
     private static Recommendation withPeriod(Recommendation found, JobView job, Duration period) {
         Map<String, Object> evidence = new LinkedHashMap<>();
         evidence.put("periodStart", job.windowEnd().minus(period).toString());
         evidence.put("periodEnd", job.windowEnd().toString());
         evidence.put("periodMinutes", period.toMinutes());
+        evidence.put("lookbackStart", job.running().from().toString());
+        evidence.put("lookbackEnd", job.running().to().toString());
+        evidence.put("runningShare", job.running().share());
         evidence.putAll(found.evidence());
         return new Recommendation(found.schemaVersion(), found.id(), found.kind(), found.status(), found.target(),
                 found.summary(), found.action(), found.deadline(), found.estimatedMonthlySaving(), found.currency(),

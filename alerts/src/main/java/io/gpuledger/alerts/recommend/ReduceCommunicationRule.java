@@ -34,6 +34,8 @@ import java.util.Optional;
  *       the communication cost (30% by default: below the 44% the field saw from a better transport,
  *       when eRDMA cut ResNet-50's overhead from 32% to 18%).</li>
  * </ul>
+ * A month's saving is the hourly one for the hours of a month the job runs, as over its look-back
+ * ({@link JobView#hoursPerMonth()}).
  */
 public final class ReduceCommunicationRule {
 
@@ -100,7 +102,7 @@ public final class ReduceCommunicationRule {
                 .filter(option -> option.costPerHour() < job.costPerHour());
         double hourlySaving = faster.map(option -> job.costPerHour() - option.costPerHour())
                 .orElse(communicationCost * recoverableShare);
-        double monthlySaving = hourlySaving * Recommendation.HOURS_PER_MONTH;
+        double monthlySaving = hourlySaving * job.hoursPerMonth();
         if (held ? !(monthlySaving > 0) : monthlySaving < minMonthlySaving) {
             return Optional.empty();
         }
@@ -111,6 +113,7 @@ public final class ReduceCommunicationRule {
         evidence.put("withdrawRatio", withdrawRatio);
         evidence.put("costPerHour", job.costPerHour());
         evidence.put("communicationCostPerHour", communicationCost);
+        evidence.put("hoursPerMonth", job.hoursPerMonth());
         evidence.put("currency", job.currency());
         network.ifPresent(gbps -> evidence.put("networkGbps", gbps));
         Map<String, Object> action = new LinkedHashMap<>();

@@ -59,8 +59,9 @@ import java.util.Optional;
  * cost per unit and at least the minimum money a month. Once the job's recommendation stands, a
  * candidate is kept while it saves at least the withdrawal share (10% by default) and any money at
  * all: a saving that wavers around 15% neither raises nor withdraws it in turn. The monthly saving
- * is that of doing the
- * job's current work rate for 720 hours at the candidate's cost per unit. Among candidates the one
+ * is that of doing the job's current work rate at the candidate's cost per unit for the hours of a
+ * month it runs, as over its look-back ({@link JobView#hoursPerMonth()}: 720 for a job that ran all
+ * of it, 240 for one that ran 8 hours a day). Among candidates the one
  * with the highest confidence × monthly saving wins, so that an observed figure beats an estimate
  * of a similar saving.
  */
@@ -342,14 +343,17 @@ public final class SwitchInstanceTypeRule {
                 .orElseGet(() -> OfferFields.of(pool, gpuModel));
     }
 
-    /** Doing the job's current work for a month at the candidate's cost per unit instead of its own. */
+    /**
+     * Doing the job's current work at the candidate's cost per unit instead of its own, for the hours
+     * of a month it runs ({@link JobView#hoursPerMonth()}).
+     */
     private static double monthlySaving(JobView job, Candidate candidate) {
         return monthlySaving(job, candidate.costPerMillionUnits());
     }
 
     private static double monthlySaving(JobView job, double costPerMillionUnits) {
         return (job.costPerMillionUnits() - costPerMillionUnits) / PER_MILLION * job.workUnitsPerHour()
-                * Recommendation.HOURS_PER_MONTH;
+                * job.hoursPerMonth();
     }
 
     private Recommendation recommendation(JobView job, Candidate candidate, int candidatesWorthIt, Instant now) {
@@ -362,6 +366,7 @@ public final class SwitchInstanceTypeRule {
             evidence.put("workload", job.workload());
         }
         evidence.put("workUnitsPerHour", job.workUnitsPerHour());
+        evidence.put("hoursPerMonth", job.hoursPerMonth());
         evidence.put("currentCostPerMillionUnits", job.costPerMillionUnits());
         evidence.put("candidateCostPerMillionUnits", candidate.costPerMillionUnits());
         evidence.put("savingRatio", savingRatio);

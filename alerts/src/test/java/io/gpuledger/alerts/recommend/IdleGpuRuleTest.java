@@ -41,6 +41,10 @@ class IdleGpuRuleTest {
                 .containsEntry("periodEnd", T0.plusSeconds(600).toString())
                 .containsEntry("secondsObserved", 600.0).containsEntry("withdrawSmActive", 0.10);
         assertThat(recommendation.summary()).contains("idle for 10 minutes");
+        // and it says what the month assumes: a GPU taken back by its user sooner saves its rate only
+        // for the hours it stays released
+        assertThat(recommendation.evidence()).containsEntry("hoursPerMonth", 720.0);
+        assertThat(recommendation.summary()).contains("saves 2.00 USD per hour it stays released");
     }
 
     @Test

@@ -27,7 +27,7 @@ class JobBookTest {
     private static final Duration ONE_MINUTE = Duration.ofMinutes(1);
 
     private final JobBook book = new JobBook(GpuCatalog.defaults(), Duration.ofMinutes(5), Duration.ofMinutes(10),
-            100);
+            Duration.ofHours(24), 100);
 
     @Test
     void shouldJoinAJobsPictureFromItsWindowsRollupEconomicsAndReportsOnceItsMinuteIsFinal() {
@@ -107,6 +107,36 @@ class JobBookTest {
 
         // And it has no picture over a period longer than it was followed
         assertThat(book.view("llm", Duration.ofMinutes(4))).isEmpty();
+    }
+
+    @Test
+    void shouldFollowAJobThatComesBackAfterItWasForgottenFromItsReturn() {
+        // Given a job's minutes 0 to 9, 1M tokens each, then nothing: it is forgotten, its minutes 8 and
+        // 9 not final yet (no minute two newer came)
+        book.onWindow(window(0), T0);
+        for (int m = 0; m < 10; m++) {
+            sendMinute("llm", m, 1_000_000, 0.3);
+        }
+        assertThat(book.sweep(T0.plusSeconds(301))).containsExactly("llm");
+
+        // When it comes back at minute 600, and its minute 600 is made final (and with it 8 and 9)
+        book.onWindow(window(600), T0);
+        for (int m = 600; m < 603; m++) {
+            sendMinute("llm", m, 1_000_000, 0.3);
+        }
+
+        // Then it has no picture over three minutes: it has been followed since minute 600 only, not
+        // since the minutes of before that came late
+        assertThat(book.view("llm", Duration.ofMinutes(3))).isEmpty();
+
+        // When minutes 601 and 602 are final too
+        sendMinute("llm", 603, 1_000_000, 0.3);
+        sendMinute("llm", 604, 1_000_000, 0.3);
+
+        // Then its picture is of minutes 600 to 602: 3M tokens in 3 minutes, 60M an hour
+        JobView view = book.view("llm", Duration.ofMinutes(3)).orElseThrow();
+        assertThat(view.workUnitsPerHour()).isCloseTo(60_000_000, within(1e-3));
+        assertThat(view.windowEnd()).isEqualTo(T0.plus(Duration.ofMinutes(603)));
     }
 
     @Test

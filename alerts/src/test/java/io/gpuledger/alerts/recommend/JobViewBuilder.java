@@ -2,6 +2,7 @@ package io.gpuledger.alerts.recommend;
 
 import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Offer;
+import java.time.Duration;
 import java.time.Instant;
 
 /** Test jobs: a busy, compute-bound job that reports no work, changed one field at a time. */
@@ -23,6 +24,7 @@ final class JobViewBuilder {
     private Double communicationOverheadRatio;
     private JobTraits traits;
     private Instant windowEnd = WINDOW_END;
+    private JobHours.Share running;
 
     private JobViewBuilder(String jobId, Offer pool, String gpuModel, int gpus, double costPerHour) {
         this.jobId = jobId;
@@ -72,8 +74,15 @@ final class JobViewBuilder {
         return this;
     }
 
+    /** It ran {@code share} of the day before its window's end at its size now. */
+    JobViewBuilder ranShareOfTheDay(double share) {
+        this.running = new JobHours.Share(windowEnd.minus(Duration.ofDays(1)), windowEnd,
+                share * 24 * gpuEquivalents, share);
+        return this;
+    }
+
     JobView build() {
         return new JobView(jobId, "team-a", pool, gpuModel, gpus, gpuEquivalents, costPerHour, "USD", smActive, dramActive, unit,
-                workUnitsPerHour, costPerMillionUnits, communicationOverheadRatio, traits, windowEnd);
+                workUnitsPerHour, costPerMillionUnits, communicationOverheadRatio, traits, windowEnd, running);
     }
 }

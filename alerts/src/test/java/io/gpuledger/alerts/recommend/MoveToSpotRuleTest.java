@@ -81,6 +81,23 @@ class MoveToSpotRuleTest {
     }
 
     @Test
+    void shouldClaimTheHoursOfAMonthTheJobRuns() {
+        // Given the interruptible p4d job checkpointing every half hour, which ran a third of the day
+        // before its window's end
+        JobView thirdOfTheDay = job("job-1", ON_DEMAND, "A100-40GB", 8, 32.77)
+                .traits(new JobTraits("llama-7b", true, 1800.0, null)).ranShareOfTheDay(1.0 / 3).build();
+
+        // When the rule judges it
+        Recommendation recommendation = rule.evaluate(thirdOfTheDay, board(8, 32.77, 9.831, "USD"), NOW)
+                .orElseThrow();
+
+        // Then it nets 22.939 - 0.16385 = 22.77515 an hour it runs, for a third of 720 hours:
+        // 22.77515 x 240 = 5466.036 a month
+        assertThat(recommendation.estimatedMonthlySaving()).isCloseTo(5466.036, within(1e-6));
+        assertThat((double) recommendation.evidence().get("hoursPerMonth")).isCloseTo(240, within(1e-9));
+    }
+
+    @Test
     void shouldNotCountARoundingErrorOfSliceSharesAsAnotherInstance() {
         // Given slice shares that add up to a hair over one GPU, on a one-GPU instance
         JobView view = job("job-mig", ON_DEMAND, "A100-40GB", 7, 10.0).gpuEquivalents(1 + 1e-12)

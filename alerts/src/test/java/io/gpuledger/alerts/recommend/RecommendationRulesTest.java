@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.function.IntPredicate;
 import java.util.function.IntToDoubleFunction;
 import org.junit.jupiter.api.Test;
 
@@ -48,9 +49,10 @@ class RecommendationRulesTest {
 
     @Test
     void shouldRaiseEachSituationOnceAndNeverFlapOverTwoHoursOfNoisyResentMinutes() {
-        // Given the rules with their documented defaults, and two hours of a fleet whose figures are
-        // noisy around every threshold from minute to minute, each minute re-sent as it fills:
-        RulesOnMockTopic topic = new RulesOnMockTopic(T0, RecommendationRules.Settings.defaults(TTL));
+        // Given the rules with their documented defaults (but for a job look-back of an hour), and two
+        // hours of a fleet whose figures are noisy around every threshold from minute to minute, each
+        // minute re-sent as it fills:
+        RulesOnMockTopic topic = new RulesOnMockTopic(T0, withHourLookback());
         Random noise = new Random(25);
         // - a job on p4d paying 32.77/60 = 0.546 USD a minute for ~1.0M tokens (±8%), and a job of
         //   the same workload on p4de paying 40.97/60 = 0.683 for ~1.497M (±8%): 0.456 per million,
@@ -157,6 +159,35 @@ class RecommendationRulesTest {
     }
 
     @Test
+    void shouldClaimForAJobThatRunsEightHoursADayASwitchsSavingForThoseHoursOnly() {
+        // Given the rules with their documented defaults (a job is judged once followed for a day), the
+        // job on p4d running from 08:00 to 16:00 each day at 0.6 per million tokens, and the job on p4de
+        // running all the time at 0.4 per million (2M tokens a minute for 0.8)
+        RulesOnMockTopic topic = new RulesOnMockTopic(T0, RecommendationRules.Settings.defaults(TTL));
+        topic.rules.onProgress(LLM_JOB.report(T0, LLM), T0);
+        topic.rules.onProgress(LLM_PEER.report(T0, LLM), T0);
+        IntPredicate daytime = m -> m % 1440 >= 8 * 60 && m % 1440 < 16 * 60;
+
+        // When its first day comes, and the next day's first hour and two minutes
+        runLlmJobsWhen(topic, 0, 1440, daytime);
+        // Then nothing is recommended: a day of the job is needed to know how much of one it runs
+        assertThat(topic.published(LLM_SWITCH)).isEmpty();
+        runLlmJobsWhen(topic, 1440, 1440 + 9 * 60 + 2, daytime);
+
+        // Then the switch is raised on the hour from 08:00, (0.6 - 0.4) / 10^6 x 60M tokens an hour =
+        // 12 USD an hour it runs, for the hours of a month it runs: over the day to 09:00, 7 hours of
+        // the first (09:00 to 16:00) and 1 of the second, 8 / 24 of 720 = 240 hours; 12 x 240 = 2880 USD
+        // a month, not 12 x 720 = 8640
+        assertThat(topic.published(LLM_SWITCH)).singleElement().satisfies(r -> {
+            assertThat(r.estimatedMonthlySaving()).isCloseTo(2880, within(1e-6));
+            assertThat((double) r.evidence().get("hoursPerMonth")).isCloseTo(240, within(1e-9));
+            assertThat((double) r.evidence().get("runningShare")).isCloseTo(1.0 / 3, within(1e-12));
+            assertThat(r.evidence()).containsEntry("lookbackStart", T0.plus(Duration.ofHours(9)).toString())
+                    .containsEntry("lookbackEnd", T0.plus(Duration.ofHours(33)).toString());
+        });
+    }
+
+    @Test
     void shouldKeepAnAcknowledgedSwitchAcknowledgedWhileItsSavingFlickersAboveTheWithdrawalThreshold() {
         // Given the job at 0.6 per million and a peer at 0.8 per minute for 1.5873M tokens, 0.504 per
         // million: 16% less, raised after its hour and acknowledged
@@ -254,11 +285,19 @@ class RecommendationRulesTest {
     }
 
     /**
+     * The documented defaults, but for jobs judged once followed for an hour, not a day: the jobs of
+     * these tests run all the time, so an hour shows what a day would.
+     */
+    private static RecommendationRules.Settings withHourLookback() {
+        return RecommendationRules.Settings.defaults(TTL).withJobLookback(Duration.ofHours(1));
+    }
+
+    /**
      * The rules, told of two jobs of one workload: one on p4d paying 8 x 4.5 = 36 USD/h, 0.6 a minute,
      * the other on p4de paying 8 x 6 = 48 USD/h, 0.8 a minute.
      */
     private static RulesOnMockTopic llmJobs() {
-        RulesOnMockTopic topic = new RulesOnMockTopic(T0, RecommendationRules.Settings.defaults(TTL));
+        RulesOnMockTopic topic = new RulesOnMockTopic(T0, withHourLookback());
         topic.rules.onProgress(LLM_JOB.report(T0, LLM), T0);
         topic.rules.onProgress(LLM_PEER.report(T0, LLM), T0);
         return topic;
@@ -269,13 +308,29 @@ class RecommendationRulesTest {
      * tokens a minute of the job on p4d, {@code peerUnits} of minute {@code m} of the other.
      */
     private static void runLlmJobs(RulesOnMockTopic topic, int from, int to, IntToDoubleFunction peerUnits) {
+        runLlmJobs(topic, from, to, peerUnits, m -> true);
+    }
+
+    /**
+     * The minutes {@code from} to {@code to} of the two jobs, the one on p4d only in the minutes
+     * {@code runs}, the other doing 2M tokens a minute; the job book forgets what it no longer hears of.
+     */
+    private static void runLlmJobsWhen(RulesOnMockTopic topic, int from, int to, IntPredicate runs) {
+        runLlmJobs(topic, from, to, m -> 2.0e6, runs);
+    }
+
+    private static void runLlmJobs(RulesOnMockTopic topic, int from, int to, IntToDoubleFunction peerUnits,
+            IntPredicate runs) {
         for (int m = from; m < to; m++) {
             Instant start = T0.plusSeconds(60L * m);
             for (double fill : FILLS) {
                 Instant now = topic.at(start.plusMillis(Math.round(60_000 * fill) + 2_000));
-                LLM_JOB.minute(start, fill, "tokens", 1.0e6, null, false).feed(topic.rules, now);
+                if (runs.test(m)) {
+                    LLM_JOB.minute(start, fill, "tokens", 1.0e6, null, false).feed(topic.rules, now);
+                }
                 LLM_PEER.minute(start, fill, "tokens", peerUnits.applyAsDouble(m), null, false).feed(topic.rules, now);
             }
+            topic.rules.sweep(start.plusSeconds(62));
         }
     }
 

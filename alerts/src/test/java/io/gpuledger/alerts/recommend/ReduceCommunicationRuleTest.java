@@ -134,6 +134,21 @@ class ReduceCommunicationRuleTest {
     }
 
     @Test
+    void shouldClaimTheHoursOfAMonthTheJobRuns() {
+        // Given the p4d job at 0.32, which ran a quarter of the day before its window's end
+        JobView quarterDay = job("job-1", P4D, "A100-40GB", 8, 32.77).communication(0.32).ranShareOfTheDay(0.25)
+                .build();
+
+        // When it is judged
+        Recommendation recommendation = rule().evaluate(quarterDay, new PriceBoard(), CATALOG, WINDOW_END)
+                .orElseThrow();
+
+        // Then it saves 30% of 0.32 x 32.77 = 3.146 an hour for a quarter of 720 hours: 3.146 x 180 = 566.2656
+        assertThat(recommendation.estimatedMonthlySaving()).isCloseTo(566.2656, within(1e-6));
+        assertThat((double) recommendation.evidence().get("hoursPerMonth")).isCloseTo(180, within(1e-9));
+    }
+
+    @Test
     void shouldHoldBackASavingBelowTheMinimum() {
         // Given the p4d job saving 2265.06 a month by changing itself, and a minimum of 3000
         ReduceCommunicationRule demanding = new ReduceCommunicationRule(0.25, 0.20, 0.3, 3000, Duration.ofMinutes(10));

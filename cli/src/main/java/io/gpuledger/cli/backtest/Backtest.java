@@ -112,7 +112,7 @@ final class Backtest {
             }
             rules.sweep(now);
             List<Recommendation> news = rules.news();
-            news.stream().filter(r -> r.status() == RecommendationStatus.OPEN).forEach(r -> ledger.made(r.kind()));
+            news.stream().filter(r -> r.status() == RecommendationStatus.OPEN).forEach(ledger::made);
             hook.after(this, news, now);
         }
         return ledger;
@@ -129,32 +129,36 @@ final class Backtest {
 
     // ---- what automation can do --------------------------------------------------------------
 
-    /** Moves the job to {@code to} (another instance type, or spot), claiming {@code claimedMonthlyUsd}. */
-    boolean move(String jobId, Offer to, RecommendationKind kind, String recommendationId, double claimedMonthlyUsd,
-            Instant now) {
+    /**
+     * Moves the job from {@code from} to {@code to} (another instance type, or spot), claiming
+     * {@code claimedMonthlyUsd}. A job that is no longer on {@code from} (another recommendation
+     * moved it meanwhile) is not moved: the claim was worked out for a job that is not there.
+     */
+    boolean move(String jobId, Offer from, Offer to, RecommendationKind kind, String recommendationId,
+            double claimedMonthlyUsd, Instant now) {
         Optional<FleetJob> found = job(jobId);
         Optional<OfferPrice> target = prices.of(to);
-        if (found.isEmpty() || target.isEmpty() || found.get().offer.equals(to)) {
+        if (found.isEmpty() || target.isEmpty() || !found.get().offer.equals(from) || found.get().offer.equals(to)) {
             return false;
         }
         FleetJob job = found.get();
-        OfferPrice from = prices.require(job.offer);
+        OfferPrice current = prices.require(job.offer);
         Ledger.Decision decision = ledger.follow(kind, recommendationId, jobId + " -> " + to.key(), claimedMonthlyUsd,
                 now);
         JobEffect effect;
         if (kind == RecommendationKind.MOVE_TO_SPOT) {
-            int instances = instances(job.gpus, from.gpusPerInstance());
-            effect = new SpotEffect(decision, instances, from.usdPerHour(), target.get().usdPerHour());
+            int instances = instances(job.gpus, current.gpusPerInstance());
+            effect = new SpotEffect(decision, instances, current.usdPerHour(), target.get().usdPerHour());
         } else {
             double unitsPerHour = job.unitsPerGpuHour(speed) * job.gpus;
-            double before = from.usdPerGpuHour() / job.unitsPerGpuHour(speed);
+            double before = current.usdPerGpuHour() / job.unitsPerGpuHour(speed);
             double after = target.get().usdPerGpuHour() / (job.baseUnitsPerGpuHour
                     * speed.ratio(job.workloadClass, job.baseModel, target.get().gpuModel()));
             effect = new SwitchEffect(decision, unitsPerHour, before, after);
         }
         // The job's earlier moves are over: their before-and-after no longer describe it.
         List<JobEffect> effects = jobEffects.computeIfAbsent(jobId, id -> new ArrayList<>());
-        effects.forEach(earlier -> earlier.decision().replaced(now));
+        effects.forEach(earlier -> earlier.decision().ended(now));
         effects.clear();
         effects.add(effect);
         job.offer = to;
@@ -259,8 +263,8 @@ final class Backtest {
                 released.get(notebook.id).minute();
                 return;
             }
-            // The user is back: a new instance, and the reclaim's saving ends.
-            released.remove(notebook.id);
+            // The user is back: a new instance, and the reclaim's saving, and its claim, end.
+            released.remove(notebook.id).decision().ended(minute);
             notebook.held = true;
             notebook.placement++;
         }
@@ -375,19 +379,47 @@ final class Backtest {
     }
 
     /**
-     * Spot instead of on demand: the work it keeps, valued at what it cost on demand, less what spot
-     * costs. Each minute of work is worth its instances' on-demand minute; a minute spent restarting
-     * is worth nothing; an interruption takes back the work done since the last checkpoint; and spot
-     * is paid every minute. A job interrupted more often than it checkpoints keeps nothing and loses
-     * all it pays.
+     * Spot instead of on demand, for the work the job did at the decision (its volume, as the claim
+     * counts it and as a switch is repriced): an hour of it on demand cost the instances' on-demand
+     * hour; on spot, the job pays spot every minute, keeps nothing in a minute spent restarting, and
+     * loses the work since its last checkpoint at each interruption. The work it lost is made up at
+     * whichever costs less per unit: spot as it turned out (spot paid over work kept), or on demand.
+     * So a job that keeps all its work saves on demand less spot; one that keeps too little for spot
+     * to be the cheaper way saves what it kept, at on demand, less all it paid for spot, which is
+     * negative when it kept less than spot's share of on demand.
      */
-    private record SpotEffect(Ledger.Decision decision, int instances, double onDemandUsdPerHour,
-            double spotUsdPerHour) implements JobEffect {
+    private static final class SpotEffect implements JobEffect {
+        private final Ledger.Decision decision;
+        private final int instances;
+        private final double onDemandUsdPerHour;
+        private final double spotUsdPerHour;
+        /** Hours of the job's work since the decision, and the hours of it spot kept. */
+        private double hours;
+        private double kept;
+        private double credited;
+
+        SpotEffect(Ledger.Decision decision, int instances, double onDemandUsdPerHour, double spotUsdPerHour) {
+            this.decision = decision;
+            this.instances = instances;
+            this.onDemandUsdPerHour = onDemandUsdPerHour;
+            this.spotUsdPerHour = spotUsdPerHour;
+        }
+
+        @Override
+        public Ledger.Decision decision() {
+            return decision;
+        }
 
         @Override
         public void minute(boolean working, double lostHours) {
-            double kept = (working ? 1 / 60.0 : 0) - lostHours;
-            decision.saved((onDemandUsdPerHour * kept - spotUsdPerHour / 60) * instances);
+            hours += 1 / 60.0;
+            kept += (working ? 1 / 60.0 : 0) - lostHours;
+            double spotPerKeptHour = kept > 0 ? spotUsdPerHour * hours / kept : Double.POSITIVE_INFINITY;
+            double madeUpPerHour = Math.min(onDemandUsdPerHour, spotPerKeptHour);
+            double saved = instances * (onDemandUsdPerHour * hours - spotUsdPerHour * hours
+                    - (hours - kept) * madeUpPerHour);
+            decision.saved(saved - credited);
+            credited = saved;
         }
     }
 

@@ -11,7 +11,9 @@ import java.util.Map;
  * Automation that follows every open recommendation it can act on, as a rebalancing hook would:
  * moves a job to the instance type or spot offer named, buys the reservations named, releases an
  * idle GPU; and acknowledges what it did. An evacuation or a communication fix is not the fleet's
- * to change here, and a recommendation already carried out is left alone.
+ * to change here, a recommendation already carried out is left alone, and so is a move of a job
+ * from a pool it is no longer on (two recommendations for one job in one minute: the first one
+ * followed moved it).
  */
 final class FollowingHook implements Backtest.Hook {
 
@@ -30,8 +32,10 @@ final class FollowingHook implements Backtest.Hook {
                 recommendation.currency() == null ? "USD" : recommendation.currency());
         return switch (recommendation.kind()) {
             case SWITCH_INSTANCE_TYPE, MOVE_TO_SPOT -> action.get("toPool") instanceof Map<?, ?> toPool
-                    && backtest.move(String.valueOf(action.get("jobId")), Offer.fromKey(String.valueOf(
-                            toPool.get("offerKey"))), recommendation.kind(), recommendation.id(), claimed, now);
+                    && action.get("fromPool") instanceof String fromPool
+                    && backtest.move(String.valueOf(action.get("jobId")), Offer.fromKey(fromPool),
+                            Offer.fromKey(String.valueOf(toPool.get("offerKey"))), recommendation.kind(),
+                            recommendation.id(), claimed, now);
             case RESERVE_CAPACITY -> action.get("reserveInstances") instanceof Number instances
                     && backtest.reserve(Offer.fromKey(recommendation.target().id()), instances.intValue(),
                             recommendation.id(), claimed, now);

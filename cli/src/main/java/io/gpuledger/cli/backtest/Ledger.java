@@ -6,8 +6,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What following the advice was worth: every recommendation made, every one followed with the
@@ -16,8 +18,10 @@ import java.util.Map;
  *
  * <p>A claim is a monthly figure; a decision taken partway through the run can only show what it
  * saved in the rest of it. So a decision's claim is prorated to the hours from the decision to the
- * end of the run ({@code claimed × hours / 720}), and set against what it saved in those same hours;
- * a decision the automation itself replaced (a job moved again) stands until it was replaced.
+ * end of the run ({@code claimed × hours / 720}), and set against what it saved in those same hours.
+ * A decision that ended sooner counts until it ended: one the automation replaced (a job moved
+ * again), and a released GPU whose user came back for it (a claim is a rate of saving while the
+ * decision holds, not a promise that it holds all month).
  */
 final class Ledger {
 
@@ -30,7 +34,7 @@ final class Ledger {
         final double claimedMonthlyUsd;
         final Instant at;
         private double realizedUsd;
-        private Instant replacedAt;
+        private Instant endedAt;
 
         private Decision(RecommendationKind kind, String recommendationId, String what, double claimedMonthlyUsd,
                 Instant at) {
@@ -49,9 +53,12 @@ final class Ledger {
             return realizedUsd;
         }
 
-        /** A later decision took its place: it saves nothing more, and its claim stops. */
-        void replaced(Instant when) {
-            replacedAt = when;
+        /**
+         * It stops holding, at {@code when}: a later decision took its place, or what it did was undone.
+         * It saves nothing more, and its claim stops.
+         */
+        void ended(Instant when) {
+            endedAt = when;
         }
     }
 
@@ -67,14 +74,22 @@ final class Ledger {
 
     private final Instant end;
     private final Map<RecommendationKind, Integer> made = new EnumMap<>(RecommendationKind.class);
+    private final Set<String> situations = new HashSet<>();
     private final List<Decision> decisions = new ArrayList<>();
 
     Ledger(Instant end) {
         this.end = end;
     }
 
-    void made(RecommendationKind kind) {
-        made.merge(kind, 1, Integer::sum);
+    /**
+     * A recommendation published as open; counted once per situation (its id and when it was first
+     * seen), not again at each refresh of it, which the desk publishes as it moves or half its time
+     * to live has passed.
+     */
+    void made(Recommendation recommendation) {
+        if (situations.add(recommendation.id() + "@" + recommendation.createdAt())) {
+            made.merge(recommendation.kind(), 1, Integer::sum);
+        }
     }
 
     Decision follow(RecommendationKind kind, String recommendationId, String what, double claimedMonthlyUsd,
@@ -88,9 +103,9 @@ final class Ledger {
         return List.copyOf(decisions);
     }
 
-    /** The decision's monthly claim for the hours from the decision to the end of the run. */
+    /** The decision's monthly claim for the hours from the decision to the end of the run, or to its own end. */
     double claimedOverRun(Decision decision) {
-        Instant until = decision.replacedAt == null ? end : decision.replacedAt;
+        Instant until = decision.endedAt == null ? end : decision.endedAt;
         double hours = Math.max(0, Duration.between(decision.at, until).toSeconds() / 3600.0);
         return decision.claimedMonthlyUsd * hours / Recommendation.HOURS_PER_MONTH;
     }

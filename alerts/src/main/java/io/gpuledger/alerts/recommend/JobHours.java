@@ -1,0 +1,158 @@
+package io.gpuledger.alerts.recommend;
+
+import io.gpuledger.model.Recommendation;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * How much GPU each job held over a look-back of clock time (a day by default), time it did not
+ * run counting as none: what the job rules turn a saving per hour into a saving per month with.
+ * A job that runs eight hours a day saves a third of what it would running all month. The job book
+ * forgets a job minutes after it goes quiet; a job is kept here until its look-back holds nothing of it.
+ *
+ * <p>Time is counted in buckets of a 24th of the look-back (an hour for a day, at least a minute)
+ * aligned to the clock, and the oldest bucket, which the look-back only partly covers, counts for
+ * the part of it covered, as though it was held evenly through it.
+ *
+ * <p>Fed by one reader; {@link #sweep} may run on another thread. At most {@code maxJobs} jobs are
+ * followed; the one heard of least recently makes room for a new one.
+ */
+public final class JobHours {
+
+    private static final long BUCKETS_PER_LOOKBACK = 24;
+
+    /**
+     * The job over the look-back from {@code from} to {@code to}: its GPU-hours, and the share of the
+     * look-back it held its GPUs of now ({@code gpuHours / (hours × gpus now)}, at most 1).
+     */
+    public record Share(Instant from, Instant to, double gpuHours, double share) {
+
+        /** The hours of a 720-hour month it runs at its present size, going on as over the look-back. */
+        public double hoursPerMonth() {
+            return share * Recommendation.HOURS_PER_MONTH;
+        }
+    }
+
+    private final long lookbackMinutes;
+    private final long bucketMinutes;
+    private final int maxJobs;
+    private final Map<String, Track> jobs = new ConcurrentHashMap<>();
+
+    /** One job's GPU-minutes per bucket, in a ring indexed by bucket number. */
+    private final class Track {
+        private final double[] gpuMinutes;
+        private final long[] bucketOf;
+        private final long followedSince;
+        private volatile long newest;
+
+        private Track(long firstMinute) {
+            int slots = (int) ((lookbackMinutes + bucketMinutes - 1) / bucketMinutes) + 1;
+            this.gpuMinutes = new double[slots];
+            this.bucketOf = new long[slots];
+            Arrays.fill(bucketOf, Long.MIN_VALUE);
+            this.followedSince = firstMinute;
+            this.newest = firstMinute;
+        }
+
+        private synchronized void add(long minute, double gpus) {
+            long bucket = Math.floorDiv(minute, bucketMinutes);
+            int slot = (int) Math.floorMod(bucket, (long) gpuMinutes.length);
+            if (bucketOf[slot] != bucket) {
+                if (bucketOf[slot] > bucket) {
+                    return;
+                }
+                bucketOf[slot] = bucket;
+                gpuMinutes[slot] = 0;
+            }
+            gpuMinutes[slot] += gpus;
+            newest = Math.max(newest, minute);
+        }
+
+        /** GPU-minutes in the minutes from {@code from} up to {@code to} (minute numbers, {@code to} excluded). */
+        private synchronized double gpuMinutes(long from, long to) {
+            double sum = 0;
+            for (int slot = 0; slot < gpuMinutes.length; slot++) {
+                long start = bucketOf[slot] * bucketMinutes;
+                if (bucketOf[slot] == Long.MIN_VALUE || start >= to || start + bucketMinutes <= from) {
+                    continue;
+                }
+                // Only the oldest bucket can start before the look-back: the part of it covered counts.
+                double covered = start < from ? (double) (start + bucketMinutes - from) / bucketMinutes : 1;
+                sum += gpuMinutes[slot] * covered;
+            }
+            return sum;
+        }
+    }
+
+    /**
+     * @param lookback how far back a job's time is counted, whole minutes; a job is judged once it
+     *                 has been followed that long
+     */
+    public JobHours(Duration lookback, int maxJobs) {
+        if (lookback.toMinutes() < 1 || lookback.toMillis() % 60_000 != 0) {
+            throw new IllegalArgumentException("a job look-back is whole minutes, at least one; was " + lookback);
+        }
+        this.lookbackMinutes = lookback.toMinutes();
+        this.bucketMinutes = Math.max(1, lookbackMinutes / BUCKETS_PER_LOOKBACK);
+        this.maxJobs = maxJobs;
+    }
+
+    /** A final minute of the job, starting at {@code minuteStart}, on {@code gpuEquivalents} of GPU. */
+    public void add(String jobId, Instant minuteStart, double gpuEquivalents) {
+        long minute = Math.floorDiv(minuteStart.getEpochSecond(), 60);
+        Track track = jobs.get(jobId);
+        if (track == null) {
+            if (jobs.size() >= maxJobs) {
+                forgetQuietest();
+            }
+            track = jobs.computeIfAbsent(jobId, id -> new Track(minute));
+        }
+        track.add(minute, gpuEquivalents);
+    }
+
+    /**
+     * The job's share of the look-back ending at {@code end} at {@code gpuEquivalentsNow}; empty when
+     * it has not been followed for the whole look-back.
+     */
+    public Optional<Share> share(String jobId, Instant end, double gpuEquivalentsNow) {
+        Track track = jobs.get(jobId);
+        long to = Math.floorDiv(end.getEpochSecond(), 60);
+        long from = to - lookbackMinutes;
+        if (track == null || track.followedSince > from || !(gpuEquivalentsNow > 0)) {
+            return Optional.empty();
+        }
+        double gpuMinutes = track.gpuMinutes(from, to);
+        double share = Math.min(1, gpuMinutes / (lookbackMinutes * gpuEquivalentsNow));
+        return Optional.of(new Share(Instant.ofEpochSecond(from * 60), Instant.ofEpochSecond(to * 60),
+                gpuMinutes / 60, share));
+    }
+
+    /** Forgets the jobs whose newest minute is a whole look-back before {@code now}. */
+    public void sweep(Instant now) {
+        long cutoff = Math.floorDiv(now.getEpochSecond(), 60) - lookbackMinutes;
+        jobs.values().removeIf(track -> track.newest < cutoff);
+    }
+
+    /** Jobs followed. */
+    public int size() {
+        return jobs.size();
+    }
+
+    private void forgetQuietest() {
+        String quietest = null;
+        long oldest = Long.MAX_VALUE;
+        for (Map.Entry<String, Track> entry : jobs.entrySet()) {
+            if (entry.getValue().newest < oldest) {
+                oldest = entry.getValue().newest;
+                quietest = entry.getKey();
+            }
+        }
+        if (quietest != null) {
+            jobs.remove(quietest);
+        }
+    }
+}
