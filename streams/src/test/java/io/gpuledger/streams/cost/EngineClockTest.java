@@ -3,6 +3,7 @@ package io.gpuledger.streams.cost;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.DeadLetters;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobProgress;
@@ -10,7 +11,6 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
-import io.gpuledger.streams.price.CurrencyRates;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
