@@ -9,6 +9,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
@@ -66,14 +67,16 @@ public final class AccessToken {
 
     private Loaded current() {
         Loaded before = loaded;
+        FileTime modified = modifiedOrNull();
+        if (Objects.equals(modified, before.modified())) {
+            return before;
+        }
         try {
-            if (!Files.getLastModifiedTime(file).equals(before.modified())) {
-                loaded = load(file);
-            }
+            loaded = load(file);
         } catch (IOException | IllegalArgumentException e) {
             problems.accept("progress.token-file " + file + ": " + e.getMessage() + "; the tokens read before stay");
             // Not told again until the file changes once more.
-            loaded = new Loaded(modifiedOrNull(), before.digests());
+            loaded = new Loaded(modified, before.digests());
         }
         return loaded;
     }
