@@ -175,7 +175,7 @@ public class AlertService {
     private TopicReader capacityReader;
     private TopicReader fleetReader;
     private ScheduledExecutorService sweeper;
-    private WebhookDispatcher webhooks;
+    private volatile WebhookDispatcher webhooks;
     private final Map<String, io.micrometer.core.instrument.Counter> deadLettered = new HashMap<>();
 
     public AlertService(MeterRegistry registry, Clock clock) {
@@ -278,6 +278,22 @@ public class AlertService {
     /** Whether every stage is up: the book read back and both readers given their partitions. */
     public boolean ready() {
         return started && capacityReader.ready() && fleetReader.ready();
+    }
+
+    /** Whether the service has started and not yet stopped. */
+    public boolean started() {
+        return started;
+    }
+
+    /** The readers' health, for liveness: each reads, or waits to read again after a failure. */
+    public List<TopicReader.Health> readerHealth() {
+        return started ? List.of(capacityReader.health(), fleetReader.health()) : List.of();
+    }
+
+    /** Whether the webhook dispatcher runs; empty when no receiver is configured. */
+    public Optional<Boolean> webhooksRunning() {
+        WebhookDispatcher dispatcher = webhooks;
+        return dispatcher == null ? Optional.empty() : Optional.of(dispatcher.isRunning());
     }
 
     public RecommendationDesk desk() {

@@ -265,6 +265,9 @@ class EndToEndTest {
                 .contains("/api/anomalies").contains("/api/metrics").contains("\"Recommendation\"")
                 .contains("\"CostAnomaly\"").contains("\"FleetSummary\"");
         given().get("/q/health/ready").then().statusCode(200);
+        assertThat(given().get("/q/health/live").then().statusCode(200).extract().asString())
+                .contains("\"alerts-fleet\": \"RUNNING, 0 restarts\"")
+                .contains("\"alerts-capacity\": \"RUNNING, 0 restarts\"");
         // (the client waits for the server's go-ahead before sending a body, as large uploads should)
         HttpRequest oversized = HttpRequest.newBuilder(URI.create(RestAssured.baseURI + ":" + RestAssured.port
                         + "/api/recommendations/x/ack"))

@@ -55,14 +55,8 @@ public final class BrokerProcess implements AutoCloseable {
         IllegalStateException last = null;
         for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
             int port = EmbeddedKafka.freePort();
-            List<String> command = new ArrayList<>(List.of(
-                    ProcessHandle.current().info().command().orElse("java"), "-Xmx512m",
-                    // The broker's own INFO lines would fill the log; its warnings are what tells a story.
-                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                    "-cp", classpath, BrokerMain.class.getName(),
-                    "--data-dir", dataDir.toString(), "--port", String.valueOf(port),
-                    "--controller-port", String.valueOf(EmbeddedKafka.freePort())));
-            BrokerProcess broker = new BrokerProcess(List.copyOf(command), log, port);
+            BrokerProcess broker = new BrokerProcess(command(classpath, dataDir, port, EmbeddedKafka.freePort()), log,
+                    port);
             try {
                 broker.launch();
                 return broker;
@@ -72,6 +66,18 @@ public final class BrokerProcess implements AutoCloseable {
             }
         }
         throw last;
+    }
+
+    /** The command line of a broker on {@code dataDir} and those ports. */
+    static List<String> command(String classpath, Path dataDir, int port, int controllerPort) {
+        return List.of(ProcessHandle.current().info().command().orElse("java"), "-Xmx512m",
+                // Ends on its first OutOfMemoryError rather than running on without the thread that hit it.
+                "-XX:+ExitOnOutOfMemoryError",
+                // The broker's own INFO lines would fill the log; its warnings are what tells a story.
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "-cp", classpath, BrokerMain.class.getName(),
+                "--data-dir", dataDir.toString(), "--port", String.valueOf(port),
+                "--controller-port", String.valueOf(controllerPort));
     }
 
     /** {@code 127.0.0.1:port}, the same across restarts. */

@@ -57,11 +57,7 @@ final class AlertServiceProcess implements AutoCloseable {
             throw new IllegalStateException("alert service not built: " + jar + " is missing (run ./mvnw package)");
         }
         Files.createDirectories(log.getParent());
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, HEAP));
-        command.addAll(jvmOptions);
-        command.addAll(List.of("-jar", jar.toString()));
-        ProcessBuilder builder = new ProcessBuilder(command)
+        ProcessBuilder builder = new ProcessBuilder(command(jar, jvmOptions))
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         builder.environment().putAll(settings);
@@ -71,6 +67,14 @@ final class AlertServiceProcess implements AutoCloseable {
         String token = settings.getOrDefault("GPULEDGER_API_TOKEN", randomToken());
         builder.environment().put("GPULEDGER_API_TOKEN", token);
         return new AlertServiceProcess(builder.start(), log, port, token);
+    }
+
+    static List<String> command(Path jar, List<String> jvmOptions) {
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                JvmOptions.EXIT_ON_OUT_OF_MEMORY, HEAP));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", jar.toString()));
+        return command;
     }
 
     private static String randomToken() {

@@ -29,17 +29,23 @@ final class CliProcess implements AutoCloseable {
     static CliProcess start(Path log, List<String> jvmOptions, Map<String, String> environment, String... arguments)
             throws IOException {
         Files.createDirectories(log.toAbsolutePath().getParent());
+        ProcessBuilder builder = new ProcessBuilder(command(jvmOptions, arguments)).redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        builder.environment().remove("KAFKA_BOOTSTRAP_SERVERS");
+        builder.environment().putAll(environment);
+        return new CliProcess(builder.start(), log);
+    }
+
+    static List<String> command(List<String> jvmOptions, String... arguments) {
         Path home = Path.of(System.getProperty("gpuledger.home", ".")).toAbsolutePath().normalize();
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.add(JvmOptions.EXIT_ON_OUT_OF_MEMORY);
         command.addAll(jvmOptions);
         command.add("-Dgpuledger.home=" + home);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));
         command.addAll(List.of(arguments));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-        builder.environment().remove("KAFKA_BOOTSTRAP_SERVERS");
-        builder.environment().putAll(environment);
-        return new CliProcess(builder.start(), log);
+        return command;
     }
 
     long pid() {

@@ -5,6 +5,13 @@ import java.util.List;
 /** Extra JVM options for a program this command line starts, taken from an environment variable. */
 final class JvmOptions {
 
+    /**
+     * Before any other option of every JVM this command line starts: it ends on its first
+     * OutOfMemoryError rather than running on without the thread that hit it, which nothing would
+     * notice.
+     */
+    static final String EXIT_ON_OUT_OF_MEMORY = "-XX:+ExitOnOutOfMemoryError";
+
     private JvmOptions() {
     }
 

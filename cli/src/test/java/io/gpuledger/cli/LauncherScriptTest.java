@@ -42,6 +42,18 @@ class LauncherScriptTest {
     }
 
     @Test
+    void everyCommandEndsOnItsFirstOutOfMemoryError() throws Exception {
+        List<String> lines = Files.readAllLines(SCRIPT);
+
+        // added to every command's options unless they have it (the agent's file does), before the JVM starts
+        String adds = "[[ \" ${jvm_options[*]} \" == *\" -XX:+ExitOnOutOfMemoryError \"* ]] || jvm_options=("
+                + "-XX:+ExitOnOutOfMemoryError \"${jvm_options[@]}\")";
+        int added = indexOf(lines, adds);
+        assertThat(added).isLessThan(indexOf(lines, "exec java"));
+        assertThat(added).as("after the commands' own options").isGreaterThan(indexOf(lines, "esac"));
+    }
+
+    @Test
     void extraJvmOptionsFromTheEnvironmentComeAfterTheCommandsOwn() throws Exception {
         List<String> lines = Files.readAllLines(SCRIPT);
 

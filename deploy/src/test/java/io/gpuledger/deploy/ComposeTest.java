@@ -206,6 +206,17 @@ class ComposeTest {
         assertThat(prometheus.at("/rule_files/0").asText()).isEqualTo("/etc/prometheus/rules/*.yml");
     }
 
+    /** The agent's image listens beyond loopback, where it needs a token: a file of a secret, never a variable. */
+    @Test
+    void shouldGiveTheAgentItsTokenAsASecretFile() {
+        JsonNode agent = services.get("agent");
+        List<String> secrets = names(agent.get("secrets"));
+        assertThat(secrets).containsExactly("agent-token");
+        assertThat(agent.at("/environment/GPULEDGER_PROGRESS_TOKEN_FILE").asText()).isEqualTo("/run/secrets/agent-token");
+        assertThat(compose.at("/secrets/agent-token/file").asText()).endsWith("./agent-token}");
+        assertThat(names(agent.get("environment"))).noneMatch(name -> name.contains("TOKEN") && !name.endsWith("_FILE"));
+    }
+
     @Test
     void shouldCheckHealthWithTheProbeTheImagesCarry() {
         for (String name : List.of("alerts", "agent")) {

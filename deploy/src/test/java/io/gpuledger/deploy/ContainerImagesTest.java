@@ -101,10 +101,16 @@ class ContainerImagesTest {
         String prefix = "engine) jvm_options=(";
         String engineCase = Files.readAllLines(RepositoryFiles.resolve("gpu-ledger")).stream().map(String::strip)
                 .filter(line -> line.startsWith(prefix)).findFirst().orElseThrow();
-        List<String> engine = new ArrayList<>(List.of("-XX:MaxRAMPercentage=75"));
+        List<String> engine = new ArrayList<>(List.of("-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError"));
         Arrays.stream(engineCase.substring(prefix.length(), engineCase.indexOf(')', prefix.length())).split(" "))
                 .filter(option -> !option.startsWith("-Xmx")).forEach(engine::add);
         assertThat(jvmOptions("gpu-ledger-engine")).containsExactlyElementsOf(engine);
+    }
+
+    /** A program that lost a thread to an OutOfMemoryError would run on without it: each ends, for its restart. */
+    @Test
+    void shouldEndEveryProgramOnItsFirstOutOfMemoryError() {
+        IMAGES.keySet().forEach(name -> assertThat(jvmOptions(name)).as(name).contains("-XX:+ExitOnOutOfMemoryError"));
     }
 
     @Test

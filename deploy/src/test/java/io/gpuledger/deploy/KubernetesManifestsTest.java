@@ -104,6 +104,35 @@ class KubernetesManifestsTest {
         assertThat(mountPaths(container)).contains("/var/lib/gpu-ledger/agent-spool");
     }
 
+    /** The agent's endpoint is reached through a host port, so its writes need a token, from a file of a Secret. */
+    @Test
+    void shouldGiveTheAgentItsTokenAsAFileOfASecret() throws Exception {
+        JsonNode agent = one(render("deploy/k8s"), "DaemonSet");
+        JsonNode container = agent.at("/spec/template/spec/containers/0");
+        String tokenFile = env(agent).get("GPULEDGER_PROGRESS_TOKEN_FILE");
+        assertThat(tokenFile).isEqualTo("/etc/gpu-ledger/agent-token/token");
+        JsonNode mount = null;
+        for (JsonNode candidate : container.get("volumeMounts")) {
+            if (tokenFile.startsWith(candidate.get("mountPath").asText() + "/")) {
+                mount = candidate;
+            }
+        }
+        assertThat(mount).as("a mount holding " + tokenFile).isNotNull();
+        assertThat(mount.get("readOnly").asBoolean()).isTrue();
+        String volumeName = mount.get("name").asText();
+        JsonNode volume = null;
+        for (JsonNode candidate : agent.at("/spec/template/spec/volumes")) {
+            if (candidate.get("name").asText().equals(volumeName)) {
+                volume = candidate;
+            }
+        }
+        assertThat(volume.at("/secret/secretName").asText()).isEqualTo("gpu-ledger-agent-token");
+        assertThat(volume.at("/secret/items/0/path").asText()).isEqualTo("token");
+        // readable by the owner and the pod's group, nobody else: 0440
+        assertThat(volume.at("/secret/defaultMode").asInt()).isEqualTo(0440);
+        assertThat(container.at("/env").findValues("secretKeyRef")).as("no token in an environment variable").isEmpty();
+    }
+
     @Test
     void shouldKeepEachEngineInstancesNameAndStateAcrossRestarts() throws Exception {
         JsonNode engine = one(render("deploy/k8s"), "StatefulSet");

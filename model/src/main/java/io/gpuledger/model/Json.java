@@ -11,6 +11,9 @@ import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.IOException;
@@ -44,6 +47,14 @@ public final class Json {
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
+    /**
+     * As {@link #MAPPER}, for bodies that come from outside the pipeline (a job's work report):
+     * a value of the wrong JSON type is refused rather than converted ({@code "rank": 1.5},
+     * {@code "jobId": 7}, {@code "workUnits": "1000"}), and so is a key given twice, which
+     * would otherwise let the last one win unseen.
+     */
+    private static final ObjectMapper STRICT = strict(MAPPER.copy());
+
     /** The field name used for a problem with the record as a whole. */
     public static final String ROOT = "$";
 
@@ -73,13 +84,27 @@ public final class Json {
 
     /** As {@link #read(byte[], Class)}, for a generic type such as a {@link CloudEvent} of some data. */
     public static <T> T read(byte[] json, JavaType type) {
+        return read(json, type, MAPPER);
+    }
+
+    /**
+     * As {@link #read(byte[], Class)}, refusing what that converts: a value of another JSON type
+     * than its field's, a key given twice. For bodies from outside the pipeline.
+     *
+     * @throws InvalidRecordException naming the field that is malformed, missing or out of range
+     */
+    public static <T> T readStrict(byte[] json, Class<T> type) {
+        return read(json, STRICT.constructType(type), STRICT);
+    }
+
+    private static <T> T read(byte[] json, JavaType type, ObjectMapper mapper) {
         Class<?> raw = type.getRawClass();
         if (json == null || json.length == 0) {
             throw new InvalidRecordException(ROOT, "empty record, expected a JSON " + raw.getSimpleName());
         }
         T value;
         try {
-            value = MAPPER.readValue(json, type);
+            value = mapper.readValue(json, type);
         } catch (JacksonException e) {
             throw translate(e, raw);
         } catch (IOException e) {
@@ -90,6 +115,22 @@ public final class Json {
             throw new InvalidRecordException(ROOT, "expected a JSON " + raw.getSimpleName() + ", found null");
         }
         return value;
+    }
+
+    private static ObjectMapper strict(ObjectMapper mapper) {
+        mapper.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+        mapper.disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
+        mapper.enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS);
+        for (CoercionInputShape shape : new CoercionInputShape[] {CoercionInputShape.Integer,
+                CoercionInputShape.Float, CoercionInputShape.Boolean}) {
+            mapper.coercionConfigFor(LogicalType.Textual).setCoercion(shape, CoercionAction.Fail);
+        }
+        for (LogicalType number : new LogicalType[] {LogicalType.Integer, LogicalType.Float, LogicalType.Boolean}) {
+            mapper.coercionConfigFor(number).setCoercion(CoercionInputShape.String, CoercionAction.Fail);
+        }
+        mapper.coercionConfigFor(LogicalType.Integer).setCoercion(CoercionInputShape.Float, CoercionAction.Fail);
+        mapper.coercionConfigFor(LogicalType.Boolean).setCoercion(CoercionInputShape.Integer, CoercionAction.Fail);
+        return mapper;
     }
 
     /** The field error a Jackson failure stands for; also used by readers that walk the parser themselves. */

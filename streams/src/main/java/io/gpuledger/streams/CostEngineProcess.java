@@ -38,17 +38,26 @@ public final class CostEngineProcess implements AutoCloseable {
     public static CostEngineProcess start(String classpath, List<String> jvmOptions, List<String> arguments, Path log)
             throws IOException {
         Files.createDirectories(log.toAbsolutePath().getParent());
-        List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElse("java"));
-        command.addAll(jvmOptions);
-        command.addAll(List.of("-cp", classpath, CostEngineMain.class.getName()));
-        command.addAll(arguments);
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+        ProcessBuilder builder = new ProcessBuilder(command(classpath, jvmOptions, arguments)).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         // The engine reads the environment too; only the command line may speak to it here.
         builder.environment().remove("KAFKA_BOOTSTRAP_SERVERS");
         builder.environment().keySet().removeIf(name -> name.startsWith("GPULEDGER_"));
         return new CostEngineProcess(builder.start(), log);
+    }
+
+    /**
+     * The engine's command line. It ends on its first OutOfMemoryError, for whoever started it to
+     * see it gone, rather than running on without the stream thread that hit it.
+     */
+    static List<String> command(String classpath, List<String> jvmOptions, List<String> arguments) {
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.add("-XX:+ExitOnOutOfMemoryError");
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", classpath, CostEngineMain.class.getName()));
+        command.addAll(arguments);
+        return command;
     }
 
     /** Waits until the engine has printed {@link CostEngineMain#RUNNING}: its tasks assigned and its state restored. */

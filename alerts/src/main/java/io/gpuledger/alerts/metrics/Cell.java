@@ -5,6 +5,14 @@ public final class Cell {
 
     private volatile double value;
 
+    public Cell() {
+    }
+
+    /** A cell holding {@code value} until set: NaN for "not known yet". */
+    public Cell(double value) {
+        this.value = value;
+    }
+
     public double get() {
         return value;
     }

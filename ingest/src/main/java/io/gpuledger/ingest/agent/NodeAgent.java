@@ -6,6 +6,7 @@ import io.gpuledger.ingest.agent.collect.DcgmCollector;
 import io.gpuledger.ingest.agent.collect.DcgmScrape;
 import io.gpuledger.ingest.agent.collect.GpuReading;
 import io.gpuledger.ingest.agent.collect.NvidiaSmiCollector;
+import io.gpuledger.ingest.agent.progress.AccessToken;
 import io.gpuledger.ingest.agent.progress.AgentHttp;
 import io.gpuledger.ingest.agent.progress.ProgressReports;
 import io.gpuledger.model.CapacityEvent;
@@ -69,7 +70,7 @@ public final class NodeAgent implements AutoCloseable {
     private final Duration interval;
     private Instant lastRound;
     private ScheduledExecutorService scheduler;
-    private AgentHttp http;
+    private volatile AgentHttp http;
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
     /** What this run said when the host's shutdown asked it to say that the instance stops; null before. */
     private CapacityEvent stopping;
@@ -255,8 +256,19 @@ public final class NodeAgent implements AutoCloseable {
         return fresh;
     }
 
-    /** Starts the schedule (rounds, notice polls) and the HTTP endpoint. */
+    /**
+     * Starts the HTTP endpoint and the schedule (rounds, notice polls).
+     *
+     * @throws IllegalArgumentException when the endpoint would listen beyond loopback without a token,
+     *                                  or the token file cannot be used
+     */
     public synchronized void start() throws IOException {
+        if (config.flag("progress.enabled")) {
+            Optional<AccessToken> token = config.get("progress.token-file")
+                    .map(file -> AccessToken.fromFile(Path.of(file), problems));
+            http = new AgentHttp(config.text("progress.host"), config.port("progress.port"), token, reports,
+                    new Endpoint(), problems);
+        }
         // Two threads: a slow metadata service must not delay the samples.
         scheduler = Executors.newScheduledThreadPool(2, runnable -> {
             Thread thread = new Thread(runnable, "agent-rounds");
@@ -268,10 +280,33 @@ public final class NodeAgent implements AutoCloseable {
             long period = config.seconds("notices.interval").toMillis();
             scheduler.scheduleWithFixedDelay(guarded(this::pollNotices), 0, period, TimeUnit.MILLISECONDS);
         }
-        if (config.flag("progress.enabled")) {
-            http = new AgentHttp(config.text("progress.host"), config.port("progress.port"), reports,
-                    this::publishProgress, counters.progressRejected::incrementAndGet, this::stoppingAnswer,
-                    this::health, this::metricsText);
+    }
+
+    /** What the endpoint's routes do here. */
+    private final class Endpoint implements AgentHttp.Actions {
+        @Override
+        public void progress(JobProgress progress) {
+            publishProgress(progress);
+        }
+
+        @Override
+        public void rejected() {
+            counters.progressRejected.incrementAndGet();
+        }
+
+        @Override
+        public Map<String, Object> stopping() {
+            return stoppingAnswer();
+        }
+
+        @Override
+        public Map<String, Object> health() {
+            return NodeAgent.this.health();
+        }
+
+        @Override
+        public String metrics() {
+            return metricsText();
         }
     }
 
@@ -345,6 +380,10 @@ public final class NodeAgent implements AutoCloseable {
         health.put("samplesSkipped", counters.samplesSkipped());
         health.put("progressReports", counters.progressReports());
         health.put("progressRejected", counters.progressRejected());
+        health.put("progressRefusedFull", reports.refusedFull());
+        health.put("processesTracked", reports.processesTracked());
+        health.put("claimsTracked", reports.claimsTracked());
+        health.put("httpRefused", httpRefusals());
         health.put("capacityEvents", counters.capacityEvents());
         health.put("collectorErrors", counters.collectorErrors());
         health.putAll(sink.stats());
@@ -363,6 +402,15 @@ public final class NodeAgent implements AutoCloseable {
                 counters.samplesSkipped());
         counter(text, "progress_reports_total", "Job work reports accepted", counters.progressReports());
         counter(text, "progress_rejected_total", "Job work reports refused", counters.progressRejected());
+        counter(text, "progress_refused_full_total", "Job work reports refused because the agent already"
+                + " remembers as many processes or GPU claims as it may", reports.refusedFull());
+        gauge(text, "progress_processes", "Reporting processes the agent remembers", reports.processesTracked());
+        gauge(text, "progress_gpu_claims", "GPU claims of jobs the agent remembers", reports.claimsTracked());
+        text.append("# HELP gpuledger_agent_http_refused_total Requests the endpoint refused before a route read"
+                + " them, by reason\n");
+        text.append("# TYPE gpuledger_agent_http_refused_total counter\n");
+        httpRefusals().forEach((reason, count) -> text.append("gpuledger_agent_http_refused_total{reason=\"")
+                .append(reason).append("\"} ").append(count).append('\n'));
         counter(text, "capacity_events_total", "Capacity notices published", counters.capacityEvents());
         text.append("# HELP gpuledger_agent_collector_errors_total Errors of collectors, by collector\n");
         text.append("# TYPE gpuledger_agent_collector_errors_total counter\n");
@@ -377,6 +425,25 @@ public final class NodeAgent implements AutoCloseable {
             text.append(family).append(' ').append(value).append('\n');
         });
         return text.toString();
+    }
+
+    /** By reason; all zero before the endpoint starts, so that the families are there from the first scrape. */
+    private Map<String, Long> httpRefusals() {
+        AgentHttp endpoint = http;
+        if (endpoint != null) {
+            return endpoint.refusals();
+        }
+        Map<String, Long> none = new LinkedHashMap<>();
+        for (String reason : AgentHttp.REFUSAL_REASONS) {
+            none.put(reason, 0L);
+        }
+        return none;
+    }
+
+    private static void gauge(StringBuilder text, String name, String help, long value) {
+        text.append("# HELP gpuledger_agent_").append(name).append(' ').append(help).append('\n');
+        text.append("# TYPE gpuledger_agent_").append(name).append(" gauge\n");
+        text.append("gpuledger_agent_").append(name).append(' ').append(value).append('\n');
     }
 
     private static void counter(StringBuilder text, String name, String help, long value) {

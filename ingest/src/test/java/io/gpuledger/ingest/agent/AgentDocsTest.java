@@ -28,7 +28,9 @@ class AgentDocsTest {
         String url = "http://" + AgentConfig.KEYS.get("progress.host")[0] + ":"
                 + AgentConfig.KEYS.get("progress.port")[0] + AgentHttp.STOPPING_PATH;
 
-        assertThat(unit).contains("ExecStop=/usr/bin/curl ").contains("-X POST " + url + "\n");
+        // the token, where there is one, goes on curl's standard input
+        assertThat(unit).contains("ExecStop=/bin/sh -c ").contains("| /usr/bin/curl ")
+                .contains("-H @- -X POST " + url + "\"\n").contains("Environment=GPULEDGER_PROGRESS_TOKEN_FILE=");
         assertThat(docs).contains("## The instance stops: `POST " + AgentHttp.STOPPING_PATH + "`")
                 .contains("deploy/agent/gpu-ledger-instance-stopping.service").contains("-X POST " + url);
     }

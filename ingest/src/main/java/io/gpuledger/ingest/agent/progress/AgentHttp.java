@@ -1,93 +1,171 @@
 package io.gpuledger.ingest.agent.progress;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import io.gpuledger.ingest.agent.progress.BoundedHttpServer.BodyTooLarge;
+import io.gpuledger.ingest.agent.progress.BoundedHttpServer.Request;
+import io.gpuledger.ingest.agent.progress.BoundedHttpServer.Response;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Json;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 
 /**
  * The agent's HTTP endpoint on the node: {@code POST /v1/progress} for jobs' work reports,
  * {@code POST /v1/instance/stopping} for the host's shutdown to say the instance stops,
  * {@code GET /health} (JSON) and {@code GET /metrics} (Prometheus text) for operators.
- * Bodies over {@link #MAX_BODY_BYTES} are refused with 413 without being read whole.
+ *
+ * <p>Both writes need the {@linkplain AccessToken token} when one is given, and one must be given
+ * unless the endpoint listens on a loopback address only. Bodies over {@link #MAX_BODY_BYTES} are
+ * refused with 413 without being read whole; a body that is not a report is answered 400 with its
+ * reason; a report the agent has no room to remember, 429. The server is bounded
+ * ({@link BoundedHttpServer}): a slow or stuck client holds one of its threads until its request's
+ * deadline and never keeps {@code /health} from answering.
  */
 public final class AgentHttp implements AutoCloseable {
 
     public static final int MAX_BODY_BYTES = 64 * 1024;
     /** Where the host's shutdown says that the instance stops. */
     public static final String STOPPING_PATH = "/v1/instance/stopping";
+    private static final String JSON = "application/json";
+    /** The reasons of {@link #refusals()}, in its order. */
+    public static final List<String> REFUSAL_REASONS = List.of("unauthorized", "timeout", "busy", "malformed");
 
-    private final HttpServer server;
+    /** What the endpoint does with what it is sent, and what it shows. */
+    public interface Actions {
+        /** Publishes an accepted report. */
+        void progress(JobProgress progress);
+
+        /** Told of each report refused for its body. */
+        void rejected();
+
+        /** Says that the instance stops (at most once) and answers with what was said. */
+        Map<String, Object> stopping();
+
+        /** The body of {@code GET /health}. */
+        Map<String, Object> health();
+
+        /** The body of {@code GET /metrics}. */
+        String metrics();
+    }
+
+    private final BoundedHttpServer server;
+    private final ProgressReports reports;
+    private final Actions actions;
+    private final Optional<AccessToken> token;
+    private final AtomicLong unauthorized = new AtomicLong();
+    private final AtomicLong timeouts = new AtomicLong();
+    private final AtomicLong busy = new AtomicLong();
+    private final AtomicLong malformed = new AtomicLong();
 
     /**
-     * @param onProgress receives each accepted report (to publish); a rejected one never reaches it
-     * @param onRejected told of each rejected report
-     * @param onStopping says that the instance stops (at most once) and answers with what was said
-     * @param health     the body of {@code GET /health}
-     * @param metrics    the body of {@code GET /metrics}
+     * Starts serving on {@code host:port} (0: any free port).
+     *
+     * @param token    what writes must present; empty only when {@code host} is a loopback address
+     * @param problems told of a request the endpoint failed on
+     * @throws IllegalArgumentException when {@code host} is not a loopback address and there is no token
      */
-    public AgentHttp(String host, int port, ProgressReports reports, Consumer<JobProgress> onProgress,
-            Runnable onRejected, Supplier<Map<String, Object>> onStopping, Supplier<Map<String, Object>> health,
-            Supplier<String> metrics) throws IOException {
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getByName(host), port), 16);
-        server.setExecutor(Executors.newSingleThreadExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "agent-http");
-            thread.setDaemon(true);
-            return thread;
-        }));
-        server.createContext("/v1/progress", exchange -> {
-            if (!exchange.getRequestMethod().equals("POST")) {
-                reply(exchange, 405, Map.of("error", "use POST"));
-                return;
-            }
-            byte[] body = readLimited(exchange.getRequestBody());
-            if (body == null) {
-                onRejected.run();
-                reply(exchange, 413, Map.of("error", "body larger than " + MAX_BODY_BYTES + " bytes"));
-                return;
-            }
-            try {
-                JobProgress progress = reports.accept(body);
-                onProgress.accept(progress);
-                reply(exchange, 202, Map.of("accepted", true, "jobId", progress.jobId(),
-                        "intervalSeconds", progress.intervalSeconds()));
-            } catch (InvalidRecordException e) {
-                onRejected.run();
-                reply(exchange, 400, Map.of("error", e.getMessage(), "field", e.field()));
-            }
-        });
-        server.createContext(STOPPING_PATH, exchange -> {
-            if (!exchange.getRequestMethod().equals("POST")) {
-                reply(exchange, 405, Map.of("error", "use POST"));
-                return;
-            }
-            if (!maySayStopping(exchange.getRemoteAddress())) {
-                reply(exchange, 403, Map.of("error", "only the node itself, over its loopback address, may say that"
-                        + " its instance stops"));
-                return;
-            }
-            exchange.getRequestBody().readNBytes(MAX_BODY_BYTES);
-            reply(exchange, 202, onStopping.get());
-        });
-        server.createContext("/health", exchange -> reply(exchange, 200, health.get()));
-        server.createContext("/metrics", exchange -> {
-            byte[] text = metrics.get().getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-            exchange.sendResponseHeaders(200, text.length);
-            exchange.getResponseBody().write(text);
-            exchange.close();
-        });
-        server.start();
+    public AgentHttp(String host, int port, Optional<AccessToken> token, ProgressReports reports, Actions actions,
+            Consumer<String> problems) throws IOException {
+        this(host, port, token, reports, actions, problems, BoundedHttpServer.Limits.agent(MAX_BODY_BYTES));
+    }
+
+    AgentHttp(String host, int port, Optional<AccessToken> token, ProgressReports reports, Actions actions,
+            Consumer<String> problems, BoundedHttpServer.Limits limits) throws IOException {
+        if (token.isEmpty() && !isLoopback(host)) {
+            throw new IllegalArgumentException("progress.host " + host + " is not a loopback address: anything that"
+                    + " reaches it could report work and claim GPUs; set progress.token-file to a file holding the"
+                    + " token the node's jobs present (Authorization: Bearer), or listen on 127.0.0.1");
+        }
+        this.token = token;
+        this.reports = reports;
+        this.actions = actions;
+        this.server = new BoundedHttpServer(host, port, limits, this::route, this::count, problems);
+    }
+
+    /** Whether {@code host} names a loopback address, so that only the node's own processes reach it. */
+    public static boolean isLoopback(String host) {
+        try {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("progress.host " + host + " is not an address of this node", e);
+        }
+    }
+
+    private Response route(Request request) throws IOException {
+        return switch (request.path()) {
+            case "/v1/progress" -> post(request, () -> progress(request));
+            case STOPPING_PATH -> post(request, () -> stopping(request));
+            case "/health" -> get(request, () -> json(200, actions.health()));
+            case "/metrics" -> get(request, () -> Response.of(200, "text/plain; version=0.0.4; charset=utf-8",
+                    actions.metrics().getBytes(StandardCharsets.UTF_8)));
+            default -> json(404, Map.of("error", "no such endpoint: " + request.path()));
+        };
+    }
+
+    @FunctionalInterface
+    private interface Answer {
+        Response get() throws IOException;
+    }
+
+    private Response get(Request request, Answer answer) throws IOException {
+        return request.method().equals("GET") ? answer.get() : json(405, Map.of("error", "use GET"));
+    }
+
+    /** A write: the token is checked before a byte of the body is read. */
+    private Response post(Request request, Answer answer) throws IOException {
+        if (!request.method().equals("POST")) {
+            return json(405, Map.of("error", "use POST"));
+        }
+        if (token.isPresent() && !token.get().admits(request.header("Authorization"))) {
+            unauthorized.incrementAndGet();
+            Map<String, String> challenge = Map.of("WWW-Authenticate", "Bearer realm=\"gpu-ledger-agent\"");
+            return new Response(401, JSON, Json.write(Map.of("error", "this endpoint needs 'Authorization: Bearer"
+                    + " <token>', the token of the agent's progress.token-file")), challenge);
+        }
+        return answer.get();
+    }
+
+    private Response progress(Request request) throws IOException {
+        byte[] body;
+        try {
+            body = request.body();
+        } catch (BodyTooLarge e) {
+            actions.rejected();
+            return json(413, Map.of("error", "body larger than " + MAX_BODY_BYTES + " bytes"));
+        }
+        try {
+            JobProgress progress = reports.accept(body);
+            actions.progress(progress);
+            return json(202, Map.of("accepted", true, "jobId", progress.jobId(),
+                    "intervalSeconds", progress.intervalSeconds()));
+        } catch (InvalidRecordException e) {
+            actions.rejected();
+            return json(400, Map.of("error", e.getMessage(), "field", e.field()));
+        } catch (ProgressReports.Full e) {
+            return json(429, Map.of("error", e.getMessage()));
+        }
+    }
+
+    private Response stopping(Request request) throws IOException {
+        if (!maySayStopping(request.remote())) {
+            return json(403, Map.of("error", "only the node itself, over its loopback address, may say that"
+                    + " its instance stops"));
+        }
+        try {
+            request.body();
+        } catch (BodyTooLarge e) {
+            // What it says is not read: the call alone says that the instance stops.
+        }
+        return json(202, actions.stopping());
     }
 
     /**
@@ -99,26 +177,34 @@ public final class AgentHttp implements AutoCloseable {
         return remote.getAddress() != null && remote.getAddress().isLoopbackAddress();
     }
 
+    private static Response json(int status, Object body) {
+        return Response.of(status, JSON, Json.write(body));
+    }
+
+    private void count(BoundedHttpServer.Refusal refusal) {
+        switch (refusal) {
+            case BUSY -> busy.incrementAndGet();
+            case TIMEOUT -> timeouts.incrementAndGet();
+            case MALFORMED -> malformed.incrementAndGet();
+        }
+    }
+
     public int port() {
-        return server.getAddress().getPort();
+        return server.port();
     }
 
-    private static byte[] readLimited(InputStream in) throws IOException {
-        byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
-        return body.length > MAX_BODY_BYTES ? null : body;
-    }
-
-    private static void reply(HttpExchange exchange, int status, Object body) throws IOException {
-        byte[] json = Json.write(body);
-        exchange.getResponseHeaders().set("Content-Type", "application/json");
-        exchange.sendResponseHeaders(status, json.length);
-        exchange.getResponseBody().write(json);
-        exchange.close();
+    /** Requests refused at the endpoint before a route read them, by cause, for health and metrics. */
+    public Map<String, Long> refusals() {
+        Map<String, Long> refusals = new LinkedHashMap<>();
+        List<AtomicLong> counts = List.of(unauthorized, timeouts, busy, malformed);
+        for (int i = 0; i < REFUSAL_REASONS.size(); i++) {
+            refusals.put(REFUSAL_REASONS.get(i), counts.get(i).get());
+        }
+        return refusals;
     }
 
     @Override
     public void close() {
-        server.stop(0);
-        ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
+        server.close();
     }
 }

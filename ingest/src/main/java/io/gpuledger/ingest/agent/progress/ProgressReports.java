@@ -7,6 +7,7 @@ import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Placement;
+import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.WorkloadClass;
 import java.time.Clock;
 import java.time.Duration;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Work reports of the jobs on this node ({@code POST /v1/progress}): each becomes a
@@ -23,10 +25,32 @@ import java.util.concurrent.ConcurrentHashMap;
  * GPUs it names, so that their samples carry that job. A job's claim on a GPU lapses when it has
  * not reported for {@link #CLAIM_TTL}. Each process of a job may report its own work, naming its
  * {@code rank}; a report without an interval covers the time since its own process's last one.
+ *
+ * <p>What it remembers is bounded whatever callers send: a process is forgotten {@link #REPORT_TTL}
+ * after its last report and a claim once it lapses, and a report that would make it remember more
+ * than {@link #MAX_PROCESSES} processes or {@link #MAX_CLAIMS} claims is refused ({@link Full}) and
+ * counted. Bodies are read strictly: a value of the wrong JSON type is refused, not converted.
  */
 public final class ProgressReports {
 
     public static final Duration CLAIM_TTL = Duration.ofMinutes(5);
+    /** No report covers more than this, so a process silent this long has no interval to continue. */
+    public static final Duration REPORT_TTL = Duration.ofSeconds((long) TelemetrySample.MAX_INTERVAL_SECONDS);
+    /** Processes remembered at most: a node runs a few per GPU; 1,024 leaves room for short-lived jobs. */
+    public static final int MAX_PROCESSES = 1024;
+    /** Claims remembered at most, by GPU UUID or index: a node has at most a few dozen GPUs or MIG slices. */
+    public static final int MAX_CLAIMS = 1024;
+    /** GPUs one report may name. */
+    public static final int MAX_GPUS_PER_REPORT = 256;
+    /** How often expired entries are looked for, besides whenever a table is full. */
+    private static final Duration PRUNE_EVERY = Duration.ofMinutes(1);
+
+    /** A report refused because the agent already remembers as many processes or claims as it may. */
+    public static final class Full extends RuntimeException {
+        Full(String message) {
+            super(message);
+        }
+    }
 
     /** The body a job posts; field names are those of {@link JobProgress}, so errors name them alike. */
     record Report(
@@ -63,6 +87,8 @@ public final class ProgressReports {
     /** When each process last reported, by {@code jobId} or {@code jobId|rank}. */
     private final Map<String, Instant> lastReport = new ConcurrentHashMap<>();
     private final Map<String, Claim> claims = new ConcurrentHashMap<>();
+    private final AtomicLong refusedFull = new AtomicLong();
+    private Instant lastPrune = Instant.MIN;
 
     public ProgressReports(Placement placement, Clock clock) {
         this.placement = placement;
@@ -73,11 +99,22 @@ public final class ProgressReports {
      * Reads one report.
      *
      * @throws InvalidRecordException naming the field that is missing or wrong
+     * @throws Full                   when it would make the agent remember too many processes or claims
      */
     public JobProgress accept(byte[] body) {
-        Report report = Json.read(body, Report.class);
-        Instant now = clock.instant();
+        Report report = Json.readStrict(body, Report.class);
         Check.required("workUnits", report.workUnits());
+        if (report.gpus() != null && report.gpus().size() > MAX_GPUS_PER_REPORT) {
+            throw new InvalidRecordException("gpus", "names " + report.gpus().size() + " GPUs; a node's report names"
+                    + " at most " + MAX_GPUS_PER_REPORT);
+        }
+        // One report at a time: the tables' bounds hold exactly, and an interval runs from the last report taken.
+        synchronized (this) {
+            return remember(report, clock.instant());
+        }
+    }
+
+    private JobProgress remember(Report report, Instant now) {
         Instant previous = report.jobId() == null ? null : lastReport.get(processOf(report.jobId(), report.rank()));
         double interval;
         if (report.intervalSeconds() != null) {
@@ -108,11 +145,56 @@ public final class ProgressReports {
                 placement.instanceId(), report.rank(), gpuUuids, now, interval, report.workUnits(), report.unit(),
                 report.steps() == null ? 0 : report.steps(), report.stepSeconds(), report.commSeconds(),
                 report.ncclBytes(), report.traits());
-        lastReport.put(processOf(progress.jobId(), progress.rank()), now);
+        String process = processOf(progress.jobId(), progress.rank());
+        makeRoom(process, gpuRefs, now);
+        lastReport.put(process, now);
         for (String gpu : gpuRefs) {
             claims.put(gpu, new Claim(progress.jobId(), progress.team(), now));
         }
         return progress;
+    }
+
+    /** Forgets what expired when it is time to look, or when the report would not fit; refuses it if it still does not. */
+    private void makeRoom(String process, List<String> gpuRefs, Instant now) {
+        if (!Duration.between(lastPrune, now).minus(PRUNE_EVERY).isNegative() || !fits(process, gpuRefs)) {
+            prune(now);
+        }
+        if (!fits(process, gpuRefs)) {
+            refusedFull.incrementAndGet();
+            throw new Full("this agent already remembers " + lastReport.size() + " processes (at most "
+                    + MAX_PROCESSES + ") and " + claims.size() + " GPU claims (at most " + MAX_CLAIMS
+                    + "); each is forgotten " + REPORT_TTL.toMinutes() + " and " + CLAIM_TTL.toMinutes()
+                    + " minutes after its last report");
+        }
+    }
+
+    private boolean fits(String process, List<String> gpuRefs) {
+        if (!lastReport.containsKey(process) && lastReport.size() >= MAX_PROCESSES) {
+            return false;
+        }
+        long newClaims = gpuRefs.stream().distinct().filter(gpu -> !claims.containsKey(gpu)).count();
+        return claims.size() + newClaims <= MAX_CLAIMS;
+    }
+
+    private void prune(Instant now) {
+        lastPrune = now;
+        lastReport.values().removeIf(at -> Duration.between(at, now).compareTo(REPORT_TTL) > 0);
+        claims.values().removeIf(claim -> Duration.between(claim.reportedAt(), now).compareTo(CLAIM_TTL) > 0);
+    }
+
+    /** Processes whose last report is remembered (for the interval of their next one). */
+    public int processesTracked() {
+        return lastReport.size();
+    }
+
+    /** GPUs with a job's claim, lapsed or not yet forgotten. */
+    public int claimsTracked() {
+        return claims.size();
+    }
+
+    /** Reports refused because they would not fit in the bounds. */
+    public long refusedFull() {
+        return refusedFull.get();
     }
 
     /** Ranks of a job report the same time, each its own: an interval runs from its own process's last report. */

@@ -3,6 +3,7 @@ package io.gpuledger.ingest.agent.progress;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpuledger.ingest.testing.MovableClock;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.JobTraits;
@@ -10,10 +11,7 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.WorkloadClass;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
 /** Work reports as the agent reads them, with the node's clock moved by hand. */
@@ -31,12 +29,12 @@ class ProgressReportsTest {
         // Given ranks 0 and 1 of a job on this node, rank 0 reporting at 0 s, rank 1 at 7 s
         reports.accept(body("{\"jobId\": \"llm\", \"rank\": 0, \"unit\": \"tokens\", \"workUnits\": 1000,"
                 + " \"intervalSeconds\": 10}"));
-        clock.now = T0.plusSeconds(7);
+        clock.set(T0.plusSeconds(7));
         reports.accept(body("{\"jobId\": \"llm\", \"rank\": 1, \"unit\": \"tokens\", \"workUnits\": 1000,"
                 + " \"intervalSeconds\": 10}"));
 
         // When rank 0 reports again at 10 s without an interval
-        clock.now = T0.plusSeconds(10);
+        clock.set(T0.plusSeconds(10));
         JobProgress next = reports.accept(body("{\"jobId\": \"llm\", \"rank\": 0, \"unit\": \"tokens\","
                 + " \"workUnits\": 1000}"));
 
@@ -51,7 +49,7 @@ class ProgressReportsTest {
         reports.accept(body("{\"jobId\": \"llm\", \"unit\": \"tokens\", \"workUnits\": 1000, \"intervalSeconds\": 10}"));
 
         // When it reports again at 12 s without an interval
-        clock.now = T0.plusSeconds(12);
+        clock.set(T0.plusSeconds(12));
         JobProgress next = reports.accept(body("{\"jobId\": \"llm\", \"unit\": \"tokens\", \"workUnits\": 1000}"));
 
         // Then its interval is the 12 s since
@@ -78,31 +76,33 @@ class ProgressReportsTest {
                 .isInstanceOf(InvalidRecordException.class).hasMessageContaining("workloadClass");
     }
 
-    private static byte[] body(String json) {
-        return json.getBytes(StandardCharsets.UTF_8);
+    @Test
+    void shouldForgetAClaimOnceItHasLapsedAndAProcessAnHourAfterItsLastReport() {
+        // Given a job that claimed GPU 0 at 0 s, and another that reports without claims
+        reports.accept(body("{\"jobId\": \"llm\", \"unit\": \"tokens\", \"workUnits\": 1, \"intervalSeconds\": 10,"
+                + " \"gpus\": [0]}"));
+        assertThat(reports.claimsTracked()).isEqualTo(1);
+
+        // When the other reports 5 min 1 s later (the claim lapsed at 5 min)
+        clock.set(T0.plusSeconds(301));
+        reports.accept(body("{\"jobId\": \"other\", \"unit\": \"tokens\", \"workUnits\": 1, \"intervalSeconds\": 10}"));
+
+        // Then the claim is forgotten; both processes are still remembered (an hour has not passed)
+        assertThat(reports.claimsTracked()).isZero();
+        assertThat(reports.claimOf("GPU-x", 0, T0.plusSeconds(301))).isEmpty();
+        assertThat(reports.processesTracked()).isEqualTo(2);
+
+        // When 'other' reports again 3,600 s after llm's last report, plus one
+        clock.set(T0.plusSeconds(3601));
+        reports.accept(body("{\"jobId\": \"other\", \"unit\": \"tokens\", \"workUnits\": 1, \"intervalSeconds\": 10}"));
+
+        // Then llm is forgotten too: its next report needs an interval of its own again
+        assertThat(reports.processesTracked()).isEqualTo(1);
+        assertThatThrownBy(() -> reports.accept(body("{\"jobId\": \"llm\", \"unit\": \"tokens\", \"workUnits\": 1}")))
+                .isInstanceOf(InvalidRecordException.class).hasMessageContaining("intervalSeconds");
     }
 
-    /** A clock that stands still until the test moves it. */
-    private static final class MovableClock extends Clock {
-        private Instant now;
-
-        MovableClock(Instant now) {
-            this.now = now;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
+    private static byte[] body(String json) {
+        return json.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -1,0 +1,560 @@
+package io.gpuledger.ingest.agent.progress;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * A plain HTTP/1.1 server for the agent's few routes, bounded in every way a client could hold
+ * it: a fixed pool of threads serves the connections, each request (line, headers and body) must
+ * arrive within a deadline and without long pauses, headers and bodies have a size cap, and each
+ * connection carries one request. A client that trickles its request holds one thread until its
+ * deadline, never the endpoint; a connection that finds every thread busy and the queue full is
+ * answered 503 at once.
+ *
+ * <p>The JDK's own server reads requests on its handler threads with no deadline unless a JVM-wide
+ * system property says otherwise; a server of our own keeps the bounds in one place and in code.
+ */
+final class BoundedHttpServer implements AutoCloseable {
+
+    /** How much the server gives one client. */
+    record Limits(int threads, int queued, Duration idleRead, Duration requestDeadline, int maxHeaderBytes,
+            int maxBodyBytes) {
+
+        /** The agent's: four threads, 5 s without a byte or 10 s for a whole request, 8 KiB of headers. */
+        static Limits agent(int maxBodyBytes) {
+            return new Limits(4, 16, Duration.ofSeconds(5), Duration.ofSeconds(10), 8 * 1024, maxBodyBytes);
+        }
+    }
+
+    /** What happened to requests the routes never saw, or saw cut short. */
+    enum Refusal {
+        /** every thread busy and the queue full: 503 */
+        BUSY,
+        /** the request did not arrive within its deadline: 408 */
+        TIMEOUT,
+        /** headers too large, a malformed request line or framing: 4xx */
+        MALFORMED
+    }
+
+    /** A request whose line and headers are read; its body is read when asked for, within the same deadline. */
+    static final class Request {
+        private final String method;
+        private final String path;
+        private final Map<String, String> headers;
+        private final InetSocketAddress remote;
+        private final InputStream in;
+        private final OutputStream out;
+        private final int maxBodyBytes;
+        private byte[] body;
+
+        private Request(String method, String path, Map<String, String> headers, InetSocketAddress remote,
+                InputStream in, OutputStream out, int maxBodyBytes) {
+            this.method = method;
+            this.path = path;
+            this.headers = headers;
+            this.remote = remote;
+            this.in = in;
+            this.out = out;
+            this.maxBodyBytes = maxBodyBytes;
+        }
+
+        String method() {
+            return method;
+        }
+
+        /** Whether the request says it carries a body: a chunked one, or a Content-Length above 0. */
+        boolean hasBody() {
+            String length = header("Content-Length");
+            return header("Transfer-Encoding") != null || (length != null && !length.strip().equals("0"));
+        }
+
+        String path() {
+            return path;
+        }
+
+        /** A header by its name in any case, or null. */
+        String header(String name) {
+            return headers.get(name.toLowerCase(Locale.ROOT));
+        }
+
+        InetSocketAddress remote() {
+            return remote;
+        }
+
+        /**
+         * The body, at most the server's cap. A client that asked to be told first ({@code Expect:
+         * 100-continue}) is told now: a request refused before its body is read never sends it.
+         *
+         * @throws BodyTooLarge when the body is larger than the cap (only that much of it is read)
+         */
+        byte[] body() throws IOException {
+            if (body != null) {
+                return body;
+            }
+            if ("100-continue".equalsIgnoreCase(header("Expect"))) {
+                out.write("HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+            }
+            String chunked = header("Transfer-Encoding");
+            body = chunked != null ? readChunked() : readLength();
+            return body;
+        }
+
+        private byte[] readLength() throws IOException {
+            String length = header("Content-Length");
+            if (length == null) {
+                return new byte[0];
+            }
+            long declared = contentLength(length);
+            if (declared > maxBodyBytes) {
+                throw new BodyTooLarge(maxBodyBytes);
+            }
+            byte[] read = in.readNBytes((int) declared);
+            if (read.length < declared) {
+                throw new Malformed(400, "the body ended after " + read.length + " of its " + declared + " bytes");
+            }
+            return read;
+        }
+
+        private byte[] readChunked() throws IOException {
+            ByteArrayOutputStream read = new ByteArrayOutputStream();
+            while (true) {
+                String sizeLine = readLine(in, 1024);
+                int extension = sizeLine.indexOf(';');
+                String hex = (extension < 0 ? sizeLine : sizeLine.substring(0, extension)).strip();
+                long size;
+                try {
+                    size = Long.parseLong(hex, 16);
+                } catch (NumberFormatException e) {
+                    throw new Malformed(400, "malformed chunk size '" + abbreviated(hex) + "'");
+                }
+                if (size < 0 || read.size() + size > maxBodyBytes) {
+                    throw new BodyTooLarge(maxBodyBytes);
+                }
+                if (size == 0) {
+                    // Trailers, if any, up to the empty line that ends the request.
+                    int trailerBytes = 0;
+                    for (String trailer = readLine(in, 1024); !trailer.isEmpty(); trailer = readLine(in, 1024)) {
+                        trailerBytes += trailer.length();
+                        if (trailerBytes > 8 * 1024) {
+                            throw new Malformed(431, "trailers larger than 8 KiB");
+                        }
+                    }
+                    return read.toByteArray();
+                }
+                byte[] chunk = in.readNBytes((int) size);
+                if (chunk.length < size) {
+                    throw new Malformed(400, "the body ended inside a chunk");
+                }
+                read.write(chunk);
+                if (!readLine(in, 2).isEmpty()) {
+                    throw new Malformed(400, "a chunk longer than its size");
+                }
+            }
+        }
+
+        private static long contentLength(String value) {
+            try {
+                long length = Long.parseLong(value.strip());
+                if (length < 0) {
+                    throw new NumberFormatException();
+                }
+                return length;
+            } catch (NumberFormatException e) {
+                throw new Malformed(400, "malformed Content-Length '" + abbreviated(value) + "'");
+            }
+        }
+    }
+
+    /** What a route answers. */
+    record Response(int status, String contentType, byte[] body, Map<String, String> headers) {
+
+        static Response of(int status, String contentType, byte[] body) {
+            return new Response(status, contentType, body, Map.of());
+        }
+    }
+
+    /** Answers one request; an IOException means the client went away or ran out of time. */
+    @FunctionalInterface
+    interface Handler {
+        Response handle(Request request) throws IOException;
+    }
+
+    /** A body over the cap; the route answers 413. */
+    static final class BodyTooLarge extends IOException {
+        BodyTooLarge(int maxBodyBytes) {
+            super("body larger than " + maxBodyBytes + " bytes");
+        }
+    }
+
+    /** A request that is not HTTP as the server reads it. */
+    private static final class Malformed extends RuntimeException {
+        private final int status;
+
+        Malformed(int status, String message) {
+            super(message);
+            this.status = status;
+        }
+    }
+
+    /** The request's deadline passed, or it paused longer than the idle limit. */
+    private static final class Late extends IOException {
+        Late(String message) {
+            super(message);
+        }
+    }
+
+    private static final Map<Integer, String> REASONS = Map.ofEntries(Map.entry(200, "OK"),
+            Map.entry(202, "Accepted"), Map.entry(400, "Bad Request"), Map.entry(401, "Unauthorized"),
+            Map.entry(403, "Forbidden"), Map.entry(404, "Not Found"), Map.entry(405, "Method Not Allowed"),
+            Map.entry(408, "Request Timeout"), Map.entry(413, "Content Too Large"),
+            Map.entry(429, "Too Many Requests"), Map.entry(431, "Request Header Fields Too Large"),
+            Map.entry(500, "Internal Server Error"), Map.entry(501, "Not Implemented"),
+            Map.entry(503, "Service Unavailable"), Map.entry(505, "HTTP Version Not Supported"));
+    /** How long a closing connection is drained, so that the client reads its answer rather than a reset. */
+    private static final Duration LINGER = Duration.ofSeconds(1);
+
+    private final Limits limits;
+    private final Handler handler;
+    private final Consumer<Refusal> refused;
+    private final Consumer<String> problems;
+    private final ServerSocket socket;
+    private final ThreadPoolExecutor pool;
+    private final Thread acceptor;
+    /** Connections being served, closed by {@link #close()}: a blocked socket read ignores interrupts. */
+    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    /**
+     * Binds {@code host:port} (0: any free port) and starts serving.
+     *
+     * @param refused  told of each request answered by the server itself (busy, late, malformed)
+     * @param problems told of a route that failed unexpectedly
+     */
+    BoundedHttpServer(String host, int port, Limits limits, Handler handler, Consumer<Refusal> refused,
+            Consumer<String> problems) throws IOException {
+        this.limits = limits;
+        this.handler = handler;
+        this.refused = refused;
+        this.problems = problems;
+        socket = new ServerSocket();
+        socket.setReuseAddress(true);
+        socket.bind(new InetSocketAddress(InetAddress.getByName(host), port), 64);
+        AtomicInteger threads = new AtomicInteger();
+        pool = new ThreadPoolExecutor(limits.threads(), limits.threads(), 60, TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(limits.queued()), runnable -> daemon(runnable,
+                        "agent-http-" + threads.incrementAndGet()));
+        pool.allowCoreThreadTimeOut(true);
+        acceptor = daemon(this::accept, "agent-http-accept");
+        acceptor.start();
+    }
+
+    int port() {
+        return socket.getLocalPort();
+    }
+
+    private void accept() {
+        while (!closed) {
+            Socket connection;
+            try {
+                connection = socket.accept();
+            } catch (IOException e) {
+                if (!closed) {
+                    problems.accept("agent endpoint: accept failed: " + e.getMessage());
+                    pause();
+                }
+                continue;
+            }
+            try {
+                pool.execute(() -> {
+                    open.add(connection);
+                    try {
+                        serve(connection);
+                    } finally {
+                        open.remove(connection);
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                refused.accept(Refusal.BUSY);
+                // Answered from here: a short write to a fresh connection's empty send buffer does not block.
+                answerAndClose(connection, Response.of(503, "application/json",
+                        "{\"error\":\"busy: every thread of the agent's endpoint is serving another request\"}"
+                                .getBytes(StandardCharsets.UTF_8)), false);
+            }
+        }
+    }
+
+    /** After a failed accept (out of file descriptors, say): not a busy loop of the same failure. */
+    private static void pause() {
+        try {
+            Thread.sleep(100);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void serve(Socket connection) {
+        Response response;
+        boolean readAll = false;
+        try {
+            connection.setTcpNoDelay(true);
+            long deadline = System.nanoTime() + limits.requestDeadline().toNanos();
+            InputStream in = new BufferedInputStream(new DeadlineInput(connection, limits.idleRead(), deadline), 8192);
+            Request request = readHead(connection, in);
+            try {
+                response = handler.handle(request);
+                readAll = request.body != null || !request.hasBody();
+            } catch (RuntimeException e) {
+                if (e instanceof Malformed) {
+                    throw e;
+                }
+                problems.accept("agent endpoint: " + request.method() + " " + request.path() + " failed: " + e);
+                response = error(500, "the agent failed to handle the request: " + e.getClass().getSimpleName());
+            }
+        } catch (Late e) {
+            refused.accept(Refusal.TIMEOUT);
+            response = error(408, e.getMessage());
+        } catch (Malformed e) {
+            refused.accept(Refusal.MALFORMED);
+            response = error(e.status, e.getMessage());
+        } catch (IOException e) {
+            // The client went away: nobody to answer.
+            close(connection);
+            return;
+        }
+        answerAndClose(connection, response, !readAll);
+    }
+
+    private Request readHead(Socket connection, InputStream in) throws IOException {
+        int budget = limits.maxHeaderBytes();
+        String requestLine = readLine(in, budget);
+        while (requestLine.isEmpty()) {
+            // RFC 9112 lets a server skip empty lines before the request line.
+            requestLine = readLine(in, budget);
+        }
+        budget -= requestLine.length();
+        String[] parts = requestLine.split(" ");
+        if (parts.length != 3 || !parts[2].startsWith("HTTP/1.")) {
+            if (parts.length == 3 && parts[2].startsWith("HTTP/")) {
+                throw new Malformed(505, "only HTTP/1.x is served");
+            }
+            throw new Malformed(400, "malformed request line '" + abbreviated(requestLine) + "'");
+        }
+        Map<String, String> headers = new HashMap<>();
+        for (String line = readLine(in, budget); !line.isEmpty(); line = readLine(in, budget)) {
+            budget -= line.length() + 2;
+            if (budget < 0) {
+                throw new Malformed(431, "headers larger than " + limits.maxHeaderBytes() + " bytes");
+            }
+            int colon = line.indexOf(':');
+            if (colon <= 0 || Character.isWhitespace(line.charAt(colon - 1))) {
+                throw new Malformed(400, "malformed header line '" + abbreviated(line) + "'");
+            }
+            String name = line.substring(0, colon).toLowerCase(Locale.ROOT);
+            String value = line.substring(colon + 1).strip();
+            String before = headers.putIfAbsent(name, value);
+            if (before != null && (name.equals("content-length") || name.equals("transfer-encoding")
+                    || name.equals("authorization"))) {
+                throw new Malformed(400, "header " + name + " given twice");
+            }
+        }
+        if (headers.containsKey("transfer-encoding")) {
+            if (headers.containsKey("content-length")) {
+                throw new Malformed(400, "both Content-Length and Transfer-Encoding");
+            }
+            if (!headers.get("transfer-encoding").equalsIgnoreCase("chunked")) {
+                throw new Malformed(501, "only the chunked transfer coding is served");
+            }
+        }
+        String target = parts[1];
+        int query = target.indexOf('?');
+        String path = query < 0 ? target : target.substring(0, query);
+        return new Request(parts[0], path, headers, (InetSocketAddress) connection.getRemoteSocketAddress(), in,
+                connection.getOutputStream(), limits.maxBodyBytes());
+    }
+
+    /** A line up to CRLF (or a bare LF), without it. */
+    private static String readLine(InputStream in, int maxBytes) throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream(64);
+        while (true) {
+            int b = in.read();
+            if (b < 0) {
+                throw new IOException("connection closed inside the request");
+            }
+            if (b == '\n') {
+                byte[] bytes = line.toByteArray();
+                int length = bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? bytes.length - 1 : bytes.length;
+                return new String(bytes, 0, length, StandardCharsets.ISO_8859_1);
+            }
+            if (line.size() >= maxBytes) {
+                throw new Malformed(431, "a request line or header longer than " + maxBytes + " bytes");
+            }
+            line.write(b);
+        }
+    }
+
+    private static Response error(int status, String message) {
+        StringBuilder json = new StringBuilder("{\"error\":\"");
+        for (char c : message.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                json.append('\\').append(c);
+            } else if (c < 0x20) {
+                json.append(String.format("\\u%04x", (int) c));
+            } else {
+                json.append(c);
+            }
+        }
+        return Response.of(status, "application/json", json.append("\"}").toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Writes the answer in one piece and closes. Where the request was not read to its end, what
+     * the client still sends is drained for a moment first: closing on unread bytes resets the
+     * connection, and the client would see the reset instead of the answer.
+     */
+    private static void answerAndClose(Socket connection, Response response, boolean drain) {
+        try {
+            StringBuilder head = new StringBuilder("HTTP/1.1 ").append(response.status()).append(' ')
+                    .append(REASONS.getOrDefault(response.status(), "Status")).append("\r\n");
+            Map<String, String> headers = new LinkedHashMap<>(response.headers());
+            headers.put("Content-Type", response.contentType());
+            headers.put("Content-Length", String.valueOf(response.body().length));
+            headers.put("Connection", "close");
+            headers.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
+            byte[] headBytes = head.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
+            byte[] whole = new byte[headBytes.length + response.body().length];
+            System.arraycopy(headBytes, 0, whole, 0, headBytes.length);
+            System.arraycopy(response.body(), 0, whole, headBytes.length, response.body().length);
+            OutputStream out = connection.getOutputStream();
+            out.write(whole);
+            out.flush();
+            connection.shutdownOutput();
+            if (drain) {
+                drain(connection);
+            }
+        } catch (IOException e) {
+            // The client went away before its answer.
+        } finally {
+            close(connection);
+        }
+    }
+
+    private static void drain(Socket connection) throws IOException {
+        long until = System.nanoTime() + LINGER.toNanos();
+        byte[] buffer = new byte[8192];
+        InputStream in = connection.getInputStream();
+        long left;
+        while ((left = until - System.nanoTime()) > 0) {
+            connection.setSoTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+            try {
+                if (in.read(buffer) < 0) {
+                    return;
+                }
+            } catch (SocketTimeoutException e) {
+                return;
+            }
+        }
+    }
+
+    private static void close(Socket connection) {
+        try {
+            connection.close();
+        } catch (IOException e) {
+            // Closed either way.
+        }
+    }
+
+    private static String abbreviated(String text) {
+        return text.length() <= 60 ? text : text.substring(0, 57) + "...";
+    }
+
+    private static Thread daemon(Runnable runnable, String name) {
+        Thread thread = new Thread(runnable, name);
+        thread.setDaemon(true);
+        return thread;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            socket.close();
+        } catch (IOException e) {
+            // Closed either way.
+        }
+        pool.shutdownNow();
+        open.forEach(BoundedHttpServer::close);
+        try {
+            acceptor.join(TimeUnit.SECONDS.toMillis(5));
+            pool.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * The connection's bytes, each read bounded by the idle limit and by what is left of the
+     * request's deadline: a client sending a byte now and then cannot stretch a request past it.
+     */
+    private static final class DeadlineInput extends InputStream {
+        private final Socket connection;
+        private final InputStream in;
+        private final long idleMillis;
+        private final long deadlineNanos;
+
+        DeadlineInput(Socket connection, Duration idle, long deadlineNanos) throws IOException {
+            this.connection = connection;
+            this.in = connection.getInputStream();
+            this.idleMillis = idle.toMillis();
+            this.deadlineNanos = deadlineNanos;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            int n = read(one, 0, 1);
+            return n < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] buffer, int offset, int length) throws IOException {
+            long leftMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+            if (leftMillis <= 0) {
+                throw new Late("the request did not arrive within its deadline");
+            }
+            try {
+                connection.setSoTimeout((int) Math.min(idleMillis, leftMillis));
+                return in.read(buffer, offset, length);
+            } catch (SocketTimeoutException e) {
+                throw new Late(deadlineNanos - System.nanoTime() <= 0
+                        ? "the request did not arrive within its deadline"
+                        : "the request paused longer than " + idleMillis + " ms");
+            } catch (SocketException e) {
+                throw new IOException("connection lost: " + e.getMessage(), e);
+            }
+        }
+    }
+}
