@@ -44,7 +44,8 @@ class CrossCurrencyRulesTest {
         JobView p4dJob = job("job-1", P4D, "A100-40GB", 8, 32.77).work("tokens", 10_000_000).build();
 
         // When the switch rule judges it
-        Recommendation found = new SwitchInstanceTypeRule(SwitchInstanceTypeRule.DEFAULT_MIN_SAVING_RATIO, 0,
+        Recommendation found = new SwitchInstanceTypeRule(SwitchInstanceTypeRule.DEFAULT_MIN_SAVING_RATIO,
+                SwitchInstanceTypeRule.DEFAULT_WITHDRAW_SAVING_RATIO, 0,
                 SwitchInstanceTypeRule.DEFAULT_COMMUNICATION_BOUND_RATIO,
                 SwitchInstanceTypeRule.DEFAULT_MEMORY_BOUND_DRAM_ACTIVE,
                 SwitchInstanceTypeRule.DEFAULT_MEMORY_BOUND_SM_ACTIVE, Duration.ofMinutes(15))
@@ -77,7 +78,8 @@ class CrossCurrencyRulesTest {
 
         // When the move rule judges it
         Recommendation found = new MoveToSpotRule(MoveToSpotRule.DEFAULT_INTERRUPTIONS_PER_HOUR,
-                MoveToSpotRule.DEFAULT_RESTART_ALLOWANCE_SECONDS, 0, Duration.ofMinutes(30))
+                MoveToSpotRule.DEFAULT_RESTART_ALLOWANCE_SECONDS, 0, MoveToSpotRule.DEFAULT_EVIDENCE.raiseAt(),
+                MoveToSpotRule.DEFAULT_EVIDENCE.withdrawAt(), Duration.ofMinutes(30))
                 .evaluate(tencentJob, board, NOW).orElseThrow();
 
         // Then in USD: on demand 28.5 x 0.14 = 3.99, spot 8.55 x 0.14 = 1.197; saving 2.793/h against
