@@ -8,6 +8,7 @@ import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -54,13 +55,37 @@ public final class FleetSimulator implements AutoCloseable {
         for (PriceQuote quote : step.priceConfirmations()) {
             send(Producers.record(Topics.PRICES, quote.observedAt().toEpochMilli(), quote.key(), quote));
         }
+        sendWork(step, producer, counted);
+        return step;
+    }
+
+    /**
+     * Sends at once, without waiting for the wall clock, the samples and work reports of every
+     * round of {@code past} that ends by {@code until}: what part of a fleet did before it is
+     * watched live. Its price records are left out: the feed has published the prices in force
+     * already, and a confirmation from the past would make them look stale. Returns the records
+     * sent; the producer is flushed.
+     */
+    public static long backfill(FleetSimulation past, Producer<byte[], byte[]> producer, Instant until) {
+        long sent = 0;
+        while (!past.nextEnd().isAfter(until)) {
+            SimulationStep step = past.next();
+            sendWork(step, producer, null);
+            sent += step.telemetry().size() + step.progress().size();
+        }
+        producer.flush();
+        return sent;
+    }
+
+    private static void sendWork(SimulationStep step, Producer<byte[], byte[]> producer, Callback callback) {
         for (TelemetrySample sample : step.telemetry()) {
-            send(Producers.record(Topics.TELEMETRY, sample.time().toEpochMilli(), sample.gpuUuid(), sample));
+            producer.send(Producers.record(Topics.TELEMETRY, sample.time().toEpochMilli(), sample.gpuUuid(), sample),
+                    callback);
         }
         for (JobProgress report : step.progress()) {
-            send(Producers.record(Topics.JOB_PROGRESS, report.time().toEpochMilli(), report.jobId(), report));
+            producer.send(Producers.record(Topics.JOB_PROGRESS, report.time().toEpochMilli(), report.jobId(), report),
+                    callback);
         }
-        return step;
     }
 
     /**
@@ -83,11 +108,25 @@ public final class FleetSimulator implements AutoCloseable {
 
     private void publishScheduledRound() {
         try {
-            publishNextRound();
+            publishDueRounds();
         } catch (RuntimeException e) {
             // A failed round must not cancel the schedule (an exception would, silently).
             failed.incrementAndGet();
         }
+    }
+
+    /**
+     * Publishes the next round, then every further one whose end the wall clock has passed: a
+     * simulation that starts in the past, or a schedule held up, catches up at once. Returns the
+     * rounds published.
+     */
+    int publishDueRounds() {
+        int rounds = 0;
+        do {
+            publishNextRound();
+            rounds++;
+        } while (!simulation.nextEnd().isAfter(clock.instant()));
+        return rounds;
     }
 
     private void send(ProducerRecord<byte[], byte[]> record) {
