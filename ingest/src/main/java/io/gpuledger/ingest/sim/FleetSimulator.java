@@ -60,18 +60,30 @@ public final class FleetSimulator implements AutoCloseable {
     }
 
     /**
-     * Sends at once, without waiting for the wall clock, the samples and work reports of every
-     * round of {@code past} that ends by {@code until}: what part of a fleet did before it is
-     * watched live. Its price records are left out: the feed has published the prices in force
-     * already, and a confirmation from the past would make them look stale. Returns the records
-     * sent; the producer is flushed.
+     * Sends the samples and work reports of every round of {@code past} that ends by {@code until},
+     * {@code pace} of simulated time for each second of the wall clock: what part of a fleet did
+     * before it is watched live. A pace bounds how much of the past reaches the cost engine between
+     * two of its updates, each of which closes what came before. Price records are left out: the
+     * feed has published the prices in force already, and a confirmation from the past would make
+     * them look stale. Returns the records sent; the producer is flushed.
      */
-    public static long backfill(FleetSimulation past, Producer<byte[], byte[]> producer, Instant until) {
+    public static long backfill(FleetSimulation past, Producer<byte[], byte[]> producer, Instant until,
+            Duration pace) throws InterruptedException {
+        if (pace.isNegative() || pace.isZero()) {
+            throw new IllegalArgumentException("the pace must be positive, was " + pace);
+        }
         long sent = 0;
+        long began = System.nanoTime();
+        Instant from = past.now();
         while (!past.nextEnd().isAfter(until)) {
             SimulationStep step = past.next();
             sendWork(step, producer, null);
             sent += step.telemetry().size() + step.progress().size();
+            double dueSeconds = Duration.between(from, step.end()).toMillis() / (double) pace.toMillis();
+            long aheadMillis = Math.round(dueSeconds * 1000) - (System.nanoTime() - began) / 1_000_000;
+            if (aheadMillis > 0) {
+                Thread.sleep(aheadMillis);
+            }
         }
         producer.flush();
         return sent;

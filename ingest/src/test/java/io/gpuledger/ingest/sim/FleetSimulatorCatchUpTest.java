@@ -41,7 +41,7 @@ class FleetSimulatorCatchUpTest {
     }
 
     @Test
-    void shouldBackfillOnlySamplesAndWorkReportsUpToTheEnd() {
+    void shouldBackfillOnlySamplesAndWorkReportsUpToTheEnd() throws InterruptedException {
         // Given one busy job of a fleet, an hour back, a round a minute
         Fleet fleet = Fleet.generate(8, CATALOG, 7);
         SimulatedJob job = fleet.jobs().stream().filter(SimulatedJob::publishesProgress).findFirst().orElseThrow();
@@ -50,8 +50,8 @@ class FleetSimulatorCatchUpTest {
         MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
                 new ByteArraySerializer());
 
-        // When its hour is backfilled
-        long sent = FleetSimulator.backfill(past, producer, NOW);
+        // When its hour is backfilled, a day of it a second
+        long sent = FleetSimulator.backfill(past, producer, NOW, Duration.ofDays(1));
 
         // Then 60 rounds: a sample of each of the job's GPUs and a report of each of its nodes, and no
         // price record, the last timestamped now
