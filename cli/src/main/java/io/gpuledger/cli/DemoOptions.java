@@ -21,13 +21,15 @@ import java.util.TreeMap;
  * @param priceChangesPerHour      new versions of each spot price per hour
  * @param externalBootstrap the cluster named by {@code KAFKA_BOOTSTRAP_SERVERS}; empty: start an embedded broker
  * @param grace             how long the cost engine waits for late samples before a minute closes
+ * @param history           whether the past week of one pool is sent before the fleet starts ({@link PoolHistory})
  * @param home              the GPU Ledger checkout: where the alert service's jar and the run directory live
  * @param alertSettings     what the alert service is configured with: the demo's evidence periods
  *                          ({@link #DEMO_PERIODS}), then the {@code GPULEDGER_*} variables of the demo's
  *                          environment (budgets, webhooks, thresholds: its configuration table), which win
  */
 record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> catalog,
-        double spotInterruptionsPerHour, double priceChangesPerHour, Duration grace, Optional<String> externalBootstrap,
+        double spotInterruptionsPerHour, double priceChangesPerHour, Duration grace, boolean history,
+        Optional<String> externalBootstrap,
         Path home,
         Map<String, String> alertSettings) {
 
@@ -51,6 +53,7 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
         double spotInterruptions = DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR;
         double priceChanges = DEFAULT_PRICE_CHANGES_PER_HOUR;
         Duration grace = CostEngineConfig.DEFAULT_GRACE;
+        boolean history = true;
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (i + 1 >= args.length) {
@@ -64,6 +67,11 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
                 case "--spot-interruptions" -> spotInterruptions = rate(option, value);
                 case "--price-changes" -> priceChanges = rate(option, value);
                 case "--grace" -> grace = Duration.ofSeconds(UsageException.nonNegative(option, value));
+                case "--history" -> history = switch (value) {
+                    case "on" -> true;
+                    case "off" -> false;
+                    default -> throw new UsageException("--history takes on or off, not '" + value + "'");
+                };
                 case "--catalog" -> {
                     Path file = Path.of(value);
                     if (!Files.isReadable(file)) {
@@ -82,7 +90,8 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
                 alertSettings.put(name, value);
             }
         });
-        return new DemoOptions(gpus, interval, httpPort, catalog, spotInterruptions, priceChanges, grace, bootstrap, home,
+        return new DemoOptions(gpus, interval, httpPort, catalog, spotInterruptions, priceChanges, grace, history,
+                bootstrap, home,
                 Map.copyOf(alertSettings));
     }
 

@@ -57,6 +57,14 @@ class DemoOptionsTest {
     }
 
     @Test
+    void shouldSendAPoolsHistoryUnlessToldNotTo() {
+        assertThat(DemoOptions.parse(new String[0], Map.of()).history()).isTrue();
+        assertThat(DemoOptions.parse(new String[] {"--history", "off"}, Map.of()).history()).isFalse();
+        assertThatThrownBy(() -> DemoOptions.parse(new String[] {"--history", "no"}, Map.of()))
+                .hasMessage("--history takes on or off, not 'no'");
+    }
+
+    @Test
     void shouldJudgeRecommendationsOverShortPeriodsUnlessTheEnvironmentSaysOtherwise() {
         // Given the demo run as is, and with a period of its own for idleness
         DemoOptions plain = DemoOptions.parse(new String[0], Map.of());
