@@ -151,7 +151,8 @@ final class Demo implements AutoCloseable {
                 + " the demo's periods, shorter than a deployment's (30m, 1h, 1h, 30m):");
         out.println("  " + options.evidencePeriods() + "; reserve-capacity on a deployment's week of clock hours"
                 + (history.isPresent() ? ", of the history sent first" : "") + ".");
-        out.println("Every kind shows within about ten minutes. Ctrl-C stops everything.");
+        out.println((history.isPresent() ? "Every kind" : "Every kind but reserve-capacity")
+                + " shows within about ten minutes. Ctrl-C stops everything.");
         out.println();
         alertService = alerts;
         return new LiveSummary(alerts.baseUrl(), fleet.gpus().size());

@@ -22,8 +22,8 @@ import java.util.Optional;
  * <p>The pool is that of the fleet's first busy job on on-demand instances whose type the catalog
  * also sells reserved, for less: a serving job if there is one, as serving runs around the clock
  * and is the baseline reservations are bought for. Its GPUs report a sample, and the job a work
- * report, every five minutes, for the {@link #SPAN} that ends where the live fleet begins, so that the job
- * goes on without a gap; they are the same GPUs as the live fleet's, drawn from the same seed.
+ * report, every five minutes, for the {@link #SPAN} that ends where the live fleet begins, so that
+ * the job goes on without a gap; they are the same GPUs as the live fleet's, from the same seed.
  */
 final class PoolHistory {
 
@@ -33,11 +33,11 @@ final class PoolHistory {
     static final Duration INTERVAL = Duration.ofMinutes(5);
 
     /**
-     * Two hours of the history a second, all of it in under a minute and a half. The cost engine keeps
-     * a pool's open minutes in one state record until its next update (every two seconds) closes
-     * them: a week of them at once outgrows the largest record Kafka takes (1 MiB). Each history
-     * minute makes a dozen records of the engine's (windows, roll-ups, economics, state): faster,
-     * a busy two-core machine's broker answers its transactions late.
+     * Two hours of the history a second, all of it in under a minute and a half. The cost engine
+     * keeps a pool's open minutes in one state record until its next update (every two seconds)
+     * closes them: a week of them at once outgrows the largest record Kafka takes (1 MiB). Each
+     * history minute makes a dozen records of the engine's (windows, roll-ups, economics, state):
+     * faster, a busy two-core machine's broker answers its transactions late.
      */
     static final Duration PACE = Duration.ofHours(2);
 
