@@ -1,10 +1,15 @@
 package io.gpuledger.cli;
 
+import io.gpuledger.model.Json;
+import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationKind;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -110,6 +115,31 @@ final class AlertServiceProcess implements AutoCloseable {
         }
         throw new IllegalStateException("the alert service did not answer within " + timeout.toSeconds()
                 + " s; its log: " + log + "\n" + tail());
+    }
+
+    /**
+     * Waits until the service lists a recommendation of {@code kind} for {@code target}, in any
+     * status; false when none came within {@code timeout}.
+     */
+    boolean awaitRecommendation(RecommendationKind kind, String target, Duration timeout)
+            throws InterruptedException {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        HttpRequest listing = HttpRequest.newBuilder(URI.create(baseUrl() + "/api/recommendations?kind=" + kind.name()
+                + "&target=" + URLEncoder.encode(target, StandardCharsets.UTF_8))).timeout(Duration.ofSeconds(5))
+                .build();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline && process.isAlive()) {
+            try {
+                HttpResponse<byte[]> answer = http.send(listing, HttpResponse.BodyHandlers.ofByteArray());
+                if (answer.statusCode() == 200 && Json.read(answer.body(), Recommendation[].class).length > 0) {
+                    return true;
+                }
+            } catch (IOException e) {
+                // busy: asked again below
+            }
+            Thread.sleep(500);
+        }
+        return false;
     }
 
     String baseUrl() {

@@ -2,20 +2,28 @@ package io.gpuledger.cli;
 
 import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.ingest.price.PriceCatalog;
+import io.gpuledger.ingest.kafka.Producers;
 import io.gpuledger.ingest.sim.Fleet;
+import io.gpuledger.ingest.sim.FleetSimulation;
+import io.gpuledger.ingest.sim.FleetSimulator;
+import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
 import io.gpuledger.streams.CostEngine;
 import io.gpuledger.streams.CostEngineConfig;
+import io.gpuledger.streams.cost.CostSettings;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Comparator;
 import java.util.Deque;
+import java.util.Optional;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
  * {@code gpu-ledger demo}: every stage of GPU Ledger on this machine. Stages start in the order
@@ -30,6 +38,10 @@ final class Demo implements AutoCloseable {
      */
     static final String HEAP = "-Xmx512m";
     private static final int PARTITIONS = 3;
+    /** How long the demo waits for the alert service to judge the pool's history before the fleet starts. */
+    private static final Duration HISTORY_PATIENCE = Duration.ofMinutes(2);
+    /** How long after its start the engine's tasks are assigned and running, on a busy machine. */
+    private static final Duration ENGINE_SETTLING = Duration.ofSeconds(10);
 
     private final PrintStream out;
     private final Deque<AutoCloseable> stopInReverse = new ArrayDeque<>();
@@ -91,6 +103,7 @@ final class Demo implements AutoCloseable {
         CostEngine engine = new CostEngine(defaults);
         stopInReverse.push(engine);
         engine.start();
+        long engineStarted = System.nanoTime();
         out.println("Cost engine    Kafka Streams application '" + defaults.applicationId() + "' started");
 
         Path jar = options.home().resolve("alerts/target/quarkus-app/quarkus-run.jar");
@@ -102,7 +115,19 @@ final class Demo implements AutoCloseable {
         alerts.awaitReady(Duration.ofSeconds(90));
         out.println("ready");
 
-        SimulatedFleet simulated = SimulatedFleet.start(options, catalog.quotes(), bootstrap, "demo-fleet");
+        Instant start = SimulatedFleet.firstRoundStart(options);
+        FleetSimulation simulation = SimulatedFleet.simulation(options, catalog.quotes(), start);
+        Optional<PoolHistory> history = options.history()
+                ? PoolHistory.of(simulation.fleet(), catalog.quotes(), SimulatedFleet.SEED, start) : Optional.empty();
+        if (history.isPresent()) {
+            sendHistory(history.get(), bootstrap, alerts, engineStarted);
+        }
+        if (closed) {
+            // Stopped while the history was judged: nothing more to start.
+            return new LiveSummary(alerts.baseUrl(), 0);
+        }
+        // The fleet goes on from where the history ended: the rounds due meanwhile go at once.
+        SimulatedFleet simulated = SimulatedFleet.start(simulation, bootstrap, "demo-fleet");
         stopInReverse.push(simulated);
         simulated.describe(options, out);
         Fleet fleet = simulated.fleet();
@@ -123,11 +148,44 @@ final class Demo implements AutoCloseable {
         out.println();
         out.println("Costs appear with the first samples of each one-minute window. Recommendations are judged");
         out.println("on closed minutes (a minute closes " + options.grace().toSeconds() + " s after its end) over"
-                + " the demo's periods, shorter than a deployment's (30m, 1h, 1h, 30m):");
-        out.println("  " + options.evidencePeriods() + ". Ctrl-C stops everything.");
+                + " the demo's periods, shorter than a deployment's (30m, 1h, 1h, 30m; jobs followed a day first):");
+        out.println("  " + options.evidencePeriods() + "; reserve-capacity on a deployment's week of clock hours"
+                + (history.isPresent() ? ", of the history sent first" : "") + ".");
+        out.println((history.isPresent() ? "Every kind" : "Every kind but reserve-capacity")
+                + " shows within about ten minutes. Ctrl-C stops everything.");
         out.println();
         alertService = alerts;
         return new LiveSummary(alerts.baseUrl(), fleet.gpus().size());
+    }
+
+    /**
+     * Sends the pool's history and waits, a while at most, until the alert service has judged
+     * the pool: the fleet's live minutes would otherwise make the history's hours final before
+     * they arrive. The history goes once the engine's tasks that got nothing count as idle
+     * ({@link CostSettings#SOURCE_IDLE_AFTER} after it started): until then they hold every roll-up
+     * minute open, and a pool's open minutes, all in one state record, would outgrow what Kafka takes.
+     */
+    private void sendHistory(PoolHistory history, String bootstrap, AlertServiceProcess alerts, long engineStarted)
+            throws InterruptedException {
+        out.println(history.describe());
+        long settled = engineStarted + CostSettings.SOURCE_IDLE_AFTER.plus(ENGINE_SETTLING).toNanos();
+        long began = System.nanoTime();
+        if (settled > began) {
+            Thread.sleep(Duration.ofNanos(settled - began).toMillis());
+        }
+        long sent;
+        try (KafkaProducer<byte[], byte[]> producer = Producers.forTopics(bootstrap, "demo-history")) {
+            sent = FleetSimulator.backfill(history.simulation(), producer, history.until(), PoolHistory.PACE);
+        }
+        out.print("               " + sent + " samples and work reports sent; the pool judged... ");
+        boolean judged = alerts.awaitRecommendation(RecommendationKind.RESERVE_CAPACITY, history.job().offer().key(),
+                HISTORY_PATIENCE);
+        if (closed) {
+            return;
+        }
+        long seconds = Duration.ofNanos(System.nanoTime() - began).toSeconds();
+        out.println(judged ? "reserve-capacity raised in " + seconds + " s"
+                : "no reservation within " + seconds + " s (see the alert service's log); the fleet starts");
     }
 
     /** The Kafka the demo runs on; null before {@link #start}. */

@@ -21,13 +21,15 @@ import java.util.TreeMap;
  * @param priceChangesPerHour      new versions of each spot price per hour
  * @param externalBootstrap the cluster named by {@code KAFKA_BOOTSTRAP_SERVERS}; empty: start an embedded broker
  * @param grace             how long the cost engine waits for late samples before a minute closes
+ * @param history           whether the past week of one pool is sent before the fleet starts ({@link PoolHistory})
  * @param home              the GPU Ledger checkout: where the alert service's jar and the run directory live
  * @param alertSettings     what the alert service is configured with: the demo's evidence periods
  *                          ({@link #DEMO_PERIODS}), then the {@code GPULEDGER_*} variables of the demo's
  *                          environment (budgets, webhooks, thresholds: its configuration table), which win
  */
 record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> catalog,
-        double spotInterruptionsPerHour, double priceChangesPerHour, Duration grace, Optional<String> externalBootstrap,
+        double spotInterruptionsPerHour, double priceChangesPerHour, Duration grace, boolean history,
+        Optional<String> externalBootstrap,
         Path home,
         Map<String, String> alertSettings) {
 
@@ -40,6 +42,13 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
      * few minutes shows them. The demo prints them; its environment may set others.
      */
     static final Map<String, String> DEMO_PERIODS = demoPeriods();
+
+    /**
+     * How much clock time a job's running hours are counted over before the job rules judge it: a
+     * deployment counts a day, the demo's jobs run steadily, so five minutes tell their month as well.
+     */
+    static final String JOB_LOOKBACK = "GPULEDGER_RECOMMENDATION_JOB_LOOKBACK";
+    static final String DEMO_JOB_LOOKBACK = "5m";
     private static final String PERIOD_PREFIX = "GPULEDGER_RECOMMENDATION_";
     private static final String PERIOD_SUFFIX = "_PERIOD";
 
@@ -51,6 +60,7 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
         double spotInterruptions = DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR;
         double priceChanges = DEFAULT_PRICE_CHANGES_PER_HOUR;
         Duration grace = CostEngineConfig.DEFAULT_GRACE;
+        boolean history = true;
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (i + 1 >= args.length) {
@@ -64,6 +74,11 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
                 case "--spot-interruptions" -> spotInterruptions = rate(option, value);
                 case "--price-changes" -> priceChanges = rate(option, value);
                 case "--grace" -> grace = Duration.ofSeconds(UsageException.nonNegative(option, value));
+                case "--history" -> history = switch (value) {
+                    case "on" -> true;
+                    case "off" -> false;
+                    default -> throw new UsageException("--history takes on or off, not '" + value + "'");
+                };
                 case "--catalog" -> {
                     Path file = Path.of(value);
                     if (!Files.isReadable(file)) {
@@ -77,12 +92,14 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
         Optional<String> bootstrap = Optional.ofNullable(env.get("KAFKA_BOOTSTRAP_SERVERS")).filter(s -> !s.isBlank());
         Path home = Path.of(System.getProperty("gpuledger.home", ".")).toAbsolutePath().normalize();
         Map<String, String> alertSettings = new TreeMap<>(DEMO_PERIODS);
+        alertSettings.put(JOB_LOOKBACK, DEMO_JOB_LOOKBACK);
         env.forEach((name, value) -> {
             if (name.startsWith("GPULEDGER_")) {
                 alertSettings.put(name, value);
             }
         });
-        return new DemoOptions(gpus, interval, httpPort, catalog, spotInterruptions, priceChanges, grace, bootstrap, home,
+        return new DemoOptions(gpus, interval, httpPort, catalog, spotInterruptions, priceChanges, grace, history,
+                bootstrap, home,
                 Map.copyOf(alertSettings));
     }
 
@@ -97,6 +114,7 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
                     .toLowerCase(Locale.ROOT).replace('_', '-');
             periods.add(kind + " " + alertSettings.get(name));
         }
+        periods.add("job look-back " + alertSettings.get(JOB_LOOKBACK));
         return String.join(", ", periods);
     }
 

@@ -193,10 +193,10 @@ final class FootprintBench {
         int port = LocalPorts.free();
         Path work = Files.createTempDirectory("gpu-ledger-bench-footprint-demo-");
         out.println();
-        out.printf("== the demo stack: gpu-ledger demo --gpus %d --interval 1 ==%n", gpus);
+        out.printf("== the demo stack: gpu-ledger demo --gpus %d --interval 1 --history off ==%n", gpus);
         try (CliProcess demo = CliProcess.start(work.resolve("demo.log"), List.of(Demo.HEAP),
                 Map.of("GPULEDGER_CONSUMER_GROUP_ID", ALERTS_GROUP), "demo", "--gpus", String.valueOf(gpus),
-                "--interval", "1", "--http-port", String.valueOf(port))) {
+                "--interval", "1", "--http-port", String.valueOf(port), "--history", "off")) {
             awaitAnswer(demo, port);
             Map<String, Long> processes = new LinkedHashMap<>();
             processes.put("demo", demo.pid());

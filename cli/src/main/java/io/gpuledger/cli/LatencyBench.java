@@ -81,7 +81,8 @@ final class LatencyBench {
         }
         int port = LocalPorts.free();
         DemoOptions options = DemoOptions.parse(new String[] {"--gpus", String.valueOf(gpus), "--interval", "1",
-                "--http-port", String.valueOf(port), "--spot-interruptions", "0", "--price-changes", "0"},
+                "--http-port", String.valueOf(port), "--spot-interruptions", "0", "--price-changes", "0",
+                "--history", "off"},
                 Map.of());
         Demo demo = new Demo(new PrintStream(OutputStream.nullOutputStream()));
         try {

@@ -5,9 +5,11 @@ import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
+import io.gpuledger.model.RecommendationStatus;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,6 +20,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
@@ -48,7 +51,8 @@ final class LiveSummary {
     }
 
     String line(String metrics, String recommendationsJson) {
-        List<PrometheusText.Sample> costs = PrometheusText.parse(metrics).family("gpuledger_gpu_cost_per_hour");
+        PrometheusText.Scrape scrape = PrometheusText.parse(metrics);
+        List<PrometheusText.Sample> costs = scrape.family("gpuledger_gpu_cost_per_hour");
         long gpus = costs.stream().map(s -> s.labels().get("gpu")).distinct().count();
         Map<String, Double> spend = new TreeMap<>(costs.stream().collect(Collectors.groupingBy(
                 s -> s.labels().getOrDefault("currency", "?"), Collectors.summingDouble(PrometheusText.Sample::value))));
@@ -63,10 +67,31 @@ final class LiveSummary {
                 .collect(Collectors.groupingBy(Recommendation::kind, Collectors.counting())));
         long actionable = byKind.values().stream().mapToLong(Long::longValue).sum();
         String kinds = byKind.entrySet().stream()
-                .map(e -> e.getKey().name().toLowerCase(Locale.ROOT).replace('_', ' ') + ": " + e.getValue())
+                .map(e -> name(e.getKey()) + ": " + e.getValue())
                 .collect(Collectors.joining(", "));
-        return String.format("GPUs seen %d/%d | spend %s | recommendations %d%s",
-                gpus, expectedGpus, spendText, actionable, kinds.isEmpty() ? "" : " (" + kinds + ")");
+        return String.format("GPUs seen %d/%d | spend %s | recommendations %d%s | %s",
+                gpus, expectedGpus, spendText, actionable, kinds.isEmpty() ? "" : " (" + kinds + ")",
+                kindsSeen(scrape.family("gpuledger_recommendations_total")));
+    }
+
+    /**
+     * The kinds raised since the service started, expired ones too (an evacuation lasts minutes):
+     * those whose counter of records published open is above zero, in the order of the kinds.
+     */
+    private static String kindsSeen(List<PrometheusText.Sample> published) {
+        Set<RecommendationKind> seen = EnumSet.noneOf(RecommendationKind.class);
+        for (PrometheusText.Sample sample : published) {
+            if (RecommendationStatus.OPEN.wire().equals(sample.labels().get("status")) && sample.value() > 0) {
+                seen.add(RecommendationKind.valueOf(sample.labels().get("kind")));
+            }
+        }
+        String names = seen.stream().map(LiveSummary::name).collect(Collectors.joining(", "));
+        return "kinds seen " + seen.size() + "/" + RecommendationKind.values().length + (names.isEmpty() ? ""
+                : ": " + names);
+    }
+
+    private static String name(RecommendationKind kind) {
+        return kind.name().toLowerCase(Locale.ROOT).replace('_', ' ');
     }
 
     private String get(String path) throws IOException, InterruptedException {

@@ -19,6 +19,8 @@ public final class Main {
                          --spot-interruptions RATE  notices per spot instance-hour (default 1)
                          --price-changes RATE       moves of each spot price per hour (default 4)
                          --grace SECONDS     the cost engine's wait for late samples (default 120)
+                         --history on|off    send the past week of one pool first, for the reserve
+                                             rule's week of clock hours (default on)
                        GPULEDGER_* variables configure the alert service (budgets, webhooks, token)
               simulate the demo's simulated fleet alone, publishing to the cluster in
                        KAFKA_BOOTSTRAP_SERVERS until stopped (with the catalog's prices first)

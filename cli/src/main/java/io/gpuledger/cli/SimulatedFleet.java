@@ -47,17 +47,29 @@ final class SimulatedFleet implements AutoCloseable {
 
     /** Starts publishing the fleet {@code options} describe, priced from {@code quotes}. */
     static SimulatedFleet start(DemoOptions options, List<PriceQuote> quotes, String bootstrap, String clientId) {
+        return start(simulation(options, quotes, firstRoundStart(options)), bootstrap, clientId);
+    }
+
+    /** The first round covers the interval that ends now, so the fleet shows up at once. */
+    static Instant firstRoundStart(DemoOptions options) {
+        return Clock.systemUTC().instant().truncatedTo(ChronoUnit.SECONDS).minus(options.interval());
+    }
+
+    /** Starts publishing {@code simulation}: the rounds whose end has passed at once, then each as its end comes. */
+    static SimulatedFleet start(FleetSimulation simulation, String bootstrap, String clientId) {
+        KafkaProducer<byte[], byte[]> records = Producers.forTopics(bootstrap, clientId);
+        FleetSimulator simulator = new FleetSimulator(simulation, records, Clock.systemUTC());
+        simulator.start();
+        return new SimulatedFleet(simulation.fleet(), records, simulator);
+    }
+
+    /** The fleet {@code options} describe, priced from {@code quotes}, its first round beginning at {@code start}. */
+    static FleetSimulation simulation(DemoOptions options, List<PriceQuote> quotes, Instant start) {
         Fleet fleet = Fleet.generate(options.gpus(), quotes, SEED);
         SimulationSettings settings = SimulationSettings.defaults(options.interval())
                 .withSpotInterruptionsPerInstanceHour(options.spotInterruptionsPerHour())
                 .withSpotPriceChangesPerOfferHour(options.priceChangesPerHour());
-        // The first round covers the interval that ends now, so the fleet shows up at once.
-        Instant start = Clock.systemUTC().instant().truncatedTo(ChronoUnit.SECONDS).minus(options.interval());
-        FleetSimulation simulation = new FleetSimulation(fleet, quotes, settings, SEED, start);
-        KafkaProducer<byte[], byte[]> records = Producers.forTopics(bootstrap, clientId);
-        FleetSimulator simulator = new FleetSimulator(simulation, records, Clock.systemUTC());
-        simulator.start();
-        return new SimulatedFleet(fleet, records, simulator);
+        return new FleetSimulation(fleet, quotes, settings, SEED, start);
     }
 
     Fleet fleet() {

@@ -57,6 +57,14 @@ class DemoOptionsTest {
     }
 
     @Test
+    void shouldSendAPoolsHistoryUnlessToldNotTo() {
+        assertThat(DemoOptions.parse(new String[0], Map.of()).history()).isTrue();
+        assertThat(DemoOptions.parse(new String[] {"--history", "off"}, Map.of()).history()).isFalse();
+        assertThatThrownBy(() -> DemoOptions.parse(new String[] {"--history", "no"}, Map.of()))
+                .hasMessage("--history takes on or off, not 'no'");
+    }
+
+    @Test
     void shouldJudgeRecommendationsOverShortPeriodsUnlessTheEnvironmentSaysOtherwise() {
         // Given the demo run as is, and with a period of its own for idleness
         DemoOptions plain = DemoOptions.parse(new String[0], Map.of());
@@ -68,9 +76,11 @@ class DemoOptionsTest {
         assertThat(plain.alertSettings()).containsEntry("GPULEDGER_RECOMMENDATION_RECLAIM_IDLE_PERIOD", "2m")
                 .containsEntry("GPULEDGER_RECOMMENDATION_SWITCH_INSTANCE_TYPE_PERIOD", "5m")
                 .containsEntry("GPULEDGER_RECOMMENDATION_MOVE_TO_SPOT_PERIOD", "5m")
-                .containsEntry("GPULEDGER_RECOMMENDATION_REDUCE_COMMUNICATION_PERIOD", "5m");
+                .containsEntry("GPULEDGER_RECOMMENDATION_REDUCE_COMMUNICATION_PERIOD", "5m")
+                .containsEntry("GPULEDGER_RECOMMENDATION_JOB_LOOKBACK", "5m");
         assertThat(plain.evidencePeriods()).isEqualTo(
-                "reclaim-idle 2m, switch-instance-type 5m, move-to-spot 5m, reduce-communication 5m");
+                "reclaim-idle 2m, switch-instance-type 5m, move-to-spot 5m, reduce-communication 5m,"
+                        + " job look-back 5m");
         assertThat(ownIdlePeriod.evidencePeriods()).startsWith("reclaim-idle 10m, switch-instance-type 5m");
     }
 

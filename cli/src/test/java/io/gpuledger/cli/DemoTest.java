@@ -37,7 +37,7 @@ class DemoTest {
         // minute: the first full minute's close, at most two minutes and 5 s after the fleet starts
         int port = LocalPorts.free();
         DemoOptions options = DemoOptions.parse(new String[] {"--gpus", String.valueOf(GPUS), "--interval", "1",
-                "--grace", "5", "--http-port", String.valueOf(port)},
+                "--grace", "5", "--http-port", String.valueOf(port), "--history", "off"},
                 Map.of("GPULEDGER_RECOMMENDATION_RECLAIM_IDLE_PERIOD", "1m"));
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         Demo demo = new Demo(new PrintStream(printed, true, StandardCharsets.UTF_8));

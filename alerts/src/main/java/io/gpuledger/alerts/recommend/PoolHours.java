@@ -23,9 +23,12 @@ import java.util.TreeMap;
  * hour, so a pool seen for less than the lookback has fewer hours.
  *
  * <p>An hour is final once the pools' clock, the latest end of any pool window seen, has passed
- * its end by {@link #SLACK}; the engine's partitions keep their own clocks. A version of an hour
- * that arrives after that is counted in {@link #late()} and left out. An hour counts as GPU-hours
- * over the GPUs of one instance: two instances busy half the hour count as one for that hour.
+ * its end by {@link #SLACK}; the engine's partitions keep their own clocks. The latest version of
+ * an hour is the one that counts, even after it is final: an engine working off a backlog sends a
+ * complete hour after the minutes that follow it, so a replay would otherwise count every hour as
+ * idle. Such a version replaces the hour's count and has its pool judged again; one older than
+ * the lookback is counted in {@link #late()} and left out. An hour counts as GPU-hours over the
+ * GPUs of one instance: two instances busy half the hour count as one for that hour.
  *
  * <p>Not thread-safe: fed by one reader. At most {@code maxPools} pools are followed; the one heard
  * of least recently makes room for a new one.
@@ -58,6 +61,19 @@ public final class PoolHours {
         private Pool(int lookbackHours, Instant firstHour) {
             this.gpuHours = new double[lookbackHours];
             this.nextHour = firstHour;
+        }
+
+        /**
+         * Replaces the count of the final hour {@code hour}; false when it is older than the
+         * hours kept.
+         */
+        private boolean revise(Instant hour, double used) {
+            long back = Duration.between(hour, nextHour).toHours();
+            if (back > size) {
+                return false;
+            }
+            gpuHours[(int) ((next - back + gpuHours.length) % gpuHours.length)] = used;
+            return true;
         }
 
         private void close(double used) {
@@ -103,7 +119,8 @@ public final class PoolHours {
     /**
      * Takes a pool's roll-up; returns, when it made a new clock hour final, the usage of every
      * pool followed, ready for the rule (a pool whose instance size is not known, from the catalog
-     * or its price, is left out). Minute windows and spot or reserved pools only move the clock.
+     * or its price, is left out), and when it revised a final hour, the usage of its pool. Minute
+     * windows and spot or reserved pools only move the clock.
      */
     public List<PoolUsage> onRollup(UsageRollup rollup, PriceBoard board, GpuCatalog catalog) {
         if (rollup.dimension() != UsageRollup.Dimension.POOL) {
@@ -112,13 +129,14 @@ public final class PoolHours {
         if (rollup.windowEnd().isAfter(clock)) {
             clock = rollup.windowEnd();
         }
+        Optional<Offer> revised = Optional.empty();
         if (Duration.between(rollup.windowStart(), rollup.windowEnd()).equals(HOUR)
                 && rollup.windowStart().truncatedTo(ChronoUnit.HOURS).equals(rollup.windowStart())) {
-            take(rollup);
+            revised = take(rollup);
         }
         Instant through = clock.minus(HOUR).minus(SLACK).truncatedTo(ChronoUnit.HOURS);
         if (!through.isAfter(finalThrough)) {
-            return List.of();
+            return revised.flatMap(offer -> usage(offer, pools.get(offer), board, catalog)).stream().toList();
         }
         finalThrough = through;
         List<PoolUsage> ready = new ArrayList<>();
@@ -130,10 +148,11 @@ public final class PoolHours {
         return ready;
     }
 
-    private void take(UsageRollup hour) {
+    /** Takes a version of a pool's hour; returns the pool when the version revised one of its final hours. */
+    private Optional<Offer> take(UsageRollup hour) {
         Offer offer = Offer.fromKey(hour.id());
         if (offer.lifecycle() != Lifecycle.ON_DEMAND) {
-            return;
+            return Optional.empty();
         }
         Pool pool = pools.get(offer);
         if (pool == null) {
@@ -143,13 +162,18 @@ public final class PoolHours {
             pool = new Pool(lookbackHours, hour.windowStart());
             pools.put(offer, pool);
         }
+        double used = hour.totals().gpuSeconds() / 3600.0;
         if (hour.windowStart().isBefore(pool.nextHour)) {
+            if (pool.revise(hour.windowStart(), used)) {
+                return Optional.of(offer);
+            }
             late++;
-            return;
+            return Optional.empty();
         }
-        pool.open.put(hour.windowStart(), hour.totals().gpuSeconds() / 3600.0);
+        pool.open.put(hour.windowStart(), used);
         pool.heard = hour.windowStart();
         pool.currency = hour.currency();
+        return Optional.empty();
     }
 
     private static Optional<PoolUsage> usage(Offer offer, Pool pool, PriceBoard board, GpuCatalog catalog) {

@@ -102,21 +102,53 @@ class PoolHoursTest {
     }
 
     @Test
-    void shouldLeaveOutAnHourThatArrivesAfterItWasFinal() {
-        // Given hours 0 and 2 of the pool: hour 0 is final, hour 1 (never sent) too, at 03:00 less the slack
+    void shouldCountTheHoursOfAReplayThatComeAfterTheMinutesFollowingThem() {
+        // Given a p4d pool of two instances (16 GPUs), replayed from a backlog as the engine sends one:
+        // for each hour, the minutes up to five past the next hour first, then the complete hour
+        PriceBoard board = new PriceBoard();
+        board.update(p4d(Lifecycle.ON_DEMAND, 32.77));
+        PoolHours hours = new PoolHours(4, 10);
+        List<PoolUsage> judged = new ArrayList<>();
+
+        // When four hours are replayed so
+        for (int hour = 0; hour < 4; hour++) {
+            Instant minute = T0.plusSeconds(3600L * (hour + 1) + 240);
+            judged.addAll(hours.onRollup(new UsageRollup(UsageRollup.Dimension.POOL, P4D.key(), minute,
+                    minute.plusSeconds(60), "USD", 16, null, totals(16 * 60)), board, GpuCatalog.defaults()));
+            judged.addAll(hours.onRollup(hour(hour, 16), board, GpuCatalog.defaults()));
+        }
+
+        // Then each hour counts its two instances, though the minutes after it had made it final
+        // (at 05:05 the clock has passed 03:00 + 1 h + 2 min: hours 0 to 3 are final)
+        assertThat(judged).last().satisfies(usage -> assertThat(usage.instancesPerHour())
+                .containsExactly(2.0, 2.0, 2.0, 2.0));
+        assertThat(hours.late()).isZero();
+    }
+
+    @Test
+    void shouldReviseAFinalHourWithItsLaterVersionAndLeaveOutOneOlderThanTheLookback() {
+        // Given hours 0 and 2 of the pool: hour 0 is final, hour 1 (not sent yet) too, at 03:00 less the slack
         PriceBoard board = new PriceBoard();
         board.update(p4d(Lifecycle.ON_DEMAND, 32.77));
         PoolHours hours = new PoolHours(3, 10);
         hours.onRollup(hour(0, 8), board, GpuCatalog.defaults());
-        hours.onRollup(hour(2, 16), board, GpuCatalog.defaults());
+        List<PoolUsage> beforeHour1 = hours.onRollup(hour(2, 16), board, GpuCatalog.defaults());
 
-        // When hour 1 arrives late, then hour 3
-        assertThat(hours.onRollup(hour(1, 8), board, GpuCatalog.defaults())).isEmpty();
+        // When hour 1 arrives, then hours 3 and 4, then hour 0 again
+        List<PoolUsage> afterHour1 = hours.onRollup(hour(1, 8), board, GpuCatalog.defaults());
         List<PoolUsage> afterHour3 = hours.onRollup(hour(3, 8), board, GpuCatalog.defaults());
+        hours.onRollup(hour(4, 8), board, GpuCatalog.defaults());
+        List<PoolUsage> afterHour0Again = hours.onRollup(hour(0, 16), board, GpuCatalog.defaults());
 
-        // Then hour 1 stays idle and the late version is counted
+        // Then hour 1 was idle until it came, and the pool is judged again with it: 8 GPU-hours / 8 = 1
+        assertThat(beforeHour1).singleElement()
+                .satisfies(usage -> assertThat(usage.instancesPerHour()).containsExactly(1.0, 0.0));
+        assertThat(afterHour1).singleElement()
+                .satisfies(usage -> assertThat(usage.instancesPerHour()).containsExactly(1.0, 1.0));
         assertThat(afterHour3).singleElement()
-                .satisfies(usage -> assertThat(usage.instancesPerHour()).containsExactly(1.0, 0.0, 2.0));
+                .satisfies(usage -> assertThat(usage.instancesPerHour()).containsExactly(1.0, 1.0, 2.0));
+        // and hour 0, out of the three hours kept since hour 3 (hours 1 to 3), is late and left out
+        assertThat(afterHour0Again).isEmpty();
         assertThat(hours.late()).isEqualTo(1);
     }
 

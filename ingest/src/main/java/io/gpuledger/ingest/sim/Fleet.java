@@ -32,6 +32,14 @@ public final class Fleet {
         return new FleetPlanner(catalog, seed).plan(gpuCount);
     }
 
+    /** The part of this fleet that runs {@code job}: its instances as they started, GPU UUIDs included. */
+    public Fleet of(SimulatedJob job) {
+        if (!jobs.contains(job)) {
+            throw new IllegalArgumentException("job " + job.id() + " is not of this fleet");
+        }
+        return new Fleet(instances.stream().filter(instance -> instance.job().equals(job)).toList(), List.of(job));
+    }
+
     public List<SimulatedInstance> instances() {
         return instances;
     }

@@ -8,6 +8,7 @@ import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -54,13 +55,49 @@ public final class FleetSimulator implements AutoCloseable {
         for (PriceQuote quote : step.priceConfirmations()) {
             send(Producers.record(Topics.PRICES, quote.observedAt().toEpochMilli(), quote.key(), quote));
         }
+        sendWork(step, producer, counted);
+        return step;
+    }
+
+    /**
+     * Sends the samples and work reports of every round of {@code past} that ends by {@code until},
+     * {@code pace} of simulated time for each second of the wall clock: what part of a fleet did
+     * before it is watched live. A pace bounds how much of the past reaches the cost engine between
+     * two of its updates, each of which closes what came before. Price records are left out: the
+     * feed has published the prices in force already, and a confirmation from the past would make
+     * them look stale. Returns the records sent; the producer is flushed.
+     */
+    public static long backfill(FleetSimulation past, Producer<byte[], byte[]> producer, Instant until,
+            Duration pace) throws InterruptedException {
+        if (pace.isNegative() || pace.isZero()) {
+            throw new IllegalArgumentException("the pace must be positive, was " + pace);
+        }
+        long sent = 0;
+        long began = System.nanoTime();
+        Instant from = past.now();
+        while (!past.nextEnd().isAfter(until)) {
+            SimulationStep step = past.next();
+            sendWork(step, producer, null);
+            sent += step.telemetry().size() + step.progress().size();
+            double dueSeconds = Duration.between(from, step.end()).toMillis() / (double) pace.toMillis();
+            long aheadMillis = Math.round(dueSeconds * 1000) - (System.nanoTime() - began) / 1_000_000;
+            if (aheadMillis > 0) {
+                Thread.sleep(aheadMillis);
+            }
+        }
+        producer.flush();
+        return sent;
+    }
+
+    private static void sendWork(SimulationStep step, Producer<byte[], byte[]> producer, Callback callback) {
         for (TelemetrySample sample : step.telemetry()) {
-            send(Producers.record(Topics.TELEMETRY, sample.time().toEpochMilli(), sample.gpuUuid(), sample));
+            producer.send(Producers.record(Topics.TELEMETRY, sample.time().toEpochMilli(), sample.gpuUuid(), sample),
+                    callback);
         }
         for (JobProgress report : step.progress()) {
-            send(Producers.record(Topics.JOB_PROGRESS, report.time().toEpochMilli(), report.jobId(), report));
+            producer.send(Producers.record(Topics.JOB_PROGRESS, report.time().toEpochMilli(), report.jobId(), report),
+                    callback);
         }
-        return step;
     }
 
     /**
@@ -83,11 +120,25 @@ public final class FleetSimulator implements AutoCloseable {
 
     private void publishScheduledRound() {
         try {
-            publishNextRound();
+            publishDueRounds();
         } catch (RuntimeException e) {
             // A failed round must not cancel the schedule (an exception would, silently).
             failed.incrementAndGet();
         }
+    }
+
+    /**
+     * Publishes the next round, then every further one whose end the wall clock has passed: a
+     * simulation that starts in the past, or a schedule held up, catches up at once. Returns the
+     * rounds published.
+     */
+    int publishDueRounds() {
+        int rounds = 0;
+        do {
+            publishNextRound();
+            rounds++;
+        } while (!simulation.nextEnd().isAfter(clock.instant()));
+        return rounds;
     }
 
     private void send(ProducerRecord<byte[], byte[]> record) {

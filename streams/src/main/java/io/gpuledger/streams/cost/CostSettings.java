@@ -44,8 +44,11 @@ public record CostSettings(Duration grace, CurrencyRates rates, Duration updateI
      * window ended is never late.
      */
     public static final Duration DEFAULT_MAX_AHEAD = Duration.ofSeconds(30);
-    /** How long a task's inputs stay quiet before it holds no roll-up back; see {@link #idleUpdates}. */
-    static final Duration SOURCE_IDLE_AFTER = Duration.ofSeconds(30);
+    /**
+     * How long a task's inputs stay quiet before it holds no roll-up back; see {@link #idleUpdates}.
+     * Until then, from the engine's start, a task that got nothing holds every roll-up minute open.
+     */
+    public static final Duration SOURCE_IDLE_AFTER = Duration.ofSeconds(30);
 
     public CostSettings {
         requirePositive("grace", grace.plusMillis(1));
