@@ -36,6 +36,11 @@ public final class EmbeddedKafka implements AutoCloseable {
     private static final String HOST = "127.0.0.1";
     private static final int NODE_ID = 1;
     private static final int START_ATTEMPTS = 3;
+    /**
+     * How long a transactional write may wait on the broker for the markers of its producer's
+     * previous transaction (Kafka's default: 100 ms). Set it on any cluster the cost engine uses.
+     */
+    public static final int ADD_PARTITIONS_MAX_WAIT_MS = 5_000;
     /** Written by formatting; a directory that has it holds a broker's data. */
     private static final String META_PROPERTIES = "meta.properties";
 
@@ -156,6 +161,10 @@ public final class EmbeddedKafka implements AutoCloseable {
         props.put("transaction.state.log.replication.factor", "1");
         props.put("transaction.state.log.min.isr", "1");
         props.put("transaction.state.log.num.partitions", "5");
+        // A transaction's first write waits on the broker, rather than failing back to its
+        // producer, while the markers of the transaction before are still being written: on a
+        // busy machine that takes longer than the default 100 ms (docs/architecture.md).
+        props.put("add.partitions.to.txn.retry.backoff.max.ms", String.valueOf(ADD_PARTITIONS_MAX_WAIT_MS));
         props.put("share.coordinator.state.topic.replication.factor", "1");
         props.put("share.coordinator.state.topic.min.isr", "1");
         props.put("group.initial.rebalance.delay.ms", "0");

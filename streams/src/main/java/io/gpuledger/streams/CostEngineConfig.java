@@ -136,6 +136,11 @@ public record CostEngineConfig(
         props.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandler.class);
         props.put(StreamsConfig.producerPrefix("compression.type"), "lz4");
         props.put(StreamsConfig.producerPrefix("batch.size"), 131_072);
+        // Under transactions v2 a transaction's first batch to a partition waits while the
+        // previous transaction's markers are written; a second request in flight behind it
+        // would reach the broker first with a later sequence and be refused (and logged as an
+        // ERROR) as out of order. One request at a time keeps the batches in order.
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), 1);
         // A task reads telemetry with notices and work reports, whose partitions are mostly empty:
         // with idling on, Kafka Streams asks after their lag before every telemetry record.
         props.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, StreamsConfig.MAX_TASK_IDLE_MS_DISABLED);
