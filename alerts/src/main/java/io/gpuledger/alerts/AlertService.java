@@ -8,6 +8,7 @@ import io.gpuledger.alerts.anomaly.CostPerThroughputDetector;
 import io.gpuledger.alerts.anomaly.PriceSpikeDetector;
 import io.gpuledger.alerts.anomaly.SpendRateDetector;
 import io.gpuledger.alerts.feed.KafkaClients;
+import io.gpuledger.alerts.feed.KeyedInterval;
 import io.gpuledger.alerts.feed.TopicReader;
 import io.gpuledger.alerts.feed.TopicReplay;
 import io.gpuledger.alerts.fleet.FleetBoard;
@@ -90,6 +91,8 @@ public class AlertService {
     private static final RecordJson<UsageRollup> ROLLUPS = RecordJson.of(UsageRollup.class);
     private static final RecordJson<JobEconomics> ECONOMICS = RecordJson.of(JobEconomics.class);
     private static final RecordJson<JobProgress> PROGRESS = RecordJson.of(JobProgress.class);
+    /** How often a job's work reports are read for its traits (see {@link #onJobProgress}). */
+    static final Duration TRAITS_READ_EVERY = Duration.ofSeconds(30);
     private static final String GPU_VIEW_KEY_PREFIX = UsageRollup.keyOf(UsageRollup.Dimension.GPU, "");
 
     @ConfigProperty(name = "kafka.bootstrap.servers")
@@ -166,6 +169,7 @@ public class AlertService {
     private volatile boolean started;
     private FleetMetrics metrics;
     private FleetBoard board;
+    private final KeyedInterval traitsRead = new KeyedInterval(TRAITS_READ_EVERY);
     private RecommendationDesk desk;
     private AnomalyDesk anomalies;
     private AnomalyWatch watch;
@@ -405,9 +409,18 @@ public class AlertService {
         LOG.infof("read back %d price versions read before", read);
     }
 
+    /**
+     * A work report, read for its job's traits alone (the engine turns the rest into job
+     * economics): reports come as often as samples, traits hardly ever change, so one report a job
+     * is read every {@link #TRAITS_READ_EVERY} and the rest are passed over by their key, unread.
+     */
     private Instant onJobProgress(ConsumerRecord<String, byte[]> record) {
+        Instant now = clock.instant();
+        if (record.key() != null && !traitsRead.take(record.key(), now)) {
+            return null;
+        }
         JobProgress progress = PROGRESS.read(record.value());
-        rules.onProgress(progress, clock.instant());
+        rules.onProgress(progress, now);
         return progress.time();
     }
 
@@ -496,6 +509,7 @@ public class AlertService {
             metrics.sweep(now);
             board.sweep(now);
             rules.sweep(now);
+            traitsRead.prune(now);
         } catch (RuntimeException e) {
             LOG.warn("sweeping stale series failed; trying again later", e);
         }
