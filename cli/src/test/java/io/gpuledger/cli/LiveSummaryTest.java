@@ -6,13 +6,17 @@ import org.junit.jupiter.api.Test;
 
 class LiveSummaryTest {
 
-    private static final String METRICS = """
-            # HELP gpuledger_gpu_cost_per_hour Observed spend rate of one GPU
-            # TYPE gpuledger_gpu_cost_per_hour gauge
-            gpuledger_gpu_cost_per_hour{currency="USD",gpu="GPU-a",host="n1",instance_type="g5.xlarge",lifecycle="on-demand",provider="aws",region="us-east-1"} 1.006
-            gpuledger_gpu_cost_per_hour{currency="USD",gpu="GPU-b",host="n1",instance_type="p4d.24xlarge",lifecycle="spot",provider="aws",region="us-east-1"} 1.228875
-            gpuledger_gpu_cost_per_hour{currency="CNY",gpu="GPU-c",host="n2",instance_type="GN10Xp",lifecycle="on-demand",provider="tencent",region="ap-shanghai"} 28.5
-            gpuledger_gpu_sm_active_ratio{gpu="GPU-a",host="n1",instance_type="g5.xlarge",lifecycle="on-demand",provider="aws",region="us-east-1"} 0.01
+    /** The shape {@code GET /api/fleet} answers: totals per currency first, then by pool, team and lifecycle. */
+    private static final String FLEET = """
+            {"asOf":"2026-03-01T12:00:30Z","newestWindow":"2026-03-01T12:00:00Z",
+             "total":[{"key":"all","currency":"CNY","gpus":1,"costPerHour":28.5,"idleCostPerHour":0.0,"estimatedCostPerHour":0.0},
+                      {"key":"all","currency":"USD","gpus":2,"costPerHour":2.234875,"idleCostPerHour":0.5,"estimatedCostPerHour":0.0}],
+             "byPool":[{"key":"aws|us-east-1|g5.xlarge|on-demand","currency":"USD","gpus":1,"costPerHour":1.006,"idleCostPerHour":0.5,"estimatedCostPerHour":0.0}],
+             "byTeam":[],"byLifecycle":[]}
+            """;
+
+    /** {@code /api/metrics?name[]=gpuledger_recommendations_total}: the family alone. */
+    private static final String COUNTS = """
             # HELP gpuledger_recommendations_total Recommendation records published to gpu.recommendations.v1, by kind and the status they carry
             # TYPE gpuledger_recommendations_total counter
             gpuledger_recommendations_total{kind="EVACUATE",status="open"} 1.0
@@ -36,8 +40,9 @@ class LiveSummaryTest {
                 + "\"target\":{\"type\":\"gpu\",\"id\":\"GPU-b\"},\"summary\":\"idle\",\"estimatedMonthlySaving\":1,"
                 + "\"confidence\":0.9,\"createdAt\":\"2026-03-01T12:00:00Z\",\"expiresAt\":\"2026-03-01T12:10:00Z\"}]";
 
-        String line = new LiveSummary("http://127.0.0.1:1", 4).line(METRICS, recommendations);
+        String line = new LiveSummary("http://127.0.0.1:1", 4).line(FLEET, COUNTS, recommendations);
 
+        // Spend: the totals' rates per currency (1.006 + 1.228875 = 2.234875 USD/h, shown 2.23); GPUs 1 + 2.
         // Seen: the kinds published open at least once (a reservation whose record expired among them;
         // not a move counted zero, nor a switch known only as acknowledged), in the order of the kinds
         assertThat(line).isEqualTo(
@@ -47,7 +52,8 @@ class LiveSummaryTest {
 
     @Test
     void shouldSayNoKindWasSeenBeforeTheFirstRecommendation() {
-        String line = new LiveSummary("http://127.0.0.1:1", 4).line("", "[]");
+        String line = new LiveSummary("http://127.0.0.1:1", 4).line("""
+                {"asOf":"2026-03-01T12:00:30Z","total":[],"byPool":[],"byTeam":[],"byLifecycle":[]}""", "", "[]");
 
         assertThat(line).isEqualTo("GPUs seen 0/4 | spend none yet | recommendations 0 | kinds seen 0/6");
     }
