@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -208,11 +209,15 @@ final class FootprintBench {
             Footprint.Window window;
             Optional<String> bootstrap;
             long written = 0;
+            Map<String, Map<String, Double>> threadsBefore;
+            Map<String, Map<String, Double>> threadsAfter;
             try {
                 Footprint.measure(processes, warmupSeconds);
                 bootstrap = demoBroker(demo);
                 long before = bootstrap.map(FootprintBench::telemetryEnd).orElse(0L);
+                threadsBefore = threads(processes);
                 window = Footprint.measure(processes, seconds);
+                threadsAfter = threads(processes);
                 written = bootstrap.map(FootprintBench::telemetryEnd).orElse(0L) - before;
             } catch (IllegalStateException e) {
                 throw new IllegalStateException(e.getMessage() + "; the demo's last lines:\n" + demo.tail(), e);
@@ -240,10 +245,62 @@ final class FootprintBench {
             rows.add(new Row(gpus, "demo stack, in all (peak: the sum of the processes' peaks)", "-",
                     window.total(), window.total().cpuSeconds() * perSample));
             rows.forEach(row -> printRow(row, out));
+            printParts(processes, threadsBefore, threadsAfter, measured, perSample, out);
+            printScrapeCost(processes, port, window, out);
             return rows;
         } finally {
             deleteRecursively(work);
         }
+    }
+
+    private static Map<String, Map<String, Double>> threads(Map<String, Long> processes)
+            throws IOException, InterruptedException {
+        Map<String, Map<String, Double>> threads = new LinkedHashMap<>();
+        for (Map.Entry<String, Long> process : processes.entrySet()) {
+            threads.put(process.getKey(), ThreadCpu.byThread(process.getValue()));
+        }
+        return threads;
+    }
+
+    /** Each process's CPU by part (its threads', by name) over the measured window. */
+    private static void printParts(Map<String, Long> processes, Map<String, Map<String, Double>> before,
+            Map<String, Map<String, Double>> after, double seconds, double perSample, PrintStream out) {
+        out.println("  CPU by part (threads, by name, from each JVM's thread dump):");
+        for (String process : processes.keySet()) {
+            Function<String, String> partOf = process.equals("demo") ? ThreadCpu::demoPart : ThreadCpu::alertsPart;
+            ThreadCpu.between(before.get(process), after.get(process), partOf).entrySet().stream()
+                    .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                    .forEach(part -> out.printf(Locale.ROOT, "    %s, %s: %.3f cores, %s µs per sample%n",
+                            process.startsWith("alert") ? "alert service" : "demo JVM", part.getKey(),
+                            part.getValue() / seconds, micros(part.getValue() * perSample)));
+        }
+    }
+
+    /**
+     * What one Prometheus scrape of the whole {@code /q/metrics} costs the alert service: its CPU
+     * over three scrapes, less what it uses meanwhile without them (its rate in the window).
+     */
+    private static void printScrapeCost(Map<String, Long> processes, int port, Footprint.Window window,
+            PrintStream out) throws IOException, InterruptedException {
+        Map.Entry<String, Long> alerts = processes.entrySet().stream().filter(p -> p.getKey().startsWith("alert"))
+                .findFirst().orElseThrow();
+        double background = window.of(alerts.getKey()).cores();
+        HttpClient http = HttpClient.newHttpClient();
+        HttpRequest scrape = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/q/metrics"))
+                .timeout(Duration.ofMinutes(1)).build();
+        int scrapes = 3;
+        long bytes = 0;
+        long begin = System.nanoTime();
+        long ticks = ProcFiles.ticks(alerts.getValue()).own();
+        for (int i = 0; i < scrapes; i++) {
+            bytes += http.send(scrape, HttpResponse.BodyHandlers.ofByteArray()).body().length;
+        }
+        double cpu = (ProcFiles.ticks(alerts.getValue()).own() - ticks) / (double) ProcFiles.ticksPerSecond();
+        double wall = (System.nanoTime() - begin) / 1e9;
+        double perScrape = Math.max(0, cpu - background * wall) / scrapes;
+        out.printf(Locale.ROOT, "  one scrape of /q/metrics: %.1f MB, %.2f s of the alert service's CPU"
+                + " (%.3f cores at a 15 s scrape interval, %.3f at 60 s)%n", bytes / 1e6 / scrapes, perScrape,
+                perScrape / 15, perScrape / 60);
     }
 
     private static void printRow(Row row, PrintStream out) {

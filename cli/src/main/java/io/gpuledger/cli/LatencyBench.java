@@ -58,6 +58,8 @@ final class LatencyBench {
     /** The probes' gauge family, alone, as a Prometheus job naming it in its {@code params} reads it. */
     private static final String GAUGE_FAMILY = "gpuledger_gpu_sm_active_ratio";
     private static final Duration WARMUP = Duration.ofSeconds(60);
+    private static final int EVACUATE_TARGET_MS = 150;
+    private static final int GAUGE_TARGET_SECONDS = 3;
 
     private LatencyBench() {
     }
@@ -91,15 +93,23 @@ final class LatencyBench {
             out.printf("warming up for %d s%n", WARMUP.toSeconds());
             Thread.sleep(WARMUP.toMillis());
             List<Double> evacuations = evacuations(demo, notices, perSecond, out);
-            List<Double> gauges = gauges(demo, "http://127.0.0.1:" + port, probeMinutes, out);
+            Probes probes = gauges(demo, "http://127.0.0.1:" + port, probeMinutes, out);
+            List<Double> gauges = probes.latencies();
+            int probesSent = probes.sent();
             out.println();
             out.printf("| from | to | count | p50 ms | p99 ms | max ms |%n|---|---|---|---|---|---|%n");
             row(out, "capacity notice sent", "EVACUATE read (read_committed)", evacuations);
             row(out, "sample's time", "its GPU's gauge at /api/metrics?name[]=gpuledger_gpu_sm_active_ratio"
                     + " (read every 1 s)", gauges);
             out.printf(Locale.ROOT, "background: %d GPUs, a sample each second (%d samples/s)%n", gpus, gpus);
-            out.printf(Locale.ROOT, "EVACUATE p99 %.0f ms (target 250 ms); gauge p99 %.1f s (target 5 s)%n",
-                    percentile(evacuations, 0.99), percentile(gauges, 0.99) / 1000);
+            double evacuateP99 = percentile(evacuations, 0.99);
+            double gaugeP99 = percentile(gauges, 0.99) / 1000;
+            boolean met = evacuations.size() == notices && evacuateP99 <= EVACUATE_TARGET_MS
+                    && gauges.size() == probesSent && gaugeP99 <= GAUGE_TARGET_SECONDS;
+            out.printf(Locale.ROOT, "EVACUATE p99 %.0f ms (target %d ms), %d of %d notices answered; gauge p99 %.1f s"
+                    + " (target %d s), %d of %d probe samples shown: targets %s%n", evacuateP99, EVACUATE_TARGET_MS,
+                    evacuations.size(), notices, gaugeP99, GAUGE_TARGET_SECONDS, gauges.size(), probesSent,
+                    met ? "met" : "NOT met");
             return 0;
         } finally {
             demo.close();
@@ -155,13 +165,18 @@ final class LatencyBench {
         return latencies;
     }
 
-    /** Probe samples, one a minute per probe GPU; returns each one's time to its gauge, in ms. */
-    private static List<Double> gauges(Demo demo, String baseUrl, int minutes, PrintStream out) throws Exception {
+    /** The probe samples sent, and the time each of those shown took to reach its gauge, in ms. */
+    private record Probes(int sent, List<Double> latencies) {
+    }
+
+    /** Probe samples, one a minute per probe GPU. */
+    private static Probes gauges(Demo demo, String baseUrl, int minutes, PrintStream out) throws Exception {
         HttpClient http = HttpClient.newHttpClient();
         List<Double> latencies = new ArrayList<>();
         List<Integer> secondsOfMinute = new ArrayList<>();
         Map<String, Double> expected = new ConcurrentHashMap<>();
         Map<String, Long> sentAt = new ConcurrentHashMap<>();
+        int probesSent = 0;
         Placement placement = new Placement("bench-probe", "i-bench-probe", "p4d.24xlarge", "aws", "us-east-1",
                 Lifecycle.ON_DEMAND);
         try (KafkaProducer<String, TelemetrySample> producer =
@@ -182,6 +197,7 @@ final class LatencyBench {
                                 .gpuModel("A100-40GB").placement(placement).jobId("bench-probe").time(now)
                                 .intervalSeconds(1).smActive(value).build();
                         expected.put(gpu, value);
+                        probesSent++;
                         sentAt.put(gpu, System.nanoTime());
                         producer.send(new ProducerRecord<>(Topics.TELEMETRY.name(), null, now.toEpochMilli(), gpu,
                                 sample));
@@ -208,12 +224,13 @@ final class LatencyBench {
                 Thread.sleep(Math.max(0, 1000 - (System.nanoTime() - readAt) / 1_000_000));
             }
         }
-        out.printf("probe samples: %d shown; the slowest (ms, at second s of its minute):", latencies.size());
+        out.printf("probe samples: %d sent, %d shown; the slowest (ms, at second s of its minute):", probesSent,
+                latencies.size());
         IntStream.range(0, latencies.size()).boxed()
                 .sorted(Comparator.comparingDouble(latencies::get).reversed()).limit(5)
                 .forEach(i -> out.printf(Locale.ROOT, " %.0f (s %d)", latencies.get(i), secondsOfMinute.get(i)));
         out.println();
-        return latencies;
+        return new Probes(probesSent, latencies);
     }
 
     private static KafkaConsumer<String, CloudEvent<Recommendation>> recommendations(String bootstrap) {
