@@ -10,6 +10,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -102,7 +103,10 @@ public final class FleetSimulator implements AutoCloseable {
 
     /**
      * Publishes each round on a background thread as the wall clock reaches its end: a round whose
-     * end has already passed goes at once, and a late schedule catches up.
+     * end has already passed goes at once, and a late schedule catches up. Each turn is timed anew
+     * from the wall clock: a fixed-rate timer keeps its own time, drifted a quarter second ahead
+     * of the wall clock within minutes, and the rounds it published early carried samples stamped
+     * in the future (which the broker warns of).
      */
     public synchronized void start() {
         if (scheduler != null) {
@@ -113,31 +117,40 @@ public final class FleetSimulator implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
-        long delay = Math.max(0, Duration.between(clock.instant(), simulation.nextEnd()).toMillis());
-        scheduler.scheduleAtFixedRate(this::publishScheduledRound, delay, simulation.settings().interval().toMillis(),
-                TimeUnit.MILLISECONDS);
+        scheduleNext(scheduler);
     }
 
-    private void publishScheduledRound() {
+    private void scheduleNext(ScheduledExecutorService on) {
+        long delay = Math.max(0, Duration.between(clock.instant(), simulation.nextEnd()).toMillis() + 1);
+        try {
+            on.schedule(() -> publishScheduledRound(on), delay, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // closed meanwhile: no more rounds
+        }
+    }
+
+    private void publishScheduledRound(ScheduledExecutorService on) {
         try {
             publishDueRounds();
         } catch (RuntimeException e) {
-            // A failed round must not cancel the schedule (an exception would, silently).
+            // A failed round must not end the schedule.
             failed.incrementAndGet();
+        } finally {
+            scheduleNext(on);
         }
     }
 
     /**
-     * Publishes the next round, then every further one whose end the wall clock has passed: a
-     * simulation that starts in the past, or a schedule held up, catches up at once. Returns the
-     * rounds published.
+     * Publishes every round whose end the wall clock has passed, none ahead of it: a simulation
+     * that starts in the past, or a schedule held up, catches up at once. Returns the rounds
+     * published.
      */
     int publishDueRounds() {
         int rounds = 0;
-        do {
+        while (!simulation.nextEnd().isAfter(clock.instant())) {
             publishNextRound();
             rounds++;
-        } while (!simulation.nextEnd().isAfter(clock.instant()));
+        }
         return rounds;
     }
 

@@ -41,6 +41,23 @@ class FleetSimulatorCatchUpTest {
     }
 
     @Test
+    void shouldPublishNoRoundBeforeTheWallClockReachesItsEnd() {
+        // Given a fleet whose first round, of 5 s, ends 300 ms from now (a timer that fired early)
+        FleetSimulation simulation = new FleetSimulation(Fleet.generate(4, CATALOG, 7), CATALOG,
+                SimulationSettings.defaults(Duration.ofSeconds(5)), 7, NOW.minusMillis(4_700));
+        MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
+                new ByteArraySerializer());
+
+        // When the schedule's turn comes
+        int published = new FleetSimulator(simulation, producer, Clock.fixed(NOW, ZoneOffset.UTC))
+                .publishDueRounds();
+
+        // Then nothing goes out: its samples would be stamped 300 ms ahead of the wall clock
+        assertThat(published).isZero();
+        assertThat(producer.history()).isEmpty();
+    }
+
+    @Test
     void shouldBackfillOnlySamplesAndWorkReportsUpToTheEnd() throws InterruptedException {
         // Given one busy job of a fleet, an hour back, a round a minute
         Fleet fleet = Fleet.generate(8, CATALOG, 7);
