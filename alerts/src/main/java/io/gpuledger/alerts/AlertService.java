@@ -312,6 +312,10 @@ public class AlertService {
         return board;
     }
 
+    public FleetMetrics metrics() {
+        return metrics;
+    }
+
     private Instant onUsage(ConsumerRecord<String, byte[]> record) {
         GpuUsage usage = USAGE.read(record.value());
         Instant now = clock.instant();

@@ -170,6 +170,14 @@ class EndToEndTest {
         assertThat(gauge(named, "gpuledger_gpu_sm_active_ratio", BUSY)).isPresent()
                 .isEqualTo(gauge(whole, "gpuledger_gpu_sm_active_ratio", BUSY));
 
+        // And naming a GPU gives its lines of those families alone, exactly as the whole export writes them
+        String idleOnly = given().queryParam("name[]", "gpuledger_gpu_cost_per_hour")
+                .queryParam("name[]", "gpuledger_gpu_sm_active_ratio").queryParam("gpu[]", IDLE)
+                .get("/api/metrics").then().statusCode(200).extract().asString();
+        List<String> idleLines = idleOnly.lines().toList();
+        assertThat(idleLines).hasSize(2).allSatisfy(line -> assertThat(line).contains("gpu=\"" + IDLE + "\""));
+        assertThat(whole.lines().toList()).containsAll(idleLines);
+
         // And a scrape that names none is refused with the reason
         given().get("/api/metrics").then().statusCode(400).body(containsString("name[]"));
     }

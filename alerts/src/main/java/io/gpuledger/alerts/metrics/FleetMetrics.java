@@ -9,6 +9,7 @@ import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageTotals;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.time.Duration;
@@ -215,6 +216,11 @@ public final class FleetMetrics {
     /** GPUs with series. */
     public int gpus() {
         return gpus.size();
+    }
+
+    /** The series of the GPU with {@code uuid} (its gauges and counters); none when it has none. */
+    public List<Meter> gpuSeries(String uuid) {
+        return gpus.meters(uuid);
     }
 
     private Tags jobTags(String job, String currency) {

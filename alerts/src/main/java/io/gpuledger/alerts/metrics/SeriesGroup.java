@@ -99,6 +99,12 @@ public final class SeriesGroup {
         return things.size();
     }
 
+    /** The meters registered so far for the thing with {@code key}; none when it has no series. */
+    public synchronized List<Meter> meters(String key) {
+        Thing thing = things.get(key);
+        return thing == null ? List.of() : List.copyOf(thing.meters);
+    }
+
     public String name() {
         return name;
     }
