@@ -184,13 +184,21 @@ final class PipelineThroughputBench {
         }
         out.println();
         for (SizeRun run : runs) {
-            out.printf(Locale.ROOT, "%d GPUs: ratio %.2f (%.0f/s vs copy %.0f/s)%n", run.gpus(), run.ratio(),
-                    run.figure().rate(), run.copyRate());
+            out.printf(Locale.ROOT, "%d GPUs: ratio %.2f (%.0f/s vs copy %.0f/s) over %s%n", run.gpus(), run.ratio(),
+                    run.figure().rate(), run.copyRate(), runLength(run));
         }
         SizeRun largest = runs.stream().max(Comparator.comparingInt(SizeRun::gpus)).orElseThrow();
-        out.printf(Locale.ROOT, "pipeline at %d GPUs: ratio %.2f (%.0f/s vs copy %.0f/s)%n", largest.gpus(),
-                largest.ratio(), largest.figure().rate(), largest.copyRate());
+        out.printf(Locale.ROOT, "pipeline at %d GPUs: ratio %.2f (%.0f/s vs copy %.0f/s) over %s%n", largest.gpus(),
+                largest.ratio(), largest.figure().rate(), largest.copyRate(), runLength(largest));
         return 0;
+    }
+
+    /** How long a run was, in simulated time, and the part its figure is taken from. */
+    private static String runLength(SizeRun run) {
+        long minutes = run.samples() / run.gpus() / 60;
+        return run.warm() == null ? minutes + " simulated minutes, all of them"
+                : String.format(Locale.ROOT, "%d simulated minutes, warm: the last %d s", minutes,
+                        run.warm().records() / run.gpus());
     }
 
     private static SizeRun runSize(int gpus, int minutes, int warmupSeconds, int threads, Duration commitInterval,
