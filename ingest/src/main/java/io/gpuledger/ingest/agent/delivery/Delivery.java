@@ -123,9 +123,25 @@ public final class Delivery implements AutoCloseable {
         return inFlight.size();
     }
 
+    /** Records the spool could not write (a full disk): lost, and counted in {@link DeliveryCounters#failed()} too. */
+    public long spoolWriteLost() {
+        synchronized (spool) {
+            return spool.lostOnWrite();
+        }
+    }
+
+    /** Damaged stretches of the spool skipped on replay, each one record or more. */
+    public long spoolDamaged() {
+        synchronized (spool) {
+            return spool.damaged();
+        }
+    }
+
     /** Hands spooled records to the producer, oldest first, until it cannot take more. */
     void replay() {
         synchronized (spool) {
+            // This timer is also what makes the last records of a burst durable under an interval sync.
+            spool.syncIfDue();
             SpooledRecord next;
             while (!closing && (next = spool.peek()) != null) {
                 if (!trySend(next)) {
