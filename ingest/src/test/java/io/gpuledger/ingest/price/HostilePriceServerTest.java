@@ -80,6 +80,25 @@ class HostilePriceServerTest {
     }
 
     @Test
+    void shouldRefuseABodyDeclaredLargerThanTheCapBeforeReadingIt() {
+        // Given a server that announces a body one byte over the default cap (32 MiB = 33,554,432 bytes)
+        try (StandInServer server = new StandInServer()) {
+            server.handle(CATALOG, exchange -> {
+                exchange.sendResponseHeaders(200, 33_554_432 + 1);
+                exchange.close();
+            });
+            Fetcher fetcher = Fetcher.standard();
+
+            // When it is read, Then it is refused on the length it declared
+            assertThatThrownBy(() -> fetcher.get(URI.create(server.base() + CATALOG)))
+                    .isInstanceOf(PriceSourceException.class)
+                    .hasMessage(server.base() + CATALOG + ": body larger than the cap of 33554432 bytes "
+                            + "(33554433 bytes declared)");
+            assertThat(fetcher.refused()).containsEntry(Fetcher.Refusal.TOO_LARGE, 1L);
+        }
+    }
+
+    @Test
     void shouldRefuseARedirectToAnotherHostAndKeepTheLastPrices() {
         // Given a feed as the command builds it, and a server that, after one good answer, redirects
         // to a catalog on another host (localhost is another name than 127.0.0.1 to a client)
