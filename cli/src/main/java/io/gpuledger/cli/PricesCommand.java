@@ -72,7 +72,7 @@ final class PricesCommand {
         if (options.dryRun()) {
             return dryRun(sources, out, err, clock);
         }
-        return publish(options, sources, out, err, clock);
+        return publish(options, sources, fetcher, out, err, clock);
     }
 
     static List<PriceSource> sources(PricesOptions options, InstanceTypes instanceTypes, Fetcher fetcher, Clock clock) {
@@ -123,14 +123,14 @@ final class PricesCommand {
         return exitCode(round, err);
     }
 
-    private static int publish(PricesOptions options, List<PriceSource> sources, PrintStream out, PrintStream err,
-            Clock clock) throws InterruptedException {
+    private static int publish(PricesOptions options, List<PriceSource> sources, Fetcher fetcher, PrintStream out,
+            PrintStream err, Clock clock) throws InterruptedException {
         String bootstrap = options.bootstrap().orElseThrow();
         TopicAdmin.ensureTopics(bootstrap, PARTITIONS);
         PublishedPrices known = PublishedPrices.read(bootstrap, TOPIC_READ_TIMEOUT);
         out.println("prices: " + Topics.PRICES.name() + " at " + bootstrap + " holds " + known.size() + " price versions"
                 + (known.unreadable() > 0 ? " (and " + known.unreadable() + " unreadable records)" : ""));
-        Printer printer = new Printer(out, err, clock);
+        Printer printer = new Printer(out, err, fetcher, clock);
         try (KafkaProducer<String, PriceQuote> producer = Producers.forTopic(Topics.PRICES, bootstrap, "gpu-ledger-prices")) {
             PriceWatch watch = new PriceWatch(sources, new PriceFeed(producer), known, printer, clock,
                     options.confirmEvery());
@@ -195,19 +195,37 @@ final class PricesCommand {
         return lines;
     }
 
+    /** Reads refused since the feed started, by reason; nothing when there were none. */
+    static String refusedSinceStart(Map<Fetcher.Refusal, Long> counts) {
+        List<String> reasons = new ArrayList<>();
+        counts.forEach((refusal, count) -> {
+            if (count > 0) {
+                reasons.add(refusal.label() + " " + count);
+            }
+        });
+        if (reasons.isEmpty()) {
+            return "";
+        }
+        long total = counts.values().stream().mapToLong(Long::longValue).sum();
+        return "; " + total + (total == 1 ? " read" : " reads") + " refused since start ("
+                + String.join(", ", reasons) + ")";
+    }
+
     /** What the person running {@code gpu-ledger prices} sees of each round. */
     private static final class Printer implements PriceWatch.Listener {
 
         private final PrintStream out;
         private final PrintStream err;
+        private final Fetcher fetcher;
         private final Clock clock;
         private PriceWatch.Round last;
         /** What the previous round reported: a watch repeats a problem only once it has gone away and come back. */
         private Set<String> reported = Set.of();
 
-        Printer(PrintStream out, PrintStream err, Clock clock) {
+        Printer(PrintStream out, PrintStream err, Fetcher fetcher, Clock clock) {
             this.out = out;
             this.err = err;
+            this.fetcher = fetcher;
             this.clock = clock;
         }
 
@@ -224,7 +242,7 @@ final class PricesCommand {
             out.println(now() + "  read " + last.quotes() + " quotes from " + last.readings().size() + " of "
                     + (last.readings().size() + last.failures().size()) + " sources; published " + outcome.published()
                     + " to " + Topics.PRICES.name() + ", " + outcome.unchanged() + " unchanged, "
-                    + outcome.confirmed() + " prices in force confirmed");
+                    + outcome.confirmed() + " prices in force confirmed" + refusedSinceStart(fetcher.refused()));
         }
 
         @Override

@@ -2,6 +2,7 @@ package io.gpuledger.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuledger.ingest.price.Fetcher;
 import io.gpuledger.ingest.price.PriceCatalog;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.EnumMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -109,5 +111,19 @@ class PricesDryRunTest {
 
     private String stderr() {
         return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void shouldSayHowManyReadsWereRefusedAndWhyOnlyWhenThereWereSome() {
+        // Given the counts of a fetcher that cut off one trickling body and refused two foreign links
+        Map<Fetcher.Refusal, Long> counts = new EnumMap<>(Fetcher.Refusal.class);
+        counts.put(Fetcher.Refusal.DEADLINE, 1L);
+        counts.put(Fetcher.Refusal.TOO_LARGE, 0L);
+        counts.put(Fetcher.Refusal.REDIRECT, 0L);
+        counts.put(Fetcher.Refusal.LINK, 2L);
+
+        // When the round's line is completed, Then it names the 1 + 2 = 3 refusals by reason
+        assertThat(PricesCommand.refusedSinceStart(counts)).isEqualTo("; 3 reads refused since start (deadline 1, link 2)");
+        assertThat(PricesCommand.refusedSinceStart(Map.of())).isEmpty();
     }
 }

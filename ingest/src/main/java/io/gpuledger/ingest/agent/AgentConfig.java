@@ -52,6 +52,8 @@ public final class AgentConfig {
                     + " required unless progress.host is a loopback address",
             "spool.dir", ".gpu-ledger/agent-spool", "where records wait while Kafka is unreachable",
             "spool.max-bytes", String.valueOf(256L * 1024 * 1024), "bound of the spool; oldest records go first",
+            "spool.fsync", "1", "when spooled records are synced to disk: always (every record), never (left to the"
+                    + " operating system), or every so many seconds",
             "producer.buffer-bytes", String.valueOf(4L * 1024 * 1024), "memory for records on their way to Kafka",
             "host", "", "host name (default: cloud metadata, else the system's)",
             "instance-id", "", "instance id (default: cloud metadata, else the host name)",

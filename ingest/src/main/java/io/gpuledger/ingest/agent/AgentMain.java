@@ -2,6 +2,7 @@ package io.gpuledger.ingest.agent;
 
 import io.gpuledger.ingest.agent.delivery.Delivery;
 import io.gpuledger.ingest.agent.delivery.Spool;
+import io.gpuledger.ingest.agent.delivery.SpoolSync;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -93,7 +94,8 @@ public final class AgentMain {
     private static int publish(AgentConfig config, boolean once, PrintStream err) {
         String bootstrap = config.text("kafka.bootstrap.servers");
         Spool spool = new Spool(Path.of(config.text("spool.dir")), config.number("spool.max-bytes"),
-                Math.min(4L * 1024 * 1024, config.number("spool.max-bytes") / 8));
+                Math.min(4L * 1024 * 1024, config.number("spool.max-bytes") / 8),
+                SpoolSync.parse("spool.fsync", config.text("spool.fsync")));
         spool.problems().forEach(problem -> err.println("spool: " + problem));
         Delivery delivery = new Delivery(Delivery.producer(bootstrap, "gpu-ledger-agent",
                 config.number("producer.buffer-bytes")), spool, Duration.ofSeconds(1), err::println);

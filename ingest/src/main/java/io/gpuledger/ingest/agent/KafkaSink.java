@@ -26,6 +26,8 @@ final class KafkaSink implements RecordSink {
         stats.put("replayed", delivery.counters().replayed());
         stats.put("dropped", delivery.dropped());
         stats.put("failed", delivery.counters().failed());
+        stats.put("spoolWriteLost", delivery.spoolWriteLost());
+        stats.put("spoolDamaged", delivery.spoolDamaged());
         stats.put("spooledNow", delivery.spooledNow());
         stats.put("pending", delivery.pending());
         return stats;

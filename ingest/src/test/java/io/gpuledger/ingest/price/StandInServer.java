@@ -1,5 +1,6 @@
 package io.gpuledger.ingest.price;
 
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -12,10 +13,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * A stand-in for a provider's price API on 127.0.0.1: answers each path-and-query it was given
- * a body for, 404 otherwise, and remembers what was asked.
+ * a body (or a handler) for, 404 otherwise, and remembers what was asked.
  */
 public final class StandInServer implements AutoCloseable {
 
@@ -24,7 +27,10 @@ public final class StandInServer implements AutoCloseable {
 
     private final HttpServer server;
     private final Map<String, Answer> answers = new ConcurrentHashMap<>();
+    private final Map<String, HttpHandler> handlers = new ConcurrentHashMap<>();
     private final List<String> requests = new CopyOnWriteArrayList<>();
+    /** A thread per exchange, so that a slow answer does not hold up the next request. */
+    private final ExecutorService threads = Executors.newCachedThreadPool();
 
     public StandInServer() {
         try {
@@ -36,6 +42,11 @@ public final class StandInServer implements AutoCloseable {
             URI uri = exchange.getRequestURI();
             String asked = uri.getRawQuery() == null ? uri.getRawPath() : uri.getRawPath() + "?" + uri.getRawQuery();
             requests.add(asked);
+            HttpHandler handler = handlers.get(asked);
+            if (handler != null) {
+                handler.handle(exchange);
+                return;
+            }
             Answer answer = answers.getOrDefault(asked, new Answer(404, "{\"error\": \"no such page\"}"));
             byte[] body = answer.body().getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().add("Content-Type", "application/json");
@@ -44,12 +55,21 @@ public final class StandInServer implements AutoCloseable {
                 out.write(body);
             }
         });
+        server.setExecutor(threads);
         server.start();
     }
 
     /** @param pathAndQuery as it appears on the wire, e.g. {@code /api/retail/prices?$skip=100} */
     public StandInServer answer(String pathAndQuery, String body) {
+        handlers.remove(pathAndQuery);
         answers.put(pathAndQuery, new Answer(200, body));
+        return this;
+    }
+
+    /** Answers {@code pathAndQuery} with a handler of its own: a hostile server, a redirect. */
+    public StandInServer handle(String pathAndQuery, HttpHandler handler) {
+        answers.remove(pathAndQuery);
+        handlers.put(pathAndQuery, handler);
         return this;
     }
 
@@ -69,5 +89,6 @@ public final class StandInServer implements AutoCloseable {
     @Override
     public void close() {
         server.stop(0);
+        threads.shutdownNow();
     }
 }

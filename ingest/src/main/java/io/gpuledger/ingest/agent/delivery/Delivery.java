@@ -51,11 +51,14 @@ public final class Delivery implements AutoCloseable {
     private final ConcurrentSkipListMap<Long, SpooledRecord> inFlight = new ConcurrentSkipListMap<>();
     private final ScheduledExecutorService replayer;
     private volatile boolean closing;
+    /** Spool problems already told: those found on opening it are the caller's to tell. */
+    private int problemsTold;
 
     public Delivery(Producer<String, byte[]> producer, Spool spool, Duration replayPeriod, Consumer<String> log) {
         this.producer = producer;
         this.spool = spool;
         this.log = log;
+        this.problemsTold = spool.problems().size();
         this.replayer = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "agent-spool-replay");
             thread.setDaemon(true);
@@ -123,18 +126,47 @@ public final class Delivery implements AutoCloseable {
         return inFlight.size();
     }
 
+    /** Records the spool could not write (a full disk): lost, and counted in {@link DeliveryCounters#failed()} too. */
+    public long spoolWriteLost() {
+        synchronized (spool) {
+            return spool.lostOnWrite();
+        }
+    }
+
+    /** Damaged stretches of the spool skipped on replay, each one record or more. */
+    public long spoolDamaged() {
+        synchronized (spool) {
+            return spool.damaged();
+        }
+    }
+
     /** Hands spooled records to the producer, oldest first, until it cannot take more. */
     void replay() {
         synchronized (spool) {
-            SpooledRecord next;
-            while (!closing && (next = spool.peek()) != null) {
-                if (!trySend(next)) {
-                    return;
+            // This timer is also what makes the last records of a burst durable under an interval sync.
+            spool.syncIfDue();
+            try {
+                SpooledRecord next;
+                while (!closing && (next = spool.peek()) != null) {
+                    if (!trySend(next)) {
+                        return;
+                    }
+                    spool.take();
+                    counters.replayed.incrementAndGet();
                 }
-                spool.take();
-                counters.replayed.incrementAndGet();
+            } finally {
+                tellNewProblems();
             }
         }
+    }
+
+    /** Damage found in a segment as it is replayed is told once, as the spool finds it. */
+    private void tellNewProblems() {
+        List<String> problems = spool.problems();
+        for (int i = problemsTold; i < problems.size(); i++) {
+            log.accept("spool: " + problems.get(i));
+        }
+        problemsTold = problems.size();
     }
 
     private boolean trySend(SpooledRecord record) {

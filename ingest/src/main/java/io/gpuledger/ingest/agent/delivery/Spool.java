@@ -1,20 +1,22 @@
 package io.gpuledger.ingest.agent.delivery;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.EOFException;
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 
 /**
@@ -23,6 +25,12 @@ import java.util.stream.Stream;
  * memory (while it is being replayed), so memory stays at one segment however long the outage.
  * When the spool would outgrow its bound, whole oldest segments are dropped and their records
  * counted: losing the oldest data of a long outage is the lesser harm than to stop sampling.
+ *
+ * <p>Each record is framed with a checksum ({@link SpoolFormat}): a record damaged on disk is
+ * skipped and counted, and the records after it are replayed. A write that fails (a full disk)
+ * loses that record, counted, and the next record starts a new segment. When written bytes are
+ * made durable is {@link SpoolSync}'s to say. The directory and its files are the agent user's
+ * alone (0700, 0600): they hold the node's telemetry.
  *
  * <p>Not thread-safe: {@link Delivery} serialises access.
  */
@@ -38,9 +46,32 @@ public final class Spool implements AutoCloseable {
     private final long segmentBytes;
     private final Deque<Segment> segments = new ArrayDeque<>();
     private final Set<String> problems = new LinkedHashSet<>();
-    private DataOutputStream writer;
+    private final SpoolSync sync;
+    private final Opener opener;
+    private final LongSupplier nanos;
+    private SegmentChannel writer;
     private Segment writing;
     private long droppedRecords;
+    private long lostOnWrite;
+    private long damaged;
+    private boolean unsynced;
+    private long lastSync;
+
+    /** Where a segment's bytes go: a file on disk, or, in tests, one on a disk that fills up. */
+    interface SegmentChannel extends Closeable {
+
+        /** Writes all of {@code bytes}, or throws. */
+        void write(ByteBuffer bytes) throws IOException;
+
+        void force() throws IOException;
+
+        void truncate(long size) throws IOException;
+    }
+
+    /** Opens a segment file for appending, creating it. */
+    interface Opener {
+        SegmentChannel open(Path file) throws IOException;
+    }
 
     private static final class Segment {
         private final long number;
@@ -48,6 +79,8 @@ public final class Spool implements AutoCloseable {
         private long bytes;
         private long records;
         private ArrayDeque<SpooledRecord> unread;
+        /** Its damage was counted when it was first read; later readings count none again. */
+        private boolean inspected;
 
         private Segment(long number, Path file) {
             this.number = number;
@@ -63,11 +96,24 @@ public final class Spool implements AutoCloseable {
      *                     of memory while replaying
      */
     public Spool(Path dir, long maxBytes, long segmentBytes) {
+        this(dir, maxBytes, segmentBytes, SpoolSync.DEFAULT);
+    }
+
+    /** @param sync when written records are made durable */
+    public Spool(Path dir, long maxBytes, long segmentBytes, SpoolSync sync) {
+        this(dir, maxBytes, segmentBytes, sync, Spool::onDisk, System::nanoTime);
+    }
+
+    Spool(Path dir, long maxBytes, long segmentBytes, SpoolSync sync, Opener opener, LongSupplier nanos) {
         this.dir = dir;
         this.maxBytes = maxBytes;
         this.segmentBytes = Math.max(1, Math.min(segmentBytes, maxBytes / 2));
+        this.sync = sync;
+        this.opener = opener;
+        this.nanos = nanos;
+        this.lastSync = nanos.getAsLong();
         try {
-            Files.createDirectories(dir);
+            createPrivate(dir);
             try (Stream<Path> files = Files.list(dir)) {
                 files.filter(f -> f.getFileName().toString().startsWith(PREFIX)
                                 && f.getFileName().toString().endsWith(SUFFIX))
@@ -79,16 +125,39 @@ public final class Spool implements AutoCloseable {
         }
     }
 
-    /** Appends at the end (newest). */
+    /**
+     * Appends at the end (newest).
+     *
+     * @throws IOException when the record could not be written: it is lost and counted, and the
+     *                     next record starts a new segment
+     */
     public void append(SpooledRecord record) throws IOException {
-        if (writing == null || writing.bytes >= segmentBytes) {
-            startSegment();
+        ByteBuffer frame = SpoolFormat.frame(record);
+        try {
+            if (writing == null || writing.bytes >= segmentBytes) {
+                startSegment();
+            }
+            writer.write(frame);
+        } catch (IOException e) {
+            lostOnWrite++;
+            abandonWriting();
+            throw new IOException("cannot write to the spool in " + dir + ": " + e.getMessage()
+                    + "; the record is lost, the next one starts a new segment", e);
         }
-        record.writeTo(writer);
-        writer.flush();
-        writing.bytes += record.spoolBytes();
+        writing.bytes += frame.limit();
         writing.records++;
+        unsynced = true;
+        if (sync.kind() == SpoolSync.Kind.ALWAYS || syncDue()) {
+            syncNow();
+        }
         enforceBound();
+    }
+
+    /** Makes written records durable if the sync interval has passed since the last time; for a timer to call. */
+    public void syncIfDue() {
+        if (syncDue()) {
+            syncNow();
+        }
     }
 
     /** Puts records before everything spooled: records that were on their way when the agent stopped. */
@@ -98,12 +167,23 @@ public final class Spool implements AutoCloseable {
         }
         long number = segments.isEmpty() ? FIRST_NUMBER : segments.peekFirst().number - 1;
         Segment segment = new Segment(number, segmentFile(number));
-        try (DataOutputStream out = open(segment.file)) {
+        try (SegmentChannel out = opener.open(segment.file)) {
+            out.write(SpoolFormat.header());
+            segment.bytes = SpoolFormat.HEADER_BYTES;
             for (SpooledRecord record : records) {
-                record.writeTo(out);
-                segment.bytes += record.spoolBytes();
+                ByteBuffer frame = SpoolFormat.frame(record);
+                out.write(frame);
+                segment.bytes += frame.limit();
                 segment.records++;
             }
+            if (sync.kind() != SpoolSync.Kind.NEVER) {
+                out.force();
+            }
+        } catch (IOException e) {
+            lostOnWrite += records.size();
+            delete(segment);
+            throw new IOException("cannot write to the spool in " + dir + ": " + e.getMessage() + "; "
+                    + records.size() + " records lost", e);
         }
         segments.addFirst(segment);
         enforceBound();
@@ -157,6 +237,16 @@ public final class Spool implements AutoCloseable {
         return droppedRecords;
     }
 
+    /** Records lost because they could not be written (a full disk, an I/O error). */
+    public long lostOnWrite() {
+        return lostOnWrite;
+    }
+
+    /** Damaged stretches skipped while reading segments back; each cost one record or more. */
+    public long damaged() {
+        return damaged;
+    }
+
     /** Problems met reading segments, such as a tail cut short by a crash. */
     public List<String> problems() {
         return List.copyOf(problems);
@@ -179,14 +269,52 @@ public final class Spool implements AutoCloseable {
     private void startSegment() throws IOException {
         seal();
         long number = segments.isEmpty() ? FIRST_NUMBER : segments.peekLast().number + 1;
-        writing = new Segment(number, segmentFile(number));
-        writer = open(writing.file);
-        segments.addLast(writing);
+        Segment segment = new Segment(number, segmentFile(number));
+        writer = opener.open(segment.file);
+        writing = segment;
+        segments.addLast(segment);
+        writer.write(SpoolFormat.header());
+        segment.bytes = SpoolFormat.HEADER_BYTES;
     }
 
-    /** Closes the segment being written: from now on it is only read. */
+    /**
+     * After a failed write: cut the segment back to its last whole record, so that no torn frame is
+     * left to count as damage later, and close it; a segment left without records goes.
+     */
+    private void abandonWriting() {
+        Segment broken = writing;
+        SegmentChannel channel = writer;
+        writing = null;
+        writer = null;
+        unsynced = false;
+        if (broken == null) {
+            return;
+        }
+        if (channel != null) {
+            try {
+                channel.truncate(broken.bytes);
+            } catch (IOException e) {
+                problems.add("cannot cut " + broken.file.getFileName() + " back to its last whole record: "
+                        + e.getMessage());
+            }
+            try {
+                channel.close();
+            } catch (IOException e) {
+                problems.add("cannot close " + broken.file + ": " + e.getMessage());
+            }
+        }
+        if (broken.records == 0) {
+            segments.remove(broken);
+            delete(broken);
+        }
+    }
+
+    /** Closes the segment being written, durable unless syncing is off: from now on it is only read. */
     private void seal() {
         if (writer != null) {
+            if (sync.kind() != SpoolSync.Kind.NEVER) {
+                syncNow();
+            }
             try {
                 writer.close();
             } catch (IOException e) {
@@ -195,6 +323,23 @@ public final class Spool implements AutoCloseable {
         }
         writer = null;
         writing = null;
+    }
+
+    private boolean syncDue() {
+        return sync.kind() == SpoolSync.Kind.INTERVAL && unsynced
+                && nanos.getAsLong() - lastSync >= sync.every().toNanos();
+    }
+
+    private void syncNow() {
+        if (writer != null && unsynced) {
+            try {
+                writer.force();
+            } catch (IOException e) {
+                problems.add("cannot sync " + writing.file.getFileName() + " to disk: " + e.getMessage());
+            }
+        }
+        unsynced = false;
+        lastSync = nanos.getAsLong();
     }
 
     private void enforceBound() {
@@ -206,21 +351,21 @@ public final class Spool implements AutoCloseable {
     }
 
     private void load(Segment segment) {
-        ArrayDeque<SpooledRecord> records = new ArrayDeque<>();
-        long bytes = 0;
-        try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(segment.file)))) {
-            for (SpooledRecord record = SpooledRecord.readFrom(in); record != null; record = SpooledRecord.readFrom(in)) {
-                records.addLast(record);
-                bytes += record.spoolBytes();
-            }
+        SpoolFormat.Read read;
+        try {
+            read = SpoolFormat.read(Files.readAllBytes(segment.file), segment.file.getFileName().toString());
         } catch (IOException e) {
-            // A segment cut short by a crash keeps the records before the damage.
-            String why = e instanceof EOFException ? "torn record at the end" : e.getMessage();
-            problems.add(segment.file.getFileName() + ": " + why + "; kept " + records.size() + " records before it");
+            read = new SpoolFormat.Read(new ArrayDeque<>(), 0, 1,
+                    List.of(segment.file.getFileName() + ": cannot be read: " + e.getMessage()));
         }
-        segment.unread = records;
-        segment.bytes = bytes;
-        segment.records = records.size();
+        if (!segment.inspected) {
+            damaged += read.damaged();
+            problems.addAll(read.problems());
+            segment.inspected = true;
+        }
+        segment.unread = read.records();
+        segment.bytes = read.bytes();
+        segment.records = read.records().size();
     }
 
     private void delete(Segment segment) {
@@ -235,8 +380,46 @@ public final class Spool implements AutoCloseable {
         return dir.resolve(PREFIX + String.format("%019d", number) + SUFFIX);
     }
 
-    private static DataOutputStream open(Path file) throws IOException {
-        return new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(file,
-                StandardOpenOption.CREATE, StandardOpenOption.APPEND)));
+    /** Creates the directory readable by the agent's user alone, where the file system has such permissions. */
+    private static void createPrivate(Path dir) throws IOException {
+        if (Files.isDirectory(dir)) {
+            return;
+        }
+        if (dir.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        } else {
+            Files.createDirectories(dir);
+        }
+    }
+
+    private static SegmentChannel onDisk(Path file) throws IOException {
+        Set<OpenOption> options = Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        FileAttribute<?>[] attributes = file.getFileSystem().supportedFileAttributeViews().contains("posix")
+                ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))}
+                : new FileAttribute<?>[0];
+        FileChannel channel = FileChannel.open(file, options, attributes);
+        return new SegmentChannel() {
+            @Override
+            public void write(ByteBuffer bytes) throws IOException {
+                while (bytes.hasRemaining()) {
+                    channel.write(bytes);
+                }
+            }
+
+            @Override
+            public void force() throws IOException {
+                channel.force(false);
+            }
+
+            @Override
+            public void truncate(long size) throws IOException {
+                channel.truncate(size);
+            }
+
+            @Override
+            public void close() throws IOException {
+                channel.close();
+            }
+        };
     }
 }

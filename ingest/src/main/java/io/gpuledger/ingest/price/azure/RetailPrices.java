@@ -47,7 +47,8 @@ import java.util.Set;
  *   <li>{@code effectiveStartDate} is the quote's {@code validFrom}, {@code armRegionName} its region.</li>
  * </ul>
  * A page read over HTTP names the next page in {@code NextPageLink}; the pages are followed to the
- * end. A page saved in a file is read alone: its link points at the live API, not at another file.
+ * end, as long as each link stays on the first page's host (and on https, if it began there). A
+ * page saved in a file is read alone: its link points at the live API, not at another file.
  */
 public final class RetailPrices implements PriceSource {
 
@@ -113,11 +114,18 @@ public final class RetailPrices implements PriceSource {
                 throw new PriceSourceException(first + ": NextPageLink does not come to an end (at " + next + ")");
             }
             String link = reader.page(fetcher.get(next), next.toString(), true);
+            if (link == null) {
+                return;
+            }
+            URI linked;
             try {
-                next = link == null ? null : next.resolve(Location.uri(link));
+                linked = next.resolve(Location.uri(link));
             } catch (IllegalArgumentException e) {
                 throw new PriceSourceException(next + ": NextPageLink is not a URL: '" + link + "'", e);
             }
+            // A page that sends the reader to another host was not written by the API it asked.
+            fetcher.requireSameHost(first, linked, Fetcher.Refusal.LINK);
+            next = linked;
         }
     }
 

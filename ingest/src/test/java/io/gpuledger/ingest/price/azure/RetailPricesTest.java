@@ -129,6 +129,28 @@ class RetailPricesTest {
     }
 
     @Test
+    void shouldRefuseANextPageLinkToAnotherHost() {
+        // Given a first page whose NextPageLink points at another host (localhost is another name than
+        // 127.0.0.1 to a client), where a second page waits
+        try (StandInServer azure = new StandInServer(); StandInServer elsewhere = new StandInServer()) {
+            String foreign = elsewhere.base().replace("127.0.0.1", "localhost");
+            azure.answer(API, Fixtures.text("azure-retail-prices-page-1.json")
+                    .replace("https://prices.azure.com:443", foreign));
+            elsewhere.answer(API + "?$skip=100", Fixtures.text("azure-retail-prices-page-2.json"));
+            Fetcher fetcher = Fetcher.standard();
+            RetailPrices source = new RetailPrices(List.of(new Location(azure.base() + API)), fetcher, STAND_IN,
+                    ReservedTerm.ONE_YEAR);
+
+            // When it is read, Then the link is refused and counted, and the other host never asked
+            assertThatThrownBy(source::read).isInstanceOf(PriceSourceException.class)
+                    .hasMessage(azure.base() + API + ": link to " + foreign + API + "?$skip=100 refused: "
+                            + "not the same host as 127.0.0.1");
+            assertThat(fetcher.refused()).containsEntry(Fetcher.Refusal.LINK, 1L);
+            assertThat(elsewhere.requests()).isEmpty();
+        }
+    }
+
+    @Test
     void shouldReportAnApiThatAnswersWithAnErrorAsAnUnreadableSource() {
         // Given an API that fails
         try (StandInServer azure = new StandInServer()) {
