@@ -37,6 +37,8 @@ public final class EngineMeters implements AutoCloseable {
     private final KafkaTotal lateSeconds = engineTotal("late-seconds-total");
     private final KafkaTotal unpriced = engineTotal("unknown-currency-samples-total");
     private final KafkaTotal invalidPrices = engineTotal("invalid-records-total");
+    /** Records waiting for the stream threads' consumers, by topic, as of the last {@link #update()}. */
+    private final Map<String, Double> lag = new ConcurrentHashMap<>();
 
     /**
      * @param others metrics the engine keeps outside Kafka Streams' registry (its exception
@@ -85,10 +87,38 @@ public final class EngineMeters implements AutoCloseable {
                 .map(name -> name.tags().get(TAG)).distinct()
                 .forEach(kind -> deadLetters.computeIfAbsent(kind, this::deadLetterCounter));
         deadLetters.values().forEach(total -> total.update(metrics));
+        Map<String, Double> lagNow = new HashMap<>();
+        metrics.forEach((name, metric) -> {
+            if (isStreamThreadLag(name) && metric.metricValue() instanceof Number number
+                    && Double.isFinite(number.doubleValue())) {
+                lagNow.merge(name.tags().get("topic"), number.doubleValue(), Double::sum);
+            }
+        });
+        lagNow.keySet().forEach(topic -> lag.computeIfAbsent(topic, this::lagGauge));
+        lag.replaceAll((topic, before) -> lagNow.getOrDefault(topic, Double.NaN));
         processed.update(metrics);
         lateSeconds.update(metrics);
         unpriced.update(metrics);
         invalidPrices.update(metrics);
+    }
+
+    /**
+     * A partition's lag as a stream thread's own consumer measured it at its last fetch; the
+     * restore and global consumers read changelogs, not the engine's input.
+     */
+    private static boolean isStreamThreadLag(MetricName name) {
+        String client = name.tags().getOrDefault("client-id", "");
+        return name.group().equals("consumer-fetch-manager-metrics") && name.name().equals("records-lag")
+                && name.tags().containsKey("partition") && client.endsWith("-consumer")
+                && !client.endsWith("-restore-consumer") && !client.endsWith("-global-consumer");
+    }
+
+    /** NaN while no stream thread of this instance holds a partition of the topic. */
+    private Double lagGauge(String topic) {
+        Gauge.builder("gpuledger.engine.consumer.lag.records", lag, byTopic -> byTopic.getOrDefault(topic, Double.NaN))
+                .description("records of the topic's partitions this instance holds that wait for its stream threads")
+                .tag("topic", topic).register(registry);
+        return Double.NaN;
     }
 
     private KafkaTotal deadLetterCounter(String kind) {

@@ -7,6 +7,7 @@ import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
 import io.gpuledger.streams.CostEngine;
 import io.gpuledger.streams.CostEngineConfig;
+import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -15,7 +16,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -74,6 +77,8 @@ class EngineEndpointTest {
                         && sample(body, "gpuledger_engine_records_processed_total") >= 1.0);
                 assertThat(text).contains("gpuledger_engine_dead_letters_total{kind=\"telemetry-late\",} 0.0");
                 assertThat(text).contains("kafka_stream_thread_commit_latency_avg", "kafka_stream_thread_process_rate");
+                // and the engine's families are those of its catalogue, of the type it says
+                assertThat(families(text)).isEqualTo(catalogue());
 
                 // When the engine stops
                 engine.close(Duration.ofSeconds(30));
@@ -121,6 +126,26 @@ class EngineEndpointTest {
         }
         assertThat(until).as("a scrape within 60 s; the last:\n" + text).accepts(text);
         return text;
+    }
+
+    /** The engine's families in a scrape, each with its type. */
+    private static Map<String, String> families(String text) {
+        Map<String, String> families = new TreeMap<>();
+        text.lines().filter(line -> line.startsWith("# TYPE gpuledger_engine_")).map(line -> line.split(" "))
+                .forEach(words -> families.put(words[3].equals("counter") && !words[2].endsWith("_total")
+                        ? words[2] + "_total" : words[2], words[3]));
+        return families;
+    }
+
+    /** The catalogue's families, each with its type. */
+    private static Map<String, String> catalogue() throws Exception {
+        Map<String, String> families = new TreeMap<>();
+        try (InputStream in = EngineMeters.class.getResourceAsStream("catalogue.tsv")) {
+            new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
+                    .filter(line -> !line.isBlank() && !line.startsWith("#") && !line.startsWith("name\t"))
+                    .map(line -> line.split("\t")).forEach(columns -> families.put(columns[0], columns[1]));
+        }
+        return families;
     }
 
     /** The value of a sample without labels. */
