@@ -11,9 +11,14 @@ import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
 import io.gpuledger.streams.CostEngine;
 import io.gpuledger.streams.CostEngineConfig;
+import io.gpuledger.streams.CostEngineOptions;
+import io.gpuledger.streams.metrics.EngineEndpoint;
 import io.gpuledger.streams.cost.CostSettings;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -102,9 +107,12 @@ final class Demo implements AutoCloseable {
                 .withGrace(options.grace());
         CostEngine engine = new CostEngine(defaults);
         stopInReverse.push(engine);
+        EngineEndpoint endpoint = serveEngineMetrics(engine);
+        stopInReverse.push(endpoint);
         engine.start();
         long engineStarted = System.nanoTime();
-        out.println("Cost engine    Kafka Streams application '" + defaults.applicationId() + "' started");
+        out.println("Cost engine    Kafka Streams application '" + defaults.applicationId() + "' started; metrics on "
+                + "http://127.0.0.1:" + endpoint.port() + EngineEndpoint.METRICS);
 
         Path jar = options.home().resolve("alerts/target/quarkus-app/quarkus-run.jar");
         Path log = options.home().resolve(".gpu-ledger/alerts-" + options.httpPort() + ".log");
@@ -205,6 +213,20 @@ final class Demo implements AutoCloseable {
 
     boolean isClosed() {
         return closed;
+    }
+
+    /**
+     * The engine's metrics and health on loopback, on the port deploy/prometheus/prometheus.yml
+     * scrapes; on any free one when another program holds that.
+     */
+    private static EngineEndpoint serveEngineMetrics(CostEngine engine) throws IOException {
+        try {
+            return EngineEndpoint.start(new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                    CostEngineOptions.DEFAULT_METRICS_PORT), engine.meters(), engine::state);
+        } catch (BindException e) {
+            return EngineEndpoint.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), engine.meters(),
+                    engine::state);
+        }
     }
 
     private void closeQuietly() {
