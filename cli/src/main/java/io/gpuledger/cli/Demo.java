@@ -54,6 +54,7 @@ final class Demo implements AutoCloseable {
     private AlertServiceProcess alertService;
     private volatile String bootstrap;
     private Fleet fleet;
+    private volatile EngineEndpoint engineEndpoint;
     private volatile boolean closed;
 
     Demo(PrintStream out) {
@@ -109,10 +110,10 @@ final class Demo implements AutoCloseable {
         stopInReverse.push(engine);
         EngineEndpoint endpoint = serveEngineMetrics(engine);
         stopInReverse.push(endpoint);
+        this.engineEndpoint = endpoint;
         engine.start();
         long engineStarted = System.nanoTime();
-        out.println("Cost engine    Kafka Streams application '" + defaults.applicationId() + "' started; metrics on "
-                + "http://127.0.0.1:" + endpoint.port() + EngineEndpoint.METRICS);
+        out.println("Cost engine    Kafka Streams application '" + defaults.applicationId() + "' started");
 
         Path jar = options.home().resolve("alerts/target/quarkus-app/quarkus-run.jar");
         Path log = options.home().resolve(".gpu-ledger/alerts-" + options.httpPort() + ".log");
@@ -149,6 +150,8 @@ final class Demo implements AutoCloseable {
         out.println("  " + alerts.baseUrl() + "/api/anomalies          cost anomalies for finance");
         out.println("  " + alerts.baseUrl() + "/q/openapi              the API described (OpenAPI)");
         out.println("  " + alerts.baseUrl() + "/q/health/ready         readiness");
+        String engineMetrics = "http://127.0.0.1:" + engineMetricsPort() + EngineEndpoint.METRICS;
+        out.println("  " + String.format("%-45s", engineMetrics) + "the cost engine's metrics (gpuledger_engine_*, kafka_stream_*)");
         out.println("  POST /api/recommendations/{id}/ack or /dismiss with 'Authorization: Bearer "
                 + alerts.apiToken() + "'");
         out.println("  Kafka at " + bootstrap + ": topics " + Topics.USAGE.name() + ", " + Topics.RECOMMENDATIONS.name()
@@ -204,6 +207,12 @@ final class Demo implements AutoCloseable {
     /** The fleet as the demo started it; null before {@link #start}. */
     Fleet fleet() {
         return fleet;
+    }
+
+    /** The loopback port of the engine's /metrics and health; 0 before {@link #start}. */
+    int engineMetricsPort() {
+        EngineEndpoint endpoint = engineEndpoint;
+        return endpoint == null ? 0 : endpoint.port();
     }
 
     /** The alert service this demo started; null before {@link #start}. */
