@@ -11,9 +11,14 @@ import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
 import io.gpuledger.streams.CostEngine;
 import io.gpuledger.streams.CostEngineConfig;
+import io.gpuledger.streams.CostEngineOptions;
+import io.gpuledger.streams.metrics.EngineEndpoint;
 import io.gpuledger.streams.cost.CostSettings;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,6 +54,7 @@ final class Demo implements AutoCloseable {
     private AlertServiceProcess alertService;
     private volatile String bootstrap;
     private Fleet fleet;
+    private volatile EngineEndpoint engineEndpoint;
     private volatile boolean closed;
 
     Demo(PrintStream out) {
@@ -102,6 +108,9 @@ final class Demo implements AutoCloseable {
                 .withGrace(options.grace());
         CostEngine engine = new CostEngine(defaults);
         stopInReverse.push(engine);
+        EngineEndpoint endpoint = serveEngineMetrics(engine);
+        stopInReverse.push(endpoint);
+        this.engineEndpoint = endpoint;
         engine.start();
         long engineStarted = System.nanoTime();
         out.println("Cost engine    Kafka Streams application '" + defaults.applicationId() + "' started");
@@ -141,6 +150,8 @@ final class Demo implements AutoCloseable {
         out.println("  " + alerts.baseUrl() + "/api/anomalies          cost anomalies for finance");
         out.println("  " + alerts.baseUrl() + "/q/openapi              the API described (OpenAPI)");
         out.println("  " + alerts.baseUrl() + "/q/health/ready         readiness");
+        String engineMetrics = "http://127.0.0.1:" + engineMetricsPort() + EngineEndpoint.METRICS;
+        out.println("  " + String.format("%-45s", engineMetrics) + "the cost engine's metrics (gpuledger_engine_*, kafka_stream_*)");
         out.println("  POST /api/recommendations/{id}/ack or /dismiss with 'Authorization: Bearer "
                 + alerts.apiToken() + "'");
         out.println("  Kafka at " + bootstrap + ": topics " + Topics.USAGE.name() + ", " + Topics.RECOMMENDATIONS.name()
@@ -198,6 +209,12 @@ final class Demo implements AutoCloseable {
         return fleet;
     }
 
+    /** The loopback port of the engine's /metrics and health; 0 before {@link #start}. */
+    int engineMetricsPort() {
+        EngineEndpoint endpoint = engineEndpoint;
+        return endpoint == null ? 0 : endpoint.port();
+    }
+
     /** The alert service this demo started; null before {@link #start}. */
     AlertServiceProcess alertService() {
         return alertService;
@@ -205,6 +222,20 @@ final class Demo implements AutoCloseable {
 
     boolean isClosed() {
         return closed;
+    }
+
+    /**
+     * The engine's metrics and health on loopback, on the port deploy/prometheus/prometheus.yml
+     * scrapes; on any free one when another program holds that.
+     */
+    private static EngineEndpoint serveEngineMetrics(CostEngine engine) throws IOException {
+        try {
+            return EngineEndpoint.start(new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                    CostEngineOptions.DEFAULT_METRICS_PORT), engine.meters(), engine::state);
+        } catch (BindException e) {
+            return EngineEndpoint.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), engine.meters(),
+                    engine::state);
+        }
     }
 
     private void closeQuietly() {

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The real stack behind the dashboards: the demo on its embedded broker (with a budget small
  * enough to be overrun, a webhook receiver, frequent spot interruptions and price moves, and a
  * short grace so that minutes close quickly), a real Prometheus server scraping the alert
- * service every second with the shipped recording rules, and then every panel query of every
+ * service and the cost engine every second with the shipped recording rules, and then every panel query of every
  * dashboard in {@code grafana/dashboards}, asked through Prometheus' HTTP API: each must return
  * data. A query naming a metric the service does not export returns none, and fails here.
  */
@@ -72,7 +72,7 @@ class DashboardsLiveTest {
         try {
             demo.start(options);
             int prometheusPort = LocalPorts.free();
-            prometheus = startPrometheus(home, alertsPort, prometheusPort);
+            prometheus = startPrometheus(home, alertsPort, demo.engineMetricsPort(), prometheusPort);
             String api = "http://127.0.0.1:" + prometheusPort + "/api/v1/query?query=";
 
             // When every query has been asked until it answers, or patience runs out
@@ -149,7 +149,7 @@ class DashboardsLiveTest {
         }
     }
 
-    private Process startPrometheus(Path home, int alertsPort, int port) throws IOException {
+    private Process startPrometheus(Path home, int alertsPort, int enginePort, int port) throws IOException {
         List<String> rules = new ArrayList<>();
         Path recording = home.resolve("deploy/prometheus/rules/recording.yml");
         if (Files.isRegularFile(recording)) {
@@ -166,7 +166,10 @@ class DashboardsLiveTest {
                     metrics_path: /q/metrics
                     static_configs:
                       - targets: ["127.0.0.1:%d"]
-                """.formatted(Json.writeString(rules), alertsPort));
+                  - job_name: gpu-ledger-cost-engine
+                    static_configs:
+                      - targets: ["127.0.0.1:%d"]
+                """.formatted(Json.writeString(rules), alertsPort, enginePort));
         return new ProcessBuilder("prometheus", "--config.file=" + config,
                 "--storage.tsdb.path=" + work.resolve("data"), "--web.listen-address=127.0.0.1:" + port,
                 "--log.level=warn")

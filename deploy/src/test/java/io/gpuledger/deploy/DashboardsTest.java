@@ -39,6 +39,9 @@ class DashboardsTest {
     static final Path DASHBOARD_PROVIDERS = RepositoryFiles.resolve("grafana/provisioning/dashboards/gpu-ledger.yml");
     static final Path CATALOGUE = RepositoryFiles.resolve(
             "alerts/src/main/resources/io/gpuledger/alerts/metrics/catalogue.tsv");
+    /** The cost engine's own families, on its own /metrics. */
+    static final Path ENGINE_CATALOGUE = RepositoryFiles.resolve(
+            "streams/src/main/resources/io/gpuledger/streams/metrics/catalogue.tsv");
 
     /** Where docker-compose and the Kubernetes manifests mount grafana/dashboards. */
     static final String DASHBOARDS_MOUNT = "/var/lib/grafana/dashboards/gpu-ledger";
@@ -308,11 +311,17 @@ class DashboardsTest {
         return queries;
     }
 
-    /** The catalogue's families and their labels. */
+    /** The families of both catalogues (the alert service's and the engine's) and their labels. */
     static Map<String, Set<String>> catalogue() throws IOException {
+        Map<String, Set<String>> families = new HashMap<>(catalogue(CATALOGUE));
+        families.putAll(catalogue(ENGINE_CATALOGUE));
+        return families;
+    }
+
+    private static Map<String, Set<String>> catalogue(Path file) throws IOException {
         Map<String, Set<String>> families = new HashMap<>();
         boolean header = true;
-        for (String line : Files.readAllLines(CATALOGUE, StandardCharsets.UTF_8)) {
+        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
             if (line.isBlank() || line.startsWith("#")) {
                 continue;
             }

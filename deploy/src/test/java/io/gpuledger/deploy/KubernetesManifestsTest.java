@@ -168,6 +168,30 @@ class KubernetesManifestsTest {
     }
 
     @Test
+    void shouldProbeAndMonitorEachCostEngineInstanceOnItsMetricsPort() throws Exception {
+        List<JsonNode> documents = render("deploy/k8s");
+        JsonNode engine = named(documents, "StatefulSet", "gpu-ledger-cost-engine");
+        JsonNode container = engine.at("/spec/template/spec/containers/0");
+        assertThat(container.at("/ports/0/name").asText()).isEqualTo("metrics");
+        // the engine's default port (CostEngineOptions: 9404), which the manifest does not override
+        assertThat(container.at("/ports/0/containerPort").asInt()).isEqualTo(9404);
+        assertThat(env(engine)).doesNotContainKey("GPULEDGER_METRICS_PORT");
+        assertThat(container.at("/readinessProbe/httpGet/path").asText()).isEqualTo("/health/ready");
+        assertThat(container.at("/livenessProbe/httpGet/path").asText()).isEqualTo("/health/live");
+        assertThat(container.at("/readinessProbe/httpGet/port").asText()).isEqualTo("metrics");
+        assertThat(container.at("/livenessProbe/httpGet/port").asText()).isEqualTo("metrics");
+        JsonNode monitor = named(documents, "PodMonitor", "gpu-ledger-cost-engine");
+        assertThat(monitor.get("apiVersion").asText()).isEqualTo("monitoring.coreos.com/v1");
+        monitor.at("/spec/selector/matchLabels").fields().forEachRemaining(label -> assertThat(
+                engine.at("/spec/template/metadata/labels").path(label.getKey()).asText())
+                .isEqualTo(label.getValue().asText()));
+        assertThat(monitor.at("/spec/podMetricsEndpoints/0/port").asText()).isEqualTo("metrics");
+        assertThat(monitor.at("/spec/podMetricsEndpoints/0/path").asText()).isEqualTo("/metrics");
+        JsonNode policy = named(documents, "NetworkPolicy", "gpu-ledger-cost-engine");
+        assertThat(policy.at("/spec/ingress/0/ports/0/port").asInt()).isEqualTo(9404);
+    }
+
+    @Test
     void shouldReferToSecretsAndCommitNone() throws Exception {
         List<JsonNode> documents = render("deploy/k8s");
         assertThat(all(documents, "Secret")).isEmpty();

@@ -5,6 +5,7 @@ import io.gpuledger.model.Topics;
 import io.gpuledger.streams.cost.CostSettings;
 import io.gpuledger.streams.cost.CostTopology;
 import io.gpuledger.streams.deadletter.DeadLetterSink;
+import io.gpuledger.streams.metrics.EngineMeters;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
@@ -26,6 +27,8 @@ public final class CostEngine implements AutoCloseable {
     private final CountDownLatch running = new CountDownLatch(1);
     /** Where the exception handlers keep the records that failed; closed after the engine. */
     private final DeadLetterSink deadLetters;
+    /** Made when first asked for: an engine nobody scrapes keeps no meters. */
+    private EngineMeters meters;
 
     public CostEngine(CostEngineConfig config) {
         this(config, new Properties(), (now, before) -> { });
@@ -87,9 +90,22 @@ public final class CostEngine implements AutoCloseable {
         return streams.state();
     }
 
+    /** The engine's meters ({@link EngineMeters}), closed with the engine. */
+    public synchronized EngineMeters meters() {
+        if (meters == null) {
+            meters = new EngineMeters(streams, deadLetters::metrics);
+        }
+        return meters;
+    }
+
     /** Stops the engine; false when it did not stop within {@code timeout}. */
     public boolean close(Duration timeout) {
         boolean closed = streams.close(timeout);
+        synchronized (this) {
+            if (meters != null) {
+                meters.close();
+            }
+        }
         deadLetters.close();
         return closed;
     }

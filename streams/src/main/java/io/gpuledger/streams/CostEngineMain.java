@@ -1,6 +1,9 @@
 package io.gpuledger.streams;
 
+import io.gpuledger.streams.metrics.EngineEndpoint;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
@@ -60,8 +63,26 @@ public final class CostEngineMain {
                 failed.countDown();
             }
         });
+        EngineEndpoint endpoint = null;
+        if (options.metricsPort() > 0) {
+            InetSocketAddress address = new InetSocketAddress(options.metricsAddress(), options.metricsPort());
+            try {
+                endpoint = EngineEndpoint.start(address, engine.meters(), engine::state);
+            } catch (IOException e) {
+                out.println("cost engine: cannot serve metrics on " + options.metricsAddress() + ":"
+                        + options.metricsPort() + " (" + e + "); stopping");
+                engine.close(Duration.ofSeconds(30));
+                return 1;
+            }
+            out.println("cost engine: metrics and health on http://" + options.metricsAddress() + ":"
+                    + endpoint.port() + EngineEndpoint.METRICS);
+        }
+        EngineEndpoint served = endpoint;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             boolean closed = engine.close(Duration.ofSeconds(30));
+            if (served != null) {
+                served.close();
+            }
             out.println(closed ? STOPPED : "cost engine: did not stop within 30 s");
         }, "cost-engine-shutdown"));
         out.println("cost engine: starting, application " + config.applicationId() + ", Kafka "
@@ -69,6 +90,9 @@ public final class CostEngineMain {
         engine.start();
         failed.await();
         engine.close(Duration.ofSeconds(30));
+        if (served != null) {
+            served.close();
+        }
         return 1;
     }
 

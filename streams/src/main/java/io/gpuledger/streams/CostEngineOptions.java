@@ -17,10 +17,12 @@ import java.util.Optional;
  *                   of waiting for the group to time the dead one out
  * @param ratesFile  the dated exchange rates to convert prices with, in the form of the shipped
  *                   table ({@link CurrencyRates#SHIPPED}); empty: the shipped one
+ * @param metricsAddress the address the engine's {@code /metrics} and health are served on
+ * @param metricsPort    their port; 0: not served
  */
 public record CostEngineOptions(String bootstrapServers, String applicationId, Path stateDir,
         Optional<String> instanceId, int streamThreads, Duration commitInterval, Duration grace, Duration priceMaxAge,
-        Duration maxAhead, Optional<Path> ratesFile, boolean help) {
+        Duration maxAhead, Optional<Path> ratesFile, String metricsAddress, int metricsPort, boolean help) {
 
     /** The longest grace period accepted: every open window, and the roll-ups' retention, grow with it. */
     static final Duration MAX_GRACE = Duration.ofHours(1);
@@ -30,6 +32,10 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
      * (15 min unless told otherwise).
      */
     static final Duration MAX_COMMIT_INTERVAL = Duration.ofMinutes(5);
+
+    /** The engine's metrics and health port unless told otherwise; the agent's is 9477, the alert service's 8080. */
+    public static final int DEFAULT_METRICS_PORT = 9404;
+    public static final String DEFAULT_METRICS_ADDRESS = "0.0.0.0";
 
     public static final String USAGE = """
             usage: java -cp ... io.gpuledger.streams.CostEngineMain [OPTIONS]
@@ -66,9 +72,15 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                                     each price is converted at the rates in force at its
                                     sample's time (or GPULEDGER_RATES_FILE; default: the
                                     shipped table)
+              --metrics-port PORT   serve /metrics (Prometheus text), /health/live and
+                                    /health/ready on this port; 0: serve none
+                                    (or GPULEDGER_METRICS_PORT; default %d)
+              --metrics-address ADDRESS  the address to serve them on
+                                    (or GPULEDGER_METRICS_ADDRESS; default %s: every one)
               --help                show this text
             """.formatted(CostEngineConfig.DEFAULT_COMMIT_INTERVAL.toSeconds(), MAX_COMMIT_INTERVAL.toSeconds(),
-                    CostEngineConfig.DEFAULT_MAX_AHEAD.toSeconds(), ParseOrReject.MAX_AHEAD.toSeconds());
+                    CostEngineConfig.DEFAULT_MAX_AHEAD.toSeconds(), ParseOrReject.MAX_AHEAD.toSeconds(),
+                    DEFAULT_METRICS_PORT, DEFAULT_METRICS_ADDRESS);
 
     static final Path DEFAULT_STATE_DIR = Path.of(".gpu-ledger", "cost-engine-state");
     static final Duration DEFAULT_GRACE = CostEngineConfig.DEFAULT_GRACE;
@@ -85,12 +97,15 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
         String priceMaxAge = env.get("GPULEDGER_PRICE_MAX_AGE_SECONDS");
         String maxAhead = env.get("GPULEDGER_MAX_AHEAD_SECONDS");
         String ratesFile = env.get("GPULEDGER_RATES_FILE");
+        String metricsAddress = env.get("GPULEDGER_METRICS_ADDRESS");
+        String metricsPort = env.get("GPULEDGER_METRICS_PORT");
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (option.equals("--help") || option.equals("-h")) {
                 return new CostEngineOptions(bootstrap, applicationId, DEFAULT_STATE_DIR, Optional.empty(), 1,
                         CostEngineConfig.DEFAULT_COMMIT_INTERVAL, DEFAULT_GRACE, DEFAULT_PRICE_MAX_AGE,
-                        CostEngineConfig.DEFAULT_MAX_AHEAD, Optional.empty(), true);
+                        CostEngineConfig.DEFAULT_MAX_AHEAD, Optional.empty(), DEFAULT_METRICS_ADDRESS,
+                        DEFAULT_METRICS_PORT, true);
             }
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException(option.startsWith("--") ? option + " needs a value"
@@ -108,6 +123,8 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                 case "--price-max-age" -> priceMaxAge = value;
                 case "--max-ahead" -> maxAhead = value;
                 case "--rates-file" -> ratesFile = value;
+                case "--metrics-address" -> metricsAddress = value;
+                case "--metrics-port" -> metricsPort = value;
                 default -> throw new IllegalArgumentException("unknown option '" + option + "'");
             }
         }
@@ -128,7 +145,9 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                 blank(priceMaxAge) ? DEFAULT_PRICE_MAX_AGE : Duration.ofSeconds(positive("--price-max-age", priceMaxAge)),
                 blank(maxAhead) ? CostEngineConfig.DEFAULT_MAX_AHEAD
                         : seconds("--max-ahead", maxAhead, 1, ParseOrReject.MAX_AHEAD),
-                blank(ratesFile) ? Optional.empty() : Optional.of(Path.of(ratesFile)), false);
+                blank(ratesFile) ? Optional.empty() : Optional.of(Path.of(ratesFile)),
+                blank(metricsAddress) ? DEFAULT_METRICS_ADDRESS : metricsAddress.strip(),
+                blank(metricsPort) ? DEFAULT_METRICS_PORT : port("--metrics-port", metricsPort), false);
     }
 
     /** Whole seconds from {@code least} to {@code most}, the value of {@code option}. */
@@ -143,6 +162,18 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
         }
         throw new IllegalArgumentException(option + " takes whole seconds from " + least + " to " + most.toSeconds()
                 + ", not '" + value + "'");
+    }
+
+    private static int port(String option, String value) {
+        try {
+            int port = Integer.parseInt(value.strip());
+            if (port >= 0 && port <= 65_535) {
+                return port;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(option + " takes a port from 0 (none) to 65535, not '" + value + "'");
     }
 
     private static int positive(String option, String value) {

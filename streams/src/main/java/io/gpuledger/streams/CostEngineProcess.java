@@ -48,7 +48,9 @@ public final class CostEngineProcess implements AutoCloseable {
 
     /**
      * The engine's command line. It ends on its first OutOfMemoryError, for whoever started it to
-     * see it gone, rather than running on without the stream thread that hit it.
+     * see it gone, rather than running on without the stream thread that hit it. It serves no
+     * metrics unless {@code arguments} name a {@code --metrics-port}: engines run side by side
+     * would all ask for the same default port.
      */
     static List<String> command(String classpath, List<String> jvmOptions, List<String> arguments) {
         List<String> command = new ArrayList<>();
@@ -57,6 +59,9 @@ public final class CostEngineProcess implements AutoCloseable {
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", classpath, CostEngineMain.class.getName()));
         command.addAll(arguments);
+        if (!arguments.contains("--metrics-port")) {
+            command.addAll(List.of("--metrics-port", "0"));
+        }
         return command;
     }
 

@@ -200,4 +200,22 @@ class CostEngineOptionsTest {
         assertThat(rates.convert(10, "EUR", Instant.parse("2026-03-15T00:00:00Z").toEpochMilli()).amount())
                 .isCloseTo(12.0, within(1e-9));
     }
+
+    @Test
+    void shouldServeMetricsOnThePortAndAddressItIsToldAndOn9404ByDefault() {
+        CostEngineOptions told = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092",
+                "--metrics-port", "0", "--metrics-address", "127.0.0.1"}, Map.of("GPULEDGER_METRICS_PORT", "9500"));
+        CostEngineOptions fromEnvironment = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092"},
+                Map.of("GPULEDGER_METRICS_PORT", "9500", "GPULEDGER_METRICS_ADDRESS", "10.0.0.5"));
+        CostEngineOptions untold = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092"}, Map.of());
+
+        assertThat(told.metricsPort()).isZero();
+        assertThat(told.metricsAddress()).isEqualTo("127.0.0.1");
+        assertThat(fromEnvironment.metricsPort()).isEqualTo(9500);
+        assertThat(fromEnvironment.metricsAddress()).isEqualTo("10.0.0.5");
+        assertThat(untold.metricsPort()).isEqualTo(9404);
+        assertThat(untold.metricsAddress()).isEqualTo("0.0.0.0");
+        assertThatThrownBy(() -> CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092",
+                "--metrics-port", "70000"}, Map.of())).hasMessageContaining("--metrics-port takes a port");
+    }
 }

@@ -16,4 +16,14 @@ class CostEngineProcessCommandTest {
         assertThat(command.indexOf("-XX:+ExitOnOutOfMemoryError"))
                 .isLessThan(command.indexOf(CostEngineMain.class.getName()));
     }
+
+    @Test
+    void shouldServeNoMetricsUnlessToldToSoEnginesSideBySideDoNotClash() {
+        List<String> untold = CostEngineProcess.command("classes", List.of(), List.of("--bootstrap-servers", "x"));
+        List<String> told = CostEngineProcess.command("classes", List.of(),
+                List.of("--bootstrap-servers", "x", "--metrics-port", "9500"));
+
+        assertThat(untold).endsWith("--metrics-port", "0");
+        assertThat(told).endsWith("--metrics-port", "9500").containsOnlyOnce("--metrics-port");
+    }
 }

@@ -17,6 +17,8 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.JmxReporter;
 import org.apache.kafka.common.metrics.KafkaMetricsContext;
 import org.apache.kafka.common.metrics.MetricConfig;
@@ -169,6 +171,11 @@ public final class DeadLetterSink implements AutoCloseable {
     public double total(String kind) {
         return (double) metrics.metric(metrics.metricName("dead-letters-total", "stream-gpuledger-metrics",
                 Map.of("gpuledger-id", kind))).metricValue();
+    }
+
+    /** The counts {@link #total} reads, as Kafka metrics, for the engine's {@code /metrics}. */
+    public Map<MetricName, ? extends Metric> metrics() {
+        return metrics.metrics();
     }
 
     @Override
