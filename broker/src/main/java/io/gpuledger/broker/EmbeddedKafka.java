@@ -44,14 +44,12 @@ public final class EmbeddedKafka implements AutoCloseable {
     private final Path dataDir;
     private final boolean ownsDataDir;
     private final String bootstrapServers;
-    private final Optional<BrokerSecurity> security;
     private KafkaRaftServer server;
     private boolean stopped;
 
     private EmbeddedKafka(KafkaRaftServer server, Properties config, Path dataDir, boolean ownsDataDir,
-            int brokerPort, Optional<BrokerSecurity> security) {
+            int brokerPort) {
         this.server = server;
-        this.security = security;
         this.config = config;
         this.dataDir = dataDir;
         this.ownsDataDir = ownsDataDir;
@@ -120,7 +118,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         if (!Files.exists(dataDir.resolve(META_PROPERTIES))) {
             format(dataDir, security);
         }
-        return new EmbeddedKafka(startServer(props), props, dataDir, ownsDataDir, brokerPort, security);
+        return new EmbeddedKafka(startServer(props), props, dataDir, ownsDataDir, brokerPort);
     }
 
     private static KafkaRaftServer startServer(Properties props) {
@@ -226,11 +224,6 @@ public final class EmbeddedKafka implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException("cannot format Kafka data directory " + dataDir, e);
         }
-    }
-
-    /** How the broker admits clients; empty for one in plain text. */
-    public Optional<BrokerSecurity> security() {
-        return security;
     }
 
     /** {@code 127.0.0.1:port} of the client listener. */
