@@ -19,6 +19,8 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -169,6 +171,83 @@ class KubernetesManifestsTest {
                     .extracting(ref -> ref.get("name").asText()).as(name(workload)).noneMatch(users::containsKey);
         }
         assertThat(used).containsExactlyInAnyOrder("gpu-ledger-agent", "gpu-ledger-cost-engine", "gpu-ledger-alerts");
+    }
+
+    /**
+     * The ACL table of docs/operations.md and the KafkaUsers grant the same: reads are Read and
+     * Describe on a topic, writes Write and Describe; the last column names prefixed topics (All),
+     * groups (Read, Describe) and transactional ids (Write, Describe).
+     */
+    @Test
+    void shouldGrantEachKafkaUserExactlyTheAclsOfTheOperationsTable() throws Exception {
+        Map<String, TreeSet<String>> manifests = new TreeMap<>();
+        for (JsonNode user : all(render("deploy/k8s"), "KafkaUser")) {
+            TreeSet<String> grants = new TreeSet<>();
+            for (JsonNode acl : user.at("/spec/authorization/acls")) {
+                JsonNode resource = acl.get("resource");
+                for (JsonNode operation : acl.get("operations")) {
+                    grants.add(grant(resource.get("type").asText(), resource.get("name").asText(),
+                            resource.get("patternType").asText(), operation.asText()));
+                }
+            }
+            manifests.put(user.at("/metadata/name").asText(), grants);
+        }
+        Map<String, TreeSet<String>> documented = new TreeMap<>();
+        Pattern quoted = Pattern.compile("`([^`]+)`");
+        Pattern named = Pattern.compile("(topics|groups?|transactional ids)( prefixed)? `([^`]+)`");
+        for (String line : Files.readAllLines(RepositoryFiles.resolve("docs/operations.md"))) {
+            if (!line.startsWith("| `gpu-ledger-")) {
+                continue;
+            }
+            String[] cells = line.split(" \\| ");
+            TreeSet<String> grants = new TreeSet<>();
+            for (String topic : topics(quoted.matcher(cells[1]))) {
+                grants.add(grant("topic", topic, "literal", "Read"));
+                grants.add(grant("topic", topic, "literal", "Describe"));
+            }
+            for (String topic : topics(quoted.matcher(cells[2]))) {
+                grants.add(grant("topic", topic, "literal", "Write"));
+                grants.add(grant("topic", topic, "literal", "Describe"));
+            }
+            Matcher other = named.matcher(cells[3]);
+            while (other.find()) {
+                String pattern = other.group(2) == null ? "literal" : "prefix";
+                String name = other.group(3);
+                switch (other.group(1)) {
+                    case "topics" -> grants.add(grant("topic", name, pattern, "All"));
+                    case "transactional ids" -> {
+                        grants.add(grant("transactionalId", name, pattern, "Write"));
+                        grants.add(grant("transactionalId", name, pattern, "Describe"));
+                    }
+                    default -> {
+                        grants.add(grant("group", name, pattern, "Read"));
+                        grants.add(grant("group", name, pattern, "Describe"));
+                    }
+                }
+            }
+            Matcher principal = quoted.matcher(cells[0]);
+            assertThat(principal.find()).isTrue();
+            documented.put(principal.group(1), grants);
+        }
+        assertThat(manifests).isEqualTo(documented);
+    }
+
+    /** The backquoted topic names; {@code *.dlq.v1} stands for every such topic of the registry. */
+    private static List<String> topics(Matcher quoted) {
+        List<String> names = new ArrayList<>();
+        while (quoted.find()) {
+            String name = quoted.group(1);
+            if (name.startsWith("*")) {
+                Topics.ALL.stream().map(Topic::name).filter(topic -> topic.endsWith(name.substring(1))).forEach(names::add);
+            } else {
+                names.add(name);
+            }
+        }
+        return names;
+    }
+
+    private static String grant(String type, String name, String pattern, String operation) {
+        return type + " " + name + " (" + pattern + "): " + operation;
     }
 
     /** The Secret volume mounted read-only where {@code path} lies, projecting the key named like the file. */
