@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.stream.Stream;
 import kafka.server.KafkaConfig;
@@ -71,11 +72,23 @@ public final class EmbeddedKafka implements AutoCloseable {
      * retried on other ports.
      */
     public static EmbeddedKafka start(int port) {
+        return start(port, Optional.empty());
+    }
+
+    /**
+     * Starts a broker on free ports that admits only authenticated clients over TLS, with ACLs
+     * ({@link BrokerSecurity}); the demo's broker stays in plain text on the loopback address.
+     */
+    public static EmbeddedKafka startSecured(BrokerSecurity security) {
+        return start(0, Optional.of(security));
+    }
+
+    private static EmbeddedKafka start(int port, Optional<BrokerSecurity> security) {
         RuntimeException last = null;
         for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
             Path dataDir = createDataDir();
             try {
-                return startOnce(dataDir, port == 0 ? freePort() : port, freePort(), true);
+                return startOnce(dataDir, port == 0 ? freePort() : port, freePort(), true, security);
             } catch (RuntimeException e) {
                 deleteRecursively(dataDir);
                 last = e;
@@ -96,17 +109,19 @@ public final class EmbeddedKafka implements AutoCloseable {
     public static EmbeddedKafka startIn(Path dataDir, int brokerPort, int controllerPort) {
         try {
             Files.createDirectories(dataDir);
-            return startOnce(dataDir, brokerPort, controllerPort, false);
+            return startOnce(dataDir, brokerPort, controllerPort, false, Optional.empty());
         } catch (IOException | RuntimeException e) {
             throw new IllegalStateException("embedded Kafka broker did not start on " + dataDir + ": "
                     + e.getMessage(), e);
         }
     }
 
-    private static EmbeddedKafka startOnce(Path dataDir, int brokerPort, int controllerPort, boolean ownsDataDir) {
+    private static EmbeddedKafka startOnce(Path dataDir, int brokerPort, int controllerPort, boolean ownsDataDir,
+            Optional<BrokerSecurity> security) {
         Properties props = brokerConfig(dataDir, brokerPort, controllerPort);
+        security.ifPresent(secured -> props.putAll(securedListeners(secured, brokerPort, controllerPort)));
         if (!Files.exists(dataDir.resolve(META_PROPERTIES))) {
-            format(dataDir);
+            format(dataDir, security);
         }
         return new EmbeddedKafka(startServer(props), props, dataDir, ownsDataDir, brokerPort);
     }
@@ -174,9 +189,39 @@ public final class EmbeddedKafka implements AutoCloseable {
         return props;
     }
 
-    private static void format(Path dataDir) {
+    /**
+     * The listeners of a secured broker, replacing the plain ones: clients and the broker itself
+     * on SASL_SSL, the controller on TLS admitting the broker's certificate only.
+     */
+    static Properties securedListeners(BrokerSecurity security, int brokerPort, int controllerPort) {
+        Properties props = new Properties();
+        props.put("listeners", "SASL_SSL://" + HOST + ":" + brokerPort + ",CONTROLLER://" + HOST + ":" + controllerPort);
+        props.put("advertised.listeners", "SASL_SSL://" + HOST + ":" + brokerPort);
+        props.put("inter.broker.listener.name", "SASL_SSL");
+        props.put("listener.security.protocol.map", "SASL_SSL:SASL_SSL,CONTROLLER:SSL");
+        props.put("sasl.enabled.mechanisms", BrokerSecurity.MECHANISM);
+        props.put("sasl.mechanism.inter.broker.protocol", BrokerSecurity.MECHANISM);
+        props.put("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
+                BrokerSecurity.jaas(security.admin(), security.users().get(security.admin())));
+        props.put("ssl.keystore.type", "PKCS12");
+        props.put("ssl.keystore.location", security.keyStore().toString());
+        props.put("ssl.keystore.password", security.keyStorePassword());
+        props.put("ssl.key.password", security.keyStorePassword());
+        props.put("ssl.truststore.type", "PEM");
+        props.put("ssl.truststore.location", security.certificate().toString());
+        props.put("listener.name.controller.ssl.client.auth", "required");
+        props.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+        props.put("super.users", "User:" + security.admin() + ";" + security.certificatePrincipal());
+        return props;
+    }
+
+    private static void format(Path dataDir, Optional<BrokerSecurity> security) {
+        List<String> scram = security.map(secured -> secured.users().entrySet().stream()
+                .map(user -> BrokerSecurity.MECHANISM + "=[name=" + user.getKey() + ",password=" + user.getValue() + "]")
+                .toList()).orElse(List.of());
         try {
             new Formatter()
+                    .setScramArguments(scram)
                     .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
                     .setNodeId(NODE_ID)
                     .setClusterId(Uuid.randomUuid().toString())

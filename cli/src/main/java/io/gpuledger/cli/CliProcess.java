@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -63,6 +64,12 @@ final class CliProcess implements AutoCloseable {
 
     Path log() {
         return log;
+    }
+
+    /** Waits for a command that ends by itself; its exit status, or empty if it still runs after {@code timeout}. */
+    OptionalInt awaitExit(Duration timeout) throws InterruptedException {
+        return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? OptionalInt.of(process.exitValue())
+                : OptionalInt.empty();
     }
 
     /** The log's last lines, for failure messages. */

@@ -126,7 +126,8 @@ final class PricesCommand {
     private static int publish(PricesOptions options, List<PriceSource> sources, Fetcher fetcher, PrintStream out,
             PrintStream err, Clock clock) throws InterruptedException {
         String bootstrap = options.bootstrap().orElseThrow();
-        TopicAdmin.ensureTopics(bootstrap, PARTITIONS);
+        // Its own topic only: on a secured cluster the feed may describe and create no other.
+        TopicAdmin.ensureTopics(bootstrap, PARTITIONS, List.of(Topics.PRICES));
         PublishedPrices known = PublishedPrices.read(bootstrap, TOPIC_READ_TIMEOUT);
         out.println("prices: " + Topics.PRICES.name() + " at " + bootstrap + " holds " + known.size() + " price versions"
                 + (known.unreadable() > 0 ? " (and " + known.unreadable() + " unreadable records)" : ""));

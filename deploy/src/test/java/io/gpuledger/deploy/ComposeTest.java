@@ -94,14 +94,15 @@ class ComposeTest {
     }
 
     @Test
-    void shouldPublishEachHostPortOnce() {
+    void shouldPublishEachHostPortOnceOnLoopback() {
         Map<String, String> byHostPort = new HashMap<>();
         services.fields().forEachRemaining(service -> {
             for (JsonNode port : service.getValue().path("ports")) {
                 String[] parts = port.asText().split(":");
-                assertThat(parts).as(service.getKey() + " publishes HOST:CONTAINER").hasSize(2);
-                String previous = byHostPort.put(parts[0], service.getKey());
-                assertThat(previous).as("host port " + parts[0] + " of " + service.getKey()).isNull();
+                assertThat(parts).as(service.getKey() + " publishes 127.0.0.1:HOST:CONTAINER").hasSize(3);
+                assertThat(parts[0]).as(service.getKey() + ": reachable from this host only").isEqualTo("127.0.0.1");
+                String previous = byHostPort.put(parts[1], service.getKey());
+                assertThat(previous).as("host port " + parts[1] + " of " + service.getKey()).isNull();
             }
         });
         assertThat(byHostPort).containsKeys("8080", "9090", "9093", "3000", "29092");
@@ -215,6 +216,18 @@ class ComposeTest {
         assertThat(agent.at("/environment/GPULEDGER_PROGRESS_TOKEN_FILE").asText()).isEqualTo("/run/secrets/agent-token");
         assertThat(compose.at("/secrets/agent-token/file").asText()).endsWith("./agent-token}");
         assertThat(names(agent.get("environment"))).noneMatch(name -> name.contains("TOKEN") && !name.endsWith("_FILE"));
+    }
+
+    /** No well-known password: Grafana's comes from a file the user makes, and the stack says so when it is missing. */
+    @Test
+    void shouldGiveGrafanaItsAdminPasswordFromARequiredSecretFile() {
+        JsonNode grafana = services.get("grafana");
+        assertThat(grafana.path("environment").has("GF_SECURITY_ADMIN_PASSWORD")).isFalse();
+        assertThat(grafana.at("/environment/GF_SECURITY_ADMIN_PASSWORD__FILE").asText())
+                .isEqualTo("/run/secrets/grafana-admin-password");
+        assertThat(names(grafana.get("secrets"))).containsExactly("grafana-admin-password");
+        assertThat(compose.at("/secrets/grafana-admin-password/file").asText())
+                .startsWith("${GRAFANA_ADMIN_PASSWORD_FILE:?").contains("docs/operations.md#secrets");
     }
 
     @Test

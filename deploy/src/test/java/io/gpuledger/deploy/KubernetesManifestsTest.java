@@ -19,6 +19,8 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -85,7 +87,13 @@ class KubernetesManifestsTest {
         JsonNode pool = one(documents, "KafkaNodePool");
         assertThat(pool.at("/metadata/labels/strimzi.io~1cluster").asText()).isEqualTo(kafka.at("/metadata/name").asText());
         assertThat(names(pool.at("/spec/roles"))).containsExactlyInAnyOrder("controller", "broker");
-        String bootstrap = kafka.at("/metadata/name").asText() + "-kafka-bootstrap:9092";
+        // The one listener: TLS with SCRAM, behind ACLs
+        JsonNode listeners = kafka.at("/spec/kafka/listeners");
+        assertThat(listeners).hasSize(1);
+        assertThat(listeners.at("/0/tls").asBoolean()).isTrue();
+        assertThat(listeners.at("/0/authentication/type").asText()).isEqualTo("scram-sha-512");
+        assertThat(kafka.at("/spec/kafka/authorization/type").asText()).isEqualTo("simple");
+        String bootstrap = kafka.at("/metadata/name").asText() + "-kafka-bootstrap:" + listeners.at("/0/port").asInt();
         for (JsonNode workload : workloads(documents)) {
             assertThat(env(workload).get("KAFKA_BOOTSTRAP_SERVERS")).as(name(workload)).isEqualTo(bootstrap);
         }
@@ -131,6 +139,135 @@ class KubernetesManifestsTest {
         // readable by the owner and the pod's group, nobody else: 0440
         assertThat(volume.at("/secret/defaultMode").asInt()).isEqualTo(0440);
         assertThat(container.at("/env").findValues("secretKeyRef")).as("no token in an environment variable").isEmpty();
+    }
+
+    /** Each program is its own Kafka user, its password a file of the Secret Strimzi makes, never a variable. */
+    @Test
+    void shouldGiveEachProgramItsOwnKafkaUserAsAFileOfItsSecret() throws Exception {
+        List<JsonNode> documents = render("deploy/k8s");
+        String cluster = one(documents, "Kafka").at("/metadata/name").asText();
+        Map<String, JsonNode> users = new TreeMap<>();
+        for (JsonNode user : all(documents, "KafkaUser")) {
+            assertThat(user.at("/metadata/labels/strimzi.io~1cluster").asText()).isEqualTo(cluster);
+            assertThat(user.at("/spec/authentication/type").asText()).isEqualTo("scram-sha-512");
+            assertThat(user.at("/spec/authorization/type").asText()).isEqualTo("simple");
+            users.put(user.at("/metadata/name").asText(), user);
+        }
+        assertThat(users).containsOnlyKeys("gpu-ledger-agent", "gpu-ledger-prices", "gpu-ledger-cost-engine",
+                "gpu-ledger-alerts");
+        List<String> used = new ArrayList<>();
+        for (JsonNode workload : workloads(documents)) {
+            Map<String, String> env = env(workload);
+            assertThat(env).as(name(workload)).containsEntry("GPULEDGER_KAFKA_SECURITY_PROTOCOL", "SASL_SSL")
+                    .containsEntry("GPULEDGER_KAFKA_SASL_MECHANISM", "SCRAM-SHA-512")
+                    .doesNotContainKey("GPULEDGER_KAFKA_SASL_JAAS_CONFIG");
+            JsonNode userVolume = secretVolumeHolding(workload, env.get("GPULEDGER_KAFKA_SETTINGS_DIR") + "/sasl.jaas.config");
+            assertThat(userVolume.at("/secret/items")).as(name(workload) + ": the JAAS line alone").hasSize(1);
+            assertThat(userVolume.at("/secret/defaultMode").asInt()).isEqualTo(0440);
+            used.add(userVolume.at("/secret/secretName").asText());
+            JsonNode caVolume = secretVolumeHolding(workload, env.get("GPULEDGER_KAFKA_SSL_TRUSTSTORE_LOCATION"));
+            assertThat(caVolume.at("/secret/secretName").asText()).isEqualTo(cluster + "-cluster-ca-cert");
+            assertThat(workload.at("/spec/template/spec/containers/0/env").findValues("secretKeyRef"))
+                    .extracting(ref -> ref.get("name").asText()).as(name(workload)).noneMatch(users::containsKey);
+        }
+        assertThat(used).containsExactlyInAnyOrder("gpu-ledger-agent", "gpu-ledger-cost-engine", "gpu-ledger-alerts");
+    }
+
+    /**
+     * The ACL table of docs/operations.md and the KafkaUsers grant the same: reads are Read and
+     * Describe on a topic, writes Write and Describe; the last column names prefixed topics (All),
+     * groups (Read, Describe) and transactional ids (Write, Describe).
+     */
+    @Test
+    void shouldGrantEachKafkaUserExactlyTheAclsOfTheOperationsTable() throws Exception {
+        Map<String, TreeSet<String>> manifests = new TreeMap<>();
+        for (JsonNode user : all(render("deploy/k8s"), "KafkaUser")) {
+            TreeSet<String> grants = new TreeSet<>();
+            for (JsonNode acl : user.at("/spec/authorization/acls")) {
+                JsonNode resource = acl.get("resource");
+                for (JsonNode operation : acl.get("operations")) {
+                    grants.add(grant(resource.get("type").asText(), resource.get("name").asText(),
+                            resource.get("patternType").asText(), operation.asText()));
+                }
+            }
+            manifests.put(user.at("/metadata/name").asText(), grants);
+        }
+        Map<String, TreeSet<String>> documented = new TreeMap<>();
+        Pattern quoted = Pattern.compile("`([^`]+)`");
+        Pattern named = Pattern.compile("(topics|groups?|transactional ids)( prefixed)? `([^`]+)`");
+        for (String line : Files.readAllLines(RepositoryFiles.resolve("docs/operations.md"))) {
+            if (!line.startsWith("| `gpu-ledger-")) {
+                continue;
+            }
+            String[] cells = line.split(" \\| ");
+            TreeSet<String> grants = new TreeSet<>();
+            for (String topic : topics(quoted.matcher(cells[1]))) {
+                grants.add(grant("topic", topic, "literal", "Read"));
+                grants.add(grant("topic", topic, "literal", "Describe"));
+            }
+            for (String topic : topics(quoted.matcher(cells[2]))) {
+                grants.add(grant("topic", topic, "literal", "Write"));
+                grants.add(grant("topic", topic, "literal", "Describe"));
+            }
+            Matcher other = named.matcher(cells[3]);
+            while (other.find()) {
+                String pattern = other.group(2) == null ? "literal" : "prefix";
+                String name = other.group(3);
+                switch (other.group(1)) {
+                    case "topics" -> grants.add(grant("topic", name, pattern, "All"));
+                    case "transactional ids" -> {
+                        grants.add(grant("transactionalId", name, pattern, "Write"));
+                        grants.add(grant("transactionalId", name, pattern, "Describe"));
+                    }
+                    default -> {
+                        grants.add(grant("group", name, pattern, "Read"));
+                        grants.add(grant("group", name, pattern, "Describe"));
+                    }
+                }
+            }
+            Matcher principal = quoted.matcher(cells[0]);
+            assertThat(principal.find()).isTrue();
+            documented.put(principal.group(1), grants);
+        }
+        assertThat(manifests).isEqualTo(documented);
+    }
+
+    /** The backquoted topic names; {@code *.dlq.v1} stands for every such topic of the registry. */
+    private static List<String> topics(Matcher quoted) {
+        List<String> names = new ArrayList<>();
+        while (quoted.find()) {
+            String name = quoted.group(1);
+            if (name.startsWith("*")) {
+                Topics.ALL.stream().map(Topic::name).filter(topic -> topic.endsWith(name.substring(1))).forEach(names::add);
+            } else {
+                names.add(name);
+            }
+        }
+        return names;
+    }
+
+    private static String grant(String type, String name, String pattern, String operation) {
+        return type + " " + name + " (" + pattern + "): " + operation;
+    }
+
+    /** The Secret volume mounted read-only where {@code path} lies, projecting the key named like the file. */
+    private static JsonNode secretVolumeHolding(JsonNode workload, String path) {
+        JsonNode container = workload.at("/spec/template/spec/containers/0");
+        for (JsonNode mount : container.get("volumeMounts")) {
+            String dir = mount.get("mountPath").asText();
+            if (path.startsWith(dir + "/")) {
+                assertThat(mount.get("readOnly").asBoolean()).as(name(workload) + ": " + dir).isTrue();
+                for (JsonNode volume : workload.at("/spec/template/spec/volumes")) {
+                    if (volume.get("name").equals(mount.get("name"))) {
+                        String file = path.substring(dir.length() + 1);
+                        assertThat(volume.at("/secret/items")).as(name(workload) + ": " + path)
+                                .anySatisfy(item -> assertThat(item.get("path").asText()).isEqualTo(file));
+                        return volume;
+                    }
+                }
+            }
+        }
+        throw new AssertionError(name(workload) + ": no Secret volume holds " + path);
     }
 
     @Test

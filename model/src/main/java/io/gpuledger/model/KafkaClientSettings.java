@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 
 /**
  * How every Kafka client of GPU Ledger reaches a secured cluster: TLS and SASL settings, the same
@@ -18,9 +19,13 @@ import java.util.TreeMap;
  *
  * <ul>
  *   <li>{@code GPULEDGER_KAFKA_PROPERTIES_FILE}: a Java properties file of client settings;</li>
+ *   <li>{@code GPULEDGER_KAFKA_SETTINGS_DIR}: a directory of settings, one a file, the file named
+ *       after the setting and holding its value: a mounted Kubernetes Secret, such as the one
+ *       Strimzi makes for a {@code KafkaUser} (its key {@code sasl.jaas.config}), so that a
+ *       password never passes through an environment variable; these win over the file;</li>
  *   <li>{@code GPULEDGER_KAFKA_<NAME>}: one setting, its name in upper case with underscores for
  *       dots ({@code GPULEDGER_KAFKA_SECURITY_PROTOCOL=SASL_SSL} is {@code security.protocol});
- *       these win over the file.</li>
+ *       these win over both.</li>
  * </ul>
  *
  * Only {@code security.protocol} and the {@code ssl.*} and {@code sasl.*} settings are taken: the
@@ -30,6 +35,7 @@ import java.util.TreeMap;
 public final class KafkaClientSettings {
 
     public static final String FILE_VARIABLE = "GPULEDGER_KAFKA_PROPERTIES_FILE";
+    public static final String DIR_VARIABLE = "GPULEDGER_KAFKA_SETTINGS_DIR";
     private static final String PREFIX = "GPULEDGER_KAFKA_";
     private static final List<String> ALLOWED = List.of("security.protocol", "ssl.", "sasl.");
 
@@ -69,13 +75,34 @@ public final class KafkaClientSettings {
                 settings.put(check(name, file + ": " + name), loaded.getProperty(name));
             }
         }
+        String dir = env.get(DIR_VARIABLE);
+        if (dir != null && !dir.isBlank()) {
+            readDirectory(Path.of(dir), settings);
+        }
         env.forEach((variable, value) -> {
-            if (variable.startsWith(PREFIX) && !variable.equals(FILE_VARIABLE)) {
+            if (variable.startsWith(PREFIX) && !variable.equals(FILE_VARIABLE) && !variable.equals(DIR_VARIABLE)) {
                 String name = variable.substring(PREFIX.length()).toLowerCase(Locale.ROOT).replace('_', '.');
                 settings.put(check(name, variable), value);
             }
         });
         return Map.copyOf(settings);
+    }
+
+    /**
+     * One setting per regular file; hidden entries are skipped (a Secret's volume keeps its
+     * current version under {@code ..data}). A value's trailing line break is not part of it.
+     */
+    private static void readDirectory(Path dir, Map<String, String> settings) {
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path file : files.sorted().toList()) {
+                String name = file.getFileName().toString();
+                if (!name.startsWith(".") && Files.isRegularFile(file)) {
+                    settings.put(check(name, file.toString()), Files.readString(file).stripTrailing());
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(DIR_VARIABLE + "=" + dir + ": cannot be read", e);
+        }
     }
 
     private static String check(String name, String source) {

@@ -32,6 +32,15 @@ public final class TopicAdmin {
      * @param partitions partitions of each new topic: the most consumer instances a stage can use
      */
     public static void ensureTopics(String bootstrapServers, int partitions) {
+        ensureTopics(bootstrapServers, partitions, Topics.ALL);
+    }
+
+    /**
+     * Creates those of {@code topics} that are missing: a program that needs only its own topics
+     * asks only for them, since a client sees only the topics its ACLs let it describe and may
+     * create none on a secured cluster.
+     */
+    public static void ensureTopics(String bootstrapServers, int partitions, Collection<? extends Topic<?, ?>> topics) {
         Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         KafkaClientSettings.applyTo(props);
@@ -40,7 +49,7 @@ public final class TopicAdmin {
             int brokers = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size();
             short replicationFactor = (short) Math.max(1, Math.min(3, brokers));
             Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
-            List<NewTopic> missing = Topics.ALL.stream()
+            List<NewTopic> missing = topics.stream()
                     .filter(topic -> !existing.contains(topic.name()))
                     .map(topic -> new NewTopic(topic.name(), partitions, replicationFactor).configs(topic.config()))
                     .toList();

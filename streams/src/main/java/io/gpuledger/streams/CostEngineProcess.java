@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -37,12 +38,22 @@ public final class CostEngineProcess implements AutoCloseable {
      */
     public static CostEngineProcess start(String classpath, List<String> jvmOptions, List<String> arguments, Path log)
             throws IOException {
+        return start(classpath, jvmOptions, arguments, log, Map.of());
+    }
+
+    /**
+     * The same, with {@code environment} added: the engine's Kafka client settings
+     * ({@code GPULEDGER_KAFKA_*}), say, as a deployment gives them.
+     */
+    public static CostEngineProcess start(String classpath, List<String> jvmOptions, List<String> arguments, Path log,
+            Map<String, String> environment) throws IOException {
         Files.createDirectories(log.toAbsolutePath().getParent());
         ProcessBuilder builder = new ProcessBuilder(command(classpath, jvmOptions, arguments)).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
-        // The engine reads the environment too; only the command line may speak to it here.
+        // The engine reads the environment too; only the command line and the caller may speak to it here.
         builder.environment().remove("KAFKA_BOOTSTRAP_SERVERS");
         builder.environment().keySet().removeIf(name -> name.startsWith("GPULEDGER_"));
+        builder.environment().putAll(environment);
         return new CostEngineProcess(builder.start(), log);
     }
 
