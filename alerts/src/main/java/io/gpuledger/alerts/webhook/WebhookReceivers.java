@@ -40,8 +40,10 @@ public final class WebhookReceivers {
     public static final String MIN_SEVERITY = "min-severity";
     /** A comma-separated list of anomaly kinds ({@code spend-rate, budget-burn, price-spike, cost-per-throughput}); empty: all. */
     public static final String KINDS = "kinds";
+    /** {@code true} lets a signed receiver have an {@code http://} URL; {@code false} (the default) refuses it. */
+    public static final String ALLOW_HTTP = "allow-http";
 
-    private static final List<String> SETTINGS = List.of(URL, FORMAT, SECRET, MIN_SEVERITY, KINDS);
+    private static final List<String> SETTINGS = List.of(URL, FORMAT, SECRET, MIN_SEVERITY, KINDS, ALLOW_HTTP);
 
     private WebhookReceivers() {
     }
@@ -95,11 +97,13 @@ public final class WebhookReceivers {
         WebhookReceiver.Format format = format(keyPrefix, settings.getOrDefault(FORMAT, ""), problems);
         CostAnomaly.Severity minSeverity = minSeverity(keyPrefix, settings.getOrDefault(MIN_SEVERITY, ""), problems);
         Set<AnomalyKind> kinds = kinds(keyPrefix, settings.getOrDefault(KINDS, ""), problems);
+        boolean allowHttp = allowHttp(keyPrefix, settings.getOrDefault(ALLOW_HTTP, ""), problems);
         if (problems.size() > known) {
             return null;
         }
         try {
-            return new WebhookReceiver(name, url, format, settings.getOrDefault(SECRET, ""), minSeverity, kinds);
+            return new WebhookReceiver(name, url, format, settings.getOrDefault(SECRET, ""), minSeverity, kinds,
+                    allowHttp);
         } catch (IllegalArgumentException e) {
             // The record's messages start with the setting they are about: "url must start with …".
             problems.add(keyPrefix + e.getMessage());
@@ -119,6 +123,17 @@ public final class WebhookReceivers {
             problems.add(keyPrefix + URL + " is not a URL: " + e.getReason() + " at character " + (e.getIndex() + 1));
             return null;
         }
+    }
+
+    private static boolean allowHttp(String keyPrefix, String value, List<String> problems) {
+        if (value.isEmpty() || value.equalsIgnoreCase("false")) {
+            return false;
+        }
+        if (value.equalsIgnoreCase("true")) {
+            return true;
+        }
+        problems.add(keyPrefix + ALLOW_HTTP + " must be true or false, was '" + value + "'");
+        return false;
     }
 
     private static WebhookReceiver.Format format(String keyPrefix, String value, List<String> problems) {
