@@ -9,12 +9,15 @@ import java.io.IOException;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class WebhookReceiversTest {
 
@@ -147,6 +150,27 @@ class WebhookReceiversTest {
                 .hasMessageContaining("gpuledger.webhooks.finance.secret is malformed")
                 .hasMessageContaining("gpuledger.webhooks.audit.allow-http must be true or false, was 'maybe'")
                 .hasMessageNotContaining("s3cr3t");
+    }
+
+    @Test
+    void shouldReadTheSecretFromItsFile(@TempDir Path dir) throws IOException {
+        // Given a secret in a file, as a mounted Secret gives it, with the newline editors add
+        Path file = dir.resolve("finance-secret");
+        Files.writeString(file, "whsec_bmV3LWtleQ==,whsec_b2xkLWtleQ==\n");
+        Map<String, String> fromFile = Map.of("finance.url", "https://finance.example.com/hooks",
+                "finance.secret-file", file.toString());
+        Map<String, String> missing = Map.of("finance.url", "https://finance.example.com/hooks",
+                "finance.secret-file", dir.resolve("absent").toString(),
+                "audit.url", "https://audit.example.com/hooks", "audit.secret", "whsec_a2V5",
+                "audit.secret-file", file.toString());
+
+        // Then its secrets are read, and a missing file or a second source is an error that names the key
+        assertThat(WebhookReceivers.parse(PREFIX, fromFile).get(0).secrets())
+                .containsExactly("whsec_bmV3LWtleQ==", "whsec_b2xkLWtleQ==");
+        assertThatThrownBy(() -> WebhookReceivers.parse(PREFIX, missing))
+                .hasMessageContaining("gpuledger.webhooks.finance.secret-file: cannot read")
+                .hasMessageContaining("gpuledger.webhooks.audit.secret and gpuledger.webhooks.audit.secret-file are both set")
+                .hasMessageNotContaining("bmV3LWtleQ");
     }
 
     @Test
