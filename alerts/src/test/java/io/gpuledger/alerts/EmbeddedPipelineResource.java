@@ -28,7 +28,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 public class EmbeddedPipelineResource implements QuarkusTestResourceLifecycleManager {
 
     /** The secret the finance receiver checks every delivery's signature with. */
-    static final String WEBHOOK_SECRET = "e2e-webhook-secret";
+    static final String WEBHOOK_SECRET = "whsec_ZTJlLXdlYmhvb2stc2VjcmV0";
     /** How long after a minute's end the engine takes late samples for it. */
     static final Duration GRACE = Duration.ofSeconds(5);
     private static volatile RecordingReceiver financeReceiver;
@@ -61,7 +61,9 @@ public class EmbeddedPipelineResource implements QuarkusTestResourceLifecycleMan
         }
         return Map.of("kafka.bootstrap.servers", kafka.bootstrapServers(),
                 "gpuledger.webhooks.finance.url", financeReceiver.url().toString(),
-                "gpuledger.webhooks.finance.secret", WEBHOOK_SECRET);
+                "gpuledger.webhooks.finance.secret", WEBHOOK_SECRET,
+                // The receiver listens on the loopback interface, over plain HTTP.
+                "gpuledger.webhooks.finance.allow-http", "true");
     }
 
     /** The webhook receiver on 127.0.0.1 that the service delivers anomalies to. */

@@ -116,9 +116,26 @@ class KubernetesManifestsTest {
     @Test
     void shouldGiveTheAgentItsTokenAsAFileOfASecret() throws Exception {
         JsonNode agent = one(render("deploy/k8s"), "DaemonSet");
-        JsonNode container = agent.at("/spec/template/spec/containers/0");
-        String tokenFile = env(agent).get("GPULEDGER_PROGRESS_TOKEN_FILE");
-        assertThat(tokenFile).isEqualTo("/etc/gpu-ledger/agent-token/token");
+        assertTokenIsAFileOfSecret(agent, "GPULEDGER_PROGRESS_TOKEN_FILE", "/etc/gpu-ledger/agent-token/token",
+                "gpu-ledger-agent-token");
+        assertThat(agent.at("/spec/template/spec/containers/0/env").findValues("secretKeyRef"))
+                .as("no token in an environment variable").isEmpty();
+    }
+
+    /** A variable would show in `kubectl describe` and every child process: docs/security.md. */
+    @Test
+    void shouldGiveTheAlertServiceItsApiTokenAsAFileOfASecret() throws Exception {
+        JsonNode alerts = named(render("deploy/k8s"), "Deployment", "gpu-ledger-alerts");
+        assertTokenIsAFileOfSecret(alerts, "GPULEDGER_API_TOKEN_FILE", "/etc/gpu-ledger/api-token/token",
+                "gpu-ledger-api");
+        assertThat(env(alerts)).doesNotContainKey("GPULEDGER_API_TOKEN");
+        assertThat(alerts.at("/spec/template/spec/securityContext/fsGroup").asInt()).isEqualTo(10001);
+    }
+
+    private static void assertTokenIsAFileOfSecret(JsonNode workload, String variable, String path, String secret) {
+        JsonNode container = workload.at("/spec/template/spec/containers/0");
+        String tokenFile = env(workload).get(variable);
+        assertThat(tokenFile).isEqualTo(path);
         JsonNode mount = null;
         for (JsonNode candidate : container.get("volumeMounts")) {
             if (tokenFile.startsWith(candidate.get("mountPath").asText() + "/")) {
@@ -129,16 +146,15 @@ class KubernetesManifestsTest {
         assertThat(mount.get("readOnly").asBoolean()).isTrue();
         String volumeName = mount.get("name").asText();
         JsonNode volume = null;
-        for (JsonNode candidate : agent.at("/spec/template/spec/volumes")) {
+        for (JsonNode candidate : workload.at("/spec/template/spec/volumes")) {
             if (candidate.get("name").asText().equals(volumeName)) {
                 volume = candidate;
             }
         }
-        assertThat(volume.at("/secret/secretName").asText()).isEqualTo("gpu-ledger-agent-token");
+        assertThat(volume.at("/secret/secretName").asText()).isEqualTo(secret);
         assertThat(volume.at("/secret/items/0/path").asText()).isEqualTo("token");
         // readable by the owner and the pod's group, nobody else: 0440
         assertThat(volume.at("/secret/defaultMode").asInt()).isEqualTo(0440);
-        assertThat(container.at("/env").findValues("secretKeyRef")).as("no token in an environment variable").isEmpty();
     }
 
     /** Each program is its own Kafka user, its password a file of the Secret Strimzi makes, never a variable. */
@@ -335,8 +351,11 @@ class KubernetesManifestsTest {
         List<String> secrets = new ArrayList<>();
         documents.forEach(document -> document.findValues("secretKeyRef")
                 .forEach(ref -> secrets.add(ref.get("name").asText() + "/" + ref.get("key").asText())));
+        // Secrets mounted as files: each item of each secret volume
+        documents.forEach(document -> document.findValues("secret").forEach(volume -> volume.path("items")
+                .forEach(item -> secrets.add(volume.get("secretName").asText() + "/" + item.get("key").asText()))));
         assertThat(secrets).contains("gpu-ledger-api/token", "gpu-ledger-webhooks/finance-url",
-                "gpu-ledger-webhooks/finance-secret");
+                "gpu-ledger-webhooks/finance-secret", "gpu-ledger-agent-token/token");
         try (Stream<Path> files = Files.walk(RepositoryFiles.resolve("deploy/k8s"))) {
             files.filter(file -> file.toString().endsWith(".yaml") && !file.toString().contains("node_modules"))
                     .forEach(file -> assertThat(read(file)).as(file.toString())

@@ -7,15 +7,19 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.Provider;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.Optional;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Writes to the API ({@code POST}, {@code PUT}, {@code DELETE}) need {@code Authorization: Bearer
- * <gpuledger.api.token>}. Without a configured token, writes are refused altogether: an
- * unprotected write endpoint is never the default.
+ * <gpuledger.api.token>}, or the token in the file {@code gpuledger.api.token-file} (a mounted
+ * Secret: not visible in the process environment). Without a configured token, writes are refused
+ * altogether: an unprotected write endpoint is never the default.
  */
 @Provider
 public class WriteTokenFilter implements ContainerRequestFilter {
@@ -24,8 +28,33 @@ public class WriteTokenFilter implements ContainerRequestFilter {
 
     private final Optional<String> token;
 
-    public WriteTokenFilter(@ConfigProperty(name = "gpuledger.api.token") Optional<String> token) {
-        this.token = token.filter(value -> !value.isBlank());
+    public WriteTokenFilter(@ConfigProperty(name = "gpuledger.api.token") Optional<String> token,
+            @ConfigProperty(name = "gpuledger.api.token-file") Optional<String> tokenFile) {
+        this.token = token(token, tokenFile);
+    }
+
+    /**
+     * The token given as is, or read from its file (trimmed).
+     *
+     * @throws IllegalStateException when both are given, or the file cannot be read; the message
+     *                               names the file, never its content
+     */
+    static Optional<String> token(Optional<String> token, Optional<String> tokenFile) {
+        Optional<String> given = token.filter(value -> !value.isBlank());
+        Optional<String> file = tokenFile.filter(value -> !value.isBlank());
+        if (file.isEmpty()) {
+            return given;
+        }
+        if (given.isPresent()) {
+            throw new IllegalStateException("set gpuledger.api.token or gpuledger.api.token-file, not both");
+        }
+        try {
+            return Optional.of(Files.readString(Path.of(file.get()), StandardCharsets.UTF_8).strip())
+                    .filter(value -> !value.isEmpty());
+        } catch (IOException e) {
+            throw new IllegalStateException("gpuledger.api.token-file: cannot read " + file.get() + " ("
+                    + e.getClass().getSimpleName() + ")", e);
+        }
     }
 
     @Override
@@ -36,7 +65,8 @@ public class WriteTokenFilter implements ContainerRequestFilter {
         }
         if (token.isEmpty()) {
             refuse(request, Response.Status.FORBIDDEN,
-                    "writes are disabled: set gpuledger.api.token (GPULEDGER_API_TOKEN) to enable them");
+                    "writes are disabled: set gpuledger.api.token-file (GPULEDGER_API_TOKEN_FILE) or "
+                            + "gpuledger.api.token to enable them");
             return;
         }
         String header = request.getHeaderString(HttpHeaders.AUTHORIZATION);

@@ -8,7 +8,7 @@ import java.time.Duration;
  * its receiver takes or refuses it (see docs/webhooks.md).
  *
  * @param connectTimeout to open a connection to a receiver
- * @param requestTimeout for a receiver to answer one request
+ * @param requestTimeout for one try as a whole: connecting, sending, and the receiver's answer with its body
  * @param initialBackoff the wait after the first failed try; it doubles after each further one
  * @param maxBackoff     the longest wait between tries, unless the receiver asks for longer
  */
@@ -29,7 +29,7 @@ public record DeliveryPolicy(
         }
     }
 
-    /** 5 s to connect, 10 s to answer; retries after 1 s, 2 s, 4 s … up to a minute apart. */
+    /** 5 s to connect, 10 s for the whole try; retries after 1 s, 2 s, 4 s … up to a minute apart. */
     public static DeliveryPolicy defaults() {
         return new DeliveryPolicy(Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(1),
                 Duration.ofMinutes(1));

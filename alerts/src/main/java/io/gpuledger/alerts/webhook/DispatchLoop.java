@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -41,7 +42,8 @@ import org.jboss.logging.Logger;
  * field is touched by that thread only, except {@code stopSignal}.
  *
  * <p>Each receiver has its own queue of anomalies in the order they were read, and only the head
- * of a queue is tried, so a receiver that is down holds up neither the others nor the reading of
+ * of a queue is tried, concurrently with the heads of the other queues, so a receiver that is down
+ * or slow to answer holds up neither the others nor the reading of
  * the topic, only the committing of offsets past what it has not taken yet. When that backlog
  * reaches {@link #MAX_PENDING} records the consumer pauses, and goes on polling (so that it stays
  * in its group) without fetching.
@@ -52,7 +54,8 @@ final class DispatchLoop implements ConsumerRebalanceListener {
     private static final String ANOMALIES = Topics.COST_ANOMALIES.name();
     private static final int MAX_PENDING = 1000;
     private static final long MAX_POLL_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
-    /** Deliveries in one pass before the consumer is polled again; one request may run past it. */
+    private static final long IN_FLIGHT_POLL_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** Delivery rounds before the consumer is polled again. */
     private static final long DELIVERY_SLICE_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final Duration LEDGER_RETRY = Duration.ofSeconds(5);
 
@@ -75,6 +78,8 @@ final class DispatchLoop implements ConsumerRebalanceListener {
         int failures;
         long dueNanos = System.nanoTime();
         byte[] body;
+        /** The try under way; null between tries. */
+        CompletableFuture<WebhookSender.Attempt> inFlight;
 
         Task(TopicPartition partition, PendingRecord record, CostAnomaly anomaly, String key) {
             this.partition = partition;
@@ -211,27 +216,68 @@ final class DispatchLoop implements ConsumerRebalanceListener {
         return null;
     }
 
-    /** Tries the head of every queue that is due, round after round, for at most a slice of time. */
+    /**
+     * Starts a try of the head of every queue that is due, and takes in the tries that ended,
+     * round after round, for at most a slice of time. Receivers are tried concurrently, one try
+     * each at a time, so a receiver that is slow to answer holds up only its own queue.
+     */
     private void deliverDue() {
         long sliceEnd = System.nanoTime() + DELIVERY_SLICE_NANOS;
-        boolean tried = true;
-        while (tried && running() && System.nanoTime() - sliceEnd < 0) {
-            tried = false;
+        while (running()) {
+            boolean progressed = false;
+            List<CompletableFuture<?>> flying = new ArrayList<>();
+            long nextDue = Long.MAX_VALUE;
             for (Map.Entry<WebhookReceiver, Deque<Task>> queue : queues.entrySet()) {
                 Task head = queue.getValue().peek();
-                if (head != null && head.dueNanos - System.nanoTime() <= 0 && running()) {
-                    attempt(queue.getKey(), queue.getValue(), head);
-                    tried = true;
+                if (head != null && head.inFlight != null && head.inFlight.isDone()) {
+                    WebhookSender.Attempt attempt = head.inFlight.join();
+                    head.inFlight = null;
+                    finish(queue.getKey(), queue.getValue(), head, attempt);
+                    progressed = true;
+                    head = queue.getValue().peek();
                 }
+                if (head == null || !running()) {
+                    continue;
+                }
+                if (head.inFlight == null && head.dueNanos - System.nanoTime() <= 0) {
+                    start(queue.getKey(), head);
+                    progressed = true;
+                }
+                if (head.inFlight != null) {
+                    flying.add(head.inFlight);
+                } else {
+                    nextDue = Math.min(nextDue, head.dueNanos - System.nanoTime());
+                }
+            }
+            long left = sliceEnd - System.nanoTime();
+            if (left <= 0 || (!progressed && flying.isEmpty())) {
+                return;
+            }
+            if (!progressed) {
+                awaitAny(flying, Math.min(left, Math.max(0, nextDue)));
             }
         }
     }
 
-    private void attempt(WebhookReceiver receiver, Deque<Task> queue, Task task) {
+    private void start(WebhookReceiver receiver, Task task) {
         if (task.body == null) {
             task.body = WebhookPayloads.body(receiver.format(), task.anomaly);
         }
-        WebhookSender.Attempt attempt = clients.sender().post(receiver, task.anomaly.id(), task.body);
+        task.inFlight = clients.sender().post(receiver, task.anomaly.id(), task.body);
+    }
+
+    /** Waits until one of the tries ends, or for {@code nanos} at most. */
+    private static void awaitAny(List<CompletableFuture<?>> flying, long nanos) {
+        try {
+            CompletableFuture.anyOf(flying.toArray(CompletableFuture[]::new)).get(nanos, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            // Nothing ended in time, or a try failed: either way the next round looks again.
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void finish(WebhookReceiver receiver, Deque<Task> queue, Task task, WebhookSender.Attempt attempt) {
         ReceiverCounters counted = counters.get(receiver.name());
         switch (attempt.result()) {
             case DELIVERED -> {
@@ -341,7 +387,10 @@ final class DispatchLoop implements ConsumerRebalanceListener {
         long now = System.nanoTime();
         for (Deque<Task> queue : queues.values()) {
             Task head = queue.peek();
-            if (head != null) {
+            if (head != null && head.inFlight != null) {
+                // A try under way is taken in by the next delivery round, which waits for it.
+                wait = Math.min(wait, IN_FLIGHT_POLL_WAIT_NANOS);
+            } else if (head != null) {
                 wait = Math.min(wait, Math.max(0, head.dueNanos - now));
             }
         }

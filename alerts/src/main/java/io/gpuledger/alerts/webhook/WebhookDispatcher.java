@@ -36,7 +36,7 @@ import org.jboss.logging.Logger;
  * delivery records, read back at start and whenever partitions are assigned, say what to skip
  * among records read again. The one exception is a process that dies between a receiver's answer
  * and the delivery record; the receiver then gets the anomaly again with the same
- * {@value WebhookSignature#DELIVERY_HEADER} id (see docs/webhooks.md).
+ * {@value WebhookSignature#ID_HEADER} (see docs/webhooks.md).
  */
 public class WebhookDispatcher implements AutoCloseable {
 

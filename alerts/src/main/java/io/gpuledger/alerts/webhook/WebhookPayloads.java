@@ -6,7 +6,7 @@ import io.gpuledger.model.Json;
 /** The bodies posted to receivers: the same bytes on every retry of one delivery. */
 public final class WebhookPayloads {
 
-    /** The {@code event} of the generic body and the {@value WebhookSignature#EVENT_HEADER} header. */
+    /** The {@code event} of the generic body and the legacy {@code X-GpuLedger-Event} header. */
     public static final String EVENT = "cost.anomaly";
 
     /**
@@ -14,7 +14,7 @@ public final class WebhookPayloads {
      * as it is on {@code cost.anomalies.v1}. Receivers in Java can read it back with
      * {@code Json.read(body, AnomalyEvent.class)}.
      *
-     * @param deliveryId the anomaly's id, also sent as {@value WebhookSignature#DELIVERY_HEADER}
+     * @param deliveryId the anomaly's id, also sent as {@value WebhookSignature#ID_HEADER}
      */
     public record AnomalyEvent(String event, String deliveryId, CostAnomaly anomaly) {
     }

@@ -3,6 +3,7 @@ package io.gpuledger.alerts.webhook;
 import io.gpuledger.model.AnomalyKind;
 import io.gpuledger.model.CostAnomaly;
 import java.net.URI;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -14,13 +15,16 @@ import java.util.regex.Pattern;
  *                    while anomalies are in flight
  * @param url         where anomalies are posted
  * @param format      the shape of the body
- * @param secret      the HMAC key deliveries are signed with; empty only for a Slack receiver, which is then
- *                    sent unsigned
+ * @param secret      the secrets deliveries are signed with, newest first, separated by commas or spaces
+ *                    ({@link WebhookSignature#secrets}); empty only for a Slack receiver, which is then sent
+ *                    unsigned
  * @param minSeverity the least severe anomaly sent; null: all
  * @param kinds       the kinds of anomaly sent; empty: all
+ * @param allowHttp   whether signed deliveries may go over plain {@code http://}, where the network between is
+ *                    trusted: anyone on the path could otherwise read them and replay them within the tolerance
  */
-public record WebhookReceiver(
-        String name, URI url, Format format, String secret, CostAnomaly.Severity minSeverity, Set<AnomalyKind> kinds) {
+public record WebhookReceiver(String name, URI url, Format format, String secret, CostAnomaly.Severity minSeverity,
+        Set<AnomalyKind> kinds, boolean allowHttp) {
 
     /** Letters, digits, dash and underscore: the name is a segment of a configuration key and of a record key. */
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,63}");
@@ -54,9 +58,22 @@ public record WebhookReceiver(
         if (format == null) {
             throw new IllegalArgumentException("format is required");
         }
-        secret = secret == null ? "" : secret;
-        if (format == Format.JSON && secret.isBlank()) {
+        secret = secret == null ? "" : secret.strip();
+        if (format == Format.JSON && secret.isEmpty()) {
             throw new IllegalArgumentException("secret is required for the json format: its deliveries are signed");
+        }
+        List<String> secrets = WebhookSignature.secrets(secret);
+        for (String each : secrets) {
+            try {
+                WebhookSignature.key(each);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("secret is malformed: " + e.getMessage());
+            }
+        }
+        // The fields are not set yet in a compact constructor: judged on the parameters.
+        if (scheme.equals("http") && !secrets.isEmpty() && !allowHttp) {
+            throw new IllegalArgumentException("url is http:// but deliveries are signed: use https://, or set "
+                    + WebhookReceivers.ALLOW_HTTP + "=true where the network to the receiver is trusted");
         }
         kinds = kinds == null ? Set.of() : Set.copyOf(kinds);
     }
@@ -74,7 +91,12 @@ public record WebhookReceiver(
 
     /** Whether deliveries carry an HMAC signature. */
     public boolean signs() {
-        return !secret.isEmpty();
+        return !secrets().isEmpty();
+    }
+
+    /** The secrets deliveries are signed with, newest first. */
+    public List<String> secrets() {
+        return WebhookSignature.secrets(secret);
     }
 
     /**
@@ -86,6 +108,6 @@ public record WebhookReceiver(
         return "WebhookReceiver[name=" + name + ", url=" + url.getScheme() + "://" + url.getHost()
                 + (url.getPort() < 0 ? "" : ":" + url.getPort()) + "/…"
                 + ", format=" + format.configName() + ", signed=" + signs()
-                + ", minSeverity=" + minSeverity + ", kinds=" + kinds + "]";
+                + ", minSeverity=" + minSeverity + ", kinds=" + kinds + (allowHttp ? ", allowHttp" : "") + "]";
     }
 }

@@ -2,8 +2,13 @@ package io.gpuledger.alerts.webhook;
 
 import io.gpuledger.model.AnomalyKind;
 import io.gpuledger.model.CostAnomaly;
+import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -40,8 +45,12 @@ public final class WebhookReceivers {
     public static final String MIN_SEVERITY = "min-severity";
     /** A comma-separated list of anomaly kinds ({@code spend-rate, budget-burn, price-spike, cost-per-throughput}); empty: all. */
     public static final String KINDS = "kinds";
+    /** A file holding the secret (a mounted Secret), instead of {@link #SECRET}. */
+    public static final String SECRET_FILE = "secret-file";
+    /** {@code true} lets a signed receiver have an {@code http://} URL; {@code false} (the default) refuses it. */
+    public static final String ALLOW_HTTP = "allow-http";
 
-    private static final List<String> SETTINGS = List.of(URL, FORMAT, SECRET, MIN_SEVERITY, KINDS);
+    private static final List<String> SETTINGS = List.of(URL, FORMAT, SECRET, SECRET_FILE, MIN_SEVERITY, KINDS, ALLOW_HTTP);
 
     private WebhookReceivers() {
     }
@@ -95,11 +104,14 @@ public final class WebhookReceivers {
         WebhookReceiver.Format format = format(keyPrefix, settings.getOrDefault(FORMAT, ""), problems);
         CostAnomaly.Severity minSeverity = minSeverity(keyPrefix, settings.getOrDefault(MIN_SEVERITY, ""), problems);
         Set<AnomalyKind> kinds = kinds(keyPrefix, settings.getOrDefault(KINDS, ""), problems);
+        boolean allowHttp = allowHttp(keyPrefix, settings.getOrDefault(ALLOW_HTTP, ""), problems);
+        String secret = secret(keyPrefix, settings.getOrDefault(SECRET, ""), settings.getOrDefault(SECRET_FILE, ""),
+                problems);
         if (problems.size() > known) {
             return null;
         }
         try {
-            return new WebhookReceiver(name, url, format, settings.getOrDefault(SECRET, ""), minSeverity, kinds);
+            return new WebhookReceiver(name, url, format, secret, minSeverity, kinds, allowHttp);
         } catch (IllegalArgumentException e) {
             // The record's messages start with the setting they are about: "url must start with …".
             problems.add(keyPrefix + e.getMessage());
@@ -119,6 +131,34 @@ public final class WebhookReceivers {
             problems.add(keyPrefix + URL + " is not a URL: " + e.getReason() + " at character " + (e.getIndex() + 1));
             return null;
         }
+    }
+
+    /** The secret as given, or read from its file (trimmed); the problem names the file, never its content. */
+    private static String secret(String keyPrefix, String value, String file, List<String> problems) {
+        if (file.isEmpty()) {
+            return value;
+        }
+        if (!value.isEmpty()) {
+            problems.add(keyPrefix + SECRET + " and " + keyPrefix + SECRET_FILE + " are both set; keep one");
+            return "";
+        }
+        try {
+            return Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
+        } catch (IOException | InvalidPathException e) {
+            problems.add(keyPrefix + SECRET_FILE + ": cannot read " + file + " (" + e.getClass().getSimpleName() + ")");
+            return "";
+        }
+    }
+
+    private static boolean allowHttp(String keyPrefix, String value, List<String> problems) {
+        if (value.isEmpty() || value.equalsIgnoreCase("false")) {
+            return false;
+        }
+        if (value.equalsIgnoreCase("true")) {
+            return true;
+        }
+        problems.add(keyPrefix + ALLOW_HTTP + " must be true or false, was '" + value + "'");
+        return false;
     }
 
     private static WebhookReceiver.Format format(String keyPrefix, String value, List<String> problems) {

@@ -7,14 +7,21 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Posts one body to one receiver and says what came of it. One request at a time; {@link #close}
- * abandons the request in flight so that a receiver that does not answer cannot hold up a stop.
+ * Posts bodies to receivers and says what came of each. A try is bounded as a whole, the answer's
+ * body included, so that a receiver that answers slowly, or never ends its answer, costs at most
+ * the request timeout. Tries run concurrently; {@link #close} abandons those in flight so that a
+ * receiver that does not answer cannot hold up a stop.
  */
 final class WebhookSender {
 
@@ -38,11 +45,12 @@ final class WebhookSender {
     }
 
     private static final String USER_AGENT = "gpu-ledger-webhooks/1";
+    private static final Attempt STOPPING = new Attempt(Result.ABANDONED, 0, null, "stopping");
 
     private final HttpClient client;
     private final Duration requestTimeout;
     private final Clock clock;
-    private volatile CompletableFuture<?> inFlight;
+    private final Set<CompletableFuture<?>> inFlight = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     WebhookSender(DeliveryPolicy policy, Clock clock) {
@@ -55,60 +63,76 @@ final class WebhookSender {
         this.clock = clock;
     }
 
-    Attempt post(WebhookReceiver receiver, String deliveryId, byte[] body) {
+    /** Starts one try; the future completes within the request timeout, or when the sender is closed. */
+    CompletableFuture<Attempt> post(WebhookReceiver receiver, String deliveryId, byte[] body) {
         if (closed) {
-            return new Attempt(Result.ABANDONED, 0, null, "stopping");
+            return CompletableFuture.completedFuture(STOPPING);
         }
         CompletableFuture<HttpResponse<Void>> response =
                 client.sendAsync(request(receiver, deliveryId, body), HttpResponse.BodyHandlers.discarding());
-        inFlight = response;
+        inFlight.add(response);
+        AtomicBoolean expired = new AtomicBoolean();
+        // The client's own timeout ends when the headers arrive; this one also covers the body.
+        CompletableFuture.delayedExecutor(requestTimeout.toNanos(), TimeUnit.NANOSECONDS).execute(() -> {
+            if (!response.isDone()) {
+                expired.set(true);
+                response.cancel(true);
+            }
+        });
         if (closed) {
             response.cancel(true);
         }
-        try {
-            HttpResponse<Void> answer = response.get();
-            return classify(answer.statusCode(), answer.headers().firstValue("Retry-After"));
-        } catch (CancellationException e) {
-            return new Attempt(Result.ABANDONED, 0, null, "stopping");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            response.cancel(true);
-            return new Attempt(Result.ABANDONED, 0, null, "interrupted");
-        } catch (ExecutionException e) {
-            if (closed) {
-                // The client fails a cancelled exchange rather than cancelling the future it returned.
-                return new Attempt(Result.ABANDONED, 0, null, "stopping");
+        return response.handle((answer, failure) -> {
+            inFlight.remove(response);
+            if (failure == null) {
+                return classify(answer.statusCode(), answer.headers().firstValue("Retry-After"));
             }
-            Throwable cause = e.getCause() == null ? e : e.getCause();
+            if (expired.get()) {
+                return new Attempt(Result.RETRY, 0, null, "no whole answer within " + requestTimeout);
+            }
+            if (closed || failure instanceof CancellationException) {
+                // The client may fail a cancelled exchange rather than cancel the future it returned.
+                return STOPPING;
+            }
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
             String message = cause.getMessage() == null ? "" : ": " + cause.getMessage();
             return new Attempt(Result.RETRY, 0, null, cause.getClass().getSimpleName() + message);
-        } finally {
-            inFlight = null;
-        }
+        });
     }
 
-    /** Abandons the request in flight and refuses later ones. */
+    /** Abandons the tries in flight and refuses later ones. */
     void close() {
         closed = true;
-        CompletableFuture<?> pending = inFlight;
-        if (pending != null) {
+        for (CompletableFuture<?> pending : List.copyOf(inFlight)) {
             pending.cancel(true);
         }
     }
 
-    /** A fresh timestamp and signature on every try: a retry long after the first is still fresh. */
+    /**
+     * A fresh timestamp and signature on every try: a retry long after the first is still fresh.
+     * The headers of the previous release go along for one more, marked deprecated in the docs.
+     */
+    @SuppressWarnings("deprecation")
     private HttpRequest request(WebhookReceiver receiver, String deliveryId, byte[] body) {
+        String id = headerSafe(deliveryId);
         HttpRequest.Builder request = HttpRequest.newBuilder(receiver.url())
                 .timeout(requestTimeout)
                 .header("Content-Type", "application/json")
                 .header("User-Agent", USER_AGENT)
-                .header(WebhookSignature.EVENT_HEADER, WebhookPayloads.EVENT)
-                .header(WebhookSignature.DELIVERY_HEADER, headerSafe(deliveryId))
+                .header(WebhookSignature.ID_HEADER, id)
+                .header(WebhookSignature.LEGACY_EVENT_HEADER, WebhookPayloads.EVENT)
+                .header(WebhookSignature.LEGACY_DELIVERY_HEADER, id)
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body));
         if (receiver.signs()) {
             long timestamp = clock.instant().getEpochSecond();
-            request.header(WebhookSignature.TIMESTAMP_HEADER, Long.toString(timestamp))
-                    .header(WebhookSignature.SIGNATURE_HEADER, WebhookSignature.sign(receiver.secret(), timestamp, body));
+            String sentAt = Long.toString(timestamp);
+            request.header(WebhookSignature.TIMESTAMP_HEADER, sentAt)
+                    .header(WebhookSignature.SIGNATURE_HEADER,
+                            WebhookSignature.sign(receiver.secrets(), id, timestamp, body))
+                    .header(WebhookSignature.LEGACY_TIMESTAMP_HEADER, sentAt)
+                    .header(WebhookSignature.LEGACY_SIGNATURE_HEADER,
+                            WebhookSignature.legacySign(receiver.secrets().get(0), timestamp, body));
         }
         return request.build();
     }

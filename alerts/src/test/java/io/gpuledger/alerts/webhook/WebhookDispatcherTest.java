@@ -44,7 +44,8 @@ import org.junit.jupiter.api.Test;
 class WebhookDispatcherTest {
 
     private static final int PARTITIONS = 2;
-    private static final String SECRET = "whsec_dispatcher-test";
+    /** "whsec_" and the base64 of "dispatcher-test-key". */
+    private static final String SECRET = "whsec_ZGlzcGF0Y2hlci10ZXN0LWtleQ==";
     /** Retries a few milliseconds apart: the tests wait for behaviour, not for the clock. */
     private static final DeliveryPolicy FAST = new DeliveryPolicy(
             Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofMillis(5), Duration.ofMillis(50));
@@ -104,14 +105,19 @@ class WebhookDispatcherTest {
         RecordingReceiver.Request request = finance.requests().get(0);
         assertThat(request.signatureValid()).isTrue();
         assertThat(request.header("Content-Type")).isEqualTo("application/json");
+        assertThat(request.header("webhook-id")).isEqualTo(anomaly.id());
+        assertThat(request.header("webhook-signature")).matches("v1,[A-Za-z0-9+/]{43}=");
+        assertThat(Long.parseLong(request.header("webhook-timestamp")))
+                .isCloseTo(Instant.now().getEpochSecond(), within(60L));
+        // The previous release's headers, still sent and still valid
         assertThat(request.header("X-GpuLedger-Event")).isEqualTo("cost.anomaly");
         assertThat(request.header("X-GpuLedger-Delivery")).isEqualTo(anomaly.id());
-        assertThat(request.header("X-GpuLedger-Signature")).matches("sha256=[0-9a-f]{64}");
-        assertThat(Long.parseLong(request.header("X-GpuLedger-Timestamp")))
-                .isCloseTo(Instant.now().getEpochSecond(), within(60L));
+        assertThat(request.header("X-GpuLedger-Timestamp")).isEqualTo(request.header("webhook-timestamp"));
+        assertThat(legacySignatureValid(request)).isTrue();
         WebhookPayloads.AnomalyEvent event = Json.read(request.body(), WebhookPayloads.AnomalyEvent.class);
         assertThat(event).isEqualTo(new WebhookPayloads.AnomalyEvent("cost.anomaly", anomaly.id(), anomaly));
         RecordingReceiver.Request toSlack = slack.requests().get(0);
+        assertThat(toSlack.header("webhook-signature")).isNull();
         assertThat(toSlack.header("X-GpuLedger-Signature")).isNull();
         assertThat(Json.MAPPER.readTree(toSlack.body()).get("blocks").get(0).get("fields")).hasSize(7);
 
@@ -259,9 +265,7 @@ class WebhookDispatcherTest {
                 up.receiver("up-f", WebhookReceiver.Format.JSON));
         dispatcher.start();
 
-        List<CostAnomaly> published = IntStream.rangeClosed(1, 3)
-                .mapToObj(i -> Anomalies.spendRate("team-one-down", i)).toList();
-        publish(published.toArray(CostAnomaly[]::new));
+        List<CostAnomaly> published = publishSpendRates("team-one-down", 3);
 
         await().atMost(PATIENCE).until(() -> up.deliveredIds().size() == published.size());
         assertThat(dispatcher.counters("down-f").retries()).isPositive();
@@ -294,6 +298,63 @@ class WebhookDispatcherTest {
         // A request cut short by the stop is neither a failure nor a delivery
         assertThat(dispatcher.counters("silent-g").retries()).isZero();
         assertThat(dispatcher.counters("silent-g").delivered()).isZero();
+    }
+
+    @Test
+    void shouldKeepDeliveringToOthersWhileOneReceiverNeverAnswers() throws Exception {
+        // Given a receiver that never answers, with a patient timeout, and one that answers at once
+        RecordingReceiver silent = receiver(SECRET);
+        silent.hang();
+        RecordingReceiver prompt = receiver(SECRET);
+        DeliveryPolicy patient = new DeliveryPolicy(Duration.ofSeconds(2), Duration.ofMinutes(5),
+                Duration.ofMillis(5), Duration.ofMillis(50));
+        WebhookDispatcher dispatcher = dispatcher("one-silent", patient,
+                silent.receiver("silent-h", WebhookReceiver.Format.JSON),
+                prompt.receiver("prompt-h", WebhookReceiver.Format.JSON));
+        dispatcher.start();
+
+        // When three anomalies are published
+        List<CostAnomaly> published = publishSpendRates("team-one-silent", 3);
+
+        // Then the prompt one gets all three while the silent one still holds its first
+        await().atMost(PATIENCE).until(() -> prompt.deliveredIds().size() == published.size());
+        assertThat(prompt.deliveredIds()).containsExactlyElementsOf(published.stream().map(CostAnomaly::id).toList());
+        assertThat(silent.requests()).hasSize(1);
+        assertThat(dispatcher.counters("silent-h").delivered()).isZero();
+    }
+
+    @Test
+    void shouldGiveUpATryWhoseAnswerNeverEnds() throws Exception {
+        // Given a receiver that answers 200 and never finishes the body of its answer
+        RecordingReceiver endless = receiver(SECRET);
+        endless.neverEndTheAnswer();
+        DeliveryPolicy oneSecond = new DeliveryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(1),
+                Duration.ofMillis(5), Duration.ofMillis(50));
+        WebhookDispatcher dispatcher = dispatcher("endless", oneSecond,
+                endless.receiver("endless-i", WebhookReceiver.Format.JSON));
+        dispatcher.start();
+
+        // When
+        publish(Anomalies.spendRate("team-endless", 0));
+
+        // Then the try ends with the timeout, counts as failed, and is made again
+        await().atMost(PATIENCE).until(() -> dispatcher.counters("endless-i").retries() >= 1
+                && endless.requests().size() >= 2);
+        assertThat(dispatcher.counters("endless-i").delivered()).isZero();
+    }
+
+    @SuppressWarnings("deprecation")
+    private static boolean legacySignatureValid(RecordingReceiver.Request request) {
+        return WebhookSignature.legacyVerify(SECRET, request.header("X-GpuLedger-Timestamp"), request.body(),
+                request.header("X-GpuLedger-Signature"), Instant.now(), Duration.ofMinutes(5));
+    }
+
+    /** Publishes {@code count} spend-rate anomalies of one team: one partition, read in order. */
+    private static List<CostAnomaly> publishSpendRates(String team, int count) {
+        List<CostAnomaly> published = IntStream.rangeClosed(1, count)
+                .mapToObj(i -> Anomalies.spendRate(team, i)).toList();
+        publish(published.toArray(CostAnomaly[]::new));
+        return published;
     }
 
     private RecordingReceiver receiver(String secret) throws Exception {

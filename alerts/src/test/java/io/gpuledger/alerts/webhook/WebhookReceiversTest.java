@@ -9,12 +9,15 @@ import java.io.IOException;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class WebhookReceiversTest {
 
@@ -25,7 +28,7 @@ class WebhookReceiversTest {
         // Given two receivers in the compact form, the prefix already stripped
         Map<String, String> properties = properties("""
                 finance.url=https://finance.example.com/hooks/gpu-ledger
-                finance.secret=whsec_1\s
+                finance.secret=whsec_MTIzNDU2Nzg5MA==\s
                 finance.min-severity=critical
                 ops-slack.url=https://hooks.slack.com/services/T0/B0/token
                 ops-slack.format=SLACK
@@ -38,10 +41,11 @@ class WebhookReceiversTest {
         // Then
         assertThat(receivers).containsExactly(
                 new WebhookReceiver("finance", URI.create("https://finance.example.com/hooks/gpu-ledger"),
-                        WebhookReceiver.Format.JSON, "whsec_1", CostAnomaly.Severity.CRITICAL, Set.of()),
+                        WebhookReceiver.Format.JSON, "whsec_MTIzNDU2Nzg5MA==", CostAnomaly.Severity.CRITICAL, Set.of(),
+                        false),
                 new WebhookReceiver("ops-slack", URI.create("https://hooks.slack.com/services/T0/B0/token"),
                         WebhookReceiver.Format.SLACK, "", null,
-                        Set.of(AnomalyKind.PRICE_SPIKE, AnomalyKind.BUDGET_BURN)));
+                        Set.of(AnomalyKind.PRICE_SPIKE, AnomalyKind.BUDGET_BURN), false));
         assertThat(receivers.get(1).signs()).isFalse();
     }
 
@@ -105,11 +109,77 @@ class WebhookReceiversTest {
     }
 
     @Test
+    void shouldRefuseSignedDeliveriesOverPlainHttpUnlessAllowed() {
+        Map<String, String> refused = properties("""
+                finance.url=http://finance.example.com/hooks
+                finance.secret=whsec_MTIzNDU2Nzg5MA==
+                """);
+        Map<String, String> allowed = properties("""
+                finance.url=http://finance.internal/hooks
+                finance.secret=whsec_MTIzNDU2Nzg5MA==
+                finance.allow-http=true
+                chat.url=http://chat.internal/hooks
+                chat.format=slack
+                """);
+
+        assertThatThrownBy(() -> WebhookReceivers.parse(PREFIX, refused))
+                .hasMessageContaining("gpuledger.webhooks.finance.url is http:// but deliveries are signed")
+                .hasMessageContaining("allow-http=true");
+        // An unsigned Slack-format receiver has nothing to lose over plain HTTP
+        assertThat(WebhookReceivers.parse(PREFIX, allowed)).extracting(WebhookReceiver::allowHttp)
+                .containsExactly(false, true);
+    }
+
+    @Test
+    void shouldReadSeveralSecretsAndRejectAMalformedOneWithoutRepeatingIt() {
+        Map<String, String> rotating = properties("""
+                finance.url=https://finance.example.com/hooks
+                finance.secret=whsec_bmV3LWtleQ==, whsec_b2xkLWtleQ==
+                """);
+        Map<String, String> malformed = properties("""
+                finance.url=https://finance.example.com/hooks
+                finance.secret=whsec_s3cr3t!!
+                audit.url=https://audit.example.com/hooks
+                audit.secret=whsec_MTIzNDU2Nzg5MA==
+                audit.allow-http=maybe
+                """);
+
+        assertThat(WebhookReceivers.parse(PREFIX, rotating).get(0).secrets())
+                .containsExactly("whsec_bmV3LWtleQ==", "whsec_b2xkLWtleQ==");
+        assertThatThrownBy(() -> WebhookReceivers.parse(PREFIX, malformed))
+                .hasMessageContaining("gpuledger.webhooks.finance.secret is malformed")
+                .hasMessageContaining("gpuledger.webhooks.audit.allow-http must be true or false, was 'maybe'")
+                .hasMessageNotContaining("s3cr3t");
+    }
+
+    @Test
+    void shouldReadTheSecretFromItsFile(@TempDir Path dir) throws IOException {
+        // Given a secret in a file, as a mounted Secret gives it, with the newline editors add
+        Path file = dir.resolve("finance-secret");
+        Files.writeString(file, "whsec_bmV3LWtleQ==,whsec_b2xkLWtleQ==\n");
+        Map<String, String> fromFile = Map.of("finance.url", "https://finance.example.com/hooks",
+                "finance.secret-file", file.toString());
+        Map<String, String> missing = Map.of("finance.url", "https://finance.example.com/hooks",
+                "finance.secret-file", dir.resolve("absent").toString(),
+                "audit.url", "https://audit.example.com/hooks", "audit.secret", "whsec_a2V5",
+                "audit.secret-file", file.toString());
+
+        // Then its secrets are read, and a missing file or a second source is an error that names the key
+        assertThat(WebhookReceivers.parse(PREFIX, fromFile).get(0).secrets())
+                .containsExactly("whsec_bmV3LWtleQ==", "whsec_b2xkLWtleQ==");
+        assertThatThrownBy(() -> WebhookReceivers.parse(PREFIX, missing))
+                .hasMessageContaining("gpuledger.webhooks.finance.secret-file: cannot read")
+                .hasMessageContaining("gpuledger.webhooks.audit.secret and gpuledger.webhooks.audit.secret-file are both set")
+                .hasMessageNotContaining("bmV3LWtleQ");
+    }
+
+    @Test
     void shouldFilterBySeverityAndKind() {
         WebhookReceiver criticalSpendOnly = new WebhookReceiver("f", URI.create("https://example.com"),
-                WebhookReceiver.Format.JSON, "s", CostAnomaly.Severity.CRITICAL, Set.of(AnomalyKind.SPEND_RATE));
+                WebhookReceiver.Format.JSON, "s", CostAnomaly.Severity.CRITICAL, Set.of(AnomalyKind.SPEND_RATE),
+                false);
         WebhookReceiver everything = new WebhookReceiver("all", URI.create("https://example.com"),
-                WebhookReceiver.Format.JSON, "s", null, Set.of());
+                WebhookReceiver.Format.JSON, "s", null, Set.of(), false);
 
         assertThat(criticalSpendOnly.accepts(Anomalies.spendRate("ml", 0))).isTrue();
         assertThat(criticalSpendOnly.accepts(Anomalies.priceSpike("aws-p5"))).isFalse();
@@ -119,7 +189,7 @@ class WebhookReceiversTest {
     @Test
     void shouldKeepTheSecretAndTheUrlPathOutOfItsText() {
         WebhookReceiver receiver = new WebhookReceiver("slack", URI.create("https://hooks.slack.com/services/T0/B0/tok"),
-                WebhookReceiver.Format.SLACK, "whsec_hidden", null, Set.of());
+                WebhookReceiver.Format.SLACK, "whsec_hidden", null, Set.of(), false);
 
         assertThat(receiver.toString()).contains("https://hooks.slack.com/").doesNotContain("tok", "whsec_hidden");
     }

@@ -11,6 +11,8 @@ class WebhookSettingsTest {
     @CsvSource(nullValues = "none", value = {
             "FINANCE_URL,                finance.url",
             "FINANCE_SECRET,             finance.secret",
+            "FINANCE_SECRET_FILE,        finance.secret-file",
+            "FINANCE_ALLOW_HTTP,         finance.allow-http",
             "FINANCE_MIN_SEVERITY,       finance.min-severity",
             "FIN_OPS_SLACK_FORMAT,       fin-ops-slack.format",
             "FINANCE_KINDS,              finance.kinds",
