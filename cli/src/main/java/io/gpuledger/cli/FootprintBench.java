@@ -80,7 +80,7 @@ final class FootprintBench {
                 case "--gpus" -> settings.fleets = UsageException.positives(option, value);
                 case "--warmup" -> settings.warmupSeconds = UsageException.nonNegative(option, value);
                 case "--seconds" -> settings.seconds = UsageException.positive(option, value);
-                case "--demo-gpus" -> settings.demoGpus = UsageException.positive(option, value);
+                case "--demo-gpus" -> settings.demoGpus = value.equals("0") ? 0 : UsageException.positive(option, value);
                 default -> throw new UsageException("bench footprint: unknown option '" + option + "'");
             }
         });
@@ -91,7 +91,9 @@ final class FootprintBench {
         for (int gpus : settings.fleets) {
             rows.addAll(fleet(gpus, settings.warmupSeconds, settings.seconds, out));
         }
-        rows.addAll(demo(settings.demoGpus, settings.warmupSeconds, settings.seconds, out));
+        if (settings.demoGpus > 0) {
+            rows.addAll(demo(settings.demoGpus, settings.warmupSeconds, settings.seconds, out));
+        }
         printTable(rows, out);
         return 0;
     }
@@ -109,6 +111,9 @@ final class FootprintBench {
                     usage.maxKb() / 1024.0, usage.peakKb() / 1024.0);
         }
         Row stack = rows.get(rows.size() - 1);
+        if (!stack.process().startsWith("demo stack")) {
+            return;
+        }
         out.println();
         out.printf(Locale.ROOT, "demo stack at %d GPUs: %.2f GiB resident at peak, %.2f GiB steady (target 1.5 GB"
                 + " = %.2f GiB)%n", stack.gpus(), stack.usage().peakKb() * 1024 / GIB,

@@ -67,7 +67,7 @@ public final class Main {
                                    --gpus G,G,...  fleets, a sample a second per GPU (default 1000,10000,100000)
                                    --warmup S   seconds before measuring (default 300)
                                    --seconds S  seconds measured (default 120)
-                                   --demo-gpus D  the demo stack's fleet (default 10000)
+                                   --demo-gpus D  the demo stack's fleet (default 10000; 0: no demo)
                          latency a spot notice to its EVACUATE, and a sample to its gauge, on the demo
                                  stack under a simulated fleet sampled every second
                                    --gpus G     the background fleet (default 10000)
