@@ -141,6 +141,9 @@ public record CostEngineConfig(
         // would reach the broker first with a later sequence and be refused (and logged as an
         // ERROR) as out of order. One request at a time keeps the batches in order.
         props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), 1);
+        // One at a time, a request may carry more: a minute's closing is some megabytes to send
+        // before its commit, which requests of Kafka's 1 MiB would take in turns.
+        props.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), 8 * 1024 * 1024);
         // A task reads telemetry with notices and work reports, whose partitions are mostly empty:
         // with idling on, Kafka Streams asks after their lag before every telemetry record.
         props.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, StreamsConfig.MAX_TASK_IDLE_MS_DISABLED);

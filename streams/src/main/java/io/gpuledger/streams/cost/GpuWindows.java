@@ -181,7 +181,15 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             latestEventTime = at;
             long closeBefore = at - settings.grace().toMillis();
             if (closeBefore >= nextClose) {
+                // A minute's closing sends the closed window of every GPU at once. Readers wait for
+                // the live windows, not for those: the live ones changed since the last update go
+                // out ahead of the burst, and all of it is committed now rather than at the update.
+                long liveFrom = context.currentSystemTimeMs() - settings.grace().toMillis() - MINUTE;
+                if (at >= liveFrom) {
+                    sendChangedWindows(false, liveFrom);
+                }
                 closeWindows(closeBefore);
+                context.commit();
             }
         }
     }

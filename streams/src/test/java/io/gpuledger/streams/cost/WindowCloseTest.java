@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
@@ -328,6 +329,43 @@ class WindowCloseTest {
     }
 
     /** Samples of {@code gpu} covering {@code [fromSecond, toSecond)} after T0, ten seconds each. */
+    @Test
+    void shouldSendTheLiveWindowsAheadOfAMinutesClosing() {
+        // Given two GPUs followed live for three minutes, a sample every 10 s, the wall clock with them
+        for (int end = 10; end <= 170; end += 10) {
+            send(sample("GPU-1", end, 10));
+            send(sample("GPU-2", end, 10));
+        }
+        advance(Duration.between(wallClock, T0.plusSeconds(180)));
+
+        // When GPU-2's sample ending at 3:00 changes its live minute (2:00-3:00), and before the next
+        // update GPU-1's sample of 3:00-3:10 takes the engine's time to 3:05, past the first
+        // minute's end plus grace (1:00 + 2:00), which closes that minute for both GPUs
+        telemetry.pipeInput(new TestRecord<>("GPU-2", Json.write(sample("GPU-2", 180, 10)), T0.plusSeconds(180)));
+        telemetry.pipeInput(new TestRecord<>("GPU-1", Json.write(sample("GPU-1", 190, 10)), T0.plusSeconds(190)));
+        advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
+        advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
+
+        // Then GPU-2's live minute, with all six of its samples (60 s), went out ahead of the closed
+        // windows: a reader shows it without first working through the minute's closing
+        List<GpuUsage> sent = usage.readValuesToList();
+        int live = indexOf(sent, u -> u.gpuUuid().equals("GPU-2") && !u.closed()
+                && u.windowStart().equals(T0.plusSeconds(120)) && u.secondsObserved() == 60.0);
+        int firstClosed = indexOf(sent, GpuUsage::closed);
+        assertThat(firstClosed).as("the first minute closed").isNotNegative();
+        assertThat(sent.get(firstClosed).windowStart()).isEqualTo(T0);
+        assertThat(live).as("GPU-2's live minute").isNotNegative().isLessThan(firstClosed);
+    }
+
+    private static int indexOf(List<GpuUsage> updates, Predicate<GpuUsage> which) {
+        for (int i = 0; i < updates.size(); i++) {
+            if (which.test(updates.get(i))) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     private void tenSecondSamples(String gpu, int fromSecond, int toSecond) {
         samples(gpu, fromSecond, toSecond, 10);
     }
