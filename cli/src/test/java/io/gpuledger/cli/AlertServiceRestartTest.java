@@ -132,6 +132,8 @@ class AlertServiceRestartTest {
                             .collect(Collectors.joining(";")),
                     "GPULEDGER_WEBHOOKS_FINANCE_URL", inbox.url(),
                     "GPULEDGER_WEBHOOKS_FINANCE_SECRET", "restart-test",
+                    // The test's receiver listens on loopback, in plain HTTP
+                    "GPULEDGER_WEBHOOKS_FINANCE_ALLOW_HTTP", "true",
                     "GPULEDGER_CONSUMER_INSTANCE_ID", INSTANCE,
                     // Idleness judged over one closed minute: the fleet's history closes a few at once
                     "GPULEDGER_RECOMMENDATION_RECLAIM_IDLE_PERIOD", "1m");

@@ -66,7 +66,8 @@ class DashboardsLiveTest {
                 "--http-port", String.valueOf(alertsPort), "--spot-interruptions", "120", "--price-changes", "240", "--history", "off"},
                 Map.of("GPULEDGER_BUDGETS", "team:research=0.5 USD",
                         "GPULEDGER_WEBHOOKS_FINANCE_URL", "http://127.0.0.1:" + finance.getAddress().getPort() + "/hook",
-                        "GPULEDGER_WEBHOOKS_FINANCE_SECRET", "dashboards-test"));
+                        "GPULEDGER_WEBHOOKS_FINANCE_SECRET", "dashboards-test",
+                        "GPULEDGER_WEBHOOKS_FINANCE_ALLOW_HTTP", "true"));
         Demo demo = new Demo(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
         Process prometheus = null;
         try {

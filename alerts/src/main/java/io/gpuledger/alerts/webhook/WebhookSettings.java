@@ -27,7 +27,7 @@ public final class WebhookSettings {
         for (String name : config.getPropertyNames()) {
             String key = null;
             if (name.startsWith(PREFIX)) {
-                key = name.substring(PREFIX.length());
+                key = dashed(name.substring(PREFIX.length()));
             } else if (name.startsWith(ENV_PREFIX)) {
                 key = fromEnvironment(name.substring(ENV_PREFIX.length()));
             }
@@ -37,6 +37,25 @@ public final class WebhookSettings {
             }
         }
         return found;
+    }
+
+    /**
+     * {@code finance.allow.http} → {@code finance.allow-http}: the configuration also lists a
+     * variable such as {@code GPULEDGER_WEBHOOKS_FINANCE_ALLOW_HTTP} under a dotted name, each
+     * underscore a dot, which would otherwise read as a setting that does not exist.
+     */
+    static String dashed(String key) {
+        int dot = key.indexOf('.');
+        if (dot < 0) {
+            return key;
+        }
+        String setting = key.substring(dot + 1);
+        for (String known : KEYS) {
+            if (!setting.equals(known) && setting.equals(known.replace('-', '.'))) {
+                return key.substring(0, dot + 1) + known;
+            }
+        }
+        return key;
     }
 
     /** {@code FINANCE_MIN_SEVERITY} → {@code finance.min-severity}; null when no key ends it. */

@@ -22,4 +22,17 @@ class WebhookSettingsTest {
         // GPULEDGER_WEBHOOKS_<NAME>_<KEY>: the name in lower case, the key as in a property
         assertThat(WebhookSettings.fromEnvironment(variable)).isEqualTo(property);
     }
+
+    @ParameterizedTest
+    @CsvSource({
+            "finance.allow.http,   finance.allow-http",
+            "finance.secret.file,  finance.secret-file",
+            "finance.min.severity, finance.min-severity",
+            "finance.allow-http,   finance.allow-http",
+            "finance.url,          finance.url",
+            "finance.colour.x,     finance.colour.x"})
+    void shouldReadADashedSettingListedUnderItsDottedName(String listed, String property) {
+        // The configuration lists GPULEDGER_WEBHOOKS_FINANCE_ALLOW_HTTP as gpuledger.webhooks.finance.allow.http too
+        assertThat(WebhookSettings.dashed(listed)).isEqualTo(property);
+    }
 }
