@@ -20,6 +20,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -122,12 +123,24 @@ final class LatencyBench {
         }
     }
 
-    /** Sends {@code count} notices at {@code perSecond}; returns each one's time to its EVACUATE, in ms. */
+    /** A notice's send, on the monotonic clock and the wall clock (which its EVACUATE's timestamp is on). */
+    private record Sent(long nanos, long epochMillis) {
+    }
+
+    /** An answered notice: its time to the EVACUATE read, and to the EVACUATE's timestamp, in ms. */
+    private record Answer(double totalMs, long writtenMs, int secondOfMinute) {
+    }
+
+    /**
+     * Sends {@code count} notices at {@code perSecond}; returns each one's time to its EVACUATE, in ms,
+     * and prints the slowest five split at the EVACUATE's timestamp (when the alert service sent it):
+     * what the service took against what the broker and the transaction markers took to deliver it.
+     */
     private static List<Double> evacuations(Demo demo, int count, double perSecond, PrintStream out)
             throws Exception {
         List<SimulatedInstance> instances = demo.fleet().instances();
-        Map<String, Long> sentAt = new ConcurrentHashMap<>();
-        List<Double> latencies = Collections.synchronizedList(new ArrayList<>());
+        Map<String, Sent> sentAt = new ConcurrentHashMap<>();
+        List<Answer> answers = Collections.synchronizedList(new ArrayList<>());
         try (KafkaConsumer<String, CloudEvent<Recommendation>> consumer = recommendations(demo.bootstrap());
                 KafkaProducer<String, CapacityEvent> producer =
                         Producers.forTopic(Topics.CAPACITY_EVENTS, demo.bootstrap(), "bench-notices")) {
@@ -136,7 +149,7 @@ final class LatencyBench {
             long next = System.nanoTime();
             int sent = 0;
             long deadline = Long.MAX_VALUE;
-            while (latencies.size() < count && System.nanoTime() < deadline) {
+            while (answers.size() < count && System.nanoTime() < deadline) {
                 if (sent < count && System.nanoTime() >= next) {
                     SimulatedInstance instance = instances.get(sent % instances.size());
                     // Each notice its own deadline: a new situation for the instance, so a new record.
@@ -147,7 +160,8 @@ final class LatencyBench {
                             instance.instanceId(), instance.offer().instanceType(), instance.placement().host(),
                             instance.offer().lifecycle(), CapacityEventKind.SPOT_INTERRUPTION, "terminate",
                             Instant.now(), noticeDeadline, "bench", null);
-                    sentAt.put(instance.instanceId() + " " + noticeDeadline, System.nanoTime());
+                    sentAt.put(instance.instanceId() + " " + noticeDeadline,
+                            new Sent(System.nanoTime(), System.currentTimeMillis()));
                     producer.send(new ProducerRecord<>(Topics.CAPACITY_EVENTS.name(), notice.instanceId(), notice));
                     producer.flush();
                     sent++;
@@ -159,16 +173,23 @@ final class LatencyBench {
                 for (ConsumerRecord<String, CloudEvent<Recommendation>> record : consumer.poll(Duration.ofMillis(5))) {
                     Recommendation r = record.value().data();
                     if (r.kind() == RecommendationKind.EVACUATE && r.deadline() != null) {
-                        Long at = sentAt.remove(r.target().id() + " " + r.deadline());
+                        Sent at = sentAt.remove(r.target().id() + " " + r.deadline());
                         if (at != null) {
-                            latencies.add((System.nanoTime() - at) / 1e6);
+                            answers.add(new Answer((System.nanoTime() - at.nanos()) / 1e6,
+                                    record.timestamp() - at.epochMillis(),
+                                    Instant.ofEpochMilli(at.epochMillis()).atZone(ZoneOffset.UTC).getSecond()));
                         }
                     }
                 }
             }
         }
-        out.printf("notices: %d sent, %d answered%n", count, latencies.size());
-        return latencies;
+        out.printf("notices: %d sent, %d answered; the slowest (ms, of which until the alert service sent it,"
+                + " at second s of its minute):", count, answers.size());
+        answers.stream().sorted(Comparator.comparingDouble(Answer::totalMs).reversed()).limit(5)
+                .forEach(a -> out.printf(Locale.ROOT, " %.0f (%d, s %d)", a.totalMs(), a.writtenMs(),
+                        a.secondOfMinute()));
+        out.println();
+        return answers.stream().map(Answer::totalMs).toList();
     }
 
     /** The probe samples sent, and the time each of those shown took to reach its gauge, in ms. */
