@@ -20,6 +20,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -128,11 +129,25 @@ public final class DarkGpus {
             gpu.dark = false;
             pool(gpu.lastObserved).decrementAndGet();
         }
-        gpu.lastObserved = usage;
+        if (gpu.lastObserved == null || !sameWindowAndPlace(gpu.lastObserved, usage)) {
+            gpu.lastObserved = usage;
+        }
         if (usage.closed()) {
             // What it spent an hour while observed: its last window may be covered only in part.
             gpu.costPerHour = usage.costPerHour();
         }
+    }
+
+    /**
+     * Whether {@code usage} is another version of {@code last}'s window, on the same instance, host,
+     * job and currency: all that is kept of it. The older record is then kept (a window is updated
+     * every 2 s, and a record held until the next outlives a young collection).
+     */
+    private static boolean sameWindowAndPlace(GpuUsage last, GpuUsage usage) {
+        return last.windowStart().equals(usage.windowStart()) && last.instanceId().equals(usage.instanceId())
+                && last.instanceType().equals(usage.instanceType()) && last.lifecycle() == usage.lifecycle()
+                && Objects.equals(last.host(), usage.host()) && Objects.equals(last.jobId(), usage.jobId())
+                && Objects.equals(last.currency(), usage.currency());
     }
 
     private List<CostAnomaly> judge(Instant detectedAt) {

@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -21,12 +22,46 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class FleetBoard {
 
     /** How far a GPU's latest window may end before the fleet's newest and still count as observed. */
-    private static final Duration QUIET = Duration.ofMinutes(1);
+    private static final long QUIET_MILLIS = Duration.ofMinutes(1).toMillis();
 
     private final Duration staleAfter;
-    private final Map<String, Seen> latest = new ConcurrentHashMap<>();
+    private final Map<String, Gpu> latest = new ConcurrentHashMap<>();
 
-    private record Seen(GpuUsage usage, Instant at) {
+    /**
+     * A GPU's latest window, reduced to what the board shows. The window's record itself is not
+     * kept: held until the GPU's next update, 2 s later, each record outlived a young collection and
+     * went to the old generation; labels are taken from the entry before when unchanged, so that the
+     * record's own strings die young with it.
+     */
+    private record Gpu(String uuid, int index, String model, String jobId, String instanceId, Offer pool,
+            String team, String currency, long windowStartMillis, long windowEndMillis, double costPerHour,
+            double idleCostPerHour, long heardAtMillis) {
+
+        static Gpu of(GpuUsage usage, Gpu before, Instant now) {
+            Offer pool = before != null && before.pool.provider().equals(usage.provider())
+                    && before.pool.region().equals(usage.region())
+                    && before.pool.instanceType().equals(usage.instanceType())
+                    && before.pool.lifecycle() == usage.lifecycle()
+                    ? before.pool
+                    : new Offer(usage.provider(), usage.region(), usage.instanceType(), usage.lifecycle());
+            return new Gpu(usage.gpuUuid(), usage.gpuIndex(),
+                    kept(before == null ? null : before.model, usage.gpuModel()),
+                    kept(before == null ? null : before.jobId, usage.jobId()),
+                    kept(before == null ? null : before.instanceId, usage.instanceId()), pool,
+                    kept(before == null ? null : before.team, usage.team()),
+                    kept(before == null ? null : before.currency, usage.currency()),
+                    usage.windowStart().toEpochMilli(), usage.windowEnd().toEpochMilli(), usage.costPerHour(),
+                    usage.idleCostPerHour(), now.toEpochMilli());
+        }
+
+        private static String kept(String before, String fresh) {
+            return Objects.equals(before, fresh) ? before : fresh;
+        }
+
+        PlacedGpu placed() {
+            return new PlacedGpu(uuid, index, model, jobId, costPerHour, currency,
+                    Instant.ofEpochMilli(windowEndMillis));
+        }
     }
 
     public FleetBoard(Duration staleAfter) {
@@ -34,14 +69,15 @@ public final class FleetBoard {
     }
 
     public void record(GpuUsage usage, Instant now) {
-        latest.merge(usage.gpuUuid(), new Seen(usage, now),
-                (known, fresh) -> fresh.usage().windowStart().isBefore(known.usage().windowStart()) ? known : fresh);
+        latest.compute(usage.gpuUuid(), (uuid, known) ->
+                known != null && usage.windowStart().toEpochMilli() < known.windowStartMillis() ? known
+                        : Gpu.of(usage, known, now));
     }
 
     /** Forgets the GPUs not heard of since {@code now - staleAfter}. */
     public void sweep(Instant now) {
-        Instant cutoff = now.minus(staleAfter);
-        latest.values().removeIf(seen -> seen.at().isBefore(cutoff));
+        long cutoff = now.minus(staleAfter).toEpochMilli();
+        latest.values().removeIf(gpu -> gpu.heardAtMillis() < cutoff);
     }
 
     /**
@@ -50,38 +86,20 @@ public final class FleetBoard {
      * publishes the same join a commit later; this one is at hand the moment the notice is read.
      */
     public EnrichedCapacityEvent enrich(CapacityEvent notice, Duration maxAge) {
-        Instant newest = null;
+        long newest = Long.MIN_VALUE;
+        long oldestPlaced = notice.noticedAt().minus(maxAge).toEpochMilli();
         List<PlacedGpu> gpus = new ArrayList<>();
-        for (Seen seen : latest.values()) {
-            GpuUsage usage = seen.usage();
-            if (!notice.instanceId().equals(usage.instanceId())) {
+        for (Gpu gpu : latest.values()) {
+            if (!notice.instanceId().equals(gpu.instanceId())) {
                 continue;
             }
-            if (newest == null || usage.windowEnd().isAfter(newest)) {
-                newest = usage.windowEnd();
-            }
-            if (!usage.windowEnd().isBefore(notice.noticedAt().minus(maxAge))) {
-                gpus.add(PlacedGpu.of(usage));
+            newest = Math.max(newest, gpu.windowEndMillis());
+            if (gpu.windowEndMillis() >= oldestPlaced) {
+                gpus.add(gpu.placed());
             }
         }
-        return newest == null ? EnrichedCapacityEvent.unplaced(notice)
-                : EnrichedCapacityEvent.placed(notice, newest, gpus);
-    }
-
-    /** The latest window of every GPU heard of recently. */
-    public Iterable<GpuUsage> gpus() {
-        return latest.values().stream().map(Seen::usage).toList();
-    }
-
-    /** The end of the newest of {@code gpus}' windows; null when there is none. */
-    private static Instant newestEnd(Iterable<GpuUsage> gpus) {
-        Instant newest = null;
-        for (GpuUsage usage : gpus) {
-            if (newest == null || usage.windowEnd().isAfter(newest)) {
-                newest = usage.windowEnd();
-            }
-        }
-        return newest;
+        return newest == Long.MIN_VALUE ? EnrichedCapacityEvent.unplaced(notice)
+                : EnrichedCapacityEvent.placed(notice, Instant.ofEpochMilli(newest), gpus);
     }
 
     /** Spend now, in total and by pool, team and lifecycle, per currency. */
@@ -90,19 +108,19 @@ public final class FleetBoard {
         Map<String, FleetSummary.Spend> byPool = new TreeMap<>();
         Map<String, FleetSummary.Spend> byTeam = new TreeMap<>();
         Map<String, FleetSummary.Spend> byLifecycle = new TreeMap<>();
-        Iterable<GpuUsage> gpus = gpus();
-        Instant newest = newestEnd(gpus);
-        for (GpuUsage usage : gpus) {
-            String currency = usage.currency() == null ? "none" : usage.currency();
-            FleetSummary.Spend spend = FleetSummary.Spend.of(usage, usage.windowEnd().plus(QUIET).isBefore(newest));
+        List<Gpu> gpus = List.copyOf(latest.values());
+        long newest = gpus.stream().mapToLong(Gpu::windowEndMillis).max().orElse(Long.MIN_VALUE);
+        for (Gpu gpu : gpus) {
+            String currency = gpu.currency() == null ? "none" : gpu.currency();
+            FleetSummary.Spend spend = FleetSummary.Spend.of(gpu.costPerHour(), gpu.idleCostPerHour(),
+                    gpu.windowEndMillis() + QUIET_MILLIS < newest);
             total.merge(currency, spend, FleetSummary.Spend::plus);
-            Offer pool = new Offer(usage.provider(), usage.region(), usage.instanceType(), usage.lifecycle());
-            byPool.merge(pool.key() + " " + currency, spend, FleetSummary.Spend::plus);
-            byTeam.merge((usage.team() == null ? UsageRollup.NO_TEAM : usage.team()) + " " + currency, spend,
+            byPool.merge(gpu.pool().key() + " " + currency, spend, FleetSummary.Spend::plus);
+            byTeam.merge((gpu.team() == null ? UsageRollup.NO_TEAM : gpu.team()) + " " + currency, spend,
                     FleetSummary.Spend::plus);
-            byLifecycle.merge(usage.lifecycle().wire() + " " + currency, spend, FleetSummary.Spend::plus);
+            byLifecycle.merge(gpu.pool().lifecycle().wire() + " " + currency, spend, FleetSummary.Spend::plus);
         }
-        return new FleetSummary(now, newest, FleetSummary.rows(total), FleetSummary.rows(byPool),
-                FleetSummary.rows(byTeam), FleetSummary.rows(byLifecycle));
+        return new FleetSummary(now, gpus.isEmpty() ? null : Instant.ofEpochMilli(newest), FleetSummary.rows(total),
+                FleetSummary.rows(byPool), FleetSummary.rows(byTeam), FleetSummary.rows(byLifecycle));
     }
 }

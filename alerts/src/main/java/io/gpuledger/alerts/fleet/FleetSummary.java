@@ -1,6 +1,5 @@
 package io.gpuledger.alerts.fleet;
 
-import io.gpuledger.model.GpuUsage;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,9 +33,8 @@ public record FleetSummary(Instant asOf, Instant newestWindow, List<Row> total, 
     record Spend(long gpus, double costPerHour, double idleCostPerHour, double estimatedCostPerHour) {
 
         /** A GPU's spend; {@code quiet}: its agent has said nothing lately, so its rate is an estimate. */
-        static Spend of(GpuUsage usage, boolean quiet) {
-            double costPerHour = usage.costPerHour();
-            return new Spend(1, costPerHour, usage.idleCostPerHour(), quiet ? costPerHour : 0);
+        static Spend of(double costPerHour, double idleCostPerHour, boolean quiet) {
+            return new Spend(1, costPerHour, idleCostPerHour, quiet ? costPerHour : 0);
         }
 
         Spend plus(Spend other) {

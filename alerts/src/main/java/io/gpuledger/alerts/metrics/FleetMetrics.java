@@ -52,7 +52,9 @@ public final class FleetMetrics {
     public void record(GpuUsage usage, Instant now) {
         String job = usage.jobId() == null ? TelemetrySample.UNKNOWN_JOB : usage.jobId();
         String team = usage.team() == null ? UsageRollup.NO_TEAM : usage.team();
-        teamOfJob.put(job, team);
+        if (!team.equals(teamOfJob.get(job))) {
+            teamOfJob.put(job, team);
+        }
         Thing gpu = gpus.thing(usage.gpuUuid(), new String[] {
                 "gpu", usage.gpuUuid(),
                 "gpu_model", usage.gpuModel() == null ? "unknown" : usage.gpuModel(),

@@ -58,7 +58,7 @@ public final class SeriesGroup {
             thing = new Thing(labels);
             things.put(key, thing);
         }
-        thing.lastSeen = now;
+        thing.lastSeenMillis = now.toEpochMilli();
         return thing;
     }
 
@@ -70,7 +70,7 @@ public final class SeriesGroup {
     public synchronized Thing thing(String key, String[] labelPairs, Instant now) {
         Thing thing = things.get(key);
         if (thing != null && Arrays.equals(thing.labelPairs, labelPairs)) {
-            thing.lastSeen = now;
+            thing.lastSeenMillis = now.toEpochMilli();
             return thing;
         }
         thing = thing(key, Tags.of(labelPairs), now);
@@ -82,11 +82,11 @@ public final class SeriesGroup {
 
     /** Removes the things not seen since {@code now - staleAfter}; returns how many. */
     public synchronized int sweep(Instant now) {
-        Instant cutoff = now.minus(staleAfter);
+        long cutoff = now.minus(staleAfter).toEpochMilli();
         int removed = 0;
         for (Iterator<Thing> it = things.values().iterator(); it.hasNext(); ) {
             Thing thing = it.next();
-            if (thing.lastSeen.isBefore(cutoff)) {
+            if (thing.lastSeenMillis < cutoff) {
                 thing.removeMeters();
                 it.remove();
                 removed++;
@@ -117,8 +117,10 @@ public final class SeriesGroup {
         private final Map<String, Cell> gauges = new HashMap<>();
         private final Map<String, Counter> counters = new HashMap<>();
         private final List<Meter> meters = new ArrayList<>();
-        private Instant lastSeen;
-        private Instant latestWindow = Instant.MIN;
+        // Times as numbers: a thing is seen thousands of times a second, and an Instant stored at
+        // each would outlive a young collection in an old object.
+        private long lastSeenMillis;
+        private long latestWindowMillis = Long.MIN_VALUE;
 
         private Thing(Tags labels) {
             this.labels = labels;
@@ -130,10 +132,11 @@ public final class SeriesGroup {
          */
         public boolean latest(Instant windowStart) {
             synchronized (SeriesGroup.this) {
-                if (windowStart.isBefore(latestWindow)) {
+                long start = windowStart.toEpochMilli();
+                if (start < latestWindowMillis) {
                     return false;
                 }
-                latestWindow = windowStart;
+                latestWindowMillis = start;
                 return true;
             }
         }

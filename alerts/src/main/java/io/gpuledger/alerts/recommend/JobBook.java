@@ -77,9 +77,12 @@ public final class JobBook {
     private static final class Job {
         private volatile Offer pool;
         private volatile String gpuModel;
+        /** The GPU model its windows name, which {@link #gpuModel} falls back on. */
+        private volatile String windowGpuModel;
         private volatile String team;
         private volatile JobTraits traits;
-        private volatile Instant heardAt;
+        /** Epoch milliseconds: set at every window of the job's GPUs, so not an object each time. */
+        private volatile long heardAtMillis;
         /** The latest version of each of its minutes not final yet. */
         private final TreeMap<Instant, UsageRollup> openRollups = new TreeMap<>();
         /** Its final minutes over the longest period, oldest first. */
@@ -105,9 +108,18 @@ public final class JobBook {
             return;
         }
         Job job = job(window.jobId(), now);
-        job.pool = new Offer(window.provider(), window.region(), window.instanceType(), window.lifecycle());
-        job.gpuModel = catalog.instance(job.pool).map(GpuCatalog.InstanceSpec::gpuModel).orElse(window.gpuModel());
-        job.team = window.team();
+        Offer pool = job.pool;
+        // Every window of the job's GPUs says where it runs; the fields change only when it moves.
+        if (pool == null || !pool.provider().equals(window.provider()) || !pool.region().equals(window.region())
+                || !pool.instanceType().equals(window.instanceType()) || pool.lifecycle() != window.lifecycle()
+                || !Objects.equals(job.windowGpuModel, window.gpuModel())) {
+            job.pool = new Offer(window.provider(), window.region(), window.instanceType(), window.lifecycle());
+            job.windowGpuModel = window.gpuModel();
+            job.gpuModel = catalog.instance(job.pool).map(GpuCatalog.InstanceSpec::gpuModel).orElse(window.gpuModel());
+        }
+        if (!Objects.equals(job.team, window.team())) {
+            job.team = window.team();
+        }
     }
 
     /** A version of a job's one-minute roll-up: the latest of each minute is kept until the minute is final. */
@@ -247,7 +259,7 @@ public final class JobBook {
         Instant cutoff = now.minus(staleAfter);
         List<String> gone = new ArrayList<>();
         jobs.forEach((id, job) -> {
-            if (job.heardAt.isBefore(cutoff)) {
+            if (job.heardAtMillis < cutoff.toEpochMilli()) {
                 gone.add(id);
             }
         });
@@ -279,7 +291,7 @@ public final class JobBook {
 
     private Job job(String jobId, Instant now) {
         Job job = jobs.computeIfAbsent(jobId, id -> new Job());
-        job.heardAt = now;
+        job.heardAtMillis = now.toEpochMilli();
         return job;
     }
 

@@ -152,6 +152,20 @@ class DarkGpusTest {
     }
 
     /** Closed windows of {@code gpu} for minutes {@code [from, to)} at 8 USD/h. */
+    @Test
+    void shouldNameTheJobOfTheLastUpdateOfAWindowWhenTheJobChangedWithinIt() {
+        // Given GPU-1's window of minute 0 sent open under job "old", then updated under job "new"
+        dark.onWindow(UsageWindows.minute(NODE_1, "GPU-1", "old", "red", T0, 8.0, 0.5, false), T0.plusSeconds(30));
+        dark.onWindow(UsageWindows.minute(NODE_1, "GPU-1", "new", "red", T0, 8.0, 0.5, false), T0.plusSeconds(50));
+
+        // When GPU-2 reports on for 17 minutes and GPU-1 stays silent
+        minutes(NODE_2, "GPU-2", 0, 17);
+
+        // Then GPU-1's anomaly names the job it last reported: "new"
+        assertThat(found).singleElement().satisfies(anomaly ->
+                assertThat(anomaly.evidence()).containsEntry("jobId", "new"));
+    }
+
     private void minutes(Placement placement, String gpu, int from, int to) {
         for (int minute = from; minute < to; minute++) {
             GpuUsage window = UsageWindows.minute(placement, gpu, "job", "red", T0.plusSeconds(60L * minute), 8.0,

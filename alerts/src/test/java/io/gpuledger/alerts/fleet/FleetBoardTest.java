@@ -33,4 +33,25 @@ class FleetBoardTest {
         assertThat(total.costPerHour()).isCloseTo(5.0, within(1e-9));
         assertThat(total.estimatedCostPerHour()).isCloseTo(3.0, within(1e-9));
     }
+
+    @Test
+    void shouldCountAGpuInThePoolAndTeamOfItsLatestWindow() {
+        // Given GPU-1 at 3 USD/h on an on-demand g5.xlarge of team red, then on a spot one of team blue
+        Placement spot = new Placement("node-2", "i-2", "g5.xlarge", "aws", "us-east-1", Lifecycle.SPOT);
+        FleetBoard board = new FleetBoard(Duration.ofMinutes(10));
+        board.record(UsageWindows.minute(NODE, "GPU-1", "job", "red", T0, 3.0, 0.5, true), T0.plusSeconds(60));
+        board.record(UsageWindows.minute(spot, "GPU-1", "job", "blue", T0.plusSeconds(60), 1.0, 0.5, false),
+                T0.plusSeconds(90));
+
+        // When the fleet's spend is asked
+        FleetSummary summary = board.summary(T0.plusSeconds(90));
+
+        // Then the GPU counts once, at 1 USD/h, in the spot pool and team blue only
+        assertThat(summary.byPool()).singleElement().satisfies(row -> {
+            assertThat(row.key()).contains("spot");
+            assertThat(row.costPerHour()).isCloseTo(1.0, within(1e-9));
+        });
+        assertThat(summary.byTeam()).singleElement().satisfies(row -> assertThat(row.key()).isEqualTo("blue"));
+        assertThat(summary.total().get(0).gpus()).isEqualTo(1);
+    }
 }
