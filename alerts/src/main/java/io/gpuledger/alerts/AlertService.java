@@ -462,7 +462,7 @@ public class AlertService {
     /** Delivers anomalies to the configured receivers, if any, and shows how that goes. */
     private void startWebhooks() {
         List<WebhookReceiver> receivers = WebhookReceivers.parse(WebhookSettings.PREFIX,
-                WebhookSettings.properties(ConfigProvider.getConfig()));
+                WebhookSettings.properties(ConfigProvider.getConfig()), LOG::info);
         if (receivers.isEmpty()) {
             return;
         }

@@ -218,6 +218,35 @@ class ComposeTest {
         assertThat(names(agent.get("environment"))).noneMatch(name -> name.contains("TOKEN") && !name.endsWith("_FILE"));
     }
 
+    /** The alert service's write token is a file of a secret, as the agent's, never a variable. */
+    @Test
+    void shouldGiveTheAlertServiceItsApiTokenAsASecretFile() {
+        JsonNode alerts = services.get("alerts");
+        assertThat(names(alerts.path("secrets"))).containsExactly("api-token");
+        assertThat(alerts.at("/environment/GPULEDGER_API_TOKEN_FILE").asText()).isEqualTo("/run/secrets/api-token");
+        assertThat(compose.at("/secrets/api-token/file").asText()).endsWith("./api-token}");
+    }
+
+    /**
+     * A variable shows in `docker inspect` and every child process: no service is given a token, a
+     * secret or a password in one, only the name of the file that holds it.
+     */
+    @Test
+    void shouldPassNoSecretToAnyServiceAsAnEnvironmentVariable() {
+        Pattern secretName = Pattern.compile("(?i).*(token|secret|password|jaas).*");
+        services.fields().forEachRemaining(service -> service.getValue().path("environment").fields()
+                .forEachRemaining(variable -> {
+                    String name = variable.getKey();
+                    String value = variable.getValue().asText();
+                    if (secretName.matcher(name).matches()) {
+                        assertThat(name).as(service.getKey() + ": a file's name only").endsWith("FILE");
+                        assertThat(value).as(service.getKey() + ": " + name).startsWith("/run/secrets/");
+                    }
+                    assertThat(value).as(service.getKey() + ": " + name + " takes no secret from the host's environment")
+                            .doesNotContainPattern("(?i)\\$\\{[^}]*(token|secret|password)");
+                }));
+    }
+
     /** No well-known password: Grafana's comes from a file the user makes, and the stack says so when it is missing. */
     @Test
     void shouldGiveGrafanaItsAdminPasswordFromARequiredSecretFile() {

@@ -132,6 +132,38 @@ class KubernetesManifestsTest {
         assertThat(alerts.at("/spec/template/spec/securityContext/fsGroup").asInt()).isEqualTo(10001);
     }
 
+    /**
+     * Finance's webhook is optional: its URL and secret are files of a Secret volume that may be
+     * missing, where the service then runs without the receiver (docs/webhooks.md).
+     */
+    @Test
+    void shouldGiveTheAlertServiceItsFinanceWebhookAsFilesOfAnOptionalSecret() throws Exception {
+        JsonNode alerts = named(render("deploy/k8s"), "Deployment", "gpu-ledger-alerts");
+        Map<String, String> env = env(alerts);
+        List<String> variables = new ArrayList<>();
+        alerts.at("/spec/template/spec/containers/0/env").forEach(variable -> variables.add(variable.get("name").asText()));
+        assertThat(variables).doesNotContain("GPULEDGER_WEBHOOKS_FINANCE_URL", "GPULEDGER_WEBHOOKS_FINANCE_SECRET");
+        for (String variable : List.of("GPULEDGER_WEBHOOKS_FINANCE_URL_FILE", "GPULEDGER_WEBHOOKS_FINANCE_SECRET_FILE")) {
+            assertThat(env).as(variable).containsKey(variable);
+            JsonNode volume = secretVolumeHolding(alerts, env.get(variable));
+            assertThat(volume.at("/secret/secretName").asText()).as(variable).isEqualTo("gpu-ledger-webhooks");
+            assertThat(volume.at("/secret/optional").asBoolean()).as(variable).isTrue();
+            assertThat(volume.at("/secret/defaultMode").asInt()).as(variable).isEqualTo(0440);
+        }
+    }
+
+    /** A variable shows in `kubectl describe` and every child process: every Secret reaches a program as a file. */
+    @Test
+    void shouldPassNoSecretToAnyContainerAsAnEnvironmentVariable() throws Exception {
+        for (String kustomization : List.of("deploy/k8s", "deploy/k8s/overlays/small")) {
+            for (JsonNode document : render(kustomization)) {
+                assertThat(document.findValues("secretKeyRef")).as(kustomization + ": " + name(document)).isEmpty();
+                assertThat(document.findValues("envFrom")).as(kustomization + ": " + name(document))
+                        .allSatisfy(from -> assertThat(from.findValues("secretRef")).isEmpty());
+            }
+        }
+    }
+
     private static void assertTokenIsAFileOfSecret(JsonNode workload, String variable, String path, String secret) {
         JsonNode container = workload.at("/spec/template/spec/containers/0");
         String tokenFile = env(workload).get(variable);

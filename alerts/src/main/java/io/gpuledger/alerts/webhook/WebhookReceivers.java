@@ -18,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
@@ -33,6 +34,9 @@ import java.util.stream.Collectors;
  * </pre>
  *
  * The keys given to {@link #parse} have the common prefix ({@code gpuledger.webhooks.}) removed.
+ * The URL and the secret can each come from a file instead ({@code url-file}, {@code secret-file}):
+ * a Secret mounted as a volume, so that neither is in the environment. Setting both forms of one
+ * is an error, so that neither wins unnoticed.
  */
 public final class WebhookReceivers {
 
@@ -47,12 +51,24 @@ public final class WebhookReceivers {
     public static final String KINDS = "kinds";
     /** A file holding the secret (a mounted Secret), instead of {@link #SECRET}. */
     public static final String SECRET_FILE = "secret-file";
+    /**
+     * A file holding the URL (a mounted Secret), instead of {@link #URL}. While the file does not
+     * exist the receiver is left out: an optional Secret that was not made configures none.
+     */
+    public static final String URL_FILE = "url-file";
     /** {@code true} lets a signed receiver have an {@code http://} URL; {@code false} (the default) refuses it. */
     public static final String ALLOW_HTTP = "allow-http";
 
-    private static final List<String> SETTINGS = List.of(URL, FORMAT, SECRET, SECRET_FILE, MIN_SEVERITY, KINDS, ALLOW_HTTP);
+    private static final List<String> SETTINGS = List.of(URL, URL_FILE, FORMAT, SECRET, SECRET_FILE, MIN_SEVERITY, KINDS,
+            ALLOW_HTTP);
 
     private WebhookReceivers() {
+    }
+
+    /** {@link #parse(String, Map, Consumer)}, for configurations that name no {@code url-file}. */
+    static List<WebhookReceiver> parse(String prefix, Map<String, String> properties) {
+        return parse(prefix, properties, leftOut -> {
+        });
     }
 
     /**
@@ -60,9 +76,12 @@ public final class WebhookReceivers {
      *
      * @param prefix     the prefix that was stripped from the keys; used only to name keys in error messages
      * @param properties {@code <name>.<setting>} to value
-     * @throws IllegalArgumentException naming every key that is unknown, missing or malformed
+     * @param leftOut    told of each receiver left out because its {@code url-file} does not exist
+     * @throws IllegalArgumentException naming every key that is unknown, missing or malformed, or a
+     *                                  file that exists but cannot be read or is empty
      */
-    public static List<WebhookReceiver> parse(String prefix, Map<String, String> properties) {
+    public static List<WebhookReceiver> parse(String prefix, Map<String, String> properties,
+            Consumer<String> leftOut) {
         List<String> problems = new ArrayList<>();
         Map<String, Map<String, String>> settingsByName = new TreeMap<>();
         for (Map.Entry<String, String> entry : new TreeMap<>(properties).entrySet()) {
@@ -79,7 +98,7 @@ public final class WebhookReceivers {
         }
         List<WebhookReceiver> receivers = new ArrayList<>();
         settingsByName.forEach((name, settings) -> {
-            WebhookReceiver receiver = receiver(prefix + name + ".", name, settings, problems);
+            WebhookReceiver receiver = receiver(prefix + name + ".", name, settings, problems, leftOut);
             if (receiver != null) {
                 receivers.add(receiver);
             }
@@ -91,22 +110,30 @@ public final class WebhookReceivers {
         return List.copyOf(receivers);
     }
 
-    /** The receiver {@code name}, or null after adding what is wrong with it to {@code problems}. */
-    private static WebhookReceiver receiver(
-            String keyPrefix, String name, Map<String, String> settings, List<String> problems) {
+    /**
+     * The receiver {@code name}, or null after adding what is wrong with it to {@code problems}, or
+     * after telling {@code leftOut} that its URL's file does not exist.
+     */
+    private static WebhookReceiver receiver(String keyPrefix, String name, Map<String, String> settings,
+            List<String> problems, Consumer<String> leftOut) {
         int known = problems.size();
         if (!WebhookReceiver.isValidName(name)) {
             problems.add(keyPrefix + "*: the receiver name '" + name
                     + "' must be 1 to 64 letters, digits, '-' or '_', starting with a letter or digit");
             return null;
         }
-        URI url = url(keyPrefix, settings.getOrDefault(URL, ""), problems);
         WebhookReceiver.Format format = format(keyPrefix, settings.getOrDefault(FORMAT, ""), problems);
         CostAnomaly.Severity minSeverity = minSeverity(keyPrefix, settings.getOrDefault(MIN_SEVERITY, ""), problems);
         Set<AnomalyKind> kinds = kinds(keyPrefix, settings.getOrDefault(KINDS, ""), problems);
         boolean allowHttp = allowHttp(keyPrefix, settings.getOrDefault(ALLOW_HTTP, ""), problems);
-        String secret = secret(keyPrefix, settings.getOrDefault(SECRET, ""), settings.getOrDefault(SECRET_FILE, ""),
-                problems);
+        String urlFile = settings.getOrDefault(URL_FILE, "");
+        if (problems.size() == known && settings.getOrDefault(URL, "").isEmpty() && isAbsent(urlFile)) {
+            leftOut.accept("no webhook receiver " + name + ": " + keyPrefix + URL_FILE + " names " + urlFile
+                    + ", which does not exist");
+            return null;
+        }
+        URI url = url(keyPrefix, valueOrFile(keyPrefix, URL, settings, problems), problems);
+        String secret = valueOrFile(keyPrefix, SECRET, settings, problems);
         if (problems.size() > known) {
             return null;
         }
@@ -120,8 +147,11 @@ public final class WebhookReceivers {
     }
 
     private static URI url(String keyPrefix, String value, List<String> problems) {
+        if (value == null) {
+            return null;
+        }
         if (value.isEmpty()) {
-            problems.add(keyPrefix + URL + " is required");
+            problems.add(keyPrefix + URL + " is required (or " + keyPrefix + URL_FILE + ")");
             return null;
         }
         try {
@@ -133,20 +163,41 @@ public final class WebhookReceivers {
         }
     }
 
-    /** The secret as given, or read from its file (trimmed); the problem names the file, never its content. */
-    private static String secret(String keyPrefix, String value, String file, List<String> problems) {
+    /** Whether {@code file} is named and surely not there (an unreadable directory is not "surely"). */
+    private static boolean isAbsent(String file) {
+        try {
+            return !file.isEmpty() && Files.notExists(Path.of(file));
+        } catch (InvalidPathException e) {
+            return false;
+        }
+    }
+
+    /**
+     * {@code setting} as given, or read from the file {@code <setting>-file} names (trimmed); null
+     * after adding a problem. The problem names the file, never its content.
+     */
+    private static String valueOrFile(String keyPrefix, String setting, Map<String, String> settings,
+            List<String> problems) {
+        String value = settings.getOrDefault(setting, "");
+        String file = settings.getOrDefault(setting + "-file", "");
         if (file.isEmpty()) {
             return value;
         }
+        String fileKey = keyPrefix + setting + "-file";
         if (!value.isEmpty()) {
-            problems.add(keyPrefix + SECRET + " and " + keyPrefix + SECRET_FILE + " are both set; keep one");
-            return "";
+            problems.add(keyPrefix + setting + " and " + fileKey + " are both set; keep one");
+            return null;
         }
         try {
-            return Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
+            String content = Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
+            if (content.isEmpty()) {
+                problems.add(fileKey + ": " + file + " is empty");
+                return null;
+            }
+            return content;
         } catch (IOException | InvalidPathException e) {
-            problems.add(keyPrefix + SECRET_FILE + ": cannot read " + file + " (" + e.getClass().getSimpleName() + ")");
-            return "";
+            problems.add(fileKey + ": cannot read " + file + " (" + e.getClass().getSimpleName() + ")");
+            return null;
         }
     }
 

@@ -11,6 +11,7 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -171,6 +172,66 @@ class WebhookReceiversTest {
                 .hasMessageContaining("gpuledger.webhooks.finance.secret-file: cannot read")
                 .hasMessageContaining("gpuledger.webhooks.audit.secret and gpuledger.webhooks.audit.secret-file are both set")
                 .hasMessageNotContaining("bmV3LWtleQ");
+    }
+
+    @Test
+    void shouldConfigureAReceiverFromTheFilesOfAMountedSecret(@TempDir Path dir) throws IOException {
+        // Given the URL and the secret as files, as an optional Secret's volume gives them
+        Files.writeString(dir.resolve("finance-url"), "https://finance.example.com/hooks/gpu-ledger\n");
+        Files.writeString(dir.resolve("finance-secret"), "whsec_bmV3LWtleQ==\n");
+        Map<String, String> properties = Map.of("finance.url-file", dir.resolve("finance-url").toString(),
+                "finance.secret-file", dir.resolve("finance-secret").toString(), "finance.min-severity", "critical");
+        List<String> leftOut = new ArrayList<>();
+
+        // When
+        List<WebhookReceiver> receivers = WebhookReceivers.parse(PREFIX, properties, leftOut::add);
+
+        // Then the receiver is the one its files describe, and none is said to be left out
+        assertThat(receivers).containsExactly(new WebhookReceiver("finance",
+                URI.create("https://finance.example.com/hooks/gpu-ledger"), WebhookReceiver.Format.JSON,
+                "whsec_bmV3LWtleQ==", CostAnomaly.Severity.CRITICAL, Set.of(), false));
+        assertThat(leftOut).isEmpty();
+    }
+
+    @Test
+    void shouldLeaveOutAReceiverWhoseUrlFileDoesNotExistAndSaySo(@TempDir Path dir) throws IOException {
+        // Given the files of a Secret that was never made, beside a receiver configured in properties
+        Map<String, String> properties = Map.of("finance.url-file", dir.resolve("finance-url").toString(),
+                "finance.secret-file", dir.resolve("finance-secret").toString(),
+                "ops.url", "https://ops.example.com/hooks", "ops.secret", "whsec_a2V5");
+        List<String> leftOut = new ArrayList<>();
+
+        // When
+        List<WebhookReceiver> receivers = WebhookReceivers.parse(PREFIX, properties, leftOut::add);
+
+        // Then only the other receiver runs, and the missing one is told once, by its key and file
+        assertThat(receivers).extracting(WebhookReceiver::name).containsExactly("ops");
+        assertThat(leftOut).containsExactly("no webhook receiver finance: gpuledger.webhooks.finance.url-file names "
+                + dir.resolve("finance-url") + ", which does not exist");
+    }
+
+    @Test
+    void shouldStopTheStartOnAnEmptyOrUnreadableFileOrTwoSourcesOfTheUrl(@TempDir Path dir) throws IOException {
+        // Given an empty URL file, a URL "file" that is a directory, and a URL given twice
+        Path empty = Files.writeString(dir.resolve("empty"), " \n");
+        Path secret = Files.writeString(dir.resolve("secret"), "whsec_a2V5");
+        Path url = Files.writeString(dir.resolve("url"), "https://audit.example.com/hooks");
+        Map<String, String> properties = Map.of(
+                "finance.url-file", empty.toString(), "finance.secret-file", secret.toString(),
+                "ops.url-file", dir.toString(), "ops.secret-file", secret.toString(),
+                "audit.url", "https://audit.example.com/hooks", "audit.url-file", url.toString(),
+                "audit.secret-file", empty.toString());
+
+        // Then one error names each key, and none is merely left out
+        List<String> leftOut = new ArrayList<>();
+        assertThatThrownBy(() -> WebhookReceivers.parse(PREFIX, properties, leftOut::add))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("gpuledger.webhooks.finance.url-file: " + empty + " is empty")
+                .hasMessageContaining("gpuledger.webhooks.ops.url-file: cannot read " + dir + " (IOException)")
+                .hasMessageContaining("gpuledger.webhooks.audit.url and gpuledger.webhooks.audit.url-file are both set")
+                .hasMessageContaining("gpuledger.webhooks.audit.secret-file: " + empty + " is empty")
+                .hasMessageNotContaining("a2V5");
+        assertThat(leftOut).isEmpty();
     }
 
     @Test

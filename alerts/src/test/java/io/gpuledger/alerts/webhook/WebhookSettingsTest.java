@@ -12,6 +12,7 @@ class WebhookSettingsTest {
             "FINANCE_URL,                finance.url",
             "FINANCE_SECRET,             finance.secret",
             "FINANCE_SECRET_FILE,        finance.secret-file",
+            "FINANCE_URL_FILE,           finance.url-file",
             "FINANCE_ALLOW_HTTP,         finance.allow-http",
             "FINANCE_MIN_SEVERITY,       finance.min-severity",
             "FIN_OPS_SLACK_FORMAT,       fin-ops-slack.format",
@@ -27,6 +28,7 @@ class WebhookSettingsTest {
     @CsvSource({
             "finance.allow.http,   finance.allow-http",
             "finance.secret.file,  finance.secret-file",
+            "finance.url.file,     finance.url-file",
             "finance.min.severity, finance.min-severity",
             "finance.allow-http,   finance.allow-http",
             "finance.url,          finance.url",

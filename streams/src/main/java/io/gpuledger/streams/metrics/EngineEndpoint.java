@@ -1,22 +1,25 @@
 package io.gpuledger.streams.metrics;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import io.gpuledger.model.http.BoundedHttpServer;
+import io.gpuledger.model.http.BoundedHttpServer.Request;
+import io.gpuledger.model.http.BoundedHttpServer.Response;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 import org.apache.kafka.streams.KafkaStreams;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The cost engine's HTTP port: {@value #METRICS} (Prometheus text), {@value #LIVE} and {@value #READY},
- * the paths of the alert service's health without its {@code /q} prefix. It answers GET only, on two
- * threads: a scraper and two probes are all it serves.
+ * the paths of the alert service's health without its {@code /q} prefix. It answers GET only, on a
+ * {@link BoundedHttpServer}: a client that opens a connection and stalls holds one of its threads
+ * until the request's deadline, never the liveness probe that restarts the engine when it fails.
  */
 public final class EngineEndpoint implements AutoCloseable {
 
@@ -24,50 +27,46 @@ public final class EngineEndpoint implements AutoCloseable {
     public static final String LIVE = "/health/live";
     public static final String READY = "/health/ready";
 
+    /**
+     * A scraper and two probes send a request line and a few headers within milliseconds; 2 s of
+     * silence or 5 s in all is a client to let go. Four threads leave room for three stalled ones.
+     */
+    static final BoundedHttpServer.Limits LIMITS = new BoundedHttpServer.Limits(4, 16, Duration.ofSeconds(2),
+            Duration.ofSeconds(5), 8 * 1024, 0);
+
+    private static final Logger LOG = LoggerFactory.getLogger(EngineEndpoint.class);
+    private static final String TEXT = "text/plain; charset=utf-8";
+
     /** States from which Kafka Streams does not come back by itself: a restart is what helps. */
     private static final Set<KafkaStreams.State> DEAD = EnumSet.of(KafkaStreams.State.PENDING_ERROR,
             KafkaStreams.State.ERROR, KafkaStreams.State.PENDING_SHUTDOWN, KafkaStreams.State.NOT_RUNNING);
 
-    private final HttpServer server;
-    private final ExecutorService threads;
+    private final BoundedHttpServer server;
 
-    private EngineEndpoint(HttpServer server, ExecutorService threads) {
+    private EngineEndpoint(BoundedHttpServer server) {
         this.server = server;
-        this.threads = threads;
     }
 
     /** Serves on {@code address} (port 0: any free one) until closed. */
     public static EngineEndpoint start(InetSocketAddress address, EngineMeters meters,
             Supplier<KafkaStreams.State> state) throws IOException {
-        HttpServer server = HttpServer.create(address, 16);
-        ExecutorService threads = Executors.newFixedThreadPool(2, task -> {
-            Thread thread = new Thread(task, "cost-engine-http");
-            thread.setDaemon(true);
-            return thread;
-        });
-        server.setExecutor(threads);
-        server.createContext("/", exchange -> {
-            try (exchange) {
-                answer(exchange, meters, state.get());
-            }
-        });
-        server.start();
-        return new EngineEndpoint(server, threads);
+        BoundedHttpServer server = new BoundedHttpServer("cost-engine-http", address.getHostString(),
+                address.getPort(), LIMITS, request -> answer(request, meters, state.get()),
+                refusal -> LOG.debug("cost engine endpoint: request refused ({})", refusal), LOG::warn);
+        return new EngineEndpoint(server);
     }
 
-    private static void answer(HttpExchange exchange, EngineMeters meters, KafkaStreams.State now)
-            throws IOException {
-        String path = exchange.getRequestURI().getPath();
-        if (!exchange.getRequestMethod().equals("GET")) {
-            send(exchange, 405, "text/plain; charset=utf-8", "GET only\n");
-            return;
+    private static Response answer(Request request, EngineMeters meters, KafkaStreams.State now) {
+        String path = request.path();
+        if (!request.method().equals("GET")) {
+            return send(405, TEXT, "GET only\n");
         }
-        switch (path) {
-            case METRICS -> send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", meters.scrape());
-            case LIVE -> health(exchange, live(now), now);
-            case READY -> health(exchange, ready(now), now);
-            default -> send(exchange, 404, "text/plain; charset=utf-8", "no such path: " + path + "\n");
-        }
+        return switch (path) {
+            case METRICS -> send(200, "text/plain; version=0.0.4; charset=utf-8", meters.scrape());
+            case LIVE -> health(live(now), now);
+            case READY -> health(ready(now), now);
+            default -> send(404, TEXT, "no such path: " + path + "\n");
+        };
     }
 
     /** Live while Kafka Streams is starting, rebalancing or running; not once it failed or stops. */
@@ -80,28 +79,23 @@ public final class EngineEndpoint implements AutoCloseable {
         return state == KafkaStreams.State.RUNNING;
     }
 
-    private static void health(HttpExchange exchange, boolean up, KafkaStreams.State state) throws IOException {
-        send(exchange, up ? 200 : 503, "application/json",
+    private static Response health(boolean up, KafkaStreams.State state) {
+        return send(up ? 200 : 503, "application/json",
                 "{\"status\":\"" + (up ? "UP" : "DOWN") + "\",\"state\":\"" + state + "\"}\n");
     }
 
-    private static void send(HttpExchange exchange, int status, String type, String body) throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", type);
-        exchange.sendResponseHeaders(status, bytes.length);
-        try (OutputStream out = exchange.getResponseBody()) {
-            out.write(bytes);
-        }
+    private static Response send(int status, String type, String body) {
+        Map<String, String> headers = status == 405 ? Map.of("Allow", "GET") : Map.of();
+        return new Response(status, type, body.getBytes(StandardCharsets.UTF_8), headers);
     }
 
     /** The port served, the one chosen when started with port 0. */
     public int port() {
-        return server.getAddress().getPort();
+        return server.port();
     }
 
     @Override
     public void close() {
-        server.stop(0);
-        threads.shutdownNow();
+        server.close();
     }
 }

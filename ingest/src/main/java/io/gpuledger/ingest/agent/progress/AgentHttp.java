@@ -1,16 +1,18 @@
 package io.gpuledger.ingest.agent.progress;
 
-import io.gpuledger.ingest.agent.progress.BoundedHttpServer.BodyTooLarge;
-import io.gpuledger.ingest.agent.progress.BoundedHttpServer.Request;
-import io.gpuledger.ingest.agent.progress.BoundedHttpServer.Response;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Json;
+import io.gpuledger.model.http.BoundedHttpServer;
+import io.gpuledger.model.http.BoundedHttpServer.BodyTooLarge;
+import io.gpuledger.model.http.BoundedHttpServer.Request;
+import io.gpuledger.model.http.BoundedHttpServer.Response;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +35,9 @@ import java.util.function.Consumer;
 public final class AgentHttp implements AutoCloseable {
 
     public static final int MAX_BODY_BYTES = 64 * 1024;
+    /** Four threads, 5 s without a byte or 10 s for a whole request, 8 KiB of headers. */
+    private static final BoundedHttpServer.Limits LIMITS = new BoundedHttpServer.Limits(4, 16,
+            Duration.ofSeconds(5), Duration.ofSeconds(10), 8 * 1024, MAX_BODY_BYTES);
     /** Where the host's shutdown says that the instance stops. */
     public static final String STOPPING_PATH = "/v1/instance/stopping";
     private static final String JSON = "application/json";
@@ -75,7 +80,7 @@ public final class AgentHttp implements AutoCloseable {
      */
     public AgentHttp(String host, int port, Optional<AccessToken> token, ProgressReports reports, Actions actions,
             Consumer<String> problems) throws IOException {
-        this(host, port, token, reports, actions, problems, BoundedHttpServer.Limits.agent(MAX_BODY_BYTES));
+        this(host, port, token, reports, actions, problems, LIMITS);
     }
 
     AgentHttp(String host, int port, Optional<AccessToken> token, ProgressReports reports, Actions actions,
@@ -88,7 +93,7 @@ public final class AgentHttp implements AutoCloseable {
         this.token = token;
         this.reports = reports;
         this.actions = actions;
-        this.server = new BoundedHttpServer(host, port, limits, this::route, this::count, problems);
+        this.server = new BoundedHttpServer("agent-http", host, port, limits, this::route, this::count, problems);
     }
 
     /** Whether {@code host} names a loopback address, so that only the node's own processes reach it. */

@@ -1,4 +1,4 @@
-package io.gpuledger.ingest.agent.progress;
+package io.gpuledger.model.http;
 
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
@@ -27,8 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
- * A plain HTTP/1.1 server for the agent's few routes, bounded in every way a client could hold
- * it: a fixed pool of threads serves the connections, each request (line, headers and body) must
+ * A plain HTTP/1.1 server for a program's few routes (the agent's endpoint, the cost engine's
+ * metrics and health), bounded in every way a client could hold it: a fixed pool of threads serves the connections, each request (line, headers and body) must
  * arrive within a deadline and without long pauses, headers and bodies have a size cap, and each
  * connection carries one request. A client that trickles its request holds one thread until its
  * deadline, never the endpoint; a connection that finds every thread busy and the queue full is
@@ -37,20 +37,15 @@ import java.util.function.Consumer;
  * <p>The JDK's own server reads requests on its handler threads with no deadline unless a JVM-wide
  * system property says otherwise; a server of our own keeps the bounds in one place and in code.
  */
-final class BoundedHttpServer implements AutoCloseable {
+public final class BoundedHttpServer implements AutoCloseable {
 
     /** How much the server gives one client. */
-    record Limits(int threads, int queued, Duration idleRead, Duration requestDeadline, int maxHeaderBytes,
+    public record Limits(int threads, int queued, Duration idleRead, Duration requestDeadline, int maxHeaderBytes,
             int maxBodyBytes) {
-
-        /** The agent's: four threads, 5 s without a byte or 10 s for a whole request, 8 KiB of headers. */
-        static Limits agent(int maxBodyBytes) {
-            return new Limits(4, 16, Duration.ofSeconds(5), Duration.ofSeconds(10), 8 * 1024, maxBodyBytes);
-        }
     }
 
     /** What happened to requests the routes never saw, or saw cut short. */
-    enum Refusal {
+    public enum Refusal {
         /** every thread busy and the queue full: 503 */
         BUSY,
         /** the request did not arrive within its deadline: 408 */
@@ -60,7 +55,7 @@ final class BoundedHttpServer implements AutoCloseable {
     }
 
     /** A request whose line and headers are read; its body is read when asked for, within the same deadline. */
-    static final class Request {
+    public static final class Request {
         private final String method;
         private final String path;
         private final Map<String, String> headers;
@@ -81,26 +76,26 @@ final class BoundedHttpServer implements AutoCloseable {
             this.maxBodyBytes = maxBodyBytes;
         }
 
-        String method() {
+        public String method() {
             return method;
         }
 
         /** Whether the request says it carries a body: a chunked one, or a Content-Length above 0. */
-        boolean hasBody() {
+        public boolean hasBody() {
             String length = header("Content-Length");
             return header("Transfer-Encoding") != null || (length != null && !length.strip().equals("0"));
         }
 
-        String path() {
+        public String path() {
             return path;
         }
 
         /** A header by its name in any case, or null. */
-        String header(String name) {
+        public String header(String name) {
             return headers.get(name.toLowerCase(Locale.ROOT));
         }
 
-        InetSocketAddress remote() {
+        public InetSocketAddress remote() {
             return remote;
         }
 
@@ -110,7 +105,7 @@ final class BoundedHttpServer implements AutoCloseable {
          *
          * @throws BodyTooLarge when the body is larger than the cap (only that much of it is read)
          */
-        byte[] body() throws IOException {
+        public byte[] body() throws IOException {
             if (body != null) {
                 return body;
             }
@@ -190,21 +185,21 @@ final class BoundedHttpServer implements AutoCloseable {
     }
 
     /** What a route answers. */
-    record Response(int status, String contentType, byte[] body, Map<String, String> headers) {
+    public record Response(int status, String contentType, byte[] body, Map<String, String> headers) {
 
-        static Response of(int status, String contentType, byte[] body) {
+        public static Response of(int status, String contentType, byte[] body) {
             return new Response(status, contentType, body, Map.of());
         }
     }
 
     /** Answers one request; an IOException means the client went away or ran out of time. */
     @FunctionalInterface
-    interface Handler {
+    public interface Handler {
         Response handle(Request request) throws IOException;
     }
 
     /** A body over the cap; the route answers 413. */
-    static final class BodyTooLarge extends IOException {
+    public static final class BodyTooLarge extends IOException {
         BodyTooLarge(int maxBodyBytes) {
             super("body larger than " + maxBodyBytes + " bytes");
         }
@@ -237,6 +232,7 @@ final class BoundedHttpServer implements AutoCloseable {
     /** How long a closing connection is drained, so that the client reads its answer rather than a reset. */
     private static final Duration LINGER = Duration.ofSeconds(1);
 
+    private final String name;
     private final Limits limits;
     private final Handler handler;
     private final Consumer<Refusal> refused;
@@ -251,11 +247,13 @@ final class BoundedHttpServer implements AutoCloseable {
     /**
      * Binds {@code host:port} (0: any free port) and starts serving.
      *
+     * @param name     what the endpoint is, as its threads and messages name it ({@code agent-http})
      * @param refused  told of each request answered by the server itself (busy, late, malformed)
      * @param problems told of a route that failed unexpectedly
      */
-    BoundedHttpServer(String host, int port, Limits limits, Handler handler, Consumer<Refusal> refused,
-            Consumer<String> problems) throws IOException {
+    public BoundedHttpServer(String name, String host, int port, Limits limits, Handler handler,
+            Consumer<Refusal> refused, Consumer<String> problems) throws IOException {
+        this.name = name;
         this.limits = limits;
         this.handler = handler;
         this.refused = refused;
@@ -266,13 +264,13 @@ final class BoundedHttpServer implements AutoCloseable {
         AtomicInteger threads = new AtomicInteger();
         pool = new ThreadPoolExecutor(limits.threads(), limits.threads(), 60, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<>(limits.queued()), runnable -> daemon(runnable,
-                        "agent-http-" + threads.incrementAndGet()));
+                        name + "-" + threads.incrementAndGet()));
         pool.allowCoreThreadTimeOut(true);
-        acceptor = daemon(this::accept, "agent-http-accept");
+        acceptor = daemon(this::accept, name + "-accept");
         acceptor.start();
     }
 
-    int port() {
+    public int port() {
         return socket.getLocalPort();
     }
 
@@ -283,7 +281,7 @@ final class BoundedHttpServer implements AutoCloseable {
                 connection = socket.accept();
             } catch (IOException e) {
                 if (!closed) {
-                    problems.accept("agent endpoint: accept failed: " + e.getMessage());
+                    problems.accept(name + ": accept failed: " + e.getMessage());
                     pause();
                 }
                 continue;
@@ -301,7 +299,7 @@ final class BoundedHttpServer implements AutoCloseable {
                 refused.accept(Refusal.BUSY);
                 // Answered from here: a short write to a fresh connection's empty send buffer does not block.
                 answerAndClose(connection, Response.of(503, "application/json",
-                        "{\"error\":\"busy: every thread of the agent's endpoint is serving another request\"}"
+                        "{\"error\":\"busy: every thread of this endpoint is serving another request\"}"
                                 .getBytes(StandardCharsets.UTF_8)), false);
             }
         }
@@ -331,8 +329,8 @@ final class BoundedHttpServer implements AutoCloseable {
                 if (e instanceof Malformed) {
                     throw e;
                 }
-                problems.accept("agent endpoint: " + request.method() + " " + request.path() + " failed: " + e);
-                response = error(500, "the agent failed to handle the request: " + e.getClass().getSimpleName());
+                problems.accept(name + ": " + request.method() + " " + request.path() + " failed: " + e);
+                response = error(500, "failed to handle the request: " + e.getClass().getSimpleName());
             }
         } catch (Late e) {
             refused.accept(Refusal.TIMEOUT);
