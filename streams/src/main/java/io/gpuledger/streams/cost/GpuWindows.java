@@ -326,10 +326,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
                 changed.add(gpu);
             }
         }
-        if (state.putFor != gpus.commits()) {
-            gpus.put(gpu, state);
-            state.putFor = gpus.commits();
-        }
+        // Put, not only marked: the state of a GPU's first sample is new to the store.
+        gpus.put(gpu, state);
         String[] partialKeys = window.partialKeys(start);
         if (window.partials == null) {
             window.partials = new PendingPartial[partialKeys.length];
@@ -340,9 +338,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             if (partial == null || partial.sent) {
                 partial = pendingPartial(dimension, identity, partialKeys[d], start);
                 window.partials[d] = partial;
-            } else if (partial.putFor != partials.commits()) {
-                partials.put(partialKeys[d], partial);
-                partial.putFor = partials.commits();
+            } else {
+                partials.markDirty(partialKeys[d]);
             }
             partial.totals.add(charged);
             if (window.countIn(identity.rollupKeys[d])) {
@@ -400,7 +397,6 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             partial = new PendingPartial(dimension, identity.idIn(dimension), minute, 0, 0, new RunningTotals());
         }
         partials.put(key, partial);
-        partial.putFor = partials.commits();
         return partial;
     }
 
@@ -451,7 +447,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         for (Map.Entry<String, GpuState> entry : gpus.entries().entrySet()) {
             GpuState state = stateOf(entry.getKey(), entry.getValue());
             if (close(entry.getKey(), state, closeBefore)) {
-                gpus.put(entry.getKey(), state);
+                gpus.markDirty(entry.getKey());
             }
             if (state.windows.isEmpty() && state.coverage().isEmpty()
                     && (state.settledUntil == GpuState.NONE
@@ -586,7 +582,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             if (views.hourStart != GpuRecent.NONE && views.hourStart + HOUR <= closeBefore) {
                 sendHour(entry.getKey(), views);
                 if (followed) {
-                    recent.put(entry.getKey(), views);
+                    recent.markDirty(entry.getKey());
                 }
             }
             if (!followed && views.hourStart == GpuRecent.NONE) {
