@@ -1,3 +1,4 @@
+// Over 400 lines: the steps of one processor, sharing its stores, clock and queue of changed GPUs.
 package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.InvalidRecordException;
@@ -11,12 +12,8 @@ import io.gpuledger.streams.price.PriceTable;
 import io.gpuledger.streams.state.LiveStore;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.common.MetricName;
-import org.apache.kafka.common.metrics.Sensor;
-import org.apache.kafka.common.metrics.stats.CumulativeSum;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -62,7 +59,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     private final CostSettings settings;
     private final String currency;
     private ProcessorContext<String, Emitted> context;
-    private PriceTable prices;
+    private GpuPricing pricing;
     private LiveStore<GpuState> gpus;
     private LiveStore<GpuIdentity> identities;
     private LiveStore<GpuRecent> recent;
@@ -71,14 +68,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     /** Reads each sample; the samples it refuses go to the dead letters, counted as {@code telemetry}'s. */
     private final ParseOrReject<TelemetrySample> reader = new ParseOrReject<>("telemetry", TelemetryJson::read,
             TelemetrySample::gpuUuid, EventTime::millis);
-    private Sensor refused;
-    private Sensor late;
-    private Sensor duplicate;
-    private Sensor future;
-    /** GPU seconds of samples that fell in closed windows: not charged, counted. */
-    private Sensor lateSeconds;
-    /** Samples priced in a currency the rates table lacks, by currency. */
-    private final Map<String, Sensor> unknownCurrencies = new HashMap<>();
+    private SampleRefusals refusals;
     /**
      * GPUs with a window changed since the last update was sent, in the order they changed: a GPU
      * is added when its state is not {@link GpuState#queued} already (a GPU read back after a
@@ -117,7 +107,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     public void init(ProcessorContext<String, Emitted> context) {
         this.context = context;
         KeyValueStore<String, byte[]> priceStore = context.getStateStore(CostTopology.PRICE_STORE);
-        this.prices = new PriceTable(priceStore, settings.priceMaxAge());
+        this.pricing = new GpuPricing(settings, context, new PriceTable(priceStore, settings.priceMaxAge()));
         this.gpus = context.getStateStore(CostTopology.USAGE_STORE);
         this.identities = context.getStateStore(CostTopology.IDENTITY_STORE);
         this.recent = context.getStateStore(CostTopology.RECENT_STORE);
@@ -125,11 +115,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         this.clock = context.getStateStore(CostTopology.CLOCK_STORE);
         this.latestEventTime = null;
         this.progressSent = null;
-        this.refused = ParseOrReject.deadLetterSensor(context, "telemetry");
-        this.late = ParseOrReject.deadLetterSensor(context, "telemetry-late");
-        this.duplicate = ParseOrReject.deadLetterSensor(context, "telemetry-duplicate");
-        this.future = ParseOrReject.deadLetterSensor(context, "telemetry-future");
-        this.lateSeconds = lateSecondsSensor(context);
+        this.refusals = new SampleRefusals(settings, context);
         context.schedule(settings.updateInterval(), PunctuationType.WALL_CLOCK_TIME, now -> sendUpdates());
     }
 
@@ -143,54 +129,65 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             // kept only if the sample is taken.
             state = new GpuState();
         }
-        TelemetrySample sample;
-        try {
-            // Through the GPU's follower: an identity written as in the GPU's last sample is not
-            // read again, and its strings are those of the GPU's identity, compared by reference.
-            sample = reader.check(gpu, state.follower.read(record.value()), context.currentSystemTimeMs());
-        } catch (InvalidRecordException e) {
-            refused.record();
-            deadLetter(record, e);
-            return;
-        }
-        long end = sample.time().toEpochMilli();
-        long now = context.currentSystemTimeMs();
-        if (end > now + settings.maxAhead().toMillis()) {
-            refuse(record, future, "from the future: it ends at " + sample.time() + ", more than "
-                    + settings.maxAhead().toSeconds() + " s ahead of this engine's clock (" + Instant.ofEpochMilli(now)
-                    + "): its node's clock runs ahead");
-            return;
-        }
-        long at = EventTime.millis(sample);
-        long first = GpuState.firstSecond(end - Math.round(sample.intervalSeconds() * 1000));
-        long last = GpuState.firstSecond(end);
-        long latest = latestEventTime();
-        boolean taken = first < last && GpuState.minuteOf(first) != GpuState.minuteOf(last - 1)
-                ? chargeMinutes(record, gpu, state, sample, first, last, latest)
-                : chargeOneMinute(record, gpu, state, sample, at, first, last, latest);
-        if (!taken) {
+        TelemetrySample sample = readOrRefuse(record, gpu, state);
+        if (sample == null || !charge(record, gpu, state, sample)) {
             return;
         }
         // Only a sample taken moves the task's progress: one whose samples are all refused (a
         // node whose clock runs ahead, poison) is idle to the roll-ups, or it would hold them back.
         samplesIdle.seen();
         backlog.sample(gpus.commits());
+        advanceClock(EventTime.millis(sample));
+    }
 
-        if (at > latest) {
-            clock.put(LATEST, at);
-            latestEventTime = at;
-            long closeBefore = at - settings.grace().toMillis();
-            if (closeBefore >= nextClose) {
-                // A minute's closing sends the closed window of every GPU at once. Readers wait for
-                // the live windows, not for those: the live ones changed since the last update go
-                // out ahead of the burst, and all of it is committed now rather than at the update.
-                long liveFrom = context.currentSystemTimeMs() - settings.grace().toMillis() - MINUTE;
-                if (at >= liveFrom) {
-                    sendChangedWindows(false, liveFrom);
-                }
-                closeWindows(closeBefore);
-                context.commit();
+    /** The record's sample; null if it is refused, as invalid or from the future, and dead-lettered. */
+    private TelemetrySample readOrRefuse(Record<String, byte[]> record, String gpu, GpuState state) {
+        TelemetrySample sample;
+        try {
+            // Through the GPU's follower: an identity written as in the GPU's last sample is not
+            // read again, and its strings are those of the GPU's identity, compared by reference.
+            sample = reader.check(gpu, state.follower.read(record.value()), context.currentSystemTimeMs());
+        } catch (InvalidRecordException e) {
+            refusals.invalid(record, e);
+            return null;
+        }
+        long now = context.currentSystemTimeMs();
+        if (sample.time().toEpochMilli() > now + settings.maxAhead().toMillis()) {
+            refusals.fromTheFuture(record, sample, now);
+            return null;
+        }
+        return sample;
+    }
+
+    /** Charges a sample to the open minutes it covers; true if any of it was charged. */
+    private boolean charge(Record<String, byte[]> record, String gpu, GpuState state, TelemetrySample sample) {
+        long end = sample.time().toEpochMilli();
+        long first = GpuState.firstSecond(end - Math.round(sample.intervalSeconds() * 1000));
+        long last = GpuState.firstSecond(end);
+        long latest = latestEventTime();
+        return first < last && GpuState.minuteOf(first) != GpuState.minuteOf(last - 1)
+                ? chargeMinutes(record, gpu, state, sample, first, last, latest)
+                : chargeOneMinute(record, gpu, state, sample, EventTime.millis(sample), first, last, latest);
+    }
+
+    /** Moves the task's clock to a taken sample's time {@code at}, if later, and closes the minutes that ends. */
+    private void advanceClock(long at) {
+        if (at <= latestEventTime()) {
+            return;
+        }
+        clock.put(LATEST, at);
+        latestEventTime = at;
+        long closeBefore = at - settings.grace().toMillis();
+        if (closeBefore >= nextClose) {
+            // A minute's closing sends the closed window of every GPU at once. Readers wait for
+            // the live windows, not for those: the live ones changed since the last update go
+            // out ahead of the burst, and all of it is committed now rather than at the update.
+            long liveFrom = context.currentSystemTimeMs() - settings.grace().toMillis() - MINUTE;
+            if (at >= liveFrom) {
+                sendChangedWindows(false, liveFrom);
             }
+            closeWindows(closeBefore);
+            context.commit();
         }
     }
 
@@ -205,28 +202,27 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         // One that covers no second's middle (under a second long) goes to the minute of its middle.
         long start = first < last ? GpuState.minuteOf(first) * 1000 : EventTime.periodStart(at, MINUTE);
         if (closed(start, latest)) {
-            lateSeconds.record(sample.intervalSeconds() * sample.chargedFraction());
-            refuseLate(record, "its window ended at " + Instant.ofEpochMilli(start + MINUTE), latest);
+            refusals.lateSeconds(sample.intervalSeconds() * sample.chargedFraction());
+            refusals.late(record, "its window ended at " + Instant.ofEpochMilli(start + MINUTE), latest);
             return false;
         }
         GpuIdentity identity = identityOf(state, sample);
-        PriceTable.InForce price = priceSpan(state, identity, first < last ? middleOf(first) : at);
-        if (first < last && !(price.covers(middleOf(last - 1))
-                && price.samePriceUntil(settings.rates(), middleOf(first)) > middleOf(last - 1))) {
+        PriceTable.InForce price = pricing.inForce(state, identity, first < last ? middleOf(first) : at);
+        if (first < last && !pricing.holdsOver(price, first, last)) {
             return chargeMinutes(record, gpu, state, sample, first, last, latest);
         }
         double share = 1;
         if (first < last) {
             int fresh = state.coverNew(first, last);
             if (fresh == 0) {
-                refuseDuplicate(record, sample);
+                refusals.duplicate(record, sample);
                 return false;
             }
             share = (double) fresh / (last - first);
         }
         keep(gpu, state, identity);
         addToWindow(gpu, state, identity, start,
-                UsageTotals.ZERO.add(sample, perGpuHour(price, first < last ? middleOf(first) : at), price.staleAt(at),
+                UsageTotals.ZERO.add(sample, pricing.perGpuHour(price, first < last ? middleOf(first) : at), price.staleAt(at),
                         share));
         return true;
     }
@@ -251,7 +247,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
                 continue;
             }
             long minuteStart = minute * 1000;
-            forEachPriceRun(state, identity, partFirst, partEnd, (price, runFirst, runEnd) -> {
+            pricing.forEachRun(state, identity, partFirst, partEnd, (price, runFirst, runEnd) -> {
                 int fresh = state.coverNew(runFirst, runEnd);
                 if (fresh > 0) {
                     runs.add(new PricedRun(minuteStart, fresh, price, (middleOf(runFirst) + middleOf(runEnd - 1)) / 2));
@@ -260,21 +256,21 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         }
         double covered = last - first;
         if (lateCount > 0) {
-            lateSeconds.record(sample.intervalSeconds() * sample.chargedFraction() * lateCount / covered);
+            refusals.lateSeconds(sample.intervalSeconds() * sample.chargedFraction() * lateCount / covered);
         }
         if (lateCount == covered) {
-            refuseLate(record, "its last window ended at " + Instant.ofEpochMilli(GpuState.minuteOf(last - 1) * 1000
+            refusals.late(record, "its last window ended at " + Instant.ofEpochMilli(GpuState.minuteOf(last - 1) * 1000
                     + MINUTE), latest);
             return false;
         }
         if (runs.isEmpty()) {
-            refuseDuplicate(record, sample);
+            refusals.duplicate(record, sample);
             return false;
         }
         keep(gpu, state, identity);
         long counted = Long.MIN_VALUE;
         for (PricedRun run : runs) {
-            UsageTotals charged = UsageTotals.ZERO.add(sample, perGpuHour(run.price, run.at),
+            UsageTotals charged = UsageTotals.ZERO.add(sample, pricing.perGpuHour(run.price, run.at),
                     run.price.staleAt(run.at), run.fresh / covered);
             // The sample counts once in each minute it is charged in, whatever the prices of its seconds.
             addToWindow(gpu, state, identity, run.minute, run.minute == counted ? charged.uncounted() : charged);
@@ -287,9 +283,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     private record PricedRun(long minute, int fresh, PriceTable.InForce price, long at) {
     }
 
-    /** The middle, in epoch millis, of the epoch second {@code second}. */
     private static long middleOf(long second) {
-        return second * 1000 + 500;
+        return GpuPricing.middleOf(second);
     }
 
     /** Whether the window starting at {@code start} has closed by the engine's clock {@code latest}. */
@@ -318,16 +313,26 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         GpuState.Window window = state.window(start);
         window.identity = identity;
         window.add(charged);
+        trackChange(gpu, state, window);
+        // Put, not only marked: the state of a GPU's first sample is new to the store.
+        gpus.put(gpu, state);
+        addToPartials(window, identity, start, charged);
+    }
+
+    /** Queues the GPU's update, to be sent with the next (see {@link #sendUpdates}), if it is not queued already. */
+    private void trackChange(String gpu, GpuState state, GpuState.Window window) {
         if (!window.changed) {
-            // A window marked changed is already among the changed GPUs' (see sendUpdates).
+            // A window marked changed is already among the changed GPUs'.
             window.changed = true;
             if (!state.queued) {
                 state.queued = true;
                 changed.add(gpu);
             }
         }
-        // Put, not only marked: the state of a GPU's first sample is new to the store.
-        gpus.put(gpu, state);
+    }
+
+    /** Adds what a sample is charged for the minute starting at {@code start} to the window's partials. */
+    private void addToPartials(GpuState.Window window, GpuIdentity identity, long start, UsageTotals charged) {
         String[] partialKeys = window.partialKeys(start);
         if (window.partials == null) {
             window.partials = new PendingPartial[partialKeys.length];
@@ -347,47 +352,6 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
                 partial.gpuEquivalents += identity.fraction;
             }
         }
-    }
-
-    /**
-     * The span of time around {@code at} in which one price of the GPU's offer (or none) is in
-     * force. It is kept on the GPU's state: the next sample of the GPU most often falls in it too.
-     */
-    private PriceTable.InForce priceSpan(GpuState state, GpuIdentity identity, long at) {
-        if (state.priceFor != identity || !state.price.covers(at)) {
-            state.price = prices.inForceAt(identity.offer, at);
-            state.priceFor = identity;
-        }
-        return state.price;
-    }
-
-    /**
-     * The counter of late GPU seconds: Kafka Streams metric {@code late-seconds-total} of group
-     * {@code stream-gpuledger-metrics}, tags {@code thread-id} and {@code gpuledger-id=telemetry},
-     * beside the dead-letter counters, shared by the tasks of a stream thread as they are.
-     */
-    private static Sensor lateSecondsSensor(ProcessorContext<?, ?> context) {
-        String thread = Thread.currentThread().getName();
-        Sensor sensor = context.metrics().addSensor(thread + ".gpuledger.telemetry.late-seconds",
-                Sensor.RecordingLevel.INFO);
-        sensor.add(new MetricName("late-seconds-total", "stream-gpuledger-metrics",
-                "GPU seconds of samples that fell in windows already closed, not charged",
-                Map.of("thread-id", thread, "gpuledger-id", "telemetry")), new CumulativeSum());
-        return sensor;
-    }
-
-    /**
-     * The price of one GPU-hour at {@code at} in the reporting currency; null: unpriced. A sample
-     * priced in a currency the rates table lacks is counted under that currency's name.
-     */
-    private Double perGpuHour(PriceTable.InForce price, long at) {
-        Double perHour = price.perGpuHourIn(settings.rates(), at);
-        if (perHour == null && price.quote() != null) {
-            unknownCurrencies.computeIfAbsent(price.quote().currency(), currency -> context.metrics()
-                    .addRateTotalSensor("gpuledger", currency, "unknown-currency-samples", Sensor.RecordingLevel.INFO))
-                    .record();
-        }
-        return perHour;
     }
 
     /** The task's pending partial {@code key}, a new one if none is pending, marked changed. */
@@ -414,31 +378,6 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             latestEventTime = stored == null ? Long.MIN_VALUE : stored;
         }
         return latestEventTime;
-    }
-
-    private void refuseLate(Record<String, byte[]> record, String windowEnded, long latest) {
-        refuse(record, late, "late: " + windowEnded + " and closed " + settings.grace().toSeconds()
-                + " s later, before " + Instant.ofEpochMilli(latest) + ", the latest time seen");
-    }
-
-    private void refuseDuplicate(Record<String, byte[]> record, TelemetrySample sample) {
-        refuse(record, duplicate, "duplicate: all the time it covers, "
-                + sample.time().minusMillis(Math.round(sample.intervalSeconds() * 1000)) + " to " + sample.time()
-                + ", was charged for this GPU already, by earlier samples (a sample sent again, or a second agent"
-                + " reporting the same GPU)");
-    }
-
-    private void refuse(Record<String, byte[]> record, Sensor counter, String reason) {
-        counter.record();
-        deadLetter(record, new InvalidRecordException("time", reason));
-    }
-
-    private void deadLetter(Record<String, byte[]> record, InvalidRecordException refusal) {
-        // Dated when refused, not by its event time: a broker refuses a record dated far ahead
-        // (failing the task), and deletes one dated far back at once.
-        context.forward(record.withValue((Emitted) new Emitted.Refused(record.value()))
-                .withHeaders(ParseOrReject.refusedHeaders(record.headers(), context, refusal))
-                .withTimestamp(context.currentSystemTimeMs()));
     }
 
     /** Closes every window that ends at or before {@code closeBefore}, on every GPU of this task. */
@@ -475,7 +414,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             GpuIdentity identity = window != null ? window.identity : state.identity;
             double[] gapCost = {0};
             double unmonitored = state.settle(minute, settings.maxGap().toSeconds(),
-                    (from, to) -> gapCost[0] += unmonitoredCost(state, identity, from, to)) * identity.fraction;
+                    (from, to) -> gapCost[0] += pricing.unmonitoredCost(state, identity, from, to)) * identity.fraction;
             if (window == null && unmonitored == 0) {
                 continue;
             }
@@ -495,44 +434,6 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             }
         }
         return closedAny;
-    }
-
-    /**
-     * What the GPU's unmonitored seconds {@code [fromSecond, toSecond)} cost, each at the price in
-     * force at its middle (0 where none is known), for the GPU's share: the instance was paid for
-     * all the same.
-     */
-    private double unmonitoredCost(GpuState state, GpuIdentity identity, long fromSecond, long toSecond) {
-        double[] cost = {0};
-        forEachPriceRun(state, identity, fromSecond, toSecond, (price, runFirst, runEnd) -> {
-            Double perHour = perGpuHour(price, middleOf(runFirst));
-            if (perHour != null) {
-                cost[0] += perHour * (runEnd - runFirst) / 3600;
-            }
-        });
-        return cost[0] * identity.fraction;
-    }
-
-    /** Seconds {@code [first, end)} of a GPU over which one price, in the reporting currency, holds. */
-    private interface PriceRun {
-        void run(PriceTable.InForce price, long first, long end);
-    }
-
-    /**
-     * Splits the GPU's seconds {@code [fromSecond, toSecond)} into runs of one price (a second has
-     * the price in force at its middle, in the reporting currency at the exchange rate in force
-     * then), and gives each run to {@code run}, in order.
-     */
-    private void forEachPriceRun(GpuState state, GpuIdentity identity, long fromSecond, long toSecond, PriceRun run) {
-        long runFirst = fromSecond;
-        while (runFirst < toSecond) {
-            PriceTable.InForce price = priceSpan(state, identity, middleOf(runFirst));
-            // The span holds the run's first second, so the next price starts at a later second.
-            long runEnd = Math.min(toSecond,
-                    GpuState.firstSecond(price.samePriceUntil(settings.rates(), middleOf(runFirst))));
-            run.run(price, runFirst, runEnd);
-            runFirst = runEnd;
-        }
     }
 
     /**
