@@ -4,7 +4,6 @@ package io.gpuledger.streams.cost;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.TelemetryJson;
 import io.gpuledger.model.TelemetrySample;
-import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageRollup.Dimension;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.streams.deadletter.ParseOrReject;
@@ -52,7 +51,6 @@ import org.apache.kafka.streams.state.KeyValueStore;
 final class GpuWindows implements Processor<String, byte[], String, Emitted> {
 
     private static final long MINUTE = GpuState.MINUTE_MILLIS;
-    private static final long HOUR = 60 * MINUTE;
     private static final Dimension[] DIMENSIONS = Dimension.GROUPS.toArray(new Dimension[0]);
     private static final String LATEST = "latest-event-time";
 
@@ -62,7 +60,6 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     private GpuPricing pricing;
     private LiveStore<GpuState> gpus;
     private LiveStore<GpuIdentity> identities;
-    private LiveStore<GpuRecent> recent;
     private LiveStore<PendingPartial> partials;
     private LiveStore<Long> clock;
     /** Reads each sample; the samples it refuses go to the dead letters, counted as {@code telemetry}'s. */
@@ -91,8 +88,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     private final BacklogCommits backlog;
     /** The end of the next window due to close; 0 until the first sample after a start. */
     private long nextClose;
-    /** The hour up to which the GPUs' hours were last looked at for silent GPUs; 0 after a start. */
-    private long hoursSweptUntil;
+    /** Each GPU's own rolling five minutes and hour, sent as its minutes close. */
+    private final GpuOwnViews ownViews;
 
     GpuWindows(CostSettings settings) {
         this.settings = settings;
@@ -101,6 +98,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         this.work = new QuietInput(settings.idleUpdates());
         this.backlog = new BacklogCommits(settings.backlogCommitUpdates());
         this.currency = settings.rates().reporting();
+        this.ownViews = new GpuOwnViews(currency);
     }
 
     @Override
@@ -110,7 +108,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         this.pricing = new GpuPricing(settings, context, new PriceTable(priceStore, settings.priceMaxAge()));
         this.gpus = context.getStateStore(CostTopology.USAGE_STORE);
         this.identities = context.getStateStore(CostTopology.IDENTITY_STORE);
-        this.recent = context.getStateStore(CostTopology.RECENT_STORE);
+        this.ownViews.init(context, context.getStateStore(CostTopology.RECENT_STORE));
         this.partials = context.getStateStore(CostTopology.PARTIALS_STORE);
         this.clock = context.getStateStore(CostTopology.CLOCK_STORE);
         this.latestEventTime = null;
@@ -398,9 +396,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             gpus.delete(gpu);
             identities.delete(gpu);
         }
-        if (closeBefore >= hoursSweptUntil + HOUR) {
-            endSilentHours(closeBefore);
-        }
+        ownViews.endSilentHours(closeBefore, gpu -> gpus.get(gpu) != null);
         nextClose = EventTime.periodStart(closeBefore, MINUTE) + MINUTE;
     }
 
@@ -423,7 +419,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
                     .plusUnmonitored(unmonitored, unmonitoredCost);
             context.forward(new Record<>(gpu, new Emitted.Usage(identity.usage(gpu, minute, minute + MINUTE,
                     currency, totals, true)), minute));
-            addToOwnViews(gpu, minute, totals, identity.fraction);
+            ownViews.addMinute(gpu, minute, totals, identity.fraction);
             if (unmonitored > 0) {
                 UsageTotals gap = UsageTotals.ZERO.plusUnmonitored(unmonitored, unmonitoredCost);
                 for (Dimension dimension : DIMENSIONS) {
@@ -434,64 +430,6 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             }
         }
         return closedAny;
-    }
-
-    /**
-     * Adds a GPU's closed minute to its own views: sends its rolling five minutes that end with
-     * that minute, and its hour once the hour's last minute has closed (or a minute of a later hour has).
-     */
-    private void addToOwnViews(String gpu, long minute, UsageTotals totals, double gpuFraction) {
-        GpuRecent views = recent.get(gpu);
-        if (views == null) {
-            views = new GpuRecent();
-        }
-        long hourStart = EventTime.periodStart(minute, HOUR);
-        if (views.hourStart != GpuRecent.NONE && views.hourStart != hourStart) {
-            sendHour(gpu, views);
-        }
-        views.hourStart = hourStart;
-        views.gpuFraction = gpuFraction;
-        UsageTotals rolling = views.addMinute(minute, totals, RollupWindows.ROLLING_MINUTES);
-        long rollingStart = minute + MINUTE - RollupWindows.ROLLING_MINUTES * MINUTE;
-        sendOwn(gpu, rollingStart, minute + MINUTE, rolling, gpuFraction);
-        if (minute + MINUTE == hourStart + HOUR) {
-            sendHour(gpu, views);
-        }
-        recent.put(gpu, views);
-    }
-
-    private void sendHour(String gpu, GpuRecent views) {
-        long start = views.hourStart;
-        sendOwn(gpu, start, start + HOUR, views.endHour(), views.gpuFraction);
-    }
-
-    private void sendOwn(String gpu, long start, long end, UsageTotals totals, double gpuFraction) {
-        UsageRollup view = new UsageRollup(Dimension.GPU, gpu, Instant.ofEpochMilli(start), Instant.ofEpochMilli(end),
-                currency, 1, gpuFraction, totals);
-        context.forward(new Record<>(view.key(), new Emitted.Rollup(view), start));
-    }
-
-    /**
-     * Sends the hours of GPUs that fell silent before their hour's last minute: no minute of
-     * theirs will close that hour. Forgets the views of GPUs no longer followed.
-     */
-    private void endSilentHours(long closeBefore) {
-        List<String> done = new ArrayList<>();
-        for (Map.Entry<String, GpuRecent> entry : recent.entries().entrySet()) {
-            GpuRecent views = entry.getValue();
-            boolean followed = gpus.get(entry.getKey()) != null;
-            if (views.hourStart != GpuRecent.NONE && views.hourStart + HOUR <= closeBefore) {
-                sendHour(entry.getKey(), views);
-                if (followed) {
-                    recent.markDirty(entry.getKey());
-                }
-            }
-            if (!followed && views.hourStart == GpuRecent.NONE) {
-                done.add(entry.getKey());
-            }
-        }
-        done.forEach(recent::delete);
-        hoursSweptUntil = EventTime.periodStart(closeBefore, HOUR);
     }
 
     /**
