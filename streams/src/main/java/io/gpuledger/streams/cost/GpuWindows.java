@@ -45,8 +45,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *       is refused as a duplicate: a sample sent again is charged once, and a second agent
  *       reporting the same GPU, in or out of phase, charges no second twice.</li>
  * </ul>
- * Usage records are dated by their window's start. State: {@link GpuState} per GPU and the pending partials, in {@link LiveStore}s, so a sample
- * costs map lookups and the state is encoded once per commit.
+ * Usage records are dated by their window's start. State: {@link GpuState} per GPU and the pending
+ * partials, in {@link LiveStore}s, so a sample costs map lookups and the state is encoded once per commit.
  */
 final class GpuWindows implements Processor<String, byte[], String, Emitted> {
 
@@ -121,15 +121,16 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     public void process(Record<String, byte[]> record) {
         input.seen();
         String gpu = record.key();
-        GpuState state = stateOf(gpu, gpus.get(gpu));
-        if (state == null) {
-            // A GPU's first sample covers nothing charged before: a new state refuses none. It is
-            // kept only if the sample is taken.
-            state = new GpuState();
-        }
+        GpuState stored = stateOf(gpu, gpus.get(gpu));
+        // A GPU's first sample covers nothing charged before: a new state refuses none. It is
+        // kept only if the sample is taken.
+        GpuState state = stored != null ? stored : new GpuState();
         TelemetrySample sample = readOrRefuse(record, gpu, state);
         if (sample == null || !charge(record, gpu, state, sample)) {
             return;
+        }
+        if (stored == null) {
+            gpus.put(gpu, state);
         }
         // Only a sample taken moves the task's progress: one whose samples are all refused (a
         // node whose clock runs ahead, poison) is idle to the roll-ups, or it would hold them back.
@@ -168,7 +169,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
                 : chargeOneMinute(record, gpu, state, sample, EventTime.millis(sample), first, last, latest);
     }
 
-    /** Moves the task's clock to a taken sample's time {@code at}, if later, and closes the minutes that ends. */
+    /** Moves the task's clock on to a taken sample's time {@code at}, if later, closing the minutes it closes. */
     private void advanceClock(long at) {
         if (at <= latestEventTime()) {
             return;
@@ -219,9 +220,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             share = (double) fresh / (last - first);
         }
         keep(gpu, state, identity);
-        addToWindow(gpu, state, identity, start,
-                UsageTotals.ZERO.add(sample, pricing.perGpuHour(price, first < last ? middleOf(first) : at), price.staleAt(at),
-                        share));
+        Double perHour = pricing.perGpuHour(price, first < last ? middleOf(first) : at);
+        addToWindow(gpu, state, identity, start, UsageTotals.ZERO.add(sample, perHour, price.staleAt(at), share));
         return true;
     }
 
@@ -312,8 +312,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         window.identity = identity;
         window.add(charged);
         trackChange(gpu, state, window);
-        // Put, not only marked: the state of a GPU's first sample is new to the store.
-        gpus.put(gpu, state);
+        gpus.markDirty(gpu);
         addToPartials(window, identity, start, charged);
     }
 

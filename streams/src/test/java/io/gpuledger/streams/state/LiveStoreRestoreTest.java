@@ -33,8 +33,9 @@ class LiveStoreRestoreTest {
 
         // then the first two are read, and the third is left out and counted as a dead letter.
         assertThat(store.entries()).isEqualTo(Map.of("GPU-0", 7L, "GPU-1", 9L));
-        assertThat(context.metrics().metrics().entrySet()).filteredOn(e -> e.getKey().name().equals("dead-letters-total")
-                && LiveStore.UNREADABLE.equals(e.getKey().tags().get("gpuledger-id")))
+        assertThat(context.metrics().metrics().entrySet())
+                .filteredOn(e -> e.getKey().name().equals("dead-letters-total")
+                        && LiveStore.UNREADABLE.equals(e.getKey().tags().get("gpuledger-id")))
                 .extracting(e -> e.getValue().metricValue()).containsExactly(1.0);
     }
 
