@@ -1,10 +1,8 @@
-// Over 400 lines: the steps of one processor, sharing its stores, clock and queue of changed GPUs.
 package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.TelemetryJson;
 import io.gpuledger.model.TelemetrySample;
-import io.gpuledger.model.UsageRollup.Dimension;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.streams.deadletter.ParseOrReject;
 import io.gpuledger.streams.price.PriceTable;
@@ -47,11 +45,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * </ul>
  * Usage records are dated by their window's start. State: {@link GpuState} per GPU and the pending
  * partials, in {@link LiveStore}s, so a sample costs map lookups and the state is encoded once per commit.
+ * Its parts: {@link GpuPricing} (prices), {@link SampleRefusals} (refusals and their counters),
+ * {@link TaskPartials} (partials), {@link GpuOwnViews} (each GPU's own views) and
+ * {@link WindowUpdates} (what each update sends).
  */
 final class GpuWindows implements Processor<String, byte[], String, Emitted> {
 
     private static final long MINUTE = GpuState.MINUTE_MILLIS;
-    private static final Dimension[] DIMENSIONS = Dimension.GROUPS.toArray(new Dimension[0]);
     private static final String LATEST = "latest-event-time";
 
     private final CostSettings settings;
@@ -60,32 +60,17 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     private GpuPricing pricing;
     private LiveStore<GpuState> gpus;
     private LiveStore<GpuIdentity> identities;
-    private LiveStore<PendingPartial> partials;
+    /** The task's partials of jobs, teams and pools, sent at each update. */
+    private final TaskPartials partials;
     private LiveStore<Long> clock;
     /** Reads each sample; the samples it refuses go to the dead letters, counted as {@code telemetry}'s. */
     private final ParseOrReject<TelemetrySample> reader = new ParseOrReject<>("telemetry", TelemetryJson::read,
             TelemetrySample::gpuUuid, EventTime::millis);
     private SampleRefusals refusals;
-    /**
-     * GPUs with a window changed since the last update was sent, in the order they changed: a GPU
-     * is added when its state is not {@link GpuState#queued} already (a GPU read back after a
-     * restore may come twice; the second finds nothing left to send).
-     */
-    private final List<String> changed = new ArrayList<>();
     /** The stored latest event time, read once after the task starts. */
     private Long latestEventTime;
-    /** Whether the samples have stopped coming: then the backlog is worked off. */
-    private final QuietInput input;
-    /** Whether the samples have stopped coming long enough for this task to hold no roll-up back. */
-    private final QuietInput samplesIdle;
-    /** Likewise its work reports (or they never came). */
-    private final QuietInput work;
-    /** The latest time of this task's work reports, as {@link WorkPartials} stored it at the last update. */
-    private long workSeenUntil = Long.MIN_VALUE;
-    /** The progress last sent to the roll-ups; null after a start. */
-    private SourceProgress progressSent;
-    /** When to commit while working off a backlog. */
-    private final BacklogCommits backlog;
+    /** What is sent at each update: changed windows, partials, progress; and when to commit. */
+    private final WindowUpdates updates;
     /** The end of the next window due to close; 0 until the first sample after a start. */
     private long nextClose;
     /** Each GPU's own rolling five minutes and hour, sent as its minutes close. */
@@ -93,11 +78,9 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
 
     GpuWindows(CostSettings settings) {
         this.settings = settings;
-        this.input = new QuietInput(settings);
-        this.samplesIdle = new QuietInput(settings.idleUpdates());
-        this.work = new QuietInput(settings.idleUpdates());
-        this.backlog = new BacklogCommits(settings.backlogCommitUpdates());
         this.currency = settings.rates().reporting();
+        this.partials = new TaskPartials(currency);
+        this.updates = new WindowUpdates(settings, currency, partials);
         this.ownViews = new GpuOwnViews(currency);
     }
 
@@ -109,17 +92,17 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         this.gpus = context.getStateStore(CostTopology.USAGE_STORE);
         this.identities = context.getStateStore(CostTopology.IDENTITY_STORE);
         this.ownViews.init(context, context.getStateStore(CostTopology.RECENT_STORE));
-        this.partials = context.getStateStore(CostTopology.PARTIALS_STORE);
+        this.partials.init(context, context.getStateStore(CostTopology.PARTIALS_STORE));
         this.clock = context.getStateStore(CostTopology.CLOCK_STORE);
         this.latestEventTime = null;
-        this.progressSent = null;
+        this.updates.init(context, gpus, clock, this::latestEventTime);
         this.refusals = new SampleRefusals(settings, context);
-        context.schedule(settings.updateInterval(), PunctuationType.WALL_CLOCK_TIME, now -> sendUpdates());
+        context.schedule(settings.updateInterval(), PunctuationType.WALL_CLOCK_TIME, now -> updates.send());
     }
 
     @Override
     public void process(Record<String, byte[]> record) {
-        input.seen();
+        updates.sampleCame();
         String gpu = record.key();
         GpuState stored = stateOf(gpu, gpus.get(gpu));
         // A GPU's first sample covers nothing charged before: a new state refuses none. It is
@@ -132,10 +115,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         if (stored == null) {
             gpus.put(gpu, state);
         }
-        // Only a sample taken moves the task's progress: one whose samples are all refused (a
-        // node whose clock runs ahead, poison) is idle to the roll-ups, or it would hold them back.
-        samplesIdle.seen();
-        backlog.sample(gpus.commits());
+        updates.sampleTaken();
         advanceClock(EventTime.millis(sample));
     }
 
@@ -183,7 +163,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             // out ahead of the burst, and all of it is committed now rather than at the update.
             long liveFrom = context.currentSystemTimeMs() - settings.grace().toMillis() - MINUTE;
             if (at >= liveFrom) {
-                sendChangedWindows(false, liveFrom);
+                updates.sendChangedWindows(false, liveFrom);
             }
             closeWindows(closeBefore);
             context.commit();
@@ -311,54 +291,9 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         GpuState.Window window = state.window(start);
         window.identity = identity;
         window.add(charged);
-        trackChange(gpu, state, window);
+        updates.queue(gpu, state, window);
         gpus.markDirty(gpu);
-        addToPartials(window, identity, start, charged);
-    }
-
-    /** Queues the GPU's update, to be sent with the next (see {@link #sendUpdates}), if it is not queued already. */
-    private void trackChange(String gpu, GpuState state, GpuState.Window window) {
-        if (!window.changed) {
-            // A window marked changed is already among the changed GPUs'.
-            window.changed = true;
-            if (!state.queued) {
-                state.queued = true;
-                changed.add(gpu);
-            }
-        }
-    }
-
-    /** Adds what a sample is charged for the minute starting at {@code start} to the window's partials. */
-    private void addToPartials(GpuState.Window window, GpuIdentity identity, long start, UsageTotals charged) {
-        String[] partialKeys = window.partialKeys(start);
-        if (window.partials == null) {
-            window.partials = new PendingPartial[partialKeys.length];
-        }
-        for (Dimension dimension : DIMENSIONS) {
-            int d = dimension.ordinal();
-            PendingPartial partial = window.partials[d];
-            if (partial == null || partial.sent) {
-                partial = pendingPartial(dimension, identity, partialKeys[d], start);
-                window.partials[d] = partial;
-            } else {
-                partials.markDirty(partialKeys[d]);
-            }
-            partial.totals.add(charged);
-            if (window.countIn(identity.rollupKeys[d])) {
-                partial.gpus++;
-                partial.gpuEquivalents += identity.fraction;
-            }
-        }
-    }
-
-    /** The task's pending partial {@code key}, a new one if none is pending, marked changed. */
-    private PendingPartial pendingPartial(Dimension dimension, GpuIdentity identity, String key, long minute) {
-        PendingPartial partial = partials.get(key);
-        if (partial == null) {
-            partial = new PendingPartial(dimension, identity.idIn(dimension), minute, 0, 0, new RunningTotals());
-        }
-        partials.put(key, partial);
-        return partial;
+        partials.add(window, identity, start, charged);
     }
 
     /** A GPU's state as read from its store, with its latest identity attached if it was just read back. */
@@ -421,11 +356,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             ownViews.addMinute(gpu, minute, totals, identity.fraction);
             if (unmonitored > 0) {
                 UsageTotals gap = UsageTotals.ZERO.plusUnmonitored(unmonitored, unmonitoredCost);
-                for (Dimension dimension : DIMENSIONS) {
-                    pendingPartial(dimension, identity,
-                            RollupPartial.partialKey(identity.rollupKeys[dimension.ordinal()], minute), minute)
-                            .totals.add(gap);
-                }
+                partials.addGap(identity, minute, gap);
             }
         }
         return closedAny;
@@ -451,135 +382,5 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             }
         }
         return next;
-    }
-
-    /**
-     * Sends the windows changed since the last call, and the partials gathered since then followed
-     * by this task's progress.
-     */
-    private void sendUpdates() {
-        boolean idle = input.quietAtUpdate();
-        boolean sourceIdle = samplesIdle.quietAtUpdate();
-        boolean workIdle = workQuietAtUpdate();
-        // A window that ended longer ago than the grace period is being replayed from a backlog:
-        // its updates wait until the backlog is worked off (or it closes), as nobody watches it live.
-        long liveFrom = context.currentSystemTimeMs() - settings.grace().toMillis() - MINUTE;
-        // No GPU's newest window is live while the newest sample is older than that: skip them all.
-        boolean live = idle || latestEventTime() >= liveFrom;
-        boolean sentWindows = live && sendChangedWindows(idle, liveFrom);
-        // Partials reach the roll-ups only once committed: while a backlog is worked off they
-        // gather until the engine asks for a commit, each pending one adding more samples.
-        // (Asked at every update, live or not: it counts the updates and the samples between them.)
-        boolean backlogCommit = backlog.dueAtUpdate(gpus.commits(), gpus.pendingWrites()) && !live;
-        boolean sentProgress = false;
-        if (live || backlogCommit) {
-            sendPartials();
-            sentProgress = sendProgress(sourceIdle, workIdle);
-        }
-        if (sentWindows || backlogCommit || sentProgress) {
-            // Live views wait for these: committed now rather than at the longest commit interval,
-            // with the windows closed and the partials sent since the last commit.
-            context.commit();
-        }
-    }
-
-    /**
-     * Sends the changed GPUs' windows that are due ({@code idle}: every changed one; else only a
-     * GPU's newest, when it starts at or after {@code liveFrom}), keeps the GPUs with windows still
-     * pending among the changed, in their order, and says whether it sent any.
-     */
-    private boolean sendChangedWindows(boolean idle, long liveFrom) {
-        boolean sentWindows = false;
-        int kept = 0;
-        for (int i = 0; i < changed.size(); i++) {
-            String gpu = changed.get(i);
-            GpuState state = gpus.get(gpu);
-            if (state == null) {
-                continue;
-            }
-            if (state.windows.isEmpty()) {
-                state.queued = false;
-                continue;
-            }
-            // While samples come, only the newest window, and only when live: an older one still
-            // open takes only late samples, and shows them when it closes, within the grace
-            // period. Once they stop coming, every changed window, as it stands.
-            boolean pending = false;
-            long newest = state.windows.lastKey();
-            for (Map.Entry<Long, GpuState.Window> entry : state.windows.entrySet()) {
-                GpuState.Window window = entry.getValue();
-                if (!window.changed) {
-                    continue;
-                }
-                if (idle || (entry.getKey() == newest && newest >= liveFrom)) {
-                    window.changed = false;
-                    sentWindows = true;
-                    context.forward(new Record<>(gpu, new Emitted.Usage(window.identity.usage(gpu, entry.getKey(),
-                            entry.getKey() + MINUTE, currency, window.totals.snapshot(), false)), entry.getKey()));
-                } else {
-                    pending = true;
-                }
-            }
-            if (pending) {
-                changed.set(kept++, gpu);
-            } else {
-                state.queued = false;
-            }
-        }
-        changed.subList(kept, changed.size()).clear();
-        return sentWindows;
-    }
-
-    /** Whether this task's work reports have been quiet for the updates needed: their latest time stopped moving. */
-    private boolean workQuietAtUpdate() {
-        Long latest = clock.get(WorkPartials.LATEST);
-        if (latest != null && latest > workSeenUntil) {
-            workSeenUntil = latest;
-            work.seen();
-        }
-        return work.quietAtUpdate();
-    }
-
-    /**
-     * Tells the roll-ups, right after the partials, up to where this task has sent all of them:
-     * every minute that ended a grace period before its latest sample, and likewise before its
-     * latest work report, of the inputs still coming. Sent when it changes; true if it was.
-     */
-    private boolean sendProgress(boolean samplesIdle, boolean workIdle) {
-        long samplesClosed = closedBefore(latestEventTime());
-        long workClosed = closedBefore(workSeenUntil);
-        long closedUntil;
-        if (samplesIdle && workIdle) {
-            closedUntil = Math.max(samplesClosed, workClosed);
-        } else {
-            closedUntil = Math.min(samplesIdle ? Long.MAX_VALUE : samplesClosed,
-                    workIdle ? Long.MAX_VALUE : workClosed);
-        }
-        SourceProgress progress = new SourceProgress(context.taskId().partition(), closedUntil,
-                samplesIdle && workIdle);
-        if (progress.equals(progressSent)) {
-            return false;
-        }
-        progressSent = progress;
-        // Dated when sent: its minute may be none yet, and it is no event of its own.
-        context.forward(new Record<>(progress.key(), new Emitted.Partial(progress), context.currentSystemTimeMs()));
-        return true;
-    }
-
-    /** Every minute that ends at or before it is closed once {@code latest} was seen; {@link Long#MIN_VALUE}: none. */
-    private long closedBefore(long latest) {
-        return latest == Long.MIN_VALUE ? Long.MIN_VALUE
-                : EventTime.periodStart(latest - settings.grace().toMillis(), MINUTE);
-    }
-
-    private void sendPartials() {
-        List<String> sent = new ArrayList<>(partials.entries().keySet());
-        for (String key : sent) {
-            PendingPartial pending = partials.get(key);
-            pending.sent = true;
-            RollupPartial partial = pending.toPartial(currency);
-            context.forward(new Record<>(partial.rollupKey(), new Emitted.Partial(partial), partial.windowStart()));
-            partials.delete(key);
-        }
     }
 }
