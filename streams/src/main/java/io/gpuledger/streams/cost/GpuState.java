@@ -51,7 +51,7 @@ final class GpuState {
 
         private byte[] encodedTotals() {
             if (encodedTotals == null) {
-                encodedTotals = UsageCodec.TOTALS.toBytes(totals.snapshot());
+                encodedTotals = UsageCodec.TOTALS.toBodyBytes(totals.snapshot());
             }
             return encodedTotals;
         }
@@ -118,8 +118,6 @@ final class GpuState {
     final transient TelemetryJson.Follower follower = new TelemetryJson.Follower();
     /** Among the GPUs whose windows changed since the last update was sent; not kept. */
     transient boolean queued;
-    /** The commit of its store it was last put for (see {@link io.gpuledger.streams.state.LiveStore#commits}). */
-    transient long putFor = -1;
 
     /** Covered seconds of unsettled minutes by minute start (epoch millis): bit i is second i. */
     TreeMap<Long, Long> coverage() {

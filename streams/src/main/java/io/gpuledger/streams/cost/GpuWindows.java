@@ -3,20 +3,14 @@ package io.gpuledger.streams.cost;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.TelemetryJson;
 import io.gpuledger.model.TelemetrySample;
-import io.gpuledger.model.UsageRollup;
-import io.gpuledger.model.UsageRollup.Dimension;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.streams.deadletter.ParseOrReject;
 import io.gpuledger.streams.price.PriceTable;
 import io.gpuledger.streams.state.LiveStore;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.common.MetricName;
-import org.apache.kafka.common.metrics.Sensor;
-import org.apache.kafka.common.metrics.stats.CumulativeSum;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -49,148 +43,130 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *       is refused as a duplicate: a sample sent again is charged once, and a second agent
  *       reporting the same GPU, in or out of phase, charges no second twice.</li>
  * </ul>
- * Usage records are dated by their window's start. State: {@link GpuState} per GPU and the pending partials, in {@link LiveStore}s, so a sample
- * costs map lookups and the state is encoded once per commit.
+ * Usage records are dated by their window's start. State: {@link GpuState} per GPU and the pending
+ * partials, in {@link LiveStore}s, so a sample costs map lookups and the state is encoded once per commit.
+ * Its parts: {@link GpuPricing} (prices), {@link SampleRefusals} (refusals and their counters),
+ * {@link TaskPartials} (partials), {@link GpuOwnViews} (each GPU's own views) and
+ * {@link WindowUpdates} (what each update sends).
  */
 final class GpuWindows implements Processor<String, byte[], String, Emitted> {
 
     private static final long MINUTE = GpuState.MINUTE_MILLIS;
-    private static final long HOUR = 60 * MINUTE;
-    private static final Dimension[] DIMENSIONS = Dimension.GROUPS.toArray(new Dimension[0]);
     private static final String LATEST = "latest-event-time";
 
     private final CostSettings settings;
     private final String currency;
     private ProcessorContext<String, Emitted> context;
-    private PriceTable prices;
+    private GpuPricing pricing;
     private LiveStore<GpuState> gpus;
     private LiveStore<GpuIdentity> identities;
-    private LiveStore<GpuRecent> recent;
-    private LiveStore<PendingPartial> partials;
+    /** The task's partials of jobs, teams and pools, sent at each update. */
+    private final TaskPartials partials;
     private LiveStore<Long> clock;
     /** Reads each sample; the samples it refuses go to the dead letters, counted as {@code telemetry}'s. */
     private final ParseOrReject<TelemetrySample> reader = new ParseOrReject<>("telemetry", TelemetryJson::read,
             TelemetrySample::gpuUuid, EventTime::millis);
-    private Sensor refused;
-    private Sensor late;
-    private Sensor duplicate;
-    private Sensor future;
-    /** GPU seconds of samples that fell in closed windows: not charged, counted. */
-    private Sensor lateSeconds;
-    /** Samples priced in a currency the rates table lacks, by currency. */
-    private final Map<String, Sensor> unknownCurrencies = new HashMap<>();
-    /**
-     * GPUs with a window changed since the last update was sent, in the order they changed: a GPU
-     * is added when its state is not {@link GpuState#queued} already (a GPU read back after a
-     * restore may come twice; the second finds nothing left to send).
-     */
-    private final List<String> changed = new ArrayList<>();
+    private SampleRefusals refusals;
     /** The stored latest event time, read once after the task starts. */
     private Long latestEventTime;
-    /** Whether the samples have stopped coming: then the backlog is worked off. */
-    private final QuietInput input;
-    /** Whether the samples have stopped coming long enough for this task to hold no roll-up back. */
-    private final QuietInput samplesIdle;
-    /** Likewise its work reports (or they never came). */
-    private final QuietInput work;
-    /** The latest time of this task's work reports, as {@link WorkPartials} stored it at the last update. */
-    private long workSeenUntil = Long.MIN_VALUE;
-    /** The progress last sent to the roll-ups; null after a start. */
-    private SourceProgress progressSent;
-    /** When to commit while working off a backlog. */
-    private final BacklogCommits backlog;
+    /** What is sent at each update: changed windows, partials, progress; and when to commit. */
+    private final WindowUpdates updates;
     /** The end of the next window due to close; 0 until the first sample after a start. */
     private long nextClose;
-    /** The hour up to which the GPUs' hours were last looked at for silent GPUs; 0 after a start. */
-    private long hoursSweptUntil;
+    /** Each GPU's own rolling five minutes and hour, sent as its minutes close. */
+    private final GpuOwnViews ownViews;
 
     GpuWindows(CostSettings settings) {
         this.settings = settings;
-        this.input = new QuietInput(settings);
-        this.samplesIdle = new QuietInput(settings.idleUpdates());
-        this.work = new QuietInput(settings.idleUpdates());
-        this.backlog = new BacklogCommits(settings.backlogCommitUpdates());
         this.currency = settings.rates().reporting();
+        this.partials = new TaskPartials(currency);
+        this.updates = new WindowUpdates(settings, currency, partials);
+        this.ownViews = new GpuOwnViews(currency);
     }
 
     @Override
     public void init(ProcessorContext<String, Emitted> context) {
         this.context = context;
         KeyValueStore<String, byte[]> priceStore = context.getStateStore(CostTopology.PRICE_STORE);
-        this.prices = new PriceTable(priceStore, settings.priceMaxAge());
+        this.pricing = new GpuPricing(settings, context, new PriceTable(priceStore, settings.priceMaxAge()));
         this.gpus = context.getStateStore(CostTopology.USAGE_STORE);
         this.identities = context.getStateStore(CostTopology.IDENTITY_STORE);
-        this.recent = context.getStateStore(CostTopology.RECENT_STORE);
-        this.partials = context.getStateStore(CostTopology.PARTIALS_STORE);
+        this.ownViews.init(context, context.getStateStore(CostTopology.RECENT_STORE));
+        this.partials.init(context, context.getStateStore(CostTopology.PARTIALS_STORE));
         this.clock = context.getStateStore(CostTopology.CLOCK_STORE);
         this.latestEventTime = null;
-        this.progressSent = null;
-        this.refused = ParseOrReject.deadLetterSensor(context, "telemetry");
-        this.late = ParseOrReject.deadLetterSensor(context, "telemetry-late");
-        this.duplicate = ParseOrReject.deadLetterSensor(context, "telemetry-duplicate");
-        this.future = ParseOrReject.deadLetterSensor(context, "telemetry-future");
-        this.lateSeconds = lateSecondsSensor(context);
-        context.schedule(settings.updateInterval(), PunctuationType.WALL_CLOCK_TIME, now -> sendUpdates());
+        this.updates.init(context, gpus, clock, this::latestEventTime);
+        this.refusals = new SampleRefusals(settings, context);
+        context.schedule(settings.updateInterval(), PunctuationType.WALL_CLOCK_TIME, now -> updates.send());
     }
 
     @Override
     public void process(Record<String, byte[]> record) {
-        input.seen();
+        updates.sampleCame();
         String gpu = record.key();
-        GpuState state = stateOf(gpu, gpus.get(gpu));
-        if (state == null) {
-            // A GPU's first sample covers nothing charged before: a new state refuses none. It is
-            // kept only if the sample is taken.
-            state = new GpuState();
+        GpuState stored = stateOf(gpu, gpus.get(gpu));
+        // A GPU's first sample covers nothing charged before: a new state refuses none. It is
+        // kept only if the sample is taken.
+        GpuState state = stored != null ? stored : new GpuState();
+        TelemetrySample sample = readOrRefuse(record, gpu, state);
+        if (sample == null || !charge(record, gpu, state, sample)) {
+            return;
         }
+        if (stored == null) {
+            gpus.put(gpu, state);
+        }
+        updates.sampleTaken();
+        advanceClock(EventTime.millis(sample));
+    }
+
+    /** The record's sample; null if it is refused, as invalid or from the future, and dead-lettered. */
+    private TelemetrySample readOrRefuse(Record<String, byte[]> record, String gpu, GpuState state) {
         TelemetrySample sample;
         try {
             // Through the GPU's follower: an identity written as in the GPU's last sample is not
             // read again, and its strings are those of the GPU's identity, compared by reference.
             sample = reader.check(gpu, state.follower.read(record.value()), context.currentSystemTimeMs());
         } catch (InvalidRecordException e) {
-            refused.record();
-            deadLetter(record, e);
-            return;
+            refusals.invalid(record, e);
+            return null;
         }
-        long end = sample.time().toEpochMilli();
         long now = context.currentSystemTimeMs();
-        if (end > now + settings.maxAhead().toMillis()) {
-            refuse(record, future, "from the future: it ends at " + sample.time() + ", more than "
-                    + settings.maxAhead().toSeconds() + " s ahead of this engine's clock (" + Instant.ofEpochMilli(now)
-                    + "): its node's clock runs ahead");
-            return;
+        if (sample.time().toEpochMilli() > now + settings.maxAhead().toMillis()) {
+            refusals.fromTheFuture(record, sample, now);
+            return null;
         }
-        long at = EventTime.millis(sample);
+        return sample;
+    }
+
+    /** Charges a sample to the open minutes it covers; true if any of it was charged. */
+    private boolean charge(Record<String, byte[]> record, String gpu, GpuState state, TelemetrySample sample) {
+        long end = sample.time().toEpochMilli();
         long first = GpuState.firstSecond(end - Math.round(sample.intervalSeconds() * 1000));
         long last = GpuState.firstSecond(end);
         long latest = latestEventTime();
-        boolean taken = first < last && GpuState.minuteOf(first) != GpuState.minuteOf(last - 1)
+        return first < last && GpuState.minuteOf(first) != GpuState.minuteOf(last - 1)
                 ? chargeMinutes(record, gpu, state, sample, first, last, latest)
-                : chargeOneMinute(record, gpu, state, sample, at, first, last, latest);
-        if (!taken) {
+                : chargeOneMinute(record, gpu, state, sample, EventTime.millis(sample), first, last, latest);
+    }
+
+    /** Moves the task's clock on to a taken sample's time {@code at}, if later, closing the minutes it closes. */
+    private void advanceClock(long at) {
+        if (at <= latestEventTime()) {
             return;
         }
-        // Only a sample taken moves the task's progress: one whose samples are all refused (a
-        // node whose clock runs ahead, poison) is idle to the roll-ups, or it would hold them back.
-        samplesIdle.seen();
-        backlog.sample(gpus.commits());
-
-        if (at > latest) {
-            clock.put(LATEST, at);
-            latestEventTime = at;
-            long closeBefore = at - settings.grace().toMillis();
-            if (closeBefore >= nextClose) {
-                // A minute's closing sends the closed window of every GPU at once. Readers wait for
-                // the live windows, not for those: the live ones changed since the last update go
-                // out ahead of the burst, and all of it is committed now rather than at the update.
-                long liveFrom = context.currentSystemTimeMs() - settings.grace().toMillis() - MINUTE;
-                if (at >= liveFrom) {
-                    sendChangedWindows(false, liveFrom);
-                }
-                closeWindows(closeBefore);
-                context.commit();
+        clock.put(LATEST, at);
+        latestEventTime = at;
+        long closeBefore = at - settings.grace().toMillis();
+        if (closeBefore >= nextClose) {
+            // A minute's closing sends the closed window of every GPU at once. Readers wait for
+            // the live windows, not for those: the live ones changed since the last update go
+            // out ahead of the burst, and all of it is committed now rather than at the update.
+            long liveFrom = context.currentSystemTimeMs() - settings.grace().toMillis() - MINUTE;
+            if (at >= liveFrom) {
+                updates.sendChangedWindows(false, liveFrom);
             }
+            closeWindows(closeBefore);
+            context.commit();
         }
     }
 
@@ -205,29 +181,27 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         // One that covers no second's middle (under a second long) goes to the minute of its middle.
         long start = first < last ? GpuState.minuteOf(first) * 1000 : EventTime.periodStart(at, MINUTE);
         if (closed(start, latest)) {
-            lateSeconds.record(sample.intervalSeconds() * sample.chargedFraction());
-            refuseLate(record, "its window ended at " + Instant.ofEpochMilli(start + MINUTE), latest);
+            refusals.lateSeconds(sample.intervalSeconds() * sample.chargedFraction());
+            refusals.late(record, "its window ended at " + Instant.ofEpochMilli(start + MINUTE), latest);
             return false;
         }
         GpuIdentity identity = identityOf(state, sample);
-        PriceTable.InForce price = priceSpan(state, identity, first < last ? middleOf(first) : at);
-        if (first < last && !(price.covers(middleOf(last - 1))
-                && price.samePriceUntil(settings.rates(), middleOf(first)) > middleOf(last - 1))) {
+        PriceTable.InForce price = pricing.inForce(state, identity, first < last ? middleOf(first) : at);
+        if (first < last && !pricing.holdsOver(price, first, last)) {
             return chargeMinutes(record, gpu, state, sample, first, last, latest);
         }
         double share = 1;
         if (first < last) {
             int fresh = state.coverNew(first, last);
             if (fresh == 0) {
-                refuseDuplicate(record, sample);
+                refusals.duplicate(record, sample);
                 return false;
             }
             share = (double) fresh / (last - first);
         }
         keep(gpu, state, identity);
-        addToWindow(gpu, state, identity, start,
-                UsageTotals.ZERO.add(sample, perGpuHour(price, first < last ? middleOf(first) : at), price.staleAt(at),
-                        share));
+        Double perHour = pricing.perGpuHour(price, first < last ? middleOf(first) : at);
+        addToWindow(gpu, state, identity, start, UsageTotals.ZERO.add(sample, perHour, price.staleAt(at), share));
         return true;
     }
 
@@ -251,7 +225,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
                 continue;
             }
             long minuteStart = minute * 1000;
-            forEachPriceRun(state, identity, partFirst, partEnd, (price, runFirst, runEnd) -> {
+            pricing.forEachRun(state, identity, partFirst, partEnd, (price, runFirst, runEnd) -> {
                 int fresh = state.coverNew(runFirst, runEnd);
                 if (fresh > 0) {
                     runs.add(new PricedRun(minuteStart, fresh, price, (middleOf(runFirst) + middleOf(runEnd - 1)) / 2));
@@ -260,21 +234,21 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         }
         double covered = last - first;
         if (lateCount > 0) {
-            lateSeconds.record(sample.intervalSeconds() * sample.chargedFraction() * lateCount / covered);
+            refusals.lateSeconds(sample.intervalSeconds() * sample.chargedFraction() * lateCount / covered);
         }
         if (lateCount == covered) {
-            refuseLate(record, "its last window ended at " + Instant.ofEpochMilli(GpuState.minuteOf(last - 1) * 1000
+            refusals.late(record, "its last window ended at " + Instant.ofEpochMilli(GpuState.minuteOf(last - 1) * 1000
                     + MINUTE), latest);
             return false;
         }
         if (runs.isEmpty()) {
-            refuseDuplicate(record, sample);
+            refusals.duplicate(record, sample);
             return false;
         }
         keep(gpu, state, identity);
         long counted = Long.MIN_VALUE;
         for (PricedRun run : runs) {
-            UsageTotals charged = UsageTotals.ZERO.add(sample, perGpuHour(run.price, run.at),
+            UsageTotals charged = UsageTotals.ZERO.add(sample, pricing.perGpuHour(run.price, run.at),
                     run.price.staleAt(run.at), run.fresh / covered);
             // The sample counts once in each minute it is charged in, whatever the prices of its seconds.
             addToWindow(gpu, state, identity, run.minute, run.minute == counted ? charged.uncounted() : charged);
@@ -287,9 +261,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     private record PricedRun(long minute, int fresh, PriceTable.InForce price, long at) {
     }
 
-    /** The middle, in epoch millis, of the epoch second {@code second}. */
     private static long middleOf(long second) {
-        return second * 1000 + 500;
+        return GpuPricing.middleOf(second);
     }
 
     /** Whether the window starting at {@code start} has closed by the engine's clock {@code latest}. */
@@ -318,90 +291,9 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         GpuState.Window window = state.window(start);
         window.identity = identity;
         window.add(charged);
-        if (!window.changed) {
-            // A window marked changed is already among the changed GPUs' (see sendUpdates).
-            window.changed = true;
-            if (!state.queued) {
-                state.queued = true;
-                changed.add(gpu);
-            }
-        }
-        if (state.putFor != gpus.commits()) {
-            gpus.put(gpu, state);
-            state.putFor = gpus.commits();
-        }
-        String[] partialKeys = window.partialKeys(start);
-        if (window.partials == null) {
-            window.partials = new PendingPartial[partialKeys.length];
-        }
-        for (Dimension dimension : DIMENSIONS) {
-            int d = dimension.ordinal();
-            PendingPartial partial = window.partials[d];
-            if (partial == null || partial.sent) {
-                partial = pendingPartial(dimension, identity, partialKeys[d], start);
-                window.partials[d] = partial;
-            } else if (partial.putFor != partials.commits()) {
-                partials.put(partialKeys[d], partial);
-                partial.putFor = partials.commits();
-            }
-            partial.totals.add(charged);
-            if (window.countIn(identity.rollupKeys[d])) {
-                partial.gpus++;
-                partial.gpuEquivalents += identity.fraction;
-            }
-        }
-    }
-
-    /**
-     * The span of time around {@code at} in which one price of the GPU's offer (or none) is in
-     * force. It is kept on the GPU's state: the next sample of the GPU most often falls in it too.
-     */
-    private PriceTable.InForce priceSpan(GpuState state, GpuIdentity identity, long at) {
-        if (state.priceFor != identity || !state.price.covers(at)) {
-            state.price = prices.inForceAt(identity.offer, at);
-            state.priceFor = identity;
-        }
-        return state.price;
-    }
-
-    /**
-     * The counter of late GPU seconds: Kafka Streams metric {@code late-seconds-total} of group
-     * {@code stream-gpuledger-metrics}, tags {@code thread-id} and {@code gpuledger-id=telemetry},
-     * beside the dead-letter counters, shared by the tasks of a stream thread as they are.
-     */
-    private static Sensor lateSecondsSensor(ProcessorContext<?, ?> context) {
-        String thread = Thread.currentThread().getName();
-        Sensor sensor = context.metrics().addSensor(thread + ".gpuledger.telemetry.late-seconds",
-                Sensor.RecordingLevel.INFO);
-        sensor.add(new MetricName("late-seconds-total", "stream-gpuledger-metrics",
-                "GPU seconds of samples that fell in windows already closed, not charged",
-                Map.of("thread-id", thread, "gpuledger-id", "telemetry")), new CumulativeSum());
-        return sensor;
-    }
-
-    /**
-     * The price of one GPU-hour at {@code at} in the reporting currency; null: unpriced. A sample
-     * priced in a currency the rates table lacks is counted under that currency's name.
-     */
-    private Double perGpuHour(PriceTable.InForce price, long at) {
-        Double perHour = price.perGpuHourIn(settings.rates(), at);
-        if (perHour == null && price.quote() != null) {
-            unknownCurrencies.computeIfAbsent(price.quote().currency(), currency -> context.metrics()
-                    .addRateTotalSensor("gpuledger", currency, "unknown-currency-samples", Sensor.RecordingLevel.INFO))
-                    .record();
-        }
-        return perHour;
-    }
-
-    /** The task's pending partial {@code key}, a new one if none is pending, marked changed. */
-    private PendingPartial pendingPartial(Dimension dimension, GpuIdentity identity, String key, long minute) {
-        PendingPartial partial = partials.get(key);
-        if (partial == null) {
-            partial = new PendingPartial(dimension, identity.idIn(dimension), minute, 0, 0, new RunningTotals());
-        }
-        partials.put(key, partial);
-        partial.putFor = partials.commits();
-        return partial;
+        updates.queue(gpu, state, window);
+        gpus.markDirty(gpu);
+        partials.add(window, identity, start, charged);
     }
 
     /** A GPU's state as read from its store, with its latest identity attached if it was just read back. */
@@ -420,38 +312,13 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         return latestEventTime;
     }
 
-    private void refuseLate(Record<String, byte[]> record, String windowEnded, long latest) {
-        refuse(record, late, "late: " + windowEnded + " and closed " + settings.grace().toSeconds()
-                + " s later, before " + Instant.ofEpochMilli(latest) + ", the latest time seen");
-    }
-
-    private void refuseDuplicate(Record<String, byte[]> record, TelemetrySample sample) {
-        refuse(record, duplicate, "duplicate: all the time it covers, "
-                + sample.time().minusMillis(Math.round(sample.intervalSeconds() * 1000)) + " to " + sample.time()
-                + ", was charged for this GPU already, by earlier samples (a sample sent again, or a second agent"
-                + " reporting the same GPU)");
-    }
-
-    private void refuse(Record<String, byte[]> record, Sensor counter, String reason) {
-        counter.record();
-        deadLetter(record, new InvalidRecordException("time", reason));
-    }
-
-    private void deadLetter(Record<String, byte[]> record, InvalidRecordException refusal) {
-        // Dated when refused, not by its event time: a broker refuses a record dated far ahead
-        // (failing the task), and deletes one dated far back at once.
-        context.forward(record.withValue((Emitted) new Emitted.Refused(record.value()))
-                .withHeaders(ParseOrReject.refusedHeaders(record.headers(), context, refusal))
-                .withTimestamp(context.currentSystemTimeMs()));
-    }
-
     /** Closes every window that ends at or before {@code closeBefore}, on every GPU of this task. */
     private void closeWindows(long closeBefore) {
         List<String> forgotten = new ArrayList<>();
         for (Map.Entry<String, GpuState> entry : gpus.entries().entrySet()) {
             GpuState state = stateOf(entry.getKey(), entry.getValue());
             if (close(entry.getKey(), state, closeBefore)) {
-                gpus.put(entry.getKey(), state);
+                gpus.markDirty(entry.getKey());
             }
             if (state.windows.isEmpty() && state.coverage().isEmpty()
                     && (state.settledUntil == GpuState.NONE
@@ -463,9 +330,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             gpus.delete(gpu);
             identities.delete(gpu);
         }
-        if (closeBefore >= hoursSweptUntil + HOUR) {
-            endSilentHours(closeBefore);
-        }
+        ownViews.endSilentHours(closeBefore, gpu -> gpus.get(gpu) != null);
         nextClose = EventTime.periodStart(closeBefore, MINUTE) + MINUTE;
     }
 
@@ -479,7 +344,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             GpuIdentity identity = window != null ? window.identity : state.identity;
             double[] gapCost = {0};
             double unmonitored = state.settle(minute, settings.maxGap().toSeconds(),
-                    (from, to) -> gapCost[0] += unmonitoredCost(state, identity, from, to)) * identity.fraction;
+                    (from, to) -> gapCost[0] += pricing.unmonitoredCost(state, identity, from, to)) * identity.fraction;
             if (window == null && unmonitored == 0) {
                 continue;
             }
@@ -488,113 +353,13 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
                     .plusUnmonitored(unmonitored, unmonitoredCost);
             context.forward(new Record<>(gpu, new Emitted.Usage(identity.usage(gpu, minute, minute + MINUTE,
                     currency, totals, true)), minute));
-            addToOwnViews(gpu, minute, totals, identity.fraction);
+            ownViews.addMinute(gpu, minute, totals, identity.fraction);
             if (unmonitored > 0) {
                 UsageTotals gap = UsageTotals.ZERO.plusUnmonitored(unmonitored, unmonitoredCost);
-                for (Dimension dimension : DIMENSIONS) {
-                    pendingPartial(dimension, identity,
-                            RollupPartial.partialKey(identity.rollupKeys[dimension.ordinal()], minute), minute)
-                            .totals.add(gap);
-                }
+                partials.addGap(identity, minute, gap);
             }
         }
         return closedAny;
-    }
-
-    /**
-     * What the GPU's unmonitored seconds {@code [fromSecond, toSecond)} cost, each at the price in
-     * force at its middle (0 where none is known), for the GPU's share: the instance was paid for
-     * all the same.
-     */
-    private double unmonitoredCost(GpuState state, GpuIdentity identity, long fromSecond, long toSecond) {
-        double[] cost = {0};
-        forEachPriceRun(state, identity, fromSecond, toSecond, (price, runFirst, runEnd) -> {
-            Double perHour = perGpuHour(price, middleOf(runFirst));
-            if (perHour != null) {
-                cost[0] += perHour * (runEnd - runFirst) / 3600;
-            }
-        });
-        return cost[0] * identity.fraction;
-    }
-
-    /** Seconds {@code [first, end)} of a GPU over which one price, in the reporting currency, holds. */
-    private interface PriceRun {
-        void run(PriceTable.InForce price, long first, long end);
-    }
-
-    /**
-     * Splits the GPU's seconds {@code [fromSecond, toSecond)} into runs of one price (a second has
-     * the price in force at its middle, in the reporting currency at the exchange rate in force
-     * then), and gives each run to {@code run}, in order.
-     */
-    private void forEachPriceRun(GpuState state, GpuIdentity identity, long fromSecond, long toSecond, PriceRun run) {
-        long runFirst = fromSecond;
-        while (runFirst < toSecond) {
-            PriceTable.InForce price = priceSpan(state, identity, middleOf(runFirst));
-            // The span holds the run's first second, so the next price starts at a later second.
-            long runEnd = Math.min(toSecond,
-                    GpuState.firstSecond(price.samePriceUntil(settings.rates(), middleOf(runFirst))));
-            run.run(price, runFirst, runEnd);
-            runFirst = runEnd;
-        }
-    }
-
-    /**
-     * Adds a GPU's closed minute to its own views: sends its rolling five minutes that end with
-     * that minute, and its hour once the hour's last minute has closed (or a minute of a later hour has).
-     */
-    private void addToOwnViews(String gpu, long minute, UsageTotals totals, double gpuFraction) {
-        GpuRecent views = recent.get(gpu);
-        if (views == null) {
-            views = new GpuRecent();
-        }
-        long hourStart = EventTime.periodStart(minute, HOUR);
-        if (views.hourStart != GpuRecent.NONE && views.hourStart != hourStart) {
-            sendHour(gpu, views);
-        }
-        views.hourStart = hourStart;
-        views.gpuFraction = gpuFraction;
-        UsageTotals rolling = views.addMinute(minute, totals, RollupWindows.ROLLING_MINUTES);
-        long rollingStart = minute + MINUTE - RollupWindows.ROLLING_MINUTES * MINUTE;
-        sendOwn(gpu, rollingStart, minute + MINUTE, rolling, gpuFraction);
-        if (minute + MINUTE == hourStart + HOUR) {
-            sendHour(gpu, views);
-        }
-        recent.put(gpu, views);
-    }
-
-    private void sendHour(String gpu, GpuRecent views) {
-        long start = views.hourStart;
-        sendOwn(gpu, start, start + HOUR, views.endHour(), views.gpuFraction);
-    }
-
-    private void sendOwn(String gpu, long start, long end, UsageTotals totals, double gpuFraction) {
-        UsageRollup view = new UsageRollup(Dimension.GPU, gpu, Instant.ofEpochMilli(start), Instant.ofEpochMilli(end),
-                currency, 1, gpuFraction, totals);
-        context.forward(new Record<>(view.key(), new Emitted.Rollup(view), start));
-    }
-
-    /**
-     * Sends the hours of GPUs that fell silent before their hour's last minute: no minute of
-     * theirs will close that hour. Forgets the views of GPUs no longer followed.
-     */
-    private void endSilentHours(long closeBefore) {
-        List<String> done = new ArrayList<>();
-        for (Map.Entry<String, GpuRecent> entry : recent.entries().entrySet()) {
-            GpuRecent views = entry.getValue();
-            boolean followed = gpus.get(entry.getKey()) != null;
-            if (views.hourStart != GpuRecent.NONE && views.hourStart + HOUR <= closeBefore) {
-                sendHour(entry.getKey(), views);
-                if (followed) {
-                    recent.put(entry.getKey(), views);
-                }
-            }
-            if (!followed && views.hourStart == GpuRecent.NONE) {
-                done.add(entry.getKey());
-            }
-        }
-        done.forEach(recent::delete);
-        hoursSweptUntil = EventTime.periodStart(closeBefore, HOUR);
     }
 
     /**
@@ -617,135 +382,5 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             }
         }
         return next;
-    }
-
-    /**
-     * Sends the windows changed since the last call, and the partials gathered since then followed
-     * by this task's progress.
-     */
-    private void sendUpdates() {
-        boolean idle = input.quietAtUpdate();
-        boolean sourceIdle = samplesIdle.quietAtUpdate();
-        boolean workIdle = workQuietAtUpdate();
-        // A window that ended longer ago than the grace period is being replayed from a backlog:
-        // its updates wait until the backlog is worked off (or it closes), as nobody watches it live.
-        long liveFrom = context.currentSystemTimeMs() - settings.grace().toMillis() - MINUTE;
-        // No GPU's newest window is live while the newest sample is older than that: skip them all.
-        boolean live = idle || latestEventTime() >= liveFrom;
-        boolean sentWindows = live && sendChangedWindows(idle, liveFrom);
-        // Partials reach the roll-ups only once committed: while a backlog is worked off they
-        // gather until the engine asks for a commit, each pending one adding more samples.
-        // (Asked at every update, live or not: it counts the updates and the samples between them.)
-        boolean backlogCommit = backlog.dueAtUpdate(gpus.commits(), gpus.pendingWrites()) && !live;
-        boolean sentProgress = false;
-        if (live || backlogCommit) {
-            sendPartials();
-            sentProgress = sendProgress(sourceIdle, workIdle);
-        }
-        if (sentWindows || backlogCommit || sentProgress) {
-            // Live views wait for these: committed now rather than at the longest commit interval,
-            // with the windows closed and the partials sent since the last commit.
-            context.commit();
-        }
-    }
-
-    /**
-     * Sends the changed GPUs' windows that are due ({@code idle}: every changed one; else only a
-     * GPU's newest, when it starts at or after {@code liveFrom}), keeps the GPUs with windows still
-     * pending among the changed, in their order, and says whether it sent any.
-     */
-    private boolean sendChangedWindows(boolean idle, long liveFrom) {
-        boolean sentWindows = false;
-        int kept = 0;
-        for (int i = 0; i < changed.size(); i++) {
-            String gpu = changed.get(i);
-            GpuState state = gpus.get(gpu);
-            if (state == null) {
-                continue;
-            }
-            if (state.windows.isEmpty()) {
-                state.queued = false;
-                continue;
-            }
-            // While samples come, only the newest window, and only when live: an older one still
-            // open takes only late samples, and shows them when it closes, within the grace
-            // period. Once they stop coming, every changed window, as it stands.
-            boolean pending = false;
-            long newest = state.windows.lastKey();
-            for (Map.Entry<Long, GpuState.Window> entry : state.windows.entrySet()) {
-                GpuState.Window window = entry.getValue();
-                if (!window.changed) {
-                    continue;
-                }
-                if (idle || (entry.getKey() == newest && newest >= liveFrom)) {
-                    window.changed = false;
-                    sentWindows = true;
-                    context.forward(new Record<>(gpu, new Emitted.Usage(window.identity.usage(gpu, entry.getKey(),
-                            entry.getKey() + MINUTE, currency, window.totals.snapshot(), false)), entry.getKey()));
-                } else {
-                    pending = true;
-                }
-            }
-            if (pending) {
-                changed.set(kept++, gpu);
-            } else {
-                state.queued = false;
-            }
-        }
-        changed.subList(kept, changed.size()).clear();
-        return sentWindows;
-    }
-
-    /** Whether this task's work reports have been quiet for the updates needed: their latest time stopped moving. */
-    private boolean workQuietAtUpdate() {
-        Long latest = clock.get(WorkPartials.LATEST);
-        if (latest != null && latest > workSeenUntil) {
-            workSeenUntil = latest;
-            work.seen();
-        }
-        return work.quietAtUpdate();
-    }
-
-    /**
-     * Tells the roll-ups, right after the partials, up to where this task has sent all of them:
-     * every minute that ended a grace period before its latest sample, and likewise before its
-     * latest work report, of the inputs still coming. Sent when it changes; true if it was.
-     */
-    private boolean sendProgress(boolean samplesIdle, boolean workIdle) {
-        long samplesClosed = closedBefore(latestEventTime());
-        long workClosed = closedBefore(workSeenUntil);
-        long closedUntil;
-        if (samplesIdle && workIdle) {
-            closedUntil = Math.max(samplesClosed, workClosed);
-        } else {
-            closedUntil = Math.min(samplesIdle ? Long.MAX_VALUE : samplesClosed,
-                    workIdle ? Long.MAX_VALUE : workClosed);
-        }
-        SourceProgress progress = new SourceProgress(context.taskId().partition(), closedUntil,
-                samplesIdle && workIdle);
-        if (progress.equals(progressSent)) {
-            return false;
-        }
-        progressSent = progress;
-        // Dated when sent: its minute may be none yet, and it is no event of its own.
-        context.forward(new Record<>(progress.key(), new Emitted.Partial(progress), context.currentSystemTimeMs()));
-        return true;
-    }
-
-    /** Every minute that ends at or before it is closed once {@code latest} was seen; {@link Long#MIN_VALUE}: none. */
-    private long closedBefore(long latest) {
-        return latest == Long.MIN_VALUE ? Long.MIN_VALUE
-                : EventTime.periodStart(latest - settings.grace().toMillis(), MINUTE);
-    }
-
-    private void sendPartials() {
-        List<String> sent = new ArrayList<>(partials.entries().keySet());
-        for (String key : sent) {
-            PendingPartial pending = partials.get(key);
-            pending.sent = true;
-            RollupPartial partial = pending.toPartial(currency);
-            context.forward(new Record<>(partial.rollupKey(), new Emitted.Partial(partial), partial.windowStart()));
-            partials.delete(key);
-        }
     }
 }

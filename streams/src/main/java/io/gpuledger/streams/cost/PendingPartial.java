@@ -22,8 +22,6 @@ final class PendingPartial {
     final RunningTotals totals;
     /** Sent and dropped from the store: whoever still holds it must look up (or start) a new one. */
     transient boolean sent;
-    /** The commit of its store it was last put for (see {@link io.gpuledger.streams.state.LiveStore#commits}). */
-    transient long putFor = -1;
 
     PendingPartial(Dimension dimension, String id, long windowStart, long gpus, double gpuEquivalents,
             RunningTotals totals) {

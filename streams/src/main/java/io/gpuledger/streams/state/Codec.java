@@ -16,17 +16,59 @@ import java.util.Arrays;
 /**
  * A compact binary form of an internal value: state held between commits and records on the
  * engine's own repartition topics. Never used on a contract topic, which stays JSON.
+ *
+ * <p>{@link #toBytes} writes a version byte before the value, {@code 0xC0} plus the format's
+ * {@link #version()} (1 to 62), so that a format can change one instance at a time: a release
+ * first learns to read the new version ({@link #read(DataInput, int)}, {@link #readsUpTo()}),
+ * the next one writes it. Values written before there was a version byte are read as version 0,
+ * the same body as version 1: none of them starts with {@code 0xC1} to {@code 0xFE} (their first
+ * byte is a small count, length or ordinal, an epoch time, or {@code 0x80}/{@code 0xFF} for
+ * "none" and a progress record). A newer version than the codec reads is refused with an
+ * {@link UnknownFormatException}.
  */
 public interface Codec<T> {
 
+    /** Added to the version to make the version byte, out of the range of an unversioned value's first byte. */
+    int VERSION_MARK = 0xC0;
+    /** The newest version a version byte can say. */
+    int MAX_VERSION = 0xFE - VERSION_MARK;
+
     void write(T value, DataOutput out) throws IOException;
 
+    /** Reads a value's body in the format this codec writes. */
     T read(DataInput in) throws IOException;
 
-    /** The value in bytes; a codec may call it for a part of its value while it writes the whole. */
+    /** The format version {@link #toBytes} writes. */
+    default int version() {
+        return 1;
+    }
+
+    /** The newest format version this codec reads: ahead of {@link #version()} while a change rolls out. */
+    default int readsUpTo() {
+        return version();
+    }
+
+    /** Reads a body written in format {@code version} (0: before the version byte), at most {@link #readsUpTo()}. */
+    default T read(DataInput in, int version) throws IOException {
+        return read(in);
+    }
+
+    /** The value in bytes, after its version byte. */
     default byte[] toBytes(T value) {
+        return encode(value, true);
+    }
+
+    /** The value's body alone, without a version byte: a part a codec writes into its own value's body. */
+    default byte[] toBodyBytes(T value) {
+        return encode(value, false);
+    }
+
+    private byte[] encode(T value, boolean versioned) {
         Encoder encoder = Encoder.take();
         try {
+            if (versioned) {
+                encoder.writeByte(VERSION_MARK + version());
+            }
             write(value, encoder);
             return encoder.toByteArray();
         } catch (IOException e) {
@@ -36,12 +78,24 @@ public interface Codec<T> {
         }
     }
 
+    /** Reads what {@link #toBytes} wrote, or an unversioned value; a version it does not read is refused. */
     default T fromBytes(byte[] bytes) {
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
-            return read(in);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot decode " + bytes.length + " bytes", e);
+        int version = bytes.length == 0 ? 0 : versionOf(bytes[0]);
+        if (version > readsUpTo()) {
+            throw new UnknownFormatException(version, readsUpTo());
         }
+        int body = version == 0 ? 0 : 1;
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes, body, bytes.length - body))) {
+            return read(in, version);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot decode " + bytes.length + " bytes of format version " + version, e);
+        }
+    }
+
+    /** The version a value's first byte says; 0 if it is no version byte. */
+    static int versionOf(byte first) {
+        int version = (first & 0xFF) - VERSION_MARK;
+        return version >= 1 && version <= MAX_VERSION ? version : 0;
     }
 
     /** A long, in eight bytes. */

@@ -9,59 +9,54 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
+import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.internals.CacheFlushListener;
-import org.apache.kafka.streams.state.internals.CachedStateStore;
-import org.apache.kafka.streams.state.internals.WrappedStateStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A key-value store whose values stay Java objects while the task runs and are written, as bytes,
- * to a logged store only when Kafka Streams commits.
+ * to a logged store when Kafka Streams commits ({@link CommitHook}). The state on the changelog
+ * always matches the committed input, as with any logged store, but a value updated a hundred
+ * times between two commits is encoded once rather than a hundred times, and reading it costs a
+ * map lookup.
  *
- * <p>Before Kafka Streams commits a task's input offsets (and, under exactly-once, its
- * transaction) it empties the record caches of the task's stores into the stores underneath,
- * whose changelogs make the writes part of the same commit; {@link StateStore#flush()} itself
- * only comes later, when it writes a checkpoint. This store therefore takes the part of a cache
- * ({@link CachedStateStore}, an interface internal to Kafka Streams 4.1): on
- * {@link #flushCache()} it writes the entries changed since the last commit to the logged store.
- * The state on the changelog always matches the committed input, as with any logged store, but
- * a value updated a hundred times between two commits is encoded once rather than a hundred
- * times, and reading it costs a map lookup. Should Kafka Streams stop calling
- * {@code flushCache} before its commits, {@code LiveStoreOnBrokerTest} fails.
- *
- * <p>Values are mutable: after changing one, {@link #put} it again so that it is written at the
- * next commit. The whole store is held in memory, decoded on first use from what the store
- * underneath ({@link RestoredBytes}) read back from the changelog; that store keeps nothing else.
+ * <p>Values are mutable: after changing one in place, {@link #markDirty} its key, and the store
+ * writes it as it stands at the next commit; {@link #put} and {@link #delete} mark theirs. The
+ * whole store is held in memory, decoded on first use from what a restore read back from the
+ * changelog ({@link RestoreBuffer}). A restored value in a format version this release does not
+ * read is left out, logged and counted as a dead letter of kind {@value #UNREADABLE}: it stays on
+ * the changelog until its key is written again.
  */
-public final class LiveStore<V> implements StateStore, CachedStateStore<String, V> {
+public final class LiveStore<V> extends CommitHook<V> {
+
+    /** The dead-letter kind of restored values in a format version newer than this release reads. */
+    public static final String UNREADABLE = "unreadable-state";
+
+    private static final Logger LOG = LoggerFactory.getLogger(LiveStore.class);
 
     private final KeyValueStore<Bytes, byte[]> logged;
     /** The innermost store, under the metered and logging ones: what a restore brought back. */
-    private final RestoredBytes restored;
+    private final RestoreBuffer restored;
     private final Codec<V> codec;
     private final Map<String, V> live = new HashMap<>();
-    private final Set<String> changed = new HashSet<>();
+    /** Keys put, changed in place or deleted since the last commit: the next commit writes them. */
+    private final Set<String> dirty = new HashSet<>();
+    private StateStoreContext context;
     private boolean loaded;
     private long commits;
 
     LiveStore(KeyValueStore<Bytes, byte[]> logged, Codec<V> codec) {
         this.logged = logged;
-        this.restored = innermost(logged);
+        if (!(innermost(logged) instanceof RestoreBuffer buffer)) {
+            throw new IllegalArgumentException("a live store goes over a restore buffer, not "
+                    + innermost(logged).getClass().getName());
+        }
+        this.restored = buffer;
         this.codec = codec;
-    }
-
-    private static RestoredBytes innermost(StateStore store) {
-        StateStore inner = store;
-        while (inner instanceof WrappedStateStore<?, ?, ?> wrapper) {
-            inner = wrapper.wrapped();
-        }
-        if (inner instanceof RestoredBytes bytes) {
-            return bytes;
-        }
-        throw new IllegalArgumentException("a live store goes over restored bytes, not " + inner.getClass().getName());
     }
 
     @Override
@@ -71,10 +66,8 @@ public final class LiveStore<V> implements StateStore, CachedStateStore<String, 
 
     @Override
     public void init(StateStoreContext context, StateStore root) {
-        commits++;
-        live.clear();
-        changed.clear();
-        loaded = false;
+        this.context = context;
+        dropChanges();
         logged.init(context, root);
     }
 
@@ -83,30 +76,31 @@ public final class LiveStore<V> implements StateStore, CachedStateStore<String, 
         return live.get(key);
     }
 
-    /**
-     * How many times this store has written its changes (or dropped them): a value put since the
-     * count last moved will be written at the next commit as it then stands, and need not be put
-     * again after each change until then.
-     */
+    /** How many times this store has written its changes (or dropped them): a commit of its own. */
     public long commits() {
         return commits;
     }
 
-    /** How many entries the next commit writes: those put or deleted since the last. */
+    /** How many entries the next commit writes: those marked since the last. */
     public int pendingWrites() {
-        return changed.size();
+        return dirty.size();
     }
 
     public void put(String key, V value) {
         load();
         live.put(key, value);
-        changed.add(key);
+        dirty.add(key);
+    }
+
+    /** The value of {@code key} was changed in place: the next commit writes it as it then stands. */
+    public void markDirty(String key) {
+        dirty.add(key);
     }
 
     public void delete(String key) {
         load();
         if (live.remove(key) != null) {
-            changed.add(key);
+            dirty.add(key);
         }
     }
 
@@ -132,41 +126,26 @@ public final class LiveStore<V> implements StateStore, CachedStateStore<String, 
             return;
         }
         for (Map.Entry<Bytes, byte[]> entry : restored.takeRestored().entrySet()) {
-            live.put(new String(entry.getKey().get(), StandardCharsets.UTF_8), codec.fromBytes(entry.getValue()));
+            String key = new String(entry.getKey().get(), StandardCharsets.UTF_8);
+            try {
+                live.put(key, codec.fromBytes(entry.getValue()));
+            } catch (UnknownFormatException e) {
+                LOG.error("{}: left out {}, restored from the changelog: {}", name(), key, e.getMessage());
+                unreadable().record();
+            }
         }
         loaded = true;
     }
 
-    /** Writes what changed since the last commit to the logged store: Kafka Streams calls it before each commit. */
-    @Override
-    public void flushCache() {
-        writeChanges();
+    private Sensor unreadable() {
+        return context.metrics().addRateTotalSensor("gpuledger", UNREADABLE, "dead-letters",
+                Sensor.RecordingLevel.INFO);
     }
 
-    /** Drops what was not written: the task is closing without a commit, and will restore from the changelog. */
     @Override
-    public void clearCache() {
+    void writeChanges() {
         commits++;
-        live.clear();
-        changed.clear();
-        loaded = false;
-    }
-
-    /** No listener: a live store forwards nothing itself. */
-    @Override
-    public boolean setFlushListener(CacheFlushListener<String, V> listener, boolean sendOldValues) {
-        return false;
-    }
-
-    @Override
-    public void flush() {
-        writeChanges();
-        logged.flush();
-    }
-
-    private void writeChanges() {
-        commits++;
-        for (String key : changed) {
+        for (String key : dirty) {
             Bytes bytes = Bytes.wrap(key.getBytes(StandardCharsets.UTF_8));
             V value = live.get(key);
             if (value == null) {
@@ -175,13 +154,27 @@ public final class LiveStore<V> implements StateStore, CachedStateStore<String, 
                 logged.put(bytes, codec.toBytes(value));
             }
         }
-        changed.clear();
+        dirty.clear();
+    }
+
+    @Override
+    void dropChanges() {
+        commits++;
+        live.clear();
+        dirty.clear();
+        loaded = false;
+    }
+
+    @Override
+    public void flush() {
+        writeChanges();
+        logged.flush();
     }
 
     @Override
     public void close() {
         live.clear();
-        changed.clear();
+        dirty.clear();
         loaded = false;
         logged.close();
     }

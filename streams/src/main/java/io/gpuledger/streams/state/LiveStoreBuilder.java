@@ -10,7 +10,7 @@ import org.apache.kafka.streams.state.Stores;
 
 /**
  * Builds a {@link LiveStore} over a changelog topic (unless told otherwise) and a
- * {@link RestoredBytes} store that holds only what a restore reads back. It has no record cache:
+ * {@link RestoreBuffer} store that holds only what a restore reads back. It has no record cache:
  * its values already wait as objects until the commit, which is what the cache would do, without
  * the copies.
  */
@@ -67,11 +67,11 @@ public final class LiveStoreBuilder<V> implements StoreBuilder<LiveStore<V>> {
         return logged.name();
     }
 
-    /** A new {@link RestoredBytes} for each task's store. */
+    /** A new {@link RestoreBuffer} for each task's store. */
     private record Supplier(String name) implements KeyValueBytesStoreSupplier {
         @Override
         public KeyValueStore<Bytes, byte[]> get() {
-            return new RestoredBytes(name);
+            return new RestoreBuffer(name);
         }
 
         @Override

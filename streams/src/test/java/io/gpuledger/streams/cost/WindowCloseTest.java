@@ -18,6 +18,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
@@ -60,6 +62,25 @@ class WindowCloseTest {
     @AfterEach
     void stopDriver() {
         cost.close();
+    }
+
+    @Test
+    void shouldWriteAGpusOpenWindowToItsChangelogAsEachSampleChangesIt() {
+        // Given three 10-second samples of one GPU in its first minute, each committed apart
+        // (the second and third change the GPU's state in place)
+        tenSecondSamples("GPU-1", 0, 30);
+
+        // Then the GPU's state last written to its changelog, as a restore reads it back, holds
+        // the open window with all three: 3 x 10 s = 30 GPU seconds
+        GpuState written = null;
+        for (var record : driver.createOutputTopic("window-close-test-" + CostTopology.USAGE_STORE + "-changelog",
+                new StringDeserializer(), new ByteArrayDeserializer()).readKeyValuesToList()) {
+            if (record.key.equals("GPU-1")) {
+                written = GpuState.CODEC.fromBytes(record.value);
+            }
+        }
+        assertThat(written).isNotNull();
+        assertThat(written.windows.get(T0.toEpochMilli()).totals.snapshot().gpuSeconds()).isEqualTo(30.0);
     }
 
     @Test

@@ -52,12 +52,25 @@ class CodecTest {
         byte[] largeBytes = MIXED.toBytes(large);
         byte[] smallBytes = MIXED.toBytes(small);
 
-        assertThat(longBytes).hasSize(8);
+        assertThat(longBytes).hasSize(1 + 8); // the version byte, then the long
         assertThat(Codec.LONG.fromBytes(longBytes)).isEqualTo(42L);
         assertThat(largeBytes).hasSizeGreaterThan(1024);
         assertThat(MIXED.fromBytes(largeBytes)).isEqualTo(large);
         assertThat(MIXED.fromBytes(smallBytes)).isEqualTo(small);
         assertThat(Codec.LONG.fromBytes(Codec.LONG.toBytes(Long.MIN_VALUE))).isEqualTo(Long.MIN_VALUE);
+    }
+
+    @Test
+    void shouldReadAValueWrittenBeforeTheVersionByteAndRefuseANewerVersion() throws IOException {
+        ByteArrayOutputStream unversioned = new ByteArrayOutputStream();
+        new DataOutputStream(unversioned).writeLong(1_764_700_000_000L);
+        // Version 2 (0xC0 + 2) of a long, which this release writes as version 1 only.
+        byte[] newer = {(byte) 0xC2, 0, 0, 0, 0, 0, 0, 0, 42};
+
+        assertThat(Codec.LONG.toBytes(42L)[0]).isEqualTo((byte) 0xC1);
+        assertThat(Codec.LONG.fromBytes(unversioned.toByteArray())).isEqualTo(1_764_700_000_000L);
+        assertThatThrownBy(() -> Codec.LONG.fromBytes(newer)).isInstanceOf(UnknownFormatException.class)
+                .hasMessageContaining("format version 2 is newer than the 1 this release reads");
     }
 
     /** Every write of the encoder gives the bytes a {@code DataOutputStream} gives, which restores read back. */

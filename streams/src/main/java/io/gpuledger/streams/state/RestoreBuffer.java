@@ -13,19 +13,18 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * The bytes store under a {@link LiveStore}, beneath the store that writes its changelog. It
+ * The bytes store under a {@link LiveStore}, beneath the store that writes its changelog: it
  * keeps what a restore reads back from the changelog until the live store takes it, and nothing
- * else: every value written since is held, as an object, by the live store itself, and is on the
- * changelog once committed. (An in-memory store here held a second copy of every value, in bytes,
- * and sorted each one in at every commit, which no reader ever asked for.)
+ * else. Writes pass through it to no effect by design: the live store holds every value as an
+ * object, and the logging store above this one has written each to the changelog already.
  */
-final class RestoredBytes implements KeyValueStore<Bytes, byte[]> {
+final class RestoreBuffer implements KeyValueStore<Bytes, byte[]> {
 
     private final String name;
     private Map<Bytes, byte[]> restored = new HashMap<>();
     private boolean open;
 
-    RestoredBytes(String name) {
+    RestoreBuffer(String name) {
         this.name = name;
     }
 
@@ -54,7 +53,7 @@ final class RestoredBytes implements KeyValueStore<Bytes, byte[]> {
         return taken;
     }
 
-    /** Nothing to keep: the live store holds the value, and the store above logs it. */
+    /** Kept by no one here: the live store holds the value, and the store above has logged it. */
     @Override
     public void put(Bytes key, byte[] value) {
     }

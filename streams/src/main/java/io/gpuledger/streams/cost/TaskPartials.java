@@ -1,0 +1,86 @@
+package io.gpuledger.streams.cost;
+
+import io.gpuledger.model.UsageRollup.Dimension;
+import io.gpuledger.model.UsageTotals;
+import io.gpuledger.streams.state.LiveStore;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+
+/**
+ * The minute partials of a task's jobs, teams and pools that {@link GpuWindows} adds its samples
+ * and unmonitored time to, until the next update sends them to the roll-ups.
+ */
+final class TaskPartials {
+
+    private static final Dimension[] DIMENSIONS = Dimension.GROUPS.toArray(new Dimension[0]);
+
+    private final String currency;
+    private ProcessorContext<String, Emitted> context;
+    private LiveStore<PendingPartial> pending;
+
+    TaskPartials(String currency) {
+        this.currency = currency;
+    }
+
+    void init(ProcessorContext<String, Emitted> context, LiveStore<PendingPartial> pending) {
+        this.context = context;
+        this.pending = pending;
+    }
+
+    /** Adds what a sample is charged for the minute starting at {@code start} to the window's partials. */
+    void add(GpuState.Window window, GpuIdentity identity, long start, UsageTotals charged) {
+        String[] partialKeys = window.partialKeys(start);
+        if (window.partials == null) {
+            window.partials = new PendingPartial[partialKeys.length];
+        }
+        for (Dimension dimension : DIMENSIONS) {
+            int d = dimension.ordinal();
+            PendingPartial partial = window.partials[d];
+            if (partial == null || partial.sent) {
+                partial = pendingPartial(dimension, identity, partialKeys[d], start);
+                window.partials[d] = partial;
+            } else {
+                pending.markDirty(partialKeys[d]);
+            }
+            partial.totals.add(charged);
+            if (window.countIn(identity.rollupKeys[d])) {
+                partial.gpus++;
+                partial.gpuEquivalents += identity.fraction;
+            }
+        }
+    }
+
+    /** Adds a GPU's unmonitored time in the minute starting at {@code minute} to the partials of its identity. */
+    void addGap(GpuIdentity identity, long minute, UsageTotals gap) {
+        for (Dimension dimension : DIMENSIONS) {
+            pendingPartial(dimension, identity,
+                    RollupPartial.partialKey(identity.rollupKeys[dimension.ordinal()], minute), minute)
+                    .totals.add(gap);
+        }
+    }
+
+    /** The task's pending partial {@code key}, a new one if none is pending, marked changed. */
+    private PendingPartial pendingPartial(Dimension dimension, GpuIdentity identity, String key, long minute) {
+        PendingPartial partial = pending.get(key);
+        if (partial == null) {
+            partial = new PendingPartial(dimension, identity.idIn(dimension), minute, 0, 0, new RunningTotals());
+        }
+        pending.put(key, partial);
+        return partial;
+    }
+
+    /** Sends every pending partial and forgets it: whoever still holds one starts a new one. */
+    void sendAll() {
+        List<String> sent = new ArrayList<>(pending.entries().keySet());
+        for (String key : sent) {
+            PendingPartial partial = pending.get(key);
+            partial.sent = true;
+            RollupPartial rollupPartial = partial.toPartial(currency);
+            context.forward(new Record<>(rollupPartial.rollupKey(), new Emitted.Partial(rollupPartial),
+                    rollupPartial.windowStart()));
+            pending.delete(key);
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package io.gpuledger.streams.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.junit.jupiter.api.Test;
+
+/** What a live store's changelog holds after each commit (the test driver commits after each record). */
+class LiveStoreChangelogTest {
+
+    private static final String APP = "live-store-changelog";
+    private static final String STORE = "tallies";
+
+    /** A tally changed in place, as the engine changes its GPUs' state. */
+    private static final class Tally {
+        long count;
+    }
+
+    private static final Codec<Tally> TALLY = new Codec<>() {
+        @Override
+        public void write(Tally tally, DataOutput out) throws IOException {
+            out.writeLong(tally.count);
+        }
+
+        @Override
+        public Tally read(DataInput in) throws IOException {
+            Tally tally = new Tally();
+            tally.count = in.readLong();
+            return tally;
+        }
+    };
+
+    /** Adds one to the key's tally, in place once it exists. */
+    private static final class Count implements Processor<String, String, Void, Void> {
+        private LiveStore<Tally> tallies;
+
+        @Override
+        public void init(ProcessorContext<Void, Void> context) {
+            tallies = context.getStateStore(STORE);
+        }
+
+        @Override
+        public void process(Record<String, String> record) {
+            Tally tally = tallies.get(record.key());
+            if (tally == null) {
+                tally = new Tally();
+                tallies.put(record.key(), tally);
+            } else {
+                tallies.markDirty(record.key());
+            }
+            tally.count++;
+        }
+    }
+
+    @Test
+    void shouldWriteAValueChangedInPlaceAtEachCommitAfterItWasPut() {
+        Topology topology = new Topology();
+        topology.addSource("in", new StringDeserializer(), new StringDeserializer(), "counted");
+        topology.addProcessor("count", Count::new, "in");
+        topology.addStateStore(new LiveStoreBuilder<>(STORE, TALLY), "count");
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, APP);
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
+        try (TopologyTestDriver driver = new TopologyTestDriver(topology, props)) {
+            TestInputTopic<String, String> in = driver.createInputTopic("counted", new StringSerializer(),
+                    new StringSerializer());
+            TestOutputTopic<String, byte[]> changelog = driver.createOutputTopic(APP + "-" + STORE + "-changelog",
+                    new StringDeserializer(), new ByteArrayDeserializer());
+
+            // Given a tally put at one commit; when it is changed in place at each of two more,
+            in.pipeInput("GPU-0", "x");
+            in.pipeInput("GPU-0", "x");
+            in.pipeInput("GPU-0", "x");
+
+            // then each commit wrote it as it then stood: 1, 2 and 3 samples counted.
+            assertThat(changelog.readKeyValuesToList()).extracting(entry -> entry.key,
+                    entry -> TALLY.fromBytes(entry.value).count)
+                    .containsExactly(tuple("GPU-0", 1L), tuple("GPU-0", 2L), tuple("GPU-0", 3L));
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package io.gpuledger.streams.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.streams.StreamsMetrics;
+import org.apache.kafka.streams.processor.CommitCallback;
+import org.apache.kafka.streams.processor.StateRestoreCallback;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.api.MockProcessorContext;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.junit.jupiter.api.Test;
+
+/** What a live store makes of the values a restore reads back from its changelog. */
+class LiveStoreRestoreTest {
+
+    @Test
+    void shouldLeaveOutAndCountARestoredValueOfANewerFormatAndKeepTheOthers() {
+        Restoring context = new Restoring(new MockProcessorContext<>().getStateStoreContext());
+        LiveStore<Long> store = new LiveStore<>(new RestoreBuffer("clock"), Codec.LONG);
+        store.init(context, store);
+
+        // Given one value this release wrote, one from before the version byte, and one of version 2 (0xC0 + 2),
+        context.callback.restore(key("GPU-0"), Codec.LONG.toBytes(7L));
+        context.callback.restore(key("GPU-1"), new byte[] {0, 0, 0, 0, 0, 0, 0, 9});
+        context.callback.restore(key("GPU-2"), new byte[] {(byte) 0xC2, 0, 0, 0, 0, 0, 0, 0, 5});
+
+        // then the first two are read, and the third is left out and counted as a dead letter.
+        assertThat(store.entries()).isEqualTo(Map.of("GPU-0", 7L, "GPU-1", 9L));
+        assertThat(context.metrics().metrics().entrySet())
+                .filteredOn(e -> e.getKey().name().equals("dead-letters-total")
+                        && LiveStore.UNREADABLE.equals(e.getKey().tags().get("gpuledger-id")))
+                .extracting(e -> e.getValue().metricValue()).containsExactly(1.0);
+    }
+
+    private static byte[] key(String key) {
+        return key.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The test utilities' store context, keeping the restore callback a store registers. */
+    private static final class Restoring implements StateStoreContext {
+        private final StateStoreContext inner;
+        private StateRestoreCallback callback;
+
+        Restoring(StateStoreContext inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public void register(StateStore store, StateRestoreCallback restore) {
+            callback = restore;
+        }
+
+        @Override
+        public void register(StateStore store, StateRestoreCallback restore, CommitCallback commit) {
+            callback = restore;
+        }
+
+        @Override
+        public String applicationId() {
+            return inner.applicationId();
+        }
+
+        @Override
+        public TaskId taskId() {
+            return inner.taskId();
+        }
+
+        @Override
+        public Optional<RecordMetadata> recordMetadata() {
+            return inner.recordMetadata();
+        }
+
+        @Override
+        public Serde<?> keySerde() {
+            return inner.keySerde();
+        }
+
+        @Override
+        public Serde<?> valueSerde() {
+            return inner.valueSerde();
+        }
+
+        @Override
+        public File stateDir() {
+            return inner.stateDir();
+        }
+
+        @Override
+        public StreamsMetrics metrics() {
+            return inner.metrics();
+        }
+
+        @Override
+        public Map<String, Object> appConfigs() {
+            return inner.appConfigs();
+        }
+
+        @Override
+        public Map<String, Object> appConfigsWithPrefix(String prefix) {
+            return inner.appConfigsWithPrefix(prefix);
+        }
+    }
+}
