@@ -70,7 +70,7 @@ class MoveToSpotRuleTest {
                 .traits(new JobTraits("llama-7b", true, 1800.0, null)).build();
 
         // When the rule judges it
-        Recommendation recommendation = rule.evaluate(view, board, NOW).orElseThrow();
+        Recommendation recommendation = rule.evaluate(view, board, NOW, false).orElseThrow();
 
         // Then it moves 7 x 1/7 / 1 = 1 instance: saving (10 - 3) x 1 = 7/h against
         // 0.05 x (1800 / 2 + 300) / 3600 x 3 x 1 = 0.05/h expected lost; (7 - 0.05) x 720 = 5004 a month
@@ -88,7 +88,7 @@ class MoveToSpotRuleTest {
                 .traits(new JobTraits("llama-7b", true, 1800.0, null)).ranShareOfTheDay(1.0 / 3).build();
 
         // When the rule judges it
-        Recommendation recommendation = rule.evaluate(thirdOfTheDay, board(8, 32.77, 9.831, "USD"), NOW)
+        Recommendation recommendation = rule.evaluate(thirdOfTheDay, board(8, 32.77, 9.831, "USD"), NOW, false)
                 .orElseThrow();
 
         // Then it nets 22.939 - 0.16385 = 22.77515 an hour it runs, for a third of 720 hours:
@@ -104,7 +104,7 @@ class MoveToSpotRuleTest {
                 .traits(new JobTraits("llama-7b", true, 1800.0, null)).build();
 
         // Then the job is exposed to the interruptions of one instance, not two
-        assertThat(rule.evaluate(view, board(1, 10.0, 3.0, "USD"), NOW).orElseThrow().evidence())
+        assertThat(rule.evaluate(view, board(1, 10.0, 3.0, "USD"), NOW, false).orElseThrow().evidence())
                 .containsEntry("instancesExposed", 1);
     }
 
@@ -118,7 +118,7 @@ class MoveToSpotRuleTest {
                 .traits(traits).build();
 
         // When the rule judges it
-        Optional<Recommendation> recommendation = rule.evaluate(view, board, NOW);
+        Optional<Recommendation> recommendation = rule.evaluate(view, board, NOW, false);
 
         // Then it moves only when spot pays after the expected interruptions
         if (expectedSaving == null) {
@@ -161,7 +161,7 @@ class MoveToSpotRuleTest {
                 .traits(new JobTraits("llama-7b", true, 1800.0, null)).build();
 
         // When the rule judges it
-        Recommendation recommendation = rule.evaluate(view, board(8, 32.77, 9.831, "USD"), NOW).orElseThrow();
+        Recommendation recommendation = rule.evaluate(view, board(8, 32.77, 9.831, "USD"), NOW, false).orElseThrow();
 
         // Then the action names the spot pool, the evidence the expected loss
         assertThat(recommendation.id()).isEqualTo("move_to_spot:job:job-1");
@@ -190,7 +190,7 @@ class MoveToSpotRuleTest {
                 .traits(new JobTraits("llama-70b", true, 14400.0, null)).build();
 
         // When the rule judges it
-        Recommendation recommendation = rule.evaluate(view, board, NOW).orElseThrow();
+        Recommendation recommendation = rule.evaluate(view, board, NOW, false).orElseThrow();
 
         // Then each instance is taken back 0.10 / 720 = 0.000138889 times an hour, the job 32 times as
         // often: 0.0044444/h; each loses (14400/2 + 300)/3600 = 2.083333 h on all 32 instances at spot:
@@ -217,8 +217,8 @@ class MoveToSpotRuleTest {
         JobView onDemand = job("job-2", ON_DEMAND, "A100-40GB", 8, 32.77).traits(traits).build();
 
         // Then neither is moved
-        assertThat(rule.evaluate(onSpot, board(8, 32.77, 9.831, "USD"), NOW)).isEmpty();
-        assertThat(rule.evaluate(onDemand, board(8, 32.77, 9.831, "CHF"), NOW)).isEmpty();
+        assertThat(rule.evaluate(onSpot, board(8, 32.77, 9.831, "USD"), NOW, false)).isEmpty();
+        assertThat(rule.evaluate(onDemand, board(8, 32.77, 9.831, "CHF"), NOW, false)).isEmpty();
     }
 
     private static PriceBoard board(int gpus, double onDemand, Double spot, String currency) {
