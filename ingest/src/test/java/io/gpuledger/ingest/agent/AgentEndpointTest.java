@@ -115,6 +115,7 @@ class AgentEndpointTest {
                     for (int i = 0; !answered.get() && i < 1200; i++) {
                         out.write(body.charAt(i % body.length()));
                         out.flush();
+                        // A slow client is the scenario, not a wait for anything
                         Thread.sleep(100);
                     }
                 } catch (IOException | InterruptedException e) {
