@@ -176,9 +176,27 @@ class MoveToSpotRuleTest {
                 .containsEntry("interruptionsPerInstanceHour", 0.05)
                 .containsEntry("instancesExposed", 1)
                 .doesNotContainKey("interruptionFrequency");
-        // 0.5 + 0.4 x (22.939 - 0.16385) / 22.939 = 0.5 + 0.4 x 0.992857 = 0.897143
-        assertThat(recommendation.confidence()).isCloseTo(0.897143, within(1e-6));
+        // The documented range of a move's confidence: 0.5 to 0.9
+        assertThat(recommendation.confidence()).isBetween(0.5, 0.9);
         assertThat(recommendation.expiresAt()).isEqualTo(NOW.plus(Duration.ofMinutes(30)));
+    }
+
+    @Test
+    void shouldBeLessSureOfAMoveThatBarelyPaysForItsRisk() {
+        // Given the p4d job, whose move saves 22.939/h against an expected loss of 0.16385/h (under 1%),
+        // and a job whose move saves 0.10/h against 0.04875/h (half of it: see jobs())
+        JobView p4d = job("job-1", ON_DEMAND, "A100-40GB", 8, 32.77)
+                .traits(new JobTraits("llama-7b", true, 1800.0, null)).build();
+        JobView small = job("job-2", ON_DEMAND, "A100-40GB", 1, 1.00)
+                .traits(new JobTraits("llama-7b", true, 7200.0, null)).build();
+
+        // When the rule judges each
+        double clear = rule.evaluate(p4d, board(8, 32.77, 9.831, "USD"), NOW, false).orElseThrow().confidence();
+        double barely = rule.evaluate(small, board(1, 1.00, 0.90, "USD"), NOW, false).orElseThrow().confidence();
+
+        // Then the move whose saving rests on the assumed interruption rate is the less sure one
+        assertThat(barely).isLessThan(clear).isGreaterThanOrEqualTo(0.5);
+        assertThat(clear).isLessThanOrEqualTo(0.9);
     }
 
     @Test
