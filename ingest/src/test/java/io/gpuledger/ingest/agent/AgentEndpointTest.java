@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuledger.ingest.agent.collect.Collector;
-import io.gpuledger.ingest.testing.MovableClock;
+import io.gpuledger.model.MovableClock;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
