@@ -31,8 +31,8 @@ public class EmbeddedPipelineResource implements QuarkusTestResourceLifecycleMan
     static final String WEBHOOK_SECRET = "whsec_ZTJlLXdlYmhvb2stc2VjcmV0";
     /** How long after a minute's end the engine takes late samples for it. */
     static final Duration GRACE = Duration.ofSeconds(5);
-    private static volatile RecordingReceiver financeReceiver;
-
+    private RecordingReceiver financeReceiver;
+    private Once telemetry;
     private EmbeddedKafka kafka;
     private CostEngine engine;
     private Path stateDir;
@@ -54,6 +54,7 @@ public class EmbeddedPipelineResource implements QuarkusTestResourceLifecycleMan
         // A short grace, so that a minute closes seconds after it ends: the rules judge closed minutes only.
         engine = new CostEngine(defaults.withCommitInterval(Duration.ofMillis(200)).withGrace(GRACE));
         engine.start();
+        telemetry = new Once();
         try {
             financeReceiver = new RecordingReceiver(WEBHOOK_SECRET);
         } catch (IOException e) {
@@ -66,9 +67,26 @@ public class EmbeddedPipelineResource implements QuarkusTestResourceLifecycleMan
                 "gpuledger.webhooks.finance.allow-http", "true");
     }
 
-    /** The webhook receiver on 127.0.0.1 that the service delivers anomalies to. */
-    static RecordingReceiver financeReceiver() {
-        return financeReceiver;
+    /**
+     * A setup that the tests sharing this pipeline need done once, such as telemetry sent to its
+     * broker: it lives as long as the broker does, not as long as the JVM.
+     */
+    static final class Once {
+        private boolean done;
+
+        synchronized void run(Runnable setup) {
+            if (!done) {
+                setup.run();
+                done = true;
+            }
+        }
+    }
+
+    /** Gives each test the webhook receiver on 127.0.0.1 that the service delivers to, and the setup once. */
+    @Override
+    public void inject(TestInjector injector) {
+        injector.injectIntoFields(financeReceiver, new TestInjector.MatchesType(RecordingReceiver.class));
+        injector.injectIntoFields(telemetry, new TestInjector.MatchesType(Once.class));
     }
 
     @Override

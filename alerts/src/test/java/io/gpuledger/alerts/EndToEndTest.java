@@ -76,16 +76,21 @@ class EndToEndTest {
     @Inject
     PrometheusMeterRegistry registry;
 
-    private static volatile boolean telemetrySent;
+    /** Set by the pipeline: telemetry sent once to its broker serves every test. */
+    EmbeddedPipelineResource.Once telemetry;
+
+    /** Set by the pipeline: the finance team's webhook receiver. */
+    RecordingReceiver finance;
 
     /**
      * A minute of telemetry from a busy and an idle GPU of one p4d instance, and the first sample of
      * the next, which closes it (past its end plus the engine's grace), sent once for all tests.
      */
-    private synchronized void sendTelemetryOnce() {
-        if (telemetrySent) {
-            return;
-        }
+    private void sendTelemetryOnce() {
+        telemetry.run(this::sendTelemetry);
+    }
+
+    private void sendTelemetry() {
         Instant windowStart = Instant.ofEpochSecond(Instant.now().minusSeconds(120).getEpochSecond() / 60 * 60);
         try (KafkaProducer<String, TelemetrySample> producer =
                 Producers.forTopic(Topics.TELEMETRY, bootstrapServers, "test-agent")) {
@@ -95,8 +100,6 @@ class EndToEndTest {
                 producer.send(record(sample(IDLE, 1, end, 0.01)));
             }
         }
-
-        telemetrySent = true;
     }
 
     /** The idle GPU's recommendation, once the service has raised it on its closed minute. */
@@ -372,7 +375,6 @@ class EndToEndTest {
                 .contains(spike.id(), budget.id());
 
         // And finance's webhook got each once, signed with its secret
-        RecordingReceiver finance = EmbeddedPipelineResource.financeReceiver();
         await().atMost(Duration.ofSeconds(30)).until(() -> finance.deliveredIds().containsAll(
                 List.of(spike.id(), budget.id())));
         assertThat(finance.deliveredIds()).doesNotHaveDuplicates();

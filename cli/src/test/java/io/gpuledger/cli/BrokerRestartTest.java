@@ -89,7 +89,7 @@ class BrokerRestartTest {
                 sentAtKill = fleet.samplesSent();
                 markerAfterKill = Files.exists(data.resolve(CLEAN_SHUTDOWN_MARKER));
 
-                // And started again on the same data and ports a few seconds later
+                // And started again on the same data and ports a few seconds later (the outage is the scenario)
                 Thread.sleep(OUTAGE.toMillis());
                 broker.restart();
                 long back = System.nanoTime();

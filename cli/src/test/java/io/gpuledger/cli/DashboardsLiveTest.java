@@ -1,6 +1,7 @@
 package io.gpuledger.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -76,17 +77,14 @@ class DashboardsLiveTest {
             prometheus = startPrometheus(home, alertsPort, demo.engineMetricsPort(), prometheusPort);
             String api = "http://127.0.0.1:" + prometheusPort + "/api/v1/query?query=";
 
-            // When every query has been asked until it answers, or patience runs out
+            // When every query is asked every two seconds until it answers
             Map<String, String> unanswered = new LinkedHashMap<>(queries);
-            long deadline = System.nanoTime() + PATIENCE.toNanos();
-            while (!unanswered.isEmpty() && System.nanoTime() < deadline) {
-                Thread.sleep(2000);
+            await().atMost(PATIENCE).pollInterval(Duration.ofSeconds(2)).untilAsserted(() -> {
                 unanswered.entrySet().removeIf(query -> answers(api, query.getValue()));
-            }
 
-            // Then none is left without data
-            assertThat(unanswered).as("panel queries that returned no data after %d s", PATIENCE.toSeconds())
-                    .isEmpty();
+                // Then none is left without data
+                assertThat(unanswered).as("panel queries that returned no data yet").isEmpty();
+            });
         } finally {
             if (prometheus != null) {
                 prometheus.destroy();

@@ -14,6 +14,7 @@ import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Json;
+import io.gpuledger.model.MovableClock;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.TelemetrySample;
@@ -62,7 +63,7 @@ final class DemoPipeline implements AutoCloseable {
     /** Long enough without input for the engine to send what it held back while it worked off a backlog. */
     private static final Duration QUIET = Duration.ofSeconds(15);
 
-    private final SimulatedClock clock;
+    private final MovableClock clock;
     private final TopologyTestDriver engine;
     private final TestInputTopic<String, PriceQuote> prices;
     private final TestInputTopic<String, byte[]> telemetry;
@@ -82,7 +83,7 @@ final class DemoPipeline implements AutoCloseable {
      * @param start   the simulated wall clock at the start: where the fleet's first round ends
      */
     DemoPipeline(DemoOptions options, List<PriceQuote> catalog, Instant start) {
-        clock = new SimulatedClock(start);
+        clock = new MovableClock(start);
         CostEngineConfig config = CostEngineConfig.defaults("127.0.0.1:9", Path.of("unused"))
                 .withGrace(options.grace());
         Properties props = new Properties();

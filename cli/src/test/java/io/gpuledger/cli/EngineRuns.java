@@ -1,5 +1,7 @@
 package io.gpuledger.cli;
 
+import static org.awaitility.Awaitility.await;
+
 import io.gpuledger.model.Topics;
 import io.gpuledger.streams.CostEngineProcess;
 import java.io.IOException;
@@ -7,6 +9,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+import org.awaitility.core.ConditionTimeoutException;
+import org.awaitility.core.TerminalFailureException;
 
 /**
  * Cost engines run as processes of their own under one application id and one instance name, as
@@ -49,26 +55,24 @@ final class EngineRuns implements AutoCloseable {
      * input rather than the output: the engine commits a second's work at a time, and reading its
      * output back is slower than the engine writes it.
      */
-    void awaitCommitted(long samples, CostEngineProcess engine) throws InterruptedException {
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (committed() < samples) {
-            if (!engine.isAlive() || System.nanoTime() > deadline) {
-                throw new AssertionError("the engine did not commit " + samples + " samples (it is at "
-                        + committed() + "); its log: " + engine.log() + "\n" + engine.tail());
-            }
-            Thread.sleep(20);
-        }
+    void awaitCommitted(long samples, CostEngineProcess engine) {
+        awaitWhileAlive(engine, Duration.ofMillis(20), () -> committed() >= samples,
+                () -> "the engine did not commit " + samples + " samples (it is at " + committed() + ")");
     }
 
     /** Waits until the engines have committed every sample on the topic. */
-    void awaitCaughtUp(CostEngineProcess engine) throws InterruptedException {
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (lag() > 0) {
-            if (!engine.isAlive() || System.nanoTime() > deadline) {
-                throw new AssertionError("the engine did not commit every sample; its log: " + engine.log() + "\n"
-                        + engine.tail());
-            }
-            Thread.sleep(200);
+    void awaitCaughtUp(CostEngineProcess engine) {
+        awaitWhileAlive(engine, Duration.ofMillis(200), () -> lag() == 0,
+                () -> "the engine did not commit every sample");
+    }
+
+    /** Waits until {@code done}, failing at once, with the engine's log, if the engine dies. */
+    private static void awaitWhileAlive(CostEngineProcess engine, Duration every, Callable<Boolean> done,
+            Supplier<String> failure) {
+        try {
+            await().atMost(PATIENCE).pollInterval(every).failFast(() -> !engine.isAlive()).until(done);
+        } catch (ConditionTimeoutException | TerminalFailureException e) {
+            throw new AssertionError(failure.get() + "; its log: " + engine.log() + "\n" + engine.tail(), e);
         }
     }
 

@@ -144,6 +144,7 @@ final class FleetAccounts {
                 }
                 if ((round + 1) % roundsPerSlice == 0) {
                     producer.flush();
+                    // The fleet's pace between slices, not a wait for anything
                     Thread.sleep(pause.toMillis());
                 }
             }

@@ -3,6 +3,7 @@ package io.gpuledger.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
@@ -299,14 +300,10 @@ class SecuredPipelineTest {
                 "gpuledger_gpu_cost_per_hour")).timeout(Duration.ofSeconds(5)).build();
         Pattern series = Pattern.compile("^gpuledger_gpu_cost_per_hour\\{[^}]*gpu=\"" + GPU + "\"[^}]*} (\\S+)$",
                 Pattern.MULTILINE);
-        long deadline = System.nanoTime() + START.toNanos();
-        while (System.nanoTime() < deadline) {
-            Matcher matcher = series.matcher(http.send(request, HttpResponse.BodyHandlers.ofString()).body());
-            if (matcher.find()) {
-                return Double.parseDouble(matcher.group(1));
-            }
-            Thread.sleep(500);
-        }
-        throw new AssertionError("the alert service shows no cost of " + GPU);
+        Matcher shown = await("the alert service shows the cost of " + GPU).atMost(START)
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> series.matcher(http.send(request, HttpResponse.BodyHandlers.ofString()).body()),
+                        Matcher::find);
+        return Double.parseDouble(shown.group(1));
     }
 }

@@ -84,11 +84,6 @@ public final class MoveToSpotRule {
         this.ttl = ttl;
     }
 
-    /** As {@link #evaluate(JobView, PriceBoard, Instant, boolean)}, for a job with nothing standing. */
-    public Optional<Recommendation> evaluate(JobView job, PriceBoard board, Instant now) {
-        return evaluate(job, board, now, false);
-    }
-
     /** @param held whether the job's move stands: then it needs only the withdrawal ratio */
     public Optional<Recommendation> evaluate(JobView job, PriceBoard board, Instant now, boolean held) {
         JobTraits traits = job.traitsOrNone();

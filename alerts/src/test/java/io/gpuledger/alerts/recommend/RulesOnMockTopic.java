@@ -6,6 +6,7 @@ import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.MovableClock;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
@@ -15,11 +16,8 @@ import io.gpuledger.model.UsageTotals;
 import io.gpuledger.model.WorkTotals;
 import io.gpuledger.model.TelemetrySample;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.producer.MockProducer;
@@ -52,7 +50,7 @@ final class RulesOnMockTopic {
 
     /** Moves the desk's clock to {@code now}; returns it. */
     Instant at(Instant now) {
-        clock.now = now;
+        clock.set(now);
         return now;
     }
 
@@ -138,29 +136,5 @@ final class RulesOnMockTopic {
 
     static Offer onDemand(String instanceType) {
         return new Offer(PROVIDER, REGION, instanceType, Lifecycle.ON_DEMAND);
-    }
-
-    /** A clock that stands where the test puts it. */
-    private static final class MovableClock extends Clock {
-        private volatile Instant now;
-
-        MovableClock(Instant now) {
-            this.now = now;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
     }
 }

@@ -8,16 +8,14 @@ import io.gpuledger.model.CloudEvent;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JobProgress;
+import io.gpuledger.model.MovableClock;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.Topics;
 import io.gpuledger.model.UsageRollup;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -34,13 +32,13 @@ final class RuleDriver {
     private static final Duration TTL = Duration.ofMinutes(10);
     private static final Duration DISMISS_FOR = Duration.ofDays(7);
 
-    private final SimulatedClock clock;
+    private final MovableClock clock;
     private final MockProducer<String, CloudEvent<Recommendation>> published;
     private final RecommendationDesk desk;
     private final RecommendationRules rules;
 
     RuleDriver(Instant start) {
-        clock = new SimulatedClock(start);
+        clock = new MovableClock(start);
         published = new MockProducer<>(true, null, new StringSerializer(),
                 Topics.RECOMMENDATIONS.valueSerde().serializer());
         desk = new RecommendationDesk(new RecommendationBook(DISMISS_FOR), published, new SimpleMeterRegistry(), clock,
@@ -53,27 +51,27 @@ final class RuleDriver {
     }
 
     void window(GpuUsage window, Instant now) {
-        clock.now = now;
+        clock.set(now);
         rules.onWindow(window, now);
     }
 
     void rollup(UsageRollup rollup, Instant now) {
-        clock.now = now;
+        clock.set(now);
         rules.onRollup(rollup, now);
     }
 
     void progress(JobProgress progress, Instant now) {
-        clock.now = now;
+        clock.set(now);
         rules.onProgress(progress, now);
     }
 
     void economics(JobEconomics economics, Instant now) {
-        clock.now = now;
+        clock.set(now);
         rules.onEconomics(economics, now);
     }
 
     void sweep(Instant now) {
-        clock.now = now;
+        clock.set(now);
         rules.sweep(now);
     }
 
@@ -87,32 +85,8 @@ final class RuleDriver {
 
     /** The automation took the recommendation on, as a hook does through the REST API. */
     void acknowledge(String id, Instant now) {
-        clock.now = now;
+        clock.set(now);
         desk.acknowledge(id);
         published.clear();
-    }
-
-    /** A clock the backtest moves. */
-    private static final class SimulatedClock extends Clock {
-        private Instant now;
-
-        SimulatedClock(Instant now) {
-            this.now = now;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
     }
 }

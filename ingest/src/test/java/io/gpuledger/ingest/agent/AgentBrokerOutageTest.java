@@ -1,6 +1,7 @@
 package io.gpuledger.ingest.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.ingest.agent.delivery.Delivery;
@@ -26,8 +27,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The running agent loses its broker for seconds: the embedded broker is stopped and restarted
- * on the same ports while the agent samples eight GPUs ten times a second. Every sample the
+ * The running agent loses its broker until it has spooled samples: the embedded broker is stopped
+ * and restarted on the same ports while the agent samples eight GPUs ten times a second. Every sample the
  * agent made is on the topic exactly once.
  */
 class AgentBrokerOutageTest {
@@ -70,26 +71,27 @@ class AgentBrokerOutageTest {
                 problems::add);
         NodeAgent agent = NodeAgent.create(config, new KafkaSink(delivery), Clock.systemUTC(), problems::add);
 
-        // Given the agent sampling, when the broker dies for three seconds and comes back
+        // Given the agent sampling and delivering (ten rounds of eight GPUs on the topic)
         agent.start();
-        Thread.sleep(1_500);
+        await().atMost(Duration.ofSeconds(30)).until(() -> delivery.counters().sent() >= GPUS * 10L);
+        // When the broker dies until the agent has spooled samples, and comes back
         kafka.stopBroker();
-        Thread.sleep(3_000);
+        await().atMost(Duration.ofSeconds(60)).until(() -> delivery.counters().spooled() > 0);
         long spooled = delivery.counters().spooled();
         kafka.restartBroker();
-        Thread.sleep(2_000);
+        // And the agent samples ten more rounds with the broker back, then stops and drains
+        long beforeBack = agent.counters().samplesCollected();
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> agent.counters().samplesCollected() >= beforeBack + GPUS * 10L);
         agent.close();
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while ((delivery.spooledNow() > 0 || delivery.pending() > 0) && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> delivery.spooledNow() == 0 && delivery.pending() == 0);
         delivery.close(Duration.ofSeconds(10));
 
         // Then each sample made is on the topic once
         long made = agent.counters().samplesCollected();
         List<TelemetrySample> received = readTelemetry(made);
         assertThat(spooled).as("samples spooled while the broker was away").isPositive();
-        assertThat(made).isGreaterThan(GPUS * 30L);
+        assertThat(made).isGreaterThanOrEqualTo(GPUS * 20L);
         assertThat(received).hasSize((int) made);
         assertThat(received.stream().map(s -> s.gpuUuid() + "@" + s.time()).distinct().count()).isEqualTo(made);
         assertThat(delivery.dropped()).isZero();

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuledger.ingest.agent.collect.Collector;
-import io.gpuledger.ingest.testing.MovableClock;
+import io.gpuledger.model.MovableClock;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
@@ -115,6 +115,7 @@ class AgentEndpointTest {
                     for (int i = 0; !answered.get() && i < 1200; i++) {
                         out.write(body.charAt(i % body.length()));
                         out.flush();
+                        // A slow client is the scenario, not a wait for anything
                         Thread.sleep(100);
                     }
                 } catch (IOException | InterruptedException e) {

@@ -163,6 +163,7 @@ class HostilePriceServerTest {
                 for (int i = 0; i < bytes; i++) {
                     out.write('#');
                     out.flush();
+                    // The slowness is the hostile server's point, not a wait for anything
                     Thread.sleep(everyMillis);
                 }
             } catch (InterruptedException e) {

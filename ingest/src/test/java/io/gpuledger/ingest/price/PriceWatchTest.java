@@ -1,6 +1,7 @@
 package io.gpuledger.ingest.price;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.PriceQuote;
@@ -12,7 +13,6 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.MockProducer;
@@ -45,10 +45,7 @@ class PriceWatchTest {
             }
         });
         loop.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (readings.get() < 5 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> readings.get() >= 5);
         watch.stop();
         loop.join(5_000);
 

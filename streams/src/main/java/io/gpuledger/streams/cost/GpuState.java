@@ -166,14 +166,6 @@ final class GpuState {
     }
 
     /**
-     * Marks the seconds of {@code [fromMillis, toMillis)} covered: those whose middle lies in it
-     * ({@link #firstSecond}), so that samples that follow each other cover seconds of their own.
-     */
-    void cover(long fromMillis, long toMillis) {
-        coverNew(firstSecond(fromMillis), firstSecond(toMillis));
-    }
-
-    /**
      * Marks the unsettled seconds {@code [first, end)} (epoch seconds) covered, and answers how
      * many of them no sample covered before: those a sample that covers them is charged for, so
      * that a sample sent again, or a second agent reporting the same GPU, charges no second twice.
@@ -237,23 +229,19 @@ final class GpuState {
         return NONE;
     }
 
-    /**
-     * Settles the minute starting at {@code startMillis} (and any earlier minute a late sample
-     * still covered): returns its unmonitored seconds (whole GPU seconds, before any MIG share),
-     * the uncovered seconds between two covered ones no more than {@code maxGapSeconds} apart. A
-     * gap whose end is not known yet stays unsettled: it is counted in the minute where it ends,
-     * when that minute closes, if the GPU comes back in time.
-     */
-    long settle(long startMillis, long maxGapSeconds) {
-        return settle(startMillis, maxGapSeconds, (from, to) -> { });
-    }
-
     /** Seconds {@code [fromSecond, toSecond)} (epoch seconds) that no sample covered, settled as unmonitored. */
     interface Gaps {
         void gap(long fromSecond, long toSecond);
     }
 
-    /** As {@link #settle(long, long)}, telling {@code gaps} each run of the unmonitored seconds it counts. */
+    /**
+     * Settles the minute starting at {@code startMillis} (and any earlier minute a late sample
+     * still covered): returns its unmonitored seconds (whole GPU seconds, before any MIG share),
+     * the uncovered seconds between two covered ones no more than {@code maxGapSeconds} apart. A
+     * gap whose end is not known yet stays unsettled: it is counted in the minute where it ends,
+     * when that minute closes, if the GPU comes back in time. {@code gaps} hears each run of the
+     * unmonitored seconds it counts.
+     */
     long settle(long startMillis, long maxGapSeconds, Gaps gaps) {
         long end = startMillis / 1000 + MINUTE_SECONDS;
         long unmonitored = 0;

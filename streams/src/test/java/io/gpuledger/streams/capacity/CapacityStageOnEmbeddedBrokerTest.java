@@ -1,6 +1,7 @@
 package io.gpuledger.streams.capacity;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.model.CapacityEvent;
@@ -126,25 +127,16 @@ class CapacityStageOnEmbeddedBrokerTest {
      * Waits until the stage has committed {@code expected} placement changes read off its
      * repartition topic: from then on the placement of every GPU sent is in its table.
      */
-    private static void awaitPlacementChangesCommitted(String bootstrap, String application, long expected)
-            throws Exception {
+    private static void awaitPlacementChangesCommitted(String bootstrap, String application, long expected) {
         String topic = application + "-" + CapacityTopology.PLACEMENT_CHANGES + "-repartition";
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        long committed = 0;
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            while (System.nanoTime() < deadline) {
-                committed = admin.listConsumerGroupOffsets(application).partitionsToOffsetAndMetadata().get()
-                        .entrySet().stream()
-                        .filter(entry -> entry.getKey().topic().equals(topic) && entry.getValue() != null)
-                        .mapToLong(entry -> entry.getValue().offset())
-                        .sum();
-                if (committed >= expected) {
-                    return;
-                }
-                Thread.sleep(100);
-            }
+            await(expected + " placement changes committed").atMost(Duration.ofSeconds(60))
+                    .until(() -> admin.listConsumerGroupOffsets(application).partitionsToOffsetAndMetadata().get()
+                            .entrySet().stream()
+                            .filter(entry -> entry.getKey().topic().equals(topic) && entry.getValue() != null)
+                            .mapToLong(entry -> entry.getValue().offset())
+                            .sum() >= expected);
         }
-        throw new AssertionError(committed + " placement changes committed within 60 s, expected " + expected);
     }
 
     private static Map<String, EnrichedCapacityEvent> readEnriched(String bootstrap, int expected) {

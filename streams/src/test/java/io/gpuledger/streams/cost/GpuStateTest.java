@@ -19,46 +19,46 @@ class GpuStateTest {
     @Test
     void shouldCountTheSilenceBetweenCoveredSecondsOnceWhateverOrderTheyCameIn() {
         GpuState state = new GpuState();
-        state.cover(T0 + 40_000, T0 + 60_000);
-        state.cover(T0, T0 + 10_000);
-        state.cover(T0 + 60_000, T0 + 70_000);
+        cover(state, T0 + 40_000, T0 + 60_000);
+        cover(state, T0, T0 + 10_000);
+        cover(state, T0 + 60_000, T0 + 70_000);
 
-        assertThat(state.settle(T0, MAX_GAP)).isEqualTo(30);
-        assertThat(state.settle(T0 + MINUTE, MAX_GAP)).isZero();
+        assertThat(settle(state, T0, MAX_GAP)).isEqualTo(30);
+        assertThat(settle(state, T0 + MINUTE, MAX_GAP)).isZero();
     }
 
     @Test
     void shouldSettleASilenceThatOutlivedItsWindowWhereItEnds() {
         // Given a GPU covered until :30 of its first minute, whose next sample is not known yet
         GpuState state = new GpuState();
-        state.cover(T0, T0 + 30_000);
-        assertThat(state.settle(T0, MAX_GAP)).isZero();
+        cover(state, T0, T0 + 30_000);
+        assertThat(settle(state, T0, MAX_GAP)).isZero();
 
         // When it comes back at :20 of its third minute
-        state.cover(T0 + 2 * MINUTE + 20_000, T0 + 3 * MINUTE);
+        cover(state, T0 + 2 * MINUTE + 20_000, T0 + 3 * MINUTE);
 
         // Then the next minute to settle carries the rest of the first, the whole second and the start of the third
-        assertThat(state.settle(T0 + 2 * MINUTE, MAX_GAP)).isEqualTo(30 + 60 + 20);
+        assertThat(settle(state, T0 + 2 * MINUTE, MAX_GAP)).isEqualTo(30 + 60 + 20);
     }
 
     @Test
     void shouldCountNothingAfterASilenceLongerThanTheMaximumGap() {
         GpuState state = new GpuState();
-        state.cover(T0, T0 + MINUTE);
-        state.settle(T0, MAX_GAP);
-        state.cover(T0 + 20 * MINUTE, T0 + 21 * MINUTE);
+        cover(state, T0, T0 + MINUTE);
+        settle(state, T0, MAX_GAP);
+        cover(state, T0 + 20 * MINUTE, T0 + 21 * MINUTE);
 
-        assertThat(state.settle(T0 + 20 * MINUTE, MAX_GAP)).isZero();
+        assertThat(settle(state, T0 + 20 * MINUTE, MAX_GAP)).isZero();
     }
 
     @Test
     void shouldCoverEachSecondWhoseMiddleASampleSpansSoThatSamplesInTurnShareNone() {
         // Given one-second samples a third of a second past each second, and one of a quarter second
         GpuState state = new GpuState();
-        state.cover(T0 + 58_300, T0 + 59_300);
-        state.cover(T0 + 59_300, T0 + 60_300);
-        state.cover(T0 + 60_300, T0 + 61_300);
-        state.cover(T0 + 61_600, T0 + 61_850);
+        cover(state, T0 + 58_300, T0 + 59_300);
+        cover(state, T0 + 59_300, T0 + 60_300);
+        cover(state, T0 + 60_300, T0 + 61_300);
+        cover(state, T0 + 61_600, T0 + 61_850);
 
         // Then each covers a second of its own, across the minute, and none covers another's
         assertThat(state.coverage()).containsExactly(java.util.Map.entry(T0, 3L << 58),
@@ -71,7 +71,7 @@ class GpuStateTest {
     void shouldAnswerHowManyOfASpansSecondsNoSampleCoveredBefore() {
         // Given a GPU covered from :00 to :40
         GpuState state = new GpuState();
-        state.cover(T0, T0 + 40_000);
+        cover(state, T0, T0 + 40_000);
 
         // Then of :30 to :50, the ten seconds from :40 are new, and covered from then on
         assertThat(state.coverNew(second(30), second(50))).isEqualTo(10);
@@ -84,17 +84,17 @@ class GpuStateTest {
     void shouldCountSecondsMarkedBeforeAndAfterACommitAsCoveredAndNeitherAfterTheyAreSettled() {
         // Given a minute covered to :30, written at a commit, then covered to :40
         GpuState state = new GpuState();
-        state.cover(T0, T0 + 30_000);
+        cover(state, T0, T0 + 30_000);
         state.coverage();
-        state.cover(T0 + 30_000, T0 + 40_000);
+        cover(state, T0 + 30_000, T0 + 40_000);
         GpuState read = GpuState.CODEC.fromBytes(GpuState.CODEC.toBytes(state));
         assertThat(state.coverNew(second(25), second(45))).as("15 covered, :40 to :45 not").isEqualTo(5);
         assertThat(read.coverNew(second(25), second(45))).as("read back").isEqualTo(5);
 
         // When the minute is settled, and a late sample covers its last ten seconds
-        state.settle(T0, MAX_GAP);
+        settle(state, T0, MAX_GAP);
         assertThat(state.coverage()).isEmpty();
-        state.cover(T0 + 50_000, T0 + 60_000);
+        cover(state, T0 + 50_000, T0 + 60_000);
 
         // Then only those ten seconds are marked: the settled ones do not come back
         assertThat(state.coverage()).containsExactly(java.util.Map.entry(T0, ((1L << 10) - 1) << 50));
@@ -119,7 +119,7 @@ class GpuStateTest {
         }
         state.windows.put(T0, before);
         state.windows.put(T0 + MINUTE, now);
-        state.cover(T0 + 5_000, T0 + 65_000);
+        cover(state, T0 + 5_000, T0 + 65_000);
         state.settledUntil = T0 / 1000 - 5;
 
         GpuState read = GpuState.CODEC.fromBytes(GpuState.CODEC.toBytes(state));
@@ -157,6 +157,18 @@ class GpuStateTest {
         assertThat(read.windows.get(T0).totals.snapshot()).isEqualTo(unchanged.totals.snapshot());
         assertThat(read.windows.get(T0 + MINUTE).totals.snapshot().samples()).isEqualTo(2);
         assertThat(read.windows.get(T0 + MINUTE).totals.snapshot()).isEqualTo(changing.totals.snapshot());
+    }
+
+    /**
+     * Covers {@code [fromMillis, toMillis)} as a sample of that span does: the seconds whose
+     * middle lies in it.
+     */
+    private static void cover(GpuState state, long fromMillis, long toMillis) {
+        state.coverNew(GpuState.firstSecond(fromMillis), GpuState.firstSecond(toMillis));
+    }
+
+    private static long settle(GpuState state, long startMillis, long maxGapSeconds) {
+        return state.settle(startMillis, maxGapSeconds, (from, to) -> { });
     }
 
     /** The epoch second {@code seconds} after T0. */

@@ -1,6 +1,7 @@
 package io.gpuledger.streams.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.model.TopicAdmin;
@@ -116,16 +117,10 @@ class EngineEndpointTest {
         return response.body();
     }
 
-    /** The first scrape that {@code until} accepts, or the last one within 60 s. */
-    private static String awaitScrape(String base, Predicate<String> until) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        String text = scrape(base);
-        while (!until.test(text) && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-            text = scrape(base);
-        }
-        assertThat(until).as("a scrape within 60 s; the last:\n" + text).accepts(text);
-        return text;
+    /** The first scrape that {@code until} accepts within 60 s. */
+    private static String awaitScrape(String base, Predicate<String> until) {
+        return await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                .until(() -> scrape(base), until);
     }
 
     /** The engine's families in a scrape, each with its type. */

@@ -1,6 +1,7 @@
 package io.gpuledger.streams.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.gpuledger.broker.EmbeddedKafka;
 import java.nio.file.Path;
@@ -123,20 +124,15 @@ class LiveStoreOnBrokerTest {
         }
     }
 
-    private static void awaitCommitted(String bootstrap, String group, TopicPartition partition, long offset)
-            throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    private static void awaitCommitted(String bootstrap, String group, TopicPartition partition, long offset) {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            while (System.nanoTime() < deadline) {
-                OffsetAndMetadata committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
-                        .get().get(partition);
-                if (committed != null && committed.offset() >= offset) {
-                    return;
-                }
-                Thread.sleep(100);
-            }
+            await("offset " + offset + " of " + partition + " committed").atMost(Duration.ofSeconds(60))
+                    .until(() -> {
+                        OffsetAndMetadata committed = admin.listConsumerGroupOffsets(group)
+                                .partitionsToOffsetAndMetadata().get().get(partition);
+                        return committed != null && committed.offset() >= offset;
+                    });
         }
-        throw new AssertionError("offset " + offset + " of " + partition + " not committed within 60 s");
     }
 
     private static Map<String, Long> readChangelog(String bootstrap, String topic) {

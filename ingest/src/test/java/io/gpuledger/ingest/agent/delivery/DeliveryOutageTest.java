@@ -1,6 +1,7 @@
 package io.gpuledger.ingest.agent.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.model.TopicAdmin;
@@ -59,10 +60,7 @@ class DeliveryOutageTest {
         long spooledDuringOutage = delivery.counters().spooled();
         kafka.restartBroker();
         sent[0] = submit(delivery, sent[0], Duration.ofSeconds(1));
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while ((delivery.spooledNow() > 0 || delivery.pending() > 0) && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> delivery.spooledNow() == 0 && delivery.pending() == 0);
         delivery.close(Duration.ofSeconds(10));
 
         // Then every record is on the topic exactly once, and in order for each key
@@ -91,6 +89,7 @@ class DeliveryOutageTest {
             String value = n + " " + randomHex(200);
             delivery.submit(Topics.TELEMETRY.name(), "GPU-" + n % KEYS, value.getBytes(StandardCharsets.UTF_8),
                     System.currentTimeMillis());
+            // The pace of a sampling agent, not a wait for anything
             Thread.sleep(2);
         }
         return n;

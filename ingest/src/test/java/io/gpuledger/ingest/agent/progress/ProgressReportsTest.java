@@ -3,7 +3,7 @@ package io.gpuledger.ingest.agent.progress;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.gpuledger.ingest.testing.MovableClock;
+import io.gpuledger.model.MovableClock;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.JobTraits;

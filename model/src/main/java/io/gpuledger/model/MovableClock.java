@@ -1,20 +1,23 @@
-package io.gpuledger.cli;
+package io.gpuledger.model;
 
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 
-/** A clock that stands where its owner sets it: simulated time for code that reads a {@link Clock}. */
-final class SimulatedClock extends Clock {
+/**
+ * A clock in UTC that stands where its owner sets it: simulated time for a backtest, or for a test,
+ * of code that reads a {@link Clock}. Readable from other threads, such as a server's under test.
+ */
+public final class MovableClock extends Clock {
 
     private volatile Instant now;
 
-    SimulatedClock(Instant now) {
+    public MovableClock(Instant now) {
         this.now = now;
     }
 
-    void set(Instant instant) {
+    public void set(Instant instant) {
         now = instant;
     }
 
