@@ -30,7 +30,7 @@ import org.apache.kafka.streams.state.internals.WrappedStateStore;
  * The state on the changelog always matches the committed input, as with any logged store, but
  * a value updated a hundred times between two commits is encoded once rather than a hundred
  * times, and reading it costs a map lookup. Should Kafka Streams stop calling
- * {@code flushCache} before its commits, {@code LiveStoreOnBrokerTest} fails.
+ * {@code flushCache} before its commits, {@code LiveStoreOnBrokerIT} fails.
  *
  * <p>Values are mutable: after changing one, {@link #put} it again so that it is written at the
  * next commit. The whole store is held in memory, decoded on first use from what the store
