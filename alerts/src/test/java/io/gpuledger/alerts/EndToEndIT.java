@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpuledger.ingest.kafka.Producers;
 import io.gpuledger.model.Json;
@@ -28,6 +27,7 @@ import io.gpuledger.alerts.fleet.FleetSummary;
 import io.gpuledger.alerts.webhook.RecordingReceiver;
 import io.gpuledger.alerts.metrics.MetricCatalogue;
 import io.gpuledger.alerts.metrics.RememberedNames;
+import io.gpuledger.testing.RequiredTool;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
 import jakarta.inject.Inject;
 import java.util.Map;
@@ -211,7 +211,7 @@ class EndToEndIT {
     @Test
     void shouldPassPromtoolOnEveryGpuLedgerFamily() throws Exception {
         // Given promtool (Debian's prometheus package; CI installs it)
-        assumeTrue(Promtool.installed(), "promtool is not installed");
+        RequiredTool.require("promtool");
         idleRecommendation();
         String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
 

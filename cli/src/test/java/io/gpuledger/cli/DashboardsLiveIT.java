@@ -1,13 +1,12 @@
 package io.gpuledger.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import io.gpuledger.model.Json;
+import io.gpuledger.testing.RequiredTool;
 import java.io.ByteArrayOutputStream;
-import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -49,7 +48,7 @@ class DashboardsLiveIT {
     @Test
     void shouldAnswerEveryPanelQueryOfEveryDashboardFromTheRunningDemo() throws Exception {
         // Given Prometheus (Debian's prometheus package; CI installs it) and the shipped dashboards
-        assumeTrue(onPath("prometheus"), "prometheus is not installed");
+        RequiredTool.require("prometheus");
         Path home = Path.of(System.getProperty("gpuledger.home", "..")).toAbsolutePath().normalize();
         Map<String, String> queries = panelQueries(home.resolve("grafana/dashboards"));
         assertThat(queries).as("panel queries in grafana/dashboards").isNotEmpty();
@@ -175,14 +174,5 @@ class DashboardsLiveIT {
                 "--storage.tsdb.path=" + work.resolve("data"), "--web.listen-address=127.0.0.1:" + port,
                 "--log.level=warn")
                 .redirectErrorStream(true).redirectOutput(work.resolve("prometheus.log").toFile()).start();
-    }
-
-    private static boolean onPath(String program) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(dir, program))) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.gpuledger.testing.RequiredTool;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -232,8 +233,8 @@ class ContainerImagesIT {
             String until, List<String> command) throws Exception {
         Path unshare = Path.of("/usr/bin/unshare");
         Path chroot = Path.of("/usr/sbin/chroot");
-        assumeTrue(Files.isExecutable(unshare) && Files.isExecutable(chroot), "needs unshare and chroot");
-        assumeTrue("root".equals(System.getProperty("user.name")), "entering an image's root needs root");
+        RequiredTool.assume(Files.isExecutable(unshare) && Files.isExecutable(chroot), "needs unshare and chroot");
+        RequiredTool.assume("root".equals(System.getProperty("user.name")), "entering an image's root needs root");
         Path image = root.resolve("rootfs");
         if (!Files.isDirectory(image)) {
             IMAGES.get(name).extractTo(image);

@@ -1,8 +1,8 @@
 package io.gpuledger.alerts.webhook;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.gpuledger.testing.RequiredTool;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -48,10 +48,10 @@ class StandardWebhooksReceiverIT {
 
     @BeforeEach
     void startReceiverThatHasOnlyTheOldSecret() throws Exception {
-        assumeTrue(run(Duration.ofSeconds(20), "node", "--version"),
+        RequiredTool.assume(run(Duration.ofSeconds(20), "node", "--version"),
                 "node is not installed: the Standard Webhooks receiver cannot run (.ci/run installs it)");
         if (!Files.isDirectory(RECEIVER.resolve("node_modules/standardwebhooks"))) {
-            assumeTrue(run(Duration.ofMinutes(2), "npm", "install", "--no-audit", "--no-fund", "--no-package-lock"),
+            RequiredTool.assume(run(Duration.ofMinutes(2), "npm", "install", "--no-audit", "--no-fund", "--no-package-lock"),
                     "npm could not install standardwebhooks 1.1.1 into " + RECEIVER + " (.ci/run installs it)");
         }
         ProcessBuilder builder = new ProcessBuilder("node", "receiver.mjs").directory(RECEIVER.toFile())
