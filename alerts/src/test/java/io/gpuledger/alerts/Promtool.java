@@ -3,8 +3,6 @@ package io.gpuledger.alerts;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -12,15 +10,6 @@ import java.util.concurrent.TimeUnit;
 final class Promtool {
 
     private Promtool() {
-    }
-
-    static boolean installed() {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(dir, "promtool"))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** The problems {@code promtool check metrics} reports on {@code text}, one per line. */

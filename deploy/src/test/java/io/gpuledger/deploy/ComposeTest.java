@@ -264,7 +264,7 @@ class ComposeTest {
         for (String name : List.of("alerts", "agent")) {
             List<String> test = new ArrayList<>();
             services.get(name).at("/healthcheck/test").forEach(arg -> test.add(arg.asText()));
-            assertThat(test).startsWith("CMD", ContainerImagesTest.JAVA).contains(HttpProbe.class.getName());
+            assertThat(test).startsWith("CMD", ContainerImagesIT.JAVA).contains(HttpProbe.class.getName());
             assertThat(test.get(test.size() - 1)).startsWith("http://127.0.0.1:");
         }
     }

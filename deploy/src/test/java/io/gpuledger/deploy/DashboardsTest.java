@@ -1,14 +1,13 @@
 package io.gpuledger.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.gpuledger.deploy.MetricSelectors.Matcher;
 import io.gpuledger.deploy.MetricSelectors.Selector;
-import java.io.File;
+import io.gpuledger.testing.RequiredTool;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -219,8 +218,7 @@ class DashboardsTest {
 
     @Test
     void shouldParseEveryQueryWithPromtool(@TempDir Path temp) throws Exception {
-        String promtool = onPath("promtool");
-        assumeTrue(promtool != null, "promtool is not installed");
+        String promtool = RequiredTool.require("promtool").toString();
         List<Map<String, String>> rules = new ArrayList<>();
         List<String> origins = new ArrayList<>();
         for (String file : dashboards().toList()) {
@@ -347,16 +345,6 @@ class DashboardsTest {
     static String asPrometheusSees(String expr) {
         return expr.replace("$__rate_interval", "1m").replace("$__interval", "1m").replace("$__range", "1h")
                 .replaceAll("\\$\\{?[A-Za-z_]+}?", ".*");
-    }
-
-    static String onPath(String program) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            Path candidate = Path.of(dir, program);
-            if (!dir.isEmpty() && Files.isExecutable(candidate)) {
-                return candidate.toString();
-            }
-        }
-        return null;
     }
 
     private static Map<String, String> orderedMap(String... keysAndValues) {

@@ -1,6 +1,5 @@
 package io.gpuledger.deploy;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,8 +9,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A command-line tool of the deployment (promtool, amtool, …) run as an operator would run it.
- * The tools are not Maven artifacts: tests skip themselves where one is not installed, and CI
- * installs them.
+ * The tools are not Maven artifacts: a test asks for its tool with {@code RequiredTool}, which
+ * skips it where the tool is missing, or fails it in CI, which installs them.
  */
 final class InstalledTool {
 
@@ -27,15 +26,6 @@ final class InstalledTool {
     }
 
     private InstalledTool() {
-    }
-
-    static boolean onPath(String name) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, name))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Runs {@code command} in the repository root and waits for it, at most a minute. */

@@ -1,13 +1,13 @@
 package io.gpuledger.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.gpuledger.model.Topic;
 import io.gpuledger.model.Topics;
+import io.gpuledger.testing.RequiredTool;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -430,11 +430,11 @@ class KubernetesManifestsTest {
     void shouldPassTheKubernetesSchemasWhereAValidatorIsInstalled(@TempDir Path dir) throws Exception {
         // kubernetes-validate (Python) where it is installed, else the schemas of the npm package
         // kubernetes-models through deploy/k8s/schema-check (`npm install` there); .ci/run tries both.
-        Optional<Path> validator = onPath("kubernetes-validate");
-        Optional<Path> node = onPath("node");
+        Optional<Path> validator = RequiredTool.find("kubernetes-validate");
+        Optional<Path> node = RequiredTool.find("node");
         Path check = RepositoryFiles.resolve("deploy/k8s/schema-check");
         boolean models = node.isPresent() && Files.isDirectory(check.resolve("node_modules/kubernetes-models"));
-        assumeTrue(validator.isPresent() || models,
+        RequiredTool.assume(validator.isPresent() || models,
                 "no schema validator: pip install kubernetes-validate, or npm install in deploy/k8s/schema-check");
         for (String kustomization : List.of("deploy/k8s", "deploy/k8s/overlays/small")) {
             StringBuilder builtIn = new StringBuilder();
@@ -466,9 +466,8 @@ class KubernetesManifestsTest {
     }
 
     static List<JsonNode> render(String kustomization) throws Exception {
-        Optional<Path> kubectl = onPath("kubectl");
-        assumeTrue(kubectl.isPresent(), "kubectl is not installed");
-        Process process = new ProcessBuilder(kubectl.get().toString(), "kustomize",
+        Path kubectl = RequiredTool.require("kubectl");
+        Process process = new ProcessBuilder(kubectl.toString(), "kustomize",
                 RepositoryFiles.resolve(kustomization).toString()).redirectError(ProcessBuilder.Redirect.PIPE).start();
         byte[] out = process.getInputStream().readAllBytes();
         String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -484,16 +483,6 @@ class KubernetesManifestsTest {
             }
         }
         return documents;
-    }
-
-    private static Optional<Path> onPath(String program) {
-        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(":")) {
-            Path candidate = Path.of(dir, program);
-            if (Files.isExecutable(candidate)) {
-                return Optional.of(candidate);
-            }
-        }
-        return Optional.empty();
     }
 
     private static List<JsonNode> all(List<JsonNode> documents, String kind) {

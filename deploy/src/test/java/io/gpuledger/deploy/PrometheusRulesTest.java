@@ -1,11 +1,11 @@
 package io.gpuledger.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.gpuledger.testing.RequiredTool;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -95,26 +95,26 @@ class PrometheusRulesTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("ruleFiles")
     void shouldPassPromtoolCheckRules(String file) throws Exception {
-        assumeTrue(InstalledTool.onPath("promtool"), "promtool is not installed");
+        RequiredTool.require("promtool");
         assertSucceeds(InstalledTool.run("promtool", "check", "rules", file));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("ruleTestFiles")
     void shouldPassPromtoolUnitTests(String file) throws Exception {
-        assumeTrue(InstalledTool.onPath("promtool"), "promtool is not installed");
+        RequiredTool.require("promtool");
         assertSucceeds(InstalledTool.run("promtool", "test", "rules", file));
     }
 
     @Test
     void shouldPassPromtoolCheckConfig() throws Exception {
-        assumeTrue(InstalledTool.onPath("promtool"), "promtool is not installed");
+        RequiredTool.require("promtool");
         assertSucceeds(InstalledTool.run("promtool", "check", "config", PROMETHEUS_CONFIG));
     }
 
     @Test
     void shouldPassAmtoolCheckConfig() throws Exception {
-        assumeTrue(InstalledTool.onPath("amtool"), "amtool is not installed");
+        RequiredTool.require("amtool");
         assertSucceeds(InstalledTool.run("amtool", "check-config", ALERTMANAGER_CONFIG));
     }
 
@@ -126,7 +126,7 @@ class PrometheusRulesTest {
             "team=finance severity=critical | finance-critical",
             "alertname=WithoutTeam          | sre-slack"})
     void shouldRouteEachAudienceToItsReceivers(String labels, String receivers) throws Exception {
-        assumeTrue(InstalledTool.onPath("amtool"), "amtool is not installed");
+        RequiredTool.require("amtool");
         List<String> command = new ArrayList<>(List.of("amtool", "config", "routes", "test",
                 "--config.file=" + ALERTMANAGER_CONFIG, "--verify.receivers=" + receivers));
         command.addAll(Arrays.asList(labels.split(" ")));

@@ -19,7 +19,7 @@ import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
-/** The watch loop alone; publishing to a real broker is {@link PriceFeedOnBrokerTest}'s. */
+/** The watch loop alone; publishing to a real broker is {@link PriceFeedOnBrokerIT}'s. */
 class PriceWatchTest {
 
     private static final Instant NOW = Instant.parse("2026-04-01T00:00:00Z");

@@ -13,7 +13,7 @@ import org.apache.kafka.streams.state.internals.WrappedStateStore;
  * changelogs make the writes part of the same commit; {@link StateStore#flush()} comes only later,
  * when it writes a checkpoint. Taking the part of a cache, a live store writes its changes there.
  * Should Kafka Streams stop calling {@code flushCache} before its commits,
- * {@code LiveStoreOnBrokerTest} fails.
+ * {@code LiveStoreOnBrokerIT} fails.
  */
 abstract class CommitHook<V> implements StateStore, CachedStateStore<String, V> {
 

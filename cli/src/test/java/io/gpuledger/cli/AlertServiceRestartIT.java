@@ -1,0 +1,362 @@
+package io.gpuledger.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.gpuledger.broker.EmbeddedKafka;
+import io.gpuledger.ingest.kafka.Producers;
+import io.gpuledger.ingest.price.PriceCatalog;
+import io.gpuledger.ingest.sim.Fleet;
+import io.gpuledger.ingest.sim.FleetSimulation;
+import io.gpuledger.ingest.sim.FleetSimulator;
+import io.gpuledger.ingest.sim.SimulatedGpu;
+import io.gpuledger.ingest.sim.SimulatedJob;
+import io.gpuledger.ingest.sim.SimulationSettings;
+import io.gpuledger.model.CapacityEvent;
+import io.gpuledger.model.CapacityEventKind;
+import io.gpuledger.model.CloudEvent;
+import io.gpuledger.model.CostAnomaly;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationKind;
+import io.gpuledger.model.TopicAdmin;
+import io.gpuledger.model.Topics;
+import io.gpuledger.model.WebhookDelivery;
+import io.gpuledger.streams.CostEngine;
+import io.gpuledger.streams.CostEngineConfig;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The alert service crashes under load and comes back: the demo's stages on an embedded broker
+ * (the cost engine in this JVM, the alert service as its own process, as in production), a
+ * simulated fleet with idle GPUs and spot instances taken back every quarter minute or so, teams on
+ * budgets too small to last a minute, and finance's webhook receiver on 127.0.0.1. The service is
+ * killed with SIGKILL while a webhook delivery is in flight, after it has read a spot price's rise
+ * by 5%; while it is down that price rises by half again (a spike only against the version read
+ * before) and a spot instance is given notice; it is started again on the same consumer groups, as
+ * the same static member. What
+ * automation and finance read afterwards must hold every recommendation and anomaly the input
+ * calls for, none of them twice.
+ */
+class AlertServiceRestartIT {
+
+    private static final int GPUS = 16;
+    private static final long SEED = 42;
+    private static final Duration INTERVAL = Duration.ofSeconds(1);
+    /**
+     * The fleet starts this long before now and catches up at once: closed minutes, and the
+     * budget anomalies they complete, come within seconds instead of minutes.
+     */
+    private static final Duration HISTORY = Duration.ofMinutes(4);
+    private static final double SPOT_INTERRUPTIONS_PER_HOUR = 240;
+    private static final String TINY_BUDGET = "0.000001 USD";
+    /** One partition: two versions of one offer (keys of their own) are read in the order they were sent. */
+    private static final int PARTITIONS = 1;
+    private static final String RECEIVER = "finance";
+    private static final String GROUP = "gpu-ledger-alerts";
+    /** The service's static member id, the same before and after the kill, as a pod's name is. */
+    private static final String INSTANCE = "gpu-ledger-alerts-0";
+    private static final Duration PATIENCE = Duration.ofSeconds(120);
+    /** As the recommendation book: a saving that moves by a tenth or less is no news. */
+    private static final double MATERIAL_CHANGE = 0.10;
+
+    /** Kept when the test fails: the alert service's logs are in it. */
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
+    Path dir;
+
+    @Test
+    void shouldNeitherRepeatNorLoseARecommendationAnomalyOrDeliveryWhenTheAlertServiceIsKilledUnderLoad()
+            throws Exception {
+        // Given a fleet bought in US dollars with idle GPUs and spot instances, its teams on tiny budgets
+        List<PriceQuote> catalog = PriceCatalog.loadDefault().quotes().stream()
+                .filter(quote -> quote.currency().equals("USD")).toList();
+        Fleet fleet = Fleet.generate(GPUS, catalog, SEED);
+        Set<String> idleGpus = fleet.gpus().stream().filter(SimulatedGpu::idle).map(SimulatedGpu::uuid)
+                .collect(Collectors.toCollection(TreeSet::new));
+        Set<String> teams = fleet.jobs().stream().map(SimulatedJob::team).filter(Objects::nonNull)
+                .collect(Collectors.toCollection(TreeSet::new));
+        assertThat(idleGpus).isNotEmpty();
+        assertThat(teams).isNotEmpty();
+        assertThat(fleet.gpus()).anyMatch(gpu -> gpu.lifecycle() == Lifecycle.SPOT);
+        PriceQuote spot = catalog.stream().filter(quote -> quote.lifecycle() == Lifecycle.SPOT)
+                .min(Comparator.comparing(PriceQuote::key)).orElseThrow();
+
+        List<Recommendation> recommendations;
+        List<CostAnomaly> anomalies;
+        List<CapacityEvent> notices;
+        Instant everyNoticeRead;
+        String spikeOf;
+        long recommendationsAtKill;
+        long deliveriesCommittedAtKill;
+        List<String> takenAtKill;
+        List<String> requested;
+        List<String> taken;
+        String heldAtKill;
+        CapacityEvent noticeWhileDown;
+        Instant began = Instant.now();
+        Instant ready;
+        Instant killed;
+        Instant restarted;
+        Map<String, List<String>> membersAfterRestart;
+        List<AlertServiceProcess> services = new ArrayList<>();
+        try (EmbeddedKafka kafka = EmbeddedKafka.start();
+                WebhookInbox inbox = new WebhookInbox()) {
+            String bootstrap = kafka.bootstrapServers();
+            TopicAdmin.ensureTopics(bootstrap, PARTITIONS);
+            SimulatedFleet.publishPrices(catalog, bootstrap, "restart-prices");
+            Map<String, String> alertSettings = Map.of(
+                    "GPULEDGER_BUDGETS", teams.stream().map(team -> "team:" + team + "=" + TINY_BUDGET)
+                            .collect(Collectors.joining(";")),
+                    "GPULEDGER_WEBHOOKS_FINANCE_URL", inbox.url(),
+                    "GPULEDGER_WEBHOOKS_FINANCE_SECRET", "restart-test",
+                    // The test's receiver listens on loopback, in plain HTTP
+                    "GPULEDGER_WEBHOOKS_FINANCE_ALLOW_HTTP", "true",
+                    "GPULEDGER_CONSUMER_INSTANCE_ID", INSTANCE,
+                    // Idleness judged over one closed minute: the fleet's history closes a few at once
+                    "GPULEDGER_RECOMMENDATION_RECLAIM_IDLE_PERIOD", "1m");
+            int port = LocalPorts.free();
+            // The last budget anomaly's delivery waits, unanswered, for the crash; those before it are taken.
+            inbox.hold(teams.size());
+
+            try (CostEngine engine = new CostEngine(CostEngineConfig.defaults(bootstrap, dir.resolve("engine"))
+                    .withGrace(Duration.ofSeconds(5)));
+                    KafkaProducer<byte[], byte[]> records = Producers.forTopics(bootstrap, "restart-fleet");
+                    GroupProgress progress = new GroupProgress(bootstrap)) {
+                engine.start();
+                SimulationSettings simulated = SimulationSettings.defaults(INTERVAL)
+                        .withSpotInterruptionsPerInstanceHour(SPOT_INTERRUPTIONS_PER_HOUR)
+                        .withSpotPriceChangesPerOfferHour(0);
+                FleetSimulation simulation = new FleetSimulation(fleet, catalog, simulated, SEED,
+                        Instant.now().truncatedTo(ChronoUnit.SECONDS).minus(HISTORY));
+                FleetSimulator simulator = new FleetSimulator(simulation, records, Clock.systemUTC());
+                try {
+                    // When the fleet has sent its history and runs on, and the alert service has
+                    // delivered all but the last budget anomaly
+                    while (simulation.nextEnd().isBefore(Instant.now())) {
+                        simulator.publishNextRound();
+                    }
+                    simulator.start();
+                    services.add(startAlertService(bootstrap, port, alertSettings, 1));
+                    ready = Instant.now();
+                    // And a spot price has risen by 5%, a version the service reads before it is killed
+                    Instant stepAt = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+                    PriceQuote step = priced(spot, spot.pricePerHour() * 1.05, stepAt.minusSeconds(2));
+                    SimulatedFleet.publishPrices(List.of(step), bootstrap, "restart-price-step");
+                    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).until(() -> inbox.held() != null
+                            && ledger(bootstrap).containsAll(inbox.taken())
+                            && progress.committed(GROUP, Topics.PRICES.name()) >= progress.end(Topics.PRICES.name()));
+
+                    // And it is killed then, with SIGKILL
+                    services.get(0).kill();
+                    killed = Instant.now();
+                    heldAtKill = inbox.held();
+                    takenAtKill = inbox.taken();
+                    recommendationsAtKill = progress.end(Topics.RECOMMENDATIONS.name());
+                    deliveriesCommittedAtKill = progress.committed(GROUP + "-webhooks",
+                            Topics.COST_ANOMALIES.name());
+
+                    // And while it is down the price rises by half again (a spike only against the
+                    // version read before the kill), and a spot instance is given two minutes' notice
+                    Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+                    PriceQuote spike = priced(spot, step.pricePerHour() * 1.5, now.minusSeconds(1));
+                    SimulatedFleet.publishPrices(List.of(spike), bootstrap, "restart-price-spike");
+                    spikeOf = "price_spike:offer:" + spot.offer().key() + ":" + step.validFrom() + ":";
+                    noticeWhileDown = notice(spot, now, now.plus(Duration.ofMinutes(2)));
+                    records.send(Producers.record(Topics.CAPACITY_EVENTS, now.toEpochMilli(),
+                            noticeWhileDown.instanceId(), noticeWhileDown)).get();
+
+                    // And it is started again on the same groups, the held request let go
+                    services.add(startAlertService(bootstrap, port, alertSettings, 2));
+                    restarted = Instant.now();
+                    inbox.release();
+                    List<String> groups = List.of(GROUP, GROUP + "-capacity", GROUP + "-webhooks");
+                    membersAfterRestart = await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200))
+                            .until(() -> members(bootstrap, groups), byGroup -> byGroup.values().stream()
+                                    .noneMatch(List::isEmpty));
+
+                    // And it runs until finance has taken every anomaly on the topic, the spike among them
+                    String spikePrefix = spikeOf;
+                    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(500)).until(() -> {
+                        List<String> ids = anomalyIds(bootstrap);
+                        return ids.stream().anyMatch(id -> id.startsWith(spikePrefix))
+                                && inbox.taken().containsAll(ids);
+                    });
+                } finally {
+                    simulator.close();
+                }
+                // And every notice the fleet sent has been read
+                await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200))
+                        .until(() -> progress.lag(GROUP + "-capacity", Topics.CAPACITY_EVENTS.name()) == 0);
+                everyNoticeRead = Instant.now();
+                recommendations = TopicRecords.read(bootstrap, Topics.RECOMMENDATIONS).stream()
+                        .map(CloudEvent::data).toList();
+                anomalies = TopicRecords.read(bootstrap, Topics.COST_ANOMALIES);
+                notices = TopicRecords.read(bootstrap, Topics.CAPACITY_EVENTS);
+                requested = inbox.requested();
+                taken = inbox.taken();
+            } finally {
+                for (AlertServiceProcess service : services) {
+                    service.close();
+                }
+            }
+        }
+        List<String> anomalyIds = anomalies.stream().map(CostAnomaly::id).toList();
+        List<String> evacuations = notices.stream()
+                .filter(notice -> notice.kind() == CapacityEventKind.SPOT_INTERRUPTION)
+                .filter(notice -> notice.deadline() != null && notice.deadline().isAfter(everyNoticeRead))
+                .map(AlertServiceRestartIT::evacuationOf).distinct().toList();
+        System.out.printf("alert service restart: ready after %d s, killed at %d s, back at %d s, done at %d s;"
+                + " %d recommendation records (%d before the kill), %d anomalies, %d webhook requests for %d"
+                + " deliveries; at the kill %d taken, %d committed by the dispatcher, %s held; %d notices, %d"
+                + " still to evacuate at the end%n",
+                seconds(began, ready), seconds(began, killed), seconds(began, restarted),
+                seconds(began, everyNoticeRead), recommendations.size(), recommendationsAtKill, anomalies.size(),
+                requested.size(), taken.size(), takenAtKill.size(), deliveriesCommittedAtKill, heldAtKill,
+                notices.size(), evacuations.size());
+
+        // Then the service had published before it was killed, with a delivery in flight
+        assertThat(recommendationsAtKill).isPositive();
+        assertThat(heldAtKill).isNotNull();
+
+        // And no recommendation state was published twice
+        assertThat(repeated(recommendations)).as("recommendation states published again").isEmpty();
+
+        // And every recommendation the input calls for is there: each idle GPU's, and an evacuation
+        // of each instance whose notice still ran when everything had been read
+        Set<String> recommended = recommendations.stream().map(Recommendation::id).collect(Collectors.toSet());
+        assertThat(recommended).containsAll(idleGpus.stream()
+                .map(gpu -> Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "gpu", gpu)).toList());
+        assertThat(evacuations).contains(evacuationOf(noticeWhileDown));
+        assertThat(recommended).containsAll(evacuations);
+        assertThat(recommendations).anyMatch(recommendation -> recommendation.id().equals(evacuationOf(noticeWhileDown))
+                && noticeWhileDown.deadline().equals(recommendation.deadline()));
+
+        // And each anomaly is on its topic once: a budget overrun per team, and the spike that came
+        // while the service was down
+        assertThat(anomalyIds).doesNotHaveDuplicates();
+        assertThat(teams).allSatisfy(team -> assertThat(anomalyIds).anyMatch(
+                id -> id.startsWith("budget_burn:team:" + team + ":") && id.endsWith(":critical")));
+        assertThat(anomalyIds).anyMatch(id -> id.startsWith(spikeOf));
+
+        // And finance took each of them once; the one held at the crash was sent again, and taken then
+        assertThat(taken).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(anomalyIds);
+        assertThat(Collections.frequency(requested, heldAtKill)).isEqualTo(2);
+        // And the restarted service took its place in each group as the same static member: the
+        // member that died is not waited for
+        assertThat(membersAfterRestart).hasSize(3)
+                .allSatisfy((group, members) -> assertThat(members).as(group).containsExactly(INSTANCE));
+    }
+
+    private AlertServiceProcess startAlertService(String bootstrap, int port, Map<String, String> settings, int run)
+            throws Exception {
+        Path home = Path.of(System.getProperty("gpuledger.home", "..")).toAbsolutePath().normalize();
+        AlertServiceProcess service = AlertServiceProcess.start(
+                home.resolve("alerts/target/quarkus-app/quarkus-run.jar"), bootstrap, port,
+                dir.resolve("alerts-" + run + ".log"), settings);
+        try {
+            service.awaitReady(Duration.ofSeconds(90));
+        } catch (RuntimeException e) {
+            service.close();
+            throw e;
+        }
+        return service;
+    }
+
+    /** Each group's members, by their static ids ("-" for one without). */
+    private static Map<String, List<String>> members(String bootstrap, List<String> groups) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            Map<String, List<String>> members = new TreeMap<>();
+            admin.describeConsumerGroups(groups).all().get(30, TimeUnit.SECONDS).forEach((group, description) ->
+                    members.put(group, description.members().stream()
+                            .map(member -> member.groupInstanceId().orElse("-")).toList()));
+            return members;
+        }
+    }
+
+    private static long seconds(Instant from, Instant to) {
+        return Duration.between(from, to).toSeconds();
+    }
+
+    private static String evacuationOf(CapacityEvent notice) {
+        return Recommendation.idFor(RecommendationKind.EVACUATE, "instance", notice.instanceId());
+    }
+
+    /** A spot interruption notice for an instance of {@code offer} the fleet does not have, as an agent sends it. */
+    private static CapacityEvent notice(PriceQuote offer, Instant noticedAt, Instant deadline) {
+        String instance = "i-noticed-while-down";
+        return new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
+                CapacityEvent.idOf(offer.provider(), instance, CapacityEventKind.SPOT_INTERRUPTION,
+                        deadline.toString()),
+                offer.provider(), offer.region(), instance, offer.instanceType(), "node-noticed-while-down",
+                offer.lifecycle(), CapacityEventKind.SPOT_INTERRUPTION, "terminate", noticedAt, deadline,
+                "restart-test", null);
+    }
+
+    private static PriceQuote priced(PriceQuote quote, double pricePerHour, Instant validFrom) {
+        return new PriceQuote(quote.provider(), quote.region(), quote.instanceType(), quote.lifecycle(),
+                quote.gpuModel(), quote.gpuCount(), pricePerHour, quote.currency(), validFrom, "restart-test");
+    }
+
+    /** The anomalies finance's receiver is recorded as having taken (or refused), on the delivery ledger. */
+    private static Set<String> ledger(String bootstrap) {
+        return TopicRecords.read(bootstrap, Topics.WEBHOOK_DELIVERIES).stream()
+                .filter(delivery -> delivery.receiver().equals(RECEIVER))
+                .map(WebhookDelivery::anomalyId).collect(Collectors.toSet());
+    }
+
+    private static List<String> anomalyIds(String bootstrap) {
+        return TopicRecords.read(bootstrap, Topics.COST_ANOMALIES).stream().map(CostAnomaly::id).toList();
+    }
+
+    /**
+     * Records that say again what the record of the same id before them said: the same status,
+     * action and deadline, a saving within a tenth of it, before half its time to live had
+     * passed. The recommendation book publishes none of these (docs/architecture.md, alert service).
+     */
+    private static List<String> repeated(List<Recommendation> published) {
+        Map<String, Recommendation> before = new HashMap<>();
+        List<String> repeats = new ArrayList<>();
+        for (Recommendation recommendation : published) {
+            Recommendation last = before.put(recommendation.id(), recommendation);
+            if (last != null && repeats(last, recommendation)) {
+                repeats.add(recommendation.id() + " " + recommendation.status().wire() + " at "
+                        + recommendation.updatedAt() + ", as at " + last.updatedAt());
+            }
+        }
+        return repeats;
+    }
+
+    private static boolean repeats(Recommendation last, Recommendation next) {
+        Instant refreshAt = last.updatedAt()
+                .plus(Duration.between(last.updatedAt(), last.expiresAt()).dividedBy(2));
+        double saving = last.estimatedMonthlySaving();
+        return next.status() == last.status() && next.action().equals(last.action())
+                && Objects.equals(next.deadline(), last.deadline())
+                && Math.abs(next.estimatedMonthlySaving() - saving)
+                        <= MATERIAL_CHANGE * Math.max(Math.abs(saving), 1e-9)
+                && next.updatedAt().isBefore(refreshAt);
+    }
+}

@@ -1,0 +1,158 @@
+package io.gpuledger.streams.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.gpuledger.broker.EmbeddedKafka;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.IntFunction;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A {@link LiveStore} under exactly-once on a real broker: what a commit makes durable must be on
+ * the changelog when the commit is, not only once Kafka Streams writes a checkpoint.
+ */
+class LiveStoreOnBrokerIT {
+
+    private static final String STORE = "counts";
+
+    @TempDir
+    Path stateDir;
+
+    @Test
+    void shouldHaveEveryCommittedUpdateOnTheChangelogWhileTheApplicationRunsAndCountOnFromItAfterARestart()
+            throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            String bootstrap = kafka.bootstrapServers();
+            String application = "live-store-" + System.nanoTime();
+            String changelog = application + "-" + STORE + "-changelog";
+            TopicPartition counted = new TopicPartition("counted", 0);
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+                admin.createTopics(List.of(new NewTopic("counted", 1, (short) 1))).all().get();
+            }
+
+            try (KafkaStreams streams = counting(bootstrap, application, stateDir.resolve("first"))) {
+                streams.start();
+                // When 150 records are counted and their offsets committed, the application still running
+                send(bootstrap, 150, i -> i % 3 == 0 ? "j" : "k");
+                awaitCommitted(bootstrap, application, counted, 150);
+
+                // Then the changelog, as a restore would read it, holds the counts of all of them
+                assertThat(readChangelog(bootstrap, changelog))
+                        .containsExactlyInAnyOrderEntriesOf(Map.of("j", 50L, "k", 100L));
+            }
+
+            // When the application starts again on an empty state directory and counts 10 more of j
+            try (KafkaStreams streams = counting(bootstrap, application, stateDir.resolve("second"))) {
+                streams.start();
+                send(bootstrap, 10, i -> "j");
+                awaitCommitted(bootstrap, application, counted, 160);
+
+                // Then it counted on from what it restored from the changelog
+                assertThat(readChangelog(bootstrap, changelog))
+                        .containsExactlyInAnyOrderEntriesOf(Map.of("j", 60L, "k", 100L));
+            }
+        }
+    }
+
+    private static KafkaStreams counting(String bootstrap, String application, Path stateDir) {
+        StreamsBuilder builder = new StreamsBuilder();
+        builder.addStateStore(new LiveStoreBuilder<>(STORE, Codec.LONG));
+        builder.stream("counted", Consumed.with(Serdes.String(), Serdes.String())).process(Count::new, STORE);
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, application);
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
+        // A member of Kafka Streams does not leave its group as it closes: the shortest session the
+        // broker allows, so that the next start takes the partition over soon after the last stopped
+        props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 6_000);
+        return new KafkaStreams(builder.build(), props);
+    }
+
+    private static void send(String bootstrap, int records, IntFunction<String> keyOf) {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < records; i++) {
+                producer.send(new ProducerRecord<>("counted", keyOf.apply(i), "x"));
+            }
+        }
+    }
+
+    /** Counts records per key in the live store. */
+    private static final class Count implements Processor<String, String, Void, Void> {
+        private LiveStore<Long> counts;
+
+        @Override
+        public void init(ProcessorContext<Void, Void> context) {
+            counts = context.getStateStore(STORE);
+        }
+
+        @Override
+        public void process(Record<String, String> record) {
+            Long count = counts.get(record.key());
+            counts.put(record.key(), count == null ? 1 : count + 1);
+        }
+    }
+
+    private static void awaitCommitted(String bootstrap, String group, TopicPartition partition, long offset) {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            await("offset " + offset + " of " + partition + " committed").atMost(Duration.ofSeconds(60))
+                    .until(() -> {
+                        OffsetAndMetadata committed = admin.listConsumerGroupOffsets(group)
+                                .partitionsToOffsetAndMetadata().get().get(partition);
+                        return committed != null && committed.offset() >= offset;
+                    });
+        }
+    }
+
+    private static Map<String, Long> readChangelog(String bootstrap, String topic) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        Map<String, Long> latest = new HashMap<>();
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
+                new ByteArrayDeserializer())) {
+            TopicPartition partition = new TopicPartition(topic, 0);
+            consumer.assign(List.of(partition));
+            consumer.seekToBeginning(List.of(partition));
+            long end = consumer.endOffsets(List.of(partition)).get(partition);
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (consumer.position(partition) < end && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+                    latest.put(record.key(), Codec.LONG.fromBytes(record.value()));
+                }
+            }
+        }
+        return latest;
+    }
+}
