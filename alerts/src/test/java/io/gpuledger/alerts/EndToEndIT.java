@@ -6,38 +6,36 @@ import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 
+import io.gpuledger.alerts.feed.TopicReplay;
+import io.gpuledger.alerts.fleet.FleetSummary;
+import io.gpuledger.alerts.metrics.MetricCatalogue;
+import io.gpuledger.alerts.metrics.RememberedNames;
+import io.gpuledger.alerts.webhook.RecordingReceiver;
 import io.gpuledger.ingest.kafka.Producers;
-import io.gpuledger.model.Json;
-import io.gpuledger.model.CloudEvent;
 import io.gpuledger.model.AnomalyKind;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CapacityEventKind;
+import io.gpuledger.model.CloudEvent;
 import io.gpuledger.model.CostAnomaly;
 import io.gpuledger.model.DeadLetters;
 import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
-import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Placement;
+import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
-import io.gpuledger.alerts.feed.TopicReplay;
-import io.gpuledger.alerts.fleet.FleetSummary;
-import io.gpuledger.alerts.webhook.RecordingReceiver;
-import io.gpuledger.alerts.metrics.MetricCatalogue;
-import io.gpuledger.alerts.metrics.RememberedNames;
-import io.gpuledger.testing.RequiredTool;
-import io.micrometer.prometheus.PrometheusMeterRegistry;
-import jakarta.inject.Inject;
-import java.util.Map;
-import java.util.TreeMap;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
 import io.gpuledger.model.UsageRollup;
+import io.gpuledger.testing.RequiredTool;
+import io.micrometer.prometheus.PrometheusMeterRegistry;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
+import jakarta.inject.Inject;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -48,8 +46,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -314,7 +314,8 @@ class EndToEndIT {
         assertThat(Json.writeString(evacuate.action())).contains("e2e-job");
         assertThat(recommendations("?kind=EVACUATE")).extracting(Recommendation::id).contains(evacuate.id());
         String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
-        assertThat(metrics).contains("gpuledger_capacity_events_total{kind=\"SPOT_INTERRUPTION\",provider=\"aws\"} 1.0");
+        assertThat(metrics)
+                .contains("gpuledger_capacity_events_total{kind=\"SPOT_INTERRUPTION\",provider=\"aws\"} 1.0");
 
         // And once the cost engine's own join of the notice has been read too, there is still one record
         await().atMost(Duration.ofSeconds(30)).until(() -> given().get("/q/metrics").then().extract().asString()
@@ -455,7 +456,8 @@ class EndToEndIT {
                     if (bodies.containsKey(record.key())) {
                         assertThat(DeadLetters.header(record.headers(), DeadLetters.SOURCE_TOPIC))
                                 .isEqualTo(Topics.PRICES.name());
-                        assertThat(new String(record.value(), StandardCharsets.UTF_8)).isEqualTo(bodies.get(record.key()));
+                        assertThat(new String(record.value(), StandardCharsets.UTF_8))
+                                .isEqualTo(bodies.get(record.key()));
                         reasons.put(record.key(), DeadLetters.header(record.headers(), DeadLetters.REASON));
                     }
                 });

@@ -30,7 +30,8 @@ public record BrokerSecurity(Path keyStore, String keyStorePassword, Path certif
     public BrokerSecurity {
         users = Map.copyOf(users);
         if (!users.containsKey(admin)) {
-            throw new IllegalArgumentException("the admin user '" + admin + "' is not one of the users " + users.keySet());
+            throw new IllegalArgumentException("the admin user '" + admin + "' is not one of the users "
+                    + users.keySet());
         }
     }
 

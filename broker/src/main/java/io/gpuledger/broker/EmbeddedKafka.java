@@ -163,7 +163,8 @@ public final class EmbeddedKafka implements AutoCloseable {
         props.put("process.roles", "broker,controller");
         props.put("node.id", String.valueOf(NODE_ID));
         props.put("controller.quorum.voters", NODE_ID + "@" + HOST + ":" + controllerPort);
-        props.put("listeners", "PLAINTEXT://" + HOST + ":" + brokerPort + ",CONTROLLER://" + HOST + ":" + controllerPort);
+        props.put("listeners", "PLAINTEXT://" + HOST + ":" + brokerPort + ",CONTROLLER://" + HOST + ":"
+                + controllerPort);
         props.put("advertised.listeners", "PLAINTEXT://" + HOST + ":" + brokerPort);
         props.put("controller.listener.names", "CONTROLLER");
         props.put("inter.broker.listener.name", "PLAINTEXT");
@@ -195,7 +196,8 @@ public final class EmbeddedKafka implements AutoCloseable {
      */
     static Properties securedListeners(BrokerSecurity security, int brokerPort, int controllerPort) {
         Properties props = new Properties();
-        props.put("listeners", "SASL_SSL://" + HOST + ":" + brokerPort + ",CONTROLLER://" + HOST + ":" + controllerPort);
+        props.put("listeners", "SASL_SSL://" + HOST + ":" + brokerPort + ",CONTROLLER://" + HOST + ":"
+                + controllerPort);
         props.put("advertised.listeners", "SASL_SSL://" + HOST + ":" + brokerPort);
         props.put("inter.broker.listener.name", "SASL_SSL");
         props.put("listener.security.protocol.map", "SASL_SSL:SASL_SSL,CONTROLLER:SSL");
@@ -217,7 +219,8 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     private static void format(Path dataDir, Optional<BrokerSecurity> security) {
         List<String> scram = security.map(secured -> secured.users().entrySet().stream()
-                .map(user -> BrokerSecurity.MECHANISM + "=[name=" + user.getKey() + ",password=" + user.getValue() + "]")
+                .map(user -> BrokerSecurity.MECHANISM + "=[name=" + user.getKey() + ",password=" + user.getValue()
+                        + "]")
                 .toList()).orElse(List.of());
         try {
             new Formatter()

@@ -15,6 +15,7 @@ class BrokerProcessCommandTest {
 
         assertThat(command).contains("-XX:+ExitOnOutOfMemoryError");
         // a JVM option: before the main class
-        assertThat(command.indexOf("-XX:+ExitOnOutOfMemoryError")).isLessThan(command.indexOf(BrokerMain.class.getName()));
+        assertThat(command.indexOf("-XX:+ExitOnOutOfMemoryError"))
+                .isLessThan(command.indexOf(BrokerMain.class.getName()));
     }
 }

@@ -44,7 +44,8 @@ class EmbeddedKafkaIT {
             consumerProps.put(ConsumerConfig.GROUP_ID_CONFIG, "probe-reader");
             consumerProps.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
             consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-            try (var consumer = new KafkaConsumer<>(consumerProps, new StringDeserializer(), new StringDeserializer())) {
+            try (var consumer = new KafkaConsumer<>(consumerProps, new StringDeserializer(),
+                    new StringDeserializer())) {
                 consumer.subscribe(List.of("probe"));
                 ConsumerRecords<String, String> records = ConsumerRecords.empty();
                 long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();

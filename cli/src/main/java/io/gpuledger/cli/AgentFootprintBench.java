@@ -56,7 +56,8 @@ final class AgentFootprintBench {
                 out.printf("| agent resident memory, mean | %.1f MB | - |%n", usage.steadyKb() / 1024);
                 out.printf("| agent resident memory, max | %.1f MB | < 80 MB |%n", usage.maxKb() / 1024.0);
                 out.println();
-                out.printf("agent at 1 sample/s on %d GPUs: %.2f%% of one core, %.0f MB resident (targets < 1%%, < 80 MB)%n",
+                out.printf("agent at 1 sample/s on %d GPUs: %.2f%% of one core, %.0f MB resident (targets < 1%%, < 80 "
+                        + "MB)%n",
                         NodeAgentProcess.GPUS, usage.cores() * 100, usage.maxKb() / 1024.0);
                 return 0;
             }

@@ -1,8 +1,8 @@
 package io.gpuledger.cli;
 
 import io.gpuledger.broker.EmbeddedKafka;
-import io.gpuledger.ingest.price.PriceCatalog;
 import io.gpuledger.ingest.kafka.Producers;
+import io.gpuledger.ingest.price.PriceCatalog;
 import io.gpuledger.ingest.sim.Fleet;
 import io.gpuledger.ingest.sim.FleetSimulation;
 import io.gpuledger.ingest.sim.FleetSimulator;
@@ -12,8 +12,8 @@ import io.gpuledger.model.Topics;
 import io.gpuledger.streams.CostEngine;
 import io.gpuledger.streams.CostEngineConfig;
 import io.gpuledger.streams.CostEngineOptions;
-import io.gpuledger.streams.metrics.EngineEndpoint;
 import io.gpuledger.streams.cost.CostSettings;
+import io.gpuledger.streams.metrics.EngineEndpoint;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.BindException;
@@ -146,12 +146,14 @@ final class Demo implements AutoCloseable {
         out.println("Open:");
         out.println("  " + alerts.baseUrl() + "/q/metrics              Prometheus metrics (gpuledger_*)");
         out.println("  " + alerts.baseUrl() + "/api/recommendations    recommendations (JSON; ?kind=&status=&target=)");
-        out.println("  " + alerts.baseUrl() + "/api/fleet              spend per hour now, by pool, team and lifecycle");
+        out.println("  " + alerts.baseUrl()
+                + "/api/fleet              spend per hour now, by pool, team and lifecycle");
         out.println("  " + alerts.baseUrl() + "/api/anomalies          cost anomalies for finance");
         out.println("  " + alerts.baseUrl() + "/q/openapi              the API described (OpenAPI)");
         out.println("  " + alerts.baseUrl() + "/q/health/ready         readiness");
         String engineMetrics = "http://127.0.0.1:" + engineMetricsPort() + EngineEndpoint.METRICS;
-        out.println("  " + String.format("%-45s", engineMetrics) + "the cost engine's metrics (gpuledger_engine_*, kafka_stream_*)");
+        out.println("  " + String.format("%-45s", engineMetrics)
+                + "the cost engine's metrics (gpuledger_engine_*, kafka_stream_*)");
         out.println("  POST /api/recommendations/{id}/ack or /dismiss with 'Authorization: Bearer "
                 + alerts.apiToken() + "'");
         out.println("  Kafka at " + bootstrap + ": topics " + Topics.USAGE.name() + ", " + Topics.RECOMMENDATIONS.name()

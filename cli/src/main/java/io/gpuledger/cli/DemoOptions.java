@@ -1,8 +1,8 @@
 package io.gpuledger.cli;
 
+import io.gpuledger.streams.CostEngineConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import io.gpuledger.streams.CostEngineConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

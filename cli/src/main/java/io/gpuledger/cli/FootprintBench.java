@@ -80,7 +80,8 @@ final class FootprintBench {
                 case "--gpus" -> settings.fleets = UsageException.positives(option, value);
                 case "--warmup" -> settings.warmupSeconds = UsageException.nonNegative(option, value);
                 case "--seconds" -> settings.seconds = UsageException.positive(option, value);
-                case "--demo-gpus" -> settings.demoGpus = value.equals("0") ? 0 : UsageException.positive(option, value);
+                case "--demo-gpus" -> settings.demoGpus = value.equals("0")
+                        ? 0 : UsageException.positive(option, value);
                 default -> throw new UsageException("bench footprint: unknown option '" + option + "'");
             }
         });

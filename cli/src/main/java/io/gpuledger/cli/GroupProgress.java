@@ -82,7 +82,8 @@ final class GroupProgress implements AutoCloseable {
     boolean caughtUp(Collection<String> groupIds, Map<TopicPartition, Long> ends) {
         Map<TopicPartition, Long> committed = new HashMap<>();
         for (String groupId : groupIds) {
-            await(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata()).forEach((partition, offset) -> {
+            await(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata())
+                    .forEach((partition, offset) -> {
                 if (offset != null) {
                     committed.merge(partition, offset.offset(), Math::max);
                 }

@@ -28,9 +28,11 @@ final class NodeAgentProcess implements AutoCloseable {
 
     /** @param home the GPU Ledger checkout, where the agent's jar and JVM settings are */
     static NodeAgentProcess start(Path home, Path work, String bootstrap) throws IOException {
-        StringBuilder csv = new StringBuilder("index, uuid, name, utilization.gpu [%], memory.used [MiB], power.draw [W]\n");
+        StringBuilder csv = new StringBuilder("index, uuid, name, utilization.gpu [%], memory.used [MiB], power.draw "
+                + "[W]\n");
         for (int i = 0; i < GPUS; i++) {
-            csv.append(String.format("%d, GPU-%08d-0000-4000-8000-000000000000, NVIDIA H100 80GB HBM3, %d %%, %d MiB, %.2f W%n",
+            csv.append(String.format("%d, GPU-%08d-0000-4000-8000-000000000000, NVIDIA H100 80GB HBM3, %d %%, %d MiB, "
+                    + "%.2f W%n",
                     i, i, 40 + i * 5, 20_000 + i * 1000, 300.0 + i));
         }
         Path output = Files.writeString(work.resolve("nvidia-smi.csv"), csv.toString());

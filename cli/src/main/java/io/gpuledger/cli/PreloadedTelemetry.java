@@ -40,8 +40,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * What the throughput benchmarks work on: a simulated fleet's telemetry preloaded on a broker, in
- * the JSON node agents write, ending a few minutes before now ({@link #BEFORE_NOW}), with every price version it needs; and a plain consumer →
- * producer copy of it, the ceiling of any one stage on that broker.
+ * the JSON node agents write, ending a few minutes before now ({@link #BEFORE_NOW}), with every price version it needs;
+ * and a plain consumer → producer copy of it, the ceiling of any one stage on that broker.
  */
 final class PreloadedTelemetry {
 
@@ -167,7 +167,8 @@ final class PreloadedTelemetry {
         Map<String, Long> bytes = new TreeMap<>();
         try (Admin admin = Admin.create(props)) {
             Collection<Integer> brokers = admin.describeCluster().nodes().get().stream().map(Node::id).toList();
-            for (Map<String, LogDirDescription> dirs : admin.describeLogDirs(brokers).allDescriptions().get().values()) {
+            for (Map<String, LogDirDescription> dirs : admin.describeLogDirs(brokers).allDescriptions().get()
+                    .values()) {
                 for (LogDirDescription dir : dirs.values()) {
                     dir.replicaInfos().forEach((partition, replica) ->
                             bytes.merge(partition.topic(), replica.size(), Long::sum));

@@ -129,10 +129,12 @@ final class PricesCommand {
         // Its own topic only: on a secured cluster the feed may describe and create no other.
         TopicAdmin.ensureTopics(bootstrap, PARTITIONS, List.of(Topics.PRICES));
         PublishedPrices known = PublishedPrices.read(bootstrap, TOPIC_READ_TIMEOUT);
-        out.println("prices: " + Topics.PRICES.name() + " at " + bootstrap + " holds " + known.size() + " price versions"
+        out.println("prices: " + Topics.PRICES.name() + " at " + bootstrap + " holds " + known.size()
+                + " price versions"
                 + (known.unreadable() > 0 ? " (and " + known.unreadable() + " unreadable records)" : ""));
         Printer printer = new Printer(out, err, fetcher, clock);
-        try (KafkaProducer<String, PriceQuote> producer = Producers.forTopic(Topics.PRICES, bootstrap, "gpu-ledger-prices")) {
+        try (KafkaProducer<String,
+                PriceQuote> producer = Producers.forTopic(Topics.PRICES, bootstrap, "gpu-ledger-prices")) {
             PriceWatch watch = new PriceWatch(sources, new PriceFeed(producer), known, printer, clock,
                     options.confirmEvery());
             if (!options.watch()) {

@@ -82,7 +82,8 @@ record PricesOptions(List<Location> catalogs, List<Location> awsSpot, List<Locat
                 .filter(s -> !s.isEmpty());
         if (!dryRun && bootstrap.isEmpty()) {
             throw new UsageException("prices: KAFKA_BOOTSTRAP_SERVERS is not set; set it to the Kafka cluster to "
-                    + "publish to (e.g. KAFKA_BOOTSTRAP_SERVERS=kafka-1:9092), or add --dry-run to only print the quotes");
+                    + "publish to (e.g. KAFKA_BOOTSTRAP_SERVERS=kafka-1:9092), or add --dry-run to only print the "
+                            + "quotes");
         }
         return new PricesOptions(catalogs, awsSpot, azure, skyPilot, instanceTypes, reservedTerm, watch, interval,
                 confirmEvery, dryRun, bootstrap);
@@ -115,7 +116,8 @@ record PricesOptions(List<Location> catalogs, List<Location> awsSpot, List<Locat
     private static SkyPilotCatalogOption skyPilot(String value) {
         int equals = value.indexOf('=');
         if (equals <= 0 || equals == value.length() - 1) {
-            throw new UsageException("--skypilot takes PROVIDER=FILE or PROVIDER=URL (e.g. aws=vms.csv), not '" + value + "'");
+            throw new UsageException("--skypilot takes PROVIDER=FILE or PROVIDER=URL (e.g. aws=vms.csv), not '" + value
+                    + "'");
         }
         String provider = value.substring(0, equals).trim();
         if (!provider.matches("[a-z0-9][a-z0-9-]*")) {

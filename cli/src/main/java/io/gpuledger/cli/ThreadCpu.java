@@ -27,7 +27,8 @@ final class ThreadCpu {
 
     /** Milliseconds of CPU each thread of {@code pid} has used, by name (threads of one name added up). */
     static Map<String, Double> byThread(long pid) throws IOException, InterruptedException {
-        Process jcmd = new ProcessBuilder("jcmd", String.valueOf(pid), "Thread.print").redirectErrorStream(true).start();
+        Process jcmd = new ProcessBuilder("jcmd", String.valueOf(pid), "Thread.print").redirectErrorStream(true)
+                .start();
         String dump = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!jcmd.waitFor(30, TimeUnit.SECONDS) || jcmd.exitValue() != 0) {
             throw new IOException("jcmd " + pid + " Thread.print failed: " + dump.lines().findFirst().orElse(""));

@@ -20,7 +20,9 @@ final class UsageException extends RuntimeException {
         return wholeNumber(option, value, 0, "a whole number of 0 or more");
     }
 
-    /** The value of a command-line option that takes positive whole numbers separated by commas ({@code 1000,10000}). */
+    /**
+     * The value of a command-line option that takes positive whole numbers separated by commas ({@code 1000,10000}).
+     */
     static List<Integer> positives(String option, String value) {
         List<Integer> numbers = new ArrayList<>();
         for (String part : value.split(",", -1)) {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.model.TopicAdmin;
-import io.gpuledger.model.Topics;
 import io.gpuledger.streams.CostEngineProcess;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -63,7 +63,8 @@ class DashboardsLiveIT {
         finance.start();
         int alertsPort = LocalPorts.free();
         DemoOptions options = DemoOptions.parse(new String[] {"--gpus", "16", "--interval", "1", "--grace", "5",
-                "--http-port", String.valueOf(alertsPort), "--spot-interruptions", "120", "--price-changes", "240", "--history", "off"},
+                "--http-port", String.valueOf(alertsPort), "--spot-interruptions", "120", "--price-changes", "240",
+                        "--history", "off"},
                 Map.of("GPULEDGER_BUDGETS", "team:research=0.5 USD",
                         "GPULEDGER_WEBHOOKS_FINANCE_URL", "http://127.0.0.1:" + finance.getAddress().getPort() + "/hook",
                         "GPULEDGER_WEBHOOKS_FINANCE_SECRET", "dashboards-test",

@@ -46,7 +46,8 @@ class DemoOptionsTest {
     @Test
     void shouldTakeTheGraceAndHandTheAlertServiceItsSettings() {
         DemoOptions options = DemoOptions.parse(new String[] {"--grace", "0"},
-                Map.of("GPULEDGER_BUDGETS", "team:research=100 USD", "HOME", "/root", "KAFKA_BOOTSTRAP_SERVERS", "k:9"));
+                Map.of("GPULEDGER_BUDGETS", "team:research=100 USD", "HOME", "/root", "KAFKA_BOOTSTRAP_SERVERS",
+                        "k:9"));
 
         assertThat(options.grace()).isZero();
         assertThat(options.alertSettings()).containsEntry("GPULEDGER_BUDGETS", "team:research=100 USD")

@@ -70,9 +70,11 @@ class FootprintBenchIT {
         // Then each row reads as measured, and the headline is last
         List<String> lines = printed.toString(StandardCharsets.UTF_8).lines().toList();
         assertThat(lines).contains("| 1000 | cost engine (Kafka Streams) | -Xmx1g | 0.250 | 25.0 | 300 | 310 | 320 |",
-                "| 10000 | demo stack, in all (peak: the sum of the processes' peaks) | - | 0.900 | - | 1024 | 1126 | 1229 |");
+                "| 10000 | demo stack, in all (peak: the sum of the processes' peaks) | - | 0.900 | - | 1024 | 1126 | "
+                        + "1229 |");
         assertThat(lines.get(lines.size() - 1))
-                .isEqualTo("demo stack at 10000 GPUs: 1.20 GiB resident at peak, 1.00 GiB steady (target 1.5 GB = 1.40 GiB)");
+                .isEqualTo("demo stack at 10000 GPUs: 1.20 GiB resident at peak, 1.00 GiB steady (target 1.5 GB = 1.40 "
+                        + "GiB)");
     }
 
     @Test

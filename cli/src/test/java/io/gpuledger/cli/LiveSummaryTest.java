@@ -9,15 +9,19 @@ class LiveSummaryTest {
     /** The shape {@code GET /api/fleet} answers: totals per currency first, then by pool, team and lifecycle. */
     private static final String FLEET = """
             {"asOf":"2026-03-01T12:00:30Z","newestWindow":"2026-03-01T12:00:00Z",
-             "total":[{"key":"all","currency":"CNY","gpus":1,"costPerHour":28.5,"idleCostPerHour":0.0,"estimatedCostPerHour":0.0},
-                      {"key":"all","currency":"USD","gpus":2,"costPerHour":2.234875,"idleCostPerHour":0.5,"estimatedCostPerHour":0.0}],
-             "byPool":[{"key":"aws|us-east-1|g5.xlarge|on-demand","currency":"USD","gpus":1,"costPerHour":1.006,"idleCostPerHour":0.5,"estimatedCostPerHour":0.0}],
+             "total":[{"key":"all","currency":"CNY","gpus":1,"costPerHour":28.5,"idleCostPerHour":0.0,\
+            "estimatedCostPerHour":0.0},
+                      {"key":"all","currency":"USD","gpus":2,"costPerHour":2.234875,"idleCostPerHour":0.5,\
+            "estimatedCostPerHour":0.0}],
+             "byPool":[{"key":"aws|us-east-1|g5.xlarge|on-demand","currency":"USD","gpus":1,"costPerHour":1.006,\
+            "idleCostPerHour":0.5,"estimatedCostPerHour":0.0}],
              "byTeam":[],"byLifecycle":[]}
             """;
 
     /** {@code /api/metrics?name[]=gpuledger_recommendations_total}: the family alone. */
     private static final String COUNTS = """
-            # HELP gpuledger_recommendations_total Recommendation records published to gpu.recommendations.v1, by kind and the status they carry
+            # HELP gpuledger_recommendations_total Recommendation records published to gpu.recommendations.v1, by kind \
+            and the status they carry
             # TYPE gpuledger_recommendations_total counter
             gpuledger_recommendations_total{kind="EVACUATE",status="open"} 1.0
             gpuledger_recommendations_total{kind="RECLAIM_IDLE",status="open"} 2.0
@@ -30,13 +34,15 @@ class LiveSummaryTest {
     @Test
     void shouldSumSpendPerCurrencyAndCountRecommendationsToActOnByKindAndNameTheKindsSeen() {
         String recommendations = "[{\"schemaVersion\":1,\"id\":\"reclaim_idle:gpu:GPU-a\",\"kind\":\"RECLAIM_IDLE\","
-                + "\"target\":{\"type\":\"gpu\",\"id\":\"GPU-a\"},\"summary\":\"idle\",\"estimatedMonthlySaving\":724.3,"
+                + "\"target\":{\"type\":\"gpu\",\"id\":\"GPU-a\"},\"summary\":\"idle\","
+                        + "\"estimatedMonthlySaving\":724.3,"
                 + "\"currency\":\"USD\",\"confidence\":0.9,\"createdAt\":\"2026-03-01T12:00:00Z\","
                 + "\"expiresAt\":\"2026-03-01T12:10:00Z\",\"evidence\":{}},"
                 + "{\"schemaVersion\":1,\"id\":\"evacuate:instance:i-1\",\"kind\":\"EVACUATE\","
                 + "\"target\":{\"type\":\"instance\",\"id\":\"i-1\"},\"summary\":\"go\",\"estimatedMonthlySaving\":0,"
                 + "\"confidence\":0.95,\"createdAt\":\"2026-03-01T12:00:00Z\",\"expiresAt\":\"2026-03-01T12:02:00Z\"},"
-                + "{\"schemaVersion\":1,\"id\":\"reclaim_idle:gpu:GPU-b\",\"kind\":\"RECLAIM_IDLE\",\"status\":\"withdrawn\","
+                + "{\"schemaVersion\":1,\"id\":\"reclaim_idle:gpu:GPU-b\",\"kind\":\"RECLAIM_IDLE\","
+                        + "\"status\":\"withdrawn\","
                 + "\"target\":{\"type\":\"gpu\",\"id\":\"GPU-b\"},\"summary\":\"idle\",\"estimatedMonthlySaving\":1,"
                 + "\"confidence\":0.9,\"createdAt\":\"2026-03-01T12:00:00Z\",\"expiresAt\":\"2026-03-01T12:10:00Z\"}]";
 

@@ -35,19 +35,23 @@ class PipelineThroughputBenchIT {
                 .anyMatch(line -> line.startsWith("| copy consumer -> producer, 2nd pass (warm) | 24000 |"))
                 .anyMatch(line -> line.startsWith(
                         "| copy consumer -> producer, 3rd pass (after the pipeline) | 24000 |"))
-                .anyMatch(line -> line.startsWith("| cost engine done, in the pipeline, all records (cold start) | 24000 |"))
+                .anyMatch(line -> line.startsWith("| cost engine done, in the pipeline, all records (cold start) | "
+                        + "24000 |"))
                 .anyMatch(line -> line.startsWith("| pipeline done, all records (cold start) | 24000 |"))
                 .anyMatch(line -> line.startsWith("engine: "))
                 .anyMatch(line -> line.startsWith("alert service: "))
                 .anyMatch(line -> line.startsWith("broker: "))
                 .anyMatch(line -> line.startsWith("| 100 | 24000 | "));
-        String read = lines.stream().filter(line -> line.startsWith("the alert service read ")).findFirst().orElseThrow();
-        Matcher records = Pattern.compile("read (\\d+) records of the engine's .*gpu\\.usage\\.v1 (\\d+)").matcher(read);
+        String read = lines.stream().filter(line -> line.startsWith("the alert service read ")).findFirst()
+                .orElseThrow();
+        Matcher records = Pattern.compile("read (\\d+) records of the engine's .*gpu\\.usage\\.v1 (\\d+)")
+                .matcher(read);
         assertThat(records.find()).as(read).isTrue();
         assertThat(Long.parseLong(records.group(2))).isPositive().isLessThanOrEqualTo(Long.parseLong(records.group(1)));
         // The run's length beside the ratio: 4 simulated minutes, its warm part the samples after the warm-up
         String length = " over 4 simulated minutes, warm: the last \\d+ s";
-        assertThat(lines.get(lines.size() - 2)).matches("100 GPUs: ratio \\d+\\.\\d\\d \\(\\d+/s vs copy \\d+/s\\)" + length);
+        assertThat(lines.get(lines.size() - 2))
+                .matches("100 GPUs: ratio \\d+\\.\\d\\d \\(\\d+/s vs copy \\d+/s\\)" + length);
         assertThat(lines.get(lines.size() - 1))
                 .matches("pipeline at 100 GPUs: ratio \\d+\\.\\d\\d \\(\\d+/s vs copy \\d+/s\\)" + length);
     }

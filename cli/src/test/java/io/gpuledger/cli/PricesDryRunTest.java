@@ -35,7 +35,8 @@ class PricesDryRunTest {
     void shouldPrintEachQuoteAsOneJsonLineAndTheRejectedRowsWithTheirLinesOnStandardError() throws Exception {
         // Given a catalog with two good rows, a reserved row with an upfront fee, and a broken one
         Path catalog = Files.writeString(dir.resolve("catalog.csv"), """
-                provider,region,instance_type,gpu_model,gpu_count,lifecycle,price_per_hour,currency,valid_from,upfront_fee,term
+                provider,region,instance_type,gpu_model,gpu_count,lifecycle,price_per_hour,currency,valid_from,\
+                upfront_fee,term
                 aws,us-east-1,g5.xlarge,A10G-24GB,1,on-demand,1.006,USD,2026-01-01T00:00:00Z,,
                 aws,us-east-1,g5.xlarge,A10G-24GB,1,spot,a third,USD,2026-01-01T00:00:00Z,,
                 aws,us-east-1,g5.xlarge,A10G-24GB,1,reserved,0,USD,2026-01-01T00:00:00Z,5475,1y
@@ -92,7 +93,8 @@ class PricesDryRunTest {
         assertThat(stdout()).isEmpty();
         assertThat(stderr().lines()).containsExactly(
                 "cannot read: " + vms + ": no such file",
-                "rejected: " + catalog + " line 2: lifecycle: unknown lifecycle 'sometimes', expected one of on-demand, "
+                "rejected: " + catalog
+                        + " line 2: lifecycle: unknown lifecycle 'sometimes', expected one of on-demand, "
                         + "spot, reserved",
                 "prices: no price quote could be read from any source");
     }
@@ -101,7 +103,8 @@ class PricesDryRunTest {
         String[] args = new String[sourceOptions.length + 1];
         args[0] = "--dry-run";
         System.arraycopy(sourceOptions, 0, args, 1, sourceOptions.length);
-        return PricesCommand.run(PricesOptions.parse(args, Map.of()), new PrintStream(out, true, StandardCharsets.UTF_8),
+        return PricesCommand.run(PricesOptions.parse(args, Map.of()),
+                new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8), Clock.fixed(NOW, ZoneOffset.UTC));
     }
 
@@ -123,7 +126,8 @@ class PricesDryRunTest {
         counts.put(Fetcher.Refusal.LINK, 2L);
 
         // When the round's line is completed, Then it names the 1 + 2 = 3 refusals by reason
-        assertThat(PricesCommand.refusedSinceStart(counts)).isEqualTo("; 3 reads refused since start (deadline 1, link 2)");
+        assertThat(PricesCommand.refusedSinceStart(counts))
+                .isEqualTo("; 3 reads refused since start (deadline 1, link 2)");
         assertThat(PricesCommand.refusedSinceStart(Map.of())).isEmpty();
     }
 }

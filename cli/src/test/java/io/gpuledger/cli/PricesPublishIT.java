@@ -28,16 +28,19 @@ class PricesPublishIT {
             // Then the first run publishes every version and the second finds them all in the topic,
             // confirmed too recently to confirm them again
             assertThat(first).contains("holds 0 price versions")
-                    .contains("published " + versions + " to pricing.quotes.v1, 0 unchanged, 0 prices in force confirmed");
+                    .contains("published " + versions
+                            + " to pricing.quotes.v1, 0 unchanged, 0 prices in force confirmed");
             assertThat(second).contains("holds " + versions + " price versions")
-                    .contains("published 0 to pricing.quotes.v1, " + versions + " unchanged, 0 prices in force confirmed");
+                    .contains("published 0 to pricing.quotes.v1, " + versions
+                            + " unchanged, 0 prices in force confirmed");
         }
     }
 
     private static String run(Map<String, String> env) throws InterruptedException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = PricesCommand.run(PricesOptions.parse(new String[0], env), new PrintStream(out, true, StandardCharsets.UTF_8),
+        int exit = PricesCommand.run(PricesOptions.parse(new String[0], env),
+                new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8), Clock.systemUTC());
         assertThat(exit).isZero();
         assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();

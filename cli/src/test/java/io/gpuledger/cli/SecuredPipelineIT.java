@@ -19,7 +19,6 @@ import io.gpuledger.model.Topic;
 import io.gpuledger.model.Topics;
 import io.gpuledger.streams.CostEngineProcess;
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -177,7 +176,8 @@ class SecuredPipelineIT {
     }
 
     private void keytool(String... arguments) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool").toString()));
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool")
+                .toString()));
         command.addAll(List.of(arguments));
         Process process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(dir.resolve("keytool.log").toFile()).start();
@@ -215,12 +215,14 @@ class SecuredPipelineIT {
     private static List<AclBinding> grants() throws IOException {
         Path file = Path.of(System.getProperty("gpuledger.home", ".")).toAbsolutePath().normalize().resolve(USERS);
         List<AclBinding> grants = new ArrayList<>();
-        try (MappingIterator<JsonNode> documents = new YAMLMapper().readerFor(JsonNode.class).readValues(file.toFile())) {
+        try (MappingIterator<JsonNode> documents = new YAMLMapper().readerFor(JsonNode.class)
+                .readValues(file.toFile())) {
             for (JsonNode user : documents.readAll()) {
                 String principal = "User:" + user.at("/metadata/name").asText();
                 for (JsonNode acl : user.at("/spec/authorization/acls")) {
                     JsonNode resource = acl.get("resource");
-                    ResourcePattern pattern = new ResourcePattern(enumName(ResourceType.class, resource.get("type").asText()),
+                    ResourcePattern pattern = new ResourcePattern(enumName(ResourceType.class, resource.get("type")
+                            .asText()),
                             resource.path("name").asText("kafka-cluster"),
                             resource.path("patternType").asText("literal").equals("prefix") ? PatternType.PREFIXED
                                     : PatternType.LITERAL);

@@ -46,7 +46,8 @@ class SimulateCommandIT {
         // Given a broker with no topics yet
         try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
             DemoOptions options = SimulateCommand.parse(
-                    new String[] {"--gpus", "8", "--interval", "1", "--spot-interruptions", "0", "--price-changes", "0"},
+                    new String[] {"--gpus", "8", "--interval", "1", "--spot-interruptions", "0", "--price-changes",
+                            "0"},
                     Map.of("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers()));
             ByteArrayOutputStream out = new ByteArrayOutputStream();
 
@@ -54,7 +55,8 @@ class SimulateCommandIT {
             List<PriceQuote> catalog = PriceCatalog.loadDefault().quotes();
             Set<String> gpus = new HashSet<>();
             Map<String, List<PriceQuote>> prices = new HashMap<>();
-            try (SimulatedFleet fleet = SimulateCommand.start(options, new PrintStream(out, true, StandardCharsets.UTF_8));
+            try (SimulatedFleet fleet = SimulateCommand.start(options,
+                    new PrintStream(out, true, StandardCharsets.UTF_8));
                     KafkaConsumer<String, byte[]> consumer = consumer(kafka)) {
                 consumer.subscribe(List.of(Topics.PRICES.name(), Topics.TELEMETRY.name()));
                 Instant deadline = Instant.now().plusSeconds(60);

@@ -8,18 +8,26 @@ import org.junit.jupiter.api.Test;
 
 class ThreadCpuTest {
 
-    /** Header lines of a JDK 17 thread dump (jcmd PID Thread.print), stacks left out, thread names as the demo has them. */
+    /**
+     * Header lines of a JDK 17 thread dump (jcmd PID Thread.print), stacks left out, thread names as the demo has them.
+     */
     private static final String BEFORE = """
             2026-12-02 17:05:01
             Full thread dump OpenJDK 64-Bit Server VM (17.0.15+6-Debian-1deb12u1 mixed mode, sharing):
 
-            "main" #1 prio=5 os_prio=0 cpu=4988.98ms elapsed=192.22s tid=0x00007f9f700185f0 nid=0x479c in Object.wait()  [0x00007f9f74f1c000]
+            "main" #1 prio=5 os_prio=0 cpu=4988.98ms elapsed=192.22s tid=0x00007f9f700185f0 nid=0x479c in \
+            Object.wait()  [0x00007f9f74f1c000]
                java.lang.Thread.State: TIMED_WAITING (sleeping)
-            "C2 CompilerThread0" #7 daemon prio=9 os_prio=0 cpu=6480.37ms elapsed=192.17s tid=0x00007f9f701043b0 nid=0x47a8 waiting on condition  [0x0000000000000000]
-            "fleet-simulator" #45 daemon prio=5 os_prio=0 cpu=1000.00ms elapsed=100.00s tid=0x1 nid=0x2 waiting on condition  [0x0]
-            "kafka-producer-network-thread | demo-fleet" #46 daemon prio=5 os_prio=0 cpu=200.00ms elapsed=100.00s tid=0x1 nid=0x3 runnable  [0x0]
-            "gpu-ledger-cost-engine-61e79aaa-53cd-4951-9e98-64268d32434d-StreamThread-1" #50 prio=5 os_prio=0 cpu=3000.50ms elapsed=90.00s tid=0x1 nid=0x4 runnable  [0x0]
-            "data-plane-kafka-request-handler-0" #30 daemon prio=5 os_prio=0 cpu=700.00ms elapsed=100.00s tid=0x1 nid=0x5 runnable  [0x0]
+            "C2 CompilerThread0" #7 daemon prio=9 os_prio=0 cpu=6480.37ms elapsed=192.17s tid=0x00007f9f701043b0 \
+            nid=0x47a8 waiting on condition  [0x0000000000000000]
+            "fleet-simulator" #45 daemon prio=5 os_prio=0 cpu=1000.00ms elapsed=100.00s tid=0x1 nid=0x2 waiting on \
+            condition  [0x0]
+            "kafka-producer-network-thread | demo-fleet" #46 daemon prio=5 os_prio=0 cpu=200.00ms elapsed=100.00s \
+            tid=0x1 nid=0x3 runnable  [0x0]
+            "gpu-ledger-cost-engine-61e79aaa-53cd-4951-9e98-64268d32434d-StreamThread-1" #50 prio=5 os_prio=0 \
+            cpu=3000.50ms elapsed=90.00s tid=0x1 nid=0x4 runnable  [0x0]
+            "data-plane-kafka-request-handler-0" #30 daemon prio=5 os_prio=0 cpu=700.00ms elapsed=100.00s tid=0x1 \
+            nid=0x5 runnable  [0x0]
             "GC Thread#1" os_prio=0 cpu=140.37ms elapsed=192.08s tid=0x00007f9ee80049c0 nid=0x47af runnable
             "VM Thread" os_prio=0 cpu=29.51ms elapsed=192.71s tid=0x00007f9f700f3160 nid=0x47a2 runnable
             """;
@@ -63,6 +71,7 @@ class ThreadCpuTest {
         assertThat(ThreadCpu.alertsPart("alerts-fleet")).isEqualTo("reading the engine's topics");
         assertThat(ThreadCpu.alertsPart("executor-thread-3")).isEqualTo("HTTP (API and metrics)");
         assertThat(ThreadCpu.alertsPart("C1 CompilerThread0")).isEqualTo("JIT compiler");
-        assertThat(ThreadCpu.alertsPart("kafka-coordinator-heartbeat-thread | gpu-ledger-alerts")).isEqualTo("the rest");
+        assertThat(ThreadCpu.alertsPart("kafka-coordinator-heartbeat-thread | gpu-ledger-alerts"))
+                .isEqualTo("the rest");
     }
 }

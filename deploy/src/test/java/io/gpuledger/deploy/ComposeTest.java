@@ -66,7 +66,8 @@ class ComposeTest {
             if (matcher.matches()) {
                 assertThat(matcher.group(1)).as(service.getKey())
                         .isIn("gpu-ledger-agent", "gpu-ledger-engine", "gpu-ledger-alerts");
-                assertThat(matcher.group(2)).as(service.getKey() + " defaults to this build's version").isEqualTo(version);
+                assertThat(matcher.group(2)).as(service.getKey() + " defaults to this build's version")
+                        .isEqualTo(version);
             } else if (image.startsWith("apache/kafka:")) {
                 assertThat(image).isEqualTo("apache/kafka:" + System.getProperty("kafka.version", "4.1.2"));
             } else {
@@ -192,7 +193,8 @@ class ComposeTest {
 
     @Test
     void shouldScrapeTheAlertServiceAndAlertThroughTheStacksAlertmanager() throws IOException {
-        JsonNode prometheus = new YAMLMapper().readTree(RepositoryFiles.resolve("deploy/compose/prometheus.yml").toFile());
+        JsonNode prometheus = new YAMLMapper()
+                .readTree(RepositoryFiles.resolve("deploy/compose/prometheus.yml").toFile());
         List<String> targets = new ArrayList<>();
         for (JsonNode job : prometheus.get("scrape_configs")) {
             job.at("/static_configs/0/targets").forEach(target -> targets.add(target.asText()));
@@ -200,7 +202,8 @@ class ComposeTest {
         assertThat(targets).contains("alerts:8080");
         for (String target : targets) {
             String host = target.split(":")[0];
-            assertThat(host.equals("localhost") || services.has(host)).as(target + " is a service of the stack").isTrue();
+            assertThat(host.equals("localhost") || services.has(host)).as(target + " is a service of the stack")
+                    .isTrue();
         }
         assertThat(prometheus.at("/alerting/alertmanagers/0/static_configs/0/targets/0").asText())
                 .isEqualTo("alertmanager:9093");
@@ -213,9 +216,11 @@ class ComposeTest {
         JsonNode agent = services.get("agent");
         List<String> secrets = names(agent.get("secrets"));
         assertThat(secrets).containsExactly("agent-token");
-        assertThat(agent.at("/environment/GPULEDGER_PROGRESS_TOKEN_FILE").asText()).isEqualTo("/run/secrets/agent-token");
+        assertThat(agent.at("/environment/GPULEDGER_PROGRESS_TOKEN_FILE").asText())
+                .isEqualTo("/run/secrets/agent-token");
         assertThat(compose.at("/secrets/agent-token/file").asText()).endsWith("./agent-token}");
-        assertThat(names(agent.get("environment"))).noneMatch(name -> name.contains("TOKEN") && !name.endsWith("_FILE"));
+        assertThat(names(agent.get("environment")))
+                .noneMatch(name -> name.contains("TOKEN") && !name.endsWith("_FILE"));
     }
 
     /** The alert service's write token is a file of a secret, as the agent's, never a variable. */
@@ -242,7 +247,8 @@ class ComposeTest {
                         assertThat(name).as(service.getKey() + ": a file's name only").endsWith("FILE");
                         assertThat(value).as(service.getKey() + ": " + name).startsWith("/run/secrets/");
                     }
-                    assertThat(value).as(service.getKey() + ": " + name + " takes no secret from the host's environment")
+                    assertThat(value)
+                            .as(service.getKey() + ": " + name + " takes no secret from the host's environment")
                             .doesNotContainPattern("(?i)\\$\\{[^}]*(token|secret|password)");
                 }));
     }

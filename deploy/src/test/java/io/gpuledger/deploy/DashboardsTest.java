@@ -52,7 +52,9 @@ class DashboardsTest {
     static final Map<String, String> FILTERS = orderedMap("provider", "provider", "region", "region",
             "pool", "instance_type", "team", "team", "job", "job_id");
 
-    /** The recording rules of deploy/prometheus/rules/recording.yml a dashboard may read, with the labels each keeps. */
+    /**
+     * The recording rules of deploy/prometheus/rules/recording.yml a dashboard may read, with the labels each keeps.
+     */
     static final Map<String, Set<String>> RECORDING_RULES = Map.of(
             "gpuledger:cost_per_hour:sum", Set.of("currency"),
             "gpuledger:cost_per_hour:sum_by_provider", Set.of("provider", "currency"),

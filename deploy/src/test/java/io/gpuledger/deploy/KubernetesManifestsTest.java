@@ -63,7 +63,8 @@ class KubernetesManifestsTest {
             assertThat(topic.at("/spec/partitions").asInt()).as(name(topic)).isPositive();
             assertThat(topic.at("/spec/replicas").asInt()).as(name(topic)).isEqualTo(3);
             Map<String, String> config = new TreeMap<>();
-            topic.at("/spec/config").fields().forEachRemaining(entry -> config.put(entry.getKey(), entry.getValue().asText()));
+            topic.at("/spec/config").fields()
+                    .forEachRemaining(entry -> config.put(entry.getKey(), entry.getValue().asText()));
             String name = topic.at("/spec/topicName").asText(topic.at("/metadata/name").asText());
             rendered.put(name, config);
         }
@@ -85,7 +86,8 @@ class KubernetesManifestsTest {
         assertThat(kafka.at("/spec/kafka/version").asText()).isEqualTo(System.getProperty("kafka.version", "4.1.2"));
         assertThat(kafka.at("/spec/kafka/config/auto.create.topics.enable").asBoolean(true)).isFalse();
         JsonNode pool = one(documents, "KafkaNodePool");
-        assertThat(pool.at("/metadata/labels/strimzi.io~1cluster").asText()).isEqualTo(kafka.at("/metadata/name").asText());
+        assertThat(pool.at("/metadata/labels/strimzi.io~1cluster").asText())
+                .isEqualTo(kafka.at("/metadata/name").asText());
         assertThat(names(pool.at("/spec/roles"))).containsExactlyInAnyOrder("controller", "broker");
         // The one listener: TLS with SCRAM, behind ACLs
         JsonNode listeners = kafka.at("/spec/kafka/listeners");
@@ -104,7 +106,8 @@ class KubernetesManifestsTest {
         JsonNode agent = one(render("deploy/k8s"), "DaemonSet");
         JsonNode pod = agent.at("/spec/template/spec");
         assertThat(pod.at("/nodeSelector/nvidia.com~1gpu.present").asText()).isEqualTo("true");
-        assertThat(pod.get("tolerations")).anySatisfy(t -> assertThat(t.get("key").asText()).isEqualTo("nvidia.com/gpu"));
+        assertThat(pod.get("tolerations"))
+                .anySatisfy(t -> assertThat(t.get("key").asText()).isEqualTo("nvidia.com/gpu"));
         JsonNode container = pod.at("/containers/0");
         assertThat(container.at("/resources/limits").has("nvidia.com/gpu")).isFalse();
         assertThat(env(agent)).containsEntry("NVIDIA_VISIBLE_DEVICES", "all");
@@ -141,9 +144,11 @@ class KubernetesManifestsTest {
         JsonNode alerts = named(render("deploy/k8s"), "Deployment", "gpu-ledger-alerts");
         Map<String, String> env = env(alerts);
         List<String> variables = new ArrayList<>();
-        alerts.at("/spec/template/spec/containers/0/env").forEach(variable -> variables.add(variable.get("name").asText()));
+        alerts.at("/spec/template/spec/containers/0/env")
+                .forEach(variable -> variables.add(variable.get("name").asText()));
         assertThat(variables).doesNotContain("GPULEDGER_WEBHOOKS_FINANCE_URL", "GPULEDGER_WEBHOOKS_FINANCE_SECRET");
-        for (String variable : List.of("GPULEDGER_WEBHOOKS_FINANCE_URL_FILE", "GPULEDGER_WEBHOOKS_FINANCE_SECRET_FILE")) {
+        for (String variable
+                : List.of("GPULEDGER_WEBHOOKS_FINANCE_URL_FILE", "GPULEDGER_WEBHOOKS_FINANCE_SECRET_FILE")) {
             assertThat(env).as(variable).containsKey(variable);
             JsonNode volume = secretVolumeHolding(alerts, env.get(variable));
             assertThat(volume.at("/secret/secretName").asText()).as(variable).isEqualTo("gpu-ledger-webhooks");
@@ -209,7 +214,8 @@ class KubernetesManifestsTest {
             assertThat(env).as(name(workload)).containsEntry("GPULEDGER_KAFKA_SECURITY_PROTOCOL", "SASL_SSL")
                     .containsEntry("GPULEDGER_KAFKA_SASL_MECHANISM", "SCRAM-SHA-512")
                     .doesNotContainKey("GPULEDGER_KAFKA_SASL_JAAS_CONFIG");
-            JsonNode userVolume = secretVolumeHolding(workload, env.get("GPULEDGER_KAFKA_SETTINGS_DIR") + "/sasl.jaas.config");
+            JsonNode userVolume = secretVolumeHolding(workload, env.get("GPULEDGER_KAFKA_SETTINGS_DIR")
+                    + "/sasl.jaas.config");
             assertThat(userVolume.at("/secret/items")).as(name(workload) + ": the JAAS line alone").hasSize(1);
             assertThat(userVolume.at("/secret/defaultMode").asInt()).isEqualTo(0440);
             used.add(userVolume.at("/secret/secretName").asText());
@@ -286,7 +292,8 @@ class KubernetesManifestsTest {
         while (quoted.find()) {
             String name = quoted.group(1);
             if (name.startsWith("*")) {
-                Topics.ALL.stream().map(Topic::name).filter(topic -> topic.endsWith(name.substring(1))).forEach(names::add);
+                Topics.ALL.stream().map(Topic::name).filter(topic -> topic.endsWith(name.substring(1)))
+                        .forEach(names::add);
             } else {
                 names.add(name);
             }
@@ -342,7 +349,8 @@ class KubernetesManifestsTest {
         assertThat(container.at("/livenessProbe/httpGet/path").asText()).isEqualTo("/q/health/live");
         JsonNode service = named(documents, "Service", "gpu-ledger-alerts");
         service.at("/spec/selector").fields().forEachRemaining(label -> assertThat(
-                alerts.at("/spec/template/metadata/labels").path(label.getKey()).asText()).isEqualTo(label.getValue().asText()));
+                alerts.at("/spec/template/metadata/labels").path(label.getKey()).asText())
+                        .isEqualTo(label.getValue().asText()));
         assertThat(service.at("/spec/ports/0/targetPort").asText()).isEqualTo(container.at("/ports/0/name").asText());
         JsonNode monitor = one(documents, "ServiceMonitor");
         assertThat(monitor.get("apiVersion").asText()).isEqualTo("monitoring.coreos.com/v1");
@@ -418,12 +426,14 @@ class KubernetesManifestsTest {
         Path dir = RepositoryFiles.resolve("grafana/dashboards");
         if (Files.isDirectory(dir)) {
             try (Stream<Path> files = Files.list(dir)) {
-                files.map(file -> file.getFileName().toString()).filter(name -> name.endsWith(".json")).forEach(shipped::add);
+                files.map(file -> file.getFileName().toString()).filter(name -> name.endsWith(".json"))
+                        .forEach(shipped::add);
             }
         }
         TreeSet<String> inConfigMap = new TreeSet<>();
         dashboards.path("data").fieldNames().forEachRemaining(inConfigMap::add);
-        assertThat(inConfigMap).as("grafana/kustomization.yaml lists every grafana/dashboards/*.json").isEqualTo(shipped);
+        assertThat(inConfigMap).as("grafana/kustomization.yaml lists every grafana/dashboards/*.json")
+                .isEqualTo(shipped);
     }
 
     @Test

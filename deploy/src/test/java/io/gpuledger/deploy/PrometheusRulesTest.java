@@ -41,7 +41,8 @@ class PrometheusRulesTest {
     private static final String RUNBOOKS = "deploy/prometheus/README.md";
     private static final String CATALOGUE = "alerts/src/main/resources/io/gpuledger/alerts/metrics/catalogue.tsv";
     /** The cost engine's own families, on its own /metrics. */
-    private static final String ENGINE_CATALOGUE = "streams/src/main/resources/io/gpuledger/streams/metrics/catalogue.tsv";
+    private static final String ENGINE_CATALOGUE =
+            "streams/src/main/resources/io/gpuledger/streams/metrics/catalogue.tsv";
 
     /** Series the Grafana dashboards read: renaming one breaks them. */
     private static final List<String> DASHBOARD_SERIES = List.of(

@@ -57,7 +57,8 @@ class SbomIT {
     private static Path sbomOf(String module) {
         Path bom = RepositoryFiles.resolve(module + "/target/bom.json");
         if (!Files.isRegularFile(bom)) {
-            assumeTrue(!"offline=true".equals(System.getProperty("gpuledger.build")), bom + " is missing: the CycloneDX plugin "
+            assumeTrue(!"offline=true".equals(System.getProperty("gpuledger.build")), bom
+                    + " is missing: the CycloneDX plugin "
                     + "is skipped in an offline build (-o); build online to make the SBOMs");
             assertThat(bom).as("written by the package phase of " + module).isRegularFile();
         }

@@ -50,6 +50,7 @@ public record CapacityEvent(
      * id, where it gives one) is the same notice, however often it is seen.
      */
     public static String idOf(String provider, String instanceId, CapacityEventKind kind, String noticeIdentity) {
-        return provider + ":" + instanceId + ":" + kind.name().toLowerCase(java.util.Locale.ROOT) + ":" + noticeIdentity;
+        return provider + ":" + instanceId + ":" + kind.name().toLowerCase(java.util.Locale.ROOT) + ":"
+                + noticeIdentity;
     }
 }

@@ -13,7 +13,8 @@ import java.util.Map;
  * {@code id} is derived from the kind, the subject and the window only, so one anomaly is one id
  * however often it is detected (and is delivered to a webhook once).
  *
- * @param dimension     what {@code subject} is: {@code team}, {@code job}, {@code pool}, {@code project}, {@code offer} or {@code gpu}
+ * @param dimension     what {@code subject} is: {@code team}, {@code job}, {@code pool}, {@code project}, {@code offer}
+ * or {@code gpu}
  * @param measure       what {@code expected} and {@code actual} measure, in words ({@code spend per hour},
  *                      {@code month-end spend}, {@code price per instance-hour}, {@code cost per 1M tokens})
  * @param impact        actual − expected, in {@code currency}, in the unit of {@code measure}
@@ -83,7 +84,9 @@ public record CostAnomaly(
         evidence = evidence == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(evidence));
     }
 
-    /** The deterministic id of an anomaly of {@code kind} for a subject, in the window starting at {@code windowStart}. */
+    /**
+     * The deterministic id of an anomaly of {@code kind} for a subject, in the window starting at {@code windowStart}.
+     */
     public static String idFor(AnomalyKind kind, String dimension, String subject, Instant windowStart) {
         return kind.name().toLowerCase(Locale.ROOT) + ":" + dimension + ":" + subject + ":" + windowStart;
     }

@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Converts prices into the reporting currency, so that every amount the engine publishes is in
  * one currency and can be added up, and gives the rate between any two currencies, so that the
- * alert service's rules compare offers quoted in different ones at the engine's rates. Rates are a dated table of US dollars per unit of each
- * currency, versioned like prices: each row holds from its date until the next row of its
+ * alert service's rules compare offers quoted in different ones at the engine's rates. Rates are a dated table of US
+ * dollars per unit of each currency, versioned like prices: each row holds from its date until the next row of its
  * currency, and an amount is converted at the rates in force at its time (a currency's first row
  * also holds before its date, so history older than the table is still converted). Conversion
  * goes through the dollar. A price in a currency the table lacks is not guessed: the sample is
@@ -40,7 +40,10 @@ public final class CurrencyRates {
     /** Valid from the beginning of time: a row without a date. */
     public static final long ALWAYS = Long.MIN_VALUE;
 
-    /** One row of the table: from {@code validFrom} (epoch millis) on, a unit of {@code currency} is worth {@code usdPerUnit}. */
+    /**
+     * One row of the table: from {@code validFrom} (epoch millis) on, a unit of {@code currency} is worth
+     * {@code usdPerUnit}.
+     */
     public record Rate(long validFrom, String currency, double usdPerUnit) {
     }
 
@@ -214,7 +217,8 @@ public final class CurrencyRates {
                 rates.add(new Rate(validFrom, Check.currency("currency", cells[at].strip()), rate));
             } catch (RuntimeException e) {
                 throw new IllegalArgumentException(origin + " line " + number
-                        + ": expected VALID_FROM,CURRENCY,USD_PER_UNIT (or CURRENCY,USD_PER_UNIT), got '" + trimmed + "'");
+                        + ": expected VALID_FROM,CURRENCY,USD_PER_UNIT (or CURRENCY,USD_PER_UNIT), got '" + trimmed
+                                + "'");
             }
         }
         return rates;

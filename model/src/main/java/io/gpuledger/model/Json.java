@@ -2,10 +2,10 @@ package io.gpuledger.model;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.core.StreamWriteFeature;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.StreamWriteFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonMappingException;
@@ -13,8 +13,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
-import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -140,7 +140,8 @@ public final class Json {
                 // A record constructor rejected a value; keep its field path, prefixed by nesting.
                 String outer = parentPath(e);
                 String field = outer.equals(ROOT) ? invalid.field() : outer + "." + invalid.field();
-                return new InvalidRecordException(field, invalid.getMessage().substring(invalid.field().length() + 2), e);
+                return new InvalidRecordException(field, invalid.getMessage().substring(invalid.field().length() + 2),
+                        e);
             }
         }
         String field = e instanceof JsonMappingException mapping ? path(mapping) : parserPath(e);

@@ -64,7 +64,10 @@ public final class RecordJson<T extends Record> {
     private final Map<String, Integer> positions;
     /** By position: whether databind passes null when the component is missing (a reference, not required). */
     private final boolean[] omissible;
-    /** By position: what databind passes for the component when it is missing (null, or 0 for an {@link #emptyWhenAbsent} number). */
+    /**
+     * By position: what databind passes for the component when it is missing (null, or 0 for an
+     * {@link #emptyWhenAbsent} number).
+     */
     private final Object[] absent;
     private final ValueReader[] values;
 

@@ -285,7 +285,8 @@ public final class TelemetryJson {
                 power *= 10;
             }
             for (int i = 0; i < FIELDS.size(); i++) {
-                NAMES[i] = ((i == 0 ? "{" : ",") + "\"" + FIELDS.get(i).name() + "\":").getBytes(StandardCharsets.US_ASCII);
+                NAMES[i] = ((i == 0 ? "{" : ",") + "\"" + FIELDS.get(i).name() + "\":")
+                        .getBytes(StandardCharsets.US_ASCII);
             }
         }
 
@@ -376,7 +377,9 @@ public final class TelemetryJson {
             return text;
         }
 
-        /** The value of a field of {@code type} from {@code json[start, end)}, or null when the parser must judge it. */
+        /**
+         * The value of a field of {@code type} from {@code json[start, end)}, or null when the parser must judge it.
+         */
         private static Object value(Class<?> type, byte[] json, int start, int end) {
             if (type == int.class) {
                 int index = 0;

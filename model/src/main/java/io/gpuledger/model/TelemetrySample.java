@@ -72,7 +72,8 @@ public record TelemetrySample(
         Check.optionalRatio("gpuUtilization", gpuUtilization);
         Check.optionalNonNegative("powerWatts", powerWatts);
         if (powerWatts != null && powerWatts > MAX_POWER_WATTS) {
-            throw new InvalidRecordException("powerWatts", "must be at most " + MAX_POWER_WATTS + ", was " + powerWatts);
+            throw new InvalidRecordException("powerWatts", "must be at most " + MAX_POWER_WATTS + ", was "
+                    + powerWatts);
         }
         Check.optionalNonNegative("memoryUsedBytes", memoryUsedBytes);
         Check.optionalNonNegative("nvlinkTxBytesPerSecond", nvlinkTxBytesPerSecond);

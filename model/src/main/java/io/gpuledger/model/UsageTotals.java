@@ -128,7 +128,8 @@ public record UsageTotals(
         return new UsageTotals(samples + other.samples, gpuSeconds + other.gpuSeconds,
                 unpricedSeconds + other.unpricedSeconds, stalePricedSeconds + other.stalePricedSeconds,
                 cost + other.cost, idleSeconds + other.idleSeconds,
-                idleCost + other.idleCost, unmonitoredSeconds + other.unmonitoredSeconds, smActive.plus(other.smActive), smOccupancy.plus(other.smOccupancy),
+                idleCost + other.idleCost, unmonitoredSeconds + other.unmonitoredSeconds, smActive.plus(other.smActive),
+                        smOccupancy.plus(other.smOccupancy),
                 dramActive.plus(other.dramActive), tensorActive.plus(other.tensorActive),
                 powerWatts.plus(other.powerWatts), energyKwh + other.energyKwh, nvlinkBytes + other.nvlinkBytes,
                 unmonitoredCost + other.unmonitoredCost);

@@ -16,7 +16,8 @@ class JsonStrictTest {
 
     @Test
     void shouldReadWhatTheContractWritesAsTheLenientReaderDoes() {
-        String json = "{\"name\": \"a\", \"count\": 3, \"amount\": 2, \"flag\": true, \"at\": \"2026-03-01T12:00:00Z\"}";
+        String json = "{\"name\": \"a\", \"count\": 3, \"amount\": 2, \"flag\": true, \"at\": "
+                + "\"2026-03-01T12:00:00Z\"}";
 
         Body strict = Json.readStrict(bytes(json), Body.class);
 

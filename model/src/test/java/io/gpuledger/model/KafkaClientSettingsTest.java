@@ -42,7 +42,8 @@ class KafkaClientSettingsTest {
     @Test
     void shouldRefuseAnythingButSecuritySettingsNamingWhereItCameFrom() throws Exception {
         assertThatThrownBy(() -> KafkaClientSettings.read(Map.of("GPULEDGER_KAFKA_ACKS", "1")))
-                .hasMessageContaining("GPULEDGER_KAFKA_ACKS").hasMessageContaining("'acks' is not a Kafka security setting");
+                .hasMessageContaining("GPULEDGER_KAFKA_ACKS")
+                        .hasMessageContaining("'acks' is not a Kafka security setting");
         Path file = dir.resolve("bad.properties");
         Files.writeString(file, "isolation.level=read_uncommitted\n");
         assertThatThrownBy(() -> KafkaClientSettings.read(Map.of(KafkaClientSettings.FILE_VARIABLE, file.toString())))
@@ -77,7 +78,8 @@ class KafkaClientSettingsTest {
         assertThat(settings).containsExactlyInAnyOrderEntriesOf(Map.of(
                 "security.protocol", "SASL_SSL",
                 "sasl.mechanism", "SCRAM-SHA-512",
-                "sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"a\" password=\"b\";"));
+                "sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"a\" "
+                        + "password=\"b\";"));
     }
 
     @Test

@@ -140,7 +140,9 @@ class RecordJsonTest {
         }
     }
 
-    /** Databind reads the JSON literal null as no record at all, which a caller would fail on instead of refusing it. */
+    /**
+     * Databind reads the JSON literal null as no record at all, which a caller would fail on instead of refusing it.
+     */
     @Test
     void shouldRefuseJsonNullAsDatabindDoes() {
         byte[] json = "null".getBytes(StandardCharsets.UTF_8);
@@ -254,7 +256,8 @@ class RecordJsonTest {
         }
         double step = 0.5 + random.nextDouble() * 10;
         return new JobProgress("job-" + i, i % 4 == 0 ? null : "team-" + i, "node-" + i, "i-" + i,
-                i % 3 == 1 ? null : i % 8, i % 11 == 0 ? null : gpus, T0.plusMillis(1_000L * i + (i % 3 == 0 ? 250 : 0)), 10,
+                i % 3 == 1 ? null : i % 8, i % 11 == 0 ? null : gpus,
+                        T0.plusMillis(1_000L * i + (i % 3 == 0 ? 250 : 0)), 10,
                 random.nextDouble() * 1e6, i % 2 == 0 ? "tokens" : "samples", random.nextInt(1_000),
                 i % 5 == 0 ? null : step, i % 5 == 0 ? null : step * random.nextDouble(), i % 3 == 0 ? null : 4.2e9,
                 i % 6 == 0 ? null : new JobTraits(i % 4 == 0 ? null : "llama-7b", i % 2 == 0, 1800.0, null));

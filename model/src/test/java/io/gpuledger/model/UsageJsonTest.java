@@ -28,7 +28,8 @@ class UsageJsonTest {
         Random random = new Random(11);
         for (int i = 0; i < 500; i++) {
             GpuUsage usage = usage(random, i);
-            UsageRollup rollup = new UsageRollup(UsageRollup.Dimension.values()[i % UsageRollup.Dimension.values().length], "id-" + i + "|\"q\"",
+            UsageRollup rollup = new UsageRollup(UsageRollup.Dimension.values()[i % UsageRollup.Dimension.values()
+                    .length], "id-" + i + "|\"q\"",
                     usage.windowStart(), usage.windowEnd(), "EUR", i, i % 9 == 0 ? i * 3.0 / 7 : null,
                     usage.totals());
             assertSameDocument(UsageJson.write(rollup), Json.write(rollup));
@@ -94,7 +95,8 @@ class UsageJsonTest {
         }
         TelemetrySample built = sample.build();
         Double price = i % 6 == 0 ? null : random.nextDouble() * 98.32;
-        GpuUsage usage = GpuUsage.empty(built, start, start.plusSeconds(60), "USD").add(built, price).add(built, 1e-300);
+        GpuUsage usage = GpuUsage.empty(built, start, start.plusSeconds(60), "USD").add(built, price)
+                .add(built, 1e-300);
         UsageTotals charged = i % 4 == 1 ? usage.totals().add(built, 1.5, true) : usage.totals();
         int unmonitored = i % 10 == 0 ? random.nextInt(60) : 0;
         UsageTotals totals = charged.plusUnmonitored(unmonitored, unmonitored * random.nextDouble() / 60);

@@ -1,10 +1,10 @@
 package io.gpuledger.streams;
 
+import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.KafkaClientSettings;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.streams.cost.CostSettings;
 import io.gpuledger.streams.deadletter.DeadLetterHandler;
-import io.gpuledger.model.CurrencyRates;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Properties;

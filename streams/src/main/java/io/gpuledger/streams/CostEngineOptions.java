@@ -142,7 +142,8 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                 blank(commitInterval) ? CostEngineConfig.DEFAULT_COMMIT_INTERVAL
                         : seconds("--commit-interval", commitInterval, 1, MAX_COMMIT_INTERVAL),
                 blank(grace) ? DEFAULT_GRACE : seconds("--grace", grace, 0, MAX_GRACE),
-                blank(priceMaxAge) ? DEFAULT_PRICE_MAX_AGE : Duration.ofSeconds(positive("--price-max-age", priceMaxAge)),
+                blank(priceMaxAge) ? DEFAULT_PRICE_MAX_AGE
+                        : Duration.ofSeconds(positive("--price-max-age", priceMaxAge)),
                 blank(maxAhead) ? CostEngineConfig.DEFAULT_MAX_AHEAD
                         : seconds("--max-ahead", maxAhead, 1, ParseOrReject.MAX_AHEAD),
                 blank(ratesFile) ? Optional.empty() : Optional.of(Path.of(ratesFile)),

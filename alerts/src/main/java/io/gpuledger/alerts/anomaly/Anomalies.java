@@ -20,7 +20,8 @@ final class Anomalies {
      * delivers an id once); the severity tells the two apart while the window still ties them.
      */
     static String id(AnomalyKind kind, String dimension, String subject, Instant windowStart, Severity severity) {
-        return CostAnomaly.idFor(kind, dimension, subject, windowStart) + ":" + severity.name().toLowerCase(Locale.ROOT);
+        return CostAnomaly.idFor(kind, dimension, subject, windowStart) + ":" + severity.name()
+                .toLowerCase(Locale.ROOT);
     }
 
     /** What one detection found; the anomaly's id, impact and percentage follow from it. */

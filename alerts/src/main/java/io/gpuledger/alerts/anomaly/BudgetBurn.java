@@ -130,7 +130,8 @@ public final class BudgetBurn {
         if (!burn.exceeded && burn.monthToDate > budget.amount()) {
             burn.exceeded = true;
             burn.warned = true;
-            return Optional.of(anomaly(budget, burn, Severity.CRITICAL, burn.monthToDate, minute, hoursLeft, detectedAt));
+            return Optional.of(anomaly(budget, burn, Severity.CRITICAL, burn.monthToDate, minute, hoursLeft,
+                    detectedAt));
         }
         if (!burn.warned && burn.rateMinutes >= settings.warmUpMinutes() && forecast > budget.amount()) {
             burn.warned = true;

@@ -112,7 +112,8 @@ public final class CostPerThroughputDetector {
         return staleMinutes;
     }
 
-    private Optional<CostAnomaly> judge(Series one, JobEconomics minute, String unit, double value, Instant detectedAt) {
+    private Optional<CostAnomaly> judge(Series one, JobEconomics minute, String unit, double value,
+            Instant detectedAt) {
         RobustBaseline baseline = one.baseline;
         if (!baseline.ready()) {
             return Optional.empty();

@@ -163,9 +163,11 @@ public final class SpendRateDetector {
     private static String summary(Finding finding, Cause cause) {
         String currency = finding.currency();
         String text = finding.dimension() + " " + finding.subject() + " spends " + Anomalies.money(finding.actual())
-                + " " + currency + "/h, " + Anomalies.above(finding.expected(), finding.actual()) + " its usual " + Anomalies.money(finding.expected())
+                + " " + currency + "/h, " + Anomalies.above(finding.expected(), finding.actual()) + " its usual "
+                        + Anomalies.money(finding.expected())
                 + " " + currency + "/h";
         return cause == null ? text
-                : text + "; " + cause.dimension() + " " + cause.id() + " accounts for " + Anomalies.percent(cause.share() * 100);
+                : text + "; " + cause.dimension() + " " + cause.id() + " accounts for "
+                        + Anomalies.percent(cause.share() * 100);
     }
 }

@@ -37,7 +37,8 @@ public class AnomalyResource {
                     schema = @Schema(implementation = CostAnomaly.class, type = SchemaType.ARRAY)))
     @APIResponse(responseCode = "400", description = "an unknown kind")
     public String list(
-            @Parameter(description = "only this kind: SPEND_RATE, BUDGET_BURN, PRICE_SPIKE, COST_PER_THROUGHPUT or GPU_DARK")
+            @Parameter(description = "only this kind: SPEND_RATE, BUDGET_BURN, PRICE_SPIKE, COST_PER_THROUGHPUT or "
+                    + "GPU_DARK")
             @QueryParam("kind") String kind,
             @Parameter(description = "only this dimension: team, job, pool, project, offer or gpu")
             @QueryParam("dimension") String dimension,
@@ -45,7 +46,8 @@ public class AnomalyResource {
             @QueryParam("subject") String subject) {
         Predicate<CostAnomaly> filter = a -> true;
         if (kind != null && !kind.isBlank()) {
-            AnomalyKind wanted = Problems.parse(() -> AnomalyKind.valueOf(kind.trim().toUpperCase(java.util.Locale.ROOT)), "kind", kind);
+            AnomalyKind wanted = Problems.parse(() ->
+                    AnomalyKind.valueOf(kind.trim().toUpperCase(java.util.Locale.ROOT)), "kind", kind);
             filter = filter.and(a -> a.kind() == wanted);
         }
         if (dimension != null && !dimension.isBlank()) {

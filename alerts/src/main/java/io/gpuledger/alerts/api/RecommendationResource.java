@@ -52,7 +52,8 @@ public class RecommendationResource {
             @QueryParam("status") String status) {
         Predicate<Recommendation> filter = r -> true;
         if (kind != null && !kind.isBlank()) {
-            RecommendationKind wanted = Problems.parse(() -> RecommendationKind.valueOf(kind.trim().toUpperCase(java.util.Locale.ROOT)),
+            RecommendationKind wanted = Problems.parse(() ->
+                    RecommendationKind.valueOf(kind.trim().toUpperCase(java.util.Locale.ROOT)),
                     "kind", kind);
             filter = filter.and(r -> r.kind() == wanted);
         }

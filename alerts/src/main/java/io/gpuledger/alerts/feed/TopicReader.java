@@ -15,8 +15,8 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -53,7 +53,9 @@ public final class TopicReader {
         Instant handle(ConsumerRecord<String, byte[]> record);
     }
 
-    /** How long a reader waits before reading again after a failure: {@code first}, doubled each time up to {@code max}. */
+    /**
+     * How long a reader waits before reading again after a failure: {@code first}, doubled each time up to {@code max}.
+     */
     public record Backoff(Duration first, Duration max) {
         public static final Backoff DEFAULT = new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(30));
     }

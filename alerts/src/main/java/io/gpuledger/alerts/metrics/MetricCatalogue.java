@@ -38,13 +38,17 @@ public final class MetricCatalogue {
     /** One family: what a scraper sees under {@code name}. */
     public record Family(String name, Type type, String unit, List<String> labels, String help) {
 
-        /** A gauge of this family with {@code tags} (exactly the family's labels), reading {@code fn} of {@code obj}. */
+        /**
+         * A gauge of this family with {@code tags} (exactly the family's labels), reading {@code fn} of {@code obj}.
+         */
         public <T> Gauge gauge(MeterRegistry registry, Tags tags, T obj, ToDoubleFunction<T> fn) {
             expect(Type.GAUGE, tags);
             return Gauge.builder(name, obj, fn).description(help).tags(tags).strongReference(true).register(registry);
         }
 
-        /** A counter of this family; Micrometer's Prometheus naming adds the {@code _total} that the catalogue shows. */
+        /**
+         * A counter of this family; Micrometer's Prometheus naming adds the {@code _total} that the catalogue shows.
+         */
         public Counter counter(MeterRegistry registry, Tags tags) {
             expect(Type.COUNTER, tags);
             return Counter.builder(meterName()).description(help).tags(tags).register(registry);

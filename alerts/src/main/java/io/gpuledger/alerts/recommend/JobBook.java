@@ -30,8 +30,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>The cost engine re-sends a job's minute as its samples and reports arrive, each time with its
  * figures so far; a minute is taken once it is final, when the job has a minute two minutes newer
- * ({@link FinalWindows}), in its last version, with the last version of its roll-up. A picture is taken only of a job followed for the
- * whole period asked for. Jobs not heard of for {@code staleAfter} are forgotten. How long each job
+ * ({@link FinalWindows}), in its last version, with the last version of its roll-up. A picture is taken only of a job
+ * followed for the whole period asked for. Jobs not heard of for {@code staleAfter} are forgotten. How long each job
  * ran over a longer look-back, which a picture carries, is kept in {@link JobHours}.
  *
  * <p>Fed by one reader; {@link #sweep} may run on another thread.

@@ -24,7 +24,8 @@ import java.time.Instant;
  * @param smActive                   mean SM activity of its GPUs over the window, 0–1
  * @param dramActive                 mean DRAM (memory interface) activity over the window, 0–1;
  *                                   null where the GPUs' agent cannot read it (nvidia-smi has no such field)
- * @param unit                       what its work is counted in ({@code tokens}, {@code samples}); null when none reported
+ * @param unit                       what its work is counted in ({@code tokens}, {@code samples}); null when none
+ * reported
  * @param workUnitsPerHour           units of work it does per hour over all its GPUs; null when none reported
  * @param costPerMillionUnits        cost of a million units over the window; null when none reported
  * @param communicationOverheadRatio exposed communication time ÷ step time, 0–1; null when not reported

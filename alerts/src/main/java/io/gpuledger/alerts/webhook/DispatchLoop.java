@@ -27,9 +27,7 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
@@ -150,7 +148,8 @@ final class DispatchLoop implements ConsumerRebalanceListener {
             commitSettled();
             clean = true;
         } catch (RuntimeException e) {
-            LOG.error("webhook dispatcher stopped on an unexpected error; undelivered anomalies are sent after a restart", e);
+            LOG.error("webhook dispatcher stopped on an unexpected error; undelivered anomalies are sent after a "
+                    + "restart", e);
         } finally {
             // Closing the consumer revokes its partitions; past a failure nothing more may be committed.
             closing = true;
@@ -203,7 +202,8 @@ final class DispatchLoop implements ConsumerRebalanceListener {
 
     private CostAnomaly read(ConsumerRecord<String, byte[]> record) {
         try {
-            CostAnomaly anomaly = Topics.COST_ANOMALIES.valueSerde().deserializer().deserialize(ANOMALIES, record.value());
+            CostAnomaly anomaly = Topics.COST_ANOMALIES.valueSerde().deserializer()
+                    .deserialize(ANOMALIES, record.value());
             if (anomaly != null) {
                 return anomaly;
             }

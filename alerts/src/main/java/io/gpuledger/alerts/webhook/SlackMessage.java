@@ -50,7 +50,10 @@ final class SlackMessage {
         return Json.write(message);
     }
 
-    /** One line, plain: {@code CRITICAL spend rate anomaly, team ml: 512.40 USD against 120.00 USD expected (+392.40 USD, +327.0%)}. */
+    /**
+     * One line, plain: {@code CRITICAL spend rate anomaly, team ml: 512.40 USD against 120.00 USD expected (+392.40
+     * USD, +327.0%)}.
+     */
     static String fallback(CostAnomaly anomaly) {
         return oneLine(anomaly.severity() + " " + kind(anomaly) + " anomaly, " + escape(subject(anomaly)) + ": "
                 + money(anomaly.actual(), anomaly.currency()) + " against "
@@ -81,7 +84,8 @@ final class SlackMessage {
     /** {@code 2024-05-01 10:00–11:00 UTC}, or both dates when the window spans midnight. */
     static String window(Instant start, Instant end) {
         boolean sameDay = start.atZone(ZoneOffset.UTC).toLocalDate().equals(end.atZone(ZoneOffset.UTC).toLocalDate());
-        return MINUTE.format(start) + (sameDay ? "–" + TIME_OF_DAY.format(end) : " – " + MINUTE.format(end)) + " UTC";
+        return MINUTE.format(start) + (sameDay ? "–" + TIME_OF_DAY.format(end) : " – " + MINUTE.format(end))
+                + " UTC";
     }
 
     private static String kind(CostAnomaly anomaly) {

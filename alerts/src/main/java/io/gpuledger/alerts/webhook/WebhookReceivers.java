@@ -47,7 +47,10 @@ public final class WebhookReceivers {
     public static final String SECRET = "secret";
     /** {@code warning} (the default: everything) or {@code critical}. */
     public static final String MIN_SEVERITY = "min-severity";
-    /** A comma-separated list of anomaly kinds ({@code spend-rate, budget-burn, price-spike, cost-per-throughput}); empty: all. */
+    /**
+     * A comma-separated list of anomaly kinds ({@code spend-rate, budget-burn, price-spike, cost-per-throughput});
+     * empty: all.
+     */
     public static final String KINDS = "kinds";
     /** A file holding the secret (a mounted Secret), instead of {@link #SECRET}. */
     public static final String SECRET_FILE = "secret-file";
@@ -59,7 +62,8 @@ public final class WebhookReceivers {
     /** {@code true} lets a signed receiver have an {@code http://} URL; {@code false} (the default) refuses it. */
     public static final String ALLOW_HTTP = "allow-http";
 
-    private static final List<String> SETTINGS = List.of(URL, URL_FILE, FORMAT, SECRET, SECRET_FILE, MIN_SEVERITY, KINDS,
+    private static final List<String> SETTINGS = List.of(URL, URL_FILE, FORMAT, SECRET, SECRET_FILE, MIN_SEVERITY,
+            KINDS,
             ALLOW_HTTP);
 
     private WebhookReceivers() {

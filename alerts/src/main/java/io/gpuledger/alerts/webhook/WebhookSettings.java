@@ -15,7 +15,8 @@ public final class WebhookSettings {
     public static final String PREFIX = "gpuledger.webhooks.";
     private static final String ENV_PREFIX = "GPULEDGER_WEBHOOKS_";
     private static final String[] KEYS = {WebhookReceivers.MIN_SEVERITY, WebhookReceivers.URL_FILE,
-        WebhookReceivers.URL, WebhookReceivers.FORMAT, WebhookReceivers.SECRET_FILE, WebhookReceivers.SECRET, WebhookReceivers.KINDS,
+        WebhookReceivers.URL, WebhookReceivers.FORMAT, WebhookReceivers.SECRET_FILE, WebhookReceivers.SECRET,
+                WebhookReceivers.KINDS,
         WebhookReceivers.ALLOW_HTTP};
 
     private WebhookSettings() {

@@ -85,7 +85,8 @@ public final class WebhookSignature {
         try {
             key = Base64.getDecoder().decode(secret.substring(SECRET_PREFIX.length()));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("a " + SECRET_PREFIX + " secret must go on in base64: " + e.getMessage());
+            throw new IllegalArgumentException("a " + SECRET_PREFIX + " secret must go on in base64: "
+                    + e.getMessage());
         }
         if (key.length == 0) {
             throw new IllegalArgumentException("a " + SECRET_PREFIX + " secret must go on with its key in base64");
@@ -100,7 +101,8 @@ public final class WebhookSignature {
         }
         StringJoiner header = new StringJoiner(" ");
         for (String secret : secrets) {
-            header.add(VERSION + Base64.getEncoder().encodeToString(mac(key(secret), id, Long.toString(timestamp), body)));
+            header.add(VERSION + Base64.getEncoder()
+                    .encodeToString(mac(key(secret), id, Long.toString(timestamp), body)));
         }
         return header.toString();
     }

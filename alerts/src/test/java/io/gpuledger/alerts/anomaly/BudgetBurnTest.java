@@ -75,7 +75,8 @@ class BudgetBurnTest {
         assertThat(critical.actual()).isCloseTo(1100, within(TOLERANCE));
         assertThat(critical.impact()).isCloseTo(100, within(TOLERANCE));
         assertThat(critical.id()).isEqualTo("budget_burn:team:research:2026-11-01T00:00:00Z:critical");
-        assertThat(critical.summary()).isEqualTo("team research has spent 1100.00 USD this month, 10% over its budget of 1000.00 USD");
+        assertThat(critical.summary())
+                .isEqualTo("team research has spent 1100.00 USD this month, 10% over its budget of 1000.00 USD");
     }
 
     @Test

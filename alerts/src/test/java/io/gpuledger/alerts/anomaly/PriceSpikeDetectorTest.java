@@ -37,7 +37,8 @@ class PriceSpikeDetectorTest {
         detector.observe(quote(lifecycle, 10.0, T0), T0);
 
         // When its next version arrives an hour later
-        Optional<CostAnomaly> found = detector.observe(quote(lifecycle, price, T0.plusSeconds(3600)), T0.plusSeconds(3601));
+        Optional<CostAnomaly> found = detector.observe(quote(lifecycle, price, T0.plusSeconds(3600)),
+                T0.plusSeconds(3601));
 
         // Then a spike of 30% or more of a spot offer is flagged, with the price per instance-hour
         assertThat(found.isPresent()).isEqualTo(spike);
@@ -65,8 +66,10 @@ class PriceSpikeDetectorTest {
         detector.observe(quote(Lifecycle.SPOT, 10.0, T0.plusSeconds(7200)), T0.plusSeconds(7200));
 
         // When a version valid from T0 + 1 h arrives after them, then one valid from T0 + 3 h at 12.90
-        Optional<CostAnomaly> late = detector.observe(quote(Lifecycle.SPOT, latePrice, T0.plusSeconds(3600)), T0.plusSeconds(7300));
-        Optional<CostAnomaly> next = detector.observe(quote(Lifecycle.SPOT, 12.9, T0.plusSeconds(10800)), T0.plusSeconds(10800));
+        Optional<CostAnomaly> late = detector.observe(quote(Lifecycle.SPOT, latePrice, T0.plusSeconds(3600)),
+                T0.plusSeconds(7300));
+        Optional<CostAnomaly> next = detector.observe(quote(Lifecycle.SPOT, 12.9, T0.plusSeconds(10800)),
+                T0.plusSeconds(10800));
 
         // Then the late version is no spike, and the next is judged against the newest version, not the late one
         assertThat(late).isEmpty();
@@ -78,10 +81,12 @@ class PriceSpikeDetectorTest {
     void shouldFlagASpikeOnceWhenItsQuoteIsPublishedAgain() {
         // Given a spot offer at 10.00 that rose to 15.00
         detector.observe(quote(Lifecycle.SPOT, 10.0, T0), T0);
-        Optional<CostAnomaly> first = detector.observe(quote(Lifecycle.SPOT, 15.0, T0.plusSeconds(60)), T0.plusSeconds(60));
+        Optional<CostAnomaly> first = detector.observe(quote(Lifecycle.SPOT, 15.0, T0.plusSeconds(60)),
+                T0.plusSeconds(60));
 
         // When the feed publishes the same version again
-        Optional<CostAnomaly> again = detector.observe(quote(Lifecycle.SPOT, 15.0, T0.plusSeconds(60)), T0.plusSeconds(120));
+        Optional<CostAnomaly> again = detector.observe(quote(Lifecycle.SPOT, 15.0, T0.plusSeconds(60)),
+                T0.plusSeconds(120));
 
         // Then it is a duplicate, not a second spike
         assertThat(first).isPresent();

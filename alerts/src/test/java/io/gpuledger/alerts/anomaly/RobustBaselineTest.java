@@ -17,8 +17,10 @@ class RobustBaselineTest {
     @ParameterizedTest(name = "{0} with alpha {1}, window {2}")
     @CsvSource({
             // values,          alpha, window, expected, spread = 1.4826 × MAD
-            "'10 12 11 13 30',  0.5,   60,     21.0,     1.4826",   // mean 10, 11, 11, 12, 21; median 12, deviations 2 0 1 1 18
-            "'4 8 6',           0.1,   60,     6.0,      2.9652",   // a plain average while 1/n > alpha; deviations 2 2 0
+            // mean 10, 11, 11, 12, 21; median 12, deviations 2 0 1 1 18
+            "'10 12 11 13 30',  0.5,   60,     21.0,     1.4826",
+            // a plain average while 1/n > alpha; deviations 2 2 0
+            "'4 8 6',           0.1,   60,     6.0,      2.9652",
             "'1 2 3 100 100',   1.0,   3,      100.0,    0.0",      // the window keeps 3 100 100 only
             "'1 2 3 4',         0.5,   60,     3.125,    1.4826",   // median 2.5, deviations 1.5 0.5 0.5 1.5
             "'5 5 5 5',         0.2,   60,     5.0,      0.0",
@@ -40,7 +42,8 @@ class RobustBaselineTest {
     @CsvSource({
             // values,                          value,    score
             "'100 100 100 100 100',             120.0,    4.0",    // flat: 5% of 100 is the scale
-            "'10 10 10 10 10',                  10.01,    0.01",   // flat and small: the money floor of 1.0, a cent is nothing
+            // flat and small: the money floor of 1.0, a cent is nothing
+            "'10 10 10 10 10',                  10.01,    0.01",
             "'0 0 0 0 0',                       0.5,      0.5",    // nothing spent: the money floor still divides
             "'10 12 11 13 30',                  23.9652,  2.0",    // noisy: 1.4826 is above both floors
             "'100 100 100 100 100',             80.0,     -4.0",

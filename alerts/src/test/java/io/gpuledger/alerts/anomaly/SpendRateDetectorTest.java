@@ -81,8 +81,10 @@ class SpendRateDetectorTest {
         assertThat(anomaly.measure()).isEqualTo("spend per hour");
         assertThat(anomaly.windowStart()).isEqualTo(minute(10));
         assertThat(anomaly.windowEnd()).isEqualTo(minute(11));
-        assertThat(anomaly.id()).isEqualTo("spend_rate:team:research:" + minute(10) + ":" + severity.name().toLowerCase());
-        assertThat(anomaly.evidence()).containsEntry("minutesObserved", 10L).containsKeys("spread", "score", "expected");
+        assertThat(anomaly.id())
+                .isEqualTo("spend_rate:team:research:" + minute(10) + ":" + severity.name().toLowerCase());
+        assertThat(anomaly.evidence()).containsEntry("minutesObserved", 10L)
+                .containsKeys("spread", "score", "expected");
     }
 
     @Test

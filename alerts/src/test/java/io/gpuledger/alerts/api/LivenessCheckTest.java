@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 /** Liveness as a probe reads it: DOWN while any reader is not running its loop, naming which and why. */
 class LivenessCheckTest {
 
-    private static final Health CAPACITY = new Health("alerts-capacity", State.RUNNING, true, true, 0, Optional.empty());
+    private static final Health CAPACITY = new Health("alerts-capacity", State.RUNNING, true, true, 0,
+            Optional.empty());
     private static final Health FLEET = new Health("alerts-fleet", State.RUNNING, true, true, 0, Optional.empty());
 
     @Test
@@ -42,7 +43,8 @@ class LivenessCheckTest {
     @Test
     void shouldBeDownForAStuckLoopAnEndedReaderOrDispatcherAndBeforeTheStart() {
         Health stuck = new Health("alerts-fleet", State.RUNNING, false, true, 0, Optional.empty());
-        Health dead = new Health("alerts-fleet", State.DEAD, false, false, 0, Optional.of("java.lang.StackOverflowError"));
+        Health dead = new Health("alerts-fleet", State.DEAD, false, false, 0,
+                Optional.of("java.lang.StackOverflowError"));
 
         assertThat(LivenessCheck.response(true, List.of(CAPACITY, stuck), Optional.empty()).getData().orElseThrow())
                 .containsEntry("alerts-fleet", "STUCK, 0 restarts");

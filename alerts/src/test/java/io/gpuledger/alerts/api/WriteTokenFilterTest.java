@@ -29,7 +29,8 @@ class WriteTokenFilterTest {
         Path file = dir.resolve("token");
         Files.writeString(file, "s3cr3t-token");
 
-        assertThatThrownBy(() -> WriteTokenFilter.token(Optional.empty(), Optional.of(dir.resolve("absent").toString())))
+        assertThatThrownBy(() ->
+                WriteTokenFilter.token(Optional.empty(), Optional.of(dir.resolve("absent").toString())))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("gpuledger.api.token-file: cannot read");
         assertThatThrownBy(() -> WriteTokenFilter.token(Optional.of("given"), Optional.of(file.toString())))

@@ -74,7 +74,8 @@ class TopicReaderOutageIT {
             // The member it was before the outage is given up on sooner once the broker is back (default 45 s).
             consumer.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
             TopicReader reader = new TopicReader("outage", consumer, Map.of(TOPIC, handler), producer, () -> { },
-                    registry, Clock.systemUTC(), new TopicReader.Backoff(Duration.ofSeconds(2), Duration.ofSeconds(10)));
+                    registry, Clock.systemUTC(),
+                            new TopicReader.Backoff(Duration.ofSeconds(2), Duration.ofSeconds(10)));
             List<String> before = new ArrayList<>();
             for (int i = 0; i < 10; i++) {
                 before.add("before-" + i);
@@ -135,7 +136,8 @@ class TopicReaderOutageIT {
                 assertThat(registry.get("gpuledger_reader_up").tag("reader", "outage").gauge().value()).isEqualTo(1);
                 assertThat(registry.get("gpuledger_reader_restarts").tag("reader", "outage").functionCounter()
                         .count()).isGreaterThanOrEqualTo(1);
-                System.out.printf("broker outage: away %.1f s; reader restarted %.1f s after the broker stopped; every record"
+                System.out.printf("broker outage: away %.1f s; reader restarted %.1f s after the broker stopped; every "
+                        + "record"
                         + " read %.1f s after it was back; %d records handled, %d distinct; export lag up to %.1f s%n",
                         (brokerBack - stoppedAt) / 1e9, restartedAfter / 1e9, readAgainAfter / 1e9, handled.size(),
                         seen.size(), meanwhile.maxExportLagSeconds());

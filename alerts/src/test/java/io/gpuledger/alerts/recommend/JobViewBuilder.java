@@ -82,7 +82,8 @@ final class JobViewBuilder {
     }
 
     JobView build() {
-        return new JobView(jobId, "team-a", pool, gpuModel, gpus, gpuEquivalents, costPerHour, "USD", smActive, dramActive, unit,
+        return new JobView(jobId, "team-a", pool, gpuModel, gpus, gpuEquivalents, costPerHour, "USD", smActive,
+                dramActive, unit,
                 workUnitsPerHour, costPerMillionUnits, communicationOverheadRatio, traits, windowEnd, running);
     }
 }

@@ -48,7 +48,8 @@ class RecommendationSchemaTest {
         JsonNode data = schema().path("properties").path("data");
         JsonNode target = schema().path("$defs").path("target");
 
-        assertThat(names(data.path("properties"))).containsExactlyInAnyOrderElementsOf(components(Recommendation.class));
+        assertThat(names(data.path("properties")))
+                .containsExactlyInAnyOrderElementsOf(components(Recommendation.class));
         assertThat(texts(data.path("required")))
                 .containsExactlyInAnyOrderElementsOf(requiredComponents(Recommendation.class));
         assertThat(names(target.path("properties")))
@@ -103,7 +104,8 @@ class RecommendationSchemaTest {
             assertThat(written.path(attribute).asText()).as(attribute)
                     .isEqualTo(properties.path(attribute).path("const").asText());
         }
-        assertThat(texts(schema().path("required"))).containsExactlyInAnyOrderElementsOf(requiredComponents(CloudEvent.class));
+        assertThat(texts(schema().path("required")))
+                .containsExactlyInAnyOrderElementsOf(requiredComponents(CloudEvent.class));
     }
 
     @Test

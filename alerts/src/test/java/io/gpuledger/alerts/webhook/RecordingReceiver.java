@@ -30,7 +30,8 @@ import java.util.concurrent.Executors;
 public final class RecordingReceiver implements AutoCloseable {
 
     /** A request as it arrived, with the status it was answered with. */
-    public record Request(Map<String, String> headers, byte[] body, boolean signatureValid, int status, long arrivedNanos) {
+    public record Request(Map<String, String> headers, byte[] body, boolean signatureValid, int status,
+            long arrivedNanos) {
 
         public String header(String name) {
             return headers.get(name.toLowerCase(Locale.ROOT));

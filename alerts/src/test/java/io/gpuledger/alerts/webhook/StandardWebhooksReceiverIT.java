@@ -51,7 +51,8 @@ class StandardWebhooksReceiverIT {
         RequiredTool.assume(run(Duration.ofSeconds(20), "node", "--version"),
                 "node is not installed: the Standard Webhooks receiver cannot run (.ci/run installs it)");
         if (!Files.isDirectory(RECEIVER.resolve("node_modules/standardwebhooks"))) {
-            RequiredTool.assume(run(Duration.ofMinutes(2), "npm", "install", "--no-audit", "--no-fund", "--no-package-lock"),
+            RequiredTool.assume(run(Duration.ofMinutes(2), "npm", "install", "--no-audit", "--no-fund",
+                    "--no-package-lock"),
                     "npm could not install standardwebhooks 1.1.1 into " + RECEIVER + " (.ci/run installs it)");
         }
         ProcessBuilder builder = new ProcessBuilder("node", "receiver.mjs").directory(RECEIVER.toFile())

@@ -50,7 +50,8 @@ class WebhookPayloadsTest {
         JsonNode context = message.get("blocks").get(1);
         assertThat(context.get("type").asText()).isEqualTo("context");
         assertThat(context.get("elements").get(0).get("text").asText())
-                .isEqualTo("anomaly `spend_rate:team:ml-research:2024-05-01T10:00:00Z` · detected 2024-05-01 11:01 UTC");
+                .isEqualTo("anomaly `spend_rate:team:ml-research:2024-05-01T10:00:00Z`"
+                        + " · detected 2024-05-01 11:01 UTC");
     }
 
     @Test
@@ -72,8 +73,10 @@ class WebhookPayloadsTest {
 
         JsonNode message = Json.MAPPER.readTree(WebhookPayloads.body(WebhookReceiver.Format.SLACK, anomaly));
 
-        assertThat(message.get("text").asText()).contains("team &lt;!channel&gt; &amp; co").doesNotContain("<!channel>");
-        assertThat(texts(message.get("blocks").get(0).get("fields"))).contains("*Subject*\nteam &lt;!channel&gt; &amp; co");
+        assertThat(message.get("text").asText()).contains("team &lt;!channel&gt; &amp; co")
+                .doesNotContain("<!channel>");
+        assertThat(texts(message.get("blocks").get(0).get("fields")))
+                .contains("*Subject*\nteam &lt;!channel&gt; &amp; co");
     }
 
     private static List<String> texts(JsonNode fields) {

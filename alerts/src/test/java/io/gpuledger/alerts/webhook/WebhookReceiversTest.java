@@ -170,7 +170,8 @@ class WebhookReceiversTest {
                 .containsExactly("whsec_bmV3LWtleQ==", "whsec_b2xkLWtleQ==");
         assertThatThrownBy(() -> WebhookReceivers.parse(PREFIX, missing))
                 .hasMessageContaining("gpuledger.webhooks.finance.secret-file: cannot read")
-                .hasMessageContaining("gpuledger.webhooks.audit.secret and gpuledger.webhooks.audit.secret-file are both set")
+                .hasMessageContaining("gpuledger.webhooks.audit.secret and gpuledger.webhooks.audit.secret-file are "
+                        + "both set")
                 .hasMessageNotContaining("bmV3LWtleQ");
     }
 

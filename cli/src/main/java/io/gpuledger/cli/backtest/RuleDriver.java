@@ -23,8 +23,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * The alert service's recommendation rules in this JVM, wired as the service wires them (every rule
- * through {@link RecommendationRules} with its documented defaults), on a simulated clock, publishing to a producer that keeps what it was sent
- * instead of a broker. The only place the backtest touches the rules' API.
+ * through {@link RecommendationRules} with its documented defaults), on a simulated clock, publishing to a producer
+ * that keeps what it was sent instead of a broker. The only place the backtest touches the rules' API.
  */
 final class RuleDriver {
 

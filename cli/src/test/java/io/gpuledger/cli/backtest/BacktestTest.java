@@ -112,8 +112,8 @@ class BacktestTest {
 
         // Then it is taken back at each hour from 06:00 to 23:00, 18 times; each restarts for 10 minutes,
         // and each from 07:00 throws away the 50 minutes worked since the one before: of its 18 hours
-        // only the 50 minutes after 23:10 are kept. Spot per hour kept would be 9.831 x 18 / (5/6) = 212.35, above on demand,
-        // so the work is made up on demand: it saved what it kept, 32.77 x 5/6 = 27.308, less the
+        // only the 50 minutes after 23:10 are kept. Spot per hour kept would be 9.831 x 18 / (5/6) = 212.35, above on
+        // demand, so the work is made up on demand: it saved what it kept, 32.77 x 5/6 = 27.308, less the
         // 18 h of spot it paid, 9.831 x 18 = 176.958: -149.650
         assertThat(backtest.interruptions()).isEqualTo(18);
         assertThat(ledger.decisions().get(0).realizedUsd()).isCloseTo(-149.650, within(1e-3));

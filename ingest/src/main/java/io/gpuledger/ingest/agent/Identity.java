@@ -45,7 +45,8 @@ public final class Identity {
             }
             case "none" -> {
             }
-            default -> throw new IllegalArgumentException("cloud must be aws, gcp, azure, none or auto, was '" + cloud + "'");
+            default -> throw new IllegalArgumentException("cloud must be aws, gcp, azure, none or auto, was '" + cloud
+                    + "'");
         }
         for (CloudMetadata metadata : candidates) {
             Optional<CloudIdentity> identity = metadata.identity();

@@ -351,7 +351,8 @@ public final class NodeAgent implements AutoCloseable {
 
     private void publishProgress(JobProgress progress) {
         counters.progressReports.incrementAndGet();
-        sink.publish(Topics.JOB_PROGRESS.name(), progress.jobId(), Json.write(progress), progress.time().toEpochMilli());
+        sink.publish(Topics.JOB_PROGRESS.name(), progress.jobId(), Json.write(progress), progress.time()
+                .toEpochMilli());
     }
 
     private Runnable guarded(Runnable task) {
@@ -414,7 +415,8 @@ public final class NodeAgent implements AutoCloseable {
         counter(text, "capacity_events_total", "Capacity notices published", counters.capacityEvents());
         text.append("# HELP gpuledger_agent_collector_errors_total Errors of collectors, by collector\n");
         text.append("# TYPE gpuledger_agent_collector_errors_total counter\n");
-        counters.collectorErrors().forEach((name, count) -> text.append("gpuledger_agent_collector_errors_total{collector=\"")
+        counters.collectorErrors()
+                .forEach((name, count) -> text.append("gpuledger_agent_collector_errors_total{collector=\"")
                 .append(name).append("\"} ").append(count).append('\n'));
         sink.stats().forEach((name, value) -> {
             String metric = name.replaceAll("([a-z])([A-Z])", "$1_$2").toLowerCase(java.util.Locale.ROOT);

@@ -26,7 +26,8 @@ public final class CatalogSource implements PriceSource {
         } catch (IllegalArgumentException e) {
             throw new PriceSourceException(e.getMessage(), e);
         }
-        return new PriceReading(origin(), PriceReading.Dating.FROM_SOURCE, catalog.quotes(), catalog.errors(), List.of());
+        return new PriceReading(origin(), PriceReading.Dating.FROM_SOURCE, catalog.quotes(), catalog.errors(),
+                List.of());
     }
 
     /** The catalog shipped with GPU Ledger. */

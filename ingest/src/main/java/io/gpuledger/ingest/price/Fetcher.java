@@ -211,7 +211,8 @@ public final class Fetcher {
     }
 
     private PriceSourceException tooLarge(URI at, String size) {
-        return refuse(Refusal.TOO_LARGE, at + ": body larger than the cap of " + maxBodyBytes + " bytes (" + size + ")");
+        return refuse(Refusal.TOO_LARGE, at + ": body larger than the cap of " + maxBodyBytes + " bytes (" + size
+                + ")");
     }
 
     /** Collects a body and gives up, cancelling the transfer, as soon as it outgrows the cap. */

@@ -19,7 +19,8 @@ public final class Fields {
             return Optional.empty();
         }
         if (!value.isValueNode()) {
-            throw new InvalidRecordException(field, "must be a single value, not " + value.getNodeType().name().toLowerCase());
+            throw new InvalidRecordException(field, "must be a single value, not " + value.getNodeType().name()
+                    .toLowerCase());
         }
         String text = value.asText().trim();
         return text.isEmpty() ? Optional.empty() : Optional.of(text);

@@ -58,7 +58,8 @@ public final class InstanceTypes {
     public static InstanceTypes defaults() {
         try (InputStream in = InstanceTypes.class.getResourceAsStream(DEFAULT_RESOURCE)) {
             if (in == null) {
-                throw new IllegalStateException("default instance-type table " + DEFAULT_RESOURCE + " is not on the classpath");
+                throw new IllegalStateException("default instance-type table " + DEFAULT_RESOURCE
+                        + " is not on the classpath");
             }
             InstanceTypes table = parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), DEFAULT_RESOURCE);
             return of(PriceCatalog.loadDefault().quotes()).with(table);

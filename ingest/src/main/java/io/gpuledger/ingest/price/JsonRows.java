@@ -34,7 +34,8 @@ public final class JsonRows {
     }
 
     /** Element by element, so the whole-document rule against trailing tokens does not apply here. */
-    private static final ObjectReader TREES = Json.MAPPER.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    private static final ObjectReader TREES = Json.MAPPER.reader()
+            .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     private JsonRows() {
     }

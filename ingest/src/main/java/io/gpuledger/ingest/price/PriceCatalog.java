@@ -60,7 +60,8 @@ public final class PriceCatalog {
     public static PriceCatalog loadDefault() {
         try (InputStream in = PriceCatalog.class.getResourceAsStream(DEFAULT_RESOURCE)) {
             if (in == null) {
-                throw new IllegalStateException("default price catalog " + DEFAULT_RESOURCE + " is not on the classpath");
+                throw new IllegalStateException("default price catalog " + DEFAULT_RESOURCE
+                        + " is not on the classpath");
             }
             return parse(in, DEFAULT_RESOURCE);
         } catch (IOException e) {
@@ -159,7 +160,8 @@ public final class PriceCatalog {
             return null;
         }
         if (!value.isValueNode()) {
-            throw new InvalidRecordException(column, "must be a single value, not " + value.getNodeType().name().toLowerCase());
+            throw new InvalidRecordException(column, "must be a single value, not " + value.getNodeType().name()
+                    .toLowerCase());
         }
         String text = value.asText().trim();
         return text.isEmpty() ? null : text;

@@ -4,11 +4,11 @@ import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Topics;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -66,7 +66,8 @@ public final class PriceFeed {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while publishing prices", e);
             } catch (ExecutionException e) {
-                throw new IllegalStateException("price quote not acknowledged: " + e.getCause().getMessage(), e.getCause());
+                throw new IllegalStateException("price quote not acknowledged: " + e.getCause().getMessage(),
+                        e.getCause());
             }
         }
         return quotes.size();

@@ -14,7 +14,8 @@ public interface PriceSource {
      * Reads the source once. Records it cannot turn into quotes are in the reading, each with
      * its line and the reason; they never become quotes.
      *
-     * @throws PriceSourceException when nothing at all could be read (missing file, HTTP error, not the expected format)
+     * @throws PriceSourceException when nothing at all could be read (missing file, HTTP error, not the expected
+     * format)
      */
     PriceReading read();
 }

@@ -87,14 +87,16 @@ public final class PublishedPrices {
         if (infos == null || infos.isEmpty()) {
             return new PublishedPrices(byKey, 0);
         }
-        List<TopicPartition> partitions = infos.stream().map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+        List<TopicPartition> partitions = infos.stream().map(p -> new TopicPartition(p.topic(), p.partition()))
+                .toList();
         consumer.assign(partitions);
         consumer.seekToBeginning(partitions);
         Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, timeout);
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!reached(consumer, ends)) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("could not read " + Topics.PRICES.name() + " to its end within " + timeout);
+                throw new IllegalStateException("could not read " + Topics.PRICES.name() + " to its end within "
+                        + timeout);
             }
             for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
                 if (record.value() == null) {

@@ -99,9 +99,11 @@ class AgentBrokerOutageIT {
     }
 
     private Path fakeNvidiaSmi() throws Exception {
-        StringBuilder csv = new StringBuilder("index, uuid, name, utilization.gpu [%], memory.used [MiB], power.draw [W]\n");
+        StringBuilder csv = new StringBuilder("index, uuid, name, utilization.gpu [%], memory.used [MiB], power.draw "
+                + "[W]\n");
         for (int i = 0; i < GPUS; i++) {
-            csv.append(i).append(", GPU-0000000").append(i).append("-0000-4000-8000-000000000000, NVIDIA A100-SXM4-40GB, ")
+            csv.append(i).append(", GPU-0000000").append(i)
+                    .append("-0000-4000-8000-000000000000, NVIDIA A100-SXM4-40GB, ")
                     .append(10 * i).append(" %, 1000 MiB, 200.5 W\n");
         }
         Path output = Files.writeString(dir.resolve("smi.csv"), csv.toString());

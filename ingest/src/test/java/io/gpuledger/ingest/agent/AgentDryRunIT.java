@@ -93,7 +93,8 @@ class AgentDryRunIT {
     @Test
     void shouldReadTheGpusFromACommandPrintingNvidiaSmiCsvWithoutDcgm() throws IOException {
         Path command = dir.resolve("fake-nvidia-smi");
-        Files.writeString(command, "#!/bin/sh\ncat '" + fixtureFile("nvidia-smi/h100-allfields-csv-header-units-idle-driver590.csv")
+        Files.writeString(command, "#!/bin/sh\ncat '"
+                + fixtureFile("nvidia-smi/h100-allfields-csv-header-units-idle-driver590.csv")
                 + "'\n");
         command.toFile().setExecutable(true);
         Map<String, String> env = env("none");

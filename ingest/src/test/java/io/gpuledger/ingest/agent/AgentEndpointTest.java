@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuledger.ingest.agent.collect.Collector;
-import io.gpuledger.model.MovableClock;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.MovableClock;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.Topics;
 import java.io.IOException;
@@ -68,7 +68,8 @@ class AgentEndpointTest {
 
         // When a report comes without a token, with a wrong one, and with the right one
         HttpResponse<String> none = send(post("/v1/progress", report));
-        HttpResponse<String> wrong = send(post("/v1/progress", report).header("Authorization", "Bearer " + TOKEN + "x"));
+        HttpResponse<String> wrong = send(post("/v1/progress", report)
+                .header("Authorization", "Bearer " + TOKEN + "x"));
         HttpResponse<String> right = send(post("/v1/progress", report).header("Authorization", "Bearer " + TOKEN));
         HttpResponse<String> stopping = send(post("/v1/instance/stopping", ""));
 

@@ -6,8 +6,8 @@ import io.gpuledger.ingest.agent.collect.Collector;
 import io.gpuledger.ingest.agent.collect.GpuReading;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CapacityEventKind;
-import io.gpuledger.model.Json;
 import io.gpuledger.model.JobProgress;
+import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.TelemetrySample;
@@ -55,7 +55,8 @@ class NodeAgentTest {
     @Test
     void shouldPreferDcgmReadingsAndFillTheRestFromNvidiaSmi() {
         Collector dcgm = fixed("dcgm-exporter", reading("GPU-a", 0, 0.61, null, null));
-        Collector smi = fixed("nvidia-smi", reading("GPU-a", 0, null, 0.97, 250.0), reading("GPU-b", 1, null, 0.02, 60.0));
+        Collector smi = fixed("nvidia-smi", reading("GPU-a", 0, null, 0.97, 250.0),
+                reading("GPU-b", 1, null, 0.02, 60.0));
         agent = agent(Map.of(), dcgm, smi);
 
         List<TelemetrySample> samples = agent.round();
@@ -116,7 +117,8 @@ class NodeAgentTest {
 
         assertThat(agent.round()).hasSize(1);
         assertThat(agent.counters().collectorErrors("dcgm-exporter")).isEqualTo(1);
-        assertThat(agent.metricsText()).contains("gpuledger_agent_collector_errors_total{collector=\"dcgm-exporter\"} 1");
+        assertThat(agent.metricsText())
+                .contains("gpuledger_agent_collector_errors_total{collector=\"dcgm-exporter\"} 1");
     }
 
     @Test
@@ -140,7 +142,8 @@ class NodeAgentTest {
         assertThat(refused.body()).contains("commSeconds");
         assertThat(tooLarge.statusCode()).isEqualTo(413);
         JobProgress progress = Json.read(published.stream().filter(l -> l.startsWith(Topics.JOB_PROGRESS.name()))
-                .findFirst().orElseThrow().substring(Topics.JOB_PROGRESS.name().length() + 1).getBytes(), JobProgress.class);
+                .findFirst().orElseThrow().substring(Topics.JOB_PROGRESS.name().length() + 1).getBytes(),
+                        JobProgress.class);
         assertThat(progress.host()).isEqualTo("node-1");
         assertThat(progress.workUnits()).isEqualTo(524288);
         assertThat(progress.commSeconds()).isEqualTo(0.9);
@@ -158,7 +161,8 @@ class NodeAgentTest {
     @Test
     void shouldPublishTheRankOfEachProcessThatReportsItsOwnWork() throws Exception {
         // Given an agent serving work reports
-        agent = agent(Map.of("GPULEDGER_PROGRESS_PORT", "0"), fixed("nvidia-smi", reading("GPU-a", 0, null, 0.9, null)));
+        agent = agent(Map.of("GPULEDGER_PROGRESS_PORT", "0"),
+                fixed("nvidia-smi", reading("GPU-a", 0, null, 0.9, null)));
         agent.start();
         HttpClient http = HttpClient.newHttpClient();
         String base = "http://127.0.0.1:" + agent.httpPort();
@@ -189,7 +193,8 @@ class NodeAgentTest {
     @Test
     void shouldPublishOnceThatItsInstanceIsStoppingWhenTheHostSaysSo() throws Exception {
         // Given an agent serving its endpoint
-        agent = agent(Map.of("GPULEDGER_PROGRESS_PORT", "0"), fixed("nvidia-smi", reading("GPU-a", 0, null, 0.9, null)));
+        agent = agent(Map.of("GPULEDGER_PROGRESS_PORT", "0"),
+                fixed("nvidia-smi", reading("GPU-a", 0, null, 0.9, null)));
         agent.start();
         HttpClient http = HttpClient.newHttpClient();
         URI stopping = URI.create("http://127.0.0.1:" + agent.httpPort() + "/v1/instance/stopping");
@@ -230,7 +235,8 @@ class NodeAgentTest {
     @Test
     void shouldSayNothingOfItsInstanceWhenOnlyTheAgentStops() throws Exception {
         // Given an agent that ran and served its endpoint
-        agent = agent(Map.of("GPULEDGER_PROGRESS_PORT", "0"), fixed("nvidia-smi", reading("GPU-a", 0, null, 0.9, null)));
+        agent = agent(Map.of("GPULEDGER_PROGRESS_PORT", "0"),
+                fixed("nvidia-smi", reading("GPU-a", 0, null, 0.9, null)));
         agent.start();
         agent.round();
 

@@ -52,7 +52,7 @@ class HostilePriceServerTest {
             assertThat(round.failures()).containsExactly(
                     server.base() + CATALOG + ": not read within 1000 ms, body included");
             assertThat(fetcher.refused()).containsEntry(Fetcher.Refusal.DEADLINE, 1L);
-            
+
             feed.assertOnlyTheFirstPricePublished();
         }
     }
@@ -74,7 +74,7 @@ class HostilePriceServerTest {
             assertThat(round.failures()).containsExactly(server.base() + CATALOG
                     + ": body larger than the cap of 33554432 bytes (more than 33554432 bytes sent)");
             assertThat(fetcher.refused()).containsEntry(Fetcher.Refusal.TOO_LARGE, 1L);
-            
+
             feed.assertOnlyTheFirstPricePublished();
         }
     }
@@ -117,7 +117,7 @@ class HostilePriceServerTest {
             assertThat(round.failures()).containsExactly(server.base() + CATALOG + ": redirect to " + foreign
                     + " refused: not the same host as 127.0.0.1");
             assertThat(fetcher.refused()).containsEntry(Fetcher.Refusal.REDIRECT, 1L);
-            
+
             assertThat(elsewhere.requests()).isEmpty();
             feed.assertOnlyTheFirstPricePublished();
         }

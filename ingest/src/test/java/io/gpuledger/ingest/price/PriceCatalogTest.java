@@ -73,7 +73,8 @@ class PriceCatalogTest {
         assertThat(catalog.quotes().get(0).validFrom()).isEqualTo(java.time.Instant.parse("2026-01-01T00:00:00Z"));
         assertThat(catalog.errors()).containsExactly(
                 "catalog.json line 17: upfront_fee: only a reserved row has an upfront fee, this one is spot",
-                "catalog.json line 22: term: is not a reservation term such as 1y, 3y, '1 Year' or '36 months': 'forever'",
+                "catalog.json line 22: term: is not a reservation term such as 1y, 3y, '1 Year' or '36 months': "
+                        + "'forever'",
                 "catalog.json line 27: currency: must be an ISO 4217 code such as USD, was 'usd'");
     }
 
@@ -96,7 +97,8 @@ class PriceCatalogTest {
     void shouldAmortiseUpfrontFeesInTheCsvFormToo() {
         // Given a CSV catalog with the optional upfront_fee and term columns
         String csv = """
-                provider,region,instance_type,gpu_model,gpu_count,lifecycle,price_per_hour,currency,valid_from,upfront_fee,term
+                provider,region,instance_type,gpu_model,gpu_count,lifecycle,price_per_hour,currency,valid_from,\
+                upfront_fee,term
                 aws,us-east-1,g5.xlarge,A10G,1,reserved,0.3,USD,2026-01-01T00:00:00Z,2628,1y
                 aws,us-east-1,g5.xlarge,A10G,1,reserved,0.3,USD,2026-02-01T00:00:00Z,2628,
                 aws,us-east-1,g5.xlarge,A10G,1.5,on-demand,1.006,USD,2026-01-01T00:00:00Z,,
@@ -119,7 +121,8 @@ class PriceCatalogTest {
     void shouldReadASpotInterruptionBandAsItsUpperBound() {
         // Given spot rows with AWS Spot Instance Advisor bands, a figure, and misplaced or wrong ones
         String csv = """
-                provider,region,instance_type,gpu_model,gpu_count,lifecycle,price_per_hour,currency,valid_from,interruption_frequency
+                provider,region,instance_type,gpu_model,gpu_count,lifecycle,price_per_hour,currency,valid_from,\
+                interruption_frequency
                 aws,us-east-1,p4d.24xlarge,A100-40GB,8,spot,9.831,USD,2026-01-01T00:00:00Z,5-10%
                 aws,us-east-1,p5.48xlarge,H100-80GB,8,spot,29.496,USD,2026-01-01T00:00:00Z,>20%
                 aws,us-east-1,g5.xlarge,A10G-24GB,1,spot,0.3018,USD,2026-01-01T00:00:00Z,<5%

@@ -94,7 +94,8 @@ class PriceFeedOnBrokerIT {
     void shouldNotRepublishAnUndatedCatalogWhosePricesHaveNotChanged() throws Exception {
         // Given a SkyPilot catalog published in January
         Path vms = dir.resolve("vms.csv");
-        String header = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone\n";
+        String header = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,"
+                + "AvailabilityZone\n";
         Files.writeString(vms, header + "g4dn.xlarge,T4,1.0,4.0,16.0,,0.526,0.2,us-east-1,use1-az1\n");
         PriceFeed.Outcome january = run(skyPilot(vms, "2026-01-10T00:00:00Z"), Instant.parse("2026-01-10T00:00:00Z"));
 

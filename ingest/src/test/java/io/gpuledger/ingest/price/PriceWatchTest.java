@@ -120,7 +120,8 @@ class PriceWatchTest {
             public PriceReading read() {
                 PriceQuote quote = new PriceQuote("aws", "us-east-1", "g5.xlarge", Lifecycle.ON_DEMAND, "A10G", 1,
                         price.getAsDouble(), "USD", Instant.parse("2026-01-01T00:00:00Z"), "test");
-                return new PriceReading(origin(), PriceReading.Dating.FROM_SOURCE, List.of(quote), List.of(), List.of());
+                return new PriceReading(origin(), PriceReading.Dating.FROM_SOURCE, List.of(quote), List.of(),
+                        List.of());
             }
         };
     }

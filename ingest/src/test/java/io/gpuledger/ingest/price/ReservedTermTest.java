@@ -40,7 +40,8 @@ class ReservedTermTest {
     void shouldNameTheFieldOfATermItCannotRead() {
         assertThatThrownBy(() -> ReservedTerm.parse("reservationTerm", "5 Decades"))
                 .isInstanceOf(InvalidRecordException.class)
-                .hasMessage("reservationTerm: is not a reservation term such as 1y, 3y, '1 Year' or '36 months': '5 Decades'");
+                .hasMessage("reservationTerm: is not a reservation term such as 1y, 3y, '1 Year' or '36 months': '5 "
+                        + "Decades'");
         assertThatThrownBy(() -> ReservedTerm.parse("term", "0y"))
                 .hasMessage("term: must be between one month and ten years, was '0y'");
     }

@@ -28,9 +28,9 @@ import java.util.function.Consumer;
 
 /**
  * A plain HTTP/1.1 server for a program's few routes (the agent's endpoint, the cost engine's
- * metrics and health), bounded in every way a client could hold it: a fixed pool of threads serves the connections, each request (line, headers and body) must
- * arrive within a deadline and without long pauses, headers and bodies have a size cap, and each
- * connection carries one request. A client that trickles its request holds one thread until its
+ * metrics and health), bounded in every way a client could hold it: a fixed pool of threads serves the connections,
+ * each request (line, headers and body) must arrive within a deadline and without long pauses, headers and bodies have
+ * a size cap, and each connection carries one request. A client that trickles its request holds one thread until its
  * deadline, never the endpoint; a connection that finds every thread busy and the queue full is
  * answered 503 at once.
  *

@@ -98,7 +98,8 @@ public final class CapacityTopology {
         // a minute fast must still reach automation: only the widest allowance keeps its time
         // sane. Its deadline, the cloud's, is in the future by nature and never checked.
         Map<String, KStream<String, Parsed<CapacityEvent>>> notices = readOrReject(builder, Topics.CAPACITY_EVENTS,
-                "capacity-events", () -> new ParseOrReject<>("capacity-events", CapacityEvent.class, CapacityEvent::instanceId,
+                "capacity-events", () ->
+                        new ParseOrReject<>("capacity-events", CapacityEvent.class, CapacityEvent::instanceId,
                         CapacityTopology::noticedAt).refusingAhead("noticedAt", CapacityTopology::noticedAt,
                                 ParseOrReject.MAX_AHEAD),
                 parsed -> parsed.processValues(() -> new RepeatedNotices(NOTICES_STORE),
@@ -110,7 +111,8 @@ public final class CapacityTopology {
                 .mapValues(parsed -> (PlaceAndEnrich.Input) new PlaceAndEnrich.Input.Notice(parsed.value()),
                         Named.as("capacity-events-valid-notice"))
                 .merge(changes, Named.as("capacity-notices-and-changes"))
-                .process(() -> new PlaceAndEnrich(PLACEMENT_STORE, placementMaxAge), Named.as("capacity-placement-join"),
+                .process(() -> new PlaceAndEnrich(PLACEMENT_STORE, placementMaxAge),
+                        Named.as("capacity-placement-join"),
                         PLACEMENT_STORE)
                 .to(Topics.CAPACITY_EVENTS_ENRICHED.name(), Produced.with(Topics.CAPACITY_EVENTS_ENRICHED.keySerde(),
                         Topics.CAPACITY_EVENTS_ENRICHED.valueSerde()).withName("capacity-events-enriched-sink"));

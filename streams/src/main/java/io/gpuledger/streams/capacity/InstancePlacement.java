@@ -1,11 +1,10 @@
 package io.gpuledger.streams.capacity;
 
+import io.gpuledger.model.PlacedGpu;
 import io.gpuledger.streams.state.Codec;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
-
-import io.gpuledger.model.PlacedGpu;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,11 +1,10 @@
 package io.gpuledger.streams.capacity;
 
+import io.gpuledger.model.PlacedGpu;
 import io.gpuledger.streams.state.Codec;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
-
-import io.gpuledger.model.PlacedGpu;
 
 /**
  * One GPU arriving on, updated on, or leaving an instance; keyed by that instance on the stage's

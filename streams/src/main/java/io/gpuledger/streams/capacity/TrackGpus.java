@@ -1,12 +1,12 @@
 package io.gpuledger.streams.capacity;
 
 import io.gpuledger.model.GpuUsage;
+import io.gpuledger.streams.state.LiveStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import io.gpuledger.streams.state.LiveStore;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;

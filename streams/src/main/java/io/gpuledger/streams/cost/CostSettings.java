@@ -1,7 +1,7 @@
 package io.gpuledger.streams.cost;
 
-import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.CurrencyRates;
+import io.gpuledger.model.PriceQuote;
 import java.time.Duration;
 
 /**

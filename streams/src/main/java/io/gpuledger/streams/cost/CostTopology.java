@@ -1,10 +1,10 @@
 package io.gpuledger.streams.cost;
 
+import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
 import io.gpuledger.streams.capacity.CapacityTopology;
-import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.streams.price.PriceVersionWriter;
 import io.gpuledger.streams.state.Codec;
 import io.gpuledger.streams.state.LiveStoreBuilder;
@@ -103,7 +103,8 @@ public final class CostTopology {
                 .mapValues(out -> ((Emitted.Usage) out).usage(), Named.as("usage-records"));
         usage.to(Topics.USAGE.name(), Produced.with(Topics.USAGE.keySerde(), Topics.USAGE.valueSerde())
                 .withName("usage-sink"));
-        windows.get("gpu-windows-own-views").mapValues(out -> ((Emitted.Rollup) out).rollup(), Named.as("gpu-view-records"))
+        windows.get("gpu-windows-own-views")
+                .mapValues(out -> ((Emitted.Rollup) out).rollup(), Named.as("gpu-view-records"))
                 .to(Topics.ROLLUPS.name(), Produced.with(Topics.ROLLUPS.keySerde(), Topics.ROLLUPS.valueSerde())
                         .withName("gpu-views-sink"));
         windows.get("gpu-windows-refused").mapValues(out -> ((Emitted.Refused) out).raw(),

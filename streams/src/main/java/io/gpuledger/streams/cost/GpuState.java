@@ -98,7 +98,9 @@ final class GpuState {
     long settledUntil = NONE;
     /** Open windows by start (epoch millis). */
     final TreeMap<Long, Window> windows = new TreeMap<>();
-    /** Covered seconds of unsettled minutes by minute start (epoch millis): bit i is second i; see {@link #coverage()}. */
+    /**
+     * Covered seconds of unsettled minutes by minute start (epoch millis): bit i is second i; see {@link #coverage()}.
+     */
     private final TreeMap<Long, Long> coverage = new TreeMap<>();
     /**
      * The minute the latest samples covered, and all its bits, those in {@link #coverage} and

@@ -5,12 +5,12 @@ import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageRollup.Dimension;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.model.WorkTotals;
-import java.util.Map;
-import java.util.TreeMap;
 import io.gpuledger.streams.state.Codec;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * What one task added to a job's, team's or pool's minute since it last said so: the sum of the

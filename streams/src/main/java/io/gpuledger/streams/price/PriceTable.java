@@ -61,7 +61,8 @@ public final class PriceTable {
         if (span == null || !span.covers(millis)) {
             Instant at = Instant.ofEpochMilli(millis);
             PriceQuote quote = versionAtOrBefore(offer, at);
-            span = new InForce(VERSIONS_WRITTEN.get(), quote == null ? Long.MIN_VALUE : quote.validFrom().toEpochMilli(),
+            span = new InForce(VERSIONS_WRITTEN.get(), quote == null ? Long.MIN_VALUE : quote.validFrom()
+                    .toEpochMilli(),
                     nextVersionAfter(offer, at), quote,
                     quote == null ? Long.MAX_VALUE : quote.observedAt().toEpochMilli() + maxAgeMillis);
             spans.put(offer, span);
@@ -165,7 +166,10 @@ public final class PriceTable {
             return quote;
         }
 
-        /** When the next version of the offer starts: this quote is in force until then; {@link Long#MAX_VALUE} if none follows. */
+        /**
+         * When the next version of the offer starts: this quote is in force until then; {@link Long#MAX_VALUE} if none
+         * follows.
+         */
         public long until() {
             return until;
         }

@@ -11,11 +11,11 @@ import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Mean;
-import io.gpuledger.model.UsageTotals;
 import io.gpuledger.model.PlacedJob;
 import io.gpuledger.model.PlacementStatus;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
+import io.gpuledger.model.UsageTotals;
 import io.gpuledger.streams.CostEngineConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,12 +26,12 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -164,7 +164,8 @@ class CapacityStageOnEmbeddedBrokerIT {
     private static GpuUsage window(String instance, int gpu, String job) {
         return new GpuUsage("GPU-" + instance + "-" + gpu, gpu, "A100-40GB", "node-" + instance, instance,
                 "p4d.24xlarge", "aws", "us-east-1", Lifecycle.SPOT, job, null, T0, T0.plusSeconds(60), "USD",
-                new UsageTotals(12, 60, 0, 0, 1.5 * 60 / 3600, 0, 0, 0, new Mean(0.8 * 60, 60), null, null, null, null, 0, 0), false,
+                new UsageTotals(12, 60, 0, 0, 1.5 * 60 / 3600, 0, 0, 0, new Mean(0.8 * 60, 60), null, null, null, null,
+                        0, 0), false,
                 1.0);
     }
 

@@ -2,7 +2,6 @@ package io.gpuledger.streams.capacity;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpuledger.streams.state.LiveStore;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CapacityEventKind;
 import io.gpuledger.model.DeadLetters;
@@ -11,11 +10,12 @@ import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Mean;
-import io.gpuledger.model.UsageTotals;
 import io.gpuledger.model.PlacedGpu;
 import io.gpuledger.model.PlacedJob;
 import io.gpuledger.model.PlacementStatus;
 import io.gpuledger.model.Topics;
+import io.gpuledger.model.UsageTotals;
+import io.gpuledger.streams.state.LiveStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

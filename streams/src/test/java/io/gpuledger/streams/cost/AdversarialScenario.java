@@ -113,7 +113,8 @@ final class AdversarialScenario {
                 if (sampleEnd > outageFrom && sampleEnd - interval * 1000L < outageTo) {
                     continue;
                 }
-                Instant stamped = Instant.ofEpochMilli(sampleEnd).plus(fastClock ? Duration.ofMinutes(5) : Duration.ZERO);
+                Instant stamped = Instant.ofEpochMilli(sampleEnd)
+                        .plus(fastClock ? Duration.ofMinutes(5) : Duration.ZERO);
                 TelemetrySample sample = sample(g, offer, share, job, team, stamped, interval,
                         random.nextDouble() < 0.3 ? 0.01 : 0.2 + random.nextDouble() * 0.8);
                 // Sent within a few seconds of its end; a long sample as soon as it ends.

@@ -1,5 +1,6 @@
 package io.gpuledger.streams.cost;
 
+import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JobProgress;
@@ -8,7 +9,6 @@ import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
 import io.gpuledger.model.UsageRollup;
-import io.gpuledger.model.CurrencyRates;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Properties;
@@ -60,7 +60,8 @@ final class CostDriver implements AutoCloseable {
                 Topics.USAGE.valueSerde().deserializer());
         rollups = driver.createOutputTopic(Topics.ROLLUPS.name(), Topics.ROLLUPS.keySerde().deserializer(),
                 Topics.ROLLUPS.valueSerde().deserializer());
-        economics = driver.createOutputTopic(Topics.JOB_ECONOMICS.name(), Topics.JOB_ECONOMICS.keySerde().deserializer(),
+        economics = driver.createOutputTopic(Topics.JOB_ECONOMICS.name(), Topics.JOB_ECONOMICS.keySerde()
+                .deserializer(),
                 Topics.JOB_ECONOMICS.valueSerde().deserializer());
         telemetryDeadLetters = driver.createOutputTopic(Topics.TELEMETRY_DEAD_LETTERS.name(),
                 Serdes.String().deserializer(), Serdes.ByteArray().deserializer());

@@ -3,6 +3,7 @@ package io.gpuledger.streams.cost;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.DeadLetters;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Json;
@@ -11,7 +12,6 @@ import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
-import io.gpuledger.model.CurrencyRates;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -163,7 +163,8 @@ class CostTopologyTest {
         assertThat(header(refused.get(0), DeadLetters.SOURCE_TOPIC)).isEqualTo(Topics.TELEMETRY.name());
         assertThat(header(refused.get(0), DeadLetters.SOURCE_OFFSET)).isEqualTo("0");
         assertThat(header(refused.get(1), DeadLetters.FIELD)).isEqualTo("smActive");
-        assertThat(header(refused.get(1), DeadLetters.REASON)).isEqualTo("smActive: must be a ratio between 0 and 1, was 7.0");
+        assertThat(header(refused.get(1), DeadLetters.REASON))
+                .isEqualTo("smActive: must be a ratio between 0 and 1, was 7.0");
         assertThat(header(refused.get(1), DeadLetters.SOURCE_OFFSET)).isEqualTo("1");
         // and the good sample after them is still charged, and the refusals are counted
         assertThat(latestWindows().get(T0).samples()).isEqualTo(1);

@@ -2,6 +2,7 @@ package io.gpuledger.streams.cost;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
@@ -13,7 +14,6 @@ import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.streams.cost.AdversarialScenario.Arrival;
 import io.gpuledger.streams.cost.ReferenceCharger.Charged;
-import io.gpuledger.model.CurrencyRates;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -169,7 +169,8 @@ class EngineAgainstReferenceTest {
                     Topics.ROLLUPS.keySerde().deserializer(), Topics.ROLLUPS.valueSerde().deserializer())
                     .readValuesToList());
             for (UsageRollup rollup : records) {
-                boolean minute = Duration.between(rollup.windowStart(), rollup.windowEnd()).equals(Duration.ofMinutes(1));
+                boolean minute = Duration.between(rollup.windowStart(), rollup.windowEnd())
+                        .equals(Duration.ofMinutes(1));
                 if (minute && rollup.dimension() != UsageRollup.Dimension.GPU) {
                     latest.put(rollup.key() + "@" + rollup.windowStart(), rollup);
                 }

@@ -89,10 +89,12 @@ class JobEconomicsTest {
 
     @Test
     void shouldRouteACorruptWorkReportToItsDeadLetterTopic() {
-        progress.pipeInput(new TestRecord<>("llm", "{\"jobId\":\"llm\",\"workUnits\":-5}".getBytes(StandardCharsets.UTF_8), T0));
+        progress.pipeInput(new TestRecord<>("llm",
+                "{\"jobId\":\"llm\",\"workUnits\":-5}".getBytes(StandardCharsets.UTF_8), T0));
 
         TestRecord<String, byte[]> refused = deadLetters.readRecord();
-        assertThat(DeadLetters.header(refused.headers(), DeadLetters.SOURCE_TOPIC)).isEqualTo(Topics.JOB_PROGRESS.name());
+        assertThat(DeadLetters.header(refused.headers(), DeadLetters.SOURCE_TOPIC))
+                .isEqualTo(Topics.JOB_PROGRESS.name());
         assertThat(DeadLetters.header(refused.headers(), DeadLetters.REASON)).isNotBlank();
     }
 
@@ -177,7 +179,8 @@ class JobEconomicsTest {
         // When rank 3 sends its report again
         report(rank3);
 
-        // Then only the copy is refused: 3,000 tokens in the minute, not 4,000 (copy counted) nor 1,000 (rank 4 refused)
+        // Then only the copy is refused: 3,000 tokens in the minute, not 4,000 (copy counted) nor 1,000 (rank 4
+        // refused)
         JobEconomics minute = latest().get("llm@" + T0);
         assertThat(minute.workUnits().get("tokens")).isEqualTo(3_000.0);
         TestRecord<String, byte[]> refused = deadLetters.readRecord();

@@ -3,6 +3,7 @@ package io.gpuledger.streams.cost;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
@@ -13,7 +14,6 @@ import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageRollup.Dimension;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.model.WorkTotals;
-import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.streams.state.CodecSerde;
 import java.time.Duration;
 import java.time.Instant;
@@ -178,7 +178,8 @@ class RollupProgressTest {
 
             // Then its progress stops two minutes (the grace) before the report's middle, 12:00:30:
             // every minute ending by 11:58 is closed; the samples alone would close to 12:02
-            assertThat(lastProgress(sent).closedUntil()).isEqualTo(Instant.parse("2026-03-01T11:58:00Z").toEpochMilli());
+            assertThat(lastProgress(sent).closedUntil())
+                    .isEqualTo(Instant.parse("2026-03-01T11:58:00Z").toEpochMilli());
 
             // When no report comes for 30 s of updates, while the samples go on to 12:10
             for (int minute = 6; minute <= 10; minute++) {

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
-import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
@@ -17,7 +16,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -76,7 +74,8 @@ class UnmonitoredCostTest {
     private Map<Instant, UsageRollup> latestMinutes(String key) {
         Map<Instant, UsageRollup> latest = new LinkedHashMap<>();
         for (UsageRollup rollup : rollups) {
-            if (rollup.key().equals(key) && Duration.between(rollup.windowStart(), rollup.windowEnd()).toMinutes() == 1) {
+            if (rollup.key().equals(key) && Duration.between(rollup.windowStart(), rollup.windowEnd())
+                    .toMinutes() == 1) {
                 latest.put(rollup.windowStart(), rollup);
             }
         }

@@ -3,13 +3,13 @@ package io.gpuledger.streams.cost;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
-import io.gpuledger.model.CurrencyRates;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -3,6 +3,7 @@ package io.gpuledger.streams.cost;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.DeadLetters;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Json;
@@ -11,7 +12,6 @@ import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageRollup;
-import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.streams.state.LiveStore;
 import java.time.Duration;
 import java.time.Instant;

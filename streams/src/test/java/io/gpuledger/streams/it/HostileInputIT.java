@@ -185,7 +185,8 @@ class HostileInputIT {
                 if (hostile == null) {
                     wrong.add("unexpected dead letter from " + source + ": " + reason);
                 } else if (reason == null || !reason.contains(hostile.reason())) {
-                    wrong.add(hostile.name() + ": reason '" + abbreviated(reason) + "' lacks '" + hostile.reason() + "'");
+                    wrong.add(hostile.name() + ": reason '" + abbreviated(reason) + "' lacks '" + hostile.reason()
+                            + "'");
                 } else if (!java.util.Arrays.equals(record.value(), hostile.value())
                         || !java.util.Objects.equals(record.key(), hostile.key())) {
                     wrong.add(hostile.name() + ": not kept as received");
@@ -326,7 +327,8 @@ class HostileInputIT {
     private static List<Hostile> hostilePrices(PriceQuote good) {
         String quote = Json.writeString(good);
         List<String> bodies = List.of("not a price", "null", "", "[]", "\"x\"", "42",
-                edit(quote, "pricePerHour", "-5"), edit(quote, "pricePerHour", "NaN"), edit(quote, "currency", "\"$$\""),
+                edit(quote, "pricePerHour", "-5"), edit(quote, "pricePerHour", "NaN"),
+                        edit(quote, "currency", "\"$$\""),
                 edit(quote, "lifecycle", "\"moonlight\""), edit(quote, "gpuCount", "0"),
                 edit(quote, "instanceType", "\"" + ONE_MEGABYTE.substring(0, 300_000) + "\""));
         List<Hostile> prices = new ArrayList<>();

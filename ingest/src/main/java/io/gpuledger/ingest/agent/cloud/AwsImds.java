@@ -82,7 +82,8 @@ public final class AwsImds implements CloudMetadata {
     private static CapacityEvent event(Placement placement, CapacityEventKind kind, String action, Instant now,
             Instant deadline, String noticeIdentity, String raw) {
         return new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
-                CapacityEvent.idOf("aws", placement.instanceId(), kind, noticeIdentity == null ? "now" : noticeIdentity),
+                CapacityEvent.idOf("aws", placement.instanceId(), kind, noticeIdentity == null ? "now"
+                        : noticeIdentity),
                 "aws", placement.region(), placement.instanceId(), placement.instanceType(), placement.host(),
                 placement.lifecycle(), kind, action, now, deadline, "aws-imds", raw);
     }

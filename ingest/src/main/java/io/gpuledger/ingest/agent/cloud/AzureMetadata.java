@@ -58,7 +58,8 @@ public final class AzureMetadata implements CloudMetadata {
             vmName = text(compute, "name");
             // The documented sample spells it "Priority"; live documents "priority".
             String priority = text(compute, "priority") != null ? text(compute, "priority") : text(compute, "Priority");
-            Lifecycle lifecycle = priority != null && (priority.equalsIgnoreCase("Spot") || priority.equalsIgnoreCase("Low"))
+            Lifecycle lifecycle = priority != null
+                    && (priority.equalsIgnoreCase("Spot") || priority.equalsIgnoreCase("Low"))
                     ? Lifecycle.SPOT : Lifecycle.ON_DEMAND;
             return Optional.of(new CloudIdentity("azure", text(compute, "vmId"), text(compute, "vmSize"),
                     text(compute, "location"), lifecycle, vmName));

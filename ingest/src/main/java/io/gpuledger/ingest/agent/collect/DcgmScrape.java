@@ -116,7 +116,8 @@ public final class DcgmScrape {
             }
             String migInstance = sample.label("GPU_I_ID");
             String key = migInstance == null || migInstance.isBlank() ? gpuUuid : gpuUuid + "/mig/" + migInstance;
-            // Every GPU in the scrape gets a reading, even one with none of the fields we map: it exists and is paid for.
+            // Every GPU in the scrape gets a reading, even one with none of the fields we map: it exists and is paid
+            // for.
             Builder gpu = byGpu.computeIfAbsent(key, k -> new Builder(k, gpuUuid, migInstance != null
                     && !migInstance.isBlank()));
             gpu.add(sample.labels());

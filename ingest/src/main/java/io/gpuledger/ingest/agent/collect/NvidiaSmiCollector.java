@@ -31,7 +31,8 @@ import java.util.regex.Pattern;
 public final class NvidiaSmiCollector implements Collector {
 
     /** Every field the agent maps, no header, no units; printed once. */
-    public static final String DEFAULT_COMMAND = "nvidia-smi --query-gpu=" + String.join(",", NvidiaSmiCsv.DEFAULT_FIELDS)
+    public static final String DEFAULT_COMMAND = "nvidia-smi --query-gpu="
+            + String.join(",", NvidiaSmiCsv.DEFAULT_FIELDS)
             + " --format=csv,noheader,nounits";
 
     private static final Pattern LOOP = Pattern.compile("(^|\\s)(-l|-lms|--loop|--loop-ms)(=|\\s|$)");
@@ -79,7 +80,8 @@ public final class NvidiaSmiCollector implements Collector {
             CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> drain(process.getErrorStream()));
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 process.destroyForcibly();
-                return Round.failed("nvidia-smi: '" + command + "' did not finish within " + timeout.toSeconds() + " s");
+                return Round.failed("nvidia-smi: '" + command + "' did not finish within " + timeout.toSeconds()
+                        + " s");
             }
             String output = stdout.get(1, TimeUnit.SECONDS);
             if (process.exitValue() != 0) {

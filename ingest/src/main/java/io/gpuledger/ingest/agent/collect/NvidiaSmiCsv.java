@@ -65,7 +65,9 @@ public final class NvidiaSmiCsv {
             this.queriedFields = queriedFields;
         }
 
-        /** The reading of a data line; empty for a header or blank line, or one that cannot be read (then in errors). */
+        /**
+         * The reading of a data line; empty for a header or blank line, or one that cannot be read (then in errors).
+         */
         public Optional<GpuReading> line(String rawLine, List<String> errors) {
             lineNumber++;
             String line = rawLine.strip();

@@ -386,16 +386,19 @@ public final class Spool implements AutoCloseable {
             return;
         }
         if (dir.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Files.createDirectories(dir,
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         } else {
             Files.createDirectories(dir);
         }
     }
 
     private static SegmentChannel onDisk(Path file) throws IOException {
-        Set<OpenOption> options = Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        Set<OpenOption> options = Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.APPEND);
         FileAttribute<?>[] attributes = file.getFileSystem().supportedFileAttributeViews().contains("posix")
-                ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))}
+                ? new FileAttribute<?>[] {
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))}
                 : new FileAttribute<?>[0];
         FileChannel channel = FileChannel.open(file, options, attributes);
         return new SegmentChannel() {

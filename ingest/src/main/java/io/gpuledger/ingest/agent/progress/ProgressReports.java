@@ -154,7 +154,9 @@ public final class ProgressReports {
         return progress;
     }
 
-    /** Forgets what expired when it is time to look, or when the report would not fit; refuses it if it still does not. */
+    /**
+     * Forgets what expired when it is time to look, or when the report would not fit; refuses it if it still does not.
+     */
     private void makeRoom(String process, List<String> gpuRefs, Instant now) {
         if (!Duration.between(lastPrune, now).minus(PRUNE_EVERY).isNegative() || !fits(process, gpuRefs)) {
             prune(now);

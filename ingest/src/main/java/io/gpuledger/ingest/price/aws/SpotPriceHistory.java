@@ -172,7 +172,8 @@ public final class SpotPriceHistory implements PriceSource {
                 change.getValue().forEach(price -> byZone.put(price.zone(), price.price()));
                 double regionPrice = byZone.values().stream().mapToDouble(Double::doubleValue).max().orElseThrow();
                 if (last == null || regionPrice != last) {
-                    quotes.add(new PriceQuote(PROVIDER, region, instanceType, Lifecycle.SPOT, gpus.model(), gpus.count(),
+                    quotes.add(new PriceQuote(PROVIDER, region, instanceType, Lifecycle.SPOT, gpus.model(),
+                            gpus.count(),
                             regionPrice, CURRENCY, change.getKey(), SOURCE));
                     last = regionPrice;
                 }

@@ -80,7 +80,8 @@ public final class RetailPrices implements PriceSource {
 
     @Override
     public String origin() {
-        return pages.size() == 1 ? pages.get(0).toString() : pages.get(0) + " (and " + (pages.size() - 1) + " more pages)";
+        return pages.size() == 1 ? pages.get(0).toString() : pages.get(0) + " (and " + (pages.size() - 1)
+                + " more pages)";
     }
 
     @Override
@@ -206,9 +207,11 @@ public final class RetailPrices implements PriceSource {
                     pricePerHour = retailPrice;
                 }
                 case "Reservation" -> {
-                    ReservedTerm term = ReservedTerm.parse("reservationTerm", Fields.text(item, "reservationTerm").orElse(null));
+                    ReservedTerm term = ReservedTerm.parse("reservationTerm", Fields.text(item, "reservationTerm")
+                            .orElse(null));
                     if (!term.equals(reservedTerm)) {
-                        skip(where, "reservation term " + term + ": the " + reservedTerm + " term is the one published");
+                        skip(where, "reservation term " + term + ": the " + reservedTerm
+                                + " term is the one published");
                         return;
                     }
                     lifecycle = Lifecycle.RESERVED;

@@ -50,7 +50,9 @@ public final class SkyPilotCatalog implements PriceSource {
     private final Fetcher fetcher;
     private final Clock clock;
 
-    /** @param provider the cloud the catalog describes, as GPU Ledger names it ({@code aws}, {@code gcp}, {@code azure}) */
+    /**
+     * @param provider the cloud the catalog describes, as GPU Ledger names it ({@code aws}, {@code gcp}, {@code azure})
+     */
     public SkyPilotCatalog(String provider, Location location, Fetcher fetcher, Clock clock) {
         this.provider = Check.identity("provider", provider);
         this.location = location;
@@ -98,7 +100,8 @@ public final class SkyPilotCatalog implements PriceSource {
                 Optional<Integer> gpus = gpuCount(line, header);
                 if (gpus.isEmpty()) {
                     skipped.add(new PriceReading.Skipped(where, "AcceleratorCount "
-                            + line.cell(header, "AcceleratorCount").orElse("") + ": a share of one GPU has no per-GPU price"));
+                            + line.cell(header, "AcceleratorCount").orElse("")
+                                    + ": a share of one GPU has no per-GPU price"));
                     continue;
                 }
                 row.onDemand().ifPresent(price -> offers.computeIfAbsent(
@@ -132,14 +135,16 @@ public final class SkyPilotCatalog implements PriceSource {
     private static Row row(Csv.Line line, Csv.Header header) {
         String instanceType = line.cell(header, "InstanceType")
                 .orElseThrow(() -> new InvalidRecordException("InstanceType", "is required"));
-        String region = line.cell(header, "Region").orElseThrow(() -> new InvalidRecordException("Region", "is required"));
+        String region = line.cell(header, "Region")
+                .orElseThrow(() -> new InvalidRecordException("Region", "is required"));
         return new Row(line.number(), instanceType, region, line.cell(header, "AcceleratorName"),
                 price(line, header, "Price"), price(line, header, "SpotPrice"));
     }
 
     private static Optional<Integer> gpuCount(Csv.Line line, Csv.Header header) {
         String count = line.cell(header, "AcceleratorCount")
-                .orElseThrow(() -> new InvalidRecordException("AcceleratorCount", "is required with an AcceleratorName"));
+                .orElseThrow(() -> new InvalidRecordException("AcceleratorCount",
+                        "is required with an AcceleratorName"));
         double value;
         try {
             value = Double.parseDouble(count);
@@ -193,7 +198,8 @@ public final class SkyPilotCatalog implements PriceSource {
         }
 
         PriceQuote quote(String provider, Instant readAt) {
-            return new PriceQuote(provider, region, instanceType, lifecycle, gpuModel, gpuCount, price, CURRENCY, readAt,
+            return new PriceQuote(provider, region, instanceType, lifecycle, gpuModel, gpuCount, price, CURRENCY,
+                    readAt,
                     SOURCE);
         }
     }

@@ -85,7 +85,8 @@ class CloudMetadataTest {
     void shouldReadGcpIdentityFromPathsOfZoneAndMachineType() {
         server.answer("GET /computeMetadata/v1/instance/id", 200, "4520031799277581759")
                 .answer("GET /computeMetadata/v1/instance/zone", 200, "projects/123456789/zones/us-central1-a")
-                .answer("GET /computeMetadata/v1/instance/machine-type", 200, "projects/123456789/machineTypes/a2-highgpu-8g")
+                .answer("GET /computeMetadata/v1/instance/machine-type", 200,
+                        "projects/123456789/machineTypes/a2-highgpu-8g")
                 .answer("GET /computeMetadata/v1/instance/scheduling/provisioning-model", 200, "SPOT");
 
         assertThat(new GcpMetadata(server.url(), TIMEOUT).identity()).contains(new CloudIdentity("gcp",
@@ -97,7 +98,8 @@ class CloudMetadataTest {
         server.require("Metadata", "true")
                 .answer("GET /metadata/instance?api-version=2021-02-01", 200,
                         "{\"compute\":{\"name\":\"gpu-vm-1\",\"vmId\":\"02aab8a4-74ef-476e-8182-f6d2ba4166a6\","
-                                + "\"vmSize\":\"Standard_NC24ads_A100_v4\",\"location\":\"eastus\",\"priority\":\"Spot\"}}")
+                                + "\"vmSize\":\"Standard_NC24ads_A100_v4\",\"location\":\"eastus\","
+                                        + "\"priority\":\"Spot\"}}")
                 .answer("GET /metadata/scheduledevents?api-version=2020-07-01", 200, """
                         {"DocumentIncarnation": 2, "Events": [
                           {"EventId": "C7061BAC-AFDC-4513-B24B-AA5F13A16123", "EventStatus": "Scheduled",
@@ -143,7 +145,8 @@ class CloudMetadataTest {
         server.answer("GET /computeMetadata/v1/instance/preempted", 200,
                         Fixtures.read("cloud/gcp/metadata-instance-preempted-FALSE.txt"))
                 .answer("GET /computeMetadata/v1/instance/maintenance-event", 200,
-                        Fixtures.read("cloud/gcp/metadata-instance-maintenance-event-TERMINATE_ON_HOST_MAINTENANCE.txt"));
+                        Fixtures.read("cloud/gcp/"
+                                + "metadata-instance-maintenance-event-TERMINATE_ON_HOST_MAINTENANCE.txt"));
 
         List<CapacityEvent> notices = new GcpMetadata(server.url(), TIMEOUT).notices(placement("gcp"), NOW);
 

@@ -17,11 +17,13 @@ class DcgmScrapeTest {
                 DCGM_FI_PROF_SM_ACTIVE{gpu="3",UUID="GPU-a",modelName="NVIDIA H100 80GB HBM3",Hostname="node-7"} 0.625
                 DCGM_FI_PROF_SM_OCCUPANCY{gpu="3",UUID="GPU-a",modelName="NVIDIA H100 80GB HBM3",Hostname="node-7"} 0.31
                 DCGM_FI_PROF_DRAM_ACTIVE{gpu="3",UUID="GPU-a",modelName="NVIDIA H100 80GB HBM3",Hostname="node-7"} 0.5
-                DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu="3",UUID="GPU-a",modelName="NVIDIA H100 80GB HBM3",Hostname="node-7"} 0.2
+                DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu="3",UUID="GPU-a",modelName="NVIDIA H100 80GB \
+                HBM3",Hostname="node-7"} 0.2
                 DCGM_FI_DEV_GPU_UTIL{gpu="3",UUID="GPU-a",modelName="NVIDIA H100 80GB HBM3",Hostname="node-7"} 97
                 DCGM_FI_DEV_POWER_USAGE{gpu="3",UUID="GPU-a",modelName="NVIDIA H100 80GB HBM3",Hostname="node-7"} 512.5
                 DCGM_FI_DEV_FB_USED{gpu="3",UUID="GPU-a",modelName="NVIDIA H100 80GB HBM3",Hostname="node-7"} 2048
-                DCGM_FI_PROF_NVLINK_TX_BYTES{gpu="3",UUID="GPU-a",modelName="NVIDIA H100 80GB HBM3",Hostname="node-7"} 1.5e10
+                DCGM_FI_PROF_NVLINK_TX_BYTES{gpu="3",UUID="GPU-a",modelName="NVIDIA H100 80GB HBM3",Hostname="node-7"} \
+                1.5e10
                 DCGM_FI_PROF_PCIE_TX_BYTES{gpu="3",UUID="GPU-a",modelName="NVIDIA H100 80GB HBM3",Hostname="node-7"} 3e8
                 """;
 
@@ -78,8 +80,10 @@ class DcgmScrapeTest {
     @Test
     void shouldReportEachMigInstanceWithItsShareOfTheGpu() {
         String text = """
-                DCGM_FI_PROF_SM_ACTIVE{gpu="0",UUID="GPU-d",modelName="NVIDIA A100-SXM4-40GB",GPU_I_PROFILE="3g.20gb",GPU_I_ID="1"} 0.4
-                DCGM_FI_PROF_SM_ACTIVE{gpu="0",UUID="GPU-d",modelName="NVIDIA A100-SXM4-40GB",GPU_I_PROFILE="1g.5gb",GPU_I_ID="9"} 0.1
+                DCGM_FI_PROF_SM_ACTIVE{gpu="0",UUID="GPU-d",modelName="NVIDIA \
+                A100-SXM4-40GB",GPU_I_PROFILE="3g.20gb",GPU_I_ID="1"} 0.4
+                DCGM_FI_PROF_SM_ACTIVE{gpu="0",UUID="GPU-d",modelName="NVIDIA \
+                A100-SXM4-40GB",GPU_I_PROFILE="1g.5gb",GPU_I_ID="9"} 0.1
                 """;
 
         List<GpuReading> readings = scrape.read(text).readings();

@@ -11,7 +11,8 @@ class NvidiaSmiCollectorTest {
     @Test
     void shouldReadWhatTheConfiguredCommandPrints() {
         NvidiaSmiCollector collector = new NvidiaSmiCollector(
-                "printf '0, GPU-x, Tesla T4, 12, 100, 30.5\\n' # --query-gpu=index,uuid,name,utilization.gpu,memory.used,power.draw",
+                "printf '0, GPU-x, Tesla T4, 12, 100, 30.5\\n' # --query-gpu=index,uuid,name,utilization.gpu,"
+                        + "memory.used,power.draw",
                 Duration.ofSeconds(5));
 
         Collector.Round round = collector.collect();

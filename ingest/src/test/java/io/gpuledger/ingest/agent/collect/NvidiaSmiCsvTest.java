@@ -70,6 +70,7 @@ class NvidiaSmiCsvTest {
         assertThat(result.errors()).containsExactly(
                 "nvidia-smi line 3: utilization.gpu 'lots' is not a number; left out",
                 "nvidia-smi line 4: no GPU UUID (query uuid, it identifies the GPU)",
-                "nvidia-smi line 5: 3 values for 6 fields [index, uuid, name, utilization.gpu, memory.used, power.draw]");
+                "nvidia-smi line 5: 3 values for 6 fields [index, uuid, name, utilization.gpu, memory.used, "
+                        + "power.draw]");
     }
 }

@@ -59,7 +59,8 @@ class RealOutputsTest {
 
     @Test
     void shouldReadAKubernetesScrapeWithPodAndNamespaceAsJobAndTeam() {
-        DcgmScrape.Result result = dcgm.read(Fixtures.read("dcgm-exporter/k8s-pod-labels-rtx4000ada-gpu-operator.prom"));
+        DcgmScrape.Result result =
+                dcgm.read(Fixtures.read("dcgm-exporter/k8s-pod-labels-rtx4000ada-gpu-operator.prom"));
 
         assertThat(result.readings()).singleElement().satisfies(gpu -> {
             assertThat(gpu.uuid()).isEqualTo("GPU-a8394b51-c086-568a-9f1a-c1e1c934c44c");
@@ -94,7 +95,8 @@ class RealOutputsTest {
         DcgmScrape.Result result = dcgm.read(
                 Fixtures.read("dcgm-exporter/lowercase-hostname-mig-a30-mixed-node-pr736-excerpt.prom"));
 
-        assertThat(result.readings()).allSatisfy(gpu -> assertThat(gpu.reportedHost()).isEqualTo("dcgm-exporter-wwwjh"));
+        assertThat(result.readings())
+                .allSatisfy(gpu -> assertThat(gpu.reportedHost()).isEqualTo("dcgm-exporter-wwwjh"));
         assertThat(result.readings()).filteredOn(gpu -> "1g.6gb".equals(gpu.migProfile())).isNotEmpty()
                 .allSatisfy(gpu -> {
                     assertThat(gpu.uuid()).contains("/mig/");
@@ -154,7 +156,8 @@ class RealOutputsTest {
     @Test
     void shouldLeaveOutASentinelThatAnOldExporterLeaked() {
         DcgmScrape.Result result = new DcgmScrape(List.of(), List.of()).read(
-                "DCGM_FI_DEV_FB_USED{gpu=\"0\", UUID=\"GPU-604ac76c-d9cf-fef3-62e9-d92044ab6e52\"} 9223372036854775794\n"
+                "DCGM_FI_DEV_FB_USED{gpu=\"0\", UUID=\"GPU-604ac76c-d9cf-fef3-62e9-d92044ab6e52\"} "
+                        + "9223372036854775794\n"
                         + Fixtures.read("dcgm-exporter/sentinel-memory-temp-not-supported-readme.prom"));
 
         assertThat(result.readings().get(0).memoryUsedBytes()).isNull();

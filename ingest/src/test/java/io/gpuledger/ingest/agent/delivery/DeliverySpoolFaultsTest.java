@@ -17,7 +17,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Delivery while Kafka is away and its spool meets a full disk or damage: the agent goes on, and counts what it lost. */
+/**
+ * Delivery while Kafka is away and its spool meets a full disk or damage: the agent goes on, and counts what it lost.
+ */
 class DeliverySpoolFaultsTest {
 
     @TempDir

@@ -179,7 +179,8 @@ class SpoolTest {
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(spoolDir))).isEqualTo("rwx------");
         try (Stream<Path> files = Files.list(spoolDir)) {
             assertThat(files).singleElement().satisfies(file ->
-                    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------"));
+                    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+                            .isEqualTo("rw-------"));
         }
     }
 

@@ -113,7 +113,8 @@ class AgentHttpHostileBodyTest {
             out.write(("POST /v1/progress HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                     + "Content-Length: " + announced + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             // When the first 128 KiB arrive
-            out.write(("{\"jobId\": \"" + "x".repeat(2 * AgentHttp.MAX_BODY_BYTES)).getBytes(StandardCharsets.US_ASCII));
+            out.write(("{\"jobId\": \"" + "x".repeat(2 * AgentHttp.MAX_BODY_BYTES))
+                    .getBytes(StandardCharsets.US_ASCII));
             out.flush();
 
             // Then the agent answers 413 at once, without waiting for the rest

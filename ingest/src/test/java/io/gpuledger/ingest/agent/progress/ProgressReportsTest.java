@@ -3,11 +3,11 @@ package io.gpuledger.ingest.agent.progress;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.gpuledger.model.MovableClock;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.MovableClock;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.WorkloadClass;
 import java.nio.charset.StandardCharsets;
@@ -46,7 +46,8 @@ class ProgressReportsTest {
     @Test
     void shouldTakeTheIntervalOfAJobsReportWithoutRankFromItsLastReportAsBefore() {
         // Given a job that reports for the whole node, at 0 s
-        reports.accept(body("{\"jobId\": \"llm\", \"unit\": \"tokens\", \"workUnits\": 1000, \"intervalSeconds\": 10}"));
+        reports.accept(
+                body("{\"jobId\": \"llm\", \"unit\": \"tokens\", \"workUnits\": 1000, \"intervalSeconds\": 10}"));
 
         // When it reports again at 12 s without an interval
         clock.set(T0.plusSeconds(12));

@@ -65,7 +65,8 @@ class SpotPriceHistoryTest {
         assertThat(reading.skipped()).extracting(PriceReading.Skipped::reason).containsExactly(
                 "ProductDescription 'SUSE Linux': only Linux/UNIX prices are read (the others include an OS licence)",
                 "ProductDescription 'SUSE Linux': only Linux/UNIX prices are read (the others include an OS licence)",
-                "ProductDescription 'SUSE Linux (Amazon VPC)': only Linux/UNIX prices are read (the others include an OS licence)");
+                "ProductDescription 'SUSE Linux (Amazon VPC)': only Linux/UNIX prices are read (the others include an "
+                        + "OS licence)");
     }
 
     @Test

@@ -20,7 +20,9 @@ import org.junit.jupiter.api.Test;
 
 class RetailPricesTest {
 
-    /** Standard_E4ds_v4 has no GPU; listed here only so that the published example's prices can be followed to a quote. */
+    /**
+     * Standard_E4ds_v4 has no GPU; listed here only so that the published example's prices can be followed to a quote.
+     */
     private static final InstanceTypes STAND_IN = InstanceTypes.parse("""
             provider,instance_type,gpu_model,gpu_count
             azure,Standard_E4ds_v4,stand-in,1
@@ -171,7 +173,8 @@ class RetailPricesTest {
     private static String item(String skuName, String type, double retailPrice, String reservationTerm) {
         return """
                 {"currencyCode": "USD", "retailPrice": %s, "armRegionName": "eastus",
-                 "effectiveStartDate": "2024-01-01T00:00:00Z", "meterName": "%s", "productName": "Virtual Machines NCadsv4 Series",
+                 "effectiveStartDate": "2024-01-01T00:00:00Z", "meterName": "%s", "productName": "Virtual Machines \
+                NCadsv4 Series",
                  "skuName": "%s", "serviceName": "Virtual Machines", "unitOfMeasure": "1 Hour", "type": "%s",%s
                  "armSkuName": "Standard_NC24ads_A100_v4"}""".formatted(retailPrice, skuName, skuName, type,
                 reservationTerm == null ? "" : " \"reservationTerm\": \"" + reservationTerm + "\",");

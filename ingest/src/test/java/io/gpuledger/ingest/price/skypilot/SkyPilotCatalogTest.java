@@ -19,7 +19,8 @@ class SkyPilotCatalogTest {
 
     private static final Instant READ_AT = Instant.parse("2026-03-01T12:00:00Z");
     private static final String HEADER =
-            "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone\n";
+            "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,"
+                    + "AvailabilityZone\n";
 
     @Test
     void shouldQuoteOnDemandAndSpotFromEachLineAndARegionsSpotAtItsDearestZone() {
@@ -43,9 +44,12 @@ class SkyPilotCatalogTest {
         assertThat(reading.rejected()).isEmpty();
         assertThat(reading.skipped()).extracting(PriceReading.Skipped::where, PriceReading.Skipped::reason)
                 .containsExactly(
-                        org.assertj.core.groups.Tuple.tuple("vms.csv line 2", "no accelerator: a CPU-only instance type"),
-                        org.assertj.core.groups.Tuple.tuple("vms.csv line 3", "no accelerator: a CPU-only instance type"),
-                        org.assertj.core.groups.Tuple.tuple("vms.csv line 4", "no accelerator: a CPU-only instance type"));
+                        org.assertj.core.groups.Tuple.tuple("vms.csv line 2",
+                                "no accelerator: a CPU-only instance type"),
+                        org.assertj.core.groups.Tuple.tuple("vms.csv line 3",
+                                "no accelerator: a CPU-only instance type"),
+                        org.assertj.core.groups.Tuple.tuple("vms.csv line 4",
+                                "no accelerator: a CPU-only instance type"));
     }
 
     @Test
@@ -75,7 +79,8 @@ class SkyPilotCatalogTest {
         PriceReading reading = SkyPilotCatalog.parse(csv, "mixed.csv", "aws", READ_AT);
 
         // Then only the good line is quoted; the others are named with the reason
-        assertThat(reading.quotes()).containsExactly(quote("us-east-1", "g5.xlarge", Lifecycle.ON_DEMAND, "A10G", 1, 1.006));
+        assertThat(reading.quotes())
+                .containsExactly(quote("us-east-1", "g5.xlarge", Lifecycle.ON_DEMAND, "A10G", 1, 1.006));
         assertThat(reading.skipped()).extracting(PriceReading.Skipped::reason)
                 .containsExactly("AcceleratorCount 0.167: a share of one GPU has no per-GPU price");
         assertThat(reading.rejected()).containsExactly(
@@ -88,7 +93,8 @@ class SkyPilotCatalogTest {
     void shouldDateEveryQuoteWithTheTimeTheCatalogWasRead() {
         // Given a catalog file and a clock
         Clock clock = Clock.fixed(READ_AT, ZoneOffset.UTC);
-        SkyPilotCatalog source = new SkyPilotCatalog("aws", new Location(Fixtures.path("skypilot-aws-vms.csv").toString()),
+        SkyPilotCatalog source = new SkyPilotCatalog("aws",
+                new Location(Fixtures.path("skypilot-aws-vms.csv").toString()),
                 Fetcher.standard(), clock);
 
         // When it is read, Then every quote holds from then on
@@ -99,11 +105,13 @@ class SkyPilotCatalogTest {
     void shouldRefuseAFileWithoutTheCatalogsColumns() {
         assertThatThrownBy(() -> SkyPilotCatalog.parse("provider,region\naws,us-east-1\n", "other.csv", "aws", READ_AT))
                 .isInstanceOf(PriceSourceException.class)
-                .hasMessage("other.csv: header lacks column(s) [InstanceType, AcceleratorName, AcceleratorCount, Price, "
+                .hasMessage("other.csv: header lacks column(s) [InstanceType, AcceleratorName, AcceleratorCount, Price,"
+                        + " "
                         + "SpotPrice]; expected a SkyPilot catalog (vms.csv)");
     }
 
-    private static PriceQuote quote(String region, String type, Lifecycle lifecycle, String gpu, int gpus, double price) {
+    private static PriceQuote quote(String region, String type, Lifecycle lifecycle, String gpu, int gpus,
+            double price) {
         return new PriceQuote("aws", region, type, lifecycle, gpu, gpus, price, "USD", READ_AT, SkyPilotCatalog.SOURCE);
     }
 }
