@@ -1,3 +1,4 @@
+// Over 400 lines: the short path and its fallback to databind must agree field by field, so they stay together.
 package io.gpuledger.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;

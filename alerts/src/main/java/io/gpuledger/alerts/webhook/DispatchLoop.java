@@ -1,3 +1,4 @@
+// Over 400 lines: one thread and all the state it alone touches, kept in one class so that none is shared.
 package io.gpuledger.alerts.webhook;
 
 import io.gpuledger.model.CostAnomaly;

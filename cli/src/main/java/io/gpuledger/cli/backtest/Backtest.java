@@ -1,3 +1,4 @@
+// Over 400 lines: the simulated fleet, its clock and the ledger of decisions are one model, read top to bottom.
 package io.gpuledger.cli.backtest;
 
 import io.gpuledger.cli.backtest.OfferPrices.OfferPrice;

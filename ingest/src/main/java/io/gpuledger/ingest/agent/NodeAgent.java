@@ -1,3 +1,4 @@
+// Over 400 lines: the agent's wiring and its one loop; collectors, notices and reports live in their packages.
 package io.gpuledger.ingest.agent;
 
 import io.gpuledger.ingest.agent.cloud.CloudMetadata;

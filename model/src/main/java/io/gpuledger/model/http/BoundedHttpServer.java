@@ -1,3 +1,4 @@
+// Over 400 lines: a whole HTTP/1.1 request reader; its bounds are only checkable while they sit in one place.
 package io.gpuledger.model.http;
 
 import java.io.BufferedInputStream;

@@ -1,3 +1,4 @@
+// Over 400 lines: segments, replay and the size bound change together; the record format is SpoolFormat.
 package io.gpuledger.ingest.agent.delivery;
 
 import java.io.Closeable;
