@@ -4,6 +4,7 @@ import io.gpuledger.model.TelemetryJson;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.streams.price.PriceTable;
 import io.gpuledger.streams.state.Codec;
+import io.gpuledger.streams.state.LiveStore;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
@@ -16,7 +17,7 @@ import java.util.TreeMap;
  * One GPU as the engine follows it: its open minute windows, which seconds of recent minutes its
  * samples covered, and how far its coverage has been settled.
  */
-final class GpuState {
+final class GpuState extends LiveStore.Markable {
 
     /** No coverage settled yet: the GPU's first window is still open. */
     static final long NONE = Long.MIN_VALUE;

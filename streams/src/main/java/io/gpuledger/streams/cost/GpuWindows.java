@@ -292,7 +292,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         window.identity = identity;
         window.add(charged);
         updates.queue(gpu, state, window);
-        gpus.markDirty(gpu);
+        gpus.markDirty(gpu, state);
         partials.add(window, identity, start, charged);
     }
 

@@ -3,6 +3,7 @@ package io.gpuledger.streams.cost;
 import io.gpuledger.model.UsageRollup.Dimension;
 import io.gpuledger.model.WorkTotals;
 import io.gpuledger.streams.state.Codec;
+import io.gpuledger.streams.state.LiveStore;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
@@ -11,7 +12,7 @@ import java.io.IOException;
  * A {@link RollupPartial} that a task is still adding samples to, until its next update sends it:
  * the windows of the samples hold on to it, so a sample adds to it without looking it up.
  */
-final class PendingPartial {
+final class PendingPartial extends LiveStore.Markable {
 
     final Dimension dimension;
     final String id;

@@ -42,7 +42,7 @@ final class TaskPartials {
                 partial = pendingPartial(dimension, identity, partialKeys[d], start);
                 window.partials[d] = partial;
             } else {
-                pending.markDirty(partialKeys[d]);
+                pending.markDirty(partialKeys[d], partial);
             }
             partial.totals.add(charged);
             if (window.countIn(identity.rollupKeys[d])) {

@@ -97,6 +97,23 @@ public final class LiveStore<V> extends CommitHook<V> {
         dirty.add(key);
     }
 
+    /**
+     * A value that remembers the commit it was last marked in, for values changed at every record:
+     * marking one again before the commit then costs a comparison, not a lookup in the marked keys.
+     */
+    public abstract static class Markable {
+        private long markedIn;
+    }
+
+    /** As {@link #markDirty(String)}, once per commit for a value that remembers being marked. */
+    public void markDirty(String key, Markable value) {
+        long current = commits + 1;
+        if (value.markedIn != current) {
+            value.markedIn = current;
+            dirty.add(key);
+        }
+    }
+
     public void delete(String key) {
         load();
         if (live.remove(key) != null) {

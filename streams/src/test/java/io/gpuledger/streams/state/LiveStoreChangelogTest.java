@@ -27,7 +27,7 @@ class LiveStoreChangelogTest {
     private static final String STORE = "tallies";
 
     /** A tally changed in place, as the engine changes its GPUs' state. */
-    private static final class Tally {
+    private static final class Tally extends LiveStore.Markable {
         long count;
     }
 
@@ -47,7 +47,13 @@ class LiveStoreChangelogTest {
 
     /** Adds one to the key's tally, in place once it exists. */
     private static final class Count implements Processor<String, String, Void, Void> {
+        private final boolean markByValue;
         private LiveStore<Tally> tallies;
+
+        /** @param markByValue marks through the tally itself, as the engine marks its GPUs' state */
+        Count(boolean markByValue) {
+            this.markByValue = markByValue;
+        }
 
         @Override
         public void init(ProcessorContext<Void, Void> context) {
@@ -60,8 +66,13 @@ class LiveStoreChangelogTest {
             if (tally == null) {
                 tally = new Tally();
                 tallies.put(record.key(), tally);
-            } else {
+            } else if (!markByValue) {
                 tallies.markDirty(record.key());
+            }
+            if (markByValue) {
+                // marked twice before a commit: written once, as it then stands
+                tallies.markDirty(record.key(), tally);
+                tallies.markDirty(record.key(), tally);
             }
             tally.count++;
         }
@@ -69,9 +80,18 @@ class LiveStoreChangelogTest {
 
     @Test
     void shouldWriteAValueChangedInPlaceAtEachCommitAfterItWasPut() {
+        countAndCheckTheChangelog(false);
+    }
+
+    @Test
+    void shouldWriteAValueThatRemembersBeingMarkedAtEachCommitItWasMarkedIn() {
+        countAndCheckTheChangelog(true);
+    }
+
+    private void countAndCheckTheChangelog(boolean markByValue) {
         Topology topology = new Topology();
         topology.addSource("in", new StringDeserializer(), new StringDeserializer(), "counted");
-        topology.addProcessor("count", Count::new, "in");
+        topology.addProcessor("count", () -> new Count(markByValue), "in");
         topology.addStateStore(new LiveStoreBuilder<>(STORE, TALLY), "count");
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, APP);
