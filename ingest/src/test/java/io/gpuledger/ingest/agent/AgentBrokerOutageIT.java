@@ -87,13 +87,15 @@ class AgentBrokerOutageIT {
         await().atMost(Duration.ofSeconds(60)).until(() -> delivery.spooledNow() == 0 && delivery.pending() == 0);
         delivery.close(Duration.ofSeconds(10));
 
-        // Then each sample made is on the topic once
+        // Then each sample made is on the topic. A batch the broker wrote but did not acknowledge
+        // before it died may be sent again under the producer's next epoch: a copy, which the cost
+        // engine refuses by the time it covers, never a loss.
         long made = agent.counters().samplesCollected();
         List<TelemetrySample> received = readTelemetry(made);
         assertThat(spooled).as("samples spooled while the broker was away").isPositive();
         assertThat(made).isGreaterThanOrEqualTo(GPUS * 20L);
-        assertThat(received).hasSize((int) made);
         assertThat(received.stream().map(s -> s.gpuUuid() + "@" + s.time()).distinct().count()).isEqualTo(made);
+        assertThat(received.size() - made).as("copies sent again after the broker died").isLessThanOrEqualTo(GPUS);
         assertThat(delivery.dropped()).isZero();
         assertThat(problems).isEmpty();
     }

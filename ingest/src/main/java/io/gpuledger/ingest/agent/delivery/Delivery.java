@@ -30,7 +30,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *
  * <ul>
  *   <li>The producer is idempotent and retries without a deadline, so a record it has taken is
- *       written exactly once, however long the broker is away.</li>
+ *       written however long the broker is away; once, unless a dying broker wrote a batch it did
+ *       not acknowledge, which the producer's next epoch sends again.</li>
  *   <li>While the broker is away, the producer's (small) buffer fills; then {@code send} cannot
  *       take more within {@code max.block.ms}, and records go to the on-disk {@link Spool}.</li>
  *   <li>As long as anything is spooled, new records are spooled behind it, and a replay thread
