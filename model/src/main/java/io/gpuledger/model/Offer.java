@@ -27,6 +27,12 @@ public record Offer(String provider, String region, String instanceType, Lifecyc
         return new Offer(parts[0], parts[1], parts[2], Lifecycle.fromWire(parts[3]));
     }
 
+    /** Whether {@code usage}'s instance is of this offer, without an Offer made for the window. */
+    public boolean isOfferOf(GpuUsage usage) {
+        return provider.equals(usage.provider()) && region.equals(usage.region())
+                && instanceType.equals(usage.instanceType()) && lifecycle == usage.lifecycle();
+    }
+
     /** {@code provider|region|instanceType|lifecycle}: the prefix of every price-version key of this offer. */
     public String key() {
         return provider + Check.KEY_SEPARATOR + region + Check.KEY_SEPARATOR + instanceType

@@ -38,10 +38,7 @@ public final class FleetBoard {
             double idleCostPerHour, long heardAtMillis) {
 
         static Gpu of(GpuUsage usage, Gpu before, Instant now) {
-            Offer pool = before != null && before.pool.provider().equals(usage.provider())
-                    && before.pool.region().equals(usage.region())
-                    && before.pool.instanceType().equals(usage.instanceType())
-                    && before.pool.lifecycle() == usage.lifecycle()
+            Offer pool = before != null && before.pool.isOfferOf(usage)
                     ? before.pool
                     : new Offer(usage.provider(), usage.region(), usage.instanceType(), usage.lifecycle());
             return new Gpu(usage.gpuUuid(), usage.gpuIndex(),

@@ -110,9 +110,7 @@ public final class JobBook {
         Job job = job(window.jobId(), now);
         Offer pool = job.pool;
         // Every window of the job's GPUs says where it runs; the fields change only when it moves.
-        if (pool == null || !pool.provider().equals(window.provider()) || !pool.region().equals(window.region())
-                || !pool.instanceType().equals(window.instanceType()) || pool.lifecycle() != window.lifecycle()
-                || !Objects.equals(job.windowGpuModel, window.gpuModel())) {
+        if (pool == null || !pool.isOfferOf(window) || !Objects.equals(job.windowGpuModel, window.gpuModel())) {
             job.pool = new Offer(window.provider(), window.region(), window.instanceType(), window.lifecycle());
             job.windowGpuModel = window.gpuModel();
             job.gpuModel = catalog.instance(job.pool).map(GpuCatalog.InstanceSpec::gpuModel).orElse(window.gpuModel());
