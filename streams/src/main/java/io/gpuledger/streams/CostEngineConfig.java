@@ -19,15 +19,10 @@ import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
  * the processing and production exception handlers, given a
  * {@link io.gpuledger.streams.deadletter.DeadLetterSink} ({@link CostEngine} gives them one).
  *
- * @param commitInterval the longest time between two commits. The engine asks for a commit as
- *                       soon as it has sent something that readers wait for (a live window's update,
- *                       a due roll-up, an enriched notice), so this bounds only how long it goes
- *                       without committing while it works off a backlog. Then it asks for one once
- *                       its GPUs' samples since the last are four for each GPU it will write (every
- *                       commit writes each GPU changed since the last one to its changelog), once
- *                       the samples stop, and at the latest an update interval before this one
- *                       would pass. The engine's transactions are given three times it, and at
- *                       least Kafka Streams' 10 s, before the broker aborts them.
+ * @param commitInterval the longest time between two commits. The engine commits as soon as it
+ *                       has sent something readers wait for, so this bounds only its commits while
+ *                       it works off a backlog (see {@code BacklogCommits}); its transactions get
+ *                       three times it, at least 10 s, before the broker aborts them.
  * @param rates          exchange rates into the reporting currency of every published amount
  * @param priceMaxAge    how long after its last confirmation a price is taken as current; time
  *                       charged at an older one is counted as stale-priced

@@ -11,7 +11,7 @@ package io.gpuledger.streams.cost;
  * and the engine's output waits for nothing else), or once a given number of updates passed
  * without a commit (so that the partials held back until a commit do go out, before Kafka Streams'
  * timer commits at the engine's longest commit interval). A small fleet reaches the share at every
- * update, as before; a fleet of 100,000 GPUs, every few.
+ * update, a large one every few.
  */
 final class BacklogCommits {
 

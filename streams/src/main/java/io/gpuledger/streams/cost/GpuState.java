@@ -15,7 +15,8 @@ import java.util.TreeMap;
 
 /**
  * One GPU as the engine follows it: its open minute windows, which seconds of recent minutes its
- * samples covered, and how far its coverage has been settled.
+ * samples covered, and how far its coverage has been settled. Only what {@link #CODEC} writes
+ * outlives a restart; the other fields are caches or send-state, rebuilt from the next sample.
  */
 final class GpuState extends LiveStore.Markable {
 
@@ -29,20 +30,17 @@ final class GpuState extends LiveStore.Markable {
     static final class Window {
         GpuIdentity identity;
         RunningTotals totals = new RunningTotals();
-        /**
-         * The totals as last encoded, until a sample changes them: of a GPU's few open windows
-         * most often only the newest changes between two commits, and the others are written as they were.
-         */
-        private transient byte[] encodedTotals;
+        /** The totals as last encoded: between two commits most often only the newest window changes. */
+        private byte[] encodedTotals;
         /** Roll-up keys this GPU was already counted in for this minute (at most a few). */
         final List<String> counted = new ArrayList<>(3);
-        /** Changed since its last update was sent: not kept, a restart sends none until the next sample. */
-        transient boolean changed;
+        /** Changed since its last update was sent; not kept: a restart sends none until the next sample. */
+        boolean unsent;
         /** Keys of this window's partials and the identity they were made for; not kept. */
-        private transient String[] partialKeys;
-        private transient GpuIdentity partialKeysOf;
+        private String[] partialKeys;
+        private GpuIdentity partialKeysOf;
         /** The pending partials this window's samples add to, per dimension, while they are pending; not kept. */
-        transient PendingPartial[] partials;
+        PendingPartial[] partials;
 
         /** Adds a charged sample to the window's totals. */
         void add(UsageTotals charged) {
@@ -70,8 +68,8 @@ final class GpuState extends LiveStore.Markable {
             return partialKeys;
         }
 
-        /** Counted in its own identity's job, team and pool, once that identity is known. */
-        private transient boolean countedInOwnPending;
+        /** Read back without its identity: counted in that identity's own keys once it is attached. */
+        private boolean countedInOwnPending;
 
         void countedOwn(GpuIdentity own) {
             countedInOwnPending = own == null;
@@ -108,19 +106,19 @@ final class GpuState extends LiveStore.Markable {
      * those not yet there ({@code pendingUnmerged}): most samples cover seconds of the same minute
      * as the one before, and are marked and judged here without a lookup. {@link #NONE}: none.
      */
-    private transient long pendingMinute = NONE;
-    private transient long pendingBits;
-    private transient boolean pendingUnmerged;
-    /** The window the latest sample went to, kept at hand for the next sample, which most often goes there too. */
-    private transient long latestWindowStart = NONE;
-    private transient Window latestWindow;
+    private long pendingMinute = NONE;
+    private long pendingBits;
+    private boolean pendingUnmerged;
+    /** The window the latest sample went to: the next sample most often goes there too. */
+    private long latestWindowStart = NONE;
+    private Window latestWindow;
     /** The price span the latest sample was charged in, and the identity it was looked up for; not kept. */
-    transient PriceTable.InForce price;
-    transient GpuIdentity priceFor;
+    PriceTable.InForce price;
+    GpuIdentity priceFor;
     /** Reads the GPU's samples, taking its identity from the last one when it is written alike; not kept. */
     final transient TelemetryJson.Follower follower = new TelemetryJson.Follower();
-    /** Among the GPUs whose windows changed since the last update was sent; not kept. */
-    transient boolean queued;
+    /** Listed among the GPUs with unsent windows in {@link WindowUpdates}; not kept. */
+    boolean listedUnsent;
 
     /** Covered seconds of unsettled minutes by minute start (epoch millis): bit i is second i. */
     TreeMap<Long, Long> coverage() {

@@ -291,7 +291,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         GpuState.Window window = state.window(start);
         window.identity = identity;
         window.add(charged);
-        updates.queue(gpu, state, window);
+        updates.markUnsent(gpu, state, window);
         gpus.markDirty(gpu, state);
         partials.add(window, identity, start, charged);
     }

@@ -22,7 +22,7 @@ final class PendingPartial extends LiveStore.Markable {
     double gpuEquivalents;
     final RunningTotals totals;
     /** Sent and dropped from the store: whoever still holds it must look up (or start) a new one. */
-    transient boolean sent;
+    boolean sentAndDropped;
 
     PendingPartial(Dimension dimension, String id, long windowStart, long gpus, double gpuEquivalents,
             RunningTotals totals) {

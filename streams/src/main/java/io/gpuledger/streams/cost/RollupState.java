@@ -26,7 +26,7 @@ final class RollupState {
          * Changed since last sent. Kept: while a backlog is worked off a minute may wait long
          * for every task to pass it, and after a restart nothing else would send it.
          */
-        boolean changed;
+        boolean unsent;
     }
 
     final Dimension dimension;
@@ -46,12 +46,12 @@ final class RollupState {
      * Set in the first byte, beside the dimension, when each sum says whether it was sent; values
      * written before that (without it) read as all sent.
      */
-    private static final int WITH_CHANGED = 0x40;
+    private static final int WITH_UNSENT_FLAGS = 0x40;
 
     static final Codec<RollupState> CODEC = new Codec<>() {
         @Override
         public void write(RollupState state, DataOutput out) throws IOException {
-            out.writeByte(state.dimension.ordinal() | WITH_CHANGED);
+            out.writeByte(state.dimension.ordinal() | WITH_UNSENT_FLAGS);
             out.writeUTF(state.id);
             out.writeUTF(state.currency);
             writeSums(state.minutes, out);
@@ -61,10 +61,11 @@ final class RollupState {
         @Override
         public RollupState read(DataInput in) throws IOException {
             int first = in.readByte();
-            boolean withChanged = (first & WITH_CHANGED) != 0;
-            RollupState state = new RollupState(Dimension.values()[first & ~WITH_CHANGED], in.readUTF(), in.readUTF());
-            readSums(state.minutes, in, withChanged);
-            readSums(state.hours, in, withChanged);
+            boolean withUnsentFlags = (first & WITH_UNSENT_FLAGS) != 0;
+            RollupState state = new RollupState(Dimension.values()[first & ~WITH_UNSENT_FLAGS], in.readUTF(),
+                    in.readUTF());
+            readSums(state.minutes, in, withUnsentFlags);
+            readSums(state.hours, in, withUnsentFlags);
             return state;
         }
 
@@ -75,11 +76,12 @@ final class RollupState {
                 GpuCount.write(entry.getValue().gpus, entry.getValue().gpuEquivalents, out);
                 UsageCodec.TOTALS.write(entry.getValue().totals, out);
                 RollupPartial.WorkCodec.write(entry.getValue().work, out);
-                out.writeBoolean(entry.getValue().changed);
+                out.writeBoolean(entry.getValue().unsent);
             }
         }
 
-        private static void readSums(TreeMap<Long, Sum> sums, DataInput in, boolean withChanged) throws IOException {
+        private static void readSums(TreeMap<Long, Sum> sums, DataInput in, boolean withUnsentFlags)
+                throws IOException {
             for (int count = in.readInt(); count > 0; count--) {
                 long start = in.readLong();
                 Sum sum = new Sum();
@@ -88,7 +90,7 @@ final class RollupState {
                 sum.gpuEquivalents = gpus.equivalents();
                 sum.totals = UsageCodec.TOTALS.read(in);
                 sum.work = RollupPartial.WorkCodec.read(in);
-                sum.changed = withChanged && in.readBoolean();
+                sum.unsent = withUnsentFlags && in.readBoolean();
                 sums.put(start, sum);
             }
         }

@@ -43,9 +43,8 @@ final class RollupWindows implements Processor<String, RollupInput, String, Emit
     static final int ROLLING_MINUTES = 5;
     static final Duration RETENTION_SLACK = Duration.ofMinutes(10);
     /**
-     * How often, in wall-clock time, the changed hours go out while they are open: an hour moves
-     * by a sixtieth a minute, and sending it every update interval made the hours most of the
-     * roll-ups a large fleet sends. Once the backlog is worked off, changed hours go out at once.
+     * How often (wall clock) changed open hours go out: an hour moves by a sixtieth a minute, and
+     * sent every update interval, hours would be most of what a large fleet's roll-ups send.
      */
     static final Duration HOUR_UPDATE_INTERVAL = Duration.ofMinutes(1);
 
@@ -57,14 +56,15 @@ final class RollupWindows implements Processor<String, RollupInput, String, Emit
     private LiveStore<RollupState> store;
     /** Each sending task's latest progress, by its partition. */
     private LiveStore<SourceProgress> sources;
-    private Sensor late;
-    private final Set<String> changed = new LinkedHashSet<>();
+    private Sensor lateCounter;
+    /** Keys of the roll-ups with unsent minutes or hours, in the order they changed. */
+    private final Set<String> keysWithUnsent = new LinkedHashSet<>();
     /** Whether the partials have stopped coming: then the backlog is worked off. */
     private final QuietInput input;
     /** Whether this update sent anything. */
     private boolean sentSinceUpdate;
     /** Roll-ups sent since this task started. */
-    private long sends;
+    private long rollupsSent;
     /**
      * Every minute that ends at or before it is closed by every task that sends partials and is
      * not idle: the least of their progress. Unchanged while all are idle.
@@ -87,12 +87,12 @@ final class RollupWindows implements Processor<String, RollupInput, String, Emit
         closeOnProgress();
         // What changed before a restart and was not sent yet is sent as if it had just changed.
         store.entries().forEach((key, state) -> {
-            if (state.minutes.values().stream().anyMatch(sum -> sum.changed)
-                    || state.hours.values().stream().anyMatch(sum -> sum.changed)) {
-                changed.add(key);
+            if (state.minutes.values().stream().anyMatch(sum -> sum.unsent)
+                    || state.hours.values().stream().anyMatch(sum -> sum.unsent)) {
+                keysWithUnsent.add(key);
             }
         });
-        this.late = ParseOrReject.deadLetterSensor(context, "rollup-late");
+        this.lateCounter = ParseOrReject.deadLetterSensor(context, "rollup-late");
         context.schedule(settings.updateInterval(), PunctuationType.WALL_CLOCK_TIME, now -> sendUpdates());
     }
 
@@ -109,7 +109,7 @@ final class RollupWindows implements Processor<String, RollupInput, String, Emit
             state = new RollupState(partial.dimension(), partial.id(), partial.currency());
         }
         if (!state.minutes.containsKey(partial.windowStart()) && partial.windowStart() < minuteCutoff()) {
-            late.record();
+            lateCounter.record();
             return;
         }
         RollupState.Sum minute = state.minutes.computeIfAbsent(partial.windowStart(), start -> new RollupState.Sum());
@@ -117,9 +117,9 @@ final class RollupWindows implements Processor<String, RollupInput, String, Emit
         minute.gpus += partial.gpus();
         minute.gpuEquivalents += partial.gpuEquivalents();
         minute.work = partial.work().reports() == 0 ? minute.work : minute.work.plus(partial.work());
-        minute.changed = true;
+        minute.unsent = true;
         store.put(record.key(), state);
-        changed.add(record.key());
+        keysWithUnsent.add(record.key());
         if (partial.totals().samples() == 0 && partial.totals().unmonitoredSeconds() == 0) {
             return;
         }
@@ -128,7 +128,7 @@ final class RollupWindows implements Processor<String, RollupInput, String, Emit
         hour.totals = hour.totals.plus(partial.totals());
         hour.gpus = Math.max(hour.gpus, minute.gpus);
         hour.gpuEquivalents = Math.max(hour.gpuEquivalents, minute.gpuEquivalents);
-        hour.changed = true;
+        hour.unsent = true;
     }
 
     /** Takes a task's progress in, and closes what every task has closed now. */
@@ -186,7 +186,7 @@ final class RollupWindows implements Processor<String, RollupInput, String, Emit
         if (hoursDue) {
             hoursSentAt = now;
         }
-        for (Iterator<String> keys = changed.iterator(); keys.hasNext();) {
+        for (Iterator<String> keys = keysWithUnsent.iterator(); keys.hasNext();) {
             String key = keys.next();
             RollupState state = store.get(key);
             if (state == null) {
@@ -194,20 +194,20 @@ final class RollupWindows implements Processor<String, RollupInput, String, Emit
                 continue;
             }
             boolean heldBack = false;
-            long sendsBefore = sends;
+            long sentBefore = rollupsSent;
             Set<Long> rollingEnds = new TreeSet<>();
             for (Map.Entry<Long, RollupState.Sum> minute : state.minutes.entrySet()) {
-                if (!minute.getValue().changed || !charged(minute.getValue())) {
+                if (!minute.getValue().unsent || !charged(minute.getValue())) {
                     continue;
                 }
                 if (!idle && !due(minute.getKey(), MINUTE, now)) {
                     heldBack = true;
                     continue;
                 }
-                UsageRollup sent = send(key, state, minute.getKey(), MINUTE, minute.getValue());
+                UsageRollup minuteRollup = send(key, state, minute.getKey(), MINUTE, minute.getValue());
                 if (state.dimension == Dimension.JOB) {
-                    context.forward(new Record<>(state.id, new Emitted.Economics(JobEconomics.of(sent,
-                            minute.getValue().work)), sent.windowStart().toEpochMilli()));
+                    context.forward(new Record<>(state.id, new Emitted.Economics(JobEconomics.of(minuteRollup,
+                            minute.getValue().work)), minuteRollup.windowStart().toEpochMilli()));
                 }
                 for (int later = 0; later < ROLLING_MINUTES; later++) {
                     long newest = minute.getKey() + later * MINUTE;
@@ -219,13 +219,13 @@ final class RollupWindows implements Processor<String, RollupInput, String, Emit
                         rollingEnds.add(newest);
                     } else {
                         // Its rolling view goes out with it, when it is due.
-                        ending.changed = true;
+                        ending.unsent = true;
                         heldBack = true;
                     }
                 }
             }
             for (Map.Entry<Long, RollupState.Sum> hour : state.hours.entrySet()) {
-                if (!hour.getValue().changed) {
+                if (!hour.getValue().unsent) {
                     continue;
                 }
                 // A complete hour goes out at once: it may be dropped before the next minute of wall clock.
@@ -239,7 +239,7 @@ final class RollupWindows implements Processor<String, RollupInput, String, Emit
                 send(key, state, newest + MINUTE - ROLLING_MINUTES * MINUTE, ROLLING_MINUTES * MINUTE,
                         rolling(state.minutes, newest));
             }
-            if (sends > sendsBefore) {
+            if (rollupsSent > sentBefore) {
                 // Sent is kept too: a restart sends again only what was not.
                 store.put(key, state);
             }
@@ -277,9 +277,9 @@ final class RollupWindows implements Processor<String, RollupInput, String, Emit
     }
 
     private UsageRollup send(String key, RollupState state, long start, long length, RollupState.Sum sum) {
-        sum.changed = false;
+        sum.unsent = false;
         sentSinceUpdate = true;
-        sends++;
+        rollupsSent++;
         UsageRollup rollup = new UsageRollup(state.dimension, state.id, Instant.ofEpochMilli(start),
                 Instant.ofEpochMilli(start + length), state.currency, sum.gpus, sum.gpuEquivalents, sum.totals);
         // Dated by its start, as usage windows are: an hour's end lies up to an hour ahead, and

@@ -38,7 +38,7 @@ final class TaskPartials {
         for (Dimension dimension : DIMENSIONS) {
             int d = dimension.ordinal();
             PendingPartial partial = window.partials[d];
-            if (partial == null || partial.sent) {
+            if (partial == null || partial.sentAndDropped) {
                 partial = pendingPartial(dimension, identity, partialKeys[d], start);
                 window.partials[d] = partial;
             } else {
@@ -73,10 +73,10 @@ final class TaskPartials {
 
     /** Sends every pending partial and forgets it: whoever still holds one starts a new one. */
     void sendAll() {
-        List<String> sent = new ArrayList<>(pending.entries().keySet());
-        for (String key : sent) {
+        List<String> keys = new ArrayList<>(pending.entries().keySet());
+        for (String key : keys) {
             PendingPartial partial = pending.get(key);
-            partial.sent = true;
+            partial.sentAndDropped = true;
             RollupPartial rollupPartial = partial.toPartial(currency);
             context.forward(new Record<>(rollupPartial.rollupKey(), new Emitted.Partial(rollupPartial),
                     rollupPartial.windowStart()));

@@ -26,11 +26,10 @@ final class WindowUpdates {
     /** The task's latest event time; {@link Long#MIN_VALUE}: none yet. */
     private LongSupplier latestEventTime;
     /**
-     * GPUs with a window changed since the last update was sent, in the order they changed: a GPU
-     * is added when its state is not {@link GpuState#queued} already (a GPU read back after a
-     * restore may come twice; the second finds nothing left to send).
+     * GPUs with unsent windows, in the order they changed. A GPU read back after a restore may
+     * come twice; the second finds nothing left to send.
      */
-    private final List<String> changed = new ArrayList<>();
+    private final List<String> gpusWithUnsentWindows = new ArrayList<>();
     /** Whether the samples have stopped coming: then the backlog is worked off. */
     private final QuietInput input;
     /** Whether the samples have stopped coming long enough for this task to hold no roll-up back. */
@@ -77,14 +76,13 @@ final class WindowUpdates {
         backlog.sample(gpus.commits());
     }
 
-    /** Queues the GPU's update, to be sent with the next, if it is not queued already. */
-    void queue(String gpu, GpuState state, GpuState.Window window) {
-        if (!window.changed) {
-            // A window marked changed is already among the changed GPUs'.
-            window.changed = true;
-            if (!state.queued) {
-                state.queued = true;
-                changed.add(gpu);
+    /** Marks the window unsent, and lists its GPU for the next update if it is not listed already. */
+    void markUnsent(String gpu, GpuState state, GpuState.Window window) {
+        if (!window.unsent) {
+            window.unsent = true;
+            if (!state.listedUnsent) {
+                state.listedUnsent = true;
+                gpusWithUnsentWindows.add(gpu);
             }
         }
     }
@@ -122,19 +120,19 @@ final class WindowUpdates {
     /**
      * Sends the changed GPUs' windows that are due ({@code idle}: every changed one; else only a
      * GPU's newest, when it starts at or after {@code liveFrom}), keeps the GPUs with windows still
-     * pending among the changed, in their order, and says whether it sent any.
+     * unsent listed, in their order, and says whether it sent any.
      */
     boolean sendChangedWindows(boolean idle, long liveFrom) {
         boolean sentWindows = false;
         int kept = 0;
-        for (int i = 0; i < changed.size(); i++) {
-            String gpu = changed.get(i);
+        for (int i = 0; i < gpusWithUnsentWindows.size(); i++) {
+            String gpu = gpusWithUnsentWindows.get(i);
             GpuState state = gpus.get(gpu);
             if (state == null) {
                 continue;
             }
             if (state.windows.isEmpty()) {
-                state.queued = false;
+                state.listedUnsent = false;
                 continue;
             }
             // While samples come, only the newest window, and only when live: an older one still
@@ -144,11 +142,11 @@ final class WindowUpdates {
             long newest = state.windows.lastKey();
             for (Map.Entry<Long, GpuState.Window> entry : state.windows.entrySet()) {
                 GpuState.Window window = entry.getValue();
-                if (!window.changed) {
+                if (!window.unsent) {
                     continue;
                 }
                 if (idle || (entry.getKey() == newest && newest >= liveFrom)) {
-                    window.changed = false;
+                    window.unsent = false;
                     sentWindows = true;
                     context.forward(new Record<>(gpu, new Emitted.Usage(window.identity.usage(gpu, entry.getKey(),
                             entry.getKey() + MINUTE, currency, window.totals.snapshot(), false)), entry.getKey()));
@@ -157,12 +155,12 @@ final class WindowUpdates {
                 }
             }
             if (pending) {
-                changed.set(kept++, gpu);
+                gpusWithUnsentWindows.set(kept++, gpu);
             } else {
-                state.queued = false;
+                state.listedUnsent = false;
             }
         }
-        changed.subList(kept, changed.size()).clear();
+        gpusWithUnsentWindows.subList(kept, gpusWithUnsentWindows.size()).clear();
         return sentWindows;
     }
 

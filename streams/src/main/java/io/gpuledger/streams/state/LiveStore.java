@@ -18,18 +18,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A key-value store whose values stay Java objects while the task runs and are written, as bytes,
- * to a logged store when Kafka Streams commits ({@link CommitHook}). The state on the changelog
- * always matches the committed input, as with any logged store, but a value updated a hundred
- * times between two commits is encoded once rather than a hundred times, and reading it costs a
- * map lookup.
+ * A key-value store held in memory as Java objects and written, as bytes, to its changelog when
+ * Kafka Streams commits ({@link CommitHook}): a value updated many times between two commits is
+ * encoded once, and reading it costs a map lookup.
  *
- * <p>Values are mutable: after changing one in place, {@link #markDirty} its key, and the store
- * writes it as it stands at the next commit; {@link #put} and {@link #delete} mark theirs. The
- * whole store is held in memory, decoded on first use from what a restore read back from the
- * changelog ({@link RestoreBuffer}). A restored value in a format version this release does not
- * read is left out, logged and counted as a dead letter of kind {@value #UNREADABLE}: it stays on
- * the changelog until its key is written again.
+ * <p>After changing a value in place, {@link #markDirty} its key; {@link #put} and {@link #delete}
+ * mark theirs. A value read back in a format version this release does not read is left out,
+ * logged and counted as a dead letter of kind {@value #UNREADABLE}; it stays on the changelog until
+ * its key is written again.
  */
 public final class LiveStore<V> extends CommitHook<V> {
 
@@ -40,7 +36,7 @@ public final class LiveStore<V> extends CommitHook<V> {
 
     private final KeyValueStore<Bytes, byte[]> logged;
     /** The innermost store, under the metered and logging ones: what a restore brought back. */
-    private final RestoreBuffer restored;
+    private final RestoreBuffer restoreBuffer;
     private final Codec<V> codec;
     private final Map<String, V> live = new HashMap<>();
     /** Keys put, changed in place or deleted since the last commit: the next commit writes them. */
@@ -55,7 +51,7 @@ public final class LiveStore<V> extends CommitHook<V> {
             throw new IllegalArgumentException("a live store goes over a restore buffer, not "
                     + innermost(logged).getClass().getName());
         }
-        this.restored = buffer;
+        this.restoreBuffer = buffer;
         this.codec = codec;
     }
 
@@ -142,7 +138,7 @@ public final class LiveStore<V> extends CommitHook<V> {
         if (loaded) {
             return;
         }
-        for (Map.Entry<Bytes, byte[]> entry : restored.takeRestored().entrySet()) {
+        for (Map.Entry<Bytes, byte[]> entry : restoreBuffer.takeReadBack().entrySet()) {
             String key = new String(entry.getKey().get(), StandardCharsets.UTF_8);
             try {
                 live.put(key, codec.fromBytes(entry.getValue()));

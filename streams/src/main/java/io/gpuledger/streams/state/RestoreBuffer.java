@@ -21,7 +21,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
 final class RestoreBuffer implements KeyValueStore<Bytes, byte[]> {
 
     private final String name;
-    private Map<Bytes, byte[]> restored = new HashMap<>();
+    /** What the restore read back from the changelog, not yet taken by the live store. */
+    private Map<Bytes, byte[]> readBack = new HashMap<>();
     private boolean open;
 
     RestoreBuffer(String name) {
@@ -35,21 +36,21 @@ final class RestoreBuffer implements KeyValueStore<Bytes, byte[]> {
 
     @Override
     public void init(StateStoreContext context, StateStore root) {
-        restored.clear();
+        readBack.clear();
         context.register(root, (StateRestoreCallback) (key, value) -> {
             if (value == null) {
-                restored.remove(Bytes.wrap(key));
+                readBack.remove(Bytes.wrap(key));
             } else {
-                restored.put(Bytes.wrap(key), value);
+                readBack.put(Bytes.wrap(key), value);
             }
         });
         open = true;
     }
 
     /** What was restored since the last call, handed over and forgotten here. */
-    Map<Bytes, byte[]> takeRestored() {
-        Map<Bytes, byte[]> taken = restored;
-        restored = new HashMap<>();
+    Map<Bytes, byte[]> takeReadBack() {
+        Map<Bytes, byte[]> taken = readBack;
+        readBack = new HashMap<>();
         return taken;
     }
 
@@ -90,7 +91,7 @@ final class RestoreBuffer implements KeyValueStore<Bytes, byte[]> {
 
     @Override
     public long approximateNumEntries() {
-        return restored.size();
+        return readBack.size();
     }
 
     @Override
@@ -104,7 +105,7 @@ final class RestoreBuffer implements KeyValueStore<Bytes, byte[]> {
 
     @Override
     public void close() {
-        restored.clear();
+        readBack.clear();
         open = false;
     }
 

@@ -151,15 +151,15 @@ class RollupProgressTest {
         RollupState state = new RollupState(Dimension.POOL, POOL, "USD");
         state.minutes.put(at(0).toEpochMilli(), new RollupState.Sum());
         RollupState.Sum pending = new RollupState.Sum();
-        pending.changed = true;
+        pending.unsent = true;
         state.minutes.put(at(1).toEpochMilli(), pending);
 
         // When it is written to the changelog and read back, as after a restart
         RollupState restored = RollupState.CODEC.fromBytes(RollupState.CODEC.toBytes(state));
 
         // Then the changed minute is still to be sent, and only it
-        assertThat(restored.minutes.get(at(0).toEpochMilli()).changed).isFalse();
-        assertThat(restored.minutes.get(at(1).toEpochMilli()).changed).isTrue();
+        assertThat(restored.minutes.get(at(0).toEpochMilli()).unsent).isFalse();
+        assertThat(restored.minutes.get(at(1).toEpochMilli()).unsent).isTrue();
     }
 
     @Test
