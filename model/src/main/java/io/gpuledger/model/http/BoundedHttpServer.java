@@ -41,8 +41,8 @@ import java.util.function.Consumer;
 public final class BoundedHttpServer implements AutoCloseable {
 
     /** How much the server gives one client. */
-    public record Limits(int threads, int queued, Duration idleRead, Duration requestDeadline, int maxHeaderBytes,
-            int maxBodyBytes) {
+    public record Limits(int threads, int queueCapacity, Duration idleRead, Duration requestDeadline,
+            int maxHeaderBytes, int maxBodyBytes) {
     }
 
     /** What happened to requests the routes never saw, or saw cut short. */
@@ -264,7 +264,7 @@ public final class BoundedHttpServer implements AutoCloseable {
         socket.bind(new InetSocketAddress(InetAddress.getByName(host), port), 64);
         AtomicInteger threads = new AtomicInteger();
         pool = new ThreadPoolExecutor(limits.threads(), limits.threads(), 60, TimeUnit.SECONDS,
-                new ArrayBlockingQueue<>(limits.queued()), runnable -> daemon(runnable,
+                new ArrayBlockingQueue<>(limits.queueCapacity()), runnable -> daemon(runnable,
                         name + "-" + threads.incrementAndGet()));
         pool.allowCoreThreadTimeOut(true);
         acceptor = daemon(this::accept, name + "-accept");
