@@ -74,7 +74,7 @@ public final class NodeAgent implements AutoCloseable {
     private volatile AgentHttp http;
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
     /** What this run said when the host's shutdown asked it to say that the instance stops; null before. */
-    private CapacityEvent stopping;
+    private CapacityEvent stopNotice;
 
     NodeAgent(AgentConfig config, Identity.Resolved identity, List<Collector> collectors, RecordSink sink,
             Clock clock, Consumer<String> problems) {
@@ -323,20 +323,20 @@ public final class NodeAgent implements AutoCloseable {
      */
     public CapacityEvent sayStopping() {
         synchronized (noticesSeen) {
-            if (stopping == null) {
+            if (stopNotice == null) {
                 Instant now = clock.instant();
-                stopping = new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
+                stopNotice = new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
                         CapacityEvent.idOf(placement.provider(), placement.instanceId(),
                                 CapacityEventKind.INSTANCE_STOPPING, now.toString()),
                         placement.provider(), placement.region(), placement.instanceId(), placement.instanceType(),
                         placement.host(), placement.lifecycle(), CapacityEventKind.INSTANCE_STOPPING, "shutdown", now,
                         null, "agent", null);
                 counters.capacityEvents.incrementAndGet();
-                sink.publish(Topics.CAPACITY_EVENTS.name(), stopping.instanceId(), Json.write(stopping),
+                sink.publish(Topics.CAPACITY_EVENTS.name(), stopNotice.instanceId(), Json.write(stopNotice),
                         now.toEpochMilli());
                 problems.accept("agent: said that instance " + placement.instanceId() + " is stopping");
             }
-            return stopping;
+            return stopNotice;
         }
     }
 

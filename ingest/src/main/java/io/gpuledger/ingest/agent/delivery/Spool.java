@@ -51,10 +51,10 @@ public final class Spool implements AutoCloseable {
     private final Opener opener;
     private final LongSupplier nanos;
     private SegmentChannel writer;
-    private Segment writing;
+    private Segment segmentBeingWritten;
     private long droppedRecords;
     private long lostOnWrite;
-    private long damaged;
+    private long damagedStretches;
     private boolean unsynced;
     private long lastSync;
 
@@ -135,7 +135,7 @@ public final class Spool implements AutoCloseable {
     public void append(SpooledRecord record) throws IOException {
         ByteBuffer frame = SpoolFormat.frame(record);
         try {
-            if (writing == null || writing.bytes >= segmentBytes) {
+            if (segmentBeingWritten == null || segmentBeingWritten.bytes >= segmentBytes) {
                 startSegment();
             }
             writer.write(frame);
@@ -145,8 +145,8 @@ public final class Spool implements AutoCloseable {
             throw new IOException("cannot write to the spool in " + dir + ": " + e.getMessage()
                     + "; the record is lost, the next one starts a new segment", e);
         }
-        writing.bytes += frame.limit();
-        writing.records++;
+        segmentBeingWritten.bytes += frame.limit();
+        segmentBeingWritten.records++;
         unsynced = true;
         if (sync.kind() == SpoolSync.Kind.ALWAYS || syncDue()) {
             syncNow();
@@ -194,7 +194,7 @@ public final class Spool implements AutoCloseable {
     public SpooledRecord peek() {
         while (!segments.isEmpty()) {
             Segment first = segments.peekFirst();
-            if (first == writing) {
+            if (first == segmentBeingWritten) {
                 seal();
             }
             if (first.unread == null) {
@@ -245,7 +245,7 @@ public final class Spool implements AutoCloseable {
 
     /** Damaged stretches skipped while reading segments back; each cost one record or more. */
     public long damaged() {
-        return damaged;
+        return damagedStretches;
     }
 
     /** Problems met reading segments, such as a tail cut short by a crash. */
@@ -272,7 +272,7 @@ public final class Spool implements AutoCloseable {
         long number = segments.isEmpty() ? FIRST_NUMBER : segments.peekLast().number + 1;
         Segment segment = new Segment(number, segmentFile(number));
         writer = opener.open(segment.file);
-        writing = segment;
+        segmentBeingWritten = segment;
         segments.addLast(segment);
         writer.write(SpoolFormat.header());
         segment.bytes = SpoolFormat.HEADER_BYTES;
@@ -283,9 +283,9 @@ public final class Spool implements AutoCloseable {
      * left to count as damage later, and close it; a segment left without records goes.
      */
     private void abandonWriting() {
-        Segment broken = writing;
+        Segment broken = segmentBeingWritten;
         SegmentChannel channel = writer;
-        writing = null;
+        segmentBeingWritten = null;
         writer = null;
         unsynced = false;
         if (broken == null) {
@@ -319,11 +319,11 @@ public final class Spool implements AutoCloseable {
             try {
                 writer.close();
             } catch (IOException e) {
-                problems.add("cannot close " + writing.file + ": " + e.getMessage());
+                problems.add("cannot close " + segmentBeingWritten.file + ": " + e.getMessage());
             }
         }
         writer = null;
-        writing = null;
+        segmentBeingWritten = null;
     }
 
     private boolean syncDue() {
@@ -336,7 +336,7 @@ public final class Spool implements AutoCloseable {
             try {
                 writer.force();
             } catch (IOException e) {
-                problems.add("cannot sync " + writing.file.getFileName() + " to disk: " + e.getMessage());
+                problems.add("cannot sync " + segmentBeingWritten.file.getFileName() + " to disk: " + e.getMessage());
             }
         }
         unsynced = false;
@@ -360,7 +360,7 @@ public final class Spool implements AutoCloseable {
                     List.of(segment.file.getFileName() + ": cannot be read: " + e.getMessage()));
         }
         if (!segment.inspected) {
-            damaged += read.damaged();
+            damagedStretches += read.damaged();
             problems.addAll(read.problems());
             segment.inspected = true;
         }
