@@ -78,7 +78,7 @@ final class GpuOwnViews {
         if (closeBefore < hoursSweptUntil + HOUR) {
             return;
         }
-        List<String> done = new ArrayList<>();
+        List<String> unfollowed = new ArrayList<>();
         for (Map.Entry<String, GpuRecent> entry : recent.entries().entrySet()) {
             GpuRecent views = entry.getValue();
             boolean stillFollowed = followed.test(entry.getKey());
@@ -89,10 +89,10 @@ final class GpuOwnViews {
                 }
             }
             if (!stillFollowed && views.hourStart == GpuRecent.NONE) {
-                done.add(entry.getKey());
+                unfollowed.add(entry.getKey());
             }
         }
-        done.forEach(recent::delete);
+        unfollowed.forEach(recent::delete);
         hoursSweptUntil = EventTime.periodStart(closeBefore, HOUR);
     }
 }

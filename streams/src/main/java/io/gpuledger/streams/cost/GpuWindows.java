@@ -19,35 +19,26 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * Charges each sample at the price in force at its time and adds it, once, to its GPU's minute
- * window and to the minute partials of the GPU's job, team and pool: a sample whose seconds fall
- * in several minutes (a long one, or one that straddles a minute's end) to each of them, each
- * second at the price in force at its middle, and only to those still open; the seconds of those
- * already closed are counted as late ({@code late-seconds-total}).
+ * windows and to the minute partials of the GPU's job, team and pool, each second at the price in
+ * force at its middle; seconds of windows already closed are counted as late
+ * ({@code late-seconds-total}).
  *
  * <ul>
  *   <li>Every {@code updateInterval} of wall-clock time it sends each GPU's newest window if it
- *       changed (as a {@code closed=false} update, for live views) and the partials gathered
- *       since the last time (for the roll-ups), and asks for a commit if it sent a window: readers see
- *       the update at once, not at the engine's longest commit interval. While it works off a
- *       backlog, windows that ended longer ago than the grace period are not updated until the
- *       backlog is done (or they close), and the engine commits only at that interval.</li>
- *   <li>A window closes when the latest event time seen passes its end plus the grace period: its
- *       unmonitored time is settled then and it is sent one last time, {@code closed=true}.
- *       Samples for a closed window are refused as late. A sample that ends more than
- *       {@link CostSettings#maxAhead} after the engine's wall clock is refused as from the future:
- *       the latest event time is that of the samples taken, so it never runs ahead of the wall
- *       clock by more, and one node whose clock runs fast cannot close the windows of the other
- *       GPUs of its task before their samples come.</li>
- *   <li>A sample is charged only for the seconds that no sample of its GPU covered before it
- *       (every figure of it that grows with time in that proportion), and one that covers none
- *       is refused as a duplicate: a sample sent again is charged once, and a second agent
- *       reporting the same GPU, in or out of phase, charges no second twice.</li>
+ *       changed ({@code closed=false}) and the partials gathered since, and asks for a commit:
+ *       readers see the update at once, not at the longest commit interval. While it works off a
+ *       backlog, windows that ended longer ago than the grace period wait until it is done.</li>
+ *   <li>A window closes when the latest event time passes its end plus the grace period: its
+ *       unmonitored time is settled and it is sent a last time, {@code closed=true}. A sample that
+ *       ends more than {@link CostSettings#maxAhead} after the wall clock is refused as from the
+ *       future, so that one node whose clock runs fast cannot close its task's other windows.</li>
+ *   <li>A sample is charged only for the seconds no sample of its GPU covered before, and one that
+ *       covers none is refused as a duplicate: a sample sent again, or a second agent reporting
+ *       the same GPU, charges no second twice.</li>
  * </ul>
- * Usage records are dated by their window's start. State: {@link GpuState} per GPU and the pending
- * partials, in {@link LiveStore}s, so a sample costs map lookups and the state is encoded once per commit.
- * Its parts: {@link GpuPricing} (prices), {@link SampleRefusals} (refusals and their counters),
- * {@link TaskPartials} (partials), {@link GpuOwnViews} (each GPU's own views) and
- * {@link WindowUpdates} (what each update sends).
+ * Usage records are dated by their window's start. The state is in {@link LiveStore}s, so a sample
+ * costs map lookups and the state is encoded once per commit. Its parts: {@link GpuPricing},
+ * {@link SampleRefusals}, {@link TaskPartials}, {@link GpuOwnViews} and {@link WindowUpdates}.
  */
 final class GpuWindows implements Processor<String, byte[], String, Emitted> {
 
