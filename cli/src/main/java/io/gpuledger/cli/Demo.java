@@ -186,11 +186,11 @@ final class Demo implements AutoCloseable {
         if (settled > began) {
             Thread.sleep(Duration.ofNanos(settled - began).toMillis());
         }
-        long sent;
+        long historyRecords;
         try (KafkaProducer<byte[], byte[]> producer = Producers.forTopics(bootstrap, "demo-history")) {
-            sent = FleetSimulator.backfill(history.simulation(), producer, history.until(), PoolHistory.PACE);
+            historyRecords = FleetSimulator.backfill(history.simulation(), producer, history.until(), PoolHistory.PACE);
         }
-        out.print("               " + sent + " samples and work reports sent; the pool judged... ");
+        out.print("               " + historyRecords + " samples and work reports sent; the pool judged... ");
         boolean judged = alerts.awaitRecommendation(RecommendationKind.RESERVE_CAPACITY, history.job().offer().key(),
                 HISTORY_PATIENCE);
         if (closed) {

@@ -51,9 +51,8 @@ import org.apache.kafka.common.TopicPartition;
  *       time to the first read of the GPU's gauge showing it (read four times a second, so the
  *       figure is rounded up to a quarter second; a Prometheus scrape adds its interval). The
  *       probes' series of the gauge's family alone are read, at {@code /api/metrics} with
- *       {@code gpu[]}: the whole of {@code /q/metrics} costs the service half a second of CPU at
- *       10,000 GPUs, which Prometheus pays once a scrape interval and the benchmark would pay at
- *       every read, on the cores it measures.</li>
+ *       {@code gpu[]}: the whole of {@code /q/metrics} is costly at a large fleet, paid by Prometheus
+ *       once a scrape interval but by the benchmark at every read, on the cores it measures.</li>
  * </ol>
  * Prints a table whose last line is the headline; asserts nothing.
  */

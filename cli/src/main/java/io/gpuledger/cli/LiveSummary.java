@@ -27,8 +27,8 @@ import java.util.stream.Collectors;
 
 /**
  * One line of what the alert service shows, read the way a user would: from its REST API and the
- * one metric family it needs. Not the whole of {@code /q/metrics}: at 10,000 GPUs that text is
- * about 20 MB, and writing and parsing it every ten seconds took a fifth of the demo stack's CPU.
+ * one metric family it needs. Not the whole of {@code /q/metrics}: at a large fleet that text runs
+ * to megabytes, too costly to write and parse every ten seconds.
  */
 final class LiveSummary {
 

@@ -46,9 +46,8 @@ import org.apache.kafka.common.TopicPartition;
  *       and sending what they caused): <em>the pipeline is done</em>.</li>
  * </ol>
  * The warm figure leaves out the first S seconds of simulated samples; the ratio compares it with
- * the mean of the warm copies before and after (the machine's pace drifts over a run, and one
- * copy of a few seconds moved the ratio by a tenth between runs). Prints a table whose last line is
- * the headline; asserts nothing.
+ * the mean of the warm copies before and after, as the machine's pace drifts over a run. Prints a
+ * table whose last line is the headline; asserts nothing.
  */
 final class PipelineThroughputBench {
 
@@ -87,11 +86,8 @@ final class PipelineThroughputBench {
     /** What to run: the defaults, then the command line. */
     static final class Settings {
         /**
-         * The fewest samples a fleet runs by default: twelve million, about 100 s of the pipeline at
-         * 10,000 GPUs. Both programs start in fresh JVMs, whose JIT compilers keep compiling for
-         * about a minute of load: in a run of six million samples at 10,000 GPUs the alert service's
-         * compiler still spent some 20 s in its last two thirds, as much as the service's whole CPU
-         * time there, which left it at 5.1 µs a sample against 1.7 once compiled.
+         * The fewest samples a fleet runs by default: both programs start in fresh JVMs whose JIT
+         * compilers keep compiling for about a minute of load, which a shorter run would measure.
          */
         static final long MIN_SAMPLES = 12_000_000;
         private List<Integer> fleets = List.of(1_000, 10_000, 100_000);
@@ -100,8 +96,7 @@ final class PipelineThroughputBench {
         private Integer warmupSeconds;
         /**
          * One stream thread per partition of the benchmark's topics, as an instance that holds
-         * them all would run: at 100,000 GPUs a thread waits on memory for much of its time, and
-         * three threads on the two cores caught up 1.6 times as fast as one.
+         * them all would run: a large fleet's threads wait on memory, so more threads than cores still help.
          */
         private int threads = PreloadedTelemetry.PARTITIONS;
         private Duration commitInterval = CostEngineConfig.DEFAULT_COMMIT_INTERVAL;

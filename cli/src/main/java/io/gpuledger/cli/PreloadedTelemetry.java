@@ -51,10 +51,9 @@ final class PreloadedTelemetry {
     /** Kafka deletes records older than the topics' retention (7 days) by their timestamps. */
     private static final Duration LONGEST_SPAN = Duration.ofDays(6);
     /**
-     * How long before now the samples end. The engine treats a window as live (and sends it at
-     * every update) from a minute plus its grace before its wall clock; samples ending later than
-     * that made the last minutes of every run a live fleet's rather than a backlog's, and a short
-     * run's warm figure mostly those minutes: its ratio at 10,000 GPUs was half a longer run's.
+     * How long before now the samples end: the engine sends a window at every update from a minute
+     * plus its grace before its wall clock, and later samples would make a run's last minutes a live
+     * fleet's rather than the backlog being measured.
      */
     static final Duration BEFORE_NOW = CostEngineConfig.DEFAULT_GRACE.plusMinutes(2);
 
