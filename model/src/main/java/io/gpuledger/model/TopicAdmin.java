@@ -73,15 +73,6 @@ public final class TopicAdmin {
         }
     }
 
-    /**
-     * Waits until every partition of the new topics has a leader that answers as leader. A
-     * producer writing at once to a partition whose leader is not yet in place is told NOT_LEADER;
-     * if its next batch then gets through before the first is retried, an idempotent producer
-     * retries the first forever with OUT_OF_ORDER_SEQUENCE_NUMBER (KAFKA-14359; seen with the
-     * demo's price feed on a freshly started, busy broker). The metadata can name the leader
-     * before the leader has taken the partition up, so each partition's latest offset is asked
-     * for too: only the leader itself answers that.
-     */
     /** Asks each partition's leader for its latest offset; fails (retriably) while one is not leading yet. */
     private static void askLeaders(Admin admin, Collection<TopicDescription> topics)
             throws InterruptedException, ExecutionException, TimeoutException {
@@ -94,6 +85,12 @@ public final class TopicAdmin {
         admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS);
     }
 
+    /**
+     * Waits until every partition of the new topics has a leader that answers as leader: an
+     * idempotent producer told NOT_LEADER on its first batch may retry it forever with
+     * OUT_OF_ORDER_SEQUENCE_NUMBER (KAFKA-14359). Metadata can name a leader before it leads, so
+     * each partition's latest offset is asked for too: only the leader itself answers that.
+     */
     private static void awaitLeaders(Admin admin, List<String> topics)
             throws InterruptedException, TimeoutException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
