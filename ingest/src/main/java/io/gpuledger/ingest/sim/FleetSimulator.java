@@ -104,9 +104,8 @@ public final class FleetSimulator implements AutoCloseable {
     /**
      * Publishes each round on a background thread as the wall clock reaches its end: a round whose
      * end has already passed goes at once, and a late schedule catches up. Each turn is timed anew
-     * from the wall clock: a fixed-rate timer keeps its own time, drifted a quarter second ahead
-     * of the wall clock within minutes, and the rounds it published early carried samples stamped
-     * in the future (which the broker warns of).
+     * from the wall clock: a fixed-rate timer keeps its own time, drifts ahead of the wall clock,
+     * and would publish samples stamped in the future.
      */
     public synchronized void start() {
         if (scheduler != null) {
