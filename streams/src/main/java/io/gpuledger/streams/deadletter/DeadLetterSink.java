@@ -67,7 +67,7 @@ public final class DeadLetterSink implements AutoCloseable {
     private final Producer<byte[], byte[]> producer;
     private final Duration timeout;
     private final Metrics metrics;
-    private final Map<String, Sensor> counted;
+    private final Map<String, Sensor> sensorsByKind;
 
     /** @param timeout how long a dead letter may take to be written before the record is failed instead */
     public DeadLetterSink(Producer<byte[], byte[]> producer, Duration timeout) {
@@ -75,7 +75,7 @@ public final class DeadLetterSink implements AutoCloseable {
         this.timeout = timeout;
         this.metrics = new Metrics(new MetricConfig(), List.of(new JmxReporter()), Time.SYSTEM,
                 new KafkaMetricsContext("kafka.streams"));
-        this.counted = Map.of(PROCESSING, sensor(PROCESSING), PRODUCTION, sensor(PRODUCTION));
+        this.sensorsByKind = Map.of(PROCESSING, sensor(PROCESSING), PRODUCTION, sensor(PRODUCTION));
     }
 
     /** A sink writing to the cluster at {@code bootstrapServers}, with this process's security settings. */
@@ -142,7 +142,7 @@ public final class DeadLetterSink implements AutoCloseable {
      * @throws IllegalStateException when the dead letter could not be written in time
      */
     public boolean keep(ErrorHandlerContext context, Exception error, String kind) {
-        counted.get(kind).record();
+        sensorsByKind.get(kind).record();
         if (context.topic() == null || context.sourceRawValue() == null && context.sourceRawKey() == null) {
             return false;
         }

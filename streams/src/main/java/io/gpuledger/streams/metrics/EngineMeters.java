@@ -28,7 +28,7 @@ public final class EngineMeters implements AutoCloseable {
     static final String TAG = "gpuledger-id";
 
     private final KafkaStreams streams;
-    private final Supplier<Map<MetricName, ? extends Metric>> others;
+    private final Supplier<Map<MetricName, ? extends Metric>> handlerMetrics;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final KafkaStreamsMetrics kafka;
     private final Map<String, KafkaTotal> deadLetters = new ConcurrentHashMap<>();
@@ -41,12 +41,12 @@ public final class EngineMeters implements AutoCloseable {
     private final Map<String, Double> lag = new ConcurrentHashMap<>();
 
     /**
-     * @param others metrics the engine keeps outside Kafka Streams' registry (its exception
-     *               handlers' dead-letter counts)
+     * @param handlerMetrics metrics the engine keeps outside Kafka Streams' registry (its exception
+     *                       handlers' dead-letter counts)
      */
-    public EngineMeters(KafkaStreams streams, Supplier<Map<MetricName, ? extends Metric>> others) {
+    public EngineMeters(KafkaStreams streams, Supplier<Map<MetricName, ? extends Metric>> handlerMetrics) {
         this.streams = streams;
-        this.others = others;
+        this.handlerMetrics = handlerMetrics;
         this.kafka = new KafkaStreamsMetrics(streams);
         kafka.bindTo(registry);
         for (KafkaStreams.State state : KafkaStreams.State.values()) {
@@ -81,7 +81,7 @@ public final class EngineMeters implements AutoCloseable {
     /** Reads the engine's Kafka metrics once, into every total; a kind of dead letter seen first gets its series. */
     synchronized void update() {
         Map<MetricName, Metric> metrics = new HashMap<>(streams.metrics());
-        metrics.putAll(others.get());
+        metrics.putAll(handlerMetrics.get());
         metrics.keySet().stream()
                 .filter(name -> name.group().equals(GROUP) && name.name().equals("dead-letters-total"))
                 .map(name -> name.tags().get(TAG)).distinct()

@@ -16,29 +16,29 @@ import org.apache.kafka.common.MetricName;
  */
 final class KafkaTotal {
 
-    private final Predicate<MetricName> which;
-    private final Map<MetricName, Double> last = new HashMap<>();
+    private final Predicate<MetricName> summed;
+    private final Map<MetricName, Double> lastValues = new HashMap<>();
     private double total;
 
-    KafkaTotal(Predicate<MetricName> which) {
-        this.which = which;
+    KafkaTotal(Predicate<MetricName> summed) {
+        this.summed = summed;
     }
 
     /** Takes in the current values of {@code metrics} (those this total sums) and returns the total. */
     synchronized double update(Map<MetricName, ? extends Metric> metrics) {
         Map<MetricName, Double> now = new HashMap<>();
         metrics.forEach((name, metric) -> {
-            if (which.test(name) && metric.metricValue() instanceof Number number
+            if (summed.test(name) && metric.metricValue() instanceof Number number
                     && Double.isFinite(number.doubleValue())) {
                 now.put(name, number.doubleValue());
             }
         });
         now.forEach((name, value) -> {
-            Double before = last.get(name);
+            Double before = lastValues.get(name);
             total += before == null || value < before ? value : value - before;
         });
-        last.clear();
-        last.putAll(now);
+        lastValues.clear();
+        lastValues.putAll(now);
         return total;
     }
 

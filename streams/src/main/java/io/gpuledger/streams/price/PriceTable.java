@@ -30,11 +30,11 @@ public final class PriceTable {
 
     private final ReadOnlyKeyValueStore<String, byte[]> versions;
     private final long maxAgeMillis;
-    /** Price versions written to any price store of this JVM, for {@link #spans} to know they may be stale. */
+    /** Price versions written to any price store of this JVM, for {@link #inForceByOffer} to know they may be stale. */
     private static final AtomicLong VERSIONS_WRITTEN = new AtomicLong();
 
-    private final Map<String, Cached> parsed = new HashMap<>();
-    private final Map<Offer, InForce> spans = new HashMap<>();
+    private final Map<String, Cached> parsedByKey = new HashMap<>();
+    private final Map<Offer, InForce> inForceByOffer = new HashMap<>();
     private long invalidVersionsSkipped;
 
     /** @param maxAge how long after its last confirmation a quote is taken as current */
@@ -57,7 +57,7 @@ public final class PriceTable {
      * force; a caller may keep it and ask {@link InForce#covers} instead of asking again.
      */
     public InForce inForceAt(Offer offer, long millis) {
-        InForce span = spans.get(offer);
+        InForce span = inForceByOffer.get(offer);
         if (span == null || !span.covers(millis)) {
             Instant at = Instant.ofEpochMilli(millis);
             PriceQuote quote = versionAtOrBefore(offer, at);
@@ -65,7 +65,7 @@ public final class PriceTable {
                     .toEpochMilli(),
                     nextVersionAfter(offer, at), quote,
                     quote == null ? Long.MAX_VALUE : quote.observedAt().toEpochMilli() + maxAgeMillis);
-            spans.put(offer, span);
+            inForceByOffer.put(offer, span);
         }
         return span;
     }
@@ -111,7 +111,7 @@ public final class PriceTable {
     }
 
     private PriceQuote parse(String key, byte[] raw) {
-        Cached cached = parsed.get(key);
+        Cached cached = parsedByKey.get(key);
         if (cached != null && Arrays.equals(cached.raw, raw)) {
             return cached.quote;
         }
@@ -127,7 +127,7 @@ public final class PriceTable {
         if (quote == null) {
             invalidVersionsSkipped++;
         }
-        parsed.put(key, new Cached(raw, quote));
+        parsedByKey.put(key, new Cached(raw, quote));
         return quote;
     }
 

@@ -30,7 +30,7 @@ public final class PriceVersionWriter implements Processor<String, byte[], Void,
     private final String storeName;
     private KeyValueStore<String, byte[]> store;
     private ProcessorContext<Void, Void> context;
-    private Sensor invalid;
+    private Sensor invalidCounter;
 
     public PriceVersionWriter(String storeName) {
         this.storeName = storeName;
@@ -40,7 +40,7 @@ public final class PriceVersionWriter implements Processor<String, byte[], Void,
     public void init(ProcessorContext<Void, Void> context) {
         this.context = context;
         store = context.getStateStore(storeName);
-        invalid = context.metrics().addRateTotalSensor("gpuledger", "prices", "invalid-records",
+        invalidCounter = context.metrics().addRateTotalSensor("gpuledger", "prices", "invalid-records",
                 Sensor.RecordingLevel.INFO);
     }
 
@@ -72,7 +72,7 @@ public final class PriceVersionWriter implements Processor<String, byte[], Void,
     }
 
     private void passOver(String reason) {
-        invalid.record();
+        invalidCounter.record();
         String where = context.recordMetadata()
                 .map(source -> source.topic() + "-" + source.partition() + "@" + source.offset())
                 .orElse("a price record");
