@@ -46,12 +46,12 @@ public final class FleetSimulation {
     private final Instant start;
     private final double intervalSeconds;
     /** Telemetry noise and job pacing. */
-    private final SplittableRandom metrics;
+    private final SplittableRandom metricsRandom;
     /** Interruptions and price moves: apart from metrics, so that changing their rates leaves the rest as it was. */
-    private final SplittableRandom market;
+    private final SplittableRandom marketRandom;
     private final double interruptionChance;
     private final double priceChangeChance;
-    private final PriceBook prices = new PriceBook();
+    private final PriceVersions prices = new PriceVersions();
     private final GroundTruth truth = new GroundTruth();
     private final List<SimulatedInstance> running;
     private final Map<String, Instant> deadlines = new HashMap<>();
@@ -78,8 +78,8 @@ public final class FleetSimulation {
         this.start = start;
         this.intervalSeconds = settings.intervalSeconds();
         SplittableRandom root = new SplittableRandom(seed ^ STREAM_SALT);
-        this.metrics = root.split();
-        this.market = root.split();
+        this.metricsRandom = root.split();
+        this.marketRandom = root.split();
         this.interruptionChance = settings.chancePerInterval(settings.spotInterruptionsPerInstanceHour());
         this.priceChangeChance = settings.chancePerInterval(settings.spotPriceChangesPerOfferHour());
         this.running = new ArrayList<>(fleet.instances());
@@ -114,7 +114,7 @@ public final class FleetSimulation {
             PriceQuote price = prices.inForce(instance.offer(), middle);
             boolean hasPeers = instance.gpus().size() > 1;
             for (SimulatedGpu gpu : instance.gpus()) {
-                TelemetrySample sample = gpu.sample(end, intervalSeconds, round, hasPeers, metrics);
+                TelemetrySample sample = gpu.sample(end, intervalSeconds, round, hasPeers, metricsRandom);
                 telemetry.add(sample);
                 truth.charge(gpu, sample, price);
             }
@@ -218,10 +218,11 @@ public final class FleetSimulation {
                 pace.round = null;
                 continue;
             }
-            double secondsPerStep = job.stepSeconds() * (1 + (metrics.nextDouble() - 0.5) * 0.06);
+            double secondsPerStep = job.stepSeconds() * (1 + (metricsRandom.nextDouble() - 0.5) * 0.06);
             double load = 1;
             if (job.workload() == Workload.INFERENCE) {
-                load = Math.max(0.1, Math.min(0.95, job.load(epochSeconds) * (1 + (metrics.nextDouble() - 0.5) * 0.2)));
+                double jitter = 1 + (metricsRandom.nextDouble() - 0.5) * 0.2;
+                load = Math.max(0.1, Math.min(0.95, job.load(epochSeconds) * jitter));
             }
             double progress = pace.carry + intervalSeconds * load / secondsPerStep;
             long steps = (long) progress;
@@ -234,7 +235,7 @@ public final class FleetSimulation {
         List<CapacityEvent> notices = new ArrayList<>(1);
         for (SimulatedInstance instance : running) {
             if (instance.spot() && !deadlines.containsKey(instance.instanceId())
-                    && market.nextDouble() < interruptionChance) {
+                    && marketRandom.nextDouble() < interruptionChance) {
                 CapacityEvent notice = CapacityNotices.interruption(instance, end);
                 notices.add(notice);
                 deadlines.put(instance.instanceId(), notice.deadline());
@@ -250,8 +251,8 @@ public final class FleetSimulation {
     private List<PriceQuote> movePrices(Instant end) {
         List<PriceQuote> changes = new ArrayList<>(1);
         for (SpotMarket spot : spotMarkets) {
-            if (market.nextDouble() < priceChangeChance) {
-                PriceQuote quote = spot.move(end, gaussian(market) * settings.spotPriceVolatility());
+            if (marketRandom.nextDouble() < priceChangeChance) {
+                PriceQuote quote = spot.move(end, gaussian(marketRandom) * settings.spotPriceVolatility());
                 if (quote != null) {
                     prices.add(quote);
                     changes.add(quote);

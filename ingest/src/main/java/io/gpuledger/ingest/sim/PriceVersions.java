@@ -15,7 +15,7 @@ import java.util.TreeMap;
  * the version in force at an instant is the latest whose {@code validFrom} is not after that
  * instant taken to the whole second (price-version keys carry whole seconds).
  */
-final class PriceBook {
+final class PriceVersions {
 
     /** By offer key, in key order: confirmations come out in the same order on every run. */
     private final Map<String, NavigableMap<Instant, PriceQuote>> byOffer = new TreeMap<>();
