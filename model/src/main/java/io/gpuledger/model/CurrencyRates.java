@@ -62,7 +62,7 @@ public final class CurrencyRates {
     /** Per currency, its rows by date. */
     private final Map<String, Versions> usdPerUnit;
     private final Consumer<String> warnings;
-    private final Set<String> warned = ConcurrentHashMap.newKeySet();
+    private final Set<String> currenciesWarnedOf = ConcurrentHashMap.newKeySet();
 
     /** A table of one rate per currency, valid at all times. */
     public CurrencyRates(String reporting, Map<String, Double> usdPerUnit) {
@@ -117,7 +117,7 @@ public final class CurrencyRates {
         }
         Versions from = usdPerUnit.get(currency);
         if (from == null) {
-            if (warned.add(currency)) {
+            if (currenciesWarnedOf.add(currency)) {
                 warnings.accept("no exchange rate for " + currency + " in the rates table: time priced in "
                         + currency + " is left unpriced (counted as unpriced seconds) until the table has it");
             }
@@ -143,7 +143,7 @@ public final class CurrencyRates {
         Versions target = usdPerUnit.get(to);
         if (source == null || target == null) {
             String missing = source == null ? from : to;
-            if (warned.add(missing)) {
+            if (currenciesWarnedOf.add(missing)) {
                 warnings.accept("no exchange rate for " + missing + " in the rates table: prices in " + missing
                         + " are not compared with prices in other currencies until the table has it");
             }

@@ -242,7 +242,7 @@ public final class BoundedHttpServer implements AutoCloseable {
     private final ThreadPoolExecutor pool;
     private final Thread acceptor;
     /** Connections being served, closed by {@link #close()}: a blocked socket read ignores interrupts. */
-    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private final Set<Socket> openConnections = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     /**
@@ -289,11 +289,11 @@ public final class BoundedHttpServer implements AutoCloseable {
             }
             try {
                 pool.execute(() -> {
-                    open.add(connection);
+                    openConnections.add(connection);
                     try {
                         serve(connection);
                     } finally {
-                        open.remove(connection);
+                        openConnections.remove(connection);
                     }
                 });
             } catch (RejectedExecutionException e) {
@@ -505,7 +505,7 @@ public final class BoundedHttpServer implements AutoCloseable {
             // Closed either way.
         }
         pool.shutdownNow();
-        open.forEach(BoundedHttpServer::close);
+        openConnections.forEach(BoundedHttpServer::close);
         try {
             acceptor.join(TimeUnit.SECONDS.toMillis(5));
             pool.awaitTermination(5, TimeUnit.SECONDS);
