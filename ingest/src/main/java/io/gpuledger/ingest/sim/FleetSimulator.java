@@ -33,7 +33,7 @@ public final class FleetSimulator implements AutoCloseable {
     private final Clock clock;
     private final AtomicLong published = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
-    private final Callback counted = (metadata, error) -> (error == null ? published : failed).incrementAndGet();
+    private final Callback countOutcome = (metadata, error) -> (error == null ? published : failed).incrementAndGet();
     private ScheduledExecutorService scheduler;
 
     /** @param producer a {@link Producers#forTopics} producer; it stays open for its owner to close */
@@ -56,7 +56,7 @@ public final class FleetSimulator implements AutoCloseable {
         for (PriceQuote quote : step.priceConfirmations()) {
             send(Producers.record(Topics.PRICES, quote.observedAt().toEpochMilli(), quote.key(), quote));
         }
-        sendWork(step, producer, counted);
+        sendWork(step, producer, countOutcome);
         return step;
     }
 
@@ -154,7 +154,7 @@ public final class FleetSimulator implements AutoCloseable {
     }
 
     private void send(ProducerRecord<byte[], byte[]> record) {
-        producer.send(record, counted);
+        producer.send(record, countOutcome);
     }
 
     /** Records the broker acknowledged. */
