@@ -15,8 +15,8 @@ import java.util.TreeMap;
 
 /**
  * One GPU as the engine follows it: its open minute windows, which seconds of recent minutes its
- * samples covered, and how far its coverage has been settled. Only what {@link #CODEC} writes
- * outlives a restart; the other fields are caches or send-state, rebuilt from the next sample.
+ * samples covered, and how far its coverage has been settled. What {@link #CODEC} writes, and the
+ * identity kept in a store of its own, outlive a restart; the other fields are caches or send-state.
  */
 final class GpuState extends LiveStore.Markable {
 

@@ -44,7 +44,8 @@ final class RollupWindows implements Processor<String, RollupInput, String, Emit
     static final Duration RETENTION_SLACK = Duration.ofMinutes(10);
     /**
      * How often (wall clock) changed open hours go out: an hour moves by a sixtieth a minute, and
-     * sent every update interval, hours would be most of what a large fleet's roll-ups send.
+     * sent every update interval, hours would be most of what a large fleet's roll-ups send. Once
+     * the input is quiet they go out at once.
      */
     static final Duration HOUR_UPDATE_INTERVAL = Duration.ofMinutes(1);
 

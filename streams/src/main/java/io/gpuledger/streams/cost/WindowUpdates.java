@@ -78,6 +78,7 @@ final class WindowUpdates {
 
     /** Marks the window unsent, and lists its GPU for the next update if it is not listed already. */
     void markUnsent(String gpu, GpuState state, GpuState.Window window) {
+        // A window already unsent has its GPU listed: only a newly unsent one may need listing.
         if (!window.unsent) {
             window.unsent = true;
             if (!state.listedUnsent) {

@@ -19,8 +19,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A key-value store held in memory as Java objects and written, as bytes, to its changelog when
- * Kafka Streams commits ({@link CommitHook}): a value updated many times between two commits is
- * encoded once, and reading it costs a map lookup.
+ * Kafka Streams commits ({@link CommitHook}): the changelog matches the committed input as with any
+ * logged store, but a value updated many times between two commits is encoded once, and reading
+ * it costs a map lookup. It is decoded on first use from what a restore read back ({@link RestoreBuffer}).
  *
  * <p>After changing a value in place, {@link #markDirty} its key; {@link #put} and {@link #delete}
  * mark theirs. A value read back in a format version this release does not read is left out,
