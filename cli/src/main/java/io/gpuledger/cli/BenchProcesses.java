@@ -19,8 +19,8 @@ final class BenchProcesses {
     /** Extra JVM options of the cost engine, split on spaces. */
     static final String ENGINE_JVM_OPTIONS = "GPULEDGER_BENCH_ENGINE_JVM_OPTS";
     /**
-     * The collector the engine runs with, in the {@code gpu-ledger} script and its image: at
-     * 100,000 GPUs the parallel one cost a quarter less CPU a sample than G1.
+     * The collector the engine runs with, in the {@code gpu-ledger} script and its image: on a large
+     * fleet the parallel one spends less CPU a sample than G1.
      */
     static final String ENGINE_GC = "-XX:+UseParallelGC";
 
