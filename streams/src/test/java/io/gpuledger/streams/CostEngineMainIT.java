@@ -3,7 +3,6 @@ package io.gpuledger.streams;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
@@ -13,6 +12,7 @@ import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
+import io.gpuledger.testing.BrokerExtension;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,6 +33,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The engine as its own process on a real broker, started and stopped the way a supervisor does. */
@@ -46,58 +47,57 @@ class CostEngineMainIT {
     @TempDir
     Path dir;
 
+    @RegisterExtension
+    final BrokerExtension broker = BrokerExtension.withoutTopics();
+
     @Test
     void shouldPublishUsageAsItsOwnProcessAndStopCleanlyOnSigterm() throws Exception {
-        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
-            // Given a broker that holds a price, and the engine started as a process of its own
-            String bootstrap = kafka.bootstrapServers();
-            Path log = dir.resolve("engine.log");
-            try (CostEngineProcess engine = startWithAPrice(bootstrap, "main-test", log)) {
+        // Given a broker that holds a price, and the engine started as a process of its own
+        String bootstrap = broker.bootstrap();
+        Path log = dir.resolve("engine.log");
+        try (CostEngineProcess engine = startWithAPrice(bootstrap, "main-test", log)) {
 
-                // When a GPU reports two 10-second samples
-                publishSamples(bootstrap, 2);
+            // When a GPU reports two 10-second samples
+            publishSamples(bootstrap, 2);
 
-                // Then their window is published and committed, charged at the price in force
-                GpuUsage window = awaitWindowOf(bootstrap, 2);
-                assertThat(window.cost()).isCloseTo(20.0 / 3600 * 32.77 / 8, within(1e-12));
+            // Then their window is published and committed, charged at the price in force
+            GpuUsage window = awaitWindowOf(bootstrap, 2);
+            assertThat(window.cost()).isCloseTo(20.0 / 3600 * 32.77 / 8, within(1e-12));
 
-                // And SIGTERM stops it: Kafka Streams closed before the JVM exited
-                assertThat(engine.stop(Duration.ofSeconds(40))).isEqualTo(TERMINATED);
-                assertThat(Files.readString(log)).contains(CostEngineMain.STOPPED);
-            }
+            // And SIGTERM stops it: Kafka Streams closed before the JVM exited
+            assertThat(engine.stop(Duration.ofSeconds(40))).isEqualTo(TERMINATED);
+            assertThat(Files.readString(log)).contains(CostEngineMain.STOPPED);
         }
     }
 
     @Test
     void shouldGoOnAfterPoisonRecordsOnEveryInputAndStillStopCleanlyOnSigterm() throws Exception {
-        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
-            // Given the engine running as a process of its own, a price known
-            String bootstrap = kafka.bootstrapServers();
-            Path log = dir.resolve("engine.log");
-            try (CostEngineProcess engine = startWithAPrice(bootstrap, "poison-test", log)) {
+        // Given the engine running as a process of its own, a price known
+        String bootstrap = broker.bootstrap();
+        Path log = dir.resolve("engine.log");
+        try (CostEngineProcess engine = startWithAPrice(bootstrap, "poison-test", log)) {
 
-                // When a JSON null, an empty value and a JSON array come on each of its four inputs
-                List<String> inputs = List.of(Topics.TELEMETRY.name(), Topics.JOB_PROGRESS.name(),
-                        Topics.CAPACITY_EVENTS.name(), Topics.PRICES.name());
-                publishPoison(bootstrap, inputs);
-                // and then a GPU's two 10-second samples
-                publishSamples(bootstrap, 2);
+            // When a JSON null, an empty value and a JSON array come on each of its four inputs
+            List<String> inputs = List.of(Topics.TELEMETRY.name(), Topics.JOB_PROGRESS.name(),
+                    Topics.CAPACITY_EVENTS.name(), Topics.PRICES.name());
+            publishPoison(bootstrap, inputs);
+            // and then a GPU's two 10-second samples
+            publishSamples(bootstrap, 2);
 
-                // Then the samples after them are charged at the price in force
-                GpuUsage window = awaitWindowOf(bootstrap, 2);
-                assertThat(window.cost()).isCloseTo(20.0 / 3600 * 32.77 / 8, within(1e-12));
-                // and the three poisons of each input but prices are kept on its dead-letter topic
-                for (String deadLetters : List.of(Topics.TELEMETRY_DEAD_LETTERS.name(),
-                        Topics.JOB_PROGRESS_DEAD_LETTERS.name(), Topics.CAPACITY_EVENT_DEAD_LETTERS.name())) {
-                    assertThat(awaitRecords(bootstrap, deadLetters, 3)).as(deadLetters).hasSize(3);
-                }
-
-                // And the engine still runs, and SIGTERM stops it: Kafka Streams closed before the JVM
-                // exited with 143 (128 + 15), within a bound only a hung engine would miss
-                assertThat(engine.isAlive()).as("engine running after the poison; its log:\n" + engine.tail()).isTrue();
-                assertThat(engine.stop(Duration.ofSeconds(60))).isEqualTo(TERMINATED);
-                assertThat(Files.readString(log)).contains(CostEngineMain.STOPPED);
+            // Then the samples after them are charged at the price in force
+            GpuUsage window = awaitWindowOf(bootstrap, 2);
+            assertThat(window.cost()).isCloseTo(20.0 / 3600 * 32.77 / 8, within(1e-12));
+            // and the three poisons of each input but prices are kept on its dead-letter topic
+            for (String deadLetters : List.of(Topics.TELEMETRY_DEAD_LETTERS.name(),
+                    Topics.JOB_PROGRESS_DEAD_LETTERS.name(), Topics.CAPACITY_EVENT_DEAD_LETTERS.name())) {
+                assertThat(awaitRecords(bootstrap, deadLetters, 3)).as(deadLetters).hasSize(3);
             }
+
+            // And the engine still runs, and SIGTERM stops it: Kafka Streams closed before the JVM
+            // exited with 143 (128 + 15), within a bound only a hung engine would miss
+            assertThat(engine.isAlive()).as("engine running after the poison; its log:\n" + engine.tail()).isTrue();
+            assertThat(engine.stop(Duration.ofSeconds(60))).isEqualTo(TERMINATED);
+            assertThat(Files.readString(log)).contains(CostEngineMain.STOPPED);
         }
     }
 

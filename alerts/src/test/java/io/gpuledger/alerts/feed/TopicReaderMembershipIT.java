@@ -1,7 +1,6 @@
 package io.gpuledger.alerts.feed;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.gpuledger.broker.EmbeddedKafka;
@@ -52,17 +51,6 @@ class TopicReaderMembershipIT {
 
             assertThat(members(kafka.bootstrapServers())).as("members once stopped").isEmpty();
         }
-    }
-
-    @Test
-    void anIdKafkaWouldNotTakeIsRefusedByName() {
-        assertThatThrownBy(() -> KafkaClients.consumer("127.0.0.1:9092", GROUP, Optional.of("alerts/0")))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("'alerts/0'");
-        assertThatThrownBy(() -> KafkaClients.checkedInstanceId(""))
-                .isInstanceOf(IllegalArgumentException.class);
-        String podName = "gpu-ledger-alerts-5d8f7.x_1";
-        assertThat(KafkaClients.checkedInstanceId(podName)).isEqualTo(podName);
     }
 
     private static List<String> members(String bootstrap) throws Exception {

@@ -3,12 +3,11 @@ package io.gpuledger.alerts.recommend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuledger.alerts.feed.TopicReplay;
-import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
-import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
+import io.gpuledger.testing.BrokerExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -17,26 +16,16 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The desk against a real broker: what it published survives a restart of the service. */
 class RecommendationDeskIT {
 
     private static final Instant T0 = Instant.parse("2026-11-30T09:00:00Z");
-    private static EmbeddedKafka kafka;
 
-    @BeforeAll
-    static void startBroker() {
-        kafka = EmbeddedKafka.start();
-        TopicAdmin.ensureTopics(kafka.bootstrapServers(), 2);
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        kafka.close();
-    }
+    @RegisterExtension
+    static final BrokerExtension broker = BrokerExtension.withTopics(2);
 
     @Test
     void shouldNeitherRepeatNorForgetAcrossARestart() {
@@ -45,7 +34,7 @@ class RecommendationDeskIT {
         Recommendation other = idle("GPU-restart-2", T0);
 
         // Given a first run that raised two recommendations and dismissed one of them
-        try (RecommendationDesk first = RecommendationDesk.open(kafka.bootstrapServers(), Duration.ofDays(7),
+        try (RecommendationDesk first = RecommendationDesk.open(broker.bootstrap(), Duration.ofDays(7),
                 new SimpleMeterRegistry(), clock, "USD")) {
             assertThat(first.raise(idle)).isPresent();
             assertThat(first.raise(other)).isPresent();
@@ -55,7 +44,7 @@ class RecommendationDeskIT {
 
         // When the service restarts a minute later and its rules see the same situations
         Clock later = Clock.fixed(T0.plusSeconds(60), ZoneOffset.UTC);
-        try (RecommendationDesk second = RecommendationDesk.open(kafka.bootstrapServers(), Duration.ofDays(7),
+        try (RecommendationDesk second = RecommendationDesk.open(broker.bootstrap(), Duration.ofDays(7),
                 new SimpleMeterRegistry(), later, "USD")) {
             // Then neither is published again, and the dismissal still holds
             assertThat(second.raise(idle("GPU-restart-1", T0.plusSeconds(60)))).isEmpty();
@@ -67,7 +56,7 @@ class RecommendationDeskIT {
 
         // And the topic holds each state once: two raised, one dismissed
         List<Recommendation> onTopic = new ArrayList<>();
-        TopicReplay.replay(kafka.bootstrapServers(), Topics.RECOMMENDATIONS.name(), Duration.ofSeconds(30),
+        TopicReplay.replay(broker.bootstrap(), Topics.RECOMMENDATIONS.name(), Duration.ofSeconds(30),
                 record -> onTopic.add(Topics.RECOMMENDATIONS.valueSerde().deserializer()
                         .deserialize(record.topic(), record.value()).data()));
         assertThat(onTopic.stream().filter(r -> r.id().startsWith("reclaim_idle:gpu:GPU-restart"))

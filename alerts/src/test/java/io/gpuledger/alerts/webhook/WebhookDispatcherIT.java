@@ -4,12 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
-import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.model.CostAnomaly;
 import io.gpuledger.model.Json;
-import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
 import io.gpuledger.model.WebhookDelivery;
+import io.gpuledger.testing.BrokerExtension;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,6 +34,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The dispatcher against a real broker and receivers on 127.0.0.1. The tests share the broker and
@@ -51,7 +51,9 @@ class WebhookDispatcherIT {
             Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofMillis(5), Duration.ofMillis(50));
     private static final Duration PATIENCE = Duration.ofSeconds(30);
 
-    private static EmbeddedKafka kafka;
+    @RegisterExtension
+    static final BrokerExtension broker = BrokerExtension.withTopics(PARTITIONS);
+
     private static KafkaProducer<String, CostAnomaly> anomalies;
 
     private final List<AutoCloseable> started = new ArrayList<>();
@@ -59,23 +61,18 @@ class WebhookDispatcherIT {
     private final Map<String, Map<TopicPartition, OffsetAndMetadata>> committedOffsetsAtStart = new HashMap<>();
 
     @BeforeAll
-    static void startBroker() {
-        kafka = EmbeddedKafka.start();
-        TopicAdmin.ensureTopics(kafka.bootstrapServers(), PARTITIONS);
+    static void startProducer() {
         Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         anomalies = new KafkaProducer<>(props, Topics.COST_ANOMALIES.keySerde().serializer(),
                 Topics.COST_ANOMALIES.valueSerde().serializer());
     }
 
     @AfterAll
-    static void stopBroker() {
+    static void stopProducer() {
         if (anomalies != null) {
             anomalies.close(Duration.ofSeconds(5));
-        }
-        if (kafka != null) {
-            kafka.close();
         }
     }
 
@@ -378,7 +375,7 @@ class WebhookDispatcherIT {
     /** A dispatcher, not started, of a group that goes on from where it committed. */
     private WebhookDispatcher dispatcherKeepingOffsets(String group, DeliveryPolicy policy,
             WebhookReceiver... receivers) {
-        WebhookDispatcher dispatcher = new WebhookDispatcher(kafka.bootstrapServers(), group, Optional.empty(),
+        WebhookDispatcher dispatcher = new WebhookDispatcher(broker.bootstrap(), group, Optional.empty(),
                 List.of(receivers), policy, Clock.systemUTC());
         started.add(dispatcher);
         return dispatcher;
@@ -398,7 +395,7 @@ class WebhookDispatcherIT {
     }
 
     private static Admin admin() {
-        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()));
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap()));
     }
 
     private static List<TopicPartition> partitionsOf(String topic) {
@@ -433,7 +430,7 @@ class WebhookDispatcherIT {
     /** The delivery records of these receivers, the latest by key, as the compacted topic keeps them. */
     private static Map<String, WebhookDelivery> deliveriesOf(String... receivers) {
         Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
         List<TopicPartition> partitions = partitionsOf(Topics.WEBHOOK_DELIVERIES.name());
         Map<String, WebhookDelivery> latest = new HashMap<>();
         try (KafkaConsumer<String, WebhookDelivery> consumer = new KafkaConsumer<>(props,

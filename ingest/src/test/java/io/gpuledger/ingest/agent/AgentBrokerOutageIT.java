@@ -3,12 +3,11 @@ package io.gpuledger.ingest.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.ingest.agent.delivery.Delivery;
 import io.gpuledger.ingest.agent.delivery.Spool;
 import io.gpuledger.model.TelemetrySample;
-import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
+import io.gpuledger.testing.BrokerExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -22,8 +21,8 @@ import java.util.Properties;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -38,19 +37,11 @@ class AgentBrokerOutageIT {
     @TempDir
     Path dir;
 
-    private EmbeddedKafka kafka;
-
-    @AfterEach
-    void stopBroker() {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
+    @RegisterExtension
+    final BrokerExtension broker = BrokerExtension.withTopics(2);
 
     @Test
     void shouldFindEverySampleAfterTheBrokerWasKilledAndRestarted() throws Exception {
-        kafka = EmbeddedKafka.start();
-        TopicAdmin.ensureTopics(kafka.bootstrapServers(), 2);
         Map<String, String> env = new HashMap<>();
         env.put("GPULEDGER_CLOUD", "none");
         env.put("GPULEDGER_HOST", "node-outage");
@@ -66,7 +57,7 @@ class AgentBrokerOutageIT {
         AgentConfig config = AgentConfig.load(Optional.empty(), env);
         List<String> problems = new CopyOnWriteArrayList<>();
         // A 16 KiB producer buffer fills within a second of outage: the spool takes the rest.
-        Delivery delivery = new Delivery(Delivery.producer(kafka.bootstrapServers(), "agent-outage", 16 * 1024),
+        Delivery delivery = new Delivery(Delivery.producer(broker.bootstrap(), "agent-outage", 16 * 1024),
                 new Spool(dir.resolve("spool"), 64L * 1024 * 1024, 256 * 1024), Duration.ofMillis(100),
                 problems::add);
         NodeAgent agent = NodeAgent.create(config, new KafkaSink(delivery), Clock.systemUTC(), problems::add);
@@ -75,10 +66,10 @@ class AgentBrokerOutageIT {
         agent.start();
         await().atMost(Duration.ofSeconds(30)).until(() -> delivery.counters().sent() >= GPUS * 10L);
         // When the broker dies until the agent has spooled samples, and comes back
-        kafka.stopBroker();
+        broker.kafka().stopBroker();
         await().atMost(Duration.ofSeconds(60)).until(() -> delivery.counters().spooled() > 0);
         long spooled = delivery.counters().spooled();
-        kafka.restartBroker();
+        broker.kafka().restartBroker();
         // And the agent samples ten more rounds with the broker back, then stops and drains
         long beforeBack = agent.counters().samplesCollected();
         await().atMost(Duration.ofSeconds(30))
@@ -116,7 +107,7 @@ class AgentBrokerOutageIT {
 
     private List<TelemetrySample> readTelemetry(long expected) {
         Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
         props.put(ConsumerConfig.GROUP_ID_CONFIG, "outage-check");
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         List<TelemetrySample> received = new ArrayList<>();

@@ -2,13 +2,12 @@ package io.gpuledger.ingest.price;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.ingest.kafka.Producers;
 import io.gpuledger.ingest.price.skypilot.SkyPilotCatalog;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.PriceQuote;
-import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
+import io.gpuledger.testing.BrokerExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -25,9 +24,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -39,21 +37,11 @@ class PriceFeedOnBrokerIT {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
     private static final Instant APRIL = Instant.parse("2026-04-01T00:00:00Z");
 
-    private static EmbeddedKafka kafka;
+    @RegisterExtension
+    static final BrokerExtension broker = BrokerExtension.withTopics(2);
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void startBroker() {
-        kafka = EmbeddedKafka.start();
-        TopicAdmin.ensureTopics(kafka.bootstrapServers(), 2);
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        kafka.close();
-    }
 
     @Test
     void shouldPublishOnlyTheChangedQuotesWhenTheFeedRunsAgain() throws Exception {
@@ -121,9 +109,9 @@ class PriceFeedOnBrokerIT {
 
     /** One run of the feed as its own process at {@code now}: read the topic, read the source, publish the news. */
     private static PriceFeed.Outcome run(PriceSource source, Instant now) {
-        PublishedPrices known = PublishedPrices.read(kafka.bootstrapServers(), TIMEOUT);
+        PublishedPrices known = PublishedPrices.read(broker.bootstrap(), TIMEOUT);
         try (KafkaProducer<String, PriceQuote> producer =
-                Producers.forTopic(Topics.PRICES, kafka.bootstrapServers(), "price-feed-test")) {
+                Producers.forTopic(Topics.PRICES, broker.bootstrap(), "price-feed-test")) {
             return new PriceWatch(List.of(source), new PriceFeed(producer), known, new Quiet(),
                     Clock.fixed(now, ZoneOffset.UTC), PriceQuote.CONFIRMATION_INTERVAL).runOnce();
         }
@@ -137,7 +125,7 @@ class PriceFeedOnBrokerIT {
     /** Every record of the price topic, as published, of one provider. */
     private static List<PriceQuote> publishedBy(String provider) {
         Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
         List<PriceQuote> quotes = new ArrayList<>();
         try (KafkaConsumer<String, byte[]> consumer =
                 new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer())) {

@@ -3,7 +3,6 @@ package io.gpuledger.streams.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CapacityEventKind;
 import io.gpuledger.model.DeadLetters;
@@ -17,10 +16,10 @@ import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topic;
-import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
 import io.gpuledger.streams.CostEngine;
 import io.gpuledger.streams.CostEngineConfig;
+import io.gpuledger.testing.BrokerExtension;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,6 +51,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A flood of hostile records on every input topic of the cost engine, interleaved with good ones,
@@ -79,7 +79,9 @@ class HostileInputIT {
         }
     }
 
-    private EmbeddedKafka kafka;
+    @RegisterExtension
+    static final BrokerExtension broker = BrokerExtension.withTopics(2);
+
     private Path stateDir;
     private CostEngine engine;
     private String bootstrap;
@@ -90,10 +92,8 @@ class HostileInputIT {
 
     @BeforeAll
     void floodTheEngine() throws Exception {
-        kafka = EmbeddedKafka.start();
-        bootstrap = kafka.bootstrapServers();
+        bootstrap = broker.bootstrap();
         stateDir = Files.createTempDirectory("hostile-input-state");
-        TopicAdmin.ensureTopics(bootstrap, 2);
 
         // Given one good price, surrounded by hostile price versions of the same offer
         try (KafkaProducer<String, byte[]> producer = producer()) {
@@ -163,7 +163,6 @@ class HostileInputIT {
                 engine.close();
             }
         } finally {
-            kafka.close();
             try (Stream<Path> files = Files.walk(stateDir)) {
                 files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
             }

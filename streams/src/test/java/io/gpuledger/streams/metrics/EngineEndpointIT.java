@@ -95,15 +95,6 @@ class EngineEndpointIT {
         }
     }
 
-    @Test
-    void shouldBeLiveUntilTheEngineFailsOrStopsAndReadyOnlyWhileItRuns() {
-        assertThat(EngineEndpoint.live(org.apache.kafka.streams.KafkaStreams.State.REBALANCING)).isTrue();
-        assertThat(EngineEndpoint.ready(org.apache.kafka.streams.KafkaStreams.State.REBALANCING)).isFalse();
-        assertThat(EngineEndpoint.live(org.apache.kafka.streams.KafkaStreams.State.ERROR)).isFalse();
-        assertThat(EngineEndpoint.live(org.apache.kafka.streams.KafkaStreams.State.PENDING_SHUTDOWN)).isFalse();
-        assertThat(EngineEndpoint.ready(org.apache.kafka.streams.KafkaStreams.State.RUNNING)).isTrue();
-    }
-
     private static HttpResponse<String> get(String url) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());

@@ -3,9 +3,8 @@ package io.gpuledger.ingest.agent.delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.gpuledger.broker.EmbeddedKafka;
-import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
+import io.gpuledger.testing.BrokerExtension;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,8 +18,8 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -34,31 +33,23 @@ class DeliveryOutageIT {
     @TempDir
     Path spoolDir;
 
-    private EmbeddedKafka kafka;
-
-    @AfterEach
-    void stopBroker() {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
+    @RegisterExtension
+    final BrokerExtension broker = BrokerExtension.withTopics(2);
 
     @Test
     void shouldDeliverEveryRecordExactlyOnceInOrderAcrossABrokerOutage() throws Exception {
-        kafka = EmbeddedKafka.start();
-        TopicAdmin.ensureTopics(kafka.bootstrapServers(), 2);
         List<String> log = new CopyOnWriteArrayList<>();
         // A buffer of 32 KiB fills within a second of outage, so the spool is exercised.
-        Delivery delivery = new Delivery(Delivery.producer(kafka.bootstrapServers(), "outage-test", 32 * 1024),
+        Delivery delivery = new Delivery(Delivery.producer(broker.bootstrap(), "outage-test", 32 * 1024),
                 new Spool(spoolDir, 64L * 1024 * 1024, 64 * 1024), Duration.ofMillis(100), log::add);
         int[] sent = {0};
 
         // Given records flowing, when the broker stops for a while and then returns
         sent[0] = submit(delivery, sent[0], Duration.ofSeconds(1));
-        kafka.stopBroker();
+        broker.kafka().stopBroker();
         sent[0] = submit(delivery, sent[0], Duration.ofSeconds(3));
         long spooledDuringOutage = delivery.counters().spooled();
-        kafka.restartBroker();
+        broker.kafka().restartBroker();
         sent[0] = submit(delivery, sent[0], Duration.ofSeconds(1));
         await().atMost(Duration.ofSeconds(60)).until(() -> delivery.spooledNow() == 0 && delivery.pending() == 0);
         delivery.close(Duration.ofSeconds(10));
@@ -106,7 +97,7 @@ class DeliveryOutageIT {
 
     private List<ConsumerRecord<String, String>> readAll(int expected) {
         Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
         props.put(ConsumerConfig.GROUP_ID_CONFIG, "outage-reader");
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         List<ConsumerRecord<String, String>> received = new ArrayList<>();

@@ -1,0 +1,21 @@
+package io.gpuledger.cli;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** The engine benchmark's options, refused before any broker starts. */
+class EngineThroughputBenchTest {
+
+    @Test
+    void shouldRefuseASpanOfTelemetryTheTopicsWouldNotKeep() {
+        // A million samples of ten GPUs every 10 s reach back 11 days; the topics keep 7.
+        assertThatThrownBy(() -> EngineThroughputBench.run(new String[] {"--samples", "1000000", "--gpus", "10",
+                "--interval", "10"},
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)))
+                .isInstanceOf(UsageException.class).hasMessageContaining("give more --gpus");
+    }
+}
