@@ -46,7 +46,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -65,7 +64,6 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.eclipse.microprofile.config.ConfigProvider;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
@@ -96,77 +94,10 @@ public class AlertService {
     static final Duration TRAITS_READ_EVERY = Duration.ofSeconds(30);
     private static final String GPU_VIEW_KEY_PREFIX = UsageRollup.keyOf(UsageRollup.Dimension.GPU, "");
 
-    @ConfigProperty(name = "kafka.bootstrap.servers")
-    String bootstrapServers;
-    @ConfigProperty(name = "gpuledger.consumer.group-id")
-    String groupId;
-    @ConfigProperty(name = "gpuledger.consumer.instance-id")
-    Optional<String> instanceId;
-    @ConfigProperty(name = "gpuledger.topics.create", defaultValue = "true")
-    boolean createTopics;
-    @ConfigProperty(name = "gpuledger.topics.partitions", defaultValue = "4")
-    int partitions;
-    @ConfigProperty(name = "gpuledger.idle.sm-active-threshold")
-    double idleThreshold;
-    @ConfigProperty(name = "gpuledger.idle.min-observed-seconds")
-    double idleMinObservedSeconds;
-    @ConfigProperty(name = "gpuledger.recommendation.ttl")
-    Duration recommendationTtl;
-    @ConfigProperty(name = "gpuledger.reporting-currency", defaultValue = "USD")
-    String reportingCurrency;
-    @ConfigProperty(name = "gpuledger.rates-file")
-    Optional<Path> ratesFile;
-    @ConfigProperty(name = "gpuledger.recommendation.dismiss-for", defaultValue = "7d")
-    Duration dismissFor;
-    @ConfigProperty(name = "gpuledger.anomaly.kept", defaultValue = "1000")
-    int anomaliesKept;
-    @ConfigProperty(name = "gpuledger.budgets")
-    Optional<String> budgets;
-    @ConfigProperty(name = "gpuledger.anomaly.spend-rate.k", defaultValue = "4")
-    double spendRateK;
-    @ConfigProperty(name = "gpuledger.anomaly.spend-rate.min-impact-per-hour", defaultValue = "5")
-    double spendRateMinImpact;
-    @ConfigProperty(name = "gpuledger.anomaly.price-spike.threshold", defaultValue = "0.30")
-    double priceSpikeThreshold;
-    @ConfigProperty(name = "gpuledger.anomaly.cost-per-throughput.threshold-percent", defaultValue = "25")
-    double costPerThroughputThreshold;
-    @ConfigProperty(name = "gpuledger.recommendation.min-monthly-saving", defaultValue = "10")
-    double minMonthlySaving;
-    @ConfigProperty(name = "gpuledger.recommendation.reserve.lookback-hours", defaultValue = "168")
-    int reserveLookbackHours;
-    @ConfigProperty(name = "gpuledger.recommendation.spot.interruptions-per-hour", defaultValue = "0.05")
-    double interruptionsPerHour;
-    @ConfigProperty(name = "gpuledger.recommendation.reclaim-idle.period", defaultValue = "30m")
-    Duration idlePeriod;
-    @ConfigProperty(name = "gpuledger.recommendation.reclaim-idle.withdraw-sm-active", defaultValue = "0.10")
-    double idleWithdrawSmActive;
-    @ConfigProperty(name = "gpuledger.recommendation.switch-instance-type.period", defaultValue = "1h")
-    Duration switchPeriod;
-    @ConfigProperty(name = "gpuledger.recommendation.switch-instance-type.min-saving-ratio", defaultValue = "0.15")
-    double switchMinSavingRatio;
-    @ConfigProperty(name = "gpuledger.recommendation.switch-instance-type.withdraw-saving-ratio", defaultValue = "0.10")
-    double switchWithdrawSavingRatio;
-    @ConfigProperty(name = "gpuledger.recommendation.move-to-spot.period", defaultValue = "1h")
-    Duration spotPeriod;
-    @ConfigProperty(name = "gpuledger.recommendation.move-to-spot.min-net-saving-ratio", defaultValue = "0.10")
-    double spotMinNetSavingRatio;
-    @ConfigProperty(name = "gpuledger.recommendation.move-to-spot.withdraw-net-saving-ratio", defaultValue = "0")
-    double spotWithdrawNetSavingRatio;
-    @ConfigProperty(name = "gpuledger.recommendation.reduce-communication.period", defaultValue = "30m")
-    Duration communicationPeriod;
-    @ConfigProperty(name = "gpuledger.recommendation.reduce-communication.min-ratio", defaultValue = "0.25")
-    double communicationMinRatio;
-    @ConfigProperty(name = "gpuledger.recommendation.reduce-communication.withdraw-ratio", defaultValue = "0.20")
-    double communicationWithdrawRatio;
-    @ConfigProperty(name = "gpuledger.recommendation.job-lookback", defaultValue = "24h")
-    Duration jobLookback;
-    @ConfigProperty(name = "gpuledger.metrics.max-series", defaultValue = "50000")
-    int maxSeries;
-    @ConfigProperty(name = "gpuledger.metrics.stale-after", defaultValue = "5m")
-    Duration staleAfter;
-
     private final MeterRegistry registry;
     private final Clock clock;
+    private final AlertSettings settings;
+    private final String bootstrapServers;
     private volatile boolean started;
     private FleetMetrics metrics;
     private FleetBoard board;
@@ -188,9 +119,11 @@ public class AlertService {
      *                 through the composite each of the fleet's 100,000-odd series was a meter twice
      *                 over (with its id, tags and bookkeeping), a sixth of the service's heap
      */
-    public AlertService(PrometheusMeterRegistry registry, Clock clock) {
+    public AlertService(PrometheusMeterRegistry registry, Clock clock, AlertSettings settings, KafkaSettings kafka) {
         this.registry = registry;
         this.clock = clock;
+        this.settings = settings;
+        this.bootstrapServers = kafka.bootstrapServers();
     }
 
     /** The wall clock; tests of the rules pin their own. */
@@ -214,14 +147,15 @@ public class AlertService {
         if (started) {
             return;
         }
-        instanceId.ifPresent(KafkaClients::checkedInstanceId);
-        if (createTopics) {
-            TopicAdmin.ensureTopics(bootstrapServers, partitions);
+        settings.consumer().instanceId().ifPresent(KafkaClients::checkedInstanceId);
+        if (settings.topics().create()) {
+            TopicAdmin.ensureTopics(bootstrapServers, settings.topics().partitions());
         }
-        metrics = new FleetMetrics(registry, maxSeries, staleAfter);
-        board = new FleetBoard(staleAfter);
-        desk = RecommendationDesk.open(bootstrapServers, dismissFor, registry, clock, reportingCurrency);
-        anomalies = AnomalyDesk.open(bootstrapServers, registry, anomaliesKept);
+        metrics = new FleetMetrics(registry, settings.metrics().maxSeries(), settings.metrics().staleAfter());
+        board = new FleetBoard(settings.metrics().staleAfter());
+        desk = RecommendationDesk.open(bootstrapServers, settings.recommendation().dismissFor(), registry, clock,
+                settings.reportingCurrency());
+        anomalies = AnomalyDesk.open(bootstrapServers, registry, settings.anomaly().kept());
         watch = anomalyWatch();
         darkGpus = new DarkGpus(registry, DarkGpus.HORIZON, DarkGpus.FORGET_AFTER);
         rules = new RecommendationRules(desk, GpuCatalog.defaults(), ruleSettings(), exchangeRates());
@@ -232,7 +166,8 @@ public class AlertService {
                     .counter(registry, Tags.of("topic", topic.name())));
         }
         capacityReader = new TopicReader("alerts-capacity",
-                KafkaClients.consumer(bootstrapServers, groupId + "-capacity", instanceId),
+                KafkaClients.consumer(bootstrapServers, groupId() + "-capacity",
+                        settings.consumer().instanceId()),
                 Map.of(Topics.CAPACITY_EVENTS.name(), this::onNotice,
                         Topics.CAPACITY_EVENTS_ENRICHED.name(), this::onEnrichedNotice), deadLetters, this::flush,
                 registry, clock);
@@ -245,7 +180,8 @@ public class AlertService {
         for (var topic : Topics.DEAD_LETTERS) {
             handlers.put(topic.name(), this::onDeadLetter);
         }
-        Properties fleetConsumer = KafkaClients.consumer(bootstrapServers, groupId, instanceId);
+        Properties fleetConsumer = KafkaClients.consumer(bootstrapServers, groupId(),
+                settings.consumer().instanceId());
         fleetConsumer.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, FLEET_POLL_RECORDS);
         fleetReader = new TopicReader("alerts-fleet", fleetConsumer, handlers, deadLetters, this::flush, registry,
                 clock);
@@ -265,8 +201,9 @@ public class AlertService {
 
     /** The engine's table: the file both are given ({@code GPULEDGER_RATES_FILE}), or the shipped one. */
     private CurrencyRates exchangeRates() {
-        return ratesFile.map(file -> CurrencyRates.load(file, reportingCurrency))
-                .orElseGet(() -> CurrencyRates.shipped(reportingCurrency));
+        String currency = settings.reportingCurrency();
+        return settings.ratesFile().map(file -> CurrencyRates.load(file, currency))
+                .orElseGet(() -> CurrencyRates.shipped(currency));
     }
 
     public synchronized void stop() {
@@ -408,7 +345,7 @@ public class AlertService {
      * until then. Their spikes were published when they were first read.
      */
     private void readPricesBack() {
-        long read = TopicReplay.replayCommitted(bootstrapServers, Topics.PRICES.name(), groupId,
+        long read = TopicReplay.replayCommitted(bootstrapServers, Topics.PRICES.name(), groupId(),
                 Duration.ofSeconds(60), record -> {
                     try {
                         learnPrice(priceVersion(record));
@@ -466,7 +403,8 @@ public class AlertService {
         if (receivers.isEmpty()) {
             return;
         }
-        webhooks = new WebhookDispatcher(bootstrapServers, groupId + "-webhooks", instanceId, receivers,
+        webhooks = new WebhookDispatcher(bootstrapServers, groupId() + "-webhooks",
+                settings.consumer().instanceId(), receivers,
                 DeliveryPolicy.defaults(), clock);
         MetricCatalogue catalogue = MetricCatalogue.shipped();
         for (WebhookReceiver receiver : receivers) {
@@ -484,27 +422,43 @@ public class AlertService {
 
     /** The rules' settings: what this service's configuration sets, the rest as documented. */
     private RecommendationRules.Settings ruleSettings() {
-        RecommendationRules.Settings defaults = RecommendationRules.Settings.defaults(recommendationTtl);
-        return new RecommendationRules.Settings(recommendationTtl, defaults.reserveTtl(), reserveLookbackHours,
-                minMonthlySaving, defaults.communicationBoundRatio(), interruptionsPerHour, staleAfter, maxSeries,
-                new RecommendationRules.Evidence(idlePeriod, idleThreshold, idleWithdrawSmActive),
-                idleMinObservedSeconds,
-                new RecommendationRules.Evidence(switchPeriod, switchMinSavingRatio, switchWithdrawSavingRatio),
-                new RecommendationRules.Evidence(spotPeriod, spotMinNetSavingRatio, spotWithdrawNetSavingRatio),
-                new RecommendationRules.Evidence(communicationPeriod, communicationMinRatio,
-                        communicationWithdrawRatio), jobLookback);
+        AlertSettings.Recommendation set = settings.recommendation();
+        RecommendationRules.Settings defaults = RecommendationRules.Settings.defaults(set.ttl());
+        var idle = set.reclaimIdle();
+        var switchType = set.switchInstanceType();
+        var spot = set.moveToSpot();
+        var communication = set.reduceCommunication();
+        return new RecommendationRules.Settings(set.ttl(), defaults.reserveTtl(), set.reserveLookbackHours(),
+                set.minMonthlySaving(), defaults.communicationBoundRatio(), set.spotInterruptionsPerHour(),
+                settings.metrics().staleAfter(), settings.metrics().maxSeries(),
+                new RecommendationRules.Evidence(idle.period(), settings.idle().smActiveThreshold(),
+                        idle.withdrawSmActive()),
+                settings.idle().minObservedSeconds(),
+                new RecommendationRules.Evidence(switchType.period(), switchType.minSavingRatio(),
+                        switchType.withdrawSavingRatio()),
+                new RecommendationRules.Evidence(spot.period(), spot.minNetSavingRatio(),
+                        spot.withdrawNetSavingRatio()),
+                new RecommendationRules.Evidence(communication.period(), communication.minRatio(),
+                        communication.withdrawRatio()), set.jobLookback());
     }
 
     private AnomalyWatch anomalyWatch() {
+        AlertSettings.Anomaly set = settings.anomaly();
         SpendRateDetector.Settings spend = SpendRateDetector.Settings.DEFAULTS;
         CostPerThroughputDetector.Settings perUnit = CostPerThroughputDetector.Settings.DEFAULTS;
         PriceSpikeDetector.Settings prices = PriceSpikeDetector.Settings.DEFAULTS;
-        return new AnomalyWatch(Budgets.parse(budgets.orElse("")),
-                new SpendRateDetector.Settings(spend.baseline(), spendRateK, spendRateMinImpact,
-                        spend.recoveryMinutes(), spend.maxSubjects(), spend.maxPartsPerSubject()),
-                new CostPerThroughputDetector.Settings(perUnit.baseline(), costPerThroughputThreshold,
+        return new AnomalyWatch(Budgets.parse(settings.budgets().orElse("")),
+                new SpendRateDetector.Settings(spend.baseline(), set.spendRate().k(),
+                        set.spendRate().minImpactPerHour(), spend.recoveryMinutes(), spend.maxSubjects(),
+                        spend.maxPartsPerSubject()),
+                new CostPerThroughputDetector.Settings(perUnit.baseline(), set.costPerThroughput().thresholdPercent(),
                         perUnit.consecutiveMinutes(), perUnit.recoveryMinutes(), perUnit.maxSeries()),
-                new PriceSpikeDetector.Settings(priceSpikeThreshold, prices.alerted()), maxSeries);
+                new PriceSpikeDetector.Settings(set.priceSpike().threshold(), prices.alerted()),
+                settings.metrics().maxSeries());
+    }
+
+    private String groupId() {
+        return settings.consumer().groupId();
     }
 
     /** Sends what the readers' records caused before their offsets are committed. */
