@@ -8,9 +8,7 @@ import io.gpuledger.alerts.anomaly.DarkGpus;
 import io.gpuledger.alerts.anomaly.PriceSpikeDetector;
 import io.gpuledger.alerts.anomaly.SpendRateDetector;
 import io.gpuledger.alerts.feed.KafkaClients;
-import io.gpuledger.alerts.feed.KeyedInterval;
 import io.gpuledger.alerts.feed.TopicReader;
-import io.gpuledger.alerts.feed.TopicReplay;
 import io.gpuledger.alerts.fleet.FleetBoard;
 import io.gpuledger.alerts.metrics.FleetMetrics;
 import io.gpuledger.alerts.metrics.MetricCatalogue;
@@ -23,20 +21,9 @@ import io.gpuledger.alerts.webhook.WebhookDispatcher;
 import io.gpuledger.alerts.webhook.WebhookReceiver;
 import io.gpuledger.alerts.webhook.WebhookReceivers;
 import io.gpuledger.alerts.webhook.WebhookSettings;
-import io.gpuledger.model.CapacityEvent;
-import io.gpuledger.model.CostAnomaly;
 import io.gpuledger.model.CurrencyRates;
-import io.gpuledger.model.EnrichedCapacityEvent;
-import io.gpuledger.model.GpuUsage;
-import io.gpuledger.model.InvalidRecordException;
-import io.gpuledger.model.JobEconomics;
-import io.gpuledger.model.JobProgress;
-import io.gpuledger.model.Json;
-import io.gpuledger.model.PriceQuote;
-import io.gpuledger.model.RecordJson;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
-import io.gpuledger.model.UsageRollup;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
@@ -58,7 +45,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -76,8 +62,6 @@ import org.jboss.logging.Logger;
 public class AlertService {
 
     private static final Logger LOG = Logger.getLogger(AlertService.class);
-    /** As the capacity stage: a GPU silent for longer before a notice is not counted on its instance. */
-    private static final Duration PLACEMENT_MAX_AGE = Duration.ofMinutes(10);
     /**
      * Records the fleet reader takes in one poll, at most. Each poll ends with a flush of what its
      * records caused and a commit, tens of milliseconds on a loaded broker: at a minute's close the
@@ -85,14 +69,6 @@ public class AlertService {
      * the windows sent just after them wait seconds for their turn.
      */
     static final int FLEET_POLL_RECORDS = 5_000;
-    /** Readers of what the cost engine and the agents write, short for the writers' own form. */
-    private static final RecordJson<GpuUsage> USAGE = RecordJson.of(GpuUsage.class);
-    private static final RecordJson<UsageRollup> ROLLUPS = RecordJson.of(UsageRollup.class);
-    private static final RecordJson<JobEconomics> ECONOMICS = RecordJson.of(JobEconomics.class);
-    private static final RecordJson<JobProgress> PROGRESS = RecordJson.of(JobProgress.class);
-    /** How often a job's work reports are read for its traits (see {@link #onJobProgress}). */
-    static final Duration TRAITS_READ_EVERY = Duration.ofSeconds(30);
-    private static final String GPU_VIEW_KEY_PREFIX = UsageRollup.keyOf(UsageRollup.Dimension.GPU, "");
 
     private final MeterRegistry registry;
     private final Clock clock;
@@ -101,18 +77,18 @@ public class AlertService {
     private volatile boolean started;
     private FleetMetrics metrics;
     private FleetBoard board;
-    private final KeyedInterval traitsRead = new KeyedInterval(TRAITS_READ_EVERY);
     private RecommendationDesk desk;
     private AnomalyDesk anomalies;
     private AnomalyWatch watch;
     private DarkGpus darkGpus;
     private RecommendationRules rules;
+    private WindowRecords windows;
+    private PriceRecords prices;
     private Producer<String, byte[]> deadLetters;
     private TopicReader capacityReader;
     private TopicReader fleetReader;
     private ScheduledExecutorService sweeper;
     private volatile WebhookDispatcher webhooks;
-    private final Map<String, io.micrometer.core.instrument.Counter> deadLettered = new HashMap<>();
 
     /**
      * @param registry the Prometheus registry itself, not the composite Quarkus wraps around it:
@@ -161,31 +137,30 @@ public class AlertService {
         rules = new RecommendationRules(desk, GpuCatalog.defaults(), ruleSettings(), exchangeRates());
         deadLetters = new KafkaProducer<>(KafkaClients.producer(bootstrapServers, "gpu-ledger-alerts-dead-letters"),
                 new StringSerializer(), new ByteArraySerializer());
-        for (var topic : Topics.DEAD_LETTERS) {
-            deadLettered.put(topic.name(), MetricCatalogue.shipped().family("gpuledger_dead_letter_records_total")
-                    .counter(registry, Tags.of("topic", topic.name())));
-        }
+        windows = new WindowRecords(metrics, board, watch, darkGpus, anomalies, rules, clock);
+        prices = new PriceRecords(metrics, watch, anomalies, rules, clock);
+        CapacityNotices notices = new CapacityNotices(board, darkGpus, rules, registry, clock);
+        DeadLetterCounts deadLettered = new DeadLetterCounts(registry);
         capacityReader = new TopicReader("alerts-capacity",
-                KafkaClients.consumer(bootstrapServers, groupId() + "-capacity",
-                        settings.consumer().instanceId()),
-                Map.of(Topics.CAPACITY_EVENTS.name(), this::onNotice,
-                        Topics.CAPACITY_EVENTS_ENRICHED.name(), this::onEnrichedNotice), deadLetters, this::flush,
-                registry, clock);
+                KafkaClients.consumer(bootstrapServers, groupId() + "-capacity", settings.consumer().instanceId()),
+                Map.of(Topics.CAPACITY_EVENTS.name(), notices::onNotice,
+                        Topics.CAPACITY_EVENTS_ENRICHED.name(), notices::onEnrichedNotice),
+                deadLetters, this::flush, registry, clock);
         Map<String, TopicReader.Handler> handlers = new HashMap<>();
-        handlers.put(Topics.USAGE.name(), this::onUsage);
-        handlers.put(Topics.ROLLUPS.name(), this::onRollup);
-        handlers.put(Topics.JOB_ECONOMICS.name(), this::onJobEconomics);
-        handlers.put(Topics.PRICES.name(), this::onPrice);
-        handlers.put(Topics.JOB_PROGRESS.name(), this::onJobProgress);
+        handlers.put(Topics.USAGE.name(), windows::onUsage);
+        handlers.put(Topics.ROLLUPS.name(), windows::onRollup);
+        handlers.put(Topics.JOB_ECONOMICS.name(), windows::onJobEconomics);
+        handlers.put(Topics.PRICES.name(), prices::onPrice);
+        handlers.put(Topics.JOB_PROGRESS.name(), windows::onJobProgress);
         for (var topic : Topics.DEAD_LETTERS) {
-            handlers.put(topic.name(), this::onDeadLetter);
+            handlers.put(topic.name(), deadLettered::onDeadLetter);
         }
         Properties fleetConsumer = KafkaClients.consumer(bootstrapServers, groupId(),
                 settings.consumer().instanceId());
         fleetConsumer.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, FLEET_POLL_RECORDS);
         fleetReader = new TopicReader("alerts-fleet", fleetConsumer, handlers, deadLetters, this::flush, registry,
                 clock);
-        readPricesBack();
+        prices.readBack(bootstrapServers, groupId());
         capacityReader.start();
         fleetReader.start();
         startWebhooks();
@@ -257,143 +232,6 @@ public class AlertService {
 
     public FleetMetrics metrics() {
         return metrics;
-    }
-
-    private Instant onUsage(ConsumerRecord<String, byte[]> record) {
-        GpuUsage usage = USAGE.read(record.value());
-        Instant now = clock.instant();
-        metrics.record(usage, now);
-        board.record(usage, now);
-        watch.onWindow(usage, now).forEach(anomalies::publish);
-        darkGpus.onWindow(usage, now).forEach(anomalies::publish);
-        rules.onWindow(usage, now);
-        return latestSampleOf(usage);
-    }
-
-    /**
-     * When the newest sample in a GPU's window ended: its start plus the time its samples cover
-     * (each covers the time up to its own), its end once closed. A MIG slice's GPU time is its
-     * share of the GPU, so the wall time its power readings cover is taken where it is longer.
-     */
-    private static Instant latestSampleOf(GpuUsage usage) {
-        if (usage.closed()) {
-            return usage.windowEnd();
-        }
-        double seconds = Math.max(usage.totals().gpuSeconds(), usage.totals().powerWatts().seconds());
-        Instant covered = usage.windowStart().plusMillis(Math.round(seconds * 1000));
-        return covered.isAfter(usage.windowEnd()) ? usage.windowEnd() : covered;
-    }
-
-    /**
-     * A job's, team's or pool's roll-up. A GPU's own views (one a minute for every GPU: most of
-     * the topic's records) are shown nowhere here: they are passed over by their key
-     * ({@code gpu|UUID}), unread.
-     */
-    private Instant onRollup(ConsumerRecord<String, byte[]> record) {
-        if (record.key() != null && record.key().startsWith(GPU_VIEW_KEY_PREFIX)) {
-            return null;
-        }
-        UsageRollup rollup = ROLLUPS.read(record.value());
-        Instant now = clock.instant();
-        metrics.record(rollup, now);
-        rules.onRollup(rollup, now);
-        return rollup.windowEnd();
-    }
-
-    private Instant onJobEconomics(ConsumerRecord<String, byte[]> record) {
-        JobEconomics economics = ECONOMICS.read(record.value());
-        Instant now = clock.instant();
-        metrics.record(economics, now);
-        watch.onEconomics(economics, now).forEach(anomalies::publish);
-        rules.onEconomics(economics, now);
-        return economics.windowEnd();
-    }
-
-    private Instant onPrice(ConsumerRecord<String, byte[]> record) {
-        learnPrice(priceVersion(record)).ifPresent(anomalies::publish);
-        return null;
-    }
-
-    /**
-     * A record of {@code pricing.quotes.v1} as the cost engine takes it: a valid quote under its own
-     * version key. The engine passes over any other (its price table is a store of the topic, read by
-     * every instance, so it keeps no dead letters); this service, reading the topic once in its group,
-     * refuses it, so that it is kept and counted, and learns nothing from it.
-     */
-    private static PriceQuote priceVersion(ConsumerRecord<String, byte[]> record) {
-        PriceQuote quote = Json.read(record.value(), PriceQuote.class);
-        if (!quote.key().equals(record.key())) {
-            throw new InvalidRecordException("$key", "record key '" + record.key() + "' must be '" + quote.key()
-                    + "', the version the quote is (its offer and validFrom), or it is never charged");
-        }
-        return quote;
-    }
-
-    /** A price version into the gauges, the spike watch and the rules; a spike it makes, if any. */
-    private Optional<CostAnomaly> learnPrice(PriceQuote quote) {
-        Instant now = clock.instant();
-        metrics.record(quote, now);
-        Optional<CostAnomaly> spike = watch.onPrice(quote, now);
-        rules.onPrice(quote);
-        return spike;
-    }
-
-    /**
-     * Reads again the price versions the fleet reader handled before the service last stopped:
-     * the feed publishes a version when a price changes (and confirms it every few minutes), so
-     * without them the rules would know no price, and the spike watch no version before the next,
-     * until then. Their spikes were published when they were first read.
-     */
-    private void readPricesBack() {
-        long read = TopicReplay.replayCommitted(bootstrapServers, Topics.PRICES.name(), groupId(),
-                Duration.ofSeconds(60), record -> {
-                    try {
-                        learnPrice(priceVersion(record));
-                    } catch (InvalidRecordException e) {
-                        // Dead-lettered when it was first read.
-                    }
-                });
-        LOG.infof("read back %d price versions read before", read);
-    }
-
-    /**
-     * A work report, read for its job's traits alone (the engine turns the rest into job
-     * economics): reports come as often as samples, traits hardly ever change, so one report a job
-     * is read every {@link #TRAITS_READ_EVERY} and the rest are passed over by their key, unread.
-     */
-    private Instant onJobProgress(ConsumerRecord<String, byte[]> record) {
-        Instant now = clock.instant();
-        if (record.key() != null && !traitsRead.take(record.key(), now)) {
-            return null;
-        }
-        JobProgress progress = PROGRESS.read(record.value());
-        rules.onProgress(progress, now);
-        return progress.time();
-    }
-
-    private Instant onDeadLetter(ConsumerRecord<String, byte[]> record) {
-        deadLettered.get(record.topic()).increment();
-        return Instant.ofEpochMilli(record.timestamp());
-    }
-
-    /**
-     * A notice as the agent published it: joined at once with the placement the board knows, so
-     * that its EVACUATE does not wait for the cost engine's next commit.
-     */
-    private Instant onNotice(ConsumerRecord<String, byte[]> record) {
-        CapacityEvent notice = Json.read(record.value(), CapacityEvent.class);
-        MetricCatalogue.shipped().family("gpuledger_capacity_events_total").counter(registry,
-                Tags.of("provider", notice.provider(), "kind", notice.kind().name())).increment();
-        rules.onCapacityEvent(board.enrich(notice, PLACEMENT_MAX_AGE), clock.instant());
-        darkGpus.onNotice(notice);
-        return notice.noticedAt();
-    }
-
-    /** The cost engine's join of the same notice: it supersedes the quick one only where it tells more. */
-    private Instant onEnrichedNotice(ConsumerRecord<String, byte[]> record) {
-        EnrichedCapacityEvent event = Json.read(record.value(), EnrichedCapacityEvent.class);
-        rules.onCapacityEvent(event, clock.instant());
-        return event.event().noticedAt();
     }
 
     /** Delivers anomalies to the configured receivers, if any, and shows how that goes. */
@@ -473,7 +311,7 @@ public class AlertService {
             metrics.sweep(now);
             board.sweep(now);
             rules.sweep(now);
-            traitsRead.prune(now);
+            windows.sweep(now);
         } catch (RuntimeException e) {
             LOG.warn("sweeping stale series failed; trying again later", e);
         }
