@@ -218,20 +218,36 @@ public class AlertService {
         return dispatcher == null ? Optional.empty() : Optional.of(dispatcher.isRunning());
     }
 
-    public RecommendationDesk desk() {
-        return desk;
+    /** The stages the REST resources show, one bean each; asked for before the start, they are not there yet. */
+    @Produces
+    @ApplicationScoped
+    RecommendationDesk recommendationDesk() {
+        return whenStarted(desk);
     }
 
-    public AnomalyDesk anomalies() {
-        return anomalies;
+    @Produces
+    @ApplicationScoped
+    AnomalyDesk anomalyDesk() {
+        return whenStarted(anomalies);
     }
 
-    public FleetBoard board() {
-        return board;
+    @Produces
+    @ApplicationScoped
+    FleetBoard fleetBoard() {
+        return whenStarted(board);
     }
 
-    public FleetMetrics metrics() {
-        return metrics;
+    @Produces
+    @ApplicationScoped
+    FleetMetrics fleetMetrics() {
+        return whenStarted(metrics);
+    }
+
+    private static <T> T whenStarted(T stage) {
+        if (stage == null) {
+            throw new IllegalStateException("the alert service has not started yet");
+        }
+        return stage;
     }
 
     /** Delivers anomalies to the configured receivers, if any, and shows how that goes. */

@@ -1,6 +1,6 @@
 package io.gpuledger.alerts.api;
 
-import io.gpuledger.alerts.AlertService;
+import io.gpuledger.alerts.metrics.FleetMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -34,11 +34,11 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 public class MetricsResource {
 
     private final PrometheusMeterRegistry registry;
-    private final AlertService service;
+    private final FleetMetrics metrics;
 
-    public MetricsResource(PrometheusMeterRegistry registry, AlertService service) {
+    public MetricsResource(PrometheusMeterRegistry registry, FleetMetrics metrics) {
         this.registry = registry;
-        this.service = service;
+        this.metrics = metrics;
     }
 
     @GET
@@ -68,7 +68,7 @@ public class MetricsResource {
         }
         StringBuilder text = new StringBuilder();
         for (String gpu : new LinkedHashSet<>(gpus)) {
-            for (Meter meter : service.metrics().gpuSeries(gpu.strip())) {
+            for (Meter meter : metrics.gpuSeries(gpu.strip())) {
                 appendSample(text, meter, wanted);
             }
         }
