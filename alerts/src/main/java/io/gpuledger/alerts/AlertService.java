@@ -29,6 +29,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
+import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
@@ -41,9 +42,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -87,7 +85,6 @@ public class AlertService {
     private Producer<String, byte[]> deadLetters;
     private TopicReader capacityReader;
     private TopicReader fleetReader;
-    private ScheduledExecutorService sweeper;
     private volatile WebhookDispatcher webhooks;
 
     /**
@@ -164,12 +161,6 @@ public class AlertService {
         capacityReader.start();
         fleetReader.start();
         startWebhooks();
-        sweeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "alerts-sweeper");
-            thread.setDaemon(true);
-            return thread;
-        });
-        sweeper.scheduleWithFixedDelay(this::sweep, 30, 30, TimeUnit.SECONDS);
         started = true;
         LOG.infof("reading the cost engine's topics from %s", bootstrapServers);
     }
@@ -186,7 +177,6 @@ public class AlertService {
             return;
         }
         started = false;
-        sweeper.shutdownNow();
         if (webhooks != null) {
             webhooks.stop();
         }
@@ -321,7 +311,12 @@ public class AlertService {
         anomalies.flush();
     }
 
-    private void sweep() {
+    /** Removes what was not heard of lately; a failed sweep is logged and the next one runs as usual. */
+    @Scheduled(every = "30s", delayed = "30s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void sweep() {
+        if (!started) {
+            return;
+        }
         try {
             Instant now = clock.instant();
             metrics.sweep(now);
