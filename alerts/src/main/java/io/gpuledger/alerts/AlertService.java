@@ -51,21 +51,14 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.logging.Logger;
 
 /**
- * The alert service's stages, started in order: the recommendation desk reads back what it
- * published before, then two readers start: one for capacity notices alone, so that an
- * {@code EVACUATE} never waits behind a burst of windows, and one for everything else the cost
- * engine publishes (usage windows, roll-ups, job economics, prices, work reports, dead letters).
+ * Builds the alert service's stages and starts them in order: the desks read back what they published, then a
+ * reader of capacity notices alone (an EVACUATE never waits behind a burst of windows) and one of the rest.
  */
 @ApplicationScoped
 public class AlertService {
 
     private static final Logger LOG = Logger.getLogger(AlertService.class);
-    /**
-     * Records the fleet reader takes in one poll, at most. Each poll ends with a flush of what its
-     * records caused and a commit, tens of milliseconds on a loaded broker: at a minute's close the
-     * engine sends a closed window for every GPU at once, and 500 a poll (Kafka's default) made
-     * the windows sent just after them wait seconds for their turn.
-     */
+    /** Records a fleet poll takes: every GPU's window comes at once at a minute's close, and each poll commits. */
     static final int FLEET_POLL_RECORDS = 5_000;
 
     private final MeterRegistry registry;
@@ -87,11 +80,7 @@ public class AlertService {
     private TopicReader fleetReader;
     private volatile WebhookDispatcher webhooks;
 
-    /**
-     * @param registry the Prometheus registry itself, not the composite Quarkus wraps around it:
-     *                 through the composite each of the fleet's 100,000-odd series was a meter twice
-     *                 over (with its id, tags and bookkeeping), a sixth of the service's heap
-     */
+    /** Takes the Prometheus registry itself: Quarkus's composite around it would hold every series twice. */
     public AlertService(PrometheusMeterRegistry registry, Clock clock, AlertSettings settings, KafkaSettings kafka) {
         this.registry = registry;
         this.clock = clock;
