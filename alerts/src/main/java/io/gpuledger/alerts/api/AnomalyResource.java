@@ -1,6 +1,6 @@
 package io.gpuledger.alerts.api;
 
-import io.gpuledger.alerts.AlertService;
+import io.gpuledger.alerts.anomaly.AnomalyDesk;
 import io.gpuledger.model.AnomalyKind;
 import io.gpuledger.model.CostAnomaly;
 import io.gpuledger.model.Json;
@@ -23,10 +23,10 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Tag(name = "anomalies")
 public class AnomalyResource {
 
-    private final AlertService service;
+    private final AnomalyDesk anomalies;
 
-    public AnomalyResource(AlertService service) {
-        this.service = service;
+    public AnomalyResource(AnomalyDesk anomalies) {
+        this.anomalies = anomalies;
     }
 
     @GET
@@ -56,6 +56,6 @@ public class AnomalyResource {
         if (subject != null && !subject.isBlank()) {
             filter = filter.and(a -> a.subject().equals(subject));
         }
-        return Json.writeString(service.anomalies().latest(filter));
+        return Json.writeString(anomalies.latest(filter));
     }
 }

@@ -1,6 +1,6 @@
 package io.gpuledger.alerts.api;
 
-import io.gpuledger.alerts.AlertService;
+import io.gpuledger.alerts.fleet.FleetBoard;
 import io.gpuledger.alerts.fleet.FleetSummary;
 import io.gpuledger.model.Json;
 import jakarta.ws.rs.GET;
@@ -19,11 +19,11 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Tag(name = "fleet")
 public class FleetResource {
 
-    private final AlertService service;
+    private final FleetBoard board;
     private final Clock clock;
 
-    public FleetResource(AlertService service, Clock clock) {
-        this.service = service;
+    public FleetResource(FleetBoard board, Clock clock) {
+        this.board = board;
         this.clock = clock;
     }
 
@@ -34,6 +34,6 @@ public class FleetResource {
             content = @Content(mediaType = MediaType.APPLICATION_JSON,
                     schema = @Schema(implementation = FleetSummary.class)))
     public String fleet() {
-        return Json.writeString(service.board().summary(clock.instant()));
+        return Json.writeString(board.summary(clock.instant()));
     }
 }

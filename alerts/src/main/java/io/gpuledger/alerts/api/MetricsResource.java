@@ -1,6 +1,6 @@
 package io.gpuledger.alerts.api;
 
-import io.gpuledger.alerts.AlertService;
+import io.gpuledger.alerts.metrics.FleetMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -22,23 +22,19 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
- * {@code GET /api/metrics?name[]=…}: the families named, in the Prometheus text format, from the
- * registry {@code /q/metrics} shows whole. The whole at 10,000 GPUs is about 20 MB and half a
- * second of CPU; a Prometheus job that wants a few families sooner than the rest (the cost
- * gauges every 5 s, say) names them in its {@code params}, as with other exporters. With
- * {@code gpu[]=…} only those GPUs' series of the families are shown, found by the GPU rather than
- * by writing the families whole: what one GPU shows now, cheap enough to ask many times a second.
+ * {@code GET /api/metrics?name[]=…}: only the families named, in the Prometheus text format, so that a job can
+ * scrape a few more often than {@code /q/metrics} whole; with {@code gpu[]=…}, only those GPUs' series.
  */
 @Path("/api/metrics")
 @Tag(name = "metrics")
 public class MetricsResource {
 
     private final PrometheusMeterRegistry registry;
-    private final AlertService service;
+    private final FleetMetrics metrics;
 
-    public MetricsResource(PrometheusMeterRegistry registry, AlertService service) {
+    public MetricsResource(PrometheusMeterRegistry registry, FleetMetrics metrics) {
         this.registry = registry;
-        this.service = service;
+        this.metrics = metrics;
     }
 
     @GET
@@ -68,7 +64,7 @@ public class MetricsResource {
         }
         StringBuilder text = new StringBuilder();
         for (String gpu : new LinkedHashSet<>(gpus)) {
-            for (Meter meter : service.metrics().gpuSeries(gpu.strip())) {
+            for (Meter meter : metrics.gpuSeries(gpu.strip())) {
                 appendSample(text, meter, wanted);
             }
         }

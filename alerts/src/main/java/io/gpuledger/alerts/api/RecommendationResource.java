@@ -1,6 +1,6 @@
 package io.gpuledger.alerts.api;
 
-import io.gpuledger.alerts.AlertService;
+import io.gpuledger.alerts.recommend.RecommendationDesk;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
@@ -32,10 +32,10 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 @Tag(name = "recommendations")
 public class RecommendationResource {
 
-    private final AlertService service;
+    private final RecommendationDesk desk;
 
-    public RecommendationResource(AlertService service) {
-        this.service = service;
+    public RecommendationResource(RecommendationDesk desk) {
+        this.desk = desk;
     }
 
     @GET
@@ -65,7 +65,7 @@ public class RecommendationResource {
                     status);
             filter = filter.and(r -> r.status() == wanted);
         }
-        return Json.writeString(service.desk().list(filter));
+        return Json.writeString(desk.list(filter));
     }
 
     @GET
@@ -76,7 +76,7 @@ public class RecommendationResource {
                     schema = @Schema(implementation = Recommendation.class)))
     @APIResponse(responseCode = "404", description = "no unexpired recommendation has this id")
     public String get(@PathParam("id") String id) {
-        return Json.writeString(service.desk().get(id).orElseThrow(() -> notFound(id)));
+        return Json.writeString(desk.get(id).orElseThrow(() -> notFound(id)));
     }
 
     @POST
@@ -89,7 +89,7 @@ public class RecommendationResource {
     @APIResponse(responseCode = "403", description = "writes are disabled: no token is configured")
     @APIResponse(responseCode = "404", description = "no open or acknowledged recommendation has this id")
     public String acknowledge(@PathParam("id") String id) {
-        return decided(id, service.desk().acknowledge(id));
+        return decided(id, desk.acknowledge(id));
     }
 
     @POST
@@ -102,12 +102,12 @@ public class RecommendationResource {
     @APIResponse(responseCode = "403", description = "writes are disabled: no token is configured")
     @APIResponse(responseCode = "404", description = "no unexpired, unwithdrawn recommendation has this id")
     public String dismiss(@PathParam("id") String id) {
-        return decided(id, service.desk().dismiss(id));
+        return decided(id, desk.dismiss(id));
     }
 
     private String decided(String id, Optional<Recommendation> decision) {
         Recommendation recommendation = decision.orElseThrow(() -> notFound(id));
-        service.desk().flush();
+        desk.flush();
         return Json.writeString(recommendation);
     }
 

@@ -103,8 +103,8 @@ public final class TopicReader {
     private final Runnable afterPoll;
     private final Clock clock;
     private final Backoff backoff;
-    private final Map<String, Counter> read = new HashMap<>();
-    private final Map<String, Counter> rejected = new HashMap<>();
+    private final Map<String, Counter> recordsReadByTopic = new HashMap<>();
+    private final Map<String, Counter> recordsRejectedByTopic = new HashMap<>();
     /** The newest event time read on each topic, in epoch milliseconds (NaN before the first). */
     private final Map<String, Cell> newestEventTime = new HashMap<>();
     /** Each topic's lag in records, summed over the partitions this reader holds (NaN when not known). */
@@ -143,8 +143,9 @@ public final class TopicReader {
         MetricCatalogue catalogue = MetricCatalogue.shipped();
         for (String topic : handlers.keySet()) {
             Tags tags = Tags.of("topic", topic);
-            read.put(topic, catalogue.family("gpuledger_records_read_total").counter(registry, tags));
-            rejected.put(topic, catalogue.family("gpuledger_records_rejected_total").counter(registry, tags));
+            recordsReadByTopic.put(topic, catalogue.family("gpuledger_records_read_total").counter(registry, tags));
+            recordsRejectedByTopic.put(topic,
+                    catalogue.family("gpuledger_records_rejected_total").counter(registry, tags));
             Cell newest = new Cell(Double.NaN);
             newestEventTime.put(topic, newest);
             // The age of the newest record read, as of the scrape: it grows while nothing newer is read.
@@ -307,7 +308,7 @@ public final class TopicReader {
     }
 
     private void handle(ConsumerRecord<String, byte[]> record) {
-        read.get(record.topic()).increment();
+        recordsReadByTopic.get(record.topic()).increment();
         try {
             Instant eventTime = handlers.get(record.topic()).handle(record);
             if (eventTime != null) {
@@ -328,7 +329,7 @@ public final class TopicReader {
     }
 
     private void reject(ConsumerRecord<String, byte[]> record, String reason, String field) {
-        rejected.get(record.topic()).increment();
+        recordsRejectedByTopic.get(record.topic()).increment();
         LOG.warnf("%s: kept %s-%d@%d on %s: %s", name, record.topic(), record.partition(), record.offset(),
                 Topics.ALERTS_DEAD_LETTERS.name(), reason);
         ProducerRecord<String, byte[]> dead = new ProducerRecord<>(Topics.ALERTS_DEAD_LETTERS.name(), null,

@@ -14,42 +14,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * MOVE_TO_SPOT: an interruptible job on on-demand capacity whose instance type is also sold as
- * spot in the same region, where the spot discount outweighs what the interruptions would cost.
- *
- * <p>Prices are set against each other in the job's currency: the on-demand and spot quotes (in
- * one currency) are converted at the exchange rate in force, which the evidence states.
- *
- * <p>A job is charged per GPU, so it moves its GPUs' share of instances:
- * {@code instances = gpuEquivalents / gpusPerInstance}, where MIG slices count their share of a
- * GPU (seven 1/7 slices of a one-GPU instance are one instance). Per hour it saves
- * {@code (onDemand − spot) × instances}.
- *
- * <p>Spot takes instances back one at a time, and a job on several instances is taken as
- * synchronous (data-parallel training: every rank waits for the others), so the interruption of
- * any one of them stalls all of it. On {@code n = ceil(instances)} instances (at least the ones it
- * spans), interruptions come {@code n} times as often as on one, and each loses, on average, the
- * work since the last checkpoint, half the checkpoint interval, plus the time to get new capacity
- * and restart from the checkpoint (the restart allowance), on all its instances, paid at spot:
- * {@code expected cost per hour = perInstanceRate × n × (checkpointInterval / 2 + restart) × spot × instances}.
- * The move is recommended when what is left of the saving after that expected cost, as a share of
- * the saving (the net saving ratio), is at least the minimum (10% by default) and worth the minimum
- * money a month; the monthly saving is the difference, over the hours of a month the job runs, as
- * over its look-back ({@link JobView#hoursPerMonth()}: 720 for a job that ran all of it). Once it stands, it is
- * withdrawn only when the net saving ratio falls under the withdrawal threshold (0 by default: when
- * the move would lose money), so a spot price that wavers does not raise and withdraw it in turn.
- * The job's GPUs are counted over the period it is judged on, as the mean over its closed minutes.
- *
- * <p>The per-instance rate comes from the spot quote where the price feed knows the provider's
- * interruption frequency ({@link PriceQuote#interruptionFrequency()}: the share of instances
- * taken back in a month, the upper bound of AWS's band), as that share over the 720 hours of a
- * month: an instance running all month is taken back that often. Elsewhere it is a setting, by
- * default 0.05 per instance-hour (one interruption in 20 hours of running), deliberately far more
- * pessimistic than any published band; set it from the fleet's own count of interruptions. The
- * evidence says which was used.
- *
- * <p>A job that does not say it is interruptible, or does not say how often it checkpoints, is
- * never moved: without the interval the work lost cannot be estimated.
+ * MOVE_TO_SPOT: an interruptible, checkpointing job on on-demand capacity whose spot discount outweighs what
+ * the expected interruptions would cost it; the arithmetic is in docs/recommendations.md.
  */
 public final class MoveToSpotRule {
 

@@ -13,29 +13,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * REDUCE_COMMUNICATION: a job whose communication-overhead ratio over the period it is judged on
- * (its closed minutes of the last half hour by default, weighted by GPU time) is at or above the
- * threshold (0.25 by default): that share of every step, and of its cost, goes to waiting on
- * collectives. Its communication costs {@code ratio × costPerHour}. Once raised, it is withdrawn
- * only when the ratio falls under the withdrawal threshold (0.20 by default), so an overhead that
- * wavers around 0.25 does not raise and withdraw it in turn.
- *
- * <p>Two fixes are weighed:
- * <ul>
- *   <li>a <b>faster interconnect</b>: a priced offer of the same provider, region, way of buying
- *       and GPU model whose network between instances is faster than the current one. With
- *       communication time scaling with {@code 1 / bandwidth} ({@code b} = the candidate's network
- *       over the current one), the job's work costs {@code pricePerGpuHour × gpuEquivalents × ((1 − c) + c / b)}
- *       an hour there; the saving is the job's cost per hour now less that. The best candidate is
- *       suggested when it saves anything at all;</li>
- *   <li>otherwise, <b>less exposed communication in the job</b>: overlapping collectives with
- *       compute, gradient accumulation (fewer all-reduces per sample), gradient compression. How
- *       much of the exposed time they recover depends on the model, so the saving is a set share of
- *       the communication cost (30% by default: below the 44% the field saw from a better transport,
- *       when eRDMA cut ResNet-50's overhead from 32% to 18%).</li>
- * </ul>
- * A month's saving is the hourly one for the hours of a month the job runs, as over its look-back
- * ({@link JobView#hoursPerMonth()}).
+ * REDUCE_COMMUNICATION: a job that spends a large share of each step waiting on collectives, with the cheaper
+ * of a faster interconnect or changes to the job; the arithmetic is in docs/recommendations.md.
  */
 public final class ReduceCommunicationRule {
 

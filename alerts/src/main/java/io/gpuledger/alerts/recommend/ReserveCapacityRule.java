@@ -15,26 +15,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * RESERVE_CAPACITY: the baseline of an on-demand pool that is in use often enough for a
- * reservation to cost less than paying on demand.
- *
- * <p>A reservation is paid for every hour of its term, used or not, at the effective hourly rate
- * {@code reserved}; on demand is paid only for the hours used, at {@code onDemand}. With the
- * discount {@code d = 1 − reserved / onDemand}, one reserved instance pays off when it would be in
- * use more than {@code 1 − d = reserved / onDemand} of the hours (the break-even utilization).
- *
- * <p>The on-demand and reserved quotes (in one currency) are converted into the pool's currency,
- * the one its hours are reported in, at the exchange rate in force, which the evidence states.
- *
- * <p>The lookback is clock hours ({@link PoolHours}): an hour in which no instance of the pool ran
- * counts as none in use, and a pool seen for fewer hours than the lookback is not judged.
- *
- * <p>Over the lookback, the {@code k}-th instance of the pool was in use for a share {@code u_k}
- * of the hours ({@link PoolUsage#utilizationOfInstance(int)}), and {@code u_k} does not grow with
- * {@code k}. The rule reserves the largest {@code k} with {@code u_k} above break-even, and the
- * monthly saving is what those instances would have cost on demand for the hours they were used,
- * scaled to a month, minus the reservation for every hour of it:
- * {@code 720 × Σ_{k ≤ K} (onDemand × u_k − reserved)}.
+ * RESERVE_CAPACITY: the baseline of an on-demand pool in use often enough, over its clock-hour lookback, for a
+ * reservation to cost less than paying on demand; the break-even arithmetic is in docs/recommendations.md.
  */
 public final class ReserveCapacityRule {
 

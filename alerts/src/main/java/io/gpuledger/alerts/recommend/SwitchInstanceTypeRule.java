@@ -18,52 +18,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * SWITCH_INSTANCE_TYPE: a job whose work would cost less per unit on another instance type.
- *
- * <p>The job's own cost per million units is set against two kinds of candidate, bought the same
- * way (on demand against on demand, spot against spot: changing how capacity is bought is the
- * spot and reservation rules' business; a job on reserved capacity is left alone, as the
- * reservation is paid whether it runs there or not):
- * <ul>
- *   <li><b>observed</b>: another job with the same workload (its {@code JobTraits.workload}; when
- *       the job names none, any job counting the same unit) reporting a lower cost per million
- *       units on another instance type or region;</li>
- *   <li><b>estimated</b>: every priced offer of another type whose GPUs have the memory the job
- *       needs (its reported peak; without one, at least the memory of its current GPUs), at
- *       {@code price per GPU-hour / (units per GPU-hour now × speedup)}.</li>
- * </ul>
- *
- * <p>How fast the candidate's GPU runs the job, against its own, is taken from the best evidence
- * there is, in this order:
- * <ol>
- *   <li><b>fleet-measured</b>: other jobs of the job's workload run on the candidate's GPU model; the
- *       median of their units per GPU-hour over the median on the job's own model (the job's own
- *       figure among them) is the whole speedup, communication included, as it was measured so
- *       ({@link MeasuredThroughput});</li>
- *   <li><b>table</b>: the two GPUs' figures of the job's workload class in the {@link GpuCatalog}
- *       (measured training or INT8 inference throughput, memory bandwidth for memory-bound work);</li>
- *   <li><b>datasheet</b>: where a class figure is not published for one of them, dense tensor TFLOPS.</li>
- * </ol>
- * The class is the one the job names ({@code JobTraits.workloadClass}); without one, memory-bound when
- * its GPUs show DRAM activity at least 0.5 while SM activity is under 0.5 (by default), otherwise
- * training. From a table or datasheet ratio {@code r} the speedup models a step as compute plus
- * exposed communication, with the job's communication-overhead ratio {@code c} (0 when not reported):
- * {@code speedup = 1 / ((1 − c) / r + c / b)}. Communication time scales with {@code 1 / bandwidth}
- * of the network between instances: {@code b} is the candidate's network over the current one, 1
- * where either is not published. A communication-bound job ({@code c} at least 0.25 by default) is
- * only sent to candidates whose network is known and at least as fast as the current one. The model
- * takes the job's communication as crossing that network; for a job inside one instance (NVLink,
- * which the catalog does not hold) the estimate over-weights the network.
- *
- * <p>A candidate is recommended when it saves at least the minimum share (15% by default) of the
- * cost per unit and at least the minimum money a month. Once the job's recommendation stands, a
- * candidate is kept while it saves at least the withdrawal share (10% by default) and any money at
- * all: a saving that wavers around 15% neither raises nor withdraws it in turn. The monthly saving
- * is that of doing the job's current work rate at the candidate's cost per unit for the hours of a
- * month it runs, as over its look-back ({@link JobView#hoursPerMonth()}: 720 for a job that ran all
- * of it, 240 for one that ran 8 hours a day). Among candidates the one
- * with the highest confidence × monthly saving wins, so that an observed figure beats an estimate
- * of a similar saving.
+ * SWITCH_INSTANCE_TYPE: a job whose work would cost less per unit on another instance type, bought the same way.
+ * Candidates, the speedup model and the thresholds are as docs/recommendations.md describes them.
  */
 public final class SwitchInstanceTypeRule {
 

@@ -61,7 +61,7 @@ final class DispatchLoop implements ConsumerRebalanceListener {
     /** An anomaly record that is done when none of the receivers it is for still wait for it. */
     private static final class PendingRecord {
         final long offset;
-        int waiting;
+        int receiversWaiting;
 
         PendingRecord(long offset) {
             this.offset = offset;
@@ -88,7 +88,7 @@ final class DispatchLoop implements ConsumerRebalanceListener {
         }
     }
 
-    private record Written(WebhookDelivery delivery, Future<RecordMetadata> ack) {
+    private record LedgerWrite(WebhookDelivery delivery, Future<RecordMetadata> ack) {
     }
 
     private final List<WebhookReceiver> receivers;
@@ -102,12 +102,14 @@ final class DispatchLoop implements ConsumerRebalanceListener {
 
     private final Map<WebhookReceiver, Deque<Task>> queues = new LinkedHashMap<>();
     /** Delivery keys waiting in a queue: a second record of the same anomaly is not queued again. */
-    private final Set<String> queued = new HashSet<>();
-    private final Map<TopicPartition, Deque<PendingRecord>> pending = new HashMap<>();
+    private final Set<String> queuedDeliveryKeys = new HashSet<>();
+    /** Per partition, in offset order, the records a receiver still waits for: commits stop at the first. */
+    private final Map<TopicPartition, Deque<PendingRecord>> undeliveredRecords = new HashMap<>();
     private final Map<TopicPartition, Long> readUpTo = new HashMap<>();
-    private final Map<TopicPartition, Long> committed = new HashMap<>();
-    private final List<Written> unconfirmed = new ArrayList<>();
-    private int pendingRecords;
+    private final Map<TopicPartition, Long> committedOffsets = new HashMap<>();
+    /** Delivery records sent to the ledger whose write is not yet confirmed; written again if it failed. */
+    private final List<LedgerWrite> unconfirmedLedgerWrites = new ArrayList<>();
+    private int undeliveredRecordCount;
     private boolean closing;
 
     DispatchLoop(List<WebhookReceiver> receivers, Map<String, ReceiverCounters> counters,
@@ -187,17 +189,17 @@ final class DispatchLoop implements ConsumerRebalanceListener {
                 continue;
             }
             String key = WebhookDelivery.keyOf(receiver.name(), anomaly.id());
-            if (clients.ledger().contains(key) || queued.contains(key)) {
+            if (clients.ledger().contains(key) || queuedDeliveryKeys.contains(key)) {
                 counters.get(receiver.name()).countAlreadyDelivered();
                 continue;
             }
-            queued.add(key);
-            entry.waiting++;
+            queuedDeliveryKeys.add(key);
+            entry.receiversWaiting++;
             queues.get(receiver).add(new Task(partition, entry, anomaly, key));
         }
-        if (entry.waiting > 0) {
-            pending.computeIfAbsent(partition, p -> new ArrayDeque<>()).add(entry);
-            pendingRecords++;
+        if (entry.receiversWaiting > 0) {
+            undeliveredRecords.computeIfAbsent(partition, p -> new ArrayDeque<>()).add(entry);
+            undeliveredRecordCount++;
         }
     }
 
@@ -312,9 +314,9 @@ final class DispatchLoop implements ConsumerRebalanceListener {
     /** The receiver has answered for good: record it in the ledger and move its queue on. */
     private void settle(WebhookReceiver receiver, Deque<Task> queue, Task task, int status) {
         queue.poll();
-        queued.remove(task.key);
+        queuedDeliveryKeys.remove(task.key);
         clients.ledger().add(task.key);
-        task.record.waiting--;
+        task.record.receiversWaiting--;
         write(new WebhookDelivery(receiver.name(), task.anomaly.id(), clock.instant(), task.failures + 1, status));
     }
 
@@ -326,7 +328,7 @@ final class DispatchLoop implements ConsumerRebalanceListener {
         } catch (KafkaException e) {
             ack = CompletableFuture.failedFuture(e);
         }
-        unconfirmed.add(new Written(delivery, ack));
+        unconfirmedLedgerWrites.add(new LedgerWrite(delivery, ack));
     }
 
     /**
@@ -337,13 +339,13 @@ final class DispatchLoop implements ConsumerRebalanceListener {
     private void commitSettled() {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         readUpTo.forEach((partition, end) -> {
-            Deque<PendingRecord> records = pending.getOrDefault(partition, new ArrayDeque<>());
-            while (!records.isEmpty() && records.peek().waiting == 0) {
+            Deque<PendingRecord> records = undeliveredRecords.getOrDefault(partition, new ArrayDeque<>());
+            while (!records.isEmpty() && records.peek().receiversWaiting == 0) {
                 records.poll();
-                pendingRecords--;
+                undeliveredRecordCount--;
             }
             long next = records.isEmpty() ? end : records.peek().offset;
-            if (next > committed.getOrDefault(partition, -1L)) {
+            if (next > committedOffsets.getOrDefault(partition, -1L)) {
                 offsets.put(partition, new OffsetAndMetadata(next));
             }
         });
@@ -353,7 +355,7 @@ final class DispatchLoop implements ConsumerRebalanceListener {
         beforeCommit.run();
         try {
             clients.consumer().commitSync(offsets);
-            offsets.forEach((partition, offset) -> committed.put(partition, offset.offset()));
+            offsets.forEach((partition, offset) -> committedOffsets.put(partition, offset.offset()));
         } catch (CommitFailedException | RetriableException e) {
             LOG.warnf("offsets not committed, tried again later: %s", e.getMessage());
         }
@@ -361,12 +363,12 @@ final class DispatchLoop implements ConsumerRebalanceListener {
 
     /** Waits for the delivery records sent so far; sends again those that failed. */
     private boolean ledgerWritten() {
-        if (unconfirmed.isEmpty()) {
+        if (unconfirmedLedgerWrites.isEmpty()) {
             return true;
         }
         clients.producer().flush();
-        List<Written> failed = new ArrayList<>();
-        for (Written written : unconfirmed) {
+        List<LedgerWrite> failed = new ArrayList<>();
+        for (LedgerWrite written : unconfirmedLedgerWrites) {
             try {
                 written.ack().get();
             } catch (ExecutionException e) {
@@ -378,7 +380,7 @@ final class DispatchLoop implements ConsumerRebalanceListener {
                 failed.add(written);
             }
         }
-        unconfirmed.clear();
+        unconfirmedLedgerWrites.clear();
         failed.forEach(written -> write(written.delivery()));
         return failed.isEmpty();
     }
@@ -399,7 +401,7 @@ final class DispatchLoop implements ConsumerRebalanceListener {
     }
 
     private void pauseWhileBacklogged() {
-        if (pendingRecords >= MAX_PENDING) {
+        if (undeliveredRecordCount >= MAX_PENDING) {
             clients.consumer().pause(clients.consumer().assignment());
         } else if (!clients.consumer().paused().isEmpty()) {
             clients.consumer().resume(clients.consumer().paused());
@@ -442,16 +444,16 @@ final class DispatchLoop implements ConsumerRebalanceListener {
     /** Drops what was read from partitions this instance no longer owns; their next owner reads them again. */
     private void forget(Collection<TopicPartition> partitions) {
         for (TopicPartition partition : partitions) {
-            Deque<PendingRecord> records = pending.remove(partition);
-            pendingRecords -= records == null ? 0 : records.size();
+            Deque<PendingRecord> records = undeliveredRecords.remove(partition);
+            undeliveredRecordCount -= records == null ? 0 : records.size();
             readUpTo.remove(partition);
-            committed.remove(partition);
+            committedOffsets.remove(partition);
         }
         for (Deque<Task> queue : queues.values()) {
             for (Iterator<Task> tasks = queue.iterator(); tasks.hasNext(); ) {
                 Task task = tasks.next();
                 if (partitions.contains(task.partition)) {
-                    queued.remove(task.key);
+                    queuedDeliveryKeys.remove(task.key);
                     tasks.remove();
                 }
             }
