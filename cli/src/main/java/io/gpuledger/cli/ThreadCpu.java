@@ -77,7 +77,7 @@ final class ThreadCpu {
             return "reading capacity notices";
         }
         if (thread.startsWith("executor-thread") || thread.startsWith("vert.x")) {
-            return "HTTP (API and metrics)";
+            return "HTTP (API and metrics) and the series sweep";
         }
         return jvmPart(thread).orElse("the rest");
     }

@@ -69,7 +69,7 @@ class ThreadCpuTest {
     @Test
     void shouldTellTheAlertServicesReadersFromItsHttpThreads() {
         assertThat(ThreadCpu.alertsPart("alerts-fleet")).isEqualTo("reading the engine's topics");
-        assertThat(ThreadCpu.alertsPart("executor-thread-3")).isEqualTo("HTTP (API and metrics)");
+        assertThat(ThreadCpu.alertsPart("executor-thread-3")).isEqualTo("HTTP (API and metrics) and the series sweep");
         assertThat(ThreadCpu.alertsPart("C1 CompilerThread0")).isEqualTo("JIT compiler");
         assertThat(ThreadCpu.alertsPart("kafka-coordinator-heartbeat-thread | gpu-ledger-alerts"))
                 .isEqualTo("the rest");
