@@ -47,7 +47,7 @@ public final class UsageWindows {
         UsageTotals t = window.totals();
         return withTotals(window, new UsageTotals(t.samples(), t.gpuSeconds(), t.unpricedSeconds(), t.gpuSeconds(),
                 t.cost(), t.idleSeconds(), t.idleCost(), t.unmonitoredSeconds(), t.smActive(), t.smOccupancy(),
-                t.dramActive(), t.tensorActive(), t.powerWatts(), t.energyKwh(), t.nvlinkBytes()));
+                t.dramActive(), t.tensorActive(), t.powerWatts(), t.energyKwh(), t.nvlinkBytes(), 0));
     }
 
     /** {@code window} with no second of it priced (no price, or no exchange rate): charged nothing. */
@@ -55,7 +55,7 @@ public final class UsageWindows {
         UsageTotals t = window.totals();
         return withTotals(window, new UsageTotals(t.samples(), t.gpuSeconds(), t.gpuSeconds(), 0, 0, t.idleSeconds(),
                 0, t.unmonitoredSeconds(), t.smActive(), t.smOccupancy(), t.dramActive(), t.tensorActive(),
-                t.powerWatts(), t.energyKwh(), t.nvlinkBytes()));
+                t.powerWatts(), t.energyKwh(), t.nvlinkBytes(), 0));
     }
 
     /** {@code window} with {@code seconds} of unmonitored time more, estimated to cost {@code cost}. */

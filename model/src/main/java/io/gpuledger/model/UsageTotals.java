@@ -59,14 +59,6 @@ public record UsageTotals(
         powerWatts = powerWatts == null ? Mean.NONE : powerWatts;
     }
 
-    /** Totals without unmonitored cost. */
-    public UsageTotals(long samples, double gpuSeconds, double unpricedSeconds, double stalePricedSeconds, double cost,
-            double idleSeconds, double idleCost, double unmonitoredSeconds, Mean smActive, Mean smOccupancy,
-            Mean dramActive, Mean tensorActive, Mean powerWatts, double energyKwh, double nvlinkBytes) {
-        this(samples, gpuSeconds, unpricedSeconds, stalePricedSeconds, cost, idleSeconds, idleCost, unmonitoredSeconds,
-                smActive, smOccupancy, dramActive, tensorActive, powerWatts, energyKwh, nvlinkBytes, 0);
-    }
-
     /** As {@link #add(TelemetrySample, Double, boolean)}, at a price confirmed recently enough. */
     public UsageTotals add(TelemetrySample sample, Double gpuPricePerHour) {
         return add(sample, gpuPricePerHour, false);
@@ -133,11 +125,6 @@ public record UsageTotals(
                 dramActive.plus(other.dramActive), tensorActive.plus(other.tensorActive),
                 powerWatts.plus(other.powerWatts), energyKwh + other.energyKwh, nvlinkBytes + other.nvlinkBytes,
                 unmonitoredCost + other.unmonitoredCost);
-    }
-
-    /** These totals with {@code seconds} more of unmonitored GPU time, of no known cost. */
-    public UsageTotals plusUnmonitored(double seconds) {
-        return plusUnmonitored(seconds, 0);
     }
 
     /** These totals with {@code seconds} more of unmonitored GPU time, which cost {@code estimatedCost}. */

@@ -62,7 +62,7 @@ class UsageJsonTest {
             double a = wholes[i];
             double b = wholes[(i + 3) % wholes.length];
             UsageTotals totals = new UsageTotals(i, a, b, b, a, b, a, b, new Mean(a, b), new Mean(b, a), new Mean(a, a),
-                    Mean.NONE, new Mean(b, b), a, b);
+                    Mean.NONE, new Mean(b, b), a, b, 0);
             UsageRollup rollup = new UsageRollup(UsageRollup.Dimension.GPU, "GPU-" + i, T0, T0.plusSeconds(300),
                     "USD", 1, null, totals);
             assertSameDocument(UsageJson.write(rollup), Json.write(rollup));

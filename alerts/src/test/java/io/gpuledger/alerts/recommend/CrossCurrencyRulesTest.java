@@ -135,6 +135,6 @@ class CrossCurrencyRulesTest {
         Instant start = NOW.minus(Duration.ofHours(6)).plus(Duration.ofHours(index));
         return new UsageRollup(UsageRollup.Dimension.POOL, GN10XP.key(), start, start.plusSeconds(3600), "USD", 1, null,
                 new UsageTotals(1, 3600, 0, 0, 0, 0, 0, 0, Mean.NONE, Mean.NONE, Mean.NONE, Mean.NONE, Mean.NONE, 0,
-                        0));
+                        0, 0));
     }
 }

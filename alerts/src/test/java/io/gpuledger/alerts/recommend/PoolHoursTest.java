@@ -178,6 +178,6 @@ class PoolHoursTest {
 
     private static UsageTotals totals(double gpuSeconds) {
         return new UsageTotals(1, gpuSeconds, 0, 0, 0, 0, 0, 0, Mean.NONE, Mean.NONE, Mean.NONE, Mean.NONE, Mean.NONE,
-                0, 0);
+                0, 0, 0);
     }
 }

@@ -165,7 +165,7 @@ class CapacityStageOnEmbeddedBrokerIT {
         return new GpuUsage("GPU-" + instance + "-" + gpu, gpu, "A100-40GB", "node-" + instance, instance,
                 "p4d.24xlarge", "aws", "us-east-1", Lifecycle.SPOT, job, null, T0, T0.plusSeconds(60), "USD",
                 new UsageTotals(12, 60, 0, 0, 1.5 * 60 / 3600, 0, 0, 0, new Mean(0.8 * 60, 60), null, null, null, null,
-                        0, 0), false,
+                        0, 0, 0), false,
                 1.0);
     }
 

@@ -490,7 +490,7 @@ class CapacityTopologyTest {
         return new GpuUsage("GPU-" + gpu, gpu, "A100-40GB", "node-" + instance, instance, "p4d.24xlarge", "aws",
                 "us-east-1", Lifecycle.SPOT, job, null, start, start.plusSeconds(60), "USD",
                 new UsageTotals((long) seconds / 5, seconds, 0, 0, GPU_PER_HOUR * seconds / 3600, 0, 0, 0,
-                        new Mean(0.8 * seconds, seconds), null, null, null, null, 0, 0), false, 1.0);
+                        new Mean(0.8 * seconds, seconds), null, null, null, null, 0, 0, 0), false, 1.0);
     }
 
     private static CapacityEvent notice(String instance, Instant noticedAt) {

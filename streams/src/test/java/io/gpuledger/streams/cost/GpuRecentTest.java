@@ -58,6 +58,6 @@ class GpuRecentTest {
 
     private static UsageTotals minuteCosting(double cost) {
         return new UsageTotals(6, 60, 0, 0, cost, 0, 0, 0, new Mean(30, 60), Mean.NONE, Mean.NONE, Mean.NONE,
-                new Mean(18_000, 60), 0.005, 0);
+                new Mean(18_000, 60), 0.005, 0, 0);
     }
 }

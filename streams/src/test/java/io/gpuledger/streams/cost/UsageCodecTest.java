@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class UsageCodecTest {
 
     private static final UsageTotals TOTALS = new UsageTotals(12, 120, 10, 45, 1.25, 30, 0.3, 5,
-            new Mean(96, 120), new Mean(60, 120), Mean.NONE, Mean.NONE, new Mean(36_000, 120), 0.02, 4e9);
+            new Mean(96, 120), new Mean(60, 120), Mean.NONE, Mean.NONE, new Mean(36_000, 120), 0.02, 4e9, 0);
 
     @Test
     void shouldReadBackTotalsWithTheirStalePricedSeconds() {
@@ -42,7 +42,7 @@ class UsageCodecTest {
 
         // Then they are the same totals, none of their time stale-priced, and what follows them is read in its place
         assertThat(read).isEqualTo(new UsageTotals(12, 120, 10, 0, 1.25, 30, 0.3, 5, new Mean(96, 120),
-                new Mean(60, 120), Mean.NONE, Mean.NONE, new Mean(36_000, 120), 0.02, 4e9));
+                new Mean(60, 120), Mean.NONE, Mean.NONE, new Mean(36_000, 120), 0.02, 4e9, 0));
         assertThat(in.readInt()).isEqualTo(7);
     }
 
