@@ -10,7 +10,7 @@ import io.gpuledger.alerts.recommend.RecommendationRules;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JobProgress;
-import io.gpuledger.model.RecordJson;
+import io.gpuledger.model.Json;
 import io.gpuledger.model.UsageRollup;
 import java.time.Clock;
 import java.time.Duration;
@@ -25,10 +25,6 @@ final class WindowRecords {
 
     /** How often a job's work reports are read for its traits (see {@link #onJobProgress}). */
     static final Duration TRAITS_READ_EVERY = Duration.ofSeconds(30);
-    private static final RecordJson<GpuUsage> USAGE = RecordJson.of(GpuUsage.class);
-    private static final RecordJson<UsageRollup> ROLLUPS = RecordJson.of(UsageRollup.class);
-    private static final RecordJson<JobEconomics> ECONOMICS = RecordJson.of(JobEconomics.class);
-    private static final RecordJson<JobProgress> PROGRESS = RecordJson.of(JobProgress.class);
     private static final String GPU_VIEW_KEY_PREFIX = UsageRollup.keyOf(UsageRollup.Dimension.GPU, "");
 
     private final FleetMetrics metrics;
@@ -52,7 +48,7 @@ final class WindowRecords {
     }
 
     Instant onUsage(ConsumerRecord<String, byte[]> record) {
-        GpuUsage usage = USAGE.read(record.value());
+        GpuUsage usage = Json.read(record.value(), GpuUsage.class);
         Instant now = clock.instant();
         metrics.record(usage, now);
         board.record(usage, now);
@@ -80,7 +76,7 @@ final class WindowRecords {
         if (record.key() != null && record.key().startsWith(GPU_VIEW_KEY_PREFIX)) {
             return null;
         }
-        UsageRollup rollup = ROLLUPS.read(record.value());
+        UsageRollup rollup = Json.read(record.value(), UsageRollup.class);
         Instant now = clock.instant();
         metrics.record(rollup, now);
         rules.onRollup(rollup, now);
@@ -88,7 +84,7 @@ final class WindowRecords {
     }
 
     Instant onJobEconomics(ConsumerRecord<String, byte[]> record) {
-        JobEconomics economics = ECONOMICS.read(record.value());
+        JobEconomics economics = Json.read(record.value(), JobEconomics.class);
         Instant now = clock.instant();
         metrics.record(economics, now);
         watch.onEconomics(economics, now).forEach(anomalies::publish);
@@ -105,7 +101,7 @@ final class WindowRecords {
         if (record.key() != null && !traitsRead.take(record.key(), now)) {
             return null;
         }
-        JobProgress progress = PROGRESS.read(record.value());
+        JobProgress progress = Json.read(record.value(), JobProgress.class);
         rules.onProgress(progress, now);
         return progress.time();
     }

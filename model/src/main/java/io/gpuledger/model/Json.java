@@ -16,6 +16,7 @@ import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import com.fasterxml.jackson.module.blackbird.BlackbirdModule;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
@@ -37,6 +38,8 @@ public final class Json {
                     .enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER)
                     .build())
             .registerModule(new JavaTimeModule())
+            // Properties read and written through generated lambdas rather than reflection.
+            .registerModule(new BlackbirdModule())
             // Registered after the JSR-310 module, so it reads instants, and leaves it all but the contract's form.
             .registerModule(new SimpleModule("utc-instants").addDeserializer(Instant.class,
                     new UtcInstantDeserializer()))

@@ -1,7 +1,6 @@
 package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.JobProgress;
-import io.gpuledger.model.RecordJson;
 import io.gpuledger.model.Topics;
 import io.gpuledger.streams.deadletter.ParseOrReject;
 import io.gpuledger.streams.deadletter.Parsed;
@@ -37,9 +36,6 @@ final class JobEconomicsFlow {
     /** What each node or rank of each job reported lately, by {@code job|host[|rank]}: see {@link RepeatedReports}. */
     static final String REPORTED_STORE = "job-progress-reported";
 
-    /** Work reports come about as often as samples: read by the token walk where they are in the writers' form. */
-    private static final RecordJson<JobProgress> PROGRESS = RecordJson.of(JobProgress.class);
-
     private JobEconomicsFlow() {
     }
 
@@ -49,7 +45,7 @@ final class JobEconomicsFlow {
         Map<String, KStream<String, Parsed<JobProgress>>> progress = builder
                 .stream(Topics.JOB_PROGRESS.name(),
                         Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("job-progress-source"))
-                .processValues(() -> new ParseOrReject<>("job-progress", PROGRESS::read, JobProgress::jobId,
+                .processValues(() -> new ParseOrReject<>("job-progress", JobProgress.class, JobProgress::jobId,
                         JobEconomicsFlow::eventTime).refusingAhead("time", report -> report.time().toEpochMilli(),
                                 settings.maxAhead()), Named.as("job-progress-parse"))
                 .processValues(() -> new RepeatedReports(REPORTED_STORE), Named.as("job-progress-repeats"),
