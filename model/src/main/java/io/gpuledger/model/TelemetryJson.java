@@ -13,9 +13,7 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import io.gpuledger.model.TelemetrySample.Builder;
 import java.io.IOException;
 import java.lang.reflect.RecordComponent;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,7 +41,7 @@ public final class TelemetryJson {
     private static final String INVALID = "invalid " + TelemetrySample.class.getSimpleName() + ": ";
 
     /** In the record's component order, the order in which databind reports the first missing field. */
-    private static final List<Field<?>> FIELDS = List.of(
+    static final List<Field<?>> FIELDS = List.of(
             new Field<>("gpuUuid", String.class, TelemetryJson::text, Builder::gpuUuid),
             new Field<>("gpuIndex", int.class, TelemetryJson::index, Builder::gpuIndex),
             new Field<>("gpuModel", String.class, TelemetryJson::text, Builder::gpuModel),
@@ -73,9 +71,9 @@ public final class TelemetryJson {
     private static final Map<String, Integer> POSITIONS = positions();
 
     /** The position of the sample's time: the fields before it say which GPU, where and for whom. */
-    private static final int TIME = POSITIONS.get("time");
+    static final int TIME = POSITIONS.get("time");
     /** The one identity string no other GPU shares. */
-    private static final int UUID = POSITIONS.get("gpuUuid");
+    static final int UUID = POSITIONS.get("gpuUuid");
 
     private static final SerializableString[] KEYS = FIELDS.stream().map(field -> new SerializedString(field.name()))
             .toArray(SerializableString[]::new);
@@ -97,12 +95,12 @@ public final class TelemetryJson {
         return read(json, null);
     }
 
-    /** Reads a sample, through {@code follower} when there is one. */
-    private static TelemetrySample read(byte[] json, Follower follower) {
+    /** Reads a sample, through {@code cache} when there is one. */
+    static TelemetrySample read(byte[] json, GpuSampleReader cache) {
         if (json == null || json.length == 0) {
             throw new InvalidRecordException(Json.ROOT, "empty record, expected a JSON TelemetrySample");
         }
-        TelemetrySample canonical = Canonical.read(json, follower);
+        TelemetrySample canonical = CanonicalTelemetry.read(json, cache);
         return canonical != null ? canonical : parse(json);
     }
 
@@ -124,37 +122,6 @@ public final class TelemetryJson {
             throw Json.translate(e, TelemetrySample.class);
         } catch (IOException e) {
             throw new InvalidRecordException(Json.ROOT, "unreadable TelemetrySample: " + e.getMessage(), e);
-        }
-    }
-
-    /**
-     * Reads the samples of one GPU, one after the other. Agents write a GPU's identity (its UUID,
-     * where it runs, for whom) the same way in every sample, before its time: while the bytes up
-     * to the time are those of the last sample read in the writers' own form, the values they hold
-     * are taken from that sample instead of being read again, strings included. What it reads, or
-     * refuses, is what {@link TelemetryJson#read} makes of the same bytes.
-     *
-     * <p>Holds the bytes before the time of one sample (about 250) and that sample's values. Not
-     * for use by two threads at once.
-     */
-    public static final class Follower {
-        /** The bytes before the time field of {@link #headed}, in the writers' form; null: none yet. */
-        private byte[] heading;
-        private TelemetrySample headed;
-
-        /**
-         * Parses and validates one sample, as {@link TelemetryJson#read} does.
-         *
-         * @throws InvalidRecordException naming the field that is malformed, missing or out of range
-         */
-        public TelemetrySample read(byte[] json) {
-            return TelemetryJson.read(json, this);
-        }
-
-        /** Whether {@code json} starts with the bytes the last sample had before its time. */
-        private boolean repeats(byte[] json) {
-            int length = heading == null ? 0 : heading.length;
-            return length > 0 && json.length > length && Arrays.equals(json, 0, length, heading, 0, length);
         }
     }
 
@@ -259,293 +226,6 @@ public final class TelemetryJson {
         return token == JsonToken.VALUE_NULL ? null : field.databind(parser);
     }
 
-    /**
-     * Samples exactly as the contract's writers write them: every field once, in the record's order,
-     * no white space, strings of printable ASCII without escapes, numbers in JSON's own grammar,
-     * instants in the contract's UTC form, known lifecycles. Read straight from the bytes, without
-     * a parser: most samples look like that. Anything else, even a space, is left to the parser
-     * ({@link #read} then goes on as if this did not exist), so the result, sample or refusal, is
-     * always the parser's. The values are set through the same builder, whose {@code build()}
-     * validates.
-     */
-    static final class Canonical {
-
-        /** Each field's name, quoted, with the colon after it and, from the second on, the comma before it. */
-        private static final byte[][] NAMES = new byte[FIELDS.size()][];
-        private static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
-        private static final int SHARED_SLOTS = 1 << 14;
-        private static final String[] SHARED = new String[SHARED_SLOTS];
-        /** 1e0 to 1e22: the powers of ten that doubles hold exactly. */
-        private static final double[] POWERS_OF_TEN = new double[23];
-
-        static {
-            double power = 1;
-            for (int i = 0; i < POWERS_OF_TEN.length; i++) {
-                POWERS_OF_TEN[i] = power;
-                power *= 10;
-            }
-            for (int i = 0; i < FIELDS.size(); i++) {
-                NAMES[i] = ((i == 0 ? "{" : ",") + "\"" + FIELDS.get(i).name() + "\":")
-                        .getBytes(StandardCharsets.US_ASCII);
-            }
-        }
-
-        private Canonical() {
-        }
-
-        /**
-         * The sample, or null when {@code json} is not in the canonical form. With a follower (or
-         * null), the fields before the time come from its last sample when {@code json} repeats
-         * their bytes, and a sample that does not becomes its last.
-         */
-        @SuppressWarnings("unchecked")
-        static TelemetrySample read(byte[] json, Follower follower) {
-            Builder builder = TelemetrySample.builder();
-            int at = 0;
-            int first = 0;
-            boolean repeated = follower != null && follower.repeats(json);
-            if (repeated) {
-                builder.identityOf(follower.headed);
-                at = follower.heading.length;
-                first = TIME;
-            }
-            int headingEnd = -1;
-            for (int i = first; i < FIELDS.size(); i++) {
-                if (i == TIME) {
-                    headingEnd = at;
-                }
-                byte[] name = NAMES[i];
-                if (!matches(json, at, name)) {
-                    return null;
-                }
-                at += name.length;
-                Field<Object> field = (Field<Object>) FIELDS.get(i);
-                Class<?> type = field.type();
-                int end;
-                Object value;
-                if (matches(json, at, NULL)) {
-                    if (type.isPrimitive()) {
-                        return null;
-                    }
-                    end = at + NULL.length;
-                    value = null;
-                } else {
-                    end = type == int.class ? integerEnd(json, at)
-                            : type == double.class || type == Double.class ? numberEnd(json, at)
-                            : stringEnd(json, at);
-                    value = end < 0 ? null : value(type, json, at, end);
-                    if (value == null) {
-                        return null;
-                    }
-                    if (follower != null && i < TIME && i != UUID && type == String.class) {
-                        // The identity a follower keeps: one copy of what other GPUs say alike.
-                        value = shared((String) value);
-                    }
-                }
-                field.setter().accept(builder, value);
-                at = end;
-            }
-            if (at != json.length - 1 || json[at] != '}') {
-                return null;
-            }
-            TelemetrySample sample = builder.build();
-            if (follower != null && !repeated) {
-                follower.heading = Arrays.copyOf(json, headingEnd);
-                follower.headed = sample;
-            }
-            return sample;
-        }
-
-        /**
-         * {@code text} as read before, if it was read lately, else {@code text}. A fleet's GPUs
-         * share their model, instance type, provider, region, job and team, and a node's GPUs its
-         * host and instance: the followers of 100,000 GPUs hold a few thousand copies of them rather
-         * than 800,000, and the samples whose identity is taken from their follower's (and checked
-         * again as the sample is built) touch strings other GPUs' samples have just touched.
-         *
-         * <p>A fixed table, one string per slot, the newer taking the slot: it holds at most
-         * {@link #SHARED_SLOTS} strings, whatever the input. Threads share it without locks: a slot
-         * holds a whole reference to an immutable string, and a string lost to a race is only not shared.
-         */
-        private static String shared(String text) {
-            int slot = text.hashCode() & (SHARED_SLOTS - 1);
-            String known = SHARED[slot];
-            if (text.equals(known)) {
-                return known;
-            }
-            SHARED[slot] = text;
-            return text;
-        }
-
-        /**
-         * The value of a field of {@code type} from {@code json[start, end)}, or null when the parser must judge it.
-         */
-        private static Object value(Class<?> type, byte[] json, int start, int end) {
-            if (type == int.class) {
-                int index = 0;
-                for (int i = start; i < end; i++) {
-                    index = index * 10 + (json[i] - '0');
-                }
-                return index;
-            }
-            if (type == double.class || type == Double.class) {
-                double number = decimal(json, start, end);
-                return Double.isInfinite(number) ? null : number;
-            }
-            String text = new String(json, start + 1, end - start - 2, StandardCharsets.US_ASCII);
-            if (type == String.class) {
-                return text;
-            }
-            if (type == Instant.class) {
-                return UtcInstants.parse(text);
-            }
-            try {
-                return Lifecycle.fromWire(text);
-            } catch (IllegalArgumentException unknown) {
-                return null;
-            }
-        }
-
-        /**
-         * The double nearest to the JSON number in {@code json[start, end)}. Agents write short decimals
-         * (0.8734, 612.4, 3.5357E10): with at most 15 significant digits and a power of ten up to 22 the
-         * digits and the power are both exact doubles, and one division or multiplication rounds
-         * correctly; {@link Double#parseDouble} reads anything else.
-         */
-        private static double decimal(byte[] json, int start, int end) {
-            int at = start;
-            boolean negative = json[at] == '-';
-            if (negative) {
-                at++;
-            }
-            long digits = 0;
-            int significant = 0;
-            int scale = 0;
-            boolean fraction = false;
-            for (; at < end && json[at] != 'e' && json[at] != 'E'; at++) {
-                byte b = json[at];
-                if (b == '.') {
-                    fraction = true;
-                    continue;
-                }
-                if (digits != 0 || b != '0') {
-                    significant++;
-                }
-                digits = digits * 10 + (b - '0');
-                if (fraction) {
-                    scale--;
-                }
-                if (significant > 15) {
-                    return parsed(json, start, end);
-                }
-            }
-            if (at < end) {
-                int exponent = 0;
-                boolean below = json[++at] == '-';
-                if (json[at] == '-' || json[at] == '+') {
-                    at++;
-                }
-                for (; at < end; at++) {
-                    exponent = exponent * 10 + (json[at] - '0');
-                    if (exponent > 400) {
-                        return parsed(json, start, end);
-                    }
-                }
-                scale += below ? -exponent : exponent;
-            }
-            if (scale < -22 || scale > 22) {
-                return parsed(json, start, end);
-            }
-            double value = scale < 0 ? digits / POWERS_OF_TEN[-scale] : digits * POWERS_OF_TEN[scale];
-            return negative ? -value : value;
-        }
-
-        private static double parsed(byte[] json, int start, int end) {
-            return Double.parseDouble(new String(json, start, end - start, StandardCharsets.US_ASCII));
-        }
-
-        private static boolean matches(byte[] json, int at, byte[] expected) {
-            if (at + expected.length > json.length) {
-                return false;
-            }
-            for (int i = 0; i < expected.length; i++) {
-                if (json[at + i] != expected[i]) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        /** The end of a quoted string of printable ASCII without escapes starting at {@code at}, or -1. */
-        private static int stringEnd(byte[] json, int at) {
-            if (at >= json.length || json[at] != '"') {
-                return -1;
-            }
-            for (int i = at + 1; i < json.length; i++) {
-                byte b = json[i];
-                if (b == '"') {
-                    return i + 1;
-                }
-                if (b < 0x20 || b > 0x7e || b == '\\') {
-                    return -1;
-                }
-            }
-            return -1;
-        }
-
-        /** The end of a non-negative integer of at most nine digits, without leading zeros, or -1. */
-        private static int integerEnd(byte[] json, int at) {
-            int i = at;
-            while (i < json.length && i - at < 10 && isDigit(json[i])) {
-                i++;
-            }
-            boolean valid = i > at && i - at <= 9 && (json[at] != '0' || i - at == 1);
-            return valid ? i : -1;
-        }
-
-        /** The end of a number in JSON's grammar starting at {@code at}, or -1. */
-        private static int numberEnd(byte[] json, int at) {
-            int i = at;
-            if (i < json.length && json[i] == '-') {
-                i++;
-            }
-            int digits = i;
-            while (i < json.length && isDigit(json[i])) {
-                i++;
-            }
-            if (i == digits || json[digits] == '0' && i - digits > 1) {
-                return -1;
-            }
-            if (i < json.length && json[i] == '.') {
-                int fraction = ++i;
-                while (i < json.length && isDigit(json[i])) {
-                    i++;
-                }
-                if (i == fraction) {
-                    return -1;
-                }
-            }
-            if (i < json.length && (json[i] == 'e' || json[i] == 'E')) {
-                i++;
-                if (i < json.length && (json[i] == '+' || json[i] == '-')) {
-                    i++;
-                }
-                int exponent = i;
-                while (i < json.length && isDigit(json[i])) {
-                    i++;
-                }
-                if (i == exponent) {
-                    return -1;
-                }
-            }
-            return i;
-        }
-
-        private static boolean isDigit(byte b) {
-            return b >= '0' && b <= '9';
-        }
-    }
-
     private static Map<String, Integer> positions() {
         RecordComponent[] components = TelemetrySample.class.getRecordComponents();
         Map<String, Integer> positions = new HashMap<>();
@@ -587,7 +267,7 @@ public final class TelemetryJson {
     }
 
     /** One field of the sample: how its value is read and where it goes in the builder. */
-    private record Field<T>(String name, Class<T> type, ValueReader<T> reader, BiConsumer<Builder, T> setter) {
+    record Field<T>(String name, Class<T> type, ValueReader<T> reader, BiConsumer<Builder, T> setter) {
 
         void readInto(JsonParser parser, Builder builder) throws IOException {
             setter.accept(builder, reader.read(parser, this));

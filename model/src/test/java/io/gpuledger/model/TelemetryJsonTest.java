@@ -61,7 +61,7 @@ class TelemetryJsonTest {
             }
             byte[] json = Json.write(sample);
 
-            TelemetrySample read = TelemetryJson.Canonical.read(json, null);
+            TelemetrySample read = CanonicalTelemetry.read(json, null);
 
             if (read != null) {
                 canonical++;
@@ -69,7 +69,7 @@ class TelemetryJsonTest {
             }
         }
         assertThat(canonical).as("samples read without the parser").isGreaterThan(500);
-        assertThat(TelemetryJson.Canonical.read(FULL.getBytes(StandardCharsets.UTF_8), null))
+        assertThat(CanonicalTelemetry.read(FULL.getBytes(StandardCharsets.UTF_8), null))
                 .isEqualTo(ContractFixtures.fullSample());
     }
 
@@ -91,7 +91,7 @@ class TelemetryJsonTest {
     void shouldLeaveAnyOtherFormToTheParser(String edits) {
         String json = edited(edits);
 
-        assertThat(TelemetryJson.Canonical.read(json.getBytes(StandardCharsets.UTF_8), null)).as(json).isNull();
+        assertThat(CanonicalTelemetry.read(json.getBytes(StandardCharsets.UTF_8), null)).as(json).isNull();
         assertSameVerdict(json);
     }
 
@@ -103,7 +103,7 @@ class TelemetryJsonTest {
 
         // When each reader reads it
         Verdict verdict = assertSameVerdict(json);
-        TelemetrySample canonical = TelemetryJson.Canonical.read(bytes, null);
+        TelemetrySample canonical = CanonicalTelemetry.read(bytes, null);
 
         // Then it is the same sample with its activity unknown, and the writer writes it so
         TelemetrySample expected = ContractFixtures.fullSample().toBuilder().smActive(null).build();
@@ -320,7 +320,7 @@ class TelemetryJsonTest {
     @Test
     void shouldReadOneGpusSamplesInTurnAsTheDatabindReaderDoesTakingARepeatedIdentityFromTheLast() {
         Random random = new Random(20261201);
-        TelemetryJson.Follower follower = new TelemetryJson.Follower();
+        GpuSampleReader reader = new GpuSampleReader();
         TelemetrySample gpu = writersForm(variedSample(random), random, 0);
         TelemetrySample last = null;
         int repeated = 0;
@@ -340,13 +340,13 @@ class TelemetryJsonTest {
                 default -> written.getBytes(StandardCharsets.UTF_8);
             };
 
-            Verdict followed = assertSameVerdict(json, follower::read);
+            Verdict verdict = assertSameVerdict(json, reader::read);
 
-            if (followed.sample() != null && last != null && followed.sample().host() == last.host()) {
+            if (verdict.sample() != null && last != null && verdict.sample().host() == last.host()) {
                 repeated++;
             }
-            if (followed.sample() != null) {
-                last = followed.sample();
+            if (verdict.sample() != null) {
+                last = verdict.sample();
             }
         }
         assertThat(repeated).as("samples whose identity was taken from the last").isGreaterThan(400);
@@ -354,19 +354,19 @@ class TelemetryJsonTest {
 
     @Test
     void shouldTakeNothingFromTheLastSampleOfAnotherGpu() {
-        TelemetryJson.Follower follower = new TelemetryJson.Follower();
-        TelemetrySample first = TelemetryJson.Canonical.read(FULL.getBytes(StandardCharsets.UTF_8), null);
-        follower.read(FULL.getBytes(StandardCharsets.UTF_8));
+        GpuSampleReader reader = new GpuSampleReader();
+        TelemetrySample first = CanonicalTelemetry.read(FULL.getBytes(StandardCharsets.UTF_8), null);
+        reader.read(FULL.getBytes(StandardCharsets.UTF_8));
         TelemetrySample other = first.toBuilder().gpuUuid("GPU-other").host("gpu-node-00018").build();
 
-        TelemetrySample read = follower.read(Json.write(other));
+        TelemetrySample read = reader.read(Json.write(other));
 
         assertThat(read).isEqualTo(other);
-        assertThat(follower.read(FULL.getBytes(StandardCharsets.UTF_8))).isEqualTo(ContractFixtures.fullSample());
+        assertThat(reader.read(FULL.getBytes(StandardCharsets.UTF_8))).isEqualTo(ContractFixtures.fullSample());
     }
 
     /**
-     * Two GPUs of one node, each read by its own follower: what they say alike is held once (the
+     * Two GPUs of one node, each read by its own reader: what they say alike is held once (the
      * strings are the same objects), their UUIDs are their own, and each sample is still read as
      * databind reads it.
      */
@@ -377,8 +377,8 @@ class TelemetryJsonTest {
         byte[] firstJson = Json.write(first);
         byte[] secondJson = Json.write(second);
 
-        TelemetrySample a = new TelemetryJson.Follower().read(firstJson);
-        TelemetrySample b = new TelemetryJson.Follower().read(secondJson);
+        TelemetrySample a = new GpuSampleReader().read(firstJson);
+        TelemetrySample b = new GpuSampleReader().read(secondJson);
 
         assertThat(a).isEqualTo(Json.read(firstJson, TelemetrySample.class));
         assertThat(b).isEqualTo(Json.read(secondJson, TelemetrySample.class));
@@ -389,7 +389,7 @@ class TelemetryJsonTest {
                         a.region(), a.jobId(), a.team()), (mine, theirs) -> assertThat(mine).isSameAs(theirs));
         assertThat(b.gpuUuid()).isEqualTo("GPU-second");
         assertThat(TelemetryJson.read(secondJson).host())
-                .as("a sample read without a follower is not kept: its strings are its own")
+                .as("a sample read without a GPU reader is not kept: its strings are its own")
                 .isNotSameAs(a.host()).isEqualTo(a.host());
     }
 

@@ -1,6 +1,6 @@
 package io.gpuledger.streams.cost;
 
-import io.gpuledger.model.TelemetryJson;
+import io.gpuledger.model.GpuSampleReader;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.streams.price.PriceTable;
 import io.gpuledger.streams.state.Codec;
@@ -116,7 +116,7 @@ final class GpuState extends LiveStore.Markable {
     PriceTable.InForce price;
     GpuIdentity priceFor;
     /** Reads the GPU's samples, taking its identity from the last one when it is written alike; not kept. */
-    final transient TelemetryJson.Follower follower = new TelemetryJson.Follower();
+    final GpuSampleReader sampleReader = new GpuSampleReader();
     /** Listed among the GPUs with unsent windows in {@link WindowUpdates}; not kept. */
     boolean listedUnsent;
 

@@ -114,9 +114,9 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     private TelemetrySample readOrRefuse(Record<String, byte[]> record, String gpu, GpuState state) {
         TelemetrySample sample;
         try {
-            // Through the GPU's follower: an identity written as in the GPU's last sample is not
+            // Through the GPU's own reader: an identity written as in the GPU's last sample is not
             // read again, and its strings are those of the GPU's identity, compared by reference.
-            sample = reader.check(gpu, state.follower.read(record.value()), context.currentSystemTimeMs());
+            sample = reader.check(gpu, state.sampleReader.read(record.value()), context.currentSystemTimeMs());
         } catch (InvalidRecordException e) {
             refusals.invalid(record, e);
             return null;

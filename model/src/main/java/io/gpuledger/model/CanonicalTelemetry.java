@@ -1,0 +1,211 @@
+package io.gpuledger.model;
+
+import static io.gpuledger.model.TelemetryJson.FIELDS;
+import static io.gpuledger.model.TelemetryJson.TIME;
+import static io.gpuledger.model.TelemetryJson.UUID;
+
+import com.fasterxml.jackson.core.io.NumberInput;
+import io.gpuledger.model.TelemetryJson.Field;
+import io.gpuledger.model.TelemetrySample.Builder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+
+/**
+ * Samples exactly as the contract's writers write them: every field once, in the record's order,
+ * no white space, strings of printable ASCII without escapes, numbers in JSON's own grammar,
+ * instants in the contract's UTC form, known lifecycles. Read straight from the bytes, without
+ * a parser: most samples look like that. Anything else, even a space, is left to the parser
+ * ({@link TelemetryJson#read} then goes on as if this did not exist), so the result, sample or refusal, is
+ * always the parser's. The values are set through the same builder, whose {@code build()}
+ * validates.
+ *
+ * <p>Measured: {@code bench engine} 9% faster with it than with the parser alone (3 interleaved runs, 2026-12-03).
+ */
+final class CanonicalTelemetry {
+
+    /** Each field's name, quoted, with the colon after it and, from the second on, the comma before it. */
+    private static final byte[][] NAMES = new byte[FIELDS.size()][];
+    private static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
+
+    static {
+        for (int i = 0; i < FIELDS.size(); i++) {
+            NAMES[i] = ((i == 0 ? "{" : ",") + "\"" + FIELDS.get(i).name() + "\":")
+                    .getBytes(StandardCharsets.US_ASCII);
+        }
+    }
+
+    private CanonicalTelemetry() {
+    }
+
+    /**
+     * The sample, or null when {@code json} is not in the canonical form. With a GPU's reader (or
+     * null), the fields before the time come from its last sample when {@code json} repeats
+     * their bytes, and a sample that does not becomes its last.
+     */
+    @SuppressWarnings("unchecked")
+    static TelemetrySample read(byte[] json, GpuSampleReader gpu) {
+        Builder builder = TelemetrySample.builder();
+        int at = gpu == null ? 0 : gpu.repeatedLength(json);
+        int first = 0;
+        boolean repeated = at > 0;
+        if (repeated) {
+            builder.identityOf(gpu.lastSample());
+            first = TIME;
+        }
+        int headingEnd = -1;
+        for (int i = first; i < FIELDS.size(); i++) {
+            if (i == TIME) {
+                headingEnd = at;
+            }
+            byte[] name = NAMES[i];
+            if (!matches(json, at, name)) {
+                return null;
+            }
+            at += name.length;
+            Field<Object> field = (Field<Object>) FIELDS.get(i);
+            Class<?> type = field.type();
+            int end;
+            Object value;
+            if (matches(json, at, NULL)) {
+                if (type.isPrimitive()) {
+                    return null;
+                }
+                end = at + NULL.length;
+                value = null;
+            } else {
+                end = type == int.class ? integerEnd(json, at)
+                        : type == double.class || type == Double.class ? numberEnd(json, at)
+                        : stringEnd(json, at);
+                value = end < 0 ? null : value(type, json, at, end);
+                if (value == null) {
+                    return null;
+                }
+                if (gpu != null && i < TIME && i != UUID && type == String.class) {
+                    // One copy of what other GPUs say alike.
+                    value = GpuSampleReader.shared((String) value);
+                }
+            }
+            field.setter().accept(builder, value);
+            at = end;
+        }
+        if (at != json.length - 1 || json[at] != '}') {
+            return null;
+        }
+        TelemetrySample sample = builder.build();
+        if (gpu != null && !repeated) {
+            gpu.remember(json, headingEnd, sample);
+        }
+        return sample;
+    }
+
+    /**
+     * The value of a field of {@code type} from {@code json[start, end)}, or null when the parser must judge it.
+     */
+    private static Object value(Class<?> type, byte[] json, int start, int end) {
+        if (type == int.class) {
+            int index = 0;
+            for (int i = start; i < end; i++) {
+                index = index * 10 + (json[i] - '0');
+            }
+            return index;
+        }
+        if (type == double.class || type == Double.class) {
+            String number = new String(json, start, end - start, StandardCharsets.US_ASCII);
+            double value = NumberInput.parseDouble(number, true);
+            return Double.isInfinite(value) ? null : value;
+        }
+        String text = new String(json, start + 1, end - start - 2, StandardCharsets.US_ASCII);
+        if (type == String.class) {
+            return text;
+        }
+        if (type == Instant.class) {
+            return UtcInstants.parse(text);
+        }
+        try {
+            return Lifecycle.fromWire(text);
+        } catch (IllegalArgumentException unknown) {
+            return null;
+        }
+    }
+
+    private static boolean matches(byte[] json, int at, byte[] expected) {
+        if (at + expected.length > json.length) {
+            return false;
+        }
+        for (int i = 0; i < expected.length; i++) {
+            if (json[at + i] != expected[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The end of a quoted string of printable ASCII without escapes starting at {@code at}, or -1. */
+    private static int stringEnd(byte[] json, int at) {
+        if (at >= json.length || json[at] != '"') {
+            return -1;
+        }
+        for (int i = at + 1; i < json.length; i++) {
+            byte b = json[i];
+            if (b == '"') {
+                return i + 1;
+            }
+            if (b < 0x20 || b > 0x7e || b == '\\') {
+                return -1;
+            }
+        }
+        return -1;
+    }
+
+    /** The end of a non-negative integer of at most nine digits, without leading zeros, or -1. */
+    private static int integerEnd(byte[] json, int at) {
+        int i = at;
+        while (i < json.length && i - at < 10 && isDigit(json[i])) {
+            i++;
+        }
+        boolean valid = i > at && i - at <= 9 && (json[at] != '0' || i - at == 1);
+        return valid ? i : -1;
+    }
+
+    /** The end of a number in JSON's grammar starting at {@code at}, or -1. */
+    private static int numberEnd(byte[] json, int at) {
+        int i = at;
+        if (i < json.length && json[i] == '-') {
+            i++;
+        }
+        int digits = i;
+        while (i < json.length && isDigit(json[i])) {
+            i++;
+        }
+        if (i == digits || json[digits] == '0' && i - digits > 1) {
+            return -1;
+        }
+        if (i < json.length && json[i] == '.') {
+            int fraction = ++i;
+            while (i < json.length && isDigit(json[i])) {
+                i++;
+            }
+            if (i == fraction) {
+                return -1;
+            }
+        }
+        if (i < json.length && (json[i] == 'e' || json[i] == 'E')) {
+            i++;
+            if (i < json.length && (json[i] == '+' || json[i] == '-')) {
+                i++;
+            }
+            int exponent = i;
+            while (i < json.length && isDigit(json[i])) {
+                i++;
+            }
+            if (i == exponent) {
+                return -1;
+            }
+        }
+        return i;
+    }
+
+    private static boolean isDigit(byte b) {
+        return b >= '0' && b <= '9';
+    }
+}
