@@ -1,7 +1,6 @@
 package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.InvalidRecordException;
-import io.gpuledger.model.TelemetryJson;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.streams.deadletter.ParseOrReject;
@@ -54,8 +53,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     /** The task's partials of jobs, teams and pools, sent at each update. */
     private final TaskPartials partials;
     private LiveStore<Long> clock;
-    /** Reads each sample; the samples it refuses go to the dead letters, counted as {@code telemetry}'s. */
-    private final ParseOrReject<TelemetrySample> reader = new ParseOrReject<>("telemetry", TelemetryJson::read,
+    /** Checks each sample its GPU's reader read; those it refuses go to the dead letters, as {@code telemetry}'s. */
+    private final ParseOrReject<TelemetrySample> reader = new ParseOrReject<>("telemetry", TelemetrySample.class,
             TelemetrySample::gpuUuid, EventTime::millis);
     private SampleRefusals refusals;
     /** The stored latest event time, read once after the task starts. */

@@ -39,7 +39,7 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
     public static final Duration MAX_AHEAD = Duration.ofMinutes(10);
 
     private final String input;
-    private final Function<byte[], T> reader;
+    private final Class<T> type;
     private final Function<T, String> keyOf;
     private final ToLongFunction<T> eventTimeOf;
     private FixedKeyProcessorContext<String, Parsed<T>> context;
@@ -55,17 +55,8 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
      *              {@code gpuledger-id=<input>} (JMX {@code kafka.streams:type=stream-gpuledger-metrics})
      */
     public ParseOrReject(String input, Class<T> type, Function<T, String> keyOf, ToLongFunction<T> eventTimeOf) {
-        this(input, bytes -> Json.read(bytes, type), keyOf, eventTimeOf);
-    }
-
-    /**
-     * @param reader parses and validates one record, throwing {@link InvalidRecordException} as
-     *               {@link Json#read} does (a faster reader of the same contract, say)
-     */
-    public ParseOrReject(String input, Function<byte[], T> reader, Function<T, String> keyOf,
-            ToLongFunction<T> eventTimeOf) {
         this.input = input;
-        this.reader = reader;
+        this.type = type;
         this.keyOf = keyOf;
         this.eventTimeOf = eventTimeOf;
     }
@@ -119,18 +110,17 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
     }
 
     /**
-     * Reads one raw record as this processor does, for a processor that reads its input itself:
-     * the valid contract record, keyed by its own identity (and, where {@link #refusingAhead} says
-     * so, dated at most its allowance after {@code now}).
+     * The valid contract record in {@code raw}, keyed by its own identity (and, where
+     * {@link #refusingAhead} says so, dated at most its allowance after {@code now}).
      *
      * @throws InvalidRecordException why it is refused
      */
-    public T read(String key, byte[] raw, long now) {
-        return check(key, reader.apply(raw), now);
+    private T read(String key, byte[] raw, long now) {
+        return check(key, Json.read(raw, type), now);
     }
 
     /**
-     * Checks a record read by other means as {@link #read} checks the records it reads: keyed by
+     * Checks a record read by other means as this processor checks those it reads: keyed by
      * its own identity, and not dated too far ahead where {@link #refusingAhead} says so.
      *
      * @throws InvalidRecordException why it is refused
