@@ -52,10 +52,10 @@ final class CanonicalTelemetry {
             builder.identityOf(gpu.lastSample());
             first = TIME;
         }
-        int headingEnd = -1;
+        int timeAt = -1;
         for (int i = first; i < FIELDS.size(); i++) {
             if (i == TIME) {
-                headingEnd = at;
+                timeAt = at;
             }
             byte[] name = NAMES[i];
             if (!matches(json, at, name)) {
@@ -93,7 +93,7 @@ final class CanonicalTelemetry {
         }
         TelemetrySample sample = builder.build();
         if (gpu != null && !repeated) {
-            gpu.remember(json, headingEnd, sample);
+            gpu.remember(json, timeAt, sample);
         }
         return sample;
     }

@@ -19,9 +19,9 @@ public final class GpuSampleReader {
     private static final int SHARED_SLOTS = 1 << 14;
     private static final String[] SHARED = new String[SHARED_SLOTS];
 
-    /** The bytes before the time field of {@link #headed}, in the writers' form; null: none yet. */
-    private byte[] heading;
-    private TelemetrySample headed;
+    /** The bytes before the time field of {@link #last}, in the writers' form; null: none yet. */
+    private byte[] identityBytes;
+    private TelemetrySample last;
 
     /**
      * Parses and validates one sample, as {@link TelemetryJson#read} does.
@@ -34,20 +34,21 @@ public final class GpuSampleReader {
 
     /** How many bytes of {@code json} repeat those the last sample had before its time; 0 when they do not. */
     int repeatedLength(byte[] json) {
-        int length = heading == null ? 0 : heading.length;
-        boolean repeats = length > 0 && json.length > length && Arrays.equals(json, 0, length, heading, 0, length);
+        int length = identityBytes == null ? 0 : identityBytes.length;
+        boolean repeats = length > 0 && json.length > length
+                && Arrays.equals(json, 0, length, identityBytes, 0, length);
         return repeats ? length : 0;
     }
 
     /** The sample whose identity {@link #repeatedLength} compares against. */
     TelemetrySample lastSample() {
-        return headed;
+        return last;
     }
 
     /** Keeps {@code sample}, read from {@code json} whose time field starts at {@code timeAt}. */
     void remember(byte[] json, int timeAt, TelemetrySample sample) {
-        heading = Arrays.copyOf(json, timeAt);
-        headed = sample;
+        identityBytes = Arrays.copyOf(json, timeAt);
+        last = sample;
     }
 
     /**

@@ -95,12 +95,12 @@ public final class TelemetryJson {
         return read(json, null);
     }
 
-    /** Reads a sample, through {@code cache} when there is one. */
-    static TelemetrySample read(byte[] json, GpuSampleReader cache) {
+    /** Reads a sample, through its GPU's reader {@code gpu} when there is one. */
+    static TelemetrySample read(byte[] json, GpuSampleReader gpu) {
         if (json == null || json.length == 0) {
             throw new InvalidRecordException(Json.ROOT, "empty record, expected a JSON TelemetrySample");
         }
-        TelemetrySample canonical = CanonicalTelemetry.read(json, cache);
+        TelemetrySample canonical = CanonicalTelemetry.read(json, gpu);
         return canonical != null ? canonical : parse(json);
     }
 
