@@ -28,6 +28,11 @@ import java.time.temporal.ChronoUnit;
  *                   reports taken back in a month, where it publishes one (AWS's Spot Instance
  *                   Advisor gives bands, read as their upper bound: {@code 5-10%} is 0.10);
  *                   absent when not known, and never on other lifecycles. Not part of the key
+ * @param interruptionFrequencyLow the lower edge of the band {@code interruptionFrequency} is the upper
+ *                   edge of ({@code 5-10%}: 0.05); absent when the provider gives one figure, which
+ *                   is then both edges. Never without {@code interruptionFrequency}, never above it
+ * @param reservation for a reserved offer, what its price commits to: the term and, where the feed
+ *                   says, how it is paid; absent when not known, and never on other lifecycles
  */
 public record PriceQuote(
         @JsonProperty(required = true) String provider,
@@ -41,7 +46,9 @@ public record PriceQuote(
         @JsonProperty(required = true) Instant validFrom,
         String source,
         Instant observedAt,
-        @JsonInclude(JsonInclude.Include.NON_NULL) Double interruptionFrequency) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) Double interruptionFrequency,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Double interruptionFrequencyLow,
+        @JsonInclude(JsonInclude.Include.NON_NULL) ReservationTerms reservation) {
 
     /**
      * How long after its {@code observedAt} a price is still taken as current, unless a consumer
@@ -84,32 +91,62 @@ public record PriceQuote(
             throw new InvalidRecordException("interruptionFrequency", "only a spot offer is interrupted, this one is "
                     + lifecycle.wire());
         }
+        Check.optionalRatio("interruptionFrequencyLow", interruptionFrequencyLow);
+        if (interruptionFrequencyLow != null && (interruptionFrequency == null
+                || interruptionFrequencyLow > interruptionFrequency)) {
+            throw new InvalidRecordException("interruptionFrequencyLow", "is the lower edge of the band whose"
+                    + " upper edge is interruptionFrequency (" + interruptionFrequency + "), was "
+                    + interruptionFrequencyLow);
+        }
+        if (reservation != null && lifecycle != Lifecycle.RESERVED) {
+            throw new InvalidRecordException("reservation", "only a reserved offer has reservation terms, this one is "
+                    + lifecycle.wire());
+        }
     }
 
     /** A quote without an interruption frequency. */
     public PriceQuote(String provider, String region, String instanceType, Lifecycle lifecycle, String gpuModel,
             int gpuCount, double pricePerHour, String currency, Instant validFrom, String source, Instant observedAt) {
         this(provider, region, instanceType, lifecycle, gpuModel, gpuCount, pricePerHour, currency, validFrom, source,
-                observedAt, null);
+                observedAt, null, null, null);
     }
 
     /** A quote as read before it was confirmed: observed when it became valid. */
     public PriceQuote(String provider, String region, String instanceType, Lifecycle lifecycle, String gpuModel,
             int gpuCount, double pricePerHour, String currency, Instant validFrom, String source) {
         this(provider, region, instanceType, lifecycle, gpuModel, gpuCount, pricePerHour, currency, validFrom, source,
-                null, null);
+                null, null, null, null);
     }
 
     /** This version, read again at {@code at} as the one in force: the same key, a later {@code observedAt}. */
     public PriceQuote confirmedAt(Instant at) {
         return new PriceQuote(provider, region, instanceType, lifecycle, gpuModel, gpuCount, pricePerHour, currency,
-                validFrom, source, at, interruptionFrequency);
+                validFrom, source, at, interruptionFrequency, interruptionFrequencyLow, reservation);
     }
 
-    /** This quote with the provider's spot interruption frequency ({@code null}: not known). */
+    /** This quote with the provider's spot interruption frequency, one figure ({@code null}: not known). */
     public PriceQuote withInterruptionFrequency(Double frequency) {
+        return withInterruptionBand(frequency, null);
+    }
+
+    /**
+     * This quote with the band of the share of instances the provider reports taken back in a month:
+     * from {@code low} (null: the band is the one figure {@code high}) to {@code high}.
+     */
+    public PriceQuote withInterruptionBand(Double high, Double low) {
         return new PriceQuote(provider, region, instanceType, lifecycle, gpuModel, gpuCount, pricePerHour, currency,
-                validFrom, source, observedAt, frequency);
+                validFrom, source, observedAt, high, low, reservation);
+    }
+
+    /** This reserved quote with what it commits to ({@code null}: not known). */
+    public PriceQuote withReservation(ReservationTerms terms) {
+        return new PriceQuote(provider, region, instanceType, lifecycle, gpuModel, gpuCount, pricePerHour, currency,
+                validFrom, source, observedAt, interruptionFrequency, interruptionFrequencyLow, terms);
+    }
+
+    /** The lower edge of the reported interruption band: the one figure where the band is one. */
+    public Double interruptionFrequencyFloor() {
+        return interruptionFrequencyLow != null ? interruptionFrequencyLow : interruptionFrequency;
     }
 
     /**

@@ -171,6 +171,22 @@ class SerdeRoundTripTest {
     }
 
     @Test
+    void shouldCarryABandsLowerEdgeAndAReservationsTermsThroughTheTopic() {
+        PriceQuote spot = new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.SPOT, "A100-40GB", 8, 9.831,
+                "USD", T0, "catalog").withInterruptionBand(0.10, 0.05);
+        PriceQuote reserved = new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.RESERVED, "A100-40GB", 8,
+                21.3005, "USD", T0, "catalog").withReservation(new ReservationTerms(12,
+                        ReservationTerms.PaymentOption.NO_UPFRONT, 0.0));
+
+        assertThat(roundTrip(Topics.PRICES, spot)).isEqualTo(spot);
+        assertThat(roundTrip(Topics.PRICES, spot).interruptionFrequencyFloor()).isEqualTo(0.05);
+        assertThat(roundTrip(Topics.PRICES, reserved)).isEqualTo(reserved);
+        assertThat(Json.writeString(reserved)).contains("\"reservation\":{\"termMonths\":12,"
+                + "\"paymentOption\":\"no-upfront\",\"upfrontFee\":0.0}");
+        assertThat(roundTrip(Topics.PRICES, reserved).reservation().hours()).isEqualTo(8760);
+    }
+
+    @Test
     void shouldObserveAVersionReadBeforeItIsValidFromWhenItBecomesValid() {
         assertThat(quote().readAt(T0.minusSeconds(60)).observedAt()).isEqualTo(T0);
         assertThat(quote().readAt(T0.plusSeconds(60)).observedAt()).isEqualTo(T0.plusSeconds(60));

@@ -83,6 +83,26 @@ class ValidationTest {
                 "\"interruptionFrequency\":10").getBytes(StandardCharsets.UTF_8), PriceQuote.class))
                 .isInstanceOf(InvalidRecordException.class)
                 .hasMessageStartingWith("interruptionFrequency: must be a ratio");
+        assertThatThrownBy(() -> Json.read(spot.replace("\"interruptionFrequency\":0.1",
+                "\"interruptionFrequency\":0.1,\"interruptionFrequencyLow\":0.2").getBytes(StandardCharsets.UTF_8),
+                PriceQuote.class))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessageStartingWith("interruptionFrequencyLow: is the lower edge of the band");
+    }
+
+    @Test
+    void shouldRejectReservationTermsOutsideAReservedOfferOrOfNoLength() {
+        String reserved = Json.writeString(new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.RESERVED,
+                "A100-40GB", 8, 21.3005, "USD", ContractFixtures.T0, "catalog")
+                .withReservation(ReservationTerms.ofMonths(12)));
+
+        assertThatThrownBy(() -> Json.read(reserved.replace("\"lifecycle\":\"reserved\"",
+                "\"lifecycle\":\"on-demand\"").getBytes(StandardCharsets.UTF_8), PriceQuote.class))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessageStartingWith("reservation: only a reserved offer has reservation terms");
+        assertThatThrownBy(() -> Json.read(reserved.replace("\"termMonths\":12", "\"termMonths\":0")
+                .getBytes(StandardCharsets.UTF_8), PriceQuote.class))
+                .hasMessageContaining("reservation.termMonths");
     }
 
     @Test

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.ReservationTerms;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -25,13 +26,15 @@ import java.util.function.UnaryOperator;
  *
  * <p>A reserved row may give what the reservation really costs: {@code upfront_fee} (paid once)
  * and {@code term}; its {@code price_per_hour} is then the recurring hourly fee (0 when all of
- * it is paid up front), and the quote carries the effective hourly rate over the term.
+ * it is paid up front), and the quote carries the effective hourly rate over the term, with the
+ * term and the payment option that fee and rate make (no, partial or all upfront). A term alone
+ * is carried as the term, its payment not known.
  *
  * <p>A spot row may give {@code interruption_frequency}: the share of instances the provider
  * reports taken back in a month, as AWS's Spot Instance Advisor prints its bands ({@code <5%},
  * {@code 5-10%}, {@code 10-15%}, {@code 15-20%}, {@code >20%}) or as a figure ({@code 7%},
- * {@code 0.07}). A band is read as its upper bound, the open {@code >20%} as 100%: a move to spot
- * is then judged on the worst the band allows.
+ * {@code 0.07}). The quote carries both edges of a band, the open {@code >20%} as 20% to 100%: a
+ * move to spot is judged on the worst the band allows and shows what the rest of it would save.
  */
 public final class PriceCatalog {
 
@@ -45,9 +48,10 @@ public final class PriceCatalog {
     private static final List<String> OPTIONAL = List.of("gpu_model", "source", "upfront_fee", "term",
             "interruption_frequency");
 
-    /** AWS Spot Instance Advisor's bands of the share of instances interrupted in a month, by upper bound. */
-    private static final Map<String, Double> INTERRUPTION_BANDS = Map.of("<5%", 0.05, "5-10%", 0.10,
-            "10-15%", 0.15, "15-20%", 0.20, ">20%", 1.0);
+    /** AWS Spot Instance Advisor's bands of the share of instances interrupted in a month: lower and upper edge. */
+    private static final Map<String, double[]> INTERRUPTION_BANDS = Map.of("<5%", new double[] {0, 0.05},
+            "5-10%", new double[] {0.05, 0.10}, "10-15%", new double[] {0.10, 0.15},
+            "15-20%", new double[] {0.15, 0.20}, ">20%", new double[] {0.20, 1.0});
 
     private final List<PriceQuote> quotes;
     private final List<String> errors;
@@ -173,6 +177,7 @@ public final class PriceCatalog {
         double pricePerHour = number(field, "price_per_hour");
         String upfront = field.apply("upfront_fee");
         String term = field.apply("term");
+        ReservationTerms terms = null;
         if (upfront != null) {
             if (lifecycle != Lifecycle.RESERVED) {
                 throw new InvalidRecordException("upfront_fee",
@@ -185,12 +190,17 @@ public final class PriceCatalog {
             if (pricePerHour < 0) {
                 throw new InvalidRecordException("price_per_hour", "must not be negative, was " + pricePerHour);
             }
-            pricePerHour = ReservedTerm.parse("term", term).effectiveHourly(pricePerHour, fee);
+            ReservedTerm length = ReservedTerm.parse("term", term);
+            terms = new ReservationTerms(length.months(), ReservationTerms.PaymentOption.of(pricePerHour, fee), fee);
+            pricePerHour = length.effectiveHourly(pricePerHour, fee);
         } else if (term != null) {
-            // A term alone changes no price, but a misspelt one still deserves to be caught here.
-            ReservedTerm.parse("term", term);
+            // A term alone changes no price (the row's is already the effective hourly rate), but a
+            // misspelt one still deserves to be caught here.
+            ReservedTerm length = ReservedTerm.parse("term", term);
+            terms = lifecycle == Lifecycle.RESERVED ? ReservationTerms.ofMonths(length.months()) : null;
         }
-        return new PriceQuote(
+        double[] band = interruptionBand(field, lifecycle);
+        PriceQuote quote = new PriceQuote(
                 field.apply("provider"),
                 field.apply("region"),
                 field.apply("instance_type"),
@@ -200,12 +210,13 @@ public final class PriceCatalog {
                 pricePerHour,
                 field.apply("currency"),
                 instant(field, "valid_from"),
-                field.apply("source"),
-                null,
-                interruptionFrequency(field, lifecycle));
+                field.apply("source"));
+        return (band == null ? quote : quote.withInterruptionBand(band[1], band[0] == band[1] ? null : band[0]))
+                .withReservation(terms);
     }
 
-    private static Double interruptionFrequency(UnaryOperator<String> field, Lifecycle lifecycle) {
+    /** The band's lower and upper edge; one figure is both; null when the row gives none. */
+    private static double[] interruptionBand(UnaryOperator<String> field, Lifecycle lifecycle) {
         String value = field.apply("interruption_frequency");
         if (value == null) {
             return null;
@@ -215,9 +226,9 @@ public final class PriceCatalog {
                     "only a spot row has an interruption frequency, this one is " + lifecycle.wire());
         }
         String band = value.replace(" ", "");
-        Double upper = INTERRUPTION_BANDS.get(band);
-        if (upper != null) {
-            return upper;
+        double[] edges = INTERRUPTION_BANDS.get(band);
+        if (edges != null) {
+            return edges.clone();
         }
         try {
             double share = band.endsWith("%") ? Double.parseDouble(band.substring(0, band.length() - 1)) / 100
@@ -225,7 +236,7 @@ public final class PriceCatalog {
             if (!(share >= 0 && share <= 1)) {
                 throw new NumberFormatException();
             }
-            return share;
+            return new double[] {share, share};
         } catch (NumberFormatException e) {
             throw new InvalidRecordException("interruption_frequency", "expected a band (<5%, 5-10%, 10-15%, "
                     + "15-20%, >20%) or a share of instances a month (7% or 0.07), got '" + value + "'");

@@ -1,6 +1,7 @@
 package io.gpuledger.ingest.price;
 
 import io.gpuledger.model.InvalidRecordException;
+import io.gpuledger.model.ReservationTerms;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -14,8 +15,8 @@ import java.util.regex.Pattern;
  */
 public record ReservedTerm(int months) {
 
-    public static final int HOURS_PER_YEAR = 8760;
-    public static final int HOURS_PER_MONTH = 730;
+    public static final int HOURS_PER_YEAR = ReservationTerms.HOURS_PER_YEAR;
+    public static final int HOURS_PER_MONTH = ReservationTerms.HOURS_PER_MONTH;
 
     public static final ReservedTerm ONE_YEAR = new ReservedTerm(12);
     public static final ReservedTerm THREE_YEARS = new ReservedTerm(36);
@@ -58,7 +59,7 @@ public record ReservedTerm(int months) {
     }
 
     public long hours() {
-        return months % 12 == 0 ? (long) months / 12 * HOURS_PER_YEAR : (long) months * HOURS_PER_MONTH;
+        return ReservationTerms.hoursOf(months);
     }
 
     /** The hourly rate that costs, over the whole term, what was paid up front plus every hour's fee. */

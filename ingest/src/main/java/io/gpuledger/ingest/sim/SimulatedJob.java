@@ -2,6 +2,7 @@ package io.gpuledger.ingest.sim;
 
 import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Offer;
+import io.gpuledger.model.WorkloadClass;
 
 /**
  * A job of the simulated fleet and the traits it keeps for its whole life: where it runs, how big
@@ -57,8 +58,8 @@ public record SimulatedJob(
 
     /**
      * What the job says of itself in its work reports: training checkpoints (every 30 minutes)
-     * and survives an interruption, serving does not; its workload is named by kind and unit so
-     * that alike jobs on different pools can be compared.
+     * and survives an interruption, serving does not and says it serves (its work is its demand);
+     * its workload is named by kind and unit so that alike jobs on different pools can be compared.
      */
     public JobTraits traits() {
         if (!reportsWork || unit == null) {
@@ -66,7 +67,8 @@ public record SimulatedJob(
         }
         boolean checkpoints = workload.training();
         return new JobTraits(workload.jobIdPrefix() + "-" + unit, checkpoints, checkpoints ? 1800.0 : null,
-                Math.floor(GpuSpecs.memoryBytes(gpuModel) * memoryShare));
+                Math.floor(GpuSpecs.memoryBytes(gpuModel) * memoryShare),
+                workload == Workload.INFERENCE ? WorkloadClass.INFERENCE : null);
     }
 
     /** The job id its GPUs report: none for spare capacity, which the contract then calls {@code unknown}. */

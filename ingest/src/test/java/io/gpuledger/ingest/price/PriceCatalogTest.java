@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.ReservationTerms;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
@@ -87,10 +88,15 @@ class PriceCatalogTest {
         PriceQuote allUpfront = catalog.quotes().get(1);
         PriceQuote partialUpfront = catalog.quotes().get(2);
 
-        // Then each carries what the reservation costs per hour over its whole term
+        // Then each carries what the reservation costs per hour over its whole term, and what it commits to
         assertThat(allUpfront.pricePerHour()).isCloseTo(5475.0 / 8760, within(1e-12));
         assertThat(partialUpfront.pricePerHour()).isCloseTo(10.0 + 262800.0 / (3 * 8760), within(1e-12));
         assertThat(partialUpfront.pricePerGpuHour()).isCloseTo(20.0 / 8, within(1e-12));
+        assertThat(allUpfront.reservation()).isEqualTo(new ReservationTerms(12,
+                ReservationTerms.PaymentOption.ALL_UPFRONT, 5475.0));
+        assertThat(partialUpfront.reservation()).isEqualTo(new ReservationTerms(36,
+                ReservationTerms.PaymentOption.PARTIAL_UPFRONT, 262800.0));
+        assertThat(partialUpfront.reservation().hours()).isEqualTo(3 * 8760);
     }
 
     @Test
@@ -118,7 +124,25 @@ class PriceCatalogTest {
     }
 
     @Test
-    void shouldReadASpotInterruptionBandAsItsUpperBound() {
+    void shouldCarryTheTermOfAReservedRowWhosePriceIsAlreadyEffective() {
+        // Given a reserved row with a term and no upfront fee, and an on-demand row with a term
+        String csv = """
+                provider,region,instance_type,gpu_model,gpu_count,lifecycle,price_per_hour,currency,valid_from,term
+                aws,us-east-1,p4d.24xlarge,A100-40GB,8,reserved,21.3005,USD,2026-01-01T00:00:00Z,3y
+                aws,us-east-1,p4d.24xlarge,A100-40GB,8,on-demand,32.77,USD,2026-01-01T00:00:00Z,1y
+                """;
+
+        // When it is read
+        PriceCatalog catalog = PriceCatalog.parse(csv, "terms.csv");
+
+        // Then the reserved quote says its term, how it is paid not being known; the on-demand one has none
+        assertThat(catalog.quotes()).extracting(PriceQuote::reservation)
+                .containsExactly(ReservationTerms.ofMonths(36), null);
+        assertThat(catalog.quotes().get(0).pricePerHour()).isEqualTo(21.3005);
+    }
+
+    @Test
+    void shouldReadASpotInterruptionBandAsBothItsEdges() {
         // Given spot rows with AWS Spot Instance Advisor bands, a figure, and misplaced or wrong ones
         String csv = """
                 provider,region,instance_type,gpu_model,gpu_count,lifecycle,price_per_hour,currency,valid_from,\
@@ -135,9 +159,12 @@ class PriceCatalogTest {
         // When it is read
         PriceCatalog catalog = PriceCatalog.parse(csv, "bands.csv");
 
-        // Then each band is its upper bound (the open one, every instance), a figure is itself, none is null
+        // Then each band is its upper bound (the open one, every instance) and its lower edge, a figure is
+        // both, none is null
         assertThat(catalog.quotes()).extracting(PriceQuote::interruptionFrequency)
                 .containsExactly(0.10, 1.0, 0.05, 0.07, null);
+        assertThat(catalog.quotes()).extracting(PriceQuote::interruptionFrequencyFloor)
+                .containsExactly(0.05, 0.20, 0.0, 0.07, null);
         assertThat(catalog.errors()).containsExactly(
                 "bands.csv line 7: interruption_frequency: only a spot row has an interruption frequency, this one"
                         + " is on-demand",

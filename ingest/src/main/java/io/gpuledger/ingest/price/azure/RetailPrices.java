@@ -13,6 +13,7 @@ import io.gpuledger.ingest.price.ReservedTerm;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.ReservationTerms;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -236,6 +237,10 @@ public final class RetailPrices implements PriceSource {
             PriceQuote quote = new PriceQuote(PROVIDER, Fields.required(item, "armRegionName"), size, lifecycle,
                     gpus.model(), gpus.count(), pricePerHour, Fields.required(item, "currencyCode"),
                     Fields.instant(item, "effectiveStartDate"), SOURCE);
+            if (lifecycle == Lifecycle.RESERVED) {
+                // Paid up front or monthly, the total is the same: the payment is left unsaid.
+                quote = quote.withReservation(ReservationTerms.ofMonths(reservedTerm.months()));
+            }
             keep(new Candidate(quote, lowPriority, where));
         }
 

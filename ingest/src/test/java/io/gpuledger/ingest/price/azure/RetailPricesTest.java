@@ -14,6 +14,7 @@ import io.gpuledger.ingest.price.ReservedTerm;
 import io.gpuledger.ingest.price.StandInServer;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.ReservationTerms;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -53,7 +54,8 @@ class RetailPricesTest {
                     new PriceQuote("azure", "westeurope", "Standard_E4ds_v4", Lifecycle.ON_DEMAND, "stand-in", 1,
                             0.346, "USD", Instant.parse("2020-06-01T00:00:00Z"), RetailPrices.SOURCE),
                     new PriceQuote("azure", "westeurope", "Standard_E4ds_v4", Lifecycle.RESERVED, "stand-in", 1,
-                            1788.0 / 8760, "USD", Instant.parse("2020-06-01T00:00:00Z"), RetailPrices.SOURCE));
+                            1788.0 / 8760, "USD", Instant.parse("2020-06-01T00:00:00Z"), RetailPrices.SOURCE)
+                            .withReservation(ReservationTerms.ofMonths(12)));
             assertThat(reading.rejected()).isEmpty();
             assertThat(reading.skipped()).extracting(PriceReading.Skipped::reason).containsExactly(
                     "Windows: the price includes an OS licence",
