@@ -13,6 +13,7 @@ import io.gpuledger.alerts.fleet.FleetBoard;
 import io.gpuledger.alerts.metrics.FleetMetrics;
 import io.gpuledger.alerts.metrics.MetricCatalogue;
 import io.gpuledger.alerts.recommend.GpuCatalog;
+import io.gpuledger.alerts.recommend.Reach;
 import io.gpuledger.alerts.recommend.RecommendationDesk;
 import io.gpuledger.alerts.recommend.RecommendationRules;
 import io.gpuledger.alerts.webhook.DeliveryPolicy;
@@ -256,14 +257,13 @@ public class AlertService {
     /** The rules' settings: what this service's configuration sets, the rest as documented. */
     private RecommendationRules.Settings ruleSettings() {
         AlertSettings.Recommendation set = settings.recommendation();
-        RecommendationRules.Settings defaults = RecommendationRules.Settings.defaults(set.ttl());
         var idle = set.reclaimIdle();
         var switchType = set.switchInstanceType();
         var spot = set.moveToSpot();
         var communication = set.reduceCommunication();
-        return new RecommendationRules.Settings(set.ttl(), defaults.reserveTtl(), set.reserveLookbackHours(),
-                set.minMonthlySaving(), defaults.communicationBoundRatio(), set.spotInterruptionsPerHour(),
-                settings.metrics().staleAfter(), settings.metrics().maxSeries(),
+        var reserve = set.reserve();
+        return new RecommendationRules.Settings(set.ttl(), set.minMonthlySaving(), settings.metrics().staleAfter(),
+                settings.metrics().maxSeries(),
                 new RecommendationRules.Evidence(idle.period(), settings.idle().smActiveThreshold(),
                         idle.withdrawSmActive()),
                 settings.idle().minObservedSeconds(),
@@ -272,7 +272,12 @@ public class AlertService {
                 new RecommendationRules.Evidence(spot.period(), spot.minNetSavingRatio(),
                         spot.withdrawNetSavingRatio()),
                 new RecommendationRules.Evidence(communication.period(), communication.minRatio(),
-                        communication.withdrawRatio()), set.jobLookback());
+                        communication.withdrawRatio()), set.jobLookback(),
+                new RecommendationRules.Spot(set.spot().interruptionsPerHour(), set.spot().restart().toSeconds()),
+                new RecommendationRules.Reserve(reserve.lookbackHours(), reserve.baselinePercentile(),
+                        reserve.termMonths(), reserve.ttl()),
+                new Reach(switchType.otherRegions(), switchType.otherProviders(), switchType.egressPricePerGb()),
+                set.servingHeadroom());
     }
 
     private AnomalyWatch anomalyWatch() {

@@ -2,7 +2,6 @@ package io.gpuledger.alerts;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
-import io.smallrye.config.WithName;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -64,13 +63,13 @@ public interface AlertSettings {
         @WithDefault("10")
         double minMonthlySaving();
 
-        @WithName("reserve.lookback-hours")
-        @WithDefault("168")
-        int reserveLookbackHours();
+        Reserve reserve();
 
-        @WithName("spot.interruptions-per-hour")
-        @WithDefault("0.05")
-        double spotInterruptionsPerHour();
+        Spot spot();
+
+        /** Serving capacity kept above the peak where a job does not say its own. */
+        @WithDefault("0.3")
+        double servingHeadroom();
 
         ReclaimIdle reclaimIdle();
 
@@ -82,6 +81,33 @@ public interface AlertSettings {
 
         @WithDefault("24h")
         Duration jobLookback();
+    }
+
+    interface Reserve {
+        @WithDefault("168")
+        int lookbackHours();
+
+        /** The share of the lookback's hours the reserved baseline may be above. */
+        @WithDefault("0.10")
+        double baselinePercentile();
+
+        /** The term of a reserved price that states none. */
+        @WithDefault("12")
+        int termMonths();
+
+        /** How long a record stands unjudged: long enough for a restart to see the lookback again. */
+        @WithDefault("14d")
+        Duration ttl();
+    }
+
+    interface Spot {
+        /** Interruptions per instance-hour where the spot price gives no band. */
+        @WithDefault("0.05")
+        double interruptionsPerHour();
+
+        /** From an interruption to work again: waiting for capacity, starting, loading the checkpoint. */
+        @WithDefault("15m")
+        Duration restart();
     }
 
     interface ReclaimIdle {
@@ -101,6 +127,18 @@ public interface AlertSettings {
 
         @WithDefault("0.10")
         double withdrawSavingRatio();
+
+        /** Whether a job may be moved to another region of its provider. */
+        @WithDefault("false")
+        boolean otherRegions();
+
+        /** Whether a job may be moved to another provider. */
+        @WithDefault("false")
+        boolean otherProviders();
+
+        /** What a gigabyte sent out of a region costs, in the reporting currency. */
+        @WithDefault("0.09")
+        double egressPricePerGb();
     }
 
     interface MoveToSpot {

@@ -49,6 +49,13 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
      */
     static final String JOB_LOOKBACK = "GPULEDGER_RECOMMENDATION_JOB_LOOKBACK";
     static final String DEMO_JOB_LOOKBACK = "5m";
+
+    /**
+     * Whether a job may be switched to another provider: the demo's catalog has one cheap offer in each
+     * of its Chinese clouds, so the demo lets jobs move between them to show a switch; a deployment keeps
+     * jobs in their provider and region unless told otherwise.
+     */
+    static final String OTHER_PROVIDERS = "GPULEDGER_RECOMMENDATION_SWITCH_INSTANCE_TYPE_OTHER_PROVIDERS";
     private static final String PERIOD_PREFIX = "GPULEDGER_RECOMMENDATION_";
     private static final String PERIOD_SUFFIX = "_PERIOD";
 
@@ -93,6 +100,7 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
         Path home = Path.of(System.getProperty("gpuledger.home", ".")).toAbsolutePath().normalize();
         Map<String, String> alertSettings = new TreeMap<>(DEMO_PERIODS);
         alertSettings.put(JOB_LOOKBACK, DEMO_JOB_LOOKBACK);
+        alertSettings.put(OTHER_PROVIDERS, "true");
         env.forEach((name, value) -> {
             if (name.startsWith("GPULEDGER_")) {
                 alertSettings.put(name, value);
@@ -115,6 +123,9 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
             periods.add(kind + " " + alertSettings.get(name));
         }
         periods.add("job look-back " + alertSettings.get(JOB_LOOKBACK));
+        if (Boolean.parseBoolean(alertSettings.get(OTHER_PROVIDERS))) {
+            periods.add("switches across providers");
+        }
         return String.join(", ", periods);
     }
 

@@ -78,10 +78,11 @@ class DemoOptionsTest {
                 .containsEntry("GPULEDGER_RECOMMENDATION_SWITCH_INSTANCE_TYPE_PERIOD", "5m")
                 .containsEntry("GPULEDGER_RECOMMENDATION_MOVE_TO_SPOT_PERIOD", "5m")
                 .containsEntry("GPULEDGER_RECOMMENDATION_REDUCE_COMMUNICATION_PERIOD", "5m")
-                .containsEntry("GPULEDGER_RECOMMENDATION_JOB_LOOKBACK", "5m");
+                .containsEntry("GPULEDGER_RECOMMENDATION_JOB_LOOKBACK", "5m")
+                .containsEntry("GPULEDGER_RECOMMENDATION_SWITCH_INSTANCE_TYPE_OTHER_PROVIDERS", "true");
         assertThat(plain.evidencePeriods()).isEqualTo(
                 "reclaim-idle 2m, switch-instance-type 5m, move-to-spot 5m, reduce-communication 5m,"
-                        + " job look-back 5m");
+                        + " job look-back 5m, switches across providers");
         assertThat(ownIdlePeriod.evidencePeriods()).startsWith("reclaim-idle 10m, switch-instance-type 5m");
     }
 

@@ -2,6 +2,7 @@ package io.gpuledger.cli;
 
 import io.gpuledger.alerts.fleet.FleetBoard;
 import io.gpuledger.alerts.recommend.GpuCatalog;
+import io.gpuledger.alerts.recommend.Reach;
 import io.gpuledger.alerts.recommend.RecommendationBook;
 import io.gpuledger.alerts.recommend.RecommendationDesk;
 import io.gpuledger.alerts.recommend.RecommendationRules;
@@ -227,20 +228,23 @@ final class DemoPipeline implements AutoCloseable {
      * The rules' settings as the alert service reads them from the demo's environment: each kind's
      * period from {@code GPULEDGER_RECOMMENDATION_<KIND>_PERIOD} (a number of s, m or h), the reserve
      * look-back from {@code GPULEDGER_RECOMMENDATION_RESERVE_LOOKBACK_HOURS}, the jobs' look-back from
-     * {@code GPULEDGER_RECOMMENDATION_JOB_LOOKBACK}; the rest as documented.
+     * {@code GPULEDGER_RECOMMENDATION_JOB_LOOKBACK}, switches across providers from
+     * {@code GPULEDGER_RECOMMENDATION_SWITCH_INSTANCE_TYPE_OTHER_PROVIDERS}; the rest as documented.
      */
     static RecommendationRules.Settings ruleSettings(Map<String, String> environment) {
         RecommendationRules.Settings defaults = RecommendationRules.Settings.defaults(TTL);
         int lookbackHours = Integer.parseInt(environment.getOrDefault(
-                "GPULEDGER_RECOMMENDATION_RESERVE_LOOKBACK_HOURS", String.valueOf(defaults.reserveLookbackHours())));
-        return new RecommendationRules.Settings(TTL, defaults.reserveTtl(), lookbackHours,
-                defaults.minMonthlySaving(), defaults.communicationBoundRatio(), defaults.interruptionsPerHour(),
-                STALE_AFTER, defaults.maxPools(),
+                "GPULEDGER_RECOMMENDATION_RESERVE_LOOKBACK_HOURS",
+                String.valueOf(defaults.reserve().lookbackHours())));
+        return new RecommendationRules.Settings(TTL, defaults.minMonthlySaving(), STALE_AFTER, defaults.maxPools(),
                 period(environment, "RECLAIM_IDLE", defaults.reclaimIdle()), defaults.idleMinObservedSeconds(),
                 period(environment, "SWITCH_INSTANCE_TYPE", defaults.switchInstanceType()),
                 period(environment, "MOVE_TO_SPOT", defaults.moveToSpot()),
                 period(environment, "REDUCE_COMMUNICATION", defaults.reduceCommunication()),
-                duration(environment, DemoOptions.JOB_LOOKBACK, defaults.jobLookback()));
+                duration(environment, DemoOptions.JOB_LOOKBACK, defaults.jobLookback()), defaults.spot(),
+                defaults.reserve().withLookbackHours(lookbackHours),
+                new Reach(false, Boolean.parseBoolean(environment.get(DemoOptions.OTHER_PROVIDERS)),
+                        defaults.reach().egressPricePerGb()), defaults.servingHeadroom());
     }
 
     private static RecommendationRules.Evidence period(Map<String, String> environment, String kind,

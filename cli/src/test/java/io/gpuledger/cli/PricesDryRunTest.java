@@ -7,6 +7,7 @@ import io.gpuledger.ingest.price.PriceCatalog;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.ReservationTerms;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -51,7 +52,8 @@ class PricesDryRunTest {
                 Json.writeString(new PriceQuote("aws", "us-east-1", "g5.xlarge", Lifecycle.ON_DEMAND, "A10G-24GB", 1,
                         1.006, "USD", Instant.parse("2026-01-01T00:00:00Z"), null, NOW)),
                 Json.writeString(new PriceQuote("aws", "us-east-1", "g5.xlarge", Lifecycle.RESERVED, "A10G-24GB", 1,
-                        0.625, "USD", Instant.parse("2026-01-01T00:00:00Z"), null, NOW)));
+                        0.625, "USD", Instant.parse("2026-01-01T00:00:00Z"), null, NOW)
+                        .withReservation(new ReservationTerms(12, ReservationTerms.PaymentOption.ALL_UPFRONT, 5475.0))));
         assertThat(stdout().lines()).allSatisfy(line -> assertThat(Json.read(line.getBytes(StandardCharsets.UTF_8),
                 PriceQuote.class)).isNotNull());
         // And standard error names the broken row by its line and field

@@ -32,8 +32,12 @@ import java.util.Optional;
  * deadline of seconds should land on capacity that cannot be taken back again. Reserved offers
  * are not suggested either: a reservation is a commitment for a term, not capacity to be had now.
  *
- * <p>Acting saves nothing (it avoids losing work), so the saving is 0; what is at stake goes
- * into the evidence as {@code costAtRiskPerHour}.
+ * <p>Acting saves no monthly amount (it avoids losing work), so the saving is 0; what is at stake
+ * goes into the evidence: {@code costAtRiskPerHour}, and for each job that says how often it
+ * checkpoints, the work a checkpoint before the deadline keeps, on average half an interval of the
+ * whole job (a synchronous job loses the work of all its instances when one goes):
+ * {@code expectedWorkAtRisk}. The action marks those jobs ({@code checkpoints}): checkpoint them
+ * first, then drain.
  */
 public final class EvacuateRule {
 
@@ -65,8 +69,15 @@ public final class EvacuateRule {
                 || kind == CapacityEventKind.TERMINATION;
     }
 
+    /** As {@link #evaluate(EnrichedCapacityEvent, PriceBoard, GpuCatalog, JobBook, Instant)}, no job known. */
     public Optional<Recommendation> evaluate(EnrichedCapacityEvent enriched, PriceBoard board, GpuCatalog catalog,
             Instant now) {
+        return evaluate(enriched, board, catalog, null, now);
+    }
+
+    /** @param jobs what is known of the jobs: how often they checkpoint and what they cost; null when nothing */
+    public Optional<Recommendation> evaluate(EnrichedCapacityEvent enriched, PriceBoard board, GpuCatalog catalog,
+            JobBook jobs, Instant now) {
         CapacityEvent event = enriched.event();
         if (!isLossOfCapacity(event.kind())) {
             return Optional.empty();
@@ -89,7 +100,8 @@ public final class EvacuateRule {
         action.put("jobsKnown", enriched.placementStatus() == PlacementStatus.CURRENT);
         // What to move is the action; what each job costs is evidence. The quick join and the cost
         // engine's may see a job's cost a window apart, and that must not make a second record.
-        action.put("jobs", jobs(enriched.jobs(), false));
+        Map<String, JobAtRisk> atRisk = atRisk(enriched.jobs(), jobs);
+        action.put("jobs", jobs(enriched.jobs(), atRisk, false));
         replacement.ifPresent(quote -> action.put("replacementPool", OfferFields.of(quote, lostModel)));
 
         Map<String, Object> evidence = new LinkedHashMap<>();
@@ -104,7 +116,10 @@ public final class EvacuateRule {
             evidence.put("secondsToDeadline", Duration.between(now, event.deadline()).toMillis() / 1000.0);
         }
         evidence.put("placementStatus", enriched.placementStatus().name());
-        evidence.put("jobs", jobs(enriched.jobs(), true));
+        evidence.put("jobs", jobs(enriched.jobs(), atRisk, true));
+        if (!atRisk.isEmpty()) {
+            evidence.put("expectedWorkAtRisk", atRisk.values().stream().mapToDouble(JobAtRisk::expectedWork).sum());
+        }
         if (enriched.placementUpdatedAt() != null) {
             evidence.put("placementUpdatedAt", enriched.placementUpdatedAt().toString());
         }
@@ -170,14 +185,50 @@ public final class EvacuateRule {
                 .orElse(Math.max(1, listed));
     }
 
-    private static List<Map<String, Object>> jobs(List<PlacedJob> placed, boolean withCost) {
+    /**
+     * What a checkpoint before the deadline keeps of a job that says how often it checkpoints: half an
+     * interval, on average, of what the whole job spends an hour.
+     */
+    private record JobAtRisk(double checkpointIntervalSeconds, double jobCostPerHour) {
+
+        double expectedWork() {
+            return checkpointIntervalSeconds / 2 / 3600 * jobCostPerHour;
+        }
+    }
+
+    /** The jobs whose checkpoint interval and cost are known, by id. */
+    private static Map<String, JobAtRisk> atRisk(List<PlacedJob> placed, JobBook book) {
+        Map<String, JobAtRisk> atRisk = new LinkedHashMap<>();
+        if (book == null) {
+            return atRisk;
+        }
+        for (PlacedJob job : placed) {
+            book.view(job.jobId(), Duration.ofMinutes(1)).ifPresent(view -> {
+                Double interval = view.traitsOrNone().checkpointIntervalSeconds();
+                if (interval != null && view.traitsOrNone().isInterruptible()) {
+                    atRisk.put(job.jobId(), new JobAtRisk(interval, Math.max(view.costPerHour(), job.costPerHour())));
+                }
+            });
+        }
+        return atRisk;
+    }
+
+    private static List<Map<String, Object>> jobs(List<PlacedJob> placed, Map<String, JobAtRisk> atRisk,
+            boolean withCost) {
         List<Map<String, Object>> jobs = new ArrayList<>();
         for (PlacedJob job : placed) {
             Map<String, Object> entry = new LinkedHashMap<>();
             entry.put("jobId", job.jobId());
             entry.put("gpus", job.gpus());
+            JobAtRisk risk = atRisk.get(job.jobId());
+            entry.put("checkpoints", risk != null);
             if (withCost) {
                 entry.put("costPerHour", job.costPerHour());
+                if (risk != null) {
+                    entry.put("checkpointIntervalSeconds", risk.checkpointIntervalSeconds());
+                    entry.put("jobCostPerHour", risk.jobCostPerHour());
+                    entry.put("expectedWorkAtRisk", risk.expectedWork());
+                }
             }
             jobs.add(entry);
         }

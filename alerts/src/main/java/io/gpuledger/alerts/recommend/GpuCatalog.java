@@ -184,6 +184,12 @@ public final class GpuCatalog {
         return modelOf(quote).flatMap(this::gpu);
     }
 
+    /** GPUs of one instance of the offer's type: the catalog's count, else its price's; empty when neither says. */
+    public Optional<Integer> gpusPerInstance(Offer offer, PriceBoard board) {
+        return instance(offer).map(InstanceSpec::gpusPerInstance)
+                .or(() -> board.price(offer).map(PriceQuote::gpuCount));
+    }
+
     /** The network between instances of an offer's type, when it is published. */
     public Optional<Double> networkGbps(Offer offer) {
         return instance(offer).map(InstanceSpec::networkGbps);

@@ -1,26 +1,40 @@
 package io.gpuledger.alerts.recommend;
 
 import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * RECLAIM_IDLE: a GPU whose time-weighted SM activity over its closed minutes of the period
- * ({@link GpuMinutes}: 30 minutes by default) stays under the threshold (5% by default), judged
- * once that time holds enough known activity to tell idle from a pause. Once raised it is withdrawn
- * only when the activity over the period reaches the withdrawal threshold (10% by default): a GPU
- * that wakes for a minute in half an hour is still idle, and one at the threshold does not flap.
- * Releasing the GPU saves what it spent per hour over the period, for as long as it stays released:
- * the monthly saving is that rate for all 720 hours, as though nobody wanted it back within the
- * month, and the evidence says so ({@code hoursPerMonth}). A notebook's GPU taken again at its
- * user's next session saves its rate until then: once released, the GPU sends nothing, so the rule
- * cannot see how long that is.
+ * RECLAIM_IDLE: capacity that did almost nothing over its closed minutes of the period (30 minutes
+ * by default), judged in the unit the bill has: the instance. A GPU is idle when its time-weighted
+ * SM activity over the period stays under the threshold (5% by default; once raised, withdrawn only
+ * at 10%), judged once its period holds enough known activity to tell idle from a pause; a GPU
+ * without that counts as busy. Releasing capacity saves money only where it shrinks the bill:
+ * <ul>
+ *   <li>an instance no job holds, every GPU of it idle: release the instance;</li>
+ *   <li>a job whose instances hold more GPUs than its busy ones need: release the instances it does
+ *       not need, all of them when none is busy ("shrink to N instances" otherwise). An idle GPU or
+ *       MIG slice inside an instance the job still needs saves nothing and is not recommended;</li>
+ *   <li>a job that reported work over the period is not idle, however low its SM activity (a serving
+ *       job at night); it keeps at least one instance.</li>
+ * </ul>
+ * An instance several jobs share is released only when every GPU of it is idle and none of its jobs
+ * reported work. A reserved instance is paid for its term whether it runs or not: releasing it is
+ * worth saying (its capacity is free for other work) but takes nothing off the bill, and claims nothing.
+ *
+ * <p>What a release saves a month is the released instances' rate for the hours a month they sit idle,
+ * as the target's look-back shows ({@link IdleHours}): a notebook idle every night claims its nights'
+ * hours, once.
  */
 public final class IdleGpuRule {
 
@@ -30,9 +44,48 @@ public final class IdleGpuRule {
     /** A third of each minute, on average, with an activity reading. */
     public static final double DEFAULT_MIN_OBSERVED_SECONDS = 20;
 
+    /*
+     * Confidence grows with how much of the period was observed. Releasing what a job holds whole
+     * (0.5 to 0.9) is the capacity's own state; shrinking a running job (0.4 to 0.7) also needs the
+     * job to run on fewer instances, which its owner has to make so.
+     */
+    private static final double SHRINK_BASE = 0.4;
+    private static final double SHRINK_COVERAGE = 0.3;
+    private static final double RELEASE_BASE = 0.5;
+    private static final double RELEASE_COVERAGE = 0.4;
+
     private final RecommendationRules.Evidence evidence;
     private final double minObservedSecondsPerMinute;
     private final Duration ttl;
+
+    /**
+     * What a job holds whole, or one instance no job holds (or several jobs share), at one minute.
+     *
+     * @param jobId        the holding job; null for an instance of no job or of several
+     * @param reportedWork whether the holding's job (any of them, for a shared instance) reported work
+     *                     over the period
+     */
+    public record Holding(Recommendation.Target target, String jobId, List<IdleInstances.Snapshot> instances,
+            boolean reportedWork) {
+    }
+
+    /**
+     * What could be released of a holding.
+     *
+     * @param instancesNeeded instances its busy GPUs need (0: none is busy and it reported no work)
+     * @param busyGpus        GPU equivalents busy over the period
+     * @param released        the instances to release, the idlest first
+     * @param idle            the released instances' GPUs over the period, added up (GPU-seconds)
+     * @param costPerHour     what releasing the instances takes off the bill an hour: their GPUs' rates as
+     *                        observed, summed, but for reserved instances, paid for their term whether they run
+     */
+    public record Release(int instancesHeld, int instancesNeeded, double busyGpus,
+            List<IdleInstances.Snapshot> released, IdlePeriod idle, double costPerHour) {
+
+        public int count() {
+            return released.size();
+        }
+    }
 
     /**
      * @param evidence                    the period, the SM activity it is raised under and the one it is
@@ -55,16 +108,112 @@ public final class IdleGpuRule {
     }
 
     /**
-     * The recommendation the period calls for; empty when the GPU is not idle enough, or when
-     * {@code held} (its recommendation stands) and its activity has reached the withdrawal threshold.
+     * What of the holding could be released now; empty when nothing: it is busy, it serves, or what
+     * is idle lies in instances it needs. {@code held}: its recommendation stands, so a GPU is idle
+     * under the withdrawal threshold rather than the raising one.
      */
-    public Optional<Recommendation> evaluate(IdlePeriod period, boolean held, Instant now) {
-        double threshold = held ? evidence.withdrawAt() : evidence.raiseAt();
-        if (!judges(period) || !(period.smActive() < threshold)) {
+    public Optional<Release> release(Holding holding, boolean held) {
+        List<IdleInstances.Snapshot> instances = holding.instances();
+        if (instances.isEmpty()) {
             return Optional.empty();
         }
-        GpuUsage usage = period.latest();
-        double costPerHour = period.costPerHour();
+        double threshold = held ? evidence.withdrawAt() : evidence.raiseAt();
+        double busy = 0;
+        int perInstance = 1;
+        for (IdleInstances.Snapshot instance : instances) {
+            busy += busyGpus(instance, threshold);
+            perInstance = Math.max(perInstance, instance.gpusPerInstance());
+        }
+        if (holding.reportedWork() && busy == 0) {
+            // Work reported on GPUs that look idle: serving at a quiet hour, not idle.
+            return Optional.empty();
+        }
+        int needed = busy > 0 || holding.reportedWork()
+                ? Math.max(1, (int) Math.ceil(busy / perInstance - 1e-9)) : 0;
+        if (needed >= instances.size()) {
+            return Optional.empty();
+        }
+        List<IdleInstances.Snapshot> idlestFirst = new ArrayList<>(instances);
+        idlestFirst.sort(Comparator.comparingDouble((IdleInstances.Snapshot i) -> busyGpus(i, threshold))
+                .thenComparing(IdleInstances.Snapshot::instanceId));
+        List<IdleInstances.Snapshot> released = List.copyOf(idlestFirst.subList(0, instances.size() - needed));
+        double costPerHour = 0;
+        for (IdleInstances.Snapshot instance : released) {
+            // A reservation is paid for its term whether its instance runs or not: releasing one saves nothing.
+            if (instance.offer().lifecycle() != Lifecycle.RESERVED) {
+                for (IdleInstances.Gpu gpu : instance.gpus()) {
+                    costPerHour += gpu.period().costPerHour();
+                }
+            }
+        }
+        return Optional.of(new Release(instances.size(), needed, busy, released, addUp(released), costPerHour));
+    }
+
+    /** GPU equivalents of the instance that are busy: not judged idle under {@code threshold}. */
+    private double busyGpus(IdleInstances.Snapshot instance, double threshold) {
+        double busy = 0;
+        for (IdleInstances.Gpu gpu : instance.gpus()) {
+            if (!(judges(gpu.period()) && gpu.period().smActive() < threshold)) {
+                busy += gpu.fraction();
+            }
+        }
+        return busy;
+    }
+
+    /** The released instances' GPUs over the period as one: GPU-seconds and costs summed, activity weighted. */
+    private static IdlePeriod addUp(List<IdleInstances.Snapshot> instances) {
+        IdlePeriod first = instances.get(0).gpus().get(0).period();
+        double withActivity = 0;
+        double active = 0;
+        double observed = 0;
+        double cost = 0;
+        for (IdleInstances.Snapshot instance : instances) {
+            for (IdleInstances.Gpu gpu : instance.gpus()) {
+                IdlePeriod period = gpu.period();
+                withActivity += period.secondsWithActivity();
+                active += period.smActive() * period.secondsWithActivity();
+                observed += period.secondsObserved();
+                cost += period.cost();
+            }
+        }
+        return new IdlePeriod(first.latest(), first.from(), first.to(), withActivity,
+                withActivity > 0 ? active / withActivity : 0, observed, cost);
+    }
+
+    /**
+     * The recommendation to release what {@code release} names, saving its rate for the hours of a
+     * month {@code idle} shows it idle.
+     */
+    public Recommendation recommend(Holding holding, Release release, JobHours.Share idle, Instant now) {
+        IdlePeriod period = release.idle();
+        double costPerHour = release.costPerHour();
+        double hoursPerMonth = idle.hoursPerMonth();
+        double saving = costPerHour * hoursPerMonth;
+        int gpus = release.released().stream().mapToInt(instance -> instance.gpus().size()).sum();
+        double coverage = Math.min(1, period.secondsObserved() / (period.minutes() * 60.0 * Math.max(1, gpus)));
+        boolean shrink = release.instancesNeeded() > 0;
+        double confidence = shrink ? SHRINK_BASE + SHRINK_COVERAGE * coverage
+                : RELEASE_BASE + RELEASE_COVERAGE * coverage;
+        IdleInstances.Snapshot first = release.released().get(0);
+        GpuUsage latest = period.latest();
+        String currency = latest.currency();
+
+        List<String> instanceIds = release.released().stream().map(IdleInstances.Snapshot::instanceId).toList();
+        List<String> gpuUuids = release.released().stream()
+                .flatMap(instance -> instance.gpus().stream().map(IdleInstances.Gpu::uuid)).toList();
+        Map<String, Object> action = new LinkedHashMap<>();
+        boolean ofJob = holding.jobId() != null;
+        if (ofJob) {
+            action.put("release", "instances");
+            action.put("jobId", holding.jobId());
+            action.put("instanceIds", instanceIds);
+            action.put("keepInstances", release.instancesNeeded());
+        } else {
+            action.put("release", "instance");
+        }
+        action.put("instanceId", first.instanceId());
+        action.put("gpuUuids", gpuUuids);
+
         Map<String, Object> evidenceFields = new LinkedHashMap<>();
         evidenceFields.put("periodStart", period.from().toString());
         evidenceFields.put("periodEnd", period.to().toString());
@@ -74,27 +223,47 @@ public final class IdleGpuRule {
         evidenceFields.put("withdrawSmActive", evidence.withdrawAt());
         evidenceFields.put("secondsObserved", period.secondsObserved());
         evidenceFields.put("secondsWithActivity", period.secondsWithActivity());
+        evidenceFields.put("instancesHeld", release.instancesHeld());
+        evidenceFields.put("instancesNeeded", release.instancesNeeded());
+        evidenceFields.put("instancesToRelease", release.count());
+        evidenceFields.put("busyGpuEquivalents", release.busyGpus());
+        evidenceFields.put("gpusPerInstance", first.gpusPerInstance());
+        evidenceFields.put("reportedWork", holding.reportedWork());
         evidenceFields.put("idleCostPerHour", costPerHour);
-        evidenceFields.put("hoursPerMonth", Recommendation.HOURS_PER_MONTH);
-        evidenceFields.put("jobId", usage.jobId());
-        // Confidence grows with how much of the period was observed: a full half hour of idleness
-        // says more than a few minutes of it.
-        double coverage = Math.min(1, period.secondsObserved() / (period.minutes() * 60.0));
-        double confidence = 0.5 + 0.4 * coverage;
-        String currency = usage.currency() == null ? "" : usage.currency();
-        return Optional.of(Recommendation.open(RecommendationKind.RECLAIM_IDLE, target(usage),
-                String.format(Locale.ROOT, "GPU %s on %s (%s) has been idle for %d minutes: SM activity %.1f%%"
-                                + " below %.0f%%; reclaiming it saves %.2f %s per hour it stays released",
-                        usage.gpuIndex(), usage.host(), usage.instanceType(), period.minutes(),
-                        period.smActive() * 100, evidence.raiseAt() * 100, costPerHour, currency),
-                Map.of("release", "gpu", "gpuUuid", usage.gpuUuid(), "instanceId", usage.instanceId()), null,
-                costPerHour * Recommendation.HOURS_PER_MONTH, usage.currency(), confidence, now, now.plus(ttl),
-                evidenceFields));
+        evidenceFields.put("reserved", release.released().stream()
+                .anyMatch(instance -> instance.offer().lifecycle() == Lifecycle.RESERVED));
+        evidenceFields.put("lookbackStart", idle.from().toString());
+        evidenceFields.put("lookbackEnd", idle.to().toString());
+        evidenceFields.put("idleShare", idle.share());
+        evidenceFields.put("hoursPerMonth", hoursPerMonth);
+        evidenceFields.put("jobId", ofJob ? holding.jobId() : IdleInstances.NO_JOB);
+        evidenceFields.put("currency", currency);
+
+        String type = first.offer().instanceType();
+        String summary;
+        if (shrink) {
+            summary = String.format(Locale.ROOT, "Job %s keeps %.1f GPU(s) busy on its %d %s instance(s): shrink it"
+                            + " to %d and release %d, saving %.2f %s an hour, %.2f %s a month",
+                    holding.jobId(), release.busyGpus(), release.instancesHeld(), type, release.instancesNeeded(),
+                    release.count(), costPerHour, currency, saving, currency);
+        } else {
+            String who = ofJob ? "Job " + holding.jobId() + " holds" : "Instance " + first.instanceId() + " (no job)";
+            String worth = costPerHour > 0 ? String.format(Locale.ROOT, "releasing saves %.2f %s an hour, %.2f %s a"
+                    + " month", costPerHour, currency, saving, currency)
+                    : "releasing frees reserved capacity, paid for its term either way";
+            summary = String.format(Locale.ROOT, "%s %d idle %s instance(s) on %s for %d minutes, SM activity %.1f%%"
+                            + " under %.0f%%, idle %.1f h a day: %s",
+                    who, release.count(), type, first.host(), period.minutes(), period.smActive() * 100,
+                    evidence.raiseAt() * 100, idle.share() * 24, worth);
+        }
+        return Recommendation.open(RecommendationKind.RECLAIM_IDLE, holding.target(), summary, action, null, saving,
+                currency, confidence, now, now.plus(ttl), evidenceFields);
     }
 
-    /** The GPU of {@code usage}, where it is. */
-    static Recommendation.Target target(GpuUsage usage) {
-        return new Recommendation.Target("gpu", usage.gpuUuid(), usage.host(), usage.instanceId(), usage.provider(),
-                usage.region(), usage.instanceType(), usage.lifecycle());
+    /** The instance of {@code snapshot}, as the target of a release no single job holds. */
+    static Recommendation.Target target(IdleInstances.Snapshot snapshot) {
+        var offer = snapshot.offer();
+        return new Recommendation.Target("instance", snapshot.instanceId(), snapshot.host(), snapshot.instanceId(),
+                offer.provider(), offer.region(), offer.instanceType(), offer.lifecycle());
     }
 }

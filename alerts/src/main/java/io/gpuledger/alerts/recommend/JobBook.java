@@ -48,6 +48,9 @@ public final class JobBook {
     private final JobHours hours;
     private final Map<String, Job> jobs = new ConcurrentHashMap<>();
     private volatile Peers peers;
+    private volatile long recordTimeMillis = Long.MIN_VALUE;
+    /** Epoch milliseconds of the wall clock when any job's record last came. */
+    private volatile long lastRecordAtMillis = Long.MIN_VALUE;
 
     /** How old the pictures a job is compared with may be. */
     static final Duration PEERS_FRESHNESS = Duration.ofSeconds(10);
@@ -62,6 +65,15 @@ public final class JobBook {
     private record JobMinute(Instant start, String currency, long gpus, double gpuEquivalents, double cost,
             double costPerHour, Map<String, Double> workUnits, Double communicationOverheadRatio, double gpuSeconds,
             Mean smActive, Mean dramActive) {
+
+        /** Units of work of every unit it reported, together: a job reports one unit, as a rule. */
+        double units() {
+            double sum = 0;
+            for (double count : workUnits.values()) {
+                sum += count;
+            }
+            return sum;
+        }
 
         static JobMinute of(JobEconomics economics, UsageRollup rollup) {
             boolean reported = economics.throughputReported();
@@ -83,6 +95,8 @@ public final class JobBook {
         private volatile JobTraits traits;
         /** Epoch milliseconds: set at every window of the job's GPUs, so not an object each time. */
         private volatile long heardAtMillis;
+        /** Epoch milliseconds: the end of the newest of its windows, in the records' own time. */
+        private volatile long newestMillis = Long.MIN_VALUE;
         /** The latest version of each of its minutes not final yet. */
         private final TreeMap<Instant, UsageRollup> openRollups = new TreeMap<>();
         /** Its final minutes over the longest period, oldest first. */
@@ -108,6 +122,7 @@ public final class JobBook {
             return;
         }
         Job job = job(window.jobId(), now);
+        heardUntil(job, window.windowEnd());
         Offer pool = job.pool;
         // Every window of the job's GPUs says where it runs; the fields change only when it moves.
         if (pool == null || !pool.isOfferOf(window) || !Objects.equals(job.windowGpuModel, window.gpuModel())) {
@@ -140,6 +155,7 @@ public final class JobBook {
      */
     public boolean onEconomics(JobEconomics economics, Instant now) {
         Job job = job(economics.jobId(), now);
+        heardUntil(job, economics.windowEnd());
         List<JobEconomics> closed = finalMinutes.offer(economics.jobId(), economics.windowStart(), economics);
         if (closed.isEmpty()) {
             return false;
@@ -148,7 +164,7 @@ public final class JobBook {
             for (JobEconomics minute : closed) {
                 JobMinute taken = JobMinute.of(minute, job.openRollups.get(minute.windowStart()));
                 add(job, taken);
-                hours.add(economics.jobId(), taken.start(), taken.gpuEquivalents());
+                hours.add(economics.jobId(), taken.start(), taken.gpuEquivalents(), taken.units());
             }
             job.openRollups.headMap(job.minutes.getLast().start(), true).clear();
         }
@@ -225,6 +241,31 @@ public final class JobBook {
         }
     }
 
+    /**
+     * Whether the job reported work in any of its final minutes from {@code from} up to {@code to}:
+     * a job serving requests on GPUs that look idle is not idle.
+     */
+    public boolean reportedWork(String jobId, Instant from, Instant to) {
+        Job job = jobs.get(jobId);
+        if (job == null) {
+            return false;
+        }
+        synchronized (job) {
+            for (JobMinute minute : job.minutes) {
+                if (!minute.start().isBefore(from) && minute.start().isBefore(to) && minute.units() > 0) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The end of the newest window of any job: the records' own clock, which a backlog replays as it ran. */
+    public Instant recordTime() {
+        long newest = recordTimeMillis;
+        return newest == Long.MIN_VALUE ? Instant.MIN : Instant.ofEpochMilli(newest);
+    }
+
     /** Every job's picture over {@code period}, of the jobs that have one. */
     public Collection<JobView> views(Duration period) {
         List<JobView> views = new ArrayList<>();
@@ -249,20 +290,40 @@ public final class JobBook {
     }
 
     /**
-     * Forgets the jobs not heard of since {@code now - staleAfter}, and returns their ids; their
-     * running time is kept for as long as their look-back holds some of it.
+     * Forgets the jobs not heard of for {@code staleAfter} by the wall clock ({@code now}), and, while
+     * records still come, by the records' own clock too (their newest window that long before the
+     * newest of any job); returns their ids. Their running time is kept for as long as their look-back,
+     * in the records' time, holds some of it. A backlog worked off faster than it ran therefore ends its
+     * jobs where the live run ended them, and keeps every hour of their look-back, however old it is.
      */
     public List<String> sweep(Instant now) {
-        hours.sweep(now);
-        Instant cutoff = now.minus(staleAfter);
+        Instant recordTime = recordTime();
+        if (recordTime.equals(Instant.MIN)) {
+            return List.of();
+        }
+        // A node whose clock runs ahead must not age everyone's look-back: the earlier of the two clocks.
+        hours.sweep(recordTime.isBefore(now) ? recordTime : now);
+        long wallCutoff = now.minus(staleAfter).toEpochMilli();
+        boolean recordsCome = lastRecordAtMillis >= wallCutoff;
+        long recordCutoff = recordTime.minus(staleAfter).toEpochMilli();
         List<String> gone = new ArrayList<>();
         jobs.forEach((id, job) -> {
-            if (job.heardAtMillis < cutoff.toEpochMilli()) {
+            if (job.heardAtMillis < wallCutoff && (!recordsCome || job.newestMillis < recordCutoff)) {
                 gone.add(id);
             }
         });
         gone.forEach(jobs::remove);
         return gone;
+    }
+
+    private void heardUntil(Job job, Instant windowEnd) {
+        long end = windowEnd.toEpochMilli();
+        if (end > job.newestMillis) {
+            job.newestMillis = end;
+        }
+        if (end > recordTimeMillis) {
+            recordTimeMillis = end;
+        }
     }
 
     /**
@@ -290,6 +351,7 @@ public final class JobBook {
     private Job job(String jobId, Instant now) {
         Job job = jobs.computeIfAbsent(jobId, id -> new Job());
         job.heardAtMillis = now.toEpochMilli();
+        lastRecordAtMillis = job.heardAtMillis;
         return job;
     }
 

@@ -78,6 +78,14 @@ public record JobView(
         return running == null ? Recommendation.HOURS_PER_MONTH : running.hoursPerMonth();
     }
 
+    /**
+     * The highest work rates of its minutes over its look-back: what a serving job's demand reached;
+     * {@link JobHours.Peak#NONE} when it has not been followed that long or reported no work.
+     */
+    public JobHours.Peak peak() {
+        return running == null ? JobHours.Peak.NONE : running.peak();
+    }
+
     /** Its traits, or {@link JobTraits#NONE} when it said nothing. */
     public JobTraits traitsOrNone() {
         return traits == null ? JobTraits.NONE : traits;

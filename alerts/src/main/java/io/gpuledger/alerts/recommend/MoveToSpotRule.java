@@ -12,45 +12,91 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 
 /**
- * MOVE_TO_SPOT: an interruptible, checkpointing job on on-demand capacity whose spot discount outweighs what
- * the expected interruptions would cost it; the arithmetic is in docs/recommendations.md.
+ * MOVE_TO_SPOT: an interruptible, checkpointing job on on-demand capacity that would pay less on
+ * spot of the same type for the work it keeps, interruptions included. A job on several instances
+ * is taken as synchronous: losing any one stops all of them, and all lose the work since the last
+ * checkpoint ({@link SpotRenewal}). It is judged at the pessimistic edge of the interruption band
+ * the price feed gives (a stated default where it gives none), and the evidence shows what the
+ * band's other edge would save. Where the move does not pay but a shorter checkpoint interval would
+ * make it pay, that is what is recommended, not the move. The arithmetic is in
+ * docs/recommendations.md.
  */
 public final class MoveToSpotRule {
 
     /** One interruption per 20 hours of running one instance, where the price feed gives no frequency. */
     public static final double DEFAULT_INTERRUPTIONS_PER_HOUR = 0.05;
 
-    /** Five minutes to get new capacity, start the job and load its checkpoint. */
-    public static final double DEFAULT_RESTART_ALLOWANCE_SECONDS = 300;
+    /** Fifteen minutes from an interruption to work again: capacity found, the job started, its checkpoint loaded. */
+    public static final double DEFAULT_RESTART_SECONDS = 900;
+
+    /** No interval under ten minutes is suggested: writing a large model's checkpoint takes minutes. */
+    static final double SHORTEST_SUGGESTED_CHECKPOINT_SECONDS = 600;
 
     /** An hour of closed minutes; raised at a net saving ratio of 10%, withdrawn under 0. */
     public static final RecommendationRules.Evidence DEFAULT_EVIDENCE =
             new RecommendationRules.Evidence(Duration.ofHours(1), 0.10, 0);
 
+    /** Advice that needs a change to the job before anything moves: a person must act first. */
+    static final double CONFIDENCE_CHECKPOINT_FIRST = 0.4;
+
+    /** The action's step: move the job, or first checkpoint more often (a person changes the job). */
+    static final String STEP_MOVE = "move";
+    static final String STEP_CHECKPOINT = "checkpoint-more-often";
+
     private final double interruptionsPerHour;
-    private final double restartAllowanceSeconds;
+    private final double restartSeconds;
     private final double minMonthlySaving;
     private final double minNetSavingRatio;
     private final double withdrawNetSavingRatio;
     private final Duration ttl;
 
     /**
+     * @param interruptionsPerHour   interruptions per instance-hour where the price feed gives no band
+     * @param restartSeconds         time from an interruption to work again, waiting for capacity included
      * @param minNetSavingRatio      net saving ratio a move needs to be recommended
      * @param withdrawNetSavingRatio net saving ratio under which a standing move is withdrawn
      */
-    public MoveToSpotRule(double interruptionsPerHour, double restartAllowanceSeconds, double minMonthlySaving,
+    public MoveToSpotRule(double interruptionsPerHour, double restartSeconds, double minMonthlySaving,
             double minNetSavingRatio, double withdrawNetSavingRatio, Duration ttl) {
         this.interruptionsPerHour = interruptionsPerHour;
-        this.restartAllowanceSeconds = restartAllowanceSeconds;
+        this.restartSeconds = restartSeconds;
         this.minMonthlySaving = minMonthlySaving;
         this.minNetSavingRatio = minNetSavingRatio;
         this.withdrawNetSavingRatio = withdrawNetSavingRatio;
         this.ttl = ttl;
     }
 
-    /** @param held whether the job's move stands: then it needs only the withdrawal ratio */
+    /** The prices and sizes a move is worked out with, in the job's currency. */
+    private record Prices(PriceQuote spotQuote, PriceBoard.Price spot, double onDemandPerHour, double spotPerHour,
+            double instances, int spotInstances) {
+
+        /** What spot saves an hour with no interruption at all. */
+        double grossSaving() {
+            return onDemandPerHour - spotPerHour;
+        }
+    }
+
+    /**
+     * What spot makes of an hour of the job's work at one interruption rate: the share of wall time
+     * that does work kept, and what an hour of work kept saves against on demand.
+     */
+    private record Outcome(SpotRenewal renewal, double usefulFraction, double hourlySaving, double netSavingRatio) {
+
+        static Outcome of(SpotRenewal renewal, Prices prices) {
+            double fraction = renewal.usefulFraction();
+            double saving = prices.onDemandPerHour() - prices.spotPerHour() / fraction;
+            return new Outcome(renewal, fraction, saving, saving / prices.grossSaving());
+        }
+    }
+
+    /** The interruptions per instance-hour judged at (the band's upper edge), its lower edge, and where from. */
+    private record Band(double high, double low, String source) {
+    }
+
+    /** @param held whether the job's recommendation stands: then it needs only the withdrawal ratio */
     public Optional<Recommendation> evaluate(JobView job, PriceBoard board, Instant now, boolean held) {
         JobTraits traits = job.traitsOrNone();
         Offer pool = job.pool();
@@ -58,57 +104,114 @@ public final class MoveToSpotRule {
                 || pool.lifecycle() != Lifecycle.ON_DEMAND) {
             return Optional.empty();
         }
+        Optional<Prices> found = prices(job, board, now);
+        if (found.isEmpty() || !(found.get().grossSaving() > 0)) {
+            return Optional.empty();
+        }
+        Prices prices = found.get();
+        Band band = band(prices.spotQuote());
+        double checkpointHours = traits.checkpointIntervalSeconds() / 3600;
+        SpotRenewal judged = new SpotRenewal(prices.spotInstances(), perInstanceHour(band, true), checkpointHours,
+                restartSeconds / 3600);
+        Outcome atJudged = Outcome.of(judged, prices);
+        double ratioNeeded = held ? withdrawNetSavingRatio : minNetSavingRatio;
+        double monthly = atJudged.hourlySaving() * job.hoursPerMonth();
+        if (atJudged.netSavingRatio() >= ratioNeeded && (held ? monthly >= 0 : monthly >= minMonthlySaving)) {
+            return Optional.of(recommendation(job, prices, band, atJudged, STEP_MOVE, now));
+        }
+        return shorterCheckpoint(judged, prices, ratioNeeded).map(suggested -> Outcome.of(suggested, prices))
+                .filter(outcome -> held ? outcome.hourlySaving() > 0
+                        : outcome.hourlySaving() * job.hoursPerMonth() >= minMonthlySaving)
+                .map(outcome -> recommendation(job, prices, band, outcome, STEP_CHECKPOINT, now));
+    }
+
+    /**
+     * The job checkpointing at the longest interval, in whole minutes and no shorter than
+     * {@link #SHORTEST_SUGGESTED_CHECKPOINT_SECONDS}, at which spot saves {@code ratioNeeded} of its
+     * gross saving; empty when there is none.
+     */
+    private static Optional<SpotRenewal> shorterCheckpoint(SpotRenewal judged, Prices prices, double ratioNeeded) {
+        // onDemand − spot / f ≥ ratio × gross  ⇔  f ≥ spot / (onDemand − ratio × gross)
+        double fractionNeeded = prices.spotPerHour() / (prices.onDemandPerHour() - ratioNeeded * prices.grossSaving());
+        OptionalDouble longest = judged.longestCheckpointReaching(fractionNeeded);
+        if (longest.isEmpty()) {
+            return Optional.empty();
+        }
+        double minutes = Math.floor(longest.getAsDouble() * 60);
+        if (minutes * 60 < SHORTEST_SUGGESTED_CHECKPOINT_SECONDS || minutes / 60 >= judged.checkpointHours()) {
+            return Optional.empty();
+        }
+        return Optional.of(judged.checkpointingEvery(minutes / 60));
+    }
+
+    private static Optional<Prices> prices(JobView job, PriceBoard board, Instant now) {
+        Offer pool = job.pool();
         Map<Lifecycle, PriceQuote> offers = board.offersOf(pool.provider(), pool.region(), pool.instanceType());
         PriceQuote onDemandQuote = offers.get(Lifecycle.ON_DEMAND);
         PriceQuote spotQuote = offers.get(Lifecycle.SPOT);
         if (onDemandQuote == null || spotQuote == null || !onDemandQuote.currency().equals(spotQuote.currency())) {
             return Optional.empty();
         }
-        Optional<PriceBoard.Price> onDemandPrice = board.priceIn(onDemandQuote, job.currency(), now);
-        Optional<PriceBoard.Price> spotPrice = board.priceIn(spotQuote, job.currency(), now);
-        if (onDemandPrice.isEmpty() || spotPrice.isEmpty()) {
+        Optional<PriceBoard.Price> onDemand = board.priceIn(onDemandQuote, job.currency(), now);
+        Optional<PriceBoard.Price> spot = board.priceIn(spotQuote, job.currency(), now);
+        if (onDemand.isEmpty() || spot.isEmpty()) {
             return Optional.empty();
         }
-        double onDemand = onDemandPrice.get().pricePerHour();
-        double spot = spotPrice.get().pricePerHour();
         double instances = job.gpuEquivalents() / onDemandQuote.gpuCount();
-        double hourlySaving = (onDemand - spot) * instances;
-        double hoursLost = (traits.checkpointIntervalSeconds() / 2 + restartAllowanceSeconds) / 3600;
-        Double frequency = spotQuote.interruptionFrequency();
-        double perInstanceHour = frequency != null ? frequency / Recommendation.HOURS_PER_MONTH
-                : interruptionsPerHour;
-        // Slice shares summed in floating point may overshoot a whole instance by a rounding error.
-        double exposed = Math.max(1, Math.ceil(instances - 1e-9));
-        double jobInterruptionsPerHour = perInstanceHour * exposed;
-        double expectedCost = jobInterruptionsPerHour * hoursLost * spot * instances;
-        double monthlySaving = (hourlySaving - expectedCost) * job.hoursPerMonth();
-        double netSavingRatio = (hourlySaving - expectedCost) / hourlySaving;
-        boolean worthIt = held ? netSavingRatio >= withdrawNetSavingRatio && monthlySaving >= 0
-                : netSavingRatio >= minNetSavingRatio && monthlySaving >= minMonthlySaving;
-        if (!(hourlySaving > 0) || !worthIt) {
-            return Optional.empty();
+        // Spot is bought in whole instances; slice shares summed in floating point may overshoot one by a hair.
+        int spotInstances = (int) Math.max(1, Math.ceil(instances - 1e-9));
+        return Optional.of(new Prices(spotQuote, spot.get(), onDemand.get().pricePerHour() * instances,
+                spot.get().pricePerHour() * spotInstances, instances, spotInstances));
+    }
+
+    /** The band of the share of instances taken back a month, from the spot quote, or the default rate. */
+    private Band band(PriceQuote spotQuote) {
+        Double high = spotQuote.interruptionFrequency();
+        if (high == null) {
+            return new Band(interruptionsPerHour, interruptionsPerHour, "default");
         }
+        return new Band(high, spotQuote.interruptionFrequencyFloor(), "catalog");
+    }
+
+    private double perInstanceHour(Band band, boolean high) {
+        double value = high ? band.high() : band.low();
+        return band.source().equals("catalog") ? value / Recommendation.HOURS_PER_MONTH : value;
+    }
+
+    private Recommendation recommendation(JobView job, Prices prices, Band band, Outcome outcome, String step,
+            Instant now) {
+        SpotRenewal renewal = outcome.renewal();
+        Outcome atLow = Outcome.of(new SpotRenewal(renewal.instances(), perInstanceHour(band, false),
+                renewal.checkpointHours(), renewal.restartHours()), prices);
+        double hours = job.hoursPerMonth();
+        double monthlySaving = outcome.hourlySaving() * hours;
 
         Map<String, Object> evidence = new LinkedHashMap<>();
-        evidence.put("onDemandPricePerHour", onDemand);
-        evidence.put("spotPricePerHour", spot);
-        evidence.put("quoteCurrency", spotQuote.currency());
-        evidence.put("exchangeRate", spotPrice.get().exchangeRate());
-        evidence.put("instances", instances);
-        evidence.put("hourlySaving", hourlySaving);
-        evidence.put("hoursPerMonth", job.hoursPerMonth());
-        evidence.put("interruptionRateSource", frequency != null ? "catalog" : "default");
-        if (frequency != null) {
-            evidence.put("interruptionFrequency", frequency);
+        evidence.put("onDemandPricePerHour", prices.onDemandPerHour() / prices.instances());
+        evidence.put("spotPricePerHour", prices.spot().pricePerHour());
+        evidence.put("quoteCurrency", prices.spotQuote().currency());
+        evidence.put("exchangeRate", prices.spot().exchangeRate());
+        evidence.put("instances", prices.instances());
+        evidence.put("spotInstances", prices.spotInstances());
+        evidence.put("grossHourlySaving", prices.grossSaving());
+        evidence.put("hourlySaving", outcome.hourlySaving());
+        evidence.put("hoursPerMonth", hours);
+        evidence.put("interruptionRateSource", band.source());
+        if (band.source().equals("catalog")) {
+            evidence.put("interruptionFrequency", band.high());
+            evidence.put("interruptionFrequencyLow", band.low());
         }
-        evidence.put("interruptionsPerInstanceHour", perInstanceHour);
-        evidence.put("instancesExposed", (int) exposed);
-        evidence.put("jobInterruptionsPerHour", jobInterruptionsPerHour);
-        evidence.put("checkpointIntervalSeconds", traits.checkpointIntervalSeconds());
-        evidence.put("restartAllowanceSeconds", restartAllowanceSeconds);
-        evidence.put("hoursLostPerInterruption", hoursLost);
-        evidence.put("expectedInterruptionCostPerHour", expectedCost);
-        evidence.put("netSavingRatio", netSavingRatio);
+        evidence.put("interruptionsPerInstanceHour", renewal.interruptionsPerInstanceHour());
+        evidence.put("interruptionsPerInstanceHourLow", atLow.renewal().interruptionsPerInstanceHour());
+        evidence.put("jobInterruptionsPerHour", renewal.jobInterruptionsPerHour());
+        evidence.put("checkpointIntervalSeconds", job.traitsOrNone().checkpointIntervalSeconds());
+        evidence.put("restartSeconds", renewal.restartHours() * 3600);
+        evidence.put("usefulFraction", outcome.usefulFraction());
+        evidence.put("usefulFractionAtBandLow", atLow.usefulFraction());
+        evidence.put("monthlySavingAtBandHigh", monthlySaving);
+        evidence.put("monthlySavingAtBandLow", atLow.hourlySaving() * hours);
+        evidence.put("delayHoursPerMonth", hours * (1 / outcome.usefulFraction() - 1));
+        evidence.put("netSavingRatio", outcome.netSavingRatio());
         evidence.put("minNetSavingRatio", minNetSavingRatio);
         evidence.put("withdrawNetSavingRatio", withdrawNetSavingRatio);
         evidence.put("currency", job.currency());
@@ -116,25 +219,41 @@ public final class MoveToSpotRule {
         Map<String, Object> action = new LinkedHashMap<>();
         action.put("jobId", job.jobId());
         action.put("gpus", job.gpus());
-        action.put("fromPool", pool.key());
-        action.put("toPool", OfferFields.of(spotQuote, job.gpuModel()));
-
-        String summary = String.format(Locale.ROOT,
-                "Run interruptible job %s on %s spot instead of on demand: saves %.2f %s/h against %.2f expected"
-                        + " to be lost to interruptions; %.2f %s a month",
-                job.jobId(), pool.instanceType(), hourlySaving, job.currency(), expectedCost, monthlySaving,
-                job.currency());
-        return Optional.of(Recommendation.open(RecommendationKind.MOVE_TO_SPOT, Recommendation.Target.job(job.jobId()),
-                summary, action, null, monthlySaving, job.currency(), confidence(hourlySaving, expectedCost), now,
-                now.plus(ttl), evidence));
+        action.put("fromPool", job.pool().key());
+        action.put("step", step);
+        String summary;
+        if (step.equals(STEP_MOVE)) {
+            action.put("toPool", OfferFields.of(prices.spotQuote(), job.gpuModel()));
+            action.put("toInstances", prices.spotInstances());
+            summary = String.format(Locale.ROOT,
+                    "Run interruptible job %s on %d %s spot instance(s) instead of on demand: with %.1f%% of its time"
+                            + " lost to interruptions it saves %.2f %s an hour of work, %.2f %s a month",
+                    job.jobId(), prices.spotInstances(), job.pool().instanceType(),
+                    (1 - outcome.usefulFraction()) * 100, outcome.hourlySaving(), job.currency(), monthlySaving,
+                    job.currency());
+        } else {
+            double seconds = renewal.checkpointHours() * 3600;
+            action.put("checkpointIntervalSeconds", seconds);
+            evidence.put("suggestedCheckpointIntervalSeconds", seconds);
+            evidence.put("spotPool", OfferFields.of(prices.spotQuote(), job.gpuModel()));
+            summary = String.format(Locale.ROOT,
+                    "Interruptible job %s would lose money on %s spot checkpointing every %.0f minutes; checkpointing"
+                            + " every %.0f minutes, spot would save %.2f %s a month",
+                    job.jobId(), job.pool().instanceType(), job.traitsOrNone().checkpointIntervalSeconds() / 60,
+                    seconds / 60, monthlySaving, job.currency());
+        }
+        double confidence = step.equals(STEP_MOVE) ? confidence(outcome.netSavingRatio())
+                : CONFIDENCE_CHECKPOINT_FIRST;
+        return Recommendation.open(RecommendationKind.MOVE_TO_SPOT, Recommendation.Target.job(job.jobId()), summary,
+                action, null, monthlySaving, job.currency(), confidence, now, now.plus(ttl), evidence);
     }
 
     /**
-     * 0.5 to 0.9: 0.5 plus 0.4 times the share of the saving left after the expected
-     * interruptions, {@code (saving − expected) / saving}. A move that barely pays is a coin toss
-     * on the interruption rate, which is itself an assumption.
+     * 0.5 to 0.9: 0.5 plus 0.4 times the share of the saving left after the interruptions at the
+     * band's pessimistic edge. A move that barely pays there depends on the rate, which is last
+     * month's history at best.
      */
-    static double confidence(double hourlySaving, double expectedCost) {
-        return 0.5 + 0.4 * (hourlySaving - expectedCost) / hourlySaving;
+    static double confidence(double netSavingRatio) {
+        return 0.5 + 0.4 * Math.max(0, Math.min(1, netSavingRatio));
     }
 }

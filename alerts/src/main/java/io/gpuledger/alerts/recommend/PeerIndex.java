@@ -17,20 +17,25 @@ import java.util.function.Predicate;
 /**
  * Other jobs' pictures as the switch-instance-type rule compares a job with them: those that
  * report throughput, grouped by what must match (unit, currency, how capacity is bought and the
- * workload), cheapest per million units first. A job's peers worth switching to are then the
- * head of its group, and counting them is a binary search, where a scan of every peer for every
- * job's record grew with the square of the fleet's jobs.
+ * workload), cheapest per million units first, each group also kept per provider and region (a
+ * job stays in its own unless the deployment allows others). A job's peers worth switching to are
+ * then the head of its group, and counting them is a binary search, where a scan of every peer for
+ * every job's record grew with the square of the fleet's jobs.
  *
  * <p>Built once per snapshot of the peers ({@link JobBook#peers}); not safe for concurrent
  * building, safe for concurrent reading once built.
  */
 final class PeerIndex {
 
-    /** What a peer must share with the job; {@code workload} is null in the groups of every workload. */
-    private record Group(String unit, String currency, Lifecycle lifecycle, String workload) {
+    /**
+     * What a peer must share with the job; {@code workload} is null in the groups of every workload,
+     * {@code region} ({@code provider|region}) in the groups of every region.
+     */
+    private record Group(String unit, String currency, Lifecycle lifecycle, String workload, String region) {
 
-        static Group of(JobView job, boolean byWorkload) {
-            return new Group(job.unit(), job.currency(), job.pool().lifecycle(), byWorkload ? job.workload() : null);
+        static Group of(JobView job, boolean byWorkload, boolean byRegion) {
+            return new Group(job.unit(), job.currency(), job.pool().lifecycle(), byWorkload ? job.workload() : null,
+                    byRegion ? job.pool().provider() + "|" + job.pool().region() : null);
         }
     }
 
@@ -98,11 +103,13 @@ final class PeerIndex {
             if (!peer.reportsThroughput()) {
                 continue;
             }
-            Group group = Group.of(peer, true);
-            byWorkload.computeIfAbsent(group, key -> new ArrayList<>()).add(peer);
-            byUnit.computeIfAbsent(Group.of(peer, false), key -> new ArrayList<>()).add(peer);
-            byPlace.computeIfAbsent(group, key -> new HashMap<>())
-                    .computeIfAbsent(Place.of(peer.pool()), key -> new ArrayList<>()).add(peer);
+            for (boolean byRegion : new boolean[] {false, true}) {
+                Group group = Group.of(peer, true, byRegion);
+                byWorkload.computeIfAbsent(group, key -> new ArrayList<>()).add(peer);
+                byUnit.computeIfAbsent(Group.of(peer, false, byRegion), key -> new ArrayList<>()).add(peer);
+                byPlace.computeIfAbsent(group, key -> new HashMap<>())
+                        .computeIfAbsent(Place.of(peer.pool()), key -> new ArrayList<>()).add(peer);
+            }
             byJob.computeIfAbsent(peer.jobId(), key -> new ArrayList<>()).add(peer);
         }
         Map<Group, Map<Place, Sorted>> sortedByPlace = new HashMap<>();
@@ -126,24 +133,30 @@ final class PeerIndex {
 
     /**
      * The peers {@code job} may switch to: other jobs bought the same way, counting the same unit
-     * in the same currency, on another instance type or region, whose cost per million units
-     * {@code worthIt} holds of; of the same workload when the job names one, otherwise of any
-     * workload that {@code fits}.
+     * in the same currency, on another instance type or region where {@code reach} lets it go, whose
+     * cost per million units {@code worthIt} holds of; of the same workload when the job names one,
+     * otherwise of any workload that {@code fits}.
      *
      * @param worthIt whether a cost per million units is worth switching to; it must hold of every
      *                cost below one it holds of (a saving grows as the cost falls)
      * @param fits    whether a peer's GPUs would hold the job; asked only when the job names no workload
      */
-    Comparison compare(JobView job, DoublePredicate worthIt, Predicate<JobView> fits) {
+    Comparison compare(JobView job, DoublePredicate worthIt, Reach reach, Predicate<JobView> fits) {
         if (job.unit() == null) {
             return new Comparison(Optional.empty(), 0);
         }
         boolean byOwnWorkload = job.workload() != null;
-        Sorted peers = (byOwnWorkload ? byWorkload : byUnit).getOrDefault(Group.of(job, byOwnWorkload), NONE);
+        boolean ownRegion = !reach.otherRegions() && !reach.otherProviders();
+        Sorted peers = (byOwnWorkload ? byWorkload : byUnit).getOrDefault(Group.of(job, byOwnWorkload, ownRegion),
+                NONE);
         int cheaper = peers.prefix(worthIt);
         Place place = Place.of(job.pool());
         IntPredicate elsewhere = i -> !peers.views().get(i).jobId().equals(job.jobId())
                 && !peers.places().get(i).equals(place);
+        if (!ownRegion) {
+            return scan(peers, cheaper, i -> elsewhere.test(i) && reach.allows(job.pool(), peers.views().get(i).pool())
+                    && (byOwnWorkload || fits.test(peers.views().get(i))));
+        }
         if (!byOwnWorkload) {
             return scan(peers, cheaper, i -> elsewhere.test(i) && fits.test(peers.views().get(i)));
         }
@@ -157,11 +170,11 @@ final class PeerIndex {
             return new Comparison(Optional.empty(), 0);
         }
         // The group's count, less its peers in the job's own place and the job's own pictures elsewhere.
-        Group group = Group.of(job, true);
+        Group group = Group.of(job, true, true);
         int worthItCount = cheaper - byWorkloadAndPlace.getOrDefault(group, Map.of()).getOrDefault(place, NONE)
                 .prefix(worthIt);
         for (JobView itself : byJob.getOrDefault(job.jobId(), List.of())) {
-            if (!Place.of(itself.pool()).equals(place) && Group.of(itself, true).equals(group)
+            if (!Place.of(itself.pool()).equals(place) && Group.of(itself, true, true).equals(group)
                     && worthIt.test(itself.costPerMillionUnits())) {
                 worthItCount--;
             }

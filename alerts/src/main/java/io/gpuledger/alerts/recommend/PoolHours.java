@@ -15,9 +15,11 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * How many instances each on-demand pool used, clock hour by clock hour, over the lookback: what
- * the reserve-capacity rule weighs against the break-even. The cost engine sends a pool's hour
- * only when something ran in it, so an hour the pool did not send counts as no instance in use:
+ * How many instances of each instance type and region were in use, clock hour by clock hour, over
+ * the lookback, on demand and reserved apart: what the reserve-capacity rule weighs against the
+ * break-even, and what it knows to be reserved already. Spot is not counted. The cost engine sends
+ * a pool's hour only when something ran in it, so an hour the pool did not send counts as no
+ * instance in use:
  * a pool that scales to zero at night is idle at night, not busy all the time. Hours are counted
  * from the first hour the pool was seen (what came before is not known), up to the last final
  * hour, so a pool seen for less than the lookback has fewer hours.
@@ -47,62 +49,77 @@ public final class PoolHours {
     private Instant finalThrough = Instant.MIN;
     private long late;
 
-    /** One pool's GPU-hours per clock hour: the final ones in a ring, the open ones by start. */
+    /** On demand and reserved, the two ways of buying an instance type that are counted. */
+    private static final int ON_DEMAND = 0;
+    private static final int RESERVED = 1;
+
+    /**
+     * One instance type's GPU-hours per clock hour, on demand and reserved: the final ones in a ring,
+     * the open ones by start.
+     */
     private static final class Pool {
-        private final double[] gpuHours;
+        private final double[][] gpuHours;
         private int size;
         private int next;
-        private final TreeMap<Instant, Double> open = new TreeMap<>();
+        private final TreeMap<Instant, double[]> open = new TreeMap<>();
         /** The first hour not yet final. */
         private Instant nextHour;
+        /** The first hour it was seen in: where the history it is judged on begins. */
+        private final Instant firstHour;
         private Instant heard;
         private String currency;
 
         private Pool(int lookbackHours, Instant firstHour) {
-            this.gpuHours = new double[lookbackHours];
+            this.gpuHours = new double[2][lookbackHours];
             this.nextHour = firstHour;
+            this.firstHour = firstHour;
+        }
+
+        private int length() {
+            return gpuHours[ON_DEMAND].length;
         }
 
         /**
-         * Replaces the count of the final hour {@code hour}; false when it is older than the
-         * hours kept.
+         * Replaces the count of the final hour {@code hour} bought {@code way}; false when it is
+         * older than the hours kept.
          */
-        private boolean revise(Instant hour, double used) {
+        private boolean revise(Instant hour, int way, double used) {
             long back = Duration.between(hour, nextHour).toHours();
             if (back > size) {
                 return false;
             }
-            gpuHours[(int) ((next - back + gpuHours.length) % gpuHours.length)] = used;
+            gpuHours[way][(int) ((next - back + length()) % length())] = used;
             return true;
         }
 
-        private void close(double used) {
-            gpuHours[next] = used;
-            next = (next + 1) % gpuHours.length;
-            size = Math.min(size + 1, gpuHours.length);
+        private void close(double[] used) {
+            gpuHours[ON_DEMAND][next] = used[ON_DEMAND];
+            gpuHours[RESERVED][next] = used[RESERVED];
+            next = (next + 1) % length();
+            size = Math.min(size + 1, length());
         }
 
         /** Final hours up to {@code through} (an hour start): those it sent, and zero for the rest. */
         private void closeThrough(Instant through) {
             long missing = Duration.between(nextHour, through).toHours() + 1;
-            if (missing > gpuHours.length) {
+            if (missing > length()) {
                 // Only the last lookback of them is kept: skip the rest, as zeros or not.
-                nextHour = through.minus(HOUR.multipliedBy(gpuHours.length - 1));
+                nextHour = through.minus(HOUR.multipliedBy(length() - 1));
                 open.headMap(nextHour).clear();
             }
             while (!nextHour.isAfter(through)) {
-                Double used = open.remove(nextHour);
-                close(used == null ? 0 : used);
+                double[] used = open.remove(nextHour);
+                close(used == null ? new double[2] : used);
                 nextHour = nextHour.plus(HOUR);
             }
         }
 
-        /** Oldest first. */
-        private List<Double> hours(double per) {
+        /** Instances in use bought {@code way}, hour by hour, oldest first. */
+        private List<Double> hours(int way, double per) {
             List<Double> instances = new ArrayList<>(size);
-            int first = size < gpuHours.length ? 0 : next;
+            int first = size < length() ? 0 : next;
             for (int i = 0; i < size; i++) {
-                instances.add(gpuHours[(first + i) % gpuHours.length] / per);
+                instances.add(gpuHours[way][(first + i) % length()] / per);
             }
             return instances;
         }
@@ -148,12 +165,17 @@ public final class PoolHours {
         return ready;
     }
 
-    /** Takes a version of a pool's hour; returns the pool when the version revised one of its final hours. */
+    /**
+     * Takes a version of a pool's hour, on demand or reserved; returns its instance type's on-demand
+     * offer when the version revised one of its final hours.
+     */
     private Optional<Offer> take(UsageRollup hour) {
-        Offer offer = Offer.fromKey(hour.id());
-        if (offer.lifecycle() != Lifecycle.ON_DEMAND) {
+        Offer bought = Offer.fromKey(hour.id());
+        if (bought.lifecycle() == Lifecycle.SPOT) {
             return Optional.empty();
         }
+        int way = bought.lifecycle() == Lifecycle.RESERVED ? RESERVED : ON_DEMAND;
+        Offer offer = new Offer(bought.provider(), bought.region(), bought.instanceType(), Lifecycle.ON_DEMAND);
         Pool pool = pools.get(offer);
         if (pool == null) {
             if (pools.size() >= maxPools) {
@@ -164,15 +186,17 @@ public final class PoolHours {
         }
         double used = hour.totals().gpuSeconds() / 3600.0;
         if (hour.windowStart().isBefore(pool.nextHour)) {
-            if (pool.revise(hour.windowStart(), used)) {
+            if (pool.revise(hour.windowStart(), way, used)) {
                 return Optional.of(offer);
             }
             late++;
             return Optional.empty();
         }
-        pool.open.put(hour.windowStart(), used);
-        pool.heard = hour.windowStart();
-        pool.currency = hour.currency();
+        pool.open.computeIfAbsent(hour.windowStart(), start -> new double[2])[way] = used;
+        pool.heard = pool.heard == null || hour.windowStart().isAfter(pool.heard) ? hour.windowStart() : pool.heard;
+        if (way == ON_DEMAND || pool.currency == null) {
+            pool.currency = hour.currency();
+        }
         return Optional.empty();
     }
 
@@ -182,7 +206,8 @@ public final class PoolHours {
         }
         Optional<Integer> perInstance = catalog.instance(offer).map(GpuCatalog.InstanceSpec::gpusPerInstance)
                 .or(() -> board.price(offer).map(PriceQuote::gpuCount));
-        return perInstance.map(per -> new PoolUsage(offer, pool.hours(per), pool.currency));
+        return perInstance.map(per -> new PoolUsage(offer, pool.hours(ON_DEMAND, per), pool.hours(RESERVED, per),
+                pool.firstHour, pool.nextHour, pool.currency));
     }
 
     /** Makes room by forgetting the pool heard of least recently. */

@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -39,6 +41,7 @@ public final class RecommendationDesk implements AutoCloseable {
     private final MeterRegistry registry;
     private final Clock clock;
     private final Set<String> savingGauges = ConcurrentHashMap.newKeySet();
+    private final List<Consumer<Recommendation>> acknowledged = new CopyOnWriteArrayList<>();
 
     /**
      * @param reportingCurrency the currency whose saving gauges exist from the start (0 until a
@@ -96,7 +99,19 @@ public final class RecommendationDesk implements AutoCloseable {
 
     /** Someone acts on {@code id}; acknowledging it again changes nothing and publishes nothing. */
     public Optional<Recommendation> acknowledge(String id) {
-        return already(id, RecommendationStatus.ACKNOWLEDGED).or(() -> publish(book.acknowledge(id, clock.instant())));
+        return already(id, RecommendationStatus.ACKNOWLEDGED).or(() -> {
+            Optional<Recommendation> news = publish(book.acknowledge(id, clock.instant()));
+            news.ifPresent(recommendation -> acknowledged.forEach(listener -> listener.accept(recommendation)));
+            return news;
+        });
+    }
+
+    /**
+     * Tells {@code listener} of every acknowledgement from now on, as it is published: the rules learn
+     * that what they advised is being done.
+     */
+    public void onAcknowledged(Consumer<Recommendation> listener) {
+        acknowledged.add(listener);
     }
 
     /** Someone says not to act on {@code id}; dismissing it again changes nothing and publishes nothing. */

@@ -12,7 +12,10 @@ import io.gpuledger.model.RecommendationStatus;
 import io.gpuledger.model.UsageRollup;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -20,11 +23,21 @@ import java.util.Optional;
 /**
  * The recommendation rules and what they know, fed by the alert service's readers: prices into
  * the {@link PriceBoard}, windows, roll-ups, economics and work reports into the {@link JobBook},
- * {@link GpuMinutes} and {@link PoolHours}. Every rule but the evacuation judges closed windows
- * only, over a sustained period ({@link Evidence}): a GPU on each of its closed minutes, a job on
- * each of its minutes that is final, a pool's reservation on each final hour. A capacity notice is
- * judged at once. What a rule finds goes to the {@link RecommendationDesk}; what it no longer finds
- * is withdrawn there.
+ * {@link GpuMinutes}, {@link IdleInstances} and {@link PoolHours}. Every rule but the evacuation
+ * judges closed windows only, over a sustained period ({@link Evidence}): an instance's idleness on
+ * each of its complete closed minutes, a job on each of its minutes that is final, a pool's
+ * reservation on each final hour. A capacity notice is judged at once. What a rule finds goes to
+ * the {@link RecommendationDesk}; what it no longer finds is withdrawn there.
+ *
+ * <p>Two rules hold across kinds. A job is told one place to go: of a switch, a move to spot and a
+ * faster interconnect, only the one that stands, or else the best, is raised (a communication fix
+ * that would move the job is then stated as advice to the job). And what a month can hold: the
+ * claims on one job never add up to more than its monthly bill; a later finding is cut to what the
+ * standing ones leave.
+ *
+ * <p>Time is the records' own: look-backs and the forgetting of jobs and instances follow the
+ * newest window seen (the wall clock only where it is earlier), so that a restart working off a
+ * backlog judges it as the live run did.
  */
 public final class RecommendationRules {
 
@@ -58,25 +71,72 @@ public final class RecommendationRules {
     }
 
     /**
+     * What spot is assumed to do where the price feed does not say.
+     *
+     * @param interruptionsPerHour interruptions per instance-hour where the spot quote gives no band
+     * @param restartSeconds       from an interruption to work again: capacity found, the job started, its
+     *                             checkpoint loaded
+     */
+    public record Spot(double interruptionsPerHour, double restartSeconds) {
+
+        public static final Spot DEFAULTS = new Spot(MoveToSpotRule.DEFAULT_INTERRUPTIONS_PER_HOUR,
+                MoveToSpotRule.DEFAULT_RESTART_SECONDS);
+    }
+
+    /**
+     * How reservations are judged.
+     *
+     * @param lookbackHours      clock hours of a pool's history judged (a week sees a weekly cycle)
+     * @param baselinePercentile the share of those hours the baseline may be above: what stays busy
+     * @param termMonths         the term of a reserved price that states none
+     * @param ttl                how long a record stands unjudged: long enough for a restart to see the week again
+     */
+    public record Reserve(int lookbackHours, double baselinePercentile, int termMonths, Duration ttl) {
+
+        public static final Reserve DEFAULTS = new Reserve(168, ReserveCapacityRule.DEFAULT_BASELINE_PERCENTILE,
+                ReserveCapacityRule.DEFAULT_TERM_MONTHS, ReserveCapacityRule.DEFAULT_TTL);
+
+        public Reserve {
+            if (lookbackHours < 1) {
+                throw new IllegalArgumentException("reserve: the lookback is at least an hour, was " + lookbackHours);
+            }
+            if (!(baselinePercentile >= 0 && baselinePercentile < 1)) {
+                throw new IllegalArgumentException("reserve: the baseline percentile is from 0 to under 1, was "
+                        + baselinePercentile);
+            }
+        }
+
+        /** The same with a lookback of {@code hours}. */
+        public Reserve withLookbackHours(int hours) {
+            return new Reserve(hours, baselinePercentile, termMonths, ttl);
+        }
+    }
+
+    /**
      * Thresholds, lifetimes and the evidence of each kind; {@link #defaults(Duration)} gives the
      * documented defaults.
      *
      * @param idleMinObservedSeconds seconds of known SM activity a GPU needs per minute of its
      *                               period, on average, to be judged idle or not
-     * @param jobLookback            the clock time a job's running time is counted over, to turn its
-     *                               saving per hour into one per month ({@link JobHours}); a job is
-     *                               judged by the switch, spot and communication rules once followed that long
+     * @param jobLookback            the clock time a job's running time (and an idle target's idle time) is
+     *                               counted over, to turn a saving per hour into one per month ({@link JobHours});
+     *                               a job is judged by the switch, spot and communication rules once followed that long
+     * @param reach                  where a job may be moved
+     * @param servingHeadroom        serving capacity kept above the peak where a job does not say its own
      */
-    public record Settings(Duration ttl, Duration reserveTtl, int reserveLookbackHours, double minMonthlySaving,
-            double communicationBoundRatio, double interruptionsPerHour, Duration staleAfter, int maxPools,
+    public record Settings(Duration ttl, double minMonthlySaving, Duration staleAfter, int maxPools,
             Evidence reclaimIdle, double idleMinObservedSeconds, Evidence switchInstanceType, Evidence moveToSpot,
-            Evidence reduceCommunication, Duration jobLookback) {
+            Evidence reduceCommunication, Duration jobLookback, Spot spot, Reserve reserve, Reach reach,
+            double servingHeadroom) {
 
         /** A day: a job that runs part of each day is seen for a whole cycle of it. */
         public static final Duration DEFAULT_JOB_LOOKBACK = Duration.ofHours(24);
 
         public Settings {
             Objects.requireNonNull(jobLookback, "jobLookback");
+            Objects.requireNonNull(spot, "spot");
+            Objects.requireNonNull(reserve, "reserve");
+            Objects.requireNonNull(reach, "reach");
             if (reclaimIdle.withdrawAt() < reclaimIdle.raiseAt()) {
                 throw new IllegalArgumentException("reclaim-idle: the SM activity it is withdrawn at ("
                         + reclaimIdle.withdrawAt() + ") must not be under the one it is raised under ("
@@ -91,28 +151,44 @@ public final class RecommendationRules {
                             + evidence.raiseAt() + ")");
                 }
             });
+            if (!(servingHeadroom >= 0)) {
+                throw new IllegalArgumentException("serving headroom must not be negative, was " + servingHeadroom);
+            }
         }
 
         public static Settings defaults(Duration ttl) {
-            return new Settings(ttl, Duration.ofHours(2), 168, 10,
-                    SwitchInstanceTypeRule.DEFAULT_COMMUNICATION_BOUND_RATIO,
-                    MoveToSpotRule.DEFAULT_INTERRUPTIONS_PER_HOUR, Duration.ofMinutes(5), 10_000,
-                    IdleGpuRule.DEFAULT_EVIDENCE, IdleGpuRule.DEFAULT_MIN_OBSERVED_SECONDS,
-                    SwitchInstanceTypeRule.DEFAULT_EVIDENCE, MoveToSpotRule.DEFAULT_EVIDENCE,
-                    ReduceCommunicationRule.DEFAULT_EVIDENCE, DEFAULT_JOB_LOOKBACK);
+            return new Settings(ttl, 10, Duration.ofMinutes(5), 10_000, IdleGpuRule.DEFAULT_EVIDENCE,
+                    IdleGpuRule.DEFAULT_MIN_OBSERVED_SECONDS, SwitchInstanceTypeRule.DEFAULT_EVIDENCE,
+                    MoveToSpotRule.DEFAULT_EVIDENCE, ReduceCommunicationRule.DEFAULT_EVIDENCE, DEFAULT_JOB_LOOKBACK,
+                    Spot.DEFAULTS, Reserve.DEFAULTS, Reach.SAME_REGION,
+                    SwitchInstanceTypeRule.DEFAULT_SERVING_HEADROOM);
         }
 
         /** The same settings, with jobs' running time counted over {@code lookback}. */
         public Settings withJobLookback(Duration lookback) {
-            return new Settings(ttl, reserveTtl, reserveLookbackHours, minMonthlySaving, communicationBoundRatio,
-                    interruptionsPerHour, staleAfter, maxPools, reclaimIdle, idleMinObservedSeconds, switchInstanceType,
-                    moveToSpot, reduceCommunication, lookback);
+            return new Settings(ttl, minMonthlySaving, staleAfter, maxPools, reclaimIdle, idleMinObservedSeconds,
+                    switchInstanceType, moveToSpot, reduceCommunication, lookback, spot, reserve, reach,
+                    servingHeadroom);
+        }
+
+        /** The same settings, with jobs allowed to go where {@code newReach} says. */
+        public Settings withReach(Reach newReach) {
+            return new Settings(ttl, minMonthlySaving, staleAfter, maxPools, reclaimIdle, idleMinObservedSeconds,
+                    switchInstanceType, moveToSpot, reduceCommunication, jobLookback, spot, reserve, newReach,
+                    servingHeadroom);
+        }
+
+        /** The same settings, with reservations judged as {@code newReserve} says. */
+        public Settings withReserve(Reserve newReserve) {
+            return new Settings(ttl, minMonthlySaving, staleAfter, maxPools, reclaimIdle, idleMinObservedSeconds,
+                    switchInstanceType, moveToSpot, reduceCommunication, jobLookback, spot, newReserve, reach,
+                    servingHeadroom);
         }
 
         /** The longest period a job is judged over: how much of each job's history is kept. */
         Duration longestJobPeriod() {
-            Duration longest = switchInstanceType.period();
-            for (Evidence evidence : new Evidence[] {moveToSpot, reduceCommunication}) {
+            Duration longest = reclaimIdle.period();
+            for (Evidence evidence : new Evidence[] {switchInstanceType, moveToSpot, reduceCommunication}) {
                 longest = evidence.period().compareTo(longest) > 0 ? evidence.period() : longest;
             }
             return longest;
@@ -120,6 +196,9 @@ public final class RecommendationRules {
     }
 
     private static final Duration MINUTE = Duration.ofMinutes(1);
+    /** The kinds whose target is a job and whose claims share its bill. */
+    private static final List<RecommendationKind> JOB_KINDS = List.of(RecommendationKind.SWITCH_INSTANCE_TYPE,
+            RecommendationKind.MOVE_TO_SPOT, RecommendationKind.REDUCE_COMMUNICATION, RecommendationKind.RECLAIM_IDLE);
 
     private final RecommendationDesk desk;
     private final GpuCatalog catalog;
@@ -127,6 +206,8 @@ public final class RecommendationRules {
     private final PriceBoard board;
     private final JobBook jobs;
     private final GpuMinutes gpuMinutes;
+    private final IdleInstances idleInstances = new IdleInstances();
+    private final IdleHours idleHours;
     private final PoolHours poolHours;
     private final EvacuateRule evacuate;
     private final IdleGpuRule reclaimIdle;
@@ -134,6 +215,8 @@ public final class RecommendationRules {
     private final MoveToSpotRule moveToSpot;
     private final ReduceCommunicationRule reduceCommunication;
     private final ReserveCapacityRule reserve;
+    /** The end of the newest window seen: the records' clock. */
+    private volatile Instant recordTime = Instant.MIN;
 
     /** Rules that compare prices in different currencies at the shipped exchange rates. */
     public RecommendationRules(RecommendationDesk desk, GpuCatalog catalog, Settings settings) {
@@ -149,27 +232,28 @@ public final class RecommendationRules {
         this.jobs = new JobBook(catalog, settings.staleAfter(), settings.longestJobPeriod(), settings.jobLookback(),
                 settings.maxPools());
         this.gpuMinutes = new GpuMinutes(settings.reclaimIdle().period());
-        this.poolHours = new PoolHours(settings.reserveLookbackHours(), settings.maxPools());
+        this.idleHours = new IdleHours(settings.jobLookback(), settings.maxPools());
+        this.poolHours = new PoolHours(settings.reserve().lookbackHours(), settings.maxPools());
         this.evacuate = new EvacuateRule(settings.ttl());
         this.reclaimIdle = new IdleGpuRule(settings.reclaimIdle(), settings.idleMinObservedSeconds(), settings.ttl());
         Evidence switchEvidence = settings.switchInstanceType();
         this.switchType = new SwitchInstanceTypeRule(switchEvidence.raiseAt(), switchEvidence.withdrawAt(),
-                settings.minMonthlySaving(), settings.communicationBoundRatio(),
-                SwitchInstanceTypeRule.DEFAULT_MEMORY_BOUND_DRAM_ACTIVE,
-                SwitchInstanceTypeRule.DEFAULT_MEMORY_BOUND_SM_ACTIVE, settings.ttl());
-        this.moveToSpot = new MoveToSpotRule(settings.interruptionsPerHour(),
-                MoveToSpotRule.DEFAULT_RESTART_ALLOWANCE_SECONDS, settings.minMonthlySaving(),
-                settings.moveToSpot().raiseAt(), settings.moveToSpot().withdrawAt(), settings.ttl());
+                settings.minMonthlySaving(), SwitchInstanceTypeRule.DEFAULT_COMMUNICATION_BOUND_RATIO,
+                settings.reach(), settings.servingHeadroom(), settings.ttl());
+        this.moveToSpot = new MoveToSpotRule(settings.spot().interruptionsPerHour(), settings.spot().restartSeconds(),
+                settings.minMonthlySaving(), settings.moveToSpot().raiseAt(), settings.moveToSpot().withdrawAt(),
+                settings.ttl());
         this.reduceCommunication = new ReduceCommunicationRule(settings.reduceCommunication().raiseAt(),
-                settings.reduceCommunication().withdrawAt(), ReduceCommunicationRule.DEFAULT_RECOVERABLE_SHARE,
-                settings.minMonthlySaving(), settings.ttl());
-        this.reserve = new ReserveCapacityRule(settings.reserveLookbackHours(), settings.minMonthlySaving(),
-                settings.reserveTtl());
+                settings.reduceCommunication().withdrawAt(), settings.minMonthlySaving(), settings.ttl());
+        Reserve reserving = settings.reserve();
+        this.reserve = new ReserveCapacityRule(reserving.lookbackHours(), reserving.baselinePercentile(),
+                reserving.termMonths(), settings.minMonthlySaving(), reserving.ttl());
+        desk.onAcknowledged(this::onAcknowledged);
     }
 
     /** A capacity notice: the evacuation, published and sent at once. */
     public Optional<Recommendation> onCapacityEvent(EnrichedCapacityEvent event, Instant now) {
-        Optional<Recommendation> published = evacuate.evaluate(event, board, catalog, now).flatMap(desk::raise);
+        Optional<Recommendation> published = evacuate.evaluate(event, board, catalog, jobs, now).flatMap(desk::raise);
         published.ifPresent(r -> desk.flush());
         return published;
     }
@@ -178,21 +262,29 @@ public final class RecommendationRules {
         board.update(quote);
     }
 
-    /** A GPU's window: where its job runs; once closed, a minute of the GPU's idleness judged over the period. */
+    /**
+     * A GPU's window: where its job runs; once closed, a minute of the GPU's idleness, and once every
+     * GPU of its instance has closed that minute, the idleness of what holds the instance judged.
+     */
     public void onWindow(GpuUsage window, Instant now) {
+        heard(window.windowEnd());
         jobs.onWindow(window, now);
-        gpuMinutes.add(window, now).filter(reclaimIdle::judges).ifPresent(period -> {
-            Recommendation.Target target = IdleGpuRule.target(period.latest());
-            judge(RecommendationKind.RECLAIM_IDLE, target,
-                    reclaimIdle.evaluate(period, held(RecommendationKind.RECLAIM_IDLE, target), now));
-        });
+        gpuMinutes.add(window, now).ifPresent(period -> idleInstances
+                .add(period, catalog.gpusPerInstance(window.offer(), board).orElse(null))
+                .ifPresent(instance -> judgeIdle(instance, now)));
     }
 
     public void onRollup(UsageRollup rollup, Instant now) {
+        heard(rollup.windowEnd());
         jobs.onRollup(rollup, now);
         for (PoolUsage usage : poolHours.onRollup(rollup, board, catalog)) {
-            judge(RecommendationKind.RESERVE_CAPACITY, Recommendation.Target.pool(usage.pool()),
-                    reserve.evaluate(usage, board, now));
+            if (usage.hours() < settings.reserve().lookbackHours()) {
+                // Too little of it seen (a new pool, a restart): not judged, and what stands is left standing.
+                continue;
+            }
+            Recommendation.Target target = Recommendation.Target.pool(usage.pool());
+            judge(RecommendationKind.RESERVE_CAPACITY, target, reserve.evaluate(usage, board, now,
+                    desk.get(Recommendation.idFor(RecommendationKind.RESERVE_CAPACITY, target))));
         }
     }
 
@@ -208,31 +300,166 @@ public final class RecommendationRules {
      * arrive) judges nothing.
      */
     public void onEconomics(JobEconomics economics, Instant now) {
+        heard(economics.windowEnd());
         if (!jobs.onEconomics(economics, now)) {
             return;
         }
         String jobId = economics.jobId();
         Recommendation.Target target = Recommendation.Target.job(jobId);
+        Map<RecommendationKind, Judged> judged = new LinkedHashMap<>();
         Duration switchPeriod = settings.switchInstanceType().period();
-        jobs.view(jobId, switchPeriod).filter(RecommendationRules::followedForLookback).ifPresent(job -> judge(
-                RecommendationKind.SWITCH_INSTANCE_TYPE, target,
-                switchType.evaluate(job, jobs.peers(now, switchPeriod), board, catalog, now,
+        view(jobId, switchPeriod).ifPresent(job -> judged.put(RecommendationKind.SWITCH_INSTANCE_TYPE,
+                new Judged(job, switchType.evaluate(job, jobs.peers(recordTime, switchPeriod), board, catalog, now,
                         held(RecommendationKind.SWITCH_INSTANCE_TYPE, target)).map(r -> withPeriod(r, job,
-                                switchPeriod))));
+                                switchPeriod)))));
         Duration spotPeriod = settings.moveToSpot().period();
-        jobs.view(jobId, spotPeriod).filter(RecommendationRules::followedForLookback).ifPresent(job -> judge(
-                RecommendationKind.MOVE_TO_SPOT, target,
+        view(jobId, spotPeriod).ifPresent(job -> judged.put(RecommendationKind.MOVE_TO_SPOT, new Judged(job,
                 moveToSpot.evaluate(job, board, now, held(RecommendationKind.MOVE_TO_SPOT, target))
-                        .map(r -> withPeriod(r, job, spotPeriod))));
+                        .map(r -> withPeriod(r, job, spotPeriod)))));
         Duration communicationPeriod = settings.reduceCommunication().period();
-        jobs.view(jobId, communicationPeriod).filter(RecommendationRules::followedForLookback).ifPresent(job -> judge(
-                RecommendationKind.REDUCE_COMMUNICATION, target,
-                reduceCommunication.evaluate(job, board, catalog, now,
-                        held(RecommendationKind.REDUCE_COMMUNICATION, target))
-                        .map(r -> withPeriod(r, job, communicationPeriod))));
+        view(jobId, communicationPeriod).ifPresent(job -> judged.put(RecommendationKind.REDUCE_COMMUNICATION,
+                new Judged(job, communication(job, now, true).map(r -> withPeriod(r, job, communicationPeriod)))));
+        oneMove(judged, now);
+        double bill = judged.values().stream().mapToDouble(j -> j.job().costPerHour() * j.job().hoursPerMonth())
+                .max().orElse(0);
+        List<RecommendationKind> order = new ArrayList<>(judged.keySet());
+        order.sort(Comparator.comparing((RecommendationKind kind) -> !held(kind, target))
+                .thenComparing(kind -> -judged.get(kind).finding().map(Recommendation::estimatedMonthlySaving)
+                        .orElse(0.0)));
+        for (RecommendationKind kind : order) {
+            judge(kind, target, judged.get(kind).finding().flatMap(finding -> withinBill(finding, bill)));
+        }
     }
 
-    /** Forgets jobs that ended, and withdraws what was recommended for them; forgets GPUs gone quiet. */
+    /** A job kind's picture and what it found. */
+    private record Judged(JobView job, Optional<Recommendation> finding) {
+
+        Judged withFinding(Optional<Recommendation> found) {
+            return new Judged(job, found);
+        }
+    }
+
+    /**
+     * Keeps one move of the job among what the kinds found: the one that stands, or else the one with
+     * the highest confidence × saving. A switch or a move to spot that loses is not raised; a
+     * communication fix that loses is stated as advice to the job instead.
+     */
+    private void oneMove(Map<RecommendationKind, Judged> judged, Instant now) {
+        Map<RecommendationKind, Recommendation> moves = new LinkedHashMap<>();
+        judged.forEach((kind, found) -> found.finding().filter(RecommendationRules::movesTheJob)
+                .ifPresent(finding -> moves.put(kind, finding)));
+        if (moves.size() < 2) {
+            return;
+        }
+        String jobId = judged.values().iterator().next().job().jobId();
+        RecommendationKind kept = moves.keySet().stream()
+                .filter(kind -> desk.get(Recommendation.idFor(kind, "job", jobId))
+                        .filter(r -> r.status() != RecommendationStatus.WITHDRAWN && movesTheJob(r)).isPresent())
+                .findFirst()
+                .orElseGet(() -> moves.entrySet().stream().max(Comparator.comparingDouble(
+                        (Map.Entry<RecommendationKind, Recommendation> e) -> e.getValue().confidence()
+                                * e.getValue().estimatedMonthlySaving())).orElseThrow().getKey());
+        for (RecommendationKind kind : moves.keySet()) {
+            if (kind == kept) {
+                continue;
+            }
+            Judged found = judged.get(kind);
+            judged.put(kind, found.withFinding(kind == RecommendationKind.REDUCE_COMMUNICATION
+                    ? communication(found.job(), now, false).map(r -> withPeriod(r, found.job(),
+                            settings.reduceCommunication().period()))
+                    : Optional.empty()));
+        }
+    }
+
+    private Optional<Recommendation> communication(JobView job, Instant now, boolean mayMoveJob) {
+        return reduceCommunication.evaluate(job, board, catalog, now,
+                held(RecommendationKind.REDUCE_COMMUNICATION, Recommendation.Target.job(job.jobId())), mayMoveJob);
+    }
+
+    /** Whether following the recommendation moves its job to another pool. */
+    private static boolean movesTheJob(Recommendation recommendation) {
+        Object step = recommendation.action().get("step");
+        return recommendation.action().get("toPool") != null
+                && (step == null || MoveToSpotRule.STEP_MOVE.equals(step));
+    }
+
+    /**
+     * The finding with its claim cut to what its job's month can hold: {@code billPerMonth} less what
+     * the job's other standing recommendations claim; empty when they leave nothing for a claim.
+     */
+    private Optional<Recommendation> withinBill(Recommendation finding, double billPerMonth) {
+        if (!finding.target().type().equals("job") || !(billPerMonth > 0)) {
+            return Optional.of(finding);
+        }
+        double others = 0;
+        for (RecommendationKind kind : JOB_KINDS) {
+            if (kind != finding.kind()) {
+                others += desk.get(Recommendation.idFor(kind, finding.target()))
+                        .filter(r -> r.status().actionable()).map(Recommendation::estimatedMonthlySaving).orElse(0.0);
+            }
+        }
+        double room = billPerMonth - others;
+        if (finding.estimatedMonthlySaving() <= room) {
+            return Optional.of(finding);
+        }
+        if (room <= 0) {
+            return Optional.empty();
+        }
+        Map<String, Object> evidence = new LinkedHashMap<>(finding.evidence());
+        evidence.put("uncappedMonthlySaving", finding.estimatedMonthlySaving());
+        evidence.put("jobBillPerMonth", billPerMonth);
+        evidence.put("claimedByOtherRecommendations", others);
+        return Optional.of(new Recommendation(finding.schemaVersion(), finding.id(), finding.kind(), finding.status(),
+                finding.target(), finding.summary(), finding.action(), finding.deadline(), room, finding.currency(),
+                finding.confidence(), finding.createdAt(), finding.updatedAt(), finding.expiresAt(), evidence));
+    }
+
+    /**
+     * Judges what holds the instance whose minute just completed: the job holding it, over every
+     * instance it holds whole, or the instance itself when no single job holds it.
+     */
+    private void judgeIdle(IdleInstances.Snapshot instance, Instant now) {
+        IdleInstances.Gpu anyGpu = instance.gpus().get(0);
+        Instant from = anyGpu.period().from();
+        Instant to = instance.completeAt();
+        boolean ofOneJob = !instance.holder().equals(IdleInstances.NO_JOB)
+                && !instance.holder().equals(IdleInstances.SHARED);
+        IdleGpuRule.Holding holding;
+        if (ofOneJob) {
+            String jobId = instance.holder();
+            holding = new IdleGpuRule.Holding(Recommendation.Target.job(jobId), jobId,
+                    idleInstances.heldBy(jobId, to), jobs.reportedWork(jobId, from, to));
+        } else {
+            boolean worked = instance.gpus().stream().map(IdleInstances.Gpu::jobId).distinct()
+                    .anyMatch(jobId -> jobs.reportedWork(jobId, from, to));
+            holding = new IdleGpuRule.Holding(IdleGpuRule.target(instance), null, List.of(instance), worked);
+        }
+        Recommendation.Target target = holding.target();
+        Optional<IdleGpuRule.Release> release = reclaimIdle.release(holding,
+                held(RecommendationKind.RECLAIM_IDLE, target));
+        idleHours.add(target.id(), to.minus(MINUTE), release.map(IdleGpuRule.Release::count).orElse(0));
+        Optional<Recommendation> finding = release.flatMap(found -> idleHours.share(target.id(), to, found.count())
+                .map(idle -> reclaimIdle.recommend(holding, found, idle, now)));
+        if (ofOneJob) {
+            double bill = view(holding.jobId(), MINUTE).map(job -> job.costPerHour() * job.hoursPerMonth()).orElse(0.0);
+            finding = finding.flatMap(found -> withinBill(found, bill));
+        }
+        judge(RecommendationKind.RECLAIM_IDLE, target, finding);
+    }
+
+    /** A release is being done: the time its capacity then sends nothing counts as idle time of its pattern. */
+    private void onAcknowledged(Recommendation acknowledged) {
+        if (acknowledged.kind() == RecommendationKind.RECLAIM_IDLE) {
+            Object count = acknowledged.evidence().get("instancesToRelease");
+            idleHours.releasedOnAdvice(acknowledged.target().id(), count instanceof Number n ? n.doubleValue() : 1);
+        }
+    }
+
+    /**
+     * Forgets jobs that ended, and withdraws what was recommended for them; forgets GPUs and
+     * instances gone quiet. Jobs end, and look-backs age, by the records' clock as well as the wall
+     * clock: a backlog worked off in minutes keeps the hours it is judged on.
+     */
     public void sweep(Instant now) {
         for (String jobId : jobs.sweep(now)) {
             for (RecommendationKind kind : new RecommendationKind[] {RecommendationKind.SWITCH_INSTANCE_TYPE,
@@ -241,6 +468,23 @@ public final class RecommendationRules {
             }
         }
         gpuMinutes.sweep(now.minus(settings.staleAfter()));
+        Instant records = recordTime;
+        if (!records.equals(Instant.MIN)) {
+            Instant clock = records.isBefore(now) ? records : now;
+            idleInstances.sweep(clock.minus(settings.staleAfter()));
+            idleHours.sweep(clock);
+        }
+    }
+
+    private void heard(Instant windowEnd) {
+        if (windowEnd.isAfter(recordTime)) {
+            recordTime = windowEnd;
+        }
+    }
+
+    /** The job's picture over {@code period}, once it has been followed for its look-back. */
+    private Optional<JobView> view(String jobId, Duration period) {
+        return jobs.view(jobId, period).filter(RecommendationRules::followedForLookback);
     }
 
     private void judge(RecommendationKind kind, Recommendation.Target target, Optional<Recommendation> finding) {

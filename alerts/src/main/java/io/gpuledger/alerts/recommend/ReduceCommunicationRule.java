@@ -13,14 +13,18 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * REDUCE_COMMUNICATION: a job that spends a large share of each step waiting on collectives, with the cheaper
- * of a faster interconnect or changes to the job; the arithmetic is in docs/recommendations.md.
+ * REDUCE_COMMUNICATION: a job that spends a large share of each step waiting on collectives. It
+ * states what is measured: the exposed communication time and what it costs a month. It claims a
+ * saving only for a remedy with a basis: a faster interconnect for the same GPUs in the job's
+ * provider and region, priced like a switch (whole instances, the communication time scaled by the
+ * networks' bandwidths). Changes to the job itself (overlapping, accumulating, compressing) are
+ * named, but their effect is not known until the job measures it, so they claim nothing. The
+ * arithmetic is in docs/recommendations.md.
  */
 public final class ReduceCommunicationRule {
 
     public static final double DEFAULT_THRESHOLD = 0.25;
     public static final double DEFAULT_WITHDRAW_RATIO = 0.20;
-    public static final double DEFAULT_RECOVERABLE_SHARE = 0.3;
     /** Half an hour of closed minutes; raised at an overhead of 0.25, withdrawn under 0.20. */
     public static final RecommendationRules.Evidence DEFAULT_EVIDENCE =
             new RecommendationRules.Evidence(Duration.ofMinutes(30), DEFAULT_THRESHOLD, DEFAULT_WITHDRAW_RATIO);
@@ -32,57 +36,66 @@ public final class ReduceCommunicationRule {
     /*
      * Confidence: the overhead is measured and sustained, so that the money goes there is sure;
      * what a fix recovers is not. A faster network's effect follows from the bandwidths (0.6);
-     * changes to the job recover an assumed share (0.4).
+     * changes to the job are advice with no figure behind it (0.4).
      */
     static final double CONFIDENCE_INTERCONNECT = 0.6;
     static final double CONFIDENCE_JOB_CHANGES = 0.4;
 
+    static final String FIX_INTERCONNECT = "faster-interconnect";
+    static final String FIX_JOB_CHANGES = "job-changes";
+
     /** What moving to a faster network would do for the job. */
     private record Interconnect(PriceQuote quote, String gpuModel, double networkGbps, double networkRatio,
-            double costPerHour) {
+            int instances, double costPerHour, double costOfTheSameWorkPerHour) {
     }
 
     private final double threshold;
     private final double withdrawRatio;
-    private final double recoverableShare;
     private final double minMonthlySaving;
     private final Duration ttl;
 
     /**
      * @param threshold        overhead ratio at or above which it is raised
      * @param withdrawRatio    overhead ratio under which a standing recommendation is withdrawn
-     * @param recoverableShare share of the communication cost that changes to the job are taken to recover
-     * @param minMonthlySaving the least saving worth recommending, in the job's currency
+     * @param minMonthlySaving the least saving (for a remedy that claims one) or cost of communication (for
+     *                         advice) worth raising, in the job's currency
      */
-    public ReduceCommunicationRule(double threshold, double withdrawRatio, double recoverableShare,
-            double minMonthlySaving, Duration ttl) {
+    public ReduceCommunicationRule(double threshold, double withdrawRatio, double minMonthlySaving, Duration ttl) {
         this.threshold = threshold;
         this.withdrawRatio = withdrawRatio;
-        this.recoverableShare = recoverableShare;
         this.minMonthlySaving = minMonthlySaving;
         this.ttl = ttl;
     }
 
-    /** As {@link #evaluate(JobView, PriceBoard, GpuCatalog, Instant, boolean)}, for a job with nothing standing. */
+    /** As {@link #evaluate(JobView, PriceBoard, GpuCatalog, Instant, boolean, boolean)}, nothing standing, any fix. */
     public Optional<Recommendation> evaluate(JobView job, PriceBoard board, GpuCatalog catalog, Instant now) {
-        return evaluate(job, board, catalog, now, false);
+        return evaluate(job, board, catalog, now, false, true);
     }
 
-    /** @param held whether the job's recommendation stands: then its ratio needs only reach the withdrawal ratio */
+    /**
+     * @param held       whether the job's recommendation stands: then its ratio needs only reach the withdrawal ratio
+     * @param mayMoveJob whether a fix that moves the job may be named: not when another recommendation
+     *                   already moves it elsewhere (a job is told one place to go)
+     */
     public Optional<Recommendation> evaluate(JobView job, PriceBoard board, GpuCatalog catalog, Instant now,
-            boolean held) {
+            boolean held, boolean mayMoveJob) {
         Double ratio = job.communicationOverheadRatio();
         if (ratio == null || !(ratio >= (held ? withdrawRatio : threshold))) {
             return Optional.empty();
         }
-        double communicationCost = ratio * job.costPerHour();
+        double communicationCostPerHour = ratio * job.costPerHour();
+        double communicationCostPerMonth = communicationCostPerHour * job.hoursPerMonth();
         Optional<Double> network = catalog.networkGbps(job.pool());
-        Optional<Interconnect> faster = network.flatMap(gbps -> fasterInterconnect(job, gbps, board, catalog))
-                .filter(option -> option.costPerHour() < job.costPerHour());
-        double hourlySaving = faster.map(option -> job.costPerHour() - option.costPerHour())
-                .orElse(communicationCost * recoverableShare);
-        double monthlySaving = hourlySaving * job.hoursPerMonth();
-        if (held ? !(monthlySaving > 0) : monthlySaving < minMonthlySaving) {
+        Optional<Interconnect> faster = !mayMoveJob ? Optional.empty()
+                : network.flatMap(gbps -> fasterInterconnect(job, gbps, board, catalog, now))
+                        .filter(option -> option.costOfTheSameWorkPerHour() < job.costPerHour());
+        double monthlySaving = faster.map(option -> (job.costPerHour() - option.costOfTheSameWorkPerHour())
+                * job.hoursPerMonth()).orElse(0.0);
+        if (faster.isPresent() && (held ? !(monthlySaving > 0) : monthlySaving < minMonthlySaving)) {
+            faster = Optional.empty();
+            monthlySaving = 0;
+        }
+        if (faster.isEmpty() && !held && communicationCostPerMonth < minMonthlySaving) {
             return Optional.empty();
         }
 
@@ -91,7 +104,9 @@ public final class ReduceCommunicationRule {
         evidence.put("threshold", threshold);
         evidence.put("withdrawRatio", withdrawRatio);
         evidence.put("costPerHour", job.costPerHour());
-        evidence.put("communicationCostPerHour", communicationCost);
+        evidence.put("communicationCostPerHour", communicationCostPerHour);
+        evidence.put("exposedCommunicationHoursPerMonth", ratio * job.hoursPerMonth());
+        evidence.put("communicationCostPerMonth", communicationCostPerMonth);
         evidence.put("hoursPerMonth", job.hoursPerMonth());
         evidence.put("currency", job.currency());
         network.ifPresent(gbps -> evidence.put("networkGbps", gbps));
@@ -99,50 +114,66 @@ public final class ReduceCommunicationRule {
         action.put("jobId", job.jobId());
         if (faster.isPresent()) {
             Interconnect option = faster.get();
+            evidence.put("basis", "network-bandwidth");
             evidence.put("candidateNetworkGbps", option.networkGbps());
+            evidence.put("networkRatio", option.networkRatio());
             evidence.put("estimatedRatioAfter", ratioAfter(ratio, option.networkRatio()));
-            action.put("fix", "faster-interconnect");
+            evidence.put("candidateCostPerHour", option.costPerHour());
+            evidence.put("candidateCostOfTheSameWorkPerHour", option.costOfTheSameWorkPerHour());
+            action.put("fix", FIX_INTERCONNECT);
             action.put("fromPool", job.pool().key());
             action.put("toPool", OfferFields.of(option.quote(), option.gpuModel()));
+            action.put("toInstances", option.instances());
         } else {
-            evidence.put("recoverableShare", recoverableShare);
-            action.put("fix", "job-changes");
+            evidence.put("basis", "none");
+            action.put("fix", FIX_JOB_CHANGES);
         }
         action.put("jobChanges", JOB_CHANGES);
 
-        String how = faster.map(option -> String.format(Locale.ROOT, "moving to %s (%.0f Gbit/s)",
-                option.quote().instanceType(), option.networkGbps()))
-                .orElse("overlapping, accumulating or compressing gradients");
-        String summary = String.format(Locale.ROOT,
-                "Job %s spends %.0f%% of each step communicating (%.2f %s/h); %s saves %.2f %s a month",
-                job.jobId(), ratio * 100, communicationCost, job.currency(), how, monthlySaving, job.currency());
+        String summary = faster.map(option -> String.format(Locale.ROOT,
+                "Job %s spends %.0f%% of each step communicating (%.2f %s a month); on %d %s (%.0f Gbit/s) the same"
+                        + " work costs %.2f %s a month less",
+                job.jobId(), ratio * 100, communicationCostPerMonth, job.currency(), option.instances(),
+                option.quote().instanceType(), option.networkGbps(), (job.costPerHour()
+                        - option.costOfTheSameWorkPerHour()) * job.hoursPerMonth(), job.currency()))
+                .orElse(String.format(Locale.ROOT, "Job %s spends %.0f%% of each step communicating, %.2f %s a month;"
+                        + " overlapping, accumulating or compressing gradients may recover part of it (not estimated)",
+                        job.jobId(), ratio * 100, communicationCostPerMonth, job.currency()));
         return Optional.of(Recommendation.open(RecommendationKind.REDUCE_COMMUNICATION,
                 Recommendation.Target.job(job.jobId()), summary, action, null, monthlySaving, job.currency(),
                 faster.isPresent() ? CONFIDENCE_INTERCONNECT : CONFIDENCE_JOB_CHANGES, now, now.plus(ttl), evidence));
     }
 
-    /** The cheapest way to run the job on a faster network of the same provider, region and GPUs. */
+    /**
+     * The cheapest way to run the job's GPUs on a faster network of the same provider, region, lifecycle
+     * and GPU model, priced in whole instances in the job's currency.
+     */
     private static Optional<Interconnect> fasterInterconnect(JobView job, double currentGbps, PriceBoard board,
-            GpuCatalog catalog) {
+            GpuCatalog catalog, Instant now) {
         Offer pool = job.pool();
         Optional<String> model = catalog.instance(pool).map(GpuCatalog.InstanceSpec::gpuModel)
                 .or(() -> Optional.ofNullable(job.gpuModel()));
         double c = job.communicationOverheadRatio();
+        int gpus = (int) Math.max(1, Math.ceil(job.gpuEquivalents() - 1e-9));
         Interconnect best = null;
         for (PriceQuote quote : board.all()) {
             Optional<Double> gbps = catalog.networkGbps(quote.offer());
             boolean comparable = model.isPresent() && quote.provider().equals(pool.provider())
                     && quote.region().equals(pool.region()) && quote.lifecycle() == pool.lifecycle()
-                    && quote.currency().equals(job.currency())
                     && catalog.modelOf(quote).map(model.get()::equalsIgnoreCase).orElse(false)
                     && gbps.isPresent() && gbps.get() > currentGbps;
-            if (!comparable) {
+            Optional<PriceBoard.Price> price = comparable ? board.priceIn(quote, job.currency(), now)
+                    : Optional.empty();
+            if (price.isEmpty()) {
                 continue;
             }
             double networkRatio = gbps.get() / currentGbps;
-            double costPerHour = quote.pricePerGpuHour() * job.gpuEquivalents() * ((1 - c) + c / networkRatio);
-            if (best == null || costPerHour < best.costPerHour()) {
-                best = new Interconnect(quote, model.get(), gbps.get(), networkRatio, costPerHour);
+            int instances = (gpus + quote.gpuCount() - 1) / quote.gpuCount();
+            double costPerHour = instances * price.get().pricePerHour();
+            // The same work in less time: its steps take (1 − c) + c / b of what they take now.
+            double sameWork = costPerHour * ((1 - c) + c / networkRatio);
+            if (best == null || sameWork < best.costOfTheSameWorkPerHour()) {
+                best = new Interconnect(quote, model.get(), gbps.get(), networkRatio, instances, costPerHour, sameWork);
             }
         }
         return Optional.ofNullable(best);

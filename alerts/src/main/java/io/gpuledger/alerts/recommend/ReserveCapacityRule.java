@@ -5,6 +5,8 @@ import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
+import io.gpuledger.model.RecommendationStatus;
+import io.gpuledger.model.ReservationTerms;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,97 +17,197 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * RESERVE_CAPACITY: the baseline of an on-demand pool in use often enough, over its clock-hour lookback, for a
- * reservation to cost less than paying on demand; the break-even arithmetic is in docs/recommendations.md.
+ * RESERVE_CAPACITY: the baseline of an instance type's use in a region (what stays busy: a low
+ * percentile of the instances in use hour by hour over the lookback, not their mean), less what is
+ * reserved already, where a reservation costs less than paying on demand for it. Stated as the
+ * commitment it is: the term, the payment option, the total committed, the break-even utilization,
+ * the baseline and the history it rests on. A history short against the term is recommended with
+ * its confidence scaled down and the shortfall said. Reserved already: the reserved instances seen
+ * in use, and what an acknowledged recommendation of the pool led to, which stands as acknowledged
+ * while the pool is judged (never withdrawn: a reservation bought is not undone), so that a hook
+ * that buys what every open recommendation says never holds more than the baseline, a restart
+ * included. The arithmetic is in docs/recommendations.md.
  */
 public final class ReserveCapacityRule {
 
+    /** What stays busy: the instances in use in all but the lowest tenth of the lookback's hours. */
+    public static final double DEFAULT_BASELINE_PERCENTILE = 0.10;
+    /** The term assumed where the reserved price does not say its own: a year. */
+    public static final int DEFAULT_TERM_MONTHS = 12;
+    /** Twice the week a pool is judged on: a restart that must see the week again still finds the record. */
+    public static final Duration DEFAULT_TTL = Duration.ofDays(14);
+
     private final int minLookbackHours;
+    private final double baselinePercentile;
+    private final int defaultTermMonths;
     private final double minMonthlySaving;
     private final Duration ttl;
 
     /**
-     * @param minLookbackHours clock hours of history needed before judging (a week, 168, sees a weekly cycle)
-     * @param minMonthlySaving the least saving worth a commitment, in the pool's currency
-     * @param ttl              how long the recommendation stands without being seen again
+     * @param minLookbackHours   clock hours of history needed before judging (a week, 168, sees a weekly cycle)
+     * @param baselinePercentile the share of the lookback's hours the baseline may be above (0.10)
+     * @param defaultTermMonths  the term of a reserved price that does not state one
+     * @param minMonthlySaving   the least saving worth a commitment, in the pool's currency
+     * @param ttl                how long the recommendation stands without being judged again
      */
-    public ReserveCapacityRule(int minLookbackHours, double minMonthlySaving, Duration ttl) {
+    public ReserveCapacityRule(int minLookbackHours, double baselinePercentile, int defaultTermMonths,
+            double minMonthlySaving, Duration ttl) {
         this.minLookbackHours = minLookbackHours;
+        this.baselinePercentile = baselinePercentile;
+        this.defaultTermMonths = defaultTermMonths;
         this.minMonthlySaving = minMonthlySaving;
         this.ttl = ttl;
     }
 
-    public Optional<Recommendation> evaluate(PoolUsage usage, PriceBoard board, Instant now) {
-        Offer pool = usage.pool();
-        Optional<PriceBoard.Price> onDemandPrice = board.price(pool, usage.currency(), now);
-        Optional<PriceBoard.Price> reservedPrice = board.price(
-                new Offer(pool.provider(), pool.region(), pool.instanceType(), Lifecycle.RESERVED), usage.currency(),
-                now);
-        if (usage.hours() < minLookbackHours || onDemandPrice.isEmpty() || reservedPrice.isEmpty()
-                || !onDemandPrice.get().quote().currency().equals(reservedPrice.get().quote().currency())) {
+    /** The figures a reservation of the pool is judged on, in the pool's currency. */
+    private record Prices(double onDemand, double reserved, PriceBoard.Price reservedPrice) {
+
+        double breakEven() {
+            return reserved / onDemand;
+        }
+    }
+
+    /**
+     * @param standing the pool's recommendation as it stands, if it does: an acknowledged one is
+     *                 reservations bought, kept as they were
+     */
+    public Optional<Recommendation> evaluate(PoolUsage usage, PriceBoard board, Instant now,
+            Optional<Recommendation> standing) {
+        Optional<Prices> found = prices(usage, board, now);
+        if (usage.hours() < minLookbackHours || found.isEmpty()) {
             return Optional.empty();
         }
-        PriceQuote reservedQuote = reservedPrice.get().quote();
-        double onDemand = onDemandPrice.get().pricePerHour();
-        double reserved = reservedPrice.get().pricePerHour();
-        if (onDemand <= 0) {
-            return Optional.empty();
-        }
-        double breakEven = reserved / onDemand;
-        if (breakEven >= 1) {
-            return Optional.empty();
-        }
+        Prices prices = found.get();
+        int baseline = usage.baseline(baselinePercentile);
+        int heldReserved = usage.reservedHeld();
+        Optional<Recommendation> bought = standing.filter(r -> r.status() == RecommendationStatus.ACKNOWLEDGED);
+        int boughtOnAdvice = bought.map(r -> ((Number) r.action().getOrDefault("reserveInstances", 0)).intValue())
+                .orElse(0);
         List<Double> utilization = new ArrayList<>();
+        for (int k = 1; k <= usage.peakInstances(); k++) {
+            utilization.add(usage.utilizationOfInstance(k));
+        }
+        if (bought.isPresent()) {
+            // Bought on this advice: it stands as bought; what more would pay now is said, not asked for.
+            Map<String, Object> evidence = evidence(usage, prices, baseline, heldReserved, utilization);
+            evidence.put("reservedOnAdvice", boughtOnAdvice);
+            evidence.put("moreWorthReserving", Math.max(0, baseline - heldReserved - boughtOnAdvice));
+            Recommendation was = bought.get();
+            evidence.putAll(commitmentOf(was.evidence()));
+            return Optional.of(Recommendation.open(RecommendationKind.RESERVE_CAPACITY, was.target(), was.summary(),
+                    was.action(), null, was.estimatedMonthlySaving(), was.currency(), was.confidence(), now,
+                    now.plus(ttl), evidence));
+        }
         int reserve = 0;
         double hourlySaving = 0;
-        for (int k = 1; k <= usage.peakInstances(); k++) {
-            double used = usage.utilizationOfInstance(k);
-            utilization.add(used);
-            if (used > breakEven) {
-                reserve = k;
-                hourlySaving += onDemand * used - reserved;
+        for (int k = heldReserved + 1; k <= baseline; k++) {
+            double used = utilization.get(k - 1);
+            if (!(used > prices.breakEven())) {
+                break;
             }
+            reserve++;
+            hourlySaving += prices.onDemand() * used - prices.reserved();
         }
         double monthlySaving = hourlySaving * Recommendation.HOURS_PER_MONTH;
         if (reserve == 0 || monthlySaving < minMonthlySaving) {
             return Optional.empty();
         }
+        PriceQuote reservedQuote = prices.reservedPrice().quote();
+        ReservationTerms terms = reservedQuote.reservation() != null ? reservedQuote.reservation()
+                : ReservationTerms.ofMonths(defaultTermMonths);
+        long termHours = terms.hours();
+        long historyHours = usage.historyHours();
 
-        Map<String, Object> evidence = new LinkedHashMap<>();
-        evidence.put("lookbackHours", usage.hours());
-        evidence.put("idleHours", usage.idleHours());
-        evidence.put("onDemandPricePerHour", onDemand);
-        evidence.put("reservedPricePerHour", reserved);
-        evidence.put("currency", usage.currency());
-        evidence.put("quoteCurrency", reservedQuote.currency());
-        evidence.put("exchangeRate", reservedPrice.get().exchangeRate());
-        evidence.put("discount", 1 - breakEven);
-        evidence.put("breakEvenUtilization", breakEven);
-        evidence.put("utilizationByInstance", utilization);
-        evidence.put("peakInstances", usage.peakInstances());
+        Map<String, Object> evidence = evidence(usage, prices, baseline, heldReserved, utilization);
         evidence.put("instancesToReserve", reserve);
+        evidence.put("termMonths", terms.termMonths());
+        evidence.put("termSource", reservedQuote.reservation() != null ? "price" : "default");
+        evidence.put("termHours", termHours);
+        evidence.put("paymentOption", terms.paymentOption() == null ? "not stated" : terms.paymentOption().wire());
+        evidence.put("totalCommitment", prices.reserved() * termHours * reserve);
+        evidence.put("historyHours", historyHours);
+        evidence.put("historyShareOfTerm", Math.min(1, (double) historyHours / termHours));
+        evidence.put("historyShortfallHours", Math.max(0, termHours - historyHours));
 
         Map<String, Object> action = new LinkedHashMap<>();
         action.put("reserveInstances", reserve);
+        action.put("reservedAfter", heldReserved + reserve);
+        action.put("termMonths", terms.termMonths());
+        if (terms.paymentOption() != null) {
+            action.put("paymentOption", terms.paymentOption().wire());
+        }
+        action.put("totalCommitment", prices.reserved() * termHours * reserve);
         action.put("reservation", OfferFields.of(reservedQuote, reservedQuote.gpuModel()));
 
+        Offer pool = usage.pool();
         String summary = String.format(Locale.ROOT,
-                "Reserve %d x %s in %s %s: in use above the %.0f%% break-even over %d h; saves %.2f %s a month",
-                reserve, pool.instanceType(), pool.provider(), pool.region(), breakEven * 100, usage.hours(),
-                monthlySaving, usage.currency());
+                "Reserve %d x %s in %s %s for %d months (%.2f %s committed): %d stay busy in %.0f%% of %d h, above"
+                        + " the %.0f%% break-even; saves %.2f %s a month (history %d h of a %d h term)",
+                reserve, pool.instanceType(), pool.provider(), pool.region(), terms.termMonths(),
+                prices.reserved() * termHours * reserve, usage.currency(), baseline, (1 - baselinePercentile) * 100,
+                usage.hours(), prices.breakEven() * 100, monthlySaving, usage.currency(), historyHours, termHours);
+        double leastUsed = utilization.get(heldReserved + reserve - 1);
         return Optional.of(Recommendation.open(RecommendationKind.RESERVE_CAPACITY, Recommendation.Target.pool(pool),
                 summary, action, null, monthlySaving, usage.currency(),
-                confidence(usage.hours(), utilization.get(reserve - 1), breakEven), now, now.plus(ttl), evidence));
+                confidence(historyHours, termHours, leastUsed, prices.breakEven()), now, now.plus(ttl), evidence));
+    }
+
+    /** What the pool's use shows, for every record of it. */
+    private Map<String, Object> evidence(PoolUsage usage, Prices prices, int baseline, int heldReserved,
+            List<Double> utilization) {
+        Map<String, Object> evidence = new LinkedHashMap<>();
+        evidence.put("lookbackHours", usage.hours());
+        evidence.put("idleHours", usage.idleHours());
+        evidence.put("onDemandPricePerHour", prices.onDemand());
+        evidence.put("reservedPricePerHour", prices.reserved());
+        evidence.put("currency", usage.currency());
+        evidence.put("quoteCurrency", prices.reservedPrice().quote().currency());
+        evidence.put("exchangeRate", prices.reservedPrice().exchangeRate());
+        evidence.put("discount", 1 - prices.breakEven());
+        evidence.put("breakEvenUtilization", prices.breakEven());
+        evidence.put("baselinePercentile", baselinePercentile);
+        evidence.put("baselineInstances", baseline);
+        evidence.put("reservedInUse", heldReserved);
+        evidence.put("utilizationByInstance", utilization);
+        evidence.put("peakInstances", usage.peakInstances());
+        return evidence;
+    }
+
+    /** The commitment an acknowledged record stated, carried on as it was bought. */
+    private static Map<String, Object> commitmentOf(Map<String, Object> evidence) {
+        Map<String, Object> kept = new LinkedHashMap<>();
+        for (String key : List.of("instancesToReserve", "termMonths", "termSource", "termHours", "paymentOption",
+                "totalCommitment", "historyHours")) {
+            if (evidence.containsKey(key)) {
+                kept.put(key, evidence.get(key));
+            }
+        }
+        return kept;
+    }
+
+    private static Optional<Prices> prices(PoolUsage usage, PriceBoard board, Instant now) {
+        Offer pool = usage.pool();
+        Optional<PriceBoard.Price> onDemand = board.price(pool, usage.currency(), now);
+        Optional<PriceBoard.Price> reserved = board.price(
+                new Offer(pool.provider(), pool.region(), pool.instanceType(), Lifecycle.RESERVED), usage.currency(),
+                now);
+        if (onDemand.isEmpty() || reserved.isEmpty()
+                || !onDemand.get().quote().currency().equals(reserved.get().quote().currency())
+                || !(onDemand.get().pricePerHour() > 0)
+                || reserved.get().pricePerHour() >= onDemand.get().pricePerHour()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Prices(onDemand.get().pricePerHour(), reserved.get().pricePerHour(), reserved.get()));
     }
 
     /**
      * 0.4 to 0.95: 0.4 for a reservation that pays on the figures at all, up to 0.3 more as the
-     * lookback grows to a month (a short history may miss a quiet season), and up to 0.25 more as
-     * the least-used reserved instance clears break-even by a wider margin, measured as the share
-     * of the room between break-even and full use: {@code (u_K − b) / (1 − b)}.
+     * history grows to the whole term (a week says little of a year: pools grow and shrink), and up
+     * to 0.25 more as the least-used reserved instance clears break-even by a wider margin, measured
+     * as the share of the room between break-even and full use: {@code (u_K − b) / (1 − b)}.
      */
-    static double confidence(int lookbackHours, double leastUsed, double breakEven) {
-        double coverage = Math.min(1, lookbackHours / Recommendation.HOURS_PER_MONTH);
+    static double confidence(long historyHours, long termHours, double leastUsed, double breakEven) {
+        double coverage = Math.min(1, (double) historyHours / termHours);
         double margin = (leastUsed - breakEven) / (1 - breakEven);
         return 0.4 + 0.3 * coverage + 0.25 * margin;
     }

@@ -18,8 +18,16 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * SWITCH_INSTANCE_TYPE: a job whose work would cost less per unit on another instance type, bought the same way.
- * Candidates, the speedup model and the thresholds are as docs/recommendations.md describes them.
+ * SWITCH_INSTANCE_TYPE: a job that would cost less on another instance type, bought the same way,
+ * where it can go (its provider and region unless the deployment allows others). A candidate is
+ * priced in the unit the bill has, whole instances: the job's GPUs on the candidate's instances,
+ * {@code ceil(GPUs / GPUs per instance)} of them. Work that grows with speed (training) is compared
+ * per unit of work; serving is bounded by its demand, so a serving job is priced at the instances
+ * that carry its observed peak with its headroom, and saves only what those cost less than its GPUs
+ * now. A job spread over instances whose communication is not measured is not moved to fewer GPUs
+ * per instance or a slower network; where it is measured, the candidate's communication time is
+ * scaled by the networks' bandwidths. Candidates, the speedup model and the thresholds are as
+ * docs/recommendations.md describes them.
  */
 public final class SwitchInstanceTypeRule {
 
@@ -31,6 +39,8 @@ public final class SwitchInstanceTypeRule {
     public static final double DEFAULT_COMMUNICATION_BOUND_RATIO = 0.25;
     public static final double DEFAULT_MEMORY_BOUND_DRAM_ACTIVE = 0.5;
     public static final double DEFAULT_MEMORY_BOUND_SM_ACTIVE = 0.5;
+    /** Serving capacity kept above the peak where the job does not say its own: 30%. */
+    public static final double DEFAULT_SERVING_HEADROOM = 0.3;
 
     /*
      * Confidence is how much the candidate's cost per unit is to be believed: a job of the same
@@ -47,13 +57,14 @@ public final class SwitchInstanceTypeRule {
     static final double CONFIDENCE_DATASHEET = 0.4;
 
     private static final double PER_MILLION = 1_000_000;
+    private static final double BYTES_PER_GB = 1e9;
 
     private final double minSavingRatio;
     private final double withdrawSavingRatio;
     private final double minMonthlySaving;
     private final double communicationBoundRatio;
-    private final double memoryBoundDramActive;
-    private final double memoryBoundSmActive;
+    private final Reach reach;
+    private final double servingHeadroom;
     private final Duration ttl;
 
     /**
@@ -67,21 +78,31 @@ public final class SwitchInstanceTypeRule {
     /**
      * @param minSavingRatio      share of the cost per unit a candidate must save to be recommended
      * @param withdrawSavingRatio share under which a standing recommendation is withdrawn
+     * @param reach               where a job may go
+     * @param servingHeadroom     serving capacity kept above the peak where the job does not say
      */
     public SwitchInstanceTypeRule(double minSavingRatio, double withdrawSavingRatio, double minMonthlySaving,
-            double communicationBoundRatio, double memoryBoundDramActive, double memoryBoundSmActive, Duration ttl) {
+            double communicationBoundRatio, Reach reach, double servingHeadroom, Duration ttl) {
         this.minSavingRatio = minSavingRatio;
         this.withdrawSavingRatio = withdrawSavingRatio;
         this.minMonthlySaving = minMonthlySaving;
         this.communicationBoundRatio = communicationBoundRatio;
-        this.memoryBoundDramActive = memoryBoundDramActive;
-        this.memoryBoundSmActive = memoryBoundSmActive;
+        this.reach = reach;
+        this.servingHeadroom = servingHeadroom;
         this.ttl = ttl;
     }
 
-    /** Where the job's work could cost less, and what it would cost there. */
+    /**
+     * Where the job could run, and what it would cost there.
+     *
+     * @param costPerMillionUnits what its work would cost there (for serving: what the instances carrying its
+     *                            demand cost, over its work now)
+     * @param instances           whole instances it would take there
+     * @param gpus                GPUs on them it would use
+     * @param monthlySaving       what the move saves a month, the data sent across a region included
+     */
     private record Candidate(String basis, double costPerMillionUnits, double confidence, Map<String, Object> toPool,
-            Map<String, Object> figures) {
+            int instances, int gpus, double monthlySaving, Map<String, Object> figures) {
     }
 
     /** As {@link #evaluate(JobView, Collection, PriceBoard, GpuCatalog, Instant, boolean)}, nothing standing. */
@@ -100,59 +121,82 @@ public final class SwitchInstanceTypeRule {
                 || job.pool().lifecycle() == Lifecycle.RESERVED) {
             return Optional.empty();
         }
-        Observed observed = observed(job, peers, board, catalog, held);
         List<Candidate> worthIt = new ArrayList<>();
-        observed.best().ifPresent(worthIt::add);
+        int observedWorthIt = 0;
+        if (!job.traitsOrNone().isServing()) {
+            // A serving job's peers do what their demand asks, which says nothing of what their GPUs could.
+            Observed observed = observed(job, peers, board, catalog, now, held);
+            observed.best().filter(candidate -> worthIt(job, candidate, held)).ifPresent(worthIt::add);
+            observedWorthIt = observed.worthIt();
+        }
         estimated(job, board, catalog, measured(peers), now).stream()
-                .filter(candidate -> worthIt(job, candidate.costPerMillionUnits(), held)).forEach(worthIt::add);
+                .filter(candidate -> worthIt(job, candidate, held)).forEach(worthIt::add);
         Optional<Candidate> best = worthIt.stream().max(Comparator
-                .comparingDouble((Candidate candidate) -> candidate.confidence() * monthlySaving(job, candidate))
+                .comparingDouble((Candidate candidate) -> candidate.confidence() * candidate.monthlySaving())
                 .thenComparing(Comparator.comparingDouble(Candidate::costPerMillionUnits).reversed()));
-        int candidatesWorthIt = worthIt.size() - (observed.best().isPresent() ? 1 : 0) + observed.worthIt();
+        int candidatesWorthIt = (int) worthIt.stream().filter(c -> c.basis().equals("estimated")).count()
+                + observedWorthIt;
         return best.map(candidate -> recommendation(job, candidate, candidatesWorthIt, now));
     }
 
     /**
-     * Whether a candidate at {@code costPerMillionUnits} saves enough, as a share and in money; for
-     * a standing recommendation ({@code held}), whether it still saves the withdrawal share.
+     * Whether a candidate saves enough, as a share and in money; for a standing recommendation
+     * ({@code held}), whether it still saves the withdrawal share.
      */
-    private boolean worthIt(JobView job, double costPerMillionUnits, boolean held) {
-        double share = 1 - costPerMillionUnits / job.costPerMillionUnits();
-        double saving = monthlySaving(job, costPerMillionUnits);
-        return held ? share >= withdrawSavingRatio && saving > 0
-                : share >= minSavingRatio && saving >= minMonthlySaving;
+    private boolean worthIt(JobView job, Candidate candidate, boolean held) {
+        double share = savingRatio(job, candidate);
+        return held ? share >= withdrawSavingRatio && candidate.monthlySaving() > 0
+                : share >= minSavingRatio && candidate.monthlySaving() >= minMonthlySaving;
+    }
+
+    private static double savingRatio(JobView job, Candidate candidate) {
+        return 1 - candidate.costPerMillionUnits() / job.costPerMillionUnits();
     }
 
     /**
-     * What other jobs show: the cheapest peer worth switching to, as a candidate, and how many
-     * peers are worth it. Every observed candidate of a job has the same confidence (its peers
-     * all share its workload, or it names none), so the cheapest is the best; only that one is
-     * worked out in full. A job may have thousands of peers and is judged at each of its records,
-     * so they are looked up in an index ({@link PeerIndex}) rather than each tried in turn.
+     * What other jobs show: the cheapest peer by what it pays per unit (where the job may go), as a
+     * candidate repriced in whole instances for the job's GPUs, and how many peers pay less than the
+     * job. A job may have thousands of peers and is judged at each of its records, so they are looked
+     * up in an index ({@link PeerIndex}) rather than each tried in turn.
      */
     private record Observed(Optional<Candidate> best, int worthIt) {
     }
 
     private Observed observed(JobView job, Collection<JobView> peers, PriceBoard board, GpuCatalog catalog,
-            boolean held) {
+            Instant now, boolean held) {
         Optional<GpuCatalog.GpuSpec> currentGpu = job.workload() == null ? currentGpu(job, catalog) : Optional.empty();
-        PeerIndex.Comparison comparison = index(peers).compare(job, cost -> worthIt(job, cost, held),
+        double threshold = held ? withdrawSavingRatio : minSavingRatio;
+        PeerIndex.Comparison comparison = index(peers).compare(job,
+                cost -> 1 - cost / job.costPerMillionUnits() >= threshold, reach,
                 peer -> fits(job, currentGpu, catalog.instance(peer.pool()).map(GpuCatalog.InstanceSpec::gpuModel)
                         .or(() -> Optional.ofNullable(peer.gpuModel())).flatMap(catalog::gpu)));
         if (comparison.cheapest().isEmpty()) {
             return new Observed(Optional.empty(), 0);
         }
         JobView cheapest = comparison.cheapest().get();
-        int worthIt = comparison.worthIt();
+        Optional<Integer> perInstance = catalog.gpusPerInstance(cheapest.pool(), board);
+        if (perInstance.isEmpty()) {
+            return new Observed(Optional.empty(), comparison.worthIt());
+        }
+        // What an instance of the peer's offer costs: its price, or what the peer pays a GPU where it has none.
+        double instancePrice = board.price(cheapest.pool(), job.currency(), now).map(PriceBoard.Price::pricePerHour)
+                .orElse(cheapest.costPerHour() / cheapest.gpuEquivalents() * perInstance.get());
+        int gpus = wholeGpus(job);
+        int instances = instances(gpus, perInstance.get());
+        double unitsPerHour = cheapest.unitsPerGpuHour() * job.gpuEquivalents();
+        double cost = instances * instancePrice / unitsPerHour * PER_MILLION;
         Map<String, Object> figures = new LinkedHashMap<>();
         figures.put("comparedJobId", cheapest.jobId());
         if (cheapest.workload() != null) {
             figures.put("comparedWorkload", cheapest.workload());
         }
         figures.put("comparedWindowEnd", cheapest.windowEnd().toString());
-        return new Observed(Optional.of(new Candidate("observed", cheapest.costPerMillionUnits(),
-                job.workload() != null ? CONFIDENCE_OBSERVED_WORKLOAD : CONFIDENCE_OBSERVED_UNIT,
-                poolFields(cheapest.pool(), cheapest.gpuModel(), board), figures)), worthIt);
+        figures.put("comparedCostPerMillionUnits", cheapest.costPerMillionUnits());
+        Map<String, Object> toPool = poolFields(cheapest.pool(), cheapest.gpuModel(), board);
+        double egress = egressPerMonth(job, cheapest.pool(), figures);
+        return new Observed(Optional.of(new Candidate("observed", cost,
+                job.workload() != null ? CONFIDENCE_OBSERVED_WORKLOAD : CONFIDENCE_OBSERVED_UNIT, toPool, instances,
+                gpus, perUnitSaving(job, cost) - egress, figures)), comparison.worthIt());
     }
 
     private synchronized PeerIndex index(Collection<JobView> peers) {
@@ -177,13 +221,13 @@ public final class SwitchInstanceTypeRule {
     private record ClassOfWork(WorkloadClass workloadClass, String from) {
     }
 
-    private ClassOfWork classOfWork(JobView job) {
+    private static ClassOfWork classOfWork(JobView job) {
         WorkloadClass named = job.traitsOrNone().workloadClass();
         if (named != null) {
             return new ClassOfWork(named, "traits");
         }
-        boolean memoryBound = job.dramActive() != null && job.dramActive() >= memoryBoundDramActive
-                && job.smActive() < memoryBoundSmActive;
+        boolean memoryBound = job.dramActive() != null && job.dramActive() >= DEFAULT_MEMORY_BOUND_DRAM_ACTIVE
+                && job.smActive() < DEFAULT_MEMORY_BOUND_SM_ACTIVE;
         return memoryBound ? new ClassOfWork(WorkloadClass.MEMORY_BOUND, "telemetry")
                 : new ClassOfWork(WorkloadClass.TRAINING, "default");
     }
@@ -201,7 +245,9 @@ public final class SwitchInstanceTypeRule {
         if (current.model().equalsIgnoreCase(candidate.model())) {
             return new Performance(1, "same-gpu-model", false, CONFIDENCE_ESTIMATED, Map.of());
         }
-        Optional<MeasuredThroughput.Ratio> fleet = measured.ratio(job, candidate.model());
+        // What serving jobs do per GPU is their demand, not their GPUs' speed: no fleet measurement for them.
+        Optional<MeasuredThroughput.Ratio> fleet = job.traitsOrNone().isServing() ? Optional.empty()
+                : measured.ratio(job, candidate.model());
         if (fleet.isPresent()) {
             Map<String, Object> figures = new LinkedHashMap<>();
             figures.put("measuredCandidateJobs", fleet.get().candidateJobs());
@@ -229,11 +275,13 @@ public final class SwitchInstanceTypeRule {
         boolean communicationBound = ratio != null && ratio >= communicationBoundRatio;
         ClassOfWork work = classOfWork(job);
         Optional<Double> currentNetwork = catalog.networkGbps(job.pool());
+        Optional<Integer> currentPerInstance = catalog.gpusPerInstance(job.pool(), board);
+        boolean spread = currentPerInstance.map(per -> job.gpuEquivalents() > per + 1e-9).orElse(false);
         List<Candidate> found = new ArrayList<>();
         for (PriceQuote quote : board.all()) {
             Optional<GpuCatalog.GpuSpec> gpu = catalog.gpuOf(quote);
             boolean comparable = quote.lifecycle() == job.pool().lifecycle() && !samePlace(quote.offer(), job.pool())
-                    && fits(job, currentGpu, gpu);
+                    && reach.allows(job.pool(), quote.offer()) && fits(job, currentGpu, gpu);
             // Priced in the job's currency at the rate in force; a currency without a rate is left out.
             Optional<PriceBoard.Price> price = comparable ? board.priceIn(quote, job.currency(), now)
                     : Optional.empty();
@@ -242,15 +290,19 @@ public final class SwitchInstanceTypeRule {
             }
             Optional<Double> network = catalog.networkGbps(quote.offer());
             boolean networkKnown = currentNetwork.isPresent() && network.isPresent();
-            if (communicationBound && !(networkKnown && network.get() >= currentNetwork.get())) {
+            boolean networkAsFast = networkKnown && network.get() >= currentNetwork.get();
+            if (communicationBound && !networkAsFast) {
+                continue;
+            }
+            // Spread over instances, its communication crosses their network: unmeasured, it is not
+            // sent to smaller instances (more of it crossing) or a slower network.
+            if (spread && ratio == null && !(networkAsFast && quote.gpuCount() >= currentPerInstance.get())) {
                 continue;
             }
             Performance performance = performance(job, work, currentGpu.get(), gpu.get(), measured);
             double networkRatio = networkKnown ? network.get() / currentNetwork.get() : 1;
             double speedup = performance.wholeSpeedup() ? performance.ratio()
                     : 1 / ((1 - communication) / performance.ratio() + communication / networkRatio);
-            double cost = price.get().pricePerGpuHour() / (job.unitsPerGpuHour() * speedup) * PER_MILLION;
-
             Map<String, Object> figures = new LinkedHashMap<>();
             figures.put("workloadClass", work.workloadClass().wire());
             figures.put("workloadClassFrom", work.from());
@@ -260,13 +312,85 @@ public final class SwitchInstanceTypeRule {
             figures.put("communicationBound", communicationBound);
             figures.put("networkRatio", networkRatio);
             figures.put("estimatedSpeedup", speedup);
+            figures.put("candidatePricePerHour", price.get().pricePerHour());
             figures.put("candidatePricePerGpuHour", price.get().pricePerGpuHour());
             figures.put("quoteCurrency", quote.currency());
             figures.put("exchangeRate", price.get().exchangeRate());
-            found.add(new Candidate("estimated", cost, performance.confidence(),
-                    OfferFields.of(quote, gpu.get().model()), figures));
+            double egress = egressPerMonth(job, quote.offer(), figures);
+            Optional<Candidate> candidate = job.traitsOrNone().isServing()
+                    ? serving(job, quote, price.get(), speedup, performance.confidence(), gpu.get(), egress, figures)
+                    : growing(job, quote, price.get(), speedup, performance.confidence(), gpu.get(), egress, figures);
+            candidate.ifPresent(found::add);
         }
         return found;
+    }
+
+    /**
+     * Work that grows with speed: the job's GPUs on whole instances of the candidate, doing its work
+     * {@code speedup} times as fast; compared per unit.
+     */
+    private static Optional<Candidate> growing(JobView job, PriceQuote quote, PriceBoard.Price price, double speedup,
+            double confidence, GpuCatalog.GpuSpec gpu, double egress, Map<String, Object> figures) {
+        int gpus = wholeGpus(job);
+        int instances = instances(gpus, quote.gpuCount());
+        double cost = instances * price.pricePerHour() / (job.workUnitsPerHour() * speedup) * PER_MILLION;
+        return Optional.of(new Candidate("estimated", cost, confidence, OfferFields.of(quote, gpu.model()), instances,
+                gpus, perUnitSaving(job, cost) - egress, figures));
+    }
+
+    /**
+     * Serving: the same demand on the candidate. Its GPUs now are taken to carry the peak demand of its
+     * look-back with its headroom to spare, each able to serve {@code 1 + headroom} times what it served
+     * at the peak; a candidate's GPU serves {@code speedup} times that. It takes the GPUs that carry the
+     * peak with the same headroom, on whole instances, and saves what those cost less than its GPUs now,
+     * never a share of throughput no request asks for.
+     */
+    private Optional<Candidate> serving(JobView job, PriceQuote quote, PriceBoard.Price price, double speedup,
+            double confidence, GpuCatalog.GpuSpec gpu, double egress, Map<String, Object> figures) {
+        JobHours.Peak peak = job.peak();
+        if (!peak.known()) {
+            return Optional.empty();
+        }
+        Double said = job.traitsOrNone().headroom();
+        double headroom = said != null ? said : servingHeadroom;
+        double capacityPerGpu = peak.unitsPerGpuHour() * (1 + headroom) * speedup;
+        int gpus = (int) Math.max(1, Math.ceil(peak.unitsPerHour() * (1 + headroom) / capacityPerGpu - 1e-9));
+        int instances = instances(gpus, quote.gpuCount());
+        double costPerHour = instances * price.pricePerHour();
+        figures.put("peakUnitsPerHour", peak.unitsPerHour());
+        figures.put("peakUnitsPerGpuHour", peak.unitsPerGpuHour());
+        figures.put("headroom", headroom);
+        figures.put("headroomFrom", said != null ? "traits" : "default");
+        figures.put("candidateCapacityPerGpuHour", capacityPerGpu);
+        figures.put("candidateCostPerHour", costPerHour);
+        double monthly = (job.costPerHour() - costPerHour) * job.hoursPerMonth() - egress;
+        return Optional.of(new Candidate("estimated", costPerHour / job.workUnitsPerHour() * PER_MILLION, confidence,
+                OfferFields.of(quote, gpu.model()), instances, gpus, monthly, figures));
+    }
+
+    /**
+     * What moving the job to {@code to} sends across a region or provider a month, priced, where the job
+     * says its storage traffic; 0 for a move within its region. Names the move in {@code figures}.
+     */
+    private double egressPerMonth(JobView job, Offer to, Map<String, Object> figures) {
+        Reach.Move move = Reach.move(job.pool(), to);
+        if (move == Reach.Move.NONE) {
+            return 0;
+        }
+        figures.put("move", move.wire());
+        figures.put("fromRegion", job.pool().provider() + "|" + job.pool().region());
+        figures.put("toRegion", to.provider() + "|" + to.region());
+        Double bytesPerHour = job.traitsOrNone().storageBytesPerHour();
+        if (bytesPerHour == null) {
+            figures.put("egressCostPerMonth", null);
+            figures.put("egressKnown", false);
+            return 0;
+        }
+        double cost = bytesPerHour / BYTES_PER_GB * job.hoursPerMonth() * reach.egressPricePerGb();
+        figures.put("egressGbPerMonth", bytesPerHour / BYTES_PER_GB * job.hoursPerMonth());
+        figures.put("egressCostPerMonth", cost);
+        figures.put("egressKnown", true);
+        return cost;
     }
 
     /** The candidate's GPUs hold the job's reported peak, or without a report, as much as its GPUs now. */
@@ -299,32 +423,40 @@ public final class SwitchInstanceTypeRule {
                 .orElseGet(() -> OfferFields.of(pool, gpuModel));
     }
 
-    /**
-     * Doing the job's current work at the candidate's cost per unit instead of its own, for the hours
-     * of a month it runs ({@link JobView#hoursPerMonth()}).
-     */
-    private static double monthlySaving(JobView job, Candidate candidate) {
-        return monthlySaving(job, candidate.costPerMillionUnits());
+    /** Whole GPUs the job needs: its GPU equivalents rounded up (seven 1/7 slices are one GPU). */
+    private static int wholeGpus(JobView job) {
+        return (int) Math.max(1, Math.ceil(job.gpuEquivalents() - 1e-9));
     }
 
-    private static double monthlySaving(JobView job, double costPerMillionUnits) {
+    private static int instances(int gpus, int gpusPerInstance) {
+        return (gpus + gpusPerInstance - 1) / gpusPerInstance;
+    }
+
+    /**
+     * Doing the job's current work at {@code costPerMillionUnits} instead of its own, for the hours of
+     * a month it runs ({@link JobView#hoursPerMonth()}).
+     */
+    private static double perUnitSaving(JobView job, double costPerMillionUnits) {
         return (job.costPerMillionUnits() - costPerMillionUnits) / PER_MILLION * job.workUnitsPerHour()
                 * job.hoursPerMonth();
     }
 
     private Recommendation recommendation(JobView job, Candidate candidate, int candidatesWorthIt, Instant now) {
-        double saving = monthlySaving(job, candidate);
-        double savingRatio = 1 - candidate.costPerMillionUnits() / job.costPerMillionUnits();
+        double saving = candidate.monthlySaving();
+        double savingRatio = savingRatio(job, candidate);
         Map<String, Object> evidence = new LinkedHashMap<>();
         evidence.put("basis", candidate.basis());
         evidence.put("unit", job.unit());
         if (job.workload() != null) {
             evidence.put("workload", job.workload());
         }
+        evidence.put("serving", job.traitsOrNone().isServing());
         evidence.put("workUnitsPerHour", job.workUnitsPerHour());
         evidence.put("hoursPerMonth", job.hoursPerMonth());
+        evidence.put("currentCostPerHour", job.costPerHour());
         evidence.put("currentCostPerMillionUnits", job.costPerMillionUnits());
         evidence.put("candidateCostPerMillionUnits", candidate.costPerMillionUnits());
+        evidence.put("candidateInstances", candidate.instances());
         evidence.put("savingRatio", savingRatio);
         evidence.put("minSavingRatio", minSavingRatio);
         evidence.put("withdrawSavingRatio", withdrawSavingRatio);
@@ -344,12 +476,14 @@ public final class SwitchInstanceTypeRule {
         action.put("gpus", job.gpus());
         action.put("fromPool", job.pool().key());
         action.put("toPool", candidate.toPool());
+        action.put("toInstances", candidate.instances());
+        action.put("toGpus", candidate.gpus());
 
         String summary = String.format(Locale.ROOT,
-                "Job %s pays %.4f %s per 1M %s on %s; on %s it would pay %.4f (%s), %.0f%% less: %.2f %s a month",
+                "Job %s pays %.4f %s per 1M %s on %s; on %d %s it would pay %.4f (%s), %.0f%% less: %.2f %s a month",
                 job.jobId(), job.costPerMillionUnits(), job.currency(), job.unit(), job.pool().instanceType(),
-                candidate.toPool().get("instanceType"), candidate.costPerMillionUnits(), candidate.basis(),
-                savingRatio * 100, saving, job.currency());
+                candidate.instances(), candidate.toPool().get("instanceType"), candidate.costPerMillionUnits(),
+                candidate.basis(), savingRatio * 100, saving, job.currency());
         return Recommendation.open(RecommendationKind.SWITCH_INSTANCE_TYPE, Recommendation.Target.job(job.jobId()),
                 summary, action, null, saving, job.currency(), candidate.confidence(), now, now.plus(ttl), evidence);
     }

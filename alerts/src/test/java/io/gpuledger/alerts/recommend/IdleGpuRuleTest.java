@@ -10,9 +10,15 @@ import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.TelemetrySample;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
+/**
+ * What the reclaim rule makes of the instances a job (or no job) holds, judged as the bill is: whole
+ * instances. The periods are built as the rules build them, from closed windows of 10-second samples.
+ */
 class IdleGpuRuleTest {
 
     private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
@@ -22,16 +28,21 @@ class IdleGpuRuleTest {
     private final IdleGpuRule rule = new IdleGpuRule(TEN_MINUTES, 30, Duration.ofMinutes(10));
 
     @Test
-    void shouldRecommendReclaimingAGpuIdleOverThePeriodForWhatItSpentAnHour() {
-        // Given ten closed minutes of a GPU at 1% SM activity, charged 2 USD/h
-        IdlePeriod idle = period(10, 6, 0.01, 2.0);
+    void shouldReleaseTheInstanceOfAJobWhoseGpusAllIdleForWhatItCostsTheHoursItIsIdle() {
+        // Given ten closed minutes of the one GPU of a g4dn.xlarge held by a job that reports no work, at
+        // 1% SM activity, charged 2 USD/h; idle half the look-back
+        IdleGpuRule.Holding holding = holding("job-1", false, instance("i-1", 1, 6, 0.01, 2.0));
 
-        // When the rule judges them
-        Recommendation recommendation = rule.evaluate(idle, false, T0.plusSeconds(601)).orElseThrow();
+        // When the rule judges it
+        IdleGpuRule.Release release = rule.release(holding, false).orElseThrow();
+        Recommendation recommendation = rule.recommend(holding, release, halfTheDay(1), T0.plusSeconds(601));
 
-        // Then it is reclaimed for 2 USD/h: 2 x 720 = 1440 a month, fully observed (0.5 + 0.4)
-        assertThat(recommendation.id()).isEqualTo("reclaim_idle:gpu:GPU-1");
-        assertThat(recommendation.estimatedMonthlySaving()).isCloseTo(2.0 * 720, within(1e-9));
+        // Then the instance is released, keeping none: 2 USD an hour for the 360 idle hours of a month
+        // (half of 720), fully observed (0.5 + 0.4)
+        assertThat(recommendation.id()).isEqualTo("reclaim_idle:job:job-1");
+        assertThat(recommendation.action()).containsEntry("release", "instances")
+                .containsEntry("instanceIds", List.of("i-1")).containsEntry("keepInstances", 0);
+        assertThat(recommendation.estimatedMonthlySaving()).isCloseTo(2.0 * 360, within(1e-9));
         assertThat(recommendation.currency()).isEqualTo("USD");
         assertThat(recommendation.expiresAt()).isEqualTo(T0.plusSeconds(601 + 600));
         assertThat(recommendation.confidence()).isCloseTo(0.9, within(1e-9));
@@ -39,124 +50,174 @@ class IdleGpuRuleTest {
         assertThat(recommendation.evidence()).containsEntry("jobId", "job-1").containsEntry("periodMinutes", 10L)
                 .containsEntry("periodStart", T0.toString())
                 .containsEntry("periodEnd", T0.plusSeconds(600).toString())
-                .containsEntry("secondsObserved", 600.0).containsEntry("withdrawSmActive", 0.10);
-        assertThat(recommendation.summary()).contains("idle for 10 minutes");
-        // and it says what the month assumes: a GPU taken back by its user sooner saves its rate only
-        // for the hours it stays released
-        assertThat(recommendation.evidence()).containsEntry("hoursPerMonth", 720.0);
-        assertThat(recommendation.summary()).contains("saves 2.00 USD per hour it stays released");
+                .containsEntry("secondsObserved", 600.0).containsEntry("withdrawSmActive", 0.10)
+                .containsEntry("hoursPerMonth", 360.0);
     }
 
     @Test
-    void shouldReclaimAnIdleMigSliceForWhatTheSliceItselfSpends() {
-        // Given ten closed minutes of a 1g.10gb slice (a seventh) of an A100 priced 14 USD per GPU-hour,
-        // idle, each of six 10-second samples
-        GpuMinutes minutes = new GpuMinutes(TEN_MINUTES.period());
-        Optional<IdlePeriod> period = Optional.empty();
-        for (int m = 0; m < 10; m++) {
-            Instant start = T0.plusSeconds(60L * m);
-            GpuUsage idle = null;
-            for (int i = 1; i <= 6; i++) {
-                TelemetrySample sample = TelemetrySample.builder().gpuUuid("MIG-1").gpuModel("A100-80GB")
-                        .placement(new Placement("node-1", "i-1", "a2-highgpu-1g", "gcp", "us-central1",
-                                Lifecycle.ON_DEMAND))
-                        .jobId("job-1").time(start.plusSeconds(10L * i)).intervalSeconds(10).smActive(0.0)
-                        .migProfile("1g.10gb").gpuFraction(1.0 / 7).build();
-                idle = (idle == null ? GpuUsage.empty(sample, start, start.plusSeconds(60), "USD") : idle)
-                        .add(sample, 14.0);
-            }
-            period = minutes.add(closed(idle), start.plusSeconds(61));
-        }
+    void shouldReleaseAnInstanceWhoseMigSlicesAllIdleForTheWholeGpu() {
+        // Given the seven 1g.10gb slices (a seventh each) of the one A100 of an instance priced 14 USD per
+        // GPU-hour, all idle for ten closed minutes
+        IdleInstances.Snapshot mig = slices("i-mig", 7, 6, 0.0, 14.0);
+        IdleGpuRule.Holding holding = holding("job-1", false, mig);
 
         // When the rule judges them
-        Recommendation recommendation = rule.evaluate(period.orElseThrow(), false, T0.plusSeconds(601)).orElseThrow();
+        IdleGpuRule.Release release = rule.release(holding, false).orElseThrow();
 
-        // Then they were observed for 10 x 6 x 10 = 600 s of wall time, all of the period, and reclaiming
-        // the slice saves its own rate, 14 / 7 = 2 USD an hour: 2 x 720 = 1440 USD a month
-        assertThat(recommendation.evidence()).containsEntry("secondsObserved", 600.0);
-        assertThat(recommendation.estimatedMonthlySaving()).isCloseTo(2.0 * 720, within(1e-9));
-        assertThat(recommendation.confidence()).isCloseTo(0.9, within(1e-9));
+        // Then releasing the instance saves the whole GPU's 14 USD an hour: 7 slices of 2 each
+        assertThat(release.costPerHour()).isCloseTo(14.0, within(1e-9));
+        assertThat(release.idle().secondsObserved()).isEqualTo(7 * 600.0);
+    }
+
+    @Test
+    void shouldNotReleaseAnInstanceOneOfWhoseSlicesWorks() {
+        // Given the seven slices of one GPU, one busy at 40%
+        IdleGpuRule.Holding holding = holding("job-1", false, slices("i-mig", 7, 6, 0.0, 14.0, 0.4));
+
+        // Then nothing can be released: the GPU, and its instance, are still in use
+        assertThat(rule.release(holding, false)).isEmpty();
+    }
+
+    @Test
+    void shouldShrinkAJobOnTwoInstancesWhoseBusyGpusFitOnOne() {
+        // Given a job reporting work on two 8-GPU instances: all of the first idle, 3 of the second busy
+        IdleInstances.Snapshot idle = instance("i-a", 8, 6, 0.01, 4.09625);
+        IdleInstances.Snapshot busy = instance("i-b", 8, 6, 0.01, 4.09625, 0.8, 0.8, 0.8);
+        IdleGpuRule.Holding holding = holding("job-2", true, busy, idle);
+
+        // When the rule judges it
+        IdleGpuRule.Release release = rule.release(holding, false).orElseThrow();
+
+        // Then it keeps one instance for its 3 busy GPUs and releases the idle one, whole: 8 x 4.09625
+        assertThat(release.instancesNeeded()).isEqualTo(1);
+        assertThat(release.released()).extracting(IdleInstances.Snapshot::instanceId).containsExactly("i-a");
+        assertThat(release.busyGpus()).isEqualTo(3.0);
+        assertThat(release.costPerHour()).isCloseTo(32.77, within(1e-9));
+        // and it is less sure than of a release: the job has to be made to run on one instance
+        Recommendation shrink = rule.recommend(holding, release, halfTheDay(1), T0.plusSeconds(601));
+        assertThat(shrink.confidence()).isLessThan(0.9);
+        assertThat(shrink.summary()).contains("shrink it to 1");
+    }
+
+    @Test
+    void shouldNotReleaseTheGpusOfAJobThatReportsWorkHoweverIdleTheyLook() {
+        // Given a serving job's two one-GPU instances at 1% SM activity, and its reports of requests served
+        IdleGpuRule.Holding serving = holding("serve", true, instance("i-1", 1, 6, 0.01, 0.526),
+                instance("i-2", 1, 6, 0.01, 0.526));
+
+        // Then neither is released: it serves at a quiet hour
+        assertThat(rule.release(serving, false)).isEmpty();
     }
 
     @Test
     void shouldNotJudgeAPeriodWithTooLittleObservedTime() {
         // Given ten minutes of two 10-second samples each: 200 s of activity, under 10 x 30 = 300 s
-        IdlePeriod sparse = period(10, 2, 0.0, 2.0);
+        IdleInstances.Snapshot sparse = instance("i-1", 1, 2, 0.0, 2.0);
 
-        assertThat(rule.judges(sparse)).isFalse();
-        assertThat(rule.evaluate(sparse, false, T0)).isEmpty();
+        assertThat(rule.judges(sparse.gpus().get(0).period())).isFalse();
+        assertThat(rule.release(holding("job-1", false, sparse), false)).isEmpty();
         // while three samples a minute, 300 s, are enough
-        assertThat(rule.judges(period(10, 3, 0.0, 2.0))).isTrue();
+        assertThat(rule.judges(instance("i-1", 1, 3, 0.0, 2.0).gpus().get(0).period())).isTrue();
     }
 
     @Test
     void shouldLeaveBusyGpusAlone() {
-        IdlePeriod busy = period(10, 6, 0.06, 2.0);
-
-        assertThat(rule.judges(busy)).isTrue();
-        assertThat(rule.evaluate(busy, false, T0)).isEmpty();
+        assertThat(rule.release(holding("job-1", false, instance("i-1", 1, 6, 0.06, 2.0)), false)).isEmpty();
     }
 
     @Test
     void shouldHoldARaisedReclaimUntilTheActivityReachesTheWithdrawalThreshold() {
-        // Given GPUs at 7% and at 12% SM activity over the period
-        IdlePeriod waking = period(10, 6, 0.07, 2.0);
-        IdlePeriod working = period(10, 6, 0.12, 2.0);
+        // Given instances at 7% and at 12% SM activity over the period
+        IdleGpuRule.Holding waking = holding("job-1", false, instance("i-1", 1, 6, 0.07, 2.0));
+        IdleGpuRule.Holding working = holding("job-1", false, instance("i-1", 1, 6, 0.12, 2.0));
 
         // Then 7% raises nothing new (over 5%) but keeps a reclaim that stands (under 10%)
-        assertThat(rule.evaluate(waking, false, T0)).isEmpty();
-        assertThat(rule.evaluate(waking, true, T0)).isPresent();
+        assertThat(rule.release(waking, false)).isEmpty();
+        assertThat(rule.release(waking, true)).isPresent();
         // and 12%, over 10%, withdraws it
-        assertThat(rule.evaluate(working, true, T0)).isEmpty();
+        assertThat(rule.release(working, true)).isEmpty();
     }
 
     @Test
     void shouldNotJudgeAGpuWhoseActivityIsUnknown() {
         // Given ten minutes of a GPU whose samples had no activity reading
-        IdlePeriod unknown = period(10, 6, null, 2.0);
+        IdleInstances.Snapshot unknown = instance("i-1", 1, 6, null, 2.0);
 
-        // Then it is neither idle nor judged: its 600 s were charged, but nothing says it was idle
-        assertThat(unknown.secondsObserved()).isEqualTo(600.0);
-        assertThat(rule.judges(unknown)).isFalse();
-        assertThat(rule.evaluate(unknown, false, T0.plusSeconds(601))).isEmpty();
+        // Then it counts as busy: its 600 s were charged, but nothing says it was idle
+        assertThat(unknown.gpus().get(0).period().secondsObserved()).isEqualTo(600.0);
+        assertThat(rule.release(holding("job-1", false, unknown), false)).isEmpty();
     }
 
-    /**
-     * What {@code minutes} closed minutes of GPU-1 add up to, each of {@code samples} 10-second samples
-     * at {@code smActive}, priced {@code pricePerHour}.
-     */
     @Test
     void shouldBeLessSureOfAPeriodItSawOnlyPartOf() {
         // Given ten idle minutes seen whole (six 10 s samples a minute) and ten seen half (three a minute)
-        IdlePeriod whole = period(10, 6, 0.01, 2.0);
-        IdlePeriod half = period(10, 3, 0.01, 2.0);
+        IdleGpuRule.Holding whole = holding("job-1", false, instance("i-1", 1, 6, 0.01, 2.0));
+        IdleGpuRule.Holding half = holding("job-1", false, instance("i-1", 1, 3, 0.01, 2.0));
 
         // When the rule judges each
-        double sureOfWhole = rule.evaluate(whole, false, T0.plusSeconds(601)).orElseThrow().confidence();
-        double sureOfHalf = rule.evaluate(half, false, T0.plusSeconds(601)).orElseThrow().confidence();
+        double sureOfWhole = rule.recommend(whole, rule.release(whole, false).orElseThrow(), halfTheDay(1), T0)
+                .confidence();
+        double sureOfHalf = rule.recommend(half, rule.release(half, false).orElseThrow(), halfTheDay(1), T0)
+                .confidence();
 
         // Then idleness it did not see weighs less: half seen is less sure, and still above a coin toss
         assertThat(sureOfHalf).isLessThan(sureOfWhole).isGreaterThan(0.5);
     }
 
-    private static IdlePeriod period(int minutes, int samples, Double smActive, double pricePerHour) {
-        GpuMinutes gpu = new GpuMinutes(Duration.ofMinutes(minutes));
-        Optional<IdlePeriod> period = Optional.empty();
-        for (int m = 0; m < minutes; m++) {
+    /** Half of a day's look-back idle, for {@code instances} instances. */
+    private static JobHours.Share halfTheDay(int instances) {
+        return new JobHours.Share(T0.minus(Duration.ofDays(1)), T0, 12.0 * instances, 0.5);
+    }
+
+    private static IdleGpuRule.Holding holding(String jobId, boolean reportedWork,
+            IdleInstances.Snapshot... instances) {
+        return new IdleGpuRule.Holding(Recommendation.Target.job(jobId), jobId, List.of(instances), reportedWork);
+    }
+
+    private static IdleInstances.Snapshot instance(String id, int gpus, int samples, Double smActive,
+            double pricePerHour, double... busy) {
+        return build(id, gpus, samples, smActive, pricePerHour, 1.0, busy);
+    }
+
+    /** As {@link #instance}, of the one GPU of an instance split into {@code count} slices. */
+    private static IdleInstances.Snapshot slices(String id, int count, int samples, Double smActive,
+            double pricePerHour, double... busy) {
+        return build(id, count, samples, smActive, pricePerHour, 1.0 / count, busy);
+    }
+
+    /**
+     * Ten closed minutes of an instance's {@code gpus} GPUs (or slices of {@code fraction} of one),
+     * each of {@code samples} 10-second samples at {@code smActive} (the first ones at {@code busy}),
+     * priced {@code pricePerHour} a GPU; as the instance stands once its last minute is complete.
+     */
+    private static IdleInstances.Snapshot build(String id, int gpus, int samples, Double smActive,
+            double pricePerHour, double fraction, double... busy) {
+        IdleInstances instances = new IdleInstances();
+        GpuMinutes minutes = new GpuMinutes(TEN_MINUTES.period());
+        List<IdleInstances.Snapshot> complete = new ArrayList<>();
+        for (int m = 0; m < 10; m++) {
             Instant start = T0.plusSeconds(60L * m);
-            GpuUsage usage = null;
-            for (int i = 1; i <= samples; i++) {
-                TelemetrySample sample = TelemetrySample.builder().gpuUuid("GPU-1").gpuModel("T4")
-                        .placement(new Placement("node-1", "i-1", "g4dn.xlarge", "aws", "us-east-1",
-                                Lifecycle.ON_DEMAND))
-                        .jobId("job-1").time(start.plusSeconds(10L * i)).intervalSeconds(10).smActive(smActive)
-                        .build();
-                usage = (usage == null ? GpuUsage.empty(sample, start, start.plusSeconds(60), "USD") : usage)
-                        .add(sample, pricePerHour);
+            for (int g = 0; g < gpus; g++) {
+                Double activity = g < busy.length ? Double.valueOf(busy[g]) : smActive;
+                GpuUsage usage = null;
+                for (int i = 1; i <= samples; i++) {
+                    TelemetrySample.Builder sample = TelemetrySample.builder().gpuUuid(id + "-gpu-" + g)
+                            .gpuModel("A100-40GB")
+                            .placement(new Placement("node-" + id, id, "g4dn.xlarge", "aws", "us-east-1",
+                                    Lifecycle.ON_DEMAND))
+                            .jobId("job-1").time(start.plusSeconds(10L * i)).intervalSeconds(10).smActive(activity);
+                    if (fraction < 1) {
+                        sample.migProfile("1g.10gb").gpuFraction(fraction);
+                    }
+                    TelemetrySample built = sample.build();
+                    usage = (usage == null ? GpuUsage.empty(built, start, start.plusSeconds(60), "USD") : usage)
+                            .add(built, pricePerHour);
+                }
+                Optional<IdlePeriod> period = minutes.add(closed(usage), start.plusSeconds(61));
+                period.flatMap(p -> instances.add(p, (int) Math.round(gpus * fraction))).ifPresent(complete::add);
             }
-            period = gpu.add(closed(usage), start.plusSeconds(61));
         }
-        return period.orElseThrow();
+        return complete.get(complete.size() - 1);
     }
 
     static GpuUsage closed(GpuUsage open) {

@@ -81,6 +81,16 @@ final class JobViewBuilder {
         return this;
     }
 
+    /**
+     * Over a day of look-back it ran all the time, its busiest minute doing {@code unitsPerHour} an hour,
+     * {@code unitsPerGpuHour} a GPU.
+     */
+    JobViewBuilder peak(double unitsPerHour, double unitsPerGpuHour) {
+        this.running = new JobHours.Share(windowEnd.minus(Duration.ofDays(1)), windowEnd, 24 * gpuEquivalents, 1,
+                new JobHours.Peak(unitsPerHour, unitsPerGpuHour));
+        return this;
+    }
+
     JobView build() {
         return new JobView(jobId, "team-a", pool, gpuModel, gpus, gpuEquivalents, costPerHour, "USD", smActive,
                 dramActive, unit,

@@ -26,6 +26,8 @@ class PeerIndexTest {
     private static final String[] UNITS = {"tokens", "samples"};
     private static final String[] WORKLOADS = {null, "llama-70b", "resnet-50"};
     private static final Lifecycle[] LIFECYCLES = {Lifecycle.ON_DEMAND, Lifecycle.SPOT};
+    /** Peers in the job's own region only, as by default, and anywhere (all providers here are one). */
+    private static final Reach[] REACHES = {Reach.SAME_REGION, new Reach(true, false, 0.09)};
 
     @Test
     void findsTheSameCheapestPeerAndCountAsTryingEveryPeer() {
@@ -45,14 +47,17 @@ class PeerIndexTest {
                 DoublePredicate worthIt = cost -> cost <= bound;
                 Predicate<JobView> fits = peer -> !peer.gpuModel().equals("A10G");
 
-                PeerIndex.Comparison found = index.compare(job, worthIt, fits);
+                for (Reach reach : REACHES) {
+                    PeerIndex.Comparison found = index.compare(job, worthIt, reach, fits);
 
-                PeerIndex.Comparison expected = everyPeer(job, peers, worthIt, fits);
-                assertThat(found.cheapest().map(JobView::jobId)).as("fleet %d, probe %d", fleet, probe)
-                        .isEqualTo(expected.cheapest().map(JobView::jobId));
-                assertThat(found.cheapest()).isEqualTo(expected.cheapest());
-                assertThat(found.worthIt()).as("fleet %d, probe %d", fleet, probe).isEqualTo(expected.worthIt());
-                withCandidates += expected.worthIt() > 0 ? 1 : 0;
+                    PeerIndex.Comparison expected = everyPeer(job, peers, worthIt, reach, fits);
+                    assertThat(found.cheapest().map(JobView::jobId)).as("fleet %d, probe %d, %s", fleet, probe, reach)
+                            .isEqualTo(expected.cheapest().map(JobView::jobId));
+                    assertThat(found.cheapest()).isEqualTo(expected.cheapest());
+                    assertThat(found.worthIt()).as("fleet %d, probe %d, %s", fleet, probe, reach)
+                            .isEqualTo(expected.worthIt());
+                    withCandidates += expected.worthIt() > 0 ? 1 : 0;
+                }
             }
         }
         assertThat(withCandidates).as("probes with a peer worth it").isGreaterThan(1000);
@@ -65,7 +70,8 @@ class PeerIndexTest {
         JobView silent = JobViewBuilder.job("silent", offer("p4d.24xlarge", "us-east-1", Lifecycle.ON_DEMAND), "A100",
                 8, 32).build();
 
-        PeerIndex.Comparison comparison = PeerIndex.of(List.of(busy, silent)).compare(silent, cost -> true, p -> true);
+        PeerIndex.Comparison comparison = PeerIndex.of(List.of(busy, silent)).compare(silent, cost -> true,
+                Reach.SAME_REGION, p -> true);
 
         assertThat(comparison.cheapest()).isEmpty();
         assertThat(comparison.worthIt()).isZero();
@@ -73,7 +79,7 @@ class PeerIndexTest {
 
     /** What the rule did before the index: every peer tried in turn. */
     private static PeerIndex.Comparison everyPeer(JobView job, List<JobView> peers, DoublePredicate worthIt,
-            Predicate<JobView> fits) {
+            Reach reach, Predicate<JobView> fits) {
         JobView cheapest = null;
         int count = 0;
         for (JobView peer : peers) {
@@ -84,6 +90,7 @@ class PeerIndexTest {
                             && peer.pool().region().equals(job.pool().region())
                             && peer.pool().instanceType().equalsIgnoreCase(job.pool().instanceType()))
                     && worthIt.test(peer.costPerMillionUnits())
+                    && (peer.pool().region().equals(job.pool().region()) || reach.otherRegions())
                     && (job.workload() != null ? job.workload().equals(peer.workload()) : fits.test(peer));
             if (comparable) {
                 count++;

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class PoolHoursTest {
@@ -71,8 +72,9 @@ class PoolHoursTest {
         // "save" 720 x (32.77 x 1/3 - 21.3005) = 720 x -10.377167 = -7471.56 USD a month,
         // where counting only the busy hours (u1 = 1) claims 720 x (32.77 - 21.3005) = +8258.04
         assertThat(720 * (32.77 * lastWeek.utilizationOfInstance(1) - 21.3005)).isCloseTo(-7471.56, within(0.01));
-        assertThat(new ReserveCapacityRule(168, 10, Duration.ofHours(2)).evaluate(lastWeek, board, T0.plus(
-                Duration.ofDays(21)))).isEmpty();
+        assertThat(new ReserveCapacityRule(168, ReserveCapacityRule.DEFAULT_BASELINE_PERCENTILE, 12, 10,
+                Duration.ofHours(2)).evaluate(lastWeek, board, T0.plus(Duration.ofDays(21)), Optional.empty()))
+                .isEmpty();
     }
 
     @Test

@@ -122,7 +122,7 @@ class RecommendationRulesTest {
                 Recommendation.idFor(RecommendationKind.SWITCH_INSTANCE_TYPE, "job", switching.id()),
                 Recommendation.idFor(RecommendationKind.REDUCE_COMMUNICATION, "job", communicating.id()),
                 Recommendation.idFor(RecommendationKind.MOVE_TO_SPOT, "job", interruptible.id()),
-                Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "gpu", notebookGpu));
+                Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "job", "notebook-7"));
     }
 
     @Test
@@ -215,11 +215,12 @@ class RecommendationRulesTest {
     }
 
     @Test
-    void shouldReclaimAGpuOnlyOnceIdleForHalfAnHourOfClosedMinutesAtThePeriodsCostRate() {
-        // Given a GPU of g5.xlarge at 1% SM activity, charged 2 USD/h for 15 minutes, then 1 USD/h
+    void shouldReclaimAnInstanceOnlyOnceIdleForHalfAnHourOfClosedMinutesAtThePeriodsCostRate() {
+        // Given the one GPU of a g5.xlarge of a notebook at 1% SM activity, charged 2 USD/h for 15
+        // minutes, then 1 USD/h
         RulesOnMockTopic topic = new RulesOnMockTopic(T0, RecommendationRules.Settings.defaults(TTL));
         String gpu = "GPU-idle-1";
-        String id = Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "gpu", gpu);
+        String id = Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "job", "notebook");
 
         // When its first 29 minutes come, each re-sent as it fills, then closed
         for (int m = 0; m < 29; m++) {
@@ -233,11 +234,14 @@ class RecommendationRulesTest {
         // When its 30th minute closes
         idleMinute(topic, gpu, 29, 1.0, 0.01);
 
-        // Then it is reclaimed for what it spent an hour over the half hour, (15 x 2 + 15 x 1) / 60
-        // = 0.75 USD in 0.5 h, 1.5 USD/h, not its last minute's 1 USD/h: 1.5 x 720 = 1080 a month
+        // Then its instance is released for what it spent an hour over the half hour, (15 x 2 + 15 x 1) / 60
+        // = 0.75 USD in 0.5 h, 1.5 USD/h, not its last minute's 1 USD/h, for the time of a month it is idle
+        // as far as it has been judged: all of it, so far (less than a day of it is known): 1.5 x 720 = 1080
         assertThat(topic.published(id)).singleElement().satisfies(r -> {
             assertThat(r.status()).isEqualTo(RecommendationStatus.OPEN);
-            assertThat(r.estimatedMonthlySaving()).isCloseTo(1080, within(1e-6));
+            assertThat((double) r.evidence().get("idleCostPerHour")).isCloseTo(1.5, within(1e-9));
+            assertThat((double) r.evidence().get("hoursPerMonth")).isCloseTo(720, within(1e-9));
+            assertThat(r.estimatedMonthlySaving()).isCloseTo(1080, within(1e-9));
             assertThat(r.evidence()).containsEntry("periodMinutes", 30L)
                     .containsEntry("periodStart", T0.toString());
         });
@@ -245,10 +249,10 @@ class RecommendationRulesTest {
 
     @Test
     void shouldWithdrawAReclaimOnlyOnceTheGpusActivityOverThePeriodReachesTheWithdrawalThreshold() {
-        // Given a GPU reclaimed after half an hour at 1% SM activity
+        // Given a notebook's one-GPU instance reclaimed after half an hour at 1% SM activity
         RulesOnMockTopic topic = new RulesOnMockTopic(T0, RecommendationRules.Settings.defaults(TTL));
         String gpu = "GPU-idle-2";
-        String id = Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "gpu", gpu);
+        String id = Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "job", "notebook");
         for (int m = 0; m < 30; m++) {
             idleMinute(topic, gpu, m, 1.0, 0.01);
         }

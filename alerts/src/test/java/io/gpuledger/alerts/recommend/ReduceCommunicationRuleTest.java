@@ -41,7 +41,7 @@ class ReduceCommunicationRuleTest {
         JobView job = p4dJob(overhead);
 
         // When it is judged
-        Optional<Recommendation> found = rule().evaluate(job, new PriceBoard(), CATALOG, WINDOW_END, held);
+        Optional<Recommendation> found = rule().evaluate(job, new PriceBoard(), CATALOG, WINDOW_END, held, true);
 
         // Then it is raised at 0.25, and a standing one withdrawn only under 0.20
         assertThat(found.isPresent()).isEqualTo(raised);
@@ -51,38 +51,38 @@ class ReduceCommunicationRuleTest {
 
     @Test
     void shouldRaiseNothingForAJobThatReportsNoOverhead() {
-        assertThat(rule().evaluate(p4dJob(null), new PriceBoard(), CATALOG, WINDOW_END, true)).isEmpty();
+        assertThat(rule().evaluate(p4dJob(null), new PriceBoard(), CATALOG, WINDOW_END, true, true)).isEmpty();
     }
 
     static Stream<Arguments> fixes() {
         return Stream.of(
                 // case, job, board, fix, target instance type, monthly saving, confidence
-                // no faster p4d-like offer: 0.32 x 32.77 = 10.4864/h communicating; 30% of it x 720 = 2265.0624
-                Arguments.of("nothing faster priced", p4dJob(0.32), Map.of(P4D, 32.77), "job-changes", null,
-                        2265.0624, 0.4),
-                // g5.12xlarge (40 Gbit/s), 8 GPUs at 11.344/h, ratio 0.4; g5.48xlarge (100 Gbit/s, b = 2.5) at 12.0:
-                // 1.5 per GPU-hour x 8 x (0.6 + 0.4 / 2.5) = 9.12/h; (11.344 - 9.12) x 720 = 1601.28
+                // no faster p4d-like offer: advice to change the job, claiming nothing it cannot show
+                Arguments.of("nothing faster priced", p4dJob(0.32), Map.of(P4D, 32.77), "job-changes", null, 0.0,
+                        0.4),
+                // g5.12xlarge (40 Gbit/s), 8 GPUs at 11.344/h, ratio 0.4; one g5.48xlarge (8 GPUs, 100 Gbit/s,
+                // b = 2.5) at 12.0 does the same work in 0.6 + 0.4 / 2.5 = 0.76 of the time: 9.12/h;
+                // (11.344 - 9.12) x 720 = 1601.28
                 Arguments.of("faster network pays", g5Job(), Map.of(onDemand("g5.48xlarge"), 12.0),
                         "faster-interconnect", "g5.48xlarge", 1601.28, 0.6),
-                // g5.24xlarge (50 Gbit/s, b = 1.25) at 5.0: 1.25 x 8 x (0.6 + 0.32) = 9.20/h, dearer than 9.12
+                // two g5.24xlarge (4 GPUs each, 50 Gbit/s, b = 1.25) at 5.0: 10 x (0.6 + 0.32) = 9.20/h, dearer
                 Arguments.of("cheapest faster network", g5Job(),
                         Map.of(onDemand("g5.48xlarge"), 12.0, onDemand("g5.24xlarge"), 5.0),
                         "faster-interconnect", "g5.48xlarge", 1601.28, 0.6),
-                // at its list price 16.288: 2.036 x 8 x 0.76 = 12.37888/h > 11.344, so change the job:
-                // 0.4 x 11.344 x 0.3 x 720 = 980.1216
+                // at its list price 16.288: 16.288 x 0.76 = 12.37888/h > 11.344: advice to change the job
                 Arguments.of("faster network dearer", g5Job(), Map.of(onDemand("g5.48xlarge"), 16.288),
-                        "job-changes", null, 980.1216, 0.4),
-                // 8 MIG-like slices making 4 GPUs (one g5.12xlarge, 5.672/h) are priced by the 4 GPUs:
-                // 1.5 x 4 x (0.6 + 0.4 / 2.5) = 4.56/h there; (5.672 - 4.56) x 720 = 800.64
-                Arguments.of("slices priced by the GPU they make",
+                        "job-changes", null, 0.0, 0.4),
+                // 8 MIG-like slices making 4 GPUs (one g5.12xlarge, 5.672/h) would take a whole g5.48xlarge, billed
+                // whole: 12.0 x 0.76 = 9.12/h > 5.672: advice to change the job
+                Arguments.of("a whole instance for part of it",
                         job("job-1", G5_12, "A10G-24GB", 8, 5.672).gpuEquivalents(4).communication(0.4).build(),
-                        Map.of(onDemand("g5.48xlarge"), 12.0), "faster-interconnect", "g5.48xlarge", 800.64, 0.6),
-                // NC24s_v3's network is not published: nothing to compare; 0.3 x 12.24 x 0.3 x 720 = 793.152
+                        Map.of(onDemand("g5.48xlarge"), 12.0), "job-changes", null, 0.0, 0.4),
+                // NC24s_v3's network is not published: nothing to compare
                 Arguments.of("network unknown",
                         job("job-1", new Offer("azure", "eastus", "Standard_NC24s_v3", Lifecycle.ON_DEMAND),
                                 "V100-16GB", 4, 12.24).communication(0.3).build(),
                         Map.of(new Offer("azure", "eastus", "Standard_NC24rs_v3", Lifecycle.ON_DEMAND), 10.0),
-                        "job-changes", null, 793.152, 0.4));
+                        "job-changes", null, 0.0, 0.4));
     }
 
     @ParameterizedTest(name = "{0}: {3} {4} {5}")
@@ -143,15 +143,19 @@ class ReduceCommunicationRuleTest {
         Recommendation recommendation = rule().evaluate(quarterDay, new PriceBoard(), CATALOG, WINDOW_END)
                 .orElseThrow();
 
-        // Then it saves 30% of 0.32 x 32.77 = 3.146 an hour for a quarter of 720 hours: 3.146 x 180 = 566.2656
-        assertThat(recommendation.estimatedMonthlySaving()).isCloseTo(566.2656, within(1e-6));
+        // Then its communication costs 0.32 x 32.77 = 10.4864 an hour for a quarter of 720 hours: 1887.552
+        // a month, 0.32 x 180 = 57.6 hours of it spent communicating
+        assertThat((double) recommendation.evidence().get("communicationCostPerMonth")).isCloseTo(1887.552,
+                within(1e-6));
+        assertThat((double) recommendation.evidence().get("exposedCommunicationHoursPerMonth")).isCloseTo(57.6,
+                within(1e-9));
         assertThat((double) recommendation.evidence().get("hoursPerMonth")).isCloseTo(180, within(1e-9));
     }
 
     @Test
-    void shouldHoldBackASavingBelowTheMinimum() {
-        // Given the p4d job saving 2265.06 a month by changing itself, and a minimum of 3000
-        ReduceCommunicationRule demanding = new ReduceCommunicationRule(0.25, 0.20, 0.3, 3000, Duration.ofMinutes(10));
+    void shouldHoldBackAdviceOnCommunicationThatCostsLessThanTheMinimum() {
+        // Given the p4d job whose communication costs 0.32 x 32.77 x 720 = 7550.21 a month, and a minimum of 10000
+        ReduceCommunicationRule demanding = new ReduceCommunicationRule(0.25, 0.20, 10_000, Duration.ofMinutes(10));
 
         // Then nothing is recommended
         assertThat(demanding.evaluate(p4dJob(0.32), new PriceBoard(), CATALOG, WINDOW_END)).isEmpty();
@@ -159,8 +163,7 @@ class ReduceCommunicationRuleTest {
 
     private static ReduceCommunicationRule rule() {
         return new ReduceCommunicationRule(ReduceCommunicationRule.DEFAULT_THRESHOLD,
-                ReduceCommunicationRule.DEFAULT_WITHDRAW_RATIO,
-                ReduceCommunicationRule.DEFAULT_RECOVERABLE_SHARE, 0, Duration.ofMinutes(10));
+                ReduceCommunicationRule.DEFAULT_WITHDRAW_RATIO, 0, Duration.ofMinutes(10));
     }
 
     /** The p4d job (8 x A100-40GB, 32.77/h) with {@code ratio} over its period. */

@@ -7,6 +7,8 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationStatus;
+import io.gpuledger.model.ReservationTerms;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,28 +26,25 @@ class ReserveCapacityRuleTest {
 
     private static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
     private static final Offer POOL = new Offer("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND);
-    private final ReserveCapacityRule rule = new ReserveCapacityRule(4, 0, Duration.ofHours(6));
+    private final ReserveCapacityRule rule = new ReserveCapacityRule(4,
+            ReserveCapacityRule.DEFAULT_BASELINE_PERCENTILE, 12, 0, Duration.ofHours(6));
 
     static Stream<Arguments> lookbacks() {
         return Stream.of(
                 // case, instances in use per hour, on demand, reserved (null: not priced), reserve, monthly saving
-                // break-even 1.0/2.0 = 0.5; u1 = 4/4 = 1, u2 = 3/4 = 0.75, u3 = 2/4 = 0.5 (not above)
-                // 720 x ((2 x 1 - 1) + (2 x 0.75 - 1)) = 720 x 1.5 = 1080
-                Arguments.of("baseline of two", List.of(3.0, 3.0, 2.0, 1.0), 2.0, 1.0, 2, 1080.0),
-                // u1 = 2/4 = 0.5 = break-even exactly: it does not pay, it only breaks even
-                Arguments.of("exactly at break-even", List.of(1.0, 1.0, 0.0, 0.0), 2.0, 1.0, 0, 0.0),
-                // u1 = 1/4 = 0.25 < 0.5
+                // what stays busy: the lowest hour of four has 1; 720 x (2 x 1 - 1) = 720 (not the 2 used
+                // three hours in four)
+                Arguments.of("what stays busy", List.of(3.0, 3.0, 2.0, 1.0), 2.0, 1.0, 1, 720.0),
+                // one instance half the time: nothing stays busy
+                Arguments.of("half the time", List.of(1.0, 1.0, 0.0, 0.0), 2.0, 1.0, 0, 0.0),
                 Arguments.of("no reservation pays", List.of(1.0, 0.0, 0.0, 0.0), 2.0, 1.0, 0, 0.0),
-                // average counts: the second instance runs half of every hour, u2 = 0.5, not above
-                // 720 x (2 x 1 - 1) = 720
+                // the second instance runs half of every hour: only the first stays busy, 720 x (2 - 1) = 720
                 Arguments.of("fractional hours", List.of(1.5, 1.5, 1.5, 1.5), 2.0, 1.0, 1, 720.0),
-                // 1-year ~35% discount: break-even 1.3/2.0 = 0.65; u1 = 7/10 = 0.7, u2 = 3/10
-                // 720 x (2 x 0.7 - 1.3) = 720 x 0.1 = 72
+                // idle three hours in ten: no hour-in-hour-out baseline
                 Arguments.of("35% discount, 70% use", List.of(2.0, 2.0, 2.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0),
-                        2.0, 1.3, 1, 72.0),
-                // p4d.24xlarge list prices: 21.3005 / 32.77 = 0.65; u1..u3 = 1, u4 = 0.75 > 0.65, u5 = 0.25
-                // 720 x (3 x (32.77 - 21.3005) + (32.77 x 0.75 - 21.3005)) = 720 x (34.4085 + 3.2770) = 27133.56
-                Arguments.of("p4d list prices", List.of(5.0, 4.0, 4.0, 3.0), 32.77, 21.3005, 4, 27133.56),
+                        2.0, 1.3, 0, 0.0),
+                // p4d list prices; 3 instances in every hour: 720 x 3 x (32.77 - 21.3005) = 24774.12
+                Arguments.of("p4d list prices", List.of(5.0, 4.0, 4.0, 3.0), 32.77, 21.3005, 3, 24774.12),
                 Arguments.of("missing reserved price", List.of(3.0, 3.0, 3.0, 3.0), 2.0, null, 0, 0.0),
                 // reserved at or above on demand: no discount at all
                 Arguments.of("no discount", List.of(3.0, 3.0, 3.0, 3.0), 2.0, 2.0, 0, 0.0),
@@ -55,7 +54,7 @@ class ReserveCapacityRuleTest {
 
     @ParameterizedTest(name = "{0}: reserve {4}, saving {5}")
     @MethodSource("lookbacks")
-    void shouldReserveTheBaselineAboveBreakEven(String name, List<Double> instancesPerHour, double onDemand,
+    void shouldReserveWhatStaysBusyWhereItPaysOff(String name, List<Double> instancesPerHour, double onDemand,
             Double reserved, int expectedReserve, double expectedSaving) {
         // Given a pool's hourly use and, maybe, a reserved price of its type and region
         PriceBoard board = board(onDemand);
@@ -65,9 +64,9 @@ class ReserveCapacityRuleTest {
         PoolUsage usage = new PoolUsage(POOL, instancesPerHour, "USD");
 
         // When the rule judges it
-        Optional<Recommendation> recommendation = rule.evaluate(usage, board, NOW);
+        Optional<Recommendation> recommendation = rule.evaluate(usage, board, NOW, Optional.empty());
 
-        // Then it reserves the instances in use above break-even, with their monthly saving
+        // Then it reserves the baseline, with its monthly saving
         if (expectedReserve == 0) {
             assertThat(recommendation).isEmpty();
             return;
@@ -79,14 +78,72 @@ class ReserveCapacityRuleTest {
     }
 
     @Test
+    void shouldReserveOnlyWhatIsNotReservedAlready() {
+        // Given 3 on-demand and 1 reserved instance in use every hour, at 2 and 1 an hour
+        PriceBoard board = board(2.0);
+        board.update(reservedQuote(1.0, "USD"));
+        PoolUsage usage = new PoolUsage(POOL, List.of(3.0, 3.0, 3.0, 3.0), List.of(1.0, 1.0, 1.0, 1.0), null, null,
+                "USD");
+
+        // When the rule judges it
+        Recommendation found = rule.evaluate(usage, board, NOW, Optional.empty()).orElseThrow();
+
+        // Then it reserves the 3 of the 4 that stay busy not reserved yet: 720 x 3 x (2 - 1) = 2160
+        assertThat(found.action()).containsEntry("reserveInstances", 3).containsEntry("reservedAfter", 4);
+        assertThat(found.estimatedMonthlySaving()).isCloseTo(2160, within(1e-9));
+        assertThat(found.evidence()).containsEntry("reservedInUse", 1).containsEntry("baselineInstances", 4);
+    }
+
+    @Test
+    void shouldKeepAReservationBoughtOnItsAdviceAsItWasBought() {
+        // Given a pool whose reservation of 3 was acknowledged, and whose use has since grown to 5 all the time
+        PriceBoard board = board(2.0);
+        board.update(reservedQuote(1.0, "USD"));
+        Recommendation bought = rule.evaluate(new PoolUsage(POOL, List.of(3.0, 3.0, 3.0, 3.0), "USD"), board, NOW,
+                Optional.empty()).orElseThrow().withStatus(RecommendationStatus.ACKNOWLEDGED, NOW,
+                        NOW.plus(Duration.ofHours(6)));
+
+        // When the rule judges the grown pool with it standing
+        Recommendation kept = rule.evaluate(new PoolUsage(POOL, List.of(5.0, 5.0, 5.0, 5.0), "USD"), board,
+                NOW.plusSeconds(3600), Optional.of(bought)).orElseThrow();
+
+        // Then it keeps what was bought, and says what more would pay, without asking to buy it
+        assertThat(kept.action()).isEqualTo(bought.action());
+        assertThat(kept.estimatedMonthlySaving()).isEqualTo(bought.estimatedMonthlySaving());
+        assertThat(kept.evidence()).containsEntry("reservedOnAdvice", 3).containsEntry("moreWorthReserving", 2);
+    }
+
+    @Test
+    void shouldStateTheCommitmentItAsksFor() {
+        // Given a pool of two instances busy all the time, and a 1-year partial-upfront reservation at an
+        // effective 1.0 an hour (4380 up front, 0.5 an hour)
+        PriceBoard board = board(2.0);
+        board.update(reservedQuote(1.0, "USD").withReservation(new ReservationTerms(12,
+                ReservationTerms.PaymentOption.PARTIAL_UPFRONT, 4380.0)));
+        PoolUsage usage = new PoolUsage(POOL, List.of(2.0, 2.0, 2.0, 2.0), "USD");
+
+        // When the rule judges it
+        Recommendation recommendation = rule.evaluate(usage, board, NOW, Optional.empty()).orElseThrow();
+
+        // Then the record says what is committed: 2 instances for 8760 hours at 1.0, 17,520 USD, paid partly
+        // up front, breaking even at half the hours, on 4 hours of history of a 8760-hour term
+        assertThat(recommendation.action()).containsEntry("termMonths", 12)
+                .containsEntry("paymentOption", "partial-upfront").containsEntry("totalCommitment", 17_520.0);
+        assertThat(recommendation.evidence()).containsEntry("breakEvenUtilization", 0.5)
+                .containsEntry("termSource", "price").containsEntry("historyHours", 4L)
+                .containsEntry("historyShortfallHours", 8756L).containsEntry("baselineInstances", 2);
+        assertThat(recommendation.summary()).contains("Reserve 2 x p4d.24xlarge", "for 12 months", "17520.00 USD");
+    }
+
+    @Test
     void shouldExplainTheFiguresItDecidedOn() {
-        // Given the "baseline of two" pool: break-even 0.5, u = [1, 0.75, 0.5]
+        // Given the "what stays busy" pool: break-even 0.5, u = [1, 0.75, 0.5]
         PriceBoard board = board(2.0);
         board.update(reservedQuote(1.0, "USD"));
         PoolUsage usage = new PoolUsage(POOL, List.of(3.0, 3.0, 2.0, 1.0), "USD");
 
         // When the rule judges it
-        Recommendation recommendation = rule.evaluate(usage, board, NOW).orElseThrow();
+        Recommendation recommendation = rule.evaluate(usage, board, NOW, Optional.empty()).orElseThrow();
 
         // Then it is about the pool, explains the break-even, and names the reservation to buy
         assertThat(recommendation.id()).isEqualTo("reserve_capacity:pool:aws|us-east-1|p4d.24xlarge|on-demand");
@@ -94,7 +151,8 @@ class ReserveCapacityRuleTest {
                 .containsEntry("discount", 0.5)
                 .containsEntry("utilizationByInstance", List.of(1.0, 0.75, 0.5))
                 .containsEntry("lookbackHours", 4)
-                .containsEntry("idleHours", 0);
+                .containsEntry("idleHours", 0)
+                .containsEntry("termSource", "default");
         @SuppressWarnings("unchecked")
         Map<String, Object> reservation = (Map<String, Object>) recommendation.action().get("reservation");
         assertThat(reservation).containsEntry("offerKey", "aws|us-east-1|p4d.24xlarge|reserved")
@@ -102,28 +160,30 @@ class ReserveCapacityRuleTest {
         // The documented range of a reservation's confidence: 0.4 to 0.95
         assertThat(recommendation.confidence()).isBetween(0.4, 0.95);
         assertThat(recommendation.expiresAt()).isEqualTo(NOW.plus(Duration.ofHours(6)));
-        assertThat(recommendation.summary()).contains("Reserve 2 x p4d.24xlarge", "1080.00 USD");
+        assertThat(recommendation.summary()).contains("Reserve 1 x p4d.24xlarge", "720.00 USD");
     }
 
     @Test
     void shouldBeSurerWithALongerHistoryAndAWiderMarginOverBreakEven() {
-        // Given break-even 0.5 and four hours of the "baseline of two" pool: the second reserved
-        // instance is used 0.75 of the time
-        PriceBoard board = board(2.0);
-        board.update(reservedQuote(1.0, "USD"));
-        List<Double> fourHours = List.of(3.0, 3.0, 2.0, 1.0);
-        PoolUsage four = new PoolUsage(POOL, fourHours, "USD");
-        // And the same four hours seen twice over, eight hours of history
-        List<Double> eightHours = new ArrayList<>(fourHours);
-        eightHours.addAll(fourHours);
-        PoolUsage eight = new PoolUsage(POOL, eightHours, "USD");
-        // And four hours of two instances always in use: the second reserved one used all the time
-        PoolUsage busier = new PoolUsage(POOL, List.of(2.0, 2.0, 2.0, 2.0), "USD");
+        // Given break-even 0.75 and twenty hours of a pool with one instance in nineteen of them: the
+        // instance that stays busy (in all but the lowest tenth of the hours) is used 0.95 of the time
+        PriceBoard board = board(4.0);
+        board.update(reservedQuote(3.0, "USD"));
+        List<Double> twentyHours = new ArrayList<>(Collections.nCopies(19, 1.0));
+        twentyHours.add(0.0);
+        PoolUsage twenty = new PoolUsage(POOL, twentyHours, "USD");
+        // And the same twenty hours seen twice over, forty hours of history
+        List<Double> fortyHours = new ArrayList<>(twentyHours);
+        fortyHours.addAll(twentyHours);
+        PoolUsage forty = new PoolUsage(POOL, fortyHours, "USD");
+        // And at a cheaper reservation, break-even 0.5: a wider margin
+        PriceBoard cheaper = board(4.0);
+        cheaper.update(reservedQuote(2.0, "USD"));
 
         // When the rule judges each
-        double base = rule.evaluate(four, board, NOW).orElseThrow().confidence();
-        double longer = rule.evaluate(eight, board, NOW).orElseThrow().confidence();
-        double wider = rule.evaluate(busier, board, NOW).orElseThrow().confidence();
+        double base = rule.evaluate(twenty, board, NOW, Optional.empty()).orElseThrow().confidence();
+        double longer = rule.evaluate(forty, board, NOW, Optional.empty()).orElseThrow().confidence();
+        double wider = rule.evaluate(twenty, cheaper, NOW, Optional.empty()).orElseThrow().confidence();
 
         // Then more history and a wider margin each make it surer
         assertThat(longer).isGreaterThan(base);
@@ -131,14 +191,18 @@ class ReserveCapacityRuleTest {
     }
 
     @Test
-    void shouldBeSurerWithAMonthOfHistoryWellAboveBreakEven() {
-        // Given a month of one instance always in use, break-even 0.5
+    void shouldBeSurestWithAWholeTermOfHistoryWellAboveBreakEven() {
+        // Given a year of one instance always in use, break-even 0.5, a 1-year term
         PriceBoard board = board(2.0);
         board.update(reservedQuote(1.0, "USD"));
-        PoolUsage usage = new PoolUsage(POOL, Collections.nCopies(720, 1.0), "USD");
+        PoolUsage usage = new PoolUsage(POOL, Collections.nCopies(8760, 1.0), "USD");
 
         // Then the confidence is the highest: 0.4 + 0.3 x 1 + 0.25 x 1 = 0.95
-        assertThat(rule.evaluate(usage, board, NOW).orElseThrow().confidence()).isCloseTo(0.95, within(1e-9));
+        assertThat(rule.evaluate(usage, board, NOW, Optional.empty()).orElseThrow().confidence())
+                .isCloseTo(0.95, within(1e-9));
+        // while a week of the same is much less sure: a week says little of a year
+        assertThat(rule.evaluate(new PoolUsage(POOL, Collections.nCopies(168, 1.0), "USD"), board, NOW,
+                Optional.empty()).orElseThrow().confidence()).isLessThan(0.7);
     }
 
     @Test
@@ -148,20 +212,21 @@ class ReserveCapacityRuleTest {
         board.update(reservedQuote(1.0, "CHF"));
 
         // Then nothing is compared
-        assertThat(rule.evaluate(new PoolUsage(POOL, List.of(3.0, 3.0, 3.0, 3.0), "USD"), board, NOW))
-                .isEmpty();
+        assertThat(rule.evaluate(new PoolUsage(POOL, List.of(3.0, 3.0, 3.0, 3.0), "USD"), board, NOW,
+                Optional.empty())).isEmpty();
     }
 
     @Test
     void shouldHoldBackASavingBelowTheMinimum() {
-        // Given the "35% discount" pool, saving 72 a month, and a minimum of 100
-        ReserveCapacityRule demanding = new ReserveCapacityRule(4, 100, Duration.ofHours(6));
+        // Given a pool of one instance always busy, saving 720 x (2 - 1.9) = 72 a month, and a minimum of 100
+        ReserveCapacityRule demanding = new ReserveCapacityRule(4, ReserveCapacityRule.DEFAULT_BASELINE_PERCENTILE,
+                12, 100, Duration.ofHours(6));
         PriceBoard board = board(2.0);
-        board.update(reservedQuote(1.3, "USD"));
-        PoolUsage usage = new PoolUsage(POOL, List.of(2.0, 2.0, 2.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0), "USD");
+        board.update(reservedQuote(1.9, "USD"));
+        PoolUsage usage = new PoolUsage(POOL, List.of(1.0, 1.0, 1.0, 1.0), "USD");
 
         // Then it is not worth a commitment
-        assertThat(demanding.evaluate(usage, board, NOW)).isEmpty();
+        assertThat(demanding.evaluate(usage, board, NOW, Optional.empty())).isEmpty();
     }
 
     /** A board with the pool's on-demand price, in USD. */

@@ -32,6 +32,7 @@ class SwitchInstanceTypeRuleTest {
     private static final Offer A2 = onDemand("gcp", "us-central1", "a2-highgpu-8g");
     private static final Offer G5 = onDemand("aws", "us-east-1", "g5.xlarge");
     private static final Offer G6 = onDemand("aws", "us-east-1", "g6.xlarge");
+    private static final Reach ANYWHERE = new Reach(true, true, Reach.DEFAULT_EGRESS_PRICE_PER_GB);
     private final SwitchInstanceTypeRule rule = rule(0);
 
     /**
@@ -100,13 +101,13 @@ class SwitchInstanceTypeRuleTest {
                 // the same job memory-bound: L4 has half the bandwidth, 0.8048 / 0.5 = 1.6096 per 1M: dearer
                 Arguments.of("memory-bound not to less bandwidth", g5Job(0.3, 0.7), Map.of(G6, 0.8048), null, 0.0,
                         null, null),
-                // V100 inference job on spot, 2,800 images/s = 10.08M an hour at 0.918/h: 0.918 / 10.08 =
-                // 0.091071 per 1M. T4 / V100 at INT8 = 6112 / 4388 = 1.392890, so the T4 spot offer at 0.45:
-                // 0.45 / (10.08 x 1.392890) = 0.032051 per 1M, 64.8% less;
-                // (0.091071 - 0.032051) x 10.08 x 720 = 428.35. By TFLOPS (65 / 125 = 0.52) the T4 would
-                // cost 0.45 / (10.08 x 0.52) = 0.085852 per 1M, only 5.7% less.
+                // V100 serving on spot, a steady 2,800 images/s = 10.08M an hour at 0.918/h. T4 / V100 at
+                // INT8 = 6112 / 4388 = 1.392890: one T4 carries the peak with 30% to spare (10.08M x 1.3 /
+                // (10.08M x 1.392890) = 0.93 of one), so the T4 spot offer at 0.45 serves the same requests
+                // for (0.918 - 0.45) x 720 = 336.96 a month less. By TFLOPS (65 / 125 = 0.52) it would take
+                // ceil(1.3 / 0.52) = 3 T4s, 1.35/h: dearer.
                 Arguments.of("inference: T4 out-serves a V100", p3InferenceJob(WorkloadClass.INFERENCE),
-                        Map.of(spot("aws", "us-east-1", "g4dn.2xlarge"), 0.45), "g4dn.2xlarge", 428.35, 0.5,
+                        Map.of(spot("aws", "us-east-1", "g4dn.2xlarge"), 0.45), "g4dn.2xlarge", 336.96, 0.5,
                         "table:inference"),
                 // the same job saying it trains: no T4 training figure, the datasheet's 0.52 says stay
                 Arguments.of("training: a T4 does not replace a V100", p3InferenceJob(WorkloadClass.TRAINING),
@@ -145,12 +146,16 @@ class SwitchInstanceTypeRuleTest {
         Recommendation found = rule.evaluate(p3InferenceJob(WorkloadClass.INFERENCE), List.of(), board, CATALOG,
                 NOW).orElseThrow();
 
-        // Then the T4 is 6112 / 4388 = 1.392890x as fast, so 0.45 / (10.08 x 1.392890) = 0.032051 per 1M
+        // Then the T4 is 6112 / 4388 = 1.392890x as fast, so one carries the job's peak with its headroom, and
+        // the same 10.08M images an hour cost 0.45 / 10.08 = 0.044643 per 1M there, against 0.918 / 10.08 =
+        // 0.091071 now: what one T4 costs, not what its unused speed would make of a unit
         assertThat(found.evidence()).containsEntry("workloadClass", "inference")
-                .containsEntry("workloadClassFrom", "traits").containsEntry("performanceSource", "table:inference");
+                .containsEntry("workloadClassFrom", "traits").containsEntry("performanceSource", "table:inference")
+                .containsEntry("serving", true).containsEntry("headroom", 0.3);
         assertThat((double) found.evidence().get("performanceRatio")).isCloseTo(1.392890, within(1e-6));
-        assertThat((double) found.evidence().get("candidateCostPerMillionUnits")).isCloseTo(0.032051, within(1e-6));
+        assertThat((double) found.evidence().get("candidateCostPerMillionUnits")).isCloseTo(0.044643, within(1e-6));
         assertThat((double) found.evidence().get("currentCostPerMillionUnits")).isCloseTo(0.091071, within(1e-6));
+        assertThat(found.action()).containsEntry("toInstances", 1).containsEntry("toGpus", 1);
     }
 
     @Test
@@ -186,21 +191,25 @@ class SwitchInstanceTypeRuleTest {
     }
 
     @Test
-    void shouldEstimateAJobOnMigSlicesByTheGpuItUses() {
+    void shouldEstimateAJobOnMigSlicesByTheWholeInstanceItWouldTake() {
         // Given a job on seven 1g.10gb slices (a seventh each) of one A100-40GB of a p4d (32.77 / 8 =
         // 4.09625 per GPU-hour) doing 1.25M tokens an hour: 4.09625 / 1.25 = 3.277 per 1M
         JobView job = job("job-mig", P4D, "A100-40GB", 7, 4.09625).gpuEquivalents(7 * (1.0 / 7))
                 .work("tokens", 1_250_000).build();
-        PriceBoard board = board(Map.of(A2, 24.0));
 
-        // When the rule judges it against a2-highgpu-8g, the same A100-40GB at 24 / 8 = 3 per GPU-hour
-        Recommendation found = rule.evaluate(job, List.of(job), board, CATALOG, NOW).orElseThrow();
+        // When the rule judges it against a2-highgpu-8g, the same A100-40GB at 24 / 8 = 3 per GPU-hour,
+        // and against a2-highgpu-1g, one A100-40GB at 3 an hour
+        Optional<Recommendation> toEight = rule.evaluate(job, List.of(job), board(Map.of(A2, 24.0)), CATALOG, NOW);
+        Recommendation toOne = rule.evaluate(job, List.of(job),
+                board(Map.of(onDemand("gcp", "us-central1", "a2-highgpu-1g"), 3.0)), CATALOG, NOW).orElseThrow();
 
-        // Then its 7 slices do 1.25M tokens per 7 x 1/7 = 1 GPU-hour: 3 / 1.25 = 2.4 per 1M there,
-        // 1 - 2.4 / 3.277 = 26.8% less; (3.277 - 2.4) x 1.25 x 720 = 789.30 a month
-        assertThat(toPool(found)).containsEntry("instanceType", "a2-highgpu-8g");
-        assertThat((double) found.evidence().get("candidateCostPerMillionUnits")).isCloseTo(2.4, within(1e-9));
-        assertThat(found.estimatedMonthlySaving()).isCloseTo(789.30, within(0.01));
+        // Then the 8-GPU instance is billed whole, 24 an hour for the one GPU its slices make: dearer. The
+        // one-GPU instance does the 1.25M tokens its 7 x 1/7 = 1 GPU does for 3 an hour: 3 / 1.25 = 2.4 per
+        // 1M, 1 - 2.4 / 3.277 = 26.8% less; (3.277 - 2.4) x 1.25 x 720 = 789.30 a month
+        assertThat(toEight).isEmpty();
+        assertThat(toPool(toOne)).containsEntry("instanceType", "a2-highgpu-1g");
+        assertThat((double) toOne.evidence().get("candidateCostPerMillionUnits")).isCloseTo(2.4, within(1e-9));
+        assertThat(toOne.estimatedMonthlySaving()).isCloseTo(789.30, within(0.01));
     }
 
     static Stream<Arguments> peers() {
@@ -359,12 +368,15 @@ class SwitchInstanceTypeRuleTest {
         assertThat(found.expiresAt()).isEqualTo(NOW.plus(Duration.ofMinutes(15)));
     }
 
+    /**
+     * The rule with its defaults, but free to move a job to any provider and region: these cases compare
+     * offers of several providers (where a job may go by default is AdviceOutsideItsAssumptionsTest's).
+     */
     private static SwitchInstanceTypeRule rule(double minMonthlySaving) {
         return new SwitchInstanceTypeRule(SwitchInstanceTypeRule.DEFAULT_MIN_SAVING_RATIO,
                 SwitchInstanceTypeRule.DEFAULT_WITHDRAW_SAVING_RATIO, minMonthlySaving,
-                SwitchInstanceTypeRule.DEFAULT_COMMUNICATION_BOUND_RATIO,
-                SwitchInstanceTypeRule.DEFAULT_MEMORY_BOUND_DRAM_ACTIVE,
-                SwitchInstanceTypeRule.DEFAULT_MEMORY_BOUND_SM_ACTIVE, Duration.ofMinutes(15));
+                SwitchInstanceTypeRule.DEFAULT_COMMUNICATION_BOUND_RATIO, ANYWHERE,
+                SwitchInstanceTypeRule.DEFAULT_SERVING_HEADROOM, Duration.ofMinutes(15));
     }
 
     private static JobView p4deJob(Double peakMemoryBytes) {
@@ -376,11 +388,11 @@ class SwitchInstanceTypeRuleTest {
         return job("job-1", G6, "L4-24GB", 1, 0.8048).work("samples", 1_000_000).activity(sm, dram).build();
     }
 
-    /** A V100 on p3.2xlarge spot (0.918/h) serving 2,800 images/s, naming its class of work. */
+    /** A V100 on p3.2xlarge spot (0.918/h) serving a steady 2,800 images/s, naming its class of work. */
     private static JobView p3InferenceJob(WorkloadClass workloadClass) {
         return job("job-1", spot("aws", "us-east-1", "p3.2xlarge"), "V100-16GB", 1, 0.918)
                 .work("images", 2_800 * 3_600).traits(new JobTraits("resnet50", null, null, null, workloadClass))
-                .build();
+                .peak(2_800 * 3_600, 2_800 * 3_600).build();
     }
 
     private static JobView g5Job(double sm, double dram) {

@@ -1,0 +1,525 @@
+package io.gpuledger.alerts.recommend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.gpuledger.model.CloudEvent;
+import io.gpuledger.model.JobTraits;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.MovableClock;
+import io.gpuledger.model.Offer;
+import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationKind;
+import io.gpuledger.model.RecommendationStatus;
+import io.gpuledger.model.Topics;
+import io.gpuledger.model.WorkloadClass;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Advice followed by automation must not lose money where the world is not what the rules assume.
+ * Each test feeds the rules as the cost engine does and judges what they publish by what following it
+ * would do to the bill: instances are billed whole, serving demand does not grow, a synchronous job on
+ * spot loses all its instances' work at any one interruption, a commitment runs its term, and a month
+ * holds one month of each saving.
+ */
+class AdviceOutsideItsAssumptionsTest {
+
+    private static final Instant MONDAY = Instant.parse("2026-03-02T00:00:00Z");
+    private static final Duration TTL = Duration.ofMinutes(10);
+    private static final Offer P4D = onDemand("us-east-1", "p4d.24xlarge");
+    private static final Offer P4DE = onDemand("us-east-1", "p4de.24xlarge");
+    private static final Offer P3 = onDemand("us-east-1", "p3.2xlarge");
+    private static final Offer G4DN = onDemand("us-east-1", "g4dn.xlarge");
+    private static final Offer G5 = onDemand("us-east-1", "g5.xlarge");
+    private static final double P4D_PRICE = 32.77;
+    private static final double P4D_GPU = P4D_PRICE / 8;
+
+    // ---- 1. the unit the bill has --------------------------------------------------------------
+
+    @Test
+    void shouldNotReclaimAnIdleGpuInsideAnInstanceItsBusyJobHolds() {
+        // Given a p4d whose 8 GPUs run one job reporting its work: 7 busy, the 8th idle
+        RulesOnMockTopic topic = topic(hourLookback());
+        FleetFeed feed = new FleetFeed(topic);
+        FleetFeed.Instance node = FleetFeed.Instance.of("i-train", P4D, "A100-40GB", 8);
+
+        // When 40 closed minutes come
+        for (int m = 0; m < 40; m++) {
+            Instant start = minute(m);
+            feed.instanceMinute(node, "train", start, P4D_GPU, gpu -> gpu == 7 ? 0.01 : 0.8);
+            feed.jobMinute("train", start, 8, P4D_PRICE, "tokens", 1.0e6);
+        }
+
+        // Then nothing is reclaimed: the instance is billed whole and the job needs it
+        assertThat(kinds(topic)).doesNotContain(RecommendationKind.RECLAIM_IDLE);
+    }
+
+    @Test
+    void shouldShrinkAJobToTheInstancesItsBusyGpusNeedAndNameTheInstanceToRelease() {
+        // Given a job on two p4d reporting work, the 8 GPUs of one busy, the 8 of the other idle
+        RulesOnMockTopic topic = topic(hourLookback());
+        FleetFeed feed = new FleetFeed(topic);
+        FleetFeed.Instance busy = FleetFeed.Instance.of("i-a", P4D, "A100-40GB", 8);
+        FleetFeed.Instance idle = FleetFeed.Instance.of("i-b", P4D, "A100-40GB", 8);
+
+        // When 40 closed minutes come
+        for (int m = 0; m < 40; m++) {
+            Instant start = minute(m);
+            feed.instanceMinute(busy, "wide", start, P4D_GPU, gpu -> 0.8);
+            feed.instanceMinute(idle, "wide", start, P4D_GPU, gpu -> 0.01);
+            feed.jobMinute("wide", start, 16, 2 * P4D_PRICE, "tokens", 1.0e6);
+        }
+
+        // Then one recommendation, for the job: keep one instance, release the idle one, whose whole
+        // price (8 x 4.09625 = 32.77 USD an hour) is what releasing it saves an hour
+        List<Recommendation> reclaims = topic.published().stream()
+                .filter(r -> r.kind() == RecommendationKind.RECLAIM_IDLE).toList();
+        assertThat(reclaims).extracting(Recommendation::id).containsOnly("reclaim_idle:job:wide");
+        Recommendation shrink = reclaims.get(reclaims.size() - 1);
+        assertThat(shrink.action()).containsEntry("instanceIds", List.of("i-b")).containsEntry("keepInstances", 1);
+        assertThat((double) shrink.evidence().get("idleCostPerHour")).isCloseTo(P4D_PRICE, within(1e-6));
+        assertThat(shrink.estimatedMonthlySaving()).isPositive().isLessThanOrEqualTo(P4D_PRICE * 720);
+    }
+
+    @Test
+    void shouldNotReclaimAnIdleMigSliceOfAGpuItsOtherSlicesUse() {
+        // Given a one-GPU a2-highgpu-1g split into seven 1g.10gb slices of one job: six busy, one idle
+        RulesOnMockTopic topic = topic(hourLookback());
+        FleetFeed feed = new FleetFeed(topic);
+        FleetFeed.Instance node = new FleetFeed.Instance("i-mig", new Offer("gcp", "us-central1", "a2-highgpu-1g",
+                Lifecycle.ON_DEMAND), "A100-40GB", 7, 1.0 / 7);
+
+        // When 40 closed minutes come
+        for (int m = 0; m < 40; m++) {
+            Instant start = minute(m);
+            feed.instanceMinute(node, "mig-job", start, 3.67, slice -> slice == 6 ? 0.01 : 0.6);
+            feed.jobMinute("mig-job", start, 1, 3.67, "samples", 5_000);
+        }
+
+        // Then the slice is not reclaimed: the GPU cannot be freed while six slices use it
+        assertThat(kinds(topic)).doesNotContain(RecommendationKind.RECLAIM_IDLE);
+    }
+
+    @Test
+    void shouldNotReclaimTheGpusOfAServingJobAtNightWhileItServes() {
+        // Given a serving job on two g4dn.xlarge at 2% SM activity in the quiet hours, serving requests
+        RulesOnMockTopic topic = topic(hourLookback());
+        FleetFeed feed = new FleetFeed(topic);
+        FleetFeed.Instance first = FleetFeed.Instance.of("i-s1", G4DN, "T4-16GB", 1);
+        FleetFeed.Instance second = FleetFeed.Instance.of("i-s2", G4DN, "T4-16GB", 1);
+
+        // When 40 closed minutes of it come
+        for (int m = 0; m < 40; m++) {
+            Instant start = minute(m);
+            feed.instanceMinute(first, "serve", start, 0.526, gpu -> 0.02);
+            feed.instanceMinute(second, "serve", start, 0.526, gpu -> 0.02);
+            feed.jobMinute("serve", start, 2, 2 * 0.526, "requests", 600);
+        }
+
+        // Then nothing is reclaimed: releasing its GPUs would drop the requests they serve
+        assertThat(kinds(topic)).doesNotContain(RecommendationKind.RECLAIM_IDLE);
+    }
+
+    @Test
+    void shouldNotSwitchAOneGpuJobToAnInstanceOfEightGpusThatItWouldPayForWhole() {
+        // Given a one-GPU training job on a p3.2xlarge (a V100, 3.06 USD/h), and p4d (8 A100s) on offer
+        RulesOnMockTopic topic = topic(hourLookback());
+        topic.rules.onPrice(FleetFeed.quote(P3, "V100-16GB", 1, 3.06));
+        topic.rules.onPrice(FleetFeed.quote(P4D, "A100-40GB", 8, P4D_PRICE));
+        RulesOnMockTopic.Job small = new RulesOnMockTopic.Job("small", P3, "V100-16GB", 1, 3.06, 0.9);
+        topic.rules.onProgress(small.report(MONDAY, new JobTraits("resnet-train", false, null, null,
+                WorkloadClass.TRAINING)), MONDAY);
+
+        // When an hour and more of it comes
+        runJob(topic, small, 64, "images", 100_000);
+
+        // Then it is not told to move: one A100 would twice its speed, but the p4d it would take is billed
+        // whole, 32.77 USD/h, for work that costs 3.06 an hour now
+        assertThat(movesTo(topic, "small")).doesNotContain(P4D.key());
+    }
+
+    @Test
+    void shouldNotMoveAServingFleetOnToAnInstanceWhoseSpeedNoRequestAsksFor() {
+        // Given a serving fleet on four p3.2xlarge (V100s, 12.24 USD/h together) with a steady demand of
+        // 9M images an hour, and p4d (8 A100s, 9 times a V100 at INT8 by the published figures) on offer
+        RulesOnMockTopic topic = topic(hourLookback());
+        topic.rules.onPrice(FleetFeed.quote(P3, "V100-16GB", 1, 3.06));
+        topic.rules.onPrice(FleetFeed.quote(P4D, "A100-40GB", 8, P4D_PRICE));
+        RulesOnMockTopic.Job serve = new RulesOnMockTopic.Job("serve", P3, "V100-16GB", 4, 3.06, 0.3);
+        topic.rules.onProgress(serve.report(MONDAY, new JobTraits("resnet50-int8", false, null, null,
+                WorkloadClass.INFERENCE)), MONDAY);
+
+        // When an hour and more of it comes
+        runJob(topic, serve, 64, "images", 150_000);
+
+        // Then it is not told to move to p4d: the same requests on the one p4d it would need cost
+        // 32.77 USD/h against 12.24 now, a loss of 20.53 USD every hour
+        assertThat(movesTo(topic, "serve")).doesNotContain(P4D.key());
+    }
+
+    @Test
+    void shouldSizeASwitchOfAServingFleetByThePeakItCarriesAndClaimNoMoreThanTheBillShrinks() {
+        // Given the serving fleet on four V100s (12.24 USD/h) with g4dn.xlarge (one T4, 0.526 USD/h) on offer
+        RulesOnMockTopic topic = topic(hourLookback());
+        topic.rules.onPrice(FleetFeed.quote(P3, "V100-16GB", 1, 3.06));
+        topic.rules.onPrice(FleetFeed.quote(G4DN, "T4-16GB", 1, 0.526));
+        RulesOnMockTopic.Job serve = new RulesOnMockTopic.Job("serve", P3, "V100-16GB", 4, 3.06, 0.3);
+        topic.rules.onProgress(serve.report(MONDAY, new JobTraits("resnet50-int8", false, null, null,
+                WorkloadClass.INFERENCE)), MONDAY);
+
+        // When an hour and more of it comes, 9M images an hour
+        runJob(topic, serve, 64, "images", 150_000);
+
+        // Then the switch names how many T4 instances carry the demand, and following it saves at most
+        // what those cost less than the V100s. In this test's world the V100s ran their peak with 20% to
+        // spare (each could serve 2.25M x 1.2 = 2.7M images an hour) and a T4 serves 1.3 times a V100,
+        // 3.51M: the T4s named carry the 9M an hour, and the bill shrinks by at least the claim
+        Recommendation toT4 = topic.published().stream()
+                .filter(r -> r.kind() == RecommendationKind.SWITCH_INSTANCE_TYPE).reduce((a, b) -> b).orElseThrow();
+        int instances = ((Number) toT4.action().get("toInstances")).intValue();
+        assertThat(instances * 3.51e6).as("capacity of the named T4s").isGreaterThanOrEqualTo(9e6);
+        double billShrinks = (12.24 - instances * 0.526) * (double) toT4.evidence().get("hoursPerMonth");
+        assertThat(toT4.estimatedMonthlySaving()).isLessThanOrEqualTo(billShrinks + 1e-6);
+        assertThat(toT4.estimatedMonthlySaving()).isCloseTo(billShrinks, within(billShrinks * 0.01));
+    }
+
+    // ---- 3. gangs on spot -------------------------------------------------------------------------
+
+    @Test
+    void shouldNotMoveASynchronousJobOfTwelveInstancesCheckpointingEveryFourHoursToSpot() {
+        // Given a synchronous job on 12 p4d (96 A100s) that checkpoints every 4 hours, on demand at 32.77
+        // an instance-hour, with spot at 9.831 and no interruption band known (the rules' default rate,
+        // one interruption per 20 instance-hours)
+        RulesOnMockTopic topic = topic(hourLookback());
+        topic.rules.onPrice(FleetFeed.quote(P4D, "A100-40GB", 8, P4D_PRICE));
+        topic.rules.onPrice(FleetFeed.quote(spot(P4D), "A100-40GB", 8, 9.831));
+        RulesOnMockTopic.Job gang = new RulesOnMockTopic.Job("gang", P4D, "A100-40GB", 96, P4D_GPU, 0.85);
+        topic.rules.onProgress(gang.report(MONDAY, new JobTraits("llama-70b", true, 4.0 * 3600, null)), MONDAY);
+
+        // When an hour and more of it comes
+        runJob(topic, gang, 64, "tokens", 5.0e6);
+
+        // Then it is not moved: in a simulated world where each instance is taken back at that rate and
+        // a restart takes 15 minutes, 1000 hours of its work on spot keep so little that they cost more
+        // than on demand
+        SpotGangSimulation.Result world = SpotGangSimulation.run(12, 0.05, 4, 0.25, 1000, 12, 1);
+        double spotPaid = world.paidInstanceHours() * 9.831;
+        double onDemandForTheWork = world.usefulHours() * 12 * P4D_PRICE;
+        assertThat(spotPaid).as("spot paid for the work").isGreaterThan(onDemandForTheWork);
+        assertThat(topic.published()).filteredOn(r -> r.kind() == RecommendationKind.MOVE_TO_SPOT)
+                .allSatisfy(r -> assertThat(r.action()).doesNotContainKey("toPool"));
+    }
+
+    // ---- 4. commitments ---------------------------------------------------------------------------
+
+    @Test
+    void shouldReserveWhatStaysBusyAndStateTheCommitment() {
+        // Given a week and an hour of a p4d pool with 10 instances busy three hours in four and 4 the
+        // fourth, on demand at 32.77 and reserved at 21.3005 an hour (no term stated by the price)
+        RulesOnMockTopic topic = topic(RecommendationRules.Settings.defaults(TTL));
+        FleetFeed feed = new FleetFeed(topic);
+        topic.rules.onPrice(FleetFeed.quote(P4D, "A100-40GB", 8, P4D_PRICE));
+        topic.rules.onPrice(FleetFeed.quote(reserved(P4D), "A100-40GB", 8, 21.3005));
+
+        // When its hours come
+        for (int h = 0; h <= 169; h++) {
+            feed.poolHour(P4D, MONDAY.plus(Duration.ofHours(h)), h % 4 == 0 ? 4 * 8 : 10 * 8);
+        }
+
+        // Then it reserves the 4 instances busy all the time, not the 10 busy three hours in four: a
+        // pool that shrinks by a third leaves 6 reservations of 10 unused a quarter of the time
+        Recommendation reserve = latest(topic, "reserve_capacity:pool:" + P4D.key()).orElseThrow();
+        assertThat(reserve.action()).containsEntry("reserveInstances", 4);
+        // And it says what it commits to: a year (the default where the price states no term) of 4
+        // instances at 21.3005 an hour, 8760 hours: 746,369.52 USD; break-even at 21.3005 / 32.77 = 65%
+        assertThat(((Number) reserve.evidence().get("termMonths")).intValue()).isEqualTo(12);
+        assertThat((double) reserve.evidence().get("totalCommitment")).isCloseTo(4 * 21.3005 * 8760,
+                within(1e-3));
+        assertThat((double) reserve.evidence().get("breakEvenUtilization")).isCloseTo(0.65, within(1e-9));
+        assertThat(reserve.evidence()).containsKeys("paymentOption", "historyHours", "baselineInstances");
+    }
+
+    @Test
+    void shouldNotAskAPoolAlreadyCoveredToBuyAgainAfterARestart() {
+        // Given a p4d pool of 4 instances busy all the time, whose reservation the rules recommended and
+        // a hook acknowledged (and bought)
+        RulesOnMockTopic before = topic(RecommendationRules.Settings.defaults(TTL));
+        FleetFeed feed = new FleetFeed(before);
+        before.rules.onPrice(FleetFeed.quote(P4D, "A100-40GB", 8, P4D_PRICE));
+        before.rules.onPrice(FleetFeed.quote(reserved(P4D), "A100-40GB", 8, 21.3005));
+        for (int h = 0; h <= 169; h++) {
+            feed.poolHour(P4D, MONDAY.plus(Duration.ofHours(h)), 4 * 8);
+        }
+        String id = "reserve_capacity:pool:" + P4D.key();
+        assertThat(latest(before, id)).hasValueSatisfying(r -> assertThat(r.status())
+                .isEqualTo(RecommendationStatus.OPEN));
+        assertThat(before.desk.acknowledge(id)).isPresent();
+        int bought = ((Number) latest(before, id).orElseThrow().action().get("reserveInstances")).intValue();
+
+        // When the alert service restarts an hour later, reading its records back, and sees the pool's
+        // next week and a day (its instances still on-demand instances: a reservation is a billing matter)
+        Instant restart = MONDAY.plus(Duration.ofHours(171));
+        MockProducer<String, CloudEvent<Recommendation>> producer = new MockProducer<>(true, null,
+                new StringSerializer(), Topics.RECOMMENDATIONS.valueSerde().serializer());
+        RecommendationBook book = new RecommendationBook(Duration.ofDays(7));
+        before.published().forEach(book::restore);
+        MovableClock clock = new MovableClock(restart);
+        RecommendationDesk desk = new RecommendationDesk(book, producer, new SimpleMeterRegistry(), clock, "USD");
+        RecommendationRules after = new RecommendationRules(desk, GpuCatalog.defaults(),
+                RecommendationRules.Settings.defaults(TTL));
+        after.onPrice(FleetFeed.quote(P4D, "A100-40GB", 8, P4D_PRICE));
+        after.onPrice(FleetFeed.quote(reserved(P4D), "A100-40GB", 8, 21.3005));
+        for (int h = 171; h <= 171 + 8 * 24; h++) {
+            Instant start = MONDAY.plus(Duration.ofHours(h));
+            clock.set(start.plusSeconds(3605));
+            FleetFeed.poolHour(after, P4D, start, 4 * 8, clock.instant());
+        }
+
+        // Then no new record asks to buy more: a hook that buys what every open recommendation says
+        // holds the 4 instances the pool keeps busy, not 8
+        List<Recommendation> opened = producer.history().stream().map(record -> record.value().data())
+                .filter(r -> r.id().equals(id) && r.status() == RecommendationStatus.OPEN).toList();
+        assertThat(opened).isEmpty();
+        assertThat(bought).isEqualTo(4);
+    }
+
+    // ---- 5. one claim per situation --------------------------------------------------------------
+
+    @Test
+    void shouldClaimANotebookIdleEveryNightOnceForTheHoursItIsIdle() {
+        // Given a notebook on a g5.xlarge (1.006 USD/h) used from 09:00 to 11:00 every day and idle the
+        // rest, whose GPU a hook releases as soon as a reclaim is published (acknowledging it); its
+        // user gets a new instance at 09:00
+        RulesOnMockTopic topic = topic(RecommendationRules.Settings.defaults(TTL));
+        FleetFeed feed = new FleetFeed(topic);
+        boolean released = false;
+        int placement = 0;
+        Set<String> acknowledged = new HashSet<>();
+
+        // When three days go by
+        for (int m = 0; m < 3 * 1440; m++) {
+            Instant start = minute(m);
+            int minuteOfDay = m % 1440;
+            boolean session = minuteOfDay >= 9 * 60 && minuteOfDay < 11 * 60;
+            if (released && minuteOfDay == 9 * 60) {
+                released = false;
+                placement++;
+            }
+            if (!released) {
+                feed.instanceMinute(FleetFeed.Instance.of("i-nb-" + placement, G5, "A10G-24GB", 1), "notebook",
+                        start, 1.006, gpu -> session ? 0.45 : 0.01);
+            }
+            for (Recommendation r : topic.published()) {
+                if (r.kind() == RecommendationKind.RECLAIM_IDLE && r.status() == RecommendationStatus.OPEN
+                        && acknowledged.add(r.id() + "@" + r.createdAt())) {
+                    topic.desk.acknowledge(r.id());
+                    released = true;
+                }
+            }
+            topic.rules.sweep(topic.at(start.plusSeconds(62)));
+        }
+
+        // Then it is one situation, claimed once: one id for its three nights, never more than the
+        // month of the instance (1.006 x 720 = 724.32), and on the third night what its nights save:
+        // released from 11:30 to 09:00, 21.5 hours a day, 30 x 21.5 x 1.006 = 648.87 USD a month
+        List<Recommendation> reclaims = topic.published().stream()
+                .filter(r -> r.kind() == RecommendationKind.RECLAIM_IDLE).toList();
+        assertThat(reclaims).extracting(Recommendation::id).containsOnly("reclaim_idle:job:notebook");
+        assertThat(reclaims).allSatisfy(r -> assertThat(r.estimatedMonthlySaving()).isLessThanOrEqualTo(1.006 * 720));
+        assertThat(reclaims.get(reclaims.size() - 1).estimatedMonthlySaving()).isCloseTo(648.87, within(65.0));
+    }
+
+    @Test
+    void shouldNeverClaimMoreForOneJobThanItsMonthlyBill() {
+        // Given an interruptible job on p4d (32.77 USD/h) spending a third of each step communicating,
+        // whose workload runs on p4de for a third less per token, where p4d spot sells at 9.831
+        RulesOnMockTopic topic = topic(hourLookback());
+        topic.rules.onPrice(FleetFeed.quote(P4D, "A100-40GB", 8, P4D_PRICE));
+        topic.rules.onPrice(FleetFeed.quote(spot(P4D), "A100-40GB", 8, 9.831));
+        topic.rules.onPrice(FleetFeed.quote(P4DE, "A100-80GB", 8, 40.97));
+        RulesOnMockTopic.Job job = new RulesOnMockTopic.Job("llm-a", P4D, "A100-40GB", 8, P4D_GPU, 0.8);
+        RulesOnMockTopic.Job peer = new RulesOnMockTopic.Job("llm-b", P4DE, "A100-80GB", 8, 40.97 / 8, 0.8);
+        topic.rules.onProgress(job.report(MONDAY, new JobTraits("llm-train", true, 1800.0, null)), MONDAY);
+        topic.rules.onProgress(peer.report(MONDAY, new JobTraits("llm-train", false, null, null)), MONDAY);
+
+        // When an hour and more of both comes
+        for (int m = 0; m < 64; m++) {
+            Instant start = minute(m);
+            Instant now = topic.at(start.plusSeconds(62));
+            job.minute(start, 1, "tokens", 1.0e6, 0.34, false).feed(topic.rules, now);
+            peer.minute(start, 1, "tokens", 2.5e6, 0.1, false).feed(topic.rules, now);
+        }
+
+        // Then what stands for the job claims no more than its month costs, 32.77 x 720 = 23,594.40 USD,
+        // and tells it one place to go
+        List<Recommendation> standing = topic.desk.list(r -> r.target().id().equals("llm-a")
+                && r.status().actionable());
+        assertThat(standing).isNotEmpty();
+        assertThat(standing.stream().mapToDouble(Recommendation::estimatedMonthlySaving).sum())
+                .isLessThanOrEqualTo(P4D_PRICE * 720);
+        assertThat(standing).filteredOn(r -> r.action().get("toPool") != null).hasSizeLessThanOrEqualTo(1);
+    }
+
+    // ---- 6. switch where the job can go -----------------------------------------------------------
+
+    @Test
+    void shouldKeepAJobInItsRegionUnlessTheDeploymentAllowsOthers() {
+        // Given a job on p3.2xlarge in us-east-1 at 3.06 USD/h, and the same type for 2.0 in us-west-2
+        RulesOnMockTopic topic = topic(hourLookback());
+        topic.rules.onPrice(FleetFeed.quote(P3, "V100-16GB", 1, 3.06));
+        topic.rules.onPrice(FleetFeed.quote(onDemand("us-west-2", "p3.2xlarge"), "V100-16GB", 1, 2.0));
+        RulesOnMockTopic.Job job = new RulesOnMockTopic.Job("east", P3, "V100-16GB", 1, 3.06, 0.9);
+        topic.rules.onProgress(job.report(MONDAY, new JobTraits("bert-ft", false, null, null)), MONDAY);
+
+        // When an hour and more of it comes
+        runJob(topic, job, 64, "samples", 10_000);
+
+        // Then it is not sent to another region: its data, its network and its quotas are in its own
+        assertThat(movesTo(topic, "east")).isEmpty();
+    }
+
+    @Test
+    void shouldNotSpreadAMultiNodeJobWhoseCommunicationIsUnmeasuredOverSmallerInstances() {
+        // Given a job on 4 ND96asr_v4 (32 A100s on 1600 Gbit/s InfiniBand) reporting no communication
+        // figures, and NC24ads_A100_v4 (one A100 80GB, 20 Gbit/s) for less per GPU
+        Offer nd = new Offer("azure", "eastus", "Standard_ND96asr_v4", Lifecycle.ON_DEMAND);
+        Offer nc = new Offer("azure", "eastus", "Standard_NC24ads_A100_v4", Lifecycle.ON_DEMAND);
+        RulesOnMockTopic topic = topic(hourLookback());
+        topic.rules.onPrice(FleetFeed.quote(nd, "A100-40GB", 8, 27.2));
+        topic.rules.onPrice(FleetFeed.quote(nc, "A100-80GB", 1, 2.0));
+        RulesOnMockTopic.Job job = new RulesOnMockTopic.Job("dist", nd, "A100-40GB", 32, 3.4, 0.9);
+        topic.rules.onProgress(job.report(MONDAY, new JobTraits("gpt-pretrain", false, null, null)), MONDAY);
+
+        // When an hour and more of it comes
+        runJob(topic, job, 64, "tokens", 4.0e6);
+
+        // Then it is not moved to 32 one-GPU instances: what its collectives would then cost is not known
+        assertThat(movesTo(topic, "dist")).doesNotContain(nc.key());
+    }
+
+    // ---- 7. communication claims with a basis ----------------------------------------------------
+
+    @Test
+    void shouldStateTheCostOfCommunicationButClaimNoSavingWithoutARemedyThatHasABasis() {
+        // Given a job on p4d spending 34% of each step communicating, no faster network for its GPUs on offer
+        RulesOnMockTopic topic = topic(hourLookback());
+        topic.rules.onPrice(FleetFeed.quote(P4D, "A100-40GB", 8, P4D_PRICE));
+        RulesOnMockTopic.Job job = new RulesOnMockTopic.Job("chatty", P4D, "A100-40GB", 16, P4D_GPU, 0.6);
+        topic.rules.onProgress(job.report(MONDAY, new JobTraits("gpt-ft", false, null, null)), MONDAY);
+
+        // When an hour and more of it comes
+        for (int m = 0; m < 64; m++) {
+            Instant start = minute(m);
+            job.minute(start, 1, "tokens", 1.0e6, 0.34, false).feed(topic.rules, topic.at(start.plusSeconds(62)));
+        }
+
+        // Then it says what the communication costs, 0.34 x 65.54 x 720 = 16,044.19 USD a month, and
+        // claims nothing it cannot show
+        Recommendation fix = latest(topic, "reduce_communication:job:chatty").orElseThrow();
+        assertThat(fix.estimatedMonthlySaving()).isZero();
+        assertThat((double) fix.evidence().get("communicationCostPerMonth")).isCloseTo(0.34 * 2 * P4D_PRICE * 720,
+                within(0.01));
+    }
+
+    // ---- 9. record time ---------------------------------------------------------------------------
+
+    @Test
+    void shouldRecommendTheSameOnABacklogWorkedOffDaysLaterAsLive() {
+        // Given a day and two hours of two jobs of one workload, the one on p4d paying a third more per
+        // token than the one on p4de, as the engine sent them
+        Map<String, Double> live = switches(false);
+
+        // When the same records are worked off ten days later, as fast as they can be read
+        Map<String, Double> backlog = switches(true);
+
+        // Then the same switch is recommended with the same saving
+        assertThat(live).isNotEmpty();
+        assertThat(backlog).isEqualTo(live);
+    }
+
+    // ---- helpers ----------------------------------------------------------------------------------
+
+    /** The switches published over 26 hours of two jobs, by id, with their last saving rounded to cents. */
+    private static Map<String, Double> switches(boolean backlog) {
+        RulesOnMockTopic topic = topic(RecommendationRules.Settings.defaults(TTL));
+        RulesOnMockTopic.Job job = new RulesOnMockTopic.Job("llm-a", P4D, "A100-40GB", 8, 4.5, 0.8);
+        RulesOnMockTopic.Job peer = new RulesOnMockTopic.Job("llm-b", P4DE, "A100-80GB", 8, 6.0, 0.8);
+        JobTraits llm = new JobTraits("llm-train", false, null, null);
+        Instant late = MONDAY.plus(Duration.ofDays(10));
+        topic.rules.onProgress(job.report(MONDAY, llm), backlog ? topic.at(late) : MONDAY);
+        topic.rules.onProgress(peer.report(MONDAY, llm), backlog ? topic.at(late) : MONDAY);
+        for (int m = 0; m < 26 * 60; m++) {
+            Instant start = minute(m);
+            Instant now = topic.at(backlog ? late.plusMillis(m) : start.plusSeconds(62));
+            job.minute(start, 1, "tokens", 1.0e6, null, false).feed(topic.rules, now);
+            peer.minute(start, 1, "tokens", 2.0e6, null, false).feed(topic.rules, now);
+            topic.rules.sweep(now);
+        }
+        Map<String, Double> found = new HashMap<>();
+        topic.published().stream().filter(r -> r.kind() == RecommendationKind.SWITCH_INSTANCE_TYPE)
+                .forEach(r -> found.put(r.id() + " " + r.status().wire(),
+                        Math.round(r.estimatedMonthlySaving() * 100) / 100.0));
+        return found;
+    }
+
+    private static RulesOnMockTopic topic(RecommendationRules.Settings settings) {
+        return new RulesOnMockTopic(MONDAY, settings);
+    }
+
+    /** The documented defaults, but for jobs judged once followed for an hour: these jobs run all the time. */
+    private static RecommendationRules.Settings hourLookback() {
+        return RecommendationRules.Settings.defaults(TTL).withJobLookback(Duration.ofHours(1));
+    }
+
+    /** {@code minutes} closed minutes of the job, each with {@code units} of work of {@code unit}. */
+    private static void runJob(RulesOnMockTopic topic, RulesOnMockTopic.Job job, int minutes, String unit,
+            double units) {
+        for (int m = 0; m < minutes; m++) {
+            Instant start = minute(m);
+            job.minute(start, 1, unit, units, null, false).feed(topic.rules, topic.at(start.plusSeconds(62)));
+        }
+    }
+
+    /** The offers the job was told to move to, by any kind. */
+    private static List<String> movesTo(RulesOnMockTopic topic, String jobId) {
+        return topic.published().stream().filter(r -> r.target().id().equals(jobId))
+                .map(r -> r.action().get("toPool")).filter(pool -> pool instanceof Map<?, ?>)
+                .map(pool -> String.valueOf(((Map<?, ?>) pool).get("offerKey"))).distinct().toList();
+    }
+
+    private static Set<RecommendationKind> kinds(RulesOnMockTopic topic) {
+        return topic.published().stream().map(Recommendation::kind).collect(Collectors.toSet());
+    }
+
+    private static Optional<Recommendation> latest(RulesOnMockTopic topic, String id) {
+        return topic.published(id).stream().reduce((a, b) -> b);
+    }
+
+    private static Instant minute(int m) {
+        return MONDAY.plusSeconds(60L * m);
+    }
+
+    private static Offer onDemand(String region, String type) {
+        return new Offer("aws", region, type, Lifecycle.ON_DEMAND);
+    }
+
+    private static Offer spot(Offer offer) {
+        return new Offer(offer.provider(), offer.region(), offer.instanceType(), Lifecycle.SPOT);
+    }
+
+    private static Offer reserved(Offer offer) {
+        return new Offer(offer.provider(), offer.region(), offer.instanceType(), Lifecycle.RESERVED);
+    }
+}
