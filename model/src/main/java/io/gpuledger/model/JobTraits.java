@@ -10,7 +10,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param workload                  the name of what it runs ({@code llama-7b-pretrain}): jobs with the same
  *                                  workload and unit can be compared across pools
  * @param interruptible             whether it survives losing its instance (it checkpoints and resumes)
- * @param checkpointIntervalSeconds how often it checkpoints: half of it is the work an interruption loses on average
+ * @param checkpointIntervalSeconds how often it checkpoints: an interruption loses the work since the last one
  * @param peakMemoryBytes           the most GPU memory one of its processes uses
  * @param workloadClass             what kind of work it is, which decides how other GPUs are expected to
  *                                  run it; null when it does not say. {@code inference} is taken as serving:

@@ -69,11 +69,13 @@ public final class ProgressReports {
             Boolean interruptible,
             Double checkpointIntervalSeconds,
             Double peakMemoryBytes,
-            WorkloadClass workloadClass) {
+            WorkloadClass workloadClass,
+            Double headroom,
+            Double storageBytesPerHour) {
 
         JobTraits traits() {
             JobTraits traits = new JobTraits(workload, interruptible, checkpointIntervalSeconds, peakMemoryBytes,
-                    workloadClass);
+                    workloadClass, headroom, storageBytesPerHour);
             return traits.equals(JobTraits.NONE) ? null : traits;
         }
     }

@@ -71,6 +71,26 @@ class ProgressReportsTest {
     }
 
     @Test
+    void shouldPassOnTheHeadroomAServingJobKeepsAndTheDataAJobReads() {
+        // Given a serving job that keeps a fifth of its capacity spare and reads 40 GB an hour from storage
+        JobProgress report = reports.accept(body("{\"jobId\": \"resnet-serve\", \"unit\": \"images\","
+                + " \"workUnits\": 28000, \"intervalSeconds\": 10, \"workloadClass\": \"inference\","
+                + " \"headroom\": 0.2, \"storageBytesPerHour\": 4.0e10}"));
+
+        // Then its traits carry both, for the switch rule to size the serving fleet and price data egress
+        assertThat(report.traits().headroom()).isEqualTo(0.2);
+        assertThat(report.traits().storageBytesPerHour()).isEqualTo(4.0e10);
+        assertThat(report.traits().isServing()).isTrue();
+    }
+
+    @Test
+    void shouldRefuseANegativeHeadroomNamingTheField() {
+        assertThatThrownBy(() -> reports.accept(body("{\"jobId\": \"serve\", \"unit\": \"images\","
+                + " \"workUnits\": 1, \"intervalSeconds\": 10, \"headroom\": -0.1}")))
+                .isInstanceOf(InvalidRecordException.class).hasMessageContaining("headroom");
+    }
+
+    @Test
     void shouldRefuseAnUnknownWorkloadClassNamingTheField() {
         assertThatThrownBy(() -> reports.accept(body("{\"jobId\": \"llm\", \"unit\": \"tokens\","
                 + " \"workUnits\": 1, \"intervalSeconds\": 10, \"workloadClass\": \"pretraining\"}")))
