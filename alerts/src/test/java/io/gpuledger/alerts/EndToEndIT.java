@@ -59,7 +59,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Telemetry in, through the real cost engine on a real broker, out as a gauge at /q/metrics and
- * an idle-GPU recommendation at /api/recommendations and on the recommendations topic.
+ * an idle-instance recommendation at /api/recommendations and on the recommendations topic.
  */
 @QuarkusTest
 @QuarkusTestResource(value = EmbeddedPipelineResource.class, restrictToAnnotatedClass = true)
@@ -69,6 +69,13 @@ class EndToEndIT {
     private static final String IDLE = "GPU-00000000-0000-0000-0000-0000000001d1";
     /** p4d.24xlarge on-demand in the shipped catalog: 32.77 USD per hour for 8 GPUs. */
     private static final double P4D_GPU_PER_HOUR = 32.77 / 8;
+    /** g5.xlarge on-demand in the shipped catalog: 1.006 USD per hour for its one GPU. */
+    private static final double G5_PER_HOUR = 1.006;
+    /** The busy GPU's p4d: the one of its eight GPUs that reports runs a job. */
+    private static final Placement BUSY_INSTANCE =
+            new Placement("node-e2e", "i-0e2e", "p4d.24xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND);
+    /** The idle GPU's instance: a one-GPU g5.xlarge that runs no job, billed whole for nothing. */
+    private static final String IDLE_INSTANCE = "i-0e2f";
 
     @ConfigProperty(name = "kafka.bootstrap.servers")
     String bootstrapServers;
@@ -83,7 +90,7 @@ class EndToEndIT {
     RecordingReceiver finance;
 
     /**
-     * A minute of telemetry from a busy and an idle GPU of one p4d instance, and the first sample of
+     * A minute of telemetry from a busy GPU of a p4d and the idle GPU of a g5.xlarge, and the first sample of
      * the next, which closes it (past its end plus the engine's grace), sent once for all tests.
      */
     private void sendTelemetryOnce() {
@@ -96,16 +103,18 @@ class EndToEndIT {
                 Producers.forTopic(Topics.TELEMETRY, bootstrapServers, "test-agent")) {
             for (int i = 1; i <= 7; i++) {
                 Instant end = windowStart.plusSeconds(10L * i);
-                producer.send(record(sample(BUSY, 0, end, 0.83)));
-                producer.send(record(sample(IDLE, 1, end, 0.01)));
+                producer.send(record(sample(BUSY, 0, BUSY_INSTANCE, "e2e-job", end, 0.83)));
+                producer.send(record(sample(IDLE, 0, new Placement("node-e2e-2", IDLE_INSTANCE, "g5.xlarge", "aws",
+                        "us-east-1", Lifecycle.ON_DEMAND), null, end, 0.01)));
             }
         }
     }
 
-    /** The idle GPU's recommendation, once the service has raised it on its closed minute. */
+    /** The idle instance's recommendation, once the service has raised it on its closed minute. */
     private Recommendation idleRecommendation() {
         sendTelemetryOnce();
-        return await().atMost(Duration.ofSeconds(90)).until(() -> recommendations("?kind=RECLAIM_IDLE&target=" + IDLE),
+        return await().atMost(Duration.ofSeconds(90)).until(() -> recommendations("?kind=RECLAIM_IDLE&target="
+                        + IDLE_INSTANCE),
                 list -> list.length == 1)[0];
     }
 
@@ -117,15 +126,15 @@ class EndToEndIT {
 
     @Test
     void shouldTurnTelemetryIntoGaugesAndAnIdleRecommendation() {
-        // Given a closed minute of telemetry from a busy and an idle GPU of one p4d instance, and the
-        // service judging idleness over a period of one minute (its %test profile)
+        // Given a closed minute of telemetry from a busy GPU of a p4d and the idle GPU of a g5.xlarge that runs
+        // no job, and the service judging idleness over a period of one minute (its %test profile)
         sendTelemetryOnce();
 
         // Then both GPUs get a cost gauge at the per-GPU price, and an SM activity gauge
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
             String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
             assertThat(gauge(metrics, "gpuledger_gpu_cost_per_hour", IDLE)).hasValueSatisfying(
-                    value -> assertThat(value).isCloseTo(P4D_GPU_PER_HOUR, within(1e-9)));
+                    value -> assertThat(value).isCloseTo(G5_PER_HOUR, within(1e-9)));
             assertThat(gauge(metrics, "gpuledger_gpu_cost_per_hour", BUSY)).hasValueSatisfying(
                     value -> assertThat(value).isCloseTo(P4D_GPU_PER_HOUR, within(1e-9)));
             assertThat(gauge(metrics, "gpuledger_gpu_sm_active_ratio", IDLE)).hasValueSatisfying(
@@ -134,22 +143,24 @@ class EndToEndIT {
                     .contains("provider=\"aws\"").contains("region=\"us-east-1\"").contains("host=\"node-e2e\"");
         });
 
-        // And the idle GPU, only it, is recommended for reclaiming, with its monthly cost as the saving
+        // And the idle instance, only it, is recommended for release, with its monthly cost as the saving: the
+        // p4d is billed whole and the one of its GPUs that reports is busy (its other seven say nothing)
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             String body = given().get("/api/recommendations?kind=RECLAIM_IDLE").then().statusCode(200)
                     .contentType("application/json").extract().asString();
             Recommendation[] recommendations = Json.read(body.getBytes(StandardCharsets.UTF_8),
                     Recommendation[].class);
             assertThat(recommendations).extracting(r -> r.kind() + " " + r.target().id())
-                    .containsExactly(RecommendationKind.RECLAIM_IDLE + " " + IDLE);
-            assertThat(recommendations[0].estimatedMonthlySaving()).isCloseTo(P4D_GPU_PER_HOUR * 720, within(1e-6));
+                    .containsExactly(RecommendationKind.RECLAIM_IDLE + " " + IDLE_INSTANCE);
+            assertThat(recommendations[0].estimatedMonthlySaving()).isCloseTo(G5_PER_HOUR * 720, within(1e-6));
             assertThat(recommendations[0].currency()).isEqualTo("USD");
-            assertThat(recommendations[0].target().instanceId()).isEqualTo("i-0e2e");
+            assertThat(recommendations[0].target().type()).isEqualTo("instance");
+            assertThat(recommendations[0].target().instanceId()).isEqualTo(IDLE_INSTANCE);
         });
 
         // And automation can read it from the topic, keyed by its target
         assertThat(recommendationsOnTopic()).filteredOn(r -> r.kind() == RecommendationKind.RECLAIM_IDLE)
-                .extracting(r -> r.target().id()).containsOnly(IDLE);
+                .extracting(r -> r.target().id()).containsOnly(IDLE_INSTANCE);
     }
 
     @Test
@@ -257,17 +268,17 @@ class EndToEndIT {
         // Given both GPUs' windows have arrived
         idleRecommendation();
 
-        // Then the fleet spends two p4d GPUs' worth per hour, in USD
+        // Then the fleet spends a p4d GPU's and a g5.xlarge's worth per hour, in USD
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             String fleet = given().get("/api/fleet").then().statusCode(200).extract().asString();
             FleetSummary summary = Json.read(fleet.getBytes(StandardCharsets.UTF_8), FleetSummary.class);
             assertThat(summary.total()).singleElement().satisfies(row -> {
                 assertThat(row.currency()).isEqualTo("USD");
                 assertThat(row.gpus()).isEqualTo(2);
-                assertThat(row.costPerHour()).isCloseTo(2 * P4D_GPU_PER_HOUR, within(1e-6));
+                assertThat(row.costPerHour()).isCloseTo(P4D_GPU_PER_HOUR + G5_PER_HOUR, within(1e-6));
             });
-            assertThat(summary.byPool()).extracting(FleetSummary.Row::key)
-                    .containsExactly("aws|us-east-1|p4d.24xlarge|on-demand");
+            assertThat(summary.byPool()).extracting(FleetSummary.Row::key).containsExactlyInAnyOrder(
+                    "aws|us-east-1|p4d.24xlarge|on-demand", "aws|us-east-1|g5.xlarge|on-demand");
         });
 
         // And the API is described, the service is ready, and an oversized body is refused
@@ -291,7 +302,7 @@ class EndToEndIT {
 
     @Test
     void shouldAskToEvacuateTheJobsOfAnInstanceTheCloudTakesBack() {
-        // Given the busy and the idle GPU of instance i-0e2e have reported
+        // Given the busy GPU of instance i-0e2e has reported
         idleRecommendation();
 
         // When AWS gives the instance its two-minute notice
@@ -548,9 +559,10 @@ class EndToEndIT {
                 sample);
     }
 
-    private static TelemetrySample sample(String gpu, int index, Instant end, double smActive) {
-        return TelemetrySample.builder().gpuUuid(gpu).gpuIndex(index).gpuModel("A100-40GB")
-                .placement(new Placement("node-e2e", "i-0e2e", "p4d.24xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND))
-                .jobId("e2e-job").time(end).intervalSeconds(10).smActive(smActive).build();
+    private static TelemetrySample sample(String gpu, int index, Placement placement, String jobId, Instant end,
+            double smActive) {
+        return TelemetrySample.builder().gpuUuid(gpu).gpuIndex(index)
+                .gpuModel(placement.instanceType().startsWith("g5") ? "A10G-24GB" : "A100-40GB")
+                .placement(placement).jobId(jobId).time(end).intervalSeconds(10).smActive(smActive).build();
     }
 }

@@ -247,14 +247,18 @@ public final class IdleGpuRule {
                     holding.jobId(), release.busyGpus(), release.instancesHeld(), type, release.instancesNeeded(),
                     release.count(), costPerHour, currency, saving, currency);
         } else {
-            String who = ofJob ? "Job " + holding.jobId() + " holds" : "Instance " + first.instanceId() + " (no job)";
+            String who = ofJob
+                    ? String.format(Locale.ROOT, "Job %s holds %d idle %s instance(s) on %s", holding.jobId(),
+                            release.count(), type, first.host())
+                    : String.format(Locale.ROOT, "Instance %s (%s on %s) runs no job and is idle", first.instanceId(),
+                            type, first.host());
             String worth = costPerHour > 0 ? String.format(Locale.ROOT, "releasing saves %.2f %s an hour, %.2f %s a"
                     + " month", costPerHour, currency, saving, currency)
                     : "releasing frees reserved capacity, paid for its term either way";
-            summary = String.format(Locale.ROOT, "%s %d idle %s instance(s) on %s for %d minutes, SM activity %.1f%%"
-                            + " under %.0f%%, idle %.1f h a day: %s",
-                    who, release.count(), type, first.host(), period.minutes(), period.smActive() * 100,
-                    evidence.raiseAt() * 100, idle.share() * 24, worth);
+            summary = String.format(Locale.ROOT, "%s: SM activity %.1f%% under %.0f%% for %d minutes, idle %.0f%% of"
+                            + " the time since %s; %s",
+                    who, period.smActive() * 100, evidence.raiseAt() * 100, period.minutes(), idle.share() * 100,
+                    idle.from(), worth);
         }
         return Recommendation.open(RecommendationKind.RECLAIM_IDLE, holding.target(), summary, action, null, saving,
                 currency, confidence, now, now.plus(ttl), evidenceFields);

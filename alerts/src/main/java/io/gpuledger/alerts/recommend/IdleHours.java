@@ -28,9 +28,13 @@ final class IdleHours {
     private record Released(long sinceMinute, double instances) {
     }
 
+    /** The last minute (epoch minutes) judged of a target, and how many instances were idle in it. */
+    private record Judged(long minute, double idleInstances) {
+    }
+
     private final long lookbackMinutes;
     private final JobHours idleInstanceMinutes;
-    private final Map<String, Long> lastMinute = new ConcurrentHashMap<>();
+    private final Map<String, Judged> lastMinute = new ConcurrentHashMap<>();
     private final Map<String, Released> released = new ConcurrentHashMap<>();
 
     IdleHours(Duration lookback, int maxTargets) {
@@ -40,22 +44,26 @@ final class IdleHours {
 
     /**
      * A judged minute of the target, starting at {@code minuteStart}, in which {@code idleInstances}
-     * were idle; a minute judged before (a job's other instances completing it) is counted once.
+     * were idle. A minute judged again (a job's other instances completing it) counts as judged last.
      */
     void add(String targetId, Instant minuteStart, double idleInstances) {
         long minute = Math.floorDiv(minuteStart.getEpochSecond(), 60);
-        Long last = lastMinute.get(targetId);
-        if (last != null && minute <= last) {
+        Judged last = lastMinute.get(targetId);
+        if (last != null && minute < last.minute()) {
             return;
         }
-        Released gone = released.remove(targetId);
-        if (gone != null) {
-            for (long m = Math.max(gone.sinceMinute(), minute - lookbackMinutes); m < minute; m++) {
-                idleInstanceMinutes.add(targetId, Instant.ofEpochSecond(m * 60), gone.instances());
+        if (last != null && minute == last.minute()) {
+            idleInstanceMinutes.add(targetId, minuteStart, idleInstances - last.idleInstances());
+        } else {
+            Released gone = released.remove(targetId);
+            if (gone != null) {
+                for (long m = Math.max(gone.sinceMinute(), minute - lookbackMinutes); m < minute; m++) {
+                    idleInstanceMinutes.add(targetId, Instant.ofEpochSecond(m * 60), gone.instances());
+                }
             }
+            idleInstanceMinutes.add(targetId, minuteStart, idleInstances);
         }
-        idleInstanceMinutes.add(targetId, minuteStart, idleInstances);
-        lastMinute.put(targetId, minute);
+        lastMinute.put(targetId, new Judged(minute, idleInstances));
     }
 
     /**
@@ -63,9 +71,9 @@ final class IdleHours {
      * one judged, the time it sends nothing counts as idle.
      */
     void releasedOnAdvice(String targetId, double instances) {
-        Long last = lastMinute.get(targetId);
+        Judged last = lastMinute.get(targetId);
         if (last != null && instances > 0) {
-            released.put(targetId, new Released(last + 1, instances));
+            released.put(targetId, new Released(last.minute() + 1, instances));
         }
     }
 
@@ -78,7 +86,7 @@ final class IdleHours {
     void sweep(Instant recordTime) {
         idleInstanceMinutes.sweep(recordTime);
         long cutoff = Math.floorDiv(recordTime.getEpochSecond(), 60) - lookbackMinutes;
-        lastMinute.values().removeIf(minute -> minute < cutoff);
+        lastMinute.values().removeIf(judged -> judged.minute() < cutoff);
         released.values().removeIf(gone -> gone.sinceMinute() < cutoff);
     }
 }

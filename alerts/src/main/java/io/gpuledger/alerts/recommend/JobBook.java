@@ -13,8 +13,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -54,6 +54,12 @@ public final class JobBook {
 
     /** How old the pictures a job is compared with may be. */
     static final Duration PEERS_FRESHNESS = Duration.ofSeconds(10);
+    /**
+     * The longest a job waits for capacity the cloud took back before its idle GPUs count as idle again:
+     * waits for large instances run from minutes to hours; one that outlasts this is capacity paid for
+     * nothing, worth releasing.
+     */
+    static final Duration LONGEST_WAIT_FOR_CAPACITY = Duration.ofHours(6);
 
     private record Peers(Instant madeAt, Duration period, List<JobView> views) {
     }
@@ -86,6 +92,41 @@ public final class JobBook {
         }
     }
 
+    /**
+     * Units of work over a period and the cost of the minutes that reported them, by unit: a job reports
+     * one unit, or a few, so a short list does, where maps cost each view of each job a map a minute.
+     */
+    private static final class UnitSums {
+        private final List<String> names = new ArrayList<>(2);
+        private double[] units = new double[2];
+        private double[] costs = new double[2];
+
+        void add(String unit, double count, double cost) {
+            int i = names.indexOf(unit);
+            if (i < 0) {
+                i = names.size();
+                names.add(unit);
+                if (i == units.length) {
+                    units = Arrays.copyOf(units, i * 2);
+                    costs = Arrays.copyOf(costs, i * 2);
+                }
+            }
+            units[i] += count;
+            costs[i] += cost;
+        }
+
+        /** The unit with the most work, above none; -1 when none did any. */
+        int most() {
+            int most = -1;
+            for (int i = 0; i < names.size(); i++) {
+                if (units[i] > 0 && (most < 0 || units[i] > units[most])) {
+                    most = i;
+                }
+            }
+            return most;
+        }
+    }
+
     private static final class Job {
         private volatile Offer pool;
         private volatile String gpuModel;
@@ -97,6 +138,10 @@ public final class JobBook {
         private volatile long heardAtMillis;
         /** Epoch milliseconds: the end of the newest of its windows, in the records' own time. */
         private volatile long newestMillis = Long.MIN_VALUE;
+        /** When the cloud took capacity of it back; null once it reports work again after that. */
+        private volatile Instant waitingSince;
+        /** The start of the first window of it on the pool it runs on now, after it ran on another; null before. */
+        private volatile Instant movedAt;
         /** The latest version of each of its minutes not final yet. */
         private final TreeMap<Instant, UsageRollup> openRollups = new TreeMap<>();
         /** Its final minutes over the longest period, oldest first. */
@@ -126,6 +171,9 @@ public final class JobBook {
         Offer pool = job.pool;
         // Every window of the job's GPUs says where it runs; the fields change only when it moves.
         if (pool == null || !pool.isOfferOf(window) || !Objects.equals(job.windowGpuModel, window.gpuModel())) {
+            if (pool != null) {
+                job.movedAt = window.windowStart();
+            }
             job.pool = new Offer(window.provider(), window.region(), window.instanceType(), window.lifecycle());
             job.windowGpuModel = window.gpuModel();
             job.gpuModel = catalog.instance(job.pool).map(GpuCatalog.InstanceSpec::gpuModel).orElse(window.gpuModel());
@@ -163,6 +211,10 @@ public final class JobBook {
         synchronized (job) {
             for (JobEconomics minute : closed) {
                 JobMinute taken = JobMinute.of(minute, job.openRollups.get(minute.windowStart()));
+                Instant waiting = job.waitingSince;
+                if (waiting != null && taken.units() > 0 && !taken.start().isBefore(waiting)) {
+                    job.waitingSince = null;
+                }
                 add(job, taken);
                 hours.add(economics.jobId(), taken.start(), taken.gpuEquivalents(), taken.units());
             }
@@ -197,7 +249,10 @@ public final class JobBook {
             JobMinute last = job.minutes.getLast();
             Instant end = last.start().plus(MINUTE);
             Instant from = end.minus(period);
-            if (job.followedSince.isAfter(from) || last.gpus() < 1) {
+            Instant moved = job.movedAt;
+            if (job.followedSince.isAfter(from) || last.gpus() < 1
+                    || moved != null && job.followedSince.isBefore(moved)) {
+                // Not followed for the period, or its minutes are of the pool it has left.
                 return Optional.empty();
             }
             double minutes = period.toSeconds() / 60.0;
@@ -205,8 +260,7 @@ public final class JobBook {
             double rates = 0;
             Mean sm = Mean.NONE;
             Mean dram = Mean.NONE;
-            Map<String, Double> units = new HashMap<>();
-            Map<String, Double> costOfUnits = new HashMap<>();
+            UnitSums units = new UnitSums();
             double communication = 0;
             double communicationSeconds = 0;
             for (JobMinute minute : job.minutes) {
@@ -217,10 +271,9 @@ public final class JobBook {
                 rates += minute.costPerHour();
                 sm = sm.plus(minute.smActive());
                 dram = dram.plus(minute.dramActive());
-                minute.workUnits().forEach((unit, count) -> {
-                    units.merge(unit, count, Double::sum);
-                    costOfUnits.merge(unit, minute.cost(), Double::sum);
-                });
+                for (Map.Entry<String, Double> reported : minute.workUnits().entrySet()) {
+                    units.add(reported.getKey(), reported.getValue(), minute.cost());
+                }
                 if (minute.communicationOverheadRatio() != null && minute.gpuSeconds() > 0) {
                     communication += minute.communicationOverheadRatio() * minute.gpuSeconds();
                     communicationSeconds += minute.gpuSeconds();
@@ -230,10 +283,10 @@ public final class JobBook {
             if (!(gpuEquivalents > 0)) {
                 return Optional.empty();
             }
-            String unit = units.entrySet().stream().filter(entry -> entry.getValue() > 0)
-                    .max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(null);
-            Double perHour = unit == null ? null : units.get(unit) / (minutes / 60);
-            Double perMillion = unit == null ? null : costOfUnits.get(unit) / units.get(unit) * PER_MILLION;
+            int most = units.most();
+            String unit = most < 0 ? null : units.names.get(most);
+            Double perHour = unit == null ? null : units.units[most] / (minutes / 60);
+            Double perMillion = unit == null ? null : units.costs[most] / units.units[most] * PER_MILLION;
             return Optional.of(new JobView(jobId, job.team, job.pool, job.gpuModel, (int) last.gpus(),
                     gpuEquivalents, rates / minutes, last.currency(), clamp(sm.value(), 0), clamped(dram.value()),
                     unit, perHour, perMillion, communicationSeconds > 0 ? communication / communicationSeconds : null,
@@ -258,6 +311,25 @@ public final class JobBook {
             }
         }
         return false;
+    }
+
+    /**
+     * The cloud takes capacity of the job back at {@code at} (a spot interruption, a preemption): until it
+     * reports work again, or for {@link #LONGEST_WAIT_FOR_CAPACITY}, it waits for capacity, and idle GPUs
+     * of it are not idle capacity to release.
+     */
+    public void interrupted(String jobId, Instant at) {
+        Job job = jobs.get(jobId);
+        if (job != null) {
+            job.waitingSince = at;
+        }
+    }
+
+    /** Whether the job waits at {@code at} for capacity the cloud took back, not having reported work since. */
+    public boolean waiting(String jobId, Instant at) {
+        Job job = jobs.get(jobId);
+        Instant since = job == null ? null : job.waitingSince;
+        return since != null && at.isBefore(since.plus(LONGEST_WAIT_FOR_CAPACITY));
     }
 
     /** The end of the newest window of any job: the records' own clock, which a backlog replays as it ran. */
@@ -331,11 +403,16 @@ public final class JobBook {
      * afresh, and so does a minute more than {@code staleAfter} after the one before: the job was
      * forgotten meanwhile, and its last minutes of before, made final only by its first of now, are
      * no part of a period of this run (a job that stops at 16:00 and starts again at 08:00 is followed
-     * from 08:00).
+     * from 08:00). So does a move to another pool: what it cost and did on the one it left says nothing
+     * of the one it is on.
      */
     private void add(Job job, JobMinute minute) {
+        Instant moved = job.movedAt;
+        boolean movedSince = moved != null && !job.minutes.isEmpty() && !minute.start().isBefore(moved)
+                && job.minutes.getFirst().start().isBefore(moved);
         if (!job.minutes.isEmpty() && (!Objects.equals(job.minutes.getLast().currency(), minute.currency())
-                || Duration.between(job.minutes.getLast().start(), minute.start()).compareTo(staleAfter) > 0)) {
+                || Duration.between(job.minutes.getLast().start(), minute.start()).compareTo(staleAfter) > 0
+                || movedSince)) {
             job.minutes.clear();
         }
         if (job.minutes.isEmpty()) {

@@ -96,8 +96,20 @@ public final class MoveToSpotRule {
     private record Band(double high, double low, String source) {
     }
 
-    /** @param held whether the job's recommendation stands: then it needs only the withdrawal ratio */
+    /** @param held whether the job's move to spot stands: then it needs only the withdrawal ratio */
     public Optional<Recommendation> evaluate(JobView job, PriceBoard board, Instant now, boolean held) {
+        return evaluate(job, board, now, held ? STEP_MOVE : null);
+    }
+
+    /**
+     * @param standingStep the step of the job's recommendation that stands ({@code move} or
+     *                     {@code checkpoint-more-often}); null when none does. A standing move needs only the
+     *                     withdrawal ratio; advice to checkpoint more often is kept while the interval it names
+     *                     still makes spot pay, and never turns into a move that the raise threshold refuses
+     */
+    public Optional<Recommendation> evaluate(JobView job, PriceBoard board, Instant now, String standingStep) {
+        boolean moveHeld = STEP_MOVE.equals(standingStep);
+        boolean adviceHeld = STEP_CHECKPOINT.equals(standingStep);
         JobTraits traits = job.traitsOrNone();
         Offer pool = job.pool();
         if (!traits.isInterruptible() || traits.checkpointIntervalSeconds() == null
@@ -114,13 +126,15 @@ public final class MoveToSpotRule {
         SpotRenewal judged = new SpotRenewal(prices.spotInstances(), perInstanceHour(band, true), checkpointHours,
                 restartSeconds / 3600);
         Outcome atJudged = Outcome.of(judged, prices);
-        double ratioNeeded = held ? withdrawNetSavingRatio : minNetSavingRatio;
+        double ratioNeeded = moveHeld ? withdrawNetSavingRatio : minNetSavingRatio;
         double monthly = atJudged.hourlySaving() * job.hoursPerMonth();
-        if (atJudged.netSavingRatio() >= ratioNeeded && (held ? monthly >= 0 : monthly >= minMonthlySaving)) {
+        if (atJudged.netSavingRatio() >= ratioNeeded && (moveHeld ? monthly >= 0 : monthly >= minMonthlySaving)) {
             return Optional.of(recommendation(job, prices, band, atJudged, STEP_MOVE, now));
         }
-        return shorterCheckpoint(judged, prices, ratioNeeded).map(suggested -> Outcome.of(suggested, prices))
-                .filter(outcome -> held ? outcome.hourlySaving() > 0
+        // The interval named is where spot pays the raise threshold, standing or not: the advice does not drift
+        // toward the interval at which spot only breaks even.
+        return shorterCheckpoint(judged, prices, minNetSavingRatio).map(suggested -> Outcome.of(suggested, prices))
+                .filter(outcome -> adviceHeld ? outcome.hourlySaving() > 0
                         : outcome.hourlySaving() * job.hoursPerMonth() >= minMonthlySaving)
                 .map(outcome -> recommendation(job, prices, band, outcome, STEP_CHECKPOINT, now));
     }

@@ -104,6 +104,12 @@ public final class RecommendationRules {
                 throw new IllegalArgumentException("reserve: the baseline percentile is from 0 to under 1, was "
                         + baselinePercentile);
             }
+            if (ttl.compareTo(Duration.ofHours(lookbackHours)) <= 0) {
+                // After a restart a pool is judged again only once its look-back is seen again: a record that
+                // expires sooner is forgotten, and a pool already covered would be asked to buy again.
+                throw new IllegalArgumentException("reserve: the ttl (" + ttl + ") must be longer than the lookback ("
+                        + lookbackHours + " h), so that a reservation outlives a restart");
+            }
         }
 
         /** The same with a lookback of {@code hours}. */
@@ -251,8 +257,15 @@ public final class RecommendationRules {
         desk.onAcknowledged(this::onAcknowledged);
     }
 
-    /** A capacity notice: the evacuation, published and sent at once. */
+    /**
+     * A capacity notice: the evacuation, published and sent at once. The jobs on capacity the cloud takes
+     * back wait for new capacity until they report work again: their idle GPUs meanwhile are not idle.
+     */
     public Optional<Recommendation> onCapacityEvent(EnrichedCapacityEvent event, Instant now) {
+        if (EvacuateRule.isLossOfCapacity(event.event().kind())) {
+            Instant at = event.event().deadline() != null ? event.event().deadline() : event.event().noticedAt();
+            event.jobs().forEach(job -> jobs.interrupted(job.jobId(), at));
+        }
         Optional<Recommendation> published = evacuate.evaluate(event, board, catalog, jobs, now).flatMap(desk::raise);
         published.ifPresent(r -> desk.flush());
         return published;
@@ -283,8 +296,16 @@ public final class RecommendationRules {
                 continue;
             }
             Recommendation.Target target = Recommendation.Target.pool(usage.pool());
-            judge(RecommendationKind.RESERVE_CAPACITY, target, reserve.evaluate(usage, board, now,
-                    desk.get(Recommendation.idFor(RecommendationKind.RESERVE_CAPACITY, target))));
+            Optional<Recommendation> standing = desk.get(Recommendation.idFor(RecommendationKind.RESERVE_CAPACITY,
+                    target));
+            Optional<Recommendation> finding = reserve.evaluate(usage, board, now, standing);
+            if (finding.isEmpty() && standing.filter(r -> r.status() == RecommendationStatus.ACKNOWLEDGED)
+                    .isPresent()) {
+                // Acknowledged is bought: a commitment runs its term whatever the prices do now, and withdrawing
+                // it would let a later record ask for the same instances again.
+                continue;
+            }
+            judge(RecommendationKind.RESERVE_CAPACITY, target, finding);
         }
     }
 
@@ -314,7 +335,7 @@ public final class RecommendationRules {
                                 switchPeriod)))));
         Duration spotPeriod = settings.moveToSpot().period();
         view(jobId, spotPeriod).ifPresent(job -> judged.put(RecommendationKind.MOVE_TO_SPOT, new Judged(job,
-                moveToSpot.evaluate(job, board, now, held(RecommendationKind.MOVE_TO_SPOT, target))
+                moveToSpot.evaluate(job, board, now, standingStep(target))
                         .map(r -> withPeriod(r, job, spotPeriod)))));
         Duration communicationPeriod = settings.reduceCommunication().period();
         view(jobId, communicationPeriod).ifPresent(job -> judged.put(RecommendationKind.REDUCE_COMMUNICATION,
@@ -427,16 +448,22 @@ public final class RecommendationRules {
         IdleGpuRule.Holding holding;
         if (ofOneJob) {
             String jobId = instance.holder();
-            holding = new IdleGpuRule.Holding(Recommendation.Target.job(jobId), jobId,
-                    idleInstances.heldBy(jobId, to), jobs.reportedWork(jobId, from, to));
+            List<IdleInstances.Snapshot> held = idleInstances.heldBy(jobId, to);
+            if (held.stream().anyMatch(other -> !other.completeAt().equals(to))) {
+                // Judged once every instance of the job has this minute: minutes of two ends do not mix.
+                return;
+            }
+            holding = new IdleGpuRule.Holding(Recommendation.Target.job(jobId), jobId, held,
+                    jobs.reportedWork(jobId, from, to));
         } else {
-            boolean worked = instance.gpus().stream().map(IdleInstances.Gpu::jobId).distinct()
-                    .anyMatch(jobId -> jobs.reportedWork(jobId, from, to));
+            boolean worked = instance.gpus().stream().map(IdleInstances.Gpu::jobId).filter(Objects::nonNull)
+                    .distinct().anyMatch(jobId -> jobs.reportedWork(jobId, from, to));
             holding = new IdleGpuRule.Holding(IdleGpuRule.target(instance), null, List.of(instance), worked);
         }
         Recommendation.Target target = holding.target();
-        Optional<IdleGpuRule.Release> release = reclaimIdle.release(holding,
-                held(RecommendationKind.RECLAIM_IDLE, target));
+        boolean waits = ofOneJob && jobs.waiting(holding.jobId(), to);
+        Optional<IdleGpuRule.Release> release = waits ? Optional.empty()
+                : reclaimIdle.release(holding, held(RecommendationKind.RECLAIM_IDLE, target));
         idleHours.add(target.id(), to.minus(MINUTE), release.map(IdleGpuRule.Release::count).orElse(0));
         Optional<Recommendation> finding = release.flatMap(found -> idleHours.share(target.id(), to, found.count())
                 .map(idle -> reclaimIdle.recommend(holding, found, idle, now)));
@@ -489,6 +516,13 @@ public final class RecommendationRules {
 
     private void judge(RecommendationKind kind, Recommendation.Target target, Optional<Recommendation> finding) {
         finding.ifPresentOrElse(desk::raise, () -> desk.withdraw(Recommendation.idFor(kind, target)));
+    }
+
+    /** The step of the job's move to spot that stands; null when none does. */
+    private String standingStep(Recommendation.Target target) {
+        return desk.get(Recommendation.idFor(RecommendationKind.MOVE_TO_SPOT, target))
+                .filter(r -> r.status() != RecommendationStatus.WITHDRAWN)
+                .map(r -> String.valueOf(r.action().get("step"))).orElse(null);
     }
 
     /**

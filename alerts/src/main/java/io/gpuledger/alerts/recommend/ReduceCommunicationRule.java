@@ -46,7 +46,7 @@ public final class ReduceCommunicationRule {
 
     /** What moving to a faster network would do for the job. */
     private record Interconnect(PriceQuote quote, String gpuModel, double networkGbps, double networkRatio,
-            int instances, double costPerHour, double costOfTheSameWorkPerHour) {
+            int instances, double costPerHour, double costOfTheSameWorkPerHour, double exchangeRate) {
     }
 
     private final double threshold;
@@ -86,7 +86,11 @@ public final class ReduceCommunicationRule {
         double communicationCostPerHour = ratio * job.costPerHour();
         double communicationCostPerMonth = communicationCostPerHour * job.hoursPerMonth();
         Optional<Double> network = catalog.networkGbps(job.pool());
-        Optional<Interconnect> faster = !mayMoveJob ? Optional.empty()
+        // A network between instances shortens only communication that crosses it: a job on one instance
+        // communicates within it.
+        boolean acrossInstances = catalog.gpusPerInstance(job.pool(), board)
+                .map(per -> job.gpuEquivalents() > per + 1e-9).orElse(false);
+        Optional<Interconnect> faster = !mayMoveJob || !acrossInstances ? Optional.empty()
                 : network.flatMap(gbps -> fasterInterconnect(job, gbps, board, catalog, now))
                         .filter(option -> option.costOfTheSameWorkPerHour() < job.costPerHour());
         double monthlySaving = faster.map(option -> (job.costPerHour() - option.costOfTheSameWorkPerHour())
@@ -120,6 +124,8 @@ public final class ReduceCommunicationRule {
             evidence.put("estimatedRatioAfter", ratioAfter(ratio, option.networkRatio()));
             evidence.put("candidateCostPerHour", option.costPerHour());
             evidence.put("candidateCostOfTheSameWorkPerHour", option.costOfTheSameWorkPerHour());
+            evidence.put("quoteCurrency", option.quote().currency());
+            evidence.put("exchangeRate", option.exchangeRate());
             action.put("fix", FIX_INTERCONNECT);
             action.put("fromPool", job.pool().key());
             action.put("toPool", OfferFields.of(option.quote(), option.gpuModel()));
@@ -173,7 +179,8 @@ public final class ReduceCommunicationRule {
             // The same work in less time: its steps take (1 − c) + c / b of what they take now.
             double sameWork = costPerHour * ((1 - c) + c / networkRatio);
             if (best == null || sameWork < best.costOfTheSameWorkPerHour()) {
-                best = new Interconnect(quote, model.get(), gbps.get(), networkRatio, instances, costPerHour, sameWork);
+                best = new Interconnect(quote, model.get(), gbps.get(), networkRatio, instances, costPerHour, sameWork,
+                        price.get().exchangeRate());
             }
         }
         return Optional.ofNullable(best);

@@ -109,7 +109,9 @@ public final class ReserveCapacityRule {
             hourlySaving += prices.onDemand() * used - prices.reserved();
         }
         double monthlySaving = hourlySaving * Recommendation.HOURS_PER_MONTH;
-        if (reserve == 0 || monthlySaving < minMonthlySaving) {
+        // The minimum applies to raising: a standing (open or dismissed) record is kept while it saves anything.
+        boolean stands = standing.filter(r -> r.status() != RecommendationStatus.WITHDRAWN).isPresent();
+        if (reserve == 0 || (stands ? !(monthlySaving > 0) : monthlySaving < minMonthlySaving)) {
             return Optional.empty();
         }
         PriceQuote reservedQuote = prices.reservedPrice().quote();

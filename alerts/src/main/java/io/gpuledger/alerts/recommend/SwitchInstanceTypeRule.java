@@ -24,10 +24,10 @@ import java.util.Optional;
  * {@code ceil(GPUs / GPUs per instance)} of them. Work that grows with speed (training) is compared
  * per unit of work; serving is bounded by its demand, so a serving job is priced at the instances
  * that carry its observed peak with its headroom, and saves only what those cost less than its GPUs
- * now. A job spread over instances whose communication is not measured is not moved to fewer GPUs
- * per instance or a slower network; where it is measured, the candidate's communication time is
- * scaled by the networks' bandwidths. Candidates, the speedup model and the thresholds are as
- * docs/recommendations.md describes them.
+ * now. A job on several GPUs whose communication is not measured is not moved to fewer GPUs per
+ * instance than it has on one now, nor, spread over instances, to a slower network; where it is
+ * measured, the candidate's communication time is scaled by the networks' bandwidths. Candidates,
+ * the speedup model and the thresholds are as docs/recommendations.md describes them.
  */
 public final class SwitchInstanceTypeRule {
 
@@ -181,6 +181,9 @@ public final class SwitchInstanceTypeRule {
         // What an instance of the peer's offer costs: its price, or what the peer pays a GPU where it has none.
         double instancePrice = board.price(cheapest.pool(), job.currency(), now).map(PriceBoard.Price::pricePerHour)
                 .orElse(cheapest.costPerHour() / cheapest.gpuEquivalents() * perInstance.get());
+        if (!keepsGpusTogether(job, catalog, board, cheapest.pool(), perInstance.get())) {
+            return new Observed(Optional.empty(), comparison.worthIt());
+        }
         int gpus = wholeGpus(job);
         int instances = instances(gpus, perInstance.get());
         double unitsPerHour = cheapest.unitsPerGpuHour() * job.gpuEquivalents();
@@ -275,8 +278,6 @@ public final class SwitchInstanceTypeRule {
         boolean communicationBound = ratio != null && ratio >= communicationBoundRatio;
         ClassOfWork work = classOfWork(job);
         Optional<Double> currentNetwork = catalog.networkGbps(job.pool());
-        Optional<Integer> currentPerInstance = catalog.gpusPerInstance(job.pool(), board);
-        boolean spread = currentPerInstance.map(per -> job.gpuEquivalents() > per + 1e-9).orElse(false);
         List<Candidate> found = new ArrayList<>();
         for (PriceQuote quote : board.all()) {
             Optional<GpuCatalog.GpuSpec> gpu = catalog.gpuOf(quote);
@@ -294,9 +295,7 @@ public final class SwitchInstanceTypeRule {
             if (communicationBound && !networkAsFast) {
                 continue;
             }
-            // Spread over instances, its communication crosses their network: unmeasured, it is not
-            // sent to smaller instances (more of it crossing) or a slower network.
-            if (spread && ratio == null && !(networkAsFast && quote.gpuCount() >= currentPerInstance.get())) {
+            if (!keepsGpusTogether(job, catalog, board, quote.offer(), quote.gpuCount())) {
                 continue;
             }
             Performance performance = performance(job, work, currentGpu.get(), gpu.get(), measured);
@@ -424,6 +423,33 @@ public final class SwitchInstanceTypeRule {
     }
 
     /** Whole GPUs the job needs: its GPU equivalents rounded up (seven 1/7 slices are one GPU). */
+    /**
+     * Whether a job on more than one GPU whose communication is not measured keeps its GPUs as close on
+     * {@code candidate}: at least as many GPUs per instance as it has on one instance now (all of them, for
+     * a job on one instance), and for a job spread over instances a network known to be at least as fast.
+     * More of an unmeasured communication crossing a network, or a slower one, costs what no figure here
+     * shows. A job that measures its communication is judged with it instead.
+     */
+    private static boolean keepsGpusTogether(JobView job, GpuCatalog catalog, PriceBoard board, Offer candidate,
+            int candidateGpusPerInstance) {
+        int gpus = wholeGpus(job);
+        if (job.communicationOverheadRatio() != null || gpus <= 1) {
+            return true;
+        }
+        Optional<Integer> perInstanceNow = catalog.gpusPerInstance(job.pool(), board);
+        int together = perInstanceNow.map(per -> Math.min(per, gpus)).orElse(gpus);
+        if (candidateGpusPerInstance < together) {
+            return false;
+        }
+        boolean spread = perInstanceNow.map(per -> gpus > per).orElse(false);
+        if (!spread) {
+            return true;
+        }
+        Optional<Double> networkNow = catalog.networkGbps(job.pool());
+        Optional<Double> networkThere = catalog.networkGbps(candidate);
+        return networkNow.isPresent() && networkThere.isPresent() && networkThere.get() >= networkNow.get();
+    }
+
     private static int wholeGpus(JobView job) {
         return (int) Math.max(1, Math.ceil(job.gpuEquivalents() - 1e-9));
     }

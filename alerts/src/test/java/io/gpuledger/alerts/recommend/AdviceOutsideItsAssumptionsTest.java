@@ -3,11 +3,17 @@ package io.gpuledger.alerts.recommend;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.model.CapacityEvent;
+import io.gpuledger.model.CapacityEventKind;
 import io.gpuledger.model.CloudEvent;
+import io.gpuledger.model.EnrichedCapacityEvent;
 import io.gpuledger.model.JobTraits;
+import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.MovableClock;
 import io.gpuledger.model.Offer;
+import io.gpuledger.model.PlacedGpu;
+import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
@@ -16,6 +22,7 @@ import io.gpuledger.model.WorkloadClass;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -133,6 +140,48 @@ class AdviceOutsideItsAssumptionsTest {
     }
 
     @Test
+    void shouldNotReleaseTheInstancesOfAGangWaitingForTheCapacityTheCloudTookUntilTheWaitOutlastsHours() {
+        // Given a synchronous job on two spot p4d, both busy and reporting work for 40 minutes, then one
+        // taken back at minute 42 after its notice: the other's GPUs sit idle while the job waits for capacity
+        RulesOnMockTopic topic = topic(hourLookback());
+        FleetFeed feed = new FleetFeed(topic);
+        Offer spotP4d = spot(P4D);
+        FleetFeed.Instance kept = FleetFeed.Instance.of("i-kept", spotP4d, "A100-40GB", 8);
+        FleetFeed.Instance taken = FleetFeed.Instance.of("i-taken", spotP4d, "A100-40GB", 8);
+        for (int m = 0; m < 40; m++) {
+            feed.instanceMinute(kept, "gang", minute(m), 9.831 / 8, gpu -> 0.8);
+            feed.instanceMinute(taken, "gang", minute(m), 9.831 / 8, gpu -> 0.8);
+            feed.jobMinute("gang", minute(m), 16, 2 * 9.831, "tokens", 1.0e6);
+        }
+        Instant reclaimed = minute(42);
+        List<PlacedGpu> onIt = new ArrayList<>();
+        for (int gpu = 0; gpu < 8; gpu++) {
+            onIt.add(new PlacedGpu(taken.gpu(gpu), gpu, "A100-40GB", "gang", 9.831 / 8, "USD", minute(40)));
+        }
+        CapacityEvent notice = new CapacityEvent(CapacityEvent.SCHEMA_VERSION, "aws:i-taken:notice", "aws",
+                "us-east-1", "i-taken", "p4d.24xlarge", "node-i-taken", Lifecycle.SPOT,
+                CapacityEventKind.SPOT_INTERRUPTION, "terminate", minute(40), reclaimed, "imds", null);
+        topic.rules.onCapacityEvent(EnrichedCapacityEvent.placed(notice, minute(40), onIt), topic.at(minute(40)));
+
+        // When the kept instance idles, the job reporting no work, for seven hours after that
+        for (int m = 40; m < 42 + 7 * 60; m++) {
+            feed.instanceMinute(kept, "gang", minute(m), 9.831 / 8, gpu -> 0.01);
+            if (m < 42) {
+                feed.instanceMinute(taken, "gang", minute(m), 9.831 / 8, gpu -> 0.01);
+            }
+            feed.jobMinute("gang", minute(m), m < 42 ? 16 : 8, (m < 42 ? 2 : 1) * 9.831, "tokens", 0);
+        }
+
+        // Then nothing is released while capacity may come back (waits of hours are common for large
+        // instances); once the wait has lasted six hours, the instance held for nothing is worth releasing
+        List<Recommendation> reclaims = topic.published().stream()
+                .filter(r -> r.kind() == RecommendationKind.RECLAIM_IDLE).toList();
+        assertThat(reclaims).isNotEmpty().allSatisfy(r -> assertThat(r.createdAt())
+                .isAfterOrEqualTo(reclaimed.plus(Duration.ofHours(6))));
+        assertThat(reclaims.get(0).id()).isEqualTo("reclaim_idle:job:gang");
+    }
+
+    @Test
     void shouldNotSwitchAOneGpuJobToAnInstanceOfEightGpusThatItWouldPayForWhole() {
         // Given a one-GPU training job on a p3.2xlarge (a V100, 3.06 USD/h), and p4d (8 A100s) on offer
         RulesOnMockTopic topic = topic(hourLookback());
@@ -222,6 +271,36 @@ class AdviceOutsideItsAssumptionsTest {
                 .allSatisfy(r -> assertThat(r.action()).doesNotContainKey("toPool"));
     }
 
+    @Test
+    void shouldStateTheWorkACheckpointBeforeTheDeadlineKeepsOfAWholeSynchronousJob() {
+        // Given a synchronous job on four spot p4d (32 A100s at 9.831 / 8 USD/h each, 39.324 an hour in all)
+        // that checkpoints every 30 minutes, sharing one of its instances with an evaluation that says nothing
+        RulesOnMockTopic topic = topic(hourLookback());
+        RulesOnMockTopic.Job gang = new RulesOnMockTopic.Job("gang", spot(P4D), "A100-40GB", 32, 9.831 / 8, 0.8);
+        topic.rules.onProgress(gang.report(MONDAY, new JobTraits("llama", true, 1800.0, null)), MONDAY);
+        runJob(topic, gang, 10, "tokens", 1.0e6);
+
+        // When that instance is given its two minutes' notice: six GPUs of the job, two of the evaluation
+        Instant noticed = minute(10).plusSeconds(5);
+        List<PlacedGpu> gpus = new ArrayList<>();
+        for (int gpu = 0; gpu < 8; gpu++) {
+            gpus.add(new PlacedGpu("GPU-" + gpu, gpu, "A100-40GB", gpu < 6 ? "gang" : "eval", 9.831 / 8, "USD",
+                    minute(10)));
+        }
+        CapacityEvent notice = new CapacityEvent(CapacityEvent.SCHEMA_VERSION, "aws:i-g:notice", "aws", "us-east-1",
+                "i-g", "p4d.24xlarge", "node-g", Lifecycle.SPOT, CapacityEventKind.SPOT_INTERRUPTION, "terminate",
+                noticed, noticed.plusSeconds(120), "imds", null);
+        Recommendation evacuate = topic.rules.onCapacityEvent(EnrichedCapacityEvent.placed(notice, noticed, gpus),
+                topic.at(noticed)).orElseThrow();
+
+        // Then it says to checkpoint the job first: when one instance goes, all four lose the work since the
+        // last checkpoint, anywhere from none to 30 minutes of it, 15 minutes on average: 39.324 / 4 = 9.831
+        assertThat(Json.writeString(evacuate.action().get("jobs")))
+                .contains("{\"jobId\":\"gang\",\"gpus\":6,\"checkpoints\":true}")
+                .contains("{\"jobId\":\"eval\",\"gpus\":2,\"checkpoints\":false}");
+        assertThat((double) evacuate.evidence().get("expectedWorkAtRisk")).isCloseTo(9.831, within(1e-9));
+    }
+
     // ---- 4. commitments ---------------------------------------------------------------------------
 
     @Test
@@ -256,16 +335,7 @@ class AdviceOutsideItsAssumptionsTest {
         // Given a p4d pool of 4 instances busy all the time, whose reservation the rules recommended and
         // a hook acknowledged (and bought)
         RulesOnMockTopic before = topic(RecommendationRules.Settings.defaults(TTL));
-        FleetFeed feed = new FleetFeed(before);
-        before.rules.onPrice(FleetFeed.quote(P4D, "A100-40GB", 8, P4D_PRICE));
-        before.rules.onPrice(FleetFeed.quote(reserved(P4D), "A100-40GB", 8, 21.3005));
-        for (int h = 0; h <= 169; h++) {
-            feed.poolHour(P4D, MONDAY.plus(Duration.ofHours(h)), 4 * 8);
-        }
-        String id = "reserve_capacity:pool:" + P4D.key();
-        assertThat(latest(before, id)).hasValueSatisfying(r -> assertThat(r.status())
-                .isEqualTo(RecommendationStatus.OPEN));
-        assertThat(before.desk.acknowledge(id)).isPresent();
+        String id = reservationOfFourAcknowledged(before);
         int bought = ((Number) latest(before, id).orElseThrow().action().get("reserveInstances")).intValue();
 
         // When the alert service restarts an hour later, reading its records back, and sees the pool's
@@ -293,6 +363,34 @@ class AdviceOutsideItsAssumptionsTest {
                 .filter(r -> r.id().equals(id) && r.status() == RecommendationStatus.OPEN).toList();
         assertThat(opened).isEmpty();
         assertThat(bought).isEqualTo(4);
+    }
+
+    @Test
+    void shouldKeepABoughtReservationWhileThePricesItWasJudgedOnChange() {
+        // Given the p4d pool of 4 instances busy all the time, its reservation recommended and acknowledged
+        RulesOnMockTopic topic = topic(RecommendationRules.Settings.defaults(TTL));
+        FleetFeed feed = new FleetFeed(topic);
+        String id = reservationOfFourAcknowledged(topic);
+        int before = topic.published(id).size();
+
+        // When the reserved price rises above on demand for a day (a new term's price, a feed's error), then
+        // comes back
+        topic.rules.onPrice(new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.RESERVED, "A100-40GB", 8,
+                40.0, "USD", Instant.parse("2026-03-09T00:00:00Z"), "test"));
+        for (int h = 170; h < 194; h++) {
+            feed.poolHour(P4D, MONDAY.plus(Duration.ofHours(h)), 4 * 8);
+        }
+        topic.rules.onPrice(new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.RESERVED, "A100-40GB", 8,
+                21.3005, "USD", Instant.parse("2026-03-10T00:00:00Z"), "test"));
+        for (int h = 194; h < 218; h++) {
+            feed.poolHour(P4D, MONDAY.plus(Duration.ofHours(h)), 4 * 8);
+        }
+
+        // Then what was bought stays bought: it is neither withdrawn nor asked for again, which would have a hook
+        // that buys what every open record says hold 8 reservations for a pool that keeps 4 busy
+        assertThat(topic.published(id).subList(before, topic.published(id).size()))
+                .extracting(Recommendation::status).doesNotContain(RecommendationStatus.WITHDRAWN,
+                        RecommendationStatus.OPEN);
     }
 
     // ---- 5. one claim per situation --------------------------------------------------------------
@@ -409,6 +507,25 @@ class AdviceOutsideItsAssumptionsTest {
         assertThat(movesTo(topic, "dist")).doesNotContain(nc.key());
     }
 
+    @Test
+    void shouldNotSpreadTheGpusOfAJobOnOneInstanceWhoseCommunicationIsUnmeasuredOverSeveral() {
+        // Given a job on the 8 A100s of one p4d (NVLink between them) reporting no communication figures, and
+        // a one-A100 Volcano-like offer in the same region for a third less per GPU
+        Offer oneGpu = onDemand("us-east-1", "p4d-1g.small");
+        RulesOnMockTopic topic = topic(hourLookback());
+        topic.rules.onPrice(FleetFeed.quote(P4D, "A100-40GB", 8, P4D_PRICE));
+        topic.rules.onPrice(FleetFeed.quote(oneGpu, "A100-40GB", 1, 2.7));
+        RulesOnMockTopic.Job job = new RulesOnMockTopic.Job("fsdp", P4D, "A100-40GB", 8, P4D_GPU, 0.9);
+        topic.rules.onProgress(job.report(MONDAY, new JobTraits("llm-ft", false, null, null)), MONDAY);
+
+        // When an hour and more of it comes
+        runJob(topic, job, 64, "tokens", 1.0e6);
+
+        // Then it is not moved to eight one-GPU instances: its collectives would cross a network instead of
+        // NVLink, at a cost nothing here measured
+        assertThat(movesTo(topic, "fsdp")).doesNotContain(oneGpu.key());
+    }
+
     // ---- 7. communication claims with a basis ----------------------------------------------------
 
     @Test
@@ -431,6 +548,35 @@ class AdviceOutsideItsAssumptionsTest {
         assertThat(fix.estimatedMonthlySaving()).isZero();
         assertThat((double) fix.evidence().get("communicationCostPerMonth")).isCloseTo(0.34 * 2 * P4D_PRICE * 720,
                 within(0.01));
+    }
+
+    @Test
+    void shouldNotClaimThatAFasterNetworkBetweenInstancesShortensTheCommunicationOfAJobOnOne() {
+        // Given a job on the 4 A100s of one NC96ads_A100_v4 (80 Gbit/s between instances) spending 35% of each
+        // step communicating, within the instance, and ND96amsr_A100_v4 (the same GPUs, 1600 Gbit/s between
+        // instances) at a price this test sets low, 16 USD/h: on the faster network it would look cheaper
+        Offer nc = new Offer("azure", "eastus", "Standard_NC96ads_A100_v4", Lifecycle.ON_DEMAND);
+        Offer ndm = new Offer("azure", "eastus", "Standard_ND96amsr_A100_v4", Lifecycle.ON_DEMAND);
+        RulesOnMockTopic topic = topic(hourLookback());
+        topic.rules.onPrice(FleetFeed.quote(nc, "A100-80GB", 4, 14.69));
+        topic.rules.onPrice(FleetFeed.quote(ndm, "A100-80GB", 8, 16.0));
+        RulesOnMockTopic.Job job = new RulesOnMockTopic.Job("one-node", nc, "A100-80GB", 4, 14.69 / 4, 0.6);
+        topic.rules.onProgress(job.report(MONDAY, new JobTraits("gpt-ft", false, null, null)), MONDAY);
+
+        // When an hour and more of it comes
+        for (int m = 0; m < 64; m++) {
+            Instant start = minute(m);
+            job.minute(start, 1, "tokens", 1.0e6, 0.35, false).feed(topic.rules, topic.at(start.plusSeconds(62)));
+        }
+
+        // Then its communication is stated, but no move to the faster network is claimed to save anything:
+        // none of its communication crosses a network between instances
+        List<Recommendation> fixes = topic.published().stream()
+                .filter(r -> r.kind() == RecommendationKind.REDUCE_COMMUNICATION).toList();
+        assertThat(fixes).isNotEmpty().allSatisfy(r -> {
+            assertThat(r.action()).doesNotContainKey("toPool");
+            assertThat(r.estimatedMonthlySaving()).isZero();
+        });
     }
 
     // ---- 9. record time ---------------------------------------------------------------------------
@@ -472,6 +618,24 @@ class AdviceOutsideItsAssumptionsTest {
                 .forEach(r -> found.put(r.id() + " " + r.status().wire(),
                         Math.round(r.estimatedMonthlySaving() * 100) / 100.0));
         return found;
+    }
+
+    /**
+     * A week and two hours of a p4d pool of 4 instances busy all the time, at list prices, and its reservation,
+     * recommended open, acknowledged (bought); returns the record's id.
+     */
+    private static String reservationOfFourAcknowledged(RulesOnMockTopic topic) {
+        FleetFeed feed = new FleetFeed(topic);
+        topic.rules.onPrice(FleetFeed.quote(P4D, "A100-40GB", 8, P4D_PRICE));
+        topic.rules.onPrice(FleetFeed.quote(reserved(P4D), "A100-40GB", 8, 21.3005));
+        for (int h = 0; h <= 169; h++) {
+            feed.poolHour(P4D, MONDAY.plus(Duration.ofHours(h)), 4 * 8);
+        }
+        String id = "reserve_capacity:pool:" + P4D.key();
+        assertThat(latest(topic, id)).hasValueSatisfying(r -> assertThat(r.status())
+                .isEqualTo(RecommendationStatus.OPEN));
+        assertThat(topic.desk.acknowledge(id)).isPresent();
+        return id;
     }
 
     private static RulesOnMockTopic topic(RecommendationRules.Settings settings) {

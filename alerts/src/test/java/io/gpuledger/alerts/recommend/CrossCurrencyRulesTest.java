@@ -36,13 +36,15 @@ class CrossCurrencyRulesTest {
     @Test
     void shouldSwitchAUsdJobToACheaperOfferQuotedInYuan() {
         // Given the p4d job (8 x A100-40GB at 32.77 USD/h, 10M tokens an hour: 3.277 USD per 1M, 1.25M per
-        // GPU-hour) and the brief's one-GPU A100 offers in CNY
+        // GPU-hour) whose steps measure no communication (independent replicas), and the brief's one-GPU A100
+        // offers in CNY
         PriceBoard board = board();
         board.update(quote(P4D, "A100-40GB", 8, 32.77, "USD"));
         board.update(quote(onDemand("volcengine", "cn-beijing", "veGPU"), "A100-40GB", 1, 19.8, "CNY"));
         board.update(quote(onDemand("huaweicloud", "cn-north-4", "GCS.AI.8"), "A100-40GB", 1, 25.2, "CNY"));
         board.update(quote(GN10XP, "A100-80GB", 1, 28.5, "CNY"));
-        JobView p4dJob = job("job-1", P4D, "A100-40GB", 8, 32.77).work("tokens", 10_000_000).build();
+        JobView p4dJob = job("job-1", P4D, "A100-40GB", 8, 32.77).work("tokens", 10_000_000).communication(0.0)
+                .build();
 
         // When the switch rule, allowed to move jobs to other providers, judges it
         Recommendation found = new SwitchInstanceTypeRule(SwitchInstanceTypeRule.DEFAULT_MIN_SAVING_RATIO,

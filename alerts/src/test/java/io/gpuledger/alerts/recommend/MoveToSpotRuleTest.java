@@ -95,6 +95,26 @@ class MoveToSpotRuleTest {
     }
 
     @Test
+    void shouldKeepAdviceToCheckpointMoreOftenAsItWasNotTurnItIntoAMoveThatBarelyPays() {
+        // Given the 12-instance gang told to checkpoint more often
+        JobView gang = job("gang", ON_DEMAND, "A100-40GB", 96, 32.77 * 12)
+                .traits(new JobTraits("llama-70b", true, 4.0 * 3600, null)).build();
+        PriceBoard board = board(8, 32.77, 9.831, "USD");
+        Recommendation first = rule.evaluate(gang, board, NOW, null).orElseThrow();
+
+        // When it is judged again, unchanged, with that advice standing
+        Recommendation again = rule.evaluate(gang, board, NOW.plusSeconds(60), "checkpoint-more-often")
+                .orElseThrow();
+
+        // Then it is the same advice, the same interval: not a move (at its own interval spot loses money in
+        // a simulated year), nor an interval at which spot would only break even
+        assertThat(simulatedMonthlySaving(12, 0.05, 4)).isNegative();
+        assertThat(again.action()).containsEntry("step", "checkpoint-more-often").doesNotContainKey("toPool")
+                .containsEntry("checkpointIntervalSeconds", first.action().get("checkpointIntervalSeconds"));
+        assertThat(again.estimatedMonthlySaving()).isEqualTo(first.estimatedMonthlySaving());
+    }
+
+    @Test
     void shouldMoveAGangThatCheckpointsOftenEnoughAtTheRateThePriceFeedGives() {
         // Given the 32-instance job checkpointing every 4 hours, and p4d spot in the band 5-10% a month
         PriceBoard board = board(8, 32.77, null, "USD");

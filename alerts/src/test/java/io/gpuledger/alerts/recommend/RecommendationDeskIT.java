@@ -30,8 +30,8 @@ class RecommendationDeskIT {
     @Test
     void shouldNeitherRepeatNorForgetAcrossARestart() {
         Clock clock = Clock.fixed(T0, ZoneOffset.UTC);
-        Recommendation idle = idle("GPU-restart-1", T0);
-        Recommendation other = idle("GPU-restart-2", T0);
+        Recommendation idle = idle("i-restart-1", T0);
+        Recommendation other = idle("i-restart-2", T0);
 
         // Given a first run that raised two recommendations and dismissed one of them
         try (RecommendationDesk first = RecommendationDesk.open(broker.bootstrap(), Duration.ofDays(7),
@@ -47,8 +47,8 @@ class RecommendationDeskIT {
         try (RecommendationDesk second = RecommendationDesk.open(broker.bootstrap(), Duration.ofDays(7),
                 new SimpleMeterRegistry(), later, "USD")) {
             // Then neither is published again, and the dismissal still holds
-            assertThat(second.raise(idle("GPU-restart-1", T0.plusSeconds(60)))).isEmpty();
-            assertThat(second.raise(idle("GPU-restart-2", T0.plusSeconds(60)))).isEmpty();
+            assertThat(second.raise(idle("i-restart-1", T0.plusSeconds(60)))).isEmpty();
+            assertThat(second.raise(idle("i-restart-2", T0.plusSeconds(60)))).isEmpty();
             assertThat(second.get(other.id())).hasValueSatisfying(
                     r -> assertThat(r.status()).isEqualTo(RecommendationStatus.DISMISSED));
             second.flush();
@@ -59,15 +59,17 @@ class RecommendationDeskIT {
         TopicReplay.replay(broker.bootstrap(), Topics.RECOMMENDATIONS.name(), Duration.ofSeconds(30),
                 record -> onTopic.add(Topics.RECOMMENDATIONS.valueSerde().deserializer()
                         .deserialize(record.topic(), record.value()).data()));
-        assertThat(onTopic.stream().filter(r -> r.id().startsWith("reclaim_idle:gpu:GPU-restart"))
+        assertThat(onTopic.stream().filter(r -> r.id().startsWith("reclaim_idle:instance:i-restart"))
                 .map(r -> r.target().id() + " " + r.status().wire()))
-                .containsExactlyInAnyOrder("GPU-restart-1 open", "GPU-restart-2 open", "GPU-restart-2 dismissed");
+                .containsExactlyInAnyOrder("i-restart-1 open", "i-restart-2 open", "i-restart-2 dismissed");
     }
 
-    private static Recommendation idle(String gpu, Instant now) {
+    private static Recommendation idle(String instance, Instant now) {
         return Recommendation.open(RecommendationKind.RECLAIM_IDLE,
-                new Recommendation.Target("gpu", gpu, "node-1", "i-1", "aws", "us-east-1", "g5.xlarge", null),
-                "idle", Map.of("release", "gpu"), null, 700, "USD", 0.9, now, now.plus(Duration.ofMinutes(10)),
+                new Recommendation.Target("instance", instance, "node-1", instance, "aws", "us-east-1", "g5.xlarge",
+                        null),
+                "idle", Map.of("release", "instance", "instanceId", instance), null, 700, "USD", 0.9, now,
+                now.plus(Duration.ofMinutes(10)),
                 Map.of());
     }
 }

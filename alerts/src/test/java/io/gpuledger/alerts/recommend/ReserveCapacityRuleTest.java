@@ -1,6 +1,7 @@
 package io.gpuledger.alerts.recommend;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.model.Lifecycle;
@@ -240,5 +241,35 @@ class ReserveCapacityRuleTest {
     private static PriceQuote reservedQuote(double pricePerHour, String currency) {
         return new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.RESERVED, "A100-40GB", 8, pricePerHour,
                 currency, NOW.minusSeconds(86_400), "test");
+    }
+
+    @Test
+    void shouldRefuseARecordThatWouldBeForgottenBeforeAPoolIsJudgedAgainAfterARestart() {
+        // A look-back of three weeks with records standing two: after a restart the pool is judged again only
+        // once three weeks are seen, by when what was bought has expired and would be asked for again
+        assertThatThrownBy(() -> new RecommendationRules.Reserve(21 * 24, 0.1, 12, Duration.ofDays(14)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl")
+                .hasMessageContaining("504 h");
+        assertThat(new RecommendationRules.Reserve(21 * 24, 0.1, 12, Duration.ofDays(28)).lookbackHours())
+                .isEqualTo(504);
+    }
+
+    @Test
+    void shouldRaiseAtTheMinimumSavingAndKeepAStandingRecordWhileItSavesAnything() {
+        // Given a rule that raises at 1000 a month, and a pool whose baseline of 2 saves 720 x 2 x (2 - 1) = 1440
+        ReserveCapacityRule strict = new ReserveCapacityRule(4, ReserveCapacityRule.DEFAULT_BASELINE_PERCENTILE, 12,
+                1000, Duration.ofHours(6));
+        PriceBoard board = board(2.0);
+        board.update(reservedQuote(1.0, "USD"));
+        Recommendation open = strict.evaluate(new PoolUsage(POOL, List.of(2.0, 2.0, 2.0, 2.0), "USD"), board, NOW,
+                Optional.empty()).orElseThrow();
+
+        // When the pool's baseline falls to 1 (720 a month, under the minimum)
+        PoolUsage smaller = new PoolUsage(POOL, List.of(1.0, 1.0, 1.0, 1.0), "USD");
+
+        // Then the standing record is kept, at 720, while a new one would not be raised
+        assertThat(strict.evaluate(smaller, board, NOW.plusSeconds(3600), Optional.of(open))).hasValueSatisfying(
+                kept -> assertThat(kept.estimatedMonthlySaving()).isCloseTo(720, within(1e-9)));
+        assertThat(strict.evaluate(smaller, board, NOW.plusSeconds(3600), Optional.empty())).isEmpty();
     }
 }
