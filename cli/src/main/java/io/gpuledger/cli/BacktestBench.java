@@ -5,8 +5,8 @@ import java.io.PrintStream;
 
 /**
  * {@code gpu-ledger bench backtest}: follows every recommendation over a simulated month of a mixed
- * fleet and prints, per kind, what the rules claimed against what the decisions saved. In this JVM,
- * without a broker.
+ * fleet, in one world per seed, and prints, per kind, what the rules claimed against what the
+ * decisions saved. In this JVM, without a broker.
  */
 final class BacktestBench {
 
@@ -15,17 +15,19 @@ final class BacktestBench {
 
     static int run(String[] args, PrintStream out) {
         int[] days = {30};
+        int[] seeds = {20};
         long[] seed = {1};
         boolean[] decisions = {false};
         OptionPairs.read(args, (option, value) -> {
             switch (option) {
                 case "--days" -> days[0] = positive(option, value);
+                case "--seeds" -> seeds[0] = positive(option, value);
                 case "--seed" -> seed[0] = Long.parseLong(value);
                 case "--decisions" -> decisions[0] = Boolean.parseBoolean(value);
                 default -> throw new UsageException("unknown option " + option + " for bench backtest");
             }
         });
-        Backtests.month(days[0], seed[0], decisions[0], out);
+        Backtests.run(days[0], seeds[0], seed[0], decisions[0], out);
         return 0;
     }
 

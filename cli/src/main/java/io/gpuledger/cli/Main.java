@@ -49,9 +49,10 @@ public final class Main {
                          agent   CPU and memory of the node agent on 8 GPUs
                                    --seconds N  measured (default 120)  --warmup N  before (default 60)
                          backtest  follows every recommendation over a simulated month of a mixed fleet,
-                                 the rules in this JVM, and prints per kind the saving claimed against
-                                 the saving the decisions realized
-                                   --days N     simulated days (default 30)  --seed S  (default 1)
+                                 one world per seed, the rules in this JVM, and prints per kind the
+                                 saving claimed against the saving the decisions realized
+                                   --days N     simulated days (default 30)  --seeds N  runs (default 20)
+                                   --seed S     the first seed (default 1)
                                    --decisions true  also list every decision followed
                          engine  samples per second of the cost engine (its own process, exactly-once)
                                  against a plain consumer-to-producer copy on the same embedded broker

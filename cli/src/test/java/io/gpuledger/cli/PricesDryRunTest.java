@@ -53,7 +53,8 @@ class PricesDryRunTest {
                         1.006, "USD", Instant.parse("2026-01-01T00:00:00Z"), null, NOW)),
                 Json.writeString(new PriceQuote("aws", "us-east-1", "g5.xlarge", Lifecycle.RESERVED, "A10G-24GB", 1,
                         0.625, "USD", Instant.parse("2026-01-01T00:00:00Z"), null, NOW)
-                        .withReservation(new ReservationTerms(12, ReservationTerms.PaymentOption.ALL_UPFRONT, 5475.0))));
+                        .withReservation(new ReservationTerms(12, ReservationTerms.PaymentOption.ALL_UPFRONT,
+                                5475.0))));
         assertThat(stdout().lines()).allSatisfy(line -> assertThat(Json.read(line.getBytes(StandardCharsets.UTF_8),
                 PriceQuote.class)).isNotNull());
         // And standard error names the broken row by its line and field

@@ -2,112 +2,160 @@ package io.gpuledger.cli.backtest;
 
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * What following the advice was worth: every recommendation made, every one followed with the
- * monthly saving it claimed, and the money each really saved, as the backtest re-prices the fleet
- * with the decision against the fleet without it.
+ * What following the advice was worth: every situation recommended, every one followed with what it
+ * claimed, and the money each really saved, as the world's own bill shows it against the bill
+ * without the decision.
  *
- * <p>A claim is a monthly figure; a decision taken partway through the run can only show what it
- * saved in the rest of it. So a decision's claim is prorated to the hours from the decision to the
- * end of the run ({@code claimed × hours / 720}), and set against what it saved in those same hours.
- * A decision that ended sooner counts until it ended: one the automation replaced (a job moved
- * again), and a released GPU whose user came back for it (a claim is a rate of saving while the
- * decision holds, not a promise that it holds all month).
+ * <p>A situation is a recommendation id: the same notebook released on many nights is one decision,
+ * claimed once. Claims are set against the realized saving over the same span:
+ * <ul>
+ *   <li>a monthly claim (switch, move, release, communication fix) counts for every minute its decision
+ *       stands, at the claim in force then (a refreshed record updates it), until the run ends or its
+ *       subject does (a job that ends, as its bill does);</li>
+ *   <li>a reservation's monthly claim counts for its whole term, against what the reservation saves
+ *       over the term;</li>
+ *   <li>an evacuation claims the work at risk it states, once, against the work its checkpoint kept.</li>
+ * </ul>
  */
 final class Ledger {
 
-    /** One followed recommendation and the money it has saved so far, in US dollars. */
+    /** How a kind's claim is set against what it realizes. */
+    enum Horizon {
+        /** A monthly figure, for the minutes the decision stands. */
+        STANDING,
+        /** A monthly figure, for the whole commitment term. */
+        TERM,
+        /** A one-off amount. */
+        ONCE
+    }
+
+    /** A followed situation: what it claimed, what it saved. */
     static final class Decision {
         final RecommendationKind kind;
         final String recommendationId;
-        /** What was done, for people: {@code resnet-serve -> aws|us-east-1|g4dn.xlarge|on-demand}. */
         final String what;
-        final double claimedMonthlyUsd;
         final Instant at;
+        private double monthlyClaimUsd;
+        private double claimedUsd;
         private double realizedUsd;
+        private double delayHours;
         private Instant endedAt;
 
-        private Decision(RecommendationKind kind, String recommendationId, String what, double claimedMonthlyUsd,
-                Instant at) {
+        private Decision(RecommendationKind kind, String recommendationId, String what, Instant at) {
             this.kind = kind;
             this.recommendationId = recommendationId;
             this.what = what;
-            this.claimedMonthlyUsd = claimedMonthlyUsd;
             this.at = at;
+        }
+
+        /** The monthly claim in force from now on (a standing decision's refreshed record). */
+        void monthlyClaim(double usd) {
+            monthlyClaimUsd = usd;
+        }
+
+        /** A claim counted whole: a term's, or a one-off. */
+        void claimOnce(double usd) {
+            claimedUsd += usd;
+        }
+
+        private void minute() {
+            claimedUsd += monthlyClaimUsd / Recommendation.HOURS_PER_MONTH / 60;
         }
 
         void saved(double usd) {
             realizedUsd += usd;
         }
 
+        /** Hours the work it concerns finished later than without it (spot's restarts). */
+        void delayed(double hours) {
+            delayHours += hours;
+        }
+
+        /** Its subject ended, at {@code when}: nothing more is saved or claimed. */
+        void ended(Instant when) {
+            if (endedAt == null) {
+                endedAt = when;
+            }
+        }
+
+        boolean live() {
+            return endedAt == null;
+        }
+
+        double claimedUsd() {
+            return claimedUsd;
+        }
+
         double realizedUsd() {
             return realizedUsd;
         }
 
-        /**
-         * It stops holding, at {@code when}: a later decision took its place, or what it did was undone.
-         * It saves nothing more, and its claim stops.
-         */
-        void ended(Instant when) {
-            endedAt = when;
+        double monthlyClaimUsd() {
+            return monthlyClaimUsd;
+        }
+
+        double delayHours() {
+            return delayHours;
         }
     }
 
-    /** One kind's account. */
-    record Row(RecommendationKind kind, int made, int followed, double claimedMonthlyUsd, double claimedOverRunUsd,
-            double realizedUsd) {
+    /** One kind's account over a run. */
+    record Row(RecommendationKind kind, int made, int followed, double claimedUsd, double realizedUsd,
+            double delayHours) {
 
-        /** Realized over claimed for the same hours; NaN when nothing was claimed. */
+        /** Realized over claimed for the same span; NaN when nothing was claimed. */
         double ratio() {
-            return claimedOverRunUsd == 0 ? Double.NaN : realizedUsd / claimedOverRunUsd;
+            return claimedUsd == 0 ? Double.NaN : realizedUsd / claimedUsd;
         }
     }
 
-    private final Instant end;
-    private final Map<RecommendationKind, Integer> made = new EnumMap<>(RecommendationKind.class);
-    private final Set<String> situations = new HashSet<>();
-    private final List<Decision> decisions = new ArrayList<>();
+    private final Map<RecommendationKind, Set<String>> made = new EnumMap<>(RecommendationKind.class);
+    private final Map<String, Decision> decisions = new LinkedHashMap<>();
 
-    Ledger(Instant end) {
-        this.end = end;
-    }
-
-    /**
-     * A recommendation published as open; counted once per situation (its id and when it was first
-     * seen), not again at each refresh of it, which the desk publishes as it moves or half its time
-     * to live has passed.
-     */
+    /** A recommendation published as open: one situation per id, however often it is refreshed or raised again. */
     void made(Recommendation recommendation) {
-        if (situations.add(recommendation.id() + "@" + recommendation.createdAt())) {
-            made.merge(recommendation.kind(), 1, Integer::sum);
-        }
+        made.computeIfAbsent(recommendation.kind(), kind -> new HashSet<>()).add(recommendation.id());
     }
 
-    Decision follow(RecommendationKind kind, String recommendationId, String what, double claimedMonthlyUsd,
-            Instant at) {
-        Decision decision = new Decision(kind, recommendationId, what, claimedMonthlyUsd, at);
-        decisions.add(decision);
-        return decision;
+    static Horizon horizon(RecommendationKind kind) {
+        return switch (kind) {
+            case RESERVE_CAPACITY -> Horizon.TERM;
+            case EVACUATE -> Horizon.ONCE;
+            default -> Horizon.STANDING;
+        };
+    }
+
+    /** The decision of the situation {@code recommendationId}, taken now or before. */
+    Decision follow(RecommendationKind kind, String recommendationId, String what, Instant at) {
+        return decisions.computeIfAbsent(recommendationId, id -> new Decision(kind, id, what, at));
+    }
+
+    Optional<Decision> decision(String recommendationId) {
+        return Optional.ofNullable(decisions.get(recommendationId));
+    }
+
+    /** A minute of the run has passed: standing claims count it. */
+    void minute() {
+        for (Decision decision : decisions.values()) {
+            if (decision.live() && horizon(decision.kind) == Horizon.STANDING) {
+                decision.minute();
+            }
+        }
     }
 
     List<Decision> decisions() {
-        return List.copyOf(decisions);
-    }
-
-    /** The decision's monthly claim for the hours from the decision to the end of the run, or to its own end. */
-    double claimedOverRun(Decision decision) {
-        Instant until = decision.endedAt == null ? end : decision.endedAt;
-        double hours = Math.max(0, Duration.between(decision.at, until).toSeconds() / 3600.0);
-        return decision.claimedMonthlyUsd * hours / Recommendation.HOURS_PER_MONTH;
+        return List.copyOf(decisions.values());
     }
 
     /** Every kind that was recommended or followed, in the kinds' order. */
@@ -116,19 +164,19 @@ final class Ledger {
         for (RecommendationKind kind : RecommendationKind.values()) {
             int followed = 0;
             double claimed = 0;
-            double claimedOverRun = 0;
             double realized = 0;
-            for (Decision decision : decisions) {
+            double delay = 0;
+            for (Decision decision : decisions.values()) {
                 if (decision.kind == kind) {
                     followed++;
-                    claimed += decision.claimedMonthlyUsd;
-                    claimedOverRun += claimedOverRun(decision);
+                    claimed += decision.claimedUsd;
                     realized += decision.realizedUsd;
+                    delay += decision.delayHours;
                 }
             }
-            int recommended = made.getOrDefault(kind, 0);
-            if (recommended > 0 || followed > 0) {
-                rows.add(new Row(kind, recommended, followed, claimed, claimedOverRun, realized));
+            int situations = made.getOrDefault(kind, Set.of()).size();
+            if (situations > 0 || followed > 0) {
+                rows.add(new Row(kind, situations, followed, claimed, realized, delay));
             }
         }
         return rows;

@@ -5,8 +5,9 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 
 /**
- * An interactive notebook on a one-GPU instance: used in one session a day, idle but held the
- * rest of the time. Reclaimed, its instance is released until its user's next session starts.
+ * An interactive notebook on a one-GPU instance: used in one session a day, idle but held the rest
+ * of the time, reporting no work. Released, its instance is gone until its user's next session
+ * starts, on a new instance.
  */
 final class Notebook {
 
@@ -32,6 +33,14 @@ final class Notebook {
     boolean inSession(Instant time) {
         int minute = time.atZone(ZoneOffset.UTC).getHour() * 60 + time.atZone(ZoneOffset.UTC).getMinute();
         return Math.floorMod(minute - sessionStartMinute, 24 * 60) < sessionMinutes;
+    }
+
+    String instanceId() {
+        return "i-" + id + "-" + placement;
+    }
+
+    String host() {
+        return id + "-" + placement;
     }
 
     String gpuUuid() {

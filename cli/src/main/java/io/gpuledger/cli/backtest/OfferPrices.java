@@ -3,6 +3,7 @@ package io.gpuledger.cli.backtest;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.ReservationTerms;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -12,17 +13,24 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The prices of the backtest's world: what each offer costs, in its own currency and in US dollars.
- * The same figures go to the rules as price quotes and into the backtest's own repricing, so the
- * two differ only in what the rules make of them.
+ * The prices of the backtest's world: what each offer costs, in its own currency and in US dollars,
+ * and what the price feed publishes of spot interruptions (a band, or nothing). The same figures go to
+ * the rules as price quotes and into the world's own bill; how often spot is really taken back is the
+ * world's ({@link BacktestWorld}), not the band's.
  */
 final class OfferPrices {
 
     /** US dollars per yuan, as the cost engine's shipped rate table has it. */
     static final double USD_PER_CNY = 0.14;
+    /** The term of every reservation of this world: a year. */
+    static final ReservationTerms ONE_YEAR = new ReservationTerms(12, ReservationTerms.PaymentOption.NO_UPFRONT, 0.0);
 
-    /** One offer: the instance type's GPUs and the price of one instance-hour. */
-    record OfferPrice(Offer offer, String gpuModel, int gpusPerInstance, double pricePerHour, String currency) {
+    /**
+     * One offer: the instance type's GPUs and the price of one instance-hour; for spot, the band of
+     * the share of instances taken back a month that the feed publishes ({@code bandHigh} null: none).
+     */
+    record OfferPrice(Offer offer, String gpuModel, int gpusPerInstance, double pricePerHour, String currency,
+            Double bandLow, Double bandHigh) {
 
         double usdPerHour() {
             return toUsd(pricePerHour, currency);
@@ -33,19 +41,29 @@ final class OfferPrices {
         }
 
         PriceQuote quote(Instant validFrom) {
-            return new PriceQuote(offer.provider(), offer.region(), offer.instanceType(), offer.lifecycle(), gpuModel,
-                    gpusPerInstance, pricePerHour, currency, validFrom, "backtest");
+            PriceQuote quote = new PriceQuote(offer.provider(), offer.region(), offer.instanceType(),
+                    offer.lifecycle(), gpuModel, gpusPerInstance, pricePerHour, currency, validFrom, "backtest");
+            if (bandHigh != null) {
+                quote = quote.withInterruptionBand(bandHigh, bandLow);
+            }
+            return offer.lifecycle() == Lifecycle.RESERVED ? quote.withReservation(ONE_YEAR) : quote;
         }
     }
 
     private final Map<Offer, OfferPrice> prices = new LinkedHashMap<>();
 
-    /** Adds an instance type's on-demand, spot and reserved (effective hourly) prices. */
+    /**
+     * Adds an instance type's on-demand, spot and reserved (effective hourly, a year, no upfront)
+     * prices; {@code band} is the spot band the feed publishes, {@code {low, high}}, or null.
+     */
     OfferPrices with(String provider, String region, String type, String gpuModel, int gpus, double onDemand,
-            double spot, double reserved, String currency) {
-        add(new OfferPrice(new Offer(provider, region, type, Lifecycle.ON_DEMAND), gpuModel, gpus, onDemand, currency));
-        add(new OfferPrice(new Offer(provider, region, type, Lifecycle.SPOT), gpuModel, gpus, spot, currency));
-        add(new OfferPrice(new Offer(provider, region, type, Lifecycle.RESERVED), gpuModel, gpus, reserved, currency));
+            double spot, double reserved, String currency, double[] band) {
+        add(new OfferPrice(new Offer(provider, region, type, Lifecycle.ON_DEMAND), gpuModel, gpus, onDemand, currency,
+                null, null));
+        add(new OfferPrice(new Offer(provider, region, type, Lifecycle.SPOT), gpuModel, gpus, spot, currency,
+                band == null ? null : band[0], band == null ? null : band[1]));
+        add(new OfferPrice(new Offer(provider, region, type, Lifecycle.RESERVED), gpuModel, gpus, reserved, currency,
+                null, null));
         return this;
     }
 
@@ -85,21 +103,32 @@ final class OfferPrices {
     }
 
     /**
-     * The seed's offers (AWS list prices of us-east-1, used in every AWS region here; the CNY offers
-     * of Tencent, Volcano Engine and Huawei Cloud), spot at 30% and a one-year reservation at 65% of
-     * on demand; and a V100 type for serving.
+     * The seed's offers: AWS list prices of us-east-1 (used in every AWS region here), Azure's of
+     * eastus for the A100 v4 sizes, the CNY offers of Tencent, Volcano Engine and Huawei Cloud; spot
+     * at 30% and a one-year reservation at 65% of on demand. The spot bands are AWS Spot Instance
+     * Advisor's kind (share of instances taken back a month); p4d in us-east-2, the A10G and L4 types
+     * and Azure publish none, so the rules take their own default there.
      */
     static OfferPrices seed() {
-        OfferPrices prices = new OfferPrices();
-        for (String region : List.of("us-east-1", "us-east-2", "us-west-2")) {
-            prices.with("aws", region, "p4d.24xlarge", "A100-40GB", 8, 32.77, 9.831, 21.3005, "USD")
-                    .with("aws", region, "p5.48xlarge", "H100-80GB", 8, 98.32, 29.496, 63.908, "USD");
-        }
-        return prices.with("aws", "us-east-1", "p3.2xlarge", "V100-16GB", 1, 3.06, 0.918, 1.989, "USD")
-                .with("aws", "us-east-1", "g4dn.xlarge", "T4-16GB", 1, 0.526, 0.1578, 0.3419, "USD")
-                .with("aws", "us-east-1", "g5.xlarge", "A10G-24GB", 1, 1.006, 0.3018, 0.6539, "USD")
-                .with("tencent", "ap-shanghai", "GN10Xp", "A100-80GB", 1, 28.5, 8.55, 18.525, "CNY")
-                .with("volcengine", "cn-beijing", "veGPU", "A100-40GB", 1, 19.8, 5.94, 12.87, "CNY")
-                .with("huaweicloud", "cn-north-4", "GCS.AI.8", "A100-40GB", 1, 25.2, 7.56, 16.38, "CNY");
+        double[] under5 = {0.0, 0.05};
+        double[] fiveToTen = {0.05, 0.10};
+        double[] fifteenToTwenty = {0.15, 0.20};
+        OfferPrices prices = new OfferPrices()
+                .with("aws", "us-east-1", "p4d.24xlarge", "A100-40GB", 8, 32.77, 9.831, 21.3005, "USD", under5)
+                .with("aws", "us-east-2", "p4d.24xlarge", "A100-40GB", 8, 32.77, 9.831, 21.3005, "USD", null)
+                .with("aws", "us-west-2", "p4d.24xlarge", "A100-40GB", 8, 32.77, 9.831, 21.3005, "USD", under5)
+                .with("aws", "us-east-1", "p5.48xlarge", "H100-80GB", 8, 98.32, 29.496, 63.908, "USD", fiveToTen)
+                .with("aws", "us-east-1", "p3.2xlarge", "V100-16GB", 1, 3.06, 0.918, 1.989, "USD", fifteenToTwenty)
+                .with("aws", "us-east-1", "g4dn.xlarge", "T4-16GB", 1, 0.526, 0.1578, 0.3419, "USD", under5)
+                .with("aws", "us-east-1", "g5.xlarge", "A10G-24GB", 1, 1.006, 0.3018, 0.6539, "USD", null)
+                .with("aws", "us-west-2", "g5.xlarge", "A10G-24GB", 1, 1.006, 0.3018, 0.6539, "USD", null)
+                .with("aws", "us-east-1", "g6.xlarge", "L4-24GB", 1, 0.8048, 0.2414, 0.5231, "USD", null)
+                .with("azure", "eastus", "Standard_NC96ads_A100_v4", "A100-80GB", 4, 14.69, 4.407, 9.5485, "USD",
+                        null)
+                .with("azure", "eastus", "Standard_ND96amsr_A100_v4", "A100-80GB", 8, 32.77, 9.831, 21.3005, "USD",
+                        null);
+        return prices.with("tencent", "ap-shanghai", "GN10Xp", "A100-80GB", 1, 28.5, 8.55, 18.525, "CNY", null)
+                .with("volcengine", "cn-beijing", "veGPU", "A100-40GB", 1, 19.8, 5.94, 12.87, "CNY", null)
+                .with("huaweicloud", "cn-north-4", "GCS.AI.8", "A100-40GB", 1, 25.2, 7.56, 16.38, "CNY", null);
     }
 }

@@ -5,6 +5,7 @@ import io.gpuledger.alerts.recommend.RecommendationBook;
 import io.gpuledger.alerts.recommend.RecommendationDesk;
 import io.gpuledger.alerts.recommend.RecommendationRules;
 import io.gpuledger.model.CloudEvent;
+import io.gpuledger.model.EnrichedCapacityEvent;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JobProgress;
@@ -16,6 +17,7 @@ import io.gpuledger.model.UsageRollup;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -24,7 +26,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
 /**
  * The alert service's recommendation rules in this JVM, wired as the service wires them (every rule
  * through {@link RecommendationRules} with its documented defaults), on a simulated clock, publishing to a producer
- * that keeps what it was sent instead of a broker. The only place the backtest touches the rules' API.
+ * that keeps what it was sent instead of a broker. The only place the backtest touches the rules' API. It
+ * can restart the service as a deployment does: the rules start empty, and the desk reads back every
+ * record published before.
  */
 final class RuleDriver {
 
@@ -34,16 +38,30 @@ final class RuleDriver {
 
     private final MovableClock clock;
     private final MockProducer<String, CloudEvent<Recommendation>> published;
-    private final RecommendationDesk desk;
-    private final RecommendationRules rules;
+    /** Every record published, as the topic would keep it, for a restart to read back. */
+    private final List<Recommendation> topic = new ArrayList<>();
+    private RecommendationDesk desk;
+    private RecommendationRules rules;
 
     RuleDriver(Instant start) {
         clock = new MovableClock(start);
         published = new MockProducer<>(true, null, new StringSerializer(),
                 Topics.RECOMMENDATIONS.valueSerde().serializer());
-        desk = new RecommendationDesk(new RecommendationBook(DISMISS_FOR), published, new SimpleMeterRegistry(), clock,
-                "USD");
+        start(new RecommendationBook(DISMISS_FOR));
+    }
+
+    private void start(RecommendationBook book) {
+        desk = new RecommendationDesk(book, published, new SimpleMeterRegistry(), clock, "USD");
         rules = new RecommendationRules(desk, GpuCatalog.defaults(), RecommendationRules.Settings.defaults(TTL));
+    }
+
+    /** The service restarts at {@code now}: what the rules gathered is lost, what was published is read back. */
+    void restart(Instant now) {
+        clock.set(now);
+        news();
+        RecommendationBook book = new RecommendationBook(DISMISS_FOR);
+        topic.forEach(book::restore);
+        start(book);
     }
 
     void price(PriceQuote quote) {
@@ -70,6 +88,11 @@ final class RuleDriver {
         rules.onEconomics(economics, now);
     }
 
+    void capacity(EnrichedCapacityEvent notice, Instant now) {
+        clock.set(now);
+        rules.onCapacityEvent(notice, now);
+    }
+
     void sweep(Instant now) {
         clock.set(now);
         rules.sweep(now);
@@ -80,6 +103,7 @@ final class RuleDriver {
         List<Recommendation> news = published.history().stream().map(ProducerRecord::value).map(CloudEvent::data)
                 .toList();
         published.clear();
+        topic.addAll(news);
         return news;
     }
 
@@ -87,6 +111,6 @@ final class RuleDriver {
     void acknowledge(String id, Instant now) {
         clock.set(now);
         desk.acknowledge(id);
-        published.clear();
+        news();
     }
 }
