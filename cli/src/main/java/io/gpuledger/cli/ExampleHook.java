@@ -105,16 +105,35 @@ final class ExampleHook {
         Map<String, Object> a = r.action();
         String what = switch (r.kind()) {
             case EVACUATE -> "drain instance " + a.get("instanceId") + " (jobs " + a.get("jobs") + ") before "
-                    + r.deadline() + "; replace on " + a.get("replacementPool");
-            case RECLAIM_IDLE -> "release GPU " + r.target().id() + " on " + r.target().host();
-            case SWITCH_INSTANCE_TYPE, MOVE_TO_SPOT -> "move job " + a.get("jobId") + " from " + a.get("fromPool")
-                    + " to " + a.get("toPool");
-            case RESERVE_CAPACITY -> "reserve " + a.get("reserveInstances") + " instances of " + r.target().id();
-            case REDUCE_COMMUNICATION -> "tune job " + a.get("jobId") + ": " + a.get("fix");
+                    + r.deadline() + "; replace on " + offerKey(a.get("replacementPool"));
+            case RECLAIM_IDLE -> "instances".equals(a.get("release"))
+                    ? "shrink job " + a.get("jobId") + " to " + a.get("keepInstances") + " instance(s): release "
+                            + a.get("instanceIds")
+                    : "release instance " + a.get("instanceId") + " on " + r.target().host();
+            case SWITCH_INSTANCE_TYPE -> moveOf(a);
+            case MOVE_TO_SPOT -> "checkpoint-more-often".equals(a.get("step"))
+                    ? "checkpoint job " + a.get("jobId") + " every " + a.get("checkpointIntervalSeconds")
+                            + " s before moving it to spot"
+                    : moveOf(a);
+            case RESERVE_CAPACITY -> "reserve " + a.get("reserveInstances") + " instances of " + r.target().id()
+                    + " for " + a.get("termMonths") + " months (" + a.get("paymentOption") + ", "
+                    + a.get("totalCommitment") + " " + r.currency() + " committed)";
+            case REDUCE_COMMUNICATION -> a.containsKey("toPool") ? moveOf(a)
+                    : "tune job " + a.get("jobId") + ": " + a.get("jobChanges");
         };
         return String.format("%s %s: %s (saves %.2f %s/month, confidence %.2f, until %s)", r.kind(), r.target().id(),
                 what, r.estimatedMonthlySaving(), r.currency() == null ? "" : r.currency(), r.confidence(),
                 r.expiresAt());
+    }
+
+    private static String moveOf(Map<String, Object> a) {
+        return "move job " + a.get("jobId") + " from " + a.get("fromPool") + " to " + a.get("toInstances")
+                + " instance(s) of " + offerKey(a.get("toPool"));
+    }
+
+    /** An offer's key, from the {@code offerKey} of a pool as actions write it. */
+    private static Object offerKey(Object pool) {
+        return pool instanceof Map<?, ?> fields && fields.containsKey("offerKey") ? fields.get("offerKey") : pool;
     }
 
     private void acknowledge(URI base, String id) {

@@ -9,7 +9,6 @@ import io.gpuledger.ingest.price.PriceCatalog;
 import io.gpuledger.ingest.sim.Fleet;
 import io.gpuledger.ingest.sim.FleetSimulation;
 import io.gpuledger.ingest.sim.FleetSimulator;
-import io.gpuledger.ingest.sim.SimulatedGpu;
 import io.gpuledger.ingest.sim.SimulatedJob;
 import io.gpuledger.ingest.sim.SimulationSettings;
 import io.gpuledger.model.CapacityEvent;
@@ -94,11 +93,19 @@ class AlertServiceRestartIT {
         List<PriceQuote> catalog = PriceCatalog.loadDefault().quotes().stream()
                 .filter(quote -> quote.currency().equals("USD")).toList();
         Fleet fleet = Fleet.generate(GPUS, catalog, SEED);
-        Set<String> idleGpus = fleet.gpus().stream().filter(SimulatedGpu::idle).map(SimulatedGpu::uuid)
+        // Instances are billed whole and released whole: what is idle is a job's instances, or an instance of
+        // no job. Spot ones are left out: the cloud may take them back first, and a job it took capacity
+        // from waits for capacity, not idle, for hours.
+        Set<String> idleReleases = fleet.instances().stream()
+                .filter(instance -> instance.job().idle())
+                .filter(instance -> instance.gpus().get(0).lifecycle() != Lifecycle.SPOT)
+                .map(instance -> instance.job().reportedJobId() != null
+                        ? Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "job", instance.job().reportedJobId())
+                        : Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "instance", instance.instanceId()))
                 .collect(Collectors.toCollection(TreeSet::new));
         Set<String> teams = fleet.jobs().stream().map(SimulatedJob::team).filter(Objects::nonNull)
                 .collect(Collectors.toCollection(TreeSet::new));
-        assertThat(idleGpus).isNotEmpty();
+        assertThat(idleReleases).isNotEmpty();
         assertThat(teams).isNotEmpty();
         assertThat(fleet.gpus()).anyMatch(gpu -> gpu.lifecycle() == Lifecycle.SPOT);
         PriceQuote spot = catalog.stream().filter(quote -> quote.lifecycle() == Lifecycle.SPOT)
@@ -244,11 +251,10 @@ class AlertServiceRestartIT {
         // And no recommendation state was published twice
         assertThat(repeated(recommendations)).as("recommendation states published again").isEmpty();
 
-        // And every recommendation the input calls for is there: each idle GPU's, and an evacuation
+        // And every recommendation the input calls for is there: each idle release's, and an evacuation
         // of each instance whose notice still ran when everything had been read
         Set<String> recommended = recommendations.stream().map(Recommendation::id).collect(Collectors.toSet());
-        assertThat(recommended).containsAll(idleGpus.stream()
-                .map(gpu -> Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "gpu", gpu)).toList());
+        assertThat(recommended).containsAll(idleReleases);
         assertThat(evacuations).contains(evacuationOf(noticeWhileDown));
         assertThat(recommended).containsAll(evacuations);
         assertThat(recommendations).anyMatch(recommendation -> recommendation.id().equals(evacuationOf(noticeWhileDown))

@@ -47,6 +47,27 @@ class ExampleHookTest {
         assertThat(printed.toString(StandardCharsets.UTF_8).lines()).hasSize(2);
     }
 
+    @Test
+    void shouldSayWhatToReleaseInWholeInstancesAndWhenToCheckpointInsteadOfMoving() {
+        // Given a job told to shrink to one of its two instances, and one told to checkpoint more often
+        Recommendation shrink = Recommendation.open(RecommendationKind.RECLAIM_IDLE, Recommendation.Target.job("wide"),
+                "shrink", Map.of("release", "instances", "jobId", "wide", "instanceIds", List.of("i-b"),
+                        "keepInstances", 1), null, 23_594.4, "USD", 0.8, T0, T0.plusSeconds(600), Map.of());
+        Recommendation checkpoint = Recommendation.open(RecommendationKind.MOVE_TO_SPOT,
+                Recommendation.Target.job("gang"), "checkpoint", Map.of("jobId", "gang", "step",
+                        "checkpoint-more-often", "checkpointIntervalSeconds", 1800.0, "fromPool",
+                        "aws|us-east-1|p4d.24xlarge|on-demand"), null, 0, "USD", 0.5, T0, T0.plusSeconds(600),
+                Map.of());
+
+        // When the hook plans them
+        String release = ExampleHook.plan(shrink);
+        String more = ExampleHook.plan(checkpoint);
+
+        // Then it releases the idle instance by name and keeps one; and it changes the checkpoints, not the pool
+        assertThat(release).contains("shrink job wide to 1 instance(s): release [i-b]");
+        assertThat(more).contains("checkpoint job gang every 1800.0 s").doesNotContain("move job");
+    }
+
     private static CloudEvent<Recommendation> event(Recommendation r) {
         return CloudEvent.of(r.id() + "@" + r.updatedAt().toEpochMilli(), "/gpu-ledger/alerts",
                 "io.gpuledger.recommendation.v1", "instance/i-1", r.updatedAt(), null, r);

@@ -33,17 +33,17 @@ class LiveSummaryTest {
 
     @Test
     void shouldSumSpendPerCurrencyAndCountRecommendationsToActOnByKindAndNameTheKindsSeen() {
-        String recommendations = "[{\"schemaVersion\":1,\"id\":\"reclaim_idle:gpu:GPU-a\",\"kind\":\"RECLAIM_IDLE\","
-                + "\"target\":{\"type\":\"gpu\",\"id\":\"GPU-a\"},\"summary\":\"idle\","
+        String recommendations = "[{\"schemaVersion\":1,\"id\":\"reclaim_idle:instance:i-a\",\"kind\":\"RECLAIM_IDLE\","
+                + "\"target\":{\"type\":\"instance\",\"id\":\"i-a\"},\"summary\":\"idle\","
                         + "\"estimatedMonthlySaving\":724.3,"
                 + "\"currency\":\"USD\",\"confidence\":0.9,\"createdAt\":\"2026-03-01T12:00:00Z\","
                 + "\"expiresAt\":\"2026-03-01T12:10:00Z\",\"evidence\":{}},"
                 + "{\"schemaVersion\":1,\"id\":\"evacuate:instance:i-1\",\"kind\":\"EVACUATE\","
                 + "\"target\":{\"type\":\"instance\",\"id\":\"i-1\"},\"summary\":\"go\",\"estimatedMonthlySaving\":0,"
                 + "\"confidence\":0.95,\"createdAt\":\"2026-03-01T12:00:00Z\",\"expiresAt\":\"2026-03-01T12:02:00Z\"},"
-                + "{\"schemaVersion\":1,\"id\":\"reclaim_idle:gpu:GPU-b\",\"kind\":\"RECLAIM_IDLE\","
+                + "{\"schemaVersion\":1,\"id\":\"reclaim_idle:instance:i-b\",\"kind\":\"RECLAIM_IDLE\","
                         + "\"status\":\"withdrawn\","
-                + "\"target\":{\"type\":\"gpu\",\"id\":\"GPU-b\"},\"summary\":\"idle\",\"estimatedMonthlySaving\":1,"
+                + "\"target\":{\"type\":\"instance\",\"id\":\"i-b\"},\"summary\":\"idle\",\"estimatedMonthlySaving\":1,"
                 + "\"confidence\":0.9,\"createdAt\":\"2026-03-01T12:00:00Z\",\"expiresAt\":\"2026-03-01T12:10:00Z\"}]";
 
         String line = new LiveSummary("http://127.0.0.1:1", 4).line(FLEET, COUNTS, recommendations);
