@@ -33,6 +33,8 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Advice followed by automation must not lose money where the world is not what the rules assume.
@@ -486,6 +488,38 @@ class AdviceOutsideItsAssumptionsTest {
 
         // Then it is not sent to another region: its data, its network and its quotas are in its own
         assertThat(movesTo(topic, "east")).isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0} GB an hour of storage traffic: moved {1}")
+    @CsvSource({"5, true", "20, false"})
+    void shouldChargeAMoveToAnotherRegionTheEgressOfTheDataTheJobReads(double gbPerHour, boolean moved) {
+        // Given a job on p3.2xlarge in us-east-1 at 3.06 USD/h that reads gbPerHour GB an hour from storage in
+        // its region, the same type for 2.0 in us-west-2, and a deployment that allows other regions at
+        // 0.09 USD a GB sent out
+        RulesOnMockTopic topic = topic(hourLookback().withReach(new Reach(true, false, 0.09)));
+        Offer west = onDemand("us-west-2", "p3.2xlarge");
+        topic.rules.onPrice(FleetFeed.quote(P3, "V100-16GB", 1, 3.06));
+        topic.rules.onPrice(FleetFeed.quote(west, "V100-16GB", 1, 2.0));
+        RulesOnMockTopic.Job job = new RulesOnMockTopic.Job("reader", P3, "V100-16GB", 1, 3.06, 0.9);
+        topic.rules.onProgress(job.report(MONDAY, new JobTraits("bert-ft", false, null, null, null, null,
+                gbPerHour * 1e9)), MONDAY);
+
+        // When an hour and more of it comes
+        runJob(topic, job, 64, "samples", 10_000);
+
+        // Then the move saves (3.06 - 2.0) x 720 = 763.20 a month less what its data costs to carry out of
+        // us-east-1, gbPerHour x 720 x 0.09: 324 at 5 GB an hour, a move worth 439.20; 1296 at 20, no move
+        List<Recommendation> switches = topic.published().stream()
+                .filter(r -> r.kind() == RecommendationKind.SWITCH_INSTANCE_TYPE).toList();
+        if (moved) {
+            Recommendation move = switches.get(switches.size() - 1);
+            assertThat(movesTo(topic, "reader")).containsExactly(west.key());
+            assertThat(move.evidence()).containsEntry("move", "region").containsEntry("egressKnown", true);
+            assertThat((double) move.evidence().get("egressCostPerMonth")).isCloseTo(324, within(1e-6));
+            assertThat(move.estimatedMonthlySaving()).isCloseTo(763.2 - 324, within(1e-6));
+        } else {
+            assertThat(switches).isEmpty();
+        }
     }
 
     @Test
