@@ -462,7 +462,11 @@ public final class RecommendationRules {
         }
         Recommendation.Target target = holding.target();
         boolean waits = ofOneJob && jobs.waiting(holding.jobId(), to);
-        Optional<IdleGpuRule.Release> release = waits ? Optional.empty()
+        // A serving job that served requests over the period needs every GPU it holds: its requests are spread
+        // over all of them, and one serving few at a quiet hour is not idle.
+        boolean serves = ofOneJob && holding.reportedWork() && jobs.view(holding.jobId(), MINUTE)
+                .map(job -> job.traitsOrNone().isServing()).orElse(false);
+        Optional<IdleGpuRule.Release> release = waits || serves ? Optional.empty()
                 : reclaimIdle.release(holding, held(RecommendationKind.RECLAIM_IDLE, target));
         idleHours.add(target.id(), to.minus(MINUTE), release.map(IdleGpuRule.Release::count).orElse(0));
         Optional<Recommendation> finding = release.flatMap(found -> idleHours.share(target.id(), to, found.count())

@@ -184,6 +184,31 @@ class AdviceOutsideItsAssumptionsTest {
     }
 
     @Test
+    void shouldNotShrinkAServingFleetWhoseRequestsLeaveMostOfItsGpusQuietAtNight() {
+        // Given a serving job on four g4dn.xlarge that says it serves, its requests at a quiet hour keeping
+        // one T4 at 40% and the three others at 2%
+        RulesOnMockTopic topic = topic(hourLookback());
+        FleetFeed feed = new FleetFeed(topic);
+        topic.rules.onProgress(new RulesOnMockTopic.Job("serve4", G4DN, "T4-16GB", 4, 0.526, 0.1).report(MONDAY,
+                new JobTraits("resnet50-int8", false, null, null, WorkloadClass.INFERENCE)), MONDAY);
+        List<FleetFeed.Instance> fleet = List.of(FleetFeed.Instance.of("i-q1", G4DN, "T4-16GB", 1),
+                FleetFeed.Instance.of("i-q2", G4DN, "T4-16GB", 1), FleetFeed.Instance.of("i-q3", G4DN, "T4-16GB", 1),
+                FleetFeed.Instance.of("i-q4", G4DN, "T4-16GB", 1));
+
+        // When 40 closed minutes of it come
+        for (int m = 0; m < 40; m++) {
+            Instant start = minute(m);
+            for (FleetFeed.Instance instance : fleet) {
+                feed.instanceMinute(instance, "serve4", start, 0.526, gpu -> instance.id().equals("i-q1") ? 0.4 : 0.02);
+            }
+            feed.jobMinute("serve4", start, 4, 4 * 0.526, "images", 20_000);
+        }
+
+        // Then it keeps them all: its requests are spread over every GPU, and the next busy hour needs them
+        assertThat(kinds(topic)).doesNotContain(RecommendationKind.RECLAIM_IDLE);
+    }
+
+    @Test
     void shouldNotSwitchAOneGpuJobToAnInstanceOfEightGpusThatItWouldPayForWhole() {
         // Given a one-GPU training job on a p3.2xlarge (a V100, 3.06 USD/h), and p4d (8 A100s) on offer
         RulesOnMockTopic topic = topic(hourLookback());
