@@ -47,18 +47,6 @@ public record JobTraits(String workload, Boolean interruptible, Double checkpoin
         this(workload, interruptible, checkpointIntervalSeconds, peakMemoryBytes, workloadClass, null, null);
     }
 
-    /** These traits with the serving headroom {@code share} (null: not said). */
-    public JobTraits withHeadroom(Double share) {
-        return new JobTraits(workload, interruptible, checkpointIntervalSeconds, peakMemoryBytes, workloadClass, share,
-                storageBytesPerHour);
-    }
-
-    /** These traits with the storage traffic {@code bytesPerHour} (null: not said). */
-    public JobTraits withStorageBytesPerHour(Double bytesPerHour) {
-        return new JobTraits(workload, interruptible, checkpointIntervalSeconds, peakMemoryBytes, workloadClass,
-                headroom, bytesPerHour);
-    }
-
     /** Whether its work is serving: bounded by its demand, not by how fast its GPUs are. */
     public boolean isServing() {
         return workloadClass == WorkloadClass.INFERENCE;

@@ -2,8 +2,6 @@ package io.gpuledger.model;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
-import java.util.Arrays;
-import java.util.stream.Collectors;
 
 /** How the capacity is bought; each has its own price for the same instance type. */
 public enum Lifecycle {
@@ -24,12 +22,7 @@ public enum Lifecycle {
 
     @JsonCreator
     public static Lifecycle fromWire(String value) {
-        for (Lifecycle lifecycle : values()) {
-            if (lifecycle.wire.equalsIgnoreCase(value) || lifecycle.name().equalsIgnoreCase(value)) {
-                return lifecycle;
-            }
-        }
-        throw new IllegalArgumentException("unknown lifecycle '" + value + "', expected one of "
-                + Arrays.stream(values()).map(Lifecycle::wire).collect(Collectors.joining(", ")));
+        return WireNames.find(values(), Lifecycle::wire, value).orElseThrow(() -> new IllegalArgumentException(
+                "unknown lifecycle '" + value + "', expected one of " + WireNames.expected(values(), Lifecycle::wire)));
     }
 }

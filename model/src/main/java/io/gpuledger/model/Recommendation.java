@@ -92,6 +92,12 @@ public record Recommendation(
                 estimatedMonthlySaving, currency, confidence, createdAt, now, newExpiresAt, evidence);
     }
 
+    /** This recommendation claiming {@code saving} a month, on {@code newEvidence}. */
+    public Recommendation withFigures(double saving, Map<String, Object> newEvidence) {
+        return new Recommendation(schemaVersion, id, kind, status, target, summary, action, deadline, saving, currency,
+                confidence, createdAt, updatedAt, expiresAt, newEvidence);
+    }
+
     /** The same situation seen again: the figures of {@code fresher}, the first-seen time of this one. */
     public Recommendation supersededBy(Recommendation fresher) {
         return new Recommendation(fresher.schemaVersion, id, kind, fresher.status, fresher.target, fresher.summary,

@@ -4,8 +4,6 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonValue;
-import java.util.Arrays;
-import java.util.stream.Collectors;
 
 /**
  * What a reserved price commits its buyer to: the term, and how it is paid where the price feed
@@ -45,14 +43,9 @@ public record ReservationTerms(@JsonProperty(required = true) int termMonths, Pa
 
         @JsonCreator
         public static PaymentOption fromWire(String value) {
-            for (PaymentOption option : values()) {
-                if (option.wire.equalsIgnoreCase(value) || option.name().equalsIgnoreCase(value)) {
-                    return option;
-                }
-            }
-            throw new InvalidRecordException("reservation.paymentOption", "unknown payment option '" + value
-                    + "', expected one of " + Arrays.stream(values()).map(PaymentOption::wire)
-                            .collect(Collectors.joining(", ")));
+            return WireNames.find(values(), PaymentOption::wire, value).orElseThrow(() -> new InvalidRecordException(
+                    "reservation.paymentOption", "unknown payment option '" + value + "', expected one of "
+                            + WireNames.expected(values(), PaymentOption::wire)));
         }
 
         /** The option that paying {@code upfrontFee} once and {@code hourlyFee} an hour is. */

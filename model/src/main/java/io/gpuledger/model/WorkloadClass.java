@@ -2,8 +2,6 @@ package io.gpuledger.model;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
-import java.util.Arrays;
-import java.util.stream.Collectors;
 
 /**
  * The kind of work a job does, as far as comparing GPUs goes: GPUs rank differently for each
@@ -30,12 +28,8 @@ public enum WorkloadClass {
 
     @JsonCreator
     public static WorkloadClass fromWire(String value) {
-        for (WorkloadClass workloadClass : values()) {
-            if (workloadClass.wire.equalsIgnoreCase(value) || workloadClass.name().equalsIgnoreCase(value)) {
-                return workloadClass;
-            }
-        }
-        throw new IllegalArgumentException("unknown workload class '" + value + "', expected one of "
-                + Arrays.stream(values()).map(WorkloadClass::wire).collect(Collectors.joining(", ")));
+        return WireNames.find(values(), WorkloadClass::wire, value).orElseThrow(() -> new IllegalArgumentException(
+                "unknown workload class '" + value + "', expected one of "
+                        + WireNames.expected(values(), WorkloadClass::wire)));
     }
 }

@@ -15,9 +15,6 @@ import java.util.regex.Pattern;
  */
 public record ReservedTerm(int months) {
 
-    public static final int HOURS_PER_YEAR = ReservationTerms.HOURS_PER_YEAR;
-    public static final int HOURS_PER_MONTH = ReservationTerms.HOURS_PER_MONTH;
-
     public static final ReservedTerm ONE_YEAR = new ReservedTerm(12);
     public static final ReservedTerm THREE_YEARS = new ReservedTerm(36);
 
