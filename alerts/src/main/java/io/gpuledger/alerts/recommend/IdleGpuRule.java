@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -64,9 +65,18 @@ public final class IdleGpuRule {
      * @param jobId        the holding job; null for an instance of no job or of several
      * @param reportedWork whether the holding's job (any of them, for a shared instance) reported work
      *                     over the period
+     * @param serving      whether the holding's job says it serves: having served requests over the period, it
+     *                     needs every GPU it holds (its requests are spread over all of them, and one serving
+     *                     few at a quiet hour is not idle)
      */
     public record Holding(Recommendation.Target target, String jobId, List<IdleInstances.Snapshot> instances,
-            boolean reportedWork) {
+            boolean reportedWork, boolean serving) {
+
+        /** A holding whose job does not say it serves. */
+        public Holding(Recommendation.Target target, String jobId, List<IdleInstances.Snapshot> instances,
+                boolean reportedWork) {
+            this(target, jobId, instances, reportedWork, false);
+        }
     }
 
     /**
@@ -120,12 +130,15 @@ public final class IdleGpuRule {
         double threshold = held ? evidence.withdrawAt() : evidence.raiseAt();
         double busy = 0;
         int perInstance = 1;
+        Map<IdleInstances.Snapshot, Double> busyOf = new IdentityHashMap<>();
         for (IdleInstances.Snapshot instance : instances) {
-            busy += busyGpus(instance, threshold);
+            double busyHere = busyGpus(instance, threshold);
+            busyOf.put(instance, busyHere);
+            busy += busyHere;
             perInstance = Math.max(perInstance, instance.gpusPerInstance());
         }
-        if (holding.reportedWork() && busy == 0) {
-            // Work reported on GPUs that look idle: serving at a quiet hour, not idle.
+        if (holding.reportedWork() && (busy == 0 || holding.serving())) {
+            // Work reported on GPUs that look idle, or requests served by some of them: not idle.
             return Optional.empty();
         }
         int needed = busy > 0 || holding.reportedWork()
@@ -134,7 +147,7 @@ public final class IdleGpuRule {
             return Optional.empty();
         }
         List<IdleInstances.Snapshot> idlestFirst = new ArrayList<>(instances);
-        idlestFirst.sort(Comparator.comparingDouble((IdleInstances.Snapshot i) -> busyGpus(i, threshold))
+        idlestFirst.sort(Comparator.comparingDouble((IdleInstances.Snapshot i) -> busyOf.get(i))
                 .thenComparing(IdleInstances.Snapshot::instanceId));
         List<IdleInstances.Snapshot> released = List.copyOf(idlestFirst.subList(0, instances.size() - needed));
         double costPerHour = 0;

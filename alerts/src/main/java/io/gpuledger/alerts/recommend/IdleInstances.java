@@ -107,6 +107,22 @@ final class IdleInstances {
         }
     }
 
+    /**
+     * Whether every instance {@code jobId} holds whole, as of its latest complete minute no older than
+     * {@code at}'s, completed the minute that ends at {@code at}.
+     */
+    boolean allCompleteAt(String jobId, Instant at) {
+        for (String id : byJob.getOrDefault(jobId, Set.of())) {
+            Instance instance = instances.get(id);
+            Snapshot snapshot = instance == null ? null : instance.complete;
+            if (snapshot != null && snapshot.holder().equals(jobId)
+                    && !snapshot.completeAt().isBefore(at.minus(GONE_AFTER)) && !snapshot.completeAt().equals(at)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The instances {@code jobId} holds whole, as of their latest complete minutes no older than {@code at}'s. */
     List<Snapshot> heldBy(String jobId, Instant at) {
         List<Snapshot> held = new ArrayList<>();
@@ -131,15 +147,15 @@ final class IdleInstances {
             }
         });
         for (String id : gone) {
-            instances.remove(id);
-            byJob.values().forEach(held -> held.remove(id));
+            // An instance is in the set of its latest complete minute's holder only: add moves it on a change.
+            Instance instance = instances.remove(id);
+            Snapshot last = instance == null ? null : instance.complete;
+            Set<String> held = last == null ? null : byJob.get(last.holder());
+            if (held != null) {
+                held.remove(id);
+            }
         }
         byJob.values().removeIf(Set::isEmpty);
-    }
-
-    /** Instances followed. */
-    int size() {
-        return instances.size();
     }
 
     private static String holder(List<Gpu> gpus) {

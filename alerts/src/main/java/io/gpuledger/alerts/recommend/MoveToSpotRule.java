@@ -70,8 +70,12 @@ public final class MoveToSpotRule {
     }
 
     /** The prices and sizes a move is worked out with, in the job's currency. */
-    private record Prices(PriceQuote spotQuote, PriceBoard.Price spot, double onDemandPerHour, double spotPerHour,
-            double instances, int spotInstances) {
+    private record Prices(PriceBoard.Price spot, double onDemandPerHour, double spotPerHour, double instances,
+            int spotInstances) {
+
+        PriceQuote spotQuote() {
+            return spot.quote();
+        }
 
         /** What spot saves an hour with no interruption at all. */
         double grossSaving() {
@@ -174,7 +178,7 @@ public final class MoveToSpotRule {
         double instances = job.gpuEquivalents() / onDemandQuote.gpuCount();
         // Spot is bought in whole instances; slice shares summed in floating point may overshoot one by a hair.
         int spotInstances = (int) Math.max(1, Math.ceil(instances - 1e-9));
-        return Optional.of(new Prices(spotQuote, spot.get(), onDemand.get().pricePerHour() * instances,
+        return Optional.of(new Prices(spot.get(), onDemand.get().pricePerHour() * instances,
                 spot.get().pricePerHour() * spotInstances, instances, spotInstances));
     }
 
@@ -195,8 +199,9 @@ public final class MoveToSpotRule {
     private Recommendation recommendation(JobView job, Prices prices, Band band, Outcome outcome, String step,
             Instant now) {
         SpotRenewal renewal = outcome.renewal();
-        Outcome atLow = Outcome.of(new SpotRenewal(renewal.instances(), perInstanceHour(band, false),
-                renewal.checkpointHours(), renewal.restartHours()), prices);
+        // A band of one figure (or the default rate) has nothing below what was judged.
+        Outcome atLow = band.low() == band.high() ? outcome : Outcome.of(new SpotRenewal(renewal.instances(),
+                perInstanceHour(band, false), renewal.checkpointHours(), renewal.restartHours()), prices);
         double hours = job.hoursPerMonth();
         double monthlySaving = outcome.hourlySaving() * hours;
 

@@ -107,8 +107,11 @@ final class PeerIndex {
                 Group group = Group.of(peer, true, byRegion);
                 byWorkload.computeIfAbsent(group, key -> new ArrayList<>()).add(peer);
                 byUnit.computeIfAbsent(Group.of(peer, false, byRegion), key -> new ArrayList<>()).add(peer);
-                byPlace.computeIfAbsent(group, key -> new HashMap<>())
-                        .computeIfAbsent(Place.of(peer.pool()), key -> new ArrayList<>()).add(peer);
+                if (byRegion) {
+                    // Places are counted within a region only: a job kept in its own region is what reads them.
+                    byPlace.computeIfAbsent(group, key -> new HashMap<>())
+                            .computeIfAbsent(Place.of(peer.pool()), key -> new ArrayList<>()).add(peer);
+                }
             }
             byJob.computeIfAbsent(peer.jobId(), key -> new ArrayList<>()).add(peer);
         }

@@ -2,7 +2,6 @@ package io.gpuledger.alerts.recommend;
 
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
-import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.UsageRollup;
 import java.time.Duration;
 import java.time.Instant;
@@ -204,10 +203,8 @@ public final class PoolHours {
         if (pool.size == 0) {
             return Optional.empty();
         }
-        Optional<Integer> perInstance = catalog.instance(offer).map(GpuCatalog.InstanceSpec::gpusPerInstance)
-                .or(() -> board.price(offer).map(PriceQuote::gpuCount));
-        return perInstance.map(per -> new PoolUsage(offer, pool.hours(ON_DEMAND, per), pool.hours(RESERVED, per),
-                pool.firstHour, pool.nextHour, pool.currency));
+        return catalog.gpusPerInstance(offer, board).map(per -> new PoolUsage(offer, pool.hours(ON_DEMAND, per),
+                pool.hours(RESERVED, per), pool.firstHour, pool.nextHour, pool.currency));
     }
 
     /** Makes room by forgetting the pool heard of least recently. */

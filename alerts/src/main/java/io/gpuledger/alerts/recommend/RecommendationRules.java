@@ -14,11 +14,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The recommendation rules and what they know, fed by the alert service's readers: prices into
@@ -184,13 +186,6 @@ public final class RecommendationRules {
                     servingHeadroom);
         }
 
-        /** The same settings, with reservations judged as {@code newReserve} says. */
-        public Settings withReserve(Reserve newReserve) {
-            return new Settings(ttl, minMonthlySaving, staleAfter, maxPools, reclaimIdle, idleMinObservedSeconds,
-                    switchInstanceType, moveToSpot, reduceCommunication, jobLookback, spot, newReserve, reach,
-                    servingHeadroom);
-        }
-
         /** The longest period a job is judged over: how much of each job's history is kept. */
         Duration longestJobPeriod() {
             Duration longest = reclaimIdle.period();
@@ -343,8 +338,11 @@ public final class RecommendationRules {
         oneMove(judged, now);
         double bill = judged.values().stream().mapToDouble(j -> j.job().costPerHour() * j.job().hoursPerMonth())
                 .max().orElse(0);
+        // What stands is judged first: read once, not in every comparison of the sort.
+        Set<RecommendationKind> standing = EnumSet.noneOf(RecommendationKind.class);
+        judged.keySet().stream().filter(kind -> held(kind, target)).forEach(standing::add);
         List<RecommendationKind> order = new ArrayList<>(judged.keySet());
-        order.sort(Comparator.comparing((RecommendationKind kind) -> !held(kind, target))
+        order.sort(Comparator.comparing((RecommendationKind kind) -> !standing.contains(kind))
                 .thenComparing(kind -> -judged.get(kind).finding().map(Recommendation::estimatedMonthlySaving)
                         .orElse(0.0)));
         for (RecommendationKind kind : order) {
@@ -430,9 +428,7 @@ public final class RecommendationRules {
         evidence.put("uncappedMonthlySaving", finding.estimatedMonthlySaving());
         evidence.put("jobBillPerMonth", billPerMonth);
         evidence.put("claimedByOtherRecommendations", others);
-        return Optional.of(new Recommendation(finding.schemaVersion(), finding.id(), finding.kind(), finding.status(),
-                finding.target(), finding.summary(), finding.action(), finding.deadline(), room, finding.currency(),
-                finding.confidence(), finding.createdAt(), finding.updatedAt(), finding.expiresAt(), evidence));
+        return Optional.of(finding.withFigures(room, evidence));
     }
 
     /**
@@ -446,15 +442,17 @@ public final class RecommendationRules {
         boolean ofOneJob = !instance.holder().equals(IdleInstances.NO_JOB)
                 && !instance.holder().equals(IdleInstances.SHARED);
         IdleGpuRule.Holding holding;
+        Optional<JobView> job = Optional.empty();
         if (ofOneJob) {
             String jobId = instance.holder();
-            List<IdleInstances.Snapshot> held = idleInstances.heldBy(jobId, to);
-            if (held.stream().anyMatch(other -> !other.completeAt().equals(to))) {
+            if (!idleInstances.allCompleteAt(jobId, to)) {
                 // Judged once every instance of the job has this minute: minutes of two ends do not mix.
                 return;
             }
-            holding = new IdleGpuRule.Holding(Recommendation.Target.job(jobId), jobId, held,
-                    jobs.reportedWork(jobId, from, to));
+            job = jobs.view(jobId, MINUTE);
+            boolean serving = job.map(view -> view.traitsOrNone().isServing()).orElse(false);
+            holding = new IdleGpuRule.Holding(Recommendation.Target.job(jobId), jobId,
+                    idleInstances.heldBy(jobId, to), jobs.reportedWork(jobId, from, to), serving);
         } else {
             boolean worked = instance.gpus().stream().map(IdleInstances.Gpu::jobId).filter(Objects::nonNull)
                     .distinct().anyMatch(jobId -> jobs.reportedWork(jobId, from, to));
@@ -462,17 +460,14 @@ public final class RecommendationRules {
         }
         Recommendation.Target target = holding.target();
         boolean waits = ofOneJob && jobs.waiting(holding.jobId(), to);
-        // A serving job that served requests over the period needs every GPU it holds: its requests are spread
-        // over all of them, and one serving few at a quiet hour is not idle.
-        boolean serves = ofOneJob && holding.reportedWork() && jobs.view(holding.jobId(), MINUTE)
-                .map(job -> job.traitsOrNone().isServing()).orElse(false);
-        Optional<IdleGpuRule.Release> release = waits || serves ? Optional.empty()
+        Optional<IdleGpuRule.Release> release = waits ? Optional.empty()
                 : reclaimIdle.release(holding, held(RecommendationKind.RECLAIM_IDLE, target));
         idleHours.add(target.id(), to.minus(MINUTE), release.map(IdleGpuRule.Release::count).orElse(0));
         Optional<Recommendation> finding = release.flatMap(found -> idleHours.share(target.id(), to, found.count())
                 .map(idle -> reclaimIdle.recommend(holding, found, idle, now)));
-        if (ofOneJob) {
-            double bill = view(holding.jobId(), MINUTE).map(job -> job.costPerHour() * job.hoursPerMonth()).orElse(0.0);
+        if (finding.isPresent() && ofOneJob) {
+            double bill = job.filter(RecommendationRules::followedForLookback)
+                    .map(view -> view.costPerHour() * view.hoursPerMonth()).orElse(0.0);
             finding = finding.flatMap(found -> withinBill(found, bill));
         }
         judge(RecommendationKind.RECLAIM_IDLE, target, finding);
@@ -560,8 +555,6 @@ public final class RecommendationRules {
         evidence.put("lookbackEnd", job.running().to().toString());
         evidence.put("runningShare", job.running().share());
         evidence.putAll(found.evidence());
-        return new Recommendation(found.schemaVersion(), found.id(), found.kind(), found.status(), found.target(),
-                found.summary(), found.action(), found.deadline(), found.estimatedMonthlySaving(), found.currency(),
-                found.confidence(), found.createdAt(), found.updatedAt(), found.expiresAt(), evidence);
+        return found.withFigures(found.estimatedMonthlySaving(), evidence);
     }
 }

@@ -89,7 +89,7 @@ public final class ReduceCommunicationRule {
         // A network between instances shortens only communication that crosses it: a job on one instance
         // communicates within it.
         boolean acrossInstances = catalog.gpusPerInstance(job.pool(), board)
-                .map(per -> job.gpuEquivalents() > per + 1e-9).orElse(false);
+                .map(per -> WholeInstances.spread(job, per)).orElse(false);
         Optional<Interconnect> faster = !mayMoveJob || !acrossInstances ? Optional.empty()
                 : network.flatMap(gbps -> fasterInterconnect(job, gbps, board, catalog, now))
                         .filter(option -> option.costOfTheSameWorkPerHour() < job.costPerHour());
@@ -136,12 +136,12 @@ public final class ReduceCommunicationRule {
         }
         action.put("jobChanges", JOB_CHANGES);
 
+        double saving = monthlySaving;
         String summary = faster.map(option -> String.format(Locale.ROOT,
                 "Job %s spends %.0f%% of each step communicating (%.2f %s a month); on %d %s (%.0f Gbit/s) the same"
                         + " work costs %.2f %s a month less",
                 job.jobId(), ratio * 100, communicationCostPerMonth, job.currency(), option.instances(),
-                option.quote().instanceType(), option.networkGbps(), (job.costPerHour()
-                        - option.costOfTheSameWorkPerHour()) * job.hoursPerMonth(), job.currency()))
+                option.quote().instanceType(), option.networkGbps(), saving, job.currency()))
                 .orElse(String.format(Locale.ROOT, "Job %s spends %.0f%% of each step communicating, %.2f %s a month;"
                         + " overlapping, accumulating or compressing gradients may recover part of it (not estimated)",
                         job.jobId(), ratio * 100, communicationCostPerMonth, job.currency()));
@@ -159,14 +159,19 @@ public final class ReduceCommunicationRule {
         Offer pool = job.pool();
         Optional<String> model = catalog.instance(pool).map(GpuCatalog.InstanceSpec::gpuModel)
                 .or(() -> Optional.ofNullable(job.gpuModel()));
+        if (model.isEmpty()) {
+            return Optional.empty();
+        }
         double c = job.communicationOverheadRatio();
-        int gpus = (int) Math.max(1, Math.ceil(job.gpuEquivalents() - 1e-9));
+        int gpus = WholeInstances.gpus(job.gpuEquivalents());
         Interconnect best = null;
         for (PriceQuote quote : board.all()) {
+            if (!quote.provider().equals(pool.provider()) || !quote.region().equals(pool.region())
+                    || quote.lifecycle() != pool.lifecycle()) {
+                continue;
+            }
             Optional<Double> gbps = catalog.networkGbps(quote.offer());
-            boolean comparable = model.isPresent() && quote.provider().equals(pool.provider())
-                    && quote.region().equals(pool.region()) && quote.lifecycle() == pool.lifecycle()
-                    && catalog.modelOf(quote).map(model.get()::equalsIgnoreCase).orElse(false)
+            boolean comparable = catalog.modelOf(quote).map(model.get()::equalsIgnoreCase).orElse(false)
                     && gbps.isPresent() && gbps.get() > currentGbps;
             Optional<PriceBoard.Price> price = comparable ? board.priceIn(quote, job.currency(), now)
                     : Optional.empty();
@@ -174,7 +179,7 @@ public final class ReduceCommunicationRule {
                 continue;
             }
             double networkRatio = gbps.get() / currentGbps;
-            int instances = (gpus + quote.gpuCount() - 1) / quote.gpuCount();
+            int instances = WholeInstances.of(gpus, quote.gpuCount());
             double costPerHour = instances * price.get().pricePerHour();
             // The same work in less time: its steps take (1 − c) + c / b of what they take now.
             double sameWork = costPerHour * ((1 - c) + c / networkRatio);

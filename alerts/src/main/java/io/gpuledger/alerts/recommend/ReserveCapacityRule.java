@@ -73,8 +73,11 @@ public final class ReserveCapacityRule {
      */
     public Optional<Recommendation> evaluate(PoolUsage usage, PriceBoard board, Instant now,
             Optional<Recommendation> standing) {
+        if (usage.hours() < minLookbackHours) {
+            return Optional.empty();
+        }
         Optional<Prices> found = prices(usage, board, now);
-        if (usage.hours() < minLookbackHours || found.isEmpty()) {
+        if (found.isEmpty()) {
             return Optional.empty();
         }
         Prices prices = found.get();
@@ -119,6 +122,7 @@ public final class ReserveCapacityRule {
                 : ReservationTerms.ofMonths(defaultTermMonths);
         long termHours = terms.hours();
         long historyHours = usage.historyHours();
+        double totalCommitment = prices.reserved() * termHours * reserve;
 
         Map<String, Object> evidence = evidence(usage, prices, baseline, heldReserved, utilization);
         evidence.put("instancesToReserve", reserve);
@@ -126,7 +130,7 @@ public final class ReserveCapacityRule {
         evidence.put("termSource", reservedQuote.reservation() != null ? "price" : "default");
         evidence.put("termHours", termHours);
         evidence.put("paymentOption", terms.paymentOption() == null ? "not stated" : terms.paymentOption().wire());
-        evidence.put("totalCommitment", prices.reserved() * termHours * reserve);
+        evidence.put("totalCommitment", totalCommitment);
         evidence.put("historyHours", historyHours);
         evidence.put("historyShareOfTerm", Math.min(1, (double) historyHours / termHours));
         evidence.put("historyShortfallHours", Math.max(0, termHours - historyHours));
@@ -138,7 +142,7 @@ public final class ReserveCapacityRule {
         if (terms.paymentOption() != null) {
             action.put("paymentOption", terms.paymentOption().wire());
         }
-        action.put("totalCommitment", prices.reserved() * termHours * reserve);
+        action.put("totalCommitment", totalCommitment);
         action.put("reservation", OfferFields.of(reservedQuote, reservedQuote.gpuModel()));
 
         Offer pool = usage.pool();
@@ -146,7 +150,7 @@ public final class ReserveCapacityRule {
                 "Reserve %d x %s in %s %s for %d months (%.2f %s committed): %d stay busy in %.0f%% of %d h, above"
                         + " the %.0f%% break-even; saves %.2f %s a month (history %d h of a %d h term)",
                 reserve, pool.instanceType(), pool.provider(), pool.region(), terms.termMonths(),
-                prices.reserved() * termHours * reserve, usage.currency(), baseline, (1 - baselinePercentile) * 100,
+                totalCommitment, usage.currency(), baseline, (1 - baselinePercentile) * 100,
                 usage.hours(), prices.breakEven() * 100, monthlySaving, usage.currency(), historyHours, termHours);
         double leastUsed = utilization.get(heldReserved + reserve - 1);
         return Optional.of(Recommendation.open(RecommendationKind.RESERVE_CAPACITY, Recommendation.Target.pool(pool),

@@ -178,12 +178,13 @@ public final class SwitchInstanceTypeRule {
         if (perInstance.isEmpty()) {
             return new Observed(Optional.empty(), comparison.worthIt());
         }
+        if (!together(job, catalog, board).map(needs -> needs.keptBy(perInstance.get(),
+                catalog.networkGbps(cheapest.pool()))).orElse(true)) {
+            return new Observed(Optional.empty(), comparison.worthIt());
+        }
         // What an instance of the peer's offer costs: its price, or what the peer pays a GPU where it has none.
         double instancePrice = board.price(cheapest.pool(), job.currency(), now).map(PriceBoard.Price::pricePerHour)
                 .orElse(cheapest.costPerHour() / cheapest.gpuEquivalents() * perInstance.get());
-        if (!keepsGpusTogether(job, catalog, board, cheapest.pool(), perInstance.get())) {
-            return new Observed(Optional.empty(), comparison.worthIt());
-        }
         int gpus = wholeGpus(job);
         int instances = instances(gpus, perInstance.get());
         double unitsPerHour = cheapest.unitsPerGpuHour() * job.gpuEquivalents();
@@ -276,8 +277,14 @@ public final class SwitchInstanceTypeRule {
         Double ratio = job.communicationOverheadRatio();
         double communication = ratio == null ? 0 : ratio;
         boolean communicationBound = ratio != null && ratio >= communicationBoundRatio;
+        boolean serving = job.traitsOrNone().isServing();
+        if (serving && !job.peak().known()) {
+            // Sized by the peak of its look-back: no candidate until it is known.
+            return List.of();
+        }
         ClassOfWork work = classOfWork(job);
         Optional<Double> currentNetwork = catalog.networkGbps(job.pool());
+        Optional<Together> together = together(job, catalog, board);
         List<Candidate> found = new ArrayList<>();
         for (PriceQuote quote : board.all()) {
             Optional<GpuCatalog.GpuSpec> gpu = catalog.gpuOf(quote);
@@ -295,7 +302,7 @@ public final class SwitchInstanceTypeRule {
             if (communicationBound && !networkAsFast) {
                 continue;
             }
-            if (!keepsGpusTogether(job, catalog, board, quote.offer(), quote.gpuCount())) {
+            if (!together.map(needs -> needs.keptBy(quote.gpuCount(), network)).orElse(true)) {
                 continue;
             }
             Performance performance = performance(job, work, currentGpu.get(), gpu.get(), measured);
@@ -316,7 +323,7 @@ public final class SwitchInstanceTypeRule {
             figures.put("quoteCurrency", quote.currency());
             figures.put("exchangeRate", price.get().exchangeRate());
             double egress = egressPerMonth(job, quote.offer(), figures);
-            Optional<Candidate> candidate = job.traitsOrNone().isServing()
+            Optional<Candidate> candidate = serving
                     ? serving(job, quote, price.get(), speedup, performance.confidence(), gpu.get(), egress, figures)
                     : growing(job, quote, price.get(), speedup, performance.confidence(), gpu.get(), egress, figures);
             candidate.ifPresent(found::add);
@@ -422,40 +429,40 @@ public final class SwitchInstanceTypeRule {
                 .orElseGet(() -> OfferFields.of(pool, gpuModel));
     }
 
-    /** Whole GPUs the job needs: its GPU equivalents rounded up (seven 1/7 slices are one GPU). */
     /**
-     * Whether a job on more than one GPU whose communication is not measured keeps its GPUs as close on
-     * {@code candidate}: at least as many GPUs per instance as it has on one instance now (all of them, for
-     * a job on one instance), and for a job spread over instances a network known to be at least as fast.
-     * More of an unmeasured communication crossing a network, or a slower one, costs what no figure here
-     * shows. A job that measures its communication is judged with it instead.
+     * What a job on more than one GPU whose communication is not measured needs of a candidate to keep
+     * its GPUs as close: at least {@code gpusPerInstance} GPUs per instance (as many as it has on one
+     * instance now; all of them, for a job on one instance), and for a job spread over instances a
+     * network known to be at least as fast as {@code network}. More of an unmeasured communication
+     * crossing a network, or a slower one, costs what no figure here shows.
      */
-    private static boolean keepsGpusTogether(JobView job, GpuCatalog catalog, PriceBoard board, Offer candidate,
-            int candidateGpusPerInstance) {
-        int gpus = wholeGpus(job);
-        if (job.communicationOverheadRatio() != null || gpus <= 1) {
-            return true;
+    private record Together(int gpusPerInstance, boolean spread, Optional<Double> network) {
+
+        boolean keptBy(int candidateGpusPerInstance, Optional<Double> candidateNetwork) {
+            return candidateGpusPerInstance >= gpusPerInstance && (!spread || network.isPresent()
+                    && candidateNetwork.isPresent() && candidateNetwork.get() >= network.get());
         }
-        Optional<Integer> perInstanceNow = catalog.gpusPerInstance(job.pool(), board);
-        int together = perInstanceNow.map(per -> Math.min(per, gpus)).orElse(gpus);
-        if (candidateGpusPerInstance < together) {
-            return false;
-        }
-        boolean spread = perInstanceNow.map(per -> gpus > per).orElse(false);
-        if (!spread) {
-            return true;
-        }
-        Optional<Double> networkNow = catalog.networkGbps(job.pool());
-        Optional<Double> networkThere = catalog.networkGbps(candidate);
-        return networkNow.isPresent() && networkThere.isPresent() && networkThere.get() >= networkNow.get();
     }
 
+    /** What the job needs to keep its GPUs together; empty when it measures its communication or has one GPU. */
+    private static Optional<Together> together(JobView job, GpuCatalog catalog, PriceBoard board) {
+        int gpus = wholeGpus(job);
+        if (job.communicationOverheadRatio() != null || gpus <= 1) {
+            return Optional.empty();
+        }
+        Optional<Integer> perInstanceNow = catalog.gpusPerInstance(job.pool(), board);
+        return Optional.of(new Together(perInstanceNow.map(per -> Math.min(per, gpus)).orElse(gpus),
+                perInstanceNow.map(per -> WholeInstances.spread(job, per)).orElse(false),
+                catalog.networkGbps(job.pool())));
+    }
+
+    /** Whole GPUs the job needs: its GPU equivalents rounded up (seven 1/7 slices are one GPU). */
     private static int wholeGpus(JobView job) {
-        return (int) Math.max(1, Math.ceil(job.gpuEquivalents() - 1e-9));
+        return WholeInstances.gpus(job.gpuEquivalents());
     }
 
     private static int instances(int gpus, int gpusPerInstance) {
-        return (gpus + gpusPerInstance - 1) / gpusPerInstance;
+        return WholeInstances.of(gpus, gpusPerInstance);
     }
 
     /**
