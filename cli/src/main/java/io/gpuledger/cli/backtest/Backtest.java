@@ -88,7 +88,7 @@ final class Backtest {
         this.start = start;
         this.end = start.plus(Duration.ofDays(days));
         this.restartAt = restartAt;
-        this.rules = new RuleDriver(start);
+        this.rules = new RuleDriver(start, catalog);
         for (FleetJob job : jobs) {
             if (job.endToDay > 0) {
                 job.end = world.endBetween(start, job.endFromDay, job.endToDay);
@@ -153,10 +153,6 @@ final class Backtest {
         return interrupted;
     }
 
-    Ledger ledger() {
-        return ledger;
-    }
-
     // ---- what automation can do --------------------------------------------------------------
 
     /**
@@ -193,9 +189,7 @@ final class Backtest {
         job.offer = to;
         job.gpuModel = target.get().gpuModel();
         job.instances = job.serving() ? Math.max(toInstances, servingInstancesNeeded(job)) : toInstances;
-        job.placement++;
-        job.minutesSinceCheckpoint = 0;
-        job.minutesSinceAnyCheckpoint = 0;
+        job.replaced();
         job.stalledUntil = Instant.MIN;
         job.waitingUntil = Instant.MIN;
         job.reclaimAt = null;
@@ -221,7 +215,6 @@ final class Backtest {
                 return false;
             }
             FleetJob job = found.get();
-            int per = prices.require(job.offer).gpusPerInstance();
             int freed = job.instances - keepInstances;
             Ledger.Decision decision = follow(recommendation, "shrink " + job.name + " to " + keepInstances, now);
             jobEffects.computeIfAbsent(job.name, id -> new ArrayList<>())
@@ -231,8 +224,7 @@ final class Backtest {
             return true;
         }
         for (FleetJob spare : jobs) {
-            if (spare.id == null && !released.containsKey(spare.name)
-                    && instanceId.startsWith("i-" + spare.name + "-")) {
+            if (spare.id == null && !released.containsKey(spare.name) && spare.holds(instanceId)) {
                 released.put(spare.name, follow(recommendation, "release " + instanceId, now));
                 return true;
             }
@@ -319,13 +311,11 @@ final class Backtest {
             // Taken back: the work since the last checkpoint is lost, all instances wait for the lost one.
             interrupted++;
             lostHours = job.minutesSinceCheckpoint / 60.0;
-            job.minutesSinceCheckpoint = 0;
-            job.minutesSinceAnyCheckpoint = 0;
+            job.replaced();
             job.reclaimAt = null;
             int[] waitAndRestart = world.waitAndRestartMinutes();
             job.waitingUntil = minute.plus(Duration.ofMinutes(waitAndRestart[0]));
             job.stalledUntil = job.waitingUntil.plus(Duration.ofMinutes(waitAndRestart[1]));
-            job.placement++;
         }
         boolean waiting = minute.isBefore(job.waitingUntil);
         boolean working = !minute.isBefore(job.stalledUntil);
@@ -351,8 +341,7 @@ final class Backtest {
             job.minutesSinceCheckpoint++;
             job.minutesSinceAnyCheckpoint++;
             if (job.minutesSinceCheckpoint * 60 >= checkpoint) {
-                job.minutesSinceCheckpoint = 0;
-                job.minutesSinceAnyCheckpoint = 0;
+                job.checkpointed();
             }
         }
         double costUsd = running * price.usdPerHour() / 60;
@@ -360,19 +349,27 @@ final class Backtest {
         // What the cost engine sends: every GPU's closed window, the job's roll-up and economics.
         Instant closed = minute.plus(MINUTE);
         double gpuPrice = price.usdPerGpuHour();
-        Map<Double, UsageTotals> byActivity = new HashMap<>();
+        // A minute of a busy GPU and one of an idle GPU (the same for serving): made once, sent for each GPU.
+        UsageTotals busyTotals = null;
+        UsageTotals idleTotals = null;
         UsageTotals all = UsageTotals.ZERO;
         for (int instance = 0; instance < running; instance++) {
+            String host = job.host(instance);
+            String instanceId = job.instanceId(instance);
             for (int gpu = 0; gpu < per; gpu++) {
-                boolean busy = working && instance * per + gpu < job.usedGpus;
-                double sm = job.serving() ? servingActivity : busy ? job.smActive : IDLE_SM;
-                UsageTotals totals = byActivity.computeIfAbsent(sm, activity -> UsageTotals.ZERO.add(sample(
-                        job.gpuUuid(0, 0), job.host(0), job.offer, job.gpuModel, job.id, job.team, closed, activity),
-                        gpuPrice));
+                boolean busy = job.serving() || working && instance * per + gpu < job.usedGpus;
+                UsageTotals totals;
+                if (busy) {
+                    busyTotals = busyTotals != null ? busyTotals
+                            : gpuMinute(job, closed, job.serving() ? servingActivity : job.smActive, gpuPrice);
+                    totals = busyTotals;
+                } else {
+                    idleTotals = idleTotals != null ? idleTotals : gpuMinute(job, closed, IDLE_SM, gpuPrice);
+                    totals = idleTotals;
+                }
                 all = all.plus(totals);
-                rules.window(new GpuUsage(job.gpuUuid(instance, gpu), gpu, job.gpuModel, job.host(instance),
-                        job.instanceId(instance), job.offer.instanceType(), job.offer.provider(), job.offer.region(),
-                        job.offer.lifecycle(), job.id, job.team, minute, closed, "USD", totals, true, 1.0), now);
+                rules.window(window(job.gpuUuid(instance, gpu), gpu, job.gpuModel, host, instanceId, job.offer,
+                        job.id, job.team, minute, closed, totals), now);
             }
         }
         poolHour.merge(job.offer, all.gpuSeconds(), Double::sum);
@@ -406,9 +403,8 @@ final class Backtest {
         UsageTotals totals = UsageTotals.ZERO.add(sample(notebook.gpuUuid(), notebook.host(), notebook.offer,
                 notebook.gpuModel, notebook.id, notebook.team, closed, session ? 0.45 : IDLE_SM),
                 price.usdPerGpuHour());
-        rules.window(new GpuUsage(notebook.gpuUuid(), 0, notebook.gpuModel, notebook.host(), notebook.instanceId(),
-                notebook.offer.instanceType(), notebook.offer.provider(), notebook.offer.region(),
-                notebook.offer.lifecycle(), notebook.id, notebook.team, minute, closed, "USD", totals, true, 1.0), now);
+        rules.window(window(notebook.gpuUuid(), 0, notebook.gpuModel, notebook.host(), notebook.instanceId(),
+                notebook.offer, notebook.id, notebook.team, minute, closed, totals), now);
         poolHour.merge(notebook.offer, totals.gpuSeconds(), Double::sum);
     }
 
@@ -505,6 +501,19 @@ final class Backtest {
     }
 
     // ---- records as the cost engine and the job reporter write them ---------------------------
+
+    /** A closed minute of one GPU of the job at {@code smActive}, charged {@code gpuPrice} an hour. */
+    private static UsageTotals gpuMinute(FleetJob job, Instant closed, double smActive, double gpuPrice) {
+        return UsageTotals.ZERO.add(sample(job.gpuUuid(0, 0), job.host(0), job.offer, job.gpuModel, job.id, job.team,
+                closed, smActive), gpuPrice);
+    }
+
+    /** A GPU's closed one-minute window, as the cost engine sends it. */
+    private static GpuUsage window(String gpuUuid, int gpuIndex, String gpuModel, String host, String instanceId,
+            Offer offer, String jobId, String team, Instant minute, Instant closed, UsageTotals totals) {
+        return new GpuUsage(gpuUuid, gpuIndex, gpuModel, host, instanceId, offer.instanceType(), offer.provider(),
+                offer.region(), offer.lifecycle(), jobId, team, minute, closed, "USD", totals, true, 1.0);
+    }
 
     private static TelemetrySample sample(String gpuUuid, String host, Offer offer, String gpuModel, String jobId,
             String team, Instant time, double smActive) {
@@ -608,7 +617,6 @@ final class Backtest {
         private final Ledger.Decision decision;
         private final double onDemandUsdPerHour;
         private double keptHours;
-        private double wallHours;
         private double paidUsd;
         private double credited;
 
@@ -624,7 +632,6 @@ final class Backtest {
 
         @Override
         public void minute(boolean working, double units, double costUsd, double lostHours) {
-            wallHours += 1 / 60.0;
             keptHours += (working ? 1 / 60.0 : 0) - lostHours;
             paidUsd += costUsd;
             double saved = keptHours * onDemandUsdPerHour - paidUsd;

@@ -5,6 +5,8 @@ import io.gpuledger.model.Offer;
 import io.gpuledger.model.WorkloadClass;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A job of the backtest's fleet, or capacity no job holds ({@link #id} null): what it is, where it
@@ -115,26 +117,73 @@ final class FleetJob {
         return baseRate * (quietShare + (1 - quietShare) * day);
     }
 
+    /** The work since its last checkpoint is kept, as the checkpoint before a reclaim keeps it. */
+    void checkpointed() {
+        minutesSinceCheckpoint = 0;
+        minutesSinceAnyCheckpoint = 0;
+    }
+
+    /** New instances with new GPUs: nothing since a checkpoint is on them yet. */
+    void replaced() {
+        placement++;
+        checkpointed();
+    }
+
+    /** Whether {@code instanceId} is one of its instances now. */
+    boolean holds(String instanceId) {
+        for (int instance = 0; instance < instances; instance++) {
+            if (instanceId(instance).equals(instanceId)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     String instanceId(int instance) {
-        return "i-" + host(instance);
+        return names().of(instance).instanceId;
     }
 
     String host(int instance) {
-        return names().hosts.computeIfAbsent(instance, k -> name + "-" + placement + "-" + k);
+        return names().of(instance).host;
     }
 
     String gpuUuid(int instance, int gpu) {
-        return names().gpus.computeIfAbsent(instance * 1000 + gpu, k -> "GPU-" + host(instance) + "-" + gpu);
+        return names().of(instance).gpu(gpu);
+    }
+
+    /** One instance's names: its host, its id and its GPUs' UUIDs, each made once. */
+    private static final class InstanceNames {
+        private final String host;
+        private final String instanceId;
+        private final List<String> gpus = new ArrayList<>();
+
+        private InstanceNames(String host) {
+            this.host = host;
+            this.instanceId = "i-" + host;
+        }
+
+        String gpu(int gpu) {
+            while (gpus.size() <= gpu) {
+                gpus.add("GPU-" + host + "-" + gpus.size());
+            }
+            return gpus.get(gpu);
+        }
     }
 
     /** The names of the placement's instances and GPUs, made once a placement: each is sent every minute. */
-    private static final class Names {
+    private final class Names {
         private final int placement;
-        private final java.util.Map<Integer, String> hosts = new java.util.HashMap<>();
-        private final java.util.Map<Integer, String> gpus = new java.util.HashMap<>();
+        private final List<InstanceNames> instances = new ArrayList<>();
 
         private Names(int placement) {
             this.placement = placement;
+        }
+
+        InstanceNames of(int instance) {
+            while (instances.size() <= instance) {
+                instances.add(new InstanceNames(name + "-" + placement + "-" + instances.size()));
+            }
+            return instances.get(instance);
         }
     }
 

@@ -100,14 +100,6 @@ final class Ledger {
         double realizedUsd() {
             return realizedUsd;
         }
-
-        double monthlyClaimUsd() {
-            return monthlyClaimUsd;
-        }
-
-        double delayHours() {
-            return delayHours;
-        }
     }
 
     /** One kind's account over a run. */
@@ -122,6 +114,8 @@ final class Ledger {
 
     private final Map<RecommendationKind, Set<String>> made = new EnumMap<>(RecommendationKind.class);
     private final Map<String, Decision> decisions = new LinkedHashMap<>();
+    /** The decisions whose monthly claim counts by the minute: walked every minute, the rest never. */
+    private final List<Decision> standing = new ArrayList<>();
 
     /** A recommendation published as open: one situation per id, however often it is refreshed or raised again. */
     void made(Recommendation recommendation) {
@@ -138,7 +132,13 @@ final class Ledger {
 
     /** The decision of the situation {@code recommendationId}, taken now or before. */
     Decision follow(RecommendationKind kind, String recommendationId, String what, Instant at) {
-        return decisions.computeIfAbsent(recommendationId, id -> new Decision(kind, id, what, at));
+        return decisions.computeIfAbsent(recommendationId, id -> {
+            Decision decision = new Decision(kind, id, what, at);
+            if (horizon(kind) == Horizon.STANDING) {
+                standing.add(decision);
+            }
+            return decision;
+        });
     }
 
     Optional<Decision> decision(String recommendationId) {
@@ -147,8 +147,8 @@ final class Ledger {
 
     /** A minute of the run has passed: standing claims count it. */
     void minute() {
-        for (Decision decision : decisions.values()) {
-            if (decision.live() && horizon(decision.kind) == Horizon.STANDING) {
+        for (Decision decision : standing) {
+            if (decision.live()) {
                 decision.minute();
             }
         }

@@ -43,7 +43,10 @@ final class RuleDriver {
     private RecommendationDesk desk;
     private RecommendationRules rules;
 
-    RuleDriver(Instant start) {
+    private final GpuCatalog catalog;
+
+    RuleDriver(Instant start, GpuCatalog catalog) {
+        this.catalog = catalog;
         clock = new MovableClock(start);
         published = new MockProducer<>(true, null, new StringSerializer(),
                 Topics.RECOMMENDATIONS.valueSerde().serializer());
@@ -52,7 +55,7 @@ final class RuleDriver {
 
     private void start(RecommendationBook book) {
         desk = new RecommendationDesk(book, published, new SimpleMeterRegistry(), clock, "USD");
-        rules = new RecommendationRules(desk, GpuCatalog.defaults(), RecommendationRules.Settings.defaults(TTL));
+        rules = new RecommendationRules(desk, catalog, RecommendationRules.Settings.defaults(TTL));
     }
 
     /** The service restarts at {@code now}: what the rules gathered is lost, what was published is read back. */
