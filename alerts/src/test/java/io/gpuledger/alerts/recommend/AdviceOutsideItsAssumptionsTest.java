@@ -211,15 +211,12 @@ class AdviceOutsideItsAssumptionsTest {
     @Test
     void shouldNotSwitchAOneGpuJobToAnInstanceOfEightGpusThatItWouldPayForWhole() {
         // Given a one-GPU training job on a p3.2xlarge (a V100, 3.06 USD/h), and p4d (8 A100s) on offer
-        RulesOnMockTopic topic = topic(hourLookback());
-        topic.rules.onPrice(FleetFeed.quote(P3, "V100-16GB", 1, 3.06));
-        topic.rules.onPrice(FleetFeed.quote(P4D, "A100-40GB", 8, P4D_PRICE));
         RulesOnMockTopic.Job small = new RulesOnMockTopic.Job("small", P3, "V100-16GB", 1, 3.06, 0.9);
-        topic.rules.onProgress(small.report(MONDAY, new JobTraits("resnet-train", false, null, null,
-                WorkloadClass.TRAINING)), MONDAY);
 
         // When an hour and more of it comes
-        runJob(topic, small, 64, "images", 100_000);
+        RulesOnMockTopic topic = anHourAmong(topic(hourLookback()), small,
+                new JobTraits("resnet-train", false, null, null, WorkloadClass.TRAINING), "images", 100_000,
+                FleetFeed.quote(P3, "V100-16GB", 1, 3.06), FleetFeed.quote(P4D, "A100-40GB", 8, P4D_PRICE));
 
         // Then it is not told to move: one A100 would twice its speed, but the p4d it would take is billed
         // whole, 32.77 USD/h, for work that costs 3.06 an hour now
@@ -230,15 +227,12 @@ class AdviceOutsideItsAssumptionsTest {
     void shouldNotMoveAServingFleetOnToAnInstanceWhoseSpeedNoRequestAsksFor() {
         // Given a serving fleet on four p3.2xlarge (V100s, 12.24 USD/h together) with a steady demand of
         // 9M images an hour, and p4d (8 A100s, 9 times a V100 at INT8 by the published figures) on offer
-        RulesOnMockTopic topic = topic(hourLookback());
-        topic.rules.onPrice(FleetFeed.quote(P3, "V100-16GB", 1, 3.06));
-        topic.rules.onPrice(FleetFeed.quote(P4D, "A100-40GB", 8, P4D_PRICE));
         RulesOnMockTopic.Job serve = new RulesOnMockTopic.Job("serve", P3, "V100-16GB", 4, 3.06, 0.3);
-        topic.rules.onProgress(serve.report(MONDAY, new JobTraits("resnet50-int8", false, null, null,
-                WorkloadClass.INFERENCE)), MONDAY);
 
         // When an hour and more of it comes
-        runJob(topic, serve, 64, "images", 150_000);
+        RulesOnMockTopic topic = anHourAmong(topic(hourLookback()), serve,
+                new JobTraits("resnet50-int8", false, null, null, WorkloadClass.INFERENCE), "images", 150_000,
+                FleetFeed.quote(P3, "V100-16GB", 1, 3.06), FleetFeed.quote(P4D, "A100-40GB", 8, P4D_PRICE));
 
         // Then it is not told to move to p4d: the same requests on the one p4d it would need cost
         // 32.77 USD/h against 12.24 now, a loss of 20.53 USD every hour
@@ -248,15 +242,12 @@ class AdviceOutsideItsAssumptionsTest {
     @Test
     void shouldSizeASwitchOfAServingFleetByThePeakItCarriesAndClaimNoMoreThanTheBillShrinks() {
         // Given the serving fleet on four V100s (12.24 USD/h) with g4dn.xlarge (one T4, 0.526 USD/h) on offer
-        RulesOnMockTopic topic = topic(hourLookback());
-        topic.rules.onPrice(FleetFeed.quote(P3, "V100-16GB", 1, 3.06));
-        topic.rules.onPrice(FleetFeed.quote(G4DN, "T4-16GB", 1, 0.526));
         RulesOnMockTopic.Job serve = new RulesOnMockTopic.Job("serve", P3, "V100-16GB", 4, 3.06, 0.3);
-        topic.rules.onProgress(serve.report(MONDAY, new JobTraits("resnet50-int8", false, null, null,
-                WorkloadClass.INFERENCE)), MONDAY);
 
         // When an hour and more of it comes, 9M images an hour
-        runJob(topic, serve, 64, "images", 150_000);
+        RulesOnMockTopic topic = anHourAmong(topic(hourLookback()), serve,
+                new JobTraits("resnet50-int8", false, null, null, WorkloadClass.INFERENCE), "images", 150_000,
+                FleetFeed.quote(P3, "V100-16GB", 1, 3.06), FleetFeed.quote(G4DN, "T4-16GB", 1, 0.526));
 
         // Then the switch names how many T4 instances carry the demand, and following it saves at most
         // what those cost less than the V100s. In this test's world the V100s ran their peak with 20% to
@@ -278,14 +269,12 @@ class AdviceOutsideItsAssumptionsTest {
         // Given a synchronous job on 12 p4d (96 A100s) that checkpoints every 4 hours, on demand at 32.77
         // an instance-hour, with spot at 9.831 and no interruption band known (the rules' default rate,
         // one interruption per 20 instance-hours)
-        RulesOnMockTopic topic = topic(hourLookback());
-        topic.rules.onPrice(FleetFeed.quote(P4D, "A100-40GB", 8, P4D_PRICE));
-        topic.rules.onPrice(FleetFeed.quote(spot(P4D), "A100-40GB", 8, 9.831));
         RulesOnMockTopic.Job gang = new RulesOnMockTopic.Job("gang", P4D, "A100-40GB", 96, P4D_GPU, 0.85);
-        topic.rules.onProgress(gang.report(MONDAY, new JobTraits("llama-70b", true, 4.0 * 3600, null)), MONDAY);
 
         // When an hour and more of it comes
-        runJob(topic, gang, 64, "tokens", 5.0e6);
+        RulesOnMockTopic topic = anHourAmong(topic(hourLookback()), gang,
+                new JobTraits("llama-70b", true, 4.0 * 3600, null), "tokens", 5.0e6,
+                FleetFeed.quote(P4D, "A100-40GB", 8, P4D_PRICE), FleetFeed.quote(spot(P4D), "A100-40GB", 8, 9.831));
 
         // Then it is not moved: in a simulated world where each instance is taken back at that rate and
         // a restart takes 15 minutes, 1000 hours of its work on spot keep so little that they cost more
@@ -502,14 +491,12 @@ class AdviceOutsideItsAssumptionsTest {
     @Test
     void shouldKeepAJobInItsRegionUnlessTheDeploymentAllowsOthers() {
         // Given a job on p3.2xlarge in us-east-1 at 3.06 USD/h, and the same type for 2.0 in us-west-2
-        RulesOnMockTopic topic = topic(hourLookback());
-        topic.rules.onPrice(FleetFeed.quote(P3, "V100-16GB", 1, 3.06));
-        topic.rules.onPrice(FleetFeed.quote(onDemand("us-west-2", "p3.2xlarge"), "V100-16GB", 1, 2.0));
         RulesOnMockTopic.Job job = new RulesOnMockTopic.Job("east", P3, "V100-16GB", 1, 3.06, 0.9);
-        topic.rules.onProgress(job.report(MONDAY, new JobTraits("bert-ft", false, null, null)), MONDAY);
 
         // When an hour and more of it comes
-        runJob(topic, job, 64, "samples", 10_000);
+        RulesOnMockTopic topic = anHourAmong(topic(hourLookback()), job, new JobTraits("bert-ft", false, null, null),
+                "samples", 10_000, FleetFeed.quote(P3, "V100-16GB", 1, 3.06),
+                FleetFeed.quote(onDemand("us-west-2", "p3.2xlarge"), "V100-16GB", 1, 2.0));
 
         // Then it is not sent to another region: its data, its network and its quotas are in its own
         assertThat(movesTo(topic, "east")).isEmpty();
@@ -521,16 +508,13 @@ class AdviceOutsideItsAssumptionsTest {
         // Given a job on p3.2xlarge in us-east-1 at 3.06 USD/h that reads gbPerHour GB an hour from storage in
         // its region, the same type for 2.0 in us-west-2, and a deployment that allows other regions at
         // 0.09 USD a GB sent out
-        RulesOnMockTopic topic = topic(hourLookback().withReach(new Reach(true, false, 0.09)));
         Offer west = onDemand("us-west-2", "p3.2xlarge");
-        topic.rules.onPrice(FleetFeed.quote(P3, "V100-16GB", 1, 3.06));
-        topic.rules.onPrice(FleetFeed.quote(west, "V100-16GB", 1, 2.0));
         RulesOnMockTopic.Job job = new RulesOnMockTopic.Job("reader", P3, "V100-16GB", 1, 3.06, 0.9);
-        topic.rules.onProgress(job.report(MONDAY, new JobTraits("bert-ft", false, null, null, null, null,
-                gbPerHour * 1e9)), MONDAY);
 
         // When an hour and more of it comes
-        runJob(topic, job, 64, "samples", 10_000);
+        RulesOnMockTopic topic = anHourAmong(topic(hourLookback().withReach(new Reach(true, false, 0.09))), job,
+                new JobTraits("bert-ft", false, null, null, null, null, gbPerHour * 1e9), "samples", 10_000,
+                FleetFeed.quote(P3, "V100-16GB", 1, 3.06), FleetFeed.quote(west, "V100-16GB", 1, 2.0));
 
         // Then the move saves (3.06 - 2.0) x 720 = 763.20 a month less what its data costs to carry out of
         // us-east-1, gbPerHour x 720 x 0.09: 324 at 5 GB an hour, a move worth 439.20; 1296 at 20, no move
@@ -553,14 +537,12 @@ class AdviceOutsideItsAssumptionsTest {
         // figures, and NC24ads_A100_v4 (one A100 80GB, 20 Gbit/s) for less per GPU
         Offer nd = new Offer("azure", "eastus", "Standard_ND96asr_v4", Lifecycle.ON_DEMAND);
         Offer nc = new Offer("azure", "eastus", "Standard_NC24ads_A100_v4", Lifecycle.ON_DEMAND);
-        RulesOnMockTopic topic = topic(hourLookback());
-        topic.rules.onPrice(FleetFeed.quote(nd, "A100-40GB", 8, 27.2));
-        topic.rules.onPrice(FleetFeed.quote(nc, "A100-80GB", 1, 2.0));
         RulesOnMockTopic.Job job = new RulesOnMockTopic.Job("dist", nd, "A100-40GB", 32, 3.4, 0.9);
-        topic.rules.onProgress(job.report(MONDAY, new JobTraits("gpt-pretrain", false, null, null)), MONDAY);
 
         // When an hour and more of it comes
-        runJob(topic, job, 64, "tokens", 4.0e6);
+        RulesOnMockTopic topic = anHourAmong(topic(hourLookback()), job,
+                new JobTraits("gpt-pretrain", false, null, null), "tokens", 4.0e6,
+                FleetFeed.quote(nd, "A100-40GB", 8, 27.2), FleetFeed.quote(nc, "A100-80GB", 1, 2.0));
 
         // Then it is not moved to 32 one-GPU instances: what its collectives would then cost is not known
         assertThat(movesTo(topic, "dist")).doesNotContain(nc.key());
@@ -571,14 +553,12 @@ class AdviceOutsideItsAssumptionsTest {
         // Given a job on the 8 A100s of one p4d (NVLink between them) reporting no communication figures, and
         // a one-A100 Volcano-like offer in the same region for a third less per GPU
         Offer oneGpu = onDemand("us-east-1", "p4d-1g.small");
-        RulesOnMockTopic topic = topic(hourLookback());
-        topic.rules.onPrice(FleetFeed.quote(P4D, "A100-40GB", 8, P4D_PRICE));
-        topic.rules.onPrice(FleetFeed.quote(oneGpu, "A100-40GB", 1, 2.7));
         RulesOnMockTopic.Job job = new RulesOnMockTopic.Job("fsdp", P4D, "A100-40GB", 8, P4D_GPU, 0.9);
-        topic.rules.onProgress(job.report(MONDAY, new JobTraits("llm-ft", false, null, null)), MONDAY);
 
         // When an hour and more of it comes
-        runJob(topic, job, 64, "tokens", 1.0e6);
+        RulesOnMockTopic topic = anHourAmong(topic(hourLookback()), job, new JobTraits("llm-ft", false, null, null),
+                "tokens", 1.0e6, FleetFeed.quote(P4D, "A100-40GB", 8, P4D_PRICE),
+                FleetFeed.quote(oneGpu, "A100-40GB", 1, 2.7));
 
         // Then it is not moved to eight one-GPU instances: its collectives would cross a network instead of
         // NVLink, at a cost nothing here measured
@@ -704,6 +684,20 @@ class AdviceOutsideItsAssumptionsTest {
     /** The documented defaults, but for jobs judged once followed for an hour: these jobs run all the time. */
     private static RecommendationRules.Settings hourLookback() {
         return RecommendationRules.Settings.defaults(TTL).withJobLookback(Duration.ofHours(1));
+    }
+
+    /**
+     * {@code offers} priced, then an hour and more of {@code job}, which says {@code traits} of itself, doing
+     * {@code units} of {@code unit} a minute.
+     */
+    private static RulesOnMockTopic anHourAmong(RulesOnMockTopic topic, RulesOnMockTopic.Job job, JobTraits traits,
+            String unit, double units, PriceQuote... offers) {
+        for (PriceQuote offer : offers) {
+            topic.rules.onPrice(offer);
+        }
+        topic.rules.onProgress(job.report(MONDAY, traits), MONDAY);
+        runJob(topic, job, 64, unit, units);
+        return topic;
     }
 
     /** {@code minutes} closed minutes of the job, each with {@code units} of work of {@code unit}. */
