@@ -9,7 +9,7 @@ partitions="${GPULEDGER_PARTITIONS:-3}"
 
 # name, then its settings beyond the broker's defaults (7 days, delete)
 topics=(
-    "gpu.telemetry.v1"
+    "gpu.telemetry.v1 message.timestamp.type=LogAppendTime"
     "pricing.quotes.v1 cleanup.policy=compact"
     "gpu.usage.v1"
     "gpu.rollups.v1"
@@ -17,7 +17,7 @@ topics=(
     "gpu.recommendations.v1 retention.ms=2592000000"
     "cost.anomalies.v1 retention.ms=2592000000"
     "alerts.webhook-deliveries.v1 cleanup.policy=compact,delete retention.ms=5184000000"
-    "gpu.job-progress.v1"
+    "gpu.job-progress.v1 message.timestamp.type=LogAppendTime"
     "gpu.capacity-events.v1"
     "gpu.capacity-events.enriched.v1"
     "gpu.telemetry.dlq.v1"

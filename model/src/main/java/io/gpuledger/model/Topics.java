@@ -11,9 +11,17 @@ import org.apache.kafka.common.serialization.Serdes;
  */
 public final class Topics {
 
-    /** Per-GPU samples from node agents and the simulator; key: GPU UUID. */
+    /**
+     * The setting of the inputs whose times drive the cost engine's clock: the broker dates each
+     * record as it appends it, so that the engine can tell a node whose clock runs fast from one
+     * that is merely behind, also when it reads them long after (docs/operations.md#clocks).
+     */
+    private static final Map<String, String> DATED_BY_BROKER = Map.of(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG,
+            "LogAppendTime");
+
+    /** Per-GPU samples from node agents and the simulator; key: GPU UUID. Dated by the broker. */
     public static final Topic<String, TelemetrySample> TELEMETRY = new Topic<>(
-            "gpu.telemetry.v1", Serdes.String(), new JsonSerde<>(TelemetrySample.class), Map.of());
+            "gpu.telemetry.v1", Serdes.String(), new JsonSerde<>(TelemetrySample.class), DATED_BY_BROKER);
 
     /** Price versions; key: {@link PriceQuote#key()}. Compacted: the latest copy of each version stays. */
     public static final Topic<String, PriceQuote> PRICES = new Topic<>(
@@ -62,9 +70,9 @@ public final class Topics {
                     TopicConfig.CLEANUP_POLICY_COMPACT + "," + TopicConfig.CLEANUP_POLICY_DELETE,
                     TopicConfig.RETENTION_MS_CONFIG, String.valueOf(java.time.Duration.ofDays(60).toMillis())));
 
-    /** Work reports of jobs, one per node and interval; key: job id. */
+    /** Work reports of jobs, one per node and interval; key: job id. Dated by the broker. */
     public static final Topic<String, JobProgress> JOB_PROGRESS = new Topic<>(
-            "gpu.job-progress.v1", Serdes.String(), new JsonSerde<>(JobProgress.class), Map.of());
+            "gpu.job-progress.v1", Serdes.String(), new JsonSerde<>(JobProgress.class), DATED_BY_BROKER);
 
     /**
      * Spot interruptions, preemptions and maintenance notices, and instances their agents say are

@@ -1,29 +1,26 @@
 package io.gpuledger.streams;
 
-import io.gpuledger.model.KafkaClientSettings;
-import io.gpuledger.model.Topics;
 import io.gpuledger.streams.cost.CostSettings;
 import io.gpuledger.streams.cost.CostTopology;
 import io.gpuledger.streams.deadletter.DeadLetterSink;
 import io.gpuledger.streams.metrics.EngineMeters;
+import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The cost engine as a running service: the cost topology on a Kafka Streams instance. */
 public final class CostEngine implements AutoCloseable {
 
-    private static final Duration DESCRIBE_TIMEOUT = Duration.ofSeconds(30);
+    private static final Logger LOG = LoggerFactory.getLogger(CostEngine.class);
 
     private final KafkaStreams streams;
+    /** Its input topics as they were when it was made. */
+    private final EngineInputs inputs;
     private final CountDownLatch running = new CountDownLatch(1);
     /** Where the exception handlers keep the records that failed; closed after the engine. */
     private final DeadLetterSink deadLetters;
@@ -34,19 +31,28 @@ public final class CostEngine implements AutoCloseable {
         this(config, new Properties(), (now, before) -> { });
     }
 
-    /**
-     * @param overrides Kafka Streams settings on top of {@code config}'s (static membership, say)
-     * @param listener  told of every state change, after the engine's own bookkeeping
-     */
     public CostEngine(CostEngineConfig config, Properties overrides, KafkaStreams.StateListener listener) {
+        this(config, overrides, CostEngineOptions.DEFAULT_TOPICS_WAIT, listener);
+    }
+
+    /**
+     * @param overrides  Kafka Streams settings on top of {@code config}'s (static membership, say)
+     * @param topicsWait how long input topics may be missing before the engine stops ({@link ThreadFailures})
+     * @param listener   told of every state change, after the engine's own bookkeeping
+     */
+    public CostEngine(CostEngineConfig config, Properties overrides, Duration topicsWait,
+            KafkaStreams.StateListener listener) {
         Properties props = config.toProperties();
         props.putAll(overrides);
         this.deadLetters = DeadLetterSink.open(config.bootstrapServers(), config.applicationId() + "-dead-letters");
         props.put(DeadLetterSink.CONFIG, deadLetters);
-        CostSettings settings = config.costSettings().withSources(sourcePartitions(config.bootstrapServers()));
+        this.inputs = EngineInputs.describe(config.bootstrapServers());
+        CostSettings settings = config.costSettings().withSources(inputs.partitions())
+                .withBrokerStamped(inputs.brokerStamped());
         this.streams = new KafkaStreams(CostTopology.build(settings), props);
-        // A thread that dies on an unexpected error is replaced; its task restarts from the last commit.
-        streams.setUncaughtExceptionHandler(error -> StreamThreadExceptionResponse.REPLACE_THREAD);
+        // A thread that dies is replaced, its tasks restarting from the last commit, unless a new
+        // one cannot get further: then the engine stops, visibly.
+        streams.setUncaughtExceptionHandler(new ThreadFailures(topicsWait, Clock.systemUTC(), LOG::warn));
         streams.setStateListener((now, before) -> {
             if (now == KafkaStreams.State.RUNNING) {
                 running.countDown();
@@ -55,26 +61,9 @@ public final class CostEngine implements AutoCloseable {
         });
     }
 
-    /**
-     * How many tasks send roll-up partials: one per partition of the telemetry and work-report
-     * topics (the most of either). 0 when the topics cannot be described (not created yet, say):
-     * the roll-ups then wait only for the tasks they have heard from.
-     */
-    static int sourcePartitions(String bootstrapServers) {
-        Properties props = new Properties();
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        KafkaClientSettings.applyTo(props);
-        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) DESCRIBE_TIMEOUT.toMillis());
-        try (Admin admin = Admin.create(props)) {
-            return admin.describeTopics(List.of(Topics.TELEMETRY.name(), Topics.JOB_PROGRESS.name()))
-                    .allTopicNames().get(DESCRIBE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).values().stream()
-                    .mapToInt(topic -> topic.partitions().size()).max().orElse(0);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return 0;
-        } catch (ExecutionException | TimeoutException e) {
-            return 0;
-        }
+    /** Its input topics as they were when it was made: partitions, missing ones, how they are dated. */
+    public EngineInputs inputs() {
+        return inputs;
     }
 
     public void start() {

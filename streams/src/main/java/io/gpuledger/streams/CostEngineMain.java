@@ -29,6 +29,7 @@ public final class CostEngineMain {
 
     public static final String RUNNING = "cost engine: RUNNING";
     public static final String STOPPED = "cost engine: stopped";
+    private static final Duration TOPICS_POLL = Duration.ofSeconds(5);
 
     private CostEngineMain() {
     }
@@ -53,8 +54,11 @@ public final class CostEngineMain {
     /** Runs until SIGTERM (the JVM then exits from the shutdown hook) or until Kafka Streams fails; returns 1 then. */
     static int run(CostEngineOptions options, PrintStream out) throws InterruptedException {
         CostEngineConfig config = options.config();
+        if (!awaitInputs(config, options.topicsWait(), out)) {
+            return 1;
+        }
         CountDownLatch failed = new CountDownLatch(1);
-        CostEngine engine = new CostEngine(config, overrides(options), (now, before) -> {
+        CostEngine engine = new CostEngine(config, overrides(options), options.topicsWait(), (now, before) -> {
             if (now == KafkaStreams.State.RUNNING) {
                 out.println(RUNNING + " (application " + config.applicationId() + ", Kafka "
                         + config.bootstrapServers() + ", state " + config.stateDir().toAbsolutePath() + ")");
@@ -87,6 +91,7 @@ public final class CostEngineMain {
         }, "cost-engine-shutdown"));
         out.println("cost engine: starting, application " + config.applicationId() + ", Kafka "
                 + config.bootstrapServers());
+        engine.inputs().clockNotes().forEach(note -> out.println("cost engine: " + note));
         engine.start();
         failed.await();
         engine.close(Duration.ofSeconds(30));
@@ -94,6 +99,34 @@ public final class CostEngineMain {
             served.close();
         }
         return 1;
+    }
+
+    /**
+     * Waits up to {@code wait} for the input topics the cluster does not have, saying once which and
+     * how to create them; false if some are still missing then. A cluster that does not answer is
+     * left to Kafka Streams, which keeps trying.
+     */
+    static boolean awaitInputs(CostEngineConfig config, Duration wait, PrintStream out) throws InterruptedException {
+        long deadline = System.nanoTime() + wait.toNanos();
+        EngineInputs inputs = EngineInputs.describe(config.bootstrapServers());
+        if (inputs.missing().isEmpty()) {
+            return true;
+        }
+        out.println("cost engine: waiting up to " + wait.toSeconds() + " s for input topics the cluster does not have: "
+                + String.join(", ", inputs.missing()) + ". Create them with the settings of deploy/k8s/base/topics.yaml"
+                + " (Strimzi) or deploy/compose/create-topics.sh, or let the demo create them"
+                + " (docs/operations.md#topics)");
+        while (!inputs.missing().isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(Math.min(TOPICS_POLL.toMillis(), Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
+            inputs = EngineInputs.describe(config.bootstrapServers());
+        }
+        if (!inputs.missing().isEmpty()) {
+            out.println("cost engine: input topics still missing after " + wait.toSeconds() + " s: "
+                    + String.join(", ", inputs.missing()) + "; stopping");
+            return false;
+        }
+        out.println("cost engine: input topics are there");
+        return true;
     }
 
     /** The Kafka Streams settings the engine runs with: its configuration and the overrides. */

@@ -19,10 +19,13 @@ import java.util.Optional;
  *                   table ({@link CurrencyRates#SHIPPED}); empty: the shipped one
  * @param metricsAddress the address the engine's {@code /metrics} and health are served on
  * @param metricsPort    their port; 0: not served
+ * @param topicsWait     how long the engine waits for input topics the cluster does not have,
+ *                       at its start or later, before it stops with status 1
  */
 public record CostEngineOptions(String bootstrapServers, String applicationId, Path stateDir,
         Optional<String> instanceId, int streamThreads, Duration commitInterval, Duration grace, Duration priceMaxAge,
-        Duration maxAhead, Optional<Path> ratesFile, String metricsAddress, int metricsPort, boolean help) {
+        Duration maxAhead, Optional<Path> ratesFile, String metricsAddress, int metricsPort, Duration topicsWait,
+        boolean help) {
 
     /** The longest grace period accepted: every open window, and the roll-ups' retention, grow with it. */
     static final Duration MAX_GRACE = Duration.ofHours(1);
@@ -36,6 +39,9 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
     /** The engine's metrics and health port unless told otherwise; the agent's is 9477, the alert service's 8080. */
     public static final int DEFAULT_METRICS_PORT = 9404;
     public static final String DEFAULT_METRICS_ADDRESS = "0.0.0.0";
+    /** Long enough for a topic operator to create the topics of a new installation. */
+    public static final Duration DEFAULT_TOPICS_WAIT = Duration.ofMinutes(5);
+    static final Duration MAX_TOPICS_WAIT = Duration.ofDays(1);
 
     public static final String USAGE = """
             usage: java -cp ... io.gpuledger.streams.CostEngineMain [OPTIONS]
@@ -77,10 +83,13 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                                     (or GPULEDGER_METRICS_PORT; default %d)
               --metrics-address ADDRESS  the address to serve them on
                                     (or GPULEDGER_METRICS_ADDRESS; default %s: every one)
+              --topics-wait SECONDS  how long to wait for input topics the cluster does not
+                                    have, at the start or later, before stopping with status 1
+                                    (or GPULEDGER_TOPICS_WAIT_SECONDS; default %d)
               --help                show this text
             """.formatted(CostEngineConfig.DEFAULT_COMMIT_INTERVAL.toSeconds(), MAX_COMMIT_INTERVAL.toSeconds(),
                     CostEngineConfig.DEFAULT_MAX_AHEAD.toSeconds(), ParseOrReject.MAX_AHEAD.toSeconds(),
-                    DEFAULT_METRICS_PORT, DEFAULT_METRICS_ADDRESS);
+                    DEFAULT_METRICS_PORT, DEFAULT_METRICS_ADDRESS, DEFAULT_TOPICS_WAIT.toSeconds());
 
     static final Path DEFAULT_STATE_DIR = Path.of(".gpu-ledger", "cost-engine-state");
     static final Duration DEFAULT_GRACE = CostEngineConfig.DEFAULT_GRACE;
@@ -99,13 +108,14 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
         String ratesFile = env.get("GPULEDGER_RATES_FILE");
         String metricsAddress = env.get("GPULEDGER_METRICS_ADDRESS");
         String metricsPort = env.get("GPULEDGER_METRICS_PORT");
+        String topicsWait = env.get("GPULEDGER_TOPICS_WAIT_SECONDS");
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (option.equals("--help") || option.equals("-h")) {
                 return new CostEngineOptions(bootstrap, applicationId, DEFAULT_STATE_DIR, Optional.empty(), 1,
                         CostEngineConfig.DEFAULT_COMMIT_INTERVAL, DEFAULT_GRACE, DEFAULT_PRICE_MAX_AGE,
                         CostEngineConfig.DEFAULT_MAX_AHEAD, Optional.empty(), DEFAULT_METRICS_ADDRESS,
-                        DEFAULT_METRICS_PORT, true);
+                        DEFAULT_METRICS_PORT, DEFAULT_TOPICS_WAIT, true);
             }
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException(option.startsWith("--") ? option + " needs a value"
@@ -125,6 +135,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                 case "--rates-file" -> ratesFile = value;
                 case "--metrics-address" -> metricsAddress = value;
                 case "--metrics-port" -> metricsPort = value;
+                case "--topics-wait" -> topicsWait = value;
                 default -> throw new IllegalArgumentException("unknown option '" + option + "'");
             }
         }
@@ -148,7 +159,9 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                         : seconds("--max-ahead", maxAhead, 1, ParseOrReject.MAX_AHEAD),
                 blank(ratesFile) ? Optional.empty() : Optional.of(Path.of(ratesFile)),
                 blank(metricsAddress) ? DEFAULT_METRICS_ADDRESS : metricsAddress.strip(),
-                blank(metricsPort) ? DEFAULT_METRICS_PORT : port("--metrics-port", metricsPort), false);
+                blank(metricsPort) ? DEFAULT_METRICS_PORT : port("--metrics-port", metricsPort),
+                blank(topicsWait) ? DEFAULT_TOPICS_WAIT : seconds("--topics-wait", topicsWait, 0, MAX_TOPICS_WAIT),
+                false);
     }
 
     /** Whole seconds from {@code least} to {@code most}, the value of {@code option}. */

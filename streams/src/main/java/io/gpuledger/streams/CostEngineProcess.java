@@ -117,6 +117,11 @@ public final class CostEngineProcess implements AutoCloseable {
         return -1;
     }
 
+    /** Waits for the engine to end by itself; its exit status, or -1 if it still runs after {@code timeout}. */
+    public int awaitExit(Duration timeout) throws InterruptedException {
+        return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? process.exitValue() : -1;
+    }
+
     public long pid() {
         return process.pid();
     }

@@ -101,6 +101,45 @@ class CostEngineMainIT {
         }
     }
 
+    @Test
+    void shouldSayOnceWhichInputTopicsAreMissingAndStopWhenTheyDoNotCome() throws Exception {
+        // Given a broker without any of the engine's topics
+        Path log = dir.resolve("engine.log");
+
+        // When the engine starts on it, told to wait 4 s for its inputs
+        try (CostEngineProcess engine = CostEngineProcess.start(System.getProperty("java.class.path"),
+                List.of("-Xmx256m"), List.of("--bootstrap-servers", broker.bootstrap(), "--application-id",
+                        "missing-topics-test", "--state-dir", dir.resolve("state").toString(), "--topics-wait", "4"),
+                log)) {
+
+            // Then it stops by itself with status 1, never having run
+            assertThat(engine.awaitExit(Duration.ofSeconds(60))).as(engine.tail()).isEqualTo(1);
+            String said = Files.readString(log);
+            assertThat(said).doesNotContain(CostEngineMain.RUNNING);
+            // having named the four inputs and where their settings are, once, and no stack trace
+            List<String> waiting = said.lines().filter(line -> line.contains("waiting up to 4 s for input topics"))
+                    .toList();
+            assertThat(waiting).hasSize(1);
+            assertThat(waiting.get(0)).contains(Topics.TELEMETRY.name(), Topics.JOB_PROGRESS.name(),
+                    Topics.CAPACITY_EVENTS.name(), Topics.PRICES.name(), "deploy/k8s/base/topics.yaml");
+            assertThat(said).contains("input topics still missing after 4 s").doesNotContain("\tat ");
+        }
+    }
+
+    @Test
+    void shouldSayWhoseClockDatesItsInputs() throws Exception {
+        // Given the engine started on the contract's topics, which the broker dates as it takes records
+        Path log = dir.resolve("engine.log");
+        try (CostEngineProcess engine = startWithAPrice(broker.bootstrap(), "clock-test", log)) {
+
+            // Then it said so for both inputs whose times drive its clock
+            String said = Files.readString(log);
+            assertThat(said).contains(Topics.TELEMETRY.name() + ": dated by the broker (LogAppendTime)",
+                    Topics.JOB_PROGRESS.name() + ": dated by the broker (LogAppendTime)");
+            assertThat(engine.isAlive()).isTrue();
+        }
+    }
+
     /** The engine as a process of its own, running, on a broker whose topics exist and hold a price. */
     private CostEngineProcess startWithAPrice(String bootstrap, String applicationId, Path log) throws Exception {
         TopicAdmin.ensureTopics(bootstrap, 1);

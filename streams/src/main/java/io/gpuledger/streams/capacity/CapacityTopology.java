@@ -101,7 +101,7 @@ public final class CapacityTopology {
                 "capacity-events", () ->
                         new ParseOrReject<>("capacity-events", CapacityEvent.class, CapacityEvent::instanceId,
                         CapacityTopology::noticedAt).refusingAhead("noticedAt", CapacityTopology::noticedAt,
-                                ParseOrReject.MAX_AHEAD),
+                                ParseOrReject.MAX_AHEAD, false),
                 parsed -> parsed.processValues(() -> new RepeatedNotices(NOTICES_STORE),
                         Named.as("capacity-events-repeats"), NOTICES_STORE),
                 Topics.CAPACITY_EVENT_DEAD_LETTERS);

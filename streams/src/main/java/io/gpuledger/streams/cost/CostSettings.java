@@ -3,6 +3,7 @@ package io.gpuledger.streams.cost;
 import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.PriceQuote;
 import java.time.Duration;
+import java.util.Set;
 
 /**
  * What the cost topology is built with.
@@ -25,14 +26,19 @@ import java.time.Duration;
  *                       report's time, may be; a sample or report later than that is refused as
  *                       from the future, so that the engine's clock (the latest time of the
  *                       samples it took, which judges lateness and closes windows) never passes
- *                       its wall clock by more, and no work counts in a minute not yet begun
+ *                       its wall clock by more, and no work counts in a minute not yet begun. On
+ *                       a topic of {@code brokerStamped} the bound is also the time the broker
+ *                       took the record, which holds while the engine works off a backlog too
  * @param sources        how many tasks send roll-up partials: the partitions of the telemetry and
  *                       work-report topics. A roll-up minute closes only once each of them has said
  *                       how far it got; 0 when not known, and then the roll-ups wait only for the
  *                       tasks they have heard from
+ * @param brokerStamped  the input topics whose records the broker dates as it appends them
+ *                       ({@code message.timestamp.type=LogAppendTime}): there a record's timestamp
+ *                       is a clock no node can set
  */
 public record CostSettings(Duration grace, CurrencyRates rates, Duration updateInterval, Duration maxGap,
-        Duration priceMaxAge, Duration quietAfter, Duration maxAhead, int sources) {
+        Duration priceMaxAge, Duration quietAfter, Duration maxAhead, int sources, Set<String> brokerStamped) {
 
     public static final Duration DEFAULT_UPDATE_INTERVAL = Duration.ofSeconds(2);
     public static final Duration DEFAULT_MAX_GAP = Duration.ofMinutes(15);
@@ -60,31 +66,51 @@ public record CostSettings(Duration grace, CurrencyRates rates, Duration updateI
         if (sources < 0) {
             throw new IllegalArgumentException("sources must not be negative, was " + sources);
         }
+        brokerStamped = Set.copyOf(brokerStamped);
     }
 
     public static CostSettings of(Duration grace, CurrencyRates rates) {
         return new CostSettings(grace, rates, DEFAULT_UPDATE_INTERVAL, DEFAULT_MAX_GAP, PriceQuote.DEFAULT_MAX_AGE,
-                DEFAULT_UPDATE_INTERVAL, DEFAULT_MAX_AHEAD, 0);
+                DEFAULT_UPDATE_INTERVAL, DEFAULT_MAX_AHEAD, 0, Set.of());
     }
 
     /** These settings with samples and work reports taken up to {@code allowance} ahead of the wall clock. */
     public CostSettings withMaxAhead(Duration allowance) {
-        return new CostSettings(grace, rates, updateInterval, maxGap, priceMaxAge, quietAfter, allowance, sources);
+        return new CostSettings(grace, rates, updateInterval, maxGap, priceMaxAge, quietAfter, allowance, sources,
+                brokerStamped);
     }
 
     public CostSettings withPriceMaxAge(Duration maxAge) {
-        return new CostSettings(grace, rates, updateInterval, maxGap, maxAge, quietAfter, maxAhead, sources);
+        return new CostSettings(grace, rates, updateInterval, maxGap, maxAge, quietAfter, maxAhead, sources,
+                brokerStamped);
     }
 
     /** These settings for roll-ups fed by {@code count} tasks (see {@code sources}). */
     public CostSettings withSources(int count) {
-        return new CostSettings(grace, rates, updateInterval, maxGap, priceMaxAge, quietAfter, maxAhead, count);
+        return new CostSettings(grace, rates, updateInterval, maxGap, priceMaxAge, quietAfter, maxAhead, count,
+                brokerStamped);
+    }
+
+    /** These settings with the records of {@code topics} dated by the broker that took them. */
+    public CostSettings withBrokerStamped(Set<String> topics) {
+        return new CostSettings(grace, rates, updateInterval, maxGap, priceMaxAge, quietAfter, maxAhead, sources,
+                topics);
+    }
+
+    /**
+     * The latest time a record of {@code topic} may be dated, {@link #maxAhead} aside: the engine's
+     * clock {@code now}, or, where the broker dates the topic's records, the time it took this one
+     * ({@code recordTimestamp}) if earlier. A node whose clock runs fast is then refused when the
+     * engine works off a backlog too, when its samples lie behind the engine's clock.
+     */
+    public long latestTime(String topic, long now, long recordTimestamp) {
+        return brokerStamped.contains(topic) ? Math.min(now, recordTimestamp) : now;
     }
 
     /** These settings for an engine that commits at least every {@code commitInterval}. */
     public CostSettings committingEvery(Duration commitInterval) {
         return new CostSettings(grace, rates, updateInterval, maxGap, priceMaxAge, commitInterval.plus(updateInterval),
-                maxAhead, sources);
+                maxAhead, sources, brokerStamped);
     }
 
     /** How many updates in a row without input make the windows or roll-ups quiet: at least one. */

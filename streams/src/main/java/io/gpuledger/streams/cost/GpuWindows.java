@@ -2,6 +2,7 @@ package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.Topics;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.streams.deadletter.ParseOrReject;
 import io.gpuledger.streams.price.PriceTable;
@@ -29,8 +30,10 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *       backlog, windows that ended longer ago than the grace period wait until it is done.</li>
  *   <li>A window closes when the latest event time passes its end plus the grace period: its
  *       unmonitored time is settled and it is sent a last time, {@code closed=true}. A sample that
- *       ends more than {@link CostSettings#maxAhead} after the wall clock is refused as from the
- *       future, so that one node whose clock runs fast cannot close its task's other windows.</li>
+ *       ends more than {@link CostSettings#maxAhead} after the wall clock, or after the broker took
+ *       it where the broker dates the telemetry ({@link CostSettings#latestTime}), is refused as
+ *       from the future, so that one node whose clock runs fast cannot close its task's other
+ *       windows, live or while the engine works off a backlog.</li>
  *   <li>A sample is charged only for the seconds no sample of its GPU covered before, and one that
  *       covers none is refused as a duplicate: a sample sent again, or a second agent reporting
  *       the same GPU, charges no second twice.</li>
@@ -121,8 +124,9 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             return null;
         }
         long now = context.currentSystemTimeMs();
-        if (sample.time().toEpochMilli() > now + settings.maxAhead().toMillis()) {
-            refusals.fromTheFuture(record, sample, now);
+        long latest = settings.latestTime(Topics.TELEMETRY.name(), now, record.timestamp());
+        if (sample.time().toEpochMilli() > latest + settings.maxAhead().toMillis()) {
+            refusals.fromTheFuture(record, sample, latest, latest < now);
             return null;
         }
         return sample;

@@ -47,7 +47,8 @@ final class JobEconomicsFlow {
                         Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("job-progress-source"))
                 .processValues(() -> new ParseOrReject<>("job-progress", JobProgress.class, JobProgress::jobId,
                         JobEconomicsFlow::eventTime).refusingAhead("time", report -> report.time().toEpochMilli(),
-                                settings.maxAhead()), Named.as("job-progress-parse"))
+                                settings.maxAhead(), settings.brokerStamped().contains(Topics.JOB_PROGRESS.name())),
+                        Named.as("job-progress-parse"))
                 .processValues(() -> new RepeatedReports(REPORTED_STORE), Named.as("job-progress-repeats"),
                         REPORTED_STORE)
                 .split(Named.as("job-progress-"))

@@ -57,10 +57,14 @@ final class SampleRefusals {
         deadLetter(record, refusal);
     }
 
-    void fromTheFuture(Record<String, byte[]> record, TelemetrySample sample, long now) {
+    /**
+     * @param latest   the latest time it could have been taken at
+     * @param byBroker whether {@code latest} is when the broker took it, rather than this engine's clock
+     */
+    void fromTheFuture(Record<String, byte[]> record, TelemetrySample sample, long latest, boolean byBroker) {
         refuse(record, future, "from the future: it ends at " + sample.time() + ", more than "
-                + settings.maxAhead().toSeconds() + " s ahead of this engine's clock (" + Instant.ofEpochMilli(now)
-                + "): its node's clock runs ahead");
+                + settings.maxAhead().toSeconds() + " s ahead of " + (byBroker ? "when the broker took it ("
+                        : "this engine's clock (") + Instant.ofEpochMilli(latest) + "): its node's clock runs ahead");
     }
 
     /** Counts GPU seconds that fell in closed windows, whether or not the rest of their sample was charged. */

@@ -48,6 +48,8 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
     private String timeField;
     private ToLongFunction<T> timeOf;
     private Duration allowance;
+    /** Whether the records' timestamps are the broker's, set as it appended them (LogAppendTime). */
+    private boolean brokerStamped;
 
     /**
      * @param input names the input in the dead-letter counter: Kafka Streams metric
@@ -63,9 +65,12 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
 
     /**
      * Also refuses records whose time in {@code field} ({@code timeOf}) is more than
-     * {@code allowance} ahead of this engine's clock.
+     * {@code allowance} ahead of this engine's clock, or, where the broker dates them
+     * ({@code brokerStamped}), ahead of when the broker took them if that was earlier: a record
+     * from a node whose clock runs fast is then refused while the engine works off a backlog too.
      */
-    public ParseOrReject<T> refusingAhead(String field, ToLongFunction<T> timeOf, Duration allowance) {
+    public ParseOrReject<T> refusingAhead(String field, ToLongFunction<T> timeOf, Duration allowance,
+            boolean brokerStamped) {
         if (allowance.isNegative() || allowance.compareTo(MAX_AHEAD) > 0) {
             throw new IllegalArgumentException("the allowance ahead must be from 0 to " + MAX_AHEAD + ", was "
                     + allowance);
@@ -73,6 +78,7 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
         this.timeField = field;
         this.timeOf = timeOf;
         this.allowance = allowance;
+        this.brokerStamped = brokerStamped;
         return this;
     }
 
@@ -90,7 +96,9 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
     @Override
     public void process(FixedKeyRecord<String, byte[]> record) {
         try {
-            T value = read(record.key(), record.value(), context.currentSystemTimeMs());
+            long now = context.currentSystemTimeMs();
+            long latest = brokerStamped ? Math.min(now, record.timestamp()) : now;
+            T value = check(record.key(), Json.read(record.value(), type), latest, latest < now);
             context.forward(record.withValue(Parsed.valid(value, record.value()))
                     .withTimestamp(eventTimeOf.applyAsLong(value)));
         } catch (InvalidRecordException e) {
@@ -110,22 +118,17 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
     }
 
     /**
-     * The valid contract record in {@code raw}, keyed by its own identity (and, where
-     * {@link #refusingAhead} says so, dated at most its allowance after {@code now}).
-     *
-     * @throws InvalidRecordException why it is refused
-     */
-    private T read(String key, byte[] raw, long now) {
-        return check(key, Json.read(raw, type), now);
-    }
-
-    /**
      * Checks a record read by other means as this processor checks those it reads: keyed by
      * its own identity, and not dated too far ahead where {@link #refusingAhead} says so.
      *
      * @throws InvalidRecordException why it is refused
      */
     public T check(String key, T value, long now) {
+        return check(key, value, now, false);
+    }
+
+    /** As {@link #check(String, Object, long)}, {@code latest} being when the broker took it if {@code byBroker}. */
+    private T check(String key, T value, long latest, boolean byBroker) {
         if (value == null) {
             // A reader of other means may answer the JSON literal null with no record: refused, not passed on.
             throw new InvalidRecordException(Json.ROOT, "no record: expected a JSON object");
@@ -137,10 +140,11 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
         }
         if (timeField != null) {
             long time = timeOf.applyAsLong(value);
-            if (time > now + allowance.toMillis()) {
+            if (time > latest + allowance.toMillis()) {
                 throw new InvalidRecordException(timeField, "from the future: " + Instant.ofEpochMilli(time)
-                        + " is more than " + allowance.toSeconds() + " s ahead of this engine's clock ("
-                        + Instant.ofEpochMilli(now) + ")");
+                        + " is more than " + allowance.toSeconds() + " s ahead of "
+                        + (byBroker ? "when the broker took it (" : "this engine's clock (")
+                        + Instant.ofEpochMilli(latest) + ")");
             }
         }
         return value;

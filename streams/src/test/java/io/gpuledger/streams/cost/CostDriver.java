@@ -94,6 +94,21 @@ final class CostDriver implements AutoCloseable {
         sendUpdates();
     }
 
+    /**
+     * Sends a sample as a broker that dates records (LogAppendTime) hands it on: its record
+     * timestamp is when the broker took it, whatever the sample says; then lets the updates come out.
+     */
+    void sendTakenAt(TelemetrySample sample, Instant taken) {
+        telemetry.pipeInput(new TestRecord<>(sample.gpuUuid(), Json.write(sample), taken));
+        sendUpdates();
+    }
+
+    /** Sends a work report dated by the broker that took it at {@code taken}, as {@link #sendTakenAt}. */
+    void reportTakenAt(JobProgress report, Instant taken) {
+        progress.pipeInput(new TestRecord<>(report.jobId(), Json.write(report), taken));
+        sendUpdates();
+    }
+
     /** Sends a work report as an agent whose clock is right does: at its time at the earliest. */
     void report(JobProgress report) {
         Duration behind = Duration.between(wallClock, report.time());

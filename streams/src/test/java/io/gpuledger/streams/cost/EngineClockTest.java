@@ -11,11 +11,13 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.Topics;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -127,6 +129,54 @@ class EngineClockTest {
             assertThat(lenient.deadLettersCounted("job-progress")).isZero();
             assertThat(lenient.progressDeadLetters.readRecordsToList()).isEmpty();
         }
+    }
+
+    @Test
+    void shouldChargeAllOfAnOnTimeGpusTimeWhileCatchingUpOnABacklogInWhichAnotherRanFiveMinutesAhead() {
+        // Given ten minutes of backlog, in which GPU-B's node was on time and GPU-A's ran 5 minutes
+        // fast, and an engine that starts after it: every sample lies in its wall clock's past
+        Map<Boolean, Map<String, Double>> observed = new LinkedHashMap<>();
+        for (boolean byBroker : List.of(true, false)) {
+            CostSettings settings = CostSettings.of(CostDriver.GRACE, CurrencyRates.shipped("USD"));
+            try (CostDriver catchingUp = new CostDriver("engine-clock-backlog-test-" + byBroker, T0,
+                    byBroker ? settings.withBrokerStamped(Set.of(Topics.TELEMETRY.name(),
+                            Topics.JOB_PROGRESS.name())) : settings)) {
+                catchingUp.publish(new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND,
+                        "A100-40GB", 8, 32.0, "USD", T0.minus(Duration.ofDays(1)), "test"));
+                catchingUp.advance(Duration.ofMinutes(15));
+                // When it reads them in the order the broker took them, each dated by it
+                for (int end = 10; end <= 600; end += 10) {
+                    Instant taken = T0.plusSeconds(end);
+                    catchingUp.sendTakenAt(sample("GPU-B", taken), taken);
+                    catchingUp.sendTakenAt(sample("GPU-A", taken.plusSeconds(300)), taken);
+                }
+                catchingUp.reportTakenAt(tokens("node-GPU-A", T0.plusSeconds(600 + 300), 1_000),
+                        T0.plusSeconds(600));
+                Map<String, Double> seconds = new LinkedHashMap<>();
+                catchingUp.usage.readValuesToList().forEach(w -> seconds.merge(w.gpuUuid() + "@" + w.windowStart(),
+                        w.secondsObserved(), Math::max));
+                Map<String, Double> perGpu = new LinkedHashMap<>();
+                seconds.forEach((key, value) -> perGpu.merge(key.substring(0, key.indexOf('@')), value, Double::sum));
+                perGpu.put("future", catchingUp.deadLettersCounted("telemetry-future"));
+                perGpu.put("late", catchingUp.deadLettersCounted("telemetry-late"));
+                perGpu.put("reports refused", catchingUp.deadLettersCounted("job-progress"));
+                observed.put(byBroker, perGpu);
+            }
+        }
+
+        // Then, where the broker dates the telemetry, all 600 s of GPU-B are charged, none of
+        // GPU-A's, whose 60 samples and its report are refused as from the future
+        Map<String, Double> byBroker = observed.get(true);
+        assertThat(byBroker.get("GPU-B")).isEqualTo(600.0);
+        assertThat(byBroker).doesNotContainKey("GPU-A");
+        assertThat(byBroker.get("future")).isEqualTo(60.0);
+        assertThat(byBroker.get("late")).isZero();
+        assertThat(byBroker.get("reports refused")).isEqualTo(1.0);
+        // while, dated by their producers, GPU-A's samples pass and GPU-B loses minutes as late
+        Map<String, Double> byProducers = observed.get(false);
+        assertThat(byProducers.get("GPU-A")).isPositive();
+        assertThat(byProducers.get("late")).isPositive();
+        assertThat(byProducers.get("GPU-B")).isLessThan(600.0);
     }
 
     private void collectWindows() {
