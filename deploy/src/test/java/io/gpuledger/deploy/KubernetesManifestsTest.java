@@ -385,6 +385,25 @@ class KubernetesManifestsTest {
     }
 
     @Test
+    void shouldSpreadTheCostEngineOverNodesAndLetDisruptionsTakeOneInstanceAtATime() throws Exception {
+        List<JsonNode> documents = render("deploy/k8s");
+        JsonNode engine = named(documents, "StatefulSet", "gpu-ledger-cost-engine");
+        JsonNode labels = engine.at("/spec/template/metadata/labels");
+        // Instances prefer different nodes: one node's loss moves one instance's partitions
+        JsonNode spread = engine.at("/spec/template/spec/affinity/podAntiAffinity"
+                + "/preferredDuringSchedulingIgnoredDuringExecution/0/podAffinityTerm");
+        assertThat(spread.at("/topologyKey").asText()).isEqualTo("kubernetes.io/hostname");
+        spread.at("/labelSelector/matchLabels").fields().forEachRemaining(label ->
+                assertThat(labels.path(label.getKey()).asText()).isEqualTo(label.getValue().asText()));
+        // A drain or an upgrade takes one at a time, and never blocks a one-instance installation
+        JsonNode budget = named(documents, "PodDisruptionBudget", "gpu-ledger-cost-engine");
+        assertThat(budget.at("/spec/maxUnavailable").asInt()).isEqualTo(1);
+        assertThat(budget.at("/spec/minAvailable").isMissingNode()).isTrue();
+        budget.at("/spec/selector/matchLabels").fields().forEachRemaining(label ->
+                assertThat(labels.path(label.getKey()).asText()).isEqualTo(label.getValue().asText()));
+    }
+
+    @Test
     void shouldReferToSecretsAndCommitNone() throws Exception {
         List<JsonNode> documents = render("deploy/k8s");
         assertThat(all(documents, "Secret")).isEmpty();
