@@ -35,12 +35,18 @@ final class BenchProcesses {
     /** The same, committing at least every {@code commitInterval} (whole seconds) while behind. */
     static CostEngineProcess engine(String bootstrap, Path work, String application, int threads,
             Duration commitInterval) throws IOException {
+        return engine(bootstrap, work, application, "", threads, commitInterval);
+    }
+
+    /** One of several instances of {@code application}: its state and log named with {@code instance}. */
+    static CostEngineProcess engine(String bootstrap, Path work, String application, String instance, int threads,
+            Duration commitInterval) throws IOException {
         return CostEngineProcess.start(System.getProperty("java.class.path"), engineJvm(),
                 List.of("--bootstrap-servers", bootstrap, "--application-id", application,
-                        "--state-dir", work.resolve("state-" + application).toString(),
+                        "--state-dir", work.resolve("state-" + application + instance).toString(),
                         "--threads", String.valueOf(threads),
                         "--commit-interval", String.valueOf(commitInterval.toSeconds())),
-                work.resolve(application + ".log"));
+                work.resolve(application + instance + ".log"));
     }
 
     /**

@@ -9,13 +9,17 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 
 /**
  * {@code gpu-ledger bench engine [--samples N] [--gpus G] [--warmup W] [--threads T] [--interval S]
- * [--commit-interval S]}: how fast the
+ * [--commit-interval S] [--instances I,I,...]}: how fast the
  * cost engine prices and windows telemetry, against the fastest any stage could go on the same broker.
  *
  * <p>An embedded broker in this JVM is preloaded with N telemetry samples of a simulated fleet of
@@ -26,6 +30,12 @@ import java.util.stream.Stream;
  * offsets reach the end of the input — under exactly-once that is when its last output is
  * committed. The engine is reported over all records and after the first W (its JIT warms up on
  * them); the ratio compares the warm figures.
+ *
+ * <p>With {@code --instances 1,2,3} the engine runs once per count on the same records, as that
+ * many processes of one application (a new application each time, so each run reads everything),
+ * measured from the moment all of them are {@code RUNNING}; each run's samples per second and CPU
+ * per sample, summed over its processes, make the scaling table. On a machine with fewer cores
+ * than processes the rates do not grow; the CPU per sample says what each instance costs.
  */
 final class EngineThroughputBench {
 
@@ -47,6 +57,7 @@ final class EngineThroughputBench {
         int threads = 1;
         Duration interval = DEFAULT_INTERVAL;
         Duration commitInterval = CostEngineConfig.DEFAULT_COMMIT_INTERVAL;
+        List<Integer> instances = List.of(1);
         for (int i = 0; i < args.length; i += 2) {
             if (i + 1 >= args.length) {
                 throw new UsageException(args[i] + " needs a value");
@@ -59,6 +70,7 @@ final class EngineThroughputBench {
                 case "--interval" -> interval = Duration.ofSeconds(UsageException.positive(args[i], args[i + 1]));
                 case "--commit-interval" ->
                     commitInterval = Duration.ofSeconds(UsageException.positive(args[i], args[i + 1]));
+                case "--instances" -> instances = counts(args[i], args[i + 1]);
                 default -> throw new UsageException("unknown option '" + args[i] + "'");
             }
         }
@@ -78,7 +90,11 @@ final class EngineThroughputBench {
             Measure coldCopy = PreloadedTelemetry.copy(bootstrap, samples, "bench-copy-1");
             Measure warmCopy = PreloadedTelemetry.copy(bootstrap, samples, "bench-copy-2");
             out.printf("copied twice: %.0f/s, then %.0f/s%n", coldCopy.rate(), warmCopy.rate());
-            EngineRun engine = runEngine(bootstrap, work, samples, warmup, threads, commitInterval, out);
+            List<EngineRun> runs = new ArrayList<>();
+            for (int count : instances) {
+                runs.add(runEngine(bootstrap, work, samples, warmup, threads, commitInterval, count, out));
+            }
+            EngineRun engine = runs.get(0);
             // A copy on each side of the engine: the machine's pace drifts over a run, and the
             // ratio is taken against the mean of the two warm copies.
             Measure lateCopy = PreloadedTelemetry.copy(bootstrap, samples, "bench-copy-3");
@@ -108,6 +124,9 @@ final class EngineThroughputBench {
                     engine.brokerCpuSeconds() * 1e6 / engine.all().records());
             PreloadedTelemetry.printTopicBytes(bootstrap, samples, out);
             out.println();
+            if (runs.size() > 1) {
+                printScaling(runs, threads, out);
+            }
             Measure engineFigure = engine.warm() != null ? engine.warm() : engine.all();
             double copyRate = (warmCopy.rate() + lateCopy.rate()) / 2;
             out.printf("copy: the mean of the warm passes before and after the engine%n");
@@ -126,7 +145,49 @@ final class EngineThroughputBench {
      * more); and the CPU its process used meanwhile, which other load on the machine does not
      * change the way it changes the rates.
      */
-    record EngineRun(Measure all, Measure warm, double cpuSeconds, double warmCpuSeconds, double brokerCpuSeconds) {
+    record EngineRun(int instances, Measure all, Measure warm, double cpuSeconds, double warmCpuSeconds,
+            double brokerCpuSeconds) {
+
+        /** The warm figure when there is one. */
+        Measure figure() {
+            return warm != null ? warm : all;
+        }
+
+        /** CPU of every engine process over {@link #figure}, in µs per sample. */
+        double cpuMicrosPerSample() {
+            return (warm != null ? warmCpuSeconds : cpuSeconds) * 1e6 / figure().records();
+        }
+    }
+
+    /** One row per instance count: samples per second, CPU per sample, and both against one instance. */
+    private static void printScaling(List<EngineRun> runs, int threads, PrintStream out) {
+        EngineRun one = runs.get(0);
+        out.println();
+        out.printf("| instances (%d thread(s) each) | samples | seconds | samples/s | engine CPU µs/sample | cores"
+                + " | rate vs first | CPU/sample vs first |%n", threads);
+        out.println("|---|---|---|---|---|---|---|---|");
+        for (EngineRun run : runs) {
+            Measure figure = run.figure();
+            double cpu = run.warm() != null ? run.warmCpuSeconds() : run.cpuSeconds();
+            out.printf(Locale.ROOT, "| %d | %d | %.1f | %.0f | %.1f | %.2f | %.2f | %.2f |%n", run.instances(),
+                    figure.records(), figure.seconds(), figure.rate(), run.cpuMicrosPerSample(),
+                    cpu / figure.seconds(), figure.rate() / one.figure().rate(),
+                    run.cpuMicrosPerSample() / one.cpuMicrosPerSample());
+        }
+        EngineRun last = runs.get(runs.size() - 1);
+        out.printf(Locale.ROOT, "scaling: %d instance(s) %.0f/s at %.1f µs CPU/sample; %d: %.0f/s at %.1f µs"
+                + " CPU/sample (%d CPUs)%n", one.instances(), one.figure().rate(), one.cpuMicrosPerSample(),
+                last.instances(), last.figure().rate(), last.cpuMicrosPerSample(),
+                Runtime.getRuntime().availableProcessors());
+    }
+
+    /** A list of instance counts such as {@code 1,2,3}. */
+    private static List<Integer> counts(String option, String value) {
+        List<Integer> counts = new ArrayList<>();
+        for (String count : value.split(",")) {
+            counts.add(UsageException.positive(option, count.strip()));
+        }
+        return counts;
     }
 
     private static void row(PrintStream out, String stage, Measure measure) {
@@ -134,23 +195,50 @@ final class EngineThroughputBench {
     }
 
     /**
-     * Starts the engine as its own process and follows its committed input offsets, as an
-     * operator follows consumer lag, until it has committed every record.
+     * Starts the engine as {@code count} processes of one application and follows its committed
+     * input offsets, as an operator follows consumer lag, from when every process is running until
+     * they have committed every record.
      */
     private static EngineRun runEngine(String bootstrap, Path work, long records, long warmup, int threads,
-            Duration commitInterval, PrintStream out)
+            Duration commitInterval, int count, PrintStream out)
             throws IOException, InterruptedException {
         String application = "bench-engine-" + System.currentTimeMillis();
-        try (CostEngineProcess engine = BenchProcesses.engine(bootstrap, work, application, threads, commitInterval);
-                GroupProgress group = new GroupProgress(bootstrap)) {
-            out.printf("cost engine: process %d, application %s, %d stream thread(s), commits at least every %d s%n",
-                    engine.pid(), application, threads, commitInterval.toSeconds());
-            engine.awaitRunning(Duration.ofMinutes(2));
-            RunTrace trace = new RunTrace(Map.of("engine", engine.pid(), "broker", ProcessHandle.current().pid()));
-            trace.follow(() -> group.committed(application, Topics.TELEMETRY.name()), () -> trace.done() >= records,
-                    Duration.ofMinutes(30), () -> "the cost engine's log:\n" + engine.tail());
-            return new EngineRun(trace.all(), trace.after(warmup), trace.cpuSeconds("engine"),
-                    trace.cpuSecondsAfter("engine", warmup), trace.cpuSeconds("broker"));
+        List<CostEngineProcess> engines = new ArrayList<>();
+        try (GroupProgress group = new GroupProgress(bootstrap)) {
+            for (int i = 1; i <= count; i++) {
+                CostEngineProcess engine = BenchProcesses.engine(bootstrap, work, application,
+                        count == 1 ? "" : "-" + i, threads, commitInterval);
+                engines.add(engine);
+                out.printf("cost engine: process %d, application %s, %d stream thread(s), commits at least every"
+                        + " %d s%n", engine.pid(), application, threads, commitInterval.toSeconds());
+            }
+            for (CostEngineProcess engine : engines) {
+                engine.awaitRunning(Duration.ofMinutes(2));
+            }
+            Map<String, Long> watched = new LinkedHashMap<>();
+            for (int i = 0; i < engines.size(); i++) {
+                watched.put("engine-" + (i + 1), engines.get(i).pid());
+            }
+            watched.put("broker", ProcessHandle.current().pid());
+            // Counted from here: what the first processes did while the others joined is left out.
+            long before = group.committed(application, Topics.TELEMETRY.name());
+            long toDo = records - before;
+            RunTrace trace = new RunTrace(watched);
+            trace.follow(() -> group.committed(application, Topics.TELEMETRY.name()) - before,
+                    () -> trace.done() >= toDo, Duration.ofMinutes(30),
+                    () -> "the cost engine's log:\n" + engines.get(0).tail());
+            double cpu = 0;
+            double warmCpu = 0;
+            long warmFrom = Math.max(0, warmup - before);
+            for (int i = 1; i <= engines.size(); i++) {
+                cpu += trace.cpuSeconds("engine-" + i);
+                warmCpu += trace.cpuSecondsAfter("engine-" + i, warmFrom);
+            }
+            return new EngineRun(count, trace.all(), trace.after(warmFrom), cpu, warmCpu, trace.cpuSeconds("broker"));
+        } finally {
+            for (CostEngineProcess engine : engines) {
+                engine.close();
+            }
         }
     }
 }
