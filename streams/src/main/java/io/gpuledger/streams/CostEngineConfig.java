@@ -52,6 +52,12 @@ public record CostEngineConfig(
     /** How far ahead of the wall clock a sample or work report may be stamped, unless told otherwise. */
     public static final Duration DEFAULT_MAX_AHEAD = CostSettings.DEFAULT_MAX_AHEAD;
 
+    /**
+     * Warm copies of each task's state other instances keep, unless told otherwise; see
+     * docs/operations.md for the figures it was chosen from.
+     */
+    public static final int DEFAULT_STANDBY_REPLICAS = 0;
+
     /** Kafka Streams' own transaction timeout under exactly-once: the least the engine's are given. */
     static final Duration MIN_TRANSACTION_TIMEOUT = Duration.ofSeconds(10);
 

@@ -21,11 +21,13 @@ import java.util.Optional;
  * @param metricsPort    their port; 0: not served
  * @param topicsWait     how long the engine waits for input topics the cluster does not have,
  *                       at its start or later, before it stops with status 1
+ * @param standbyReplicas warm copies of each task's state other instances keep, so that a task
+ *                   moved to one of them runs without restoring its state first
  */
 public record CostEngineOptions(String bootstrapServers, String applicationId, Path stateDir,
-        Optional<String> instanceId, int streamThreads, Duration commitInterval, Duration grace, Duration priceMaxAge,
-        Duration maxAhead, Optional<Path> ratesFile, String metricsAddress, int metricsPort, Duration topicsWait,
-        boolean help) {
+        Optional<String> instanceId, int standbyReplicas, int streamThreads, Duration commitInterval, Duration grace,
+        Duration priceMaxAge, Duration maxAhead, Optional<Path> ratesFile, String metricsAddress, int metricsPort,
+        Duration topicsWait, boolean help) {
 
     /** The longest grace period accepted: every open window, and the roll-ups' retention, grow with it. */
     static final Duration MAX_GRACE = Duration.ofHours(1);
@@ -57,6 +59,10 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                                     .gpu-ledger/cost-engine-state)
               --instance-id NAME    stable name of this instance, for static group membership
                                     (or GPULEDGER_INSTANCE_ID; default: none)
+              --standby-replicas N  warm copies of each task's state kept by other
+                                    instances, so that a task moved to one of them
+                                    runs without restoring its state; 0: none
+                                    (or GPULEDGER_STANDBY_REPLICAS; default %d)
               --threads N           stream threads, each working its share of the partitions
                                     (or GPULEDGER_STREAM_THREADS; default 1)
               --commit-interval SECONDS  the longest time between two commits while the
@@ -87,7 +93,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                                     have, at the start or later, before stopping with status 1
                                     (or GPULEDGER_TOPICS_WAIT_SECONDS; default %d)
               --help                show this text
-            """.formatted(CostEngineConfig.DEFAULT_COMMIT_INTERVAL.toSeconds(), MAX_COMMIT_INTERVAL.toSeconds(),
+            """.formatted(CostEngineConfig.DEFAULT_STANDBY_REPLICAS, CostEngineConfig.DEFAULT_COMMIT_INTERVAL.toSeconds(), MAX_COMMIT_INTERVAL.toSeconds(),
                     CostEngineConfig.DEFAULT_MAX_AHEAD.toSeconds(), ParseOrReject.MAX_AHEAD.toSeconds(),
                     DEFAULT_METRICS_PORT, DEFAULT_METRICS_ADDRESS, DEFAULT_TOPICS_WAIT.toSeconds());
 
@@ -100,6 +106,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
         String applicationId = env.getOrDefault("GPULEDGER_APPLICATION_ID", CostEngineConfig.DEFAULT_APPLICATION_ID);
         String stateDir = env.get("GPULEDGER_STATE_DIR");
         String instanceId = env.get("GPULEDGER_INSTANCE_ID");
+        String standbyReplicas = env.get("GPULEDGER_STANDBY_REPLICAS");
         String threads = env.get("GPULEDGER_STREAM_THREADS");
         String commitInterval = env.get("GPULEDGER_COMMIT_INTERVAL_SECONDS");
         String grace = env.get("GPULEDGER_GRACE_SECONDS");
@@ -112,7 +119,8 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (option.equals("--help") || option.equals("-h")) {
-                return new CostEngineOptions(bootstrap, applicationId, DEFAULT_STATE_DIR, Optional.empty(), 1,
+                return new CostEngineOptions(bootstrap, applicationId, DEFAULT_STATE_DIR, Optional.empty(),
+                        CostEngineConfig.DEFAULT_STANDBY_REPLICAS, 1,
                         CostEngineConfig.DEFAULT_COMMIT_INTERVAL, DEFAULT_GRACE, DEFAULT_PRICE_MAX_AGE,
                         CostEngineConfig.DEFAULT_MAX_AHEAD, Optional.empty(), DEFAULT_METRICS_ADDRESS,
                         DEFAULT_METRICS_PORT, DEFAULT_TOPICS_WAIT, true);
@@ -127,6 +135,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                 case "--application-id" -> applicationId = value;
                 case "--state-dir" -> stateDir = value;
                 case "--instance-id" -> instanceId = value;
+                case "--standby-replicas" -> standbyReplicas = value;
                 case "--threads" -> threads = value;
                 case "--commit-interval" -> commitInterval = value;
                 case "--grace" -> grace = value;
@@ -149,6 +158,8 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
         return new CostEngineOptions(bootstrap, applicationId,
                 blank(stateDir) ? DEFAULT_STATE_DIR : Path.of(stateDir),
                 blank(instanceId) ? Optional.empty() : Optional.of(instanceId),
+                blank(standbyReplicas) ? CostEngineConfig.DEFAULT_STANDBY_REPLICAS
+                        : count("--standby-replicas", standbyReplicas),
                 blank(threads) ? 1 : positive("--threads", threads),
                 blank(commitInterval) ? CostEngineConfig.DEFAULT_COMMIT_INTERVAL
                         : seconds("--commit-interval", commitInterval, 1, MAX_COMMIT_INTERVAL),
@@ -188,6 +199,18 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
             // reported below
         }
         throw new IllegalArgumentException(option + " takes a port from 0 (none) to 65535, not '" + value + "'");
+    }
+
+    private static int count(String option, String value) {
+        try {
+            int number = Integer.parseInt(value.strip());
+            if (number >= 0) {
+                return number;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(option + " takes a whole number from 0, not '" + value + "'");
     }
 
     private static int positive(String option, String value) {
