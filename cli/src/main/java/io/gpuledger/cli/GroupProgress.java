@@ -6,14 +6,19 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
+import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.IsolationLevel;
@@ -45,6 +50,17 @@ final class GroupProgress implements AutoCloseable {
                 .filter(entry -> entry.getKey().topic().equals(topic) && entry.getValue() != null)
                 .mapToLong(entry -> entry.getValue().offset())
                 .sum();
+    }
+
+    /** The group's committed offset on each partition of {@code topic} it has committed on. */
+    Map<Integer, Long> committedByPartition(String groupId, String topic) {
+        Map<Integer, Long> offsets = new TreeMap<>();
+        await(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata()).forEach((partition, offset) -> {
+            if (partition.topic().equals(topic) && offset != null) {
+                offsets.put(partition.partition(), offset.offset());
+            }
+        });
+        return offsets;
     }
 
     /** The end offsets of {@code topic}, summed over its partitions: what a group has to read to be done. */
@@ -91,6 +107,22 @@ final class GroupProgress implements AutoCloseable {
         }
         return ends.entrySet().stream()
                 .allMatch(end -> committed.getOrDefault(end.getKey(), 0L) >= end.getValue() - 1);
+    }
+
+    /**
+     * Which partitions of {@code topic} each member of the group holds now, by its instance name
+     * (static members) or member id; members that hold none of it are listed with none.
+     */
+    Map<String, Set<Integer>> assignment(String groupId, String topic) {
+        ConsumerGroupDescription group = await(admin.describeConsumerGroups(List.of(groupId)).describedGroups()
+                .get(groupId));
+        Map<String, Set<Integer>> held = new TreeMap<>();
+        for (MemberDescription member : group.members()) {
+            held.put(member.groupInstanceId().orElse(member.consumerId()), member.assignment().topicPartitions()
+                    .stream().filter(partition -> partition.topic().equals(topic)).map(TopicPartition::partition)
+                    .collect(Collectors.toCollection(TreeSet::new)));
+        }
+        return held;
     }
 
     /** The topics whose names start with {@code prefix}, such as a Streams application's internal topics. */

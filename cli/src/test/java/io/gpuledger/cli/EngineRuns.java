@@ -15,9 +15,9 @@ import org.awaitility.core.ConditionTimeoutException;
 import org.awaitility.core.TerminalFailureException;
 
 /**
- * Cost engines run as processes of their own under one application id and one instance name, as
- * a supervisor restarts a crashed instance (it takes its partitions back at once), and watched
- * from outside as an operator watches lag: the group's committed offsets on
+ * Cost engines run as processes of their own under one application id, each under an instance
+ * name that a supervisor keeps when it restarts it (it takes its partitions back at once), and
+ * watched from outside as an operator watches lag: the group's committed offsets on
  * {@code gpu.telemetry.v1}. Closing stops every engine started and still running.
  */
 final class EngineRuns implements AutoCloseable {
@@ -27,26 +27,41 @@ final class EngineRuns implements AutoCloseable {
     private final String bootstrap;
     private final String application;
     private final String instance;
+    private final List<String> options;
     private final Path logs;
     private final GroupProgress progress;
     private final List<CostEngineProcess> started = new ArrayList<>();
 
+    /** Engines named {@code instance}, with the engine's defaults. */
     EngineRuns(String bootstrap, String application, String instance, Path logs) {
+        this(bootstrap, application, instance, logs, List.of());
+    }
+
+    /** Engines named {@code instance} unless told another name, with {@code options} added to their command line. */
+    EngineRuns(String bootstrap, String application, String instance, Path logs, List<String> options) {
         this.bootstrap = bootstrap;
         this.application = application;
         this.instance = instance;
+        this.options = List.copyOf(options);
         this.logs = logs;
         this.progress = new GroupProgress(bootstrap);
     }
 
     /** Starts an engine on {@code state}, logging to {@code <name>.log}; waits until it runs. */
     CostEngineProcess start(Path state, String name) throws IOException, InterruptedException {
-        CostEngineProcess engine = CostEngineProcess.start(System.getProperty("java.class.path"), List.of("-Xmx384m"),
-                List.of("--bootstrap-servers", bootstrap, "--application-id", application,
-                        "--state-dir", state.toString(), "--instance-id", instance),
-                logs.resolve(name + ".log"));
-        started.add(engine);
+        CostEngineProcess engine = launch(state, name, instance);
         engine.awaitRunning(Duration.ofSeconds(90));
+        return engine;
+    }
+
+    /** Starts an engine named {@code instanceId} on {@code state}, logging to {@code <name>.log}; does not wait. */
+    CostEngineProcess launch(Path state, String name, String instanceId) throws IOException {
+        List<String> arguments = new ArrayList<>(List.of("--bootstrap-servers", bootstrap,
+                "--application-id", application, "--state-dir", state.toString(), "--instance-id", instanceId));
+        arguments.addAll(options);
+        CostEngineProcess engine = CostEngineProcess.start(System.getProperty("java.class.path"), List.of("-Xmx384m"),
+                arguments, logs.resolve(name + ".log"));
+        started.add(engine);
         return engine;
     }
 
@@ -56,23 +71,36 @@ final class EngineRuns implements AutoCloseable {
      * output back is slower than the engine writes it.
      */
     void awaitCommitted(long samples, CostEngineProcess engine) {
-        awaitWhileAlive(engine, Duration.ofMillis(20), () -> committed() >= samples,
-                () -> "the engine did not commit " + samples + " samples (it is at " + committed() + ")");
+        awaitCommitted(samples, List.of(engine));
+    }
+
+    /** The same, with {@code engines} running. */
+    void awaitCommitted(long samples, List<CostEngineProcess> engines) {
+        awaitWhileAlive(engines, Duration.ofMillis(20), () -> committed() >= samples,
+                () -> "the engines did not commit " + samples + " samples (they are at " + committed() + ")");
     }
 
     /** Waits until the engines have committed every sample on the topic. */
     void awaitCaughtUp(CostEngineProcess engine) {
-        awaitWhileAlive(engine, Duration.ofMillis(200), () -> lag() == 0,
-                () -> "the engine did not commit every sample");
+        awaitCaughtUp(List.of(engine));
     }
 
-    /** Waits until {@code done}, failing at once, with the engine's log, if the engine dies. */
-    private static void awaitWhileAlive(CostEngineProcess engine, Duration every, Callable<Boolean> done,
+    /** The same, with {@code engines} running. */
+    void awaitCaughtUp(List<CostEngineProcess> engines) {
+        awaitWhileAlive(engines, Duration.ofMillis(200), () -> lag() == 0,
+                () -> "the engines did not commit every sample");
+    }
+
+    /** Waits until {@code done}, failing at once, with the log of the first engine that died, if one dies. */
+    private static void awaitWhileAlive(List<CostEngineProcess> engines, Duration every, Callable<Boolean> done,
             Supplier<String> failure) {
         try {
-            await().atMost(PATIENCE).pollInterval(every).failFast(() -> !engine.isAlive()).until(done);
+            await().atMost(PATIENCE).pollInterval(every)
+                    .failFast(() -> engines.stream().anyMatch(engine -> !engine.isAlive())).until(done);
         } catch (ConditionTimeoutException | TerminalFailureException e) {
-            throw new AssertionError(failure.get() + "; its log: " + engine.log() + "\n" + engine.tail(), e);
+            CostEngineProcess shown = engines.stream().filter(engine -> !engine.isAlive()).findFirst()
+                    .orElse(engines.get(0));
+            throw new AssertionError(failure.get() + "; the log of " + shown.log() + ":\n" + shown.tail(), e);
         }
     }
 

@@ -19,6 +19,7 @@ import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
+import io.gpuledger.model.UsageRollup;
 import io.gpuledger.streams.CostEngineConfig;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,6 +33,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
@@ -40,7 +42,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
  * tests that put the pipeline through a fault and then check what the cost engine charged: the
  * fleet (bought in US dollars, with spot interruptions and spot price moves), every round of it,
  * every price version, the simulator's ground truth, and what each GPU's one-minute window must
- * hold. What a reader kept of {@code gpu.usage.v1} must add up, per GPU, job and pool, to the
+ * hold. What a reader kept of {@code gpu.usage.v1} must add up, per GPU, job, team and pool, to the
  * ground truth, and no window may hold more than its own samples.
  */
 final class FleetAccounts {
@@ -55,6 +57,8 @@ final class FleetAccounts {
     private final Map<Window, Expected> expected;
     private final long samples;
     private final AtomicLong samplesSent = new AtomicLong();
+    /** The end of the last round the broker has acknowledged whole. */
+    private volatile Instant publishedThrough = Instant.EPOCH;
 
     private FleetAccounts(Fleet fleet, FleetSimulation simulation, List<PriceQuote> catalog,
             List<SimulationStep> steps) {
@@ -100,6 +104,16 @@ final class FleetAccounts {
         return expected.size();
     }
 
+    /** The end of the last round published whole, in simulated time: samples up to it are on the broker. */
+    Instant publishedThrough() {
+        return publishedThrough;
+    }
+
+    /** The windows the samples fall in that start at or before {@code start}. */
+    Set<Window> windowsStartingBy(Instant start) {
+        return expected.keySet().stream().filter(window -> !window.start().isAfter(start)).collect(Collectors.toSet());
+    }
+
     /** Price versions beyond the catalog: the spot price moves of the span. */
     int priceChanges() {
         return prices.size() - catalog.size();
@@ -128,6 +142,12 @@ final class FleetAccounts {
      * @throws IllegalStateException when the broker refused a sample for good
      */
     void publishTelemetry(String bootstrap, String clientId, int slices, Duration pause) throws InterruptedException {
+        publishTelemetry(bootstrap, clientId, slices, () -> pause);
+    }
+
+    /** The same, asking {@code pause} before each pause: a caller may hurry the rest of the span along. */
+    void publishTelemetry(String bootstrap, String clientId, int slices, Supplier<Duration> pause)
+            throws InterruptedException {
         AtomicReference<Exception> failure = new AtomicReference<>();
         int roundsPerSlice = (steps.size() + slices - 1) / slices;
         try (KafkaProducer<byte[], byte[]> producer = Producers.forTopics(bootstrap, clientId)) {
@@ -144,8 +164,9 @@ final class FleetAccounts {
                 }
                 if ((round + 1) % roundsPerSlice == 0) {
                     producer.flush();
+                    publishedThrough = steps.get(round).end();
                     // The fleet's pace between slices, not a wait for anything
-                    Thread.sleep(pause.toMillis());
+                    Thread.sleep(pause.get().toMillis());
                 }
             }
             producer.flush();
@@ -195,7 +216,72 @@ final class FleetAccounts {
                 .collect(Collectors.toMap(SimulatedJob::id, Function.identity()));
         assertSameCost("job", costBy(windows, usage -> jobKey(usage.jobId(), usage.offer())), truth.byJob(),
                 id -> jobKey(jobs.get(id).reportedJobId(), jobs.get(id).offer()));
+        assertSameCost("team", costBy(windows, usage -> teamKey(usage.team())), truth.byJob(),
+                id -> teamKey(jobs.get(id).team()));
         assertSameCost("pool", costBy(windows, usage -> usage.offer().key()), truth.byPool(), Function.identity());
+    }
+
+    /**
+     * Reads {@code gpu.rollups.v1} as {@link #readCharged} reads the windows, until every job,
+     * team and pool minute the samples fall in holds as many samples as fall in it, or
+     * {@link #READ_WAIT} has passed.
+     */
+    Map<String, UsageRollup> readRolledUp(String bootstrap) {
+        Map<String, Long> minutes = expectedRollupMinutes();
+        try (RollupLedger ledger = new RollupLedger(bootstrap)) {
+            ledger.readUntil(rollups -> minutes.entrySet().stream().allMatch(minute ->
+                    rollups.containsKey(minute.getKey())
+                            && rollups.get(minute.getKey()).totals().samples() == minute.getValue()), READ_WAIT);
+            return ledger.minutes();
+        }
+    }
+
+    /**
+     * Asserts that each job, team and pool minute of {@code gpu.rollups.v1} holds exactly the
+     * samples that fall in it, no more (none counted twice across the engine's tasks) and no
+     * fewer, and that their costs add up, per job, team and pool, to the ground truth, to 0.01%.
+     */
+    void assertRolledUpOnce(Map<String, UsageRollup> minutes) {
+        Map<String, Long> expectedSamples = expectedRollupMinutes();
+        Map<String, Long> samplesSeen = new HashMap<>();
+        minutes.forEach((key, rollup) -> samplesSeen.put(key, rollup.totals().samples()));
+        assertThat(samplesSeen).as("samples of each job, team and pool minute").isEqualTo(expectedSamples);
+
+        GroundTruth truth = simulation.groundTruth();
+        Map<String, SimulatedJob> jobs = fleet.jobs().stream()
+                .collect(Collectors.toMap(SimulatedJob::id, Function.identity()));
+        Map<UsageRollup.Dimension, Map<String, Double>> charged = new HashMap<>();
+        minutes.values().forEach(rollup -> charged.computeIfAbsent(rollup.dimension(), dimension -> new HashMap<>())
+                .merge(rollup.id(), rollup.totals().cost(), Double::sum));
+        assertSameCost("rolled-up job", charged.get(UsageRollup.Dimension.JOB), truth.byJob(),
+                id -> UsageRollup.idOf(UsageRollup.Dimension.JOB, jobs.get(id).reportedJobId(), null, null));
+        assertSameCost("rolled-up team", charged.get(UsageRollup.Dimension.TEAM), truth.byJob(),
+                id -> teamKey(jobs.get(id).team()));
+        assertSameCost("rolled-up pool", charged.get(UsageRollup.Dimension.POOL), truth.byPool(),
+                Function.identity());
+    }
+
+    /**
+     * Samples per job, team and pool minute, keyed as {@link RollupLedger} keys them, worked out
+     * from the samples alone: a sample counts in the minute that holds the middle of its interval.
+     */
+    private Map<String, Long> expectedRollupMinutes() {
+        Map<String, Long> minutes = new HashMap<>();
+        for (SimulationStep step : steps) {
+            for (TelemetrySample sample : step.telemetry()) {
+                Instant middle = sample.time().minusMillis(Math.round(sample.intervalSeconds() * 500));
+                Instant minute = middle.truncatedTo(ChronoUnit.MINUTES);
+                for (UsageRollup.Dimension dimension : UsageRollup.Dimension.GROUPS) {
+                    String id = UsageRollup.idOf(dimension, sample.jobId(), sample.team(), sample.offer());
+                    minutes.merge(RollupLedger.minuteKey(dimension, id, minute), 1L, Long::sum);
+                }
+            }
+        }
+        return minutes;
+    }
+
+    private static String teamKey(String team) {
+        return team == null ? UsageRollup.NO_TEAM : team;
     }
 
     /**
