@@ -1,0 +1,206 @@
+package io.gpuledger.cli;
+
+import io.gpuledger.broker.EmbeddedKafka;
+import io.gpuledger.ingest.price.PriceCatalog;
+import io.gpuledger.ingest.sim.Fleet;
+import io.gpuledger.ingest.sim.FleetSimulation;
+import io.gpuledger.ingest.sim.SimulationSettings;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.TopicAdmin;
+import io.gpuledger.model.Topics;
+import io.gpuledger.streams.CostEngineProcess;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * {@code gpu-ledger bench rebalance [--gpus G] [--repeats N]}: how long a change of the cost
+ * engine's instances holds up the partitions they held, under live load.
+ *
+ * <p>An embedded broker in this JVM; the telemetry topics with six partitions; a simulated fleet
+ * of G GPUs publishing live (a sample a second per GPU); three engines as processes of their own
+ * under one application id. For each way of running them (with and without static membership,
+ * {@code --instance-id}; with and without a standby replica, {@code --standby-replicas}), N
+ * times each: (a) one engine is killed (SIGKILL) and started again on its state, and the hold is
+ * the time from the kill until the group's committed offset has moved on every telemetry
+ * partition; (b) one engine is stopped (SIGTERM; it commits, then leaves the group), and the hold
+ * is the time from the signal until every partition's offset has moved past where it stood once
+ * the engine had exited: its partitions taken over by the others. Committed offsets are what an
+ * operator sees; the engine commits at least every second while it sends windows, so a hold is
+ * known to about a second.
+ */
+final class RebalanceBench {
+
+    private static final int PARTITIONS = 6;
+    private static final int INSTANCES = 3;
+    private static final Duration POLL = Duration.ofMillis(50);
+    private static final Duration PATIENCE = Duration.ofMinutes(3);
+
+    /** A way of running the engines: their names (static membership) and standby replicas. */
+    record Setup(String name, boolean named, int standbyReplicas) {
+    }
+
+    static final List<Setup> SETUPS = List.of(
+            new Setup("dynamic members, no standby", false, 0),
+            new Setup("dynamic members, 1 standby", false, 1),
+            new Setup("static members, no standby", true, 0),
+            new Setup("static members, 1 standby", true, 1));
+
+    private RebalanceBench() {
+    }
+
+    static int run(String[] args, PrintStream out) throws Exception {
+        int gpus = 2_000;
+        int repeats = 3;
+        for (int i = 0; i < args.length; i += 2) {
+            if (i + 1 >= args.length) {
+                throw new UsageException(args[i] + " needs a value");
+            }
+            switch (args[i]) {
+                case "--gpus" -> gpus = UsageException.positive(args[i], args[i + 1]);
+                case "--repeats" -> repeats = UsageException.positive(args[i], args[i + 1]);
+                default -> throw new UsageException("unknown option '" + args[i] + "'");
+            }
+        }
+        Path work = Files.createTempDirectory("gpu-ledger-bench-rebalance-");
+        List<PriceQuote> quotes = PriceCatalog.loadDefault().quotes();
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            String bootstrap = kafka.bootstrapServers();
+            TopicAdmin.ensureTopics(bootstrap, PARTITIONS);
+            SimulatedFleet.publishPrices(quotes, bootstrap, "bench-rebalance-prices");
+            FleetSimulation simulation = new FleetSimulation(Fleet.generate(gpus, quotes, SimulatedFleet.SEED),
+                    quotes, SimulationSettings.defaults(Duration.ofSeconds(1)), SimulatedFleet.SEED,
+                    Clock.systemUTC().instant().truncatedTo(ChronoUnit.SECONDS).minusSeconds(1));
+            out.printf("embedded broker %s, %d partitions; a fleet of %d GPUs publishing live, a sample a second"
+                    + " each; %d engines; %d CPUs, load average %s%n", bootstrap, PARTITIONS, gpus, INSTANCES,
+                    Runtime.getRuntime().availableProcessors(), PreloadedTelemetry.loadAverage());
+            List<String> rows = new ArrayList<>();
+            try (SimulatedFleet fleet = SimulatedFleet.start(simulation, bootstrap, "bench-rebalance-fleet");
+                    GroupProgress group = new GroupProgress(bootstrap)) {
+                for (Setup setup : SETUPS) {
+                    rows.add(measure(setup, repeats, bootstrap, work, group, out));
+                }
+            }
+            out.println();
+            out.println("| engines | kill → every partition processing again (s) | SIGTERM → taken over (s) |");
+            out.println("|---|---|---|");
+            rows.forEach(out::println);
+            return 0;
+        } finally {
+            try (Stream<Path> files = Files.walk(work)) {
+                files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            }
+        }
+    }
+
+    /** Runs three engines as {@code setup} says, kills and stops them in turn; returns its table row. */
+    private static String measure(Setup setup, int repeats, String bootstrap, Path work, GroupProgress group,
+            PrintStream out) throws Exception {
+        String application = "bench-rebalance-" + System.currentTimeMillis();
+        List<Double> kills = new ArrayList<>();
+        List<Double> stops = new ArrayList<>();
+        List<CostEngineProcess> engines = new ArrayList<>();
+        try {
+            for (int i = 0; i < INSTANCES; i++) {
+                engines.add(engine(setup, bootstrap, work, application, i, 0));
+            }
+            for (CostEngineProcess engine : engines) {
+                engine.awaitRunning(PATIENCE);
+            }
+            awaitSettled(group, application);
+            for (int round = 0; round < repeats; round++) {
+                int victim = round % INSTANCES;
+                Map<Integer, Long> before = group.committedByPartition(application, Topics.TELEMETRY.name());
+                long killed = System.nanoTime();
+                engines.get(victim).kill();
+                engines.set(victim, engine(setup, bootstrap, work, application, victim, 2 * round + 1));
+                kills.add(awaitEveryPartitionPast(before, killed, group, application));
+                engines.get(victim).awaitRunning(PATIENCE);
+                awaitSettled(group, application);
+
+                int stopped = (victim + 1) % INSTANCES;
+                long signalled = System.nanoTime();
+                engines.get(stopped).stop(Duration.ofSeconds(40));
+                Map<Integer, Long> atExit = group.committedByPartition(application, Topics.TELEMETRY.name());
+                stops.add(awaitEveryPartitionPast(atExit, signalled, group, application));
+                engines.set(stopped, engine(setup, bootstrap, work, application, stopped, 2 * round + 2));
+                engines.get(stopped).awaitRunning(PATIENCE);
+                awaitSettled(group, application);
+                out.printf("%s, round %d: kill %.1f s, SIGTERM %.1f s%n", setup.name(), round + 1,
+                        kills.get(round), stops.get(round));
+            }
+        } finally {
+            for (CostEngineProcess engine : engines) {
+                engine.close();
+            }
+        }
+        return "| " + setup.name() + " | " + figures(kills) + " | " + figures(stops) + " |";
+    }
+
+    /** Engine {@code index} of {@code setup}, its {@code run}-th start; its state stays across runs. */
+    private static CostEngineProcess engine(Setup setup, String bootstrap, Path work, String application, int index,
+            int run) throws IOException {
+        List<String> arguments = new ArrayList<>(List.of("--bootstrap-servers", bootstrap,
+                "--application-id", application, "--commit-interval", "1",
+                "--state-dir", work.resolve(application + "-state-" + index).toString(),
+                "--standby-replicas", String.valueOf(setup.standbyReplicas())));
+        if (setup.named()) {
+            arguments.addAll(List.of("--instance-id", "engine-" + index));
+        }
+        return CostEngineProcess.start(System.getProperty("java.class.path"), BenchProcesses.engineJvm(), arguments,
+                work.resolve(application + "-" + index + "-" + run + ".log"));
+    }
+
+    /**
+     * Waits until the group's committed offset on every telemetry partition is past
+     * {@code before}; returns the seconds since {@code since}.
+     */
+    private static double awaitEveryPartitionPast(Map<Integer, Long> before, long since, GroupProgress group,
+            String application) throws InterruptedException {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (System.nanoTime() < deadline) {
+            Map<Integer, Long> now = group.committedByPartition(application, Topics.TELEMETRY.name());
+            if (now.size() == PARTITIONS && now.entrySet().stream()
+                    .allMatch(entry -> entry.getValue() > before.getOrDefault(entry.getKey(), -1L))) {
+                return (System.nanoTime() - since) / 1e9;
+            }
+            Thread.sleep(POLL.toMillis());
+        }
+        throw new IllegalStateException("the engines did not process every partition again within "
+                + PATIENCE.toMinutes() + " min");
+    }
+
+    /**
+     * Waits until the group has its three members (a killed dynamic member is gone only once its
+     * session has timed out) and every partition is processed.
+     */
+    private static void awaitSettled(GroupProgress group, String application) throws InterruptedException {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (group.assignment(application, Topics.TELEMETRY.name()).size() != INSTANCES) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the group did not settle with " + INSTANCES + " members");
+            }
+            Thread.sleep(POLL.toMillis());
+        }
+        awaitEveryPartitionPast(group.committedByPartition(application, Topics.TELEMETRY.name()), System.nanoTime(),
+                group, application);
+    }
+
+    /** Each figure, then their median. */
+    private static String figures(List<Double> seconds) {
+        List<Double> sorted = seconds.stream().sorted().toList();
+        double median = sorted.size() % 2 == 1 ? sorted.get(sorted.size() / 2)
+                : (sorted.get(sorted.size() / 2 - 1) + sorted.get(sorted.size() / 2)) / 2;
+        return String.join(", ", seconds.stream().map(value -> String.format("%.1f", value)).toList())
+                + String.format(" (median %.1f)", median);
+    }
+}
