@@ -49,7 +49,8 @@ class EngineInstancesIT {
     private static final String APPLICATION = "instances-engine";
     /** Ends an hour or two before now, for the reasons {@link AccountingIT} gives. */
     private static final Duration SPAN = Duration.ofHours(4);
-    private static final Instant START = Instant.now().truncatedTo(ChronoUnit.HOURS).minus(SPAN).minus(Duration.ofHours(1));
+    private static final Instant START = Instant.now().truncatedTo(ChronoUnit.HOURS).minus(SPAN)
+            .minus(Duration.ofHours(1));
     private static final Duration INTERVAL = Duration.ofSeconds(30);
     /** A slice per round of the fleet: the pace of live load, until the faults are done. */
     private static final int SLICES = (int) (SPAN.getSeconds() / INTERVAL.getSeconds());

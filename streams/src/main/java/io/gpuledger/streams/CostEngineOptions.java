@@ -93,7 +93,8 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                                     have, at the start or later, before stopping with status 1
                                     (or GPULEDGER_TOPICS_WAIT_SECONDS; default %d)
               --help                show this text
-            """.formatted(CostEngineConfig.DEFAULT_STANDBY_REPLICAS, CostEngineConfig.DEFAULT_COMMIT_INTERVAL.toSeconds(), MAX_COMMIT_INTERVAL.toSeconds(),
+            """.formatted(CostEngineConfig.DEFAULT_STANDBY_REPLICAS,
+                    CostEngineConfig.DEFAULT_COMMIT_INTERVAL.toSeconds(), MAX_COMMIT_INTERVAL.toSeconds(),
                     CostEngineConfig.DEFAULT_MAX_AHEAD.toSeconds(), ParseOrReject.MAX_AHEAD.toSeconds(),
                     DEFAULT_METRICS_PORT, DEFAULT_METRICS_ADDRESS, DEFAULT_TOPICS_WAIT.toSeconds());
 
