@@ -1,6 +1,8 @@
 package io.gpuledger.cli;
 
+import io.gpuledger.ingest.agent.TokenCommand;
 import io.gpuledger.streams.CostEngineMain;
+import java.time.Clock;
 import java.util.Arrays;
 
 /** {@code gpu-ledger COMMAND [OPTIONS]}: the entry point of the {@code gpu-ledger} script. */
@@ -88,6 +90,9 @@ public final class Main {
                        KAFKA_BOOTSTRAP_SERVERS) and prints what it would do with each recommendation
                          --ack URL   acknowledge each one it acts on at the alert service at URL
                                      (token in GPULEDGER_API_TOKEN)
+              token    the tokens jobs present at the agents of their nodes (docs/security.md)
+                         keygen --private FILE   a new issuer key; prints the public key for the agents
+                         issue --key FILE --node NODE... (--job JOB | --stopping) [--ttl 24h]
               help     show this text
             """;
 
@@ -109,6 +114,7 @@ public final class Main {
                 case "prices" -> System.exit(PricesCommand.run(options));
                 case "bench" -> System.exit(BenchCommand.run(options));
                 case "hook" -> System.exit(ExampleHook.run(options));
+                case "token" -> System.exit(TokenCommand.run(options, Clock.systemUTC(), System.out, System.err));
                 default -> throw new UsageException("unknown command '" + args[0] + "'");
             }
         } catch (UsageException e) {

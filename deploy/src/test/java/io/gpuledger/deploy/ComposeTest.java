@@ -210,15 +210,15 @@ class ComposeTest {
         assertThat(prometheus.at("/rule_files/0").asText()).isEqualTo("/etc/prometheus/rules/*.yml");
     }
 
-    /** The agent's image listens beyond loopback, where it needs a token: a file of a secret, never a variable. */
+    /** The agent's image listens beyond loopback, where it checks tokens: the issuer's keys are a file. */
     @Test
-    void shouldGiveTheAgentItsTokenAsASecretFile() {
+    void shouldGiveTheAgentTheIssuersKeysAsASecretFile() {
         JsonNode agent = services.get("agent");
         List<String> secrets = names(agent.get("secrets"));
-        assertThat(secrets).containsExactly("agent-token");
-        assertThat(agent.at("/environment/GPULEDGER_PROGRESS_TOKEN_FILE").asText())
-                .isEqualTo("/run/secrets/agent-token");
-        assertThat(compose.at("/secrets/agent-token/file").asText()).endsWith("./agent-token}");
+        assertThat(secrets).containsExactly("token-issuer");
+        assertThat(agent.at("/environment/GPULEDGER_PROGRESS_ISSUER_KEYS_FILE").asText())
+                .isEqualTo("/run/secrets/token-issuer");
+        assertThat(compose.at("/secrets/token-issuer/file").asText()).endsWith("./token-issuer}");
         assertThat(names(agent.get("environment")))
                 .noneMatch(name -> name.contains("TOKEN") && !name.endsWith("_FILE"));
     }

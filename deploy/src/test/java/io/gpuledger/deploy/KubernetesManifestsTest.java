@@ -115,12 +115,21 @@ class KubernetesManifestsTest {
         assertThat(mountPaths(container)).contains("/var/lib/gpu-ledger/agent-spool");
     }
 
-    /** The agent's endpoint is reached through a host port, so its writes need a token, from a file of a Secret. */
+    /**
+     * The agent's endpoint is reached through a host port, so its writes need tokens bound to their job and node:
+     * the agent holds the issuer's public keys only, a file of a ConfigMap, and no secret of its own to mint one.
+     */
     @Test
-    void shouldGiveTheAgentItsTokenAsAFileOfASecret() throws Exception {
+    void shouldGiveTheAgentTheIssuersPublicKeysAsAFile() throws Exception {
         JsonNode agent = one(render("deploy/k8s"), "DaemonSet");
-        assertTokenIsAFileOfSecret(agent, "GPULEDGER_PROGRESS_TOKEN_FILE", "/etc/gpu-ledger/agent-token/token",
-                "gpu-ledger-agent-token");
+        assertThat(env(agent)).containsEntry("GPULEDGER_PROGRESS_ISSUER_KEYS_FILE",
+                "/etc/gpu-ledger/token-issuer/issuer-keys");
+        JsonNode pod = agent.at("/spec/template/spec");
+        assertThat(pod.get("volumes")).anySatisfy(volume -> {
+            assertThat(volume.at("/configMap/name").asText()).isEqualTo("gpu-ledger-token-issuer");
+            assertThat(volume.at("/configMap/items/0/key").asText()).isEqualTo("issuer-keys");
+        });
+        assertThat(mountPaths(pod.at("/containers/0"))).contains("/etc/gpu-ledger/token-issuer");
         assertThat(agent.at("/spec/template/spec/containers/0/env").findValues("secretKeyRef"))
                 .as("no token in an environment variable").isEmpty();
     }
@@ -414,7 +423,7 @@ class KubernetesManifestsTest {
         documents.forEach(document -> document.findValues("secret").forEach(volume -> volume.path("items")
                 .forEach(item -> secrets.add(volume.get("secretName").asText() + "/" + item.get("key").asText()))));
         assertThat(secrets).contains("gpu-ledger-api/token", "gpu-ledger-webhooks/finance-url",
-                "gpu-ledger-webhooks/finance-secret", "gpu-ledger-agent-token/token");
+                "gpu-ledger-webhooks/finance-secret");
         try (Stream<Path> files = Files.walk(RepositoryFiles.resolve("deploy/k8s"))) {
             files.filter(file -> file.toString().endsWith(".yaml") && !file.toString().contains("node_modules"))
                     .forEach(file -> assertThat(read(file)).as(file.toString())

@@ -48,8 +48,9 @@ public final class AgentConfig {
             "serve POST /v1/progress, POST /v1/instance/stopping, GET /health and GET /metrics",
             "progress.host", "127.0.0.1", "address of that endpoint: the node's own processes report to it",
             "progress.port", "9477", "port of that endpoint (0: any free port)",
-            "progress.token-file", "", "file holding the token its POSTs must present (Authorization: Bearer);"
-                    + " required unless progress.host is a loopback address",
+            "progress.issuer-keys-file", "", "file holding the public keys of the issuer of the tokens its POSTs"
+                    + " must present (Authorization: Bearer; gpu-ledger token); required unless progress.host is a"
+                    + " loopback address",
             "spool.dir", ".gpu-ledger/agent-spool", "where records wait while Kafka is unreachable",
             "spool.max-bytes", String.valueOf(256L * 1024 * 1024), "bound of the spool; oldest records go first",
             "spool.fsync", "1", "when spooled records are synced to disk: always (every record), never (left to the"

@@ -7,8 +7,8 @@ import io.gpuledger.ingest.agent.collect.DcgmCollector;
 import io.gpuledger.ingest.agent.collect.DcgmScrape;
 import io.gpuledger.ingest.agent.collect.GpuReading;
 import io.gpuledger.ingest.agent.collect.NvidiaSmiCollector;
-import io.gpuledger.ingest.agent.progress.AccessToken;
 import io.gpuledger.ingest.agent.progress.AgentHttp;
+import io.gpuledger.ingest.agent.progress.IssuerKeys;
 import io.gpuledger.ingest.agent.progress.ProgressReports;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CapacityEventKind;
@@ -260,14 +260,15 @@ public final class NodeAgent implements AutoCloseable {
     /**
      * Starts the HTTP endpoint and the schedule (rounds, notice polls).
      *
-     * @throws IllegalArgumentException when the endpoint would listen beyond loopback without a token,
-     *                                  or the token file cannot be used
+     * @throws IllegalArgumentException when the endpoint would listen beyond loopback without an issuer key,
+     *                                  or the issuer-keys file cannot be used
      */
     public synchronized void start() throws IOException {
         if (config.flag("progress.enabled")) {
-            Optional<AccessToken> token = config.get("progress.token-file")
-                    .map(file -> AccessToken.fromFile(Path.of(file), problems));
-            http = new AgentHttp(config.text("progress.host"), config.port("progress.port"), token, reports,
+            Optional<IssuerKeys> issuers = config.get("progress.issuer-keys-file")
+                    .map(file -> IssuerKeys.fromFile(Path.of(file), problems));
+            AgentHttp.Callers callers = new AgentHttp.Callers(issuers, placement.host(), clock);
+            http = new AgentHttp(config.text("progress.host"), config.port("progress.port"), callers, reports,
                     new Endpoint(), problems);
         }
         // Two threads: a slow metadata service must not delay the samples.

@@ -30,7 +30,7 @@ class AgentDocsTest {
 
         // the token, where there is one, goes on curl's standard input
         assertThat(unit).contains("ExecStop=/bin/sh -c ").contains("| /usr/bin/curl ")
-                .contains("-H @- -X POST " + url + "\"\n").contains("Environment=GPULEDGER_PROGRESS_TOKEN_FILE=");
+                .contains("-H @- -X POST " + url + "\"\n").contains("Environment=GPULEDGER_STOPPING_TOKEN_FILE=");
         assertThat(docs).contains("## The instance stops: `POST " + AgentHttp.STOPPING_PATH + "`")
                 .contains("deploy/agent/gpu-ledger-instance-stopping.service").contains("-X POST " + url);
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuledger.ingest.agent.collect.Collector;
+import io.gpuledger.ingest.agent.progress.JobToken;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.MovableClock;
@@ -20,6 +21,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyPair;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -35,15 +37,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The agent's endpoint as a pod on the node, or anything else that reaches its port, meets it:
- * writes need the token, a slow client holds one thread and not the endpoint, a flood of jobs
- * stays bounded, and every body the agent cannot read is answered 400 with its reason.
+ * writes need a token issued for the report's job and this node, a slow client holds one thread
+ * and not the endpoint, a flood of jobs stays bounded, and every body the agent cannot read is
+ * answered 400 with its reason.
  */
 class AgentEndpointTest {
 
     private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
     private static final Placement NODE = new Placement("node-1", "i-1", "p4d.24xlarge", "aws", "us-east-1",
             Lifecycle.ON_DEMAND);
-    private static final String TOKEN = "3f9c2a7e51d04b8c";
+    /** The issuer whose public key the agent trusts. */
+    private static final KeyPair ISSUER = JobToken.newIssuerKey();
 
     @TempDir
     Path dir;
@@ -61,28 +65,86 @@ class AgentEndpointTest {
     }
 
     @Test
-    void shouldRefuseWritesWithoutTheTokenOfItsFile() throws Exception {
-        // Given an agent whose token file holds TOKEN
-        agent = started(withToken(Map.of()));
-        String report = "{\"jobId\": \"llm\", \"unit\": \"tokens\", \"workUnits\": 1000, \"intervalSeconds\": 10}";
+    void shouldTakeOnlyATokenIssuedForTheReportsJobAndThisNode() throws Exception {
+        // Given an agent on node-1 that trusts ISSUER, and tokens for job A on node-1, job A on node-2,
+        // and one signed by another issuer
+        agent = started(withIssuer(Map.of()));
+        String tokenA = token(ISSUER, JobToken.Grant.progress("job-a", List.of("node-1"), T0.plusSeconds(3600)));
+        String tokenAOnY = token(ISSUER, JobToken.Grant.progress("job-a", List.of("node-2"), T0.plusSeconds(3600)));
+        String forged = token(JobToken.newIssuerKey(), JobToken.Grant.progress("job-a", List.of("node-1"),
+                T0.plusSeconds(3600)));
 
-        // When a report comes without a token, with a wrong one, and with the right one
-        HttpResponse<String> none = send(post("/v1/progress", report));
-        HttpResponse<String> wrong = send(post("/v1/progress", report)
-                .header("Authorization", "Bearer " + TOKEN + "x"));
-        HttpResponse<String> right = send(post("/v1/progress", report).header("Authorization", "Bearer " + TOKEN));
-        HttpResponse<String> stopping = send(post("/v1/instance/stopping", ""));
+        // When each is used for job A's report, and job A's token for job B's
+        HttpResponse<String> none = send(post("/v1/progress", report("job-a")));
+        HttpResponse<String> right = send(post("/v1/progress", report("job-a")).header("Authorization",
+                "Bearer " + tokenA));
+        HttpResponse<String> otherJob = send(post("/v1/progress", report("job-b")).header("Authorization",
+                "Bearer " + tokenA));
+        HttpResponse<String> otherNode = send(post("/v1/progress", report("job-a")).header("Authorization",
+                "Bearer " + tokenAOnY));
+        HttpResponse<String> unknownIssuer = send(post("/v1/progress", report("job-a")).header("Authorization",
+                "Bearer " + forged));
+        HttpResponse<String> stopping = send(post("/v1/instance/stopping", "").header("Authorization",
+                "Bearer " + tokenA));
 
-        // Then only the last is published; the host's word that the instance stops needs the token too
+        // Then only job A's report with job A's token for node-1 is published
+        assertThat(right.statusCode()).isEqualTo(202);
         assertThat(none.statusCode()).isEqualTo(401);
         assertThat(none.body()).contains("Authorization: Bearer");
         assertThat(none.headers().firstValue("WWW-Authenticate")).hasValue("Bearer realm=\"gpu-ledger-agent\"");
-        assertThat(wrong.statusCode()).isEqualTo(401);
-        assertThat(right.statusCode()).isEqualTo(202);
-        assertThat(stopping.statusCode()).isEqualTo(401);
-        assertThat(published).singleElement().asString().startsWith(Topics.JOB_PROGRESS.name() + " ");
+        assertThat(otherJob.statusCode()).isEqualTo(403);
+        assertThat(otherJob.body()).contains("for job 'job-a', not for 'job-b'");
+        assertThat(otherNode.statusCode()).isEqualTo(403);
+        assertThat(otherNode.body()).contains("not for this node (node-1)");
+        assertThat(unknownIssuer.statusCode()).isEqualTo(401);
+        assertThat(unknownIssuer.body()).contains("not signed by an issuer key this agent trusts")
+                .doesNotContain(forged);
+        // and a work report's token does not stop the instance's accounting
+        assertThat(stopping.statusCode()).isEqualTo(403);
+        assertThat(published).singleElement().asString().startsWith(Topics.JOB_PROGRESS.name() + " ")
+                .contains("\"jobId\":\"job-a\"");
         // and the refusals are counted where operators look
-        assertThat(body("/metrics")).contains("gpuledger_agent_http_refused_total{reason=\"unauthorized\"} 3");
+        assertThat(body("/metrics")).contains("gpuledger_agent_http_refused_total{reason=\"unauthorized\"} 2")
+                .contains("gpuledger_agent_http_refused_total{reason=\"forbidden\"} 3");
+    }
+
+    @Test
+    void shouldRefuseATokenOnceItHasExpired() throws Exception {
+        // Given an agent on node-1 and job A's token for node-1, valid for a minute
+        agent = started(withIssuer(Map.of()));
+        String tokenA = token(ISSUER, JobToken.Grant.progress("job-a", List.of("node-1"), T0.plusSeconds(60)));
+
+        // When job A's token reports job B on GPU 0, and job A reports once its token has expired
+        HttpResponse<String> claim = send(post("/v1/progress", "{\"jobId\": \"job-b\", \"unit\": \"tokens\","
+                + " \"workUnits\": 1, \"intervalSeconds\": 10, \"gpus\": [0]}").header("Authorization",
+                "Bearer " + tokenA));
+        clock.set(T0.plusSeconds(60));
+        HttpResponse<String> expired = send(post("/v1/progress", report("job-a")).header("Authorization",
+                "Bearer " + tokenA));
+
+        // Then neither is taken
+        assertThat(claim.statusCode()).isEqualTo(403);
+        assertThat(expired.statusCode()).isEqualTo(401);
+        assertThat(expired.body()).contains("expired");
+        assertThat(published).isEmpty();
+    }
+
+    @Test
+    void shouldLetTheHostSayTheInstanceStopsWithAStoppingTokenForThisNode() throws Exception {
+        // Given an agent on node-1 and a stopping token for node-1
+        agent = started(withIssuer(Map.of()));
+        String stop = token(ISSUER, JobToken.Grant.stopping(List.of("node-1"), T0.plusSeconds(3600)));
+
+        // When the host uses it, both to report work and to say the instance stops
+        HttpResponse<String> work = send(post("/v1/progress", report("job-a")).header("Authorization",
+                "Bearer " + stop));
+        HttpResponse<String> stopping = send(post("/v1/instance/stopping", "").header("Authorization",
+                "Bearer " + stop));
+
+        // Then it may say the instance stops, not report a job's work
+        assertThat(work.statusCode()).isEqualTo(403);
+        assertThat(stopping.statusCode()).isEqualTo(202);
+        assertThat(published).singleElement().asString().startsWith(Topics.CAPACITY_EVENTS.name() + " ");
     }
 
     @Test
@@ -94,7 +156,7 @@ class AgentEndpointTest {
 
         // Then it does not start its endpoint, and says which setting is missing
         assertThatThrownBy(agent::start).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("progress.token-file").hasMessageContaining("0.0.0.0");
+                .hasMessageContaining("progress.issuer-keys-file").hasMessageContaining("0.0.0.0");
         assertThat(agent.httpPort()).isEqualTo(-1);
     }
 
@@ -272,11 +334,19 @@ class AgentEndpointTest {
         return URI.create("http://127.0.0.1:" + agent.httpPort() + path);
     }
 
-    private Map<String, String> withToken(Map<String, String> env) throws IOException {
-        Path token = Files.writeString(dir.resolve("agent-token"), TOKEN + "\n");
-        Map<String, String> withToken = new HashMap<>(env);
-        withToken.put("GPULEDGER_PROGRESS_TOKEN_FILE", token.toString());
-        return withToken;
+    private Map<String, String> withIssuer(Map<String, String> env) throws IOException {
+        Path keys = Files.writeString(dir.resolve("issuer-keys"), JobToken.publicKeyLine(ISSUER.getPublic()) + "\n");
+        Map<String, String> withIssuer = new HashMap<>(env);
+        withIssuer.put("GPULEDGER_PROGRESS_ISSUER_KEYS_FILE", keys.toString());
+        return withIssuer;
+    }
+
+    private static String token(KeyPair issuer, JobToken.Grant grant) {
+        return JobToken.issue(issuer.getPrivate(), grant);
+    }
+
+    private static String report(String job) {
+        return "{\"jobId\": \"" + job + "\", \"unit\": \"tokens\", \"workUnits\": 1000, \"intervalSeconds\": 10}";
     }
 
     private NodeAgent started(Map<String, String> env) throws IOException {

@@ -12,6 +12,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,12 +26,13 @@ import java.util.function.Consumer;
  * {@code POST /v1/instance/stopping} for the host's shutdown to say the instance stops,
  * {@code GET /health} (JSON) and {@code GET /metrics} (Prometheus text) for operators.
  *
- * <p>Both writes need the {@linkplain AccessToken token} when one is given, and one must be given
- * unless the endpoint listens on a loopback address only. Bodies over {@link #MAX_BODY_BYTES} are
- * refused with 413 without being read whole; a body that is not a report is answered 400 with its
- * reason; a report the agent has no room to remember, 429. The server is bounded
- * ({@link BoundedHttpServer}): a slow or stuck client holds one of its threads until its request's
- * deadline and never keeps {@code /health} from answering.
+ * <p>Where the agent trusts an issuer ({@link IssuerKeys}), and it must unless the endpoint listens on a
+ * loopback address only, both writes need a {@linkplain JobToken token} issued for this node and for
+ * what they do: a work report, one for the report's job; the instance's stop, one for that.
+ * Bodies over {@link #MAX_BODY_BYTES} are refused with 413 without being read whole; a body that
+ * is not a report is answered 400 with its reason; a report the agent has no room to remember,
+ * 429. The server is bounded ({@link BoundedHttpServer}): a slow or stuck client holds one of its
+ * threads until its request's deadline and never keeps {@code /health} from answering.
  */
 public final class AgentHttp implements AutoCloseable {
 
@@ -41,8 +43,10 @@ public final class AgentHttp implements AutoCloseable {
     /** Where the host's shutdown says that the instance stops. */
     public static final String STOPPING_PATH = "/v1/instance/stopping";
     private static final String JSON = "application/json";
+    private static final String BEARER = "Bearer ";
     /** The reasons of {@link #refusals()}, in its order. */
-    public static final List<String> REFUSAL_REASONS = List.of("unauthorized", "timeout", "busy", "malformed");
+    public static final List<String> REFUSAL_REASONS = List.of("unauthorized", "forbidden", "timeout", "busy",
+            "malformed");
 
     /** What the endpoint does with what it is sent, and what it shows. */
     public interface Actions {
@@ -65,32 +69,45 @@ public final class AgentHttp implements AutoCloseable {
     private final BoundedHttpServer server;
     private final ProgressReports reports;
     private final Actions actions;
-    private final Optional<AccessToken> token;
+    private final Optional<IssuerKeys> issuers;
+    private final String node;
+    private final Clock clock;
     private final AtomicLong unauthorized = new AtomicLong();
+    private final AtomicLong forbidden = new AtomicLong();
     private final AtomicLong timeouts = new AtomicLong();
     private final AtomicLong busy = new AtomicLong();
     private final AtomicLong malformed = new AtomicLong();
 
+    /** Who may write here: the issuers whose tokens are taken, this node's name, and the clock they expire by. */
+    public record Callers(Optional<IssuerKeys> issuers, String node, Clock clock) {
+        /** Anyone who reaches the endpoint: only where it listens on a loopback address. */
+        public static Callers anyone() {
+            return new Callers(Optional.empty(), "", Clock.systemUTC());
+        }
+    }
+
     /**
      * Starts serving on {@code host:port} (0: any free port).
      *
-     * @param token    what writes must present; empty only when {@code host} is a loopback address
+     * @param callers  whose tokens writes must present; no issuer only when {@code host} is a loopback address
      * @param problems told of a request the endpoint failed on
-     * @throws IllegalArgumentException when {@code host} is not a loopback address and there is no token
+     * @throws IllegalArgumentException when {@code host} is not a loopback address and there is no issuer key
      */
-    public AgentHttp(String host, int port, Optional<AccessToken> token, ProgressReports reports, Actions actions,
+    public AgentHttp(String host, int port, Callers callers, ProgressReports reports, Actions actions,
             Consumer<String> problems) throws IOException {
-        this(host, port, token, reports, actions, problems, LIMITS);
+        this(host, port, callers, reports, actions, problems, LIMITS);
     }
 
-    AgentHttp(String host, int port, Optional<AccessToken> token, ProgressReports reports, Actions actions,
+    AgentHttp(String host, int port, Callers callers, ProgressReports reports, Actions actions,
             Consumer<String> problems, BoundedHttpServer.Limits limits) throws IOException {
-        if (token.isEmpty() && !isLoopback(host)) {
+        if (callers.issuers().isEmpty() && !isLoopback(host)) {
             throw new IllegalArgumentException("progress.host " + host + " is not a loopback address: anything that"
-                    + " reaches it could report work and claim GPUs; set progress.token-file to a file holding the"
-                    + " token the node's jobs present (Authorization: Bearer), or listen on 127.0.0.1");
+                    + " reaches it could report work and claim GPUs; set progress.issuer-keys-file to the public key"
+                    + " of the issuer of the jobs' tokens (gpu-ledger token keygen), or listen on 127.0.0.1");
         }
-        this.token = token;
+        this.issuers = callers.issuers();
+        this.node = callers.node();
+        this.clock = callers.clock();
         this.reports = reports;
         this.actions = actions;
         this.server = new BoundedHttpServer("agent-http", host, port, limits, this::route, this::count, problems);
@@ -107,8 +124,8 @@ public final class AgentHttp implements AutoCloseable {
 
     private Response route(Request request) throws IOException {
         return switch (request.path()) {
-            case "/v1/progress" -> post(request, () -> progress(request));
-            case STOPPING_PATH -> post(request, () -> stopping(request));
+            case "/v1/progress" -> post(request, JobToken.Scope.PROGRESS, grant -> progress(request, grant));
+            case STOPPING_PATH -> post(request, JobToken.Scope.STOPPING, grant -> stopping(request));
             case "/health" -> get(request, () -> json(200, actions.health()));
             case "/metrics" -> get(request, () -> Response.of(200, "text/plain; version=0.0.4; charset=utf-8",
                     actions.metrics().getBytes(StandardCharsets.UTF_8)));
@@ -121,25 +138,48 @@ public final class AgentHttp implements AutoCloseable {
         Response get() throws IOException;
     }
 
+    @FunctionalInterface
+    private interface Write {
+        /** Answers a write allowed by {@code grant} (empty where the endpoint takes no tokens). */
+        Response answer(Optional<JobToken.Grant> grant) throws IOException;
+    }
+
     private Response get(Request request, Answer answer) throws IOException {
         return request.method().equals("GET") ? answer.get() : json(405, Map.of("error", "use GET"));
     }
 
-    /** A write: the token is checked before a byte of the body is read. */
-    private Response post(Request request, Answer answer) throws IOException {
+    /** A write: the token is checked for this node and scope before a byte of the body is read. */
+    private Response post(Request request, JobToken.Scope scope, Write write) throws IOException {
         if (!request.method().equals("POST")) {
             return json(405, Map.of("error", "use POST"));
         }
-        if (token.isPresent() && !token.get().admits(request.header("Authorization"))) {
-            unauthorized.incrementAndGet();
-            Map<String, String> challenge = Map.of("WWW-Authenticate", "Bearer realm=\"gpu-ledger-agent\"");
-            return new Response(401, JSON, Json.write(Map.of("error", "this endpoint needs 'Authorization: Bearer"
-                    + " <token>', the token of the agent's progress.token-file")), challenge);
+        if (issuers.isEmpty()) {
+            return write.answer(Optional.empty());
         }
-        return answer.get();
+        String authorization = request.header("Authorization");
+        if (authorization == null || !authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
+            return refuse(new JobToken.Refused(401, "this endpoint needs 'Authorization: Bearer <token>', a token"
+                    + " for this node from gpu-ledger token issue"));
+        }
+        try {
+            return write.answer(Optional.of(JobToken.admit(authorization.substring(BEARER.length()).strip(),
+                    issuers.get().current(), scope, node, clock.instant())));
+        } catch (JobToken.Refused e) {
+            return refuse(e);
+        }
     }
 
-    private Response progress(Request request) throws IOException {
+    private Response refuse(JobToken.Refused refused) {
+        if (refused.status() == 403) {
+            forbidden.incrementAndGet();
+            return json(403, Map.of("error", refused.getMessage()));
+        }
+        unauthorized.incrementAndGet();
+        Map<String, String> challenge = Map.of("WWW-Authenticate", "Bearer realm=\"gpu-ledger-agent\"");
+        return new Response(401, JSON, Json.write(Map.of("error", refused.getMessage())), challenge);
+    }
+
+    private Response progress(Request request, Optional<JobToken.Grant> grant) throws IOException {
         byte[] body;
         try {
             body = request.body();
@@ -148,7 +188,7 @@ public final class AgentHttp implements AutoCloseable {
             return json(413, Map.of("error", "body larger than " + MAX_BODY_BYTES + " bytes"));
         }
         try {
-            JobProgress progress = reports.accept(body);
+            JobProgress progress = reports.accept(body, grant.map(JobToken.Grant::job));
             actions.progress(progress);
             return json(202, Map.of("accepted", true, "jobId", progress.jobId(),
                     "intervalSeconds", progress.intervalSeconds()));
@@ -157,6 +197,8 @@ public final class AgentHttp implements AutoCloseable {
             return json(400, Map.of("error", e.getMessage(), "field", e.field()));
         } catch (ProgressReports.Full e) {
             return json(429, Map.of("error", e.getMessage()));
+        } catch (JobToken.Refused e) {
+            return refuse(e);
         }
     }
 
@@ -201,7 +243,7 @@ public final class AgentHttp implements AutoCloseable {
     /** Requests refused at the endpoint before a route read them, by cause, for health and metrics. */
     public Map<String, Long> refusals() {
         Map<String, Long> refusals = new LinkedHashMap<>();
-        List<AtomicLong> counts = List.of(unauthorized, timeouts, busy, malformed);
+        List<AtomicLong> counts = List.of(unauthorized, forbidden, timeouts, busy, malformed);
         for (int i = 0; i < REFUSAL_REASONS.size(); i++) {
             refusals.put(REFUSAL_REASONS.get(i), counts.get(i).get());
         }

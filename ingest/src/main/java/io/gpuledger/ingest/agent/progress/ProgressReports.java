@@ -97,14 +97,25 @@ public final class ProgressReports {
         this.clock = clock;
     }
 
+    /** Reads one report from a caller that may report any job: on a loopback-only endpoint. */
+    public JobProgress accept(byte[] body) {
+        return accept(body, Optional.empty());
+    }
+
     /**
-     * Reads one report.
+     * Reads one report, by a caller whose token was issued for {@code job} when one is given.
      *
      * @throws InvalidRecordException naming the field that is missing or wrong
+     * @throws JobToken.Refused       (403) when the report is for another job than its token's
      * @throws Full                   when it would make the agent remember too many processes or claims
      */
-    public JobProgress accept(byte[] body) {
+    public JobProgress accept(byte[] body, Optional<String> job) {
         Report report = Json.readStrict(body, Report.class);
+        if (job.isPresent() && !job.get().equals(report.jobId())) {
+            // Before anything is remembered: a refused report claims no GPU and starts no interval.
+            throw new JobToken.Refused(403, "the token is for job '" + job.get() + "', not for '" + report.jobId()
+                    + "'");
+        }
         Check.required("workUnits", report.workUnits());
         if (report.gpus() != null && report.gpus().size() > MAX_GPUS_PER_REPORT) {
             throw new InvalidRecordException("gpus", "names " + report.gpus().size() + " GPUs; a node's report names"

@@ -18,7 +18,6 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -39,7 +38,7 @@ class AgentHttpHostileBodyTest {
     void start() throws Exception {
         ProgressReports reports = new ProgressReports(NODE,
                 Clock.fixed(Instant.parse("2026-03-01T12:00:00Z"), ZoneOffset.UTC));
-        http = new AgentHttp("127.0.0.1", 0, Optional.empty(), reports, new AgentHttp.Actions() {
+        http = new AgentHttp("127.0.0.1", 0, AgentHttp.Callers.anyone(), reports, new AgentHttp.Actions() {
             public void progress(JobProgress progress) {
                 published.add(progress);
             }

@@ -12,6 +12,7 @@ import io.gpuledger.model.Placement;
 import io.gpuledger.model.WorkloadClass;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** Work reports as the agent reads them, with the node's clock moved by hand. */
@@ -95,6 +96,22 @@ class ProgressReportsTest {
         assertThatThrownBy(() -> reports.accept(body("{\"jobId\": \"llm\", \"unit\": \"tokens\","
                 + " \"workUnits\": 1, \"intervalSeconds\": 10, \"workloadClass\": \"pretraining\"}")))
                 .isInstanceOf(InvalidRecordException.class).hasMessageContaining("workloadClass");
+    }
+
+    @Test
+    void shouldRefuseAReportForAnotherJobThanItsTokensBeforeRememberingIt() {
+        // When job A's token brings a report of job B that claims GPU 0
+        assertThatThrownBy(() -> reports.accept(body("{\"jobId\": \"job-b\", \"unit\": \"tokens\","
+                + " \"workUnits\": 1, \"intervalSeconds\": 10, \"gpus\": [0]}"), Optional.of("job-a")))
+                .isInstanceOf(JobToken.Refused.class).hasMessageContaining("not for 'job-b'");
+
+        // Then job B holds no claim on the GPU and no interval runs for it
+        assertThat(reports.claimOf("GPU-0", 0, T0)).isEmpty();
+        assertThat(reports.processesTracked()).isZero();
+        // while job A's own report with its token is taken
+        assertThat(reports.accept(body("{\"jobId\": \"job-a\", \"unit\": \"tokens\", \"workUnits\": 1,"
+                + " \"intervalSeconds\": 10, \"gpus\": [0]}"), Optional.of("job-a")).jobId()).isEqualTo("job-a");
+        assertThat(reports.claimOf("GPU-0", 0, T0)).map(ProgressReports.Claim::jobId).hasValue("job-a");
     }
 
     @Test
