@@ -1,5 +1,6 @@
 package io.gpuledger.alerts;
 
+import static io.gpuledger.alerts.ApiClients.management;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -58,7 +59,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
 /**
- * Telemetry in, through the real cost engine on a real broker, out as a gauge at /q/metrics and
+ * Telemetry in, through the real cost engine on a real broker, out as a gauge at /q/metrics (the management port) and
  * an idle-instance recommendation at /api/recommendations and on the recommendations topic.
  */
 @QuarkusTest
@@ -119,7 +120,7 @@ class EndToEndIT {
     }
 
     private static Recommendation[] recommendations(String query) {
-        String body = given().get("/api/recommendations" + query).then().statusCode(200)
+        String body = ApiClients.reader().get("/api/recommendations" + query).then().statusCode(200)
                 .contentType("application/json").extract().asString();
         return Json.read(body.getBytes(StandardCharsets.UTF_8), Recommendation[].class);
     }
@@ -132,7 +133,7 @@ class EndToEndIT {
 
         // Then both GPUs get a cost gauge at the per-GPU price, and an SM activity gauge
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-            String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+            String metrics = given().get(metricsUrl()).then().statusCode(200).extract().asString();
             assertThat(gauge(metrics, "gpuledger_gpu_cost_per_hour", IDLE)).hasValueSatisfying(
                     value -> assertThat(value).isCloseTo(G5_PER_HOUR, within(1e-9)));
             assertThat(gauge(metrics, "gpuledger_gpu_cost_per_hour", BUSY)).hasValueSatisfying(
@@ -146,7 +147,7 @@ class EndToEndIT {
         // And the idle instance, only it, is recommended for release, with its monthly cost as the saving: the
         // p4d is billed whole and the one of its GPUs that reports is busy (its other seven say nothing)
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-            String body = given().get("/api/recommendations?kind=RECLAIM_IDLE").then().statusCode(200)
+            String body = ApiClients.reader().get("/api/recommendations?kind=RECLAIM_IDLE").then().statusCode(200)
                     .contentType("application/json").extract().asString();
             Recommendation[] recommendations = Json.read(body.getBytes(StandardCharsets.UTF_8),
                     Recommendation[].class);
@@ -167,10 +168,10 @@ class EndToEndIT {
     void shouldShowTheNamedFamiliesAloneAsTheWholeExportShowsThem() {
         // Given the service's live metrics once telemetry has flowed
         idleRecommendation();
-        String whole = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        String whole = given().get(metricsUrl()).then().statusCode(200).extract().asString();
 
         // When a scrape names two families
-        String named = given().queryParam("name[]", "gpuledger_gpu_cost_per_hour")
+        String named = ApiClients.reader().queryParam("name[]", "gpuledger_gpu_cost_per_hour")
                 .queryParam("name[]", "gpuledger_gpu_sm_active_ratio")
                 .get("/api/metrics").then().statusCode(200).contentType(containsString("text/plain"))
                 .extract().asString();
@@ -185,7 +186,7 @@ class EndToEndIT {
                 .isEqualTo(gauge(whole, "gpuledger_gpu_sm_active_ratio", BUSY));
 
         // And naming a GPU gives its lines of those families alone, exactly as the whole export writes them
-        String idleOnly = given().queryParam("name[]", "gpuledger_gpu_cost_per_hour")
+        String idleOnly = ApiClients.reader().queryParam("name[]", "gpuledger_gpu_cost_per_hour")
                 .queryParam("name[]", "gpuledger_gpu_sm_active_ratio").queryParam("gpu[]", IDLE)
                 .get("/api/metrics").then().statusCode(200).extract().asString();
         List<String> idleLines = idleOnly.lines().toList();
@@ -193,14 +194,14 @@ class EndToEndIT {
         assertThat(whole.lines().toList()).containsAll(idleLines);
 
         // And a scrape that names none is refused with the reason
-        given().get("/api/metrics").then().statusCode(400).body(containsString("name[]"));
+        ApiClients.reader().get("/api/metrics").then().statusCode(400).body(containsString("name[]"));
     }
 
     @Test
     void shouldExportOnlyCataloguedFamiliesAsTheCatalogueDescribesThem() {
         // Given the service's live metrics once telemetry has flowed
         idleRecommendation();
-        String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        String metrics = given().get(metricsUrl()).then().statusCode(200).extract().asString();
 
         // Then every gpuledger_ family there is in the catalogue, with its type and help text
         Map<String, String> types = new TreeMap<>();
@@ -227,7 +228,7 @@ class EndToEndIT {
         // Given promtool (Debian's prometheus package; CI installs it)
         RequiredTool.require("promtool");
         idleRecommendation();
-        String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        String metrics = given().get(metricsUrl()).then().statusCode(200).extract().asString();
 
         // When it lints the live text; Then it reports nothing about our families
         List<String> problems = Promtool.checkMetrics(metrics);
@@ -260,7 +261,7 @@ class EndToEndIT {
                 .extracting(Recommendation::id).contains(open.id());
         given().header("Authorization", "Bearer test-token").post("/api/recommendations/no-such-id/ack")
                 .then().statusCode(404);
-        given().get("/api/recommendations?kind=NOT_A_KIND").then().statusCode(400);
+        ApiClients.reader().get("/api/recommendations?kind=NOT_A_KIND").then().statusCode(400);
     }
 
     @Test
@@ -270,7 +271,7 @@ class EndToEndIT {
 
         // Then the fleet spends a p4d GPU's and a g5.xlarge's worth per hour, in USD
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-            String fleet = given().get("/api/fleet").then().statusCode(200).extract().asString();
+            String fleet = ApiClients.reader().get("/api/fleet").then().statusCode(200).extract().asString();
             FleetSummary summary = Json.read(fleet.getBytes(StandardCharsets.UTF_8), FleetSummary.class);
             assertThat(summary.total()).singleElement().satisfies(row -> {
                 assertThat(row.currency()).isEqualTo("USD");
@@ -286,8 +287,8 @@ class EndToEndIT {
         assertThat(openApi).contains("/api/recommendations/{id}/ack").contains("/api/fleet")
                 .contains("/api/anomalies").contains("/api/metrics").contains("\"Recommendation\"")
                 .contains("\"CostAnomaly\"").contains("\"FleetSummary\"");
-        given().get("/q/health/ready").then().statusCode(200);
-        assertThat(given().get("/q/health/live").then().statusCode(200).extract().asString())
+        given().get(management("/q/health/ready")).then().statusCode(200);
+        assertThat(given().get(management("/q/health/live")).then().statusCode(200).extract().asString())
                 .contains("\"alerts-fleet\": \"RUNNING, 0 restarts\"")
                 .contains("\"alerts-capacity\": \"RUNNING, 0 restarts\"");
         // (the client waits for the server's go-ahead before sending a body, as large uploads should)
@@ -324,12 +325,12 @@ class EndToEndIT {
         assertThat(evacuate.action()).containsKey("replacementPool");
         assertThat(Json.writeString(evacuate.action())).contains("e2e-job");
         assertThat(recommendations("?kind=EVACUATE")).extracting(Recommendation::id).contains(evacuate.id());
-        String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        String metrics = given().get(metricsUrl()).then().statusCode(200).extract().asString();
         assertThat(metrics)
                 .contains("gpuledger_capacity_events_total{kind=\"SPOT_INTERRUPTION\",provider=\"aws\"} 1.0");
 
         // And once the cost engine's own join of the notice has been read too, there is still one record
-        await().atMost(Duration.ofSeconds(30)).until(() -> given().get("/q/metrics").then().extract().asString()
+        await().atMost(Duration.ofSeconds(30)).until(() -> given().get(metricsUrl()).then().extract().asString()
                 .contains("gpuledger_records_read_total{topic=\"gpu.capacity-events.enriched.v1\"} 1.0"));
         List<Recommendation> published = new ArrayList<>();
         TopicReplay.replay(bootstrapServers, Topics.RECOMMENDATIONS.name(), Duration.ofSeconds(30),
@@ -348,7 +349,7 @@ class EndToEndIT {
             PriceQuote before = spot(offer, 10, now.minusSeconds(600));
             prices.send(new ProducerRecord<>(Topics.PRICES.name(), before.key(), before));
             prices.flush();
-            await().atMost(Duration.ofSeconds(30)).until(() -> given().get("/q/metrics").then().extract().asString()
+            await().atMost(Duration.ofSeconds(30)).until(() -> given().get(metricsUrl()).then().extract().asString()
                     .contains("instance_type=\"e2e.spiky\""));
             PriceQuote after = spot(offer, 20, now.minusSeconds(300));
             prices.send(new ProducerRecord<>(Topics.PRICES.name(), after.key(), after));
@@ -362,7 +363,7 @@ class EndToEndIT {
         }
 
         // Then finance sees a price spike (20 over 10 USD per instance-hour) and a budget overrun
-        CostAnomaly[] seen = await().atMost(Duration.ofSeconds(60)).until(() -> Json.read(given()
+        CostAnomaly[] seen = await().atMost(Duration.ofSeconds(60)).until(() -> Json.read(ApiClients.reader()
                         .get("/api/anomalies").then().statusCode(200).extract().asString()
                         .getBytes(StandardCharsets.UTF_8), CostAnomaly[].class),
                 anomalies -> Arrays.stream(anomalies).map(CostAnomaly::kind).toList()
@@ -378,8 +379,8 @@ class EndToEndIT {
         assertThat(budget.subject()).isEqualTo("e2e-budget");
         assertThat(budget.severity()).isEqualTo(CostAnomaly.Severity.CRITICAL);
         assertThat(budget.expected()).isEqualTo(1);
-        given().get("/api/anomalies?kind=PRICE_SPIKE").then().statusCode(200);
-        given().get("/api/anomalies?kind=NOPE").then().statusCode(400);
+        ApiClients.reader().get("/api/anomalies?kind=PRICE_SPIKE").then().statusCode(200);
+        ApiClients.reader().get("/api/anomalies?kind=NOPE").then().statusCode(400);
 
         // And each is on cost.anomalies.v1 exactly once
         List<CostAnomaly> onTopic = anomaliesOnTopic(2);
@@ -477,7 +478,7 @@ class EndToEndIT {
         }
         assertThat(reasons).allSatisfy((key, reason) -> assertThat(reason).contains(expected.get(key)));
         // and the offer's price is known nowhere in the service
-        assertThat(given().get("/q/metrics").then().statusCode(200).extract().asString()).doesNotContain("e2e.hostile");
+        assertThat(given().get(metricsUrl()).then().statusCode(200).extract().asString()).doesNotContain("e2e.hostile");
     }
 
     private List<CostAnomaly> anomaliesOnTopic(int atLeast) {
@@ -564,5 +565,10 @@ class EndToEndIT {
         return TelemetrySample.builder().gpuUuid(gpu).gpuIndex(index)
                 .gpuModel(placement.instanceType().startsWith("g5") ? "A10G-24GB" : "A100-40GB")
                 .placement(placement).jobId(jobId).time(end).intervalSeconds(10).smActive(smActive).build();
+    }
+
+    /** The whole of the metrics, on the management port, as Prometheus scrapes them. */
+    private static String metricsUrl() {
+        return management("/q/metrics");
     }
 }

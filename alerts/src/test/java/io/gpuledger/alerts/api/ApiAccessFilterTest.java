@@ -10,18 +10,20 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class WriteTokenFilterTest {
+class ApiAccessFilterTest {
+
+    private static final String KEY = "gpuledger.api.token";
 
     @Test
     void shouldReadTheTokenFromItsFile(@TempDir Path dir) throws IOException {
         // A mounted Secret, with the newline `echo` leaves
         Path file = dir.resolve("token");
-        Files.writeString(file, "s3cr3t-token\n");
+        Files.writeString(file, "# rotation: old, then new\ns3cr3t-token\n\nn3w-token\n");
 
-        assertThat(WriteTokenFilter.token(Optional.empty(), Optional.of(file.toString())))
-                .contains("s3cr3t-token");
-        assertThat(WriteTokenFilter.token(Optional.of("given"), Optional.empty())).contains("given");
-        assertThat(WriteTokenFilter.token(Optional.of(" "), Optional.empty())).isEmpty();
+        assertThat(ApiAccessFilter.tokens(KEY, Optional.empty(), Optional.of(file.toString())))
+                .containsExactly("s3cr3t-token", "n3w-token");
+        assertThat(ApiAccessFilter.tokens(KEY, Optional.of("given"), Optional.empty())).containsExactly("given");
+        assertThat(ApiAccessFilter.tokens(KEY, Optional.of(" "), Optional.empty())).isEmpty();
     }
 
     @Test
@@ -30,10 +32,10 @@ class WriteTokenFilterTest {
         Files.writeString(file, "s3cr3t-token");
 
         assertThatThrownBy(() ->
-                WriteTokenFilter.token(Optional.empty(), Optional.of(dir.resolve("absent").toString())))
+                ApiAccessFilter.tokens(KEY, Optional.empty(), Optional.of(dir.resolve("absent").toString())))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("gpuledger.api.token-file: cannot read");
-        assertThatThrownBy(() -> WriteTokenFilter.token(Optional.of("given"), Optional.of(file.toString())))
+        assertThatThrownBy(() -> ApiAccessFilter.tokens(KEY, Optional.of("given"), Optional.of(file.toString())))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("not both")
                 .hasMessageNotContaining("s3cr3t");

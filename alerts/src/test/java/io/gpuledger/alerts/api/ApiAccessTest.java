@@ -1,0 +1,73 @@
+package io.gpuledger.alerts.api;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.not;
+
+import io.gpuledger.alerts.ApiClients;
+import io.gpuledger.broker.EmbeddedKafka;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import io.quarkus.test.junit.QuarkusTest;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The API's roles as a client meets them: {@code GET /api/*} needs a read or act token, ack and dismiss an act
+ * token; metrics and health answer on the management port without any, and not on the API's port. A bare
+ * broker: no cost engine, no records, so the service answers from what it holds (nothing).
+ */
+@QuarkusTest
+@QuarkusTestResource(value = ApiAccessTest.Broker.class, restrictToAnnotatedClass = true)
+class ApiAccessTest {
+
+    private static final String READ = "Bearer " + ApiClients.READ_TOKEN;
+    private static final String ACT = "Bearer " + ApiClients.ACT_TOKEN;
+
+    /** An embedded broker alone; the tokens are the test profile's (application.properties). */
+    public static class Broker implements QuarkusTestResourceLifecycleManager {
+        private EmbeddedKafka kafka;
+
+        @Override
+        public Map<String, String> start() {
+            kafka = EmbeddedKafka.start();
+            return Map.of("kafka.bootstrap.servers", kafka.bootstrapServers());
+        }
+
+        @Override
+        public void stop() {
+            if (kafka != null) {
+                kafka.close();
+            }
+        }
+    }
+
+
+    @Test
+    void shouldAnswerReadsToTheReadAndActRolesOnly() {
+        given().get("/api/anomalies").then().statusCode(401)
+                .header("WWW-Authenticate", "Bearer realm=\"gpu-ledger\"")
+                .body(containsString("read or act role"));
+        given().header("Authorization", "Bearer not-a-token").get("/api/anomalies").then().statusCode(401);
+        given().header("Authorization", READ).get("/api/anomalies").then().statusCode(200);
+        given().header("Authorization", ACT).get("/api/anomalies").then().statusCode(200);
+    }
+
+    @Test
+    void shouldLetOnlyTheActRoleAcknowledge() {
+        given().header("Authorization", READ).post("/api/recommendations/no-such-id/ack").then().statusCode(403)
+                .body(containsString("read role"));
+        given().post("/api/recommendations/no-such-id/dismiss").then().statusCode(401);
+        // Past the filter: the act role reaches the resource, which knows no such recommendation
+        given().header("Authorization", ACT).post("/api/recommendations/no-such-id/ack").then().statusCode(404);
+    }
+
+    @Test
+    void shouldServeMetricsAndHealthOnTheManagementPortWithoutAToken() {
+        given().get(ApiClients.management("/q/metrics")).then().statusCode(200).body(containsString("# TYPE"))
+                .body(not(containsString("test-token")));
+        given().get(ApiClients.management("/q/health/live")).then().statusCode(200);
+        // and not on the API's port, where whoever reaches it would read them without a token
+        given().get("/q/metrics").then().statusCode(404);
+    }
+}
