@@ -68,6 +68,10 @@ final class AlertServiceProcess implements AutoCloseable {
         builder.environment().putAll(settings);
         builder.environment().put("KAFKA_BOOTSTRAP_SERVERS", bootstrapServers);
         builder.environment().put("QUARKUS_HTTP_PORT", String.valueOf(port));
+        // Metrics and health on the next port: whoever knows the API's port finds them without asking.
+        builder.environment().put("QUARKUS_MANAGEMENT_PORT", String.valueOf(managementPort(port)));
+        // Started here, it listens on this machine's loopback only: reads are open unless the user says so.
+        builder.environment().putIfAbsent("GPULEDGER_API_OPEN_READS", "true");
         // The API's writes (ack, dismiss) need a token: a fresh one per run unless the user set theirs.
         String token = settings.getOrDefault("GPULEDGER_API_TOKEN", randomToken());
         builder.environment().put("GPULEDGER_API_TOKEN", token);
@@ -96,7 +100,7 @@ final class AlertServiceProcess implements AutoCloseable {
     /** Waits until the service answers on its metrics endpoint. */
     void awaitReady(Duration timeout) throws InterruptedException {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-        HttpRequest probe = HttpRequest.newBuilder(URI.create(baseUrl() + "/q/metrics"))
+        HttpRequest probe = HttpRequest.newBuilder(URI.create(managementUrl() + "/q/metrics"))
                 .timeout(Duration.ofSeconds(2)).build();
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
@@ -140,6 +144,16 @@ final class AlertServiceProcess implements AutoCloseable {
             Thread.sleep(500);
         }
         return false;
+    }
+
+    /** The port of the metrics and health of a service whose API is on {@code port}. */
+    static int managementPort(int port) {
+        return port + 1;
+    }
+
+    /** Where its metrics ({@code /q/metrics}) and health ({@code /q/health/*}) are, without a token. */
+    String managementUrl() {
+        return "http://127.0.0.1:" + managementPort(port);
     }
 
     String baseUrl() {

@@ -57,7 +57,7 @@ final class BenchProcesses {
     static AlertServiceProcess alertService(String bootstrap, Path work, String groupId) throws IOException {
         Path home = Path.of(System.getProperty("gpuledger.home", ".")).toAbsolutePath().normalize();
         Path jar = home.resolve("alerts/target/quarkus-app/quarkus-run.jar");
-        return AlertServiceProcess.start(jar, bootstrap, LocalPorts.free(), work.resolve(groupId + ".log"),
+        return AlertServiceProcess.start(jar, bootstrap, LocalPorts.freePair(), work.resolve(groupId + ".log"),
                 Map.of("GPULEDGER_CONSUMER_GROUP_ID", groupId));
     }
 

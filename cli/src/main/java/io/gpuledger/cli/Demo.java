@@ -144,13 +144,15 @@ final class Demo implements AutoCloseable {
 
         out.println();
         out.println("Open:");
-        out.println("  " + alerts.baseUrl() + "/q/metrics              Prometheus metrics (gpuledger_*)");
+        out.println("  " + alerts.managementUrl() + "/q/metrics              Prometheus metrics (gpuledger_*)");
         out.println("  " + alerts.baseUrl() + "/api/recommendations    recommendations (JSON; ?kind=&status=&target=)");
         out.println("  " + alerts.baseUrl()
                 + "/api/fleet              spend per hour now, by pool, team and lifecycle");
         out.println("  " + alerts.baseUrl() + "/api/anomalies          cost anomalies for finance");
         out.println("  " + alerts.baseUrl() + "/q/openapi              the API described (OpenAPI)");
-        out.println("  " + alerts.baseUrl() + "/q/health/ready         readiness");
+        out.println("  " + alerts.managementUrl() + "/q/health/ready         readiness");
+        out.println("  open on this machine: reads of /api/* need no token here (gpuledger.api.open-reads); metrics"
+                + " and health are on the management port");
         String engineMetrics = "http://127.0.0.1:" + engineMetricsPort() + EngineEndpoint.METRICS;
         out.println("  " + String.format("%-45s", engineMetrics)
                 + "the cost engine's metrics (gpuledger_engine_*, kafka_stream_*)");

@@ -197,7 +197,7 @@ final class FootprintBench {
 
     /** The demo as users start it, measured the same way: its JVM and the alert service it starts. */
     static List<Row> demo(int gpus, int warmupSeconds, int seconds, PrintStream out) throws Exception {
-        int port = LocalPorts.free();
+        int port = LocalPorts.freePair();
         Path work = Files.createTempDirectory("gpu-ledger-bench-footprint-demo-");
         out.println();
         out.printf("== the demo stack: gpu-ledger demo --gpus %d --interval 1 --history off ==%n", gpus);
@@ -292,7 +292,7 @@ final class FootprintBench {
                 .findFirst().orElseThrow();
         double background = window.of(alerts.getKey()).cores();
         HttpClient http = HttpClient.newHttpClient();
-        HttpRequest scrape = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/q/metrics"))
+        HttpRequest scrape = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + AlertServiceProcess.managementPort(port) + "/q/metrics"))
                 .timeout(Duration.ofMinutes(1)).build();
         int scrapes = 3;
         long bytes = 0;
@@ -327,7 +327,8 @@ final class FootprintBench {
     /** Waits until the demo's alert service answers: by then its broker, engine and fleet have started. */
     private static void awaitAnswer(CliProcess demo, int port) throws InterruptedException {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-        HttpRequest probe = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/q/health/live"))
+        HttpRequest probe = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + AlertServiceProcess.managementPort(port)
+                + "/q/health/live"))
                 .timeout(Duration.ofSeconds(2)).build();
         long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
         while (System.nanoTime() < deadline) {

@@ -87,7 +87,7 @@ final class LatencyBench {
                 default -> throw new UsageException("bench latency: unknown option '" + args[i] + "'");
             }
         }
-        int port = LocalPorts.free();
+        int port = LocalPorts.freePair();
         DemoOptions options = DemoOptions.parse(new String[] {"--gpus", String.valueOf(gpus), "--interval", "1",
                 "--http-port", String.valueOf(port), "--spot-interruptions", "0", "--price-changes", "0",
                 "--history", "off"},

@@ -18,4 +18,17 @@ final class LocalPorts {
             throw new UncheckedIOException(e);
         }
     }
+
+    /** A free port whose next one is free too: an alert service's API and its management port. */
+    static int freePair() {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int port = free();
+            try (ServerSocket next = new ServerSocket(port + 1, 1, InetAddress.getLoopbackAddress())) {
+                return port;
+            } catch (IOException e) {
+                // taken: try another
+            }
+        }
+        throw new IllegalStateException("no two free neighbouring ports on the loopback interface");
+    }
 }

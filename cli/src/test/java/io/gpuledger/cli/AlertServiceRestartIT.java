@@ -144,7 +144,7 @@ class AlertServiceRestartIT {
                     "GPULEDGER_CONSUMER_INSTANCE_ID", INSTANCE,
                     // Idleness judged over one closed minute: the fleet's history closes a few at once
                     "GPULEDGER_RECOMMENDATION_RECLAIM_IDLE_PERIOD", "1m");
-            int port = LocalPorts.free();
+            int port = LocalPorts.freePair();
             // The last budget anomaly's delivery waits, unanswered, for the crash; those before it are taken.
             inbox.hold(teams.size());
 

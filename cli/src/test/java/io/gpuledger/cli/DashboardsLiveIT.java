@@ -61,7 +61,7 @@ class DashboardsLiveIT {
             exchange.close();
         });
         finance.start();
-        int alertsPort = LocalPorts.free();
+        int alertsPort = LocalPorts.freePair();
         DemoOptions options = DemoOptions.parse(new String[] {"--gpus", "16", "--interval", "1", "--grace", "5",
                 "--http-port", String.valueOf(alertsPort), "--spot-interruptions", "120", "--price-changes", "240",
                         "--history", "off"},
@@ -168,7 +168,7 @@ class DashboardsLiveIT {
                   - job_name: gpu-ledger-cost-engine
                     static_configs:
                       - targets: ["127.0.0.1:%d"]
-                """.formatted(Json.writeString(rules), alertsPort, enginePort));
+                """.formatted(Json.writeString(rules), AlertServiceProcess.managementPort(alertsPort), enginePort));
         return new ProcessBuilder("prometheus", "--config.file=" + config,
                 "--storage.tsdb.path=" + work.resolve("data"), "--web.listen-address=127.0.0.1:" + port,
                 "--log.level=warn")

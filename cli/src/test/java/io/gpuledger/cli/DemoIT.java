@@ -35,7 +35,7 @@ class DemoIT {
     void shouldShowEveryGpuCostAndAnIdleRecommendationOnceAMinuteClosesAndStopCleanly() throws Exception {
         // Given the demo with a minute closing 5 s after its end, and idleness judged over one closed
         // minute: the first full minute's close, at most two minutes and 5 s after the fleet starts
-        int port = LocalPorts.free();
+        int port = LocalPorts.freePair();
         DemoOptions options = DemoOptions.parse(new String[] {"--gpus", String.valueOf(GPUS), "--interval", "1",
                 "--grace", "5", "--http-port", String.valueOf(port), "--history", "off"},
                 Map.of("GPULEDGER_RECOMMENDATION_RECLAIM_IDLE_PERIOD", "1m"));
@@ -46,9 +46,10 @@ class DemoIT {
             demo.start(options);
             alerts = demo.alertService();
             String base = "http://127.0.0.1:" + port;
+            String management = "http://127.0.0.1:" + AlertServiceProcess.managementPort(port);
 
             await().atMost(Duration.ofSeconds(150)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-                List<PrometheusText.Sample> costs = PrometheusText.parse(get(base + "/q/metrics"))
+                List<PrometheusText.Sample> costs = PrometheusText.parse(get(management + "/q/metrics"))
                         .family("gpuledger_gpu_cost_per_hour");
                 // Every GPU the fleet started with; an interrupted spot node's replacement may add more.
                 assertThat(costs).extracting(sample -> sample.labels().get("gpu"))
@@ -63,22 +64,22 @@ class DemoIT {
                     gpusInFleetView += row.get("gpus").asLong();
                 }
                 assertThat(gpusInFleetView).isGreaterThanOrEqualTo(demo.fleet().gpus().size());
-                assertThat(PrometheusText.parse(get(base + "/q/metrics")).family("gpuledger_pool_stale_priced_ratio"))
-                        .isNotEmpty();
+                assertThat(PrometheusText.parse(get(management + "/q/metrics"))
+                        .family("gpuledger_pool_stale_priced_ratio")).isNotEmpty();
             });
             // And no pool's time is charged at a stale price: the demo's feed confirms what it publishes
-            assertThat(PrometheusText.parse(get(base + "/q/metrics")).family("gpuledger_pool_stale_priced_ratio"))
+            assertThat(PrometheusText.parse(get(management + "/q/metrics")).family("gpuledger_pool_stale_priced_ratio"))
                     .allSatisfy(sample -> assertThat(sample.value()).as("stale-priced share of %s", sample.labels())
                             .isZero());
             assertThat(printed.toString(StandardCharsets.UTF_8))
-                    .contains(base + "/q/metrics").contains(base + "/api/recommendations")
+                    .contains(management + "/q/metrics").contains(base + "/api/recommendations")
                     .contains(base + "/api/fleet").contains(base + "/api/anomalies").contains("Bearer ")
                     .contains("reclaim-idle 1m, switch-instance-type 5m");
         } finally {
             demo.close();
         }
         assertThat(alerts.isAlive()).isFalse();
-        assertThat(reachable("http://127.0.0.1:" + port + "/q/metrics")).isEmpty();
+        assertThat(reachable("http://127.0.0.1:" + AlertServiceProcess.managementPort(port) + "/q/metrics")).isEmpty();
     }
 
     private static String get(String url) throws Exception {

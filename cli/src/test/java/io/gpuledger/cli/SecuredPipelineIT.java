@@ -115,7 +115,7 @@ class SecuredPipelineIT {
                     List.of("-Xmx512m"), List.of("--bootstrap-servers", bootstrap, "--grace", "0",
                             "--state-dir", dir.resolve("engine-state").toString()),
                     dir.resolve("engine.log"), settings(ENGINE, bootstrap, security));
-                    AlertServiceProcess alerts = AlertServiceProcess.start(jar, bootstrap, LocalPorts.free(),
+                    AlertServiceProcess alerts = AlertServiceProcess.start(jar, bootstrap, LocalPorts.freePair(),
                             dir.resolve("alerts.log"), alertSettings)) {
                 engine.awaitRunning(START);
                 alerts.awaitReady(START);
