@@ -199,7 +199,7 @@ class ComposeTest {
         for (JsonNode job : prometheus.get("scrape_configs")) {
             job.at("/static_configs/0/targets").forEach(target -> targets.add(target.asText()));
         }
-        assertThat(targets).contains("alerts:8080");
+        assertThat(targets).contains("alerts:9000");
         for (String target : targets) {
             String host = target.split(":")[0];
             assertThat(host.equals("localhost") || services.has(host)).as(target + " is a service of the stack")

@@ -117,7 +117,7 @@ class ContainerImagesIT {
     @Test
     void shouldExposeThePortsTheProgramsListenOn() {
         assertThat(ports("gpu-ledger-agent")).containsExactly("9477/tcp");
-        assertThat(ports("gpu-ledger-alerts")).containsExactly("8080/tcp");
+        assertThat(ports("gpu-ledger-alerts")).containsExactlyInAnyOrder("8080/tcp", "9000/tcp");
         assertThat(ports("gpu-ledger-engine")).isEmpty();
         assertThat(env("gpu-ledger-alerts")).containsEntry("QUARKUS_HTTP_HOST", "0.0.0.0");
         assertThat(env("gpu-ledger-agent")).containsEntry("GPULEDGER_PROGRESS_HOST", "0.0.0.0")

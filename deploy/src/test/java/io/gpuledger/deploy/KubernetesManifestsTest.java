@@ -365,7 +365,11 @@ class KubernetesManifestsTest {
         assertThat(monitor.get("apiVersion").asText()).isEqualTo("monitoring.coreos.com/v1");
         monitor.at("/spec/selector/matchLabels").fields().forEachRemaining(label -> assertThat(
                 service.at("/metadata/labels").path(label.getKey()).asText()).isEqualTo(label.getValue().asText()));
-        assertThat(monitor.at("/spec/endpoints/0/port").asText()).isEqualTo(service.at("/spec/ports/0/name").asText());
+        // Metrics and probes on the management port, which needs no token; the API's port does
+        assertThat(monitor.at("/spec/endpoints/0/port").asText()).isEqualTo("management")
+                .isEqualTo(service.at("/spec/ports/1/name").asText());
+        assertThat(service.at("/spec/ports/1/port").asInt()).isEqualTo(9000);
+        assertThat(container.at("/readinessProbe/httpGet/port").asText()).isEqualTo("management");
         assertThat(monitor.at("/spec/endpoints/0/path").asText()).isEqualTo("/q/metrics");
     }
 
