@@ -5,6 +5,7 @@ import java.lang.ProcessBuilder.Redirect;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -14,7 +15,7 @@ import java.util.stream.Stream;
  * that it can fail as a production broker does: {@link #kill()} ends it with SIGKILL (nothing
  * flushed, no clean-shutdown marker written), and {@link #restart()} starts it again on the same
  * data and ports, where its clients find it and it recovers its logs. Each start appends to one
- * log file.
+ * log file. A node of a cluster of several runs the same way ({@link BrokerCluster}).
  *
  * <pre>{@code
  * try (BrokerProcess broker = BrokerProcess.start(classpath, dataDir, log)) {
@@ -33,8 +34,10 @@ public final class BrokerProcess implements AutoCloseable {
     private final Path log;
     private final String bootstrapServers;
     private Process process;
+    /** How many starts the log told of before the last one was spawned. */
+    private long startsBefore;
 
-    private BrokerProcess(List<String> command, Path log, int port) {
+    BrokerProcess(List<String> command, Path log, int port) {
         this.command = command;
         this.log = log;
         this.bootstrapServers = "127.0.0.1:" + port;
@@ -54,8 +57,8 @@ public final class BrokerProcess implements AutoCloseable {
         IllegalStateException last = null;
         for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
             int port = EmbeddedKafka.freePort();
-            BrokerProcess broker = new BrokerProcess(command(classpath, dataDir, port, EmbeddedKafka.freePort()), log,
-                    port);
+            BrokerProcess broker = new BrokerProcess(command(classpath, dataDir, port,
+                    ClusterNode.single(EmbeddedKafka.freePort())), log, port);
             try {
                 broker.launch();
                 return broker;
@@ -67,16 +70,22 @@ public final class BrokerProcess implements AutoCloseable {
         throw last;
     }
 
-    /** The command line of a broker on {@code dataDir} and those ports. */
-    static List<String> command(String classpath, Path dataDir, int port, int controllerPort) {
-        return List.of(ProcessHandle.current().info().command().orElse("java"), "-Xmx512m",
+    /** The command line of {@code node} on {@code dataDir}, serving clients on {@code port}. */
+    static List<String> command(String classpath, Path dataDir, int port, ClusterNode node) {
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                "-Xmx512m",
                 // Ends on its first OutOfMemoryError rather than running on without the thread that hit it.
                 "-XX:+ExitOnOutOfMemoryError",
                 // The broker's own INFO lines would fill the log; its warnings are what tells a story.
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                 "-cp", classpath, BrokerMain.class.getName(),
                 "--data-dir", dataDir.toString(), "--port", String.valueOf(port),
-                "--controller-port", String.valueOf(controllerPort));
+                "--controller-port", String.valueOf(node.controllerPort())));
+        if (node.size() > 1) {
+            command.addAll(List.of("--node-id", String.valueOf(node.nodeId()), "--cluster-id", node.clusterId(),
+                    "--voters", node.voters()));
+        }
+        return List.copyOf(command);
     }
 
     /** {@code 127.0.0.1:port}, the same across restarts. */
@@ -109,9 +118,19 @@ public final class BrokerProcess implements AutoCloseable {
     }
 
     private void launch() throws IOException, InterruptedException {
-        long startsBefore = runningLines();
+        spawn();
+        awaitServing();
+    }
+
+    /** Starts the broker's JVM without waiting for it: a node of a cluster serves only once a majority runs. */
+    void spawn() throws IOException {
+        startsBefore = runningLines();
         process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(Redirect.appendTo(log.toFile()))
                 .start();
+    }
+
+    /** Waits until the broker last spawned serves clients; fails when it exits first or takes too long. */
+    void awaitServing() throws IOException, InterruptedException {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (runningLines() == startsBefore) {
             if (!process.isAlive()) {
@@ -132,6 +151,13 @@ public final class BrokerProcess implements AutoCloseable {
         }
         try (Stream<String> lines = Files.lines(log)) {
             return lines.filter(line -> line.startsWith(BrokerMain.RUNNING)).count();
+        }
+    }
+
+    /** Asks the broker to stop cleanly (SIGTERM) without waiting for it. */
+    void terminate() {
+        if (process != null && process.isAlive()) {
+            process.destroy();
         }
     }
 

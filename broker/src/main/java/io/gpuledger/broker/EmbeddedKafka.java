@@ -15,7 +15,6 @@ import java.util.Properties;
 import java.util.stream.Stream;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
 import org.apache.kafka.server.common.MetadataVersion;
@@ -24,7 +23,8 @@ import org.apache.kafka.server.common.MetadataVersion;
  * A real single-node Kafka broker (KRaft, combined broker and controller) inside this JVM, bound
  * to 127.0.0.1 on free ports, with its own temporary data directory. The demo and every
  * integration test start Kafka through this class, so they exercise the same broker code a
- * production cluster runs.
+ * production cluster runs. A node of a cluster of several ({@link ClusterNode}) is started with
+ * {@link #startIn(Path, int, ClusterNode)}, one process per node ({@link BrokerCluster}).
  *
  * <pre>{@code
  * try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
@@ -34,8 +34,7 @@ import org.apache.kafka.server.common.MetadataVersion;
  */
 public final class EmbeddedKafka implements AutoCloseable {
 
-    private static final String HOST = "127.0.0.1";
-    private static final int NODE_ID = 1;
+    static final String HOST = "127.0.0.1";
     private static final int START_ATTEMPTS = 3;
     /**
      * How long a transactional write may wait on the broker for the markers of its producer's
@@ -88,7 +87,8 @@ public final class EmbeddedKafka implements AutoCloseable {
         for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
             Path dataDir = createDataDir();
             try {
-                return startOnce(dataDir, port == 0 ? freePort() : port, freePort(), true, security);
+                return startOnce(dataDir, port == 0 ? freePort() : port, ClusterNode.single(freePort()), true,
+                        security);
             } catch (RuntimeException e) {
                 deleteRecursively(dataDir);
                 last = e;
@@ -107,21 +107,31 @@ public final class EmbeddedKafka implements AutoCloseable {
      * data stays where it is on {@link #close()}: the caller owns the directory.
      */
     public static EmbeddedKafka startIn(Path dataDir, int brokerPort, int controllerPort) {
+        return startIn(dataDir, brokerPort, ClusterNode.single(controllerPort));
+    }
+
+    /**
+     * Starts {@code node} of a cluster on {@code dataDir}, as {@link #startIn(Path, int, int)}
+     * starts a broker alone. It serves once a majority of the cluster's controllers run, so the
+     * nodes of a cluster are started side by side (each in a process of its own), not one after
+     * the other.
+     */
+    public static EmbeddedKafka startIn(Path dataDir, int brokerPort, ClusterNode node) {
         try {
             Files.createDirectories(dataDir);
-            return startOnce(dataDir, brokerPort, controllerPort, false, Optional.empty());
+            return startOnce(dataDir, brokerPort, node, false, Optional.empty());
         } catch (IOException | RuntimeException e) {
             throw new IllegalStateException("embedded Kafka broker did not start on " + dataDir + ": "
                     + e.getMessage(), e);
         }
     }
 
-    private static EmbeddedKafka startOnce(Path dataDir, int brokerPort, int controllerPort, boolean ownsDataDir,
+    private static EmbeddedKafka startOnce(Path dataDir, int brokerPort, ClusterNode node, boolean ownsDataDir,
             Optional<BrokerSecurity> security) {
-        Properties props = brokerConfig(dataDir, brokerPort, controllerPort);
-        security.ifPresent(secured -> props.putAll(securedListeners(secured, brokerPort, controllerPort)));
+        Properties props = brokerConfig(dataDir, brokerPort, node);
+        security.ifPresent(secured -> props.putAll(securedListeners(secured, brokerPort, node.controllerPort())));
         if (!Files.exists(dataDir.resolve(META_PROPERTIES))) {
-            format(dataDir, security);
+            format(dataDir, node, security);
         }
         return new EmbeddedKafka(startServer(props), props, dataDir, ownsDataDir, brokerPort);
     }
@@ -157,14 +167,20 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
     }
 
-    /** Broker settings for one node: every internal topic with replication 1, no start-up delays. */
-    static Properties brokerConfig(Path dataDir, int brokerPort, int controllerPort) {
+    /**
+     * Broker settings for one node: every internal topic, and every topic created without its own
+     * setting (Kafka Streams' changelogs), kept in three copies of which two must have a record
+     * before it is acknowledged, or on every node of a smaller cluster; no start-up delays.
+     */
+    static Properties brokerConfig(Path dataDir, int brokerPort, ClusterNode node) {
+        String replicas = String.valueOf(node.replicationFactor());
+        String minInSync = String.valueOf(node.minInSyncReplicas());
         Properties props = new Properties();
         props.put("process.roles", "broker,controller");
-        props.put("node.id", String.valueOf(NODE_ID));
-        props.put("controller.quorum.voters", NODE_ID + "@" + HOST + ":" + controllerPort);
+        props.put("node.id", String.valueOf(node.nodeId()));
+        props.put("controller.quorum.voters", node.voters());
         props.put("listeners", "PLAINTEXT://" + HOST + ":" + brokerPort + ",CONTROLLER://" + HOST + ":"
-                + controllerPort);
+                + node.controllerPort());
         props.put("advertised.listeners", "PLAINTEXT://" + HOST + ":" + brokerPort);
         props.put("controller.listener.names", "CONTROLLER");
         props.put("inter.broker.listener.name", "PLAINTEXT");
@@ -172,17 +188,21 @@ public final class EmbeddedKafka implements AutoCloseable {
         props.put("log.dirs", dataDir.toString());
         props.put("auto.create.topics.enable", "false");
         props.put("num.partitions", "1");
-        props.put("offsets.topic.replication.factor", "1");
+        props.put("default.replication.factor", replicas);
+        props.put("min.insync.replicas", minInSync);
+        // A replica that is behind is never made leader: that would throw away acknowledged records.
+        props.put("unclean.leader.election.enable", "false");
+        props.put("offsets.topic.replication.factor", replicas);
         props.put("offsets.topic.num.partitions", "5");
-        props.put("transaction.state.log.replication.factor", "1");
-        props.put("transaction.state.log.min.isr", "1");
+        props.put("transaction.state.log.replication.factor", replicas);
+        props.put("transaction.state.log.min.isr", minInSync);
         props.put("transaction.state.log.num.partitions", "5");
         // A transaction's first write waits on the broker, rather than failing back to its
         // producer, while the markers of the transaction before are still being written: on a
         // busy machine that takes longer than the default 100 ms (docs/architecture.md).
         props.put("add.partitions.to.txn.retry.backoff.max.ms", String.valueOf(ADD_PARTITIONS_MAX_WAIT_MS));
-        props.put("share.coordinator.state.topic.replication.factor", "1");
-        props.put("share.coordinator.state.topic.min.isr", "1");
+        props.put("share.coordinator.state.topic.replication.factor", replicas);
+        props.put("share.coordinator.state.topic.min.isr", minInSync);
         props.put("group.initial.rebalance.delay.ms", "0");
         // The cleaner (compacted topics such as the price table) reserves this much heap up front.
         props.put("log.cleaner.dedupe.buffer.size", String.valueOf(2 * 1024 * 1024));
@@ -217,7 +237,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         return props;
     }
 
-    private static void format(Path dataDir, Optional<BrokerSecurity> security) {
+    private static void format(Path dataDir, ClusterNode node, Optional<BrokerSecurity> security) {
         List<String> scram = security.map(secured -> secured.users().entrySet().stream()
                 .map(user -> BrokerSecurity.MECHANISM + "=[name=" + user.getKey() + ",password=" + user.getValue()
                         + "]")
@@ -226,8 +246,8 @@ public final class EmbeddedKafka implements AutoCloseable {
             new Formatter()
                     .setScramArguments(scram)
                     .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
-                    .setNodeId(NODE_ID)
-                    .setClusterId(Uuid.randomUuid().toString())
+                    .setNodeId(node.nodeId())
+                    .setClusterId(node.clusterId())
                     .setDirectories(List.of(dataDir.toString()))
                     .setMetadataLogDirectory(dataDir.toString())
                     .setControllerListenerName("CONTROLLER")
@@ -283,7 +303,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
     }
 
-    private static void deleteRecursively(Path dir) {
+    static void deleteRecursively(Path dir) {
         if (!Files.exists(dir)) {
             return;
         }

@@ -11,7 +11,7 @@ class BrokerProcessCommandTest {
 
     @Test
     void shouldEndTheBrokersJvmOnItsFirstOutOfMemoryError() {
-        List<String> command = BrokerProcess.command("classes", Path.of("data"), 9092, 9093);
+        List<String> command = BrokerProcess.command("classes", Path.of("data"), 9092, ClusterNode.single(9093));
 
         assertThat(command).contains("-XX:+ExitOnOutOfMemoryError");
         // a JVM option: before the main class

@@ -95,8 +95,10 @@ final class EngineRuns implements AutoCloseable {
     private static void awaitWhileAlive(List<CostEngineProcess> engines, Duration every, Callable<Boolean> done,
             Supplier<String> failure) {
         try {
+            // A look that fails (the group's coordinator moving with a broker lost) is looked again.
             await().atMost(PATIENCE).pollInterval(every)
-                    .failFast(() -> engines.stream().anyMatch(engine -> !engine.isAlive())).until(done);
+                    .failFast(() -> engines.stream().anyMatch(engine -> !engine.isAlive()))
+                    .ignoreExceptionsInstanceOf(IllegalStateException.class).until(done);
         } catch (ConditionTimeoutException | TerminalFailureException e) {
             CostEngineProcess shown = engines.stream().filter(engine -> !engine.isAlive()).findFirst()
                     .orElse(engines.get(0));

@@ -16,6 +16,7 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -26,8 +27,13 @@ public final class TopicAdmin {
     private TopicAdmin() {
     }
 
+    /** Most copies of a record: three, so that one broker may be lost while writes go on. */
+    static final int MAX_REPLICAS = 3;
+
     /**
-     * Creates missing topics, replicated three times, or on every broker of a smaller cluster.
+     * Creates missing topics, replicated three times, or on every broker of a smaller cluster;
+     * with three copies, two must hold a record before it is acknowledged ({@code min.insync.replicas}),
+     * so that a record a producer was told is written ({@code acks=all}) survives the loss of any one broker.
      *
      * @param partitions partitions of each new topic: the most consumer instances a stage can use
      */
@@ -47,11 +53,12 @@ public final class TopicAdmin {
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
         try (Admin admin = Admin.create(props)) {
             int brokers = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size();
-            short replicationFactor = (short) Math.max(1, Math.min(3, brokers));
+            short replicationFactor = replicationFactor(brokers);
             Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
             List<NewTopic> missing = topics.stream()
                     .filter(topic -> !existing.contains(topic.name()))
-                    .map(topic -> new NewTopic(topic.name(), partitions, replicationFactor).configs(topic.config()))
+                    .map(topic -> new NewTopic(topic.name(), partitions, replicationFactor)
+                            .configs(replicated(topic.config(), replicationFactor)))
                     .toList();
             if (missing.isEmpty()) {
                 return;
@@ -71,6 +78,23 @@ public final class TopicAdmin {
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot create topics on " + bootstrapServers + ": " + e.getMessage(), e);
         }
+    }
+
+    /** Copies of each record on a cluster of {@code brokers}: three, or one per broker. */
+    static short replicationFactor(int brokers) {
+        return (short) Math.max(1, Math.min(MAX_REPLICAS, brokers));
+    }
+
+    /**
+     * A topic's configuration with {@code min.insync.replicas}: one fewer than the copies when
+     * there are three (a broker may be away and producers asking for all acknowledgements go on),
+     * else one, since a topic on one or two brokers cannot survive a loss and should still take writes.
+     */
+    static Map<String, String> replicated(Map<String, String> config, short replicationFactor) {
+        Map<String, String> replicated = new HashMap<>(config);
+        replicated.putIfAbsent(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG,
+                String.valueOf(replicationFactor >= MAX_REPLICAS ? replicationFactor - 1 : 1));
+        return replicated;
     }
 
     /** Asks each partition's leader for its latest offset; fails (retriably) while one is not leading yet. */
