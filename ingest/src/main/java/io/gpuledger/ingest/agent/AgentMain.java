@@ -91,11 +91,16 @@ public final class AgentMain {
         return runUntilStopped(agent, () -> { }, err);
     }
 
-    private static int publish(AgentConfig config, boolean once, PrintStream err) {
-        String bootstrap = config.text("kafka.bootstrap.servers");
-        Spool spool = new Spool(Path.of(config.text("spool.dir")), config.number("spool.max-bytes"),
+    /** The agent's spool as {@code config} sets it: segments of 4 MiB, or an eighth of the bound if smaller. */
+    static Spool openSpool(AgentConfig config) {
+        return new Spool(Path.of(config.text("spool.dir")), config.number("spool.max-bytes"),
                 Math.min(4L * 1024 * 1024, config.number("spool.max-bytes") / 8),
                 SpoolSync.parse("spool.fsync", config.text("spool.fsync")));
+    }
+
+    private static int publish(AgentConfig config, boolean once, PrintStream err) {
+        String bootstrap = config.text("kafka.bootstrap.servers");
+        Spool spool = openSpool(config);
         spool.problems().forEach(problem -> err.println("spool: " + problem));
         Delivery delivery = new Delivery(Delivery.producer(bootstrap, "gpu-ledger-agent",
                 config.number("producer.buffer-bytes")), spool, Duration.ofSeconds(1), err::println);
