@@ -55,23 +55,28 @@ class DeliveryOutageIT {
         delivery.close(Duration.ofSeconds(10));
 
         // Then every record is on the topic exactly once, and in order for each key
-        List<ConsumerRecord<String, String>> received = readAll(sent[0]);
+        List<ConsumerRecord<String, String>> received = readAll(broker.bootstrap(), sent[0]);
         assertThat(spooledDuringOutage).as("records spooled during the outage").isPositive();
         assertThat(delivery.dropped()).isZero();
         assertThat(received).hasSize(sent[0]);
+        assertOnceInOrderPerKey(received, sent[0]);
+        assertThat(delivery.counters().sent()).isEqualTo(sent[0]);
+        assertThat(log).isEmpty();
+    }
+
+    /** Asserts that records 1 to {@code sent} are each there once, in order for each key. */
+    static void assertOnceInOrderPerKey(List<ConsumerRecord<String, String>> received, int sent) {
         Map<String, List<Integer>> byKey = new HashMap<>();
         for (ConsumerRecord<String, String> record : received) {
             byKey.computeIfAbsent(record.key(), k -> new ArrayList<>())
                     .add(Integer.parseInt(record.value().substring(0, record.value().indexOf(' '))));
         }
-        assertThat(byKey.values().stream().flatMap(List::stream).distinct().count()).isEqualTo(sent[0]);
+        assertThat(byKey.values().stream().flatMap(List::stream).distinct().count()).isEqualTo(sent);
         assertThat(byKey.values()).allSatisfy(sequence -> assertThat(sequence).isSorted());
-        assertThat(delivery.counters().sent()).isEqualTo(sent[0]);
-        assertThat(log).isEmpty();
     }
 
     /** Submits a record every 2 ms for {@code duration}; returns the new total. */
-    private static int submit(Delivery delivery, int from, Duration duration) throws InterruptedException {
+    static int submit(Delivery delivery, int from, Duration duration) throws InterruptedException {
         int n = from;
         long end = System.nanoTime() + duration.toNanos();
         while (System.nanoTime() < end) {
@@ -95,9 +100,10 @@ class DeliveryOutageIT {
         return hex.substring(0, length);
     }
 
-    private List<ConsumerRecord<String, String>> readAll(int expected) {
+    /** Reads the telemetry topic from its start until {@code expected} records and two seconds more have come. */
+    static List<ConsumerRecord<String, String>> readAll(String bootstrap, int expected) {
         Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, "outage-reader");
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         List<ConsumerRecord<String, String>> received = new ArrayList<>();
