@@ -124,14 +124,14 @@ class ClusterFailoverIT {
                 node.restart();
                 back = System.nanoTime();
 
-                // And the fleet and the engine go on to the end, the node taking its copies back
-                publisher.get(2, TimeUnit.MINUTES);
-                engines.awaitCaughtUp(engine);
-                caughtUp = System.nanoTime();
+                // And the node takes its copies back, and the fleet and the engine go on to the end
                 await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100))
                         .until(() -> describeTelemetry(admin).partitions().stream()
                                 .allMatch(partition -> partition.isr().size() == BROKERS));
                 inSyncAgain = System.nanoTime();
+                publisher.get(2, TimeUnit.MINUTES);
+                engines.awaitCaughtUp(engine);
+                caughtUp = System.nanoTime();
                 watcher.cancel(true);
                 engineRodeItOut = engine.isAlive();
                 onTopic = engines.end(Topics.TELEMETRY.name());
@@ -148,12 +148,12 @@ class ClusterFailoverIT {
         System.out.printf("cluster failover: %d samples in %d windows, %d usage records read; node %d of %d killed"
                 + " with %d samples acknowledged, %d not yet committed by the engine; longest stall after the kill:"
                 + " producer %.1f s, engine %.1f s (before it: %.1f s and %.1f s); the engine had committed every"
-                + " sample acknowledged at the kill %.1f s after it; node away %.1f s; every sample committed %.1f s"
-                + " after it was back, every telemetry partition in sync on %d nodes %.1f s after%n", fleet.samples(),
+                + " sample acknowledged at the kill %.1f s after it; node away %.1f s; every telemetry partition in"
+                + " sync on %d nodes %.1f s after it was back, every sample committed %.1f s after%n", fleet.samples(),
                 fleet.windows(), charged.records(), victim, BROKERS, sentAtKill, lagAtKill, seconds(producerStall),
                 seconds(engineStall), seconds(producerPace), seconds(enginePace), seconds(engineCaughtUpWithKill),
-                seconds(Duration.ofNanos(back - killed)), seconds(Duration.ofNanos(caughtUp - back)), BROKERS,
-                seconds(Duration.ofNanos(inSyncAgain - back)));
+                seconds(Duration.ofNanos(back - killed)), BROKERS, seconds(Duration.ofNanos(inSyncAgain - back)),
+                seconds(Duration.ofNanos(caughtUp - back)));
 
         // Then every telemetry partition was kept in three copies, two of which must hold a record first
         assertThat(telemetryReplicas).as("copies of each telemetry partition").containsOnly((short) BROKERS);

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * data every record arrives exactly once, in order per key. How long an outage the spool covers
  * is a matter of its size ({@code SpoolCapacityTest}: ten minutes of a full node by default).
  *
- * <p>The test can fail: with {@code Delivery} made to drop what it cannot hand to the producer
- * rather than spool it, the records of the outage were missing.
+ * <p>The test can fail: with {@code Delivery} made to drop what its producer cannot take rather
+ * than spool it (spooling only on close), it failed: nothing was spooled while the cluster was away.
  */
 class ClusterOutageIT {
 
