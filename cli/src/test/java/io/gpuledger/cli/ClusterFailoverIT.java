@@ -50,7 +50,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ClusterFailoverIT {
 
     private static final int BROKERS = 3;
-    private static final int GPUS = 16;
+    private static final int GPUS = 8;
     private static final long SEED = 29;
     /** The samples end an hour or two before now, as in AccountingIT (retention, and the brokers' clocks). */
     private static final Instant START = Instant.now().truncatedTo(ChronoUnit.HOURS).minus(Duration.ofHours(5));
