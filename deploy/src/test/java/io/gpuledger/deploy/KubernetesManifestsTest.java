@@ -112,6 +112,8 @@ class KubernetesManifestsTest {
         assertThat(container.at("/resources/limits").has("nvidia.com/gpu")).isFalse();
         assertThat(env(agent)).containsEntry("NVIDIA_VISIBLE_DEVICES", "all");
         assertThat(container.at("/ports/0/hostPort").asInt()).isEqualTo(9477);
+        // On the pod network, so that its NetworkPolicy governs it, as the host's network would not
+        assertThat(pod.path("hostNetwork").asBoolean(false)).isFalse();
         assertThat(mountPaths(container)).contains("/var/lib/gpu-ledger/agent-spool");
     }
 
@@ -140,7 +142,11 @@ class KubernetesManifestsTest {
         JsonNode alerts = named(render("deploy/k8s"), "Deployment", "gpu-ledger-alerts");
         assertTokenIsAFileOfSecret(alerts, "GPULEDGER_API_TOKEN_FILE", "/etc/gpu-ledger/api-token/token",
                 "gpu-ledger-api");
-        assertThat(env(alerts)).doesNotContainKey("GPULEDGER_API_TOKEN");
+        assertThat(env(alerts)).doesNotContainKey("GPULEDGER_API_TOKEN").doesNotContainKey("GPULEDGER_API_READ_TOKEN");
+        // the read role's token, a second key of the same Secret
+        assertThat(env(alerts)).containsEntry("GPULEDGER_API_READ_TOKEN_FILE", "/etc/gpu-ledger/api-token/read-token");
+        assertThat(secretVolumeHolding(alerts, "/etc/gpu-ledger/api-token/read-token").at("/secret/secretName")
+                .asText()).isEqualTo("gpu-ledger-api");
         assertThat(alerts.at("/spec/template/spec/securityContext/fsGroup").asInt()).isEqualTo(10001);
     }
 
@@ -397,6 +403,79 @@ class KubernetesManifestsTest {
         assertThat(policy.at("/spec/ingress/0/ports/0/port").asInt()).isEqualTo(9404);
     }
 
+    /**
+     * Default deny, then each program what it needs: a policy that selects every pod of the
+     * namespace and allows nothing in either direction; for each workload a policy of its own that
+     * names both directions; and all the policies that select it together open exactly the ports
+     * its containers listen on, and let it out only on named ports, DNS and Kafka's listener among
+     * them. Seen to fail with the agent's policy removed, with 9000 dropped from the alert
+     * service's, with the default deny's Egress removed and with the Kafka clients' policy removed.
+     */
+    @Test
+    void shouldDenyByDefaultAndOpenToEachWorkloadOnlyItsContainersPorts() throws Exception {
+        for (String kustomization : List.of("deploy/k8s", "deploy/k8s/overlays/small")) {
+            List<JsonNode> documents = render(kustomization);
+            List<JsonNode> policies = all(documents, "NetworkPolicy");
+            assertThat(policies).as(kustomization + ": the default deny").anySatisfy(policy -> {
+                assertThat(policy.at("/spec/podSelector").size()).isZero();
+                assertThat(names(policy.at("/spec/policyTypes"))).containsExactlyInAnyOrder("Ingress", "Egress");
+                assertThat(policy.at("/spec/ingress").size() + policy.at("/spec/egress").size()).isZero();
+            });
+            JsonNode kafka = one(documents, "Kafka");
+            String cluster = kafka.at("/metadata/name").asText();
+            int listener = kafka.at("/spec/kafka/listeners/0/port").asInt();
+            for (JsonNode workload : workloads(documents)) {
+                String name = kustomization + ": " + name(workload);
+                JsonNode labels = workload.at("/spec/template/metadata/labels");
+                List<JsonNode> selecting = policies.stream().filter(policy -> selects(policy, labels)).toList();
+                assertThat(selecting).as(name + ": a policy of its own with both directions").anySatisfy(policy -> {
+                    assertThat(policy.at("/spec/podSelector/matchLabels/app.kubernetes.io~1name").asText())
+                            .isEqualTo(labels.path("app.kubernetes.io/name").asText());
+                    assertThat(names(policy.at("/spec/policyTypes"))).containsExactlyInAnyOrder("Ingress", "Egress");
+                });
+                TreeSet<Integer> listening = new TreeSet<>();
+                Map<String, Integer> named = new TreeMap<>();
+                for (JsonNode container : workload.at("/spec/template/spec/containers")) {
+                    for (JsonNode port : container.path("ports")) {
+                        listening.add(port.get("containerPort").asInt());
+                        named.put(port.path("name").asText(), port.get("containerPort").asInt());
+                    }
+                }
+                TreeSet<Integer> opened = new TreeSet<>();
+                TreeSet<Integer> out = new TreeSet<>();
+                for (JsonNode policy : selecting) {
+                    for (JsonNode rule : policy.at("/spec/ingress")) {
+                        assertThat(rule.path("ports")).as(name + ": every rule names its ports").isNotEmpty();
+                        rule.get("ports").forEach(port -> opened.add(port.get("port").isInt()
+                                ? port.get("port").asInt() : named.getOrDefault(port.get("port").asText(), -1)));
+                    }
+                    for (JsonNode rule : policy.at("/spec/egress")) {
+                        assertThat(rule.path("ports")).as(name + ": every rule names its ports").isNotEmpty();
+                        rule.get("ports").forEach(port -> out.add(port.get("port").asInt()));
+                        if (rule.get("ports").findValuesAsText("port").contains(String.valueOf(listener))) {
+                            assertThat(rule.at("/to/0/podSelector/matchLabels/strimzi.io~1cluster").asText())
+                                    .as(name + ": Kafka's pods").isEqualTo(cluster);
+                        }
+                    }
+                }
+                assertThat(opened).as(name + ": the ports let in").isEqualTo(listening);
+                assertThat(out).as(name + ": out to DNS and Kafka").contains(53, listener);
+            }
+        }
+    }
+
+    /** Whether the policy's podSelector (matchLabels only: the manifests use nothing else) selects these labels. */
+    private static boolean selects(JsonNode policy, JsonNode labels) {
+        JsonNode selector = policy.at("/spec/podSelector");
+        assertThat(selector.has("matchExpressions")).as(name(policy)).isFalse();
+        boolean all = true;
+        for (Map.Entry<String, JsonNode> label : (Iterable<Map.Entry<String, JsonNode>>) () -> selector
+                .path("matchLabels").fields()) {
+            all &= labels.path(label.getKey()).asText().equals(label.getValue().asText());
+        }
+        return all;
+    }
+
     @Test
     void shouldSpreadTheCostEngineOverNodesAndLetDisruptionsTakeOneInstanceAtATime() throws Exception {
         List<JsonNode> documents = render("deploy/k8s");
@@ -426,8 +505,8 @@ class KubernetesManifestsTest {
         // Secrets mounted as files: each item of each secret volume
         documents.forEach(document -> document.findValues("secret").forEach(volume -> volume.path("items")
                 .forEach(item -> secrets.add(volume.get("secretName").asText() + "/" + item.get("key").asText()))));
-        assertThat(secrets).contains("gpu-ledger-api/token", "gpu-ledger-webhooks/finance-url",
-                "gpu-ledger-webhooks/finance-secret");
+        assertThat(secrets).contains("gpu-ledger-api/token", "gpu-ledger-api/read-token",
+                "gpu-ledger-webhooks/finance-url", "gpu-ledger-webhooks/finance-secret");
         try (Stream<Path> files = Files.walk(RepositoryFiles.resolve("deploy/k8s"))) {
             files.filter(file -> file.toString().endsWith(".yaml") && !file.toString().contains("node_modules"))
                     .forEach(file -> assertThat(read(file)).as(file.toString())
