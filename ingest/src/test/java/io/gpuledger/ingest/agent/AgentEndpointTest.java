@@ -39,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The agent's endpoint as a pod on the node, or anything else that reaches its port, meets it:
  * writes need a token issued for the report's job and this node, a slow client holds one thread
  * and not the endpoint, a flood of jobs stays bounded, and every body the agent cannot read is
- * answered 400 with its reason.
+ * answered 400 with its reason. Seen to fail with the job comparison ({@code ProgressReports.accept}) and
+ * with the node comparison ({@code JobToken.admit}) each skipped.
  */
 class AgentEndpointTest {
 
