@@ -8,6 +8,7 @@ import io.gpuledger.alerts.anomaly.DarkGpus;
 import io.gpuledger.alerts.anomaly.PriceSpikeDetector;
 import io.gpuledger.alerts.anomaly.SpendRateDetector;
 import io.gpuledger.alerts.feed.KafkaClients;
+import io.gpuledger.alerts.feed.ReplicaLease;
 import io.gpuledger.alerts.feed.TopicReader;
 import io.gpuledger.alerts.fleet.FleetBoard;
 import io.gpuledger.alerts.metrics.FleetMetrics;
@@ -28,6 +29,7 @@ import io.gpuledger.model.Topics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
+import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
@@ -80,6 +82,7 @@ public class AlertService {
     private TopicReader capacityReader;
     private TopicReader fleetReader;
     private volatile WebhookDispatcher webhooks;
+    private ReplicaLease lease;
 
     /** Takes the Prometheus registry itself: Quarkus's composite around it would hold every series twice. */
     public AlertService(PrometheusMeterRegistry registry, Clock clock, AlertSettings settings, KafkaSettings kafka) {
@@ -99,11 +102,34 @@ public class AlertService {
     }
 
     void onStart(@Observes StartupEvent event) {
-        start();
+        if (!settings.replica().lease()) {
+            start();
+            return;
+        }
+        if (settings.topics().create()) {
+            TopicAdmin.ensureTopics(bootstrapServers, settings.topics().partitions());
+        }
+        lease = new ReplicaLease(bootstrapServers, groupId() + "-lease", clock.instant(),
+                settings.replica().sessionTimeout(), this::start, AlertService::quitOnLostLease);
+        lease.start();
+        LOG.info("a standby replica until it holds the lease");
     }
 
     void onStop(@Observes ShutdownEvent event) {
         stop();
+        if (lease != null) {
+            lease.close();
+        }
+    }
+
+    /**
+     * The lease moved on while this replica still ran as the active one (it was cut off from the cluster for
+     * longer than the session): another replica now publishes, and this one cannot tell what it missed. It
+     * ends, to be started again as a standby.
+     */
+    private static void quitOnLostLease() {
+        LOG.error("the lease of the active replica was lost: stopping, to start again as a standby");
+        Quarkus.asyncExit(3);
     }
 
     public synchronized void start() {
@@ -129,7 +155,7 @@ public class AlertService {
         CapacityNotices notices = new CapacityNotices(board, darkGpus, rules, registry, clock);
         DeadLetterCounts deadLettered = new DeadLetterCounts(registry);
         capacityReader = new TopicReader("alerts-capacity",
-                KafkaClients.consumer(bootstrapServers, groupId() + "-capacity", settings.consumer().instanceId()),
+                groupMember(groupId() + "-capacity"),
                 Map.of(Topics.CAPACITY_EVENTS.name(), notices::onNotice,
                         Topics.CAPACITY_EVENTS_ENRICHED.name(), notices::onEnrichedNotice),
                 deadLetters, this::flush, registry, clock);
@@ -142,8 +168,7 @@ public class AlertService {
         for (var topic : Topics.DEAD_LETTERS) {
             handlers.put(topic.name(), deadLettered::onDeadLetter);
         }
-        Properties fleetConsumer = KafkaClients.consumer(bootstrapServers, groupId(),
-                settings.consumer().instanceId());
+        Properties fleetConsumer = groupMember(groupId());
         fleetConsumer.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, FLEET_POLL_RECORDS);
         fleetReader = new TopicReader("alerts-fleet", fleetConsumer, handlers, deadLetters, this::flush, registry,
                 clock);
@@ -238,7 +263,7 @@ public class AlertService {
             return;
         }
         webhooks = new WebhookDispatcher(bootstrapServers, groupId() + "-webhooks",
-                settings.consumer().instanceId(), receivers,
+                settings.consumer().instanceId(), sessionTimeout(), receivers,
                 DeliveryPolicy.defaults(), clock);
         MetricCatalogue catalogue = MetricCatalogue.shipped();
         for (WebhookReceiver receiver : receivers) {
@@ -297,6 +322,16 @@ public class AlertService {
 
     private String groupId() {
         return settings.consumer().groupId();
+    }
+
+    /** A consumer in {@code group}, this instance's static member id in it if it has one. */
+    private Properties groupMember(String group) {
+        return KafkaClients.consumer(bootstrapServers, group, settings.consumer().instanceId(), sessionTimeout());
+    }
+
+    /** Replicas: short, so that the one taking over is not kept waiting by the one that died; else Kafka's. */
+    private Duration sessionTimeout() {
+        return settings.replica().lease() ? settings.replica().sessionTimeout() : KafkaClients.SESSION_TIMEOUT;
     }
 
     /** Sends what the readers' records caused before their offsets are committed. */

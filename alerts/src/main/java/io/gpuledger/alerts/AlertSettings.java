@@ -32,11 +32,27 @@ public interface AlertSettings {
 
     Metrics metrics();
 
+    Replica replica();
+
     interface Consumer {
         String groupId();
 
         /** This instance's id as a static member of its groups. */
         Optional<String> instanceId();
+    }
+
+    /** Running as one of several replicas: see docs/operations.md. */
+    interface Replica {
+        /**
+         * Whether this instance waits for the replicas' lease before it reads and publishes; off, it starts
+         * at once, as the only instance.
+         */
+        @WithDefault("false")
+        boolean lease();
+
+        /** How long the replicas' groups wait for one that stopped answering before another takes over. */
+        @WithDefault("10s")
+        Duration sessionTimeout();
     }
 
     interface Topics {
@@ -201,5 +217,6 @@ public interface AlertSettings {
         /** A series not heard of for this long is removed. */
         @WithDefault("5m")
         Duration staleAfter();
+
     }
 }

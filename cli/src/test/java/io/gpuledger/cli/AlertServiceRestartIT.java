@@ -1,5 +1,16 @@
 package io.gpuledger.cli;
 
+import static io.gpuledger.cli.AlertServiceOutcomes.anomalyIds;
+import static io.gpuledger.cli.AlertServiceOutcomes.evacuationOf;
+import static io.gpuledger.cli.AlertServiceOutcomes.evacuationsDue;
+import static io.gpuledger.cli.AlertServiceOutcomes.idleReleases;
+import static io.gpuledger.cli.AlertServiceOutcomes.ledger;
+import static io.gpuledger.cli.AlertServiceOutcomes.members;
+import static io.gpuledger.cli.AlertServiceOutcomes.notice;
+import static io.gpuledger.cli.AlertServiceOutcomes.repeated;
+import static io.gpuledger.cli.AlertServiceOutcomes.runFleet;
+import static io.gpuledger.cli.AlertServiceOutcomes.seconds;
+import static io.gpuledger.cli.AlertServiceOutcomes.teams;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -7,42 +18,28 @@ import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.ingest.kafka.Producers;
 import io.gpuledger.ingest.price.PriceCatalog;
 import io.gpuledger.ingest.sim.Fleet;
-import io.gpuledger.ingest.sim.FleetSimulation;
 import io.gpuledger.ingest.sim.FleetSimulator;
-import io.gpuledger.ingest.sim.SimulatedJob;
-import io.gpuledger.ingest.sim.SimulationSettings;
 import io.gpuledger.model.CapacityEvent;
-import io.gpuledger.model.CapacityEventKind;
 import io.gpuledger.model.CloudEvent;
 import io.gpuledger.model.CostAnomaly;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
-import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
-import io.gpuledger.model.WebhookDelivery;
 import io.gpuledger.streams.CostEngine;
 import io.gpuledger.streams.CostEngineConfig;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.CleanupMode;
@@ -64,13 +61,6 @@ class AlertServiceRestartIT {
 
     private static final int GPUS = 16;
     private static final long SEED = 42;
-    private static final Duration INTERVAL = Duration.ofSeconds(1);
-    /**
-     * The fleet starts this long before now and catches up at once: closed minutes, and the
-     * budget anomalies they complete, come within seconds instead of minutes.
-     */
-    private static final Duration HISTORY = Duration.ofMinutes(4);
-    private static final double SPOT_INTERRUPTIONS_PER_HOUR = 240;
     private static final String TINY_BUDGET = "0.000001 USD";
     /** One partition: two versions of one offer (keys of their own) are read in the order they were sent. */
     private static final int PARTITIONS = 1;
@@ -79,8 +69,6 @@ class AlertServiceRestartIT {
     /** The service's static member id, the same before and after the kill, as a pod's name is. */
     private static final String INSTANCE = "gpu-ledger-alerts-0";
     private static final Duration PATIENCE = Duration.ofSeconds(120);
-    /** As the recommendation book: a saving that moves by a tenth or less is no news. */
-    private static final double MATERIAL_CHANGE = 0.10;
 
     /** Kept when the test fails: the alert service's logs are in it. */
     @TempDir(cleanup = CleanupMode.ON_SUCCESS)
@@ -93,18 +81,8 @@ class AlertServiceRestartIT {
         List<PriceQuote> catalog = PriceCatalog.loadDefault().quotes().stream()
                 .filter(quote -> quote.currency().equals("USD")).toList();
         Fleet fleet = Fleet.generate(GPUS, catalog, SEED);
-        // Instances are billed whole and released whole: what is idle is a job's instances, or an instance of
-        // no job. Spot ones are left out: the cloud may take them back first, and a job it took capacity
-        // from waits for capacity, not idle, for hours.
-        Set<String> idleReleases = fleet.instances().stream()
-                .filter(instance -> instance.job().idle())
-                .filter(instance -> instance.gpus().get(0).lifecycle() != Lifecycle.SPOT)
-                .map(instance -> instance.job().reportedJobId() != null
-                        ? Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "job", instance.job().reportedJobId())
-                        : Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "instance", instance.instanceId()))
-                .collect(Collectors.toCollection(TreeSet::new));
-        Set<String> teams = fleet.jobs().stream().map(SimulatedJob::team).filter(Objects::nonNull)
-                .collect(Collectors.toCollection(TreeSet::new));
+        Set<String> idleReleases = idleReleases(fleet);
+        Set<String> teams = teams(fleet);
         assertThat(idleReleases).isNotEmpty();
         assertThat(teams).isNotEmpty();
         assertThat(fleet.gpus()).anyMatch(gpu -> gpu.lifecycle() == Lifecycle.SPOT);
@@ -153,19 +131,10 @@ class AlertServiceRestartIT {
                     KafkaProducer<byte[], byte[]> records = Producers.forTopics(bootstrap, "restart-fleet");
                     GroupProgress progress = new GroupProgress(bootstrap)) {
                 engine.start();
-                SimulationSettings simulated = SimulationSettings.defaults(INTERVAL)
-                        .withSpotInterruptionsPerInstanceHour(SPOT_INTERRUPTIONS_PER_HOUR)
-                        .withSpotPriceChangesPerOfferHour(0);
-                FleetSimulation simulation = new FleetSimulation(fleet, catalog, simulated, SEED,
-                        Instant.now().truncatedTo(ChronoUnit.SECONDS).minus(HISTORY));
-                FleetSimulator simulator = new FleetSimulator(simulation, records, Clock.systemUTC());
+                FleetSimulator simulator = runFleet(fleet, catalog, SEED, records);
                 try {
                     // When the fleet has sent its history and runs on, and the alert service has
                     // delivered all but the last budget anomaly
-                    while (simulation.nextEnd().isBefore(Instant.now())) {
-                        simulator.publishNextRound();
-                    }
-                    simulator.start();
                     services.add(startAlertService(bootstrap, port, alertSettings, 1));
                     ready = Instant.now();
                     // And a spot price has risen by 5%, a version the service reads before it is killed
@@ -173,7 +142,7 @@ class AlertServiceRestartIT {
                     PriceQuote step = priced(spot, spot.pricePerHour() * 1.05, stepAt.minusSeconds(2));
                     SimulatedFleet.publishPrices(List.of(step), bootstrap, "restart-price-step");
                     await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).until(() -> inbox.held() != null
-                            && ledger(bootstrap).containsAll(inbox.taken())
+                            && ledger(bootstrap, RECEIVER).containsAll(inbox.taken())
                             && progress.committed(GROUP, Topics.PRICES.name()) >= progress.end(Topics.PRICES.name()));
 
                     // And it is killed then, with SIGKILL
@@ -191,7 +160,8 @@ class AlertServiceRestartIT {
                     PriceQuote spike = priced(spot, step.pricePerHour() * 1.5, now.minusSeconds(1));
                     SimulatedFleet.publishPrices(List.of(spike), bootstrap, "restart-price-spike");
                     spikeOf = "price_spike:offer:" + spot.offer().key() + ":" + step.validFrom() + ":";
-                    noticeWhileDown = notice(spot, now, now.plus(Duration.ofMinutes(2)));
+                    noticeWhileDown = notice(spot, "i-noticed-while-down", now,
+                            now.plus(Duration.ofMinutes(2)));
                     records.send(Producers.record(Topics.CAPACITY_EVENTS, now.toEpochMilli(),
                             noticeWhileDown.instanceId(), noticeWhileDown)).get();
 
@@ -231,10 +201,7 @@ class AlertServiceRestartIT {
             }
         }
         List<String> anomalyIds = anomalies.stream().map(CostAnomaly::id).toList();
-        List<String> evacuations = notices.stream()
-                .filter(notice -> notice.kind() == CapacityEventKind.SPOT_INTERRUPTION)
-                .filter(notice -> notice.deadline() != null && notice.deadline().isAfter(everyNoticeRead))
-                .map(AlertServiceRestartIT::evacuationOf).distinct().toList();
+        List<String> evacuations = evacuationsDue(notices, everyNoticeRead);
         System.out.printf("alert service restart: ready after %d s, killed at %d s, back at %d s, done at %d s;"
                 + " %d recommendation records (%d before the kill), %d anomalies, %d webhook requests for %d"
                 + " deliveries; at the kill %d taken, %d committed by the dispatcher, %s held; %d notices, %d"
@@ -291,78 +258,8 @@ class AlertServiceRestartIT {
         return service;
     }
 
-    /** Each group's members, by their static ids ("-" for one without). */
-    private static Map<String, List<String>> members(String bootstrap, List<String> groups) throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            Map<String, List<String>> members = new TreeMap<>();
-            admin.describeConsumerGroups(groups).all().get(30, TimeUnit.SECONDS).forEach((group, description) ->
-                    members.put(group, description.members().stream()
-                            .map(member -> member.groupInstanceId().orElse("-")).toList()));
-            return members;
-        }
-    }
-
-    private static long seconds(Instant from, Instant to) {
-        return Duration.between(from, to).toSeconds();
-    }
-
-    private static String evacuationOf(CapacityEvent notice) {
-        return Recommendation.idFor(RecommendationKind.EVACUATE, "instance", notice.instanceId());
-    }
-
-    /** A spot interruption notice for an instance of {@code offer} the fleet does not have, as an agent sends it. */
-    private static CapacityEvent notice(PriceQuote offer, Instant noticedAt, Instant deadline) {
-        String instance = "i-noticed-while-down";
-        return new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
-                CapacityEvent.idOf(offer.provider(), instance, CapacityEventKind.SPOT_INTERRUPTION,
-                        deadline.toString()),
-                offer.provider(), offer.region(), instance, offer.instanceType(), "node-noticed-while-down",
-                offer.lifecycle(), CapacityEventKind.SPOT_INTERRUPTION, "terminate", noticedAt, deadline,
-                "restart-test", null);
-    }
-
     private static PriceQuote priced(PriceQuote quote, double pricePerHour, Instant validFrom) {
         return new PriceQuote(quote.provider(), quote.region(), quote.instanceType(), quote.lifecycle(),
                 quote.gpuModel(), quote.gpuCount(), pricePerHour, quote.currency(), validFrom, "restart-test");
-    }
-
-    /** The anomalies finance's receiver is recorded as having taken (or refused), on the delivery ledger. */
-    private static Set<String> ledger(String bootstrap) {
-        return TopicRecords.read(bootstrap, Topics.WEBHOOK_DELIVERIES).stream()
-                .filter(delivery -> delivery.receiver().equals(RECEIVER))
-                .map(WebhookDelivery::anomalyId).collect(Collectors.toSet());
-    }
-
-    private static List<String> anomalyIds(String bootstrap) {
-        return TopicRecords.read(bootstrap, Topics.COST_ANOMALIES).stream().map(CostAnomaly::id).toList();
-    }
-
-    /**
-     * Records that say again what the record of the same id before them said: the same status,
-     * action and deadline, a saving within a tenth of it, before half its time to live had
-     * passed. The recommendation book publishes none of these (docs/architecture.md, alert service).
-     */
-    private static List<String> repeated(List<Recommendation> published) {
-        Map<String, Recommendation> before = new HashMap<>();
-        List<String> repeats = new ArrayList<>();
-        for (Recommendation recommendation : published) {
-            Recommendation last = before.put(recommendation.id(), recommendation);
-            if (last != null && repeats(last, recommendation)) {
-                repeats.add(recommendation.id() + " " + recommendation.status().wire() + " at "
-                        + recommendation.updatedAt() + ", as at " + last.updatedAt());
-            }
-        }
-        return repeats;
-    }
-
-    private static boolean repeats(Recommendation last, Recommendation next) {
-        Instant refreshAt = last.updatedAt()
-                .plus(Duration.between(last.updatedAt(), last.expiresAt()).dividedBy(2));
-        double saving = last.estimatedMonthlySaving();
-        return next.status() == last.status() && next.action().equals(last.action())
-                && Objects.equals(next.deadline(), last.deadline())
-                && Math.abs(next.estimatedMonthlySaving() - saving)
-                        <= MATERIAL_CHANGE * Math.max(Math.abs(saving), 1e-9)
-                && next.updatedAt().isBefore(refreshAt);
     }
 }

@@ -46,6 +46,7 @@ public class WebhookDispatcher implements AutoCloseable {
     private final String bootstrapServers;
     private final String groupId;
     private final Optional<String> instanceId;
+    private final Duration sessionTimeout;
     private final List<WebhookReceiver> receivers;
     private final DeliveryPolicy policy;
     private final Clock clock;
@@ -62,6 +63,13 @@ public class WebhookDispatcher implements AutoCloseable {
      */
     public WebhookDispatcher(String bootstrapServers, String groupId, Optional<String> instanceId,
             List<WebhookReceiver> receivers, DeliveryPolicy policy, Clock clock) {
+        this(bootstrapServers, groupId, instanceId, KafkaClients.SESSION_TIMEOUT, receivers, policy, clock);
+    }
+
+    /** @param sessionTimeout how long the group waits for a member that stopped answering */
+    public WebhookDispatcher(String bootstrapServers, String groupId, Optional<String> instanceId,
+            Duration sessionTimeout, List<WebhookReceiver> receivers, DeliveryPolicy policy, Clock clock) {
+        this.sessionTimeout = Objects.requireNonNull(sessionTimeout, "sessionTimeout");
         this.bootstrapServers = Objects.requireNonNull(bootstrapServers, "bootstrapServers");
         this.groupId = Objects.requireNonNull(groupId, "groupId");
         this.instanceId = Objects.requireNonNull(instanceId, "instanceId");
@@ -82,7 +90,7 @@ public class WebhookDispatcher implements AutoCloseable {
         if (isRunning()) {
             return;
         }
-        Clients clients = Clients.open(bootstrapServers, groupId, instanceId, policy, clock);
+        Clients clients = Clients.open(bootstrapServers, groupId, instanceId, sessionTimeout, policy, clock);
         loop = new DispatchLoop(receivers, counters, clients, policy, clock, () -> beforeCommit.run(),
                 unreadable::incrementAndGet);
         worker = new Thread(loop::run, "webhook-dispatcher");
@@ -154,13 +162,13 @@ public class WebhookDispatcher implements AutoCloseable {
             DeliveryLedger ledger, WebhookSender sender) {
 
         static Clients open(String bootstrapServers, String groupId, Optional<String> instanceId,
-                DeliveryPolicy policy, Clock clock) {
+                Duration sessionTimeout, DeliveryPolicy policy, Clock clock) {
             KafkaProducer<String, WebhookDelivery> producer = new KafkaProducer<>(producerConfig(bootstrapServers,
                     groupId), Topics.WEBHOOK_DELIVERIES.keySerde().serializer(),
                     Topics.WEBHOOK_DELIVERIES.valueSerde().serializer());
             try {
                 KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(
-                        consumerConfig(bootstrapServers, groupId, instanceId), new StringDeserializer(),
+                        consumerConfig(bootstrapServers, groupId, instanceId, sessionTimeout), new StringDeserializer(),
                         new ByteArrayDeserializer());
                 try {
                     return new Clients(consumer, producer, new DeliveryLedger(bootstrapServers, groupId + "-ledger"),
@@ -191,8 +199,8 @@ public class WebhookDispatcher implements AutoCloseable {
         }
 
         private static Properties consumerConfig(String bootstrapServers, String groupId,
-                Optional<String> instanceId) {
-            Properties props = KafkaClients.consumer(bootstrapServers, groupId, instanceId);
+                Optional<String> instanceId, Duration sessionTimeout) {
+            Properties props = KafkaClients.consumer(bootstrapServers, groupId, instanceId, sessionTimeout);
             props.put(ConsumerConfig.CLIENT_ID_CONFIG, groupId + "-anomalies");
             return props;
         }

@@ -1,0 +1,169 @@
+package io.gpuledger.cli;
+
+import io.gpuledger.ingest.sim.Fleet;
+import io.gpuledger.ingest.sim.FleetSimulation;
+import io.gpuledger.ingest.sim.FleetSimulator;
+import io.gpuledger.ingest.sim.SimulatedJob;
+import io.gpuledger.ingest.sim.SimulationSettings;
+import io.gpuledger.model.CapacityEvent;
+import io.gpuledger.model.CapacityEventKind;
+import io.gpuledger.model.CostAnomaly;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationKind;
+import io.gpuledger.model.Topics;
+import io.gpuledger.model.WebhookDelivery;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.producer.KafkaProducer;
+
+/**
+ * What the tests of an alert service that crashes under load expect of a fleet, and read back of what
+ * automation and finance were given: the recommendations and anomalies its input calls for, none twice.
+ */
+final class AlertServiceOutcomes {
+
+    /** Spot instances are taken back every quarter minute or so. */
+    private static final double SPOT_INTERRUPTIONS_PER_HOUR = 240;
+    /**
+     * The fleet starts this long before now and catches up at once: closed minutes, and the
+     * budget anomalies they complete, come within seconds instead of minutes.
+     */
+    private static final Duration HISTORY = Duration.ofMinutes(4);
+    /** As the recommendation book: a saving that moves by a tenth or less is no news. */
+    private static final double MATERIAL_CHANGE = 0.10;
+
+    private AlertServiceOutcomes() {
+    }
+
+    /**
+     * The releases of idle capacity the fleet calls for. Instances are billed whole and released whole: what
+     * is idle is a job's instances, or an instance of no job. Spot ones are left out: the cloud may take them
+     * back first, and a job it took capacity from waits for capacity, not idle, for hours.
+     */
+    static Set<String> idleReleases(Fleet fleet) {
+        return fleet.instances().stream()
+                .filter(instance -> instance.job().idle())
+                .filter(instance -> instance.gpus().get(0).lifecycle() != Lifecycle.SPOT)
+                .map(instance -> instance.job().reportedJobId() != null
+                        ? Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "job", instance.job().reportedJobId())
+                        : Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "instance", instance.instanceId()))
+                .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    /**
+     * {@code fleet} sampled every second, its spot instances taken back often and its prices still, sent to
+     * {@code records}: its history sent at once, then running on as the wall clock goes (close it to stop).
+     */
+    static FleetSimulator runFleet(Fleet fleet, List<PriceQuote> catalog, long seed,
+            KafkaProducer<byte[], byte[]> records) {
+        SimulationSettings simulated = SimulationSettings.defaults(Duration.ofSeconds(1))
+                .withSpotInterruptionsPerInstanceHour(SPOT_INTERRUPTIONS_PER_HOUR)
+                .withSpotPriceChangesPerOfferHour(0);
+        FleetSimulation simulation = new FleetSimulation(fleet, catalog, simulated, seed,
+                Instant.now().truncatedTo(ChronoUnit.SECONDS).minus(HISTORY));
+        FleetSimulator simulator = new FleetSimulator(simulation, records, Clock.systemUTC());
+        while (simulation.nextEnd().isBefore(Instant.now())) {
+            simulator.publishNextRound();
+        }
+        simulator.start();
+        return simulator;
+    }
+
+    static Set<String> teams(Fleet fleet) {
+        return fleet.jobs().stream().map(SimulatedJob::team).filter(Objects::nonNull)
+                .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    /** Each group's members, by their static ids ("-" for one without). */
+    static Map<String, List<String>> members(String bootstrap, List<String> groups) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            Map<String, List<String>> members = new TreeMap<>();
+            admin.describeConsumerGroups(groups).all().get(30, TimeUnit.SECONDS).forEach((group, description) ->
+                    members.put(group, description.members().stream()
+                            .map(member -> member.groupInstanceId().orElse("-")).toList()));
+            return members;
+        }
+    }
+
+    static long seconds(Instant from, Instant to) {
+        return Duration.between(from, to).toSeconds();
+    }
+
+    static String evacuationOf(CapacityEvent notice) {
+        return Recommendation.idFor(RecommendationKind.EVACUATE, "instance", notice.instanceId());
+    }
+
+    /** The evacuations {@code notices} call for: one of each instance whose spot notice still ran at {@code at}. */
+    static List<String> evacuationsDue(List<CapacityEvent> notices, Instant at) {
+        return notices.stream()
+                .filter(notice -> notice.kind() == CapacityEventKind.SPOT_INTERRUPTION)
+                .filter(notice -> notice.deadline() != null && notice.deadline().isAfter(at))
+                .map(AlertServiceOutcomes::evacuationOf).distinct().toList();
+    }
+
+    /** A spot interruption notice for an instance of {@code offer} the fleet does not have, as an agent sends it. */
+    static CapacityEvent notice(PriceQuote offer, String instance, Instant noticedAt, Instant deadline) {
+        return new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
+                CapacityEvent.idOf(offer.provider(), instance, CapacityEventKind.SPOT_INTERRUPTION,
+                        deadline.toString()),
+                offer.provider(), offer.region(), instance, offer.instanceType(), "node-" + instance,
+                offer.lifecycle(), CapacityEventKind.SPOT_INTERRUPTION, "terminate", noticedAt, deadline,
+                "alert-service-test", null);
+    }
+
+    /** The anomalies {@code receiver} is recorded as having taken (or refused), on the delivery ledger. */
+    static Set<String> ledger(String bootstrap, String receiver) {
+        return TopicRecords.read(bootstrap, Topics.WEBHOOK_DELIVERIES).stream()
+                .filter(delivery -> delivery.receiver().equals(receiver))
+                .map(WebhookDelivery::anomalyId).collect(Collectors.toSet());
+    }
+
+    static List<String> anomalyIds(String bootstrap) {
+        return TopicRecords.read(bootstrap, Topics.COST_ANOMALIES).stream().map(CostAnomaly::id).toList();
+    }
+
+    /**
+     * Records that say again what the record of the same id before them said: the same status,
+     * action and deadline, a saving within a tenth of it, before half its time to live had
+     * passed. The recommendation book publishes none of these (docs/architecture.md, alert service).
+     */
+    static List<String> repeated(List<Recommendation> published) {
+        Map<String, Recommendation> before = new HashMap<>();
+        List<String> repeats = new ArrayList<>();
+        for (Recommendation recommendation : published) {
+            Recommendation last = before.put(recommendation.id(), recommendation);
+            if (last != null && repeats(last, recommendation)) {
+                repeats.add(recommendation.id() + " " + recommendation.status().wire() + " at "
+                        + recommendation.updatedAt() + ", as at " + last.updatedAt());
+            }
+        }
+        return repeats;
+    }
+
+    private static boolean repeats(Recommendation last, Recommendation next) {
+        Instant refreshAt = last.updatedAt()
+                .plus(Duration.between(last.updatedAt(), last.expiresAt()).dividedBy(2));
+        double saving = last.estimatedMonthlySaving();
+        return next.status() == last.status() && next.action().equals(last.action())
+                && Objects.equals(next.deadline(), last.deadline())
+                && Math.abs(next.estimatedMonthlySaving() - saving)
+                        <= MATERIAL_CHANGE * Math.max(Math.abs(saving), 1e-9)
+                && next.updatedAt().isBefore(refreshAt);
+    }
+}
