@@ -28,6 +28,7 @@ import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.ShutdownEvent;
@@ -140,7 +141,14 @@ public class AlertService {
         if (settings.topics().create()) {
             TopicAdmin.ensureTopics(bootstrapServers, settings.topics().partitions());
         }
-        metrics = new FleetMetrics(registry, settings.metrics().maxSeries(), settings.metrics().staleAfter());
+        int shards = settings.metrics().gpuShards();
+        if (shards < 1) {
+            throw new IllegalArgumentException("gpuledger.metrics.gpu-shards must be 1 or more, not " + shards);
+        }
+        // Apart, the per-GPU meters go to a registry nothing scrapes whole: the text of a shard is written from
+        // them at its scrape, and a simple registry keeps less for each meter than Prometheus's.
+        metrics = new FleetMetrics(registry, shards > 1 ? new SimpleMeterRegistry() : registry,
+                settings.metrics().maxSeries(), settings.metrics().staleAfter());
         board = new FleetBoard(settings.metrics().staleAfter());
         desk = RecommendationDesk.open(bootstrapServers, settings.recommendation().dismissFor(), registry, clock,
                 settings.reportingCurrency());

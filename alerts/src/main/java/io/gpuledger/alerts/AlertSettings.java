@@ -218,5 +218,11 @@ public interface AlertSettings {
         @WithDefault("5m")
         Duration staleAfter();
 
+        /**
+         * 1: the per-GPU families are in {@code /q/metrics} with the rest; more: they are served apart, in this
+         * many shards of the GPUs at {@code /api/metrics/gpus?shard=}, a scrape each.
+         */
+        @WithDefault("1")
+        int gpuShards();
     }
 }

@@ -171,11 +171,40 @@ final class FootprintBench {
                         engineBehind / (double) gpus, alertsBehind, Topics.USAGE.name());
                 List<Row> rows = fleetRows(gpus, window, written);
                 rows.forEach(row -> printRow(row, out));
+                scrapes(alerts, out);
                 return rows;
             }
         } finally {
             deleteRecursively(work);
         }
+    }
+
+    /**
+     * One round of the scrapes a Prometheus makes of the alert service: {@code /q/metrics}, and each shard of
+     * the per-GPU series where they are served apart ({@code GPULEDGER_METRICS_GPU_SHARDS}); the size of each,
+     * the largest, and the service's resident peak (VmHWM) after them, the scrapes' own memory included.
+     */
+    private static void scrapes(AlertServiceProcess alerts, PrintStream out) throws Exception {
+        String shardsSetting = System.getenv().getOrDefault("GPULEDGER_METRICS_GPU_SHARDS", "1");
+        int shards = Integer.parseInt(shardsSetting.strip());
+        List<String> paths = new ArrayList<>(List.of("/q/metrics"));
+        for (int shard = 0; shards > 1 && shard < shards; shard++) {
+            paths.add("/api/metrics/gpus?shard=" + shard);
+        }
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        long largest = 0;
+        StringBuilder sizes = new StringBuilder();
+        for (String path : paths) {
+            HttpRequest scrape = HttpRequest.newBuilder(URI.create(alerts.baseUrl() + path))
+                    .timeout(Duration.ofMinutes(2)).build();
+            long bytes = http.send(scrape, HttpResponse.BodyHandlers.ofByteArray()).body().length;
+            largest = Math.max(largest, bytes);
+            sizes.append(sizes.isEmpty() ? "" : ", ")
+                    .append(String.format(Locale.ROOT, "%s %.1f MB", path, bytes / 1e6));
+        }
+        out.printf(Locale.ROOT, "scrapes of the alert service (%d): %s; largest %.1f MB (target 50 MB); its resident"
+                + " peak after them %d MiB (target 1.5 GiB = 1536 MiB)%n", paths.size(), sizes, largest / 1e6,
+                ProcFiles.peakResidentKb(alerts.pid()) / 1024);
     }
 
     private static List<Row> fleetRows(int gpus, Footprint.Window window, long written) {

@@ -1,12 +1,10 @@
 package io.gpuledger.alerts.api;
 
+import io.gpuledger.alerts.AlertSettings;
 import io.gpuledger.alerts.metrics.FleetMetrics;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
+import io.gpuledger.alerts.metrics.SeriesText;
 import io.micrometer.core.instrument.Meter;
-import io.micrometer.core.instrument.config.NamingConvention;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
-import io.prometheus.client.Collector;
 import io.prometheus.client.exporter.common.TextFormat;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -24,6 +22,8 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 /**
  * {@code GET /api/metrics?name[]=…}: only the families named, in the Prometheus text format, so that a job can
  * scrape a few more often than {@code /q/metrics} whole; with {@code gpu[]=…}, only those GPUs' series.
+ * {@code GET /api/metrics/gpus?shard=…}: the per-GPU families of one shard of the GPUs, where they are served
+ * apart from {@code /q/metrics} (a large fleet's would make one scrape of hundreds of megabytes).
  */
 @Path("/api/metrics")
 @Tag(name = "metrics")
@@ -31,10 +31,39 @@ public class MetricsResource {
 
     private final PrometheusMeterRegistry registry;
     private final FleetMetrics metrics;
+    private final AlertSettings settings;
 
-    public MetricsResource(PrometheusMeterRegistry registry, FleetMetrics metrics) {
+    public MetricsResource(PrometheusMeterRegistry registry, FleetMetrics metrics, AlertSettings settings) {
         this.registry = registry;
         this.metrics = metrics;
+        this.settings = settings;
+    }
+
+    @GET
+    @Path("gpus")
+    @Produces(TextFormat.CONTENT_TYPE_004)
+    @Operation(summary = "The per-GPU families of one shard of the GPUs, in the Prometheus text format, where"
+            + " gpuledger.metrics.gpu-shards serves them apart from /q/metrics: a Prometheus job per shard")
+    @APIResponse(responseCode = "200", description = "the series of the GPUs in the shard")
+    @APIResponse(responseCode = "400", description = "no shard, or one out of range")
+    public String gpuShard(@Parameter(description = "the shard, from 0 to gpuledger.metrics.gpu-shards - 1")
+            @QueryParam("shard") Integer shard) {
+        int shards = shards();
+        if (shard == null || shard < 0 || shard >= shards) {
+            throw Problems.status(Response.Status.BAD_REQUEST,
+                    "name a 'shard' from 0 to " + (shards - 1) + " (gpuledger.metrics.gpu-shards is " + shards + ")");
+        }
+        return SeriesText.families(metrics.gpuShard(shard, shards), registry.config().namingConvention(),
+                name -> true);
+    }
+
+    private int shards() {
+        return settings.metrics().gpuShards();
+    }
+
+    /** Every shard's series of the families {@code names} takes. */
+    private String gpuShards(java.util.function.Predicate<String> names) {
+        return SeriesText.families(metrics.gpuShard(0, 1), registry.config().namingConvention(), names);
     }
 
     @GET
@@ -60,48 +89,15 @@ public class MetricsResource {
                     "name 'name[]' at least once, a family's sample name (/q/metrics has every family)");
         }
         if (gpus.isEmpty()) {
-            return registry.scrape(TextFormat.CONTENT_TYPE_004, wanted);
+            String text = registry.scrape(TextFormat.CONTENT_TYPE_004, wanted);
+            return shards() > 1 ? text + gpuShards(wanted::contains) : text;
         }
         StringBuilder text = new StringBuilder();
         for (String gpu : new LinkedHashSet<>(gpus)) {
             for (Meter meter : metrics.gpuSeries(gpu.strip())) {
-                appendSample(text, meter, wanted);
+                SeriesText.appendSample(text, meter, registry.config().namingConvention(), wanted);
             }
         }
         return text.toString();
-    }
-
-    /** One sample line, as the text format writes it: the exported name, labels by name, the value. */
-    private void appendSample(StringBuilder text, Meter meter, Set<String> wanted) {
-        NamingConvention naming = registry.config().namingConvention();
-        Meter.Id id = meter.getId();
-        String name = naming.name(id.getName(), id.getType(), id.getBaseUnit());
-        if (!wanted.contains(name)) {
-            return;
-        }
-        double value = meter instanceof Counter counter ? counter.count()
-                : meter instanceof Gauge gauge ? gauge.value() : Double.NaN;
-        text.append(name).append('{');
-        String separator = "";
-        for (io.micrometer.core.instrument.Tag tag : id.getConventionTags(naming)) {
-            text.append(separator).append(tag.getKey()).append("=\"");
-            escape(text, tag.getValue());
-            text.append('"');
-            separator = ",";
-        }
-        text.append("} ").append(Collector.doubleToGoString(value)).append('\n');
-    }
-
-    /** A label value as the text format escapes it: backslash, double quote and line feed. */
-    private static void escape(StringBuilder text, String value) {
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            switch (c) {
-                case '\\' -> text.append("\\\\");
-                case '"' -> text.append("\\\"");
-                case '\n' -> text.append("\\n");
-                default -> text.append(c);
-            }
-        }
     }
 }

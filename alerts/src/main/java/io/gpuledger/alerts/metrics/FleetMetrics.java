@@ -40,7 +40,15 @@ public final class FleetMetrics {
     private final Map<String, String> teamOfJob = new ConcurrentHashMap<>();
 
     public FleetMetrics(MeterRegistry registry, int maxSeries, Duration staleAfter) {
-        gpus = new SeriesGroup(registry, "gpu", maxSeries, staleAfter);
+        this(registry, registry, maxSeries, staleAfter);
+    }
+
+    /**
+     * @param gpuRegistry where the per-GPU series go: {@code registry} to export them with the rest, or one
+     *                    of their own, not scraped whole, to serve them in shards ({@link #gpuShard})
+     */
+    public FleetMetrics(MeterRegistry registry, MeterRegistry gpuRegistry, int maxSeries, Duration staleAfter) {
+        gpus = new SeriesGroup(gpuRegistry, registry, "gpu", maxSeries, staleAfter);
         jobs = new SeriesGroup(registry, "job", maxSeries, staleAfter);
         teams = new SeriesGroup(registry, "team", maxSeries, staleAfter);
         pools = new SeriesGroup(registry, "pool", maxSeries, staleAfter);
@@ -223,6 +231,19 @@ public final class FleetMetrics {
     /** The series of the GPU with {@code uuid} (its gauges and counters); none when it has none. */
     public List<Meter> gpuSeries(String uuid) {
         return gpus.meters(uuid);
+    }
+
+    /**
+     * The series of the GPUs in shard {@code shard} of {@code shards}: those whose UUID's hash falls in it
+     * ({@link #shardOf}).
+     */
+    public List<Meter> gpuShard(int shard, int shards) {
+        return gpus.metersWhere(uuid -> shardOf(uuid, shards) == shard);
+    }
+
+    /** The shard of {@code shards} a GPU's series are served in: its UUID's {@code String} hash, modulo. */
+    public static int shardOf(String uuid, int shards) {
+        return Math.floorMod(uuid.hashCode(), shards);
     }
 
     private Tags jobTags(String job, String currency) {

@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * The series of one kind of thing (GPUs, jobs, teams, pools), each thing identified by a key and
@@ -31,12 +32,22 @@ public final class SeriesGroup {
     private final Map<String, Thing> things = new HashMap<>();
 
     public SeriesGroup(MeterRegistry registry, String name, int maxThings, Duration staleAfter) {
+        this(registry, registry, name, maxThings, staleAfter);
+    }
+
+    /**
+     * @param registry the things' meters go there
+     * @param exported where the count of things dropped goes: the registry scraped whole, where the things'
+     *                 own are served apart
+     */
+    public SeriesGroup(MeterRegistry registry, MeterRegistry exported, String name, int maxThings,
+            Duration staleAfter) {
         this.registry = registry;
         this.name = name;
         this.maxThings = maxThings;
         this.staleAfter = staleAfter;
         this.dropped = MetricCatalogue.shipped().family("gpuledger_metric_series_dropped_total")
-                .counter(registry, Tags.of("family", name));
+                .counter(exported, Tags.of("family", name));
     }
 
     /**
@@ -103,6 +114,17 @@ public final class SeriesGroup {
     public synchronized List<Meter> meters(String key) {
         Thing thing = things.get(key);
         return thing == null ? List.of() : List.copyOf(thing.meters);
+    }
+
+    /** The meters registered so far for each thing whose key {@code keys} takes. */
+    public synchronized List<Meter> metersWhere(Predicate<String> keys) {
+        List<Meter> selected = new ArrayList<>();
+        things.forEach((key, thing) -> {
+            if (keys.test(key)) {
+                selected.addAll(thing.meters);
+            }
+        });
+        return selected;
     }
 
     public String name() {

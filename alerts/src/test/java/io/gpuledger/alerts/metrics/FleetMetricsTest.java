@@ -16,6 +16,7 @@ import io.micrometer.prometheus.PrometheusConfig;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -62,6 +63,35 @@ class FleetMetricsTest {
         assertThat(registry.find("gpuledger_gpu_cost_per_hour").gauges()).hasSize(2);
         assertThat(registry.find("gpuledger_metric_series_dropped").tag("family", "gpu").counter().count())
                 .isEqualTo(1);
+    }
+
+    @Test
+    void shouldServeEachGpusSeriesInOneShardAloneWhenTheyAreServedApart() {
+        // Given per-GPU series served apart, in three shards
+        SimpleMeterRegistry gpuRegistry = new SimpleMeterRegistry();
+        FleetMetrics apart = new FleetMetrics(registry, gpuRegistry, 100, Duration.ofMinutes(5));
+        List<String> gpus = List.of("GPU-1", "GPU-2", "GPU-3", "GPU-4", "GPU-5", "GPU-6", "GPU-7");
+        for (String gpu : gpus) {
+            apart.record(window(gpu, "job-a", T0, 2.0, 0.5, true), T0);
+        }
+
+        // When each shard is asked for its series
+        List<List<String>> shards = new ArrayList<>();
+        for (int shard = 0; shard < 3; shard++) {
+            shards.add(apart.gpuShard(shard, 3).stream()
+                    .filter(meter -> meter.getId().getName().equals("gpuledger_gpu_cost_per_hour"))
+                    .map(meter -> meter.getId().getTag("gpu")).toList());
+        }
+
+        // Then every GPU is in exactly one shard, the one its UUID's hash modulo 3 names
+        assertThat(shards.stream().flatMap(List::stream).toList()).containsExactlyInAnyOrderElementsOf(gpus);
+        for (String gpu : gpus) {
+            assertThat(shards.get(Math.floorMod(gpu.hashCode(), 3))).as(gpu).contains(gpu);
+        }
+        // And the registry scraped whole holds none of them, only the count of those dropped, and the rest
+        assertThat(registry.find("gpuledger_gpu_cost_per_hour").gauges()).isEmpty();
+        assertThat(registry.find("gpuledger_metric_series_dropped").tag("family", "gpu").counter()).isNotNull();
+        assertThat(registry.find("gpuledger_pool_cost").counters()).isNotEmpty();
     }
 
     @Test
