@@ -215,6 +215,11 @@ public class AlertService {
         return started && capacityReader.ready() && fleetReader.ready();
     }
 
+    /** The fleet's metrics, once this instance has started (a standby replica's, not before it is active). */
+    public Optional<FleetMetrics> metricsIfStarted() {
+        return started ? Optional.of(metrics) : Optional.empty();
+    }
+
     /** Whether the service has started and not yet stopped. */
     public boolean started() {
         return started;

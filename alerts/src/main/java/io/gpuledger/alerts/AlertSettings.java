@@ -220,7 +220,7 @@ public interface AlertSettings {
 
         /**
          * 1: the per-GPU families are in {@code /q/metrics} with the rest; more: they are served apart, in this
-         * many shards of the GPUs at {@code /api/metrics/gpus?shard=}, a scrape each.
+         * many shards of the GPUs at {@code /q/gpu-metrics?shard=}, a scrape each.
          */
         @WithDefault("1")
         int gpuShards();

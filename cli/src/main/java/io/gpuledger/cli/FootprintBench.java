@@ -189,15 +189,22 @@ final class FootprintBench {
         int shards = Integer.parseInt(shardsSetting.strip());
         List<String> paths = new ArrayList<>(List.of("/q/metrics"));
         for (int shard = 0; shards > 1 && shard < shards; shard++) {
-            paths.add("/api/metrics/gpus?shard=" + shard);
+            paths.add("/q/gpu-metrics?shard=" + shard);
         }
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         long largest = 0;
         StringBuilder sizes = new StringBuilder();
         for (String path : paths) {
-            HttpRequest scrape = HttpRequest.newBuilder(URI.create(alerts.baseUrl() + path))
+            HttpRequest scrape = HttpRequest.newBuilder(URI.create(alerts.managementUrl() + path))
                     .timeout(Duration.ofMinutes(2)).build();
-            long bytes = http.send(scrape, HttpResponse.BodyHandlers.ofByteArray()).body().length;
+            long bytes;
+            try {
+                bytes = http.send(scrape, HttpResponse.BodyHandlers.ofByteArray()).body().length;
+            } catch (IOException e) {
+                out.printf("scrape of %s failed (%s); the alert service %s; its log's last lines:%n%s%n", path, e,
+                        alerts.isAlive() ? "still runs" : "has ended", alerts.tail());
+                return;
+            }
             largest = Math.max(largest, bytes);
             sizes.append(sizes.isEmpty() ? "" : ", ")
                     .append(String.format(Locale.ROOT, "%s %.1f MB", path, bytes / 1e6));

@@ -45,6 +45,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.assertj.core.data.Offset;
@@ -94,6 +96,8 @@ class AlertServiceReplicasIT {
     private static final int QUIET_FROM = 25;
     private static final int QUIET_TO = 45;
     private static final String POOL_COST = "gpuledger_pool_cost_total";
+    private static final int GPU_SHARDS = 2;
+    private static final Pattern GPU_LABEL = Pattern.compile("[{,]gpu=\"([^\"]*)\"");
 
     /** Kept when the test fails: the replicas' logs are in it. */
     @TempDir(cleanup = CleanupMode.ON_SUCCESS)
@@ -126,6 +130,8 @@ class AlertServiceReplicasIT {
         Map<String, Double> standbyBeforeKill;
         Map<String, Double> lastScrapeOfKilled;
         Map<String, Double> survivorAtEnd;
+        List<String> standbyGpusBeforeKill;
+        List<String> survivorGpus;
         Instant began = Instant.now();
         Instant killed;
         Instant tookOver;
@@ -146,7 +152,9 @@ class AlertServiceReplicasIT {
                     "GPULEDGER_REPLICA_LEASE", "true",
                     "GPULEDGER_REPLICA_SESSION_TIMEOUT", SESSION_TIMEOUT,
                     // Idleness judged over one closed minute: the fleet's history closes a few at once
-                    "GPULEDGER_RECOMMENDATION_RECLAIM_IDLE_PERIOD", "1m"));
+                    "GPULEDGER_RECOMMENDATION_RECLAIM_IDLE_PERIOD", "1m",
+                    // The per-GPU series apart from /q/metrics, in shards, as at a large fleet
+                    "GPULEDGER_METRICS_GPU_SHARDS", String.valueOf(GPU_SHARDS)));
             // The last budget anomaly's delivery waits, unanswered, for the crash; those before it are taken.
             inbox.hold(teams.size());
 
@@ -181,6 +189,7 @@ class AlertServiceReplicasIT {
                     await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).until(() -> inbox.held() != null
                             && ledger(bootstrap, RECEIVER).containsAll(inbox.taken()));
                     standbyBeforeKill = scrape(standby, POOL_COST);
+                    standbyGpusBeforeKill = gpusInShards(standby);
 
                     // And it is killed with SIGKILL between two bursts of closed windows, right after a scrape
                     Map<String, Double> scraped = Map.of();
@@ -219,8 +228,10 @@ class AlertServiceReplicasIT {
                         .until(() -> progress.lag(group + "-capacity", Topics.CAPACITY_EVENTS.name()) == 0
                                 && progress.lag(group, Topics.USAGE.name()) == 0);
                 everyNoticeRead = Instant.now();
-                survivorAtEnd = scrape(replicas.stream().filter(AlertServiceProcess::isAlive).findFirst()
-                        .orElseThrow(), POOL_COST);
+                AlertServiceProcess survivor = replicas.stream().filter(AlertServiceProcess::isAlive).findFirst()
+                        .orElseThrow();
+                survivorAtEnd = scrape(survivor, POOL_COST);
+                survivorGpus = gpusInShards(survivor);
                 recommendations = TopicRecords.read(bootstrap, Topics.RECOMMENDATIONS).stream()
                         .map(CloudEvent::data).toList();
                 anomalies = TopicRecords.read(bootstrap, Topics.COST_ANOMALIES);
@@ -260,6 +271,16 @@ class AlertServiceReplicasIT {
         // And the standby exported no fleet counters while the other was active
         assertThat(standbyBeforeKill).as("the standby's pool cost series before the kill").isEmpty();
 
+        // And the survivor serves the per-GPU series of every GPU heard of in the last minute, each in one
+        // shard alone; the standby served none
+        Instant lastMinute = windows.stream().map(GpuUsage::windowStart).max(Comparator.naturalOrder())
+                .orElseThrow();
+        Set<String> recentGpus = windows.stream().filter(window -> !window.windowStart().isBefore(lastMinute))
+                .map(GpuUsage::gpuUuid).collect(Collectors.toSet());
+        assertThat(recentGpus).isNotEmpty();
+        assertThat(survivorGpus).doesNotHaveDuplicates().containsAll(recentGpus);
+        assertThat(standbyGpusBeforeKill).isEmpty();
+
         // And no recommendation state was published twice
         assertThat(repeated(recommendations)).as("recommendation states published again")
                 .isEmpty();
@@ -294,7 +315,7 @@ class AlertServiceReplicasIT {
     /** Whether the replica says it is ready: the active one, reading and publishing. */
     private static boolean ready(AlertServiceProcess replica) {
         try {
-            return get(replica.baseUrl() + "/q/health/ready").statusCode() == 200;
+            return get(replica.managementUrl() + "/q/health/ready").statusCode() == 200;
         } catch (IOException e) {
             return false;
         }
@@ -303,13 +324,27 @@ class AlertServiceReplicasIT {
     /** The samples of a counter family at the replica's {@code /q/metrics}, by their labels. */
     private static Map<String, Double> scrape(AlertServiceProcess replica, String family) throws IOException {
         Map<String, Double> samples = new HashMap<>();
-        for (String line : get(replica.baseUrl() + "/q/metrics").body().split("\n")) {
+        for (String line : get(replica.managementUrl() + "/q/metrics").body().split("\n")) {
             if (line.startsWith(family + "{")) {
                 int end = line.lastIndexOf(' ');
                 samples.put(line.substring(family.length(), end), Double.parseDouble(line.substring(end + 1)));
             }
         }
         return samples;
+    }
+
+    /** The GPUs of {@code gpuledger_gpu_cost_per_hour} in each shard of the replica's per-GPU series, in turn. */
+    private static List<String> gpusInShards(AlertServiceProcess replica) throws IOException {
+        List<String> gpus = new ArrayList<>();
+        for (int shard = 0; shard < GPU_SHARDS; shard++) {
+            for (String line : get(replica.managementUrl() + "/q/gpu-metrics?shard=" + shard).body().split("\n")) {
+                Matcher gpu = GPU_LABEL.matcher(line);
+                if (line.startsWith("gpuledger_gpu_cost_per_hour{") && gpu.find()) {
+                    gpus.add(gpu.group(1));
+                }
+            }
+        }
+        return gpus;
     }
 
     private static HttpResponse<String> get(String url) throws IOException {

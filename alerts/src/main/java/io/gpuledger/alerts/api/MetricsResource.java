@@ -22,8 +22,8 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 /**
  * {@code GET /api/metrics?name[]=…}: only the families named, in the Prometheus text format, so that a job can
  * scrape a few more often than {@code /q/metrics} whole; with {@code gpu[]=…}, only those GPUs' series.
- * {@code GET /api/metrics/gpus?shard=…}: the per-GPU families of one shard of the GPUs, where they are served
- * apart from {@code /q/metrics} (a large fleet's would make one scrape of hundreds of megabytes).
+ * Where the per-GPU families are served apart ({@code gpuledger.metrics.gpu-shards}), the named ones of every
+ * shard are added: a scrape of them whole is this one.
  */
 @Path("/api/metrics")
 @Tag(name = "metrics")
@@ -37,24 +37,6 @@ public class MetricsResource {
         this.registry = registry;
         this.metrics = metrics;
         this.settings = settings;
-    }
-
-    @GET
-    @Path("gpus")
-    @Produces(TextFormat.CONTENT_TYPE_004)
-    @Operation(summary = "The per-GPU families of one shard of the GPUs, in the Prometheus text format, where"
-            + " gpuledger.metrics.gpu-shards serves them apart from /q/metrics: a Prometheus job per shard")
-    @APIResponse(responseCode = "200", description = "the series of the GPUs in the shard")
-    @APIResponse(responseCode = "400", description = "no shard, or one out of range")
-    public String gpuShard(@Parameter(description = "the shard, from 0 to gpuledger.metrics.gpu-shards - 1")
-            @QueryParam("shard") Integer shard) {
-        int shards = shards();
-        if (shard == null || shard < 0 || shard >= shards) {
-            throw Problems.status(Response.Status.BAD_REQUEST,
-                    "name a 'shard' from 0 to " + (shards - 1) + " (gpuledger.metrics.gpu-shards is " + shards + ")");
-        }
-        return SeriesText.families(metrics.gpuShard(shard, shards), registry.config().namingConvention(),
-                name -> true);
     }
 
     private int shards() {

@@ -6,10 +6,12 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.config.NamingConvention;
 import io.prometheus.client.Collector;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /** Meters in the Prometheus text format (0.0.4), written here where a registry's own scrape would hold them all. */
@@ -23,19 +25,32 @@ public final class SeriesText {
      * {@code # TYPE} line, as a scrape needs them.
      */
     public static String families(List<Meter> meters, NamingConvention naming, Predicate<String> names) {
-        Map<String, StringBuilder> byFamily = new TreeMap<>();
-        Map<String, String> types = new TreeMap<>();
+        StringBuilder text = new StringBuilder();
+        families(meters, naming, names, text::append);
+        return text.toString();
+    }
+
+    /**
+     * As {@link #families(List, NamingConvention, Predicate)}, a family at a time to {@code out}: a large
+     * fleet's text is never held whole.
+     */
+    public static void families(List<Meter> meters, NamingConvention naming, Predicate<String> names,
+            Consumer<String> out) {
+        Map<String, List<Meter>> byFamily = new TreeMap<>();
         for (Meter meter : meters) {
             String name = exportedName(meter, naming);
             if (names.test(name)) {
-                types.putIfAbsent(name, meter instanceof Counter ? "counter" : "gauge");
-                sample(byFamily.computeIfAbsent(name, family -> new StringBuilder()), meter, name, naming);
+                byFamily.computeIfAbsent(name, family -> new ArrayList<>()).add(meter);
             }
         }
-        StringBuilder text = new StringBuilder();
-        byFamily.forEach((name, samples) ->
-                text.append("# TYPE ").append(name).append(' ').append(types.get(name)).append('\n').append(samples));
-        return text.toString();
+        byFamily.forEach((name, samples) -> {
+            StringBuilder text = new StringBuilder("# TYPE ").append(name).append(' ')
+                    .append(samples.get(0) instanceof Counter ? "counter" : "gauge").append('\n');
+            for (Meter meter : samples) {
+                sample(text, meter, name, naming);
+            }
+            out.accept(text.toString());
+        });
     }
 
     /** One sample line of {@code meter}, when its exported name is among {@code wanted}. */
