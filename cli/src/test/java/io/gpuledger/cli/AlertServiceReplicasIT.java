@@ -59,12 +59,13 @@ import org.junit.jupiter.api.io.TempDir;
  * stages on an embedded broker (the cost engine in this JVM, each replica a process of its own, as pods
  * are), a simulated fleet with idle GPUs and spot instances taken back every quarter minute or so, teams
  * on budgets too small to last a minute, finance's webhook receiver on 127.0.0.1, and Prometheus played by
- * this test, scraping both replicas every half second. The active replica is killed with SIGKILL while a
- * webhook delivery is in flight, between two bursts of closed windows; while the standby takes over, a spot
- * instance is given notice. Afterwards what automation and finance read must hold every recommendation and
- * anomaly the input calls for, none twice, and the cost counters summed over both replicas (the dead one's
- * last scrape and the survivor's) must add up to the closed windows on {@code gpu.usage.v1}, no window lost
- * and none counted twice.
+ * this test, scraping the active replica every half second and the per-GPU series in two shards. The
+ * active replica is killed with SIGKILL while a webhook delivery is in flight, between two bursts of closed
+ * windows; while the standby takes over, a spot instance is given notice. Afterwards what automation and
+ * finance read must hold every recommendation and anomaly the input calls for, none twice; the cost
+ * counters summed over both replicas (the dead one's last scrape and the survivor's) must add up to the
+ * closed windows on {@code gpu.usage.v1}, no window lost and none counted twice; and the survivor must
+ * serve every GPU's series, each in one shard alone.
  *
  * <p>The kill falls between two bursts of closed windows, so that no window is counted after the last scrape
  * of the replica that dies: what a crash can cost Prometheus anyway (docs/operations.md), a sum that is exact
