@@ -1,5 +1,6 @@
 package io.gpuledger.cli;
 
+import io.gpuledger.ingest.price.PriceCatalog;
 import io.gpuledger.ingest.sim.Fleet;
 import io.gpuledger.ingest.sim.FleetSimulation;
 import io.gpuledger.ingest.sim.FleetSimulator;
@@ -19,6 +20,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -83,6 +85,17 @@ final class AlertServiceOutcomes {
         }
         simulator.start();
         return simulator;
+    }
+
+    /** The shipped catalog's offers priced in US dollars. */
+    static List<PriceQuote> usdCatalog() {
+        return PriceCatalog.loadDefault().quotes().stream().filter(quote -> quote.currency().equals("USD")).toList();
+    }
+
+    /** The first spot offer of {@code catalog} by key: the one the tests move the price of and give notice on. */
+    static PriceQuote firstSpotOffer(List<PriceQuote> catalog) {
+        return catalog.stream().filter(quote -> quote.lifecycle() == Lifecycle.SPOT)
+                .min(Comparator.comparing(PriceQuote::key)).orElseThrow();
     }
 
     static Set<String> teams(Fleet fleet) {

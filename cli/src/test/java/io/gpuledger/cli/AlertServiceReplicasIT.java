@@ -3,6 +3,7 @@ package io.gpuledger.cli;
 import static io.gpuledger.cli.AlertServiceOutcomes.anomalyIds;
 import static io.gpuledger.cli.AlertServiceOutcomes.evacuationOf;
 import static io.gpuledger.cli.AlertServiceOutcomes.evacuationsDue;
+import static io.gpuledger.cli.AlertServiceOutcomes.firstSpotOffer;
 import static io.gpuledger.cli.AlertServiceOutcomes.idleReleases;
 import static io.gpuledger.cli.AlertServiceOutcomes.ledger;
 import static io.gpuledger.cli.AlertServiceOutcomes.notice;
@@ -10,12 +11,12 @@ import static io.gpuledger.cli.AlertServiceOutcomes.repeated;
 import static io.gpuledger.cli.AlertServiceOutcomes.runFleet;
 import static io.gpuledger.cli.AlertServiceOutcomes.seconds;
 import static io.gpuledger.cli.AlertServiceOutcomes.teams;
+import static io.gpuledger.cli.AlertServiceOutcomes.usdCatalog;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.ingest.kafka.Producers;
-import io.gpuledger.ingest.price.PriceCatalog;
 import io.gpuledger.ingest.sim.Fleet;
 import io.gpuledger.ingest.sim.FleetSimulator;
 import io.gpuledger.model.CapacityEvent;
@@ -107,16 +108,14 @@ class AlertServiceReplicasIT {
     @Test
     void shouldPublishAndCountEverythingOnceWhenTheActiveReplicaIsKilledUnderLoad() throws Exception {
         // Given a fleet bought in US dollars with idle GPUs and spot instances, its teams on tiny budgets
-        List<PriceQuote> catalog = PriceCatalog.loadDefault().quotes().stream()
-                .filter(quote -> quote.currency().equals("USD")).toList();
+        List<PriceQuote> catalog = usdCatalog();
         Fleet fleet = Fleet.generate(GPUS, catalog, SEED);
         Set<String> idleReleases = idleReleases(fleet);
         Set<String> teams = teams(fleet);
         assertThat(idleReleases).isNotEmpty();
         assertThat(teams).isNotEmpty();
         assertThat(fleet.gpus()).anyMatch(gpu -> gpu.lifecycle() == Lifecycle.SPOT);
-        PriceQuote spot = catalog.stream().filter(quote -> quote.lifecycle() == Lifecycle.SPOT)
-                .min(Comparator.comparing(PriceQuote::key)).orElseThrow();
+        PriceQuote spot = firstSpotOffer(catalog);
 
         List<Recommendation> recommendations;
         List<CostAnomaly> anomalies;
