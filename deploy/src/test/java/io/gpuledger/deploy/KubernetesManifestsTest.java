@@ -477,6 +477,18 @@ class KubernetesManifestsTest {
     }
 
     @Test
+    void shouldRunTwoAlertServiceReplicasOfWhichOneIsActiveByALease() throws Exception {
+        JsonNode alerts = named(render("deploy/k8s"), "Deployment", "gpu-ledger-alerts");
+        assertThat(alerts.at("/spec/replicas").asInt()).isEqualTo(2);
+        // Without the lease two replicas would split the partitions and judge on half the fleet each
+        assertThat(env(alerts)).containsEntry("GPULEDGER_REPLICA_LEASE", "true");
+        // and each needs a name of its own in the groups
+        assertThat(alerts.at("/spec/template/spec/containers/0/env").findValuesAsText("fieldPath"))
+                .contains("metadata.name");
+        assertThat(alerts.at("/spec/strategy/type").asText()).isEqualTo("Recreate");
+    }
+
+    @Test
     void shouldSpreadTheCostEngineOverNodesAndLetDisruptionsTakeOneInstanceAtATime() throws Exception {
         List<JsonNode> documents = render("deploy/k8s");
         JsonNode engine = named(documents, "StatefulSet", "gpu-ledger-cost-engine");
