@@ -20,23 +20,26 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * {@code gpu-ledger bench rebalance [--gpus G] [--repeats N]}: how long a change of the cost
- * engine's instances holds up the partitions they held, under live load.
+ * {@code gpu-ledger bench rebalance [--gpus G] [--repeats N] [--setups KEY,...]}: how long a change
+ * of the cost engine's instances holds up the partitions they held, under live load.
  *
  * <p>An embedded broker in this JVM; the telemetry topics with six partitions; a simulated fleet
  * of G GPUs publishing live (a sample a second per GPU); three engines as processes of their own
  * under one application id. For each way of running them (with and without static membership,
  * {@code --instance-id}; with and without a standby replica, {@code --standby-replicas}), N
- * times each: (a) one engine is killed (SIGKILL) and started again on its state, and the hold is
- * the time from the kill until the group's committed offset has moved on every telemetry
- * partition; (b) one engine is stopped (SIGTERM; it commits, then leaves the group), and the hold
- * is the time from the signal until every partition's offset has moved past where it stood once
- * the engine had exited: its partitions taken over by the others. Committed offsets are what an
- * operator sees; the engine commits at least every second while it sends windows, so a hold is
- * known to about a second.
+ * times each: (a) an engine that holds telemetry partitions is killed (SIGKILL) and started again
+ * on its state, and the hold is the time from the kill until the group's committed offset has
+ * moved on every telemetry partition; (b) an engine that holds partitions is stopped (SIGTERM; it
+ * commits, then leaves the group), and the hold is the time from the signal until every
+ * partition's offset has moved past where it stood once the engine had exited: its partitions
+ * taken over by the others. That hold is printed in two parts, the engine's own close (signal to
+ * exit) and the takeover (exit to every partition moving). Committed offsets are what an operator
+ * sees; the engines commit at least every second, so a hold is known to about a second.
  */
 final class RebalanceBench {
 
@@ -45,15 +48,23 @@ final class RebalanceBench {
     private static final Duration POLL = Duration.ofMillis(50);
     private static final Duration PATIENCE = Duration.ofMinutes(3);
 
-    /** A way of running the engines: their names (static membership) and standby replicas. */
-    record Setup(String name, boolean named, int standbyReplicas) {
+    /**
+     * A way of running the engines: their names (static membership) and standby replicas;
+     * {@code key} is how {@code --setups} names it.
+     */
+    record Setup(String key, String name, boolean named, int standbyReplicas) {
     }
 
     static final List<Setup> SETUPS = List.of(
-            new Setup("dynamic members, no standby", false, 0),
-            new Setup("dynamic members, 1 standby", false, 1),
-            new Setup("static members, no standby", true, 0),
-            new Setup("static members, 1 standby", true, 1));
+            new Setup("dynamic-0", "dynamic members, no standby", false, 0),
+            new Setup("dynamic-1", "dynamic members, 1 standby", false, 1),
+            new Setup("static-0", "static members, no standby", true, 0),
+            new Setup("static-1", "static members, 1 standby", true, 1));
+
+    /** Kafka Streams' own lines, which name the client each engine is to the group. */
+    private static final String CLIENT_LOG = "-Dorg.slf4j.simpleLogger.log.org.apache.kafka.streams.KafkaStreams=info";
+    private static final Pattern UUID = Pattern.compile(
+            "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
 
     private RebalanceBench() {
     }
@@ -61,6 +72,7 @@ final class RebalanceBench {
     static int run(String[] args, PrintStream out) throws Exception {
         int gpus = 2_000;
         int repeats = 3;
+        List<Setup> setups = SETUPS;
         for (int i = 0; i < args.length; i += 2) {
             if (i + 1 >= args.length) {
                 throw new UsageException(args[i] + " needs a value");
@@ -68,6 +80,7 @@ final class RebalanceBench {
             switch (args[i]) {
                 case "--gpus" -> gpus = UsageException.positive(args[i], args[i + 1]);
                 case "--repeats" -> repeats = UsageException.positive(args[i], args[i + 1]);
+                case "--setups" -> setups = setups(args[i + 1]);
                 default -> throw new UsageException("unknown option '" + args[i] + "'");
             }
         }
@@ -86,13 +99,14 @@ final class RebalanceBench {
             List<String> rows = new ArrayList<>();
             try (SimulatedFleet fleet = SimulatedFleet.start(simulation, bootstrap, "bench-rebalance-fleet");
                     GroupProgress group = new GroupProgress(bootstrap)) {
-                for (Setup setup : SETUPS) {
+                for (Setup setup : setups) {
                     rows.add(measure(setup, repeats, bootstrap, work, group, out));
                 }
             }
             out.println();
-            out.println("| engines | kill → every partition processing again (s) | SIGTERM → taken over (s) |");
-            out.println("|---|---|---|");
+            out.println("| engines | kill → every partition processing again (s) | SIGTERM → taken over (s)"
+                    + " | of which the engine's close (s) |");
+            out.println("|---|---|---|---|");
             rows.forEach(out::println);
             return 0;
         } finally {
@@ -108,6 +122,7 @@ final class RebalanceBench {
         String application = "bench-rebalance-" + System.currentTimeMillis();
         List<Double> kills = new ArrayList<>();
         List<Double> stops = new ArrayList<>();
+        List<Double> closes = new ArrayList<>();
         List<CostEngineProcess> engines = new ArrayList<>();
         try {
             for (int i = 0; i < INSTANCES; i++) {
@@ -118,7 +133,7 @@ final class RebalanceBench {
             }
             awaitSettled(group, application);
             for (int round = 0; round < repeats; round++) {
-                int victim = round % INSTANCES;
+                int victim = holder(group, engines, application, 2 * round);
                 Map<Integer, Long> before = group.committedByPartition(application, Topics.TELEMETRY.name());
                 long killed = System.nanoTime();
                 engines.get(victim).kill();
@@ -127,23 +142,63 @@ final class RebalanceBench {
                 engines.get(victim).awaitRunning(PATIENCE);
                 awaitSettled(group, application);
 
-                int stopped = (victim + 1) % INSTANCES;
+                int stopped = holder(group, engines, application, 2 * round + 1);
                 long signalled = System.nanoTime();
                 engines.get(stopped).stop(Duration.ofSeconds(40));
+                closes.add((System.nanoTime() - signalled) / 1e9);
                 Map<Integer, Long> atExit = group.committedByPartition(application, Topics.TELEMETRY.name());
                 stops.add(awaitEveryPartitionPast(atExit, signalled, group, application));
                 engines.set(stopped, engine(setup, bootstrap, work, application, stopped, 2 * round + 2));
                 engines.get(stopped).awaitRunning(PATIENCE);
                 awaitSettled(group, application);
-                out.printf("%s, round %d: kill %.1f s, SIGTERM %.1f s%n", setup.name(), round + 1,
-                        kills.get(round), stops.get(round));
+                out.printf("%s, round %d: kill engine %d %.1f s; SIGTERM engine %d %.1f s (its close %.1f s);"
+                        + " load average %s%n", setup.name(), round + 1, victim, kills.get(round), stopped,
+                        stops.get(round), closes.get(round), PreloadedTelemetry.loadAverage());
             }
         } finally {
             for (CostEngineProcess engine : engines) {
                 engine.close();
             }
         }
-        return "| " + setup.name() + " | " + figures(kills) + " | " + figures(stops) + " |";
+        return "| " + setup.name() + " | " + figures(kills) + " | " + figures(stops) + " | " + figures(closes) + " |";
+    }
+
+    /**
+     * The index of an engine that holds telemetry partitions now, the {@code turn}-th of those
+     * that do (in the order of their names): one that held none would hold nothing up.
+     */
+    private static int holder(GroupProgress group, List<CostEngineProcess> engines, String application, int turn)
+            throws IOException {
+        List<String> holders = group.assignment(application, Topics.TELEMETRY.name()).entrySet().stream()
+                .filter(member -> !member.getValue().isEmpty()).map(Map.Entry::getKey).toList();
+        if (holders.isEmpty()) {
+            throw new IllegalStateException("no engine holds a telemetry partition");
+        }
+        String member = holders.get(turn % holders.size());
+        // A dynamic member's id begins with its client id, the application's and then the id
+        // of its Kafka Streams instance, which that engine's log names.
+        Matcher process = UUID.matcher(member);
+        for (int i = 0; i < INSTANCES; i++) {
+            if (member.equals("engine-" + i)
+                    || process.find(0) && Files.readString(engines.get(i).log()).contains(process.group())) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("no engine is member " + member);
+    }
+
+    private static Path stateDir(Path work, String application, int index) {
+        return work.resolve(application + "-state-" + index);
+    }
+
+    private static List<Setup> setups(String keys) {
+        List<Setup> chosen = new ArrayList<>();
+        for (String key : keys.split(",")) {
+            chosen.add(SETUPS.stream().filter(setup -> setup.key().equals(key.trim())).findFirst()
+                    .orElseThrow(() -> new UsageException("unknown setup '" + key + "'; known: "
+                            + String.join(", ", SETUPS.stream().map(Setup::key).toList()))));
+        }
+        return chosen;
     }
 
     /** Engine {@code index} of {@code setup}, its {@code run}-th start; its state stays across runs. */
@@ -151,12 +206,14 @@ final class RebalanceBench {
             int run) throws IOException {
         List<String> arguments = new ArrayList<>(List.of("--bootstrap-servers", bootstrap,
                 "--application-id", application, "--commit-interval", "1",
-                "--state-dir", work.resolve(application + "-state-" + index).toString(),
+                "--state-dir", stateDir(work, application, index).toString(),
                 "--standby-replicas", String.valueOf(setup.standbyReplicas())));
         if (setup.named()) {
             arguments.addAll(List.of("--instance-id", "engine-" + index));
         }
-        return CostEngineProcess.start(System.getProperty("java.class.path"), BenchProcesses.engineJvm(), arguments,
+        List<String> jvm = new ArrayList<>(BenchProcesses.engineJvm());
+        jvm.add(CLIENT_LOG);
+        return CostEngineProcess.start(System.getProperty("java.class.path"), jvm, arguments,
                 work.resolve(application + "-" + index + "-" + run + ".log"));
     }
 
