@@ -89,8 +89,10 @@ public final class CostEngine implements AutoCloseable {
 
     /**
      * Stops the engine and leaves its group, so that the others take its partitions over at once
-     * rather than after the session timeout (a static member, {@code group.instance.id}, would
-     * otherwise be waited for); false when it did not stop within {@code timeout}.
+     * rather than after the session timeout; false when it did not stop within {@code timeout}. A
+     * dynamic member's consumer leaves as it closes ({@link CostEngineConfig#LEAVE_GROUP_ON_CLOSE});
+     * a static member ({@code group.instance.id}) is removed by Kafka Streams once its threads
+     * have stopped.
      */
     public boolean close(Duration timeout) {
         boolean closed = streams.close(new KafkaStreams.CloseOptions().timeout(timeout).leaveGroup(true));

@@ -58,6 +58,13 @@ public record CostEngineConfig(
      */
     public static final int DEFAULT_STANDBY_REPLICAS = 0;
 
+    /**
+     * The group consumer's setting for whether it leaves its group when it closes. Kafka Streams
+     * turns it off, and its close ({@code CloseOptions.leaveGroup}) removes only static members:
+     * a dynamic member that stopped cleanly would hold its partitions until its session timed out.
+     */
+    static final String LEAVE_GROUP_ON_CLOSE = "internal.leave.group.on.close";
+
     /** Kafka Streams' own transaction timeout under exactly-once: the least the engine's are given. */
     static final Duration MIN_TRANSACTION_TIMEOUT = Duration.ofSeconds(10);
 
@@ -148,6 +155,9 @@ public record CostEngineConfig(
         // A task reads telemetry with notices and work reports, whose partitions are mostly empty:
         // with idling on, Kafka Streams asks after their lag before every telemetry record.
         props.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, StreamsConfig.MAX_TASK_IDLE_MS_DISABLED);
+        // A clean stop hands the instance's partitions over at once, a dynamic member's too
+        // (docs/operations.md, "Engine instances"); a static member is removed by CostEngine.close.
+        props.put(StreamsConfig.mainConsumerPrefix(LEAVE_GROUP_ON_CLOSE), true);
         return props;
     }
 }

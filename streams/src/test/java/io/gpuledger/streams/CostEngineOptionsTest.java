@@ -184,6 +184,23 @@ class CostEngineOptionsTest {
     }
 
     @Test
+    void shouldLeaveTheGroupOnCloseAsADynamicMemberToo() {
+        // Given an engine with no instance name (a dynamic member of its group)
+        CostEngineOptions anonymous = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092"}, Map.of());
+
+        // When Kafka Streams makes the settings of its group consumer from the engine's
+        Map<String, Object> groupConsumer = new StreamsConfig(CostEngineMain.properties(anonymous))
+                .getMainConsumerConfigs("gpu-ledger-cost-engine", "engine-StreamThread-1-consumer", 0);
+        Map<String, Object> kafkaStreamsDefault = new StreamsConfig(Map.of(StreamsConfig.APPLICATION_ID_CONFIG, "a",
+                StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "k:9092"))
+                .getMainConsumerConfigs("a", "a-StreamThread-1-consumer", 0);
+
+        // Then that consumer leaves the group when it closes, where Kafka Streams' own default stays in it
+        assertThat(groupConsumer).containsEntry("internal.leave.group.on.close", true);
+        assertThat(kafkaStreamsDefault).containsEntry("internal.leave.group.on.close", false);
+    }
+
+    @Test
     void shouldConvertWithTheDatedRatesFileItIsGiven(@TempDir Path dir) throws IOException {
         // Given a rates file with EUR worth 1.10 USD from January and 1.20 USD from March
         Path file = dir.resolve("rates.csv");
