@@ -101,6 +101,37 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /**
+     * Starts a broker on free ports whose group coordinator also runs streams groups, the Kafka
+     * Streams rebalance protocol (KIP-1071, {@code group.protocol=streams}). Kafka 4.1 has it as
+     * early access only: it needs the {@code streams.version} feature at level 1, which needs
+     * metadata version 4.2-IV1, which 4.1 counts as unstable; so the broker is formatted at that
+     * version with unstable features allowed, serves unstable API versions (the streams group
+     * heartbeat is one) and lists {@code streams} among its rebalance protocols. For measuring
+     * the protocol against the classic one, never for data that must outlive the broker: an
+     * unstable metadata version may not be upgraded from.
+     */
+    public static EmbeddedKafka startWithStreamsGroups() {
+        Path dataDir = createDataDir();
+        int brokerPort = freePort();
+        ClusterNode node = ClusterNode.single(freePort());
+        Properties props = brokerConfig(dataDir, brokerPort, node);
+        props.put("group.coordinator.rebalance.protocols", "classic,consumer,streams");
+        props.put("unstable.api.versions.enable", "true");
+        props.put("unstable.feature.versions.enable", "true");
+        try {
+            formatter(dataDir, node, List.of()).setUnstableFeatureVersionsEnabled(true)
+                    .setReleaseVersion(MetadataVersion.IBP_4_2_IV1)
+                    .setFeatureLevel("streams.version", (short) 1)
+                    .run();
+            return new EmbeddedKafka(startServer(props), props, dataDir, true, brokerPort);
+        } catch (Exception e) {
+            deleteRecursively(dataDir);
+            throw new IllegalStateException("embedded Kafka broker with streams groups did not start: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /**
      * Starts a broker on {@code dataDir} and the given ports. A directory that holds no broker's
      * data yet is formatted; one that does is taken as it is, so a broker started on the directory
      * of one that was killed recovers its logs as a production broker does after a crash. The
@@ -243,19 +274,22 @@ public final class EmbeddedKafka implements AutoCloseable {
                         + "]")
                 .toList()).orElse(List.of());
         try {
-            new Formatter()
-                    .setScramArguments(scram)
-                    .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
-                    .setNodeId(node.nodeId())
-                    .setClusterId(node.clusterId())
-                    .setDirectories(List.of(dataDir.toString()))
-                    .setMetadataLogDirectory(dataDir.toString())
-                    .setControllerListenerName("CONTROLLER")
-                    .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
-                    .run();
+            formatter(dataDir, node, scram).setReleaseVersion(MetadataVersion.LATEST_PRODUCTION).run();
         } catch (Exception e) {
             throw new IllegalStateException("cannot format Kafka data directory " + dataDir, e);
         }
+    }
+
+    /** Formats {@code dataDir} for {@code node}, with these SCRAM users, once run. */
+    private static Formatter formatter(Path dataDir, ClusterNode node, List<String> scram) {
+        return new Formatter()
+                .setScramArguments(scram)
+                .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
+                .setNodeId(node.nodeId())
+                .setClusterId(node.clusterId())
+                .setDirectories(List.of(dataDir.toString()))
+                .setMetadataLogDirectory(dataDir.toString())
+                .setControllerListenerName("CONTROLLER");
     }
 
     /** {@code 127.0.0.1:port} of the client listener. */

@@ -20,6 +20,8 @@ import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.StreamsGroupDescription;
+import org.apache.kafka.clients.admin.StreamsGroupMemberDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaFuture;
@@ -121,6 +123,21 @@ final class GroupProgress implements AutoCloseable {
             held.put(member.groupInstanceId().orElse(member.consumerId()), member.assignment().topicPartitions()
                     .stream().filter(partition -> partition.topic().equals(topic)).map(TopicPartition::partition)
                     .collect(Collectors.toCollection(TreeSet::new)));
+        }
+        return held;
+    }
+
+    /**
+     * How many active tasks each member of a streams group (the Kafka Streams rebalance
+     * protocol, KIP-1071) holds now, by its instance name (static members) or process id.
+     */
+    Map<String, Integer> streamsGroupActiveTasks(String groupId) {
+        StreamsGroupDescription group = await(admin.describeStreamsGroups(List.of(groupId)).describedGroups()
+                .get(groupId));
+        Map<String, Integer> held = new TreeMap<>();
+        for (StreamsGroupMemberDescription member : group.members()) {
+            held.put(member.instanceId().orElse(member.processId()), member.assignment().activeTasks().stream()
+                    .mapToInt(tasks -> tasks.partitions().size()).sum());
         }
         return held;
     }

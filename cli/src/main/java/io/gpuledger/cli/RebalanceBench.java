@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -40,6 +41,10 @@ import java.util.stream.Stream;
  * taken over by the others. That hold is printed in two parts, the engine's own close (signal to
  * exit) and the takeover (exit to every partition moving). Committed offsets are what an operator
  * sees; the engines commit at least every second, so a hold is known to about a second.
+ *
+ * <p>{@code --setups} names the setups to run ({@link #SETUPS} by default); {@code streams-0}
+ * and {@code streams-1} run dynamic members under the streams rebalance protocol (KIP-1071,
+ * early access in Kafka 4.1) on a broker started for it, the classic setups named with them too.
  */
 final class RebalanceBench {
 
@@ -49,17 +54,26 @@ final class RebalanceBench {
     private static final Duration PATIENCE = Duration.ofMinutes(3);
 
     /**
-     * A way of running the engines: their names (static membership) and standby replicas;
-     * {@code key} is how {@code --setups} names it.
+     * A way of running the engines: their names (static membership), standby replicas and
+     * rebalance protocol (the classic one, or the streams one of KIP-1071); {@code key} is how
+     * {@code --setups} names it.
      */
-    record Setup(String key, String name, boolean named, int standbyReplicas) {
+    record Setup(String key, String name, boolean named, int standbyReplicas, boolean streamsProtocol) {
     }
 
+    /** What the benchmark runs unless told otherwise: the classic protocol, as the engine runs by default. */
     static final List<Setup> SETUPS = List.of(
-            new Setup("dynamic-0", "dynamic members, no standby", false, 0),
-            new Setup("dynamic-1", "dynamic members, 1 standby", false, 1),
-            new Setup("static-0", "static members, no standby", true, 0),
-            new Setup("static-1", "static members, 1 standby", true, 1));
+            new Setup("dynamic-0", "dynamic members, no standby", false, 0, false),
+            new Setup("dynamic-1", "dynamic members, 1 standby", false, 1, false),
+            new Setup("static-0", "static members, no standby", true, 0, false),
+            new Setup("static-1", "static members, 1 standby", true, 1, false));
+    /**
+     * The streams rebalance protocol, early access in Kafka 4.1: run only when named, on a broker
+     * started for it ({@link EmbeddedKafka#startWithStreamsGroups()}).
+     */
+    static final List<Setup> STREAMS_PROTOCOL_SETUPS = List.of(
+            new Setup("streams-0", "dynamic members, streams protocol, no standby", false, 0, true),
+            new Setup("streams-1", "dynamic members, streams protocol, 1 standby", false, 1, true));
 
     /** Kafka Streams' own lines, which name the client each engine is to the group. */
     private static final String CLIENT_LOG = "-Dorg.slf4j.simpleLogger.log.org.apache.kafka.streams.KafkaStreams=info";
@@ -86,7 +100,9 @@ final class RebalanceBench {
         }
         Path work = Files.createTempDirectory("gpu-ledger-bench-rebalance-");
         List<PriceQuote> quotes = PriceCatalog.loadDefault().quotes();
-        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+        // Streams groups need a broker made for them; the classic setups run on it too if named with them.
+        boolean streamsGroups = setups.stream().anyMatch(Setup::streamsProtocol);
+        try (EmbeddedKafka kafka = streamsGroups ? EmbeddedKafka.startWithStreamsGroups() : EmbeddedKafka.start()) {
             String bootstrap = kafka.bootstrapServers();
             TopicAdmin.ensureTopics(bootstrap, PARTITIONS);
             SimulatedFleet.publishPrices(quotes, bootstrap, "bench-rebalance-prices");
@@ -94,7 +110,8 @@ final class RebalanceBench {
                     quotes, SimulationSettings.defaults(Duration.ofSeconds(1)), SimulatedFleet.SEED,
                     Clock.systemUTC().instant().truncatedTo(ChronoUnit.SECONDS).minusSeconds(1));
             out.printf("embedded broker %s, %d partitions; a fleet of %d GPUs publishing live, a sample a second"
-                    + " each; %d engines; %d CPUs, load average %s%n", bootstrap, PARTITIONS, gpus, INSTANCES,
+                    + " each; %d engines; %s; %d CPUs, load average %s%n", bootstrap, PARTITIONS, gpus, INSTANCES,
+                    streamsGroups ? "streams groups enabled" : "classic groups",
                     Runtime.getRuntime().availableProcessors(), PreloadedTelemetry.loadAverage());
             List<String> rows = new ArrayList<>();
             try (SimulatedFleet fleet = SimulatedFleet.start(simulation, bootstrap, "bench-rebalance-fleet");
@@ -131,18 +148,18 @@ final class RebalanceBench {
             for (CostEngineProcess engine : engines) {
                 engine.awaitRunning(PATIENCE);
             }
-            awaitSettled(group, application);
+            awaitSettled(setup, group, application);
             for (int round = 0; round < repeats; round++) {
-                int victim = holder(group, engines, application, 2 * round);
+                int victim = holder(setup, group, engines, application, 2 * round);
                 Map<Integer, Long> before = group.committedByPartition(application, Topics.TELEMETRY.name());
                 long killed = System.nanoTime();
                 engines.get(victim).kill();
                 engines.set(victim, engine(setup, bootstrap, work, application, victim, 2 * round + 1));
                 kills.add(awaitEveryPartitionPast(before, killed, group, application));
                 engines.get(victim).awaitRunning(PATIENCE);
-                awaitSettled(group, application);
+                awaitSettled(setup, group, application);
 
-                int stopped = holder(group, engines, application, 2 * round + 1);
+                int stopped = holder(setup, group, engines, application, 2 * round + 1);
                 long signalled = System.nanoTime();
                 engines.get(stopped).stop(Duration.ofSeconds(40));
                 closes.add((System.nanoTime() - signalled) / 1e9);
@@ -150,7 +167,7 @@ final class RebalanceBench {
                 stops.add(awaitEveryPartitionPast(atExit, signalled, group, application));
                 engines.set(stopped, engine(setup, bootstrap, work, application, stopped, 2 * round + 2));
                 engines.get(stopped).awaitRunning(PATIENCE);
-                awaitSettled(group, application);
+                awaitSettled(setup, group, application);
                 out.printf("%s, round %d: kill engine %d %.1f s; SIGTERM engine %d %.1f s (its close %.1f s);"
                         + " load average %s%n", setup.name(), round + 1, victim, kills.get(round), stopped,
                         stops.get(round), closes.get(round), PreloadedTelemetry.loadAverage());
@@ -167,19 +184,20 @@ final class RebalanceBench {
      * The index of an engine that holds telemetry partitions now, the {@code turn}-th of those
      * that do (in the order of their names): one that held none would hold nothing up.
      */
-    private static int holder(GroupProgress group, List<CostEngineProcess> engines, String application, int turn)
-            throws IOException {
-        List<String> holders = group.assignment(application, Topics.TELEMETRY.name()).entrySet().stream()
-                .filter(member -> !member.getValue().isEmpty()).map(Map.Entry::getKey).toList();
+    private static int holder(Setup setup, GroupProgress group, List<CostEngineProcess> engines, String application,
+            int turn) throws IOException {
+        List<String> holders = held(setup, group, application).entrySet().stream()
+                .filter(member -> member.getValue() > 0).map(Map.Entry::getKey).toList();
         if (holders.isEmpty()) {
             throw new IllegalStateException("no engine holds a telemetry partition");
         }
         String member = holders.get(turn % holders.size());
-        // A dynamic member's id begins with its client id, the application's and then the id
-        // of its Kafka Streams instance, which that engine's log names.
+        // A static member is known by its instance name and its thread's number (engine-0-1). A
+        // dynamic one by the id of its Kafka Streams instance, which that engine's log names: under
+        // the classic protocol its member id begins with it, after the application's.
         Matcher process = UUID.matcher(member);
         for (int i = 0; i < INSTANCES; i++) {
-            if (member.equals("engine-" + i)
+            if (member.startsWith("engine-" + i + "-")
                     || process.find(0) && Files.readString(engines.get(i).log()).contains(process.group())) {
                 return i;
             }
@@ -194,11 +212,26 @@ final class RebalanceBench {
     private static List<Setup> setups(String keys) {
         List<Setup> chosen = new ArrayList<>();
         for (String key : keys.split(",")) {
-            chosen.add(SETUPS.stream().filter(setup -> setup.key().equals(key.trim())).findFirst()
+            List<Setup> known = Stream.concat(SETUPS.stream(), STREAMS_PROTOCOL_SETUPS.stream()).toList();
+            chosen.add(known.stream().filter(setup -> setup.key().equals(key.trim())).findFirst()
                     .orElseThrow(() -> new UsageException("unknown setup '" + key + "'; known: "
-                            + String.join(", ", SETUPS.stream().map(Setup::key).toList()))));
+                            + String.join(", ", known.stream().map(Setup::key).toList()))));
         }
         return chosen;
+    }
+
+    /**
+     * How much each member of the group holds now, by its name: telemetry partitions under the
+     * classic protocol, active tasks under the streams one.
+     */
+    private static Map<String, Integer> held(Setup setup, GroupProgress group, String application) {
+        if (setup.streamsProtocol()) {
+            return group.streamsGroupActiveTasks(application);
+        }
+        Map<String, Integer> held = new TreeMap<>();
+        group.assignment(application, Topics.TELEMETRY.name()).forEach((member, partitions) ->
+                held.put(member, partitions.size()));
+        return held;
     }
 
     /** Engine {@code index} of {@code setup}, its {@code run}-th start; its state stays across runs. */
@@ -208,6 +241,9 @@ final class RebalanceBench {
                 "--application-id", application, "--commit-interval", "1",
                 "--state-dir", stateDir(work, application, index).toString(),
                 "--standby-replicas", String.valueOf(setup.standbyReplicas())));
+        if (setup.streamsProtocol()) {
+            arguments.addAll(List.of("--group-protocol", "streams"));
+        }
         if (setup.named()) {
             arguments.addAll(List.of("--instance-id", "engine-" + index));
         }
@@ -240,9 +276,10 @@ final class RebalanceBench {
      * Waits until the group has its three members (a killed dynamic member is gone only once its
      * session has timed out) and every partition is processed.
      */
-    private static void awaitSettled(GroupProgress group, String application) throws InterruptedException {
+    private static void awaitSettled(Setup setup, GroupProgress group, String application)
+            throws InterruptedException {
         long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (group.assignment(application, Topics.TELEMETRY.name()).size() != INSTANCES) {
+        while (held(setup, group, application).size() != INSTANCES) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("the group did not settle with " + INSTANCES + " members");
             }

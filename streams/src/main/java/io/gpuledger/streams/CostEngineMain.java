@@ -140,6 +140,7 @@ public final class CostEngineMain {
     static Properties overrides(CostEngineOptions options) {
         Properties props = new Properties();
         props.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, options.standbyReplicas());
+        props.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, options.groupProtocol());
         // Only the group's own consumer is a member: restore and global consumers have no group to join.
         options.instanceId().ifPresent(id ->
                 props.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), id));

@@ -4,6 +4,7 @@ import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.streams.deadletter.ParseOrReject;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -23,11 +24,13 @@ import java.util.Optional;
  *                       at its start or later, before it stops with status 1
  * @param standbyReplicas warm copies of each task's state other instances keep, so that a task
  *                   moved to one of them runs without restoring its state first
+ * @param groupProtocol how the instances share the partitions: {@code classic}, or
+ *                   {@code streams} (KIP-1071, early access in Kafka 4.1; see docs/operations.md)
  */
 public record CostEngineOptions(String bootstrapServers, String applicationId, Path stateDir,
         Optional<String> instanceId, int standbyReplicas, int streamThreads, Duration commitInterval, Duration grace,
         Duration priceMaxAge, Duration maxAhead, Optional<Path> ratesFile, String metricsAddress, int metricsPort,
-        Duration topicsWait, boolean help) {
+        Duration topicsWait, String groupProtocol, boolean help) {
 
     /** The longest grace period accepted: every open window, and the roll-ups' retention, grow with it. */
     static final Duration MAX_GRACE = Duration.ofHours(1);
@@ -44,6 +47,9 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
     /** Long enough for a topic operator to create the topics of a new installation. */
     public static final Duration DEFAULT_TOPICS_WAIT = Duration.ofMinutes(5);
     static final Duration MAX_TOPICS_WAIT = Duration.ofDays(1);
+    /** Kafka Streams' classic rebalance protocol; the streams one is early access in Kafka 4.1. */
+    static final String DEFAULT_GROUP_PROTOCOL = "classic";
+    static final List<String> GROUP_PROTOCOLS = List.of(DEFAULT_GROUP_PROTOCOL, "streams");
 
     public static final String USAGE = """
             usage: java -cp ... io.gpuledger.streams.CostEngineMain [OPTIONS]
@@ -63,6 +69,9 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                                     instances, so that a task moved to one of them
                                     runs without restoring its state; 0: none
                                     (or GPULEDGER_STANDBY_REPLICAS; default %d)
+              --group-protocol classic|streams  how instances share the partitions:
+                                    streams is KIP-1071, early access in Kafka 4.1, for
+                                    trials only (or GPULEDGER_GROUP_PROTOCOL; default classic)
               --threads N           stream threads, each working its share of the partitions
                                     (or GPULEDGER_STREAM_THREADS; default 1)
               --commit-interval SECONDS  the longest time between two commits while the
@@ -117,6 +126,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
         String metricsAddress = env.get("GPULEDGER_METRICS_ADDRESS");
         String metricsPort = env.get("GPULEDGER_METRICS_PORT");
         String topicsWait = env.get("GPULEDGER_TOPICS_WAIT_SECONDS");
+        String groupProtocol = env.get("GPULEDGER_GROUP_PROTOCOL");
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (option.equals("--help") || option.equals("-h")) {
@@ -124,7 +134,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                         CostEngineConfig.DEFAULT_STANDBY_REPLICAS, 1,
                         CostEngineConfig.DEFAULT_COMMIT_INTERVAL, DEFAULT_GRACE, DEFAULT_PRICE_MAX_AGE,
                         CostEngineConfig.DEFAULT_MAX_AHEAD, Optional.empty(), DEFAULT_METRICS_ADDRESS,
-                        DEFAULT_METRICS_PORT, DEFAULT_TOPICS_WAIT, true);
+                        DEFAULT_METRICS_PORT, DEFAULT_TOPICS_WAIT, DEFAULT_GROUP_PROTOCOL, true);
             }
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException(option.startsWith("--") ? option + " needs a value"
@@ -146,6 +156,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                 case "--metrics-address" -> metricsAddress = value;
                 case "--metrics-port" -> metricsPort = value;
                 case "--topics-wait" -> topicsWait = value;
+                case "--group-protocol" -> groupProtocol = value;
                 default -> throw new IllegalArgumentException("unknown option '" + option + "'");
             }
         }
@@ -173,7 +184,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
                 blank(metricsAddress) ? DEFAULT_METRICS_ADDRESS : metricsAddress.strip(),
                 blank(metricsPort) ? DEFAULT_METRICS_PORT : port("--metrics-port", metricsPort),
                 blank(topicsWait) ? DEFAULT_TOPICS_WAIT : seconds("--topics-wait", topicsWait, 0, MAX_TOPICS_WAIT),
-                false);
+                blank(groupProtocol) ? DEFAULT_GROUP_PROTOCOL : protocol(groupProtocol), false);
     }
 
     /** Whole seconds from {@code least} to {@code most}, the value of {@code option}. */
@@ -188,6 +199,14 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
         }
         throw new IllegalArgumentException(option + " takes whole seconds from " + least + " to " + most.toSeconds()
                 + ", not '" + value + "'");
+    }
+
+    private static String protocol(String value) {
+        if (!GROUP_PROTOCOLS.contains(value.strip())) {
+            throw new IllegalArgumentException("--group-protocol takes " + String.join(" or ", GROUP_PROTOCOLS)
+                    + ", not '" + value + "'");
+        }
+        return value.strip();
     }
 
     private static int port(String option, String value) {

@@ -201,6 +201,21 @@ class CostEngineOptionsTest {
     }
 
     @Test
+    void shouldShareThePartitionsByTheClassicProtocolUnlessToldTheStreamsOne() {
+        // Given an engine told nothing, one told the streams protocol, and one told a protocol that is none
+        CostEngineOptions untold = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092"}, Map.of());
+        CostEngineOptions told = CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092"},
+                Map.of("GPULEDGER_GROUP_PROTOCOL", "streams"));
+
+        // Then the first runs the classic protocol, the second the streams one, and the third is refused
+        assertThat(CostEngineMain.properties(untold)).containsEntry(StreamsConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        assertThat(CostEngineMain.properties(told)).containsEntry(StreamsConfig.GROUP_PROTOCOL_CONFIG, "streams");
+        assertThatThrownBy(() -> CostEngineOptions.parse(new String[] {"--bootstrap-servers", "k:9092",
+                "--group-protocol", "consumer"}, Map.of()))
+                .hasMessageContaining("--group-protocol takes classic or streams, not 'consumer'");
+    }
+
+    @Test
     void shouldConvertWithTheDatedRatesFileItIsGiven(@TempDir Path dir) throws IOException {
         // Given a rates file with EUR worth 1.10 USD from January and 1.20 USD from March
         Path file = dir.resolve("rates.csv");
