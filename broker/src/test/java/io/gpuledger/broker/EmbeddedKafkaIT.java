@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.FinalizedVersionRange;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -14,6 +15,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -56,5 +58,24 @@ class EmbeddedKafkaIT {
             }
         }
         assertThat(kafka.dataDir()).doesNotExist();
+    }
+
+    @Test
+    void shouldRunStreamsGroupsWhenStartedForThem() throws Exception {
+        // Given a broker started for streams groups
+        try (EmbeddedKafka kafka = EmbeddedKafka.startWithStreamsGroups();
+                Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+            // When asked for its features and its rebalance protocols
+            FinalizedVersionRange streams = admin.describeFeatures().featureMetadata().get()
+                    .finalizedFeatures().get("streams.version");
+            ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER, "1");
+            String protocols = admin.describeConfigs(List.of(broker)).all().get().get(broker)
+                    .get("group.coordinator.rebalance.protocols").value();
+
+            // Then streams groups are finalized at level 1 and its coordinator runs them
+            assertThat(streams).isNotNull();
+            assertThat(streams.maxVersionLevel()).isEqualTo((short) 1);
+            assertThat(protocols.split(",")).contains("streams");
+        }
     }
 }
