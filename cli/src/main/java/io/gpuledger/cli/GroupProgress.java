@@ -22,6 +22,7 @@ import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.StreamsGroupDescription;
 import org.apache.kafka.clients.admin.StreamsGroupMemberDescription;
+import org.apache.kafka.clients.admin.StreamsGroupSubtopologyDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaFuture;
@@ -128,15 +129,20 @@ final class GroupProgress implements AutoCloseable {
     }
 
     /**
-     * How many active tasks each member of a streams group (the Kafka Streams rebalance
-     * protocol, KIP-1071) holds now, by its instance name (static members) or process id.
+     * How many partitions of {@code topic} each member of a streams group (the Kafka Streams
+     * rebalance protocol, KIP-1071) processes now, as active tasks of the subtopologies that
+     * read it, by its instance name (static members) or process id.
      */
-    Map<String, Integer> streamsGroupActiveTasks(String groupId) {
+    Map<String, Integer> streamsGroupActivePartitions(String groupId, String topic) {
         StreamsGroupDescription group = await(admin.describeStreamsGroups(List.of(groupId)).describedGroups()
                 .get(groupId));
+        Set<String> reading = group.subtopologies().stream()
+                .filter(subtopology -> subtopology.sourceTopics().contains(topic))
+                .map(StreamsGroupSubtopologyDescription::subtopologyId).collect(Collectors.toSet());
         Map<String, Integer> held = new TreeMap<>();
         for (StreamsGroupMemberDescription member : group.members()) {
             held.put(member.instanceId().orElse(member.processId()), member.assignment().activeTasks().stream()
+                    .filter(tasks -> reading.contains(tasks.subtopologyId()))
                     .mapToInt(tasks -> tasks.partitions().size()).sum());
         }
         return held;

@@ -221,12 +221,11 @@ final class RebalanceBench {
     }
 
     /**
-     * How much each member of the group holds now, by its name: telemetry partitions under the
-     * classic protocol, active tasks under the streams one.
+     * How many telemetry partitions each member of the group processes now, by its name.
      */
     private static Map<String, Integer> held(Setup setup, GroupProgress group, String application) {
         if (setup.streamsProtocol()) {
-            return group.streamsGroupActiveTasks(application);
+            return group.streamsGroupActivePartitions(application, Topics.TELEMETRY.name());
         }
         Map<String, Integer> held = new TreeMap<>();
         group.assignment(application, Topics.TELEMETRY.name()).forEach((member, partitions) ->
