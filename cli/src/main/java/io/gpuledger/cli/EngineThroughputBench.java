@@ -220,8 +220,9 @@ final class EngineThroughputBench {
                 watched.put("engine-" + (i + 1), engines.get(i).pid());
             }
             watched.put("broker", ProcessHandle.current().pid());
-            // Counted from here: what the first processes did while the others joined is left out.
-            long before = group.committed(application, Topics.TELEMETRY.name());
+            // One instance is timed from its RUNNING line, all of its work counted; several from when
+            // the last one runs, what the first ones did while the others joined left out.
+            long before = count == 1 ? 0 : group.committed(application, Topics.TELEMETRY.name());
             long toDo = records - before;
             RunTrace trace = new RunTrace(watched);
             trace.follow(() -> group.committed(application, Topics.TELEMETRY.name()) - before,

@@ -17,8 +17,8 @@ class EngineThroughputBenchIT {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
 
         // When it runs
-        int status = EngineThroughputBench.run(new String[] {"--samples", "3000", "--gpus", "100", "--warmup", "1000"},
-                new PrintStream(printed, true, StandardCharsets.UTF_8));
+        int status = EngineThroughputBench.run(new String[] {"--samples", "3000", "--gpus", "100", "--warmup", "1000",
+            "--instances", "1,2"}, new PrintStream(printed, true, StandardCharsets.UTF_8));
 
         // Then it ends well, with a row per stage and the ratio last
         List<String> lines = printed.toString(StandardCharsets.UTF_8).lines().toList();
@@ -29,6 +29,10 @@ class EngineThroughputBenchIT {
                 .anyMatch(line -> line.startsWith("cost engine process: "))
                 .anyMatch(line -> line.startsWith("broker (this process) meanwhile: "))
                 .anyMatch(line -> line.matches(" +\\d+\\.\\d  gpu\\.telemetry\\.v1"));
+        // and a row for each count of instances, the second against the first
+        assertThat(lines).anyMatch(line -> line.matches("\\| 1 \\| \\d+ \\| .* \\| 1\\.00 \\| 1\\.00 \\|"))
+                .anyMatch(line -> line.matches("\\| 2 \\| \\d+ \\| .*"))
+                .anyMatch(line -> line.startsWith("scaling: 1 instance(s) "));
         assertThat(lines.get(lines.size() - 1)).matches("ratio \\d+\\.\\d\\d \\(\\d+/s vs copy \\d+/s\\)");
     }
 }
