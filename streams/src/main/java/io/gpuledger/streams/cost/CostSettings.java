@@ -2,6 +2,7 @@ package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.PriceQuote;
+import io.gpuledger.streams.deadletter.ParseOrReject;
 import java.time.Duration;
 import java.util.Set;
 
@@ -104,7 +105,7 @@ public record CostSettings(Duration grace, CurrencyRates rates, Duration updateI
      * engine works off a backlog too, when its samples lie behind the engine's clock.
      */
     public long latestTime(String topic, long now, long recordTimestamp) {
-        return brokerStamped.contains(topic) ? Math.min(now, recordTimestamp) : now;
+        return ParseOrReject.latestTime(brokerStamped.contains(topic), now, recordTimestamp);
     }
 
     /** These settings for an engine that commits at least every {@code commitInterval}. */

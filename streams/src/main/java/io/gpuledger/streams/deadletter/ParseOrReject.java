@@ -88,6 +88,14 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
         this.refused = deadLetterSensor(context, input);
     }
 
+    /**
+     * The latest time a record may be dated, its allowance aside: this engine's clock {@code now},
+     * or, where the broker dates the records ({@code brokerStamped}), when it took this one if earlier.
+     */
+    public static long latestTime(boolean brokerStamped, long now, long recordTimestamp) {
+        return brokerStamped ? Math.min(now, recordTimestamp) : now;
+    }
+
     /** The counter of records refused from {@code input}. */
     public static Sensor deadLetterSensor(ProcessingContext context, String input) {
         return context.metrics().addRateTotalSensor("gpuledger", input, "dead-letters", Sensor.RecordingLevel.INFO);
@@ -97,7 +105,7 @@ public final class ParseOrReject<T> implements FixedKeyProcessor<String, byte[],
     public void process(FixedKeyRecord<String, byte[]> record) {
         try {
             long now = context.currentSystemTimeMs();
-            long latest = brokerStamped ? Math.min(now, record.timestamp()) : now;
+            long latest = latestTime(brokerStamped, now, record.timestamp());
             T value = check(record.key(), Json.read(record.value(), type), latest, latest < now);
             context.forward(record.withValue(Parsed.valid(value, record.value()))
                     .withTimestamp(eventTimeOf.applyAsLong(value)));
