@@ -106,9 +106,6 @@ final class ThreadFailures implements StreamsUncaughtExceptionHandler {
             if (type.isInstance(cause)) {
                 return cause;
             }
-            if (cause.getCause() == cause) {
-                break;
-            }
         }
         return null;
     }
