@@ -42,11 +42,17 @@ public final class CostEngine implements AutoCloseable {
      */
     public CostEngine(CostEngineConfig config, Properties overrides, Duration topicsWait,
             KafkaStreams.StateListener listener) {
+        this(config, overrides, topicsWait, EngineInputs.describe(config.bootstrapServers()), listener);
+    }
+
+    /** As above, with its input topics as the caller has just described them. */
+    public CostEngine(CostEngineConfig config, Properties overrides, Duration topicsWait, EngineInputs inputs,
+            KafkaStreams.StateListener listener) {
         Properties props = config.toProperties();
         props.putAll(overrides);
         this.deadLetters = DeadLetterSink.open(config.bootstrapServers(), config.applicationId() + "-dead-letters");
         props.put(DeadLetterSink.CONFIG, deadLetters);
-        this.inputs = EngineInputs.describe(config.bootstrapServers());
+        this.inputs = inputs;
         CostSettings settings = config.costSettings().withSources(inputs.partitions())
                 .withBrokerStamped(inputs.brokerStamped());
         this.streams = new KafkaStreams(CostTopology.build(settings), props);

@@ -54,11 +54,13 @@ public final class CostEngineMain {
     /** Runs until SIGTERM (the JVM then exits from the shutdown hook) or until Kafka Streams fails; returns 1 then. */
     static int run(CostEngineOptions options, PrintStream out) throws InterruptedException {
         CostEngineConfig config = options.config();
-        if (!awaitInputs(config, options.topicsWait(), out)) {
+        EngineInputs inputs = awaitInputs(config, options.topicsWait(), out);
+        if (inputs == null) {
             return 1;
         }
         CountDownLatch failed = new CountDownLatch(1);
-        CostEngine engine = new CostEngine(config, overrides(options), options.topicsWait(), (now, before) -> {
+        CostEngine engine = new CostEngine(config, overrides(options), options.topicsWait(), inputs,
+                (now, before) -> {
             if (now == KafkaStreams.State.RUNNING) {
                 out.println(RUNNING + " (application " + config.applicationId() + ", Kafka "
                         + config.bootstrapServers() + ", state " + config.stateDir().toAbsolutePath() + ")");
@@ -103,14 +105,15 @@ public final class CostEngineMain {
 
     /**
      * Waits up to {@code wait} for the input topics the cluster does not have, saying once which and
-     * how to create them; false if some are still missing then. A cluster that does not answer is
-     * left to Kafka Streams, which keeps trying.
+     * how to create them; the inputs as last described, or null if some are still missing then. A
+     * cluster that does not answer is left to Kafka Streams, which keeps trying.
      */
-    static boolean awaitInputs(CostEngineConfig config, Duration wait, PrintStream out) throws InterruptedException {
+    static EngineInputs awaitInputs(CostEngineConfig config, Duration wait, PrintStream out)
+            throws InterruptedException {
         long deadline = System.nanoTime() + wait.toNanos();
         EngineInputs inputs = EngineInputs.describe(config.bootstrapServers());
         if (inputs.missing().isEmpty()) {
-            return true;
+            return inputs;
         }
         out.println("cost engine: waiting up to " + wait.toSeconds() + " s for input topics the cluster does not have: "
                 + String.join(", ", inputs.missing()) + ". Create them with the settings of deploy/k8s/base/topics.yaml"
@@ -123,10 +126,10 @@ public final class CostEngineMain {
         if (!inputs.missing().isEmpty()) {
             out.println("cost engine: input topics still missing after " + wait.toSeconds() + " s: "
                     + String.join(", ", inputs.missing()) + "; stopping");
-            return false;
+            return null;
         }
         out.println("cost engine: input topics are there");
-        return true;
+        return inputs;
     }
 
     /** The Kafka Streams settings the engine runs with: its configuration and the overrides. */
