@@ -34,7 +34,7 @@ final class GpuState extends LiveStore.Markable {
         private byte[] encodedTotals;
         /** Roll-up keys this GPU was already counted in for this minute (at most a few). */
         final List<String> counted = new ArrayList<>(3);
-        /** Changed since its last update was sent; not kept: a restart sends none until the next sample. */
+        /** Changed since its last update was sent; not kept: a restart sends every open window again. */
         boolean unsent;
         /** Keys of this window's partials and the identity they were made for; not kept. */
         private String[] partialKeys;

@@ -89,6 +89,10 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         this.clock = context.getStateStore(CostTopology.CLOCK_STORE);
         this.latestEventTime = null;
         this.updates.init(context, gpus, clock, this::latestEventTime);
+        // Whether an open window was sent before a restart or a hand-over is not kept: each is sent
+        // again as it stands, or one whose GPU reports no more would wait for its close, which
+        // never comes once the task's whole input stops.
+        gpus.entries().forEach((gpu, state) -> updates.resendOpenWindows(gpu, stateOf(gpu, state)));
         this.refusals = new SampleRefusals(settings, context);
         context.schedule(settings.updateInterval(), PunctuationType.WALL_CLOCK_TIME, now -> updates.send());
     }

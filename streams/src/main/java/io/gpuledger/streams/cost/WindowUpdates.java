@@ -26,8 +26,7 @@ final class WindowUpdates {
     /** The task's latest event time; {@link Long#MIN_VALUE}: none yet. */
     private LongSupplier latestEventTime;
     /**
-     * GPUs with unsent windows, in the order they changed. A GPU read back after a restore may
-     * come twice; the second finds nothing left to send.
+     * GPUs with unsent windows, in the order they changed; after a start, every GPU with an open window.
      */
     private final List<String> gpusWithUnsentWindows = new ArrayList<>();
     /** Whether the samples have stopped coming: then the backlog is worked off. */
@@ -60,6 +59,7 @@ final class WindowUpdates {
         this.clock = clock;
         this.latestEventTime = latestEventTime;
         this.progressSent = null;
+        gpusWithUnsentWindows.clear();
     }
 
     /** A sample came, taken or not. */
@@ -74,6 +74,15 @@ final class WindowUpdates {
     void sampleTaken() {
         samplesIdle.seen();
         backlog.sample(gpus.commits());
+    }
+
+    /** Lists a GPU read back after a start with each of its open windows unsent, to be sent as it stands. */
+    void resendOpenWindows(String gpu, GpuState state) {
+        state.listedUnsent = false;
+        for (GpuState.Window window : state.windows.values()) {
+            window.unsent = false;
+            markUnsent(gpu, state, window);
+        }
     }
 
     /** Marks the window unsent, and lists its GPU for the next update if it is not listed already. */
