@@ -1,5 +1,7 @@
 package io.gpuledger.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.gpuledger.ingest.price.PriceCatalog;
 import io.gpuledger.ingest.sim.Fleet;
 import io.gpuledger.ingest.sim.FleetSimulation;
@@ -51,6 +53,65 @@ final class AlertServiceOutcomes {
     private static final double MATERIAL_CHANGE = 0.10;
 
     private AlertServiceOutcomes() {
+    }
+
+    /**
+     * A fleet bought in US dollars with idle GPUs and spot instances, its teams on budgets too
+     * small to last a minute: the releases of idle capacity it calls for, its teams, and the spot
+     * offer the tests move the price of and give notice on.
+     */
+    record BudgetFleet(List<PriceQuote> catalog, Fleet fleet, Set<String> idleReleases, Set<String> teams,
+            PriceQuote spot) {
+
+        private static final String TINY_BUDGET = "0.000001 USD";
+
+        static BudgetFleet generate(int gpus, long seed) {
+            List<PriceQuote> catalog = usdCatalog();
+            Fleet fleet = Fleet.generate(gpus, catalog, seed);
+            BudgetFleet generated = new BudgetFleet(catalog, fleet, AlertServiceOutcomes.idleReleases(fleet),
+                    AlertServiceOutcomes.teams(fleet),
+                    firstSpotOffer(catalog));
+            assertThat(generated.idleReleases()).isNotEmpty();
+            assertThat(generated.teams()).isNotEmpty();
+            assertThat(fleet.gpus()).anyMatch(gpu -> gpu.lifecycle() == Lifecycle.SPOT);
+            return generated;
+        }
+
+        /**
+         * The alert service's settings for it: each team's tiny budget, finance's webhook at
+         * {@code url} (the test's receiver, on loopback in plain HTTP) signed with {@code secret}, and
+         * idleness judged over one closed minute, as the fleet's history closes a few at once.
+         */
+        Map<String, String> alertSettings(String url, String secret) {
+            return new HashMap<>(Map.of(
+                    "GPULEDGER_BUDGETS", teams.stream().map(team -> "team:" + team + "=" + TINY_BUDGET)
+                            .collect(Collectors.joining(";")),
+                    "GPULEDGER_WEBHOOKS_FINANCE_URL", url,
+                    "GPULEDGER_WEBHOOKS_FINANCE_SECRET", secret,
+                    "GPULEDGER_WEBHOOKS_FINANCE_ALLOW_HTTP", "true",
+                    "GPULEDGER_RECOMMENDATION_RECLAIM_IDLE_PERIOD", "1m"));
+        }
+
+        /**
+         * Asserts that no recommendation state was published twice and that every one the input
+         * calls for is there: each idle release's, and an evacuation of each instance in
+         * {@code evacuations} (notices still running when everything had been read), {@code notice}'s among them.
+         */
+        void assertRecommendedOnce(List<Recommendation> recommendations, List<String> evacuations,
+                CapacityEvent notice) {
+            assertThat(repeated(recommendations)).as("recommendation states published again").isEmpty();
+            Set<String> recommended = recommendations.stream().map(Recommendation::id).collect(Collectors.toSet());
+            assertThat(recommended).containsAll(idleReleases);
+            assertThat(evacuations).contains(evacuationOf(notice));
+            assertThat(recommended).containsAll(evacuations);
+        }
+
+        /** Asserts that each anomaly is on its topic once, a budget overrun per team among them. */
+        void assertAnomaliesOnce(List<String> anomalyIds) {
+            assertThat(anomalyIds).doesNotHaveDuplicates();
+            assertThat(teams).allSatisfy(team -> assertThat(anomalyIds).anyMatch(
+                    id -> id.startsWith("budget_burn:team:" + team + ":") && id.endsWith(":critical")));
+        }
     }
 
     /**

@@ -1,21 +1,16 @@
 package io.gpuledger.cli;
 
 import static io.gpuledger.cli.AlertServiceOutcomes.anomalyIds;
-import static io.gpuledger.cli.AlertServiceOutcomes.evacuationOf;
 import static io.gpuledger.cli.AlertServiceOutcomes.evacuationsDue;
-import static io.gpuledger.cli.AlertServiceOutcomes.firstSpotOffer;
-import static io.gpuledger.cli.AlertServiceOutcomes.idleReleases;
 import static io.gpuledger.cli.AlertServiceOutcomes.ledger;
 import static io.gpuledger.cli.AlertServiceOutcomes.notice;
-import static io.gpuledger.cli.AlertServiceOutcomes.repeated;
 import static io.gpuledger.cli.AlertServiceOutcomes.runFleet;
 import static io.gpuledger.cli.AlertServiceOutcomes.seconds;
-import static io.gpuledger.cli.AlertServiceOutcomes.teams;
-import static io.gpuledger.cli.AlertServiceOutcomes.usdCatalog;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.gpuledger.broker.EmbeddedKafka;
+import io.gpuledger.cli.AlertServiceOutcomes.BudgetFleet;
 import io.gpuledger.ingest.kafka.Producers;
 import io.gpuledger.ingest.sim.Fleet;
 import io.gpuledger.ingest.sim.FleetSimulator;
@@ -23,7 +18,6 @@ import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CloudEvent;
 import io.gpuledger.model.CostAnomaly;
 import io.gpuledger.model.GpuUsage;
-import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.TopicAdmin;
@@ -83,7 +77,6 @@ class AlertServiceReplicasIT {
 
     private static final int GPUS = 16;
     private static final long SEED = 42;
-    private static final String TINY_BUDGET = "0.000001 USD";
     /** More than one partition a topic: replicas that split them (the broken variant) each see a part. */
     private static final int PARTITIONS = 4;
     private static final String RECEIVER = "finance";
@@ -108,14 +101,11 @@ class AlertServiceReplicasIT {
     @Test
     void shouldPublishAndCountEverythingOnceWhenTheActiveReplicaIsKilledUnderLoad() throws Exception {
         // Given a fleet bought in US dollars with idle GPUs and spot instances, its teams on tiny budgets
-        List<PriceQuote> catalog = usdCatalog();
-        Fleet fleet = Fleet.generate(GPUS, catalog, SEED);
-        Set<String> idleReleases = idleReleases(fleet);
-        Set<String> teams = teams(fleet);
-        assertThat(idleReleases).isNotEmpty();
-        assertThat(teams).isNotEmpty();
-        assertThat(fleet.gpus()).anyMatch(gpu -> gpu.lifecycle() == Lifecycle.SPOT);
-        PriceQuote spot = firstSpotOffer(catalog);
+        BudgetFleet given = BudgetFleet.generate(GPUS, SEED);
+        List<PriceQuote> catalog = given.catalog();
+        Fleet fleet = given.fleet();
+        Set<String> teams = given.teams();
+        PriceQuote spot = given.spot();
 
         List<Recommendation> recommendations;
         List<CostAnomaly> anomalies;
@@ -142,19 +132,11 @@ class AlertServiceReplicasIT {
             String bootstrap = kafka.bootstrapServers();
             TopicAdmin.ensureTopics(bootstrap, PARTITIONS);
             SimulatedFleet.publishPrices(catalog, bootstrap, "replicas-prices");
-            Map<String, String> replicaSettings = new HashMap<>(Map.of(
-                    "GPULEDGER_BUDGETS", teams.stream().map(team -> "team:" + team + "=" + TINY_BUDGET)
-                            .collect(Collectors.joining(";")),
-                    "GPULEDGER_WEBHOOKS_FINANCE_URL", inbox.url(),
-                    "GPULEDGER_WEBHOOKS_FINANCE_SECRET", "replicas-test",
-                    // The test's receiver listens on loopback, in plain HTTP
-                    "GPULEDGER_WEBHOOKS_FINANCE_ALLOW_HTTP", "true",
-                    "GPULEDGER_REPLICA_LEASE", "true",
-                    "GPULEDGER_REPLICA_SESSION_TIMEOUT", SESSION_TIMEOUT,
-                    // Idleness judged over one closed minute: the fleet's history closes a few at once
-                    "GPULEDGER_RECOMMENDATION_RECLAIM_IDLE_PERIOD", "1m",
-                    // The per-GPU series apart from /q/metrics, in shards, as at a large fleet
-                    "GPULEDGER_METRICS_GPU_SHARDS", String.valueOf(GPU_SHARDS)));
+            Map<String, String> replicaSettings = given.alertSettings(inbox.url(), "replicas-test");
+            replicaSettings.put("GPULEDGER_REPLICA_LEASE", "true");
+            replicaSettings.put("GPULEDGER_REPLICA_SESSION_TIMEOUT", SESSION_TIMEOUT);
+            // The per-GPU series apart from /q/metrics, in shards, as at a large fleet
+            replicaSettings.put("GPULEDGER_METRICS_GPU_SHARDS", String.valueOf(GPU_SHARDS));
             // The last budget anomaly's delivery waits, unanswered, for the crash; those before it are taken.
             inbox.hold(teams.size());
 
@@ -281,21 +263,13 @@ class AlertServiceReplicasIT {
         assertThat(survivorGpus).doesNotHaveDuplicates().containsAll(recentGpus);
         assertThat(standbyGpusBeforeKill).isEmpty();
 
-        // And no recommendation state was published twice
-        assertThat(repeated(recommendations)).as("recommendation states published again")
-                .isEmpty();
-
-        // And every recommendation the input calls for is there: each idle release's, and an evacuation
-        // of each instance whose notice still ran when everything had been read
-        Set<String> recommended = recommendations.stream().map(Recommendation::id).collect(Collectors.toSet());
-        assertThat(recommended).containsAll(idleReleases);
-        assertThat(evacuations).contains(evacuationOf(noticeAtKill));
-        assertThat(recommended).containsAll(evacuations);
+        // And no recommendation state was published twice, and every one the input calls for is there:
+        // each idle release's, and an evacuation of each instance whose notice still ran when everything
+        // had been read
+        given.assertRecommendedOnce(recommendations, evacuations, noticeAtKill);
 
         // And each anomaly is on its topic once, a budget overrun per team among them
-        assertThat(anomalyIds).doesNotHaveDuplicates();
-        assertThat(teams).allSatisfy(team -> assertThat(anomalyIds).anyMatch(
-                id -> id.startsWith("budget_burn:team:" + team + ":") && id.endsWith(":critical")));
+        given.assertAnomaliesOnce(anomalyIds);
 
         // And finance took each of them once; the one held at the crash was sent again, and taken then
         assertThat(taken).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(anomalyIds);

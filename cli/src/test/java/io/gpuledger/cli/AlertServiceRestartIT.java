@@ -3,27 +3,22 @@ package io.gpuledger.cli;
 import static io.gpuledger.cli.AlertServiceOutcomes.anomalyIds;
 import static io.gpuledger.cli.AlertServiceOutcomes.evacuationOf;
 import static io.gpuledger.cli.AlertServiceOutcomes.evacuationsDue;
-import static io.gpuledger.cli.AlertServiceOutcomes.firstSpotOffer;
-import static io.gpuledger.cli.AlertServiceOutcomes.idleReleases;
 import static io.gpuledger.cli.AlertServiceOutcomes.ledger;
 import static io.gpuledger.cli.AlertServiceOutcomes.members;
 import static io.gpuledger.cli.AlertServiceOutcomes.notice;
-import static io.gpuledger.cli.AlertServiceOutcomes.repeated;
 import static io.gpuledger.cli.AlertServiceOutcomes.runFleet;
 import static io.gpuledger.cli.AlertServiceOutcomes.seconds;
-import static io.gpuledger.cli.AlertServiceOutcomes.teams;
-import static io.gpuledger.cli.AlertServiceOutcomes.usdCatalog;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.gpuledger.broker.EmbeddedKafka;
+import io.gpuledger.cli.AlertServiceOutcomes.BudgetFleet;
 import io.gpuledger.ingest.kafka.Producers;
 import io.gpuledger.ingest.sim.Fleet;
 import io.gpuledger.ingest.sim.FleetSimulator;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CloudEvent;
 import io.gpuledger.model.CostAnomaly;
-import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.TopicAdmin;
@@ -39,7 +34,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.CleanupMode;
@@ -61,7 +55,6 @@ class AlertServiceRestartIT {
 
     private static final int GPUS = 16;
     private static final long SEED = 42;
-    private static final String TINY_BUDGET = "0.000001 USD";
     /** One partition: two versions of one offer (keys of their own) are read in the order they were sent. */
     private static final int PARTITIONS = 1;
     private static final String RECEIVER = "finance";
@@ -78,14 +71,11 @@ class AlertServiceRestartIT {
     void shouldNeitherRepeatNorLoseARecommendationAnomalyOrDeliveryWhenTheAlertServiceIsKilledUnderLoad()
             throws Exception {
         // Given a fleet bought in US dollars with idle GPUs and spot instances, its teams on tiny budgets
-        List<PriceQuote> catalog = usdCatalog();
-        Fleet fleet = Fleet.generate(GPUS, catalog, SEED);
-        Set<String> idleReleases = idleReleases(fleet);
-        Set<String> teams = teams(fleet);
-        assertThat(idleReleases).isNotEmpty();
-        assertThat(teams).isNotEmpty();
-        assertThat(fleet.gpus()).anyMatch(gpu -> gpu.lifecycle() == Lifecycle.SPOT);
-        PriceQuote spot = firstSpotOffer(catalog);
+        BudgetFleet given = BudgetFleet.generate(GPUS, SEED);
+        List<PriceQuote> catalog = given.catalog();
+        Fleet fleet = given.fleet();
+        Set<String> teams = given.teams();
+        PriceQuote spot = given.spot();
 
         List<Recommendation> recommendations;
         List<CostAnomaly> anomalies;
@@ -110,16 +100,8 @@ class AlertServiceRestartIT {
             String bootstrap = kafka.bootstrapServers();
             TopicAdmin.ensureTopics(bootstrap, PARTITIONS);
             SimulatedFleet.publishPrices(catalog, bootstrap, "restart-prices");
-            Map<String, String> alertSettings = Map.of(
-                    "GPULEDGER_BUDGETS", teams.stream().map(team -> "team:" + team + "=" + TINY_BUDGET)
-                            .collect(Collectors.joining(";")),
-                    "GPULEDGER_WEBHOOKS_FINANCE_URL", inbox.url(),
-                    "GPULEDGER_WEBHOOKS_FINANCE_SECRET", "restart-test",
-                    // The test's receiver listens on loopback, in plain HTTP
-                    "GPULEDGER_WEBHOOKS_FINANCE_ALLOW_HTTP", "true",
-                    "GPULEDGER_CONSUMER_INSTANCE_ID", INSTANCE,
-                    // Idleness judged over one closed minute: the fleet's history closes a few at once
-                    "GPULEDGER_RECOMMENDATION_RECLAIM_IDLE_PERIOD", "1m");
+            Map<String, String> alertSettings = given.alertSettings(inbox.url(), "restart-test");
+            alertSettings.put("GPULEDGER_CONSUMER_INSTANCE_ID", INSTANCE);
             int port = LocalPorts.freePair();
             // The last budget anomaly's delivery waits, unanswered, for the crash; those before it are taken.
             inbox.hold(teams.size());
@@ -213,23 +195,16 @@ class AlertServiceRestartIT {
         assertThat(recommendationsAtKill).isPositive();
         assertThat(heldAtKill).isNotNull();
 
-        // And no recommendation state was published twice
-        assertThat(repeated(recommendations)).as("recommendation states published again").isEmpty();
-
-        // And every recommendation the input calls for is there: each idle release's, and an evacuation
-        // of each instance whose notice still ran when everything had been read
-        Set<String> recommended = recommendations.stream().map(Recommendation::id).collect(Collectors.toSet());
-        assertThat(recommended).containsAll(idleReleases);
-        assertThat(evacuations).contains(evacuationOf(noticeWhileDown));
-        assertThat(recommended).containsAll(evacuations);
+        // And no recommendation state was published twice, and every one the input calls for is there:
+        // each idle release's, and an evacuation of each instance whose notice still ran when everything
+        // had been read, the one given notice while the service was down with its deadline
+        given.assertRecommendedOnce(recommendations, evacuations, noticeWhileDown);
         assertThat(recommendations).anyMatch(recommendation -> recommendation.id().equals(evacuationOf(noticeWhileDown))
                 && noticeWhileDown.deadline().equals(recommendation.deadline()));
 
         // And each anomaly is on its topic once: a budget overrun per team, and the spike that came
         // while the service was down
-        assertThat(anomalyIds).doesNotHaveDuplicates();
-        assertThat(teams).allSatisfy(team -> assertThat(anomalyIds).anyMatch(
-                id -> id.startsWith("budget_burn:team:" + team + ":") && id.endsWith(":critical")));
+        given.assertAnomaliesOnce(anomalyIds);
         assertThat(anomalyIds).anyMatch(id -> id.startsWith(spikeOf));
 
         // And finance took each of them once; the one held at the crash was sent again, and taken then
