@@ -12,6 +12,7 @@ import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
+import io.gpuledger.streams.it.P4dPrices;
 import io.gpuledger.testing.BrokerExtension;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -143,7 +144,7 @@ class CostEngineMainIT {
     /** The engine as a process of its own, running, on a broker whose topics exist and hold a price. */
     private CostEngineProcess startWithAPrice(String bootstrap, String applicationId, Path log) throws Exception {
         TopicAdmin.ensureTopics(bootstrap, 1);
-        publishPrice(bootstrap);
+        P4dPrices.publish(bootstrap, P4dPrices.onDemand(32.77, T0.minus(Duration.ofDays(30))));
         CostEngineProcess engine = CostEngineProcess.start(System.getProperty("java.class.path"), List.of("-Xmx256m"),
                 List.of("--bootstrap-servers", bootstrap, "--application-id", applicationId, "--state-dir",
                         dir.resolve("state").toString()), log);
@@ -191,17 +192,6 @@ class CostEngineMainIT {
             }
         }
         return records;
-    }
-
-    private static void publishPrice(String bootstrap) throws Exception {
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (KafkaProducer<String, PriceQuote> producer = new KafkaProducer<>(props,
-                Topics.PRICES.keySerde().serializer(), Topics.PRICES.valueSerde().serializer())) {
-            PriceQuote quote = new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND, "A100-40GB", 8,
-                    32.77, "USD", T0.minus(Duration.ofDays(30)), "test");
-            producer.send(new ProducerRecord<>(Topics.PRICES.name(), quote.key(), quote)).get();
-        }
     }
 
     private static void publishSamples(String bootstrap, int count) throws Exception {

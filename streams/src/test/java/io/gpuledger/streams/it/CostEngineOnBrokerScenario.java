@@ -11,7 +11,6 @@ import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
-import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
@@ -60,8 +59,8 @@ abstract class CostEngineOnBrokerScenario {
     void shouldPublishCommittedUsageWindowsChargedAtThePriceInForce() throws Exception {
         String bootstrap = bootstrapServers();
         TopicAdmin.ensureTopics(bootstrap, 2);
-        publishPrice(bootstrap, 32.77, T0.minus(Duration.ofDays(30)));
-        publishPrice(bootstrap, 40.00, T0.plusSeconds(30));
+        P4dPrices.publish(bootstrap, P4dPrices.onDemand(32.77, T0.minus(Duration.ofDays(30))),
+                P4dPrices.onDemand(40.00, T0.plusSeconds(30)));
 
         CostEngineConfig defaults = CostEngineConfig.defaults(bootstrap, stateDir);
         try (CostEngine engine = new CostEngine(defaults.withApplicationId("scenario-" + System.nanoTime())
@@ -187,17 +186,6 @@ abstract class CostEngineOnBrokerScenario {
         CostEngineConfig config = CostEngineConfig.defaults(bootstrap, stateDir)
                 .withApplicationId(application + System.nanoTime()).withCommitInterval(COMMIT_INTERVAL);
         return new CostEngine(config, new Properties(), (now, before) -> { });
-    }
-
-    private static void publishPrice(String bootstrap, double pricePerHour, Instant validFrom) throws Exception {
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (KafkaProducer<String, PriceQuote> producer = new KafkaProducer<>(props,
-                Topics.PRICES.keySerde().serializer(), Topics.PRICES.valueSerde().serializer())) {
-            PriceQuote quote = new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND, "A100-40GB", 8,
-                    pricePerHour, "USD", validFrom, "test");
-            producer.send(new ProducerRecord<>(Topics.PRICES.name(), quote.key(), quote)).get();
-        }
     }
 
     private static <V> ConsumerRecord<String, V> waitFor(String bootstrap, String topic, Deserializer<V> values,

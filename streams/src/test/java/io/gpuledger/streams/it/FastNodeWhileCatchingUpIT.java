@@ -8,7 +8,6 @@ import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
-import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
@@ -73,7 +72,7 @@ class FastNodeWhileCatchingUpIT {
             String bootstrap = kafka.bootstrapServers();
             // Given the contract's topics with one partition, so that all three GPUs share a task
             TopicAdmin.ensureTopics(bootstrap, 1);
-            publishPrice(bootstrap);
+            P4dPrices.publish(bootstrap, P4dPrices.onDemand(32.77, Instant.now().minus(Duration.ofDays(30))));
 
             // When, with the engine down, the three GPUs report every second for 20 s
             Map<String, Integer> sent = publishWhileDown(bootstrap);
@@ -202,16 +201,5 @@ class FastNodeWhileCatchingUpIT {
                 new ByteArrayDeserializer());
         consumer.subscribe(List.of(topic));
         return consumer;
-    }
-
-    private static void publishPrice(String bootstrap) throws Exception {
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (KafkaProducer<String, PriceQuote> producer = new KafkaProducer<>(props,
-                Topics.PRICES.keySerde().serializer(), Topics.PRICES.valueSerde().serializer())) {
-            PriceQuote quote = new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND, "A100-40GB", 8,
-                    32.77, "USD", Instant.now().minus(Duration.ofDays(30)), "test");
-            producer.send(new ProducerRecord<>(Topics.PRICES.name(), quote.key(), quote)).get();
-        }
     }
 }

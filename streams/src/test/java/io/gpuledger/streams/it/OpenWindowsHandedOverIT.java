@@ -8,7 +8,6 @@ import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
-import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
@@ -54,7 +53,6 @@ class OpenWindowsHandedOverIT {
     private static final Duration SPAN = Duration.ofMinutes(5);
     private static final Duration GRACE = Duration.ofMinutes(1);
     private static final double PER_INSTANCE_HOUR = 32.77;
-    private static final int GPUS_PER_INSTANCE = 8;
     private static final Duration WAIT = Duration.ofSeconds(90);
 
     @TempDir
@@ -69,7 +67,7 @@ class OpenWindowsHandedOverIT {
             // its middle 5 s before the span's end, closes the minutes that end a minute of grace
             // before that (the first three) and leaves the fourth and fifth open
             Instant start = Instant.now().minus(Duration.ofHours(1)).truncatedTo(ChronoUnit.MINUTES);
-            publishPrice(bootstrap, start.minus(Duration.ofDays(1)));
+            P4dPrices.publish(bootstrap, P4dPrices.onDemand(PER_INSTANCE_HOUR, start.minus(Duration.ofDays(1))));
             publishSamples(bootstrap, start);
             Instant lastClosed = start.plus(Duration.ofMinutes(2));
             List<Instant> open = List.of(start.plus(Duration.ofMinutes(3)), start.plus(Duration.ofMinutes(4)));
@@ -111,7 +109,7 @@ class OpenWindowsHandedOverIT {
             for (GpuUsage window : sent) {
                 assertThat(window.samples()).as(window.gpuUuid()).isEqualTo(6);
                 assertThat(window.cost()).as(window.gpuUuid())
-                        .isCloseTo(60 * PER_INSTANCE_HOUR / GPUS_PER_INSTANCE / 3600, within(1e-9));
+                        .isCloseTo(60 * PER_INSTANCE_HOUR / P4dPrices.GPUS_PER_INSTANCE / 3600, within(1e-9));
             }
         }
     }
@@ -134,17 +132,6 @@ class OpenWindowsHandedOverIT {
                 }
             }
             producer.flush();
-        }
-    }
-
-    private static void publishPrice(String bootstrap, Instant validFrom) throws Exception {
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (KafkaProducer<String, PriceQuote> producer = new KafkaProducer<>(props,
-                Topics.PRICES.keySerde().serializer(), Topics.PRICES.valueSerde().serializer())) {
-            PriceQuote quote = new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND, "A100-40GB",
-                    GPUS_PER_INSTANCE, PER_INSTANCE_HOUR, "USD", validFrom, "test");
-            producer.send(new ProducerRecord<>(Topics.PRICES.name(), quote.key(), quote)).get();
         }
     }
 

@@ -9,7 +9,6 @@ import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.Placement;
-import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
@@ -66,7 +65,7 @@ class RefusedPartitionOnBrokerIT {
             // GPUs of job-a (team-x), sampled every 30 s, ending more than an hour ago
             TopicAdmin.ensureTopics(bootstrap, 2);
             Instant firstHour = Instant.now().truncatedTo(ChronoUnit.HOURS).minus(Duration.ofHours(3));
-            publishPrice(bootstrap, firstHour.minus(Duration.ofDays(30)));
+            P4dPrices.publish(bootstrap, P4dPrices.onDemand(INSTANCE_PER_HOUR, firstHour.minus(Duration.ofDays(30))));
             try (KafkaProducer<String, byte[]> producer = producer(bootstrap)) {
                 for (int second = 30; second <= 7200; second += 30) {
                     for (String gpu : List.of("GPU-on-time-a", "GPU-on-time-b")) {
@@ -173,16 +172,5 @@ class RefusedPartitionOnBrokerIT {
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         return new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer());
-    }
-
-    private static void publishPrice(String bootstrap, Instant validFrom) throws Exception {
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (KafkaProducer<String, PriceQuote> producer = new KafkaProducer<>(props,
-                Topics.PRICES.keySerde().serializer(), Topics.PRICES.valueSerde().serializer())) {
-            PriceQuote quote = new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND, "A100-40GB", 8,
-                    INSTANCE_PER_HOUR, "USD", validFrom, "test");
-            producer.send(new ProducerRecord<>(Topics.PRICES.name(), quote.key(), quote)).get();
-        }
     }
 }
