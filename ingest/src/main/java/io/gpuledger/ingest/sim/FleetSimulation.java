@@ -25,7 +25,7 @@ import java.util.function.Consumer;
  * work reports of every node whose job reports work, spot interruption notices, spot price
  * changes, and, as a price feed does, confirmations of every price in force in the first round and
  * then once every {@link PriceQuote#CONFIRMATION_INTERVAL}. A notice comes
- * {@link CapacityNotices two minutes or 30 seconds} before its instance stops reporting; a
+ * {@link SimulatedNotices two minutes or 30 seconds} before its instance stops reporting; a
  * replacement instance may take over the node after it. Rounds end at
  * {@code start + k × interval}, so the same fleet, settings, seed and start give the same records,
  * whether they are stepped through by a test or paced by the wall clock.
@@ -236,7 +236,7 @@ public final class FleetSimulation {
         for (SimulatedInstance instance : running) {
             if (instance.spot() && !deadlines.containsKey(instance.instanceId())
                     && marketRandom.nextDouble() < interruptionChance) {
-                CapacityEvent notice = CapacityNotices.interruption(instance, end);
+                CapacityEvent notice = SimulatedNotices.interruption(instance, end);
                 notices.add(notice);
                 deadlines.put(instance.instanceId(), notice.deadline());
                 interruptions++;

@@ -17,7 +17,7 @@ import java.util.UUID;
  * server's {@code TRUE} or the Scheduled Events document. Clouds whose notice format the agent
  * does not read yet get a preemption with the same 30 seconds and a plain JSON raw that says so.
  */
-final class CapacityNotices {
+final class SimulatedNotices {
 
     static final Duration AWS_NOTICE = Duration.ofMinutes(2);
     static final Duration PREEMPTION_NOTICE = Duration.ofSeconds(30);
@@ -25,7 +25,7 @@ final class CapacityNotices {
     private static final DateTimeFormatter IMDS_TIME =
             DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss'Z'").withZone(ZoneOffset.UTC);
 
-    private CapacityNotices() {
+    private SimulatedNotices() {
     }
 
     static CapacityEvent interruption(SimulatedInstance instance, Instant noticedAt) {
