@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
  * How every Kafka client of GPU Ledger reaches a secured cluster: TLS and SASL settings, the same
@@ -42,6 +43,23 @@ public final class KafkaClientSettings {
     private static volatile Map<String, String> fromEnvironment;
 
     private KafkaClientSettings() {
+    }
+
+    /**
+     * What every program's producer starts from: this process's security settings, each record
+     * acknowledged by all in-sync replicas, idempotent (a retry writes nothing twice), lz4-compressed
+     * and sent {@code lingerMs} after the first of its batch. Callers add only what is theirs.
+     */
+    public static Properties producer(String bootstrapServers, String clientId, int lingerMs) {
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        applyTo(props);
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, lingerMs);
+        return props;
     }
 
     /** {@code props} with this process's security settings added; returns {@code props}. */

@@ -7,7 +7,6 @@ import java.util.Properties;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.producer.ProducerConfig;
 
 /** How the alert service talks to Kafka: committed records only in, idempotent writes out. */
 public final class KafkaClients {
@@ -91,15 +90,8 @@ public final class KafkaClients {
         return props;
     }
 
-    /** An idempotent producer that waits for all replicas; a short linger keeps notices fast. */
+    /** The producer every program has ({@link KafkaClientSettings#producer}); a short linger keeps notices fast. */
     public static Properties producer(String bootstrapServers, String clientId) {
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        KafkaClientSettings.applyTo(props);
-        props.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        props.put(ProducerConfig.LINGER_MS_CONFIG, 1);
-        return props;
+        return KafkaClientSettings.producer(bootstrapServers, clientId, 1);
     }
 }

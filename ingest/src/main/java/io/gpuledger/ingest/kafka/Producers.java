@@ -4,7 +4,6 @@ import io.gpuledger.model.KafkaClientSettings;
 import io.gpuledger.model.Topic;
 import java.util.Properties;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -15,15 +14,7 @@ public final class Producers {
     }
 
     public static Properties config(String bootstrapServers, String clientId) {
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        KafkaClientSettings.applyTo(props);
-        props.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        return props;
+        return KafkaClientSettings.producer(bootstrapServers, clientId, 5);
     }
 
     public static <K, V> KafkaProducer<K, V> forTopic(Topic<K, V> topic, String bootstrapServers, String clientId) {

@@ -80,13 +80,8 @@ public final class DeadLetterSink implements AutoCloseable {
 
     /** A sink writing to the cluster at {@code bootstrapServers}, with this process's security settings. */
     public static DeadLetterSink open(String bootstrapServers, String clientId) {
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        props.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        Properties props = KafkaClientSettings.producer(bootstrapServers, clientId, 5);
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 60_000);
-        KafkaClientSettings.applyTo(props);
         return new DeadLetterSink(new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer()),
                 Duration.ofSeconds(90));
     }

@@ -71,14 +71,7 @@ public final class Delivery implements AutoCloseable {
 
     /** Producer settings for delivery that loses nothing: see the class comment. */
     public static Properties producerConfig(String bootstrapServers, String clientId, long bufferBytes) {
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        KafkaClientSettings.applyTo(props);
-        props.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        props.put(ProducerConfig.LINGER_MS_CONFIG, 50);
+        Properties props = KafkaClientSettings.producer(bootstrapServers, clientId, 50);
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Integer.MAX_VALUE);
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 500);
         props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, bufferBytes);
