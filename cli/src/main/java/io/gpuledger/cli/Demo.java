@@ -42,7 +42,6 @@ final class Demo implements AutoCloseable {
      * the embedded broker, the cost engine and a simulated fleet of 10,000 GPUs need about 200 MiB.
      */
     static final String HEAP = "-Xmx512m";
-    private static final int PARTITIONS = 3;
     /** How long the demo waits for the alert service to judge the pool's history before the fleet starts. */
     private static final Duration HISTORY_PATIENCE = Duration.ofMinutes(2);
     /** How long after its start the engine's tasks are assigned and running, on a busy machine. */
@@ -96,7 +95,7 @@ final class Demo implements AutoCloseable {
             bootstrap = kafka.bootstrapServers();
             out.println(bootstrap);
         }
-        TopicAdmin.ensureTopics(bootstrap, PARTITIONS);
+        TopicAdmin.ensureTopics(bootstrap, TopicAdmin.DEFAULT_PARTITIONS);
         this.bootstrap = bootstrap;
 
         PriceCatalog catalog = options.catalog().map(PriceCatalog::load).orElseGet(PriceCatalog::loadDefault);

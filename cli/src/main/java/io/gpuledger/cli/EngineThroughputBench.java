@@ -1,6 +1,7 @@
 package io.gpuledger.cli;
 
 import io.gpuledger.broker.EmbeddedKafka;
+import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
 import io.gpuledger.streams.CostEngineConfig;
 import io.gpuledger.streams.CostEngineProcess;
@@ -80,7 +81,7 @@ final class EngineThroughputBench {
             String bootstrap = kafka.bootstrapServers();
             PreloadedTelemetry.createTopics(bootstrap);
             out.printf("embedded broker %s, %d partitions; %d GPUs, a sample every %d s, %d samples"
-                    + " (%.1f h simulated)%n", bootstrap, PreloadedTelemetry.PARTITIONS, gpus, interval.toSeconds(),
+                    + " (%.1f h simulated)%n", bootstrap, TopicAdmin.DEFAULT_PARTITIONS, gpus, interval.toSeconds(),
                     samples, span.toMinutes() / 60.0);
             out.printf("%d CPUs, load average %s%n", Runtime.getRuntime().availableProcessors(),
                     PreloadedTelemetry.loadAverage());

@@ -128,7 +128,7 @@ final class FootprintBench {
         String application = "bench-footprint-" + System.currentTimeMillis();
         try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
             String bootstrap = kafka.bootstrapServers();
-            TopicAdmin.ensureTopics(bootstrap, PreloadedTelemetry.PARTITIONS);
+            TopicAdmin.ensureTopics(bootstrap, TopicAdmin.DEFAULT_PARTITIONS);
             out.println();
             out.printf("== %d GPUs, a sample a second each, live ==%n", gpus);
             // Every program starts at once: the warm-up is there for whatever starts first to settle.

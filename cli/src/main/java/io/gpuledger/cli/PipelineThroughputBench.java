@@ -3,6 +3,7 @@ package io.gpuledger.cli;
 import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.ingest.prom.PrometheusText;
 import io.gpuledger.model.Topic;
+import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
 import io.gpuledger.streams.CostEngineConfig;
 import io.gpuledger.streams.CostEngineProcess;
@@ -98,7 +99,7 @@ final class PipelineThroughputBench {
          * One stream thread per partition of the benchmark's topics, as an instance that holds
          * them all would run: a large fleet's threads wait on memory, so more threads than cores still help.
          */
-        private int threads = PreloadedTelemetry.PARTITIONS;
+        private int threads = TopicAdmin.DEFAULT_PARTITIONS;
         private Duration commitInterval = CostEngineConfig.DEFAULT_COMMIT_INTERVAL;
 
         /**
@@ -209,7 +210,7 @@ final class PipelineThroughputBench {
             out.printf("== %d GPUs, a sample a second each: %d samples, %d minutes simulated ==%n", gpus, samples,
                     minutes);
             out.printf("embedded broker %s, %d partitions; %d CPUs, load average %s%n", bootstrap,
-                    PreloadedTelemetry.PARTITIONS, Runtime.getRuntime().availableProcessors(),
+                    TopicAdmin.DEFAULT_PARTITIONS, Runtime.getRuntime().availableProcessors(),
                     PreloadedTelemetry.loadAverage());
             Measure preload = PreloadedTelemetry.preload(bootstrap, gpus, samples, span, INTERVAL);
             Measure coldCopy = PreloadedTelemetry.copy(bootstrap, samples, "bench-copy-1");

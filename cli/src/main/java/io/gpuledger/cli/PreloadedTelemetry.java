@@ -45,7 +45,6 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  */
 final class PreloadedTelemetry {
 
-    static final int PARTITIONS = 3;
     static final String COPY_TOPIC = "bench.telemetry-copy";
     private static final long SEED = 42;
     /** Kafka deletes records older than the topics' retention (7 days) by their timestamps. */
@@ -70,13 +69,13 @@ final class PreloadedTelemetry {
         return span;
     }
 
-    /** The contract's topics and the copy's, {@link #PARTITIONS} partitions each. */
+    /** The contract's topics and the copy's, {@link TopicAdmin#DEFAULT_PARTITIONS} partitions each. */
     static void createTopics(String bootstrap) throws ExecutionException, InterruptedException {
-        TopicAdmin.ensureTopics(bootstrap, PARTITIONS);
+        TopicAdmin.ensureTopics(bootstrap, TopicAdmin.DEFAULT_PARTITIONS);
         Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         try (Admin admin = Admin.create(props)) {
-            admin.createTopics(Set.of(new NewTopic(COPY_TOPIC, PARTITIONS, (short) 1))).all().get();
+            admin.createTopics(Set.of(new NewTopic(COPY_TOPIC, TopicAdmin.DEFAULT_PARTITIONS, (short) 1))).all().get();
         }
     }
 

@@ -44,7 +44,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
  */
 final class PricesCommand {
 
-    static final int PARTITIONS = 3;
     private static final Duration TOPIC_READ_TIMEOUT = Duration.ofSeconds(60);
 
     private PricesCommand() {
@@ -127,7 +126,7 @@ final class PricesCommand {
             PrintStream err, Clock clock) throws InterruptedException {
         String bootstrap = options.bootstrap().orElseThrow();
         // Its own topic only: on a secured cluster the feed may describe and create no other.
-        TopicAdmin.ensureTopics(bootstrap, PARTITIONS, List.of(Topics.PRICES));
+        TopicAdmin.ensureTopics(bootstrap, TopicAdmin.DEFAULT_PARTITIONS, List.of(Topics.PRICES));
         PublishedPrices known = PublishedPrices.read(bootstrap, TOPIC_READ_TIMEOUT);
         out.println("prices: " + Topics.PRICES.name() + " at " + bootstrap + " holds " + known.size()
                 + " price versions"

@@ -16,8 +16,6 @@ import java.util.concurrent.CountDownLatch;
  */
 final class SimulateCommand {
 
-    static final int PARTITIONS = 3;
-
     private SimulateCommand() {
     }
 
@@ -53,7 +51,7 @@ final class SimulateCommand {
 
     static SimulatedFleet start(DemoOptions options, PrintStream out) {
         String bootstrap = options.externalBootstrap().orElseThrow();
-        TopicAdmin.ensureTopics(bootstrap, PARTITIONS);
+        TopicAdmin.ensureTopics(bootstrap, TopicAdmin.DEFAULT_PARTITIONS);
         PriceCatalog catalog = options.catalog().map(PriceCatalog::load).orElseGet(PriceCatalog::loadDefault);
         catalog.errors().forEach(error -> out.println("price catalog: skipped " + error));
         int published = SimulatedFleet.publishPrices(catalog.quotes(), bootstrap, "simulate-prices");

@@ -3,6 +3,7 @@ package io.gpuledger.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.streams.CostEngineConfig;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -25,7 +26,7 @@ class PipelineThroughputBenchTest {
         assertThat(defaults.warmupSeconds(100_000)).isEqualTo(300);
         assertThat(defaults.minutes(7_000)).as("rounded up").isEqualTo(29);
         assertThat(defaults.commitInterval()).isEqualTo(CostEngineConfig.DEFAULT_COMMIT_INTERVAL);
-        assertThat(defaults.threads()).as("one stream thread a partition").isEqualTo(PreloadedTelemetry.PARTITIONS);
+        assertThat(defaults.threads()).as("one stream thread a partition").isEqualTo(TopicAdmin.DEFAULT_PARTITIONS);
 
         // Told: what it was told, for every fleet
         PipelineThroughputBench.Settings told = new PipelineThroughputBench.Settings();

@@ -27,6 +27,13 @@ public final class TopicAdmin {
     private TopicAdmin() {
     }
 
+    /**
+     * Partitions of the topics the command line creates where none exist (the demo, the simulator,
+     * the price feed, the benchmarks): one stream thread each on a small machine. A production
+     * cluster's topics come from its manifests, sized for its fleet (docs/operations.md).
+     */
+    public static final int DEFAULT_PARTITIONS = 3;
+
     /** Most copies of a record: three, so that one broker may be lost while writes go on. */
     static final int MAX_REPLICAS = 3;
 
