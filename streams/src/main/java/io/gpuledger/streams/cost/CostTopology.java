@@ -6,6 +6,7 @@ import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
 import io.gpuledger.streams.capacity.CapacityTopology;
 import io.gpuledger.streams.price.PriceVersionWriter;
+import io.gpuledger.streams.price.PriceWrites;
 import io.gpuledger.streams.state.Codec;
 import io.gpuledger.streams.state.LiveStoreBuilder;
 import java.time.Duration;
@@ -76,12 +77,14 @@ public final class CostTopology {
     }
 
     public static void addTo(StreamsBuilder builder, CostSettings settings) {
+        // The price writer tells this topology's price tables, and no other engine's, of each version.
+        PriceWrites priceWrites = new PriceWrites();
         builder.addGlobalStore(
                 Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(PRICE_STORE), Serdes.String(),
                         Serdes.ByteArray()).withLoggingDisabled(),
                 Topics.PRICES.name(),
                 Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("price-quotes-source"),
-                () -> new PriceVersionWriter(PRICE_STORE));
+                () -> new PriceVersionWriter(PRICE_STORE, priceWrites));
 
         builder.addStateStore(new LiveStoreBuilder<>(USAGE_STORE, GpuState.CODEC));
         builder.addStateStore(new LiveStoreBuilder<>(IDENTITY_STORE, GpuIdentity.CODEC));
@@ -92,8 +95,8 @@ public final class CostTopology {
         Map<String, KStream<String, Emitted>> windows = builder
                 .stream(Topics.TELEMETRY.name(),
                         Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("telemetry-source"))
-                .process(() -> new GpuWindows(settings), Named.as("gpu-windows"), USAGE_STORE, IDENTITY_STORE,
-                        RECENT_STORE, PARTIALS_STORE, CLOCK_STORE)
+                .process(() -> new GpuWindows(settings, priceWrites), Named.as("gpu-windows"), USAGE_STORE,
+                        IDENTITY_STORE, RECENT_STORE, PARTIALS_STORE, CLOCK_STORE)
                 .split(Named.as("gpu-windows-"))
                 .branch((gpu, out) -> out instanceof Emitted.Usage, Branched.as("usage"))
                 .branch((gpu, out) -> out instanceof Emitted.Partial, Branched.as("partials"))

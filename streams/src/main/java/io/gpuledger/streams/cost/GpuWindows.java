@@ -6,6 +6,7 @@ import io.gpuledger.model.Topics;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.streams.deadletter.ParseOrReject;
 import io.gpuledger.streams.price.PriceTable;
+import io.gpuledger.streams.price.PriceWrites;
 import io.gpuledger.streams.state.LiveStore;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -48,6 +49,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     private static final String LATEST = "latest-event-time";
 
     private final CostSettings settings;
+    private final PriceWrites priceWrites;
     private final String currency;
     private ProcessorContext<String, Emitted> context;
     private GpuPricing pricing;
@@ -69,8 +71,10 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     /** Each GPU's own rolling five minutes and hour, sent as its minutes close. */
     private final GpuOwnViews ownViews;
 
-    GpuWindows(CostSettings settings) {
+    /** @param priceWrites counts the versions written to the price store, for the task's price table */
+    GpuWindows(CostSettings settings, PriceWrites priceWrites) {
         this.settings = settings;
+        this.priceWrites = priceWrites;
         this.currency = settings.rates().reporting();
         this.partials = new TaskPartials(currency);
         this.updates = new WindowUpdates(settings, currency, partials);
@@ -81,7 +85,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     public void init(ProcessorContext<String, Emitted> context) {
         this.context = context;
         KeyValueStore<String, byte[]> priceStore = context.getStateStore(CostTopology.PRICE_STORE);
-        this.pricing = new GpuPricing(settings, context, new PriceTable(priceStore, settings.priceMaxAge()));
+        this.pricing = new GpuPricing(settings, context, new PriceTable(priceStore, settings.priceMaxAge(),
+                priceWrites));
         this.gpus = context.getStateStore(CostTopology.USAGE_STORE);
         this.identities = context.getStateStore(CostTopology.IDENTITY_STORE);
         this.ownViews.init(context, context.getStateStore(CostTopology.RECENT_STORE));

@@ -11,7 +11,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
@@ -30,17 +29,21 @@ public final class PriceTable {
 
     private final ReadOnlyKeyValueStore<String, byte[]> versions;
     private final long maxAgeMillis;
-    /** Price versions written to any price store of this JVM, for {@link #inForceByOffer} to know they may be stale. */
-    private static final AtomicLong VERSIONS_WRITTEN = new AtomicLong();
+    /** Versions written to the store, for the spans of {@link #inForceByOffer} to know they may no longer hold. */
+    private final PriceWrites writes;
 
     private final Map<String, Cached> parsedByKey = new HashMap<>();
     private final Map<Offer, InForce> inForceByOffer = new HashMap<>();
     private long invalidVersionsSkipped;
 
-    /** @param maxAge how long after its last confirmation a quote is taken as current */
-    public PriceTable(ReadOnlyKeyValueStore<String, byte[]> versions, Duration maxAge) {
+    /**
+     * @param maxAge how long after its last confirmation a quote is taken as current
+     * @param writes counts the versions written to {@code versions}
+     */
+    public PriceTable(ReadOnlyKeyValueStore<String, byte[]> versions, Duration maxAge, PriceWrites writes) {
         this.versions = versions;
         this.maxAgeMillis = maxAge.toMillis();
+        this.writes = writes;
     }
 
     /**
@@ -61,18 +64,12 @@ public final class PriceTable {
         if (span == null || !span.covers(millis)) {
             Instant at = Instant.ofEpochMilli(millis);
             PriceQuote quote = versionAtOrBefore(offer, at);
-            span = new InForce(VERSIONS_WRITTEN.get(), quote == null ? Long.MIN_VALUE : quote.validFrom()
-                    .toEpochMilli(),
+            span = new InForce(writes, quote == null ? Long.MIN_VALUE : quote.validFrom().toEpochMilli(),
                     nextVersionAfter(offer, at), quote,
                     quote == null ? Long.MAX_VALUE : quote.observedAt().toEpochMilli() + maxAgeMillis);
             inForceByOffer.put(offer, span);
         }
         return span;
-    }
-
-    /** Says that a price version was written to the store: every table asks the store again. */
-    public static void versionWritten() {
-        VERSIONS_WRITTEN.incrementAndGet();
     }
 
     private PriceQuote versionAtOrBefore(Offer offer, Instant at) {
@@ -135,12 +132,13 @@ public final class PriceTable {
     }
 
     /**
-     * The quote in force (null: none) from {@code from} until {@code until}, as of {@code written}
-     * price versions; once another version (or confirmation) is written anywhere in this JVM it
-     * covers no time. Its quote is current until {@code freshUntil} and stale after it.
+     * The quote in force (null: none) from {@code from} until {@code until}, as of the price
+     * versions written when it was looked up; once another version (or confirmation) is written
+     * to the store it covers no time. Its quote is current until {@code freshUntil} and stale after it.
      */
     public static final class InForce {
 
+        private final PriceWrites writes;
         private final long written;
         private final long from;
         private final long until;
@@ -153,8 +151,9 @@ public final class PriceTable {
         private CurrencyRates.Converted reporting;
         private CurrencyRates reportingIn;
 
-        private InForce(long written, long from, long until, PriceQuote quote, long freshUntil) {
-            this.written = written;
+        private InForce(PriceWrites writes, long from, long until, PriceQuote quote, long freshUntil) {
+            this.writes = writes;
+            this.written = writes.count();
             this.from = from;
             this.until = until;
             this.quote = quote;
@@ -176,7 +175,7 @@ public final class PriceTable {
 
         /** Whether this is still the answer for {@code millis}. */
         public boolean covers(long millis) {
-            return millis >= from && millis < until && written == VERSIONS_WRITTEN.get();
+            return millis >= from && millis < until && written == writes.count();
         }
 
         /**

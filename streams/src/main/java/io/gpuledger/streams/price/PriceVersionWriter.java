@@ -28,12 +28,15 @@ public final class PriceVersionWriter implements Processor<String, byte[], Void,
     private static final Logger LOG = LoggerFactory.getLogger(PriceVersionWriter.class);
 
     private final String storeName;
+    private final PriceWrites writes;
     private KeyValueStore<String, byte[]> store;
     private ProcessorContext<Void, Void> context;
     private Sensor invalidCounter;
 
-    public PriceVersionWriter(String storeName) {
+    /** @param writes told of each version written, for the price tables that read the store */
+    public PriceVersionWriter(String storeName, PriceWrites writes) {
         this.storeName = storeName;
+        this.writes = writes;
     }
 
     @Override
@@ -56,7 +59,7 @@ public final class PriceVersionWriter implements Processor<String, byte[], Void,
             judge(record.key(), record.value());
             store.put(record.key(), record.value());
         }
-        PriceTable.versionWritten();
+        writes.written();
     }
 
     /** Logs and counts a record the price table will pass over; the record is stored all the same. */

@@ -25,7 +25,8 @@ class PriceTableTest {
     private static final Offer SPOT = new Offer("aws", "us-east-1", "p4d.24xlarge", Lifecycle.SPOT);
 
     private final TreeMap<String, byte[]> store = new TreeMap<>();
-    private final PriceTable table = new PriceTable(new TreeMapStore(store), Duration.ofMinutes(30));
+    private final PriceWrites writes = new PriceWrites();
+    private final PriceTable table = new PriceTable(new TreeMapStore(store), Duration.ofMinutes(30), writes);
 
     @Test
     void shouldAnswerEachTimeWithTheVersionInForceThenAcrossTheNextVersionAlreadyStored() {
@@ -83,10 +84,25 @@ class PriceTableTest {
     void shouldPassOverAnInvalidVersion() {
         write(10.0, T0);
         store.put(PriceQuote.versionKey(SPOT, T0.plusSeconds(60)), "{\"pricePerHour\":-1}".getBytes());
-        PriceTable.versionWritten();
+        writes.written();
 
         assertThat(price(T0.plusSeconds(90))).isEqualTo(10.0);
         assertThat(table.invalidVersionsSkipped()).isPositive();
+    }
+
+    @Test
+    void shouldKeepASpanUntilAVersionIsWrittenToItsOwnStoreOnly() {
+        write(10.0, T0);
+        PriceTable.InForce span = table.inForceAt(SPOT, T0.plusSeconds(90).toEpochMilli());
+        long later = T0.plusSeconds(120).toEpochMilli();
+
+        // A version written to another engine's store, in the same JVM, leaves this table's span be
+        new PriceWrites().written();
+        assertThat(span.covers(later)).isTrue();
+
+        // One written to its own store may change the answer: the span no longer holds
+        writes.written();
+        assertThat(span.covers(later)).isFalse();
     }
 
     private double price(Instant at) {
@@ -100,7 +116,7 @@ class PriceTableTest {
 
     private PriceQuote write(PriceQuote quote) {
         store.put(quote.key(), Json.write(quote));
-        PriceTable.versionWritten();
+        writes.written();
         return quote;
     }
 
