@@ -10,6 +10,7 @@ import io.gpuledger.ingest.sim.SimulatedJob;
 import io.gpuledger.ingest.sim.SimulationSettings;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CapacityEventKind;
+import io.gpuledger.model.CloudEvent;
 import io.gpuledger.model.CostAnomaly;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.PriceQuote;
@@ -53,6 +54,30 @@ final class AlertServiceOutcomes {
     private static final double MATERIAL_CHANGE = 0.10;
 
     private AlertServiceOutcomes() {
+    }
+
+    /** What automation and finance were given by the end: the topics' records, and finance's webhook requests. */
+    record Published(List<Recommendation> recommendations, List<CostAnomaly> anomalies,
+            List<CapacityEvent> notices, List<String> requested, List<String> taken) {
+
+        static Published read(String bootstrap, WebhookInbox inbox) {
+            return new Published(TopicRecords.read(bootstrap, Topics.RECOMMENDATIONS).stream()
+                    .map(CloudEvent::data).toList(), TopicRecords.read(bootstrap, Topics.COST_ANOMALIES),
+                    TopicRecords.read(bootstrap, Topics.CAPACITY_EVENTS), inbox.requested(), inbox.taken());
+        }
+
+        List<String> anomalyIds() {
+            return anomalies.stream().map(CostAnomaly::id).toList();
+        }
+
+        /**
+         * Asserts that finance took each anomaly once, and that the request held unanswered at the
+         * crash ({@code heldAtKill}) was sent again and taken then.
+         */
+        void assertDeliveredOnce(String heldAtKill) {
+            assertThat(taken).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(anomalyIds());
+            assertThat(requested).filteredOn(heldAtKill::equals).hasSize(2);
+        }
     }
 
     /**
