@@ -32,7 +32,7 @@ public final class GpuCatalog {
     public static final String GPU_MODELS_RESOURCE = "/io/gpuledger/alerts/gpu-models.csv";
 
     /** The shipped table of instance types; its comments name the provider pages. */
-    public static final String INSTANCE_TYPES_RESOURCE = "/io/gpuledger/alerts/instance-types.csv";
+    public static final String INSTANCE_TYPES_RESOURCE = "/io/gpuledger/model/instance-types.csv";
 
     private static final double BYTES_PER_GIB = 1024.0 * 1024 * 1024;
     private static final double BYTES_PER_GB = 1e9;

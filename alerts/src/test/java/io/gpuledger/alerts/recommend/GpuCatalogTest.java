@@ -113,17 +113,13 @@ class GpuCatalogTest {
             String[] cells = line.split(",");
             names.add(Arguments.of(cells[0], cells[2], cells[3]));
         }
-        for (String line : resource("/io/gpuledger/ingest/price/default-instance-types.csv")) {
-            String[] cells = line.split(",");
-            names.add(Arguments.of(cells[0], cells[1], cells[2]));
-        }
         return names.stream().distinct();
     }
 
     @ParameterizedTest(name = "{0} {1} {2}")
     @MethodSource("catalogNames")
     void shouldKnowEveryInstanceTypeAndModelThePriceCatalogNames(String provider, String type, String model) {
-        // Given a row of the ingest price catalog or instance-type table
+        // Given a row of the ingest price catalog
         // When the GPU catalog is asked about its type and model
         // Then both are known, and agree with the price catalog
         assertThat(CATALOG.instance(provider, type)).get()

@@ -24,10 +24,15 @@ import java.util.Optional;
  */
 public final class InstanceTypes {
 
-    /** The resource shipped with GPU Ledger; its comments say where the figures come from. */
-    public static final String DEFAULT_RESOURCE = "/io/gpuledger/ingest/price/default-instance-types.csv";
+    /**
+     * The project's one table of instance types, shipped in the contract's module (the alert
+     * service reads it too); its comments say where the figures come from.
+     */
+    public static final String DEFAULT_RESOURCE = "/io/gpuledger/model/instance-types.csv";
 
-    private static final List<String> COLUMNS = List.of("provider", "instance_type", "gpu_model", "gpu_count");
+    private static final List<String> COLUMNS = List.of("provider", "instance_type", "gpu_model");
+    /** The column of the GPU count: the shipped table's name for it, or the one tables given by hand may use. */
+    private static final List<String> COUNT_COLUMNS = List.of("gpus_per_instance", "gpu_count");
 
     /** The GPUs of one instance. */
     public record Gpus(String model, int count) {
@@ -69,8 +74,9 @@ public final class InstanceTypes {
     }
 
     /**
-     * Reads a table with the columns {@code provider,instance_type,gpu_model,gpu_count}; bad rows
-     * are reported in {@link #errors()} by line and left out.
+     * Reads a table with the columns {@code provider,instance_type,gpu_model} and the GPU count as
+     * {@code gpus_per_instance} or {@code gpu_count}, and any others (the shipped table's
+     * {@code network_gbps}); bad rows are reported in {@link #errors()} by line and left out.
      *
      * @throws IllegalArgumentException when the header lacks a column
      */
@@ -78,10 +84,17 @@ public final class InstanceTypes {
         Map<String, Gpus> byType = new HashMap<>();
         List<String> errors = new ArrayList<>();
         Csv.Header header = null;
+        String countColumn = null;
         for (Csv.Line line : Csv.lines(csv)) {
             if (header == null) {
                 header = Csv.Header.of(line.cells());
-                List<String> missing = header.missing(COLUMNS);
+                List<String> missing = new ArrayList<>(header.missing(COLUMNS));
+                Csv.Header read = header;
+                countColumn = COUNT_COLUMNS.stream().filter(column -> read.missing(List.of(column)).isEmpty())
+                        .findFirst().orElse(null);
+                if (countColumn == null) {
+                    missing.add(String.join(" or ", COUNT_COLUMNS));
+                }
                 if (!missing.isEmpty()) {
                     throw new IllegalArgumentException(origin + ": header lacks column(s) " + missing);
                 }
@@ -92,10 +105,11 @@ public final class InstanceTypes {
                         .orElseThrow(() -> new InvalidRecordException("provider", "is required"));
                 String type = line.cell(header, "instance_type")
                         .orElseThrow(() -> new InvalidRecordException("instance_type", "is required"));
-                String count = line.cell(header, "gpu_count")
-                        .orElseThrow(() -> new InvalidRecordException("gpu_count", "is required"));
+                String column = countColumn;
+                String count = line.cell(header, column)
+                        .orElseThrow(() -> new InvalidRecordException(column, "is required"));
                 byType.put(key(provider, type), new Gpus(line.cell(header, "gpu_model").orElse(null),
-                        positiveWholeNumber("gpu_count", count)));
+                        positiveWholeNumber(column, count)));
             } catch (InvalidRecordException e) {
                 errors.add(origin + " line " + line.number() + ": " + e.getMessage());
             }

@@ -46,6 +46,7 @@ class InstanceTypesTest {
     @Test
     void shouldRefuseATableWithoutItsColumns() {
         assertThatThrownBy(() -> InstanceTypes.parse("provider,type\naws,g5.xlarge\n", "short.csv"))
-                .hasMessage("short.csv: header lacks column(s) [instance_type, gpu_model, gpu_count]");
+                .hasMessage("short.csv: header lacks column(s)"
+                        + " [instance_type, gpu_model, gpus_per_instance or gpu_count]");
     }
 }
