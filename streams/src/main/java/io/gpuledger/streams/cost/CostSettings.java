@@ -4,42 +4,14 @@ import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.streams.deadletter.ParseOrReject;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Set;
 
 /**
- * What the cost topology is built with.
- *
- * @param grace          how long after a window ends late samples are still added to it; later
- *                       ones go to the dead-letter topic as late
- * @param rates          conversion of prices into the reporting currency of every published amount
- * @param updateInterval how often, in wall-clock time, changed windows and roll-ups are sent
- *                       before they close: the freshness of the live views
- * @param maxGap         the longest silence of a GPU counted as unmonitored time; after a longer
- *                       one the GPU is taken to have stopped when it fell silent
- * @param priceMaxAge    how long after its feed last confirmed it ({@code observedAt}) a price is
- *                       taken as current; a sample later than that is still charged at it, and
- *                       its time counted as stale-priced
- * @param quietAfter     how long the GPU windows get no sample, and the roll-ups no partial,
- *                       before they take a backlog to be worked off and send what they held back:
- *                       more than the engine's commit interval, as partials reach the roll-ups
- *                       only when the task that sent them commits
- * @param maxAhead       how far ahead of the engine's own wall clock a sample's end, or a work
- *                       report's time, may be; a sample or report later than that is refused as
- *                       from the future, so that the engine's clock (the latest time of the
- *                       samples it took, which judges lateness and closes windows) never passes
- *                       its wall clock by more, and no work counts in a minute not yet begun. On
- *                       a topic of {@code brokerStamped} the bound is also the time the broker
- *                       took the record, which holds while the engine works off a backlog too
- * @param sources        how many tasks send roll-up partials: the partitions of the telemetry and
- *                       work-report topics. A roll-up minute closes only once each of them has said
- *                       how far it got; 0 when not known, and then the roll-ups wait only for the
- *                       tasks they have heard from
- * @param brokerStamped  the input topics whose records the broker dates as it appends them
- *                       ({@code message.timestamp.type=LogAppendTime}): there a record's timestamp
- *                       is a clock no node can set
+ * What the cost topology is built with: {@link #of} the defaults, then a {@code with} method per
+ * setting a caller changes. A new setting is a field, its accessor and a line in {@link Copy}.
  */
-public record CostSettings(Duration grace, CurrencyRates rates, Duration updateInterval, Duration maxGap,
-        Duration priceMaxAge, Duration quietAfter, Duration maxAhead, int sources, Set<String> brokerStamped) {
+public final class CostSettings {
 
     public static final Duration DEFAULT_UPDATE_INTERVAL = Duration.ofSeconds(2);
     public static final Duration DEFAULT_MAX_GAP = Duration.ofMinutes(15);
@@ -57,45 +29,147 @@ public record CostSettings(Duration grace, CurrencyRates rates, Duration updateI
      */
     public static final Duration SOURCE_IDLE_AFTER = Duration.ofSeconds(30);
 
-    public CostSettings {
-        requirePositive("grace", grace.plusMillis(1));
-        requirePositive("updateInterval", updateInterval);
-        requirePositive("maxGap", maxGap);
-        requirePositive("priceMaxAge", priceMaxAge);
-        requirePositive("quietAfter", quietAfter);
-        requirePositive("maxAhead", maxAhead);
-        if (sources < 0) {
-            throw new IllegalArgumentException("sources must not be negative, was " + sources);
+    /** How long after a window ends late samples are still added to it; later ones go to the dead letters as late. */
+    private final Duration grace;
+    /** Conversion of prices into the reporting currency of every published amount. */
+    private final CurrencyRates rates;
+    /** How often, in wall-clock time, changed windows and roll-ups are sent before they close. */
+    private final Duration updateInterval;
+    /**
+     * The longest silence of a GPU counted as unmonitored time; after a longer one the GPU is
+     * taken to have stopped when it fell silent.
+     */
+    private final Duration maxGap;
+    /**
+     * How long after its feed last confirmed it ({@code observedAt}) a price is taken as current;
+     * a sample later than that is still charged at it, and its time counted as stale-priced.
+     */
+    private final Duration priceMaxAge;
+    /**
+     * How long the GPU windows get no sample, and the roll-ups no partial, before they take a
+     * backlog to be worked off and send what they held back: more than the engine's commit
+     * interval, as partials reach the roll-ups only when the task that sent them commits.
+     */
+    private final Duration quietAfter;
+    /**
+     * How far ahead of the engine's own wall clock a sample's end, or a work report's time, may
+     * be; a sample or report later than that is refused as from the future, so that the engine's
+     * clock (the latest time of the samples it took, which judges lateness and closes windows)
+     * never passes its wall clock by more, and no work counts in a minute not yet begun. On a
+     * topic of {@link #brokerStamped} the bound is also the time the broker took the record, which
+     * holds while the engine works off a backlog too.
+     */
+    private final Duration maxAhead;
+    /**
+     * How many tasks send roll-up partials: the partitions of the telemetry and work-report
+     * topics. A roll-up minute closes only once each of them has said how far it got; 0 when not
+     * known, and then the roll-ups wait only for the tasks they have heard from.
+     */
+    private final int sources;
+    /**
+     * The input topics whose records the broker dates as it appends them
+     * ({@code message.timestamp.type=LogAppendTime}): there a record's timestamp is a clock no
+     * node can set.
+     */
+    private final Set<String> brokerStamped;
+
+    private CostSettings(Copy copy) {
+        requirePositive("grace", copy.grace.plusMillis(1));
+        requirePositive("updateInterval", copy.updateInterval);
+        requirePositive("maxGap", copy.maxGap);
+        requirePositive("priceMaxAge", copy.priceMaxAge);
+        requirePositive("quietAfter", copy.quietAfter);
+        requirePositive("maxAhead", copy.maxAhead);
+        if (copy.sources < 0) {
+            throw new IllegalArgumentException("sources must not be negative, was " + copy.sources);
         }
-        brokerStamped = Set.copyOf(brokerStamped);
+        this.grace = copy.grace;
+        this.rates = Objects.requireNonNull(copy.rates, "rates");
+        this.updateInterval = copy.updateInterval;
+        this.maxGap = copy.maxGap;
+        this.priceMaxAge = copy.priceMaxAge;
+        this.quietAfter = copy.quietAfter;
+        this.maxAhead = copy.maxAhead;
+        this.sources = copy.sources;
+        this.brokerStamped = Set.copyOf(copy.brokerStamped);
     }
 
+    /** The defaults, with {@code grace} and {@code rates}. */
     public static CostSettings of(Duration grace, CurrencyRates rates) {
-        return new CostSettings(grace, rates, DEFAULT_UPDATE_INTERVAL, DEFAULT_MAX_GAP, PriceQuote.DEFAULT_MAX_AGE,
-                DEFAULT_UPDATE_INTERVAL, DEFAULT_MAX_AHEAD, 0, Set.of());
+        Copy copy = new Copy();
+        copy.grace = grace;
+        copy.rates = rates;
+        return new CostSettings(copy);
     }
 
     /** These settings with samples and work reports taken up to {@code allowance} ahead of the wall clock. */
     public CostSettings withMaxAhead(Duration allowance) {
-        return new CostSettings(grace, rates, updateInterval, maxGap, priceMaxAge, quietAfter, allowance, sources,
-                brokerStamped);
+        Copy copy = new Copy(this);
+        copy.maxAhead = allowance;
+        return new CostSettings(copy);
     }
 
     public CostSettings withPriceMaxAge(Duration maxAge) {
-        return new CostSettings(grace, rates, updateInterval, maxGap, maxAge, quietAfter, maxAhead, sources,
-                brokerStamped);
+        Copy copy = new Copy(this);
+        copy.priceMaxAge = maxAge;
+        return new CostSettings(copy);
     }
 
-    /** These settings for roll-ups fed by {@code count} tasks (see {@code sources}). */
+    /** These settings for roll-ups fed by {@code count} tasks (see {@link #sources}). */
     public CostSettings withSources(int count) {
-        return new CostSettings(grace, rates, updateInterval, maxGap, priceMaxAge, quietAfter, maxAhead, count,
-                brokerStamped);
+        Copy copy = new Copy(this);
+        copy.sources = count;
+        return new CostSettings(copy);
     }
 
     /** These settings with the records of {@code topics} dated by the broker that took them. */
     public CostSettings withBrokerStamped(Set<String> topics) {
-        return new CostSettings(grace, rates, updateInterval, maxGap, priceMaxAge, quietAfter, maxAhead, sources,
-                topics);
+        Copy copy = new Copy(this);
+        copy.brokerStamped = topics;
+        return new CostSettings(copy);
+    }
+
+    /** These settings for an engine that commits at least every {@code commitInterval}. */
+    public CostSettings committingEvery(Duration commitInterval) {
+        Copy copy = new Copy(this);
+        copy.quietAfter = commitInterval.plus(updateInterval);
+        return new CostSettings(copy);
+    }
+
+    public Duration grace() {
+        return grace;
+    }
+
+    public CurrencyRates rates() {
+        return rates;
+    }
+
+    public Duration updateInterval() {
+        return updateInterval;
+    }
+
+    public Duration maxGap() {
+        return maxGap;
+    }
+
+    public Duration priceMaxAge() {
+        return priceMaxAge;
+    }
+
+    public Duration quietAfter() {
+        return quietAfter;
+    }
+
+    public Duration maxAhead() {
+        return maxAhead;
+    }
+
+    public int sources() {
+        return sources;
+    }
+
+    public Set<String> brokerStamped() {
+        return brokerStamped;
     }
 
     /**
@@ -106,12 +180,6 @@ public record CostSettings(Duration grace, CurrencyRates rates, Duration updateI
      */
     public long latestTime(String topic, long now, long recordTimestamp) {
         return ParseOrReject.latestTime(brokerStamped.contains(topic), now, recordTimestamp);
-    }
-
-    /** These settings for an engine that commits at least every {@code commitInterval}. */
-    public CostSettings committingEvery(Duration commitInterval) {
-        return new CostSettings(grace, rates, updateInterval, maxGap, priceMaxAge, commitInterval.plus(updateInterval),
-                maxAhead, sources, brokerStamped);
     }
 
     /** How many updates in a row without input make the windows or roll-ups quiet: at least one. */
@@ -140,6 +208,34 @@ public record CostSettings(Duration grace, CurrencyRates rates, Duration updateI
     int backlogCommitUpdates() {
         long commitMillis = quietAfter.toMillis() - updateInterval.toMillis();
         return (int) Math.max(1, commitMillis / updateInterval.toMillis() - 1);
+    }
+
+    /** The settings being made: the defaults, or those of the settings copied, with one changed. */
+    private static final class Copy {
+        private Duration grace;
+        private CurrencyRates rates;
+        private Duration updateInterval = DEFAULT_UPDATE_INTERVAL;
+        private Duration maxGap = DEFAULT_MAX_GAP;
+        private Duration priceMaxAge = PriceQuote.DEFAULT_MAX_AGE;
+        private Duration quietAfter = DEFAULT_UPDATE_INTERVAL;
+        private Duration maxAhead = DEFAULT_MAX_AHEAD;
+        private int sources;
+        private Set<String> brokerStamped = Set.of();
+
+        private Copy() {
+        }
+
+        private Copy(CostSettings settings) {
+            grace = settings.grace;
+            rates = settings.rates;
+            updateInterval = settings.updateInterval;
+            maxGap = settings.maxGap;
+            priceMaxAge = settings.priceMaxAge;
+            quietAfter = settings.quietAfter;
+            maxAhead = settings.maxAhead;
+            sources = settings.sources;
+            brokerStamped = settings.brokerStamped;
+        }
     }
 
     private static void requirePositive(String name, Duration value) {
