@@ -178,6 +178,10 @@ final class RollupWindows implements Processor<String, RollupInput, String, Emit
         return closedUntil == Long.MIN_VALUE ? Long.MIN_VALUE : closedUntil - HOUR - RETENTION_SLACK.toMillis();
     }
 
+    /**
+     * Sends, for each key with unsent minutes or hours, what is due ({@code idle}: all of it), and
+     * asks for a commit if anything went out; then lets go of what the roll-ups no longer need.
+     */
     private void sendUpdates() {
         boolean idle = input.quietAtUpdate();
         long now = context.currentSystemTimeMs();
@@ -190,61 +194,7 @@ final class RollupWindows implements Processor<String, RollupInput, String, Emit
         for (Iterator<String> keys = keysWithUnsent.iterator(); keys.hasNext();) {
             String key = keys.next();
             RollupState state = store.get(key);
-            if (state == null) {
-                keys.remove();
-                continue;
-            }
-            boolean heldBack = false;
-            long sentBefore = rollupsSent;
-            Set<Long> rollingEnds = new TreeSet<>();
-            for (Map.Entry<Long, RollupState.Sum> minute : state.minutes.entrySet()) {
-                if (!minute.getValue().unsent || !charged(minute.getValue())) {
-                    continue;
-                }
-                if (!idle && !due(minute.getKey(), MINUTE, now)) {
-                    heldBack = true;
-                    continue;
-                }
-                UsageRollup minuteRollup = send(key, state, minute.getKey(), MINUTE, minute.getValue());
-                if (state.dimension == Dimension.JOB) {
-                    context.forward(new Record<>(state.id, new Emitted.Economics(JobEconomics.of(minuteRollup,
-                            minute.getValue().work)), minuteRollup.windowStart().toEpochMilli()));
-                }
-                for (int later = 0; later < ROLLING_MINUTES; later++) {
-                    long newest = minute.getKey() + later * MINUTE;
-                    RollupState.Sum ending = state.minutes.get(newest);
-                    if (ending == null) {
-                        continue;
-                    }
-                    if (idle || due(newest, MINUTE, now)) {
-                        rollingEnds.add(newest);
-                    } else {
-                        // Its rolling view goes out with it, when it is due.
-                        ending.unsent = true;
-                        heldBack = true;
-                    }
-                }
-            }
-            for (Map.Entry<Long, RollupState.Sum> hour : state.hours.entrySet()) {
-                if (!hour.getValue().unsent) {
-                    continue;
-                }
-                // A complete hour goes out at once: it may be dropped before the next minute of wall clock.
-                if (!idle && !complete(hour.getKey(), HOUR) && !(hoursDue && live(hour.getKey(), HOUR, now))) {
-                    heldBack = true;
-                    continue;
-                }
-                send(key, state, hour.getKey(), HOUR, hour.getValue());
-            }
-            for (long newest : rollingEnds) {
-                send(key, state, newest + MINUTE - ROLLING_MINUTES * MINUTE, ROLLING_MINUTES * MINUTE,
-                        rolling(state.minutes, newest));
-            }
-            if (rollupsSent > sentBefore) {
-                // Sent is kept too: a restart sends again only what was not.
-                store.put(key, state);
-            }
-            if (!heldBack) {
+            if (state == null || !sendKey(key, state, idle, hoursDue, now)) {
                 keys.remove();
             }
         }
@@ -256,6 +206,81 @@ final class RollupWindows implements Processor<String, RollupInput, String, Emit
             expire();
             lastExpiry = closedUntil;
         }
+    }
+
+    /** Sends what is due of one key's minutes, hours and rolling views; true if some of it was held back. */
+    private boolean sendKey(String key, RollupState state, boolean idle, boolean hoursDue, long now) {
+        long sentBefore = rollupsSent;
+        Set<Long> rollingEnds = new TreeSet<>();
+        boolean heldBack = sendMinutes(key, state, idle, now, rollingEnds);
+        heldBack |= sendHours(key, state, idle, hoursDue, now);
+        for (long newest : rollingEnds) {
+            send(key, state, newest + MINUTE - ROLLING_MINUTES * MINUTE, ROLLING_MINUTES * MINUTE,
+                    rolling(state.minutes, newest));
+        }
+        if (rollupsSent > sentBefore) {
+            // Sent is kept too: a restart sends again only what was not.
+            store.put(key, state);
+        }
+        return heldBack;
+    }
+
+    /**
+     * Sends the key's changed minutes that are due (a job's with its economics), and gathers in
+     * {@code rollingEnds} the newest minutes of the rolling views they change; true if any minute
+     * or rolling view was held back.
+     */
+    private boolean sendMinutes(String key, RollupState state, boolean idle, long now, Set<Long> rollingEnds) {
+        boolean heldBack = false;
+        for (Map.Entry<Long, RollupState.Sum> minute : state.minutes.entrySet()) {
+            if (!minute.getValue().unsent || !charged(minute.getValue())) {
+                continue;
+            }
+            if (!idle && !due(minute.getKey(), MINUTE, now)) {
+                heldBack = true;
+                continue;
+            }
+            UsageRollup minuteRollup = send(key, state, minute.getKey(), MINUTE, minute.getValue());
+            if (state.dimension == Dimension.JOB) {
+                context.forward(new Record<>(state.id, new Emitted.Economics(JobEconomics.of(minuteRollup,
+                        minute.getValue().work)), minuteRollup.windowStart().toEpochMilli()));
+            }
+            for (int later = 0; later < ROLLING_MINUTES; later++) {
+                long newest = minute.getKey() + later * MINUTE;
+                RollupState.Sum ending = state.minutes.get(newest);
+                if (ending == null) {
+                    continue;
+                }
+                if (idle || due(newest, MINUTE, now)) {
+                    rollingEnds.add(newest);
+                } else {
+                    // Its rolling view goes out with it, when it is due.
+                    ending.unsent = true;
+                    heldBack = true;
+                }
+            }
+        }
+        return heldBack;
+    }
+
+    /**
+     * Sends the key's changed hours that are due: all once idle, a complete one at once, a live one
+     * when {@code hoursDue}; true if any was held back.
+     */
+    private boolean sendHours(String key, RollupState state, boolean idle, boolean hoursDue, long now) {
+        boolean heldBack = false;
+        for (Map.Entry<Long, RollupState.Sum> hour : state.hours.entrySet()) {
+            if (!hour.getValue().unsent) {
+                continue;
+            }
+            // A complete hour goes out at once: it may be dropped before the next minute of wall clock.
+            if (!idle && !complete(hour.getKey(), HOUR) && !(hoursDue && live(hour.getKey(), HOUR, now))) {
+                heldBack = true;
+                continue;
+            }
+            send(key, state, hour.getKey(), HOUR, hour.getValue());
+        }
+        return heldBack;
     }
 
     /**
