@@ -143,13 +143,39 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
 
     /** Charges a sample to the open minutes it covers; true if any of it was charged. */
     private boolean charge(Record<String, byte[]> record, String gpu, GpuState state, TelemetrySample sample) {
-        long end = sample.time().toEpochMilli();
-        long first = GpuState.firstSecond(end - Math.round(sample.intervalSeconds() * 1000));
-        long last = GpuState.firstSecond(end);
-        long latest = latestEventTime();
-        return first < last && GpuState.minuteOf(first) != GpuState.minuteOf(last - 1)
-                ? chargeMinutes(record, gpu, state, sample, first, last, latest)
-                : chargeOneMinute(record, gpu, state, sample, EventTime.millis(sample), first, last, latest);
+        SampleSpan span = SampleSpan.of(sample);
+        long latestMillis = latestEventTime();
+        return span.spansMinutes()
+                ? chargeMinutes(record, gpu, state, sample, span, latestMillis)
+                : chargeOneMinute(record, gpu, state, sample, span, latestMillis);
+    }
+
+    /**
+     * The time a sample covers, each figure in the unit its rule needs: the epoch seconds
+     * {@code [firstSecond, endSecond)} whose middles its interval spans (empty for a sample under a
+     * second long), and its own middle in epoch milliseconds.
+     */
+    private record SampleSpan(long firstSecond, long endSecond, long middleMillis) {
+
+        static SampleSpan of(TelemetrySample sample) {
+            long endMillis = sample.time().toEpochMilli();
+            return new SampleSpan(GpuState.firstSecond(endMillis - Math.round(sample.intervalSeconds() * 1000)),
+                    GpuState.firstSecond(endMillis), EventTime.millis(sample));
+        }
+
+        boolean coversASecond() {
+            return firstSecond < endSecond;
+        }
+
+        /** Whether its seconds lie in more than one minute. */
+        boolean spansMinutes() {
+            return coversASecond() && GpuState.minuteOf(firstSecond) != GpuState.minuteOf(endSecond - 1);
+        }
+
+        /** When its price is looked up: the middle of its first second, or its own middle if it covers none. */
+        long pricedAtMillis() {
+            return coversASecond() ? middleOf(firstSecond) : middleMillis;
+        }
     }
 
     /** Moves the task's clock on to a taken sample's time {@code at}, if later, closing the minutes it closes. */
@@ -180,31 +206,33 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
      * it was charged.
      */
     private boolean chargeOneMinute(Record<String, byte[]> record, String gpu, GpuState state, TelemetrySample sample,
-            long at, long first, long last, long latest) {
+            SampleSpan span, long latestMillis) {
         // One that covers no second's middle (under a second long) goes to the minute of its middle.
-        long start = first < last ? GpuState.minuteOf(first) * 1000 : EventTime.periodStart(at, MINUTE);
-        if (closed(start, latest)) {
+        long startMillis = span.coversASecond() ? GpuState.minuteOf(span.firstSecond()) * 1000
+                : EventTime.periodStart(span.middleMillis(), MINUTE);
+        if (closed(startMillis, latestMillis)) {
             refusals.lateSeconds(sample.intervalSeconds() * sample.chargedFraction());
-            refusals.late(record, "its window ended at " + Instant.ofEpochMilli(start + MINUTE), latest);
+            refusals.late(record, "its window ended at " + Instant.ofEpochMilli(startMillis + MINUTE), latestMillis);
             return false;
         }
         GpuIdentity identity = identityOf(state, sample);
-        PriceTable.InForce price = pricing.inForce(state, identity, first < last ? middleOf(first) : at);
-        if (first < last && !pricing.holdsOver(price, first, last)) {
-            return chargeMinutes(record, gpu, state, sample, first, last, latest);
+        PriceTable.InForce price = pricing.inForce(state, identity, span.pricedAtMillis());
+        if (span.coversASecond() && !pricing.holdsOver(price, span.firstSecond(), span.endSecond())) {
+            return chargeMinutes(record, gpu, state, sample, span, latestMillis);
         }
         double share = 1;
-        if (first < last) {
-            int fresh = state.coverNew(first, last);
+        if (span.coversASecond()) {
+            int fresh = state.coverNew(span.firstSecond(), span.endSecond());
             if (fresh == 0) {
                 refusals.duplicate(record, sample);
                 return false;
             }
-            share = (double) fresh / (last - first);
+            share = (double) fresh / (span.endSecond() - span.firstSecond());
         }
         keep(gpu, state, identity);
-        Double perHour = pricing.perGpuHour(price, first < last ? middleOf(first) : at);
-        addToWindow(gpu, state, identity, start, UsageTotals.ZERO.add(sample, perHour, price.staleAt(at), share));
+        Double perHour = pricing.perGpuHour(price, span.pricedAtMillis());
+        addToWindow(gpu, state, identity, startMillis, UsageTotals.ZERO.add(sample, perHour,
+                price.staleAt(span.middleMillis()), share));
         return true;
     }
 
@@ -216,32 +244,35 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
      * are counted as late; if all are, the sample is refused as late. True if any of it was charged.
      */
     private boolean chargeMinutes(Record<String, byte[]> record, String gpu, GpuState state, TelemetrySample sample,
-            long first, long last, long latest) {
+            SampleSpan span, long latestMillis) {
+        long firstSecond = span.firstSecond();
+        long endSecond = span.endSecond();
         GpuIdentity identity = identityOf(state, sample);
         List<PricedRun> runs = new ArrayList<>();
         long lateCount = 0;
-        for (long minute = GpuState.minuteOf(first); minute < last; minute += 60) {
-            long partFirst = Math.max(first, minute);
-            long partEnd = Math.min(last, minute + 60);
-            if (closed(minute * 1000, latest)) {
+        for (long minuteSecond = GpuState.minuteOf(firstSecond); minuteSecond < endSecond; minuteSecond += 60) {
+            long partFirst = Math.max(firstSecond, minuteSecond);
+            long partEnd = Math.min(endSecond, minuteSecond + 60);
+            if (closed(minuteSecond * 1000, latestMillis)) {
                 lateCount += partEnd - partFirst;
                 continue;
             }
-            long minuteStart = minute * 1000;
+            long minuteStartMillis = minuteSecond * 1000;
             pricing.forEachRun(state, identity, partFirst, partEnd, (price, runFirst, runEnd) -> {
                 int fresh = state.coverNew(runFirst, runEnd);
                 if (fresh > 0) {
-                    runs.add(new PricedRun(minuteStart, fresh, price, (middleOf(runFirst) + middleOf(runEnd - 1)) / 2));
+                    long atMillis = (middleOf(runFirst) + middleOf(runEnd - 1)) / 2;
+                    runs.add(new PricedRun(minuteStartMillis, fresh, price, atMillis));
                 }
             });
         }
-        double covered = last - first;
+        double covered = endSecond - firstSecond;
         if (lateCount > 0) {
             refusals.lateSeconds(sample.intervalSeconds() * sample.chargedFraction() * lateCount / covered);
         }
         if (lateCount == covered) {
-            refusals.late(record, "its last window ended at " + Instant.ofEpochMilli(GpuState.minuteOf(last - 1) * 1000
-                    + MINUTE), latest);
+            long lastEndMillis = GpuState.minuteOf(endSecond - 1) * 1000 + MINUTE;
+            refusals.late(record, "its last window ended at " + Instant.ofEpochMilli(lastEndMillis), latestMillis);
             return false;
         }
         if (runs.isEmpty()) {
@@ -251,26 +282,27 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         keep(gpu, state, identity);
         long counted = Long.MIN_VALUE;
         for (PricedRun run : runs) {
-            UsageTotals charged = UsageTotals.ZERO.add(sample, pricing.perGpuHour(run.price, run.at),
-                    run.price.staleAt(run.at), run.fresh / covered);
+            UsageTotals charged = UsageTotals.ZERO.add(sample, pricing.perGpuHour(run.price, run.atMillis),
+                    run.price.staleAt(run.atMillis), run.fresh / covered);
             // The sample counts once in each minute it is charged in, whatever the prices of its seconds.
-            addToWindow(gpu, state, identity, run.minute, run.minute == counted ? charged.uncounted() : charged);
-            counted = run.minute;
+            addToWindow(gpu, state, identity, run.minuteStartMillis,
+                    run.minuteStartMillis == counted ? charged.uncounted() : charged);
+            counted = run.minuteStartMillis;
         }
         return true;
     }
 
-    /** Seconds of a sample charged together: in one minute, at one price, priced at {@code at}. */
-    private record PricedRun(long minute, int fresh, PriceTable.InForce price, long at) {
+    /** Seconds of a sample charged together: in one minute, at one price, priced at {@code atMillis}. */
+    private record PricedRun(long minuteStartMillis, int fresh, PriceTable.InForce price, long atMillis) {
     }
 
     private static long middleOf(long second) {
         return GpuPricing.middleOf(second);
     }
 
-    /** Whether the window starting at {@code start} has closed by the engine's clock {@code latest}. */
-    private boolean closed(long start, long latest) {
-        return start + MINUTE + settings.grace().toMillis() <= latest;
+    /** Whether the window starting at {@code startMillis} has closed by the engine's clock {@code latestMillis}. */
+    private boolean closed(long startMillis, long latestMillis) {
+        return startMillis + MINUTE + settings.grace().toMillis() <= latestMillis;
     }
 
     /**
