@@ -3,12 +3,12 @@ package io.gpuledger.alerts.api;
 import io.gpuledger.alerts.anomaly.AnomalyDesk;
 import io.gpuledger.model.AnomalyKind;
 import io.gpuledger.model.CostAnomaly;
-import io.gpuledger.model.Json;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import java.util.List;
 import java.util.function.Predicate;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
@@ -36,7 +36,7 @@ public class AnomalyResource {
             content = @Content(mediaType = MediaType.APPLICATION_JSON,
                     schema = @Schema(implementation = CostAnomaly.class, type = SchemaType.ARRAY)))
     @APIResponse(responseCode = "400", description = "an unknown kind")
-    public String list(
+    public List<CostAnomaly> list(
             @Parameter(description = "only this kind: SPEND_RATE, BUDGET_BURN, PRICE_SPIKE, COST_PER_THROUGHPUT or "
                     + "GPU_DARK")
             @QueryParam("kind") String kind,
@@ -56,6 +56,6 @@ public class AnomalyResource {
         if (subject != null && !subject.isBlank()) {
             filter = filter.and(a -> a.subject().equals(subject));
         }
-        return Json.writeString(anomalies.latest(filter));
+        return anomalies.latest(filter);
     }
 }

@@ -2,7 +2,6 @@ package io.gpuledger.alerts.api;
 
 import io.gpuledger.alerts.fleet.FleetBoard;
 import io.gpuledger.alerts.fleet.FleetSummary;
-import io.gpuledger.model.Json;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -33,7 +32,7 @@ public class FleetResource {
     @APIResponse(responseCode = "200", description = "the fleet's spend now",
             content = @Content(mediaType = MediaType.APPLICATION_JSON,
                     schema = @Schema(implementation = FleetSummary.class)))
-    public String fleet() {
-        return Json.writeString(board.summary(clock.instant()));
+    public FleetSummary fleet() {
+        return board.summary(clock.instant());
     }
 }

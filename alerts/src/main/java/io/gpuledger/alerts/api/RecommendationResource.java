@@ -1,7 +1,6 @@
 package io.gpuledger.alerts.api;
 
 import io.gpuledger.alerts.recommend.RecommendationDesk;
-import io.gpuledger.model.Json;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
@@ -13,6 +12,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
 import org.eclipse.microprofile.openapi.annotations.Operation;
@@ -44,7 +44,7 @@ public class RecommendationResource {
             content = @Content(mediaType = MediaType.APPLICATION_JSON,
                     schema = @Schema(implementation = Recommendation.class, type = SchemaType.ARRAY)))
     @APIResponse(responseCode = "400", description = "an unknown kind or status")
-    public String list(
+    public List<Recommendation> list(
             @Parameter(description = "only this kind, e.g. EVACUATE") @QueryParam("kind") String kind,
             @Parameter(description = "only this target id (GPU UUID, instance id, job id or pool key)")
             @QueryParam("target") String target,
@@ -65,7 +65,7 @@ public class RecommendationResource {
                     status);
             filter = filter.and(r -> r.status() == wanted);
         }
-        return Json.writeString(desk.list(filter));
+        return desk.list(filter);
     }
 
     @GET
@@ -75,8 +75,8 @@ public class RecommendationResource {
             content = @Content(mediaType = MediaType.APPLICATION_JSON,
                     schema = @Schema(implementation = Recommendation.class)))
     @APIResponse(responseCode = "404", description = "no unexpired recommendation has this id")
-    public String get(@PathParam("id") String id) {
-        return Json.writeString(desk.get(id).orElseThrow(() -> notFound(id)));
+    public Recommendation get(@PathParam("id") String id) {
+        return desk.get(id).orElseThrow(() -> notFound(id));
     }
 
     @POST
@@ -88,7 +88,7 @@ public class RecommendationResource {
     @APIResponse(responseCode = "401", description = "missing or wrong bearer token")
     @APIResponse(responseCode = "403", description = "writes are disabled: no token is configured")
     @APIResponse(responseCode = "404", description = "no open or acknowledged recommendation has this id")
-    public String acknowledge(@PathParam("id") String id) {
+    public Recommendation acknowledge(@PathParam("id") String id) {
         return decided(id, desk.acknowledge(id));
     }
 
@@ -101,14 +101,14 @@ public class RecommendationResource {
     @APIResponse(responseCode = "401", description = "missing or wrong bearer token")
     @APIResponse(responseCode = "403", description = "writes are disabled: no token is configured")
     @APIResponse(responseCode = "404", description = "no unexpired, unwithdrawn recommendation has this id")
-    public String dismiss(@PathParam("id") String id) {
+    public Recommendation dismiss(@PathParam("id") String id) {
         return decided(id, desk.dismiss(id));
     }
 
-    private String decided(String id, Optional<Recommendation> decision) {
+    private Recommendation decided(String id, Optional<Recommendation> decision) {
         Recommendation recommendation = decision.orElseThrow(() -> notFound(id));
         desk.flush();
-        return Json.writeString(recommendation);
+        return recommendation;
     }
 
     private static jakarta.ws.rs.WebApplicationException notFound(String id) {

@@ -2,6 +2,8 @@ package io.gpuledger.alerts.api;
 
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.matchesPattern;
 import static org.hamcrest.Matchers.not;
 
 import io.gpuledger.alerts.ApiClients;
@@ -15,8 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The API's roles as a client meets them: {@code GET /api/*} needs a read or act token, ack and dismiss an act
  * token; metrics and health answer on the management port without any, and not on the API's port. A bare
- * broker: no cost engine, no records, so the service answers from what it holds (nothing). Seen to fail with
- * {@code ApiAccessFilter} taking a read token for the act role.
+ * broker: no cost engine, no records, so the service answers from what it holds (nothing), in the JSON of the
+ * contract ({@link JsonBodies}). Seen to fail with {@code ApiAccessFilter} taking a read token for the act role.
  */
 @QuarkusTest
 @QuarkusTestResource(value = ApiAccessTest.Broker.class, restrictToAnnotatedClass = true)
@@ -61,6 +63,17 @@ class ApiAccessTest {
         given().post("/api/recommendations/no-such-id/dismiss").then().statusCode(401);
         // Past the filter: the act role reaches the resource, which knows no such recommendation
         given().header("Authorization", ACT).post("/api/recommendations/no-such-id/ack").then().statusCode(404);
+    }
+
+    @Test
+    void shouldAnswerEachResourceInTheContractsJson() {
+        // Nothing read yet: empty lists, and a fleet of no GPUs as of now, its instant as ISO text
+        given().header("Authorization", READ).get("/api/recommendations").then().statusCode(200)
+                .contentType(containsString("application/json")).body(equalTo("[]"));
+        given().header("Authorization", READ).get("/api/anomalies").then().statusCode(200).body(equalTo("[]"));
+        given().header("Authorization", READ).get("/api/fleet").then().statusCode(200)
+                .contentType(containsString("application/json"))
+                .body(matchesPattern("\\{\"asOf\":\"\\d{4}-\\d\\d-\\d\\dT[^\"]*Z\".*"));
     }
 
     @Test
