@@ -2,6 +2,7 @@ package io.gpuledger.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuledger.ingest.kafka.Producers;
 import io.gpuledger.ingest.price.PriceCatalog;
 import io.gpuledger.ingest.sim.Fleet;
 import io.gpuledger.ingest.sim.FleetSimulation;
@@ -18,6 +19,9 @@ import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.Topics;
 import io.gpuledger.model.WebhookDelivery;
+import io.gpuledger.streams.CostEngine;
+import io.gpuledger.streams.CostEngineConfig;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -81,11 +85,32 @@ final class AlertServiceOutcomes {
     }
 
     /**
+     * A budget fleet running on a broker: the cost engine, the producer the fleet sends through (the
+     * tests' own records too), the groups' progress and the simulator. Closing it stops the fleet, then
+     * the rest.
+     */
+    record Running(CostEngine engine, KafkaProducer<byte[], byte[]> records, GroupProgress progress,
+            FleetSimulator simulator) implements AutoCloseable {
+
+        /** Stops the fleet's rounds; the engine runs on. */
+        void stopFleet() {
+            simulator.close();
+        }
+
+        @Override
+        public void close() {
+            try (engine; records; progress) {
+                simulator.close();
+            }
+        }
+    }
+
+    /**
      * A fleet bought in US dollars with idle GPUs and spot instances, its teams on budgets too
      * small to last a minute: the releases of idle capacity it calls for, its teams, and the spot
      * offer the tests move the price of and give notice on.
      */
-    record BudgetFleet(List<PriceQuote> catalog, Fleet fleet, Set<String> idleReleases, Set<String> teams,
+    record BudgetFleet(long seed, List<PriceQuote> catalog, Fleet fleet, Set<String> idleReleases, Set<String> teams,
             PriceQuote spot) {
 
         private static final String TINY_BUDGET = "0.000001 USD";
@@ -93,13 +118,27 @@ final class AlertServiceOutcomes {
         static BudgetFleet generate(int gpus, long seed) {
             List<PriceQuote> catalog = usdCatalog();
             Fleet fleet = Fleet.generate(gpus, catalog, seed);
-            BudgetFleet generated = new BudgetFleet(catalog, fleet, AlertServiceOutcomes.idleReleases(fleet),
+            BudgetFleet generated = new BudgetFleet(seed, catalog, fleet, AlertServiceOutcomes.idleReleases(fleet),
                     AlertServiceOutcomes.teams(fleet),
                     firstSpotOffer(catalog));
             assertThat(generated.idleReleases()).isNotEmpty();
             assertThat(generated.teams()).isNotEmpty();
             assertThat(fleet.gpus()).anyMatch(gpu -> gpu.lifecycle() == Lifecycle.SPOT);
             return generated;
+        }
+
+        /**
+         * Starts the cost engine in this JVM (5 s of grace, so that minutes close soon) on the state in
+         * {@code engineState}, and the fleet: its history sent at once, then running on live through one
+         * producer named {@code clientId}.
+         */
+        Running run(String bootstrap, Path engineState, String clientId) {
+            CostEngine engine = new CostEngine(CostEngineConfig.defaults(bootstrap, engineState)
+                    .withGrace(Duration.ofSeconds(5)));
+            KafkaProducer<byte[], byte[]> records = Producers.forTopics(bootstrap, clientId);
+            GroupProgress progress = new GroupProgress(bootstrap);
+            engine.start();
+            return new Running(engine, records, progress, runFleet(fleet, catalog, seed, records));
         }
 
         /**

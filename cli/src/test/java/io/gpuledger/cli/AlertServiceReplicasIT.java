@@ -4,7 +4,6 @@ import static io.gpuledger.cli.AlertServiceOutcomes.anomalyIds;
 import static io.gpuledger.cli.AlertServiceOutcomes.evacuationsDue;
 import static io.gpuledger.cli.AlertServiceOutcomes.ledger;
 import static io.gpuledger.cli.AlertServiceOutcomes.notice;
-import static io.gpuledger.cli.AlertServiceOutcomes.runFleet;
 import static io.gpuledger.cli.AlertServiceOutcomes.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -12,16 +11,13 @@ import static org.awaitility.Awaitility.await;
 import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.cli.AlertServiceOutcomes.BudgetFleet;
 import io.gpuledger.cli.AlertServiceOutcomes.Published;
+import io.gpuledger.cli.AlertServiceOutcomes.Running;
 import io.gpuledger.ingest.kafka.Producers;
-import io.gpuledger.ingest.sim.Fleet;
-import io.gpuledger.ingest.sim.FleetSimulator;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
-import io.gpuledger.streams.CostEngine;
-import io.gpuledger.streams.CostEngineConfig;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -100,8 +96,6 @@ class AlertServiceReplicasIT {
     void shouldPublishAndCountEverythingOnceWhenTheActiveReplicaIsKilledUnderLoad() throws Exception {
         // Given a fleet bought in US dollars with idle GPUs and spot instances, its teams on tiny budgets
         BudgetFleet given = BudgetFleet.generate(GPUS, SEED);
-        List<PriceQuote> catalog = given.catalog();
-        Fleet fleet = given.fleet();
         Set<String> teams = given.teams();
         PriceQuote spot = given.spot();
 
@@ -125,7 +119,7 @@ class AlertServiceReplicasIT {
                 WebhookInbox inbox = new WebhookInbox()) {
             String bootstrap = kafka.bootstrapServers();
             TopicAdmin.ensureTopics(bootstrap, PARTITIONS);
-            SimulatedFleet.publishPrices(catalog, bootstrap, "replicas-prices");
+            SimulatedFleet.publishPrices(given.catalog(), bootstrap, "replicas-prices");
             Map<String, String> replicaSettings = given.alertSettings(inbox.url(), "replicas-test");
             replicaSettings.put("GPULEDGER_REPLICA_LEASE", "true");
             replicaSettings.put("GPULEDGER_REPLICA_SESSION_TIMEOUT", SESSION_TIMEOUT);
@@ -134,12 +128,9 @@ class AlertServiceReplicasIT {
             // The last budget anomaly's delivery waits, unanswered, for the crash; those before it are taken.
             inbox.hold(teams.size());
 
-            try (CostEngine engine = new CostEngine(CostEngineConfig.defaults(bootstrap, dir.resolve("engine"))
-                    .withGrace(Duration.ofSeconds(5)));
-                    KafkaProducer<byte[], byte[]> records = Producers.forTopics(bootstrap, "replicas-fleet");
-                    GroupProgress progress = new GroupProgress(bootstrap)) {
-                engine.start();
-                FleetSimulator simulator = runFleet(fleet, catalog, SEED, records);
+            try (Running running = given.run(bootstrap, dir.resolve("engine"), "replicas-fleet")) {
+                KafkaProducer<byte[], byte[]> records = running.records();
+                GroupProgress progress = running.progress();
                 try {
                     // When the fleet has sent its history and runs on, and two replicas start together
                     Map<AlertServiceProcess, String> groups = new HashMap<>();
@@ -196,7 +187,7 @@ class AlertServiceReplicasIT {
                             inbox.taken().containsAll(anomalyIds(bootstrap))
                             && total(scrape(standby, POOL_COST)) > 0);
                 } finally {
-                    simulator.close();
+                    running.stopFleet();
                 }
                 // And every notice and window has been read
                 String group = survivorGroup;

@@ -6,7 +6,6 @@ import static io.gpuledger.cli.AlertServiceOutcomes.evacuationsDue;
 import static io.gpuledger.cli.AlertServiceOutcomes.ledger;
 import static io.gpuledger.cli.AlertServiceOutcomes.members;
 import static io.gpuledger.cli.AlertServiceOutcomes.notice;
-import static io.gpuledger.cli.AlertServiceOutcomes.runFleet;
 import static io.gpuledger.cli.AlertServiceOutcomes.seconds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -14,15 +13,12 @@ import static org.awaitility.Awaitility.await;
 import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.cli.AlertServiceOutcomes.BudgetFleet;
 import io.gpuledger.cli.AlertServiceOutcomes.Published;
+import io.gpuledger.cli.AlertServiceOutcomes.Running;
 import io.gpuledger.ingest.kafka.Producers;
-import io.gpuledger.ingest.sim.Fleet;
-import io.gpuledger.ingest.sim.FleetSimulator;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
-import io.gpuledger.streams.CostEngine;
-import io.gpuledger.streams.CostEngineConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -69,8 +65,6 @@ class AlertServiceRestartIT {
             throws Exception {
         // Given a fleet bought in US dollars with idle GPUs and spot instances, its teams on tiny budgets
         BudgetFleet given = BudgetFleet.generate(GPUS, SEED);
-        List<PriceQuote> catalog = given.catalog();
-        Fleet fleet = given.fleet();
         Set<String> teams = given.teams();
         PriceQuote spot = given.spot();
 
@@ -92,19 +86,16 @@ class AlertServiceRestartIT {
                 WebhookInbox inbox = new WebhookInbox()) {
             String bootstrap = kafka.bootstrapServers();
             TopicAdmin.ensureTopics(bootstrap, PARTITIONS);
-            SimulatedFleet.publishPrices(catalog, bootstrap, "restart-prices");
+            SimulatedFleet.publishPrices(given.catalog(), bootstrap, "restart-prices");
             Map<String, String> alertSettings = given.alertSettings(inbox.url(), "restart-test");
             alertSettings.put("GPULEDGER_CONSUMER_INSTANCE_ID", INSTANCE);
             int port = LocalPorts.freePair();
             // The last budget anomaly's delivery waits, unanswered, for the crash; those before it are taken.
             inbox.hold(teams.size());
 
-            try (CostEngine engine = new CostEngine(CostEngineConfig.defaults(bootstrap, dir.resolve("engine"))
-                    .withGrace(Duration.ofSeconds(5)));
-                    KafkaProducer<byte[], byte[]> records = Producers.forTopics(bootstrap, "restart-fleet");
-                    GroupProgress progress = new GroupProgress(bootstrap)) {
-                engine.start();
-                FleetSimulator simulator = runFleet(fleet, catalog, SEED, records);
+            try (Running running = given.run(bootstrap, dir.resolve("engine"), "restart-fleet")) {
+                KafkaProducer<byte[], byte[]> records = running.records();
+                GroupProgress progress = running.progress();
                 try {
                     // When the fleet has sent its history and runs on, and the alert service has
                     // delivered all but the last budget anomaly
@@ -155,7 +146,7 @@ class AlertServiceRestartIT {
                                 && inbox.taken().containsAll(ids);
                     });
                 } finally {
-                    simulator.close();
+                    running.stopFleet();
                 }
                 // And every notice the fleet sent has been read
                 await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200))
