@@ -103,12 +103,13 @@ public class AlertService {
     }
 
     void onStart(@Observes StartupEvent event) {
+        // Once, before the lease (a partition of one of them) or the readers are asked for
+        if (settings.topics().create()) {
+            TopicAdmin.ensureTopics(bootstrapServers, settings.topics().partitions());
+        }
         if (!settings.replica().lease()) {
             start();
             return;
-        }
-        if (settings.topics().create()) {
-            TopicAdmin.ensureTopics(bootstrapServers, settings.topics().partitions());
         }
         lease = new ReplicaLease(bootstrapServers, groupId() + "-lease", clock.instant(),
                 settings.replica().sessionTimeout(), this::start, AlertService::quitOnLostLease);
@@ -138,9 +139,6 @@ public class AlertService {
             return;
         }
         settings.consumer().instanceId().ifPresent(KafkaClients::checkedInstanceId);
-        if (settings.topics().create()) {
-            TopicAdmin.ensureTopics(bootstrapServers, settings.topics().partitions());
-        }
         int shards = settings.metrics().gpuShards();
         if (shards < 1) {
             throw new IllegalArgumentException("gpuledger.metrics.gpu-shards must be 1 or more, not " + shards);
@@ -343,8 +341,8 @@ public class AlertService {
     }
 
     /** Replicas: short, so that the one taking over is not kept waiting by the one that died; else Kafka's. */
-    private Duration sessionTimeout() {
-        return settings.replica().lease() ? settings.replica().sessionTimeout() : KafkaClients.SESSION_TIMEOUT;
+    private Optional<Duration> sessionTimeout() {
+        return settings.replica().lease() ? Optional.of(settings.replica().sessionTimeout()) : Optional.empty();
     }
 
     /** Sends what the readers' records caused before their offsets are committed. */

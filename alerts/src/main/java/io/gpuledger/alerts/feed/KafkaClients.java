@@ -12,8 +12,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 public final class KafkaClients {
 
     /** What Kafka takes as a static member's id. */
-    /** Kafka's default: how long a group waits for a member that stopped answering. */
-    public static final Duration SESSION_TIMEOUT = Duration.ofSeconds(45);
     private static final Pattern INSTANCE_ID = Pattern.compile("[A-Za-z0-9._-]{1,249}");
 
     private KafkaClients() {
@@ -46,14 +44,17 @@ public final class KafkaClients {
 
     /**
      * As {@link #consumer(String, String, Optional)}, with the time the group waits for a member that stopped
-     * answering before it gives the member's partitions to another: a replica's readers set it short, so that
-     * the one taking over is not kept waiting by the one that died.
+     * answering before it gives the member's partitions to another, when one is given (else Kafka's own
+     * timeout and heartbeat): a replica's readers set it short, so that the one taking over is not kept
+     * waiting by the one that died.
      */
     public static Properties consumer(String bootstrapServers, String groupId, Optional<String> instanceId,
-            Duration sessionTimeout) {
+            Optional<Duration> sessionTimeout) {
         Properties props = consumer(bootstrapServers, groupId, instanceId);
-        props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int) sessionTimeout.toMillis());
-        props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, (int) Math.max(500, sessionTimeout.toMillis() / 5));
+        sessionTimeout.ifPresent(timeout -> {
+            props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+            props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, (int) Math.max(500, timeout.toMillis() / 5));
+        });
         return props;
     }
 

@@ -49,7 +49,8 @@ public final class ReplicaLease implements AutoCloseable {
      */
     public ReplicaLease(String bootstrapServers, String groupId, Instant startedAt, Duration sessionTimeout,
             Runnable onAcquired, Runnable onLost) {
-        Properties props = KafkaClients.consumer(bootstrapServers, groupId, Optional.empty(), sessionTimeout);
+        Properties props = KafkaClients.consumer(bootstrapServers, groupId, Optional.empty(),
+                Optional.of(sessionTimeout));
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, String.format("%s-%013d", groupId, startedAt.toEpochMilli()));
         props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RangeAssignor.class.getName());
         this.consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
@@ -61,11 +62,6 @@ public final class ReplicaLease implements AutoCloseable {
 
     public void start() {
         thread.start();
-    }
-
-    /** Whether this replica holds the lease now. */
-    public boolean held() {
-        return held;
     }
 
     private void run() {

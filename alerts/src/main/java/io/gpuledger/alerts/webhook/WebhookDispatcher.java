@@ -46,7 +46,7 @@ public class WebhookDispatcher implements AutoCloseable {
     private final String bootstrapServers;
     private final String groupId;
     private final Optional<String> instanceId;
-    private final Duration sessionTimeout;
+    private final Optional<Duration> sessionTimeout;
     private final List<WebhookReceiver> receivers;
     private final DeliveryPolicy policy;
     private final Clock clock;
@@ -63,12 +63,12 @@ public class WebhookDispatcher implements AutoCloseable {
      */
     public WebhookDispatcher(String bootstrapServers, String groupId, Optional<String> instanceId,
             List<WebhookReceiver> receivers, DeliveryPolicy policy, Clock clock) {
-        this(bootstrapServers, groupId, instanceId, KafkaClients.SESSION_TIMEOUT, receivers, policy, clock);
+        this(bootstrapServers, groupId, instanceId, Optional.empty(), receivers, policy, clock);
     }
 
-    /** @param sessionTimeout how long the group waits for a member that stopped answering */
+    /** @param sessionTimeout how long the group waits for a member that stopped answering; empty: Kafka's */
     public WebhookDispatcher(String bootstrapServers, String groupId, Optional<String> instanceId,
-            Duration sessionTimeout, List<WebhookReceiver> receivers, DeliveryPolicy policy, Clock clock) {
+            Optional<Duration> sessionTimeout, List<WebhookReceiver> receivers, DeliveryPolicy policy, Clock clock) {
         this.sessionTimeout = Objects.requireNonNull(sessionTimeout, "sessionTimeout");
         this.bootstrapServers = Objects.requireNonNull(bootstrapServers, "bootstrapServers");
         this.groupId = Objects.requireNonNull(groupId, "groupId");
@@ -162,7 +162,7 @@ public class WebhookDispatcher implements AutoCloseable {
             DeliveryLedger ledger, WebhookSender sender) {
 
         static Clients open(String bootstrapServers, String groupId, Optional<String> instanceId,
-                Duration sessionTimeout, DeliveryPolicy policy, Clock clock) {
+                Optional<Duration> sessionTimeout, DeliveryPolicy policy, Clock clock) {
             KafkaProducer<String, WebhookDelivery> producer = new KafkaProducer<>(producerConfig(bootstrapServers,
                     groupId), Topics.WEBHOOK_DELIVERIES.keySerde().serializer(),
                     Topics.WEBHOOK_DELIVERIES.valueSerde().serializer());
@@ -199,7 +199,7 @@ public class WebhookDispatcher implements AutoCloseable {
         }
 
         private static Properties consumerConfig(String bootstrapServers, String groupId,
-                Optional<String> instanceId, Duration sessionTimeout) {
+                Optional<String> instanceId, Optional<Duration> sessionTimeout) {
             Properties props = KafkaClients.consumer(bootstrapServers, groupId, instanceId, sessionTimeout);
             props.put(ConsumerConfig.CLIENT_ID_CONFIG, groupId + "-anomalies");
             return props;
