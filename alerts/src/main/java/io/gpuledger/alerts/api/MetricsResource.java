@@ -14,6 +14,7 @@ import jakarta.ws.rs.core.Response;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
@@ -44,8 +45,8 @@ public class MetricsResource {
     }
 
     /** Every shard's series of the families {@code names} takes. */
-    private String gpuShards(java.util.function.Predicate<String> names) {
-        return SeriesText.families(metrics.gpuShard(0, 1), registry.config().namingConvention(), names);
+    private String gpuShards(Predicate<String> names) {
+        return SeriesText.families(metrics.allGpuSeries(), registry.config().namingConvention(), names);
     }
 
     @GET

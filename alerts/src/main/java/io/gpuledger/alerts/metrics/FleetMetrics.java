@@ -233,6 +233,11 @@ public final class FleetMetrics {
         return gpus.meters(uuid);
     }
 
+    /** Every GPU's series, of every shard. */
+    public List<Meter> allGpuSeries() {
+        return gpus.metersWhere(uuid -> true);
+    }
+
     /**
      * The series of the GPUs in shard {@code shard} of {@code shards}: those whose UUID's hash falls in it
      * ({@link #shardOf}).
