@@ -71,7 +71,7 @@ public final class EmbeddedKafka implements AutoCloseable {
      * retried on other ports.
      */
     public static EmbeddedKafka start(int port) {
-        return start(port, Optional.empty());
+        return start(port, Optional.empty(), false);
     }
 
     /**
@@ -79,16 +79,17 @@ public final class EmbeddedKafka implements AutoCloseable {
      * ({@link BrokerSecurity}); the demo's broker stays in plain text on the loopback address.
      */
     public static EmbeddedKafka startSecured(BrokerSecurity security) {
-        return start(0, Optional.of(security));
+        return start(0, Optional.of(security), false);
     }
 
-    private static EmbeddedKafka start(int port, Optional<BrokerSecurity> security) {
+    /** @param streamsGroups whether its group coordinator also runs streams groups ({@link #startWithStreamsGroups}) */
+    private static EmbeddedKafka start(int port, Optional<BrokerSecurity> security, boolean streamsGroups) {
         RuntimeException last = null;
         for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
             Path dataDir = createDataDir();
             try {
                 return startOnce(dataDir, port == 0 ? freePort() : port, ClusterNode.single(freePort()), true,
-                        security);
+                        security, streamsGroups);
             } catch (RuntimeException e) {
                 deleteRecursively(dataDir);
                 last = e;
@@ -111,24 +112,7 @@ public final class EmbeddedKafka implements AutoCloseable {
      * unstable metadata version may not be upgraded from.
      */
     public static EmbeddedKafka startWithStreamsGroups() {
-        Path dataDir = createDataDir();
-        int brokerPort = freePort();
-        ClusterNode node = ClusterNode.single(freePort());
-        Properties props = brokerConfig(dataDir, brokerPort, node);
-        props.put("group.coordinator.rebalance.protocols", "classic,consumer,streams");
-        props.put("unstable.api.versions.enable", "true");
-        props.put("unstable.feature.versions.enable", "true");
-        try {
-            formatter(dataDir, node, List.of()).setUnstableFeatureVersionsEnabled(true)
-                    .setReleaseVersion(MetadataVersion.IBP_4_2_IV1)
-                    .setFeatureLevel("streams.version", (short) 1)
-                    .run();
-            return new EmbeddedKafka(startServer(props), props, dataDir, true, brokerPort);
-        } catch (Exception e) {
-            deleteRecursively(dataDir);
-            throw new IllegalStateException("embedded Kafka broker with streams groups did not start: "
-                    + e.getMessage(), e);
-        }
+        return start(0, Optional.empty(), true);
     }
 
     /**
@@ -150,7 +134,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     public static EmbeddedKafka startIn(Path dataDir, int brokerPort, ClusterNode node) {
         try {
             Files.createDirectories(dataDir);
-            return startOnce(dataDir, brokerPort, node, false, Optional.empty());
+            return startOnce(dataDir, brokerPort, node, false, Optional.empty(), false);
         } catch (IOException | RuntimeException e) {
             throw new IllegalStateException("embedded Kafka broker did not start on " + dataDir + ": "
                     + e.getMessage(), e);
@@ -158,11 +142,16 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     private static EmbeddedKafka startOnce(Path dataDir, int brokerPort, ClusterNode node, boolean ownsDataDir,
-            Optional<BrokerSecurity> security) {
+            Optional<BrokerSecurity> security, boolean streamsGroups) {
         Properties props = brokerConfig(dataDir, brokerPort, node);
         security.ifPresent(secured -> props.putAll(securedListeners(secured, brokerPort, node.controllerPort())));
+        if (streamsGroups) {
+            props.put("group.coordinator.rebalance.protocols", "classic,consumer,streams");
+            props.put("unstable.api.versions.enable", "true");
+            props.put("unstable.feature.versions.enable", "true");
+        }
         if (!Files.exists(dataDir.resolve(META_PROPERTIES))) {
-            format(dataDir, node, security);
+            format(dataDir, node, security, streamsGroups);
         }
         return new EmbeddedKafka(startServer(props), props, dataDir, ownsDataDir, brokerPort);
     }
@@ -268,13 +257,25 @@ public final class EmbeddedKafka implements AutoCloseable {
         return props;
     }
 
-    private static void format(Path dataDir, ClusterNode node, Optional<BrokerSecurity> security) {
+    /**
+     * Formats {@code dataDir} at the latest production metadata version; with {@code streamsGroups},
+     * at 4.2-IV1 with the {@code streams.version} feature at level 1, unstable features allowed.
+     */
+    private static void format(Path dataDir, ClusterNode node, Optional<BrokerSecurity> security,
+            boolean streamsGroups) {
         List<String> scram = security.map(secured -> secured.users().entrySet().stream()
                 .map(user -> BrokerSecurity.MECHANISM + "=[name=" + user.getKey() + ",password=" + user.getValue()
                         + "]")
                 .toList()).orElse(List.of());
         try {
-            formatter(dataDir, node, scram).setReleaseVersion(MetadataVersion.LATEST_PRODUCTION).run();
+            Formatter formatter = formatter(dataDir, node, scram);
+            if (streamsGroups) {
+                formatter.setUnstableFeatureVersionsEnabled(true).setReleaseVersion(MetadataVersion.IBP_4_2_IV1)
+                        .setFeatureLevel("streams.version", (short) 1);
+            } else {
+                formatter.setReleaseVersion(MetadataVersion.LATEST_PRODUCTION);
+            }
+            formatter.run();
         } catch (Exception e) {
             throw new IllegalStateException("cannot format Kafka data directory " + dataDir, e);
         }
