@@ -216,7 +216,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             return false;
         }
         GpuIdentity identity = identityOf(state, sample);
-        PriceTable.InForce price = pricing.inForce(state, identity, span.pricedAtMillis());
+        long pricedAtMillis = span.pricedAtMillis();
+        PriceTable.InForce price = pricing.inForce(state, identity, pricedAtMillis);
         if (span.coversASecond() && !pricing.holdsOver(price, span.firstSecond(), span.endSecond())) {
             return chargeMinutes(record, gpu, state, sample, span, latestMillis);
         }
@@ -230,7 +231,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             share = (double) fresh / (span.endSecond() - span.firstSecond());
         }
         keep(gpu, state, identity);
-        Double perHour = pricing.perGpuHour(price, span.pricedAtMillis());
+        Double perHour = pricing.perGpuHour(price, pricedAtMillis);
         addToWindow(gpu, state, identity, startMillis, UsageTotals.ZERO.add(sample, perHour,
                 price.staleAt(span.middleMillis()), share));
         return true;

@@ -78,10 +78,10 @@ final class WindowUpdates {
 
     /** Lists a GPU read back after a start with each of its open windows unsent, to be sent as it stands. */
     void resendOpenWindows(String gpu, GpuState state) {
-        state.listedUnsent = false;
-        for (GpuState.Window window : state.windows.values()) {
-            window.unsent = false;
-            markUnsent(gpu, state, window);
+        state.windows.values().forEach(window -> window.unsent = true);
+        state.listedUnsent = !state.windows.isEmpty();
+        if (state.listedUnsent) {
+            gpusWithUnsentWindows.add(gpu);
         }
     }
 
