@@ -211,8 +211,8 @@ final class RebalanceBench {
 
     private static List<Setup> setups(String keys) {
         List<Setup> chosen = new ArrayList<>();
+        List<Setup> known = Stream.concat(SETUPS.stream(), STREAMS_PROTOCOL_SETUPS.stream()).toList();
         for (String key : keys.split(",")) {
-            List<Setup> known = Stream.concat(SETUPS.stream(), STREAMS_PROTOCOL_SETUPS.stream()).toList();
             chosen.add(known.stream().filter(setup -> setup.key().equals(key.trim())).findFirst()
                     .orElseThrow(() -> new UsageException("unknown setup '" + key + "'; known: "
                             + String.join(", ", known.stream().map(Setup::key).toList()))));

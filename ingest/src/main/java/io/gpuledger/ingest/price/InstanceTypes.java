@@ -89,9 +89,7 @@ public final class InstanceTypes {
             if (header == null) {
                 header = Csv.Header.of(line.cells());
                 List<String> missing = new ArrayList<>(header.missing(COLUMNS));
-                Csv.Header read = header;
-                countColumn = COUNT_COLUMNS.stream().filter(column -> read.missing(List.of(column)).isEmpty())
-                        .findFirst().orElse(null);
+                countColumn = COUNT_COLUMNS.stream().filter(header.positions()::containsKey).findFirst().orElse(null);
                 if (countColumn == null) {
                     missing.add(String.join(" or ", COUNT_COLUMNS));
                 }
