@@ -11,6 +11,7 @@ import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Json;
+import io.gpuledger.model.Reading;
 import io.gpuledger.model.UsageRollup;
 import java.time.Clock;
 import java.time.Duration;
@@ -66,7 +67,7 @@ final class WindowRecords {
         if (usage.closed()) {
             return usage.windowEnd();
         }
-        double seconds = Math.max(usage.totals().gpuSeconds(), usage.totals().powerWatts().seconds());
+        double seconds = Math.max(usage.totals().gpuSeconds(), usage.totals().mean(Reading.POWER_WATTS).seconds());
         Instant covered = usage.windowStart().plusMillis(Math.round(seconds * 1000));
         return covered.isAfter(usage.windowEnd()) ? usage.windowEnd() : covered;
     }

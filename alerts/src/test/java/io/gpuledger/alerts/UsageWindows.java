@@ -4,6 +4,7 @@ import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageTotals;
+import io.gpuledger.model.UsageTotals.Sum;
 import java.time.Instant;
 
 /** Usage windows as the cost engine publishes them, for the alert service's tests. */
@@ -37,25 +38,22 @@ public final class UsageWindows {
 
     private static GpuUsage minute(TelemetrySample sample, Instant start, double pricePerHour, boolean closed) {
         GpuUsage open = GpuUsage.empty(sample, start, start.plusSeconds(60), "USD").add(sample, pricePerHour);
-        return new GpuUsage(open.gpuUuid(), open.gpuIndex(), open.gpuModel(), open.host(), open.instanceId(),
-                open.instanceType(), open.provider(), open.region(), open.lifecycle(), open.jobId(), open.team(),
-                open.windowStart(), open.windowEnd(), open.currency(), open.totals(), closed, open.gpuFraction());
+        return open.toBuilder().closed(closed).build();
     }
 
     /** {@code window} with every second of it charged at a price its feed had not confirmed lately. */
     public static GpuUsage stalePriced(GpuUsage window) {
         UsageTotals t = window.totals();
-        return withTotals(window, new UsageTotals(t.samples(), t.gpuSeconds(), t.unpricedSeconds(), t.gpuSeconds(),
-                t.cost(), t.idleSeconds(), t.idleCost(), t.unmonitoredSeconds(), t.smActive(), t.smOccupancy(),
-                t.dramActive(), t.tensorActive(), t.powerWatts(), t.energyKwh(), t.nvlinkBytes(), 0));
+        return withTotals(window, t.toBuilder().sum(Sum.STALE_PRICED_SECONDS, t.gpuSeconds())
+                .sum(Sum.UNMONITORED_COST, 0).build());
     }
 
     /** {@code window} with no second of it priced (no price, or no exchange rate): charged nothing. */
     public static GpuUsage unpriced(GpuUsage window) {
         UsageTotals t = window.totals();
-        return withTotals(window, new UsageTotals(t.samples(), t.gpuSeconds(), t.gpuSeconds(), 0, 0, t.idleSeconds(),
-                0, t.unmonitoredSeconds(), t.smActive(), t.smOccupancy(), t.dramActive(), t.tensorActive(),
-                t.powerWatts(), t.energyKwh(), t.nvlinkBytes(), 0));
+        return withTotals(window, t.toBuilder().sum(Sum.UNPRICED_SECONDS, t.gpuSeconds())
+                .sum(Sum.STALE_PRICED_SECONDS, 0).sum(Sum.COST, 0).sum(Sum.IDLE_COST, 0).sum(Sum.UNMONITORED_COST, 0)
+                .build());
     }
 
     /** {@code window} with {@code seconds} of unmonitored time more, estimated to cost {@code cost}. */
@@ -64,9 +62,6 @@ public final class UsageWindows {
     }
 
     private static GpuUsage withTotals(GpuUsage window, UsageTotals totals) {
-        return new GpuUsage(window.gpuUuid(), window.gpuIndex(), window.gpuModel(), window.host(),
-                window.instanceId(), window.instanceType(), window.provider(), window.region(), window.lifecycle(),
-                window.jobId(), window.team(), window.windowStart(), window.windowEnd(), window.currency(), totals,
-                window.closed(), window.gpuFraction());
+        return window.toBuilder().totals(totals).build();
     }
 }

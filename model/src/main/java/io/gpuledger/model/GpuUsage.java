@@ -1,6 +1,7 @@
 package io.gpuledger.model;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import java.time.Instant;
 
 /**
@@ -19,12 +20,7 @@ public record GpuUsage(
         String gpuUuid,
         int gpuIndex,
         String gpuModel,
-        String host,
-        String instanceId,
-        String instanceType,
-        String provider,
-        String region,
-        Lifecycle lifecycle,
+        @JsonUnwrapped Placement placement,
         String jobId,
         String team,
         Instant windowStart,
@@ -36,8 +32,7 @@ public record GpuUsage(
 
     public GpuUsage {
         Check.identity("gpuUuid", gpuUuid);
-        Check.identity("host", host);
-        Check.present("lifecycle", lifecycle);
+        Check.present("placement", placement);
         Check.instant("windowStart", windowStart);
         Check.instant("windowEnd", windowEnd);
         if (!windowEnd.isAfter(windowStart)) {
@@ -54,10 +49,7 @@ public record GpuUsage(
 
     /** An empty window for the GPU of {@code sample}, to which samples are then {@link #add}ed. */
     public static GpuUsage empty(TelemetrySample sample, Instant windowStart, Instant windowEnd, String currency) {
-        return new GpuUsage(sample.gpuUuid(), sample.gpuIndex(), sample.gpuModel(), sample.host(),
-                sample.instanceId(), sample.instanceType(), sample.provider(), sample.region(),
-                sample.lifecycle(), sample.jobId(), sample.team(), windowStart, windowEnd, currency, UsageTotals.ZERO,
-                false, sample.chargedFraction());
+        return builder().of(sample).window(windowStart, windowEnd).currency(currency).build();
     }
 
     /**
@@ -66,14 +58,47 @@ public record GpuUsage(
      * fields follow the latest sample, since a job can change within a window.
      */
     public GpuUsage add(TelemetrySample sample, Double gpuPricePerHour) {
-        return new GpuUsage(gpuUuid, sample.gpuIndex(), sample.gpuModel(), sample.host(), sample.instanceId(),
-                sample.instanceType(), sample.provider(), sample.region(), sample.lifecycle(), sample.jobId(),
-                sample.team(), windowStart, windowEnd, currency, totals.add(sample, gpuPricePerHour), closed,
-                sample.chargedFraction());
+        return toBuilder().of(sample).totals(totals.add(sample, gpuPricePerHour)).build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        return new Builder().gpu(gpuUuid, gpuIndex, gpuModel).placement(placement).job(jobId, team)
+                .window(windowStart, windowEnd).currency(currency).totals(totals).closed(closed)
+                .gpuFraction(gpuFraction);
     }
 
     public Offer offer() {
-        return new Offer(provider, region, instanceType, lifecycle);
+        return placement.offer();
+    }
+
+    // The placement's parts, read often enough by the alert service's views to be named here.
+
+    public String host() {
+        return placement.host();
+    }
+
+    public String instanceId() {
+        return placement.instanceId();
+    }
+
+    public String provider() {
+        return placement.provider();
+    }
+
+    public String region() {
+        return placement.region();
+    }
+
+    public String instanceType() {
+        return placement.instanceType();
+    }
+
+    public Lifecycle lifecycle() {
+        return placement.lifecycle();
     }
 
     /**
@@ -124,5 +149,61 @@ public record GpuUsage(
 
     public long samples() {
         return totals.samples();
+    }
+
+    /** Fluent construction; {@link #build()} validates. */
+    public static final class Builder {
+        private String gpuUuid;
+        private int gpuIndex;
+        private String gpuModel;
+        private Placement placement;
+        private String jobId;
+        private String team;
+        private Instant windowStart;
+        private Instant windowEnd;
+        private String currency;
+        private UsageTotals totals;
+        private boolean closed;
+        private Double gpuFraction;
+
+        private Builder() {
+        }
+
+        public Builder gpu(String uuid, int index, String model) {
+            gpuUuid = uuid;
+            gpuIndex = index;
+            gpuModel = model;
+            return this;
+        }
+
+        public Builder placement(Placement value) { placement = value; return this; }
+        public Builder currency(String value) { currency = value; return this; }
+        public Builder totals(UsageTotals value) { totals = value; return this; }
+        public Builder closed(boolean value) { closed = value; return this; }
+        public Builder gpuFraction(Double value) { gpuFraction = value; return this; }
+
+        public Builder job(String id, String teamOfJob) {
+            jobId = id;
+            team = teamOfJob;
+            return this;
+        }
+
+        public Builder window(Instant start, Instant end) {
+            windowStart = start;
+            windowEnd = end;
+            return this;
+        }
+
+        /** Which GPU, where, for whom and which share of it, as {@code sample} says; its UUID only if none is set. */
+        public Builder of(TelemetrySample sample) {
+            gpu(gpuUuid == null ? sample.gpuUuid() : gpuUuid, sample.gpuIndex(), sample.gpuModel());
+            return placement(sample.placement()).job(sample.jobId(), sample.team())
+                    .gpuFraction(sample.chargedFraction());
+        }
+
+        public GpuUsage build() {
+            return new GpuUsage(gpuUuid, gpuIndex, gpuModel, placement, jobId, team, windowStart, windowEnd, currency,
+                    totals, closed, gpuFraction);
+        }
     }
 }

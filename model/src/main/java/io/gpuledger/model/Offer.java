@@ -29,8 +29,9 @@ public record Offer(String provider, String region, String instanceType, Lifecyc
 
     /** Whether {@code usage}'s instance is of this offer, without an Offer made for the window. */
     public boolean isOfferOf(GpuUsage usage) {
-        return provider.equals(usage.provider()) && region.equals(usage.region())
-                && instanceType.equals(usage.instanceType()) && lifecycle == usage.lifecycle();
+        Placement where = usage.placement();
+        return provider.equals(where.provider()) && region.equals(where.region())
+                && instanceType.equals(where.instanceType()) && lifecycle == where.lifecycle();
     }
 
     /** {@code provider|region|instanceType|lifecycle}: the prefix of every price-version key of this offer. */

@@ -14,6 +14,7 @@ import io.gpuledger.model.TelemetrySample.Builder;
 import java.io.IOException;
 import java.lang.reflect.RecordComponent;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,33 +41,11 @@ public final class TelemetryJson {
 
     private static final String INVALID = "invalid " + TelemetrySample.class.getSimpleName() + ": ";
 
-    /** In the record's component order, the order in which databind reports the first missing field. */
-    static final List<Field<?>> FIELDS = List.of(
-            new Field<>("gpuUuid", String.class, TelemetryJson::text, Builder::gpuUuid),
-            new Field<>("gpuIndex", int.class, TelemetryJson::index, Builder::gpuIndex),
-            new Field<>("gpuModel", String.class, TelemetryJson::text, Builder::gpuModel),
-            new Field<>("host", String.class, TelemetryJson::text, Builder::host),
-            new Field<>("instanceId", String.class, TelemetryJson::text, Builder::instanceId),
-            new Field<>("instanceType", String.class, TelemetryJson::text, Builder::instanceType),
-            new Field<>("provider", String.class, TelemetryJson::text, Builder::provider),
-            new Field<>("region", String.class, TelemetryJson::text, Builder::region),
-            new Field<>("lifecycle", Lifecycle.class, TelemetryJson::lifecycle, Builder::lifecycle),
-            new Field<>("jobId", String.class, TelemetryJson::text, Builder::jobId),
-            new Field<>("team", String.class, TelemetryJson::text, Builder::team),
-            new Field<>("time", Instant.class, TelemetryJson::instant, Builder::time),
-            new Field<>("intervalSeconds", double.class, TelemetryJson::number, Builder::intervalSeconds),
-            new Field<>("smActive", Double.class, TelemetryJson::number, Builder::smActive),
-            new Field<>("smOccupancy", Double.class, TelemetryJson::number, Builder::smOccupancy),
-            new Field<>("dramActive", Double.class, TelemetryJson::number, Builder::dramActive),
-            new Field<>("tensorActive", Double.class, TelemetryJson::number, Builder::tensorActive),
-            new Field<>("gpuUtilization", Double.class, TelemetryJson::number, Builder::gpuUtilization),
-            new Field<>("powerWatts", Double.class, TelemetryJson::number, Builder::powerWatts),
-            new Field<>("memoryUsedBytes", Double.class, TelemetryJson::number, Builder::memoryUsedBytes),
-            new Field<>("nvlinkTxBytesPerSecond", Double.class, TelemetryJson::number,
-                    Builder::nvlinkTxBytesPerSecond),
-            new Field<>("pcieTxBytesPerSecond", Double.class, TelemetryJson::number, Builder::pcieTxBytesPerSecond),
-            new Field<>("migProfile", String.class, TelemetryJson::text, Builder::migProfile),
-            new Field<>("gpuFraction", Double.class, TelemetryJson::number, Builder::gpuFraction));
+    /**
+     * In the record's component order, the order in which databind reports the first missing field: the readings
+     * as {@link Reading} lists them, between the interval and the MIG profile.
+     */
+    static final List<Field<?>> FIELDS = fields();
 
     private static final Map<String, Integer> POSITIONS = positions();
 
@@ -224,6 +203,30 @@ public final class TelemetryJson {
             return utc != null ? utc : field.databind(parser);
         }
         return token == JsonToken.VALUE_NULL ? null : field.databind(parser);
+    }
+
+    private static List<Field<?>> fields() {
+        List<Field<?>> fields = new ArrayList<>(List.of(
+                new Field<>("gpuUuid", String.class, TelemetryJson::text, Builder::gpuUuid),
+                new Field<>("gpuIndex", int.class, TelemetryJson::index, Builder::gpuIndex),
+                new Field<>("gpuModel", String.class, TelemetryJson::text, Builder::gpuModel),
+                new Field<>("host", String.class, TelemetryJson::text, Builder::host),
+                new Field<>("instanceId", String.class, TelemetryJson::text, Builder::instanceId),
+                new Field<>("instanceType", String.class, TelemetryJson::text, Builder::instanceType),
+                new Field<>("provider", String.class, TelemetryJson::text, Builder::provider),
+                new Field<>("region", String.class, TelemetryJson::text, Builder::region),
+                new Field<>("lifecycle", Lifecycle.class, TelemetryJson::lifecycle, Builder::lifecycle),
+                new Field<>("jobId", String.class, TelemetryJson::text, Builder::jobId),
+                new Field<>("team", String.class, TelemetryJson::text, Builder::team),
+                new Field<>("time", Instant.class, TelemetryJson::instant, Builder::time),
+                new Field<>("intervalSeconds", double.class, TelemetryJson::number, Builder::intervalSeconds)));
+        for (Reading reading : Reading.values()) {
+            fields.add(new Field<Double>(reading.wireName(), Double.class, TelemetryJson::number,
+                    (builder, value) -> builder.reading(reading, value)));
+        }
+        fields.add(new Field<>("migProfile", String.class, TelemetryJson::text, Builder::migProfile));
+        fields.add(new Field<>("gpuFraction", Double.class, TelemetryJson::number, Builder::gpuFraction));
+        return List.copyOf(fields);
     }
 
     private static Map<String, Integer> positions() {

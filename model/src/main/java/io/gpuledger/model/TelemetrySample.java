@@ -45,10 +45,7 @@ public record TelemetrySample(
     /** A sample claiming to cover more than this is a broken agent clock, not a long sample. */
     public static final double MAX_INTERVAL_SECONDS = 3600;
 
-    /**
-     * More board power than this is a broken sensor or a forged record: the largest GPU modules
-     * draw well under 2 kW.
-     */
+    /** More board power than this is a broken sensor or a forged record ({@link Reading.Range#WATTS}). */
     public static final double MAX_POWER_WATTS = 10_000;
 
     public TelemetrySample {
@@ -65,19 +62,15 @@ public record TelemetrySample(
             throw new InvalidRecordException("intervalSeconds",
                     "must be at most " + MAX_INTERVAL_SECONDS + ", was " + intervalSeconds);
         }
-        Check.optionalRatio("smActive", smActive);
-        Check.optionalRatio("smOccupancy", smOccupancy);
-        Check.optionalRatio("dramActive", dramActive);
-        Check.optionalRatio("tensorActive", tensorActive);
-        Check.optionalRatio("gpuUtilization", gpuUtilization);
-        Check.optionalNonNegative("powerWatts", powerWatts);
-        if (powerWatts != null && powerWatts > MAX_POWER_WATTS) {
-            throw new InvalidRecordException("powerWatts", "must be at most " + MAX_POWER_WATTS + ", was "
-                    + powerWatts);
-        }
-        Check.optionalNonNegative("memoryUsedBytes", memoryUsedBytes);
-        Check.optionalNonNegative("nvlinkTxBytesPerSecond", nvlinkTxBytesPerSecond);
-        Check.optionalNonNegative("pcieTxBytesPerSecond", pcieTxBytesPerSecond);
+        smActive = Reading.SM_ACTIVE.check(smActive);
+        smOccupancy = Reading.SM_OCCUPANCY.check(smOccupancy);
+        dramActive = Reading.DRAM_ACTIVE.check(dramActive);
+        tensorActive = Reading.TENSOR_ACTIVE.check(tensorActive);
+        gpuUtilization = Reading.GPU_UTILIZATION.check(gpuUtilization);
+        powerWatts = Reading.POWER_WATTS.check(powerWatts);
+        memoryUsedBytes = Reading.MEMORY_USED_BYTES.check(memoryUsedBytes);
+        nvlinkTxBytesPerSecond = Reading.NVLINK_TX_BYTES_PER_SECOND.check(nvlinkTxBytesPerSecond);
+        pcieTxBytesPerSecond = Reading.PCIE_TX_BYTES_PER_SECOND.check(pcieTxBytesPerSecond);
         if (gpuFraction != null) {
             Check.positive("gpuFraction", gpuFraction);
             Check.ratio("gpuFraction", gpuFraction);
@@ -86,6 +79,11 @@ public record TelemetrySample(
 
     public Offer offer() {
         return new Offer(provider, region, instanceType, lifecycle);
+    }
+
+    /** Where the GPU sits, as one value. */
+    public Placement placement() {
+        return new Placement(host, instanceId, instanceType, provider, region, lifecycle);
     }
 
     /** Whether the sample says how active the GPU was; without it, its time is neither idle nor busy. */
@@ -103,11 +101,12 @@ public record TelemetrySample(
     }
 
     public Builder toBuilder() {
-        return new Builder().identityOf(this).time(time).intervalSeconds(intervalSeconds)
-                .smActive(smActive).smOccupancy(smOccupancy).dramActive(dramActive).tensorActive(tensorActive)
-                .gpuUtilization(gpuUtilization).powerWatts(powerWatts).memoryUsedBytes(memoryUsedBytes)
-                .nvlinkTxBytesPerSecond(nvlinkTxBytesPerSecond).pcieTxBytesPerSecond(pcieTxBytesPerSecond)
+        Builder builder = new Builder().identityOf(this).time(time).intervalSeconds(intervalSeconds)
                 .migProfile(migProfile).gpuFraction(gpuFraction);
+        for (Reading reading : Reading.values()) {
+            builder.reading(reading, reading.of(this));
+        }
+        return builder;
     }
 
     /** Fluent construction; {@link #build()} validates like the JSON reader does. */
@@ -125,15 +124,7 @@ public record TelemetrySample(
         private String team;
         private Instant time;
         private double intervalSeconds;
-        private Double smActive;
-        private Double smOccupancy;
-        private Double dramActive;
-        private Double tensorActive;
-        private Double gpuUtilization;
-        private Double powerWatts;
-        private Double memoryUsedBytes;
-        private Double nvlinkTxBytesPerSecond;
-        private Double pcieTxBytesPerSecond;
+        private final Double[] readings = new Double[Reading.values().length];
         private String migProfile;
         private Double gpuFraction;
 
@@ -153,15 +144,18 @@ public record TelemetrySample(
         public Builder team(String value) { team = value; return this; }
         public Builder time(Instant value) { time = value; return this; }
         public Builder intervalSeconds(double value) { intervalSeconds = value; return this; }
-        public Builder smActive(Double value) { smActive = value; return this; }
-        public Builder smOccupancy(Double value) { smOccupancy = value; return this; }
-        public Builder dramActive(Double value) { dramActive = value; return this; }
-        public Builder tensorActive(Double value) { tensorActive = value; return this; }
-        public Builder gpuUtilization(Double value) { gpuUtilization = value; return this; }
-        public Builder powerWatts(Double value) { powerWatts = value; return this; }
-        public Builder memoryUsedBytes(Double value) { memoryUsedBytes = value; return this; }
-        public Builder nvlinkTxBytesPerSecond(Double value) { nvlinkTxBytesPerSecond = value; return this; }
-        public Builder pcieTxBytesPerSecond(Double value) { pcieTxBytesPerSecond = value; return this; }
+        public Builder smActive(Double value) { return reading(Reading.SM_ACTIVE, value); }
+        public Builder smOccupancy(Double value) { return reading(Reading.SM_OCCUPANCY, value); }
+        public Builder dramActive(Double value) { return reading(Reading.DRAM_ACTIVE, value); }
+        public Builder tensorActive(Double value) { return reading(Reading.TENSOR_ACTIVE, value); }
+        public Builder gpuUtilization(Double value) { return reading(Reading.GPU_UTILIZATION, value); }
+        public Builder powerWatts(Double value) { return reading(Reading.POWER_WATTS, value); }
+        public Builder memoryUsedBytes(Double value) { return reading(Reading.MEMORY_USED_BYTES, value); }
+        public Builder nvlinkTxBytesPerSecond(Double value) {
+            return reading(Reading.NVLINK_TX_BYTES_PER_SECOND, value);
+        }
+        public Builder pcieTxBytesPerSecond(Double value) { return reading(Reading.PCIE_TX_BYTES_PER_SECOND, value); }
+        public Builder reading(Reading reading, Double value) { readings[reading.ordinal()] = value; return this; }
         public Builder migProfile(String value) { migProfile = value; return this; }
         public Builder gpuFraction(Double value) { gpuFraction = value; return this; }
 
@@ -183,9 +177,15 @@ public record TelemetrySample(
 
         public TelemetrySample build() {
             return new TelemetrySample(gpuUuid, gpuIndex, gpuModel, host, instanceId, instanceType, provider, region,
-                    lifecycle, jobId, team, time, intervalSeconds, smActive, smOccupancy, dramActive, tensorActive,
-                    gpuUtilization, powerWatts, memoryUsedBytes, nvlinkTxBytesPerSecond, pcieTxBytesPerSecond,
-                    migProfile, gpuFraction);
+                    lifecycle, jobId, team, time, intervalSeconds, read(Reading.SM_ACTIVE), read(Reading.SM_OCCUPANCY),
+                    read(Reading.DRAM_ACTIVE), read(Reading.TENSOR_ACTIVE), read(Reading.GPU_UTILIZATION),
+                    read(Reading.POWER_WATTS), read(Reading.MEMORY_USED_BYTES),
+                    read(Reading.NVLINK_TX_BYTES_PER_SECOND), read(Reading.PCIE_TX_BYTES_PER_SECOND), migProfile,
+                    gpuFraction);
+        }
+
+        private Double read(Reading reading) {
+            return readings[reading.ordinal()];
         }
     }
 }

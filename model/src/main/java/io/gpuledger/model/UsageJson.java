@@ -28,12 +28,13 @@ public final class UsageJson {
             out.writeStringField("gpuUuid", usage.gpuUuid());
             out.writeNumberField("gpuIndex", usage.gpuIndex());
             out.writeStringField("gpuModel", usage.gpuModel());
-            out.writeStringField("host", usage.host());
-            out.writeStringField("instanceId", usage.instanceId());
-            out.writeStringField("instanceType", usage.instanceType());
-            out.writeStringField("provider", usage.provider());
-            out.writeStringField("region", usage.region());
-            out.writeStringField("lifecycle", usage.lifecycle().wire());
+            Placement placement = usage.placement();
+            out.writeStringField("host", placement.host());
+            out.writeStringField("instanceId", placement.instanceId());
+            out.writeStringField("instanceType", placement.instanceType());
+            out.writeStringField("provider", placement.provider());
+            out.writeStringField("region", placement.region());
+            out.writeStringField("lifecycle", placement.lifecycle().wire());
             out.writeStringField("jobId", usage.jobId());
             out.writeStringField("team", usage.team());
             writeInstant(out, "windowStart", usage.windowStart());
@@ -76,34 +77,15 @@ public final class UsageJson {
     }
 
     private static void writeTotals(JsonGenerator out, UsageTotals totals) throws IOException {
-        out.writeObjectFieldStart("totals");
-        out.writeNumberField("samples", totals.samples());
-        number(out, "gpuSeconds", totals.gpuSeconds());
-        number(out, "unpricedSeconds", totals.unpricedSeconds());
-        number(out, "stalePricedSeconds", totals.stalePricedSeconds());
-        number(out, "cost", totals.cost());
-        number(out, "idleSeconds", totals.idleSeconds());
-        number(out, "idleCost", totals.idleCost());
-        number(out, "unmonitoredSeconds", totals.unmonitoredSeconds());
-        writeMean(out, "smActive", totals.smActive());
-        writeMean(out, "smOccupancy", totals.smOccupancy());
-        writeMean(out, "dramActive", totals.dramActive());
-        writeMean(out, "tensorActive", totals.tensorActive());
-        writeMean(out, "powerWatts", totals.powerWatts());
-        number(out, "energyKwh", totals.energyKwh());
-        number(out, "nvlinkBytes", totals.nvlinkBytes());
-        number(out, "unmonitoredCost", totals.unmonitoredCost());
-        number(out, "activityUnknownSeconds", totals.activityUnknownSeconds());
-        number(out, "costPerGpuHour", totals.costPerGpuHour());
-        number(out, "idleCostPerGpuHour", totals.idleCostPerGpuHour());
-        out.writeEndObject();
+        out.writeFieldName("totals");
+        UsageTotalsJson.write(out, totals);
     }
 
     /**
      * A double as databind writes it. Many are whole numbers of seconds (60.0, 0.0): those are
      * written from a table, which costs far less than finding the shortest digits of a double.
      */
-    private static void number(JsonGenerator out, String name, double value) throws IOException {
+    static void number(JsonGenerator out, String name, double value) throws IOException {
         out.writeFieldName(name);
         int whole = (int) value;
         if (whole == value && whole >= 0 && whole < WHOLE_NUMBERS.length
@@ -112,18 +94,5 @@ public final class UsageJson {
         } else {
             out.writeNumber(value);
         }
-    }
-
-    private static void writeMean(JsonGenerator out, String name, Mean mean) throws IOException {
-        out.writeObjectFieldStart(name);
-        number(out, "weightedSum", mean.weightedSum());
-        number(out, "seconds", mean.seconds());
-        Double value = mean.value();
-        if (value == null) {
-            out.writeNullField("value");
-        } else {
-            number(out, "value", value);
-        }
-        out.writeEndObject();
     }
 }

@@ -1,62 +1,101 @@
 package io.gpuledger.model;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.annotation.JsonSetter;
-import com.fasterxml.jackson.annotation.Nulls;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import java.util.Arrays;
 
 /**
  * The additive part of a usage window: every figure is a sum, so the totals of GPUs add up to
  * those of a job, team or pool, and an updated GPU window can be taken out of a roll-up and put
- * back in ({@link #plus}). Money is in the window's currency.
- *
- * @param gpuSeconds      GPU time covered by samples (a MIG slice counts its share of the GPU)
- * @param unpricedSeconds part of it for which no price was known: charged nothing, never dropped
- * @param stalePricedSeconds part of it charged at a price its feed had not confirmed for longer
- *                        than the engine's maximum age (30 minutes by default) before the sample:
- *                        charged all the same, at the last price known, but an estimate
- * @param idleSeconds     part of it with SM activity under the idle threshold; time of samples
- *                        without an activity reading is never counted idle (see
- *                        {@link #activityUnknownSeconds()})
- * @param idleCost        what that idle time cost
- * @param unmonitoredSeconds GPU time of a running instance that no sample covered: the gaps
- *                        between two of a GPU's samples, settled when a window closes (see
- *                        {@code docs/architecture.md}, "unmonitored time")
- * @param energyKwh       energy drawn, from power readings × time
- * @param nvlinkBytes     NVLink bytes sent (rate readings × time)
- * @param unmonitoredCost what the unmonitored seconds cost at the price in force: an estimate, kept
- *                        apart from {@code cost}, which is what samples observed (0 in totals
- *                        written before it existed)
+ * back in ({@link #plus}). Money is in the window's currency. The figures are the {@link Sum}s
+ * and, for each {@link Reading#KEPT kept reading}, its time-weighted {@link Mean}; both tables
+ * drive the JSON ({@link UsageTotalsJson}) and binary forms, so a figure added to either needs no
+ * other change here.
  */
-public record UsageTotals(
-        long samples,
-        double gpuSeconds,
-        double unpricedSeconds,
-        double stalePricedSeconds,
-        double cost,
-        double idleSeconds,
-        double idleCost,
-        double unmonitoredSeconds,
-        Mean smActive,
-        Mean smOccupancy,
-        Mean dramActive,
-        Mean tensorActive,
-        Mean powerWatts,
-        double energyKwh,
-        double nvlinkBytes,
-        @JsonSetter(nulls = Nulls.AS_EMPTY) double unmonitoredCost) {
+@JsonSerialize(using = UsageTotalsJson.Writer.class)
+@JsonDeserialize(using = UsageTotalsJson.Reader.class)
+public final class UsageTotals {
 
-    public static final UsageTotals ZERO = new UsageTotals(0, 0, 0, 0, 0, 0, 0, 0, Mean.NONE, Mean.NONE, Mean.NONE,
-            Mean.NONE, Mean.NONE, 0, 0, 0);
+    /** The summed figures, each named as it is on the wire. Later ones are only ever added at the end. */
+    public enum Sum {
+        /** GPU time covered by samples (a MIG slice counts its share of the GPU). */
+        GPU_SECONDS("gpuSeconds"),
+        /** Part of it for which no price was known: charged nothing, never dropped. */
+        UNPRICED_SECONDS("unpricedSeconds"),
+        /**
+         * Part of it charged at a price its feed had not confirmed for longer than the engine's
+         * maximum age (30 minutes by default) before the sample: charged all the same, at the last
+         * price known, but an estimate.
+         */
+        STALE_PRICED_SECONDS("stalePricedSeconds"),
+        COST("cost"),
+        /**
+         * Part of the GPU time with SM activity under the idle threshold; time of samples without an
+         * activity reading is never counted idle (see {@link #activityUnknownSeconds()}).
+         */
+        IDLE_SECONDS("idleSeconds"),
+        /** What that idle time cost. */
+        IDLE_COST("idleCost"),
+        /**
+         * GPU time of a running instance that no sample covered: the gaps between two of a GPU's
+         * samples, settled when a window closes (docs/architecture.md, "unmonitored time").
+         */
+        UNMONITORED_SECONDS("unmonitoredSeconds"),
+        /** Energy drawn, from power readings × time. */
+        ENERGY_KWH("energyKwh"),
+        /** NVLink bytes sent (rate readings × time). */
+        NVLINK_BYTES("nvlinkBytes"),
+        /**
+         * What the unmonitored seconds cost at the price in force: an estimate, kept apart from
+         * {@code cost}, which is what samples observed.
+         */
+        UNMONITORED_COST("unmonitoredCost");
+
+        private final String wireName;
+
+        Sum(String wireName) {
+            this.wireName = wireName;
+        }
+
+        public String wireName() {
+            return wireName;
+        }
+    }
+
+    private static final int SUMS = Sum.values().length;
+    private static final int MEANS = Reading.KEPT.size();
+    /** Each kept reading's position among the means, by its ordinal; -1 for the others. */
+    private static final int[] MEAN_AT = new int[Reading.values().length];
+
+    static {
+        Arrays.fill(MEAN_AT, -1);
+        for (int i = 0; i < MEANS; i++) {
+            MEAN_AT[Reading.KEPT.get(i).ordinal()] = i;
+        }
+    }
+
+    public static final UsageTotals ZERO = new UsageTotals(0, new double[SUMS], new double[2 * MEANS]);
 
     /** SM activity under this share is idle (design rule: 5%). */
     public static final double IDLE_SM_ACTIVE = 0.05;
 
-    public UsageTotals {
-        smActive = smActive == null ? Mean.NONE : smActive;
-        smOccupancy = smOccupancy == null ? Mean.NONE : smOccupancy;
-        dramActive = dramActive == null ? Mean.NONE : dramActive;
-        tensorActive = tensorActive == null ? Mean.NONE : tensorActive;
-        powerWatts = powerWatts == null ? Mean.NONE : powerWatts;
+    private final long samples;
+    private final double[] sums;
+    /** Per kept reading, in {@link Reading#KEPT} order: its weighted sum, then the seconds it was known. */
+    private final double[] means;
+
+    private UsageTotals(long samples, double[] sums, double[] means) {
+        this.samples = samples;
+        this.sums = sums;
+        this.means = means;
+    }
+
+    public static Builder builder() {
+        return ZERO.toBuilder();
+    }
+
+    public Builder toBuilder() {
+        return new Builder(samples, sums.clone(), means.clone());
     }
 
     /** As {@link #add(TelemetrySample, Double, boolean)}, at a price confirmed recently enough. */
@@ -90,20 +129,26 @@ public record UsageTotals(
         boolean idle = activity != null && activity < IDLE_SM_ACTIVE;
         double power = sample.powerWatts() == null ? 0 : sample.powerWatts();
         double nvlink = sample.nvlinkTxBytesPerSecond() == null ? 0 : sample.nvlinkTxBytesPerSecond();
-        return new UsageTotals(samples + 1, gpuSeconds + seconds,
-                unpricedSeconds + (gpuPricePerHour == null ? seconds : 0),
-                stalePricedSeconds + (gpuPricePerHour != null && stalePrice ? seconds : 0),
-                this.cost + cost,
-                idleSeconds + (idle ? seconds : 0),
-                idleCost + (idle ? cost : 0),
-                unmonitoredSeconds,
-                smActive.add(activity, seconds),
-                smOccupancy.add(sample.smOccupancy(), seconds),
-                dramActive.add(sample.dramActive(), seconds),
-                tensorActive.add(sample.tensorActive(), seconds),
-                powerWatts.add(sample.powerWatts(), readingSeconds),
-                energyKwh + power * readingSeconds / 3_600_000,
-                nvlinkBytes + nvlink * readingSeconds, unmonitoredCost);
+        double[] added = sums.clone();
+        added[Sum.GPU_SECONDS.ordinal()] += seconds;
+        added[Sum.UNPRICED_SECONDS.ordinal()] += gpuPricePerHour == null ? seconds : 0;
+        added[Sum.STALE_PRICED_SECONDS.ordinal()] += gpuPricePerHour != null && stalePrice ? seconds : 0;
+        added[Sum.COST.ordinal()] += cost;
+        added[Sum.IDLE_SECONDS.ordinal()] += idle ? seconds : 0;
+        added[Sum.IDLE_COST.ordinal()] += idle ? cost : 0;
+        added[Sum.ENERGY_KWH.ordinal()] += power * readingSeconds / 3_600_000;
+        added[Sum.NVLINK_BYTES.ordinal()] += nvlink * readingSeconds;
+        double[] meansAdded = means.clone();
+        for (int i = 0; i < MEANS; i++) {
+            Reading reading = Reading.KEPT.get(i);
+            Double value = reading.of(sample);
+            if (value != null) {
+                double weight = reading.weighting() == Reading.Kept.OVER_READING_TIME ? readingSeconds : seconds;
+                meansAdded[2 * i] += value * weight;
+                meansAdded[2 * i + 1] += weight;
+            }
+        }
+        return new UsageTotals(samples + 1, added, meansAdded);
     }
 
     /**
@@ -111,27 +156,95 @@ public record UsageTotals(
      * one sample under a second price in the same minute), to add to that minute's totals.
      */
     public UsageTotals uncounted() {
-        return new UsageTotals(0, gpuSeconds, unpricedSeconds, stalePricedSeconds, cost, idleSeconds, idleCost,
-                unmonitoredSeconds, smActive, smOccupancy, dramActive, tensorActive, powerWatts, energyKwh,
-                nvlinkBytes, unmonitoredCost);
+        return new UsageTotals(0, sums, means);
     }
 
     public UsageTotals plus(UsageTotals other) {
-        return new UsageTotals(samples + other.samples, gpuSeconds + other.gpuSeconds,
-                unpricedSeconds + other.unpricedSeconds, stalePricedSeconds + other.stalePricedSeconds,
-                cost + other.cost, idleSeconds + other.idleSeconds,
-                idleCost + other.idleCost, unmonitoredSeconds + other.unmonitoredSeconds, smActive.plus(other.smActive),
-                        smOccupancy.plus(other.smOccupancy),
-                dramActive.plus(other.dramActive), tensorActive.plus(other.tensorActive),
-                powerWatts.plus(other.powerWatts), energyKwh + other.energyKwh, nvlinkBytes + other.nvlinkBytes,
-                unmonitoredCost + other.unmonitoredCost);
+        double[] summed = sums.clone();
+        for (int i = 0; i < SUMS; i++) {
+            summed[i] += other.sums[i];
+        }
+        double[] meansSummed = means.clone();
+        for (int i = 0; i < meansSummed.length; i++) {
+            meansSummed[i] += other.means[i];
+        }
+        return new UsageTotals(samples + other.samples, summed, meansSummed);
     }
 
     /** These totals with {@code seconds} more of unmonitored GPU time, which cost {@code estimatedCost}. */
     public UsageTotals plusUnmonitored(double seconds, double estimatedCost) {
-        return new UsageTotals(samples, gpuSeconds, unpricedSeconds, stalePricedSeconds, cost, idleSeconds, idleCost,
-                unmonitoredSeconds + seconds, smActive, smOccupancy, dramActive, tensorActive, powerWatts, energyKwh,
-                nvlinkBytes, unmonitoredCost + estimatedCost);
+        double[] added = sums.clone();
+        added[Sum.UNMONITORED_SECONDS.ordinal()] += seconds;
+        added[Sum.UNMONITORED_COST.ordinal()] += estimatedCost;
+        return new UsageTotals(samples, added, means);
+    }
+
+    public long samples() {
+        return samples;
+    }
+
+    public double sum(Sum sum) {
+        return sums[sum.ordinal()];
+    }
+
+    /**
+     * The time-weighted mean of a kept reading, {@link Mean#NONE} when it was never known.
+     *
+     * @throws IllegalArgumentException for a reading the totals do not keep
+     */
+    public Mean mean(Reading reading) {
+        int at = MEAN_AT[reading.ordinal()];
+        if (at < 0) {
+            throw new IllegalArgumentException(reading + " is not kept in usage totals");
+        }
+        double weightedSum = means[2 * at];
+        double seconds = means[2 * at + 1];
+        return weightedSum == 0 && seconds == 0 ? Mean.NONE : new Mean(weightedSum, seconds);
+    }
+
+    public double gpuSeconds() {
+        return sum(Sum.GPU_SECONDS);
+    }
+
+    public double unpricedSeconds() {
+        return sum(Sum.UNPRICED_SECONDS);
+    }
+
+    public double stalePricedSeconds() {
+        return sum(Sum.STALE_PRICED_SECONDS);
+    }
+
+    public double cost() {
+        return sum(Sum.COST);
+    }
+
+    public double idleSeconds() {
+        return sum(Sum.IDLE_SECONDS);
+    }
+
+    public double idleCost() {
+        return sum(Sum.IDLE_COST);
+    }
+
+    public double unmonitoredSeconds() {
+        return sum(Sum.UNMONITORED_SECONDS);
+    }
+
+    public double energyKwh() {
+        return sum(Sum.ENERGY_KWH);
+    }
+
+    public double nvlinkBytes() {
+        return sum(Sum.NVLINK_BYTES);
+    }
+
+    public double unmonitoredCost() {
+        return sum(Sum.UNMONITORED_COST);
+    }
+
+    /** The mean SM activity: the reading idle time and busy time are judged by. */
+    public Mean smActive() {
+        return mean(Reading.SM_ACTIVE);
     }
 
     /**
@@ -139,9 +252,8 @@ public record UsageTotals(
      * counted neither idle nor busy. It is what the mean {@link #smActive} does not cover, since
      * that mean takes each sample's charged seconds when its activity is known.
      */
-    @JsonProperty(access = JsonProperty.Access.READ_ONLY)
     public double activityUnknownSeconds() {
-        return Math.max(0, gpuSeconds - smActive.seconds());
+        return Math.max(0, gpuSeconds() - smActive().seconds());
     }
 
     /**
@@ -149,15 +261,13 @@ public record UsageTotals(
      * seventh of a GPU-hour in an hour). Not what anything spends per hour: see {@link #costPerHour}.
      * 0 when none was covered.
      */
-    @JsonProperty(access = JsonProperty.Access.READ_ONLY)
     public double costPerGpuHour() {
-        return gpuSeconds <= 1e-9 ? 0 : cost / gpuSeconds * 3600;
+        return gpuSeconds() <= 1e-9 ? 0 : cost() / gpuSeconds() * 3600;
     }
 
     /** Idle time's cost per GPU-hour covered, as {@link #costPerGpuHour()}. */
-    @JsonProperty(access = JsonProperty.Access.READ_ONLY)
     public double idleCostPerGpuHour() {
-        return gpuSeconds <= 1e-9 ? 0 : idleCost / gpuSeconds * 3600;
+        return gpuSeconds() <= 1e-9 ? 0 : idleCost() / gpuSeconds() * 3600;
     }
 
     /**
@@ -174,5 +284,66 @@ public record UsageTotals(
     /** What their idle time spends per hour of wall time, as {@link #costPerHour(double)}. */
     public double idleCostPerHour(double gpuEquivalents) {
         return idleCostPerGpuHour() * gpuEquivalents;
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof UsageTotals totals && samples == totals.samples && Arrays.equals(sums, totals.sums)
+                && Arrays.equals(means, totals.means);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * (31 * Long.hashCode(samples) + Arrays.hashCode(sums)) + Arrays.hashCode(means);
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder text = new StringBuilder("UsageTotals[samples=").append(samples);
+        for (Sum sum : Sum.values()) {
+            text.append(", ").append(sum.wireName()).append('=').append(sum(sum));
+        }
+        for (Reading reading : Reading.KEPT) {
+            text.append(", ").append(reading.wireName()).append('=').append(mean(reading));
+        }
+        return text.append(']').toString();
+    }
+
+    /** Totals figure by figure: what a reader of a stored or written form fills in. */
+    public static final class Builder {
+        private long samples;
+        private final double[] sums;
+        private final double[] means;
+
+        private Builder(long samples, double[] sums, double[] means) {
+            this.samples = samples;
+            this.sums = sums;
+            this.means = means;
+        }
+
+        public Builder samples(long value) {
+            samples = value;
+            return this;
+        }
+
+        public Builder sum(Sum sum, double value) {
+            sums[sum.ordinal()] = value;
+            return this;
+        }
+
+        /** @throws IllegalArgumentException for a reading the totals do not keep */
+        public Builder mean(Reading reading, Mean mean) {
+            int at = MEAN_AT[reading.ordinal()];
+            if (at < 0) {
+                throw new IllegalArgumentException(reading + " is not kept in usage totals");
+            }
+            means[2 * at] = mean.weightedSum();
+            means[2 * at + 1] = mean.seconds();
+            return this;
+        }
+
+        public UsageTotals build() {
+            return new UsageTotals(samples, sums.clone(), means.clone());
+        }
     }
 }

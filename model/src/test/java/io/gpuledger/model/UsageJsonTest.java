@@ -59,11 +59,18 @@ class UsageJsonTest {
         for (int i = 0; i < wholes.length; i++) {
             double a = wholes[i];
             double b = wholes[(i + 3) % wholes.length];
-            UsageTotals totals = new UsageTotals(i, a, b, b, a, b, a, b, new Mean(a, b), new Mean(b, a), new Mean(a, a),
-                    Mean.NONE, new Mean(b, b), a, b, 0);
+            UsageTotals.Builder figures = UsageTotals.builder().samples(i);
+            for (UsageTotals.Sum sum : UsageTotals.Sum.values()) {
+                figures.sum(sum, sum.ordinal() % 2 == 0 ? a : b);
+            }
+            figures.mean(Reading.SM_ACTIVE, new Mean(a, b)).mean(Reading.POWER_WATTS, new Mean(b, b));
+            UsageTotals totals = figures.build();
             UsageRollup rollup = new UsageRollup(UsageRollup.Dimension.GPU, "GPU-" + i, T0, T0.plusSeconds(300),
                     "USD", 1, null, totals);
             assertSameDocument(UsageJson.write(rollup), Json.write(rollup));
+            // Both write totals through one writer: its numbers must read as databind writes a double.
+            String written = Json.MAPPER.readTree(UsageJson.write(rollup)).get("totals").get("gpuSeconds").toString();
+            assertThat(written).isEqualTo(Json.MAPPER.writeValueAsString(a));
         }
     }
 
@@ -98,8 +105,6 @@ class UsageJsonTest {
         UsageTotals charged = i % 4 == 1 ? usage.totals().add(built, 1.5, true) : usage.totals();
         int unmonitored = i % 10 == 0 ? random.nextInt(60) : 0;
         UsageTotals totals = charged.plusUnmonitored(unmonitored, unmonitored * random.nextDouble() / 60);
-        return new GpuUsage(usage.gpuUuid(), usage.gpuIndex(), usage.gpuModel(), usage.host(), usage.instanceId(),
-                usage.instanceType(), usage.provider(), usage.region(), usage.lifecycle(), usage.jobId(), usage.team(),
-                usage.windowStart(), usage.windowEnd(), usage.currency(), totals, i % 2 == 1, usage.gpuFraction());
+        return usage.toBuilder().totals(totals).closed(i % 2 == 1).build();
     }
 }

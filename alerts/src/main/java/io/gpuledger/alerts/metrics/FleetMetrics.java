@@ -5,7 +5,9 @@ import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.Mean;
 import io.gpuledger.model.Offer;
+import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.Reading;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageTotals;
@@ -63,14 +65,15 @@ public final class FleetMetrics {
         if (!team.equals(teamOfJob.get(job))) {
             teamOfJob.put(job, team);
         }
+        Placement placement = usage.placement();
         Thing gpu = gpus.thing(usage.gpuUuid(), new String[] {
                 "gpu", usage.gpuUuid(),
                 "gpu_model", usage.gpuModel() == null ? "unknown" : usage.gpuModel(),
-                "host", usage.host(),
-                "instance_type", usage.instanceType(),
-                "provider", usage.provider(),
-                "region", usage.region(),
-                "lifecycle", usage.lifecycle().wire(),
+                "host", placement.host(),
+                "instance_type", placement.instanceType(),
+                "provider", placement.provider(),
+                "region", placement.region(),
+                "lifecycle", placement.lifecycle().wire(),
                 "team", team,
                 "job_id", job,
                 "currency", currencyOf(usage.currency())}, now);
@@ -81,11 +84,11 @@ public final class FleetMetrics {
         if (gpu.latest(usage.windowStart())) {
             gpu.set("gpuledger_gpu_cost_per_hour", usage.costPerHour());
             gpu.set("gpuledger_gpu_idle_cost_per_hour", usage.idleCostPerHour());
-            gpu.set("gpuledger_gpu_sm_active_ratio", value(totals.smActive()));
-            gpu.set("gpuledger_gpu_sm_occupancy_ratio", value(totals.smOccupancy()));
-            gpu.set("gpuledger_gpu_memory_bandwidth_ratio", value(totals.dramActive()));
-            gpu.set("gpuledger_gpu_tensor_active_ratio", value(totals.tensorActive()));
-            gpu.set("gpuledger_gpu_power_watts", value(totals.powerWatts()));
+            for (Reading reading : Reading.KEPT) {
+                if (reading.gpuGauge() != null) {
+                    gpu.set(reading.gpuGauge(), value(totals.mean(reading)));
+                }
+            }
         }
         if (!usage.closed()) {
             return;
@@ -107,7 +110,7 @@ public final class FleetMetrics {
             teamThing.add("gpuledger_team_unmonitored_cost_total", totals.unmonitoredCost());
             teamThing.add("gpuledger_team_unpriced_seconds_total", totals.unpricedSeconds());
         }
-        Offer offer = new Offer(usage.provider(), usage.region(), usage.instanceType(), usage.lifecycle());
+        Offer offer = placement.offer();
         Thing pool = pools.thing(offer.key(), poolTags(offer, currencyOf(usage.currency())), now);
         if (pool != null) {
             pool.add("gpuledger_pool_energy_joules_total", joules);
@@ -153,10 +156,10 @@ public final class FleetMetrics {
         thing.set(names.gpuEquivalents(), rollup.gpuEquivalents());
         thing.set(names.smActive(), value(totals.smActive()));
         if (names.memoryBandwidth() != null) {
-            thing.set(names.memoryBandwidth(), value(totals.dramActive()));
+            thing.set(names.memoryBandwidth(), value(totals.mean(Reading.DRAM_ACTIVE)));
         }
         if (names.smOccupancy() != null) {
-            thing.set(names.smOccupancy(), value(totals.smOccupancy()));
+            thing.set(names.smOccupancy(), value(totals.mean(Reading.SM_OCCUPANCY)));
         }
         if (names.stalePriced() != null && totals.gpuSeconds() > 0) {
             thing.set(names.stalePriced(), totals.stalePricedSeconds() / totals.gpuSeconds());

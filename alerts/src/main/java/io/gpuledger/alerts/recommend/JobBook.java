@@ -7,6 +7,7 @@ import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Mean;
 import io.gpuledger.model.Offer;
+import io.gpuledger.model.Reading;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageRollup;
 import java.time.Duration;
@@ -88,7 +89,7 @@ public final class JobBook {
                     economics.costPerHour(), reported ? economics.workUnits() : Map.of(),
                     reported ? economics.communicationOverheadRatio() : null, economics.gpuSeconds(),
                     rollup != null ? rollup.totals().smActive() : Mean.NONE,
-                    rollup != null ? rollup.totals().dramActive() : Mean.NONE);
+                    rollup != null ? rollup.totals().mean(Reading.DRAM_ACTIVE) : Mean.NONE);
         }
     }
 

@@ -3,6 +3,7 @@ package io.gpuledger.alerts.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpuledger.model.Reading;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -44,8 +45,13 @@ class MetricCatalogueTest {
 
     @Test
     void shouldNameOnlyCatalogueFamiliesInTheCodeAndUseEveryOne() throws IOException {
-        // Given every family name the service's code spells
+        // Given every family name the service's code spells, and the readings' gauges it exports
         Set<String> named = new TreeSet<>();
+        for (Reading reading : Reading.values()) {
+            if (reading.gpuGauge() != null) {
+                named.add(reading.gpuGauge());
+            }
+        }
         try (Stream<Path> files = Files.walk(SOURCES)) {
             for (Path file : files.filter(path -> path.toString().endsWith(".java")).toList()) {
                 Matcher matcher = FAMILY_LITERAL.matcher(Files.readString(file, StandardCharsets.UTF_8));

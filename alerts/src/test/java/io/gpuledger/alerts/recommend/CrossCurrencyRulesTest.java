@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.within;
 import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Lifecycle;
-import io.gpuledger.model.Mean;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
@@ -146,7 +145,6 @@ class CrossCurrencyRulesTest {
     private static UsageRollup poolHour(int index) {
         Instant start = NOW.minus(Duration.ofHours(6)).plus(Duration.ofHours(index));
         return new UsageRollup(UsageRollup.Dimension.POOL, GN10XP.key(), start, start.plusSeconds(3600), "USD", 1, null,
-                new UsageTotals(1, 3600, 0, 0, 0, 0, 0, 0, Mean.NONE, Mean.NONE, Mean.NONE, Mean.NONE, Mean.NONE, 0,
-                        0, 0));
+                UsageTotals.builder().samples(1).sum(UsageTotals.Sum.GPU_SECONDS, 3600).build());
     }
 }

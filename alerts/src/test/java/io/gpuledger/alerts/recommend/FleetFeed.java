@@ -115,8 +115,6 @@ final class FleetFeed {
         }
         TelemetrySample sample = builder.build();
         GpuUsage open = GpuUsage.empty(sample, start, start.plusSeconds(60), "USD").add(sample, gpuPricePerHour);
-        return new GpuUsage(open.gpuUuid(), open.gpuIndex(), open.gpuModel(), open.host(), open.instanceId(),
-                open.instanceType(), open.provider(), open.region(), open.lifecycle(), open.jobId(), open.team(),
-                open.windowStart(), open.windowEnd(), open.currency(), open.totals(), true, open.gpuFraction());
+        return open.toBuilder().closed(true).build();
     }
 }

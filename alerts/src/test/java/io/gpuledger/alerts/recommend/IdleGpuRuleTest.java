@@ -221,8 +221,6 @@ class IdleGpuRuleTest {
     }
 
     static GpuUsage closed(GpuUsage open) {
-        return new GpuUsage(open.gpuUuid(), open.gpuIndex(), open.gpuModel(), open.host(), open.instanceId(),
-                open.instanceType(), open.provider(), open.region(), open.lifecycle(), open.jobId(), open.team(),
-                open.windowStart(), open.windowEnd(), open.currency(), open.totals(), true, open.gpuFraction());
+        return open.toBuilder().closed(true).build();
     }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.model.Lifecycle;
-import io.gpuledger.model.Mean;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.UsageRollup;
@@ -179,7 +178,6 @@ class PoolHoursTest {
     }
 
     private static UsageTotals totals(double gpuSeconds) {
-        return new UsageTotals(1, gpuSeconds, 0, 0, 0, 0, 0, 0, Mean.NONE, Mean.NONE, Mean.NONE, Mean.NONE, Mean.NONE,
-                0, 0, 0);
+        return UsageTotals.builder().samples(1).sum(UsageTotals.Sum.GPU_SECONDS, gpuSeconds).build();
     }
 }

@@ -129,9 +129,7 @@ final class RulesOnMockTopic {
                 .time(start.plusMillis(Math.round(60_000 * fraction))).intervalSeconds(60 * fraction)
                 .smActive(smActive).dramActive(0.3).build();
         GpuUsage open = GpuUsage.empty(sample, start, start.plusSeconds(60), "USD").add(sample, pricePerHour);
-        return new GpuUsage(open.gpuUuid(), open.gpuIndex(), open.gpuModel(), open.host(), open.instanceId(),
-                open.instanceType(), open.provider(), open.region(), open.lifecycle(), open.jobId(), open.team(),
-                open.windowStart(), open.windowEnd(), open.currency(), open.totals(), closed, open.gpuFraction());
+        return open.toBuilder().closed(closed).build();
     }
 
     static Offer onDemand(String instanceType) {

@@ -13,6 +13,7 @@ import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PlacedGpu;
+import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
@@ -511,8 +512,10 @@ final class Backtest {
     /** A GPU's closed one-minute window, as the cost engine sends it. */
     private static GpuUsage window(String gpuUuid, int gpuIndex, String gpuModel, String host, String instanceId,
             Offer offer, String jobId, String team, Instant minute, Instant closed, UsageTotals totals) {
-        return new GpuUsage(gpuUuid, gpuIndex, gpuModel, host, instanceId, offer.instanceType(), offer.provider(),
-                offer.region(), offer.lifecycle(), jobId, team, minute, closed, "USD", totals, true, 1.0);
+        return GpuUsage.builder().gpu(gpuUuid, gpuIndex, gpuModel)
+                .placement(new Placement(host, instanceId, offer.instanceType(), offer.provider(), offer.region(),
+                        offer.lifecycle()))
+                .job(jobId, team).window(minute, closed).currency("USD").totals(totals).closed(true).build();
     }
 
     private static TelemetrySample sample(String gpuUuid, String host, Offer offer, String gpuModel, String jobId,

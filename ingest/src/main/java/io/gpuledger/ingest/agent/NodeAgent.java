@@ -188,7 +188,7 @@ public final class NodeAgent implements AutoCloseable {
         String team = reading.team() != null ? reading.team()
                 : claim.map(ProgressReports.Claim::team).orElse(config.get("team").orElse(null));
         try {
-            return Optional.of(TelemetrySample.builder()
+            TelemetrySample.Builder sample = TelemetrySample.builder()
                     .gpuUuid(reading.uuid())
                     .gpuIndex(reading.index() == null ? 0 : reading.index())
                     .gpuModel(reading.model())
@@ -197,18 +197,10 @@ public final class NodeAgent implements AutoCloseable {
                     .team(team)
                     .time(now)
                     .intervalSeconds(seconds)
-                    .smActive(activity)
-                    .smOccupancy(reading.smOccupancy())
-                    .dramActive(reading.dramActive())
-                    .tensorActive(reading.tensorActive())
-                    .gpuUtilization(reading.gpuUtilization())
-                    .powerWatts(reading.powerWatts())
-                    .memoryUsedBytes(reading.memoryUsedBytes())
-                    .nvlinkTxBytesPerSecond(reading.nvlinkTxBytesPerSecond())
-                    .pcieTxBytesPerSecond(reading.pcieTxBytesPerSecond())
                     .migProfile(reading.migProfile())
-                    .gpuFraction(reading.gpuFraction())
-                    .build());
+                    .gpuFraction(reading.gpuFraction());
+            reading.values().forEach(sample::reading);
+            return Optional.of(sample.smActive(activity).build());
         } catch (InvalidRecordException e) {
             counters.samplesSkipped.incrementAndGet();
             problems.accept("GPU " + reading.uuid() + ": " + e.getMessage() + "; no sample");

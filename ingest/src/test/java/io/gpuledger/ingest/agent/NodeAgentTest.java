@@ -10,6 +10,7 @@ import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
+import io.gpuledger.model.Reading;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
 import java.net.URI;
@@ -293,12 +294,12 @@ class NodeAgentTest {
     }
 
     private static GpuReading reading(String uuid, int index, Double smActive, Double utilization, Double power) {
-        return new GpuReading(uuid, index, "A100", smActive, null, null, null, utilization, power, null, null, null,
-                null, null, null, null, null);
+        return GpuReading.builder(uuid).index(index).model("A100").value(Reading.SM_ACTIVE, smActive)
+                .value(Reading.GPU_UTILIZATION, utilization).value(Reading.POWER_WATTS, power).build();
     }
 
     private static GpuReading slice(String uuid, double share) {
-        return new GpuReading(uuid, 0, "A100", 0.5, null, null, null, null, null, null, null, null, "3g.20gb", share,
-                null, null, null);
+        return GpuReading.builder(uuid).index(0).model("A100").value(Reading.SM_ACTIVE, 0.5).slice("3g.20gb", share)
+                .build();
     }
 }

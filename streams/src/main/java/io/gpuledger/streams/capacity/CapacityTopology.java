@@ -159,7 +159,7 @@ public final class CapacityTopology {
     }
 
     private static String placeableGpu(GpuUsage window) {
-        Check.identity("instanceId", window.instanceId());
+        Check.identity("instanceId", window.placement().instanceId());
         return window.gpuUuid();
     }
 

@@ -49,7 +49,7 @@ record GpuAt(String instanceId, PlacedGpu gpu) {
     };
 
     static GpuAt of(GpuUsage usage) {
-        return new GpuAt(usage.instanceId(), PlacedGpu.of(usage));
+        return new GpuAt(usage.placement().instanceId(), PlacedGpu.of(usage));
     }
 
     /**

@@ -3,6 +3,7 @@ package io.gpuledger.streams.cost;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
+import io.gpuledger.model.Placement;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageRollup.Dimension;
@@ -25,12 +26,13 @@ final class GpuIdentity {
         public void write(GpuIdentity id, DataOutput out) throws IOException {
             out.writeInt(id.gpuIndex);
             Codec.writeNullable(id.gpuModel, out);
-            out.writeUTF(id.host);
-            out.writeUTF(id.instanceId);
-            out.writeUTF(id.instanceType);
-            out.writeUTF(id.provider);
-            out.writeUTF(id.region);
-            out.writeUTF(id.lifecycle.name());
+            Placement placement = id.placement;
+            out.writeUTF(placement.host());
+            out.writeUTF(placement.instanceId());
+            out.writeUTF(placement.instanceType());
+            out.writeUTF(placement.provider());
+            out.writeUTF(placement.region());
+            out.writeUTF(placement.lifecycle().name());
             out.writeUTF(id.jobId);
             Codec.writeNullable(id.team, out);
             out.writeDouble(id.fraction);
@@ -38,20 +40,18 @@ final class GpuIdentity {
 
         @Override
         public GpuIdentity read(DataInput in) throws IOException {
-            return new GpuIdentity(in.readInt(), Codec.readNullable(in), in.readUTF(), in.readUTF(), in.readUTF(),
-                    in.readUTF(), in.readUTF(), Lifecycle.valueOf(in.readUTF()), in.readUTF(), Codec.readNullable(in),
+            int gpuIndex = in.readInt();
+            String gpuModel = Codec.readNullable(in);
+            Placement placement = new Placement(in.readUTF(), in.readUTF(), in.readUTF(), in.readUTF(), in.readUTF(),
+                    Lifecycle.valueOf(in.readUTF()));
+            return new GpuIdentity(gpuIndex, gpuModel, placement, in.readUTF(), Codec.readNullable(in),
                     in.readDouble());
         }
     };
 
     final int gpuIndex;
     final String gpuModel;
-    final String host;
-    final String instanceId;
-    final String instanceType;
-    final String provider;
-    final String region;
-    final Lifecycle lifecycle;
+    final Placement placement;
     final String jobId;
     final String team;
     /** Share of the physical GPU (below 1 for a MIG slice). */
@@ -61,20 +61,15 @@ final class GpuIdentity {
     /** {@code dimension|id} of the job, team and pool, in {@link Dimension#GROUPS} order. */
     final String[] rollupKeys;
 
-    private GpuIdentity(int gpuIndex, String gpuModel, String host, String instanceId, String instanceType,
-            String provider, String region, Lifecycle lifecycle, String jobId, String team, double fraction) {
+    private GpuIdentity(int gpuIndex, String gpuModel, Placement placement, String jobId, String team,
+            double fraction) {
         this.gpuIndex = gpuIndex;
         this.gpuModel = gpuModel;
-        this.host = host;
-        this.instanceId = instanceId;
-        this.instanceType = instanceType;
-        this.provider = provider;
-        this.region = region;
-        this.lifecycle = lifecycle;
+        this.placement = placement;
         this.jobId = jobId;
         this.team = team;
         this.fraction = fraction;
-        this.offer = new Offer(provider, region, instanceType, lifecycle);
+        this.offer = placement.offer();
         this.rollupKeys = new String[Dimension.GROUPS.size()];
         for (Dimension dimension : Dimension.GROUPS) {
             rollupKeys[dimension.ordinal()] = UsageRollup.keyOf(dimension, idIn(dimension));
@@ -82,19 +77,18 @@ final class GpuIdentity {
     }
 
     static GpuIdentity of(TelemetrySample sample) {
-        return new GpuIdentity(sample.gpuIndex(), sample.gpuModel(), sample.host(), sample.instanceId(),
-                sample.instanceType(), sample.provider(), sample.region(), sample.lifecycle(), sample.jobId(),
-                sample.team(), sample.chargedFraction());
+        return new GpuIdentity(sample.gpuIndex(), sample.gpuModel(), sample.placement(), sample.jobId(), sample.team(),
+                sample.chargedFraction());
     }
 
     /** This identity if {@code sample} still says the same, else the sample's. */
     GpuIdentity following(TelemetrySample sample) {
-        boolean same = gpuIndex == sample.gpuIndex() && lifecycle == sample.lifecycle()
+        boolean same = gpuIndex == sample.gpuIndex() && placement.lifecycle() == sample.lifecycle()
                 && fraction == sample.chargedFraction() && jobId.equals(sample.jobId())
-                && instanceId.equals(sample.instanceId()) && host.equals(sample.host())
-                && instanceType.equals(sample.instanceType()) && region.equals(sample.region())
-                && provider.equals(sample.provider()) && Objects.equals(team, sample.team())
-                && Objects.equals(gpuModel, sample.gpuModel());
+                && placement.instanceId().equals(sample.instanceId()) && placement.host().equals(sample.host())
+                && placement.instanceType().equals(sample.instanceType())
+                && placement.region().equals(sample.region()) && placement.provider().equals(sample.provider())
+                && Objects.equals(team, sample.team()) && Objects.equals(gpuModel, sample.gpuModel());
         return same ? this : of(sample);
     }
 
@@ -105,8 +99,8 @@ final class GpuIdentity {
 
     GpuUsage usage(String gpuUuid, long windowStart, long windowEnd, String currency, UsageTotals totals,
             boolean closed) {
-        return new GpuUsage(gpuUuid, gpuIndex, gpuModel, host, instanceId, instanceType, provider, region, lifecycle,
-                jobId, team, Instant.ofEpochMilli(windowStart), Instant.ofEpochMilli(windowEnd), currency, totals,
-                closed, fraction);
+        return GpuUsage.builder().gpu(gpuUuid, gpuIndex, gpuModel).placement(placement).job(jobId, team)
+                .window(Instant.ofEpochMilli(windowStart), Instant.ofEpochMilli(windowEnd)).currency(currency)
+                .totals(totals).closed(closed).gpuFraction(fraction).build();
     }
 }

@@ -1,7 +1,9 @@
 package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.Mean;
+import io.gpuledger.model.Reading;
 import io.gpuledger.model.UsageTotals;
+import io.gpuledger.model.UsageTotals.Sum;
 
 /**
  * {@link UsageTotals} being added up in place: a window or partial takes every sample this way
@@ -9,18 +11,12 @@ import io.gpuledger.model.UsageTotals;
  */
 final class RunningTotals {
 
+    private static final Sum[] SUMS = Sum.values();
+
     private long samples;
-    private double gpuSeconds;
-    private double unpricedSeconds;
-    private double stalePricedSeconds;
-    private double cost;
-    private double idleSeconds;
-    private double idleCost;
-    private double unmonitoredSeconds;
-    private final double[] means = new double[10];
-    private double energyKwh;
-    private double nvlinkBytes;
-    private double unmonitoredCost;
+    private final double[] sums = new double[SUMS.length];
+    /** Per kept reading, in {@link Reading#KEPT} order: its weighted sum, then its seconds. */
+    private final double[] means = new double[2 * Reading.KEPT.size()];
 
     static RunningTotals of(UsageTotals totals) {
         RunningTotals running = new RunningTotals();
@@ -30,26 +26,14 @@ final class RunningTotals {
 
     void add(UsageTotals more) {
         samples += more.samples();
-        gpuSeconds += more.gpuSeconds();
-        unpricedSeconds += more.unpricedSeconds();
-        stalePricedSeconds += more.stalePricedSeconds();
-        cost += more.cost();
-        idleSeconds += more.idleSeconds();
-        idleCost += more.idleCost();
-        unmonitoredSeconds += more.unmonitoredSeconds();
-        add(0, more.smActive());
-        add(2, more.smOccupancy());
-        add(4, more.dramActive());
-        add(6, more.tensorActive());
-        add(8, more.powerWatts());
-        energyKwh += more.energyKwh();
-        nvlinkBytes += more.nvlinkBytes();
-        unmonitoredCost += more.unmonitoredCost();
-    }
-
-    private void add(int at, Mean mean) {
-        means[at] += mean.weightedSum();
-        means[at + 1] += mean.seconds();
+        for (int i = 0; i < SUMS.length; i++) {
+            sums[i] += more.sum(SUMS[i]);
+        }
+        for (int i = 0; i < Reading.KEPT.size(); i++) {
+            Mean mean = more.mean(Reading.KEPT.get(i));
+            means[2 * i] += mean.weightedSum();
+            means[2 * i + 1] += mean.seconds();
+        }
     }
 
     long samples() {
@@ -57,16 +41,17 @@ final class RunningTotals {
     }
 
     double unmonitoredSeconds() {
-        return unmonitoredSeconds;
+        return sums[Sum.UNMONITORED_SECONDS.ordinal()];
     }
 
     UsageTotals snapshot() {
-        return new UsageTotals(samples, gpuSeconds, unpricedSeconds, stalePricedSeconds, cost, idleSeconds, idleCost,
-                unmonitoredSeconds, mean(0), mean(2), mean(4), mean(6), mean(8), energyKwh, nvlinkBytes,
-                unmonitoredCost);
-    }
-
-    private Mean mean(int at) {
-        return means[at] == 0 && means[at + 1] == 0 ? Mean.NONE : new Mean(means[at], means[at + 1]);
+        UsageTotals.Builder totals = UsageTotals.builder().samples(samples);
+        for (int i = 0; i < SUMS.length; i++) {
+            totals.sum(SUMS[i], sums[i]);
+        }
+        for (int i = 0; i < Reading.KEPT.size(); i++) {
+            totals.mean(Reading.KEPT.get(i), new Mean(means[2 * i], means[2 * i + 1]));
+        }
+        return totals.build();
     }
 }

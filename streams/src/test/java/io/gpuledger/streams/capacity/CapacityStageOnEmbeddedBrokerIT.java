@@ -12,10 +12,13 @@ import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Mean;
 import io.gpuledger.model.PlacedJob;
+import io.gpuledger.model.Placement;
 import io.gpuledger.model.PlacementStatus;
+import io.gpuledger.model.Reading;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
 import io.gpuledger.model.UsageTotals;
+import io.gpuledger.model.UsageTotals.Sum;
 import io.gpuledger.streams.CostEngineConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -162,11 +165,13 @@ class CapacityStageOnEmbeddedBrokerIT {
     }
 
     private static GpuUsage window(String instance, int gpu, String job) {
-        return new GpuUsage("GPU-" + instance + "-" + gpu, gpu, "A100-40GB", "node-" + instance, instance,
-                "p4d.24xlarge", "aws", "us-east-1", Lifecycle.SPOT, job, null, T0, T0.plusSeconds(60), "USD",
-                new UsageTotals(12, 60, 0, 0, 1.5 * 60 / 3600, 0, 0, 0, new Mean(0.8 * 60, 60), null, null, null, null,
-                        0, 0, 0), false,
-                1.0);
+        return GpuUsage.builder().gpu("GPU-" + instance + "-" + gpu, gpu, "A100-40GB")
+                .placement(new Placement("node-" + instance, instance, "p4d.24xlarge", "aws", "us-east-1",
+                        Lifecycle.SPOT))
+                .job(job, null).window(T0, T0.plusSeconds(60)).currency("USD")
+                .totals(UsageTotals.builder().samples(12).sum(Sum.GPU_SECONDS, 60).sum(Sum.COST, 1.5 * 60 / 3600)
+                        .mean(Reading.SM_ACTIVE, new Mean(0.8 * 60, 60)).build())
+                .build();
     }
 
     private static CapacityEvent notice(String instance) {

@@ -12,9 +12,12 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Mean;
 import io.gpuledger.model.PlacedGpu;
 import io.gpuledger.model.PlacedJob;
+import io.gpuledger.model.Placement;
 import io.gpuledger.model.PlacementStatus;
+import io.gpuledger.model.Reading;
 import io.gpuledger.model.Topics;
 import io.gpuledger.model.UsageTotals;
+import io.gpuledger.model.UsageTotals.Sum;
 import io.gpuledger.streams.state.LiveStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -487,10 +490,14 @@ class CapacityTopologyTest {
 
     /** A GPU's one-minute window from {@code start}, after {@code seconds} of samples at the spot price. */
     private static GpuUsage window(int gpu, String instance, String job, Instant start, double seconds) {
-        return new GpuUsage("GPU-" + gpu, gpu, "A100-40GB", "node-" + instance, instance, "p4d.24xlarge", "aws",
-                "us-east-1", Lifecycle.SPOT, job, null, start, start.plusSeconds(60), "USD",
-                new UsageTotals((long) seconds / 5, seconds, 0, 0, GPU_PER_HOUR * seconds / 3600, 0, 0, 0,
-                        new Mean(0.8 * seconds, seconds), null, null, null, null, 0, 0, 0), false, 1.0);
+        return GpuUsage.builder().gpu("GPU-" + gpu, gpu, "A100-40GB")
+                .placement(new Placement("node-" + instance, instance, "p4d.24xlarge", "aws", "us-east-1",
+                        Lifecycle.SPOT))
+                .job(job, null).window(start, start.plusSeconds(60)).currency("USD")
+                .totals(UsageTotals.builder().samples((long) seconds / 5).sum(Sum.GPU_SECONDS, seconds)
+                        .sum(Sum.COST, GPU_PER_HOUR * seconds / 3600).mean(Reading.SM_ACTIVE,
+                                new Mean(0.8 * seconds, seconds)).build())
+                .build();
     }
 
     private static CapacityEvent notice(String instance, Instant noticedAt) {

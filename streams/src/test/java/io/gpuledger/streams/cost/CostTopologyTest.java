@@ -10,6 +10,7 @@ import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.Reading;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
 import java.nio.charset.StandardCharsets;
@@ -305,9 +306,10 @@ class CostTopologyTest {
         assertThat(window.totals().idleSeconds()).isEqualTo(20.0);
         assertThat(window.totals().idleCost()).isCloseTo(36.0 / 8 * 20 / 3600, within(1e-12));
         assertThat(window.totals().energyKwh()).isCloseTo((90.0 * 20 + 400.0 * 40) / 3_600_000, within(1e-12));
-        assertThat(window.totals().powerWatts().value()).isCloseTo((90.0 * 20 + 400.0 * 40) / 60, within(1e-9));
-        assertThat(window.totals().dramActive().value()).isCloseTo(0.02, within(1e-12));
-        assertThat(window.totals().tensorActive().value()).isCloseTo(0.5, within(1e-12));
+        assertThat(window.totals().mean(Reading.POWER_WATTS).value())
+                .isCloseTo((90.0 * 20 + 400.0 * 40) / 60, within(1e-9));
+        assertThat(window.totals().mean(Reading.DRAM_ACTIVE).value()).isCloseTo(0.02, within(1e-12));
+        assertThat(window.totals().mean(Reading.TENSOR_ACTIVE).value()).isCloseTo(0.5, within(1e-12));
         assertThat(window.totals().nvlinkBytes()).isEqualTo(40e9);
         assertThat(window.smActive()).isCloseTo((0.01 * 20 + 0.8 * 40) / 60, within(1e-12));
     }

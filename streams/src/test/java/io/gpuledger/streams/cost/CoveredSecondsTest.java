@@ -8,6 +8,7 @@ import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.Reading;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageTotals;
 import java.time.Duration;
@@ -88,7 +89,7 @@ class CoveredSecondsTest {
         assertThat(totals.idleCost()).isCloseTo(15 * (32.0 / 8) / 3600, within(1e-12));
         assertThat(totals.energyKwh()).isCloseTo(300.0 * 15 / 3_600_000, within(1e-12));
         assertThat(totals.nvlinkBytes()).isCloseTo(1e9 * 5, within(1e-3));
-        assertThat(totals.powerWatts().value()).isCloseTo(300.0, within(1e-9));
+        assertThat(totals.mean(Reading.POWER_WATTS).value()).isCloseTo(300.0, within(1e-9));
         assertThat(totals.smActive().value()).isCloseTo(0.01, within(1e-12));
         assertThat(cost.deadLettersCounted("telemetry-duplicate")).isZero();
 

@@ -3,7 +3,9 @@ package io.gpuledger.streams.cost;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuledger.model.Mean;
+import io.gpuledger.model.Reading;
 import io.gpuledger.model.UsageTotals;
+import io.gpuledger.model.UsageTotals.Sum;
 import org.junit.jupiter.api.Test;
 
 class GpuRecentTest {
@@ -57,7 +59,8 @@ class GpuRecentTest {
     }
 
     private static UsageTotals minuteCosting(double cost) {
-        return new UsageTotals(6, 60, 0, 0, cost, 0, 0, 0, new Mean(30, 60), Mean.NONE, Mean.NONE, Mean.NONE,
-                new Mean(18_000, 60), 0.005, 0, 0);
+        return UsageTotals.builder().samples(6).sum(Sum.GPU_SECONDS, 60).sum(Sum.COST, cost)
+                .sum(Sum.ENERGY_KWH, 0.005).mean(Reading.SM_ACTIVE, new Mean(30, 60))
+                .mean(Reading.POWER_WATTS, new Mean(18_000, 60)).build();
     }
 }

@@ -1,12 +1,14 @@
 package io.gpuledger.ingest.agent.collect;
 
 import io.gpuledger.ingest.prom.PrometheusText;
+import io.gpuledger.model.Reading;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -26,17 +28,6 @@ import java.util.regex.Pattern;
  * </ul>
  */
 public final class DcgmScrape {
-
-    /** What a dcgm field means for GPU Ledger. */
-    enum Field {
-        SM_ACTIVE, GR_ENGINE_ACTIVE, SM_OCCUPANCY, DRAM_ACTIVE, TENSOR_ACTIVE, GPU_UTIL, POWER_WATTS, FB_USED_BYTES,
-        NVLINK_TX, PCIE_TX;
-
-        boolean isRatio() {
-            return this == SM_ACTIVE || this == GR_ENGINE_ACTIVE || this == SM_OCCUPANCY || this == DRAM_ACTIVE
-                    || this == TENSOR_ACTIVE || this == GPU_UTIL;
-        }
-    }
 
     /** How a dcgm metric writes its value. */
     enum Unit {
@@ -62,7 +53,8 @@ public final class DcgmScrape {
         }
     }
 
-    record Mapping(Field field, Unit unit) {
+    /** The reading a dcgm metric gives, and how it writes its value. */
+    record Mapping(Reading reading, Unit unit) {
     }
 
     /**
@@ -70,23 +62,35 @@ public final class DcgmScrape {
      * {@code _RATIO} forms and some device fields (same field ids); exporters emit either.
      */
     static final Map<String, Mapping> FIELDS = Map.ofEntries(
-            Map.entry("DCGM_FI_PROF_SM_ACTIVE", new Mapping(Field.SM_ACTIVE, Unit.RATIO)),
-            Map.entry("DCGM_FI_PROF_SM_UTIL_RATIO", new Mapping(Field.SM_ACTIVE, Unit.RATIO)),
-            Map.entry("DCGM_FI_PROF_GR_ENGINE_ACTIVE", new Mapping(Field.GR_ENGINE_ACTIVE, Unit.RATIO)),
-            Map.entry("DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO", new Mapping(Field.GR_ENGINE_ACTIVE, Unit.RATIO)),
-            Map.entry("DCGM_FI_PROF_SM_OCCUPANCY", new Mapping(Field.SM_OCCUPANCY, Unit.RATIO)),
-            Map.entry("DCGM_FI_PROF_SM_OCCUPANCY_RATIO", new Mapping(Field.SM_OCCUPANCY, Unit.RATIO)),
-            Map.entry("DCGM_FI_PROF_DRAM_ACTIVE", new Mapping(Field.DRAM_ACTIVE, Unit.RATIO)),
-            Map.entry("DCGM_FI_PROF_DRAM_UTIL_RATIO", new Mapping(Field.DRAM_ACTIVE, Unit.RATIO)),
-            Map.entry("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", new Mapping(Field.TENSOR_ACTIVE, Unit.RATIO)),
-            Map.entry("DCGM_FI_PROF_TENSOR_UTIL_RATIO", new Mapping(Field.TENSOR_ACTIVE, Unit.RATIO)),
-            Map.entry("DCGM_FI_DEV_GPU_UTIL", new Mapping(Field.GPU_UTIL, Unit.PERCENT)),
-            Map.entry("DCGM_FI_DEV_GPU_UTIL_RATIO", new Mapping(Field.GPU_UTIL, Unit.PERCENT_OR_RATIO)),
-            Map.entry("DCGM_FI_DEV_POWER_USAGE", new Mapping(Field.POWER_WATTS, Unit.WATTS)),
-            Map.entry("DCGM_FI_DEV_BOARD_POWER_WATTS", new Mapping(Field.POWER_WATTS, Unit.WATTS)),
-            Map.entry("DCGM_FI_DEV_FB_USED", new Mapping(Field.FB_USED_BYTES, Unit.MEBIBYTES)),
-            Map.entry("DCGM_FI_PROF_NVLINK_TX_BYTES", new Mapping(Field.NVLINK_TX, Unit.BYTES_PER_SECOND)),
-            Map.entry("DCGM_FI_PROF_PCIE_TX_BYTES", new Mapping(Field.PCIE_TX, Unit.BYTES_PER_SECOND)));
+            Map.entry("DCGM_FI_PROF_SM_ACTIVE", new Mapping(Reading.SM_ACTIVE, Unit.RATIO)),
+            Map.entry("DCGM_FI_PROF_SM_UTIL_RATIO", new Mapping(Reading.SM_ACTIVE, Unit.RATIO)),
+            Map.entry("DCGM_FI_PROF_SM_OCCUPANCY", new Mapping(Reading.SM_OCCUPANCY, Unit.RATIO)),
+            Map.entry("DCGM_FI_PROF_SM_OCCUPANCY_RATIO", new Mapping(Reading.SM_OCCUPANCY, Unit.RATIO)),
+            Map.entry("DCGM_FI_PROF_DRAM_ACTIVE", new Mapping(Reading.DRAM_ACTIVE, Unit.RATIO)),
+            Map.entry("DCGM_FI_PROF_DRAM_UTIL_RATIO", new Mapping(Reading.DRAM_ACTIVE, Unit.RATIO)),
+            Map.entry("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", new Mapping(Reading.TENSOR_ACTIVE, Unit.RATIO)),
+            Map.entry("DCGM_FI_PROF_TENSOR_UTIL_RATIO", new Mapping(Reading.TENSOR_ACTIVE, Unit.RATIO)),
+            Map.entry("DCGM_FI_DEV_GPU_UTIL", new Mapping(Reading.GPU_UTILIZATION, Unit.PERCENT)),
+            Map.entry("DCGM_FI_DEV_GPU_UTIL_RATIO", new Mapping(Reading.GPU_UTILIZATION, Unit.PERCENT_OR_RATIO)),
+            Map.entry("DCGM_FI_DEV_POWER_USAGE", new Mapping(Reading.POWER_WATTS, Unit.WATTS)),
+            Map.entry("DCGM_FI_DEV_BOARD_POWER_WATTS", new Mapping(Reading.POWER_WATTS, Unit.WATTS)),
+            Map.entry("DCGM_FI_DEV_FB_USED", new Mapping(Reading.MEMORY_USED_BYTES, Unit.MEBIBYTES)),
+            Map.entry("DCGM_FI_PROF_NVLINK_TX_BYTES", new Mapping(Reading.NVLINK_TX_BYTES_PER_SECOND,
+                    Unit.BYTES_PER_SECOND)),
+            Map.entry("DCGM_FI_PROF_PCIE_TX_BYTES", new Mapping(Reading.PCIE_TX_BYTES_PER_SECOND,
+                    Unit.BYTES_PER_SECOND)));
+
+    /**
+     * The graphics engine's activity, old and renamed: SM activity where the exporter has no SM field
+     * ({@link #activity}).
+     */
+    static final Set<String> ENGINE_ACTIVE = Set.of("DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+            "DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO");
+
+    /** Whether a dcgm-exporter metric of this name gives a reading. */
+    static boolean reads(String metric) {
+        return FIELDS.containsKey(metric) || ENGINE_ACTIVE.contains(metric);
+    }
 
     /** The MIG profile named on the reading of the part of a MIG-mode GPU that no instance holds. */
     public static final String UNALLOCATED_MIG = "unallocated";
@@ -121,7 +125,8 @@ public final class DcgmScrape {
             Builder gpu = byGpu.computeIfAbsent(key, k -> new Builder(k, gpuUuid, migInstance != null
                     && !migInstance.isBlank()));
             gpu.add(sample.labels());
-            Mapping mapping = FIELDS.get(sample.name());
+            boolean engine = ENGINE_ACTIVE.contains(sample.name());
+            Mapping mapping = engine ? new Mapping(Reading.SM_ACTIVE, Unit.RATIO) : FIELDS.get(sample.name());
             if (mapping == null) {
                 continue;
             }
@@ -130,13 +135,18 @@ public final class DcgmScrape {
                 errors.add(sample.name() + " of " + key + ": DCGM blank value " + value + ", left out");
                 continue;
             }
-            Field field = mapping.field();
+            boolean ratio = mapping.reading().range() == Reading.Range.RATIO;
             double scaled = mapping.unit().toBase(value);
-            if (scaled < 0 || (field.isRatio() && scaled > 1.0 + 1e-9)) {
+            if (scaled < 0 || (ratio && scaled > 1.0 + 1e-9)) {
                 errors.add(sample.name() + " of " + key + ": " + value + " is out of range, left out");
                 continue;
             }
-            gpu.values.put(field, field.isRatio() ? Math.min(1, scaled) : scaled);
+            double kept = ratio ? Math.min(1, scaled) : scaled;
+            if (engine) {
+                gpu.engineActive = kept;
+            } else {
+                gpu.values.put(mapping.reading(), kept);
+            }
         }
         return new Result(withUnallocatedMigShares(byGpu), errors);
     }
@@ -165,9 +175,14 @@ public final class DcgmScrape {
             if (sliced == null) {
                 readings.add(whole);
             } else if (sliced < 1 - 1e-9) {
-                readings.add(new GpuReading(whole.uuid(), whole.index(), whole.model(), 0.0, 0.0, 0.0, 0.0, 0.0,
-                        whole.powerWatts(), null, null, null, UNALLOCATED_MIG, 1 - sliced, null, null,
-                        whole.reportedHost()));
+                GpuReading.Builder idle = GpuReading.builder(whole.uuid()).index(whole.index()).model(whole.model())
+                        .slice(UNALLOCATED_MIG, 1 - sliced).reportedHost(whole.reportedHost())
+                        .value(Reading.POWER_WATTS, whole.powerWatts());
+                for (Reading activity : List.of(Reading.SM_ACTIVE, Reading.SM_OCCUPANCY, Reading.DRAM_ACTIVE,
+                        Reading.TENSOR_ACTIVE, Reading.GPU_UTILIZATION)) {
+                    idle.value(activity, 0.0);
+                }
+                readings.add(idle.build());
             }
         }
         return readings;
@@ -176,25 +191,14 @@ public final class DcgmScrape {
     private GpuReading reading(Builder gpu) {
         Map<String, String> labels = gpu.labels;
         String profile = labels.get("GPU_I_PROFILE");
-        Double gpuUtil = gpu.values.get(Field.GPU_UTIL);
-        return new GpuReading(
-                gpu.key,
-                index(labels.get("gpu")),
-                labels.get("modelName"),
-                activity(gpu.values),
-                gpu.values.get(Field.SM_OCCUPANCY),
-                gpu.values.get(Field.DRAM_ACTIVE),
-                gpu.values.get(Field.TENSOR_ACTIVE),
-                gpuUtil == null ? null : Math.min(1, gpuUtil),
-                gpu.values.get(Field.POWER_WATTS),
-                gpu.values.get(Field.FB_USED_BYTES),
-                gpu.values.get(Field.NVLINK_TX),
-                gpu.values.get(Field.PCIE_TX),
-                profile == null || profile.isBlank() ? null : profile,
-                profile == null || profile.isBlank() ? null : sliceShare(profile, labels.get("modelName")),
-                firstLabel(labels, jobLabels),
-                firstLabel(labels, teamLabels),
-                labels.getOrDefault("Hostname", labels.get("hostname")));
+        boolean slice = profile != null && !profile.isBlank();
+        GpuReading.Builder reading = GpuReading.builder(gpu.key).index(index(labels.get("gpu")))
+                .model(labels.get("modelName"))
+                .slice(slice ? profile : null, slice ? sliceShare(profile, labels.get("modelName")) : null)
+                .jobId(firstLabel(labels, jobLabels)).team(firstLabel(labels, teamLabels))
+                .reportedHost(labels.getOrDefault("Hostname", labels.get("hostname")));
+        gpu.values.forEach(reading::value);
+        return reading.value(Reading.SM_ACTIVE, activity(gpu)).build();
     }
 
     /**
@@ -203,9 +207,9 @@ public final class DcgmScrape {
      * coarser than SM activity (one SM at work counts as busy) but the closest reading a page may
      * have, and a GPU paid for must not lose its samples for want of the finer one.
      */
-    private static Double activity(Map<Field, Double> values) {
-        Double sm = values.get(Field.SM_ACTIVE);
-        return sm != null ? sm : values.get(Field.GR_ENGINE_ACTIVE);
+    private static Double activity(Builder gpu) {
+        Double sm = gpu.values.get(Reading.SM_ACTIVE);
+        return sm != null ? sm : gpu.engineActive;
     }
 
     /**
@@ -244,7 +248,8 @@ public final class DcgmScrape {
         private final String parentUuid;
         private final boolean mig;
         private final Map<String, String> labels = new LinkedHashMap<>();
-        private final Map<Field, Double> values = new EnumMap<>(Field.class);
+        private final Map<Reading, Double> values = new EnumMap<>(Reading.class);
+        private Double engineActive;
 
         private Builder(String key, String parentUuid, boolean mig) {
             this.key = key;

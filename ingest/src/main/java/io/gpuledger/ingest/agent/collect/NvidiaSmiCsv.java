@@ -1,5 +1,6 @@
 package io.gpuledger.ingest.agent.collect;
 
+import io.gpuledger.model.Reading;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -108,9 +109,12 @@ public final class NvidiaSmiCsv {
         Double memoryMib = number(first(row, "memory.used"), where, "memory.used", errors);
         Double power = number(first(row, "power.draw", "power.draw.instant", "power.draw.average"), where,
                 "power.draw", errors);
-        return new GpuReading(uuid, index == null ? null : index.intValue(), text(first(row, "name", "gpu_name")),
-                null, null, null, null, percent(utilization), power, memoryMib == null ? null : memoryMib * 1024 * 1024,
-                null, null, null, null, null, null, null);
+        return GpuReading.builder(uuid).index(index == null ? null : index.intValue())
+                .model(text(first(row, "name", "gpu_name")))
+                .value(Reading.GPU_UTILIZATION, percent(utilization))
+                .value(Reading.POWER_WATTS, power)
+                .value(Reading.MEMORY_USED_BYTES, memoryMib == null ? null : memoryMib * 1024 * 1024)
+                .build();
     }
 
     /** A header names fields: its cells are not numbers or UUIDs, and include one we know. */
