@@ -65,34 +65,6 @@ public final class JobBook {
     }
 
     /**
-     * One final minute of a job: its economics and, where its roll-up came, how much GPU it held
-     * and how busy that was. {@code workUnits} is empty when the job reported no work for it.
-     */
-    private record JobMinute(Instant start, String currency, long gpus, double gpuEquivalents, double cost,
-            double costPerHour, Map<String, Double> workUnits, Double communicationOverheadRatio, double gpuSeconds,
-            Mean smActive, Mean dramActive) {
-
-        /** Units of work of every unit it reported, together: a job reports one unit, as a rule. */
-        double units() {
-            double sum = 0;
-            for (double count : workUnits.values()) {
-                sum += count;
-            }
-            return sum;
-        }
-
-        static JobMinute of(JobEconomics economics, UsageRollup rollup) {
-            boolean reported = economics.throughputReported();
-            return new JobMinute(economics.windowStart(), economics.currency(), economics.gpus(),
-                    rollup != null ? rollup.gpuEquivalents() : economics.gpus(), economics.cost(),
-                    economics.costPerHour(), reported ? economics.workUnits() : Map.of(),
-                    reported ? economics.communicationOverheadRatio() : null, economics.gpuSeconds(),
-                    rollup != null ? rollup.totals().smActive() : Mean.NONE,
-                    rollup != null ? rollup.totals().dramActive() : Mean.NONE);
-        }
-    }
-
-    /**
      * Units of work over a period and the cost of the minutes that reported them, by unit: a job reports
      * one unit, or a few, so a short list does, where maps cost each view of each job a map a minute.
      */
@@ -287,10 +259,13 @@ public final class JobBook {
             String unit = most < 0 ? null : units.names.get(most);
             Double perHour = unit == null ? null : units.units[most] / (minutes / 60);
             Double perMillion = unit == null ? null : units.costs[most] / units.units[most] * PER_MILLION;
-            return Optional.of(new JobView(jobId, job.team, job.pool, job.gpuModel, (int) last.gpus(),
-                    gpuEquivalents, rates / minutes, last.currency(), clamp(sm.value(), 0), clamped(dram.value()),
-                    unit, perHour, perMillion, communicationSeconds > 0 ? communication / communicationSeconds : null,
-                    job.traits, end, hours.share(jobId, end, gpuEquivalents).orElse(null)));
+            return Optional.of(JobView.builder().jobId(jobId).team(job.team).pool(job.pool).gpuModel(job.gpuModel)
+                    .gpus((int) last.gpus()).gpuEquivalents(gpuEquivalents).costPerHour(rates / minutes)
+                    .currency(last.currency()).smActive(clamp(sm.value(), 0)).dramActive(clamped(dram.value()))
+                    .unit(unit).workUnitsPerHour(perHour).costPerMillionUnits(perMillion)
+                    .communicationOverheadRatio(communicationSeconds > 0 ? communication / communicationSeconds : null)
+                    .traits(job.traits).windowEnd(end).running(hours.share(jobId, end, gpuEquivalents).orElse(null))
+                    .build());
         }
     }
 
