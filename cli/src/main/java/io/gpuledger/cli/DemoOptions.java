@@ -106,9 +106,10 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
                 alertSettings.put(name, value);
             }
         });
-        return new DemoOptions(gpus, interval, httpPort, catalog, spotInterruptions, priceChanges, grace, history,
-                bootstrap, home,
-                Map.copyOf(alertSettings));
+        return builder().gpus(gpus).interval(interval).httpPort(httpPort).catalog(catalog)
+                .spotInterruptionsPerHour(spotInterruptions).priceChangesPerHour(priceChanges).grace(grace)
+                .history(history).externalBootstrap(bootstrap).home(home).alertSettings(Map.copyOf(alertSettings))
+                .build();
     }
 
     /**
@@ -148,5 +149,43 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
             // reported below
         }
         throw new UsageException(option + " takes a rate per hour of 0 or more, not '" + value + "'");
+    }
+
+    static Builder builder() {
+        return new Builder();
+    }
+
+    static final class Builder {
+        private int gpus;
+        private Duration interval;
+        private int httpPort;
+        private Optional<Path> catalog;
+        private double spotInterruptionsPerHour;
+        private double priceChangesPerHour;
+        private Duration grace;
+        private boolean history;
+        private Optional<String> externalBootstrap;
+        private Path home;
+        private Map<String, String> alertSettings;
+
+        private Builder() {
+        }
+
+        Builder gpus(int value) { gpus = value; return this; }
+        Builder interval(Duration value) { interval = value; return this; }
+        Builder httpPort(int value) { httpPort = value; return this; }
+        Builder catalog(Optional<Path> value) { catalog = value; return this; }
+        Builder spotInterruptionsPerHour(double value) { spotInterruptionsPerHour = value; return this; }
+        Builder priceChangesPerHour(double value) { priceChangesPerHour = value; return this; }
+        Builder grace(Duration value) { grace = value; return this; }
+        Builder history(boolean value) { history = value; return this; }
+        Builder externalBootstrap(Optional<String> value) { externalBootstrap = value; return this; }
+        Builder home(Path value) { home = value; return this; }
+        Builder alertSettings(Map<String, String> value) { alertSettings = value; return this; }
+
+        DemoOptions build() {
+            return new DemoOptions(gpus, interval, httpPort, catalog, spotInterruptionsPerHour, priceChangesPerHour,
+                    grace, history, externalBootstrap, home, alertSettings);
+        }
     }
 }

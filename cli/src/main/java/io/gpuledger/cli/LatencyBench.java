@@ -153,12 +153,12 @@ final class LatencyBench {
                     SimulatedInstance instance = instances.get(sent % instances.size());
                     // Each notice its own deadline: a new situation for the instance, so a new record.
                     Instant noticeDeadline = base.plusMillis(sent);
-                    CapacityEvent notice = new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
-                            CapacityEvent.idOf("aws", instance.instanceId(), CapacityEventKind.SPOT_INTERRUPTION,
-                                    "bench-" + sent), instance.offer().provider(), instance.offer().region(),
-                            instance.instanceId(), instance.offer().instanceType(), instance.placement().host(),
-                            instance.offer().lifecycle(), CapacityEventKind.SPOT_INTERRUPTION, "terminate",
-                            Instant.now(), noticeDeadline, "bench", null);
+                    CapacityEvent notice = CapacityEvent.builder()
+                            .eventId(CapacityEvent.idOf("aws", instance.instanceId(),
+                                    CapacityEventKind.SPOT_INTERRUPTION, "bench-" + sent))
+                            .placement(instance.placement()).kind(CapacityEventKind.SPOT_INTERRUPTION)
+                            .action("terminate").noticedAt(Instant.now()).deadline(noticeDeadline).source("bench")
+                            .build();
                     sentAt.put(instance.instanceId() + " " + noticeDeadline,
                             new Sent(System.nanoTime(), System.currentTimeMillis()));
                     producer.send(new ProducerRecord<>(Topics.CAPACITY_EVENTS.name(), notice.instanceId(), notice));

@@ -85,8 +85,9 @@ record PricesOptions(List<Location> catalogs, List<Location> awsSpot, List<Locat
                     + "publish to (e.g. KAFKA_BOOTSTRAP_SERVERS=kafka-1:9092), or add --dry-run to only print the "
                             + "quotes");
         }
-        return new PricesOptions(catalogs, awsSpot, azure, skyPilot, instanceTypes, reservedTerm, watch, interval,
-                confirmEvery, dryRun, bootstrap);
+        return builder().catalogs(catalogs).awsSpot(awsSpot).azure(azure).skyPilot(skyPilot)
+                .instanceTypes(instanceTypes).reservedTerm(reservedTerm).watch(watch).interval(interval)
+                .confirmEvery(confirmEvery).dryRun(dryRun).bootstrap(bootstrap).build();
     }
 
     private static boolean known(String option) {
@@ -132,6 +133,44 @@ record PricesOptions(List<Location> catalogs, List<Location> awsSpot, List<Locat
             return ReservedTerm.parse(option, value);
         } catch (InvalidRecordException e) {
             throw new UsageException(e.getMessage());
+        }
+    }
+
+    static Builder builder() {
+        return new Builder();
+    }
+
+    static final class Builder {
+        private List<Location> catalogs;
+        private List<Location> awsSpot;
+        private List<Location> azure;
+        private List<SkyPilotCatalogOption> skyPilot;
+        private Optional<Path> instanceTypes;
+        private ReservedTerm reservedTerm;
+        private boolean watch;
+        private Duration interval;
+        private Duration confirmEvery;
+        private boolean dryRun;
+        private Optional<String> bootstrap;
+
+        private Builder() {
+        }
+
+        Builder catalogs(List<Location> value) { catalogs = value; return this; }
+        Builder awsSpot(List<Location> value) { awsSpot = value; return this; }
+        Builder azure(List<Location> value) { azure = value; return this; }
+        Builder skyPilot(List<SkyPilotCatalogOption> value) { skyPilot = value; return this; }
+        Builder instanceTypes(Optional<Path> value) { instanceTypes = value; return this; }
+        Builder reservedTerm(ReservedTerm value) { reservedTerm = value; return this; }
+        Builder watch(boolean value) { watch = value; return this; }
+        Builder interval(Duration value) { interval = value; return this; }
+        Builder confirmEvery(Duration value) { confirmEvery = value; return this; }
+        Builder dryRun(boolean value) { dryRun = value; return this; }
+        Builder bootstrap(Optional<String> value) { bootstrap = value; return this; }
+
+        PricesOptions build() {
+            return new PricesOptions(catalogs, awsSpot, azure, skyPilot, instanceTypes, reservedTerm, watch, interval,
+                    confirmEvery, dryRun, bootstrap);
         }
     }
 }

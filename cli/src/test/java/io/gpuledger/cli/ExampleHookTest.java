@@ -69,7 +69,7 @@ class ExampleHookTest {
     }
 
     private static CloudEvent<Recommendation> event(Recommendation r) {
-        return CloudEvent.of(r.id() + "@" + r.updatedAt().toEpochMilli(), "/gpu-ledger/alerts",
-                "io.gpuledger.recommendation.v1", "instance/i-1", r.updatedAt(), null, r);
+        return CloudEvent.json(r).id(r.id() + "@" + r.updatedAt().toEpochMilli()).source("/gpu-ledger/alerts")
+                .type("io.gpuledger.recommendation.v1").subject("instance/i-1").time(r.updatedAt()).build();
     }
 }

@@ -53,4 +53,55 @@ public record CapacityEvent(
         return provider + ":" + instanceId + ":" + kind.name().toLowerCase(java.util.Locale.ROOT) + ":"
                 + noticeIdentity;
     }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Fluent construction at the current schema version; {@link #build()} validates like the JSON reader does. */
+    public static final class Builder {
+        private int schemaVersion = SCHEMA_VERSION;
+        private String eventId;
+        private String provider;
+        private String region;
+        private String instanceId;
+        private String instanceType;
+        private String host;
+        private Lifecycle lifecycle;
+        private CapacityEventKind kind;
+        private String action;
+        private Instant noticedAt;
+        private Instant deadline;
+        private String source;
+        private String raw;
+
+        private Builder() {
+        }
+
+        public Builder schemaVersion(int value) { schemaVersion = value; return this; }
+        public Builder eventId(String value) { eventId = value; return this; }
+        public Builder provider(String value) { provider = value; return this; }
+        public Builder region(String value) { region = value; return this; }
+        public Builder instanceId(String value) { instanceId = value; return this; }
+        public Builder instanceType(String value) { instanceType = value; return this; }
+        public Builder host(String value) { host = value; return this; }
+        public Builder lifecycle(Lifecycle value) { lifecycle = value; return this; }
+        public Builder kind(CapacityEventKind value) { kind = value; return this; }
+        public Builder action(String value) { action = value; return this; }
+        public Builder noticedAt(Instant value) { noticedAt = value; return this; }
+        public Builder deadline(Instant value) { deadline = value; return this; }
+        public Builder source(String value) { source = value; return this; }
+        public Builder raw(String value) { raw = value; return this; }
+
+        /** Which instance the notice is for: copies the instance identity fields of {@code where}. */
+        public Builder placement(Placement where) {
+            return provider(where.provider()).region(where.region()).instanceId(where.instanceId())
+                    .instanceType(where.instanceType()).host(where.host()).lifecycle(where.lifecycle());
+        }
+
+        public CapacityEvent build() {
+            return new CapacityEvent(schemaVersion, eventId, provider, region, instanceId, instanceType, host,
+                    lifecycle, kind, action, noticedAt, deadline, source, raw);
+        }
+    }
 }

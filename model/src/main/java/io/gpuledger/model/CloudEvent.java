@@ -42,9 +42,42 @@ public record CloudEvent<T>(
         Check.present("data", data);
     }
 
-    /** An event of {@code type} from {@code source} whose data is JSON. */
-    public static <T> CloudEvent<T> of(String id, String source, String type, String subject, Instant time,
-            String dataschema, T data) {
-        return new CloudEvent<>(SPEC_VERSION, id, source, type, subject, time, "application/json", dataschema, data);
+    public static <T> Builder<T> builder() {
+        return new Builder<>();
+    }
+
+    /** An event whose data is JSON; its id, source, type and the rest are set on the builder. */
+    public static <T> Builder<T> json(T data) {
+        return new Builder<T>().datacontenttype("application/json").data(data);
+    }
+
+    /** Fluent construction at the current spec version; {@link #build()} validates like the JSON reader does. */
+    public static final class Builder<T> {
+        private String specversion = SPEC_VERSION;
+        private String id;
+        private String source;
+        private String type;
+        private String subject;
+        private Instant time;
+        private String datacontenttype;
+        private String dataschema;
+        private T data;
+
+        private Builder() {
+        }
+
+        public Builder<T> specversion(String value) { specversion = value; return this; }
+        public Builder<T> id(String value) { id = value; return this; }
+        public Builder<T> source(String value) { source = value; return this; }
+        public Builder<T> type(String value) { type = value; return this; }
+        public Builder<T> subject(String value) { subject = value; return this; }
+        public Builder<T> time(Instant value) { time = value; return this; }
+        public Builder<T> datacontenttype(String value) { datacontenttype = value; return this; }
+        public Builder<T> dataschema(String value) { dataschema = value; return this; }
+        public Builder<T> data(T value) { data = value; return this; }
+
+        public CloudEvent<T> build() {
+            return new CloudEvent<>(specversion, id, source, type, subject, time, datacontenttype, dataschema, data);
+        }
     }
 }

@@ -100,4 +100,57 @@ public record CostAnomaly(
     public static Double percentAbove(double expected, double actual) {
         return expected == 0 ? null : (actual - expected) / expected * 100;
     }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Fluent construction at the current schema version; {@link #build()} validates like the JSON reader does. */
+    public static final class Builder {
+        private int schemaVersion = SCHEMA_VERSION;
+        private String id;
+        private AnomalyKind kind;
+        private String dimension;
+        private String subject;
+        private Severity severity;
+        private String measure;
+        private double expected;
+        private double actual;
+        private double impact;
+        private Double impactPercent;
+        private String currency;
+        private Instant windowStart;
+        private Instant windowEnd;
+        private Instant detectedAt;
+        private Cause rootCause;
+        private String summary;
+        private Map<String, Object> evidence;
+
+        private Builder() {
+        }
+
+        public Builder schemaVersion(int value) { schemaVersion = value; return this; }
+        public Builder id(String value) { id = value; return this; }
+        public Builder kind(AnomalyKind value) { kind = value; return this; }
+        public Builder dimension(String value) { dimension = value; return this; }
+        public Builder subject(String value) { subject = value; return this; }
+        public Builder severity(Severity value) { severity = value; return this; }
+        public Builder measure(String value) { measure = value; return this; }
+        public Builder expected(double value) { expected = value; return this; }
+        public Builder actual(double value) { actual = value; return this; }
+        public Builder impact(double value) { impact = value; return this; }
+        public Builder impactPercent(Double value) { impactPercent = value; return this; }
+        public Builder currency(String value) { currency = value; return this; }
+        public Builder windowStart(Instant value) { windowStart = value; return this; }
+        public Builder windowEnd(Instant value) { windowEnd = value; return this; }
+        public Builder detectedAt(Instant value) { detectedAt = value; return this; }
+        public Builder rootCause(Cause value) { rootCause = value; return this; }
+        public Builder summary(String value) { summary = value; return this; }
+        public Builder evidence(Map<String, Object> value) { evidence = value; return this; }
+
+        public CostAnomaly build() {
+            return new CostAnomaly(schemaVersion, id, kind, dimension, subject, severity, measure, expected, actual,
+                    impact, impactPercent, currency, windowStart, windowEnd, detectedAt, rootCause, summary, evidence);
+        }
+    }
 }

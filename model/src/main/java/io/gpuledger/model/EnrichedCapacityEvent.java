@@ -84,13 +84,47 @@ public record EnrichedCapacityEvent(
         gpusOfJob.forEach((job, count) -> jobs.add(new PlacedJob(job, count[0], costOfJob.get(job))));
         jobs.sort(Comparator.comparingInt(PlacedJob::gpus).reversed().thenComparing(PlacedJob::jobId));
         PlacementStatus status = byIndex.isEmpty() ? PlacementStatus.OUTDATED : PlacementStatus.CURRENT;
-        return new EnrichedCapacityEvent(SCHEMA_VERSION, event, status, placementUpdatedAt, byIndex, jobs, total,
-                currency, unpriced);
+        return builder().event(event).placementStatus(status).placementUpdatedAt(placementUpdatedAt).gpus(byIndex)
+                .jobs(jobs).costPerHour(total).currency(currency).unpricedGpus(unpriced).build();
     }
 
     /** A notice for an instance of which no usage is known: nothing to list, and it says so. */
     public static EnrichedCapacityEvent unplaced(CapacityEvent event) {
-        return new EnrichedCapacityEvent(SCHEMA_VERSION, event, PlacementStatus.UNKNOWN, null, List.of(), List.of(), 0,
-                null, 0);
+        return builder().event(event).placementStatus(PlacementStatus.UNKNOWN).build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Fluent construction at the current schema version: nothing listed, nothing priced unless set. */
+    public static final class Builder {
+        private int schemaVersion = SCHEMA_VERSION;
+        private CapacityEvent event;
+        private PlacementStatus placementStatus;
+        private Instant placementUpdatedAt;
+        private List<PlacedGpu> gpus;
+        private List<PlacedJob> jobs;
+        private double costPerHour;
+        private String currency;
+        private int unpricedGpus;
+
+        private Builder() {
+        }
+
+        public Builder schemaVersion(int value) { schemaVersion = value; return this; }
+        public Builder event(CapacityEvent value) { event = value; return this; }
+        public Builder placementStatus(PlacementStatus value) { placementStatus = value; return this; }
+        public Builder placementUpdatedAt(Instant value) { placementUpdatedAt = value; return this; }
+        public Builder gpus(List<PlacedGpu> value) { gpus = value; return this; }
+        public Builder jobs(List<PlacedJob> value) { jobs = value; return this; }
+        public Builder costPerHour(double value) { costPerHour = value; return this; }
+        public Builder currency(String value) { currency = value; return this; }
+        public Builder unpricedGpus(int value) { unpricedGpus = value; return this; }
+
+        public EnrichedCapacityEvent build() {
+            return new EnrichedCapacityEvent(schemaVersion, event, placementStatus, placementUpdatedAt, gpus, jobs,
+                    costPerHour, currency, unpricedGpus);
+        }
     }
 }

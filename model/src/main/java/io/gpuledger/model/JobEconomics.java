@@ -80,15 +80,70 @@ public record JobEconomics(
                 }
             });
         }
-        return new JobEconomics(usage.id(), usage.windowStart(), usage.windowEnd(), usage.currency(), usage.gpus(),
-                totals.gpuSeconds(), totals.stalePricedSeconds(), totals.cost(), usage.costPerHour(), reported,
-                reported ? work.workUnits() : Map.of(), perMillion, perGpuSecond,
-                reported ? work.communicationOverheadRatio() : null, reported ? work.ncclBytes() : 0,
-                totals.unpricedSeconds(), totals.unmonitoredCost());
+        return builder().jobId(usage.id()).windowStart(usage.windowStart()).windowEnd(usage.windowEnd())
+                .currency(usage.currency()).gpus(usage.gpus()).gpuSeconds(totals.gpuSeconds())
+                .stalePricedSeconds(totals.stalePricedSeconds()).cost(totals.cost()).costPerHour(usage.costPerHour())
+                .throughputReported(reported).workUnits(reported ? work.workUnits() : Map.of())
+                .costPerMillionUnits(perMillion).unitsPerGpuSecond(perGpuSecond)
+                .communicationOverheadRatio(reported ? work.communicationOverheadRatio() : null)
+                .ncclBytes(reported ? work.ncclBytes() : 0).unpricedSeconds(totals.unpricedSeconds())
+                .unmonitoredCost(totals.unmonitoredCost()).build();
     }
 
     @JsonProperty(access = JsonProperty.Access.READ_ONLY)
     public String throughput() {
         return throughputReported ? "reported" : "no throughput reported";
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Fluent construction; amounts not set are 0, maps not set are empty. */
+    public static final class Builder {
+        private String jobId;
+        private Instant windowStart;
+        private Instant windowEnd;
+        private String currency;
+        private long gpus;
+        private double gpuSeconds;
+        private double stalePricedSeconds;
+        private double cost;
+        private double costPerHour;
+        private boolean throughputReported;
+        private Map<String, Double> workUnits;
+        private Map<String, Double> costPerMillionUnits;
+        private Map<String, Double> unitsPerGpuSecond;
+        private Double communicationOverheadRatio;
+        private double ncclBytes;
+        private double unpricedSeconds;
+        private double unmonitoredCost;
+
+        private Builder() {
+        }
+
+        public Builder jobId(String value) { jobId = value; return this; }
+        public Builder windowStart(Instant value) { windowStart = value; return this; }
+        public Builder windowEnd(Instant value) { windowEnd = value; return this; }
+        public Builder currency(String value) { currency = value; return this; }
+        public Builder gpus(long value) { gpus = value; return this; }
+        public Builder gpuSeconds(double value) { gpuSeconds = value; return this; }
+        public Builder stalePricedSeconds(double value) { stalePricedSeconds = value; return this; }
+        public Builder cost(double value) { cost = value; return this; }
+        public Builder costPerHour(double value) { costPerHour = value; return this; }
+        public Builder throughputReported(boolean value) { throughputReported = value; return this; }
+        public Builder workUnits(Map<String, Double> value) { workUnits = value; return this; }
+        public Builder costPerMillionUnits(Map<String, Double> value) { costPerMillionUnits = value; return this; }
+        public Builder unitsPerGpuSecond(Map<String, Double> value) { unitsPerGpuSecond = value; return this; }
+        public Builder communicationOverheadRatio(Double value) { communicationOverheadRatio = value; return this; }
+        public Builder ncclBytes(double value) { ncclBytes = value; return this; }
+        public Builder unpricedSeconds(double value) { unpricedSeconds = value; return this; }
+        public Builder unmonitoredCost(double value) { unmonitoredCost = value; return this; }
+
+        public JobEconomics build() {
+            return new JobEconomics(jobId, windowStart, windowEnd, currency, gpus, gpuSeconds, stalePricedSeconds,
+                    cost, costPerHour, throughputReported, workUnits, costPerMillionUnits, unitsPerGpuSecond,
+                    communicationOverheadRatio, ncclBytes, unpricedSeconds, unmonitoredCost);
+        }
     }
 }

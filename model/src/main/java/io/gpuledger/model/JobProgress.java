@@ -74,4 +74,51 @@ public record JobProgress(
         this(jobId, team, host, instanceId, null, gpuUuids, time, intervalSeconds, workUnits, unit, steps, stepSeconds,
                 commSeconds, ncclBytes, traits);
     }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Fluent construction; {@link #build()} validates like the JSON reader does. */
+    public static final class Builder {
+        private String jobId;
+        private String team;
+        private String host;
+        private String instanceId;
+        private Integer rank;
+        private List<String> gpuUuids;
+        private Instant time;
+        private double intervalSeconds;
+        private double workUnits;
+        private String unit;
+        private long steps;
+        private Double stepSeconds;
+        private Double commSeconds;
+        private Double ncclBytes;
+        private JobTraits traits;
+
+        private Builder() {
+        }
+
+        public Builder jobId(String value) { jobId = value; return this; }
+        public Builder team(String value) { team = value; return this; }
+        public Builder host(String value) { host = value; return this; }
+        public Builder instanceId(String value) { instanceId = value; return this; }
+        public Builder rank(Integer value) { rank = value; return this; }
+        public Builder gpuUuids(List<String> value) { gpuUuids = value; return this; }
+        public Builder time(Instant value) { time = value; return this; }
+        public Builder intervalSeconds(double value) { intervalSeconds = value; return this; }
+        public Builder workUnits(double value) { workUnits = value; return this; }
+        public Builder unit(String value) { unit = value; return this; }
+        public Builder steps(long value) { steps = value; return this; }
+        public Builder stepSeconds(Double value) { stepSeconds = value; return this; }
+        public Builder commSeconds(Double value) { commSeconds = value; return this; }
+        public Builder ncclBytes(Double value) { ncclBytes = value; return this; }
+        public Builder traits(JobTraits value) { traits = value; return this; }
+
+        public JobProgress build() {
+            return new JobProgress(jobId, team, host, instanceId, rank, gpuUuids, time, intervalSeconds, workUnits,
+                    unit, steps, stepSeconds, commSeconds, ncclBytes, traits);
+        }
+    }
 }

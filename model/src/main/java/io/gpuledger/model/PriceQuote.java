@@ -120,8 +120,7 @@ public record PriceQuote(
 
     /** This version, read again at {@code at} as the one in force: the same key, a later {@code observedAt}. */
     public PriceQuote confirmedAt(Instant at) {
-        return new PriceQuote(provider, region, instanceType, lifecycle, gpuModel, gpuCount, pricePerHour, currency,
-                validFrom, source, at, interruptionFrequency, interruptionFrequencyLow, reservation);
+        return toBuilder().observedAt(at).build();
     }
 
     /** This quote with the provider's spot interruption frequency, one figure ({@code null}: not known). */
@@ -134,14 +133,12 @@ public record PriceQuote(
      * from {@code low} (null: the band is the one figure {@code high}) to {@code high}.
      */
     public PriceQuote withInterruptionBand(Double high, Double low) {
-        return new PriceQuote(provider, region, instanceType, lifecycle, gpuModel, gpuCount, pricePerHour, currency,
-                validFrom, source, observedAt, high, low, reservation);
+        return toBuilder().interruptionFrequency(high).interruptionFrequencyLow(low).build();
     }
 
     /** This reserved quote with what it commits to ({@code null}: not known). */
     public PriceQuote withReservation(ReservationTerms terms) {
-        return new PriceQuote(provider, region, instanceType, lifecycle, gpuModel, gpuCount, pricePerHour, currency,
-                validFrom, source, observedAt, interruptionFrequency, interruptionFrequencyLow, terms);
+        return toBuilder().reservation(terms).build();
     }
 
     /** The lower edge of the reported interruption band: the one figure where the band is one. */
@@ -183,5 +180,65 @@ public record PriceQuote(
     /** The lowest possible version key of an offer: every version key of it sorts after this. */
     public static String firstVersionKey(Offer offer) {
         return offer.key() + Check.KEY_SEPARATOR;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        return new Builder().provider(provider).region(region).instanceType(instanceType).lifecycle(lifecycle)
+                .gpuModel(gpuModel).gpuCount(gpuCount).pricePerHour(pricePerHour).currency(currency)
+                .validFrom(validFrom).source(source).observedAt(observedAt)
+                .interruptionFrequency(interruptionFrequency).interruptionFrequencyLow(interruptionFrequencyLow)
+                .reservation(reservation);
+    }
+
+    /** Fluent construction; {@link #build()} validates like the JSON reader does. */
+    public static final class Builder {
+        private String provider;
+        private String region;
+        private String instanceType;
+        private Lifecycle lifecycle;
+        private String gpuModel;
+        private int gpuCount;
+        private double pricePerHour;
+        private String currency;
+        private Instant validFrom;
+        private String source;
+        private Instant observedAt;
+        private Double interruptionFrequency;
+        private Double interruptionFrequencyLow;
+        private ReservationTerms reservation;
+
+        private Builder() {
+        }
+
+        public Builder provider(String value) { provider = value; return this; }
+        public Builder region(String value) { region = value; return this; }
+        public Builder instanceType(String value) { instanceType = value; return this; }
+        public Builder lifecycle(Lifecycle value) { lifecycle = value; return this; }
+        public Builder gpuModel(String value) { gpuModel = value; return this; }
+        public Builder gpuCount(int value) { gpuCount = value; return this; }
+        public Builder pricePerHour(double value) { pricePerHour = value; return this; }
+        public Builder currency(String value) { currency = value; return this; }
+        public Builder validFrom(Instant value) { validFrom = value; return this; }
+        public Builder source(String value) { source = value; return this; }
+        public Builder observedAt(Instant value) { observedAt = value; return this; }
+        public Builder interruptionFrequency(Double value) { interruptionFrequency = value; return this; }
+        public Builder interruptionFrequencyLow(Double value) { interruptionFrequencyLow = value; return this; }
+        public Builder reservation(ReservationTerms value) { reservation = value; return this; }
+
+        /** What is priced: copies the provider, region, instance type and lifecycle of {@code offer}. */
+        public Builder offer(Offer offer) {
+            return provider(offer.provider()).region(offer.region()).instanceType(offer.instanceType())
+                    .lifecycle(offer.lifecycle());
+        }
+
+        public PriceQuote build() {
+            return new PriceQuote(provider, region, instanceType, lifecycle, gpuModel, gpuCount, pricePerHour,
+                    currency, validFrom, source, observedAt, interruptionFrequency, interruptionFrequencyLow,
+                    reservation);
+        }
     }
 }

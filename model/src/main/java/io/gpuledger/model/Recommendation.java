@@ -81,28 +81,24 @@ public record Recommendation(
     public static Recommendation open(RecommendationKind kind, Target target, String summary,
             Map<String, Object> action, Instant deadline, double estimatedMonthlySaving, String currency,
             double confidence, Instant now, Instant expiresAt, Map<String, Object> evidence) {
-        return new Recommendation(SCHEMA_VERSION, idFor(kind, target), kind, RecommendationStatus.OPEN, target,
-                summary, action, deadline, estimatedMonthlySaving, currency, confidence, now, now, expiresAt,
-                evidence);
+        return builder().open(kind, target, now).summary(summary).action(action).deadline(deadline)
+                .estimatedMonthlySaving(estimatedMonthlySaving).currency(currency).confidence(confidence)
+                .expiresAt(expiresAt).evidence(evidence).build();
     }
 
     /** This recommendation in {@code newStatus}, published {@code now}, served until {@code expiresAt}. */
     public Recommendation withStatus(RecommendationStatus newStatus, Instant now, Instant newExpiresAt) {
-        return new Recommendation(schemaVersion, id, kind, newStatus, target, summary, action, deadline,
-                estimatedMonthlySaving, currency, confidence, createdAt, now, newExpiresAt, evidence);
+        return toBuilder().status(newStatus).updatedAt(now).expiresAt(newExpiresAt).build();
     }
 
     /** This recommendation claiming {@code saving} a month, on {@code newEvidence}. */
     public Recommendation withFigures(double saving, Map<String, Object> newEvidence) {
-        return new Recommendation(schemaVersion, id, kind, status, target, summary, action, deadline, saving, currency,
-                confidence, createdAt, updatedAt, expiresAt, newEvidence);
+        return toBuilder().estimatedMonthlySaving(saving).evidence(newEvidence).build();
     }
 
     /** The same situation seen again: the figures of {@code fresher}, the first-seen time of this one. */
     public Recommendation supersededBy(Recommendation fresher) {
-        return new Recommendation(fresher.schemaVersion, id, kind, fresher.status, fresher.target, fresher.summary,
-                fresher.action, fresher.deadline, fresher.estimatedMonthlySaving, fresher.currency,
-                fresher.confidence, createdAt, fresher.updatedAt, fresher.expiresAt, fresher.evidence);
+        return fresher.toBuilder().id(id).kind(kind).createdAt(createdAt).build();
     }
 
     /** The deterministic id of the recommendation of {@code kind} for {@code target}. */
@@ -112,6 +108,66 @@ public record Recommendation(
 
     public static String idFor(RecommendationKind kind, String targetType, String targetId) {
         return kind.name().toLowerCase(Locale.ROOT) + ":" + targetType + ":" + targetId;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        return new Builder().schemaVersion(schemaVersion).id(id).kind(kind).status(status).target(target)
+                .summary(summary).action(action).deadline(deadline).estimatedMonthlySaving(estimatedMonthlySaving)
+                .currency(currency).confidence(confidence).createdAt(createdAt).updatedAt(updatedAt)
+                .expiresAt(expiresAt).evidence(evidence);
+    }
+
+    /** Fluent construction at the current schema version; {@link #build()} validates like the JSON reader does. */
+    public static final class Builder {
+        private int schemaVersion = SCHEMA_VERSION;
+        private String id;
+        private RecommendationKind kind;
+        private RecommendationStatus status;
+        private Target target;
+        private String summary;
+        private Map<String, Object> action;
+        private Instant deadline;
+        private double estimatedMonthlySaving;
+        private String currency;
+        private double confidence;
+        private Instant createdAt;
+        private Instant updatedAt;
+        private Instant expiresAt;
+        private Map<String, Object> evidence;
+
+        private Builder() {
+        }
+
+        /** A new, open recommendation of {@code kind} for {@code target}, first seen and published {@code now}. */
+        public Builder open(RecommendationKind newKind, Target newTarget, Instant now) {
+            return id(idFor(newKind, newTarget)).kind(newKind).status(RecommendationStatus.OPEN).target(newTarget)
+                    .createdAt(now).updatedAt(now);
+        }
+
+        public Builder schemaVersion(int value) { schemaVersion = value; return this; }
+        public Builder id(String value) { id = value; return this; }
+        public Builder kind(RecommendationKind value) { kind = value; return this; }
+        public Builder status(RecommendationStatus value) { status = value; return this; }
+        public Builder target(Target value) { target = value; return this; }
+        public Builder summary(String value) { summary = value; return this; }
+        public Builder action(Map<String, Object> value) { action = value; return this; }
+        public Builder deadline(Instant value) { deadline = value; return this; }
+        public Builder estimatedMonthlySaving(double value) { estimatedMonthlySaving = value; return this; }
+        public Builder currency(String value) { currency = value; return this; }
+        public Builder confidence(double value) { confidence = value; return this; }
+        public Builder createdAt(Instant value) { createdAt = value; return this; }
+        public Builder updatedAt(Instant value) { updatedAt = value; return this; }
+        public Builder expiresAt(Instant value) { expiresAt = value; return this; }
+        public Builder evidence(Map<String, Object> value) { evidence = value; return this; }
+
+        public Recommendation build() {
+            return new Recommendation(schemaVersion, id, kind, status, target, summary, action, deadline,
+                    estimatedMonthlySaving, currency, confidence, createdAt, updatedAt, expiresAt, evidence);
+        }
     }
 
     /**

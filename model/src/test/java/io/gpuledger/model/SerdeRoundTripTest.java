@@ -23,9 +23,9 @@ class SerdeRoundTripTest {
                         Lifecycle.ON_DEMAND),
                 "GPU idle", Map.of("release", "GPU-1"), null, 2949.3, "USD", 0.9, T0, T0.plusSeconds(600),
                 Map.of("smActive", 0.01));
-        CloudEvent<Recommendation> event = CloudEvent.of(recommendation.id() + "@1", "/gpu-ledger/alerts",
-                "io.gpuledger.recommendation.v1", "gpu/GPU-1", T0, "urn:gpuledger:schema:recommendation:1",
-                recommendation);
+        CloudEvent<Recommendation> event = CloudEvent.json(recommendation).id(recommendation.id() + "@1")
+                .source("/gpu-ledger/alerts").type("io.gpuledger.recommendation.v1").subject("gpu/GPU-1").time(T0)
+                .dataschema("urn:gpuledger:schema:recommendation:1").build();
         CostAnomaly anomaly = new CostAnomaly(CostAnomaly.SCHEMA_VERSION,
                 CostAnomaly.idFor(AnomalyKind.SPEND_RATE, "team", "research", T0), AnomalyKind.SPEND_RATE, "team",
                 "research", CostAnomaly.Severity.WARNING, "spend per hour", 100, 160, 60,

@@ -69,39 +69,34 @@ public record CostEngineConfig(
     static final Duration MIN_TRANSACTION_TIMEOUT = Duration.ofSeconds(10);
 
     public static CostEngineConfig defaults(String bootstrapServers, Path stateDir) {
-        return new CostEngineConfig(bootstrapServers, DEFAULT_APPLICATION_ID, stateDir, 1,
-                DEFAULT_COMMIT_INTERVAL, DEFAULT_GRACE, CurrencyRates.shipped(DEFAULT_REPORTING_CURRENCY),
-                DEFAULT_PRICE_MAX_AGE, DEFAULT_MAX_AHEAD);
+        return builder().bootstrapServers(bootstrapServers).applicationId(DEFAULT_APPLICATION_ID).stateDir(stateDir)
+                .streamThreads(1).commitInterval(DEFAULT_COMMIT_INTERVAL).grace(DEFAULT_GRACE)
+                .rates(CurrencyRates.shipped(DEFAULT_REPORTING_CURRENCY)).priceMaxAge(DEFAULT_PRICE_MAX_AGE)
+                .maxAhead(DEFAULT_MAX_AHEAD).build();
     }
 
     public CostEngineConfig withApplicationId(String id) {
-        return new CostEngineConfig(bootstrapServers, id, stateDir, streamThreads, commitInterval, grace, rates,
-                priceMaxAge, maxAhead);
+        return toBuilder().applicationId(id).build();
     }
 
     public CostEngineConfig withCommitInterval(Duration interval) {
-        return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads, interval, grace, rates,
-                priceMaxAge, maxAhead);
+        return toBuilder().commitInterval(interval).build();
     }
 
     public CostEngineConfig withGrace(Duration newGrace) {
-        return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads, commitInterval, newGrace,
-                rates, priceMaxAge, maxAhead);
+        return toBuilder().grace(newGrace).build();
     }
 
     public CostEngineConfig withRates(CurrencyRates newRates) {
-        return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads, commitInterval, grace,
-                newRates, priceMaxAge, maxAhead);
+        return toBuilder().rates(newRates).build();
     }
 
     public CostEngineConfig withPriceMaxAge(Duration maxAge) {
-        return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads, commitInterval, grace,
-                rates, maxAge, maxAhead);
+        return toBuilder().priceMaxAge(maxAge).build();
     }
 
     public CostEngineConfig withMaxAhead(Duration allowance) {
-        return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads, commitInterval, grace,
-                rates, priceMaxAge, allowance);
+        return toBuilder().maxAhead(allowance).build();
     }
 
     /** What the cost topology is built with. */
@@ -159,5 +154,46 @@ public record CostEngineConfig(
         // (docs/operations.md, "Engine instances"); a static member is removed by CostEngine.close.
         props.put(StreamsConfig.mainConsumerPrefix(LEAVE_GROUP_ON_CLOSE), true);
         return props;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        return new Builder().bootstrapServers(bootstrapServers).applicationId(applicationId).stateDir(stateDir)
+                .streamThreads(streamThreads).commitInterval(commitInterval).grace(grace).rates(rates)
+                .priceMaxAge(priceMaxAge).maxAhead(maxAhead);
+    }
+
+    /** Fluent construction; nothing is defaulted here, {@link #defaults} says what the defaults are. */
+    public static final class Builder {
+        private String bootstrapServers;
+        private String applicationId;
+        private Path stateDir;
+        private int streamThreads;
+        private Duration commitInterval;
+        private Duration grace;
+        private CurrencyRates rates;
+        private Duration priceMaxAge;
+        private Duration maxAhead;
+
+        private Builder() {
+        }
+
+        public Builder bootstrapServers(String value) { bootstrapServers = value; return this; }
+        public Builder applicationId(String value) { applicationId = value; return this; }
+        public Builder stateDir(Path value) { stateDir = value; return this; }
+        public Builder streamThreads(int value) { streamThreads = value; return this; }
+        public Builder commitInterval(Duration value) { commitInterval = value; return this; }
+        public Builder grace(Duration value) { grace = value; return this; }
+        public Builder rates(CurrencyRates value) { rates = value; return this; }
+        public Builder priceMaxAge(Duration value) { priceMaxAge = value; return this; }
+        public Builder maxAhead(Duration value) { maxAhead = value; return this; }
+
+        public CostEngineConfig build() {
+            return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads, commitInterval,
+                    grace, rates, priceMaxAge, maxAhead);
+        }
     }
 }

@@ -130,11 +130,7 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (option.equals("--help") || option.equals("-h")) {
-                return new CostEngineOptions(bootstrap, applicationId, DEFAULT_STATE_DIR, Optional.empty(),
-                        CostEngineConfig.DEFAULT_STANDBY_REPLICAS, 1,
-                        CostEngineConfig.DEFAULT_COMMIT_INTERVAL, DEFAULT_GRACE, DEFAULT_PRICE_MAX_AGE,
-                        CostEngineConfig.DEFAULT_MAX_AHEAD, Optional.empty(), DEFAULT_METRICS_ADDRESS,
-                        DEFAULT_METRICS_PORT, DEFAULT_TOPICS_WAIT, DEFAULT_GROUP_PROTOCOL, true);
+                return builder().bootstrapServers(bootstrap).applicationId(applicationId).help(true).build();
             }
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException(option.startsWith("--") ? option + " needs a value"
@@ -167,24 +163,25 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
         if (blank(applicationId)) {
             throw new IllegalArgumentException("the application id must not be blank");
         }
-        return new CostEngineOptions(bootstrap, applicationId,
-                blank(stateDir) ? DEFAULT_STATE_DIR : Path.of(stateDir),
-                blank(instanceId) ? Optional.empty() : Optional.of(instanceId),
-                blank(standbyReplicas) ? CostEngineConfig.DEFAULT_STANDBY_REPLICAS
-                        : count("--standby-replicas", standbyReplicas),
-                blank(threads) ? 1 : positive("--threads", threads),
-                blank(commitInterval) ? CostEngineConfig.DEFAULT_COMMIT_INTERVAL
-                        : seconds("--commit-interval", commitInterval, 1, MAX_COMMIT_INTERVAL),
-                blank(grace) ? DEFAULT_GRACE : seconds("--grace", grace, 0, MAX_GRACE),
-                blank(priceMaxAge) ? DEFAULT_PRICE_MAX_AGE
-                        : Duration.ofSeconds(positive("--price-max-age", priceMaxAge)),
-                blank(maxAhead) ? CostEngineConfig.DEFAULT_MAX_AHEAD
-                        : seconds("--max-ahead", maxAhead, 1, ParseOrReject.MAX_AHEAD),
-                blank(ratesFile) ? Optional.empty() : Optional.of(Path.of(ratesFile)),
-                blank(metricsAddress) ? DEFAULT_METRICS_ADDRESS : metricsAddress.strip(),
-                blank(metricsPort) ? DEFAULT_METRICS_PORT : port("--metrics-port", metricsPort),
-                blank(topicsWait) ? DEFAULT_TOPICS_WAIT : seconds("--topics-wait", topicsWait, 0, MAX_TOPICS_WAIT),
-                blank(groupProtocol) ? DEFAULT_GROUP_PROTOCOL : protocol(groupProtocol), false);
+        return builder().bootstrapServers(bootstrap).applicationId(applicationId)
+                .stateDir(blank(stateDir) ? DEFAULT_STATE_DIR : Path.of(stateDir))
+                .instanceId(blank(instanceId) ? Optional.empty() : Optional.of(instanceId))
+                .standbyReplicas(blank(standbyReplicas) ? CostEngineConfig.DEFAULT_STANDBY_REPLICAS
+                        : count("--standby-replicas", standbyReplicas))
+                .streamThreads(blank(threads) ? 1 : positive("--threads", threads))
+                .commitInterval(blank(commitInterval) ? CostEngineConfig.DEFAULT_COMMIT_INTERVAL
+                        : seconds("--commit-interval", commitInterval, 1, MAX_COMMIT_INTERVAL))
+                .grace(blank(grace) ? DEFAULT_GRACE : seconds("--grace", grace, 0, MAX_GRACE))
+                .priceMaxAge(blank(priceMaxAge) ? DEFAULT_PRICE_MAX_AGE
+                        : Duration.ofSeconds(positive("--price-max-age", priceMaxAge)))
+                .maxAhead(blank(maxAhead) ? CostEngineConfig.DEFAULT_MAX_AHEAD
+                        : seconds("--max-ahead", maxAhead, 1, ParseOrReject.MAX_AHEAD))
+                .ratesFile(blank(ratesFile) ? Optional.empty() : Optional.of(Path.of(ratesFile)))
+                .metricsAddress(blank(metricsAddress) ? DEFAULT_METRICS_ADDRESS : metricsAddress.strip())
+                .metricsPort(blank(metricsPort) ? DEFAULT_METRICS_PORT : port("--metrics-port", metricsPort))
+                .topicsWait(blank(topicsWait) ? DEFAULT_TOPICS_WAIT
+                        : seconds("--topics-wait", topicsWait, 0, MAX_TOPICS_WAIT))
+                .groupProtocol(blank(groupProtocol) ? DEFAULT_GROUP_PROTOCOL : protocol(groupProtocol)).build();
     }
 
     /** Whole seconds from {@code least} to {@code most}, the value of {@code option}. */
@@ -250,11 +247,62 @@ public record CostEngineOptions(String bootstrapServers, String applicationId, P
         CostEngineConfig defaults = CostEngineConfig.defaults(bootstrapServers, stateDir);
         CurrencyRates rates = ratesFile.map(file -> CurrencyRates.load(file, defaults.rates().reporting()))
                 .orElse(defaults.rates());
-        return new CostEngineConfig(bootstrapServers, applicationId, stateDir, streamThreads,
-                commitInterval, grace, rates, priceMaxAge, maxAhead);
+        return defaults.toBuilder().applicationId(applicationId).streamThreads(streamThreads)
+                .commitInterval(commitInterval).grace(grace).rates(rates).priceMaxAge(priceMaxAge).maxAhead(maxAhead)
+                .build();
     }
 
     private static boolean blank(String value) {
         return value == null || value.isBlank();
+    }
+
+    static Builder builder() {
+        return new Builder();
+    }
+
+    /** Fluent construction; what is not set is the engine's default, and no help asked for. */
+    static final class Builder {
+        private String bootstrapServers;
+        private String applicationId = CostEngineConfig.DEFAULT_APPLICATION_ID;
+        private Path stateDir = DEFAULT_STATE_DIR;
+        private Optional<String> instanceId = Optional.empty();
+        private int standbyReplicas = CostEngineConfig.DEFAULT_STANDBY_REPLICAS;
+        private int streamThreads = 1;
+        private Duration commitInterval = CostEngineConfig.DEFAULT_COMMIT_INTERVAL;
+        private Duration grace = DEFAULT_GRACE;
+        private Duration priceMaxAge = DEFAULT_PRICE_MAX_AGE;
+        private Duration maxAhead = CostEngineConfig.DEFAULT_MAX_AHEAD;
+        private Optional<Path> ratesFile = Optional.empty();
+        private String metricsAddress = DEFAULT_METRICS_ADDRESS;
+        private int metricsPort = DEFAULT_METRICS_PORT;
+        private Duration topicsWait = DEFAULT_TOPICS_WAIT;
+        private String groupProtocol = DEFAULT_GROUP_PROTOCOL;
+        private boolean help;
+
+        private Builder() {
+        }
+
+        Builder bootstrapServers(String value) { bootstrapServers = value; return this; }
+        Builder applicationId(String value) { applicationId = value; return this; }
+        Builder stateDir(Path value) { stateDir = value; return this; }
+        Builder instanceId(Optional<String> value) { instanceId = value; return this; }
+        Builder standbyReplicas(int value) { standbyReplicas = value; return this; }
+        Builder streamThreads(int value) { streamThreads = value; return this; }
+        Builder commitInterval(Duration value) { commitInterval = value; return this; }
+        Builder grace(Duration value) { grace = value; return this; }
+        Builder priceMaxAge(Duration value) { priceMaxAge = value; return this; }
+        Builder maxAhead(Duration value) { maxAhead = value; return this; }
+        Builder ratesFile(Optional<Path> value) { ratesFile = value; return this; }
+        Builder metricsAddress(String value) { metricsAddress = value; return this; }
+        Builder metricsPort(int value) { metricsPort = value; return this; }
+        Builder topicsWait(Duration value) { topicsWait = value; return this; }
+        Builder groupProtocol(String value) { groupProtocol = value; return this; }
+        Builder help(boolean value) { help = value; return this; }
+
+        CostEngineOptions build() {
+            return new CostEngineOptions(bootstrapServers, applicationId, stateDir, instanceId, standbyReplicas,
+                    streamThreads, commitInterval, grace, priceMaxAge, maxAhead, ratesFile, metricsAddress, metricsPort,
+                    topicsWait, groupProtocol, help);
+        }
     }
 }

@@ -33,10 +33,47 @@ final class Anomalies {
         }
 
         CostAnomaly toAnomaly(Instant detectedAt, Cause rootCause, String summary, Map<String, Object> evidence) {
-            return new CostAnomaly(CostAnomaly.SCHEMA_VERSION, id(kind, dimension, subject, windowStart, severity),
-                    kind, dimension, subject, severity, measure, expected, actual, impact(),
-                    CostAnomaly.percentAbove(expected, actual), currency, windowStart, windowEnd, detectedAt,
-                    rootCause, summary, evidence);
+            return CostAnomaly.builder().id(id(kind, dimension, subject, windowStart, severity)).kind(kind)
+                    .dimension(dimension).subject(subject).severity(severity).measure(measure).expected(expected)
+                    .actual(actual).impact(impact()).impactPercent(CostAnomaly.percentAbove(expected, actual))
+                    .currency(currency).windowStart(windowStart).windowEnd(windowEnd).detectedAt(detectedAt)
+                    .rootCause(rootCause).summary(summary).evidence(evidence).build();
+        }
+
+        static Builder builder() {
+            return new Builder();
+        }
+
+        static final class Builder {
+            private AnomalyKind kind;
+            private String dimension;
+            private String subject;
+            private Severity severity;
+            private String measure;
+            private double expected;
+            private double actual;
+            private String currency;
+            private Instant windowStart;
+            private Instant windowEnd;
+
+            private Builder() {
+            }
+
+            Builder kind(AnomalyKind value) { kind = value; return this; }
+            Builder dimension(String value) { dimension = value; return this; }
+            Builder subject(String value) { subject = value; return this; }
+            Builder severity(Severity value) { severity = value; return this; }
+            Builder measure(String value) { measure = value; return this; }
+            Builder expected(double value) { expected = value; return this; }
+            Builder actual(double value) { actual = value; return this; }
+            Builder currency(String value) { currency = value; return this; }
+            Builder windowStart(Instant value) { windowStart = value; return this; }
+            Builder windowEnd(Instant value) { windowEnd = value; return this; }
+
+            Finding build() {
+                return new Finding(kind, dimension, subject, severity, measure, expected, actual, currency,
+                        windowStart, windowEnd);
+            }
         }
     }
 

@@ -137,8 +137,9 @@ public final class CostPerThroughputDetector {
         if (!one.episode.anomalous(one.runStart, severity)) {
             return Optional.empty();
         }
-        Finding finding = new Finding(AnomalyKind.COST_PER_THROUGHPUT, DIMENSION, minute.jobId(), severity,
-                "cost per 1M " + unit, usual, value, minute.currency(), one.episode.start(), minute.windowEnd());
+        Finding finding = Finding.builder().kind(AnomalyKind.COST_PER_THROUGHPUT).dimension(DIMENSION)
+                .subject(minute.jobId()).severity(severity).measure("cost per 1M " + unit).expected(usual).actual(value)
+                .currency(minute.currency()).windowStart(one.episode.start()).windowEnd(minute.windowEnd()).build();
         Map<String, Object> evidence = new LinkedHashMap<>();
         evidence.put("unit", unit);
         evidence.put("expected", usual);

@@ -115,9 +115,10 @@ public final class PriceSpikeDetector {
 
     private CostAnomaly spike(PriceQuote previous, PriceQuote quote, double rise, Double onDemand, Instant detectedAt) {
         Severity severity = onDemand != null && quote.pricePerHour() > onDemand ? Severity.CRITICAL : Severity.WARNING;
-        Finding finding = new Finding(AnomalyKind.PRICE_SPIKE, DIMENSION, quote.offer().key(), severity, MEASURE,
-                previous.pricePerHour(), quote.pricePerHour(), quote.currency(), previous.validFrom(),
-                quote.validFrom());
+        Finding finding = Finding.builder().kind(AnomalyKind.PRICE_SPIKE).dimension(DIMENSION)
+                .subject(quote.offer().key()).severity(severity).measure(MEASURE).expected(previous.pricePerHour())
+                .actual(quote.pricePerHour()).currency(quote.currency()).windowStart(previous.validFrom())
+                .windowEnd(quote.validFrom()).build();
         Map<String, Object> evidence = new LinkedHashMap<>();
         evidence.put("previousPricePerHour", previous.pricePerHour());
         evidence.put("previousValidFrom", previous.validFrom().toString());

@@ -41,14 +41,15 @@ public final class FleetBoard {
             Offer pool = before != null && before.pool.isOfferOf(usage)
                     ? before.pool
                     : new Offer(usage.provider(), usage.region(), usage.instanceType(), usage.lifecycle());
-            return new Gpu(usage.gpuUuid(), usage.gpuIndex(),
-                    kept(before == null ? null : before.model, usage.gpuModel()),
-                    kept(before == null ? null : before.jobId, usage.jobId()),
-                    kept(before == null ? null : before.instanceId, usage.instanceId()), pool,
-                    kept(before == null ? null : before.team, usage.team()),
-                    kept(before == null ? null : before.currency, usage.currency()),
-                    usage.windowStart().toEpochMilli(), usage.windowEnd().toEpochMilli(), usage.costPerHour(),
-                    usage.idleCostPerHour(), now.toEpochMilli());
+            return new Builder().uuid(usage.gpuUuid()).index(usage.gpuIndex())
+                    .model(kept(before == null ? null : before.model, usage.gpuModel()))
+                    .jobId(kept(before == null ? null : before.jobId, usage.jobId()))
+                    .instanceId(kept(before == null ? null : before.instanceId, usage.instanceId())).pool(pool)
+                    .team(kept(before == null ? null : before.team, usage.team()))
+                    .currency(kept(before == null ? null : before.currency, usage.currency()))
+                    .windowStartMillis(usage.windowStart().toEpochMilli())
+                    .windowEndMillis(usage.windowEnd().toEpochMilli()).costPerHour(usage.costPerHour())
+                    .idleCostPerHour(usage.idleCostPerHour()).heardAtMillis(now.toEpochMilli()).build();
         }
 
         private static String kept(String before, String fresh) {
@@ -58,6 +59,41 @@ public final class FleetBoard {
         PlacedGpu placed() {
             return new PlacedGpu(uuid, index, model, jobId, costPerHour, currency,
                     Instant.ofEpochMilli(windowEndMillis));
+        }
+
+        private static final class Builder {
+            private String uuid;
+            private int index;
+            private String model;
+            private String jobId;
+            private String instanceId;
+            private Offer pool;
+            private String team;
+            private String currency;
+            private long windowStartMillis;
+            private long windowEndMillis;
+            private double costPerHour;
+            private double idleCostPerHour;
+            private long heardAtMillis;
+
+            Builder uuid(String value) { uuid = value; return this; }
+            Builder index(int value) { index = value; return this; }
+            Builder model(String value) { model = value; return this; }
+            Builder jobId(String value) { jobId = value; return this; }
+            Builder instanceId(String value) { instanceId = value; return this; }
+            Builder pool(Offer value) { pool = value; return this; }
+            Builder team(String value) { team = value; return this; }
+            Builder currency(String value) { currency = value; return this; }
+            Builder windowStartMillis(long value) { windowStartMillis = value; return this; }
+            Builder windowEndMillis(long value) { windowEndMillis = value; return this; }
+            Builder costPerHour(double value) { costPerHour = value; return this; }
+            Builder idleCostPerHour(double value) { idleCostPerHour = value; return this; }
+            Builder heardAtMillis(long value) { heardAtMillis = value; return this; }
+
+            Gpu build() {
+                return new Gpu(uuid, index, model, jobId, instanceId, pool, team, currency, windowStartMillis,
+                        windowEndMillis, costPerHour, idleCostPerHour, heardAtMillis);
+            }
         }
     }
 

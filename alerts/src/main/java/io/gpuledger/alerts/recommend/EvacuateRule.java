@@ -138,9 +138,10 @@ public final class EvacuateRule {
         Recommendation.Target target = new Recommendation.Target("instance", event.instanceId(), event.host(),
                 event.instanceId(), event.provider(), event.region(), event.instanceType(), event.lifecycle());
         Instant expiresAt = event.deadline() != null ? event.deadline() : now.plus(ttl);
-        return Optional.of(Recommendation.open(RecommendationKind.EVACUATE, target,
-                summary(enriched, replacement.orElse(null), lostModel), action, event.deadline(), 0,
-                enriched.currency(), confidence(enriched.placementStatus()), now, expiresAt, evidence));
+        return Optional.of(Recommendation.builder().open(RecommendationKind.EVACUATE, target, now)
+                .summary(summary(enriched, replacement.orElse(null), lostModel)).action(action)
+                .deadline(event.deadline()).currency(enriched.currency())
+                .confidence(confidence(enriched.placementStatus())).expiresAt(expiresAt).evidence(evidence).build());
     }
 
     static double confidence(PlacementStatus status) {

@@ -273,8 +273,9 @@ public final class IdleGpuRule {
                     who, period.smActive() * 100, evidence.raiseAt() * 100, period.minutes(), idle.share() * 100,
                     idle.from(), worth);
         }
-        return Recommendation.open(RecommendationKind.RECLAIM_IDLE, holding.target(), summary, action, null, saving,
-                currency, confidence, now, now.plus(ttl), evidenceFields);
+        return Recommendation.builder().open(RecommendationKind.RECLAIM_IDLE, holding.target(), now).summary(summary)
+                .action(action).estimatedMonthlySaving(saving).currency(currency).confidence(confidence)
+                .expiresAt(now.plus(ttl)).evidence(evidenceFields).build();
     }
 
     /** The instance of {@code snapshot}, as the target of a release no single job holds. */

@@ -7,7 +7,6 @@ import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Mean;
 import io.gpuledger.model.Offer;
-import io.gpuledger.model.Reading;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageRollup;
 import java.time.Duration;
@@ -63,34 +62,6 @@ public final class JobBook {
     static final Duration LONGEST_WAIT_FOR_CAPACITY = Duration.ofHours(6);
 
     private record Peers(Instant madeAt, Duration period, List<JobView> views) {
-    }
-
-    /**
-     * One final minute of a job: its economics and, where its roll-up came, how much GPU it held
-     * and how busy that was. {@code workUnits} is empty when the job reported no work for it.
-     */
-    private record JobMinute(Instant start, String currency, long gpus, double gpuEquivalents, double cost,
-            double costPerHour, Map<String, Double> workUnits, Double communicationOverheadRatio, double gpuSeconds,
-            Mean smActive, Mean dramActive) {
-
-        /** Units of work of every unit it reported, together: a job reports one unit, as a rule. */
-        double units() {
-            double sum = 0;
-            for (double count : workUnits.values()) {
-                sum += count;
-            }
-            return sum;
-        }
-
-        static JobMinute of(JobEconomics economics, UsageRollup rollup) {
-            boolean reported = economics.throughputReported();
-            return new JobMinute(economics.windowStart(), economics.currency(), economics.gpus(),
-                    rollup != null ? rollup.gpuEquivalents() : economics.gpus(), economics.cost(),
-                    economics.costPerHour(), reported ? economics.workUnits() : Map.of(),
-                    reported ? economics.communicationOverheadRatio() : null, economics.gpuSeconds(),
-                    rollup != null ? rollup.totals().smActive() : Mean.NONE,
-                    rollup != null ? rollup.totals().mean(Reading.DRAM_ACTIVE) : Mean.NONE);
-        }
     }
 
     /**
@@ -288,10 +259,13 @@ public final class JobBook {
             String unit = most < 0 ? null : units.names.get(most);
             Double perHour = unit == null ? null : units.units[most] / (minutes / 60);
             Double perMillion = unit == null ? null : units.costs[most] / units.units[most] * PER_MILLION;
-            return Optional.of(new JobView(jobId, job.team, job.pool, job.gpuModel, (int) last.gpus(),
-                    gpuEquivalents, rates / minutes, last.currency(), clamp(sm.value(), 0), clamped(dram.value()),
-                    unit, perHour, perMillion, communicationSeconds > 0 ? communication / communicationSeconds : null,
-                    job.traits, end, hours.share(jobId, end, gpuEquivalents).orElse(null)));
+            return Optional.of(JobView.builder().jobId(jobId).team(job.team).pool(job.pool).gpuModel(job.gpuModel)
+                    .gpus((int) last.gpus()).gpuEquivalents(gpuEquivalents).costPerHour(rates / minutes)
+                    .currency(last.currency()).smActive(clamp(sm.value(), 0)).dramActive(clamped(dram.value()))
+                    .unit(unit).workUnitsPerHour(perHour).costPerMillionUnits(perMillion)
+                    .communicationOverheadRatio(communicationSeconds > 0 ? communication / communicationSeconds : null)
+                    .traits(job.traits).windowEnd(end).running(hours.share(jobId, end, gpuEquivalents).orElse(null))
+                    .build());
         }
     }
 

@@ -108,4 +108,56 @@ public record JobView(
     public double unitsPerGpuHour() {
         return workUnitsPerHour / gpuEquivalents;
     }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Fluent construction; {@link #build()} checks the figures like the constructor does. */
+    public static final class Builder {
+        private String jobId;
+        private String team;
+        private Offer pool;
+        private String gpuModel;
+        private int gpus;
+        private double gpuEquivalents;
+        private double costPerHour;
+        private String currency;
+        private double smActive;
+        private Double dramActive;
+        private String unit;
+        private Double workUnitsPerHour;
+        private Double costPerMillionUnits;
+        private Double communicationOverheadRatio;
+        private JobTraits traits;
+        private Instant windowEnd;
+        private JobHours.Share running;
+
+        private Builder() {
+        }
+
+        public Builder jobId(String value) { jobId = value; return this; }
+        public Builder team(String value) { team = value; return this; }
+        public Builder pool(Offer value) { pool = value; return this; }
+        public Builder gpuModel(String value) { gpuModel = value; return this; }
+        public Builder gpus(int value) { gpus = value; return this; }
+        public Builder gpuEquivalents(double value) { gpuEquivalents = value; return this; }
+        public Builder costPerHour(double value) { costPerHour = value; return this; }
+        public Builder currency(String value) { currency = value; return this; }
+        public Builder smActive(double value) { smActive = value; return this; }
+        public Builder dramActive(Double value) { dramActive = value; return this; }
+        public Builder unit(String value) { unit = value; return this; }
+        public Builder workUnitsPerHour(Double value) { workUnitsPerHour = value; return this; }
+        public Builder costPerMillionUnits(Double value) { costPerMillionUnits = value; return this; }
+        public Builder communicationOverheadRatio(Double value) { communicationOverheadRatio = value; return this; }
+        public Builder traits(JobTraits value) { traits = value; return this; }
+        public Builder windowEnd(Instant value) { windowEnd = value; return this; }
+        public Builder running(JobHours.Share value) { running = value; return this; }
+
+        public JobView build() {
+            return new JobView(jobId, team, pool, gpuModel, gpus, gpuEquivalents, costPerHour, currency, smActive,
+                    dramActive, unit, workUnitsPerHour, costPerMillionUnits, communicationOverheadRatio, traits,
+                    windowEnd, running);
+        }
+    }
 }

@@ -263,8 +263,10 @@ public final class MoveToSpotRule {
         }
         double confidence = step.equals(STEP_MOVE) ? confidence(outcome.netSavingRatio())
                 : CONFIDENCE_CHECKPOINT_FIRST;
-        return Recommendation.open(RecommendationKind.MOVE_TO_SPOT, Recommendation.Target.job(job.jobId()), summary,
-                action, null, monthlySaving, job.currency(), confidence, now, now.plus(ttl), evidence);
+        return Recommendation.builder()
+                .open(RecommendationKind.MOVE_TO_SPOT, Recommendation.Target.job(job.jobId()), now).summary(summary)
+                .action(action).estimatedMonthlySaving(monthlySaving).currency(job.currency()).confidence(confidence)
+                .expiresAt(now.plus(ttl)).evidence(evidence).build();
     }
 
     /**

@@ -30,6 +30,7 @@ public final class RecommendationEvents {
         String eventId = recommendation.id() + "@" + recommendation.updatedAt().toEpochMilli() + ":"
                 + recommendation.status().wire();
         String subject = recommendation.target().type() + "/" + recommendation.target().id();
-        return CloudEvent.of(eventId, SOURCE, TYPE, subject, recommendation.updatedAt(), DATA_SCHEMA, recommendation);
+        return CloudEvent.json(recommendation).id(eventId).source(SOURCE).type(TYPE).subject(subject)
+                .time(recommendation.updatedAt()).dataschema(DATA_SCHEMA).build();
     }
 }

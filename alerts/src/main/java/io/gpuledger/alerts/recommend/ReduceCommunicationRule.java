@@ -145,9 +145,11 @@ public final class ReduceCommunicationRule {
                 .orElse(String.format(Locale.ROOT, "Job %s spends %.0f%% of each step communicating, %.2f %s a month;"
                         + " overlapping, accumulating or compressing gradients may recover part of it (not estimated)",
                         job.jobId(), ratio * 100, communicationCostPerMonth, job.currency()));
-        return Optional.of(Recommendation.open(RecommendationKind.REDUCE_COMMUNICATION,
-                Recommendation.Target.job(job.jobId()), summary, action, null, monthlySaving, job.currency(),
-                faster.isPresent() ? CONFIDENCE_INTERCONNECT : CONFIDENCE_JOB_CHANGES, now, now.plus(ttl), evidence));
+        return Optional.of(Recommendation.builder()
+                .open(RecommendationKind.REDUCE_COMMUNICATION, Recommendation.Target.job(job.jobId()), now)
+                .summary(summary).action(action).estimatedMonthlySaving(monthlySaving).currency(job.currency())
+                .confidence(faster.isPresent() ? CONFIDENCE_INTERCONNECT : CONFIDENCE_JOB_CHANGES)
+                .expiresAt(now.plus(ttl)).evidence(evidence).build());
     }
 
     /**

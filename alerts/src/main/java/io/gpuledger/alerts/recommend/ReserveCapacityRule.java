@@ -97,9 +97,10 @@ public final class ReserveCapacityRule {
             evidence.put("moreWorthReserving", Math.max(0, baseline - heldReserved - boughtOnAdvice));
             Recommendation was = bought.get();
             evidence.putAll(commitmentOf(was.evidence()));
-            return Optional.of(Recommendation.open(RecommendationKind.RESERVE_CAPACITY, was.target(), was.summary(),
-                    was.action(), null, was.estimatedMonthlySaving(), was.currency(), was.confidence(), now,
-                    now.plus(ttl), evidence));
+            return Optional.of(Recommendation.builder().open(RecommendationKind.RESERVE_CAPACITY, was.target(), now)
+                    .summary(was.summary()).action(was.action()).estimatedMonthlySaving(was.estimatedMonthlySaving())
+                    .currency(was.currency()).confidence(was.confidence()).expiresAt(now.plus(ttl)).evidence(evidence)
+                    .build());
         }
         int reserve = 0;
         double hourlySaving = 0;
@@ -153,9 +154,11 @@ public final class ReserveCapacityRule {
                 totalCommitment, usage.currency(), baseline, (1 - baselinePercentile) * 100,
                 usage.hours(), prices.breakEven() * 100, monthlySaving, usage.currency(), historyHours, termHours);
         double leastUsed = utilization.get(heldReserved + reserve - 1);
-        return Optional.of(Recommendation.open(RecommendationKind.RESERVE_CAPACITY, Recommendation.Target.pool(pool),
-                summary, action, null, monthlySaving, usage.currency(),
-                confidence(historyHours, termHours, leastUsed, prices.breakEven()), now, now.plus(ttl), evidence));
+        return Optional.of(Recommendation.builder()
+                .open(RecommendationKind.RESERVE_CAPACITY, Recommendation.Target.pool(pool), now).summary(summary)
+                .action(action).estimatedMonthlySaving(monthlySaving).currency(usage.currency())
+                .confidence(confidence(historyHours, termHours, leastUsed, prices.breakEven()))
+                .expiresAt(now.plus(ttl)).evidence(evidence).build());
     }
 
     /** What the pool's use shows, for every record of it. */

@@ -517,7 +517,9 @@ public final class SwitchInstanceTypeRule {
                 job.jobId(), job.costPerMillionUnits(), job.currency(), job.unit(), job.pool().instanceType(),
                 candidate.instances(), candidate.toPool().get("instanceType"), candidate.costPerMillionUnits(),
                 candidate.basis(), savingRatio * 100, saving, job.currency());
-        return Recommendation.open(RecommendationKind.SWITCH_INSTANCE_TYPE, Recommendation.Target.job(job.jobId()),
-                summary, action, null, saving, job.currency(), candidate.confidence(), now, now.plus(ttl), evidence);
+        return Recommendation.builder()
+                .open(RecommendationKind.SWITCH_INSTANCE_TYPE, Recommendation.Target.job(job.jobId()), now)
+                .summary(summary).action(action).estimatedMonthlySaving(saving).currency(job.currency())
+                .confidence(candidate.confidence()).expiresAt(now.plus(ttl)).evidence(evidence).build();
     }
 }

@@ -412,12 +412,13 @@ final class Backtest {
     /** The capacity notice of one instance of a spot job, as the agent and the engine's join send it. */
     private void notice(FleetJob job, Instant noticedAt, Instant now) {
         OfferPrice price = prices.require(job.offer);
-        CapacityEvent event = new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
-                CapacityEvent.idOf(job.offer.provider(), job.instanceId(0), CapacityEventKind.SPOT_INTERRUPTION,
-                        job.reclaimAt.toString()),
-                job.offer.provider(), job.offer.region(), job.instanceId(0), job.offer.instanceType(), job.host(0),
-                Lifecycle.SPOT, CapacityEventKind.SPOT_INTERRUPTION, "terminate", noticedAt, job.reclaimAt,
-                "backtest", null);
+        String eventId = CapacityEvent.idOf(job.offer.provider(), job.instanceId(0),
+                CapacityEventKind.SPOT_INTERRUPTION, job.reclaimAt.toString());
+        CapacityEvent event = CapacityEvent.builder().eventId(eventId)
+                .provider(job.offer.provider()).region(job.offer.region()).instanceId(job.instanceId(0))
+                .instanceType(job.offer.instanceType()).host(job.host(0)).lifecycle(Lifecycle.SPOT)
+                .kind(CapacityEventKind.SPOT_INTERRUPTION).action("terminate").noticedAt(noticedAt)
+                .deadline(job.reclaimAt).source("backtest").build();
         List<PlacedGpu> gpus = new ArrayList<>();
         for (int gpu = 0; gpu < price.gpusPerInstance(); gpu++) {
             gpus.add(new PlacedGpu(job.gpuUuid(0, gpu), gpu, job.gpuModel, job.id, price.usdPerGpuHour(), "USD",
@@ -541,10 +542,11 @@ final class Backtest {
 
     private JobEconomics economics(FleetJob job, UsageRollup rollup, double units) {
         UsageTotals totals = rollup.totals();
+        JobEconomics.Builder economics = JobEconomics.builder().jobId(job.id).windowStart(rollup.windowStart())
+                .windowEnd(rollup.windowEnd()).currency("USD").gpus(rollup.gpus()).gpuSeconds(totals.gpuSeconds())
+                .cost(totals.cost()).costPerHour(totals.cost() * 60);
         if (!job.reportsWork()) {
-            return new JobEconomics(job.id, rollup.windowStart(), rollup.windowEnd(), "USD", rollup.gpus(),
-                    totals.gpuSeconds(), 0, totals.cost(), totals.cost() * 60, false, Map.of(), Map.of(), Map.of(),
-                    null, 0);
+            return economics.build();
         }
         Map<String, Double> perMillion = units > 0 ? Map.of(job.unit, totals.cost() / units * 1_000_000) : Map.of();
         Double communication = null;
@@ -552,14 +554,15 @@ final class Backtest {
             double step = step(job, job.offer, world.speed.ratio(job.workloadClass, job.baseModel, job.gpuModel));
             communication = job.communication * communicationScale(job.baseOffer, job.offer) / step;
         }
-        return new JobEconomics(job.id, rollup.windowStart(), rollup.windowEnd(), "USD", rollup.gpus(),
-                totals.gpuSeconds(), 0, totals.cost(), totals.cost() * 60, true, Map.of(job.unit, units), perMillion,
-                Map.of(job.unit, units / Math.max(1, totals.gpuSeconds())), communication, 0);
+        return economics.throughputReported(true).workUnits(Map.of(job.unit, units)).costPerMillionUnits(perMillion)
+                .unitsPerGpuSecond(Map.of(job.unit, units / Math.max(1, totals.gpuSeconds())))
+                .communicationOverheadRatio(communication).build();
     }
 
     private static JobProgress progress(FleetJob job, Instant now) {
-        return new JobProgress(job.id, job.team, job.host(0), job.instanceId(0), List.of(job.gpuUuid(0, 0)), now, 60,
-                0, job.unit, 0, null, null, null, job.traits);
+        return JobProgress.builder().jobId(job.id).team(job.team).host(job.host(0)).instanceId(job.instanceId(0))
+                .gpuUuids(List.of(job.gpuUuid(0, 0))).time(now).intervalSeconds(60).unit(job.unit).traits(job.traits)
+                .build();
     }
 
     // ---- what each decision saves: the world's own bill ---------------------------------------

@@ -41,12 +41,10 @@ final class OfferPrices {
         }
 
         PriceQuote quote(Instant validFrom) {
-            PriceQuote quote = new PriceQuote(offer.provider(), offer.region(), offer.instanceType(),
-                    offer.lifecycle(), gpuModel, gpusPerInstance, pricePerHour, currency, validFrom, "backtest");
-            if (bandHigh != null) {
-                quote = quote.withInterruptionBand(bandHigh, bandLow);
-            }
-            return offer.lifecycle() == Lifecycle.RESERVED ? quote.withReservation(ONE_YEAR) : quote;
+            return PriceQuote.builder().offer(offer).gpuModel(gpuModel).gpuCount(gpusPerInstance)
+                    .pricePerHour(pricePerHour).currency(currency).validFrom(validFrom).source("backtest")
+                    .interruptionFrequency(bandHigh).interruptionFrequencyLow(bandHigh == null ? null : bandLow)
+                    .reservation(offer.lifecycle() == Lifecycle.RESERVED ? ONE_YEAR : null).build();
         }
     }
 

@@ -200,19 +200,21 @@ public final class PriceCatalog {
             terms = lifecycle == Lifecycle.RESERVED ? ReservationTerms.ofMonths(length.months()) : null;
         }
         double[] band = interruptionBand(field, lifecycle);
-        PriceQuote quote = new PriceQuote(
-                field.apply("provider"),
-                field.apply("region"),
-                field.apply("instance_type"),
-                lifecycle,
-                field.apply("gpu_model"),
-                wholeNumber(field, "gpu_count"),
-                pricePerHour,
-                field.apply("currency"),
-                instant(field, "valid_from"),
-                field.apply("source"));
-        return (band == null ? quote : quote.withInterruptionBand(band[1], band[0] == band[1] ? null : band[0]))
-                .withReservation(terms);
+        return PriceQuote.builder()
+                .provider(field.apply("provider"))
+                .region(field.apply("region"))
+                .instanceType(field.apply("instance_type"))
+                .lifecycle(lifecycle)
+                .gpuModel(field.apply("gpu_model"))
+                .gpuCount(wholeNumber(field, "gpu_count"))
+                .pricePerHour(pricePerHour)
+                .currency(field.apply("currency"))
+                .validFrom(instant(field, "valid_from"))
+                .source(field.apply("source"))
+                .interruptionFrequency(band == null ? null : band[1])
+                .interruptionFrequencyLow(band == null || band[0] == band[1] ? null : band[0])
+                .reservation(terms)
+                .build();
     }
 
     /** The band's lower and upper edge; one figure is both; null when the row gives none. */

@@ -179,6 +179,8 @@ final class FleetPlanner {
         String model = type.gpuModel();
         double speed = GpuSpecs.relativeSpeed(model);
         boolean reportsWork = random.nextDouble() < 0.85;
+        SimulatedJob.Builder job = SimulatedJob.builder().id(id).team(team).workload(workload)
+                .offer(type.offer(lifecycle)).gpuModel(model).nodes(nodes).gpusPerNode(gpusPerNode);
         return switch (workload) {
             case DISTRIBUTED_TRAINING, TRAINING -> {
                 boolean memoryBound = random.nextDouble() < 0.2;
@@ -191,24 +193,23 @@ final class FleetPlanner {
                 String unit = memoryBound || random.nextDouble() < 0.4 ? "samples" : "tokens";
                 double perA100Second = unit.equals("tokens") ? between(2500, 6000) : between(400, 1500);
                 double unitsPerGpuStep = perA100Second * speed * stepSeconds * (1 - overhead);
-                yield new SimulatedJob(id, team, workload, type.offer(lifecycle), model, nodes, gpusPerNode, unit,
-                        reportsWork, memoryBound,
-                        memoryBound ? between(0.40, 0.58) : between(0.80, 0.95),
-                        memoryBound ? between(0.65, 0.90) : between(0.25, 0.45),
-                        between(0.70, 0.95), overhead, stepSeconds, unitsPerGpuStep, busBandwidth, 0, 0);
+                yield job.unit(unit).reportsWork(reportsWork).memoryBound(memoryBound)
+                        .computeSmActive(memoryBound ? between(0.40, 0.58) : between(0.80, 0.95))
+                        .computeDramActive(memoryBound ? between(0.65, 0.90) : between(0.25, 0.45))
+                        .memoryShare(between(0.70, 0.95)).commOverheadRatio(overhead).stepSeconds(stepSeconds)
+                        .unitsPerGpuStep(unitsPerGpuStep).busBandwidth(busBandwidth).build();
             }
             case INFERENCE -> {
                 // Large GPUs serve language models (tokens), small ones request-sized models.
                 String unit = speed >= 1 ? "tokens" : "requests";
                 double perBatch = (unit.equals("tokens") ? between(400, 1600) : between(8, 64)) * Math.max(speed, 0.5);
-                yield new SimulatedJob(id, team, workload, type.offer(lifecycle), model, nodes, gpusPerNode, unit,
-                        reportsWork, false, between(0.35, 0.65), between(0.45, 0.80), between(0.40, 0.90), 0,
-                        between(0.02, 0.25), perBatch, 0, between(600, 3600), between(0, 2 * Math.PI));
+                yield job.unit(unit).reportsWork(reportsWork).computeSmActive(between(0.35, 0.65))
+                        .computeDramActive(between(0.45, 0.80)).memoryShare(between(0.40, 0.90))
+                        .stepSeconds(between(0.02, 0.25)).unitsPerGpuStep(perBatch)
+                        .loadPeriodSeconds(between(600, 3600)).loadPhase(between(0, 2 * Math.PI)).build();
             }
-            case NOTEBOOK -> new SimulatedJob(id, team, workload, type.offer(lifecycle), model, nodes, gpusPerNode,
-                    null, false, false, 0, 0, between(0.05, 0.30), 0, 0, 0, 0, 0, 0);
-            case UNALLOCATED -> new SimulatedJob(id, null, workload, type.offer(lifecycle), model, nodes,
-                    gpusPerNode, null, false, false, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+            case NOTEBOOK -> job.memoryShare(between(0.05, 0.30)).build();
+            case UNALLOCATED -> job.build();
         };
     }
 

@@ -335,8 +335,9 @@ public final class FleetSimulation {
             if (price == current.pricePerHour()) {
                 return null;
             }
-            current = new PriceQuote(current.provider(), current.region(), current.instanceType(), current.lifecycle(),
-                    current.gpuModel(), current.gpuCount(), price, current.currency(), at, "simulated-spot-market");
+            current = PriceQuote.builder().offer(current.offer()).gpuModel(current.gpuModel())
+                    .gpuCount(current.gpuCount()).pricePerHour(price).currency(current.currency()).validFrom(at)
+                    .source("simulated-spot-market").build();
             return current;
         }
     }

@@ -63,8 +63,9 @@ public record SimulatedInstance(int serial, Placement placement, SimulatedJob jo
         boolean training = job.workload().training();
         Double commSeconds = training ? job.commOverheadRatio() * stepSeconds : null;
         Double ncclBytes = training ? round.steps() * count * job.ncclBytesPerGpuStep() : null;
-        return new JobProgress(job.id(), job.team(), placement.host(), placement.instanceId(), gpuUuids(), end,
-                intervalSeconds, round.steps() * count * job.unitsPerGpuStep(), job.unit(), round.steps(),
-                stepSeconds, commSeconds, ncclBytes, job.traits());
+        return JobProgress.builder().jobId(job.id()).team(job.team()).host(placement.host())
+                .instanceId(placement.instanceId()).gpuUuids(gpuUuids()).time(end).intervalSeconds(intervalSeconds)
+                .workUnits(round.steps() * count * job.unitsPerGpuStep()).unit(job.unit()).steps(round.steps())
+                .stepSeconds(stepSeconds).commSeconds(commSeconds).ncclBytes(ncclBytes).traits(job.traits()).build();
     }
 }

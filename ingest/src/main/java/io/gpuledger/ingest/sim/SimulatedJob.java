@@ -122,4 +122,60 @@ public record SimulatedJob(
         }
         return 0.55 + 0.35 * StrictMath.sin(2 * Math.PI * epochSeconds / loadPeriodSeconds + loadPhase);
     }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Fluent construction; what is not set is null, false or 0: no work, no collectives, steady load. */
+    public static final class Builder {
+        private String id;
+        private String team;
+        private Workload workload;
+        private Offer offer;
+        private String gpuModel;
+        private int nodes;
+        private int gpusPerNode;
+        private String unit;
+        private boolean reportsWork;
+        private boolean memoryBound;
+        private double computeSmActive;
+        private double computeDramActive;
+        private double memoryShare;
+        private double commOverheadRatio;
+        private double stepSeconds;
+        private double unitsPerGpuStep;
+        private double busBandwidth;
+        private double loadPeriodSeconds;
+        private double loadPhase;
+
+        private Builder() {
+        }
+
+        public Builder id(String value) { id = value; return this; }
+        public Builder team(String value) { team = value; return this; }
+        public Builder workload(Workload value) { workload = value; return this; }
+        public Builder offer(Offer value) { offer = value; return this; }
+        public Builder gpuModel(String value) { gpuModel = value; return this; }
+        public Builder nodes(int value) { nodes = value; return this; }
+        public Builder gpusPerNode(int value) { gpusPerNode = value; return this; }
+        public Builder unit(String value) { unit = value; return this; }
+        public Builder reportsWork(boolean value) { reportsWork = value; return this; }
+        public Builder memoryBound(boolean value) { memoryBound = value; return this; }
+        public Builder computeSmActive(double value) { computeSmActive = value; return this; }
+        public Builder computeDramActive(double value) { computeDramActive = value; return this; }
+        public Builder memoryShare(double value) { memoryShare = value; return this; }
+        public Builder commOverheadRatio(double value) { commOverheadRatio = value; return this; }
+        public Builder stepSeconds(double value) { stepSeconds = value; return this; }
+        public Builder unitsPerGpuStep(double value) { unitsPerGpuStep = value; return this; }
+        public Builder busBandwidth(double value) { busBandwidth = value; return this; }
+        public Builder loadPeriodSeconds(double value) { loadPeriodSeconds = value; return this; }
+        public Builder loadPhase(double value) { loadPhase = value; return this; }
+
+        public SimulatedJob build() {
+            return new SimulatedJob(id, team, workload, offer, gpuModel, nodes, gpusPerNode, unit, reportsWork,
+                    memoryBound, computeSmActive, computeDramActive, memoryShare, commOverheadRatio, stepSeconds,
+                    unitsPerGpuStep, busBandwidth, loadPeriodSeconds, loadPhase);
+        }
+    }
 }

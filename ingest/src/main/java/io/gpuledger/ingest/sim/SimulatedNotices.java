@@ -73,9 +73,9 @@ final class SimulatedNotices {
                         + "\"}";
             }
         }
-        return new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
-                CapacityEvent.idOf(provider, where.instanceId(), kind, IMDS_TIME.format(deadline)), provider,
-                where.region(), where.instanceId(), where.instanceType(), where.host(), where.lifecycle(), kind, action,
-                noticedAt, deadline, source, raw);
+        return CapacityEvent.builder()
+                .eventId(CapacityEvent.idOf(provider, where.instanceId(), kind, IMDS_TIME.format(deadline)))
+                .placement(where).kind(kind).action(action).noticedAt(noticedAt).deadline(deadline).source(source)
+                .raw(raw).build();
     }
 }

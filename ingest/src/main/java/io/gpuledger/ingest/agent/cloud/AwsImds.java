@@ -81,11 +81,10 @@ public final class AwsImds implements CloudMetadata {
 
     private static CapacityEvent event(Placement placement, CapacityEventKind kind, String action, Instant now,
             Instant deadline, String noticeIdentity, String raw) {
-        return new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
-                CapacityEvent.idOf("aws", placement.instanceId(), kind, noticeIdentity == null ? "now"
-                        : noticeIdentity),
-                "aws", placement.region(), placement.instanceId(), placement.instanceType(), placement.host(),
-                placement.lifecycle(), kind, action, now, deadline, "aws-imds", raw);
+        String identity = noticeIdentity == null ? "now" : noticeIdentity;
+        return CapacityEvent.builder().eventId(CapacityEvent.idOf("aws", placement.instanceId(), kind, identity))
+                .placement(placement).provider("aws").kind(kind).action(action).noticedAt(now).deadline(deadline)
+                .source("aws-imds").raw(raw).build();
     }
 
     private Optional<String> read(String path) throws IOException {

@@ -89,11 +89,11 @@ public final class AzureMetadata implements CloudMetadata {
                 continue;
             }
             String eventId = text(event, "EventId");
-            notices.add(new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
-                    CapacityEvent.idOf("azure", placement.instanceId(), kind, eventId == null ? type : eventId),
-                    "azure", placement.region(), placement.instanceId(), placement.instanceType(), placement.host(),
-                    placement.lifecycle(), kind, type, now, notBefore(text(event, "NotBefore")),
-                    "azure-scheduled-events", event.toString()));
+            String noticeId = CapacityEvent.idOf("azure", placement.instanceId(), kind,
+                    eventId == null ? type : eventId);
+            notices.add(CapacityEvent.builder().eventId(noticeId).placement(placement).provider("azure").kind(kind)
+                    .action(type).noticedAt(now).deadline(notBefore(text(event, "NotBefore")))
+                    .source("azure-scheduled-events").raw(event.toString()).build());
         }
         return notices;
     }

@@ -84,10 +84,9 @@ public final class GcpMetadata implements CloudMetadata {
 
     private static CapacityEvent event(Placement placement, CapacityEventKind kind, String action, Instant now,
             Instant deadline, String noticeIdentity, String raw) {
-        return new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
-                CapacityEvent.idOf("gcp", placement.instanceId(), kind, noticeIdentity),
-                "gcp", placement.region(), placement.instanceId(), placement.instanceType(), placement.host(),
-                placement.lifecycle(), kind, action, now, deadline, "gcp-metadata", raw);
+        return CapacityEvent.builder().eventId(CapacityEvent.idOf("gcp", placement.instanceId(), kind, noticeIdentity))
+                .placement(placement).provider("gcp").kind(kind).action(action).noticedAt(now).deadline(deadline)
+                .source("gcp-metadata").raw(raw).build();
     }
 
     private Optional<String> read(String path) throws IOException {

@@ -154,10 +154,11 @@ public final class ProgressReports {
                 }
             }
         }
-        JobProgress progress = new JobProgress(report.jobId(), report.team(), placement.host(),
-                placement.instanceId(), report.rank(), gpuUuids, now, interval, report.workUnits(), report.unit(),
-                report.steps() == null ? 0 : report.steps(), report.stepSeconds(), report.commSeconds(),
-                report.ncclBytes(), report.traits());
+        JobProgress progress = JobProgress.builder().jobId(report.jobId()).team(report.team())
+                .host(placement.host()).instanceId(placement.instanceId()).rank(report.rank()).gpuUuids(gpuUuids)
+                .time(now).intervalSeconds(interval).workUnits(report.workUnits()).unit(report.unit())
+                .steps(report.steps() == null ? 0 : report.steps()).stepSeconds(report.stepSeconds())
+                .commSeconds(report.commSeconds()).ncclBytes(report.ncclBytes()).traits(report.traits()).build();
         String process = processOf(progress.jobId(), progress.rank());
         makeRoom(process, gpuRefs, now);
         lastReport.put(process, now);

@@ -172,9 +172,10 @@ public final class SpotPriceHistory implements PriceSource {
                 change.getValue().forEach(price -> byZone.put(price.zone(), price.price()));
                 double regionPrice = byZone.values().stream().mapToDouble(Double::doubleValue).max().orElseThrow();
                 if (last == null || regionPrice != last) {
-                    quotes.add(new PriceQuote(PROVIDER, region, instanceType, Lifecycle.SPOT, gpus.model(),
-                            gpus.count(),
-                            regionPrice, CURRENCY, change.getKey(), SOURCE));
+                    quotes.add(PriceQuote.builder().provider(PROVIDER).region(region).instanceType(instanceType)
+                            .lifecycle(Lifecycle.SPOT).gpuModel(gpus.model()).gpuCount(gpus.count())
+                            .pricePerHour(regionPrice).currency(CURRENCY).validFrom(change.getKey()).source(SOURCE)
+                            .build());
                     last = regionPrice;
                 }
             }

@@ -234,9 +234,10 @@ public final class RetailPrices implements PriceSource {
                 skip(where, "instance type " + size + ": its GPUs are unknown (add it to an instance-type table)");
                 return;
             }
-            PriceQuote quote = new PriceQuote(PROVIDER, Fields.required(item, "armRegionName"), size, lifecycle,
-                    gpus.model(), gpus.count(), pricePerHour, Fields.required(item, "currencyCode"),
-                    Fields.instant(item, "effectiveStartDate"), SOURCE);
+            PriceQuote quote = PriceQuote.builder().provider(PROVIDER).region(Fields.required(item, "armRegionName"))
+                    .instanceType(size).lifecycle(lifecycle).gpuModel(gpus.model()).gpuCount(gpus.count())
+                    .pricePerHour(pricePerHour).currency(Fields.required(item, "currencyCode"))
+                    .validFrom(Fields.instant(item, "effectiveStartDate")).source(SOURCE).build();
             if (lifecycle == Lifecycle.RESERVED) {
                 // Paid up front or monthly, the total is the same: the payment is left unsaid.
                 quote = quote.withReservation(ReservationTerms.ofMonths(reservedTerm.months()));

@@ -198,9 +198,9 @@ public final class SkyPilotCatalog implements PriceSource {
         }
 
         PriceQuote quote(String provider, Instant readAt) {
-            return new PriceQuote(provider, region, instanceType, lifecycle, gpuModel, gpuCount, price, CURRENCY,
-                    readAt,
-                    SOURCE);
+            return PriceQuote.builder().provider(provider).region(region).instanceType(instanceType)
+                    .lifecycle(lifecycle).gpuModel(gpuModel).gpuCount(gpuCount).pricePerHour(price).currency(CURRENCY)
+                    .validFrom(readAt).source(SOURCE).build();
         }
     }
 }
