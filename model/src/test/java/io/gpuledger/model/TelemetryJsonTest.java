@@ -433,13 +433,15 @@ class TelemetryJsonTest {
                 .jobId(pick(random, null, "", " ", "train-7b", "ジョブ", "job \"quoted\""))
                 .team(pick(random, null, "", "research", "équipe\\1"))
                 .time(ContractFixtures.randomInstant(random))
-                .intervalSeconds(random.nextInt(5) == 0 ? Math.ulp(0.0) + random.nextDouble() * 3600 : 10)
-                .smActive(optional(random, ratio(random))).smOccupancy(optional(random, ratio(random)))
-                .dramActive(optional(random, ratio(random))).tensorActive(optional(random, ratio(random)))
-                .gpuUtilization(optional(random, ratio(random))).powerWatts(optional(random, watts(random)))
-                .memoryUsedBytes(optional(random, amount(random)))
-                .nvlinkTxBytesPerSecond(optional(random, amount(random)))
-                .pcieTxBytesPerSecond(optional(random, amount(random)));
+                .intervalSeconds(random.nextInt(5) == 0 ? Math.ulp(0.0) + random.nextDouble() * 3600 : 10);
+        for (Reading reading : Reading.values()) {
+            double value = switch (reading.range()) {
+                case RATIO -> ratio(random);
+                case WATTS -> watts(random);
+                case NON_NEGATIVE -> amount(random);
+            };
+            sample.reading(reading, optional(random, value));
+        }
         if (mig) {
             sample.migProfile(pick(random, "1g.10gb", "3g.40gb", "7g.80gb"))
                     .gpuFraction(random.nextBoolean() ? (1 + random.nextInt(7)) / 7.0 : 1 - random.nextDouble());

@@ -8,6 +8,8 @@ import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.Reading;
+import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageTotals;
 import io.micrometer.core.instrument.Gauge;
@@ -17,8 +19,11 @@ import io.micrometer.prometheus.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class FleetMetricsTest {
 
@@ -34,6 +39,27 @@ class FleetMetricsTest {
 
         assertThat(gauge("gpuledger_gpu_cost_per_hour", "GPU-1")).isCloseTo(4.0, within(1e-9));
         assertThat(gauge("gpuledger_gpu_sm_active_ratio", "GPU-1")).isCloseTo(0.8, within(1e-9));
+    }
+
+    static List<Reading> readingsWithGauges() {
+        return Arrays.stream(Reading.values()).filter(reading -> reading.gpuGauge() != null).toList();
+    }
+
+    @ParameterizedTest
+    @MethodSource("readingsWithGauges")
+    void shouldShowEachKeptReadingsMeanOnItsGauge(Reading reading) {
+        // Given a GPU window whose samples gave the reading 0.25 for 20 s and 0.75 for 40 s (a ratio fits every range)
+        TelemetrySample.Builder sample = TelemetrySample.builder().gpuUuid("GPU-9").placement(PLACE).jobId("job-a")
+                .smActive(0.5);
+        TelemetrySample first = sample.time(T0.plusSeconds(20)).intervalSeconds(20).reading(reading, 0.25).build();
+        TelemetrySample second = sample.time(T0.plusSeconds(60)).intervalSeconds(40).reading(reading, 0.75).build();
+        GpuUsage usage = GpuUsage.empty(first, T0, T0.plusSeconds(60), "USD").add(first, 4.0).add(second, 4.0);
+
+        // When it is recorded
+        metrics.record(usage, T0);
+
+        // Then the reading's gauge shows the time-weighted mean: (0.25 × 20 + 0.75 × 40) / 60
+        assertThat(gauge(reading.gpuGauge(), "GPU-9")).isCloseTo(35.0 / 60, within(1e-9));
     }
 
     @Test
@@ -266,6 +292,9 @@ class FleetMetricsTest {
         Gauge gauge = registry.get(family).tag("gpu", gpu).gauge();
         return gauge.value();
     }
+
+    private static final Placement PLACE = new Placement("node-1", "i-1", "g5.xlarge", "aws", "us-east-1",
+            Lifecycle.ON_DEMAND);
 
     private static GpuUsage window(String gpu, String job, Instant start, double pricePerHour, double smActive,
             boolean closed) {
