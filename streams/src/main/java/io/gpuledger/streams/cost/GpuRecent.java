@@ -55,8 +55,7 @@ final class GpuRecent {
         public void write(GpuRecent recent, DataOutput out) throws IOException {
             out.writeLong(recent.hourStart);
             UsageCodec.TOTALS.write(recent.hour, out);
-            // Complemented: views written before the share was kept have none after their minutes.
-            out.writeByte(~recent.minutes.size());
+            out.writeByte(recent.minutes.size());
             for (Map.Entry<Long, UsageTotals> minute : recent.minutes.entrySet()) {
                 out.writeLong(minute.getKey());
                 UsageCodec.TOTALS.write(minute.getValue(), out);
@@ -69,13 +68,10 @@ final class GpuRecent {
             GpuRecent recent = new GpuRecent();
             recent.hourStart = in.readLong();
             recent.hour = UsageCodec.TOTALS.read(in);
-            int written = in.readByte();
-            for (int count = written < 0 ? ~written : written; count > 0; count--) {
+            for (int count = in.readUnsignedByte(); count > 0; count--) {
                 recent.minutes.put(in.readLong(), UsageCodec.TOTALS.read(in));
             }
-            if (written < 0) {
-                recent.gpuFraction = in.readDouble();
-            }
+            recent.gpuFraction = in.readDouble();
             return recent;
         }
     };

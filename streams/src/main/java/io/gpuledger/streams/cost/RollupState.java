@@ -42,16 +42,10 @@ final class RollupState {
         this.currency = currency;
     }
 
-    /**
-     * Set in the first byte, beside the dimension, when each sum says whether it was sent; values
-     * written before that (without it) read as all sent.
-     */
-    private static final int WITH_UNSENT_FLAGS = 0x40;
-
     static final Codec<RollupState> CODEC = new Codec<>() {
         @Override
         public void write(RollupState state, DataOutput out) throws IOException {
-            out.writeByte(state.dimension.ordinal() | WITH_UNSENT_FLAGS);
+            out.writeByte(state.dimension.ordinal());
             out.writeUTF(state.id);
             out.writeUTF(state.currency);
             writeSums(state.minutes, out);
@@ -60,12 +54,9 @@ final class RollupState {
 
         @Override
         public RollupState read(DataInput in) throws IOException {
-            int first = in.readByte();
-            boolean withUnsentFlags = (first & WITH_UNSENT_FLAGS) != 0;
-            RollupState state = new RollupState(Dimension.values()[first & ~WITH_UNSENT_FLAGS], in.readUTF(),
-                    in.readUTF());
-            readSums(state.minutes, in, withUnsentFlags);
-            readSums(state.hours, in, withUnsentFlags);
+            RollupState state = new RollupState(Dimension.values()[in.readByte()], in.readUTF(), in.readUTF());
+            readSums(state.minutes, in);
+            readSums(state.hours, in);
             return state;
         }
 
@@ -80,8 +71,7 @@ final class RollupState {
             }
         }
 
-        private static void readSums(TreeMap<Long, Sum> sums, DataInput in, boolean withUnsentFlags)
-                throws IOException {
+        private static void readSums(TreeMap<Long, Sum> sums, DataInput in) throws IOException {
             for (int count = in.readInt(); count > 0; count--) {
                 long start = in.readLong();
                 Sum sum = new Sum();
@@ -90,7 +80,7 @@ final class RollupState {
                 sum.gpuEquivalents = gpus.equivalents();
                 sum.totals = UsageCodec.TOTALS.read(in);
                 sum.work = RollupPartial.WorkCodec.read(in);
-                sum.unsent = withUnsentFlags && in.readBoolean();
+                sum.unsent = in.readBoolean();
                 sums.put(start, sum);
             }
         }

@@ -20,15 +20,12 @@ import java.util.Arrays;
  * <p>{@link #toBytes} writes a version byte before the value, {@code 0xC0} plus the format's
  * {@link #version()} (1 to 62), so that a format can change one instance at a time: a release
  * first learns to read the new version ({@link #read(DataInput, int)}, {@link #readsUpTo()}),
- * the next one writes it. Values written before there was a version byte are read as version 0,
- * the same body as version 1: none of them starts with {@code 0xC1} to {@code 0xFE} (their first
- * byte is a small count, length or ordinal, an epoch time, or {@code 0x80}/{@code 0xFF} for
- * "none" and a progress record). A newer version than the codec reads is refused with an
- * {@link UnknownFormatException}.
+ * the next one writes it. Only formats a tagged release wrote are read: a value without a version
+ * byte, or of a newer version than the codec reads, is refused with an {@link UnknownFormatException}.
  */
 public interface Codec<T> {
 
-    /** Added to the version to make the version byte, out of the range of an unversioned value's first byte. */
+    /** Added to the version to make the version byte. */
     int VERSION_MARK = 0xC0;
     /** The newest version a version byte can say. */
     int MAX_VERSION = 0xFE - VERSION_MARK;
@@ -48,7 +45,7 @@ public interface Codec<T> {
         return version();
     }
 
-    /** Reads a body written in format {@code version} (0: before the version byte), at most {@link #readsUpTo()}. */
+    /** Reads a body written in format {@code version}, from 1 to {@link #readsUpTo()}. */
     default T read(DataInput in, int version) throws IOException {
         return read(in);
     }
@@ -78,14 +75,13 @@ public interface Codec<T> {
         }
     }
 
-    /** Reads what {@link #toBytes} wrote, or an unversioned value; a version it does not read is refused. */
+    /** Reads what {@link #toBytes} wrote; a value without a version byte, or of a version not read, is refused. */
     default T fromBytes(byte[] bytes) {
         int version = bytes.length == 0 ? 0 : versionOf(bytes[0]);
-        if (version > readsUpTo()) {
+        if (version == 0 || version > readsUpTo()) {
             throw new UnknownFormatException(version, readsUpTo());
         }
-        int body = version == 0 ? 0 : 1;
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes, body, bytes.length - body))) {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes, 1, bytes.length - 1))) {
             return read(in, version);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot decode " + bytes.length + " bytes of format version " + version, e);

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class LiveStore<V> extends CommitHook<V> {
 
-    /** The dead-letter kind of restored values in a format version newer than this release reads. */
+    /** The dead-letter kind of restored values in a format this release does not read. */
     public static final String UNREADABLE = "unreadable-state";
 
     private static final Logger LOG = LoggerFactory.getLogger(LiveStore.class);

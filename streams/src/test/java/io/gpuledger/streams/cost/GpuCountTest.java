@@ -1,16 +1,18 @@
 package io.gpuledger.streams.cost;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuledger.model.UsageRollup.Dimension;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.model.WorkTotals;
+import io.gpuledger.streams.state.UnknownFormatException;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
 
-/** Roll-up partials and a GPU's own views keep how much GPU their GPUs are, and read older ones as whole GPUs. */
+/** Roll-up partials and a GPU's own views keep how much GPU their GPUs are. */
 class GpuCountTest {
 
     @Test
@@ -27,8 +29,8 @@ class GpuCountTest {
     }
 
     @Test
-    void shouldReadAPartialWrittenBeforeSharesWereKeptAsWholeGpus() throws IOException {
-        // Given a partial of 3 GPUs as the previous release wrote it
+    void shouldRefuseAPartialWrittenWithoutAVersionByte() throws IOException {
+        // Given a partial of 3 GPUs as an untagged build before the first release wrote it (no version byte)
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         DataOutputStream out = new DataOutputStream(bytes);
         out.writeByte(Dimension.POOL.ordinal());
@@ -36,38 +38,30 @@ class GpuCountTest {
         out.writeLong(60_000);
         out.writeUTF("USD");
         out.writeLong(3);
-        UsageCodec.TOTALS.write(UsageTotals.ZERO, out);
-        RollupPartial.WorkCodec.write(WorkTotals.NONE, out);
 
-        // When this release reads it
-        RollupPartial read = RollupPartial.CODEC.fromBytes(bytes.toByteArray());
-
-        // Then its 3 GPUs are 3 whole GPUs
-        assertThat(read.gpus()).isEqualTo(3);
-        assertThat(read.gpuEquivalents()).isEqualTo(3.0);
-        assertThat(read.currency()).isEqualTo("USD");
+        // When this release reads it, then it is refused rather than misread
+        assertThatThrownBy(() -> RollupPartial.CODEC.fromBytes(bytes.toByteArray()))
+                .isInstanceOf(UnknownFormatException.class).hasMessageContaining("no format version byte");
     }
 
     @Test
-    void shouldKeepTheShareOfASlicesOwnViewsAndReadOlderViewsAsAWholeGpu() throws IOException {
-        // Given the views of a 1/7 slice, and views as the previous release wrote them (no minutes)
+    void shouldKeepTheShareOfASlicesOwnViewsAndTheMinutesOfAWholeGpu() {
+        // Given the views of a 1/7 slice with one minute, and of a whole GPU with two
         GpuRecent slice = new GpuRecent();
         slice.addMinute(0, UsageTotals.ZERO, RollupWindows.ROLLING_MINUTES);
         slice.gpuFraction = 1.0 / 7;
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        DataOutputStream out = new DataOutputStream(bytes);
-        out.writeLong(GpuRecent.NONE);
-        UsageCodec.TOTALS.write(UsageTotals.ZERO, out);
-        out.writeByte(0);
+        GpuRecent whole = new GpuRecent();
+        whole.addMinute(0, UsageTotals.ZERO, RollupWindows.ROLLING_MINUTES);
+        whole.addMinute(60_000, UsageTotals.ZERO, RollupWindows.ROLLING_MINUTES);
 
         // When they are read back
         GpuRecent readSlice = GpuRecent.CODEC.fromBytes(GpuRecent.CODEC.toBytes(slice));
-        GpuRecent readOld = GpuRecent.CODEC.fromBytes(bytes.toByteArray());
+        GpuRecent readWhole = GpuRecent.CODEC.fromBytes(GpuRecent.CODEC.toBytes(whole));
 
-        // Then the slice is still a seventh, with its minute, and the older views are of a whole GPU
+        // Then the slice is still a seventh, with its minute, and the whole GPU one GPU with both
         assertThat(readSlice.gpuFraction).isEqualTo(1.0 / 7);
         assertThat(readSlice.minutes).containsOnlyKeys(0L);
-        assertThat(readOld.gpuFraction).isEqualTo(1.0);
-        assertThat(readOld.minutes).isEmpty();
+        assertThat(readWhole.gpuFraction).isEqualTo(1.0);
+        assertThat(readWhole.minutes).containsOnlyKeys(0L, 60_000L);
     }
 }
