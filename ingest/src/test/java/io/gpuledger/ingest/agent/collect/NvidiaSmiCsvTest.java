@@ -40,7 +40,8 @@ class NvidiaSmiCsvTest {
     void shouldUseTheQueriedFieldsWhenThereIsNoHeader() {
         String output = "1, GPU-bbb, Tesla T4, 0, 0, [N/A]\n";
 
-        NvidiaSmiCsv.Result result = NvidiaSmiCsv.parse(output, NvidiaSmiCsv.DEFAULT_FIELDS);
+        NvidiaSmiCsv.Result result = NvidiaSmiCsv.parse(output,
+                List.of("index", "uuid", "name", "utilization.gpu", "memory.used", "power.draw"));
 
         assertThat(result.readings()).singleElement().satisfies(gpu -> {
             assertThat(gpu.index()).isEqualTo(1);
