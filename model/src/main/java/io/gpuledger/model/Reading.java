@@ -30,7 +30,9 @@ public enum Reading {
     NVLINK_TX_BYTES_PER_SECOND("nvlinkTxBytesPerSecond", TelemetrySample::nvlinkTxBytesPerSecond,
             Range.NON_NEGATIVE, Kept.NOT, null),
     PCIE_TX_BYTES_PER_SECOND("pcieTxBytesPerSecond", TelemetrySample::pcieTxBytesPerSecond, Range.NON_NEGATIVE,
-            Kept.NOT, null);
+            Kept.NOT, null),
+    POWER_LIMIT_WATTS("powerLimitWatts", TelemetrySample::powerLimitWatts, Range.WATTS, Kept.OVER_READING_TIME,
+            "gpuledger_gpu_power_limit_watts");
 
     /** The readings whose means a usage window keeps, in the order their totals hold them. */
     public static final List<Reading> KEPT = Arrays.stream(values()).filter(Reading::kept).toList();

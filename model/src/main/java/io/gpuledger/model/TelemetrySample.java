@@ -36,6 +36,7 @@ public record TelemetrySample(
         Double memoryUsedBytes,
         Double nvlinkTxBytesPerSecond,
         Double pcieTxBytesPerSecond,
+        Double powerLimitWatts,
         String migProfile,
         Double gpuFraction) {
 
@@ -71,6 +72,7 @@ public record TelemetrySample(
         memoryUsedBytes = Reading.MEMORY_USED_BYTES.check(memoryUsedBytes);
         nvlinkTxBytesPerSecond = Reading.NVLINK_TX_BYTES_PER_SECOND.check(nvlinkTxBytesPerSecond);
         pcieTxBytesPerSecond = Reading.PCIE_TX_BYTES_PER_SECOND.check(pcieTxBytesPerSecond);
+        powerLimitWatts = Reading.POWER_LIMIT_WATTS.check(powerLimitWatts);
         if (gpuFraction != null) {
             Check.positive("gpuFraction", gpuFraction);
             Check.ratio("gpuFraction", gpuFraction);
@@ -180,8 +182,8 @@ public record TelemetrySample(
                     lifecycle, jobId, team, time, intervalSeconds, read(Reading.SM_ACTIVE), read(Reading.SM_OCCUPANCY),
                     read(Reading.DRAM_ACTIVE), read(Reading.TENSOR_ACTIVE), read(Reading.GPU_UTILIZATION),
                     read(Reading.POWER_WATTS), read(Reading.MEMORY_USED_BYTES),
-                    read(Reading.NVLINK_TX_BYTES_PER_SECOND), read(Reading.PCIE_TX_BYTES_PER_SECOND), migProfile,
-                    gpuFraction);
+                    read(Reading.NVLINK_TX_BYTES_PER_SECOND), read(Reading.PCIE_TX_BYTES_PER_SECOND),
+                    read(Reading.POWER_LIMIT_WATTS), migProfile, gpuFraction);
         }
 
         private Double read(Reading reading) {

@@ -22,7 +22,7 @@ public final class NvidiaSmiCsv {
 
     /** The query the agent runs by default: every field it maps, no header, no units. */
     public static final List<String> DEFAULT_FIELDS = List.of("index", "uuid", "name", "utilization.gpu",
-            "memory.used", "power.draw");
+            "memory.used", "power.draw", "power.limit");
 
     private static final Pattern QUERY = Pattern.compile("--query-gpu[= ]([A-Za-z0-9_.,]+)");
     private static final Pattern NUMBER = Pattern.compile("^[-+]?[0-9]*\\.?[0-9]+(?:[eE][-+]?[0-9]+)?");
@@ -114,6 +114,7 @@ public final class NvidiaSmiCsv {
                 .value(Reading.GPU_UTILIZATION, percent(utilization))
                 .value(Reading.POWER_WATTS, power)
                 .value(Reading.MEMORY_USED_BYTES, memoryMib == null ? null : memoryMib * 1024 * 1024)
+                .value(Reading.POWER_LIMIT_WATTS, number(first(row, "power.limit"), where, "power.limit", errors))
                 .build();
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.ingest.testing.Fixtures;
+import io.gpuledger.model.Reading;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -25,6 +26,43 @@ class RealOutputsTest {
         assertThat(gpu.gpuUtilization()).isZero();
         assertThat(gpu.powerWatts()).isEqualTo(69.85);
         assertThat(gpu.memoryUsedBytes()).isZero();
+    }
+
+    @Test
+    void shouldReadThePowerLimitOfNvidiaSmiAndDcgmExporter() {
+        // Given nvidia-smi captures that queried power.limit (an H100 with all fields, an RTX 2080's own query)
+        GpuReading h100 = NvidiaSmiCsv.parse(
+                Fixtures.read("nvidia-smi/h100-allfields-csv-header-units-idle-driver590.csv"), List.of())
+                .readings().get(0);
+        GpuReading rtx2080 = NvidiaSmiCsv.parse(
+                Fixtures.read("nvidia-smi/rtx2080-csv-noheader-nounits-driver440-gpu-utils-issue83.csv"),
+                NvidiaSmiCsv.fieldsOf("nvidia-smi --query-gpu=power.limit,power.min_limit,power.max_limit,"
+                        + "memory.total,vbios_version,driver_version,name,gpu_uuid,power.draw,temperature.gpu,"
+                        + "temperature.memory,clocks.current.graphics,clocks.sm,clocks.mem,utilization.gpu,"
+                        + "utilization.memory,fan.speed,pcie.link.width.current,pstate"))
+                .readings().get(0);
+        // and a dcgm-exporter page's DCGM_FI_DEV_POWER_MGMT_LIMIT and draw lines, verbatim from the single-GPU
+        // page in ai-dynamo/aiperf, tests/unit/gpu_telemetry/conftest.py (sample_dcgm_data, Apache-2.0)
+        String page = """
+                # HELP DCGM_FI_DEV_POWER_USAGE Power draw (in W)
+                # TYPE DCGM_FI_DEV_POWER_USAGE gauge
+                DCGM_FI_DEV_POWER_USAGE{gpu="0",UUID="GPU-ef6ef310-f8e2-cef9-036e-8f12d59b5ffc",\
+                pci_bus_id="00000000:02:00.0",device="nvidia0",modelName="NVIDIA RTX 6000 Ada Generation",\
+                Hostname="ed7e7a5e585f"} 22.582000
+                # HELP DCGM_FI_DEV_POWER_MGMT_LIMIT Power management limit (in W)
+                # TYPE DCGM_FI_DEV_POWER_MGMT_LIMIT gauge
+                DCGM_FI_DEV_POWER_MGMT_LIMIT{gpu="0",UUID="GPU-ef6ef310-f8e2-cef9-036e-8f12d59b5ffc",\
+                pci_bus_id="00000000:02:00.0",device="nvidia0",modelName="NVIDIA RTX 6000 Ada Generation",\
+                Hostname="ed7e7a5e585f"} 300.000000
+                """;
+        GpuReading ada = dcgm.read(page).readings().get(0);
+
+        // Then each reads the limit its output says, in watts, beside the draw
+        assertThat(h100.value(Reading.POWER_LIMIT_WATTS)).isEqualTo(700.0);
+        assertThat(rtx2080.value(Reading.POWER_LIMIT_WATTS)).isEqualTo(200.0);
+        assertThat(rtx2080.powerWatts()).isEqualTo(176.98);
+        assertThat(ada.value(Reading.POWER_LIMIT_WATTS)).isEqualTo(300.0);
+        assertThat(ada.powerWatts()).isEqualTo(22.582);
     }
 
     @Test
