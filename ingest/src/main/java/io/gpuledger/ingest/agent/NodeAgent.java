@@ -318,12 +318,11 @@ public final class NodeAgent implements AutoCloseable {
         synchronized (noticesSeen) {
             if (stopNotice == null) {
                 Instant now = clock.instant();
-                stopNotice = new CapacityEvent(CapacityEvent.SCHEMA_VERSION,
-                        CapacityEvent.idOf(placement.provider(), placement.instanceId(),
-                                CapacityEventKind.INSTANCE_STOPPING, now.toString()),
-                        placement.provider(), placement.region(), placement.instanceId(), placement.instanceType(),
-                        placement.host(), placement.lifecycle(), CapacityEventKind.INSTANCE_STOPPING, "shutdown", now,
-                        null, "agent", null);
+                stopNotice = CapacityEvent.builder().schemaVersion(CapacityEvent.SCHEMA_VERSION)
+                        .eventId(CapacityEvent.idOf(placement.provider(), placement.instanceId(),
+                                CapacityEventKind.INSTANCE_STOPPING, now.toString()))
+                        .placement(placement).kind(CapacityEventKind.INSTANCE_STOPPING).action("shutdown")
+                        .noticedAt(now).source("agent").build();
                 counters.capacityEvents.incrementAndGet();
                 sink.publish(Topics.CAPACITY_EVENTS.name(), stopNotice.instanceId(), Json.write(stopNotice),
                         now.toEpochMilli());

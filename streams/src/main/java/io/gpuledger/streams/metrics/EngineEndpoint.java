@@ -1,8 +1,8 @@
 package io.gpuledger.streams.metrics;
 
-import io.gpuledger.model.http.BoundedHttpServer;
-import io.gpuledger.model.http.BoundedHttpServer.Request;
-import io.gpuledger.model.http.BoundedHttpServer.Response;
+import io.gpuledger.http.BoundedHttpServer;
+import io.gpuledger.http.BoundedHttpServer.Request;
+import io.gpuledger.http.BoundedHttpServer.Response;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;

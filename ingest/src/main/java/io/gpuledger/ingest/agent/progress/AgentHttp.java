@@ -1,12 +1,12 @@
 package io.gpuledger.ingest.agent.progress;
 
+import io.gpuledger.http.BoundedHttpServer;
+import io.gpuledger.http.BoundedHttpServer.BodyTooLarge;
+import io.gpuledger.http.BoundedHttpServer.Request;
+import io.gpuledger.http.BoundedHttpServer.Response;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Json;
-import io.gpuledger.model.http.BoundedHttpServer;
-import io.gpuledger.model.http.BoundedHttpServer.BodyTooLarge;
-import io.gpuledger.model.http.BoundedHttpServer.Request;
-import io.gpuledger.model.http.BoundedHttpServer.Response;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -1,5 +1,5 @@
 // Over 400 lines: a whole HTTP/1.1 request reader; its bounds are only checkable while they sit in one place.
-package io.gpuledger.model.http;
+package io.gpuledger.http;
 
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
