@@ -1,3 +1,4 @@
+// Over 400 lines: every program of the pipeline measured the same way, its processes started and read in one place.
 package io.gpuledger.cli;
 
 import io.gpuledger.broker.EmbeddedKafka;

@@ -1,3 +1,4 @@
+// Over 400 lines: the per-sample path (read, judge, price, window, count) and the window close, which share its state.
 package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.InvalidRecordException;
