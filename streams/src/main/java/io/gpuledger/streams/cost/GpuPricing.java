@@ -36,24 +36,24 @@ final class GpuPricing {
 
     /**
      * The span of time around {@code at} in which one price of the GPU's offer (or none) is in
-     * force. It is kept on the GPU's state: the next sample of the GPU most often falls in it too.
+     * force. It is kept in the GPU's cache: the next sample of the GPU most often falls in it too.
      */
-    PriceTable.InForce inForce(GpuState state, GpuIdentity identity, long at) {
-        if (state.priceFor != identity || !state.price.covers(at)) {
-            state.price = prices.inForceAt(identity.offer, at);
-            state.priceFor = identity;
+    PriceTable.InForce inForce(GpuCache cache, GpuIdentity identity, long at) {
+        if (cache.priceFor != identity || !cache.price.covers(at)) {
+            cache.price = prices.inForceAt(identity.offer, at);
+            cache.priceFor = identity;
         }
-        return state.price;
+        return cache.price;
     }
 
     /**
      * Splits the GPU's seconds {@code [fromSecond, toSecond)} into runs of one price, and gives
      * each run to {@code run}, in order.
      */
-    void forEachRun(GpuState state, GpuIdentity identity, long fromSecond, long toSecond, PriceRun run) {
+    void forEachRun(GpuCache cache, GpuIdentity identity, long fromSecond, long toSecond, PriceRun run) {
         long runFirst = fromSecond;
         while (runFirst < toSecond) {
-            PriceTable.InForce price = inForce(state, identity, middleOf(runFirst));
+            PriceTable.InForce price = inForce(cache, identity, middleOf(runFirst));
             // The span holds the run's first second, so the next price starts at a later second.
             long runEnd = Math.min(toSecond,
                     GpuState.firstSecond(price.samePriceUntil(settings.rates(), middleOf(runFirst))));
@@ -87,9 +87,9 @@ final class GpuPricing {
      * force at its middle (0 where none is known), for the GPU's share: the instance was paid for
      * all the same.
      */
-    double unmonitoredCost(GpuState state, GpuIdentity identity, long fromSecond, long toSecond) {
+    double unmonitoredCost(GpuCache cache, GpuIdentity identity, long fromSecond, long toSecond) {
         double[] cost = {0};
-        forEachRun(state, identity, fromSecond, toSecond, (price, runFirst, runEnd) -> {
+        forEachRun(cache, identity, fromSecond, toSecond, (price, runFirst, runEnd) -> {
             Double perHour = perGpuHour(price, middleOf(runFirst));
             if (perHour != null) {
                 cost[0] += perHour * (runEnd - runFirst) / 3600;

@@ -1,8 +1,6 @@
 package io.gpuledger.streams.cost;
 
-import io.gpuledger.model.GpuSampleReader;
 import io.gpuledger.model.UsageTotals;
-import io.gpuledger.streams.price.PriceTable;
 import io.gpuledger.streams.state.Codec;
 import io.gpuledger.streams.state.LiveStore;
 import java.io.DataInput;
@@ -15,8 +13,9 @@ import java.util.TreeMap;
 
 /**
  * One GPU as the engine follows it: its open minute windows, which seconds of recent minutes its
- * samples covered, and how far its coverage has been settled. What {@link #CODEC} writes, and the
- * identity kept in a store of its own, outlive a restart; the other fields are caches or send-state.
+ * samples covered, and how far its coverage has been settled; exactly what {@link #CODEC} writes,
+ * and the identity kept in a store of its own. What a task keeps beside it to charge the next
+ * sample and to know what it sent is in {@link GpuCache}.
  */
 final class GpuState extends LiveStore.Markable {
 
@@ -34,13 +33,6 @@ final class GpuState extends LiveStore.Markable {
         private byte[] encodedTotals;
         /** Roll-up keys this GPU was already counted in for this minute (at most a few). */
         final List<String> counted = new ArrayList<>(3);
-        /** Changed since its last update was sent; not kept: a restart sends every open window again. */
-        boolean unsent;
-        /** Keys of this window's partials and the identity they were made for; not kept. */
-        private String[] partialKeys;
-        private GpuIdentity partialKeysOf;
-        /** The pending partials this window's samples add to, per dimension, while they are pending; not kept. */
-        PendingPartial[] partials;
 
         /** Adds a charged sample to the window's totals. */
         void add(UsageTotals charged) {
@@ -53,19 +45,6 @@ final class GpuState extends LiveStore.Markable {
                 encodedTotals = UsageCodec.TOTALS.toBodyBytes(totals.snapshot());
             }
             return encodedTotals;
-        }
-
-        /** The keys of the partials this window's samples add to, per dimension, made once per identity. */
-        String[] partialKeys(long start) {
-            if (partialKeysOf != identity) {
-                partials = null;
-                partialKeys = new String[identity.rollupKeys.length];
-                for (int i = 0; i < partialKeys.length; i++) {
-                    partialKeys[i] = RollupPartial.partialKey(identity.rollupKeys[i], start);
-                }
-                partialKeysOf = identity;
-            }
-            return partialKeys;
         }
 
         /** Read back without its identity: counted in that identity's own keys once it is attached. */
@@ -109,16 +88,6 @@ final class GpuState extends LiveStore.Markable {
     private long pendingMinute = NONE;
     private long pendingBits;
     private boolean pendingUnmerged;
-    /** The window the latest sample went to: the next sample most often goes there too. */
-    private long latestWindowStart = NONE;
-    private Window latestWindow;
-    /** The price span the latest sample was charged in, and the identity it was looked up for; not kept. */
-    PriceTable.InForce price;
-    GpuIdentity priceFor;
-    /** Reads the GPU's samples, taking its identity from the last one when it is written alike; not kept. */
-    final GpuSampleReader sampleReader = new GpuSampleReader();
-    /** Listed among the GPUs with unsent windows in {@link WindowUpdates}; not kept. */
-    boolean listedUnsent;
 
     /** Covered seconds of unsettled minutes by minute start (epoch millis): bit i is second i. */
     TreeMap<Long, Long> coverage() {
@@ -131,29 +100,13 @@ final class GpuState extends LiveStore.Markable {
 
     /** The open window starting at {@code start}, opened if need be. */
     Window window(long start) {
-        if (latestWindow != null && latestWindowStart == start) {
-            return latestWindow;
-        }
-        Window window = windows.get(start);
-        if (window == null) {
-            window = new Window();
-            windows.put(start, window);
-        }
-        latestWindowStart = start;
-        latestWindow = window;
-        return window;
+        return windows.computeIfAbsent(start, s -> new Window());
     }
 
-    /** Takes the window starting at {@code start} out of the open ones; null if there is none. */
     Window removeWindow(long start) {
-        if (latestWindowStart == start) {
-            latestWindow = null;
-            latestWindowStart = NONE;
-        }
         return windows.remove(start);
     }
 
-    /** Gives a state read back its GPU's latest identity, and with it that of the windows that had it. */
     void attach(GpuIdentity latest) {
         identity = latest;
         for (Window window : windows.values()) {

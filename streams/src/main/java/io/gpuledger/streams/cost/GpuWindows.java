@@ -11,6 +11,7 @@ import io.gpuledger.streams.price.PriceWrites;
 import io.gpuledger.streams.state.LiveStore;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -55,6 +56,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     private ProcessorContext<String, Emitted> context;
     private GpuPricing pricing;
     private LiveStore<GpuState> gpus;
+    /** What the task keeps of each GPU beside its state; a new task starts with none. */
+    private final Map<String, GpuCache> caches = new HashMap<>();
     private LiveStore<GpuIdentity> identities;
     /** The task's partials of jobs, teams and pools, sent at each update. */
     private final TaskPartials partials;
@@ -94,11 +97,12 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         this.partials.init(context, context.getStateStore(CostTopology.PARTIALS_STORE));
         this.clock = context.getStateStore(CostTopology.CLOCK_STORE);
         this.latestEventTime = null;
-        this.updates.init(context, gpus, clock, this::latestEventTime);
+        caches.clear();
+        this.updates.init(context, gpus, caches, clock, this::latestEventTime);
         // Whether an open window was sent before a restart or a hand-over is not kept: each is sent
         // again as it stands, or one whose GPU reports no more would wait for its close, which
         // never comes once the task's whole input stops.
-        gpus.entries().forEach((gpu, state) -> updates.resendOpenWindows(gpu, stateOf(gpu, state)));
+        gpus.entries().forEach((gpu, state) -> updates.resendOpenWindows(gpu, stateOf(gpu, state), cacheOf(gpu)));
         this.refusals = new SampleRefusals(settings, context);
         context.schedule(settings.updateInterval(), PunctuationType.WALL_CLOCK_TIME, now -> updates.send());
     }
@@ -111,24 +115,31 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         // A GPU's first sample covers nothing charged before: a new state refuses none. It is
         // kept only if the sample is taken.
         GpuState state = stored != null ? stored : new GpuState();
-        TelemetrySample sample = readOrRefuse(record, gpu, state);
-        if (sample == null || !charge(record, gpu, state, sample)) {
+        // Likewise its cache, kept once the GPU is.
+        GpuCache held = caches.get(gpu);
+        GpuCache cache = held != null ? held : new GpuCache();
+        if (held == null && stored != null) {
+            caches.put(gpu, cache);
+        }
+        TelemetrySample sample = readOrRefuse(record, gpu, cache);
+        if (sample == null || !charge(record, gpu, state, cache, sample)) {
             return;
         }
         if (stored == null) {
             gpus.put(gpu, state);
+            caches.put(gpu, cache);
         }
         updates.sampleTaken();
         advanceClock(EventTime.millis(sample));
     }
 
     /** The record's sample; null if it is refused, as invalid or from the future, and dead-lettered. */
-    private TelemetrySample readOrRefuse(Record<String, byte[]> record, String gpu, GpuState state) {
+    private TelemetrySample readOrRefuse(Record<String, byte[]> record, String gpu, GpuCache cache) {
         TelemetrySample sample;
         try {
             // Through the GPU's own reader: an identity written as in the GPU's last sample is not
             // read again, and its strings are those of the GPU's identity, compared by reference.
-            sample = reader.check(gpu, state.sampleReader.read(record.value()), context.currentSystemTimeMs());
+            sample = reader.check(gpu, cache.sampleReader.read(record.value()), context.currentSystemTimeMs());
         } catch (InvalidRecordException e) {
             refusals.invalid(record, e);
             return null;
@@ -143,12 +154,14 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     }
 
     /** Charges a sample to the open minutes it covers; true if any of it was charged. */
-    private boolean charge(Record<String, byte[]> record, String gpu, GpuState state, TelemetrySample sample) {
+    private boolean charge(Record<String, byte[]> record, String gpu, GpuState state, GpuCache cache,
+            TelemetrySample sample) {
         SampleSpan span = SampleSpan.of(sample);
         long latestMillis = latestEventTime();
+        Charging charging = new Charging(record, gpu, state, cache, sample);
         return span.spansMinutes()
-                ? chargeMinutes(record, gpu, state, sample, span, latestMillis)
-                : chargeOneMinute(record, gpu, state, sample, span, latestMillis);
+                ? chargeMinutes(charging, span, latestMillis)
+                : chargeOneMinute(charging, span, latestMillis);
     }
 
     /**
@@ -206,34 +219,36 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
      * has closed. One whose seconds a price change splits goes to {@link #chargeMinutes}. True if
      * it was charged.
      */
-    private boolean chargeOneMinute(Record<String, byte[]> record, String gpu, GpuState state, TelemetrySample sample,
-            SampleSpan span, long latestMillis) {
+    private boolean chargeOneMinute(Charging charging, SampleSpan span, long latestMillis) {
+        TelemetrySample sample = charging.sample();
+        GpuState state = charging.state();
         // One that covers no second's middle (under a second long) goes to the minute of its middle.
         long startMillis = span.coversASecond() ? GpuState.minuteOf(span.firstSecond()) * 1000
                 : EventTime.periodStart(span.middleMillis(), MINUTE);
         if (closed(startMillis, latestMillis)) {
             refusals.lateSeconds(sample.intervalSeconds() * sample.chargedFraction());
-            refusals.late(record, "its window ended at " + Instant.ofEpochMilli(startMillis + MINUTE), latestMillis);
+            refusals.late(charging.record(), "its window ended at " + Instant.ofEpochMilli(startMillis + MINUTE),
+                    latestMillis);
             return false;
         }
         GpuIdentity identity = identityOf(state, sample);
         long pricedAtMillis = span.pricedAtMillis();
-        PriceTable.InForce price = pricing.inForce(state, identity, pricedAtMillis);
+        PriceTable.InForce price = pricing.inForce(charging.cache(), identity, pricedAtMillis);
         if (span.coversASecond() && !pricing.holdsOver(price, span.firstSecond(), span.endSecond())) {
-            return chargeMinutes(record, gpu, state, sample, span, latestMillis);
+            return chargeMinutes(charging, span, latestMillis);
         }
         double share = 1;
         if (span.coversASecond()) {
             int fresh = state.coverNew(span.firstSecond(), span.endSecond());
             if (fresh == 0) {
-                refusals.duplicate(record, sample);
+                refusals.duplicate(charging.record(), sample);
                 return false;
             }
             share = (double) fresh / (span.endSecond() - span.firstSecond());
         }
-        keep(gpu, state, identity);
+        keep(charging.gpu(), state, identity);
         Double perHour = pricing.perGpuHour(price, pricedAtMillis);
-        addToWindow(gpu, state, identity, startMillis, UsageTotals.ZERO.add(sample, perHour,
+        addToWindow(charging, identity, startMillis, UsageTotals.ZERO.add(sample, perHour,
                 price.staleAt(span.middleMillis()), share));
         return true;
     }
@@ -245,8 +260,9 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
      * second is priced at its middle, as it is covered). The seconds in minutes closed already
      * are counted as late; if all are, the sample is refused as late. True if any of it was charged.
      */
-    private boolean chargeMinutes(Record<String, byte[]> record, String gpu, GpuState state, TelemetrySample sample,
-            SampleSpan span, long latestMillis) {
+    private boolean chargeMinutes(Charging charging, SampleSpan span, long latestMillis) {
+        TelemetrySample sample = charging.sample();
+        GpuState state = charging.state();
         long firstSecond = span.firstSecond();
         long endSecond = span.endSecond();
         GpuIdentity identity = identityOf(state, sample);
@@ -260,7 +276,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
                 continue;
             }
             long minuteStartMillis = minuteSecond * 1000;
-            pricing.forEachRun(state, identity, partFirst, partEnd, (price, runFirst, runEnd) -> {
+            pricing.forEachRun(charging.cache(), identity, partFirst, partEnd, (price, runFirst, runEnd) -> {
                 int fresh = state.coverNew(runFirst, runEnd);
                 if (fresh > 0) {
                     long atMillis = (middleOf(runFirst) + middleOf(runEnd - 1)) / 2;
@@ -274,24 +290,30 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         }
         if (lateCount == covered) {
             long lastEndMillis = GpuState.minuteOf(endSecond - 1) * 1000 + MINUTE;
-            refusals.late(record, "its last window ended at " + Instant.ofEpochMilli(lastEndMillis), latestMillis);
+            refusals.late(charging.record(), "its last window ended at " + Instant.ofEpochMilli(lastEndMillis),
+                    latestMillis);
             return false;
         }
         if (runs.isEmpty()) {
-            refusals.duplicate(record, sample);
+            refusals.duplicate(charging.record(), sample);
             return false;
         }
-        keep(gpu, state, identity);
+        keep(charging.gpu(), state, identity);
         long counted = Long.MIN_VALUE;
         for (PricedRun run : runs) {
             UsageTotals charged = UsageTotals.ZERO.add(sample, pricing.perGpuHour(run.price, run.atMillis),
                     run.price.staleAt(run.atMillis), run.fresh / covered);
             // The sample counts once in each minute it is charged in, whatever the prices of its seconds.
-            addToWindow(gpu, state, identity, run.minuteStartMillis,
+            addToWindow(charging, identity, run.minuteStartMillis,
                     run.minuteStartMillis == counted ? charged.uncounted() : charged);
             counted = run.minuteStartMillis;
         }
         return true;
+    }
+
+    /** A sample being charged, and the GPU's record, state and cache it is charged with. */
+    private record Charging(Record<String, byte[]> record, String gpu, GpuState state, GpuCache cache,
+            TelemetrySample sample) {
     }
 
     /** Seconds of a sample charged together: in one minute, at one price, priced at {@code atMillis}. */
@@ -324,13 +346,23 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     }
 
     /** Adds what a sample is charged for the minute starting at {@code start} to the GPU's window and partials. */
-    private void addToWindow(String gpu, GpuState state, GpuIdentity identity, long start, UsageTotals charged) {
-        GpuState.Window window = state.window(start);
+    private void addToWindow(Charging charging, GpuIdentity identity, long start, UsageTotals charged) {
+        GpuCache.WindowWork work = charging.cache().window(start);
+        GpuState.Window window = work.stored;
+        if (window == null) {
+            window = charging.state().window(start);
+            work.stored = window;
+        }
         window.identity = identity;
         window.add(charged);
-        updates.markUnsent(gpu, state, window);
-        gpus.markDirty(gpu, state);
-        partials.add(window, identity, start, charged);
+        updates.markUnsent(charging.gpu(), charging.cache(), work);
+        gpus.markDirty(charging.gpu(), charging.state());
+        partials.add(window, work, identity, start, charged);
+    }
+
+    /** The GPU's cache, a new one if the task held none (a GPU read back after a start). */
+    private GpuCache cacheOf(String gpu) {
+        return caches.computeIfAbsent(gpu, g -> new GpuCache());
     }
 
     /** A GPU's state as read from its store, with its latest identity attached if it was just read back. */
@@ -366,6 +398,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
         for (String gpu : forgotten) {
             gpus.delete(gpu);
             identities.delete(gpu);
+            caches.remove(gpu);
         }
         ownViews.endSilentHours(closeBefore, gpu -> gpus.get(gpu) != null);
         nextClose = EventTime.periodStart(closeBefore, MINUTE) + MINUTE;
@@ -378,10 +411,12 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
                 minute = nextToSettle(state)) {
             closedAny = true;
             GpuState.Window window = state.removeWindow(minute);
+            GpuCache cache = cacheOf(gpu);
+            cache.forget(minute);
             GpuIdentity identity = window != null ? window.identity : state.identity;
             double[] gapCost = {0};
             double unmonitored = state.settle(minute, settings.maxGap().toSeconds(),
-                    (from, to) -> gapCost[0] += pricing.unmonitoredCost(state, identity, from, to)) * identity.fraction;
+                    (from, to) -> gapCost[0] += pricing.unmonitoredCost(cache, identity, from, to)) * identity.fraction;
             if (window == null && unmonitored == 0) {
                 continue;
             }

@@ -29,18 +29,22 @@ final class TaskPartials {
         this.pending = pending;
     }
 
-    /** Adds what a sample is charged for the minute starting at {@code start} to the window's partials. */
-    void add(GpuState.Window window, GpuIdentity identity, long start, UsageTotals charged) {
-        String[] partialKeys = window.partialKeys(start);
-        if (window.partials == null) {
-            window.partials = new PendingPartial[partialKeys.length];
+    /**
+     * Adds what a sample is charged for the minute starting at {@code start} to the partials of the
+     * window, which the task's {@code work} on it holds while they are pending.
+     */
+    void add(GpuState.Window window, GpuCache.WindowWork work, GpuIdentity identity, long start,
+            UsageTotals charged) {
+        String[] partialKeys = work.partialKeys(identity, start);
+        if (work.partials == null) {
+            work.partials = new PendingPartial[partialKeys.length];
         }
         for (Dimension dimension : DIMENSIONS) {
             int d = dimension.ordinal();
-            PendingPartial partial = window.partials[d];
+            PendingPartial partial = work.partials[d];
             if (partial == null || partial.sentAndDropped) {
                 partial = pendingPartial(dimension, identity, partialKeys[d], start);
-                window.partials[d] = partial;
+                work.partials[d] = partial;
             } else {
                 pending.markDirty(partialKeys[d], partial);
             }

@@ -21,6 +21,8 @@ final class WindowUpdates {
     private final String currency;
     private ProcessorContext<String, Emitted> context;
     private LiveStore<GpuState> gpus;
+    /** What the task keeps of each GPU beside its state: which of its windows are unsent. */
+    private Map<String, GpuCache> caches;
     private final TaskPartials partials;
     private LiveStore<Long> clock;
     /** The task's latest event time; {@link Long#MIN_VALUE}: none yet. */
@@ -52,10 +54,11 @@ final class WindowUpdates {
         this.backlog = new BacklogCommits(settings.backlogCommitUpdates());
     }
 
-    void init(ProcessorContext<String, Emitted> context, LiveStore<GpuState> gpus, LiveStore<Long> clock,
-            LongSupplier latestEventTime) {
+    void init(ProcessorContext<String, Emitted> context, LiveStore<GpuState> gpus, Map<String, GpuCache> caches,
+            LiveStore<Long> clock, LongSupplier latestEventTime) {
         this.context = context;
         this.gpus = gpus;
+        this.caches = caches;
         this.clock = clock;
         this.latestEventTime = latestEventTime;
         this.progressSent = null;
@@ -77,21 +80,25 @@ final class WindowUpdates {
     }
 
     /** Lists a GPU read back after a start with each of its open windows unsent, to be sent as it stands. */
-    void resendOpenWindows(String gpu, GpuState state) {
-        state.windows.values().forEach(window -> window.unsent = true);
-        state.listedUnsent = !state.windows.isEmpty();
-        if (state.listedUnsent) {
+    void resendOpenWindows(String gpu, GpuState state, GpuCache cache) {
+        state.windows.forEach((start, window) -> {
+            GpuCache.WindowWork work = cache.window(start);
+            work.stored = window;
+            work.unsent = true;
+        });
+        cache.listedUnsent = !state.windows.isEmpty();
+        if (cache.listedUnsent) {
             gpusWithUnsentWindows.add(gpu);
         }
     }
 
     /** Marks the window unsent, and lists its GPU for the next update if it is not listed already. */
-    void markUnsent(String gpu, GpuState state, GpuState.Window window) {
+    void markUnsent(String gpu, GpuCache cache, GpuCache.WindowWork window) {
         // A window already unsent has its GPU listed: only a newly unsent one may need listing.
         if (!window.unsent) {
             window.unsent = true;
-            if (!state.listedUnsent) {
-                state.listedUnsent = true;
+            if (!cache.listedUnsent) {
+                cache.listedUnsent = true;
                 gpusWithUnsentWindows.add(gpu);
             }
         }
@@ -138,11 +145,12 @@ final class WindowUpdates {
         for (int i = 0; i < gpusWithUnsentWindows.size(); i++) {
             String gpu = gpusWithUnsentWindows.get(i);
             GpuState state = gpus.get(gpu);
-            if (state == null) {
+            GpuCache cache = caches.get(gpu);
+            if (state == null || cache == null) {
                 continue;
             }
             if (state.windows.isEmpty()) {
-                state.listedUnsent = false;
+                cache.listedUnsent = false;
                 continue;
             }
             // While samples come, only the newest window, and only when live: an older one still
@@ -152,11 +160,12 @@ final class WindowUpdates {
             long newest = state.windows.lastKey();
             for (Map.Entry<Long, GpuState.Window> entry : state.windows.entrySet()) {
                 GpuState.Window window = entry.getValue();
-                if (!window.unsent) {
+                GpuCache.WindowWork work = cache.windowIfHeld(entry.getKey());
+                if (work == null || !work.unsent) {
                     continue;
                 }
                 if (idle || (entry.getKey() == newest && newest >= liveFrom)) {
-                    window.unsent = false;
+                    work.unsent = false;
                     sentWindows = true;
                     context.forward(new Record<>(gpu, new Emitted.Usage(window.identity.usage(gpu, entry.getKey(),
                             entry.getKey() + MINUTE, currency, window.totals.snapshot(), false)), entry.getKey()));
@@ -167,7 +176,7 @@ final class WindowUpdates {
             if (pending) {
                 gpusWithUnsentWindows.set(kept++, gpu);
             } else {
-                state.listedUnsent = false;
+                cache.listedUnsent = false;
             }
         }
         gpusWithUnsentWindows.subList(kept, gpusWithUnsentWindows.size()).clear();
