@@ -4,17 +4,16 @@ import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
+import io.gpuledger.model.UsageRollup;
 import io.gpuledger.streams.capacity.CapacityTopology;
 import io.gpuledger.streams.price.PriceVersionWriter;
 import io.gpuledger.streams.price.PriceWrites;
 import io.gpuledger.streams.state.Codec;
 import io.gpuledger.streams.state.LiveStoreBuilder;
 import java.time.Duration;
-import java.util.Map;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.kstream.Branched;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
@@ -92,30 +91,21 @@ public final class CostTopology {
         builder.addStateStore(new LiveStoreBuilder<>(PARTIALS_STORE, PendingPartial.CODEC));
         builder.addStateStore(new LiveStoreBuilder<>(CLOCK_STORE, Codec.LONG));
         // Samples are read where they are charged: one processor per record, no hop for the reading.
-        Map<String, KStream<String, Emitted>> windows = builder
+        KStream<String, Object> windows = builder
                 .stream(Topics.TELEMETRY.name(),
                         Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("telemetry-source"))
                 .process(() -> new GpuWindows(settings, priceWrites), Named.as("gpu-windows"), USAGE_STORE,
-                        IDENTITY_STORE, RECENT_STORE, PARTIALS_STORE, CLOCK_STORE)
-                .split(Named.as("gpu-windows-"))
-                .branch((gpu, out) -> out instanceof Emitted.Usage, Branched.as("usage"))
-                .branch((gpu, out) -> out instanceof Emitted.Partial, Branched.as("partials"))
-                .branch((gpu, out) -> out instanceof Emitted.Rollup, Branched.as("own-views"))
-                .defaultBranch(Branched.as("refused"));
-        KStream<String, GpuUsage> usage = windows.get("gpu-windows-usage")
-                .mapValues(out -> ((Emitted.Usage) out).usage(), Named.as("usage-records"));
+                        IDENTITY_STORE, RECENT_STORE, PARTIALS_STORE, CLOCK_STORE);
+        KStream<String, GpuUsage> usage = Outputs.child(windows, Outputs.USAGE, GpuUsage.class);
         usage.to(Topics.USAGE.name(), Produced.with(Topics.USAGE.keySerde(), Topics.USAGE.valueSerde())
                 .withName("usage-sink"));
-        windows.get("gpu-windows-own-views")
-                .mapValues(out -> ((Emitted.Rollup) out).rollup(), Named.as("gpu-view-records"))
+        Outputs.child(windows, Outputs.GPU_VIEWS, UsageRollup.class)
                 .to(Topics.ROLLUPS.name(), Produced.with(Topics.ROLLUPS.keySerde(), Topics.ROLLUPS.valueSerde())
                         .withName("gpu-views-sink"));
-        windows.get("gpu-windows-refused").mapValues(out -> ((Emitted.Refused) out).raw(),
-                Named.as("telemetry-refused-bytes")).to(Topics.TELEMETRY_DEAD_LETTERS.name(),
+        Outputs.child(windows, Outputs.REFUSED, byte[].class).to(Topics.TELEMETRY_DEAD_LETTERS.name(),
                 Produced.with(Serdes.String(), Serdes.ByteArray()).withName("telemetry-dead-letters-sink"));
 
-        KStream<String, RollupInput> partials = windows.get("gpu-windows-partials")
-                .mapValues(out -> ((Emitted.Partial) out).input(), Named.as("rollup-partial-records"));
+        KStream<String, RollupInput> partials = Outputs.child(windows, Outputs.PARTIALS, RollupInput.class);
         Rollups.addTo(builder, partials.merge(JobEconomicsFlow.addTo(builder, settings),
                 Named.as("rollup-partials-with-work")), settings);
         CapacityTopology.addTo(builder, CapacityTopology.DEFAULT_PLACEMENT_MAX_AGE, usage);

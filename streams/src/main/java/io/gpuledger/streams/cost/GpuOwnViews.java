@@ -23,7 +23,7 @@ final class GpuOwnViews {
     private static final long HOUR = 60 * MINUTE;
 
     private final String currency;
-    private ProcessorContext<String, Emitted> context;
+    private ProcessorContext<String, Object> context;
     private LiveStore<GpuRecent> recent;
     /** The hour up to which the GPUs' hours were last looked at for silent GPUs; 0 after a start. */
     private long hoursSweptUntil;
@@ -32,7 +32,7 @@ final class GpuOwnViews {
         this.currency = currency;
     }
 
-    void init(ProcessorContext<String, Emitted> context, LiveStore<GpuRecent> recent) {
+    void init(ProcessorContext<String, Object> context, LiveStore<GpuRecent> recent) {
         this.context = context;
         this.recent = recent;
     }
@@ -66,7 +66,7 @@ final class GpuOwnViews {
     private void sendOwn(String gpu, long start, long end, UsageTotals totals, double gpuFraction) {
         UsageRollup view = new UsageRollup(Dimension.GPU, gpu, Instant.ofEpochMilli(start), Instant.ofEpochMilli(end),
                 currency, 1, gpuFraction, totals);
-        context.forward(new Record<>(view.key(), new Emitted.Rollup(view), start));
+        context.forward(new Record<>(view.key(), (Object) view, start), Outputs.GPU_VIEWS);
     }
 
     /**

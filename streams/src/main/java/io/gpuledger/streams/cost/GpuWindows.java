@@ -45,7 +45,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * costs map lookups and the state is encoded once per commit. Its parts: {@link GpuPricing},
  * {@link SampleRefusals}, {@link TaskPartials}, {@link GpuOwnViews} and {@link WindowUpdates}.
  */
-final class GpuWindows implements Processor<String, byte[], String, Emitted> {
+final class GpuWindows implements Processor<String, byte[], String, Object> {
 
     private static final long MINUTE = GpuState.MINUTE_MILLIS;
     private static final String LATEST = "latest-event-time";
@@ -53,7 +53,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     private final CostSettings settings;
     private final PriceWrites priceWrites;
     private final String currency;
-    private ProcessorContext<String, Emitted> context;
+    private ProcessorContext<String, Object> context;
     private GpuPricing pricing;
     private LiveStore<GpuState> gpus;
     /** What the task keeps of each GPU beside its state; a new task starts with none. */
@@ -86,7 +86,7 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
     }
 
     @Override
-    public void init(ProcessorContext<String, Emitted> context) {
+    public void init(ProcessorContext<String, Object> context) {
         this.context = context;
         KeyValueStore<String, byte[]> priceStore = context.getStateStore(CostTopology.PRICE_STORE);
         this.pricing = new GpuPricing(settings, context, new PriceTable(priceStore, settings.priceMaxAge(),
@@ -423,8 +423,8 @@ final class GpuWindows implements Processor<String, byte[], String, Emitted> {
             double unmonitoredCost = gapCost[0];
             UsageTotals totals = (window != null ? window.totals.snapshot() : UsageTotals.ZERO)
                     .plusUnmonitored(unmonitored, unmonitoredCost);
-            context.forward(new Record<>(gpu, new Emitted.Usage(identity.usage(gpu, minute, minute + MINUTE,
-                    currency, totals, true)), minute));
+            context.forward(new Record<>(gpu, (Object) identity.usage(gpu, minute, minute + MINUTE, currency, totals,
+                    true), minute), Outputs.USAGE);
             ownViews.addMinute(gpu, minute, totals, identity.fraction);
             if (unmonitored > 0) {
                 UsageTotals gap = UsageTotals.ZERO.plusUnmonitored(unmonitored, unmonitoredCost);

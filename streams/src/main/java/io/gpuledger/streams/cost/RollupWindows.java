@@ -38,7 +38,7 @@ import org.apache.kafka.streams.processor.api.Record;
  * is counted in the {@code rollup-late} dead-letter counter and left out of the roll-ups, while
  * its GPUs' windows on {@code gpu.usage.v1} still hold it.
  */
-final class RollupWindows implements Processor<String, RollupInput, String, Emitted> {
+final class RollupWindows implements Processor<String, RollupInput, String, Object> {
 
     static final int ROLLING_MINUTES = 5;
     static final Duration RETENTION_SLACK = Duration.ofMinutes(10);
@@ -53,7 +53,7 @@ final class RollupWindows implements Processor<String, RollupInput, String, Emit
     private static final long HOUR = 60 * MINUTE;
 
     private final CostSettings settings;
-    private ProcessorContext<String, Emitted> context;
+    private ProcessorContext<String, Object> context;
     private LiveStore<RollupState> store;
     /** Each sending task's latest progress, by its partition. */
     private LiveStore<SourceProgress> sources;
@@ -81,7 +81,7 @@ final class RollupWindows implements Processor<String, RollupInput, String, Emit
     }
 
     @Override
-    public void init(ProcessorContext<String, Emitted> context) {
+    public void init(ProcessorContext<String, Object> context) {
         this.context = context;
         this.store = context.getStateStore(CostTopology.ROLLUP_STORE);
         this.sources = context.getStateStore(CostTopology.SOURCES_STORE);
@@ -242,8 +242,8 @@ final class RollupWindows implements Processor<String, RollupInput, String, Emit
             }
             UsageRollup minuteRollup = send(key, state, minute.getKey(), MINUTE, minute.getValue());
             if (state.dimension == Dimension.JOB) {
-                context.forward(new Record<>(state.id, new Emitted.Economics(JobEconomics.of(minuteRollup,
-                        minute.getValue().work)), minuteRollup.windowStart().toEpochMilli()));
+                context.forward(new Record<>(state.id, (Object) JobEconomics.of(minuteRollup,
+                        minute.getValue().work), minuteRollup.windowStart().toEpochMilli()), Outputs.ECONOMICS);
             }
             for (int later = 0; later < ROLLING_MINUTES; later++) {
                 long newest = minute.getKey() + later * MINUTE;
@@ -310,7 +310,7 @@ final class RollupWindows implements Processor<String, RollupInput, String, Emit
                 Instant.ofEpochMilli(start + length), state.currency, sum.gpus, sum.gpuEquivalents, sum.totals);
         // Dated by its start, as usage windows are: an hour's end lies up to an hour ahead, and
         // brokers refuse (or keep too long) records dated in the future.
-        context.forward(new Record<>(key, new Emitted.Rollup(rollup), start));
+        context.forward(new Record<>(key, (Object) rollup, start), Outputs.ROLLUPS);
         return rollup;
     }
 

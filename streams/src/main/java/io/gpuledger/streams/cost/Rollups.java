@@ -1,14 +1,13 @@
 package io.gpuledger.streams.cost;
 
+import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JsonSerde;
 import io.gpuledger.model.Topics;
 import io.gpuledger.model.UsageRollup;
 import io.gpuledger.streams.state.CodecSerde;
 import io.gpuledger.streams.state.LiveStoreBuilder;
-import java.util.Map;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
-import org.apache.kafka.streams.kstream.Branched;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
@@ -39,20 +38,15 @@ final class Rollups {
     static void addTo(StreamsBuilder builder, KStream<String, RollupInput> partials, CostSettings settings) {
         builder.addStateStore(new LiveStoreBuilder<>(CostTopology.ROLLUP_STORE, RollupState.CODEC));
         builder.addStateStore(new LiveStoreBuilder<>(CostTopology.SOURCES_STORE, SourceProgress.CODEC));
-        Map<String, KStream<String, Emitted>> out = partials
+        KStream<String, Object> out = partials
                 .repartition(Repartitioned.<String, RollupInput>as("rollup-partials")
                         .withKeySerde(Serdes.String()).withValueSerde(new CodecSerde<>(RollupInput.CODEC))
                         .withStreamPartitioner(RollupInput.PARTITIONER))
                 .process(() -> new RollupWindows(settings), Named.as("rollup-windows"), CostTopology.ROLLUP_STORE,
-                        CostTopology.SOURCES_STORE)
-                .split(Named.as("rollup-windows-"))
-                .branch((key, emitted) -> emitted instanceof Emitted.Rollup, Branched.as("rollups"))
-                .defaultBranch(Branched.as("economics"));
-        out.get("rollup-windows-rollups")
-                .mapValues(emitted -> ((Emitted.Rollup) emitted).rollup(), Named.as("rollup-records"))
+                        CostTopology.SOURCES_STORE);
+        Outputs.child(out, Outputs.ROLLUPS, UsageRollup.class)
                 .to(Topics.ROLLUPS.name(), Produced.with(Topics.ROLLUPS.keySerde(), SERDE).withName("rollups-sink"));
-        out.get("rollup-windows-economics")
-                .mapValues(emitted -> ((Emitted.Economics) emitted).economics(), Named.as("job-economics-records"))
+        Outputs.child(out, Outputs.ECONOMICS, JobEconomics.class)
                 .to(Topics.JOB_ECONOMICS.name(), Produced.with(Topics.JOB_ECONOMICS.keySerde(),
                         Topics.JOB_ECONOMICS.valueSerde()).withName("job-economics-sink"));
     }

@@ -19,7 +19,7 @@ import org.apache.kafka.streams.processor.api.Record;
 final class SampleRefusals {
 
     private final CostSettings settings;
-    private final ProcessorContext<String, Emitted> context;
+    private final ProcessorContext<String, Object> context;
     private final Sensor invalid;
     private final Sensor late;
     private final Sensor duplicate;
@@ -27,7 +27,7 @@ final class SampleRefusals {
     /** GPU seconds of samples that fell in closed windows: not charged, counted. */
     private final Sensor lateSeconds;
 
-    SampleRefusals(CostSettings settings, ProcessorContext<String, Emitted> context) {
+    SampleRefusals(CostSettings settings, ProcessorContext<String, Object> context) {
         this.settings = settings;
         this.context = context;
         this.invalid = ParseOrReject.deadLetterSensor(context, "telemetry");
@@ -92,8 +92,8 @@ final class SampleRefusals {
     private void deadLetter(Record<String, byte[]> record, InvalidRecordException refusal) {
         // Dated when refused, not by its event time: a broker refuses a record dated far ahead
         // (failing the task), and deletes one dated far back at once.
-        context.forward(record.withValue((Emitted) new Emitted.Refused(record.value()))
+        context.forward(record.withValue((Object) record.value())
                 .withHeaders(ParseOrReject.refusedHeaders(record.headers(), context, refusal))
-                .withTimestamp(context.currentSystemTimeMs()));
+                .withTimestamp(context.currentSystemTimeMs()), Outputs.REFUSED);
     }
 }

@@ -17,14 +17,14 @@ final class TaskPartials {
     private static final Dimension[] DIMENSIONS = Dimension.GROUPS.toArray(new Dimension[0]);
 
     private final String currency;
-    private ProcessorContext<String, Emitted> context;
+    private ProcessorContext<String, Object> context;
     private LiveStore<PendingPartial> pending;
 
     TaskPartials(String currency) {
         this.currency = currency;
     }
 
-    void init(ProcessorContext<String, Emitted> context, LiveStore<PendingPartial> pending) {
+    void init(ProcessorContext<String, Object> context, LiveStore<PendingPartial> pending) {
         this.context = context;
         this.pending = pending;
     }
@@ -82,8 +82,8 @@ final class TaskPartials {
             PendingPartial partial = pending.get(key);
             partial.sentAndDropped = true;
             RollupPartial rollupPartial = partial.toPartial(currency);
-            context.forward(new Record<>(rollupPartial.rollupKey(), new Emitted.Partial(rollupPartial),
-                    rollupPartial.windowStart()));
+            context.forward(new Record<>(rollupPartial.rollupKey(), (Object) rollupPartial,
+                    rollupPartial.windowStart()), Outputs.PARTIALS);
             pending.delete(key);
         }
     }

@@ -19,7 +19,7 @@ final class WindowUpdates {
 
     private final CostSettings settings;
     private final String currency;
-    private ProcessorContext<String, Emitted> context;
+    private ProcessorContext<String, Object> context;
     private LiveStore<GpuState> gpus;
     /** What the task keeps of each GPU beside its state: which of its windows are unsent. */
     private Map<String, GpuCache> caches;
@@ -54,7 +54,7 @@ final class WindowUpdates {
         this.backlog = new BacklogCommits(settings.backlogCommitUpdates());
     }
 
-    void init(ProcessorContext<String, Emitted> context, LiveStore<GpuState> gpus, Map<String, GpuCache> caches,
+    void init(ProcessorContext<String, Object> context, LiveStore<GpuState> gpus, Map<String, GpuCache> caches,
             LiveStore<Long> clock, LongSupplier latestEventTime) {
         this.context = context;
         this.gpus = gpus;
@@ -167,8 +167,9 @@ final class WindowUpdates {
                 if (idle || (entry.getKey() == newest && newest >= liveFrom)) {
                     work.unsent = false;
                     sentWindows = true;
-                    context.forward(new Record<>(gpu, new Emitted.Usage(window.identity.usage(gpu, entry.getKey(),
-                            entry.getKey() + MINUTE, currency, window.totals.snapshot(), false)), entry.getKey()));
+                    context.forward(new Record<>(gpu, (Object) window.identity.usage(gpu, entry.getKey(),
+                            entry.getKey() + MINUTE, currency, window.totals.snapshot(), false), entry.getKey()),
+                            Outputs.USAGE);
                 } else {
                     pending = true;
                 }
@@ -215,7 +216,8 @@ final class WindowUpdates {
         }
         progressSent = progress;
         // Dated when sent: its minute may be none yet, and it is no event of its own.
-        context.forward(new Record<>(progress.key(), new Emitted.Partial(progress), context.currentSystemTimeMs()));
+        context.forward(new Record<>(progress.key(), (Object) progress, context.currentSystemTimeMs()),
+                Outputs.PARTIALS);
         return true;
     }
 
