@@ -14,7 +14,6 @@ import io.gpuledger.alerts.fleet.FleetBoard;
 import io.gpuledger.alerts.metrics.FleetMetrics;
 import io.gpuledger.alerts.metrics.MetricCatalogue;
 import io.gpuledger.alerts.recommend.GpuCatalog;
-import io.gpuledger.alerts.recommend.Reach;
 import io.gpuledger.alerts.recommend.RecommendationDesk;
 import io.gpuledger.alerts.recommend.RecommendationRules;
 import io.gpuledger.alerts.webhook.DeliveryPolicy;
@@ -153,7 +152,7 @@ public class AlertService {
         anomalies = AnomalyDesk.open(bootstrapServers, registry, settings.anomaly().kept());
         watch = anomalyWatch();
         darkGpus = new DarkGpus(registry, DarkGpus.HORIZON, DarkGpus.FORGET_AFTER);
-        rules = new RecommendationRules(desk, GpuCatalog.defaults(), ruleSettings(), exchangeRates());
+        rules = new RecommendationRules(desk, GpuCatalog.defaults(), settings, exchangeRates());
         deadLetters = new KafkaProducer<>(KafkaClients.producer(bootstrapServers, "gpu-ledger-alerts-dead-letters"),
                 new StringSerializer(), new ByteArraySerializer());
         windows = new WindowRecords(metrics, board, watch, darkGpus, anomalies, rules, clock);
@@ -288,32 +287,6 @@ public class AlertService {
         }
         webhooks.start();
         LOG.infof("delivering anomalies to %d webhook receiver(s)", receivers.size());
-    }
-
-    /** The rules' settings: what this service's configuration sets, the rest as documented. */
-    private RecommendationRules.Settings ruleSettings() {
-        AlertSettings.Recommendation set = settings.recommendation();
-        var idle = set.reclaimIdle();
-        var switchType = set.switchInstanceType();
-        var spot = set.moveToSpot();
-        var communication = set.reduceCommunication();
-        var reserve = set.reserve();
-        return new RecommendationRules.Settings(set.ttl(), set.minMonthlySaving(), settings.metrics().staleAfter(),
-                settings.metrics().maxSeries(),
-                new RecommendationRules.Evidence(idle.period(), settings.idle().smActiveThreshold(),
-                        idle.withdrawSmActive()),
-                settings.idle().minObservedSeconds(),
-                new RecommendationRules.Evidence(switchType.period(), switchType.minSavingRatio(),
-                        switchType.withdrawSavingRatio()),
-                new RecommendationRules.Evidence(spot.period(), spot.minNetSavingRatio(),
-                        spot.withdrawNetSavingRatio()),
-                new RecommendationRules.Evidence(communication.period(), communication.minRatio(),
-                        communication.withdrawRatio()), set.jobLookback(),
-                new RecommendationRules.Spot(set.spot().interruptionsPerHour(), set.spot().restart().toSeconds()),
-                new RecommendationRules.Reserve(reserve.lookbackHours(), reserve.baselinePercentile(),
-                        reserve.termMonths(), reserve.ttl()),
-                new Reach(switchType.otherRegions(), switchType.otherProviders(), switchType.egressPricePerGb()),
-                set.servingHeadroom());
     }
 
     private AnomalyWatch anomalyWatch() {
