@@ -3,10 +3,7 @@ package io.gpuledger.alerts;
 import io.gpuledger.alerts.anomaly.AnomalyDesk;
 import io.gpuledger.alerts.anomaly.AnomalyWatch;
 import io.gpuledger.alerts.anomaly.Budgets;
-import io.gpuledger.alerts.anomaly.CostPerThroughputDetector;
 import io.gpuledger.alerts.anomaly.DarkGpus;
-import io.gpuledger.alerts.anomaly.PriceSpikeDetector;
-import io.gpuledger.alerts.anomaly.SpendRateDetector;
 import io.gpuledger.alerts.feed.KafkaClients;
 import io.gpuledger.alerts.feed.ReplicaLease;
 import io.gpuledger.alerts.feed.TopicReader;
@@ -150,7 +147,7 @@ public class AlertService {
         desk = RecommendationDesk.open(bootstrapServers, settings.recommendation().dismissFor(), registry, clock,
                 settings.reportingCurrency());
         anomalies = AnomalyDesk.open(bootstrapServers, registry, settings.anomaly().kept());
-        watch = anomalyWatch();
+        watch = new AnomalyWatch(Budgets.parse(settings.budgets().orElse("")), settings);
         darkGpus = new DarkGpus(registry, DarkGpus.HORIZON, DarkGpus.FORGET_AFTER);
         rules = new RecommendationRules(desk, GpuCatalog.defaults(), settings, exchangeRates());
         deadLetters = new KafkaProducer<>(KafkaClients.producer(bootstrapServers, "gpu-ledger-alerts-dead-letters"),
@@ -287,21 +284,6 @@ public class AlertService {
         }
         webhooks.start();
         LOG.infof("delivering anomalies to %d webhook receiver(s)", receivers.size());
-    }
-
-    private AnomalyWatch anomalyWatch() {
-        AlertSettings.Anomaly set = settings.anomaly();
-        SpendRateDetector.Settings spend = SpendRateDetector.Settings.DEFAULTS;
-        CostPerThroughputDetector.Settings perUnit = CostPerThroughputDetector.Settings.DEFAULTS;
-        PriceSpikeDetector.Settings prices = PriceSpikeDetector.Settings.DEFAULTS;
-        return new AnomalyWatch(Budgets.parse(settings.budgets().orElse("")),
-                new SpendRateDetector.Settings(spend.baseline(), set.spendRate().k(),
-                        set.spendRate().minImpactPerHour(), spend.recoveryMinutes(), spend.maxSubjects(),
-                        spend.maxPartsPerSubject()),
-                new CostPerThroughputDetector.Settings(perUnit.baseline(), set.costPerThroughput().thresholdPercent(),
-                        perUnit.consecutiveMinutes(), perUnit.recoveryMinutes(), perUnit.maxSeries()),
-                new PriceSpikeDetector.Settings(set.priceSpike().threshold(), prices.alerted()),
-                settings.metrics().maxSeries());
     }
 
     private String groupId() {
