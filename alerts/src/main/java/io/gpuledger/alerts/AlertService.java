@@ -3,10 +3,7 @@ package io.gpuledger.alerts;
 import io.gpuledger.alerts.anomaly.AnomalyDesk;
 import io.gpuledger.alerts.anomaly.AnomalyWatch;
 import io.gpuledger.alerts.anomaly.Budgets;
-import io.gpuledger.alerts.anomaly.CostPerThroughputDetector;
 import io.gpuledger.alerts.anomaly.DarkGpus;
-import io.gpuledger.alerts.anomaly.PriceSpikeDetector;
-import io.gpuledger.alerts.anomaly.SpendRateDetector;
 import io.gpuledger.alerts.feed.KafkaClients;
 import io.gpuledger.alerts.feed.ReplicaLease;
 import io.gpuledger.alerts.feed.TopicReader;
@@ -14,7 +11,6 @@ import io.gpuledger.alerts.fleet.FleetBoard;
 import io.gpuledger.alerts.metrics.FleetMetrics;
 import io.gpuledger.alerts.metrics.MetricCatalogue;
 import io.gpuledger.alerts.recommend.GpuCatalog;
-import io.gpuledger.alerts.recommend.Reach;
 import io.gpuledger.alerts.recommend.RecommendationDesk;
 import io.gpuledger.alerts.recommend.RecommendationRules;
 import io.gpuledger.alerts.webhook.DeliveryPolicy;
@@ -151,9 +147,9 @@ public class AlertService {
         desk = RecommendationDesk.open(bootstrapServers, settings.recommendation().dismissFor(), registry, clock,
                 settings.reportingCurrency());
         anomalies = AnomalyDesk.open(bootstrapServers, registry, settings.anomaly().kept());
-        watch = anomalyWatch();
+        watch = new AnomalyWatch(Budgets.parse(settings.budgets().orElse("")), settings);
         darkGpus = new DarkGpus(registry, DarkGpus.HORIZON, DarkGpus.FORGET_AFTER);
-        rules = new RecommendationRules(desk, GpuCatalog.defaults(), ruleSettings(), exchangeRates());
+        rules = new RecommendationRules(desk, GpuCatalog.defaults(), settings, exchangeRates());
         deadLetters = new KafkaProducer<>(KafkaClients.producer(bootstrapServers, "gpu-ledger-alerts-dead-letters"),
                 new StringSerializer(), new ByteArraySerializer());
         windows = new WindowRecords(metrics, board, watch, darkGpus, anomalies, rules, clock);
@@ -288,47 +284,6 @@ public class AlertService {
         }
         webhooks.start();
         LOG.infof("delivering anomalies to %d webhook receiver(s)", receivers.size());
-    }
-
-    /** The rules' settings: what this service's configuration sets, the rest as documented. */
-    private RecommendationRules.Settings ruleSettings() {
-        AlertSettings.Recommendation set = settings.recommendation();
-        var idle = set.reclaimIdle();
-        var switchType = set.switchInstanceType();
-        var spot = set.moveToSpot();
-        var communication = set.reduceCommunication();
-        var reserve = set.reserve();
-        return new RecommendationRules.Settings(set.ttl(), set.minMonthlySaving(), settings.metrics().staleAfter(),
-                settings.metrics().maxSeries(),
-                new RecommendationRules.Evidence(idle.period(), settings.idle().smActiveThreshold(),
-                        idle.withdrawSmActive()),
-                settings.idle().minObservedSeconds(),
-                new RecommendationRules.Evidence(switchType.period(), switchType.minSavingRatio(),
-                        switchType.withdrawSavingRatio()),
-                new RecommendationRules.Evidence(spot.period(), spot.minNetSavingRatio(),
-                        spot.withdrawNetSavingRatio()),
-                new RecommendationRules.Evidence(communication.period(), communication.minRatio(),
-                        communication.withdrawRatio()), set.jobLookback(),
-                new RecommendationRules.Spot(set.spot().interruptionsPerHour(), set.spot().restart().toSeconds()),
-                new RecommendationRules.Reserve(reserve.lookbackHours(), reserve.baselinePercentile(),
-                        reserve.termMonths(), reserve.ttl()),
-                new Reach(switchType.otherRegions(), switchType.otherProviders(), switchType.egressPricePerGb()),
-                set.servingHeadroom());
-    }
-
-    private AnomalyWatch anomalyWatch() {
-        AlertSettings.Anomaly set = settings.anomaly();
-        SpendRateDetector.Settings spend = SpendRateDetector.Settings.DEFAULTS;
-        CostPerThroughputDetector.Settings perUnit = CostPerThroughputDetector.Settings.DEFAULTS;
-        PriceSpikeDetector.Settings prices = PriceSpikeDetector.Settings.DEFAULTS;
-        return new AnomalyWatch(Budgets.parse(settings.budgets().orElse("")),
-                new SpendRateDetector.Settings(spend.baseline(), set.spendRate().k(),
-                        set.spendRate().minImpactPerHour(), spend.recoveryMinutes(), spend.maxSubjects(),
-                        spend.maxPartsPerSubject()),
-                new CostPerThroughputDetector.Settings(perUnit.baseline(), set.costPerThroughput().thresholdPercent(),
-                        perUnit.consecutiveMinutes(), perUnit.recoveryMinutes(), perUnit.maxSeries()),
-                new PriceSpikeDetector.Settings(set.priceSpike().threshold(), prices.alerted()),
-                settings.metrics().maxSeries());
     }
 
     private String groupId() {

@@ -1,10 +1,12 @@
 package io.gpuledger.alerts;
 
+import io.gpuledger.model.Lifecycle;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Set;
 
 /** The alert service's {@code gpuledger.*} settings, as documented in application.properties. */
 @ConfigMapping(prefix = "gpuledger")
@@ -197,16 +199,79 @@ public interface AlertSettings {
 
         @WithDefault("5")
         double minImpactPerHour();
+
+        /** Normal minutes in a row that end an episode. */
+        @WithDefault("5")
+        int recoveryMinutes();
+
+        /** Teams, jobs and pools followed, the least recently seen forgotten first. */
+        @WithDefault("10000")
+        int maxSubjects();
+
+        /** Parts (GPUs, jobs) followed per subject, likewise. */
+        @WithDefault("64")
+        int maxPartsPerSubject();
+
+        /** The least spread of a baseline of spend per hour, in money per hour. */
+        @WithDefault("1.0")
+        double minSpreadPerHour();
+
+        Baseline baseline();
     }
 
     interface PriceSpike {
         @WithDefault("0.30")
         double threshold();
+
+        /** The lifecycles whose offers are judged. */
+        @WithDefault("spot")
+        Set<Lifecycle> lifecycles();
     }
 
     interface CostPerThroughput {
         @WithDefault("25")
         double thresholdPercent();
+
+        /** Adjacent bad minutes that make a regression. */
+        @WithDefault("3")
+        int consecutiveMinutes();
+
+        /** Minutes within the threshold that end an episode. */
+        @WithDefault("5")
+        int recoveryMinutes();
+
+        /** (Job, unit) series followed, the least recently seen forgotten first. */
+        @WithDefault("10000")
+        int maxSeries();
+
+        /** The least spread of a baseline of cost per 1M units: a million tokens can cost cents. */
+        @WithDefault("0.0001")
+        double minSpreadPerMillionUnits();
+
+        Baseline baseline();
+    }
+
+    /** How a detector learns what is usual for each series it follows (RobustBaseline). */
+    interface Baseline {
+        /** The weight of a new value in the expected level. */
+        @WithDefault("0.05")
+        double alpha();
+
+        /** How many recent values the spread is taken over. */
+        @WithDefault("60")
+        int window();
+
+        /** Values observed before the baseline judges. */
+        @WithDefault("30")
+        int warmUp();
+
+        /** The spread used for scoring is at least this fraction of the expected level. */
+        @WithDefault("0.05")
+        double relativeFloor();
+
+        /** How many spreads from the expected level a value may lie before it is clamped. */
+        @WithDefault("3")
+        double clampAt();
     }
 
     interface Metrics {

@@ -1,8 +1,8 @@
 package io.gpuledger.cli;
 
+import io.gpuledger.alerts.ShippedSettings;
 import io.gpuledger.alerts.fleet.FleetBoard;
 import io.gpuledger.alerts.recommend.GpuCatalog;
-import io.gpuledger.alerts.recommend.Reach;
 import io.gpuledger.alerts.recommend.RecommendationBook;
 import io.gpuledger.alerts.recommend.RecommendationDesk;
 import io.gpuledger.alerts.recommend.RecommendationRules;
@@ -29,8 +29,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -54,7 +52,6 @@ final class DemoPipeline implements AutoCloseable {
 
     private static final String APPLICATION = "demo-pipeline";
     /** The alert service's defaults (application.properties) that the demo does not set. */
-    private static final Duration TTL = Duration.ofMinutes(10);
     private static final Duration DISMISS_FOR = Duration.ofDays(7);
     private static final Duration STALE_AFTER = Duration.ofMinutes(5);
     private static final Duration PLACEMENT_MAX_AGE = Duration.ofMinutes(10);
@@ -111,8 +108,9 @@ final class DemoPipeline implements AutoCloseable {
                 Topics.RECOMMENDATIONS.valueSerde().serializer());
         RecommendationDesk desk = new RecommendationDesk(new RecommendationBook(DISMISS_FOR), published,
                 new SimpleMeterRegistry(), clock, "USD");
-        rules = new RecommendationRules(desk, GpuCatalog.defaults(), ruleSettings(options.alertSettings()),
-                CurrencyRates.shipped("USD"));
+        // The rules' settings as the alert service reads them: the demo's environment over the shipped values
+        rules = new RecommendationRules(desk, GpuCatalog.defaults(),
+                ShippedSettings.fromEnvironment(options.alertSettings()), CurrencyRates.shipped("USD"));
         nextSweep = start.plus(SWEEP_EVERY);
         for (PriceQuote quote : catalog) {
             PriceQuote read = quote.readAt(start);
@@ -222,44 +220,6 @@ final class DemoPipeline implements AutoCloseable {
         List<T> both = new ArrayList<>(first);
         both.addAll(second);
         return both;
-    }
-
-    /**
-     * The rules' settings as the alert service reads them from the demo's environment: each kind's
-     * period from {@code GPULEDGER_RECOMMENDATION_<KIND>_PERIOD} (a number of s, m or h), the reserve
-     * look-back from {@code GPULEDGER_RECOMMENDATION_RESERVE_LOOKBACK_HOURS}, the jobs' look-back from
-     * {@code GPULEDGER_RECOMMENDATION_JOB_LOOKBACK}, switches across providers from
-     * {@code GPULEDGER_RECOMMENDATION_SWITCH_INSTANCE_TYPE_OTHER_PROVIDERS}; the rest as documented.
-     */
-    static RecommendationRules.Settings ruleSettings(Map<String, String> environment) {
-        RecommendationRules.Settings defaults = RecommendationRules.Settings.defaults(TTL);
-        int lookbackHours = Integer.parseInt(environment.getOrDefault(
-                "GPULEDGER_RECOMMENDATION_RESERVE_LOOKBACK_HOURS",
-                String.valueOf(defaults.reserve().lookbackHours())));
-        return new RecommendationRules.Settings(TTL, defaults.minMonthlySaving(), STALE_AFTER, defaults.maxPools(),
-                period(environment, "RECLAIM_IDLE", defaults.reclaimIdle()), defaults.idleMinObservedSeconds(),
-                period(environment, "SWITCH_INSTANCE_TYPE", defaults.switchInstanceType()),
-                period(environment, "MOVE_TO_SPOT", defaults.moveToSpot()),
-                period(environment, "REDUCE_COMMUNICATION", defaults.reduceCommunication()),
-                duration(environment, DemoOptions.JOB_LOOKBACK, defaults.jobLookback()), defaults.spot(),
-                defaults.reserve().withLookbackHours(lookbackHours),
-                new Reach(false, Boolean.parseBoolean(environment.get(DemoOptions.OTHER_PROVIDERS)),
-                        defaults.reach().egressPricePerGb()), defaults.servingHeadroom());
-    }
-
-    private static RecommendationRules.Evidence period(Map<String, String> environment, String kind,
-            RecommendationRules.Evidence otherwise) {
-        String value = environment.get("GPULEDGER_RECOMMENDATION_" + kind + "_PERIOD");
-        if (value == null) {
-            return otherwise;
-        }
-        Duration period = Duration.parse("PT" + value.toUpperCase(Locale.ROOT));
-        return new RecommendationRules.Evidence(period, otherwise.raiseAt(), otherwise.withdrawAt());
-    }
-
-    private static Duration duration(Map<String, String> environment, String name, Duration otherwise) {
-        String value = environment.get(name);
-        return value == null ? otherwise : Duration.parse("PT" + value.toUpperCase(Locale.ROOT));
     }
 
     @Override

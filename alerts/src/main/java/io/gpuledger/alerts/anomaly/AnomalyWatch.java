@@ -1,5 +1,6 @@
 package io.gpuledger.alerts.anomaly;
 
+import io.gpuledger.alerts.AlertSettings;
 import io.gpuledger.model.CostAnomaly;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
@@ -27,14 +28,17 @@ public final class AnomalyWatch {
     private final CostPerThroughputDetector costPerThroughput;
     private final PriceSpikeDetector priceSpikes;
 
-    public AnomalyWatch(Collection<BudgetBurn.Budget> budgets, SpendRateDetector.Settings spendRate,
-            CostPerThroughputDetector.Settings costPerThroughput, PriceSpikeDetector.Settings priceSpikes,
-            int maxJobs) {
-        this.spendRate = new SpendRateDetector(spendRate);
+    /**
+     * Each detector reads its own part of {@code settings.anomaly()}; the jobs whose minutes wait to be final are
+     * at most {@code metrics.max-series}.
+     */
+    public AnomalyWatch(Collection<BudgetBurn.Budget> budgets, AlertSettings settings) {
+        AlertSettings.Anomaly anomaly = settings.anomaly();
+        this.spendRate = new SpendRateDetector(anomaly.spendRate());
         this.budgets = new BudgetBurn(budgets);
-        this.costPerThroughput = new CostPerThroughputDetector(costPerThroughput);
-        this.priceSpikes = new PriceSpikeDetector(priceSpikes);
-        this.jobMinutes = new FinalWindows<>(maxJobs);
+        this.costPerThroughput = new CostPerThroughputDetector(anomaly.costPerThroughput());
+        this.priceSpikes = new PriceSpikeDetector(anomaly.priceSpike());
+        this.jobMinutes = new FinalWindows<>(settings.metrics().maxSeries());
     }
 
     /** A GPU window: once its minute is complete, every team's, job's and pool's spend in it is judged. */

@@ -1,5 +1,6 @@
 package io.gpuledger.alerts.anomaly;
 
+import io.gpuledger.alerts.AlertSettings;
 import io.gpuledger.alerts.anomaly.Anomalies.Finding;
 import io.gpuledger.model.AnomalyKind;
 import io.gpuledger.model.CostAnomaly;
@@ -33,33 +34,11 @@ public final class CostPerThroughputDetector {
 
     public static final String DIMENSION = "job";
 
-    /**
-     * @param baseline           settings of each job's and unit's baseline; its money floor is an amount
-     *                           per 1M units, 0.0001 by default since a million tokens can cost cents
-     * @param thresholdPercent   how much worse than the baseline a minute must be; default 25
-     * @param consecutiveMinutes adjacent bad minutes that make a regression; default 3
-     * @param recoveryMinutes    minutes within the threshold that end an episode; default 5
-     * @param maxSeries          (job, unit) series remembered, least recently seen forgotten first; default 10,000
-     */
-    public record Settings(RobustBaseline.Settings baseline, double thresholdPercent, int consecutiveMinutes,
-                           int recoveryMinutes, int maxSeries) {
-
-        public static final Settings DEFAULTS = new Settings(
-                RobustBaseline.Settings.DEFAULTS.withAbsoluteFloor(1e-4), 25.0, 3, 5, 10_000);
-
-        public Settings {
-            if (!(thresholdPercent > 0) || consecutiveMinutes <= 0) {
-                throw new IllegalArgumentException("thresholdPercent and consecutiveMinutes must be positive, were "
-                        + thresholdPercent + " and " + consecutiveMinutes);
-            }
-        }
-    }
-
     private record SeriesKey(String jobId, String unit, String currency) {
     }
 
     private final class Series {
-        final RobustBaseline baseline = new RobustBaseline(settings.baseline());
+        final RobustBaseline baseline = new RobustBaseline(settings.baseline(), settings.minSpreadPerMillionUnits());
         final Episode episode = new Episode(settings.recoveryMinutes());
         int run;
         Instant runStart;
@@ -68,17 +47,23 @@ public final class CostPerThroughputDetector {
         Instant lastEnd;
     }
 
-    private final Settings settings;
+    private final AlertSettings.CostPerThroughput settings;
     private final Map<SeriesKey, Series> series;
     private long staleMinutes;
 
-    public CostPerThroughputDetector(Settings settings) {
+    /**
+     * @param settings how much worse than the baseline a minute must be, for how many adjacent minutes, the minutes
+     *                 within the threshold that end an episode, how many series are followed, and each one's
+     *                 baseline of cost per 1M units
+     */
+    public CostPerThroughputDetector(AlertSettings.CostPerThroughput settings) {
+        if (!(settings.thresholdPercent() > 0) || settings.consecutiveMinutes() <= 0) {
+            throw new IllegalArgumentException("thresholdPercent and consecutiveMinutes must be positive, were "
+                    + settings.thresholdPercent() + " and " + settings.consecutiveMinutes());
+        }
+        RobustBaseline.check(settings.baseline(), settings.minSpreadPerMillionUnits());
         this.settings = settings;
         this.series = new BoundedMap<>(settings.maxSeries());
-    }
-
-    public CostPerThroughputDetector() {
-        this(Settings.DEFAULTS);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.gpuledger.alerts.anomaly;
 
+import io.gpuledger.alerts.AlertSettings;
 import io.gpuledger.alerts.anomaly.Anomalies.Finding;
 import io.gpuledger.model.AnomalyKind;
 import io.gpuledger.model.CostAnomaly;
@@ -8,12 +9,10 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import java.time.Instant;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * PRICE_SPIKE: a new price version of an offer at least {@code threshold} above the version it
@@ -37,34 +36,17 @@ public final class PriceSpikeDetector {
     /** Keeps a rise of exactly the threshold (1.30 after 1.00) a spike despite binary fractions. */
     private static final double EPSILON = 1e-9;
 
-    /**
-     * @param threshold the least relative rise that is a spike; default 0.30 (30%)
-     * @param alerted   the lifecycles whose offers are judged; default spot only
-     */
-    public record Settings(double threshold, Set<Lifecycle> alerted) {
-
-        public static final Settings DEFAULTS = new Settings(0.30, EnumSet.of(Lifecycle.SPOT));
-
-        public Settings {
-            if (!(threshold > 0) || alerted == null) {
-                throw new IllegalArgumentException("threshold must be positive and alerted given, were "
-                        + threshold + " and " + alerted);
-            }
-            alerted = Set.copyOf(alerted);
-        }
-    }
-
-    private final Settings settings;
+    private final AlertSettings.PriceSpike settings;
     private final Map<Offer, PriceQuote> newest = new HashMap<>();
     private long lateQuotes;
     private long duplicateQuotes;
 
-    public PriceSpikeDetector(Settings settings) {
+    /** @param settings the least relative rise that is a spike, and the lifecycles whose offers are judged */
+    public PriceSpikeDetector(AlertSettings.PriceSpike settings) {
+        if (!(settings.threshold() > 0)) {
+            throw new IllegalArgumentException("threshold must be positive, was " + settings.threshold());
+        }
         this.settings = settings;
-    }
-
-    public PriceSpikeDetector() {
-        this(Settings.DEFAULTS);
     }
 
     /** Takes one quote; returns the spike it makes, if it is a new version that rose by enough. */
@@ -82,7 +64,7 @@ public final class PriceSpikeDetector {
             return Optional.empty();
         }
         newest.put(offer, quote);
-        if (previous == null || !settings.alerted().contains(quote.lifecycle())
+        if (previous == null || !settings.lifecycles().contains(quote.lifecycle())
                 || !previous.currency().equals(quote.currency()) || previous.pricePerHour() == 0) {
             return Optional.empty();
         }

@@ -1,5 +1,6 @@
 package io.gpuledger.alerts.anomaly;
 
+import io.gpuledger.alerts.AlertSettings;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 
@@ -24,59 +25,43 @@ public final class RobustBaseline {
     /** Scales a median absolute deviation to the standard deviation of normally distributed values. */
     public static final double MAD_TO_SIGMA = 1.4826;
 
-    /**
-     * @param alpha         weight of a new value in the mean once warm (0–1]; default 0.05 (half-life
-     *                      about 13.5 values)
-     * @param window        how many recent values the spread is taken over; default 60
-     * @param warmUp        values observed before the baseline is {@link #ready()}; default 30
-     * @param relativeFloor the spread used for scoring is at least this fraction of the expected
-     *                      level; default 0.05 (5%)
-     * @param absoluteFloor and at least this much, in the series' own unit (for money: an amount per
-     *                      hour or per 1M units); must be positive, so a flat series never divides
-     *                      by zero and never alerts on a cent; default 1.0
-     * @param clampAt       how many spreads from the expected level a value may lie before it is
-     *                      clamped; default 3
-     */
-    public record Settings(double alpha, int window, int warmUp, double relativeFloor, double absoluteFloor,
-                           double clampAt) {
-
-        public static final Settings DEFAULTS = new Settings(0.05, 60, 30, 0.05, 1.0, 3.0);
-
-        public Settings {
-            require(alpha > 0 && alpha <= 1, "alpha must be within (0, 1], was " + alpha);
-            require(window > 0, "window must be positive, was " + window);
-            require(warmUp > 0, "warmUp must be positive, was " + warmUp);
-            require(relativeFloor >= 0, "relativeFloor must not be negative, was " + relativeFloor);
-            require(absoluteFloor > 0, "absoluteFloor must be positive, was " + absoluteFloor);
-            require(clampAt > 0, "clampAt must be positive, was " + clampAt);
-        }
-
-        /** The same settings with another money floor, for series in another unit. */
-        public Settings withAbsoluteFloor(double floor) {
-            return new Settings(alpha, window, warmUp, relativeFloor, floor, clampAt);
-        }
-
-        private static void require(boolean condition, String problem) {
-            if (!condition) {
-                throw new IllegalArgumentException(problem);
-            }
-        }
-    }
-
-    private final Settings settings;
+    private final AlertSettings.Baseline settings;
+    private final double absoluteFloor;
     private final ArrayDeque<Double> recent;
     private double mean;
     private long observed;
     /** The window's spread, computed on demand and kept until the next value arrives. */
     private double spread = Double.NaN;
 
-    public RobustBaseline(Settings settings) {
+    /**
+     * @param settings      alpha (weight of a new value in the mean once warm, 0–1), the window the spread is
+     *                      taken over, the values observed before it is {@link #ready()}, the relative floor of
+     *                      the spread (a fraction of the expected level) and how many spreads a value may lie
+     *                      from the expected level before it is clamped
+     * @param absoluteFloor and the least spread, in the series' own unit (for money: an amount per hour or per 1M
+     *                      units); positive, so a flat series never divides by zero and never alerts on a cent
+     */
+    public RobustBaseline(AlertSettings.Baseline settings, double absoluteFloor) {
+        check(settings, absoluteFloor);
         this.settings = settings;
+        this.absoluteFloor = absoluteFloor;
         this.recent = new ArrayDeque<>(settings.window());
     }
 
-    public RobustBaseline() {
-        this(Settings.DEFAULTS);
+    /** Refuses settings a baseline cannot work with; a detector asks before its first series. */
+    static void check(AlertSettings.Baseline settings, double absoluteFloor) {
+        require(settings.alpha() > 0 && settings.alpha() <= 1, "alpha must be within (0, 1], was " + settings.alpha());
+        require(settings.window() > 0, "window must be positive, was " + settings.window());
+        require(settings.warmUp() > 0, "warmUp must be positive, was " + settings.warmUp());
+        require(settings.relativeFloor() >= 0, "relativeFloor must not be negative, was " + settings.relativeFloor());
+        require(absoluteFloor > 0, "absoluteFloor must be positive, was " + absoluteFloor);
+        require(settings.clampAt() > 0, "clampAt must be positive, was " + settings.clampAt());
+    }
+
+    private static void require(boolean condition, String problem) {
+        if (!condition) {
+            throw new IllegalArgumentException(problem);
+        }
     }
 
     public void observe(double value) {
@@ -109,7 +94,7 @@ public final class RobustBaseline {
 
     /** The spread a score divides by: at least the relative and the absolute floor. */
     public double scale() {
-        return Math.max(spread(), Math.max(settings.relativeFloor() * Math.abs(mean), settings.absoluteFloor()));
+        return Math.max(spread(), Math.max(settings.relativeFloor() * Math.abs(mean), absoluteFloor));
     }
 
     /** How many scales {@code value} lies above (positive) or below (negative) the expected level. */

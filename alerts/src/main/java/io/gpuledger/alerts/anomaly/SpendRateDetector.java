@@ -1,5 +1,6 @@
 package io.gpuledger.alerts.anomaly;
 
+import io.gpuledger.alerts.AlertSettings;
 import io.gpuledger.alerts.anomaly.Anomalies.Finding;
 import io.gpuledger.model.AnomalyKind;
 import io.gpuledger.model.CostAnomaly;
@@ -29,28 +30,6 @@ public final class SpendRateDetector {
 
     public static final String MEASURE = "spend per hour";
 
-    /**
-     * @param baseline           settings of each subject's and part's baseline of spend per hour; its
-     *                           money floor is an amount per hour
-     * @param k                  scales above the baseline that make a minute anomalous; default 4
-     * @param minImpactPerHour   and the least excess spend per hour; default 5.0 (in the minute's currency)
-     * @param recoveryMinutes    normal minutes in a row that end an episode; default 5
-     * @param maxSubjects        subjects remembered, least recently seen forgotten first; default 10,000
-     * @param maxPartsPerSubject parts remembered per subject, likewise; default 64
-     */
-    public record Settings(RobustBaseline.Settings baseline, double k, double minImpactPerHour, int recoveryMinutes,
-                           int maxSubjects, int maxPartsPerSubject) {
-
-        public static final Settings DEFAULTS = new Settings(RobustBaseline.Settings.DEFAULTS, 4.0, 5.0, 5, 10_000, 64);
-
-        public Settings {
-            if (k <= 0 || minImpactPerHour < 0) {
-                throw new IllegalArgumentException("k must be positive and minImpactPerHour not negative, were "
-                        + k + " and " + minImpactPerHour);
-            }
-        }
-    }
-
     private record SubjectKey(String dimension, String subject, String currency) {
     }
 
@@ -58,23 +37,29 @@ public final class SpendRateDetector {
     }
 
     private final class Subject {
-        final RobustBaseline rate = new RobustBaseline(settings.baseline());
+        final RobustBaseline rate = new RobustBaseline(settings.baseline(), settings.minSpreadPerHour());
         final Map<Part, RobustBaseline> parts = new BoundedMap<>(settings.maxPartsPerSubject());
         final Episode episode = new Episode(settings.recoveryMinutes());
         final MinuteOrder order = new MinuteOrder();
     }
 
-    private final Settings settings;
+    private final AlertSettings.SpendRate settings;
     private final Map<SubjectKey, Subject> subjects;
     private long staleMinutes;
 
-    public SpendRateDetector(Settings settings) {
+    /**
+     * @param settings {@code k} scales above the baseline (and at least {@code min-impact-per-hour} of excess spend)
+     *                 that make a minute anomalous, normal minutes in a row that end an episode, how many subjects
+     *                 and parts per subject are followed, and each one's baseline of spend per hour
+     */
+    public SpendRateDetector(AlertSettings.SpendRate settings) {
+        if (settings.k() <= 0 || settings.minImpactPerHour() < 0) {
+            throw new IllegalArgumentException("k must be positive and minImpactPerHour not negative, were "
+                    + settings.k() + " and " + settings.minImpactPerHour());
+        }
+        RobustBaseline.check(settings.baseline(), settings.minSpreadPerHour());
         this.settings = settings;
         this.subjects = new BoundedMap<>(settings.maxSubjects());
-    }
-
-    public SpendRateDetector() {
-        this(Settings.DEFAULTS);
     }
 
     /**
@@ -157,7 +142,8 @@ public final class SpendRateDetector {
             }
         }
         parts.forEach((dimension, costs) -> costs.forEach((id, cost) -> subject.parts
-                .computeIfAbsent(new Part(dimension, id), part -> new RobustBaseline(settings.baseline()))
+                .computeIfAbsent(new Part(dimension, id),
+                        part -> new RobustBaseline(settings.baseline(), settings.minSpreadPerHour()))
                 .observe(cost * 60)));
     }
 

@@ -1,5 +1,6 @@
 package io.gpuledger.alerts.recommend;
 
+import io.gpuledger.alerts.AlertSettings;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CapacityEventKind;
 import io.gpuledger.model.EnrichedCapacityEvent;
@@ -53,9 +54,9 @@ public final class EvacuateRule {
 
     private final Duration ttl;
 
-    /** @param ttl how long the recommendation stands when the cloud gives no deadline */
-    public EvacuateRule(Duration ttl) {
-        this.ttl = ttl;
+    /** Its record stands as long as {@code recommendation.ttl} when the cloud gives no deadline. */
+    public EvacuateRule(AlertSettings.Recommendation recommendation) {
+        this.ttl = recommendation.ttl();
     }
 
     /**

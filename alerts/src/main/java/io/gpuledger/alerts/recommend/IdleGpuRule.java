@@ -1,5 +1,6 @@
 package io.gpuledger.alerts.recommend;
 
+import io.gpuledger.alerts.AlertSettings;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Recommendation;
@@ -39,12 +40,6 @@ import java.util.Optional;
  */
 public final class IdleGpuRule {
 
-    /** Half an hour of closed minutes; raised under 5% SM activity, withdrawn at 10%. */
-    public static final RecommendationRules.Evidence DEFAULT_EVIDENCE =
-            new RecommendationRules.Evidence(Duration.ofMinutes(30), 0.05, 0.10);
-    /** A third of each minute, on average, with an activity reading. */
-    public static final double DEFAULT_MIN_OBSERVED_SECONDS = 20;
-
     /*
      * Confidence grows with how much of the period was observed. Releasing what a job holds whole
      * (0.5 to 0.9) is the capacity's own state; shrinking a running job (0.4 to 0.7) also needs the
@@ -55,8 +50,8 @@ public final class IdleGpuRule {
     private static final double RELEASE_BASE = 0.5;
     private static final double RELEASE_COVERAGE = 0.4;
 
-    private final RecommendationRules.Evidence evidence;
-    private final double minObservedSecondsPerMinute;
+    private final AlertSettings.Idle activity;
+    private final AlertSettings.ReclaimIdle settings;
     private final Duration ttl;
 
     /**
@@ -98,14 +93,15 @@ public final class IdleGpuRule {
     }
 
     /**
-     * @param evidence                    the period, the SM activity it is raised under and the one it is
-     *                                    withdrawn at
-     * @param minObservedSecondsPerMinute seconds of known activity needed per minute of the period
+     * @param recommendation its period and the SM activity it is withdrawn at ({@code reclaim-idle.*}), and how long
+     *                       a record lives
+     * @param idle           the SM activity it is raised under, and the seconds of known activity needed per minute
+     *                       of the period
      */
-    public IdleGpuRule(RecommendationRules.Evidence evidence, double minObservedSecondsPerMinute, Duration ttl) {
-        this.evidence = evidence;
-        this.minObservedSecondsPerMinute = minObservedSecondsPerMinute;
-        this.ttl = ttl;
+    public IdleGpuRule(AlertSettings.Recommendation recommendation, AlertSettings.Idle idle) {
+        this.activity = idle;
+        this.settings = recommendation.reclaimIdle();
+        this.ttl = recommendation.ttl();
     }
 
     /**
@@ -114,7 +110,7 @@ public final class IdleGpuRule {
      * charged, but says nothing of idleness.
      */
     public boolean judges(IdlePeriod period) {
-        return period.secondsWithActivity() >= minObservedSecondsPerMinute * period.minutes();
+        return period.secondsWithActivity() >= activity.minObservedSeconds() * period.minutes();
     }
 
     /**
@@ -127,7 +123,7 @@ public final class IdleGpuRule {
         if (instances.isEmpty()) {
             return Optional.empty();
         }
-        double threshold = held ? evidence.withdrawAt() : evidence.raiseAt();
+        double threshold = held ? settings.withdrawSmActive() : activity.smActiveThreshold();
         double busy = 0;
         int perInstance = 1;
         Map<IdleInstances.Snapshot, Double> busyOf = new IdentityHashMap<>();
@@ -232,8 +228,8 @@ public final class IdleGpuRule {
         evidenceFields.put("periodEnd", period.to().toString());
         evidenceFields.put("periodMinutes", period.minutes());
         evidenceFields.put("smActive", period.smActive());
-        evidenceFields.put("smActiveThreshold", evidence.raiseAt());
-        evidenceFields.put("withdrawSmActive", evidence.withdrawAt());
+        evidenceFields.put("smActiveThreshold", activity.smActiveThreshold());
+        evidenceFields.put("withdrawSmActive", settings.withdrawSmActive());
         evidenceFields.put("secondsObserved", period.secondsObserved());
         evidenceFields.put("secondsWithActivity", period.secondsWithActivity());
         evidenceFields.put("instancesHeld", release.instancesHeld());
@@ -270,7 +266,8 @@ public final class IdleGpuRule {
                     : "releasing frees reserved capacity, paid for its term either way";
             summary = String.format(Locale.ROOT, "%s: SM activity %.1f%% under %.0f%% for %d minutes, idle %.0f%% of"
                             + " the time since %s; %s",
-                    who, period.smActive() * 100, evidence.raiseAt() * 100, period.minutes(), idle.share() * 100,
+                    who, period.smActive() * 100, activity.smActiveThreshold() * 100, period.minutes(),
+                    idle.share() * 100,
                     idle.from(), worth);
         }
         return Recommendation.builder().open(RecommendationKind.RECLAIM_IDLE, holding.target(), now).summary(summary)

@@ -1,5 +1,6 @@
 package io.gpuledger.alerts.recommend;
 
+import io.gpuledger.alerts.AlertSettings;
 import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
@@ -26,18 +27,8 @@ import java.util.OptionalDouble;
  */
 public final class MoveToSpotRule {
 
-    /** One interruption per 20 hours of running one instance, where the price feed gives no frequency. */
-    public static final double DEFAULT_INTERRUPTIONS_PER_HOUR = 0.05;
-
-    /** Fifteen minutes from an interruption to work again: capacity found, the job started, its checkpoint loaded. */
-    public static final double DEFAULT_RESTART_SECONDS = 900;
-
     /** No interval under ten minutes is suggested: writing a large model's checkpoint takes minutes. */
     static final double SHORTEST_SUGGESTED_CHECKPOINT_SECONDS = 600;
-
-    /** An hour of closed minutes; raised at a net saving ratio of 10%, withdrawn under 0. */
-    public static final RecommendationRules.Evidence DEFAULT_EVIDENCE =
-            new RecommendationRules.Evidence(Duration.ofHours(1), 0.10, 0);
 
     /** Advice that needs a change to the job before anything moves: a person must act first. */
     static final double CONFIDENCE_CHECKPOINT_FIRST = 0.4;
@@ -54,19 +45,17 @@ public final class MoveToSpotRule {
     private final Duration ttl;
 
     /**
-     * @param interruptionsPerHour   interruptions per instance-hour where the price feed gives no band
-     * @param restartSeconds         time from an interruption to work again, waiting for capacity included
-     * @param minNetSavingRatio      net saving ratio a move needs to be recommended
-     * @param withdrawNetSavingRatio net saving ratio under which a standing move is withdrawn
+     * Reads its net saving ratios from {@code move-to-spot.*}, what spot is assumed to do where the price feed
+     * does not say from {@code spot.*}, the least saving a month and how long a record lives from the
+     * recommendations' settings.
      */
-    public MoveToSpotRule(double interruptionsPerHour, double restartSeconds, double minMonthlySaving,
-            double minNetSavingRatio, double withdrawNetSavingRatio, Duration ttl) {
-        this.interruptionsPerHour = interruptionsPerHour;
-        this.restartSeconds = restartSeconds;
-        this.minMonthlySaving = minMonthlySaving;
-        this.minNetSavingRatio = minNetSavingRatio;
-        this.withdrawNetSavingRatio = withdrawNetSavingRatio;
-        this.ttl = ttl;
+    public MoveToSpotRule(AlertSettings.Recommendation recommendation) {
+        this.interruptionsPerHour = recommendation.spot().interruptionsPerHour();
+        this.restartSeconds = recommendation.spot().restart().toSeconds();
+        this.minMonthlySaving = recommendation.minMonthlySaving();
+        this.minNetSavingRatio = recommendation.moveToSpot().minNetSavingRatio();
+        this.withdrawNetSavingRatio = recommendation.moveToSpot().withdrawNetSavingRatio();
+        this.ttl = recommendation.ttl();
     }
 
     /** The prices and sizes a move is worked out with, in the job's currency. */

@@ -1,5 +1,6 @@
 package io.gpuledger.alerts.recommend;
 
+import io.gpuledger.alerts.AlertSettings;
 import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.EnrichedCapacityEvent;
 import io.gpuledger.model.GpuUsage;
@@ -26,10 +27,17 @@ import java.util.Set;
  * The recommendation rules and what they know, fed by the alert service's readers: prices into
  * the {@link PriceBoard}, windows, roll-ups, economics and work reports into the {@link JobBook},
  * {@link GpuMinutes}, {@link IdleInstances} and {@link PoolHours}. Every rule but the evacuation
- * judges closed windows only, over a sustained period ({@link Evidence}): an instance's idleness on
+ * judges closed windows only, over a sustained period of its own: an instance's idleness on
  * each of its complete closed minutes, a job on each of its minutes that is final, a pool's
  * reservation on each final hour. A capacity notice is judged at once. What a rule finds goes to
  * the {@link RecommendationDesk}; what it no longer finds is withdrawn there.
+ *
+ * <p>A kind's evidence is the closed minutes of its last period, added up (costs and units summed,
+ * activity and ratios weighted by time). It is raised when its measure reaches one threshold, and once
+ * raised (open, acknowledged or dismissed) it is withdrawn only when the measure falls past a second: a
+ * measure that wavers around one threshold neither raises nor withdraws it in turn. For
+ * {@code RECLAIM_IDLE} the measure is SM activity (raised under the first, withdrawn at or above the
+ * second); for the others it is a saving or an overhead (raised at or above, withdrawn under).
  *
  * <p>Two rules hold across kinds. A job is told one place to go: of a switch, a move to spot and a
  * faster interconnect, only the one that stands, or else the best, is raised (a communication fix
@@ -43,159 +51,6 @@ import java.util.Set;
  */
 public final class RecommendationRules {
 
-    /**
-     * The evidence a kind is judged on: the closed minutes of the last {@code period}, added up
-     * (costs and units summed, activity and ratios weighted by time). It is raised when its measure
-     * reaches {@code raiseAt}, and once raised (open, acknowledged or dismissed) it is withdrawn only
-     * when the measure falls past {@code withdrawAt}: a measure that wavers around one threshold
-     * neither raises nor withdraws it in turn. For {@code RECLAIM_IDLE} the measure is SM activity
-     * (raised under {@code raiseAt}, withdrawn at or above {@code withdrawAt}); for the others it is
-     * a saving or an overhead (raised at or above {@code raiseAt}, withdrawn under {@code withdrawAt}).
-     */
-    public record Evidence(Duration period, double raiseAt, double withdrawAt) {
-
-        public Evidence {
-            Objects.requireNonNull(period, "period");
-            if (period.compareTo(MINUTE) < 0 || period.toMillis() % MINUTE.toMillis() != 0) {
-                throw new IllegalArgumentException("a period of evidence is whole minutes, at least one; was "
-                        + period);
-            }
-            if (!Double.isFinite(raiseAt) || !Double.isFinite(withdrawAt)) {
-                throw new IllegalArgumentException("thresholds must be numbers, were " + raiseAt + " and "
-                        + withdrawAt);
-            }
-        }
-
-        /** Minutes in the period. */
-        public long minutes() {
-            return period.toMinutes();
-        }
-    }
-
-    /**
-     * What spot is assumed to do where the price feed does not say.
-     *
-     * @param interruptionsPerHour interruptions per instance-hour where the spot quote gives no band
-     * @param restartSeconds       from an interruption to work again: capacity found, the job started, its
-     *                             checkpoint loaded
-     */
-    public record Spot(double interruptionsPerHour, double restartSeconds) {
-
-        public static final Spot DEFAULTS = new Spot(MoveToSpotRule.DEFAULT_INTERRUPTIONS_PER_HOUR,
-                MoveToSpotRule.DEFAULT_RESTART_SECONDS);
-    }
-
-    /**
-     * How reservations are judged.
-     *
-     * @param lookbackHours      clock hours of a pool's history judged (a week sees a weekly cycle)
-     * @param baselinePercentile the share of those hours the baseline may be above: what stays busy
-     * @param termMonths         the term of a reserved price that states none
-     * @param ttl                how long a record stands unjudged: long enough for a restart to see the week again
-     */
-    public record Reserve(int lookbackHours, double baselinePercentile, int termMonths, Duration ttl) {
-
-        public static final Reserve DEFAULTS = new Reserve(168, ReserveCapacityRule.DEFAULT_BASELINE_PERCENTILE,
-                ReserveCapacityRule.DEFAULT_TERM_MONTHS, ReserveCapacityRule.DEFAULT_TTL);
-
-        public Reserve {
-            if (lookbackHours < 1) {
-                throw new IllegalArgumentException("reserve: the lookback is at least an hour, was " + lookbackHours);
-            }
-            if (!(baselinePercentile >= 0 && baselinePercentile < 1)) {
-                throw new IllegalArgumentException("reserve: the baseline percentile is from 0 to under 1, was "
-                        + baselinePercentile);
-            }
-            if (ttl.compareTo(Duration.ofHours(lookbackHours)) <= 0) {
-                // After a restart a pool is judged again only once its look-back is seen again: a record that
-                // expires sooner is forgotten, and a pool already covered would be asked to buy again.
-                throw new IllegalArgumentException("reserve: the ttl (" + ttl + ") must be longer than the lookback ("
-                        + lookbackHours + " h), so that a reservation outlives a restart");
-            }
-        }
-
-        /** The same with a lookback of {@code hours}. */
-        public Reserve withLookbackHours(int hours) {
-            return new Reserve(hours, baselinePercentile, termMonths, ttl);
-        }
-    }
-
-    /**
-     * Thresholds, lifetimes and the evidence of each kind; {@link #defaults(Duration)} gives the
-     * documented defaults.
-     *
-     * @param idleMinObservedSeconds seconds of known SM activity a GPU needs per minute of its
-     *                               period, on average, to be judged idle or not
-     * @param jobLookback            the clock time a job's running time (and an idle target's idle time) is
-     *                               counted over, to turn a saving per hour into one per month ({@link JobHours});
-     *                               a job is judged by the switch, spot and communication rules once followed that long
-     * @param reach                  where a job may be moved
-     * @param servingHeadroom        serving capacity kept above the peak where a job does not say its own
-     */
-    public record Settings(Duration ttl, double minMonthlySaving, Duration staleAfter, int maxPools,
-            Evidence reclaimIdle, double idleMinObservedSeconds, Evidence switchInstanceType, Evidence moveToSpot,
-            Evidence reduceCommunication, Duration jobLookback, Spot spot, Reserve reserve, Reach reach,
-            double servingHeadroom) {
-
-        /** A day: a job that runs part of each day is seen for a whole cycle of it. */
-        public static final Duration DEFAULT_JOB_LOOKBACK = Duration.ofHours(24);
-
-        public Settings {
-            Objects.requireNonNull(jobLookback, "jobLookback");
-            Objects.requireNonNull(spot, "spot");
-            Objects.requireNonNull(reserve, "reserve");
-            Objects.requireNonNull(reach, "reach");
-            if (reclaimIdle.withdrawAt() < reclaimIdle.raiseAt()) {
-                throw new IllegalArgumentException("reclaim-idle: the SM activity it is withdrawn at ("
-                        + reclaimIdle.withdrawAt() + ") must not be under the one it is raised under ("
-                        + reclaimIdle.raiseAt() + ")");
-            }
-            Map<String, Evidence> atLeast = Map.of("switch-instance-type", switchInstanceType,
-                    "move-to-spot", moveToSpot, "reduce-communication", reduceCommunication);
-            atLeast.forEach((kind, evidence) -> {
-                if (evidence.withdrawAt() > evidence.raiseAt()) {
-                    throw new IllegalArgumentException(kind + ": the figure it is withdrawn under ("
-                            + evidence.withdrawAt() + ") must not be above the one it is raised at ("
-                            + evidence.raiseAt() + ")");
-                }
-            });
-            if (!(servingHeadroom >= 0)) {
-                throw new IllegalArgumentException("serving headroom must not be negative, was " + servingHeadroom);
-            }
-        }
-
-        public static Settings defaults(Duration ttl) {
-            return new Settings(ttl, 10, Duration.ofMinutes(5), 10_000, IdleGpuRule.DEFAULT_EVIDENCE,
-                    IdleGpuRule.DEFAULT_MIN_OBSERVED_SECONDS, SwitchInstanceTypeRule.DEFAULT_EVIDENCE,
-                    MoveToSpotRule.DEFAULT_EVIDENCE, ReduceCommunicationRule.DEFAULT_EVIDENCE, DEFAULT_JOB_LOOKBACK,
-                    Spot.DEFAULTS, Reserve.DEFAULTS, Reach.SAME_REGION,
-                    SwitchInstanceTypeRule.DEFAULT_SERVING_HEADROOM);
-        }
-
-        /** The same settings, with jobs' running time counted over {@code lookback}. */
-        public Settings withJobLookback(Duration lookback) {
-            return new Settings(ttl, minMonthlySaving, staleAfter, maxPools, reclaimIdle, idleMinObservedSeconds,
-                    switchInstanceType, moveToSpot, reduceCommunication, lookback, spot, reserve, reach,
-                    servingHeadroom);
-        }
-
-        /** The same settings, with jobs allowed to go where {@code newReach} says. */
-        public Settings withReach(Reach newReach) {
-            return new Settings(ttl, minMonthlySaving, staleAfter, maxPools, reclaimIdle, idleMinObservedSeconds,
-                    switchInstanceType, moveToSpot, reduceCommunication, jobLookback, spot, reserve, newReach,
-                    servingHeadroom);
-        }
-
-        /** The longest period a job is judged over: how much of each job's history is kept. */
-        Duration longestJobPeriod() {
-            Duration longest = reclaimIdle.period();
-            for (Evidence evidence : new Evidence[] {switchInstanceType, moveToSpot, reduceCommunication}) {
-                longest = evidence.period().compareTo(longest) > 0 ? evidence.period() : longest;
-            }
-            return longest;
-        }
-    }
-
     private static final Duration MINUTE = Duration.ofMinutes(1);
     /** The kinds whose target is a job and whose claims share its bill. */
     private static final List<RecommendationKind> JOB_KINDS = List.of(RecommendationKind.SWITCH_INSTANCE_TYPE,
@@ -203,7 +58,8 @@ public final class RecommendationRules {
 
     private final RecommendationDesk desk;
     private final GpuCatalog catalog;
-    private final Settings settings;
+    private final AlertSettings.Recommendation settings;
+    private final Duration staleAfter;
     private final PriceBoard board;
     private final JobBook jobs;
     private final GpuMinutes gpuMinutes;
@@ -220,36 +76,119 @@ public final class RecommendationRules {
     private volatile Instant recordTime = Instant.MIN;
 
     /** Rules that compare prices in different currencies at the shipped exchange rates. */
-    public RecommendationRules(RecommendationDesk desk, GpuCatalog catalog, Settings settings) {
+    public RecommendationRules(RecommendationDesk desk, GpuCatalog catalog, AlertSettings settings) {
         this(desk, catalog, settings, CurrencyRates.shipped("USD"));
     }
 
-    /** @param rates the exchange rates the cost engine charges with, to compare offers quoted in other currencies */
-    public RecommendationRules(RecommendationDesk desk, GpuCatalog catalog, Settings settings, CurrencyRates rates) {
+    /**
+     * Each rule reads its own settings; the books keep what the rules' periods and look-backs need, as many pools
+     * as {@code metrics.max-series}, and forget what went quiet for {@code metrics.stale-after}.
+     *
+     * @param rates the exchange rates the cost engine charges with, to compare offers quoted in other currencies
+     * @throws IllegalArgumentException when the settings contradict one another ({@link #check})
+     */
+    public RecommendationRules(RecommendationDesk desk, GpuCatalog catalog, AlertSettings settings,
+            CurrencyRates rates) {
+        check(settings);
+        AlertSettings.Recommendation recommendation = settings.recommendation();
+        int maxPools = settings.metrics().maxSeries();
         this.desk = desk;
         this.catalog = catalog;
-        this.settings = settings;
+        this.settings = recommendation;
+        this.staleAfter = settings.metrics().staleAfter();
         this.board = new PriceBoard(rates);
-        this.jobs = new JobBook(catalog, settings.staleAfter(), settings.longestJobPeriod(), settings.jobLookback(),
-                settings.maxPools());
-        this.gpuMinutes = new GpuMinutes(settings.reclaimIdle().period());
-        this.idleHours = new IdleHours(settings.jobLookback(), settings.maxPools());
-        this.poolHours = new PoolHours(settings.reserve().lookbackHours(), settings.maxPools());
-        this.evacuate = new EvacuateRule(settings.ttl());
-        this.reclaimIdle = new IdleGpuRule(settings.reclaimIdle(), settings.idleMinObservedSeconds(), settings.ttl());
-        Evidence switchEvidence = settings.switchInstanceType();
-        this.switchType = new SwitchInstanceTypeRule(switchEvidence.raiseAt(), switchEvidence.withdrawAt(),
-                settings.minMonthlySaving(), SwitchInstanceTypeRule.DEFAULT_COMMUNICATION_BOUND_RATIO,
-                settings.reach(), settings.servingHeadroom(), settings.ttl());
-        this.moveToSpot = new MoveToSpotRule(settings.spot().interruptionsPerHour(), settings.spot().restartSeconds(),
-                settings.minMonthlySaving(), settings.moveToSpot().raiseAt(), settings.moveToSpot().withdrawAt(),
-                settings.ttl());
-        this.reduceCommunication = new ReduceCommunicationRule(settings.reduceCommunication().raiseAt(),
-                settings.reduceCommunication().withdrawAt(), settings.minMonthlySaving(), settings.ttl());
-        Reserve reserving = settings.reserve();
-        this.reserve = new ReserveCapacityRule(reserving.lookbackHours(), reserving.baselinePercentile(),
-                reserving.termMonths(), settings.minMonthlySaving(), reserving.ttl());
+        this.jobs = new JobBook(catalog, staleAfter, longestJobPeriod(recommendation), recommendation.jobLookback(),
+                maxPools);
+        this.gpuMinutes = new GpuMinutes(recommendation.reclaimIdle().period());
+        this.idleHours = new IdleHours(recommendation.jobLookback(), maxPools);
+        this.poolHours = new PoolHours(recommendation.reserve().lookbackHours(), maxPools);
+        this.evacuate = new EvacuateRule(recommendation);
+        this.reclaimIdle = new IdleGpuRule(recommendation, settings.idle());
+        this.switchType = new SwitchInstanceTypeRule(recommendation);
+        this.moveToSpot = new MoveToSpotRule(recommendation);
+        this.reduceCommunication = new ReduceCommunicationRule(recommendation);
+        this.reserve = new ReserveCapacityRule(recommendation);
         desk.onAcknowledged(this::onAcknowledged);
+    }
+
+    /**
+     * Refuses settings the rules cannot work with: a period of evidence that is not whole minutes, a
+     * threshold that withdraws a recommendation before it could be raised, a reservation record that a
+     * restart would forget before the pool is judged again.
+     */
+    static void check(AlertSettings settings) {
+        AlertSettings.Recommendation recommendation = settings.recommendation();
+        Map<String, Duration> periods = new LinkedHashMap<>();
+        periods.put("reclaim-idle", recommendation.reclaimIdle().period());
+        periods.put("switch-instance-type", recommendation.switchInstanceType().period());
+        periods.put("move-to-spot", recommendation.moveToSpot().period());
+        periods.put("reduce-communication", recommendation.reduceCommunication().period());
+        periods.forEach((kind, period) -> {
+            if (period.compareTo(MINUTE) < 0 || period.toMillis() % MINUTE.toMillis() != 0) {
+                throw new IllegalArgumentException("a period of evidence is whole minutes, at least one; was "
+                        + period + " (" + kind + ")");
+            }
+        });
+        double raisedUnder = settings.idle().smActiveThreshold();
+        double withdrawnAt = recommendation.reclaimIdle().withdrawSmActive();
+        if (withdrawnAt < raisedUnder) {
+            throw new IllegalArgumentException("reclaim-idle: the SM activity it is withdrawn at (" + withdrawnAt
+                    + ") must not be under the one it is raised under (" + raisedUnder + ")");
+        }
+        var switchType = recommendation.switchInstanceType();
+        var spot = recommendation.moveToSpot();
+        var communication = recommendation.reduceCommunication();
+        atMostRaise("switch-instance-type", switchType.withdrawSavingRatio(), switchType.minSavingRatio());
+        atMostRaise("move-to-spot", spot.withdrawNetSavingRatio(), spot.minNetSavingRatio());
+        atMostRaise("reduce-communication", communication.withdrawRatio(), communication.minRatio());
+        if (!(recommendation.servingHeadroom() >= 0)) {
+            throw new IllegalArgumentException("serving headroom must not be negative, was "
+                    + recommendation.servingHeadroom());
+        }
+        if (!(switchType.egressPricePerGb() >= 0)) {
+            throw new IllegalArgumentException("egressPricePerGb must not be negative, was "
+                    + switchType.egressPricePerGb());
+        }
+        checkReserve(recommendation.reserve());
+    }
+
+    private static void atMostRaise(String kind, double withdrawAt, double raiseAt) {
+        if (!Double.isFinite(raiseAt) || !Double.isFinite(withdrawAt)) {
+            throw new IllegalArgumentException("thresholds must be numbers, were " + raiseAt + " and " + withdrawAt);
+        }
+        if (withdrawAt > raiseAt) {
+            throw new IllegalArgumentException(kind + ": the figure it is withdrawn under (" + withdrawAt
+                    + ") must not be above the one it is raised at (" + raiseAt + ")");
+        }
+    }
+
+    private static void checkReserve(AlertSettings.Reserve reserve) {
+        int lookbackHours = reserve.lookbackHours();
+        if (lookbackHours < 1) {
+            throw new IllegalArgumentException("reserve: the lookback is at least an hour, was " + lookbackHours);
+        }
+        double percentile = reserve.baselinePercentile();
+        if (!(percentile >= 0 && percentile < 1)) {
+            throw new IllegalArgumentException("reserve: the baseline percentile is from 0 to under 1, was "
+                    + percentile);
+        }
+        if (reserve.ttl().compareTo(Duration.ofHours(lookbackHours)) <= 0) {
+            // After a restart a pool is judged again only once its look-back is seen again: a record that
+            // expires sooner is forgotten, and a pool already covered would be asked to buy again.
+            throw new IllegalArgumentException("reserve: the ttl (" + reserve.ttl()
+                    + ") must be longer than the lookback (" + lookbackHours
+                    + " h), so that a reservation outlives a restart");
+        }
+    }
+
+    /** The longest period a job is judged over: how much of each job's history is kept. */
+    private static Duration longestJobPeriod(AlertSettings.Recommendation settings) {
+        Duration longest = settings.reclaimIdle().period();
+        for (Duration period : List.of(settings.switchInstanceType().period(), settings.moveToSpot().period(),
+                settings.reduceCommunication().period())) {
+            longest = period.compareTo(longest) > 0 ? period : longest;
+        }
+        return longest;
     }
 
     /**
@@ -493,11 +432,11 @@ public final class RecommendationRules {
                 desk.withdraw(Recommendation.idFor(kind, "job", jobId));
             }
         }
-        gpuMinutes.sweep(now.minus(settings.staleAfter()));
+        gpuMinutes.sweep(now.minus(staleAfter));
         Instant records = recordTime;
         if (!records.equals(Instant.MIN)) {
             Instant clock = records.isBefore(now) ? records : now;
-            idleInstances.sweep(clock.minus(settings.staleAfter()));
+            idleInstances.sweep(clock.minus(staleAfter));
             idleHours.sweep(clock);
         }
     }

@@ -1,5 +1,6 @@
 package io.gpuledger.alerts.recommend;
 
+import io.gpuledger.alerts.AlertSettings;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
@@ -22,12 +23,6 @@ import java.util.Optional;
  * arithmetic is in docs/recommendations.md.
  */
 public final class ReduceCommunicationRule {
-
-    public static final double DEFAULT_THRESHOLD = 0.25;
-    public static final double DEFAULT_WITHDRAW_RATIO = 0.20;
-    /** Half an hour of closed minutes; raised at an overhead of 0.25, withdrawn under 0.20. */
-    public static final RecommendationRules.Evidence DEFAULT_EVIDENCE =
-            new RecommendationRules.Evidence(Duration.ofMinutes(30), DEFAULT_THRESHOLD, DEFAULT_WITHDRAW_RATIO);
 
     /** What a job can change in itself to expose less communication, in the order worth trying. */
     public static final List<String> JOB_CHANGES = List.of("overlap-communication-with-compute",
@@ -55,16 +50,15 @@ public final class ReduceCommunicationRule {
     private final Duration ttl;
 
     /**
-     * @param threshold        overhead ratio at or above which it is raised
-     * @param withdrawRatio    overhead ratio under which a standing recommendation is withdrawn
-     * @param minMonthlySaving the least saving (for a remedy that claims one) or cost of communication (for
-     *                         advice) worth raising, in the job's currency
+     * Reads the overhead ratios it is raised at and withdrawn under from {@code reduce-communication.*}; the
+     * least saving a month (for a remedy that claims one) or cost of communication (for advice) worth raising,
+     * and how long a record lives, from the recommendations' settings.
      */
-    public ReduceCommunicationRule(double threshold, double withdrawRatio, double minMonthlySaving, Duration ttl) {
-        this.threshold = threshold;
-        this.withdrawRatio = withdrawRatio;
-        this.minMonthlySaving = minMonthlySaving;
-        this.ttl = ttl;
+    public ReduceCommunicationRule(AlertSettings.Recommendation recommendation) {
+        this.threshold = recommendation.reduceCommunication().minRatio();
+        this.withdrawRatio = recommendation.reduceCommunication().withdrawRatio();
+        this.minMonthlySaving = recommendation.minMonthlySaving();
+        this.ttl = recommendation.ttl();
     }
 
     /** As {@link #evaluate(JobView, PriceBoard, GpuCatalog, Instant, boolean, boolean)}, nothing standing, any fix. */

@@ -1,5 +1,6 @@
 package io.gpuledger.alerts.recommend;
 
+import io.gpuledger.alerts.AlertSettings;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
@@ -30,13 +31,6 @@ import java.util.Optional;
  */
 public final class ReserveCapacityRule {
 
-    /** What stays busy: the instances in use in all but the lowest tenth of the lookback's hours. */
-    public static final double DEFAULT_BASELINE_PERCENTILE = 0.10;
-    /** The term assumed where the reserved price does not say its own: a year. */
-    public static final int DEFAULT_TERM_MONTHS = 12;
-    /** Twice the week a pool is judged on: a restart that must see the week again still finds the record. */
-    public static final Duration DEFAULT_TTL = Duration.ofDays(14);
-
     private final int minLookbackHours;
     private final double baselinePercentile;
     private final int defaultTermMonths;
@@ -44,19 +38,17 @@ public final class ReserveCapacityRule {
     private final Duration ttl;
 
     /**
-     * @param minLookbackHours   clock hours of history needed before judging (a week, 168, sees a weekly cycle)
-     * @param baselinePercentile the share of the lookback's hours the baseline may be above (0.10)
-     * @param defaultTermMonths  the term of a reserved price that does not state one
-     * @param minMonthlySaving   the least saving worth a commitment, in the pool's currency
-     * @param ttl                how long the recommendation stands without being judged again
+     * Reads the clock hours of history needed before judging, the share of them the baseline may be above, the
+     * term of a reserved price that states none and how long a record stands unjudged from {@code reserve.*};
+     * the least saving worth a commitment from the recommendations' settings.
      */
-    public ReserveCapacityRule(int minLookbackHours, double baselinePercentile, int defaultTermMonths,
-            double minMonthlySaving, Duration ttl) {
-        this.minLookbackHours = minLookbackHours;
-        this.baselinePercentile = baselinePercentile;
-        this.defaultTermMonths = defaultTermMonths;
-        this.minMonthlySaving = minMonthlySaving;
-        this.ttl = ttl;
+    public ReserveCapacityRule(AlertSettings.Recommendation recommendation) {
+        AlertSettings.Reserve settings = recommendation.reserve();
+        this.minLookbackHours = settings.lookbackHours();
+        this.baselinePercentile = settings.baselinePercentile();
+        this.defaultTermMonths = settings.termMonths();
+        this.minMonthlySaving = recommendation.minMonthlySaving();
+        this.ttl = settings.ttl();
     }
 
     /** The figures a reservation of the pool is judged on, in the pool's currency. */

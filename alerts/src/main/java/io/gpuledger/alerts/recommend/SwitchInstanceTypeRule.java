@@ -1,5 +1,6 @@
 package io.gpuledger.alerts.recommend;
 
+import io.gpuledger.alerts.AlertSettings;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
@@ -31,16 +32,9 @@ import java.util.Optional;
  */
 public final class SwitchInstanceTypeRule {
 
-    public static final double DEFAULT_MIN_SAVING_RATIO = 0.15;
-    public static final double DEFAULT_WITHDRAW_SAVING_RATIO = 0.10;
-    /** An hour of closed minutes; raised at a 15% saving per unit, withdrawn under 10%. */
-    public static final RecommendationRules.Evidence DEFAULT_EVIDENCE = new RecommendationRules.Evidence(
-            Duration.ofHours(1), DEFAULT_MIN_SAVING_RATIO, DEFAULT_WITHDRAW_SAVING_RATIO);
     public static final double DEFAULT_COMMUNICATION_BOUND_RATIO = 0.25;
     public static final double DEFAULT_MEMORY_BOUND_DRAM_ACTIVE = 0.5;
     public static final double DEFAULT_MEMORY_BOUND_SM_ACTIVE = 0.5;
-    /** Serving capacity kept above the peak where the job does not say its own: 30%. */
-    public static final double DEFAULT_SERVING_HEADROOM = 0.3;
 
     /*
      * Confidence is how much the candidate's cost per unit is to be believed: a job of the same
@@ -62,7 +56,6 @@ public final class SwitchInstanceTypeRule {
     private final double minSavingRatio;
     private final double withdrawSavingRatio;
     private final double minMonthlySaving;
-    private final double communicationBoundRatio;
     private final Reach reach;
     private final double servingHeadroom;
     private final Duration ttl;
@@ -76,20 +69,17 @@ public final class SwitchInstanceTypeRule {
     private MeasuredThroughput measuredThroughput;
 
     /**
-     * @param minSavingRatio      share of the cost per unit a candidate must save to be recommended
-     * @param withdrawSavingRatio share under which a standing recommendation is withdrawn
-     * @param reach               where a job may go
-     * @param servingHeadroom     serving capacity kept above the peak where the job does not say
+     * Reads its thresholds and where a job may go from {@code switch-instance-type.*}; the least saving a month,
+     * the serving headroom and how long a record lives from the recommendations' settings.
      */
-    public SwitchInstanceTypeRule(double minSavingRatio, double withdrawSavingRatio, double minMonthlySaving,
-            double communicationBoundRatio, Reach reach, double servingHeadroom, Duration ttl) {
-        this.minSavingRatio = minSavingRatio;
-        this.withdrawSavingRatio = withdrawSavingRatio;
-        this.minMonthlySaving = minMonthlySaving;
-        this.communicationBoundRatio = communicationBoundRatio;
-        this.reach = reach;
-        this.servingHeadroom = servingHeadroom;
-        this.ttl = ttl;
+    public SwitchInstanceTypeRule(AlertSettings.Recommendation recommendation) {
+        AlertSettings.SwitchInstanceType settings = recommendation.switchInstanceType();
+        this.minSavingRatio = settings.minSavingRatio();
+        this.withdrawSavingRatio = settings.withdrawSavingRatio();
+        this.minMonthlySaving = recommendation.minMonthlySaving();
+        this.reach = new Reach(settings.otherRegions(), settings.otherProviders(), settings.egressPricePerGb());
+        this.servingHeadroom = recommendation.servingHeadroom();
+        this.ttl = recommendation.ttl();
     }
 
     /**
@@ -276,7 +266,7 @@ public final class SwitchInstanceTypeRule {
         }
         Double ratio = job.communicationOverheadRatio();
         double communication = ratio == null ? 0 : ratio;
-        boolean communicationBound = ratio != null && ratio >= communicationBoundRatio;
+        boolean communicationBound = ratio != null && ratio >= DEFAULT_COMMUNICATION_BOUND_RATIO;
         boolean serving = job.traitsOrNone().isServing();
         if (serving && !job.peak().known()) {
             // Sized by the peak of its look-back: no candidate until it is known.

@@ -3,6 +3,8 @@ package io.gpuledger.alerts.anomaly;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.alerts.AlertSettings;
+import io.gpuledger.alerts.TestSettings;
 import io.gpuledger.model.AnomalyKind;
 import io.gpuledger.model.CostAnomaly;
 import io.gpuledger.model.CostAnomaly.Severity;
@@ -21,8 +23,17 @@ class CostPerThroughputDetectorTest {
     private static final double TOLERANCE = 1e-9;
     private static final Instant T0 = Instant.parse("2026-05-04T14:00:00Z");
     /** Warm after 10 minutes; 25% worse for 3 adjacent minutes; 5 good minutes end an episode. */
-    private static final CostPerThroughputDetector.Settings SETTINGS = new CostPerThroughputDetector.Settings(
-            new RobustBaseline.Settings(0.1, 60, 10, 0.05, 1e-4, 3.0), 25.0, 3, 5, 100);
+    private static final AlertSettings.CostPerThroughput SETTINGS = TestSettings.with(
+            "gpuledger.anomaly.cost-per-throughput.baseline.alpha", "0.1",
+            "gpuledger.anomaly.cost-per-throughput.baseline.window", "60",
+            "gpuledger.anomaly.cost-per-throughput.baseline.warm-up", "10",
+            "gpuledger.anomaly.cost-per-throughput.baseline.relative-floor", "0.05",
+            "gpuledger.anomaly.cost-per-throughput.min-spread-per-million-units", "1e-4",
+            "gpuledger.anomaly.cost-per-throughput.baseline.clamp-at", "3.0",
+            "gpuledger.anomaly.cost-per-throughput.threshold-percent", "25.0",
+            "gpuledger.anomaly.cost-per-throughput.consecutive-minutes", "3",
+            "gpuledger.anomaly.cost-per-throughput.recovery-minutes", "5",
+            "gpuledger.anomaly.cost-per-throughput.max-series", "100").anomaly().costPerThroughput();
     private static final String USUAL = "10 10 10 10 10 10 10 10 10 10";
 
     private final CostPerThroughputDetector detector = new CostPerThroughputDetector(SETTINGS);

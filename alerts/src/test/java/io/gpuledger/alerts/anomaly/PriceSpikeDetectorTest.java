@@ -3,6 +3,7 @@ package io.gpuledger.alerts.anomaly;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.alerts.TestSettings;
 import io.gpuledger.model.AnomalyKind;
 import io.gpuledger.model.CostAnomaly;
 import io.gpuledger.model.CostAnomaly.Severity;
@@ -20,7 +21,7 @@ class PriceSpikeDetectorTest {
     private static final Instant T0 = Instant.parse("2026-04-01T00:00:00Z");
     private static final String SPOT_OFFER = "aws|us-east-1|p4d.24xlarge|spot";
 
-    private final PriceSpikeDetector detector = new PriceSpikeDetector();
+    private final PriceSpikeDetector detector = new PriceSpikeDetector(TestSettings.with().anomaly().priceSpike());
 
     @ParameterizedTest(name = "{0} from 10.00 to {1}: {2}")
     @CsvSource({

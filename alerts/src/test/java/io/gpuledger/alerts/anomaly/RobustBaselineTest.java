@@ -3,6 +3,8 @@ package io.gpuledger.alerts.anomaly;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.alerts.AlertSettings;
+import io.gpuledger.alerts.TestSettings;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,7 +30,7 @@ class RobustBaselineTest {
     void shouldFollowTheMeanAndTheMedianAbsoluteDeviationByHand(String values, double alpha, int window,
                                                                  double expected, double spread) {
         // Given a baseline that is never warm enough to clamp
-        RobustBaseline baseline = new RobustBaseline(new RobustBaseline.Settings(alpha, window, NEVER, 0.05, 1.0, 3.0));
+        RobustBaseline baseline = baseline(alpha, window, NEVER);
 
         // When it observes the series
         observeAll(baseline, values);
@@ -50,7 +52,7 @@ class RobustBaselineTest {
     })
     void shouldScoreAgainstTheLargestOfSpreadAndFloors(String values, double value, double score) {
         // Given a warm baseline with a 5% floor and a money floor of 1.0
-        RobustBaseline baseline = new RobustBaseline(new RobustBaseline.Settings(0.5, 60, 5, 0.05, 1.0, 3.0));
+        RobustBaseline baseline = baseline(0.5, 60, 5);
         observeAll(baseline, values);
 
         // When a value is scored, then it is scored against the largest of the spread and the floors
@@ -61,7 +63,7 @@ class RobustBaselineTest {
     @Test
     void shouldClampAWildValueOnceWarmSoThatItDoesNotPoisonTheBaseline() {
         // Given a flat series of 10 that is warm after three values; the scale is the money floor 1.0
-        RobustBaseline baseline = new RobustBaseline(new RobustBaseline.Settings(0.5, 60, 3, 0.05, 1.0, 3.0));
+        RobustBaseline baseline = baseline(0.5, 60, 3);
         observeAll(baseline, "10 10 10");
 
         // When a value ten times the usual arrives
@@ -76,7 +78,7 @@ class RobustBaselineTest {
     @Test
     void shouldNotBeReadyBeforeItsWarmUpCount() {
         // Given a baseline warm after three values
-        RobustBaseline baseline = new RobustBaseline(new RobustBaseline.Settings(0.5, 60, 3, 0.05, 1.0, 3.0));
+        RobustBaseline baseline = baseline(0.5, 60, 3);
 
         // When it has seen two, then three
         observeAll(baseline, "1 2");
@@ -86,6 +88,17 @@ class RobustBaselineTest {
         // Then it is ready after the third only
         assertThat(afterTwo).isFalse();
         assertThat(baseline.ready()).isTrue();
+    }
+
+    /** A baseline of {@code alpha}, {@code window} and {@code warmUp}, a relative floor of 5%, clamped at 3. */
+    private static RobustBaseline baseline(double alpha, int window, int warmUp) {
+        AlertSettings.Baseline settings = TestSettings.with(
+                "gpuledger.anomaly.spend-rate.baseline.alpha", String.valueOf(alpha),
+                "gpuledger.anomaly.spend-rate.baseline.window", String.valueOf(window),
+                "gpuledger.anomaly.spend-rate.baseline.warm-up", String.valueOf(warmUp),
+                "gpuledger.anomaly.spend-rate.baseline.relative-floor", "0.05",
+                "gpuledger.anomaly.spend-rate.baseline.clamp-at", "3.0").anomaly().spendRate().baseline();
+        return new RobustBaseline(settings, 1.0);
     }
 
     private static void observeAll(RobustBaseline baseline, String values) {

@@ -3,6 +3,8 @@ package io.gpuledger.alerts.anomaly;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.alerts.AlertSettings;
+import io.gpuledger.alerts.TestSettings;
 import io.gpuledger.model.AnomalyKind;
 import io.gpuledger.model.CostAnomaly;
 import io.gpuledger.model.CostAnomaly.Severity;
@@ -23,8 +25,18 @@ class SpendRateDetectorTest {
     private static final double TOLERANCE = 1e-6;
     private static final Instant T0 = Instant.parse("2026-03-02T09:00:00Z");
     /** Warm after 10 minutes; k = 4, at least 5 per hour above, 5 normal minutes end an episode. */
-    private static final SpendRateDetector.Settings SETTINGS = new SpendRateDetector.Settings(
-            new RobustBaseline.Settings(0.1, 60, 10, 0.05, 1.0, 3.0), 4.0, 5.0, 5, 100, 8);
+    private static final AlertSettings.SpendRate SETTINGS = TestSettings.with(
+            "gpuledger.anomaly.spend-rate.baseline.alpha", "0.1",
+            "gpuledger.anomaly.spend-rate.baseline.window", "60",
+            "gpuledger.anomaly.spend-rate.baseline.warm-up", "10",
+            "gpuledger.anomaly.spend-rate.baseline.relative-floor", "0.05",
+            "gpuledger.anomaly.spend-rate.min-spread-per-hour", "1.0",
+            "gpuledger.anomaly.spend-rate.baseline.clamp-at", "3.0",
+            "gpuledger.anomaly.spend-rate.k", "4.0",
+            "gpuledger.anomaly.spend-rate.min-impact-per-hour", "5.0",
+            "gpuledger.anomaly.spend-rate.recovery-minutes", "5",
+            "gpuledger.anomaly.spend-rate.max-subjects", "100",
+            "gpuledger.anomaly.spend-rate.max-parts-per-subject", "8").anomaly().spendRate();
 
     private final SpendRateDetector detector = new SpendRateDetector(SETTINGS);
 

@@ -3,6 +3,8 @@ package io.gpuledger.alerts.recommend;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.alerts.AlertSettings;
+import io.gpuledger.alerts.TestSettings;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CapacityEventKind;
 import io.gpuledger.model.CloudEvent;
@@ -323,7 +325,7 @@ class AdviceOutsideItsAssumptionsTest {
     void shouldReserveWhatStaysBusyAndStateTheCommitment() {
         // Given a week and an hour of a p4d pool with 10 instances busy three hours in four and 4 the
         // fourth, on demand at 32.77 and reserved at 21.3005 an hour (no term stated by the price)
-        RulesOnMockTopic topic = topic(RecommendationRules.Settings.defaults(TTL));
+        RulesOnMockTopic topic = topic(documented());
         FleetFeed feed = new FleetFeed(topic);
         topic.rules.onPrice(FleetFeed.quote(P4D, "A100-40GB", 8, P4D_PRICE));
         topic.rules.onPrice(FleetFeed.quote(reserved(P4D), "A100-40GB", 8, 21.3005));
@@ -350,7 +352,7 @@ class AdviceOutsideItsAssumptionsTest {
     void shouldNotAskAPoolAlreadyCoveredToBuyAgainAfterARestart() {
         // Given a p4d pool of 4 instances busy all the time, whose reservation the rules recommended and
         // a hook acknowledged (and bought)
-        RulesOnMockTopic before = topic(RecommendationRules.Settings.defaults(TTL));
+        RulesOnMockTopic before = topic(documented());
         String id = reservationOfFourAcknowledged(before);
         int bought = ((Number) latest(before, id).orElseThrow().action().get("reserveInstances")).intValue();
 
@@ -363,8 +365,7 @@ class AdviceOutsideItsAssumptionsTest {
         before.published().forEach(book::restore);
         MovableClock clock = new MovableClock(restart);
         RecommendationDesk desk = new RecommendationDesk(book, producer, new SimpleMeterRegistry(), clock, "USD");
-        RecommendationRules after = new RecommendationRules(desk, GpuCatalog.defaults(),
-                RecommendationRules.Settings.defaults(TTL));
+        RecommendationRules after = new RecommendationRules(desk, GpuCatalog.defaults(), documented());
         after.onPrice(FleetFeed.quote(P4D, "A100-40GB", 8, P4D_PRICE));
         after.onPrice(FleetFeed.quote(reserved(P4D), "A100-40GB", 8, 21.3005));
         for (int h = 171; h <= 171 + 8 * 24; h++) {
@@ -384,7 +385,7 @@ class AdviceOutsideItsAssumptionsTest {
     @Test
     void shouldKeepABoughtReservationWhileThePricesItWasJudgedOnChange() {
         // Given the p4d pool of 4 instances busy all the time, its reservation recommended and acknowledged
-        RulesOnMockTopic topic = topic(RecommendationRules.Settings.defaults(TTL));
+        RulesOnMockTopic topic = topic(documented());
         FleetFeed feed = new FleetFeed(topic);
         String id = reservationOfFourAcknowledged(topic);
         int before = topic.published(id).size();
@@ -416,7 +417,7 @@ class AdviceOutsideItsAssumptionsTest {
         // Given a notebook on a g5.xlarge (1.006 USD/h) used from 09:00 to 11:00 every day and idle the
         // rest, whose GPU a hook releases as soon as a reclaim is published (acknowledging it); its
         // user gets a new instance at 09:00
-        RulesOnMockTopic topic = topic(RecommendationRules.Settings.defaults(TTL));
+        RulesOnMockTopic topic = topic(documented());
         FleetFeed feed = new FleetFeed(topic);
         boolean released = false;
         int placement = 0;
@@ -512,7 +513,8 @@ class AdviceOutsideItsAssumptionsTest {
         RulesOnMockTopic.Job job = new RulesOnMockTopic.Job("reader", P3, "V100-16GB", 1, 3.06, 0.9);
 
         // When an hour and more of it comes
-        RulesOnMockTopic topic = anHourAmong(topic(hourLookback().withReach(new Reach(true, false, 0.09))), job,
+        RulesOnMockTopic topic = anHourAmong(
+                topic(hourLookback("gpuledger.recommendation.switch-instance-type.other-regions", "true")), job,
                 new JobTraits("bert-ft", false, null, null, null, null, gbPerHour * 1e9), "samples", 10_000,
                 FleetFeed.quote(P3, "V100-16GB", 1, 3.06), FleetFeed.quote(west, "V100-16GB", 1, 2.0));
 
@@ -638,7 +640,7 @@ class AdviceOutsideItsAssumptionsTest {
 
     /** The switches published over 26 hours of two jobs, by id, with their last saving rounded to cents. */
     private static Map<String, Double> switches(boolean backlog) {
-        RulesOnMockTopic topic = topic(RecommendationRules.Settings.defaults(TTL));
+        RulesOnMockTopic topic = topic(documented());
         RulesOnMockTopic.Job job = new RulesOnMockTopic.Job("llm-a", P4D, "A100-40GB", 8, 4.5, 0.8);
         RulesOnMockTopic.Job peer = new RulesOnMockTopic.Job("llm-b", P4DE, "A100-80GB", 8, 6.0, 0.8);
         JobTraits llm = new JobTraits("llm-train", false, null, null);
@@ -677,13 +679,21 @@ class AdviceOutsideItsAssumptionsTest {
         return id;
     }
 
-    private static RulesOnMockTopic topic(RecommendationRules.Settings settings) {
+    private static RulesOnMockTopic topic(AlertSettings settings) {
         return new RulesOnMockTopic(MONDAY, settings);
     }
 
+    /** The documented defaults, records living {@link #TTL}. */
+    private static AlertSettings documented() {
+        return TestSettings.with("gpuledger.recommendation.ttl", TTL.toMinutes() + "m");
+    }
+
     /** The documented defaults, but for jobs judged once followed for an hour: these jobs run all the time. */
-    private static RecommendationRules.Settings hourLookback() {
-        return RecommendationRules.Settings.defaults(TTL).withJobLookback(Duration.ofHours(1));
+    private static AlertSettings hourLookback(String... others) {
+        List<String> set = new ArrayList<>(List.of("gpuledger.recommendation.ttl", TTL.toMinutes() + "m",
+                "gpuledger.recommendation.job-lookback", "1h"));
+        set.addAll(List.of(others));
+        return TestSettings.with(set.toArray(String[]::new));
     }
 
     /**

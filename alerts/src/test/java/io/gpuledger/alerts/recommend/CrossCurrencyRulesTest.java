@@ -4,6 +4,7 @@ import static io.gpuledger.alerts.recommend.JobViewBuilder.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.alerts.TestSettings;
 import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Lifecycle;
@@ -46,10 +47,12 @@ class CrossCurrencyRulesTest {
                 .build();
 
         // When the switch rule, allowed to move jobs to other providers, judges it
-        Recommendation found = new SwitchInstanceTypeRule(SwitchInstanceTypeRule.DEFAULT_MIN_SAVING_RATIO,
-                SwitchInstanceTypeRule.DEFAULT_WITHDRAW_SAVING_RATIO, 0,
-                SwitchInstanceTypeRule.DEFAULT_COMMUNICATION_BOUND_RATIO, new Reach(true, true, 0.09),
-                SwitchInstanceTypeRule.DEFAULT_SERVING_HEADROOM, Duration.ofMinutes(15))
+        Recommendation found = new SwitchInstanceTypeRule(TestSettings.recommendation(
+                "gpuledger.recommendation.min-monthly-saving", "0",
+                "gpuledger.recommendation.switch-instance-type.other-regions", "true",
+                "gpuledger.recommendation.switch-instance-type.other-providers", "true",
+                "gpuledger.recommendation.switch-instance-type.egress-price-per-gb", "0.09",
+                "gpuledger.recommendation.ttl", "15m"))
                 .evaluate(p4dJob, List.of(p4dJob), board, CATALOG, NOW).orElseThrow();
 
         // Then veGPU at 19.8 x 0.14 = 2.772 USD per GPU-hour, the same GPU on 8 one-GPU instances:
@@ -81,8 +84,11 @@ class CrossCurrencyRulesTest {
                 .traits(new JobTraits("llama-7b", true, 1800.0, null)).build();
 
         // When the move rule judges it, and judges the same job where the same prices are quoted in USD
-        MoveToSpotRule rule = new MoveToSpotRule(MoveToSpotRule.DEFAULT_INTERRUPTIONS_PER_HOUR,
-                MoveToSpotRule.DEFAULT_RESTART_SECONDS, 0, 0.10, 0, Duration.ofMinutes(30));
+        MoveToSpotRule rule = new MoveToSpotRule(TestSettings.recommendation(
+                "gpuledger.recommendation.min-monthly-saving", "0",
+                "gpuledger.recommendation.move-to-spot.min-net-saving-ratio", "0.10",
+                "gpuledger.recommendation.move-to-spot.withdraw-net-saving-ratio", "0",
+                "gpuledger.recommendation.ttl", "30m"));
         Recommendation found = rule.evaluate(tencentJob, board, NOW, false).orElseThrow();
         PriceBoard inUsd = board();
         inUsd.update(quote(GN10XP, "A100-80GB", 1, 28.5 * 0.14, "USD"));
@@ -115,8 +121,12 @@ class CrossCurrencyRulesTest {
         }
 
         // When the reserve rule judges it
-        Recommendation found = new ReserveCapacityRule(4, ReserveCapacityRule.DEFAULT_BASELINE_PERCENTILE, 12, 0,
-                Duration.ofHours(2)).evaluate(judged.get(judged.size() - 1), board, NOW, Optional.empty())
+        Recommendation found = new ReserveCapacityRule(TestSettings.recommendation(
+                "gpuledger.recommendation.reserve.lookback-hours", "4",
+                "gpuledger.recommendation.reserve.term-months", "12",
+                "gpuledger.recommendation.min-monthly-saving", "0",
+                "gpuledger.recommendation.reserve.ttl", "2h"))
+                .evaluate(judged.get(judged.size() - 1), board, NOW, Optional.empty())
                 .orElseThrow();
 
         // Then in USD: on demand 3.99, reserved 18.525 x 0.14 = 2.5935, break-even 0.65 < u1 = 1;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.alerts.TestSettings;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CapacityEventKind;
 import io.gpuledger.model.EnrichedCapacityEvent;
@@ -30,7 +31,8 @@ class EvacuateRuleTest {
     private static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
     private static final Instant DEADLINE = NOW.plusSeconds(120);
     private static final GpuCatalog CATALOG = GpuCatalog.defaults();
-    private final EvacuateRule rule = new EvacuateRule(Duration.ofMinutes(10));
+    private final EvacuateRule rule = new EvacuateRule(
+            TestSettings.recommendation("gpuledger.recommendation.ttl", "10m"));
 
     @ParameterizedTest(name = "{0}: evacuate {1}")
     @CsvSource({

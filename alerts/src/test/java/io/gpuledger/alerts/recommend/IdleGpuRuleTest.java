@@ -3,6 +3,8 @@ package io.gpuledger.alerts.recommend;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.alerts.AlertSettings;
+import io.gpuledger.alerts.TestSettings;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
@@ -23,9 +25,14 @@ class IdleGpuRuleTest {
 
     private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
     /** Ten minutes of evidence, raised under 5% SM activity, withdrawn at 10%; 30 s of activity a minute. */
-    private static final RecommendationRules.Evidence TEN_MINUTES =
-            new RecommendationRules.Evidence(Duration.ofMinutes(10), 0.05, 0.10);
-    private final IdleGpuRule rule = new IdleGpuRule(TEN_MINUTES, 30, Duration.ofMinutes(10));
+    /** Ten minutes of evidence, raised under 5% SM activity and withdrawn at 10%, 30 s observed per minute. */
+    private static final AlertSettings TEN_MINUTES = TestSettings.with(
+            "gpuledger.recommendation.reclaim-idle.period", "10m",
+            "gpuledger.idle.sm-active-threshold", "0.05",
+            "gpuledger.recommendation.reclaim-idle.withdraw-sm-active", "0.10",
+            "gpuledger.idle.min-observed-seconds", "30",
+            "gpuledger.recommendation.ttl", "10m");
+    private final IdleGpuRule rule = new IdleGpuRule(TEN_MINUTES.recommendation(), TEN_MINUTES.idle());
 
     @Test
     void shouldReleaseTheInstanceOfAJobWhoseGpusAllIdleForWhatItCostsTheHoursItIsIdle() {
@@ -193,7 +200,7 @@ class IdleGpuRuleTest {
     private static IdleInstances.Snapshot build(String id, int gpus, int samples, Double smActive,
             double pricePerHour, double fraction, double... busy) {
         IdleInstances instances = new IdleInstances();
-        GpuMinutes minutes = new GpuMinutes(TEN_MINUTES.period());
+        GpuMinutes minutes = new GpuMinutes(TEN_MINUTES.recommendation().reclaimIdle().period());
         List<IdleInstances.Snapshot> complete = new ArrayList<>();
         for (int m = 0; m < 10; m++) {
             Instant start = T0.plusSeconds(60L * m);

@@ -4,6 +4,8 @@ import static io.gpuledger.alerts.recommend.JobViewBuilder.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.alerts.AlertSettings;
+import io.gpuledger.alerts.TestSettings;
 import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
@@ -26,9 +28,15 @@ class MoveToSpotRuleTest {
 
     private static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
     private static final Offer ON_DEMAND = new Offer("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND);
-    private static final double RESTART_HOURS = MoveToSpotRule.DEFAULT_RESTART_SECONDS / 3600;
-    private final MoveToSpotRule rule = new MoveToSpotRule(MoveToSpotRule.DEFAULT_INTERRUPTIONS_PER_HOUR,
-            MoveToSpotRule.DEFAULT_RESTART_SECONDS, 0, 0.10, 0, Duration.ofMinutes(30));
+    private static final AlertSettings.Recommendation SETTINGS = TestSettings.recommendation(
+            "gpuledger.recommendation.min-monthly-saving", "0",
+            "gpuledger.recommendation.move-to-spot.min-net-saving-ratio", "0.10",
+            "gpuledger.recommendation.move-to-spot.withdraw-net-saving-ratio", "0",
+            "gpuledger.recommendation.ttl", "30m");
+    /** The documented restart, from an interruption to work again. */
+    private static final double RESTART_SECONDS = SETTINGS.spot().restart().toSeconds();
+    private static final double RESTART_HOURS = RESTART_SECONDS / 3600;
+    private final MoveToSpotRule rule = new MoveToSpotRule(SETTINGS);
 
     @ParameterizedTest(name = "{0} instances at {1}/h, checkpoint {2} h, restart {3} h")
     @CsvSource({
@@ -225,7 +233,7 @@ class MoveToSpotRuleTest {
         assertThat(recommendation.evidence()).containsEntry("interruptionRateSource", "default")
                 .containsEntry("interruptionsPerInstanceHour", 0.05)
                 .containsEntry("spotInstances", 1)
-                .containsEntry("restartSeconds", MoveToSpotRule.DEFAULT_RESTART_SECONDS)
+                .containsEntry("restartSeconds", RESTART_SECONDS)
                 .doesNotContainKey("interruptionFrequency")
                 .containsKeys("usefulFraction", "delayHoursPerMonth", "monthlySavingAtBandLow");
         // The documented range of a move's confidence: 0.5 to 0.9

@@ -3,6 +3,7 @@ package io.gpuledger.alerts.recommend;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.alerts.TestSettings;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
@@ -71,8 +72,12 @@ class PoolHoursTest {
         // "save" 720 x (32.77 x 1/3 - 21.3005) = 720 x -10.377167 = -7471.56 USD a month,
         // where counting only the busy hours (u1 = 1) claims 720 x (32.77 - 21.3005) = +8258.04
         assertThat(720 * (32.77 * lastWeek.utilizationOfInstance(1) - 21.3005)).isCloseTo(-7471.56, within(0.01));
-        assertThat(new ReserveCapacityRule(168, ReserveCapacityRule.DEFAULT_BASELINE_PERCENTILE, 12, 10,
-                Duration.ofHours(2)).evaluate(lastWeek, board, T0.plus(Duration.ofDays(21)), Optional.empty()))
+        assertThat(new ReserveCapacityRule(TestSettings.recommendation(
+                "gpuledger.recommendation.reserve.lookback-hours", "168",
+                "gpuledger.recommendation.reserve.term-months", "12",
+                "gpuledger.recommendation.min-monthly-saving", "10",
+                "gpuledger.recommendation.reserve.ttl", "2h"))
+                .evaluate(lastWeek, board, T0.plus(Duration.ofDays(21)), Optional.empty()))
                 .isEmpty();
     }
 

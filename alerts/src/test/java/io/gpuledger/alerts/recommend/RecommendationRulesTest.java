@@ -6,6 +6,8 @@ import static io.gpuledger.alerts.recommend.RulesOnMockTopic.window;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.alerts.AlertSettings;
+import io.gpuledger.alerts.TestSettings;
 import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
@@ -163,7 +165,7 @@ class RecommendationRulesTest {
         // Given the rules with their documented defaults (a job is judged once followed for a day), the
         // job on p4d running from 08:00 to 16:00 each day at 0.6 per million tokens, and the job on p4de
         // running all the time at 0.4 per million (2M tokens a minute for 0.8)
-        RulesOnMockTopic topic = new RulesOnMockTopic(T0, RecommendationRules.Settings.defaults(TTL));
+        RulesOnMockTopic topic = new RulesOnMockTopic(T0, documented());
         topic.rules.onProgress(LLM_JOB.report(T0, LLM), T0);
         topic.rules.onProgress(LLM_PEER.report(T0, LLM), T0);
         IntPredicate daytime = m -> m % 1440 >= 8 * 60 && m % 1440 < 16 * 60;
@@ -218,7 +220,7 @@ class RecommendationRulesTest {
     void shouldReclaimAnInstanceOnlyOnceIdleForHalfAnHourOfClosedMinutesAtThePeriodsCostRate() {
         // Given the one GPU of a g5.xlarge of a notebook at 1% SM activity, charged 2 USD/h for 15
         // minutes, then 1 USD/h
-        RulesOnMockTopic topic = new RulesOnMockTopic(T0, RecommendationRules.Settings.defaults(TTL));
+        RulesOnMockTopic topic = new RulesOnMockTopic(T0, documented());
         String gpu = "GPU-idle-1";
         String id = Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "job", "notebook");
 
@@ -250,7 +252,7 @@ class RecommendationRulesTest {
     @Test
     void shouldWithdrawAReclaimOnlyOnceTheGpusActivityOverThePeriodReachesTheWithdrawalThreshold() {
         // Given a notebook's one-GPU instance reclaimed after half an hour at 1% SM activity
-        RulesOnMockTopic topic = new RulesOnMockTopic(T0, RecommendationRules.Settings.defaults(TTL));
+        RulesOnMockTopic topic = new RulesOnMockTopic(T0, documented());
         String gpu = "GPU-idle-2";
         String id = Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "job", "notebook");
         for (int m = 0; m < 30; m++) {
@@ -288,12 +290,18 @@ class RecommendationRulesTest {
         topic.rules.onWindow(window(gpu, G5, "A10G-24GB", "notebook", start, 1, pricePerHour, smActive, true), closed);
     }
 
+    /** The documented defaults, records living {@link #TTL}. */
+    private static AlertSettings documented() {
+        return TestSettings.with("gpuledger.recommendation.ttl", TTL.toMinutes() + "m");
+    }
+
     /**
      * The documented defaults, but for jobs judged once followed for an hour, not a day: the jobs of
      * these tests run all the time, so an hour shows what a day would.
      */
-    private static RecommendationRules.Settings withHourLookback() {
-        return RecommendationRules.Settings.defaults(TTL).withJobLookback(Duration.ofHours(1));
+    private static AlertSettings withHourLookback() {
+        return TestSettings.with("gpuledger.recommendation.ttl", TTL.toMinutes() + "m",
+                "gpuledger.recommendation.job-lookback", "1h");
     }
 
     /**

@@ -5,6 +5,7 @@ import static io.gpuledger.alerts.recommend.JobViewBuilder.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.alerts.TestSettings;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
@@ -155,15 +156,20 @@ class ReduceCommunicationRuleTest {
     @Test
     void shouldHoldBackAdviceOnCommunicationThatCostsLessThanTheMinimum() {
         // Given the p4d job whose communication costs 0.32 x 32.77 x 720 = 7550.21 a month, and a minimum of 10000
-        ReduceCommunicationRule demanding = new ReduceCommunicationRule(0.25, 0.20, 10_000, Duration.ofMinutes(10));
+        ReduceCommunicationRule demanding = new ReduceCommunicationRule(TestSettings.recommendation(
+                "gpuledger.recommendation.reduce-communication.min-ratio", "0.25",
+                "gpuledger.recommendation.reduce-communication.withdraw-ratio", "0.20",
+                "gpuledger.recommendation.min-monthly-saving", "10000",
+                "gpuledger.recommendation.ttl", "10m"));
 
         // Then nothing is recommended
         assertThat(demanding.evaluate(p4dJob(0.32), new PriceBoard(), CATALOG, WINDOW_END)).isEmpty();
     }
 
     private static ReduceCommunicationRule rule() {
-        return new ReduceCommunicationRule(ReduceCommunicationRule.DEFAULT_THRESHOLD,
-                ReduceCommunicationRule.DEFAULT_WITHDRAW_RATIO, 0, Duration.ofMinutes(10));
+        return new ReduceCommunicationRule(TestSettings.recommendation(
+                "gpuledger.recommendation.min-monthly-saving", "0",
+                "gpuledger.recommendation.ttl", "10m"));
     }
 
     /** The p4d job (8 x A100-40GB, 32.77/h) with {@code ratio} over its period. */

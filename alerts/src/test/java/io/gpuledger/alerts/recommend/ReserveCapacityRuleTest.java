@@ -1,9 +1,12 @@
 package io.gpuledger.alerts.recommend;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.alerts.AlertSettings;
+import io.gpuledger.alerts.TestSettings;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
@@ -27,8 +30,7 @@ class ReserveCapacityRuleTest {
 
     private static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
     private static final Offer POOL = new Offer("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND);
-    private final ReserveCapacityRule rule = new ReserveCapacityRule(4,
-            ReserveCapacityRule.DEFAULT_BASELINE_PERCENTILE, 12, 0, Duration.ofHours(6));
+    private final ReserveCapacityRule rule = new ReserveCapacityRule(fourHours("0"));
 
     static Stream<Arguments> lookbacks() {
         return Stream.of(
@@ -220,8 +222,7 @@ class ReserveCapacityRuleTest {
     @Test
     void shouldHoldBackASavingBelowTheMinimum() {
         // Given a pool of one instance always busy, saving 720 x (2 - 1.9) = 72 a month, and a minimum of 100
-        ReserveCapacityRule demanding = new ReserveCapacityRule(4, ReserveCapacityRule.DEFAULT_BASELINE_PERCENTILE,
-                12, 100, Duration.ofHours(6));
+        ReserveCapacityRule demanding = new ReserveCapacityRule(fourHours("100"));
         PriceBoard board = board(2.0);
         board.update(reservedQuote(1.9, "USD"));
         PoolUsage usage = new PoolUsage(POOL, List.of(1.0, 1.0, 1.0, 1.0), "USD");
@@ -247,18 +248,21 @@ class ReserveCapacityRuleTest {
     void shouldRefuseARecordThatWouldBeForgottenBeforeAPoolIsJudgedAgainAfterARestart() {
         // A look-back of three weeks with records standing two: after a restart the pool is judged again only
         // once three weeks are seen, by when what was bought has expired and would be asked for again
-        assertThatThrownBy(() -> new RecommendationRules.Reserve(21 * 24, 0.1, 12, Duration.ofDays(14)))
+        assertThatThrownBy(() -> RecommendationRules.check(TestSettings.with(
+                "gpuledger.recommendation.reserve.lookback-hours", "504",
+                "gpuledger.recommendation.reserve.ttl", "14d")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl")
                 .hasMessageContaining("504 h");
-        assertThat(new RecommendationRules.Reserve(21 * 24, 0.1, 12, Duration.ofDays(28)).lookbackHours())
-                .isEqualTo(504);
+        assertThatCode(() -> RecommendationRules.check(TestSettings.with(
+                "gpuledger.recommendation.reserve.lookback-hours", "504",
+                "gpuledger.recommendation.reserve.ttl", "28d")))
+                .doesNotThrowAnyException();
     }
 
     @Test
     void shouldRaiseAtTheMinimumSavingAndKeepAStandingRecordWhileItSavesAnything() {
         // Given a rule that raises at 1000 a month, and a pool whose baseline of 2 saves 720 x 2 x (2 - 1) = 1440
-        ReserveCapacityRule strict = new ReserveCapacityRule(4, ReserveCapacityRule.DEFAULT_BASELINE_PERCENTILE, 12,
-                1000, Duration.ofHours(6));
+        ReserveCapacityRule strict = new ReserveCapacityRule(fourHours("1000"));
         PriceBoard board = board(2.0);
         board.update(reservedQuote(1.0, "USD"));
         Recommendation open = strict.evaluate(new PoolUsage(POOL, List.of(2.0, 2.0, 2.0, 2.0), "USD"), board, NOW,
@@ -271,5 +275,14 @@ class ReserveCapacityRuleTest {
         assertThat(strict.evaluate(smaller, board, NOW.plusSeconds(3600), Optional.of(open))).hasValueSatisfying(
                 kept -> assertThat(kept.estimatedMonthlySaving()).isCloseTo(720, within(1e-9)));
         assertThat(strict.evaluate(smaller, board, NOW.plusSeconds(3600), Optional.empty())).isEmpty();
+    }
+
+    /** The rule judging pools on four hours, records standing six, raising savings of {@code minMonthlySaving}. */
+    private static AlertSettings.Recommendation fourHours(String minMonthlySaving) {
+        return TestSettings.recommendation(
+                "gpuledger.recommendation.reserve.lookback-hours", "4",
+                "gpuledger.recommendation.reserve.term-months", "12",
+                "gpuledger.recommendation.min-monthly-saving", minMonthlySaving,
+                "gpuledger.recommendation.reserve.ttl", "6h");
     }
 }

@@ -1,5 +1,6 @@
 package io.gpuledger.alerts.recommend;
 
+import io.gpuledger.alerts.AlertSettings;
 import io.gpuledger.model.CloudEvent;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
@@ -41,7 +42,7 @@ final class RulesOnMockTopic {
     final RecommendationDesk desk;
     final RecommendationRules rules;
 
-    RulesOnMockTopic(Instant start, RecommendationRules.Settings settings) {
+    RulesOnMockTopic(Instant start, AlertSettings settings) {
         clock = new MovableClock(start);
         desk = new RecommendationDesk(new RecommendationBook(Duration.ofDays(7)), producer, new SimpleMeterRegistry(),
                 clock, "USD");

@@ -4,6 +4,7 @@ import static io.gpuledger.alerts.recommend.JobViewBuilder.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.alerts.TestSettings;
 import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
@@ -373,10 +374,11 @@ class SwitchInstanceTypeRuleTest {
      * offers of several providers (where a job may go by default is AdviceOutsideItsAssumptionsTest's).
      */
     private static SwitchInstanceTypeRule rule(double minMonthlySaving) {
-        return new SwitchInstanceTypeRule(SwitchInstanceTypeRule.DEFAULT_MIN_SAVING_RATIO,
-                SwitchInstanceTypeRule.DEFAULT_WITHDRAW_SAVING_RATIO, minMonthlySaving,
-                SwitchInstanceTypeRule.DEFAULT_COMMUNICATION_BOUND_RATIO, ANYWHERE,
-                SwitchInstanceTypeRule.DEFAULT_SERVING_HEADROOM, Duration.ofMinutes(15));
+        return new SwitchInstanceTypeRule(TestSettings.recommendation(
+                "gpuledger.recommendation.min-monthly-saving", String.valueOf(minMonthlySaving),
+                "gpuledger.recommendation.switch-instance-type.other-regions", "true",
+                "gpuledger.recommendation.switch-instance-type.other-providers", "true",
+                "gpuledger.recommendation.ttl", "15m"));
     }
 
     private static JobView p4deJob(Double peakMemoryBytes) {

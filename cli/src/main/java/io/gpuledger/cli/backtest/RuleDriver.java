@@ -1,5 +1,7 @@
 package io.gpuledger.cli.backtest;
 
+import io.gpuledger.alerts.AlertSettings;
+import io.gpuledger.alerts.ShippedSettings;
 import io.gpuledger.alerts.recommend.GpuCatalog;
 import io.gpuledger.alerts.recommend.RecommendationBook;
 import io.gpuledger.alerts.recommend.RecommendationDesk;
@@ -19,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -32,9 +35,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  */
 final class RuleDriver {
 
-    /** The alert service's defaults (application.properties). */
-    private static final Duration TTL = Duration.ofMinutes(10);
-    private static final Duration DISMISS_FOR = Duration.ofDays(7);
+    /** The alert service's settings as shipped (application.properties). */
+    private static final AlertSettings SHIPPED = ShippedSettings.with(Map.of());
+    private static final Duration DISMISS_FOR = SHIPPED.recommendation().dismissFor();
 
     private final MovableClock clock;
     private final MockProducer<String, CloudEvent<Recommendation>> published;
@@ -55,7 +58,7 @@ final class RuleDriver {
 
     private void start(RecommendationBook book) {
         desk = new RecommendationDesk(book, published, new SimpleMeterRegistry(), clock, "USD");
-        rules = new RecommendationRules(desk, catalog, RecommendationRules.Settings.defaults(TTL));
+        rules = new RecommendationRules(desk, catalog, SHIPPED);
     }
 
     /** The service restarts at {@code now}: what the rules gathered is lost, what was published is read back. */
