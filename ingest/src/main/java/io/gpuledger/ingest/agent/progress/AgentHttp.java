@@ -32,7 +32,8 @@ import java.util.function.Consumer;
  * Bodies over {@link #MAX_BODY_BYTES} are refused with 413 without being read whole; a body that
  * is not a report is answered 400 with its reason; a report the agent has no room to remember,
  * 429. The server is bounded ({@link BoundedHttpServer}): a slow or stuck client holds one of its
- * threads until its request's deadline and never keeps {@code /health} from answering.
+ * threads until its request's deadline, counted from when it connected; four of them at once keep
+ * {@code /health} waiting for up to that deadline.
  */
 public final class AgentHttp implements AutoCloseable {
 
