@@ -2,7 +2,6 @@ package io.gpuledger.model;
 
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.Function;
 
 /**
  * The optional readings of a GPU sample, each described once: its field on the wire, the values
@@ -10,29 +9,21 @@ import java.util.function.Function;
  * mean. The sample's validation, its JSON reader, the windows' totals, their JSON and binary forms
  * and the GPU gauges all follow this table.
  *
- * <p>A new reading is one constant here, its component in {@link TelemetrySample} (in the same
- * order) and its source in the agent's collectors. Constants are only ever added at the end of
- * the kept ones: stored totals hold their means in this order.
+ * <p>A new reading is one constant here with its case in {@link #of}, its component in
+ * {@link TelemetrySample} (in the same order) and its source in the agent's collectors. A kept
+ * one is only ever added after the kept ones before it: stored totals hold their means in this order.
  */
 public enum Reading {
-    SM_ACTIVE("smActive", TelemetrySample::smActive, Range.RATIO, Kept.OVER_CHARGED_TIME,
-            "gpuledger_gpu_sm_active_ratio"),
-    SM_OCCUPANCY("smOccupancy", TelemetrySample::smOccupancy, Range.RATIO, Kept.OVER_CHARGED_TIME,
-            "gpuledger_gpu_sm_occupancy_ratio"),
-    DRAM_ACTIVE("dramActive", TelemetrySample::dramActive, Range.RATIO, Kept.OVER_CHARGED_TIME,
-            "gpuledger_gpu_memory_bandwidth_ratio"),
-    TENSOR_ACTIVE("tensorActive", TelemetrySample::tensorActive, Range.RATIO, Kept.OVER_CHARGED_TIME,
-            "gpuledger_gpu_tensor_active_ratio"),
-    GPU_UTILIZATION("gpuUtilization", TelemetrySample::gpuUtilization, Range.RATIO, Kept.NOT, null),
-    POWER_WATTS("powerWatts", TelemetrySample::powerWatts, Range.WATTS, Kept.OVER_READING_TIME,
-            "gpuledger_gpu_power_watts"),
-    MEMORY_USED_BYTES("memoryUsedBytes", TelemetrySample::memoryUsedBytes, Range.NON_NEGATIVE, Kept.NOT, null),
-    NVLINK_TX_BYTES_PER_SECOND("nvlinkTxBytesPerSecond", TelemetrySample::nvlinkTxBytesPerSecond,
-            Range.NON_NEGATIVE, Kept.NOT, null),
-    PCIE_TX_BYTES_PER_SECOND("pcieTxBytesPerSecond", TelemetrySample::pcieTxBytesPerSecond, Range.NON_NEGATIVE,
-            Kept.NOT, null),
-    POWER_LIMIT_WATTS("powerLimitWatts", TelemetrySample::powerLimitWatts, Range.WATTS, Kept.OVER_READING_TIME,
-            "gpuledger_gpu_power_limit_watts");
+    SM_ACTIVE("smActive", Range.RATIO, Kept.OVER_CHARGED_TIME, "gpuledger_gpu_sm_active_ratio"),
+    SM_OCCUPANCY("smOccupancy", Range.RATIO, Kept.OVER_CHARGED_TIME, "gpuledger_gpu_sm_occupancy_ratio"),
+    DRAM_ACTIVE("dramActive", Range.RATIO, Kept.OVER_CHARGED_TIME, "gpuledger_gpu_memory_bandwidth_ratio"),
+    TENSOR_ACTIVE("tensorActive", Range.RATIO, Kept.OVER_CHARGED_TIME, "gpuledger_gpu_tensor_active_ratio"),
+    GPU_UTILIZATION("gpuUtilization", Range.RATIO, Kept.NOT, null),
+    POWER_WATTS("powerWatts", Range.WATTS, Kept.OVER_READING_TIME, "gpuledger_gpu_power_watts"),
+    MEMORY_USED_BYTES("memoryUsedBytes", Range.NON_NEGATIVE, Kept.NOT, null),
+    NVLINK_TX_BYTES_PER_SECOND("nvlinkTxBytesPerSecond", Range.NON_NEGATIVE, Kept.NOT, null),
+    PCIE_TX_BYTES_PER_SECOND("pcieTxBytesPerSecond", Range.NON_NEGATIVE, Kept.NOT, null),
+    POWER_LIMIT_WATTS("powerLimitWatts", Range.WATTS, Kept.OVER_READING_TIME, "gpuledger_gpu_power_limit_watts");
 
     /** The readings whose means a usage window keeps, in the order their totals hold them. */
     public static final List<Reading> KEPT = Arrays.stream(values()).filter(Reading::kept).toList();
@@ -63,14 +54,12 @@ public enum Reading {
     }
 
     private final String wireName;
-    private final Function<TelemetrySample, Double> ofSample;
     private final Range range;
     private final Kept kept;
     private final String gpuGauge;
 
-    Reading(String wireName, Function<TelemetrySample, Double> ofSample, Range range, Kept kept, String gpuGauge) {
+    Reading(String wireName, Range range, Kept kept, String gpuGauge) {
         this.wireName = wireName;
-        this.ofSample = ofSample;
         this.range = range;
         this.kept = kept;
         this.gpuGauge = gpuGauge;
@@ -81,9 +70,23 @@ public enum Reading {
         return wireName;
     }
 
-    /** The reading in {@code sample}, or null when its collector could not provide it. */
+    /**
+     * The reading in {@code sample}, or null when its collector could not provide it. A switch, not
+     * a function per constant: windows take every kept reading of every sample through here.
+     */
     public Double of(TelemetrySample sample) {
-        return ofSample.apply(sample);
+        return switch (this) {
+            case SM_ACTIVE -> sample.smActive();
+            case SM_OCCUPANCY -> sample.smOccupancy();
+            case DRAM_ACTIVE -> sample.dramActive();
+            case TENSOR_ACTIVE -> sample.tensorActive();
+            case GPU_UTILIZATION -> sample.gpuUtilization();
+            case POWER_WATTS -> sample.powerWatts();
+            case MEMORY_USED_BYTES -> sample.memoryUsedBytes();
+            case NVLINK_TX_BYTES_PER_SECOND -> sample.nvlinkTxBytesPerSecond();
+            case PCIE_TX_BYTES_PER_SECOND -> sample.pcieTxBytesPerSecond();
+            case POWER_LIMIT_WATTS -> sample.powerLimitWatts();
+        };
     }
 
     public Range range() {

@@ -64,13 +64,17 @@ public final class UsageTotals {
 
     private static final int SUMS = Sum.values().length;
     private static final int MEANS = Reading.KEPT.size();
+    private static final Reading[] KEPT = Reading.KEPT.toArray(new Reading[0]);
+    /** By position among the means: whether the reading is weighted by wall time rather than charged time. */
+    private static final boolean[] BY_WALL_TIME = new boolean[MEANS];
     /** Each kept reading's position among the means, by its ordinal; -1 for the others. */
     private static final int[] MEAN_AT = new int[Reading.values().length];
 
     static {
         Arrays.fill(MEAN_AT, -1);
         for (int i = 0; i < MEANS; i++) {
-            MEAN_AT[Reading.KEPT.get(i).ordinal()] = i;
+            MEAN_AT[KEPT[i].ordinal()] = i;
+            BY_WALL_TIME[i] = KEPT[i].weighting() == Reading.Kept.OVER_READING_TIME;
         }
     }
 
@@ -140,10 +144,9 @@ public final class UsageTotals {
         added[Sum.NVLINK_BYTES.ordinal()] += nvlink * readingSeconds;
         double[] meansAdded = means.clone();
         for (int i = 0; i < MEANS; i++) {
-            Reading reading = Reading.KEPT.get(i);
-            Double value = reading.of(sample);
+            Double value = KEPT[i].of(sample);
             if (value != null) {
-                double weight = reading.weighting() == Reading.Kept.OVER_READING_TIME ? readingSeconds : seconds;
+                double weight = BY_WALL_TIME[i] ? readingSeconds : seconds;
                 meansAdded[2 * i] += value * weight;
                 meansAdded[2 * i + 1] += weight;
             }
@@ -177,6 +180,31 @@ public final class UsageTotals {
         added[Sum.UNMONITORED_SECONDS.ordinal()] += seconds;
         added[Sum.UNMONITORED_COST.ordinal()] += estimatedCost;
         return new UsageTotals(samples, added, means);
+    }
+
+    /**
+     * Totals from their figures as {@link #addTo} adds them up: {@code sums} by {@link Sum} ordinal,
+     * {@code means} two per {@link Reading#KEPT kept reading} (weighted sum, then seconds). Copied.
+     */
+    public static UsageTotals of(long samples, double[] sums, double[] means) {
+        if (sums.length != SUMS || means.length != 2 * MEANS) {
+            throw new IllegalArgumentException("expected " + SUMS + " sums and " + 2 * MEANS + " mean parts, not "
+                    + sums.length + " and " + means.length);
+        }
+        return new UsageTotals(samples, sums.clone(), means.clone());
+    }
+
+    /**
+     * Adds these totals' figures to {@code sums} and {@code means}, laid out as {@link #of} takes
+     * them: how totals are added up in place, without a new object a sample.
+     */
+    public void addTo(double[] sums, double[] means) {
+        for (int i = 0; i < SUMS; i++) {
+            sums[i] += this.sums[i];
+        }
+        for (int i = 0; i < this.means.length; i++) {
+            means[i] += this.means[i];
+        }
     }
 
     public long samples() {

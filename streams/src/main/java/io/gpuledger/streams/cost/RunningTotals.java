@@ -1,6 +1,5 @@
 package io.gpuledger.streams.cost;
 
-import io.gpuledger.model.Mean;
 import io.gpuledger.model.Reading;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.model.UsageTotals.Sum;
@@ -11,11 +10,9 @@ import io.gpuledger.model.UsageTotals.Sum;
  */
 final class RunningTotals {
 
-    private static final Sum[] SUMS = Sum.values();
-
     private long samples;
-    private final double[] sums = new double[SUMS.length];
-    /** Per kept reading, in {@link Reading#KEPT} order: its weighted sum, then its seconds. */
+    /** As {@link UsageTotals#of} takes them: by {@link Sum} ordinal, and two per kept reading. */
+    private final double[] sums = new double[Sum.values().length];
     private final double[] means = new double[2 * Reading.KEPT.size()];
 
     static RunningTotals of(UsageTotals totals) {
@@ -26,14 +23,7 @@ final class RunningTotals {
 
     void add(UsageTotals more) {
         samples += more.samples();
-        for (int i = 0; i < SUMS.length; i++) {
-            sums[i] += more.sum(SUMS[i]);
-        }
-        for (int i = 0; i < Reading.KEPT.size(); i++) {
-            Mean mean = more.mean(Reading.KEPT.get(i));
-            means[2 * i] += mean.weightedSum();
-            means[2 * i + 1] += mean.seconds();
-        }
+        more.addTo(sums, means);
     }
 
     long samples() {
@@ -45,13 +35,6 @@ final class RunningTotals {
     }
 
     UsageTotals snapshot() {
-        UsageTotals.Builder totals = UsageTotals.builder().samples(samples);
-        for (int i = 0; i < SUMS.length; i++) {
-            totals.sum(SUMS[i], sums[i]);
-        }
-        for (int i = 0; i < Reading.KEPT.size(); i++) {
-            totals.mean(Reading.KEPT.get(i), new Mean(means[2 * i], means[2 * i + 1]));
-        }
-        return totals.build();
+        return UsageTotals.of(samples, sums, means);
     }
 }
