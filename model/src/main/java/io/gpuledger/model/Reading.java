@@ -25,6 +25,9 @@ public enum Reading {
     PCIE_TX_BYTES_PER_SECOND("pcieTxBytesPerSecond", Range.NON_NEGATIVE, Kept.NOT, null),
     POWER_LIMIT_WATTS("powerLimitWatts", Range.WATTS, Kept.OVER_READING_TIME, "gpuledger_gpu_power_limit_watts");
 
+    /** How many readings there are, without a copy of {@link #values()}: a sample's builder is sized by it. */
+    public static final int COUNT = values().length;
+
     /** The readings whose means a usage window keeps, in the order their totals hold them. */
     public static final List<Reading> KEPT = Arrays.stream(values()).filter(Reading::kept).toList();
 

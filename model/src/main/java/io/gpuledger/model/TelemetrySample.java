@@ -126,7 +126,7 @@ public record TelemetrySample(
         private String team;
         private Instant time;
         private double intervalSeconds;
-        private final Double[] readings = new Double[Reading.values().length];
+        private final Double[] readings = new Double[Reading.COUNT];
         private String migProfile;
         private Double gpuFraction;
 

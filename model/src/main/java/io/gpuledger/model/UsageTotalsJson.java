@@ -19,11 +19,12 @@ import java.util.Map;
  */
 final class UsageTotalsJson {
 
+    private static final Sum[] SUM_ORDER = Sum.values();
     private static final Map<String, Sum> SUMS = new HashMap<>();
     private static final Map<String, Reading> MEANS = new HashMap<>();
 
     static {
-        for (Sum sum : Sum.values()) {
+        for (Sum sum : SUM_ORDER) {
             SUMS.put(sum.wireName(), sum);
         }
         for (Reading reading : Reading.KEPT) {
@@ -37,7 +38,7 @@ final class UsageTotalsJson {
     static void write(JsonGenerator out, UsageTotals totals) throws IOException {
         out.writeStartObject();
         out.writeNumberField("samples", totals.samples());
-        for (Sum sum : Sum.values()) {
+        for (Sum sum : SUM_ORDER) {
             UsageJson.number(out, sum.wireName(), totals.sum(sum));
         }
         for (Reading reading : Reading.KEPT) {

@@ -10,10 +10,13 @@ import io.gpuledger.model.UsageTotals.Sum;
  */
 final class RunningTotals {
 
+    private static final int SUMS = Sum.values().length;
+    private static final int MEAN_PARTS = 2 * Reading.KEPT.size();
+
     private long samples;
     /** As {@link UsageTotals#of} takes them: by {@link Sum} ordinal, and two per kept reading. */
-    private final double[] sums = new double[Sum.values().length];
-    private final double[] means = new double[2 * Reading.KEPT.size()];
+    private final double[] sums = new double[SUMS];
+    private final double[] means = new double[MEAN_PARTS];
 
     static RunningTotals of(UsageTotals totals) {
         RunningTotals running = new RunningTotals();
