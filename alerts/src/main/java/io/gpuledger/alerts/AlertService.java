@@ -18,7 +18,6 @@ import io.gpuledger.alerts.webhook.ReceiverCounters;
 import io.gpuledger.alerts.webhook.WebhookDispatcher;
 import io.gpuledger.alerts.webhook.WebhookReceiver;
 import io.gpuledger.alerts.webhook.WebhookReceivers;
-import io.gpuledger.alerts.webhook.WebhookSettings;
 import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
@@ -47,7 +46,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.logging.Logger;
 
 /**
@@ -264,8 +262,7 @@ public class AlertService {
 
     /** Delivers anomalies to the configured receivers, if any, and shows how that goes. */
     private void startWebhooks() {
-        List<WebhookReceiver> receivers = WebhookReceivers.parse(WebhookSettings.PREFIX,
-                WebhookSettings.properties(ConfigProvider.getConfig()), LOG::info);
+        List<WebhookReceiver> receivers = WebhookReceivers.from(settings.webhooks(), LOG::info);
         if (receivers.isEmpty()) {
             return;
         }

@@ -3,8 +3,10 @@ package io.gpuledger.alerts;
 import io.gpuledger.model.Lifecycle;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithParentName;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -35,6 +37,50 @@ public interface AlertSettings {
     Metrics metrics();
 
     Replica replica();
+
+    Webhooks webhooks();
+
+    /** The webhook receivers, {@code gpuledger.webhooks.<name>.<setting>}: see docs/webhooks.md. */
+    interface Webhooks {
+        @WithParentName
+        Map<String, Webhook> receivers();
+
+        /** Every key given under {@code gpuledger.webhooks}: one that names no receiver is refused, not ignored. */
+        @WithParentName
+        Map<String, String> given();
+    }
+
+    /**
+     * One webhook receiver's settings as given. They stay text: WebhookReceivers checks them, so that an error
+     * names the key and never repeats a secret.
+     */
+    interface Webhook {
+        Optional<String> url();
+
+        /** A file holding the URL (a mounted Secret); while it does not exist, the receiver is left out. */
+        Optional<String> urlFile();
+
+        /** {@code json} or {@code slack}. */
+        @WithDefault("json")
+        String format();
+
+        Optional<String> secret();
+
+        Optional<String> secretFile();
+
+        /** {@code warning} or {@code critical}; unset: every anomaly. */
+        Optional<String> minSeverity();
+
+        /** Comma-separated anomaly kinds; unset: all. */
+        Optional<String> kinds();
+
+        @WithDefault("false")
+        String allowHttp();
+
+        /** Every setting given, known or not: a misspelt one is refused, not ignored. */
+        @WithParentName
+        Map<String, String> given();
+    }
 
     interface Consumer {
         String groupId();

@@ -1,5 +1,6 @@
 package io.gpuledger.alerts;
 
+import io.gpuledger.alerts.webhook.WebhookVariables;
 import io.smallrye.config.EnvConfigSource;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfigBuilder;
@@ -33,13 +34,14 @@ public final class ShippedSettings {
 
     /** The shipped settings with environment variables ({@code GPULEDGER_RECOMMENDATION_TTL=…}) set over them. */
     public static AlertSettings fromEnvironment(Map<String, String> variables) {
-        return read(new EnvConfigSource(variables, GIVEN_ORDINAL));
+        return read(new EnvConfigSource(variables, GIVEN_ORDINAL), new WebhookVariables(variables));
     }
 
-    private static AlertSettings read(ConfigSource given) {
+    private static AlertSettings read(ConfigSource... given) {
         return new SmallRyeConfigBuilder()
                 .withConverter(Duration.class, 200, ShippedSettings::duration)
-                .withSources(shipped(), given)
+                .withSources(shipped())
+                .withSources(given)
                 .withMapping(AlertSettings.class)
                 .withValidateUnknown(false)
                 .build()

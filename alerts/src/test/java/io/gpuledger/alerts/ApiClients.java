@@ -20,6 +20,11 @@ public final class ApiClients {
         return given().header("Authorization", "Bearer " + READ_TOKEN);
     }
 
+    /** A request with a token of the act role. */
+    public static RequestSpecification actor() {
+        return given().header("Authorization", "Bearer " + ACT_TOKEN);
+    }
+
     /** A URL of the management interface, on the port it took (the test profile asks for any free one). */
     public static String management(String path) {
         int port = ConfigProvider.getConfig().getValue("quarkus.management.test-port", Integer.class);

@@ -1,6 +1,7 @@
 package io.gpuledger.alerts;
 
 import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageTotals;
@@ -22,6 +23,17 @@ public final class UsageWindows {
         TelemetrySample sample = TelemetrySample.builder().gpuUuid(gpu).gpuModel("A10G-24GB").placement(placement)
                 .jobId(job).team(team).time(start.plusSeconds(60)).intervalSeconds(60).smActive(smActive).build();
         return minute(sample, start, pricePerHour, closed);
+    }
+
+    /**
+     * The closed minute of {@code gpu} on the on-demand instance {@code instance} that ended a minute before
+     * {@code now}: the latest a GPU running now has.
+     */
+    public static GpuUsage lastMinute(String instance, String gpu, String team, Instant now, double pricePerHour,
+            double smActive) {
+        Placement placement = new Placement("node-" + instance, instance, "g5.12xlarge", "aws", "us-east-1",
+                Lifecycle.ON_DEMAND);
+        return minute(placement, gpu, "job-" + instance, team, now.minusSeconds(120), pricePerHour, smActive, true);
     }
 
     /**

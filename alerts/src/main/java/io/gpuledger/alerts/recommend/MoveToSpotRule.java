@@ -25,7 +25,7 @@ import java.util.OptionalDouble;
  * make it pay, that is what is recommended, not the move. The arithmetic is in
  * docs/recommendations.md.
  */
-public final class MoveToSpotRule {
+public final class MoveToSpotRule implements JobRule {
 
     /** No interval under ten minutes is suggested: writing a large model's checkpoint takes minutes. */
     static final double SHORTEST_SUGGESTED_CHECKPOINT_SECONDS = 600;
@@ -56,6 +56,18 @@ public final class MoveToSpotRule {
         this.minNetSavingRatio = recommendation.moveToSpot().minNetSavingRatio();
         this.withdrawNetSavingRatio = recommendation.moveToSpot().withdrawNetSavingRatio();
         this.ttl = recommendation.ttl();
+    }
+
+    /**
+     * Nothing where the job may not move: advice to checkpoint more often is given only on the way to a move.
+     */
+    @Override
+    public Optional<Recommendation> judge(JobView job, Situation situation) {
+        if (!situation.mayMoveJob()) {
+            return Optional.empty();
+        }
+        String standingStep = situation.standing().map(r -> String.valueOf(r.action().get("step"))).orElse(null);
+        return evaluate(job, situation.board(), situation.now(), standingStep);
     }
 
     /** The prices and sizes a move is worked out with, in the job's currency. */

@@ -68,9 +68,8 @@ public final class RecommendationRules {
     private final PoolHours poolHours;
     private final EvacuateRule evacuate;
     private final IdleGpuRule reclaimIdle;
-    private final SwitchInstanceTypeRule switchType;
-    private final MoveToSpotRule moveToSpot;
-    private final ReduceCommunicationRule reduceCommunication;
+    /** The rules judged on a job's final minute, in the order their findings are weighed. */
+    private final List<JobKind> jobKinds;
     private final ReserveCapacityRule reserve;
     /** The end of the newest window seen: the records' clock. */
     private volatile Instant recordTime = Instant.MIN;
@@ -104,9 +103,13 @@ public final class RecommendationRules {
         this.poolHours = new PoolHours(recommendation.reserve().lookbackHours(), maxPools);
         this.evacuate = new EvacuateRule(recommendation);
         this.reclaimIdle = new IdleGpuRule(recommendation, settings.idle());
-        this.switchType = new SwitchInstanceTypeRule(recommendation);
-        this.moveToSpot = new MoveToSpotRule(recommendation);
-        this.reduceCommunication = new ReduceCommunicationRule(recommendation);
+        this.jobKinds = List.of(
+                new JobKind(RecommendationKind.SWITCH_INSTANCE_TYPE, recommendation.switchInstanceType().period(),
+                        new SwitchInstanceTypeRule(recommendation)),
+                new JobKind(RecommendationKind.MOVE_TO_SPOT, recommendation.moveToSpot().period(),
+                        new MoveToSpotRule(recommendation)),
+                new JobKind(RecommendationKind.REDUCE_COMMUNICATION, recommendation.reduceCommunication().period(),
+                        new ReduceCommunicationRule(recommendation)));
         this.reserve = new ReserveCapacityRule(recommendation);
         desk.onAcknowledged(this::onAcknowledged);
     }
@@ -262,19 +265,12 @@ public final class RecommendationRules {
         String jobId = economics.jobId();
         Recommendation.Target target = Recommendation.Target.job(jobId);
         Map<RecommendationKind, Judged> judged = new LinkedHashMap<>();
-        Duration switchPeriod = settings.switchInstanceType().period();
-        view(jobId, switchPeriod).ifPresent(job -> judged.put(RecommendationKind.SWITCH_INSTANCE_TYPE,
-                new Judged(job, switchType.evaluate(job, jobs.peers(recordTime, switchPeriod), board, catalog, now,
-                        held(RecommendationKind.SWITCH_INSTANCE_TYPE, target)).map(r -> withPeriod(r, job,
-                                switchPeriod)))));
-        Duration spotPeriod = settings.moveToSpot().period();
-        view(jobId, spotPeriod).ifPresent(job -> judged.put(RecommendationKind.MOVE_TO_SPOT, new Judged(job,
-                moveToSpot.evaluate(job, board, now, standingStep(target))
-                        .map(r -> withPeriod(r, job, spotPeriod)))));
-        Duration communicationPeriod = settings.reduceCommunication().period();
-        view(jobId, communicationPeriod).ifPresent(job -> judged.put(RecommendationKind.REDUCE_COMMUNICATION,
-                new Judged(job, communication(job, now, true).map(r -> withPeriod(r, job, communicationPeriod)))));
-        oneMove(judged, now);
+        for (JobKind each : jobKinds) {
+            JobRule.Situation situation = new JobRule.Situation(board, catalog, now,
+                    () -> jobs.peers(recordTime, each.period()), standing(each.kind(), target), true);
+            view(jobId, each.period()).ifPresent(job -> judged.put(each.kind(), Judged.of(each, job, situation)));
+        }
+        oneMove(judged);
         double bill = judged.values().stream().mapToDouble(j -> j.job().costPerHour() * j.job().hoursPerMonth())
                 .max().orElse(0);
         // What stands is judged first: read once, not in every comparison of the sort.
@@ -289,20 +285,30 @@ public final class RecommendationRules {
         }
     }
 
-    /** A job kind's picture and what it found. */
-    private record Judged(JobView job, Optional<Recommendation> finding) {
+    /** A job rule, the kind it raises and the period of the job's minutes it judges. */
+    private record JobKind(RecommendationKind kind, Duration period, JobRule rule) {
+    }
 
-        Judged withFinding(Optional<Recommendation> found) {
-            return new Judged(job, found);
+    /** A job kind's picture, what it was judged against and what it found. */
+    private record Judged(JobKind each, JobView job, JobRule.Situation situation, Optional<Recommendation> finding) {
+
+        static Judged of(JobKind each, JobView job, JobRule.Situation situation) {
+            return new Judged(each, job, situation, each.rule().judge(job, situation)
+                    .map(r -> withPeriod(r, job, each.period())));
+        }
+
+        /** Judged again where the job may not move. */
+        Judged withoutMove() {
+            return of(each, job, situation.withoutMove());
         }
     }
 
     /**
      * Keeps one move of the job among what the kinds found: the one that stands, or else the one with
-     * the highest confidence × saving. A switch or a move to spot that loses is not raised; a
-     * communication fix that loses is stated as advice to the job instead.
+     * the highest confidence × saving. The others are judged again where the job may not move: a switch or a
+     * move to spot that loses is not raised; a communication fix that loses is stated as advice to the job instead.
      */
-    private void oneMove(Map<RecommendationKind, Judged> judged, Instant now) {
+    private void oneMove(Map<RecommendationKind, Judged> judged) {
         Map<RecommendationKind, Recommendation> moves = new LinkedHashMap<>();
         judged.forEach((kind, found) -> found.finding().filter(RecommendationRules::movesTheJob)
                 .ifPresent(finding -> moves.put(kind, finding)));
@@ -321,17 +327,8 @@ public final class RecommendationRules {
             if (kind == kept) {
                 continue;
             }
-            Judged found = judged.get(kind);
-            judged.put(kind, found.withFinding(kind == RecommendationKind.REDUCE_COMMUNICATION
-                    ? communication(found.job(), now, false).map(r -> withPeriod(r, found.job(),
-                            settings.reduceCommunication().period()))
-                    : Optional.empty()));
+            judged.put(kind, judged.get(kind).withoutMove());
         }
-    }
-
-    private Optional<Recommendation> communication(JobView job, Instant now, boolean mayMoveJob) {
-        return reduceCommunication.evaluate(job, board, catalog, now,
-                held(RecommendationKind.REDUCE_COMMUNICATION, Recommendation.Target.job(job.jobId())), mayMoveJob);
     }
 
     /** Whether following the recommendation moves its job to another pool. */
@@ -427,9 +424,8 @@ public final class RecommendationRules {
      */
     public void sweep(Instant now) {
         for (String jobId : jobs.sweep(now)) {
-            for (RecommendationKind kind : new RecommendationKind[] {RecommendationKind.SWITCH_INSTANCE_TYPE,
-                    RecommendationKind.MOVE_TO_SPOT, RecommendationKind.REDUCE_COMMUNICATION}) {
-                desk.withdraw(Recommendation.idFor(kind, "job", jobId));
+            for (JobKind each : jobKinds) {
+                desk.withdraw(Recommendation.idFor(each.kind(), "job", jobId));
             }
         }
         gpuMinutes.sweep(now.minus(staleAfter));
@@ -456,20 +452,17 @@ public final class RecommendationRules {
         finding.ifPresentOrElse(desk::raise, () -> desk.withdraw(Recommendation.idFor(kind, target)));
     }
 
-    /** The step of the job's move to spot that stands; null when none does. */
-    private String standingStep(Recommendation.Target target) {
-        return desk.get(Recommendation.idFor(RecommendationKind.MOVE_TO_SPOT, target))
-                .filter(r -> r.status() != RecommendationStatus.WITHDRAWN)
-                .map(r -> String.valueOf(r.action().get("step"))).orElse(null);
+    /** The recommendation of {@code kind} for {@code target}, while it stands (open, acknowledged or dismissed). */
+    private Optional<Recommendation> standing(RecommendationKind kind, Recommendation.Target target) {
+        return desk.get(Recommendation.idFor(kind, target)).filter(r -> r.status() != RecommendationStatus.WITHDRAWN);
     }
 
     /**
-     * Whether the recommendation of {@code kind} for {@code target} stands (open, acknowledged or
-     * dismissed): then its rule holds it to the withdrawal threshold rather than the raising one.
+     * Whether the recommendation of {@code kind} for {@code target} stands: then its rule holds it to the
+     * withdrawal threshold rather than the raising one.
      */
     private boolean held(RecommendationKind kind, Recommendation.Target target) {
-        return desk.get(Recommendation.idFor(kind, target))
-                .map(r -> r.status() != RecommendationStatus.WITHDRAWN).orElse(false);
+        return standing(kind, target).isPresent();
     }
 
     /**

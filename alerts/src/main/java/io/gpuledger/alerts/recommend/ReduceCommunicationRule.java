@@ -22,7 +22,7 @@ import java.util.Optional;
  * named, but their effect is not known until the job measures it, so they claim nothing. The
  * arithmetic is in docs/recommendations.md.
  */
-public final class ReduceCommunicationRule {
+public final class ReduceCommunicationRule implements JobRule {
 
     /** What a job can change in itself to expose less communication, in the order worth trying. */
     public static final List<String> JOB_CHANGES = List.of("overlap-communication-with-compute",
@@ -59,6 +59,13 @@ public final class ReduceCommunicationRule {
         this.withdrawRatio = recommendation.reduceCommunication().withdrawRatio();
         this.minMonthlySaving = recommendation.minMonthlySaving();
         this.ttl = recommendation.ttl();
+    }
+
+    /** Where the job may not move, only the changes it can make in itself. */
+    @Override
+    public Optional<Recommendation> judge(JobView job, Situation situation) {
+        return evaluate(job, situation.board(), situation.catalog(), situation.now(),
+                situation.standing().isPresent(), situation.mayMoveJob());
     }
 
     /** As {@link #evaluate(JobView, PriceBoard, GpuCatalog, Instant, boolean, boolean)}, nothing standing, any fix. */

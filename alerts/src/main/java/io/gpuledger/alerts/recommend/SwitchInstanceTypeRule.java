@@ -30,7 +30,7 @@ import java.util.Optional;
  * measured, the candidate's communication time is scaled by the networks' bandwidths. Candidates,
  * the speedup model and the thresholds are as docs/recommendations.md describes them.
  */
-public final class SwitchInstanceTypeRule {
+public final class SwitchInstanceTypeRule implements JobRule {
 
     public static final double DEFAULT_COMMUNICATION_BOUND_RATIO = 0.25;
     public static final double DEFAULT_MEMORY_BOUND_DRAM_ACTIVE = 0.5;
@@ -93,6 +93,16 @@ public final class SwitchInstanceTypeRule {
      */
     private record Candidate(String basis, double costPerMillionUnits, double confidence, Map<String, Object> toPool,
             int instances, int gpus, double monthlySaving, Map<String, Object> figures) {
+    }
+
+    /** Nothing where the job may not move: a switch is a move. */
+    @Override
+    public Optional<Recommendation> judge(JobView job, Situation situation) {
+        if (!situation.mayMoveJob()) {
+            return Optional.empty();
+        }
+        return evaluate(job, situation.peers().get(), situation.board(), situation.catalog(), situation.now(),
+                situation.standing().isPresent());
     }
 
     /** As {@link #evaluate(JobView, Collection, PriceBoard, GpuCatalog, Instant, boolean)}, nothing standing. */

@@ -9,7 +9,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * One place cost anomalies are sent to. Built by {@link WebhookReceivers#parse} from configuration.
+ * One place cost anomalies are sent to. Built by {@link WebhookReceivers#from} from configuration.
  *
  * @param name        the receiver's configured name; part of the key of its deliveries, so it must not change
  *                    while anomalies are in flight

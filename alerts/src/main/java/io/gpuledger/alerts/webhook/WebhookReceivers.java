@@ -1,5 +1,6 @@
 package io.gpuledger.alerts.webhook;
 
+import io.gpuledger.alerts.AlertSettings;
 import io.gpuledger.model.AnomalyKind;
 import io.gpuledger.model.CostAnomaly;
 import java.io.IOException;
@@ -12,17 +13,18 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
- * Reads webhook receivers from flat configuration, one group of keys per receiver:
+ * Builds the webhook receivers from their settings ({@link AlertSettings#webhooks}), one group of keys per
+ * receiver:
  *
  * <pre>
  * gpuledger.webhooks.finance.url=https://finance.example.com/hooks/gpu-ledger
@@ -33,13 +35,14 @@ import java.util.stream.Collectors;
  * gpuledger.webhooks.ops-slack.kinds=price-spike,budget-burn
  * </pre>
  *
- * The keys given to {@link #parse} have the common prefix ({@code gpuledger.webhooks.}) removed.
  * The URL and the secret can each come from a file instead ({@code url-file}, {@code secret-file}):
  * a Secret mounted as a volume, so that neither is in the environment. Setting both forms of one
  * is an error, so that neither wins unnoticed.
  */
 public final class WebhookReceivers {
 
+    /** What every key of a receiver starts with; error messages name keys in full. */
+    public static final String PREFIX = "gpuledger.webhooks.";
     public static final String URL = "url";
     /** {@code json} (the default) or {@code slack}. */
     public static final String FORMAT = "format";
@@ -62,47 +65,36 @@ public final class WebhookReceivers {
     /** {@code true} lets a signed receiver have an {@code http://} URL; {@code false} (the default) refuses it. */
     public static final String ALLOW_HTTP = "allow-http";
 
-    private static final List<String> SETTINGS = List.of(URL, URL_FILE, FORMAT, SECRET, SECRET_FILE, MIN_SEVERITY,
-            KINDS,
+    static final List<String> SETTINGS = List.of(URL, URL_FILE, FORMAT, SECRET, SECRET_FILE, MIN_SEVERITY, KINDS,
             ALLOW_HTTP);
 
     private WebhookReceivers() {
     }
 
-    /** {@link #parse(String, Map, Consumer)}, for configurations that name no {@code url-file}. */
-    static List<WebhookReceiver> parse(String prefix, Map<String, String> properties) {
-        return parse(prefix, properties, leftOut -> {
-        });
-    }
-
     /**
-     * The receivers configured in {@code properties}, sorted by name.
+     * The receivers {@code configured}, sorted by name.
      *
-     * @param prefix     the prefix that was stripped from the keys; used only to name keys in error messages
-     * @param properties {@code <name>.<setting>} to value
-     * @param leftOut    told of each receiver left out because its {@code url-file} does not exist
+     * @param leftOut told of each receiver left out because its {@code url-file} does not exist
      * @throws IllegalArgumentException naming every key that is unknown, missing or malformed, or a
      *                                  file that exists but cannot be read or is empty
      */
-    public static List<WebhookReceiver> parse(String prefix, Map<String, String> properties,
-            Consumer<String> leftOut) {
+    public static List<WebhookReceiver> from(AlertSettings.Webhooks configured, Consumer<String> leftOut) {
         List<String> problems = new ArrayList<>();
-        Map<String, Map<String, String>> settingsByName = new TreeMap<>();
-        for (Map.Entry<String, String> entry : new TreeMap<>(properties).entrySet()) {
-            String key = entry.getKey();
-            int dot = key.indexOf('.');
-            String setting = dot < 0 ? "" : key.substring(dot + 1);
-            if (dot <= 0 || !SETTINGS.contains(setting)) {
-                problems.add(prefix + key + ": not a webhook setting; expected <name>.<setting> with a setting of "
+        for (String key : new TreeSet<>(configured.given().keySet())) {
+            if (key.indexOf('.') < 0) {
+                problems.add(PREFIX + key + ": not a webhook setting; expected <name>.<setting> with a setting of "
                         + SETTINGS);
-                continue;
             }
-            String value = entry.getValue() == null ? "" : entry.getValue().strip();
-            settingsByName.computeIfAbsent(key.substring(0, dot), name -> new HashMap<>()).put(setting, value);
         }
         List<WebhookReceiver> receivers = new ArrayList<>();
-        settingsByName.forEach((name, settings) -> {
-            WebhookReceiver receiver = receiver(prefix + name + ".", name, settings, problems, leftOut);
+        new TreeMap<>(configured.receivers()).forEach((name, settings) -> {
+            for (String setting : new TreeSet<>(settings.given().keySet())) {
+                if (!SETTINGS.contains(setting)) {
+                    problems.add(PREFIX + name + "." + setting
+                            + ": not a webhook setting; expected <name>.<setting> with a setting of " + SETTINGS);
+                }
+            }
+            WebhookReceiver receiver = receiver(PREFIX + name + ".", name, settings, problems, leftOut);
             if (receiver != null) {
                 receivers.add(receiver);
             }
@@ -118,7 +110,7 @@ public final class WebhookReceivers {
      * The receiver {@code name}, or null after adding what is wrong with it to {@code problems}, or
      * after telling {@code leftOut} that its URL's file does not exist.
      */
-    private static WebhookReceiver receiver(String keyPrefix, String name, Map<String, String> settings,
+    private static WebhookReceiver receiver(String keyPrefix, String name, AlertSettings.Webhook settings,
             List<String> problems, Consumer<String> leftOut) {
         int known = problems.size();
         if (!WebhookReceiver.isValidName(name)) {
@@ -126,28 +118,35 @@ public final class WebhookReceivers {
                     + "' must be 1 to 64 letters, digits, '-' or '_', starting with a letter or digit");
             return null;
         }
-        WebhookReceiver.Format format = format(keyPrefix, settings.getOrDefault(FORMAT, ""), problems);
-        CostAnomaly.Severity minSeverity = minSeverity(keyPrefix, settings.getOrDefault(MIN_SEVERITY, ""), problems);
-        Set<AnomalyKind> kinds = kinds(keyPrefix, settings.getOrDefault(KINDS, ""), problems);
-        boolean allowHttp = allowHttp(keyPrefix, settings.getOrDefault(ALLOW_HTTP, ""), problems);
-        String urlFile = settings.getOrDefault(URL_FILE, "");
-        if (problems.size() == known && settings.getOrDefault(URL, "").isEmpty() && isAbsent(urlFile)) {
+        WebhookReceiver.Format format = format(keyPrefix, settings.format().strip(), problems);
+        CostAnomaly.Severity minSeverity = minSeverity(keyPrefix, given(settings.minSeverity()), problems);
+        Set<AnomalyKind> kinds = kinds(keyPrefix, given(settings.kinds()), problems);
+        boolean allowHttp = allowHttp(keyPrefix, settings.allowHttp().strip(), problems);
+        String url = given(settings.url());
+        String urlFile = given(settings.urlFile());
+        if (problems.size() == known && url.isEmpty() && isAbsent(urlFile)) {
             leftOut.accept("no webhook receiver " + name + ": " + keyPrefix + URL_FILE + " names " + urlFile
                     + ", which does not exist");
             return null;
         }
-        URI url = url(keyPrefix, valueOrFile(keyPrefix, URL, settings, problems), problems);
-        String secret = valueOrFile(keyPrefix, SECRET, settings, problems);
+        URI uri = url(keyPrefix, valueOrFile(keyPrefix, URL, url, urlFile, problems), problems);
+        String secret = valueOrFile(keyPrefix, SECRET, given(settings.secret()), given(settings.secretFile()),
+                problems);
         if (problems.size() > known) {
             return null;
         }
         try {
-            return new WebhookReceiver(name, url, format, secret, minSeverity, kinds, allowHttp);
+            return new WebhookReceiver(name, uri, format, secret, minSeverity, kinds, allowHttp);
         } catch (IllegalArgumentException e) {
             // The record's messages start with the setting they are about: "url must start with …".
             problems.add(keyPrefix + e.getMessage());
             return null;
         }
+    }
+
+    /** A setting's value, trimmed; empty when it is not set. */
+    private static String given(Optional<String> setting) {
+        return setting.map(String::strip).orElse("");
     }
 
     private static URI url(String keyPrefix, String value, List<String> problems) {
@@ -177,13 +176,11 @@ public final class WebhookReceivers {
     }
 
     /**
-     * {@code setting} as given, or read from the file {@code <setting>-file} names (trimmed); null
+     * {@code value}, or read from {@code file}, the setting {@code <setting>-file} (trimmed); null
      * after adding a problem. The problem names the file, never its content.
      */
-    private static String valueOrFile(String keyPrefix, String setting, Map<String, String> settings,
+    private static String valueOrFile(String keyPrefix, String setting, String value, String file,
             List<String> problems) {
-        String value = settings.getOrDefault(setting, "");
-        String file = settings.getOrDefault(setting + "-file", "");
         if (file.isEmpty()) {
             return value;
         }

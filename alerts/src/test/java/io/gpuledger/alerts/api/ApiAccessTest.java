@@ -7,11 +7,8 @@ import static org.hamcrest.Matchers.matchesPattern;
 import static org.hamcrest.Matchers.not;
 
 import io.gpuledger.alerts.ApiClients;
-import io.gpuledger.broker.EmbeddedKafka;
-import io.quarkus.test.common.QuarkusTestResource;
-import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,30 +18,11 @@ import org.junit.jupiter.api.Test;
  * contract ({@link JsonBodies}). Seen to fail with {@code ApiAccessFilter} taking a read token for the act role.
  */
 @QuarkusTest
-@QuarkusTestResource(value = ApiAccessTest.Broker.class, restrictToAnnotatedClass = true)
+@WithTestResource(BareBroker.class)
 class ApiAccessTest {
 
     private static final String READ = "Bearer " + ApiClients.READ_TOKEN;
     private static final String ACT = "Bearer " + ApiClients.ACT_TOKEN;
-
-    /** An embedded broker alone; the tokens are the test profile's (application.properties). */
-    public static class Broker implements QuarkusTestResourceLifecycleManager {
-        private EmbeddedKafka kafka;
-
-        @Override
-        public Map<String, String> start() {
-            kafka = EmbeddedKafka.start();
-            return Map.of("kafka.bootstrap.servers", kafka.bootstrapServers());
-        }
-
-        @Override
-        public void stop() {
-            if (kafka != null) {
-                kafka.close();
-            }
-        }
-    }
-
 
     @Test
     void shouldAnswerReadsToTheReadAndActRolesOnly() {
@@ -67,10 +45,12 @@ class ApiAccessTest {
 
     @Test
     void shouldAnswerEachResourceInTheContractsJson() {
-        // Nothing read yet: empty lists, and a fleet of no GPUs as of now, its instant as ISO text
-        given().header("Authorization", READ).get("/api/recommendations").then().statusCode(200)
-                .contentType(containsString("application/json")).body(equalTo("[]"));
-        given().header("Authorization", READ).get("/api/anomalies").then().statusCode(200).body(equalTo("[]"));
+        // Nothing read for these (the other API tests put their own in): empty lists, and the fleet as of now,
+        // its instant as ISO text
+        given().header("Authorization", READ).get("/api/recommendations?target=nothing-here").then()
+                .statusCode(200).contentType(containsString("application/json")).body(equalTo("[]"));
+        given().header("Authorization", READ).get("/api/anomalies?subject=nothing-here").then().statusCode(200)
+                .body(equalTo("[]"));
         given().header("Authorization", READ).get("/api/fleet").then().statusCode(200)
                 .contentType(containsString("application/json"))
                 .body(matchesPattern("\\{\"asOf\":\"\\d{4}-\\d\\d-\\d\\dT[^\"]*Z\".*"));

@@ -6,7 +6,7 @@ import java.time.Instant;
 import java.util.Map;
 
 /** Cost anomalies for tests: a team spending four times its baseline rate in one hour. */
-final class Anomalies {
+public final class Anomalies {
 
     static final Instant WINDOW_START = Instant.parse("2024-05-01T10:00:00Z");
 
@@ -14,7 +14,7 @@ final class Anomalies {
     }
 
     /** A critical spend-rate anomaly of {@code team}, its id unique per team and hour. */
-    static CostAnomaly spendRate(String team, int hour) {
+    public static CostAnomaly spendRate(String team, int hour) {
         Instant start = WINDOW_START.plusSeconds(3600L * hour);
         return new CostAnomaly(CostAnomaly.SCHEMA_VERSION,
                 CostAnomaly.idFor(AnomalyKind.SPEND_RATE, "team", team, start),
@@ -27,7 +27,7 @@ final class Anomalies {
     }
 
     /** A warning-level price spike with no root cause and nothing expected. */
-    static CostAnomaly priceSpike(String offer) {
+    public static CostAnomaly priceSpike(String offer) {
         return new CostAnomaly(CostAnomaly.SCHEMA_VERSION,
                 CostAnomaly.idFor(AnomalyKind.PRICE_SPIKE, "offer", offer, WINDOW_START),
                 AnomalyKind.PRICE_SPIKE, "offer", offer, CostAnomaly.Severity.WARNING, "price per instance-hour",

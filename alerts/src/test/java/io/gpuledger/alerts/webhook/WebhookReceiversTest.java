@@ -3,6 +3,7 @@ package io.gpuledger.alerts.webhook;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpuledger.alerts.ShippedSettings;
 import io.gpuledger.model.AnomalyKind;
 import io.gpuledger.model.CostAnomaly;
 import java.io.IOException;
@@ -17,16 +18,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class WebhookReceiversTest {
 
-    private static final String PREFIX = "gpuledger.webhooks.";
-
     @Test
     void shouldReadEveryReceiverWithItsSettings() {
-        // Given two receivers in the compact form, the prefix already stripped
+        // Given two receivers, each key without the common prefix
         Map<String, String> properties = properties("""
                 finance.url=https://finance.example.com/hooks/gpu-ledger
                 finance.secret=whsec_MTIzNDU2Nzg5MA==\s
@@ -37,7 +37,7 @@ class WebhookReceiversTest {
                 """);
 
         // When
-        List<WebhookReceiver> receivers = WebhookReceivers.parse(PREFIX, properties);
+        List<WebhookReceiver> receivers = receivers(properties);
 
         // Then
         assertThat(receivers).containsExactly(
@@ -52,7 +52,7 @@ class WebhookReceiversTest {
 
     @Test
     void shouldReadNoReceiversFromNoProperties() {
-        assertThat(WebhookReceivers.parse(PREFIX, Map.of())).isEmpty();
+        assertThat(receivers(Map.of())).isEmpty();
     }
 
     @Test
@@ -73,7 +73,7 @@ class WebhookReceiversTest {
                 picky.min-severity=urgent
                 """);
 
-        assertThatThrownBy(() -> WebhookReceivers.parse(PREFIX, properties))
+        assertThatThrownBy(() -> receivers(properties))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("gpuledger.webhooks.ftp.url must start with http:// or https://")
                 .hasMessageContaining("gpuledger.webhooks.xml.format must be json or slack, was 'xml'")
@@ -89,14 +89,14 @@ class WebhookReceiversTest {
         Map<String, String> properties = Map.of(
                 "slack.url", "https://hooks.slack.com/services/T0/B0/s3cr3t token", "slack.format", "slack");
 
-        assertThatThrownBy(() -> WebhookReceivers.parse(PREFIX, properties))
+        assertThatThrownBy(() -> receivers(properties))
                 .hasMessageContaining("gpuledger.webhooks.slack.url is not a URL: Illegal character in path")
                 .hasMessageNotContaining("s3cr3t");
     }
 
     @Test
     void shouldRejectAUrlWithoutHostAndAKeyWithoutName() {
-        assertThatThrownBy(() -> WebhookReceivers.parse(PREFIX,
+        assertThatThrownBy(() -> receivers(
                 Map.of("a.url", "https:///path", "a.secret", "s", "url", "https://example.com")))
                 .hasMessageContaining("gpuledger.webhooks.a.url has no host name")
                 .hasMessageContaining("gpuledger.webhooks.url: not a webhook setting");
@@ -104,7 +104,7 @@ class WebhookReceiversTest {
 
     @Test
     void shouldRejectANameThatCannotBeAKeySegment() {
-        assertThatThrownBy(() -> WebhookReceivers.parse(PREFIX,
+        assertThatThrownBy(() -> receivers(
                 Map.of("-finance.url", "https://example.com", "-finance.secret", "s")))
                 .hasMessageContaining("the receiver name '-finance' must be");
     }
@@ -123,11 +123,11 @@ class WebhookReceiversTest {
                 chat.format=slack
                 """);
 
-        assertThatThrownBy(() -> WebhookReceivers.parse(PREFIX, refused))
+        assertThatThrownBy(() -> receivers(refused))
                 .hasMessageContaining("gpuledger.webhooks.finance.url is http:// but deliveries are signed")
                 .hasMessageContaining("allow-http=true");
         // An unsigned Slack-format receiver has nothing to lose over plain HTTP
-        assertThat(WebhookReceivers.parse(PREFIX, allowed)).extracting(WebhookReceiver::allowHttp)
+        assertThat(receivers(allowed)).extracting(WebhookReceiver::allowHttp)
                 .containsExactly(false, true);
     }
 
@@ -145,9 +145,9 @@ class WebhookReceiversTest {
                 audit.allow-http=maybe
                 """);
 
-        assertThat(WebhookReceivers.parse(PREFIX, rotating).get(0).secrets())
+        assertThat(receivers(rotating).get(0).secrets())
                 .containsExactly("whsec_bmV3LWtleQ==", "whsec_b2xkLWtleQ==");
-        assertThatThrownBy(() -> WebhookReceivers.parse(PREFIX, malformed))
+        assertThatThrownBy(() -> receivers(malformed))
                 .hasMessageContaining("gpuledger.webhooks.finance.secret is malformed")
                 .hasMessageContaining("gpuledger.webhooks.audit.allow-http must be true or false, was 'maybe'")
                 .hasMessageNotContaining("s3cr3t");
@@ -166,9 +166,9 @@ class WebhookReceiversTest {
                 "audit.secret-file", file.toString());
 
         // Then its secrets are read, and a missing file or a second source is an error that names the key
-        assertThat(WebhookReceivers.parse(PREFIX, fromFile).get(0).secrets())
+        assertThat(receivers(fromFile).get(0).secrets())
                 .containsExactly("whsec_bmV3LWtleQ==", "whsec_b2xkLWtleQ==");
-        assertThatThrownBy(() -> WebhookReceivers.parse(PREFIX, missing))
+        assertThatThrownBy(() -> receivers(missing))
                 .hasMessageContaining("gpuledger.webhooks.finance.secret-file: cannot read")
                 .hasMessageContaining("gpuledger.webhooks.audit.secret and gpuledger.webhooks.audit.secret-file are "
                         + "both set")
@@ -185,7 +185,7 @@ class WebhookReceiversTest {
         List<String> leftOut = new ArrayList<>();
 
         // When
-        List<WebhookReceiver> receivers = WebhookReceivers.parse(PREFIX, properties, leftOut::add);
+        List<WebhookReceiver> receivers = receivers(properties, leftOut::add);
 
         // Then the receiver is the one its files describe, and none is said to be left out
         assertThat(receivers).containsExactly(new WebhookReceiver("finance",
@@ -203,7 +203,7 @@ class WebhookReceiversTest {
         List<String> leftOut = new ArrayList<>();
 
         // When
-        List<WebhookReceiver> receivers = WebhookReceivers.parse(PREFIX, properties, leftOut::add);
+        List<WebhookReceiver> receivers = receivers(properties, leftOut::add);
 
         // Then only the other receiver runs, and the missing one is told once, by its key and file
         assertThat(receivers).extracting(WebhookReceiver::name).containsExactly("ops");
@@ -225,7 +225,7 @@ class WebhookReceiversTest {
 
         // Then one error names each key, and none is merely left out
         List<String> leftOut = new ArrayList<>();
-        assertThatThrownBy(() -> WebhookReceivers.parse(PREFIX, properties, leftOut::add))
+        assertThatThrownBy(() -> receivers(properties, leftOut::add))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("gpuledger.webhooks.finance.url-file: " + empty + " is empty")
                 .hasMessageContaining("gpuledger.webhooks.ops.url-file: cannot read " + dir + " (IOException)")
@@ -256,7 +256,19 @@ class WebhookReceiversTest {
         assertThat(receiver.toString()).contains("https://hooks.slack.com/").doesNotContain("tok", "whsec_hidden");
     }
 
-    /** Properties as they would stand in application.properties, the prefix already stripped. */
+    /** The receivers the shipped settings give with {@code properties} set, each under gpuledger.webhooks. */
+    private static List<WebhookReceiver> receivers(Map<String, String> properties, Consumer<String> leftOut) {
+        Map<String, String> given = new HashMap<>();
+        properties.forEach((key, value) -> given.put(WebhookReceivers.PREFIX + key, value));
+        return WebhookReceivers.from(ShippedSettings.with(given).webhooks(), leftOut);
+    }
+
+    private static List<WebhookReceiver> receivers(Map<String, String> properties) {
+        return receivers(properties, leftOut -> {
+        });
+    }
+
+    /** Properties as they would stand in application.properties, without the common prefix. */
     private static Map<String, String> properties(String text) {
         Properties properties = new Properties();
         try {
