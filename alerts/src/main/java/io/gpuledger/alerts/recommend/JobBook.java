@@ -1,3 +1,4 @@
+// Over 400 lines: one join of four topics per job, whose minutes and views must agree on the same bookkeeping.
 package io.gpuledger.alerts.recommend;
 
 import io.gpuledger.alerts.anomaly.FinalWindows;

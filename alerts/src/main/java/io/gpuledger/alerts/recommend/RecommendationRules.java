@@ -1,3 +1,4 @@
+// Over 400 lines: the one place every input reaches every rule, with the withdrawal and sweep they share.
 package io.gpuledger.alerts.recommend;
 
 import io.gpuledger.alerts.AlertSettings;

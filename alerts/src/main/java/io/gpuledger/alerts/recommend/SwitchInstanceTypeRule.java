@@ -1,3 +1,4 @@
+// Over 400 lines: the candidate search, pricing by whole instances and the work model judged together.
 package io.gpuledger.alerts.recommend;
 
 import io.gpuledger.alerts.AlertSettings;
