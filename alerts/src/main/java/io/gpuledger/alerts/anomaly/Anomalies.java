@@ -40,40 +40,54 @@ final class Anomalies {
                     .rootCause(rootCause).summary(summary).evidence(evidence).build();
         }
 
-        static Builder builder() {
-            return new Builder();
+        /** A finding of {@code kind}, to which the other parts are given one by one. */
+        static Finding of(AnomalyKind kind) {
+            return new Finding(kind, null, null, null, null, 0, 0, null, null, null);
         }
 
-        static final class Builder {
-            private AnomalyKind kind;
-            private String dimension;
-            private String subject;
-            private Severity severity;
-            private String measure;
-            private double expected;
-            private double actual;
-            private String currency;
-            private Instant windowStart;
-            private Instant windowEnd;
+        Finding dimension(String value) {
+            return new Finding(kind, value, subject, severity, measure,
+                    expected, actual, currency, windowStart, windowEnd);
+        }
 
-            private Builder() {
-            }
+        Finding subject(String value) {
+            return new Finding(kind, dimension, value, severity, measure,
+                    expected, actual, currency, windowStart, windowEnd);
+        }
 
-            Builder kind(AnomalyKind value) { kind = value; return this; }
-            Builder dimension(String value) { dimension = value; return this; }
-            Builder subject(String value) { subject = value; return this; }
-            Builder severity(Severity value) { severity = value; return this; }
-            Builder measure(String value) { measure = value; return this; }
-            Builder expected(double value) { expected = value; return this; }
-            Builder actual(double value) { actual = value; return this; }
-            Builder currency(String value) { currency = value; return this; }
-            Builder windowStart(Instant value) { windowStart = value; return this; }
-            Builder windowEnd(Instant value) { windowEnd = value; return this; }
+        Finding severity(Severity value) {
+            return new Finding(kind, dimension, subject, value, measure,
+                    expected, actual, currency, windowStart, windowEnd);
+        }
 
-            Finding build() {
-                return new Finding(kind, dimension, subject, severity, measure, expected, actual, currency,
-                        windowStart, windowEnd);
-            }
+        Finding measure(String value) {
+            return new Finding(kind, dimension, subject, severity, value,
+                    expected, actual, currency, windowStart, windowEnd);
+        }
+
+        Finding expected(double value) {
+            return new Finding(kind, dimension, subject, severity, measure,
+                    value, actual, currency, windowStart, windowEnd);
+        }
+
+        Finding actual(double value) {
+            return new Finding(kind, dimension, subject, severity, measure,
+                    expected, value, currency, windowStart, windowEnd);
+        }
+
+        Finding currency(String value) {
+            return new Finding(kind, dimension, subject, severity, measure,
+                    expected, actual, value, windowStart, windowEnd);
+        }
+
+        Finding windowStart(Instant value) {
+            return new Finding(kind, dimension, subject, severity, measure,
+                    expected, actual, currency, value, windowEnd);
+        }
+
+        Finding windowEnd(Instant value) {
+            return new Finding(kind, dimension, subject, severity, measure,
+                    expected, actual, currency, windowStart, value);
         }
     }
 

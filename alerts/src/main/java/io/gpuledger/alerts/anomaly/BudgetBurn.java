@@ -170,10 +170,10 @@ public final class BudgetBurn {
                                 double hoursLeft, Instant detectedAt) {
         Instant monthStart = burn.month.atDay(1).atStartOfDay(ZoneOffset.UTC).toInstant();
         boolean spent = severity == Severity.CRITICAL;
-        Finding finding = Finding.builder().kind(AnomalyKind.BUDGET_BURN).dimension(budget.dimension())
+        Finding finding = Finding.of(AnomalyKind.BUDGET_BURN).dimension(budget.dimension())
                 .subject(budget.subject()).severity(severity).measure(spent ? SPENT_MEASURE : FORECAST_MEASURE)
                 .expected(budget.amount()).actual(actual).currency(budget.currency()).windowStart(monthStart)
-                .windowEnd(minute.minuteEnd()).build();
+                .windowEnd(minute.minuteEnd());
         Map<String, Object> evidence = new LinkedHashMap<>();
         evidence.put("budget", budget.amount());
         evidence.put("monthToDate", burn.monthToDate);

@@ -122,9 +122,9 @@ public final class CostPerThroughputDetector {
         if (!one.episode.anomalous(one.runStart, severity)) {
             return Optional.empty();
         }
-        Finding finding = Finding.builder().kind(AnomalyKind.COST_PER_THROUGHPUT).dimension(DIMENSION)
+        Finding finding = Finding.of(AnomalyKind.COST_PER_THROUGHPUT).dimension(DIMENSION)
                 .subject(minute.jobId()).severity(severity).measure("cost per 1M " + unit).expected(usual).actual(value)
-                .currency(minute.currency()).windowStart(one.episode.start()).windowEnd(minute.windowEnd()).build();
+                .currency(minute.currency()).windowStart(one.episode.start()).windowEnd(minute.windowEnd());
         Map<String, Object> evidence = new LinkedHashMap<>();
         evidence.put("unit", unit);
         evidence.put("expected", usual);

@@ -186,9 +186,9 @@ public final class DarkGpus {
 
     private CostAnomaly anomaly(Followed gpu, Instant detectedAt) {
         GpuUsage last = gpu.lastObserved;
-        Finding finding = Finding.builder().kind(AnomalyKind.GPU_DARK).dimension(DIMENSION).subject(last.gpuUuid())
+        Finding finding = Finding.of(AnomalyKind.GPU_DARK).dimension(DIMENSION).subject(last.gpuUuid())
                 .severity(Severity.WARNING).measure(MEASURE).expected(0).actual(gpu.costPerHour)
-                .currency(last.currency()).windowStart(last.windowEnd()).windowEnd(clock).build();
+                .currency(last.currency()).windowStart(last.windowEnd()).windowEnd(clock);
         Map<String, Object> evidence = new LinkedHashMap<>();
         evidence.put("instanceId", last.instanceId());
         evidence.put("host", last.host());

@@ -97,10 +97,10 @@ public final class PriceSpikeDetector {
 
     private CostAnomaly spike(PriceQuote previous, PriceQuote quote, double rise, Double onDemand, Instant detectedAt) {
         Severity severity = onDemand != null && quote.pricePerHour() > onDemand ? Severity.CRITICAL : Severity.WARNING;
-        Finding finding = Finding.builder().kind(AnomalyKind.PRICE_SPIKE).dimension(DIMENSION)
+        Finding finding = Finding.of(AnomalyKind.PRICE_SPIKE).dimension(DIMENSION)
                 .subject(quote.offer().key()).severity(severity).measure(MEASURE).expected(previous.pricePerHour())
                 .actual(quote.pricePerHour()).currency(quote.currency()).windowStart(previous.validFrom())
-                .windowEnd(quote.validFrom()).build();
+                .windowEnd(quote.validFrom());
         Map<String, Object> evidence = new LinkedHashMap<>();
         evidence.put("previousPricePerHour", previous.pricePerHour());
         evidence.put("previousValidFrom", previous.validFrom().toString());

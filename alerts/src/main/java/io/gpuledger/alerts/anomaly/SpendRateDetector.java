@@ -102,9 +102,9 @@ public final class SpendRateDetector {
         if (!subject.episode.anomalous(minute.minuteStart(), severity)) {
             return Optional.empty();
         }
-        Finding finding = Finding.builder().kind(AnomalyKind.SPEND_RATE).dimension(minute.dimension())
+        Finding finding = Finding.of(AnomalyKind.SPEND_RATE).dimension(minute.dimension())
                 .subject(minute.subject()).severity(severity).measure(MEASURE).expected(expected).actual(actual)
-                .currency(minute.currency()).windowStart(subject.episode.start()).windowEnd(minute.minuteEnd()).build();
+                .currency(minute.currency()).windowStart(subject.episode.start()).windowEnd(minute.minuteEnd());
         Cause cause = rootCause(subject, minute, finding.impact());
         Map<String, Object> evidence = new LinkedHashMap<>();
         evidence.put("expected", expected);
