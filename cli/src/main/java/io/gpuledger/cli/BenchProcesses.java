@@ -54,11 +54,29 @@ final class BenchProcesses {
      * as consumer group {@code groupId} (and {@code groupId-capacity} for notices), on a free port;
      * not yet awaited.
      */
-    static AlertServiceProcess alertService(String bootstrap, Path work, String groupId) throws IOException {
+    /** How long the alert service may take to answer after its start. */
+    static final Duration ALERTS_START = Duration.ofSeconds(90);
+
+    /** The alert service, started with its own consumer group and answering; on other ports if a bind failed. */
+    static AlertServiceProcess alertService(String bootstrap, Path work, String groupId)
+            throws IOException, InterruptedException {
         Path home = Path.of(System.getProperty("gpuledger.home", ".")).toAbsolutePath().normalize();
         Path jar = home.resolve("alerts/target/quarkus-app/quarkus-run.jar");
-        return AlertServiceProcess.start(jar, bootstrap, LocalPorts.freePair(), work.resolve(groupId + ".log"),
-                Map.of("GPULEDGER_CONSUMER_GROUP_ID", groupId));
+        // A port found free can be taken by another program before the service binds it (other
+        // benchmarks or tests starting brokers beside this one): then it starts again on others.
+        for (int attempt = 1; ; attempt++) {
+            AlertServiceProcess alerts = AlertServiceProcess.start(jar, bootstrap, LocalPorts.freePair(),
+                    work.resolve(groupId + ".log"), Map.of("GPULEDGER_CONSUMER_GROUP_ID", groupId));
+            try {
+                alerts.awaitReady(ALERTS_START);
+                return alerts;
+            } catch (IllegalStateException e) {
+                alerts.close();
+                if (attempt == 3 || !alerts.tail().contains("BindException")) {
+                    throw e;
+                }
+            }
+        }
     }
 
     /** The engine's JVM options: as the {@code gpu-ledger} script runs {@code engine}, then the extra ones. */

@@ -140,7 +140,6 @@ final class FootprintBench {
                             "--interval", "1");
                     NodeAgentProcess agent = NodeAgentProcess.start(home, work, bootstrap);
                     GroupProgress group = new GroupProgress(bootstrap)) {
-                alerts.awaitReady(Duration.ofSeconds(90));
                 engine.awaitRunning(Duration.ofMinutes(2));
                 out.printf("embedded broker %s; processes: agent %d, simulated fleet %d, cost engine %d, alert service"
                         + " %d, broker and benchmark %d%n", bootstrap, agent.pid(), fleet.pid(), engine.pid(),

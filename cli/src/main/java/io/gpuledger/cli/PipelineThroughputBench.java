@@ -223,7 +223,6 @@ final class PipelineThroughputBench {
             Map<String, Long> read;
             try (AlertServiceProcess alerts = BenchProcesses.alertService(bootstrap, work, ALERTS_GROUP);
                     GroupProgress group = new GroupProgress(bootstrap)) {
-                alerts.awaitReady(Duration.ofSeconds(90));
                 awaitPrices(group, alerts);
                 out.printf("alert service: process %d, groups %s, has read the prices%n", alerts.pid(),
                         String.join(" and ", ALERTS_GROUPS));
