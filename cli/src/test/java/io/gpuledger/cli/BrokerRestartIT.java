@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -76,8 +77,13 @@ class BrokerRestartIT {
             try (EngineRuns engines = new EngineRuns(bootstrap, APPLICATION, INSTANCE, dir)) {
                 // When the engine runs while the fleet's samples are published
                 CostEngineProcess engine = engines.start(dir.resolve("state"), "engine");
+                // The fleet holds its last third back until the kill, however slowly the engine starts
+                // (beside other tests it may take longer than the whole span takes to publish): the
+                // broker must die with samples still to send.
+                CountDownLatch kill = new CountDownLatch(1);
                 Future<?> publisher = publishing.submit(() -> {
-                    fleet.publishTelemetry(bootstrap, "broker-restart-fleet", SLICES, SLICE_PAUSE);
+                    fleet.publishTelemetry(bootstrap, "broker-restart-fleet", SLICES,
+                            () -> holdLastThird(fleet, kill));
                     return null;
                 });
 
@@ -85,6 +91,7 @@ class BrokerRestartIT {
                 engines.awaitCommitted(fleet.samples() / 3, engine);
                 lagAtKill = engines.lag();
                 broker.kill();
+                kill.countDown();
                 long killed = System.nanoTime();
                 sentAtKill = fleet.samplesSent();
                 markerAfterKill = Files.exists(data.resolve(CLEAN_SHUTDOWN_MARKER));
@@ -125,5 +132,17 @@ class BrokerRestartIT {
 
         // And every sample was charged once, in its window, at the ground truth's cost per GPU, job and pool
         fleet.assertChargedOnce(charged);
+    }
+
+    /** The pause before the fleet's next slice: {@link #SLICE_PAUSE}, and past two thirds not before the kill. */
+    private static Duration holdLastThird(FleetAccounts fleet, CountDownLatch kill) {
+        if (fleet.samplesSent() >= fleet.samples() * 2 / 3) {
+            try {
+                kill.await(3, TimeUnit.MINUTES);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return SLICE_PAUSE;
     }
 }
