@@ -221,13 +221,19 @@ public final class UsageTotals {
      * @throws IllegalArgumentException for a reading the totals do not keep
      */
     public Mean mean(Reading reading) {
+        int at = meanAt(reading);
+        double weightedSum = means[2 * at];
+        double seconds = means[2 * at + 1];
+        return weightedSum == 0 && seconds == 0 ? Mean.NONE : new Mean(weightedSum, seconds);
+    }
+
+    /** The position of a kept reading among the means; refused for one the totals do not keep. */
+    private static int meanAt(Reading reading) {
         int at = MEAN_AT[reading.ordinal()];
         if (at < 0) {
             throw new IllegalArgumentException(reading + " is not kept in usage totals");
         }
-        double weightedSum = means[2 * at];
-        double seconds = means[2 * at + 1];
-        return weightedSum == 0 && seconds == 0 ? Mean.NONE : new Mean(weightedSum, seconds);
+        return at;
     }
 
     public double gpuSeconds() {
@@ -361,10 +367,7 @@ public final class UsageTotals {
 
         /** @throws IllegalArgumentException for a reading the totals do not keep */
         public Builder mean(Reading reading, Mean mean) {
-            int at = MEAN_AT[reading.ordinal()];
-            if (at < 0) {
-                throw new IllegalArgumentException(reading + " is not kept in usage totals");
-            }
+            int at = meanAt(reading);
             means[2 * at] = mean.weightedSum();
             means[2 * at + 1] = mean.seconds();
             return this;

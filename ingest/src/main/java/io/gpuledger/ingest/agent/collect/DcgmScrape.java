@@ -87,6 +87,8 @@ public final class DcgmScrape {
      * The graphics engine's activity, old and renamed: SM activity where the exporter has no SM field
      * ({@link #activity}).
      */
+    private static final Mapping ENGINE_MAPPING = new Mapping(Reading.SM_ACTIVE, Unit.RATIO);
+
     static final Set<String> ENGINE_ACTIVE = Set.of("DCGM_FI_PROF_GR_ENGINE_ACTIVE",
             "DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO");
 
@@ -129,7 +131,7 @@ public final class DcgmScrape {
                     && !migInstance.isBlank()));
             gpu.add(sample.labels());
             boolean engine = ENGINE_ACTIVE.contains(sample.name());
-            Mapping mapping = engine ? new Mapping(Reading.SM_ACTIVE, Unit.RATIO) : FIELDS.get(sample.name());
+            Mapping mapping = engine ? ENGINE_MAPPING : FIELDS.get(sample.name());
             if (mapping == null) {
                 continue;
             }
