@@ -2,6 +2,7 @@ package io.gpuledger.cli;
 
 import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.model.TopicAdmin;
+import io.gpuledger.processes.NodeAgentProcess;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,8 @@
 package io.gpuledger.cli;
 
+import io.gpuledger.processes.AlertServiceProcess;
+import io.gpuledger.processes.JvmOptions;
+import io.gpuledger.processes.LocalPorts;
 import io.gpuledger.streams.CostEngineConfig;
 import io.gpuledger.streams.CostEngineProcess;
 import java.io.IOException;

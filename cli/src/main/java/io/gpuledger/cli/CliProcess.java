@@ -1,5 +1,7 @@
 package io.gpuledger.cli;
 
+import io.gpuledger.processes.JvmOptions;
+import io.gpuledger.processes.LogTail;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -9,6 +9,7 @@ import io.gpuledger.ingest.sim.FleetSimulator;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
+import io.gpuledger.processes.AlertServiceProcess;
 import io.gpuledger.streams.CostEngine;
 import io.gpuledger.streams.CostEngineConfig;
 import io.gpuledger.streams.CostEngineOptions;

@@ -3,6 +3,7 @@ package io.gpuledger.cli;
 import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
+import io.gpuledger.processes.GroupProgress;
 import io.gpuledger.streams.CostEngineConfig;
 import io.gpuledger.streams.CostEngineProcess;
 import java.io.IOException;

@@ -12,6 +12,8 @@ import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
+import io.gpuledger.processes.AlertServiceProcess;
+import io.gpuledger.processes.LocalPorts;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.URI;

@@ -7,6 +7,7 @@ import io.gpuledger.model.Json;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
+import io.gpuledger.processes.AlertServiceProcess;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;

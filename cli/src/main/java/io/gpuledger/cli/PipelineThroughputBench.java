@@ -5,6 +5,8 @@ import io.gpuledger.ingest.prom.PrometheusText;
 import io.gpuledger.model.Topic;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
+import io.gpuledger.processes.AlertServiceProcess;
+import io.gpuledger.processes.GroupProgress;
 import io.gpuledger.streams.CostEngineConfig;
 import io.gpuledger.streams.CostEngineProcess;
 import java.io.IOException;

@@ -8,6 +8,7 @@ import io.gpuledger.ingest.sim.SimulationSettings;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
+import io.gpuledger.processes.GroupProgress;
 import io.gpuledger.streams.CostEngineProcess;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -19,6 +19,7 @@ import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.Topics;
 import io.gpuledger.model.WebhookDelivery;
+import io.gpuledger.processes.GroupProgress;
 import io.gpuledger.streams.CostEngine;
 import io.gpuledger.streams.CostEngineConfig;
 import java.nio.file.Path;

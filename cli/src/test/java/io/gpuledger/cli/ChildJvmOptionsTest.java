@@ -2,6 +2,7 @@ package io.gpuledger.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuledger.processes.AlertServiceProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -7,6 +7,7 @@ import io.gpuledger.broker.BrokerCluster;
 import io.gpuledger.broker.BrokerProcess;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
+import io.gpuledger.processes.GroupProgress;
 import io.gpuledger.streams.CostEngineProcess;
 import java.nio.file.Path;
 import java.time.Duration;

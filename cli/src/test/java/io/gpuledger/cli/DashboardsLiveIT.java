@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import io.gpuledger.model.Json;
+import io.gpuledger.processes.AlertServiceProcess;
+import io.gpuledger.processes.LocalPorts;
 import io.gpuledger.testing.RequiredTool;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

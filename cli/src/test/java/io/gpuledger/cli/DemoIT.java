@@ -8,6 +8,8 @@ import io.gpuledger.ingest.sim.SimulatedGpu;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
+import io.gpuledger.processes.AlertServiceProcess;
+import io.gpuledger.processes.LocalPorts;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;

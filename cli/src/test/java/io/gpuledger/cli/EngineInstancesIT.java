@@ -7,6 +7,7 @@ import io.gpuledger.cli.UsageLedger.Window;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
 import io.gpuledger.model.UsageRollup;
+import io.gpuledger.processes.GroupProgress;
 import io.gpuledger.streams.CostEngineMain;
 import io.gpuledger.streams.CostEngineProcess;
 import java.nio.file.Files;

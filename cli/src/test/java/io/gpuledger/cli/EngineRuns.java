@@ -3,6 +3,7 @@ package io.gpuledger.cli;
 import static org.awaitility.Awaitility.await;
 
 import io.gpuledger.model.Topics;
+import io.gpuledger.processes.GroupProgress;
 import io.gpuledger.streams.CostEngineProcess;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -17,6 +17,8 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topic;
 import io.gpuledger.model.Topics;
+import io.gpuledger.processes.AlertServiceProcess;
+import io.gpuledger.processes.LocalPorts;
 import io.gpuledger.streams.CostEngineProcess;
 import java.io.IOException;
 import java.net.http.HttpClient;

@@ -1,4 +1,4 @@
-package io.gpuledger.cli;
+package io.gpuledger.processes;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -14,9 +14,9 @@ import java.util.concurrent.TimeUnit;
  * nvidia-smi that prints an 8-GPU CSV (its child, whose CPU is its own business: a real
  * nvidia-smi costs what it costs, whoever calls it) and publishes to the broker it is given.
  */
-final class NodeAgentProcess implements AutoCloseable {
+public final class NodeAgentProcess implements AutoCloseable {
 
-    static final int GPUS = 8;
+    public static final int GPUS = 8;
 
     private final Process process;
     private final Path log;
@@ -27,7 +27,7 @@ final class NodeAgentProcess implements AutoCloseable {
     }
 
     /** @param home the GPU Ledger checkout, where the agent's jar and JVM settings are */
-    static NodeAgentProcess start(Path home, Path work, String bootstrap) throws IOException {
+    public static NodeAgentProcess start(Path home, Path work, String bootstrap) throws IOException {
         StringBuilder csv = new StringBuilder("index, uuid, name, utilization.gpu [%], memory.used [MiB], power.draw "
                 + "[W]\n");
         for (int i = 0; i < GPUS; i++) {
@@ -66,15 +66,15 @@ final class NodeAgentProcess implements AutoCloseable {
         return new NodeAgentProcess(builder.start(), log);
     }
 
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
-    boolean isAlive() {
+    public boolean isAlive() {
         return process.isAlive();
     }
 
-    Path log() {
+    public Path log() {
         return log;
     }
 

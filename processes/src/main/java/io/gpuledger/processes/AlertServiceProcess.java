@@ -1,4 +1,4 @@
-package io.gpuledger.cli;
+package io.gpuledger.processes;
 
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Recommendation;
@@ -23,10 +23,10 @@ import java.util.concurrent.TimeUnit;
  * file. Stopping it sends SIGTERM (Quarkus shuts down cleanly) and, if it lingers, kills it;
  * {@link #kill()} crashes it.
  */
-final class AlertServiceProcess implements AutoCloseable {
+public final class AlertServiceProcess implements AutoCloseable {
 
     /** The service's heap, as the demo runs it. */
-    static final String HEAP = "-Xmx384m";
+    public static final String HEAP = "-Xmx384m";
 
     private final Process process;
     private final Path log;
@@ -44,19 +44,19 @@ final class AlertServiceProcess implements AutoCloseable {
      * Extra JVM options of the service wherever this command line starts it (demo, benchmarks),
      * split on white space: a larger heap, say, or a flight recording of where its time goes.
      */
-    static final String JVM_OPTIONS = "GPULEDGER_ALERTS_JVM_OPTS";
+    public static final String JVM_OPTIONS = "GPULEDGER_ALERTS_JVM_OPTS";
 
     /**
      * @param settings environment variables of the service's configuration ({@code GPULEDGER_*});
      *                 the JVM options are the service's own and those of {@link #JVM_OPTIONS}
      */
-    static AlertServiceProcess start(Path jar, String bootstrapServers, int port, Path log,
+    public static AlertServiceProcess start(Path jar, String bootstrapServers, int port, Path log,
             Map<String, String> settings) throws IOException {
         return start(jar, bootstrapServers, port, log, settings, JvmOptions.fromEnvironment(JVM_OPTIONS));
     }
 
     /** @param jvmOptions after the service's own (a later {@code -Xmx} wins): a benchmark's flight recording, say */
-    static AlertServiceProcess start(Path jar, String bootstrapServers, int port, Path log,
+    public static AlertServiceProcess start(Path jar, String bootstrapServers, int port, Path log,
             Map<String, String> settings, List<String> jvmOptions) throws IOException {
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException("alert service not built: " + jar + " is missing (run ./mvnw package)");
@@ -78,7 +78,7 @@ final class AlertServiceProcess implements AutoCloseable {
         return new AlertServiceProcess(builder.start(), log, port, token);
     }
 
-    static List<String> command(Path jar, List<String> jvmOptions) {
+    public static List<String> command(Path jar, List<String> jvmOptions) {
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
                 JvmOptions.EXIT_ON_OUT_OF_MEMORY, HEAP));
         command.addAll(jvmOptions);
@@ -93,12 +93,12 @@ final class AlertServiceProcess implements AutoCloseable {
     }
 
     /** The bearer token of the API's write endpoints. */
-    String apiToken() {
+    public String apiToken() {
         return apiToken;
     }
 
     /** Waits until the service answers on its metrics endpoint. */
-    void awaitReady(Duration timeout) throws InterruptedException {
+    public void awaitReady(Duration timeout) throws InterruptedException {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
         HttpRequest probe = HttpRequest.newBuilder(URI.create(managementUrl() + "/q/metrics"))
                 .timeout(Duration.ofSeconds(2)).build();
@@ -125,7 +125,7 @@ final class AlertServiceProcess implements AutoCloseable {
      * Waits until the service lists a recommendation of {@code kind} for {@code target}, in any
      * status; false when none came within {@code timeout}.
      */
-    boolean awaitRecommendation(RecommendationKind kind, String target, Duration timeout)
+    public boolean awaitRecommendation(RecommendationKind kind, String target, Duration timeout)
             throws InterruptedException {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
         HttpRequest listing = HttpRequest.newBuilder(URI.create(baseUrl() + "/api/recommendations?kind=" + kind.name()
@@ -147,16 +147,16 @@ final class AlertServiceProcess implements AutoCloseable {
     }
 
     /** The port of the metrics and health of a service whose API is on {@code port}. */
-    static int managementPort(int port) {
+    public static int managementPort(int port) {
         return port + 1;
     }
 
     /** Where its metrics ({@code /q/metrics}) and health ({@code /q/health/*}) are, without a token. */
-    String managementUrl() {
+    public String managementUrl() {
         return "http://127.0.0.1:" + managementPort(port);
     }
 
-    String baseUrl() {
+    public String baseUrl() {
         return "http://127.0.0.1:" + port;
     }
 
@@ -165,24 +165,24 @@ final class AlertServiceProcess implements AutoCloseable {
      * Prometheus job can ask for it ({@code params: name[]}): at large fleets the whole of
      * {@code /q/metrics} is megabytes, and reading it loads the service being measured.
      */
-    static URI family(String baseUrl, String family) {
+    public static URI family(String baseUrl, String family) {
         return URI.create(baseUrl + "/api/metrics?name%5B%5D=" + family);
     }
 
-    Path log() {
+    public Path log() {
         return log;
     }
 
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
-    boolean isAlive() {
+    public boolean isAlive() {
         return process.isAlive();
     }
 
     /** Ends the service as a crash would (SIGKILL: nothing flushed, no offsets committed); waits until it is gone. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor();
     }
@@ -197,7 +197,7 @@ final class AlertServiceProcess implements AutoCloseable {
     }
 
     /** The log's last lines, for failure messages. */
-    String tail() {
+    public String tail() {
         return LogTail.of(log, 15);
     }
 }

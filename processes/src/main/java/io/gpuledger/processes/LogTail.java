@@ -1,4 +1,4 @@
-package io.gpuledger.cli;
+package io.gpuledger.processes;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -6,12 +6,12 @@ import java.nio.file.Path;
 import java.util.List;
 
 /** The last lines of a child process's log, for the message of a failure it caused. */
-final class LogTail {
+public final class LogTail {
 
     private LogTail() {
     }
 
-    static String of(Path log, int count) {
+    public static String of(Path log, int count) {
         try {
             List<String> lines = Files.readAllLines(log);
             return String.join("\n", lines.subList(Math.max(0, lines.size() - count), lines.size()));

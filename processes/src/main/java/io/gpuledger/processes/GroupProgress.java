@@ -1,4 +1,4 @@
-package io.gpuledger.cli;
+package io.gpuledger.processes;
 
 import io.gpuledger.model.KafkaClientSettings;
 import java.util.Collection;
@@ -34,11 +34,11 @@ import org.apache.kafka.common.TopicPartition;
  * exactly-once the offsets are committed in the same transaction as the output, so a group whose
  * committed offsets reach the end has published, committed, everything those records made.
  */
-final class GroupProgress implements AutoCloseable {
+public final class GroupProgress implements AutoCloseable {
 
     private final Admin admin;
 
-    GroupProgress(String bootstrapServers) {
+    public GroupProgress(String bootstrapServers) {
         Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         KafkaClientSettings.applyTo(props);
@@ -46,7 +46,7 @@ final class GroupProgress implements AutoCloseable {
     }
 
     /** Records of {@code topic} the group has committed as read, over all partitions; 0 before its first commit. */
-    long committed(String groupId, String topic) {
+    public long committed(String groupId, String topic) {
         Map<TopicPartition, OffsetAndMetadata> offsets =
                 await(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata());
         return offsets.entrySet().stream()
@@ -56,7 +56,7 @@ final class GroupProgress implements AutoCloseable {
     }
 
     /** The group's committed offset on each partition of {@code topic} it has committed on. */
-    Map<Integer, Long> committedByPartition(String groupId, String topic) {
+    public Map<Integer, Long> committedByPartition(String groupId, String topic) {
         Map<Integer, Long> offsets = new TreeMap<>();
         await(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata()).forEach((partition, offset) -> {
             if (partition.topic().equals(topic) && offset != null) {
@@ -67,7 +67,7 @@ final class GroupProgress implements AutoCloseable {
     }
 
     /** The end offsets of {@code topic}, summed over its partitions: what a group has to read to be done. */
-    long end(String topic) {
+    public long end(String topic) {
         Map<TopicPartition, OffsetSpec> latest = await(admin.describeTopics(List.of(topic)).allTopicNames())
                 .get(topic).partitions().stream()
                 .collect(Collectors.toMap(partition -> new TopicPartition(topic, partition.partition()),
@@ -80,7 +80,7 @@ final class GroupProgress implements AutoCloseable {
      * The last stable offset of every partition of {@code topics}: where a {@code read_committed}
      * consumer's reading ends now, past every transaction committed so far.
      */
-    Map<TopicPartition, Long> stableEnds(Collection<String> topics) {
+    public Map<TopicPartition, Long> stableEnds(Collection<String> topics) {
         Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
         await(admin.describeTopics(topics).allTopicNames()).forEach((topic, description) ->
                 description.partitions().forEach(partition ->
@@ -98,7 +98,7 @@ final class GroupProgress implements AutoCloseable {
      * that committed the transaction, which a consumer is never handed; a consumer that commits
      * only after records it was handed may stay one offset short of the end for good.
      */
-    boolean caughtUp(Collection<String> groupIds, Map<TopicPartition, Long> ends) {
+    public boolean caughtUp(Collection<String> groupIds, Map<TopicPartition, Long> ends) {
         Map<TopicPartition, Long> committed = new HashMap<>();
         for (String groupId : groupIds) {
             await(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata())
@@ -116,7 +116,7 @@ final class GroupProgress implements AutoCloseable {
      * Which partitions of {@code topic} each member of the group holds now, by its instance name
      * (static members) or member id; members that hold none of it are listed with none.
      */
-    Map<String, Set<Integer>> assignment(String groupId, String topic) {
+    public Map<String, Set<Integer>> assignment(String groupId, String topic) {
         ConsumerGroupDescription group = await(admin.describeConsumerGroups(List.of(groupId)).describedGroups()
                 .get(groupId));
         Map<String, Set<Integer>> held = new TreeMap<>();
@@ -133,7 +133,7 @@ final class GroupProgress implements AutoCloseable {
      * rebalance protocol, KIP-1071) processes now, as active tasks of the subtopologies that
      * read it, by its instance name (static members) or process id.
      */
-    Map<String, Integer> streamsGroupActivePartitions(String groupId, String topic) {
+    public Map<String, Integer> streamsGroupActivePartitions(String groupId, String topic) {
         StreamsGroupDescription group = await(admin.describeStreamsGroups(List.of(groupId)).describedGroups()
                 .get(groupId));
         Set<String> reading = group.subtopologies().stream()
@@ -149,12 +149,12 @@ final class GroupProgress implements AutoCloseable {
     }
 
     /** The topics whose names start with {@code prefix}, such as a Streams application's internal topics. */
-    List<String> topicsStartingWith(String prefix) {
+    public List<String> topicsStartingWith(String prefix) {
         return await(admin.listTopics().names()).stream().filter(name -> name.startsWith(prefix)).sorted().toList();
     }
 
     /** Records of {@code topic} the group has still to commit. */
-    long lag(String groupId, String topic) {
+    public long lag(String groupId, String topic) {
         return end(topic) - committed(groupId, topic);
     }
 

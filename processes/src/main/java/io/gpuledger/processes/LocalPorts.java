@@ -1,4 +1,4 @@
-package io.gpuledger.cli;
+package io.gpuledger.processes;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -6,12 +6,12 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 
 /** Ports on 127.0.0.1 that nothing listens on, for the servers a test or a benchmark starts. */
-final class LocalPorts {
+public final class LocalPorts {
 
     private LocalPorts() {
     }
 
-    static int free() {
+    public static int free() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         } catch (IOException e) {
@@ -20,7 +20,7 @@ final class LocalPorts {
     }
 
     /** A free port whose next one is free too: an alert service's API and its management port. */
-    static int freePair() {
+    public static int freePair() {
         for (int attempt = 0; attempt < 50; attempt++) {
             int port = free();
             try (ServerSocket next = new ServerSocket(port + 1, 1, InetAddress.getLoopbackAddress())) {
