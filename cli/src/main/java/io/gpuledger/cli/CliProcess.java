@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * log file. Closing it asks it to stop (SIGTERM: the demo and the simulator stop what they started),
  * then stops by process id whatever it started that is still running, and kills what lingers.
  */
-final class CliProcess implements AutoCloseable {
+public final class CliProcess implements AutoCloseable {
 
     private static final Duration STOP = Duration.ofSeconds(60);
 
@@ -29,8 +29,8 @@ final class CliProcess implements AutoCloseable {
         this.log = log;
     }
 
-    static CliProcess start(Path log, List<String> jvmOptions, Map<String, String> environment, String... arguments)
-            throws IOException {
+    public static CliProcess start(Path log, List<String> jvmOptions, Map<String, String> environment,
+            String... arguments) throws IOException {
         Files.createDirectories(log.toAbsolutePath().getParent());
         ProcessBuilder builder = new ProcessBuilder(command(jvmOptions, arguments)).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
@@ -39,7 +39,7 @@ final class CliProcess implements AutoCloseable {
         return new CliProcess(builder.start(), log);
     }
 
-    static List<String> command(List<String> jvmOptions, String... arguments) {
+    public static List<String> command(List<String> jvmOptions, String... arguments) {
         Path home = Path.of(System.getProperty("gpuledger.home", ".")).toAbsolutePath().normalize();
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
@@ -51,31 +51,31 @@ final class CliProcess implements AutoCloseable {
         return command;
     }
 
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
-    boolean isAlive() {
+    public boolean isAlive() {
         return process.isAlive();
     }
 
     /** The processes it started that still run (the demo's alert service), by process id. */
-    List<Long> descendants() {
+    public List<Long> descendants() {
         return process.descendants().filter(ProcessHandle::isAlive).map(ProcessHandle::pid).toList();
     }
 
-    Path log() {
+    public Path log() {
         return log;
     }
 
     /** Waits for a command that ends by itself; its exit status, or empty if it still runs after {@code timeout}. */
-    OptionalInt awaitExit(Duration timeout) throws InterruptedException {
+    public OptionalInt awaitExit(Duration timeout) throws InterruptedException {
         return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? OptionalInt.of(process.exitValue())
                 : OptionalInt.empty();
     }
 
     /** The log's last lines, for failure messages. */
-    String tail() {
+    public String tail() {
         return LogTail.of(log, 20);
     }
 

@@ -36,13 +36,13 @@ import org.apache.kafka.clients.producer.KafkaProducer;
  * data flows (broker, topics, prices, cost engine, alert service, simulated fleet) and stop in
  * reverse order on Ctrl-C, so nothing is left running.
  */
-final class Demo implements AutoCloseable {
+public final class Demo implements AutoCloseable {
 
     /**
      * The demo JVM's heap, as the {@code gpu-ledger} script sets it (a test holds the two together):
      * the embedded broker, the cost engine and a simulated fleet of 10,000 GPUs need about 200 MiB.
      */
-    static final String HEAP = "-Xmx512m";
+    public static final String HEAP = "-Xmx512m";
     /** How long the demo waits for the alert service to judge the pool's history before the fleet starts. */
     private static final Duration HISTORY_PATIENCE = Duration.ofMinutes(2);
     /** How long after its start the engine's tasks are assigned and running, on a busy machine. */
@@ -57,7 +57,7 @@ final class Demo implements AutoCloseable {
     private volatile EngineEndpoint engineEndpoint;
     private volatile boolean closed;
 
-    Demo(PrintStream out) {
+    public Demo(PrintStream out) {
         this.out = out;
     }
 
@@ -79,7 +79,7 @@ final class Demo implements AutoCloseable {
         }
     }
 
-    LiveSummary start(DemoOptions options) throws Exception {
+    public LiveSummary start(DemoOptions options) throws Exception {
         // Kafka Streams keeps its state here; not under /tmp, which the OS may clean under it.
         Path runs = Files.createDirectories(options.home().resolve(".gpu-ledger/run"));
         runDir = Files.createTempDirectory(runs, "demo-");
@@ -204,12 +204,12 @@ final class Demo implements AutoCloseable {
     }
 
     /** The Kafka the demo runs on; null before {@link #start}. */
-    String bootstrap() {
+    public String bootstrap() {
         return bootstrap;
     }
 
     /** The fleet as the demo started it; null before {@link #start}. */
-    Fleet fleet() {
+    public Fleet fleet() {
         return fleet;
     }
 

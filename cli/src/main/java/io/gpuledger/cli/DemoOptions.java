@@ -27,7 +27,7 @@ import java.util.TreeMap;
  *                          ({@link #DEMO_PERIODS}), then the {@code GPULEDGER_*} variables of the demo's
  *                          environment (budgets, webhooks, thresholds: its configuration table), which win
  */
-record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> catalog,
+public record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> catalog,
         double spotInterruptionsPerHour, double priceChangesPerHour, Duration grace, boolean history,
         Optional<String> externalBootstrap,
         Path home,
@@ -59,7 +59,7 @@ record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> cat
     private static final String PERIOD_PREFIX = "GPULEDGER_RECOMMENDATION_";
     private static final String PERIOD_SUFFIX = "_PERIOD";
 
-    static DemoOptions parse(String[] args, Map<String, String> env) {
+    public static DemoOptions parse(String[] args, Map<String, String> env) {
         int gpus = 48;
         Duration interval = Duration.ofSeconds(5);
         int httpPort = 8080;

@@ -31,7 +31,7 @@ import java.util.stream.Collectors;
  * one metric family it needs. Not the whole of {@code /q/metrics}: at a large fleet that text runs
  * to megabytes, too costly to write and parse every ten seconds.
  */
-final class LiveSummary {
+public final class LiveSummary {
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final String baseUrl;

@@ -47,45 +47,9 @@ public final class Main {
                                                    unchanged price from a feed that stopped
                          --dry-run                 print the quotes, one JSON object per line; publish nothing
                        each source option may be given more than once
-              bench    benchmarks that print numbers (docs/benchmarks.md):
-                         agent   CPU and memory of the node agent on 8 GPUs
-                                   --seconds N  measured (default 120)  --warmup N  before (default 60)
-                         backtest  follows every recommendation over a simulated month of a mixed fleet,
-                                 one world per seed, the rules in this JVM, and prints per kind the
-                                 saving claimed against the saving the decisions realized
-                                   --days N     simulated days (default 30)  --seeds N  runs (default 20)
-                                   --seed S     the first seed (default 1)
-                                   --decisions true  also list every decision followed
-                         engine  samples per second of the cost engine (its own process, exactly-once)
-                                 against a plain consumer-to-producer copy on the same embedded broker
-                                   --samples N  telemetry samples preloaded (default 6000000)
-                                   --gpus G     simulated GPUs they come from (default 10000)
-                                   --interval S seconds between two samples of a GPU (default 1)
-                                   --warmup W   first records left out of the warm figure (default 2000000)
-                                   --threads T  the engine's stream threads (default 1, its own default)
-                                   --commit-interval S  the engine's longest time between commits
-                                                (default 8, its own default)
-                         footprint  CPU and resident memory of agent, simulated fleet, cost engine and alert
-                                 service following a live fleet, each in its own process; then the demo stack
-                                   --gpus G,G,...  fleets, a sample a second per GPU (default 1000,10000,100000)
-                                   --warmup S   seconds before measuring (default 300)
-                                   --seconds S  seconds measured (default 120)
-                                   --demo-gpus D  the demo stack's fleet (default 10000; 0: no demo)
-                         latency a spot notice to its EVACUATE, and a sample to its gauge, on the demo
-                                 stack under a simulated fleet sampled every second
-                                   --gpus G     the background fleet (default 10000)
-                                   --notices N  notices sent (default 300)  --rate R  per second (default 5)
-                                   --probe-minutes M  minutes of probe samples for the gauge (default 3)
-                         throughput  samples per second through engine and alert service, each in its
-                                 own process, against a plain copy on the same embedded broker
-                                   --gpus G,G,...  fleets, a sample a second per GPU (default 1000,10000,100000)
-                                   --minutes M  simulated minutes of each fleet (default 10, or enough for
-                                                12 million samples: 200 at 1000 GPUs, 20 at 10000)
-                                   --warmup S   first seconds of samples left out of the warm figure
-                                                (default half the run: 600 of 20 minutes)
-                                   --threads T  the engine's stream threads (default 3, one a partition)
-                                   --commit-interval S  the engine's longest time between commits
-                                                (default 8, its own default)
+              bench    benchmarks that print numbers (docs/benchmarks.md), from the bench module:
+                       engine, throughput, footprint, latency, rebalance, agent, backtest
+                       (gpu-ledger bench help)
               hook     an example automation hook: follows gpu.recommendations.v1 (Kafka in
                        KAFKA_BOOTSTRAP_SERVERS) and prints what it would do with each recommendation
                          --ack URL   acknowledge each one it acts on at the alert service at URL
@@ -112,7 +76,8 @@ public final class Main {
                 case "engine" -> CostEngineMain.main(options);
                 case "agent" -> System.exit(AgentCommand.run(options));
                 case "prices" -> System.exit(PricesCommand.run(options));
-                case "bench" -> System.exit(BenchCommand.run(options));
+                case "bench" -> throw new UsageException(
+                        "the benchmarks live in the bench module: run them through the gpu-ledger script");
                 case "hook" -> System.exit(ExampleHook.run(options));
                 case "token" -> System.exit(TokenCommand.run(options, Clock.systemUTC(), System.out, System.err));
                 default -> throw new UsageException("unknown command '" + args[0] + "'");

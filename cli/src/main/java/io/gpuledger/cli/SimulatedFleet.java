@@ -23,9 +23,9 @@ import org.apache.kafka.clients.producer.KafkaProducer;
  * spot notices, spot price moves and, every ten minutes, confirmations of the prices in force, on
  * the topics node agents and the price feed write.
  */
-final class SimulatedFleet implements AutoCloseable {
+public final class SimulatedFleet implements AutoCloseable {
 
-    static final long SEED = 42;
+    public static final long SEED = 42;
 
     private final Fleet fleet;
     private final KafkaProducer<byte[], byte[]> records;
@@ -38,7 +38,7 @@ final class SimulatedFleet implements AutoCloseable {
     }
 
     /** Publishes every price version of the catalog, observed now as a feed reading it would; returns how many. */
-    static int publishPrices(List<PriceQuote> quotes, String bootstrap, String clientId) {
+    public static int publishPrices(List<PriceQuote> quotes, String bootstrap, String clientId) {
         Instant now = Clock.systemUTC().instant();
         try (KafkaProducer<String, PriceQuote> producer = Producers.forTopic(Topics.PRICES, bootstrap, clientId)) {
             return new PriceFeed(producer).publish(quotes.stream().map(quote -> quote.readAt(now)).toList());
@@ -56,7 +56,7 @@ final class SimulatedFleet implements AutoCloseable {
     }
 
     /** Starts publishing {@code simulation}: the rounds whose end has passed at once, then each as its end comes. */
-    static SimulatedFleet start(FleetSimulation simulation, String bootstrap, String clientId) {
+    public static SimulatedFleet start(FleetSimulation simulation, String bootstrap, String clientId) {
         KafkaProducer<byte[], byte[]> records = Producers.forTopics(bootstrap, clientId);
         FleetSimulator simulator = new FleetSimulator(simulation, records, Clock.systemUTC());
         simulator.start();

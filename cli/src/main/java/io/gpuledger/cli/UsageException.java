@@ -4,26 +4,26 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** A command line that cannot be run as written; the message says what to change. */
-final class UsageException extends RuntimeException {
+public final class UsageException extends RuntimeException {
 
-    UsageException(String message) {
+    public UsageException(String message) {
         super(message);
     }
 
     /** The value of a command-line option that takes a positive whole number. */
-    static int positive(String option, String value) {
+    public static int positive(String option, String value) {
         return wholeNumber(option, value, 1, "a positive whole number");
     }
 
     /** The value of a command-line option that takes a whole number of 0 or more. */
-    static int nonNegative(String option, String value) {
+    public static int nonNegative(String option, String value) {
         return wholeNumber(option, value, 0, "a whole number of 0 or more");
     }
 
     /**
      * The value of a command-line option that takes positive whole numbers separated by commas ({@code 1000,10000}).
      */
-    static List<Integer> positives(String option, String value) {
+    public static List<Integer> positives(String option, String value) {
         List<Integer> numbers = new ArrayList<>();
         for (String part : value.split(",", -1)) {
             numbers.add(wholeNumber(option, part.strip(), 1, "positive whole numbers separated by commas"));
