@@ -3,6 +3,8 @@ package io.gpuledger.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuledger.model.CloudEvent;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
@@ -27,7 +29,8 @@ class ExampleHookTest {
     void shouldActOnEachStateOnceAndIgnoreRedeliveries() {
         // Given an evacuation, delivered twice, then withdrawn
         Recommendation evacuate = Recommendation.open(RecommendationKind.EVACUATE,
-                new Recommendation.Target("instance", "i-1", null, "i-1", "aws", "us-east-1", "p4d.24xlarge", null),
+                Recommendation.Target.instance(new Placement("node-1", "i-1", "p4d.24xlarge", "aws", "us-east-1",
+                        Lifecycle.SPOT)),
                 "evacuate", Map.of("instanceId", "i-1", "jobs", List.of(Map.of("jobId", "train", "gpus", 8)),
                         "replacementPool", Map.of("offerKey", "aws|us-east-1|p4d.24xlarge|on-demand")),
                 T0.plusSeconds(120), 0, "USD", 0.95, T0, T0.plusSeconds(120), Map.of());

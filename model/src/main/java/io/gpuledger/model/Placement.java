@@ -16,6 +16,12 @@ public record Placement(String host, String instanceId, String instanceType, Str
         Check.present("lifecycle", lifecycle);
     }
 
+    /** The placement of instance {@code instanceId}, node {@code host}, bought as {@code offer}. */
+    public static Placement of(String host, String instanceId, Offer offer) {
+        return new Placement(host, instanceId, offer.instanceType(), offer.provider(), offer.region(),
+                offer.lifecycle());
+    }
+
     public Offer offer() {
         return new Offer(provider, region, instanceType, lifecycle);
     }

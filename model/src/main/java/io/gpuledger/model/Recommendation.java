@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A machine-actionable suggestion for rebalancing automation. Keyed on
@@ -195,13 +196,55 @@ public record Recommendation(
             }
         }
 
+        /** A job, which runs wherever the scheduler puts it: only its id. */
         public static Target job(String jobId) {
             return new Target("job", jobId, null, null, null, null, null, null);
         }
 
+        /** A pool of like instances, by its offer key. */
         public static Target pool(Offer pool) {
             return new Target("pool", pool.key(), null, null, pool.provider(), pool.region(), pool.instanceType(),
                     pool.lifecycle());
+        }
+
+        /** The instance of {@code where}, by its instance id. */
+        public static Target instance(Placement where) {
+            return located("instance", where.instanceId(), where);
+        }
+
+        /** One GPU of the instance of {@code where}, by its UUID. */
+        public static Target gpu(String gpuUuid, Placement where) {
+            return located("gpu", gpuUuid, where);
+        }
+
+        /**
+         * The instance a capacity notice is about, located as far as the notice says: a cloud's
+         * notice may leave out the region, the instance type, the host or the lifecycle.
+         */
+        public static Target instance(CapacityEvent notice) {
+            return new Target("instance", notice.instanceId(), notice.host(), notice.instanceId(), notice.provider(),
+                    notice.region(), notice.instanceType(), notice.lifecycle());
+        }
+
+        private static Target located(String type, String id, Placement where) {
+            return new Target(type, id, where.host(), where.instanceId(), where.provider(), where.region(),
+                    where.instanceType(), where.lifecycle());
+        }
+
+        /** The offer the target is bought as; empty for a job, or where a notice left a part out. */
+        public Optional<Offer> offer() {
+            if (provider == null || region == null || instanceType == null || lifecycle == null) {
+                return Optional.empty();
+            }
+            return Optional.of(new Offer(provider, region, instanceType, lifecycle));
+        }
+
+        /** Where the target runs; empty for a job or a pool, or where a notice left a part out. */
+        public Optional<Placement> placement() {
+            if (host == null || instanceId == null) {
+                return Optional.empty();
+            }
+            return offer().map(bought -> Placement.of(host, instanceId, bought));
         }
     }
 }

@@ -19,8 +19,8 @@ class SerdeRoundTripTest {
         UsageRollup rollup = new UsageRollup(UsageRollup.Dimension.JOB, "train-llm", T0, T0.plusSeconds(60), "USD", 1,
                 1.0, usage.totals());
         Recommendation recommendation = Recommendation.open(RecommendationKind.RECLAIM_IDLE,
-                new Recommendation.Target("gpu", "GPU-1", "node-a1", "i-0abc", "aws", "us-east-1", "p4d.24xlarge",
-                        Lifecycle.ON_DEMAND),
+                Recommendation.Target.gpu("GPU-1",
+                        new Placement("node-a1", "i-0abc", "p4d.24xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND)),
                 "GPU idle", Map.of("release", "GPU-1"), null, 2949.3, "USD", 0.9, T0, T0.plusSeconds(600),
                 Map.of("smActive", 0.01));
         CloudEvent<Recommendation> event = CloudEvent.json(recommendation).id(recommendation.id() + "@1")

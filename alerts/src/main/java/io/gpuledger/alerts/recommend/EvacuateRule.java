@@ -136,8 +136,7 @@ public final class EvacuateRule {
         evidence.put("gpusPerInstance", lostGpus);
         evidence.put("replacementCandidates", candidates.size());
 
-        Recommendation.Target target = new Recommendation.Target("instance", event.instanceId(), event.host(),
-                event.instanceId(), event.provider(), event.region(), event.instanceType(), event.lifecycle());
+        Recommendation.Target target = Recommendation.Target.instance(event);
         Instant expiresAt = event.deadline() != null ? event.deadline() : now.plus(ttl);
         return Optional.of(Recommendation.builder().open(RecommendationKind.EVACUATE, target, now)
                 .summary(summary(enriched, replacement.orElse(null), lostModel)).action(action)

@@ -3,6 +3,7 @@ package io.gpuledger.alerts.recommend;
 import io.gpuledger.alerts.AlertSettings;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
 import java.time.Duration;
@@ -277,8 +278,6 @@ public final class IdleGpuRule {
 
     /** The instance of {@code snapshot}, as the target of a release no single job holds. */
     static Recommendation.Target target(IdleInstances.Snapshot snapshot) {
-        var offer = snapshot.offer();
-        return new Recommendation.Target("instance", snapshot.instanceId(), snapshot.host(), snapshot.instanceId(),
-                offer.provider(), offer.region(), offer.instanceType(), offer.lifecycle());
+        return Recommendation.Target.instance(Placement.of(snapshot.host(), snapshot.instanceId(), snapshot.offer()));
     }
 }

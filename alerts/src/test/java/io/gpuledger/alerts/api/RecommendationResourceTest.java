@@ -6,6 +6,8 @@ import static org.hamcrest.Matchers.containsString;
 import io.gpuledger.alerts.ApiClients;
 import io.gpuledger.alerts.recommend.RecommendationDesk;
 import io.gpuledger.model.Json;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
@@ -77,8 +79,8 @@ class RecommendationResourceTest {
     private static Recommendation idle(String instance) {
         Instant now = Instant.now();
         return Recommendation.open(RecommendationKind.RECLAIM_IDLE,
-                new Recommendation.Target("instance", instance, "node-1", instance, "aws", "us-east-1", "g5.xlarge",
-                        null),
+                Recommendation.Target.instance(new Placement("node-1", instance, "g5.xlarge", "aws", "us-east-1",
+                        Lifecycle.ON_DEMAND)),
                 "Release idle instance " + instance, Map.of("release", "instance", "instanceId", instance), null, 700,
                 "USD", 0.9, now, now.plus(Duration.ofMinutes(10)), Map.of("meanSmActive", 0.01));
     }

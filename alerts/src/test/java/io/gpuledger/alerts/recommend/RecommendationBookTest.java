@@ -2,6 +2,8 @@ package io.gpuledger.alerts.recommend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
@@ -14,8 +16,8 @@ class RecommendationBookTest {
 
     private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
     private static final Duration TTL = Duration.ofMinutes(10);
-    private static final Recommendation.Target GPU = new Recommendation.Target("gpu", "GPU-1", "node-1", "i-1",
-            "aws", "us-east-1", "g4dn.xlarge", null);
+    private static final Recommendation.Target GPU = Recommendation.Target.gpu("GPU-1",
+            new Placement("node-1", "i-1", "g4dn.xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND));
 
     private final RecommendationBook book = new RecommendationBook(Duration.ofDays(7));
 

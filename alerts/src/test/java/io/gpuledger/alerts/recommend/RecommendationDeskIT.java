@@ -3,6 +3,8 @@ package io.gpuledger.alerts.recommend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuledger.alerts.feed.TopicReplay;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
@@ -66,8 +68,8 @@ class RecommendationDeskIT {
 
     private static Recommendation idle(String instance, Instant now) {
         return Recommendation.open(RecommendationKind.RECLAIM_IDLE,
-                new Recommendation.Target("instance", instance, "node-1", instance, "aws", "us-east-1", "g5.xlarge",
-                        null),
+                Recommendation.Target.instance(new Placement("node-1", instance, "g5.xlarge", "aws", "us-east-1",
+                        Lifecycle.ON_DEMAND)),
                 "idle", Map.of("release", "instance", "instanceId", instance), null, 700, "USD", 0.9, now,
                 now.plus(Duration.ofMinutes(10)),
                 Map.of());

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.gpuledger.model.CloudEvent;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
@@ -84,8 +85,8 @@ class RecommendationSchemaTest {
     @Test
     void shouldListExactlyTheAttributesAndFieldsARealRecordCarries() throws IOException {
         // Given a recommendation as a rule makes it, in the envelope the desk publishes
-        Recommendation.Target target = new Recommendation.Target("instance", "i-0a1b2c3d4e5f60718", "ip-10-0-12-34",
-                "i-0a1b2c3d4e5f60718", "aws", "us-east-1", "p4d.24xlarge", Lifecycle.SPOT);
+        Recommendation.Target target = Recommendation.Target.instance(new Placement("ip-10-0-12-34",
+                "i-0a1b2c3d4e5f60718", "p4d.24xlarge", "aws", "us-east-1", Lifecycle.SPOT));
         Recommendation recommendation = Recommendation.open(RecommendationKind.EVACUATE, target, "move its jobs",
                 Map.of("instanceId", "i-0a1b2c3d4e5f60718"), NOW.plusSeconds(120), 0, "USD", 0.95, NOW,
                 NOW.plusSeconds(120), Map.of("placementStatus", "CURRENT"));

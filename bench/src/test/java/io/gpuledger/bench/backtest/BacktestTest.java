@@ -315,8 +315,8 @@ class BacktestTest {
 
     /** A recommendation of {@code kind} for {@code target}, claiming {@code saving} a month. */
     private static Recommendation recommendation(RecommendationKind kind, String target, double saving) {
-        return Recommendation.open(kind, new Recommendation.Target(kind == RecommendationKind.RESERVE_CAPACITY
-                ? "pool" : "job", target, null, null, null, null, null, null), "scripted", Map.of(), null, saving,
+        return Recommendation.open(kind, kind == RecommendationKind.RESERVE_CAPACITY
+                ? Recommendation.Target.pool(Offer.fromKey(target)) : Recommendation.Target.job(target), "scripted", Map.of(), null, saving,
                 "USD", 0.5, SIX, SIX.plus(Duration.ofMinutes(10)), Map.of("expectedWorkAtRisk", 9.831));
     }
 
