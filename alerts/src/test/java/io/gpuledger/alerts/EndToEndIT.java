@@ -26,6 +26,7 @@ import io.gpuledger.model.Offer;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
 import io.gpuledger.model.TelemetrySample;
@@ -322,8 +323,9 @@ class EndToEndIT {
                 .filter(r -> r.kind() == RecommendationKind.EVACUATE).findFirst().orElseThrow();
         assertThat(evacuate.id()).isEqualTo("evacuate:instance:i-0e2e");
         assertThat(evacuate.deadline()).isEqualTo(notice.deadline());
-        assertThat(evacuate.action()).containsKey("replacementPool");
-        assertThat(Json.writeString(evacuate.action())).contains("e2e-job");
+        RecommendationAction.Evacuate action = (RecommendationAction.Evacuate) evacuate.action();
+        assertThat(action.replacementPool()).isNotNull();
+        assertThat(action.jobs()).extracting(RecommendationAction.JobToMove::jobId).contains("e2e-job");
         assertThat(recommendations("?kind=EVACUATE")).extracting(Recommendation::id).contains(evacuate.id());
         String metrics = given().get(metricsUrl()).then().statusCode(200).extract().asString();
         assertThat(metrics)

@@ -3,6 +3,8 @@ package io.gpuledger.cli;
 import io.gpuledger.model.CloudEvent;
 import io.gpuledger.model.KafkaClientSettings;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
+import io.gpuledger.model.RecommendationAction.JobToMove;
 import io.gpuledger.model.RecommendationStatus;
 import io.gpuledger.model.Topics;
 import java.io.PrintStream;
@@ -102,38 +104,38 @@ final class ExampleHook {
 
     /** What a rebalancing hook would do for {@code r}, in one line. */
     static String plan(Recommendation r) {
-        Map<String, Object> a = r.action();
-        String what = switch (r.kind()) {
-            case EVACUATE -> "drain instance " + a.get("instanceId") + " (jobs " + a.get("jobs") + ") before "
-                    + r.deadline() + "; replace on " + offerKey(a.get("replacementPool"));
-            case RECLAIM_IDLE -> "instances".equals(a.get("release"))
-                    ? "shrink job " + a.get("jobId") + " to " + a.get("keepInstances") + " instance(s): release "
-                            + a.get("instanceIds")
-                    : "release instance " + a.get("instanceId") + " on " + r.target().host();
-            case SWITCH_INSTANCE_TYPE -> moveOf(a);
-            case MOVE_TO_SPOT -> "checkpoint-more-often".equals(a.get("step"))
-                    ? "checkpoint job " + a.get("jobId") + " every " + a.get("checkpointIntervalSeconds")
-                            + " s before moving it to spot"
-                    : moveOf(a);
-            case RESERVE_CAPACITY -> "reserve " + a.get("reserveInstances") + " instances of " + r.target().id()
-                    + " for " + a.get("termMonths") + " months (" + a.get("paymentOption") + ", "
-                    + a.get("totalCommitment") + " " + r.currency() + " committed)";
-            case REDUCE_COMMUNICATION -> a.containsKey("toPool") ? moveOf(a)
-                    : "tune job " + a.get("jobId") + ": " + a.get("jobChanges");
-        };
+        String what;
+        if (r.action() instanceof RecommendationAction.Evacuate a) {
+            what = "drain instance " + a.instanceId() + " (jobs " + a.jobs().stream().map(JobToMove::jobId).toList()
+                    + ") before " + r.deadline() + "; replace on " + offerKey(a.replacementPool());
+        } else if (r.action() instanceof RecommendationAction.ReclaimIdle a) {
+            what = a.shrinksAJob()
+                    ? "shrink job " + a.jobId() + " to " + a.keepInstances() + " instance(s): release "
+                            + a.instanceIds()
+                    : "release instance " + a.instanceId() + " on " + r.target().host();
+        } else if (r.action() instanceof RecommendationAction.ReserveCapacity a) {
+            what = "reserve " + a.reserveInstances() + " instances of " + r.target().id() + " for " + a.termMonths()
+                    + " months (" + a.paymentOption() + ", " + a.totalCommitment() + " " + r.currency()
+                    + " committed)";
+        } else if (r.action() instanceof RecommendationAction.MoveToSpot a && !a.movesTheJob()) {
+            what = "checkpoint job " + a.jobId() + " every " + a.checkpointIntervalSeconds()
+                    + " s before moving it to spot";
+        } else if (r.action() instanceof RecommendationAction.ReduceCommunication a && !a.movesTheJob()) {
+            what = "tune job " + a.jobId() + ": " + a.jobChanges();
+        } else if (r.action() == null) {
+            what = "nothing named to do";
+        } else {
+            RecommendationAction.Move a = (RecommendationAction.Move) r.action();
+            what = "move job " + a.jobId() + " from " + a.fromPool() + " to " + a.toInstances() + " instance(s) of "
+                    + offerKey(a.toPool());
+        }
         return String.format("%s %s: %s (saves %.2f %s/month, confidence %.2f, until %s)", r.kind(), r.target().id(),
                 what, r.estimatedMonthlySaving(), r.currency() == null ? "" : r.currency(), r.confidence(),
                 r.expiresAt());
     }
 
-    private static String moveOf(Map<String, Object> a) {
-        return "move job " + a.get("jobId") + " from " + a.get("fromPool") + " to " + a.get("toInstances")
-                + " instance(s) of " + offerKey(a.get("toPool"));
-    }
-
-    /** An offer's key, from the {@code offerKey} of a pool as actions write it. */
-    private static Object offerKey(Object pool) {
-        return pool instanceof Map<?, ?> fields && fields.containsKey("offerKey") ? fields.get("offerKey") : pool;
+    private static String offerKey(RecommendationAction.PricedOffer pool) {
+        return pool == null ? null : pool.offerKey();
     }
 
     private void acknowledge(URI base, String id) {

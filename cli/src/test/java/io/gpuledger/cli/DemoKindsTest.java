@@ -6,6 +6,7 @@ import io.gpuledger.ingest.price.PriceCatalog;
 import io.gpuledger.ingest.sim.FleetSimulation;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
 import java.time.Duration;
@@ -60,7 +61,8 @@ class DemoKindsTest {
         assertThat(reserve.status()).isEqualTo(RecommendationStatus.OPEN);
         assertThat(reserve.target().id()).isEqualTo(history.job().offer().key());
         assertThat(reserve.evidence()).containsEntry("lookbackHours", 168);
-        assertThat(reserve.action()).containsEntry("reserveInstances", history.job().nodes());
+        assertThat(((RecommendationAction.ReserveCapacity) reserve.action()).reserveInstances())
+                .isEqualTo(history.job().nodes());
         // Every rule judged on closed minutes: each period ended before its recommendation was made
         for (Recommendation r : first.values()) {
             Optional.ofNullable(r.evidence().get("periodEnd")).map(end -> Instant.parse((String) end))

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuledger.model.CloudEvent;
 import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Offer;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
 import java.io.ByteArrayOutputStream;
@@ -31,8 +33,10 @@ class ExampleHookTest {
         Recommendation evacuate = Recommendation.open(RecommendationKind.EVACUATE,
                 Recommendation.Target.instance(new Placement("node-1", "i-1", "p4d.24xlarge", "aws", "us-east-1",
                         Lifecycle.SPOT)),
-                "evacuate", Map.of("instanceId", "i-1", "jobs", List.of(Map.of("jobId", "train", "gpus", 8)),
-                        "replacementPool", Map.of("offerKey", "aws|us-east-1|p4d.24xlarge|on-demand")),
+                "evacuate", new RecommendationAction.Evacuate("i-1", T0.plusSeconds(120), true,
+                        List.of(new RecommendationAction.JobToMove("train", 8, false)),
+                        RecommendationAction.PricedOffer.unpriced(Offer.fromKey("aws|us-east-1|p4d.24xlarge|on-demand"),
+                                null)),
                 T0.plusSeconds(120), 0, "USD", 0.95, T0, T0.plusSeconds(120), Map.of());
         Recommendation withdrawn = evacuate.withStatus(RecommendationStatus.WITHDRAWN, T0.plusSeconds(30),
                 evacuate.expiresAt());
@@ -54,13 +58,13 @@ class ExampleHookTest {
     void shouldSayWhatToReleaseInWholeInstancesAndWhenToCheckpointInsteadOfMoving() {
         // Given a job told to shrink to one of its two instances, and one told to checkpoint more often
         Recommendation shrink = Recommendation.open(RecommendationKind.RECLAIM_IDLE, Recommendation.Target.job("wide"),
-                "shrink", Map.of("release", "instances", "jobId", "wide", "instanceIds", List.of("i-b"),
-                        "keepInstances", 1), null, 23_594.4, "USD", 0.8, T0, T0.plusSeconds(600), Map.of());
+                "shrink", RecommendationAction.ReclaimIdle.ofJob("wide", List.of("i-b"), 1, List.of()), null, 23_594.4,
+                "USD", 0.8, T0, T0.plusSeconds(600), Map.of());
         Recommendation checkpoint = Recommendation.open(RecommendationKind.MOVE_TO_SPOT,
-                Recommendation.Target.job("gang"), "checkpoint", Map.of("jobId", "gang", "step",
-                        "checkpoint-more-often", "checkpointIntervalSeconds", 1800.0, "fromPool",
-                        "aws|us-east-1|p4d.24xlarge|on-demand"), null, 0, "USD", 0.5, T0, T0.plusSeconds(600),
-                Map.of());
+                Recommendation.Target.job("gang"), "checkpoint",
+                RecommendationAction.MoveToSpot.checkpointEvery("gang", 8, "aws|us-east-1|p4d.24xlarge|on-demand",
+                        1800.0),
+                null, 0, "USD", 0.5, T0, T0.plusSeconds(600), Map.of());
 
         // When the hook plans them
         String release = ExampleHook.plan(shrink);

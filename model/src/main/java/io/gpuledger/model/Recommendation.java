@@ -1,6 +1,14 @@
 package io.gpuledger.model;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.JsonSerializer;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import java.io.IOException;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -17,8 +25,9 @@ import java.util.Optional;
  * records of it.
  *
  * @param status                 whether to act on it; {@link RecommendationStatus#WITHDRAWN} when the situation is over
- * @param action                 what to do, as parameters automation can use without reading {@code summary}
- *                               (e.g. {@code toInstanceType}, {@code instances}, {@code replacementPool})
+ * @param action                 what to do, as parameters automation can use without reading {@code summary}:
+ *                               the record of {@code kind} ({@link RecommendationKind#actionType()});
+ *                               null when none was given, written as an empty object
  * @param deadline               when acting stops making sense (the cloud's interruption time); null when none
  * @param estimatedMonthlySaving money saved per 30-day month if acted on, in {@code currency}
  * @param confidence             0–1: how sure the rule is that acting is right
@@ -33,7 +42,7 @@ public record Recommendation(
         RecommendationStatus status,
         @JsonProperty(required = true) Target target,
         @JsonProperty(required = true) String summary,
-        Map<String, Object> action,
+        @JsonSerialize(nullsUsing = EmptyObject.class) RecommendationAction action,
         Instant deadline,
         @JsonProperty(required = true) double estimatedMonthlySaving,
         String currency,
@@ -57,7 +66,10 @@ public record Recommendation(
         status = status == null ? RecommendationStatus.OPEN : status;
         Check.present("target", target);
         Check.present("summary", summary);
-        action = ordered(action);
+        if (action != null && !kind.actionType().isInstance(action)) {
+            throw new InvalidRecordException("action", "of " + kind + " is a " + kind.actionType().getSimpleName()
+                    + ", not a " + action.getClass().getSimpleName());
+        }
         if (deadline != null) {
             Check.instant("deadline", deadline);
         }
@@ -73,6 +85,52 @@ public record Recommendation(
         evidence = ordered(evidence);
     }
 
+    /**
+     * Reads a record as written: {@code kind} says which record {@code action} is. An absent, null
+     * or empty action is none, as it was written for a record made without one.
+     */
+    @JsonCreator
+    static Recommendation read(@JsonProperty(value = "schemaVersion", required = true) int schemaVersion,
+            @JsonProperty(value = "id", required = true) String id,
+            @JsonProperty(value = "kind", required = true) RecommendationKind kind,
+            @JsonProperty("status") RecommendationStatus status,
+            @JsonProperty(value = "target", required = true) Target target,
+            @JsonProperty(value = "summary", required = true) String summary,
+            @JsonProperty("action") JsonNode action,
+            @JsonProperty("deadline") Instant deadline,
+            @JsonProperty(value = "estimatedMonthlySaving", required = true) double estimatedMonthlySaving,
+            @JsonProperty("currency") String currency,
+            @JsonProperty(value = "confidence", required = true) double confidence,
+            @JsonProperty(value = "createdAt", required = true) Instant createdAt,
+            @JsonProperty("updatedAt") Instant updatedAt,
+            @JsonProperty(value = "expiresAt", required = true) Instant expiresAt,
+            @JsonProperty("evidence") Map<String, Object> evidence) {
+        Check.present("kind", kind);
+        return new Recommendation(schemaVersion, id, kind, status, target, summary, actionOf(kind, action), deadline,
+                estimatedMonthlySaving, currency, confidence, createdAt, updatedAt, expiresAt, evidence);
+    }
+
+    private static RecommendationAction actionOf(RecommendationKind kind, JsonNode action) {
+        if (action == null || action.isNull() || action.isEmpty()) {
+            return null;
+        }
+        try {
+            return Json.MAPPER.treeToValue(action, kind.actionType());
+        } catch (JsonProcessingException e) {
+            throw new InvalidRecordException("action", "is not the action of " + kind + ": "
+                    + e.getOriginalMessage(), e);
+        }
+    }
+
+    /** Writes a missing action as {@code {}}: the schema has {@code action} always an object. */
+    static final class EmptyObject extends JsonSerializer<Object> {
+        @Override
+        public void serialize(Object value, JsonGenerator generator, SerializerProvider provider) throws IOException {
+            generator.writeStartObject();
+            generator.writeEndObject();
+        }
+    }
+
     /** An unmodifiable copy in the order the rule wrote it (readers see the figures as the rule lists them). */
     private static Map<String, Object> ordered(Map<String, Object> map) {
         return map == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(map));
@@ -80,7 +138,7 @@ public record Recommendation(
 
     /** A new, open recommendation of {@code kind} for {@code target}, first seen and published {@code now}. */
     public static Recommendation open(RecommendationKind kind, Target target, String summary,
-            Map<String, Object> action, Instant deadline, double estimatedMonthlySaving, String currency,
+            RecommendationAction action, Instant deadline, double estimatedMonthlySaving, String currency,
             double confidence, Instant now, Instant expiresAt, Map<String, Object> evidence) {
         return builder().open(kind, target, now).summary(summary).action(action).deadline(deadline)
                 .estimatedMonthlySaving(estimatedMonthlySaving).currency(currency).confidence(confidence)
@@ -130,7 +188,7 @@ public record Recommendation(
         private RecommendationStatus status;
         private Target target;
         private String summary;
-        private Map<String, Object> action;
+        private RecommendationAction action;
         private Instant deadline;
         private double estimatedMonthlySaving;
         private String currency;
@@ -155,7 +213,7 @@ public record Recommendation(
         public Builder status(RecommendationStatus value) { status = value; return this; }
         public Builder target(Target value) { target = value; return this; }
         public Builder summary(String value) { summary = value; return this; }
-        public Builder action(Map<String, Object> value) { action = value; return this; }
+        public Builder action(RecommendationAction value) { action = value; return this; }
         public Builder deadline(Instant value) { deadline = value; return this; }
         public Builder estimatedMonthlySaving(double value) { estimatedMonthlySaving = value; return this; }
         public Builder currency(String value) { currency = value; return this; }

@@ -3,15 +3,26 @@ package io.gpuledger.model;
 /** What a recommendation asks automation to do. */
 public enum RecommendationKind {
     /** Move the jobs off an instance the cloud is taking back, before its deadline. */
-    EVACUATE,
+    EVACUATE(RecommendationAction.Evacuate.class),
     /** Give back a GPU that has been idle for a sustained period. */
-    RECLAIM_IDLE,
+    RECLAIM_IDLE(RecommendationAction.ReclaimIdle.class),
     /** Run a job on another instance type where its work costs less. */
-    SWITCH_INSTANCE_TYPE,
+    SWITCH_INSTANCE_TYPE(RecommendationAction.SwitchInstanceType.class),
     /** Reserve the baseline of a pool that runs on demand above the reservation's break-even. */
-    RESERVE_CAPACITY,
+    RESERVE_CAPACITY(RecommendationAction.ReserveCapacity.class),
     /** Run an interruptible on-demand job on spot, where the saving outweighs the expected interruptions. */
-    MOVE_TO_SPOT,
+    MOVE_TO_SPOT(RecommendationAction.MoveToSpot.class),
     /** Cut the communication overhead of a job that spends too much of each step waiting on collectives. */
-    REDUCE_COMMUNICATION
+    REDUCE_COMMUNICATION(RecommendationAction.ReduceCommunication.class);
+
+    private final Class<? extends RecommendationAction> actionType;
+
+    RecommendationKind(Class<? extends RecommendationAction> actionType) {
+        this.actionType = actionType;
+    }
+
+    /** The record that a recommendation of this kind's {@code action} is read into. */
+    public Class<? extends RecommendationAction> actionType() {
+        return actionType;
+    }
 }

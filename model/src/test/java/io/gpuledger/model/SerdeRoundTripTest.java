@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -21,8 +22,8 @@ class SerdeRoundTripTest {
         Recommendation recommendation = Recommendation.open(RecommendationKind.RECLAIM_IDLE,
                 Recommendation.Target.gpu("GPU-1",
                         new Placement("node-a1", "i-0abc", "p4d.24xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND)),
-                "GPU idle", Map.of("release", "GPU-1"), null, 2949.3, "USD", 0.9, T0, T0.plusSeconds(600),
-                Map.of("smActive", 0.01));
+                "GPU idle", RecommendationAction.ReclaimIdle.instance("i-0abc", List.of("GPU-1")), null, 2949.3,
+                "USD", 0.9, T0, T0.plusSeconds(600), Map.of("smActive", 0.01));
         CloudEvent<Recommendation> event = CloudEvent.json(recommendation).id(recommendation.id() + "@1")
                 .source("/gpu-ledger/alerts").type("io.gpuledger.recommendation.v1").subject("gpu/GPU-1").time(T0)
                 .dataschema("urn:gpuledger:schema:recommendation:1").build();

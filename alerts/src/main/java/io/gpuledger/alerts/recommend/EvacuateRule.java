@@ -10,6 +10,8 @@ import io.gpuledger.model.PlacedJob;
 import io.gpuledger.model.PlacementStatus;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
+import io.gpuledger.model.RecommendationAction.PricedOffer;
 import io.gpuledger.model.RecommendationKind;
 import java.time.Duration;
 import java.time.Instant;
@@ -93,17 +95,14 @@ public final class EvacuateRule {
         List<PriceQuote> candidates = replacements(event, lostModel, lostGpus, board, catalog);
         Optional<PriceQuote> replacement = candidates.stream().findFirst();
 
-        Map<String, Object> action = new LinkedHashMap<>();
-        action.put("instanceId", event.instanceId());
-        if (event.deadline() != null) {
-            action.put("deadline", event.deadline().toString());
-        }
-        action.put("jobsKnown", enriched.placementStatus() == PlacementStatus.CURRENT);
         // What to move is the action; what each job costs is evidence. The quick join and the cost
         // engine's may see a job's cost a window apart, and that must not make a second record.
         Map<String, JobAtRisk> atRisk = atRisk(enriched.jobs(), jobs);
-        action.put("jobs", jobs(enriched.jobs(), atRisk, false));
-        replacement.ifPresent(quote -> action.put("replacementPool", OfferFields.of(quote, lostModel)));
+        var action = new RecommendationAction.Evacuate(event.instanceId(), event.deadline(),
+                enriched.placementStatus() == PlacementStatus.CURRENT,
+                enriched.jobs().stream().map(job -> new RecommendationAction.JobToMove(job.jobId(), job.gpus(),
+                        atRisk.containsKey(job.jobId()))).toList(),
+                replacement.map(quote -> PricedOffer.of(quote, lostModel)).orElse(null));
 
         Map<String, Object> evidence = new LinkedHashMap<>();
         evidence.put("eventId", event.eventId());
@@ -117,7 +116,7 @@ public final class EvacuateRule {
             evidence.put("secondsToDeadline", Duration.between(now, event.deadline()).toMillis() / 1000.0);
         }
         evidence.put("placementStatus", enriched.placementStatus().name());
-        evidence.put("jobs", jobs(enriched.jobs(), atRisk, true));
+        evidence.put("jobs", jobCosts(enriched.jobs(), atRisk));
         if (!atRisk.isEmpty()) {
             evidence.put("expectedWorkAtRisk", atRisk.values().stream().mapToDouble(JobAtRisk::expectedWork).sum());
         }
@@ -214,8 +213,7 @@ public final class EvacuateRule {
         return atRisk;
     }
 
-    private static List<Map<String, Object>> jobs(List<PlacedJob> placed, Map<String, JobAtRisk> atRisk,
-            boolean withCost) {
+    private static List<Map<String, Object>> jobCosts(List<PlacedJob> placed, Map<String, JobAtRisk> atRisk) {
         List<Map<String, Object>> jobs = new ArrayList<>();
         for (PlacedJob job : placed) {
             Map<String, Object> entry = new LinkedHashMap<>();
@@ -223,13 +221,11 @@ public final class EvacuateRule {
             entry.put("gpus", job.gpus());
             JobAtRisk risk = atRisk.get(job.jobId());
             entry.put("checkpoints", risk != null);
-            if (withCost) {
-                entry.put("costPerHour", job.costPerHour());
-                if (risk != null) {
-                    entry.put("checkpointIntervalSeconds", risk.checkpointIntervalSeconds());
-                    entry.put("jobCostPerHour", risk.jobCostPerHour());
-                    entry.put("expectedWorkAtRisk", risk.expectedWork());
-                }
+            entry.put("costPerHour", job.costPerHour());
+            if (risk != null) {
+                entry.put("checkpointIntervalSeconds", risk.checkpointIntervalSeconds());
+                entry.put("jobCostPerHour", risk.jobCostPerHour());
+                entry.put("expectedWorkAtRisk", risk.expectedWork());
             }
             jobs.add(entry);
         }

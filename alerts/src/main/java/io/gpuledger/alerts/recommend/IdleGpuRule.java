@@ -5,6 +5,7 @@ import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.RecommendationKind;
 import java.time.Duration;
 import java.time.Instant;
@@ -211,18 +212,11 @@ public final class IdleGpuRule {
         List<String> instanceIds = release.released().stream().map(IdleInstances.Snapshot::instanceId).toList();
         List<String> gpuUuids = release.released().stream()
                 .flatMap(instance -> instance.gpus().stream().map(IdleInstances.Gpu::uuid)).toList();
-        Map<String, Object> action = new LinkedHashMap<>();
         boolean ofJob = holding.jobId() != null;
-        if (ofJob) {
-            action.put("release", "instances");
-            action.put("jobId", holding.jobId());
-            action.put("instanceIds", instanceIds);
-            action.put("keepInstances", release.instancesNeeded());
-        } else {
-            action.put("release", "instance");
-        }
-        action.put("instanceId", first.instanceId());
-        action.put("gpuUuids", gpuUuids);
+        var action = ofJob
+                ? RecommendationAction.ReclaimIdle.ofJob(holding.jobId(), instanceIds, release.instancesNeeded(),
+                        gpuUuids)
+                : RecommendationAction.ReclaimIdle.instance(first.instanceId(), gpuUuids);
 
         Map<String, Object> evidenceFields = new LinkedHashMap<>();
         evidenceFields.put("periodStart", period.from().toString());

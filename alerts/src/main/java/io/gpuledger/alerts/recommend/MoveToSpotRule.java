@@ -6,6 +6,8 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction.MoveToSpot;
+import io.gpuledger.model.RecommendationAction.PricedOffer;
 import io.gpuledger.model.RecommendationKind;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,10 +34,6 @@ public final class MoveToSpotRule implements JobRule {
 
     /** Advice that needs a change to the job before anything moves: a person must act first. */
     static final double CONFIDENCE_CHECKPOINT_FIRST = 0.4;
-
-    /** The action's step: move the job, or first checkpoint more often (a person changes the job). */
-    static final String STEP_MOVE = "move";
-    static final String STEP_CHECKPOINT = "checkpoint-more-often";
 
     private final double interruptionsPerHour;
     private final double restartSeconds;
@@ -66,7 +64,8 @@ public final class MoveToSpotRule implements JobRule {
         if (!situation.mayMoveJob()) {
             return Optional.empty();
         }
-        String standingStep = situation.standing().map(r -> String.valueOf(r.action().get("step"))).orElse(null);
+        String standingStep = situation.standing()
+                .map(r -> r.action() instanceof MoveToSpot standing ? standing.step() : null).orElse(null);
         return evaluate(job, situation.board(), situation.now(), standingStep);
     }
 
@@ -103,7 +102,7 @@ public final class MoveToSpotRule implements JobRule {
 
     /** @param held whether the job's move to spot stands: then it needs only the withdrawal ratio */
     public Optional<Recommendation> evaluate(JobView job, PriceBoard board, Instant now, boolean held) {
-        return evaluate(job, board, now, held ? STEP_MOVE : null);
+        return evaluate(job, board, now, held ? MoveToSpot.STEP_MOVE : null);
     }
 
     /**
@@ -113,8 +112,8 @@ public final class MoveToSpotRule implements JobRule {
      *                     still makes spot pay, and never turns into a move that the raise threshold refuses
      */
     public Optional<Recommendation> evaluate(JobView job, PriceBoard board, Instant now, String standingStep) {
-        boolean moveHeld = STEP_MOVE.equals(standingStep);
-        boolean adviceHeld = STEP_CHECKPOINT.equals(standingStep);
+        boolean moveHeld = MoveToSpot.STEP_MOVE.equals(standingStep);
+        boolean adviceHeld = MoveToSpot.STEP_CHECKPOINT.equals(standingStep);
         JobTraits traits = job.traitsOrNone();
         Offer pool = job.pool();
         if (!traits.isInterruptible() || traits.checkpointIntervalSeconds() == null
@@ -134,14 +133,14 @@ public final class MoveToSpotRule implements JobRule {
         double ratioNeeded = moveHeld ? withdrawNetSavingRatio : minNetSavingRatio;
         double monthly = atJudged.hourlySaving() * job.hoursPerMonth();
         if (atJudged.netSavingRatio() >= ratioNeeded && (moveHeld ? monthly >= 0 : monthly >= minMonthlySaving)) {
-            return Optional.of(recommendation(job, prices, band, atJudged, STEP_MOVE, now));
+            return Optional.of(recommendation(job, prices, band, atJudged, MoveToSpot.STEP_MOVE, now));
         }
         // The interval named is where spot pays the raise threshold, standing or not: the advice does not drift
         // toward the interval at which spot only breaks even.
         return shorterCheckpoint(judged, prices, minNetSavingRatio).map(suggested -> Outcome.of(suggested, prices))
                 .filter(outcome -> adviceHeld ? outcome.hourlySaving() > 0
                         : outcome.hourlySaving() * job.hoursPerMonth() >= minMonthlySaving)
-                .map(outcome -> recommendation(job, prices, band, outcome, STEP_CHECKPOINT, now));
+                .map(outcome -> recommendation(job, prices, band, outcome, MoveToSpot.STEP_CHECKPOINT, now));
     }
 
     /**
@@ -236,15 +235,11 @@ public final class MoveToSpotRule implements JobRule {
         evidence.put("withdrawNetSavingRatio", withdrawNetSavingRatio);
         evidence.put("currency", job.currency());
 
-        Map<String, Object> action = new LinkedHashMap<>();
-        action.put("jobId", job.jobId());
-        action.put("gpus", job.gpus());
-        action.put("fromPool", job.pool().key());
-        action.put("step", step);
+        MoveToSpot action;
         String summary;
-        if (step.equals(STEP_MOVE)) {
-            action.put("toPool", OfferFields.of(prices.spotQuote(), job.gpuModel()));
-            action.put("toInstances", prices.spotInstances());
+        if (step.equals(MoveToSpot.STEP_MOVE)) {
+            action = MoveToSpot.move(job.jobId(), job.gpus(), job.pool().key(),
+                    PricedOffer.of(prices.spotQuote(), job.gpuModel()), prices.spotInstances());
             summary = String.format(Locale.ROOT,
                     "Run interruptible job %s on %d %s spot instance(s) instead of on demand: with %.1f%% of its time"
                             + " lost to interruptions it saves %.2f %s an hour of work, %.2f %s a month",
@@ -253,16 +248,16 @@ public final class MoveToSpotRule implements JobRule {
                     job.currency());
         } else {
             double seconds = renewal.checkpointHours() * 3600;
-            action.put("checkpointIntervalSeconds", seconds);
+            action = MoveToSpot.checkpointEvery(job.jobId(), job.gpus(), job.pool().key(), seconds);
             evidence.put("suggestedCheckpointIntervalSeconds", seconds);
-            evidence.put("spotPool", OfferFields.of(prices.spotQuote(), job.gpuModel()));
+            evidence.put("spotPool", PricedOffer.of(prices.spotQuote(), job.gpuModel()));
             summary = String.format(Locale.ROOT,
                     "Interruptible job %s would lose money on %s spot checkpointing every %.0f minutes; checkpointing"
                             + " every %.0f minutes, spot would save %.2f %s a month",
                     job.jobId(), job.pool().instanceType(), job.traitsOrNone().checkpointIntervalSeconds() / 60,
                     seconds / 60, monthlySaving, job.currency());
         }
-        double confidence = step.equals(STEP_MOVE) ? confidence(outcome.netSavingRatio())
+        double confidence = step.equals(MoveToSpot.STEP_MOVE) ? confidence(outcome.netSavingRatio())
                 : CONFIDENCE_CHECKPOINT_FIRST;
         return Recommendation.builder()
                 .open(RecommendationKind.MOVE_TO_SPOT, Recommendation.Target.job(job.jobId()), now).summary(summary)

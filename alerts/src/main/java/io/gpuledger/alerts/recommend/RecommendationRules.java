@@ -9,6 +9,7 @@ import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
 import io.gpuledger.model.UsageRollup;
@@ -334,9 +335,7 @@ public final class RecommendationRules {
 
     /** Whether following the recommendation moves its job to another pool. */
     private static boolean movesTheJob(Recommendation recommendation) {
-        Object step = recommendation.action().get("step");
-        return recommendation.action().get("toPool") != null
-                && (step == null || MoveToSpotRule.STEP_MOVE.equals(step));
+        return recommendation.action() instanceof RecommendationAction.Move move && move.movesTheJob();
     }
 
     /**

@@ -4,6 +4,8 @@ import io.gpuledger.alerts.AlertSettings;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction.PricedOffer;
+import io.gpuledger.model.RecommendationAction.ReduceCommunication;
 import io.gpuledger.model.RecommendationKind;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,9 +37,6 @@ public final class ReduceCommunicationRule implements JobRule {
      */
     static final double CONFIDENCE_INTERCONNECT = 0.6;
     static final double CONFIDENCE_JOB_CHANGES = 0.4;
-
-    static final String FIX_INTERCONNECT = "faster-interconnect";
-    static final String FIX_JOB_CHANGES = "job-changes";
 
     /** What moving to a faster network would do for the job. */
     private record Interconnect(PriceQuote quote, String gpuModel, double networkGbps, double networkRatio,
@@ -115,8 +114,7 @@ public final class ReduceCommunicationRule implements JobRule {
         evidence.put("hoursPerMonth", job.hoursPerMonth());
         evidence.put("currency", job.currency());
         network.ifPresent(gbps -> evidence.put("networkGbps", gbps));
-        Map<String, Object> action = new LinkedHashMap<>();
-        action.put("jobId", job.jobId());
+        ReduceCommunication action;
         if (faster.isPresent()) {
             Interconnect option = faster.get();
             evidence.put("basis", "network-bandwidth");
@@ -127,15 +125,13 @@ public final class ReduceCommunicationRule implements JobRule {
             evidence.put("candidateCostOfTheSameWorkPerHour", option.costOfTheSameWorkPerHour());
             evidence.put("quoteCurrency", option.quote().currency());
             evidence.put("exchangeRate", option.exchangeRate());
-            action.put("fix", FIX_INTERCONNECT);
-            action.put("fromPool", job.pool().key());
-            action.put("toPool", OfferFields.of(option.quote(), option.gpuModel()));
-            action.put("toInstances", option.instances());
+            action = ReduceCommunication.interconnect(job.jobId(), job.pool().key(),
+                    PricedOffer.of(option.quote(), option.gpuModel()), option.instances(),
+                    JOB_CHANGES);
         } else {
             evidence.put("basis", "none");
-            action.put("fix", FIX_JOB_CHANGES);
+            action = ReduceCommunication.jobChanges(job.jobId(), JOB_CHANGES);
         }
-        action.put("jobChanges", JOB_CHANGES);
 
         double saving = monthlySaving;
         String summary = faster.map(option -> String.format(Locale.ROOT,

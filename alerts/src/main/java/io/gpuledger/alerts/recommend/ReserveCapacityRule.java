@@ -5,6 +5,8 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
+import io.gpuledger.model.RecommendationAction.PricedOffer;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
 import io.gpuledger.model.ReservationTerms;
@@ -76,8 +78,8 @@ public final class ReserveCapacityRule {
         int baseline = usage.baseline(baselinePercentile);
         int heldReserved = usage.reservedHeld();
         Optional<Recommendation> bought = standing.filter(r -> r.status() == RecommendationStatus.ACKNOWLEDGED);
-        int boughtOnAdvice = bought.map(r -> ((Number) r.action().getOrDefault("reserveInstances", 0)).intValue())
-                .orElse(0);
+        int boughtOnAdvice = bought.map(r -> r.action() instanceof RecommendationAction.ReserveCapacity reserved
+                ? reserved.reserveInstances() : 0).orElse(0);
         List<Double> utilization = new ArrayList<>();
         for (int k = 1; k <= usage.peakInstances(); k++) {
             utilization.add(usage.utilizationOfInstance(k));
@@ -128,15 +130,9 @@ public final class ReserveCapacityRule {
         evidence.put("historyShareOfTerm", Math.min(1, (double) historyHours / termHours));
         evidence.put("historyShortfallHours", Math.max(0, termHours - historyHours));
 
-        Map<String, Object> action = new LinkedHashMap<>();
-        action.put("reserveInstances", reserve);
-        action.put("reservedAfter", heldReserved + reserve);
-        action.put("termMonths", terms.termMonths());
-        if (terms.paymentOption() != null) {
-            action.put("paymentOption", terms.paymentOption().wire());
-        }
-        action.put("totalCommitment", totalCommitment);
-        action.put("reservation", OfferFields.of(reservedQuote, reservedQuote.gpuModel()));
+        var action = new RecommendationAction.ReserveCapacity(reserve, heldReserved + reserve, terms.termMonths(),
+                terms.paymentOption() == null ? null : terms.paymentOption().wire(), totalCommitment,
+                PricedOffer.of(reservedQuote, reservedQuote.gpuModel()));
 
         Offer pool = usage.pool();
         String summary = String.format(Locale.ROOT,

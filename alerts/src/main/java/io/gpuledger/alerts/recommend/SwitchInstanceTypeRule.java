@@ -6,6 +6,8 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
+import io.gpuledger.model.RecommendationAction.PricedOffer;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.WorkloadClass;
 import java.time.Duration;
@@ -92,7 +94,7 @@ public final class SwitchInstanceTypeRule implements JobRule {
      * @param gpus                GPUs on them it would use
      * @param monthlySaving       what the move saves a month, the data sent across a region included
      */
-    private record Candidate(String basis, double costPerMillionUnits, double confidence, Map<String, Object> toPool,
+    private record Candidate(String basis, double costPerMillionUnits, double confidence, PricedOffer toPool,
             int instances, int gpus, double monthlySaving, Map<String, Object> figures) {
     }
 
@@ -197,7 +199,7 @@ public final class SwitchInstanceTypeRule implements JobRule {
         }
         figures.put("comparedWindowEnd", cheapest.windowEnd().toString());
         figures.put("comparedCostPerMillionUnits", cheapest.costPerMillionUnits());
-        Map<String, Object> toPool = poolFields(cheapest.pool(), cheapest.gpuModel(), board);
+        PricedOffer toPool = poolFields(cheapest.pool(), cheapest.gpuModel(), board);
         double egress = egressPerMonth(job, cheapest.pool(), figures);
         return new Observed(Optional.of(new Candidate("observed", cost,
                 job.workload() != null ? CONFIDENCE_OBSERVED_WORKLOAD : CONFIDENCE_OBSERVED_UNIT, toPool, instances,
@@ -341,7 +343,7 @@ public final class SwitchInstanceTypeRule implements JobRule {
         int gpus = wholeGpus(job);
         int instances = instances(gpus, quote.gpuCount());
         double cost = instances * price.pricePerHour() / (job.workUnitsPerHour() * speedup) * PER_MILLION;
-        return Optional.of(new Candidate("estimated", cost, confidence, OfferFields.of(quote, gpu.model()), instances,
+        return Optional.of(new Candidate("estimated", cost, confidence, PricedOffer.of(quote, gpu.model()), instances,
                 gpus, perUnitSaving(job, cost) - egress, figures));
     }
 
@@ -372,7 +374,7 @@ public final class SwitchInstanceTypeRule implements JobRule {
         figures.put("candidateCostPerHour", costPerHour);
         double monthly = (job.costPerHour() - costPerHour) * job.hoursPerMonth() - egress;
         return Optional.of(new Candidate("estimated", costPerHour / job.workUnitsPerHour() * PER_MILLION, confidence,
-                OfferFields.of(quote, gpu.model()), instances, gpus, monthly, figures));
+                PricedOffer.of(quote, gpu.model()), instances, gpus, monthly, figures));
     }
 
     /**
@@ -425,9 +427,9 @@ public final class SwitchInstanceTypeRule implements JobRule {
                 && a.instanceType().equalsIgnoreCase(b.instanceType());
     }
 
-    private static Map<String, Object> poolFields(Offer pool, String gpuModel, PriceBoard board) {
-        return board.price(pool).map(quote -> OfferFields.of(quote, gpuModel))
-                .orElseGet(() -> OfferFields.of(pool, gpuModel));
+    private static PricedOffer poolFields(Offer pool, String gpuModel, PriceBoard board) {
+        return board.price(pool).map(quote -> PricedOffer.of(quote, gpuModel))
+                .orElseGet(() -> PricedOffer.unpriced(pool, gpuModel));
     }
 
     /**
@@ -505,18 +507,13 @@ public final class SwitchInstanceTypeRule implements JobRule {
         evidence.put("currency", job.currency());
         evidence.putAll(candidate.figures());
 
-        Map<String, Object> action = new LinkedHashMap<>();
-        action.put("jobId", job.jobId());
-        action.put("gpus", job.gpus());
-        action.put("fromPool", job.pool().key());
-        action.put("toPool", candidate.toPool());
-        action.put("toInstances", candidate.instances());
-        action.put("toGpus", candidate.gpus());
+        var action = new RecommendationAction.SwitchInstanceType(job.jobId(), job.gpus(), job.pool().key(),
+                candidate.toPool(), candidate.instances(), candidate.gpus());
 
         String summary = String.format(Locale.ROOT,
                 "Job %s pays %.4f %s per 1M %s on %s; on %d %s it would pay %.4f (%s), %.0f%% less: %.2f %s a month",
                 job.jobId(), job.costPerMillionUnits(), job.currency(), job.unit(), job.pool().instanceType(),
-                candidate.instances(), candidate.toPool().get("instanceType"), candidate.costPerMillionUnits(),
+                candidate.instances(), candidate.toPool().instanceType(), candidate.costPerMillionUnits(),
                 candidate.basis(), savingRatio * 100, saving, job.currency());
         return Recommendation.builder()
                 .open(RecommendationKind.SWITCH_INSTANCE_TYPE, Recommendation.Target.job(job.jobId()), now)

@@ -9,6 +9,7 @@ import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
 import io.quarkus.test.common.WithTestResource;
@@ -81,7 +82,7 @@ class RecommendationResourceTest {
         return Recommendation.open(RecommendationKind.RECLAIM_IDLE,
                 Recommendation.Target.instance(new Placement("node-1", instance, "g5.xlarge", "aws", "us-east-1",
                         Lifecycle.ON_DEMAND)),
-                "Release idle instance " + instance, Map.of("release", "instance", "instanceId", instance), null, 700,
-                "USD", 0.9, now, now.plus(Duration.ofMinutes(10)), Map.of("meanSmActive", 0.01));
+                "Release idle instance " + instance, RecommendationAction.ReclaimIdle.instance(instance, List.of()),
+                null, 700, "USD", 0.9, now, now.plus(Duration.ofMinutes(10)), Map.of("meanSmActive", 0.01));
     }
 }

@@ -10,13 +10,13 @@ import io.gpuledger.model.CapacityEventKind;
 import io.gpuledger.model.CloudEvent;
 import io.gpuledger.model.EnrichedCapacityEvent;
 import io.gpuledger.model.JobTraits;
-import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.MovableClock;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PlacedGpu;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
 import io.gpuledger.model.Topics;
@@ -29,6 +29,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -99,7 +100,9 @@ class AdviceOutsideItsAssumptionsTest {
                 .filter(r -> r.kind() == RecommendationKind.RECLAIM_IDLE).toList();
         assertThat(reclaims).extracting(Recommendation::id).containsOnly("reclaim_idle:job:wide");
         Recommendation shrink = reclaims.get(reclaims.size() - 1);
-        assertThat(shrink.action()).containsEntry("instanceIds", List.of("i-b")).containsEntry("keepInstances", 1);
+        RecommendationAction.ReclaimIdle release = (RecommendationAction.ReclaimIdle) shrink.action();
+        assertThat(release.instanceIds()).containsExactly("i-b");
+        assertThat(release.keepInstances()).isEqualTo(1);
         assertThat((double) shrink.evidence().get("idleCostPerHour")).isCloseTo(P4D_PRICE, within(1e-6));
         assertThat(shrink.estimatedMonthlySaving()).isPositive().isLessThanOrEqualTo(P4D_PRICE * 720);
     }
@@ -257,7 +260,7 @@ class AdviceOutsideItsAssumptionsTest {
         // 3.51M: the T4s named carry the 9M an hour, and the bill shrinks by at least the claim
         Recommendation toT4 = topic.published().stream()
                 .filter(r -> r.kind() == RecommendationKind.SWITCH_INSTANCE_TYPE).reduce((a, b) -> b).orElseThrow();
-        int instances = ((Number) toT4.action().get("toInstances")).intValue();
+        int instances = ((RecommendationAction.SwitchInstanceType) toT4.action()).toInstances();
         assertThat(instances * 3.51e6).as("capacity of the named T4s").isGreaterThanOrEqualTo(9e6);
         double billShrinks = (12.24 - instances * 0.526) * (double) toT4.evidence().get("hoursPerMonth");
         assertThat(toT4.estimatedMonthlySaving()).isLessThanOrEqualTo(billShrinks + 1e-6);
@@ -286,7 +289,7 @@ class AdviceOutsideItsAssumptionsTest {
         double onDemandForTheWork = world.usefulHours() * 12 * P4D_PRICE;
         assertThat(spotPaid).as("spot paid for the work").isGreaterThan(onDemandForTheWork);
         assertThat(topic.published()).filteredOn(r -> r.kind() == RecommendationKind.MOVE_TO_SPOT)
-                .allSatisfy(r -> assertThat(r.action()).doesNotContainKey("toPool"));
+                .allSatisfy(r -> assertThat(movesTo(r)).isNull());
     }
 
     @Test
@@ -313,9 +316,9 @@ class AdviceOutsideItsAssumptionsTest {
 
         // Then it says to checkpoint the job first: when one instance goes, all four lose the work since the
         // last checkpoint, anywhere from none to 30 minutes of it, 15 minutes on average: 39.324 / 4 = 9.831
-        assertThat(Json.writeString(evacuate.action().get("jobs")))
-                .contains("{\"jobId\":\"gang\",\"gpus\":6,\"checkpoints\":true}")
-                .contains("{\"jobId\":\"eval\",\"gpus\":2,\"checkpoints\":false}");
+        assertThat(((RecommendationAction.Evacuate) evacuate.action()).jobs()).contains(
+                new RecommendationAction.JobToMove("gang", 6, true),
+                new RecommendationAction.JobToMove("eval", 2, false));
         assertThat((double) evacuate.evidence().get("expectedWorkAtRisk")).isCloseTo(9.831, within(1e-9));
     }
 
@@ -338,7 +341,7 @@ class AdviceOutsideItsAssumptionsTest {
         // Then it reserves the 4 instances busy all the time, not the 10 busy three hours in four: a
         // pool that shrinks by a third leaves 6 reservations of 10 unused a quarter of the time
         Recommendation reserve = latest(topic, "reserve_capacity:pool:" + P4D.key()).orElseThrow();
-        assertThat(reserve.action()).containsEntry("reserveInstances", 4);
+        assertThat(((RecommendationAction.ReserveCapacity) reserve.action()).reserveInstances()).isEqualTo(4);
         // And it says what it commits to: a year (the default where the price states no term) of 4
         // instances at 21.3005 an hour, 8760 hours: 746,369.52 USD; break-even at 21.3005 / 32.77 = 65%
         assertThat(((Number) reserve.evidence().get("termMonths")).intValue()).isEqualTo(12);
@@ -354,7 +357,8 @@ class AdviceOutsideItsAssumptionsTest {
         // a hook acknowledged (and bought)
         RulesOnMockTopic before = topic(documented());
         String id = reservationOfFourAcknowledged(before);
-        int bought = ((Number) latest(before, id).orElseThrow().action().get("reserveInstances")).intValue();
+        int bought = ((RecommendationAction.ReserveCapacity) latest(before, id).orElseThrow().action())
+                .reserveInstances();
 
         // When the alert service restarts an hour later, reading its records back, and sees the pool's
         // next week and a day (its instances still on-demand instances: a reservation is a billing matter)
@@ -484,7 +488,7 @@ class AdviceOutsideItsAssumptionsTest {
         assertThat(standing).isNotEmpty();
         assertThat(standing.stream().mapToDouble(Recommendation::estimatedMonthlySaving).sum())
                 .isLessThanOrEqualTo(P4D_PRICE * 720);
-        assertThat(standing).filteredOn(r -> r.action().get("toPool") != null).hasSizeLessThanOrEqualTo(1);
+        assertThat(standing).filteredOn(r -> movesTo(r) != null).hasSizeLessThanOrEqualTo(1);
     }
 
     // ---- 6. switch where the job can go -----------------------------------------------------------
@@ -615,7 +619,7 @@ class AdviceOutsideItsAssumptionsTest {
         List<Recommendation> fixes = topic.published().stream()
                 .filter(r -> r.kind() == RecommendationKind.REDUCE_COMMUNICATION).toList();
         assertThat(fixes).isNotEmpty().allSatisfy(r -> {
-            assertThat(r.action()).doesNotContainKey("toPool");
+            assertThat(movesTo(r)).isNull();
             assertThat(r.estimatedMonthlySaving()).isZero();
         });
     }
@@ -722,8 +726,13 @@ class AdviceOutsideItsAssumptionsTest {
     /** The offers the job was told to move to, by any kind. */
     private static List<String> movesTo(RulesOnMockTopic topic, String jobId) {
         return topic.published().stream().filter(r -> r.target().id().equals(jobId))
-                .map(r -> r.action().get("toPool")).filter(pool -> pool instanceof Map<?, ?>)
-                .map(pool -> String.valueOf(((Map<?, ?>) pool).get("offerKey"))).distinct().toList();
+                .map(AdviceOutsideItsAssumptionsTest::movesTo).filter(Objects::nonNull)
+                .map(RecommendationAction.PricedOffer::offerKey).distinct().toList();
+    }
+
+    /** The pool a recommendation moves its job to; null when it moves none. */
+    private static RecommendationAction.PricedOffer movesTo(Recommendation recommendation) {
+        return recommendation.action() instanceof RecommendationAction.Move move ? move.toPool() : null;
     }
 
     private static Set<RecommendationKind> kinds(RulesOnMockTopic topic) {

@@ -11,6 +11,7 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageTotals;
 import java.time.Duration;
@@ -19,7 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -59,15 +59,15 @@ class CrossCurrencyRulesTest {
         // 2.772 / 1.25 = 2.2176 per 1M, 32.3% less; (3.277 - 2.2176) x 10 x 720 = 7627.68 a month (its
         // storage traffic not said, so no egress is counted). (Huawei: 25.2 x 0.14 / 1.25 = 2.8224, 13.9%
         // less; Tencent: 28.5 x 0.14 / 1.25 = 3.192, 2.6% less: neither clears 15%.)
-        assertThat(found.action().get("toPool")).asInstanceOf(InstanceOfAssertFactories.MAP)
-                .containsEntry("offerKey", "volcengine|cn-beijing|veGPU|on-demand")
-                .containsEntry("pricePerHour", 19.8)
-                .containsEntry("currency", "CNY");
+        RecommendationAction.SwitchInstanceType action = (RecommendationAction.SwitchInstanceType) found.action();
+        assertThat(action.toPool().offerKey()).isEqualTo("volcengine|cn-beijing|veGPU|on-demand");
+        assertThat(action.toPool().pricePerHour()).isEqualTo(19.8);
+        assertThat(action.toPool().currency()).isEqualTo("CNY");
         assertThat(found.currency()).isEqualTo("USD");
         assertThat(found.estimatedMonthlySaving()).isCloseTo(7627.68, within(1e-6));
         assertThat(found.evidence()).containsEntry("quoteCurrency", "CNY").containsEntry("candidatesWorthIt", 1)
                 .containsEntry("move", "provider").containsEntry("egressKnown", false);
-        assertThat(found.action()).containsEntry("toInstances", 8);
+        assertThat(action.toInstances()).isEqualTo(8);
         assertThat((double) found.evidence().get("exchangeRate")).isCloseTo(0.14, within(1e-12));
         assertThat((double) found.evidence().get("candidatePricePerGpuHour")).isCloseTo(2.772, within(1e-9));
     }
@@ -131,7 +131,7 @@ class CrossCurrencyRulesTest {
 
         // Then in USD: on demand 3.99, reserved 18.525 x 0.14 = 2.5935, break-even 0.65 < u1 = 1;
         // 720 x (3.99 x 1 - 2.5935) = 720 x 1.3965 = 1005.48 a month
-        assertThat(found.action()).containsEntry("reserveInstances", 1);
+        assertThat(((RecommendationAction.ReserveCapacity) found.action()).reserveInstances()).isEqualTo(1);
         assertThat(found.currency()).isEqualTo("USD");
         assertThat(found.estimatedMonthlySaving()).isCloseTo(1005.48, within(1e-6));
         assertThat(found.evidence()).containsEntry("quoteCurrency", "CNY");

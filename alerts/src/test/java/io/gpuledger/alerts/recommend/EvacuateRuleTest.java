@@ -12,6 +12,8 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.PlacedGpu;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
+import io.gpuledger.model.RecommendationAction.JobToMove;
 import io.gpuledger.model.RecommendationKind;
 import java.time.Duration;
 import java.time.Instant;
@@ -81,16 +83,13 @@ class EvacuateRuleTest {
         assertThat(recommendation.kind()).isEqualTo(RecommendationKind.EVACUATE);
         assertThat(recommendation.deadline()).isEqualTo(DEADLINE);
         assertThat(recommendation.expiresAt()).isEqualTo(DEADLINE);
-        assertThat(recommendation.action()).containsEntry("deadline", DEADLINE.toString())
-                .containsEntry("jobsKnown", true);
-        @SuppressWarnings("unchecked")
-        List<Map<String, Object>> jobs = (List<Map<String, Object>>) recommendation.action().get("jobs");
-        assertThat(jobs).extracting(job -> job.get("jobId"), job -> job.get("gpus"))
+        assertThat(action(recommendation).deadline()).isEqualTo(DEADLINE);
+        assertThat(action(recommendation).jobsKnown()).isTrue();
+        assertThat(action(recommendation).jobs()).extracting(JobToMove::jobId, JobToMove::gpus)
                 .containsExactly(tuple("job-a", 3), tuple("job-b", 1));
         // job-a: 3 x 0.30 = 0.90 USD/h, as evidence
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> costs = (List<Map<String, Object>>) recommendation.evidence().get("jobs");
-        assertThat(jobs.get(0)).doesNotContainKey("costPerHour");
         assertThat((double) costs.get(0).get("costPerHour")).isCloseTo(0.9, within(1e-9));
         // 4 GPUs x 0.30 = 1.20 USD/h at risk; nothing is saved by moving
         assertThat((double) recommendation.evidence().get("costAtRiskPerHour")).isCloseTo(1.2, within(1e-9));
@@ -131,10 +130,10 @@ class EvacuateRuleTest {
         Recommendation recommendation = rule.evaluate(notice, board, CATALOG, NOW).orElseThrow();
 
         // Then it is the expected on-demand pool
-        @SuppressWarnings("unchecked")
-        Map<String, Object> pool = (Map<String, Object>) recommendation.action().get("replacementPool");
-        assertThat(pool).containsEntry("offerKey", expected).containsEntry("lifecycle", "on-demand")
-                .containsEntry("gpuModel", "T4-16GB");
+        RecommendationAction.PricedOffer pool = action(recommendation).replacementPool();
+        assertThat(pool.offerKey()).isEqualTo(expected);
+        assertThat(pool.lifecycle()).isEqualTo(Lifecycle.ON_DEMAND);
+        assertThat(pool.gpuModel()).isEqualTo("T4-16GB");
     }
 
     @ParameterizedTest(name = "{0}: confidence {1}")
@@ -153,8 +152,8 @@ class EvacuateRuleTest {
 
         // Then it still asks to evacuate, with the confidence of what is known; no deadline: now + ttl
         assertThat(recommendation.confidence()).isCloseTo(confidence, within(1e-9));
-        assertThat(recommendation.action()).containsEntry("jobsKnown", status.equals("CURRENT"))
-                .containsKey("replacementPool");
+        assertThat(action(recommendation).jobsKnown()).isEqualTo(status.equals("CURRENT"));
+        assertThat(action(recommendation).replacementPool()).isNotNull();
         assertThat(recommendation.deadline()).isNull();
         assertThat(recommendation.expiresAt()).isEqualTo(NOW.plus(Duration.ofMinutes(10)));
     }
@@ -169,7 +168,7 @@ class EvacuateRuleTest {
         Recommendation recommendation = rule.evaluate(notice, board(), CATALOG, NOW).orElseThrow();
 
         // Then it asks to evacuate without a made-up replacement
-        assertThat(recommendation.action()).doesNotContainKey("replacementPool");
+        assertThat(action(recommendation).replacementPool()).isNull();
         assertThat(recommendation.evidence()).containsEntry("replacementCandidates", 0);
         assertThat(recommendation.summary()).contains("no priced on-demand replacement");
     }
@@ -217,5 +216,9 @@ class EvacuateRuleTest {
             gpus.add(new PlacedGpu("GPU-" + i, i, "T4-16GB", jobOfGpu[i], 0.3, "USD", NOW.minusSeconds(30)));
         }
         return EnrichedCapacityEvent.placed(event, NOW.minusSeconds(30), gpus);
+    }
+
+    private static RecommendationAction.Evacuate action(Recommendation recommendation) {
+        return (RecommendationAction.Evacuate) recommendation.action();
     }
 }

@@ -9,6 +9,7 @@ import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.TelemetrySample;
 import java.time.Duration;
 import java.time.Instant;
@@ -47,8 +48,8 @@ class IdleGpuRuleTest {
         // Then the instance is released, keeping none: 2 USD an hour for the 360 idle hours of a month
         // (half of 720), fully observed (0.5 + 0.4)
         assertThat(recommendation.id()).isEqualTo("reclaim_idle:job:job-1");
-        assertThat(recommendation.action()).containsEntry("release", "instances")
-                .containsEntry("instanceIds", List.of("i-1")).containsEntry("keepInstances", 0);
+        assertThat(recommendation.action()).isEqualTo(RecommendationAction.ReclaimIdle.ofJob("job-1", List.of("i-1"), 0,
+                ((RecommendationAction.ReclaimIdle) recommendation.action()).gpuUuids()));
         assertThat(recommendation.estimatedMonthlySaving()).isCloseTo(2.0 * 360, within(1e-9));
         assertThat(recommendation.currency()).isEqualTo("USD");
         assertThat(recommendation.expiresAt()).isEqualTo(T0.plusSeconds(601 + 600));

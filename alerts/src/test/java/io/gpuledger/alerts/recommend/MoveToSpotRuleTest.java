@@ -11,9 +11,9 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction.MoveToSpot;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -78,7 +78,8 @@ class MoveToSpotRuleTest {
                 .isCloseTo(simulatedMonthlySaving(1, 0.05 / 720, 0.5), within(0.002 * move.estimatedMonthlySaving()));
         assertThat(move.evidence()).containsEntry("interruptionRateSource", "catalog")
                 .containsEntry("interruptionFrequency", 0.10).containsEntry("interruptionFrequencyLow", 0.05);
-        assertThat(move.action()).containsEntry("step", "move").containsEntry("toInstances", 1);
+        assertThat(action(move).step()).isEqualTo(MoveToSpot.STEP_MOVE);
+        assertThat(action(move).toInstances()).isEqualTo(1);
     }
 
     @Test
@@ -93,9 +94,10 @@ class MoveToSpotRuleTest {
 
         // Then it does not move it: at its own interval a simulated year on spot pays more than on demand
         assertThat(simulatedMonthlySaving(12, 0.05, 4)).isNegative();
-        assertThat(advice.action()).doesNotContainKey("toPool").containsEntry("step", "checkpoint-more-often");
+        assertThat(action(advice).toPool()).isNull();
+        assertThat(action(advice).step()).isEqualTo(MoveToSpot.STEP_CHECKPOINT);
         // and the interval it names, whole minutes, makes spot pay what it claims, as the world shows it
-        double hours = (double) advice.action().get("checkpointIntervalSeconds") / 3600;
+        double hours = action(advice).checkpointIntervalSeconds() / 3600;
         assertThat(hours * 60).isEqualTo(Math.floor(hours * 60));
         double simulated = simulatedMonthlySaving(12, 0.05, hours);
         assertThat(simulated).isPositive();
@@ -117,8 +119,9 @@ class MoveToSpotRuleTest {
         // Then it is the same advice, the same interval: not a move (at its own interval spot loses money in
         // a simulated year), nor an interval at which spot would only break even
         assertThat(simulatedMonthlySaving(12, 0.05, 4)).isNegative();
-        assertThat(again.action()).containsEntry("step", "checkpoint-more-often").doesNotContainKey("toPool")
-                .containsEntry("checkpointIntervalSeconds", first.action().get("checkpointIntervalSeconds"));
+        assertThat(action(again).step()).isEqualTo(MoveToSpot.STEP_CHECKPOINT);
+        assertThat(action(again).toPool()).isNull();
+        assertThat(action(again).checkpointIntervalSeconds()).isEqualTo(action(first).checkpointIntervalSeconds());
         assertThat(again.estimatedMonthlySaving()).isEqualTo(first.estimatedMonthlySaving());
     }
 
@@ -134,7 +137,7 @@ class MoveToSpotRuleTest {
         Recommendation move = rule.evaluate(gang, board, NOW, false).orElseThrow();
 
         // Then all 32 instances move, claiming what a simulated year of them saves at 10% a month each
-        assertThat(move.action()).containsEntry("toInstances", 32);
+        assertThat(action(move).toInstances()).isEqualTo(32);
         double simulated = simulatedMonthlySaving(32, 0.10 / 720, 4);
         assertThat(move.estimatedMonthlySaving()).isCloseTo(simulated, within(0.01 * simulated));
         assertThat(move.evidence()).containsEntry("spotInstances", 32);
@@ -168,7 +171,7 @@ class MoveToSpotRuleTest {
         // Then it moves one instance, and the rounding error is not a second one
         assertThat((double) recommendation.evidence().get("instances")).isCloseTo(1.0, within(1e-9));
         assertThat(recommendation.evidence()).containsEntry("spotInstances", 1);
-        assertThat(recommendation.action()).containsEntry("gpus", 7);
+        assertThat(action(recommendation).gpus()).isEqualTo(7);
         assertThat(rule.evaluate(hair, board(1, 10.0, 3.0, "USD"), NOW, false).orElseThrow().evidence())
                 .containsEntry("spotInstances", 1);
     }
@@ -208,7 +211,7 @@ class MoveToSpotRuleTest {
 
         // When the rule judges it at {@code spot}, its move standing or not
         Optional<Recommendation> recommendation = rule.evaluate(view, board(1, 1.00, spot, "USD"), NOW, held)
-                .filter(r -> r.action().containsKey("toPool"));
+                .filter(r -> action(r).movesTheJob());
 
         // Then a move is raised when 10% of the saving is left after interruptions, and withdrawn under 0
         assertThat(recommendation.isPresent()).isEqualTo(moved);
@@ -227,9 +230,7 @@ class MoveToSpotRuleTest {
 
         // Then the action names the spot pool, the evidence the rate judged at and what it leaves
         assertThat(recommendation.id()).isEqualTo("move_to_spot:job:job-1");
-        @SuppressWarnings("unchecked")
-        Map<String, Object> toPool = (Map<String, Object>) recommendation.action().get("toPool");
-        assertThat(toPool).containsEntry("offerKey", "aws|us-east-1|p4d.24xlarge|spot");
+        assertThat(action(recommendation).toPool().offerKey()).isEqualTo("aws|us-east-1|p4d.24xlarge|spot");
         assertThat(recommendation.evidence()).containsEntry("interruptionRateSource", "default")
                 .containsEntry("interruptionsPerInstanceHour", 0.05)
                 .containsEntry("spotInstances", 1)
@@ -311,5 +312,9 @@ class MoveToSpotRuleTest {
     private static PriceQuote quote(Lifecycle lifecycle, int gpus, double price, String currency) {
         return new PriceQuote("aws", "us-east-1", "p4d.24xlarge", lifecycle, "A100-40GB", gpus, price, currency,
                 NOW.minusSeconds(3600), "test");
+    }
+
+    private static MoveToSpot action(Recommendation recommendation) {
+        return (MoveToSpot) recommendation.action();
     }
 }

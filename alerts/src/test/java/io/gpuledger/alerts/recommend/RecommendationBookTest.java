@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -111,7 +113,8 @@ class RecommendationBookTest {
     }
 
     private static Recommendation idle(Instant now, double saving) {
-        return Recommendation.open(RecommendationKind.RECLAIM_IDLE, GPU, "idle", Map.of("release", "gpu"), null,
-                saving, "USD", 0.9, now, now.plus(TTL), Map.of());
+        return Recommendation.open(RecommendationKind.RECLAIM_IDLE, GPU, "idle",
+                RecommendationAction.ReclaimIdle.instance("i-1", List.of("GPU-1")), null, saving, "USD", 0.9, now,
+                now.plus(TTL), Map.of());
     }
 }

@@ -6,6 +6,7 @@ import io.gpuledger.alerts.feed.TopicReplay;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
 import io.gpuledger.model.Topics;
@@ -70,7 +71,7 @@ class RecommendationDeskIT {
         return Recommendation.open(RecommendationKind.RECLAIM_IDLE,
                 Recommendation.Target.instance(new Placement("node-1", instance, "g5.xlarge", "aws", "us-east-1",
                         Lifecycle.ON_DEMAND)),
-                "idle", Map.of("release", "instance", "instanceId", instance), null, 700, "USD", 0.9, now,
+                "idle", RecommendationAction.ReclaimIdle.instance(instance, List.of()), null, 700, "USD", 0.9, now,
                 now.plus(Duration.ofMinutes(10)),
                 Map.of());
     }

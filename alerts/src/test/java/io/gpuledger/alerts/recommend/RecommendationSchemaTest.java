@@ -9,6 +9,7 @@ import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
 import io.gpuledger.model.Topics;
@@ -88,7 +89,8 @@ class RecommendationSchemaTest {
         Recommendation.Target target = Recommendation.Target.instance(new Placement("ip-10-0-12-34",
                 "i-0a1b2c3d4e5f60718", "p4d.24xlarge", "aws", "us-east-1", Lifecycle.SPOT));
         Recommendation recommendation = Recommendation.open(RecommendationKind.EVACUATE, target, "move its jobs",
-                Map.of("instanceId", "i-0a1b2c3d4e5f60718"), NOW.plusSeconds(120), 0, "USD", 0.95, NOW,
+                new RecommendationAction.Evacuate("i-0a1b2c3d4e5f60718", NOW.plusSeconds(120), true, List.of(), null),
+                NOW.plusSeconds(120), 0, "USD", 0.95, NOW,
                 NOW.plusSeconds(120), Map.of("placementStatus", "CURRENT"));
 
         // When it is written as it goes on the topic

@@ -10,6 +10,7 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -101,12 +102,12 @@ class ReduceCommunicationRuleTest {
         Recommendation recommendation = rule().evaluate(job, board, CATALOG, WINDOW_END).orElseThrow();
 
         // Then the fix, its saving and its confidence are as computed by hand
-        assertThat(recommendation.action()).containsEntry("fix", fix)
-                .containsEntry("jobChanges", ReduceCommunicationRule.JOB_CHANGES);
+        RecommendationAction.ReduceCommunication action =
+                (RecommendationAction.ReduceCommunication) recommendation.action();
+        assertThat(action.fix()).isEqualTo(fix);
+        assertThat(action.jobChanges()).isEqualTo(ReduceCommunicationRule.JOB_CHANGES);
         if (toType != null) {
-            @SuppressWarnings("unchecked")
-            Map<String, Object> toPool = (Map<String, Object>) recommendation.action().get("toPool");
-            assertThat(toPool).containsEntry("instanceType", toType);
+            assertThat(action.toPool().instanceType()).isEqualTo(toType);
         }
         assertThat(recommendation.estimatedMonthlySaving()).isCloseTo(saving, within(1e-6));
         assertThat(recommendation.confidence()).isEqualTo(confidence);

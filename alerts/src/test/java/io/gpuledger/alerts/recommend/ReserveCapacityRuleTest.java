@@ -11,6 +11,7 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.RecommendationStatus;
 import io.gpuledger.model.ReservationTerms;
 import java.time.Duration;
@@ -18,7 +19,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -75,7 +75,7 @@ class ReserveCapacityRuleTest {
             return;
         }
         Recommendation found = recommendation.orElseThrow();
-        assertThat(found.action()).containsEntry("reserveInstances", expectedReserve);
+        assertThat(action(found).reserveInstances()).isEqualTo(expectedReserve);
         assertThat(found.estimatedMonthlySaving()).isCloseTo(expectedSaving, within(1e-6));
         assertThat(found.currency()).isEqualTo("USD");
     }
@@ -92,7 +92,8 @@ class ReserveCapacityRuleTest {
         Recommendation found = rule.evaluate(usage, board, NOW, Optional.empty()).orElseThrow();
 
         // Then it reserves the 3 of the 4 that stay busy not reserved yet: 720 x 3 x (2 - 1) = 2160
-        assertThat(found.action()).containsEntry("reserveInstances", 3).containsEntry("reservedAfter", 4);
+        assertThat(action(found).reserveInstances()).isEqualTo(3);
+        assertThat(action(found).reservedAfter()).isEqualTo(4);
         assertThat(found.estimatedMonthlySaving()).isCloseTo(2160, within(1e-9));
         assertThat(found.evidence()).containsEntry("reservedInUse", 1).containsEntry("baselineInstances", 4);
     }
@@ -130,8 +131,9 @@ class ReserveCapacityRuleTest {
 
         // Then the record says what is committed: 2 instances for 8760 hours at 1.0, 17,520 USD, paid partly
         // up front, breaking even at half the hours, on 4 hours of history of a 8760-hour term
-        assertThat(recommendation.action()).containsEntry("termMonths", 12)
-                .containsEntry("paymentOption", "partial-upfront").containsEntry("totalCommitment", 17_520.0);
+        assertThat(action(recommendation).termMonths()).isEqualTo(12);
+        assertThat(action(recommendation).paymentOption()).isEqualTo("partial-upfront");
+        assertThat(action(recommendation).totalCommitment()).isEqualTo(17_520.0);
         assertThat(recommendation.evidence()).containsEntry("breakEvenUtilization", 0.5)
                 .containsEntry("termSource", "price").containsEntry("historyHours", 4L)
                 .containsEntry("historyShortfallHours", 8756L).containsEntry("baselineInstances", 2);
@@ -156,10 +158,9 @@ class ReserveCapacityRuleTest {
                 .containsEntry("lookbackHours", 4)
                 .containsEntry("idleHours", 0)
                 .containsEntry("termSource", "default");
-        @SuppressWarnings("unchecked")
-        Map<String, Object> reservation = (Map<String, Object>) recommendation.action().get("reservation");
-        assertThat(reservation).containsEntry("offerKey", "aws|us-east-1|p4d.24xlarge|reserved")
-                .containsEntry("pricePerHour", 1.0);
+        RecommendationAction.PricedOffer reservation = action(recommendation).reservation();
+        assertThat(reservation.offerKey()).isEqualTo("aws|us-east-1|p4d.24xlarge|reserved");
+        assertThat(reservation.pricePerHour()).isEqualTo(1.0);
         // The documented range of a reservation's confidence: 0.4 to 0.95
         assertThat(recommendation.confidence()).isBetween(0.4, 0.95);
         assertThat(recommendation.expiresAt()).isEqualTo(NOW.plus(Duration.ofHours(6)));
@@ -284,5 +285,9 @@ class ReserveCapacityRuleTest {
                 "gpuledger.recommendation.reserve.term-months", "12",
                 "gpuledger.recommendation.min-monthly-saving", minMonthlySaving,
                 "gpuledger.recommendation.reserve.ttl", "6h");
+    }
+
+    private static RecommendationAction.ReserveCapacity action(Recommendation recommendation) {
+        return (RecommendationAction.ReserveCapacity) recommendation.action();
     }
 }

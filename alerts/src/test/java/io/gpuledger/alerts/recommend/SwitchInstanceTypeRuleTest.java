@@ -10,6 +10,7 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.WorkloadClass;
 import java.time.Duration;
 import java.time.Instant;
@@ -131,7 +132,7 @@ class SwitchInstanceTypeRuleTest {
             return;
         }
         Recommendation found = recommendation.orElseThrow();
-        assertThat(toPool(found)).containsEntry("instanceType", expectedType);
+        assertThat(toPool(found).instanceType()).isEqualTo(expectedType);
         assertThat(found.estimatedMonthlySaving()).isCloseTo(expectedSaving, within(0.01));
         assertThat(found.evidence()).containsEntry("basis", "estimated")
                 .containsEntry("performanceSource", expectedSource);
@@ -156,7 +157,8 @@ class SwitchInstanceTypeRuleTest {
         assertThat((double) found.evidence().get("performanceRatio")).isCloseTo(1.392890, within(1e-6));
         assertThat((double) found.evidence().get("candidateCostPerMillionUnits")).isCloseTo(0.044643, within(1e-6));
         assertThat((double) found.evidence().get("currentCostPerMillionUnits")).isCloseTo(0.091071, within(1e-6));
-        assertThat(found.action()).containsEntry("toInstances", 1).containsEntry("toGpus", 1);
+        assertThat(action(found).toInstances()).isEqualTo(1);
+        assertThat(action(found).toGpus()).isEqualTo(1);
     }
 
     @Test
@@ -180,7 +182,7 @@ class SwitchInstanceTypeRuleTest {
         // H100, and that whole ratio is the speedup (the network was in the measurement): 8.75 per GPU-hour
         // / (1.25 x 2.846154) = 2.459459 per 1M, 24.9% less; (3.277 - 2.459459) x 10 x 720 = 5886.29.
         // The training figure (2.061801) would say 8.75 / 2.577251 = 3.395090: dearer.
-        assertThat(toPool(found)).containsEntry("instanceType", "p5.48xlarge");
+        assertThat(toPool(found).instanceType()).isEqualTo("p5.48xlarge");
         assertThat(found.evidence()).containsEntry("basis", "estimated")
                 .containsEntry("performanceSource", "fleet-measured").containsEntry("measuredCandidateJobs", 2)
                 .containsEntry("measuredCurrentJobs", 2);
@@ -208,7 +210,7 @@ class SwitchInstanceTypeRuleTest {
         // one-GPU instance does the 1.25M tokens its 7 x 1/7 = 1 GPU does for 3 an hour: 3 / 1.25 = 2.4 per
         // 1M, 1 - 2.4 / 3.277 = 26.8% less; (3.277 - 2.4) x 1.25 x 720 = 789.30 a month
         assertThat(toEight).isEmpty();
-        assertThat(toPool(toOne)).containsEntry("instanceType", "a2-highgpu-1g");
+        assertThat(toPool(toOne).instanceType()).isEqualTo("a2-highgpu-1g");
         assertThat((double) toOne.evidence().get("candidateCostPerMillionUnits")).isCloseTo(2.4, within(1e-9));
         assertThat(toOne.estimatedMonthlySaving()).isCloseTo(789.30, within(0.01));
     }
@@ -253,7 +255,7 @@ class SwitchInstanceTypeRuleTest {
         assertThat(found.confidence()).isEqualTo(expectedConfidence);
         assertThat(found.estimatedMonthlySaving()).isCloseTo(5594.40, within(0.01));
         assertThat(found.evidence()).containsEntry("basis", "observed").containsEntry("comparedJobId", "peer");
-        assertThat(toPool(found)).containsEntry("offerKey", peer.pool().key());
+        assertThat(toPool(found).offerKey()).isEqualTo(peer.pool().key());
     }
 
     @ParameterizedTest(name = "peer at {0} per 1M -> {1}")
@@ -358,9 +360,10 @@ class SwitchInstanceTypeRuleTest {
 
         // Then the action names both pools and the evidence the model it used
         assertThat(found.id()).isEqualTo("switch_instance_type:job:job-1");
-        assertThat(found.action()).containsEntry("fromPool", "aws|us-east-1|p4d.24xlarge|on-demand")
-                .containsEntry("gpus", 8);
-        assertThat(toPool(found)).containsEntry("gpuModel", "H100-80GB").containsEntry("pricePerHour", 50.0);
+        assertThat(action(found).fromPool()).isEqualTo("aws|us-east-1|p4d.24xlarge|on-demand");
+        assertThat(action(found).gpus()).isEqualTo(8);
+        assertThat(toPool(found).gpuModel()).isEqualTo("H100-80GB");
+        assertThat(toPool(found).pricePerHour()).isEqualTo(50.0);
         assertThat(found.evidence()).containsEntry("workloadClass", "training")
                 .containsEntry("workloadClassFrom", "default").containsEntry("performanceSource", "table:training");
         // 1 - 2.425064 / 3.277
@@ -432,8 +435,11 @@ class SwitchInstanceTypeRuleTest {
         return board;
     }
 
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> toPool(Recommendation recommendation) {
-        return (Map<String, Object>) recommendation.action().get("toPool");
+    private static RecommendationAction.SwitchInstanceType action(Recommendation recommendation) {
+        return (RecommendationAction.SwitchInstanceType) recommendation.action();
+    }
+
+    private static RecommendationAction.PricedOffer toPool(Recommendation recommendation) {
+        return action(recommendation).toPool();
     }
 }

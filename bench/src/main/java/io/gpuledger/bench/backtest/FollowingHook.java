@@ -2,10 +2,10 @@ package io.gpuledger.bench.backtest;
 
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.RecommendationStatus;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Automation that follows every open recommendation it can act on, as a rebalancing hook would, and
@@ -30,25 +30,21 @@ final class FollowingHook implements Backtest.Hook {
     }
 
     private static boolean follow(Backtest backtest, Recommendation recommendation, Instant now) {
-        Map<String, Object> action = recommendation.action();
-        return switch (recommendation.kind()) {
-            case SWITCH_INSTANCE_TYPE, MOVE_TO_SPOT, REDUCE_COMMUNICATION -> action.get("toPool")
-                    instanceof Map<?, ?> to && action.get("fromPool") instanceof String from
-                    && action.get("toInstances") instanceof Number instances
-                    && backtest.move(String.valueOf(action.get("jobId")), Offer.fromKey(from),
-                            Offer.fromKey(String.valueOf(to.get("offerKey"))), instances.intValue(), recommendation,
-                            now);
-            case RECLAIM_IDLE -> backtest.release(recommendation, (String) action.get("jobId"),
-                    String.valueOf(action.get("instanceId")),
-                    action.get("keepInstances") instanceof Number keep ? keep.intValue() : 0, now);
-            case RESERVE_CAPACITY -> action.get("reserveInstances") instanceof Number instances
-                    && backtest.reserve(Offer.fromKey(recommendation.target().id()), instances.intValue(),
-                            recommendation, now);
-            case EVACUATE -> action.get("jobs") instanceof List<?> jobs && jobs.stream()
-                    .filter(job -> job instanceof Map<?, ?> entry && Boolean.TRUE.equals(entry.get("checkpoints")))
-                    .map(job -> backtest.checkpoint(String.valueOf(((Map<?, ?>) job).get("jobId")), recommendation,
-                            now))
-                    .reduce(false, Boolean::logicalOr);
-        };
+        RecommendationAction action = recommendation.action();
+        if (action instanceof RecommendationAction.Move move) {
+            return move.movesTheJob() && backtest.move(move.jobId(), Offer.fromKey(move.fromPool()),
+                    Offer.fromKey(move.toPool().offerKey()), move.toInstances(), recommendation, now);
+        }
+        if (action instanceof RecommendationAction.ReclaimIdle release) {
+            return backtest.release(recommendation, release.jobId(), release.instanceId(),
+                    release.keepInstances() == null ? 0 : release.keepInstances(), now);
+        }
+        if (action instanceof RecommendationAction.ReserveCapacity reserve) {
+            return backtest.reserve(Offer.fromKey(recommendation.target().id()), reserve.reserveInstances(),
+                    recommendation, now);
+        }
+        return action instanceof RecommendationAction.Evacuate evacuate && evacuate.jobs().stream().filter(RecommendationAction.JobToMove::checkpoints)
+                .map(job -> backtest.checkpoint(job.jobId(), recommendation, now))
+                .reduce(false, Boolean::logicalOr);
     }
 }

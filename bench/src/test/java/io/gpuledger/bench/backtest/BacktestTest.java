@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.RecommendationKind;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -315,15 +316,30 @@ class BacktestTest {
 
     /** A recommendation of {@code kind} for {@code target}, claiming {@code saving} a month. */
     private static Recommendation recommendation(RecommendationKind kind, String target, double saving) {
-        return Recommendation.open(kind, kind == RecommendationKind.RESERVE_CAPACITY
-                ? Recommendation.Target.pool(Offer.fromKey(target)) : Recommendation.Target.job(target), "scripted", Map.of(), null, saving,
-                "USD", 0.5, SIX, SIX.plus(Duration.ofMinutes(10)), Map.of("expectedWorkAtRisk", 9.831));
+        Recommendation.Target about = kind == RecommendationKind.RESERVE_CAPACITY
+                ? Recommendation.Target.pool(Offer.fromKey(target)) : Recommendation.Target.job(target);
+        return Recommendation.open(kind, about, "scripted", scripted(kind, target), null, saving, "USD", 0.5, SIX,
+                SIX.plus(Duration.ofMinutes(10)), Map.of("expectedWorkAtRisk", 9.831));
+    }
+
+    /** An action of {@code kind} about {@code target}, for a record whose action the backtest is not given. */
+    private static RecommendationAction scripted(RecommendationKind kind, String target) {
+        return switch (kind) {
+            case EVACUATE -> new RecommendationAction.Evacuate(target, null, false, List.of(), null);
+            case RECLAIM_IDLE -> RecommendationAction.ReclaimIdle.instance(target, List.of());
+            case RESERVE_CAPACITY -> new RecommendationAction.ReserveCapacity(0, 0, 12, null, 0, null);
+            case SWITCH_INSTANCE_TYPE -> new RecommendationAction.SwitchInstanceType(target, 1, null, null, null, 1);
+            case MOVE_TO_SPOT -> new RecommendationAction.MoveToSpot(target, 1, null, null, null, null, null);
+            case REDUCE_COMMUNICATION -> RecommendationAction.ReduceCommunication.jobChanges(target, List.of());
+        };
     }
 
     /** A recommendation to move job {@code sweep} from {@code from} to {@code to}, as the rules write one. */
     private static Recommendation move(RecommendationKind kind, Offer from, Offer to) {
-        Map<String, Object> action = Map.of("jobId", "sweep", "gpus", 8, "fromPool", from.key(), "toPool",
-                Map.of("offerKey", to.key()), "toInstances", 1);
+        RecommendationAction.PricedOffer toPool = RecommendationAction.PricedOffer.unpriced(to, null);
+        RecommendationAction action = kind == RecommendationKind.MOVE_TO_SPOT
+                ? RecommendationAction.MoveToSpot.move("sweep", 8, from.key(), toPool, 1)
+                : new RecommendationAction.SwitchInstanceType("sweep", 8, from.key(), toPool, 1, 8);
         return Recommendation.open(kind, Recommendation.Target.job("sweep"), "move sweep", action, null, 20_000,
                 "USD", 0.5, SIX, SIX.plus(Duration.ofMinutes(10)), Map.of());
     }
