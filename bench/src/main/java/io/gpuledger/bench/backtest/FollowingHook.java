@@ -43,8 +43,15 @@ final class FollowingHook implements Backtest.Hook {
             return backtest.reserve(Offer.fromKey(recommendation.target().id()), reserve.reserveInstances(),
                     recommendation, now);
         }
-        return action instanceof RecommendationAction.Evacuate evacuate && evacuate.jobs().stream().filter(RecommendationAction.JobToMove::checkpoints)
-                .map(job -> backtest.checkpoint(job.jobId(), recommendation, now))
-                .reduce(false, Boolean::logicalOr);
+        if (!(action instanceof RecommendationAction.Evacuate evacuate)) {
+            return false;
+        }
+        boolean followed = false;
+        for (RecommendationAction.JobToMove job : evacuate.jobs()) {
+            if (job.checkpoints()) {
+                followed |= backtest.checkpoint(job.jobId(), recommendation, now);
+            }
+        }
+        return followed;
     }
 }
