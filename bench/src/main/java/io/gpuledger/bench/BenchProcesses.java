@@ -45,7 +45,15 @@ final class BenchProcesses {
     /** One of several instances of {@code application}: its state and log named with {@code instance}. */
     static CostEngineProcess engine(String bootstrap, Path work, String application, String instance, int threads,
             Duration commitInterval) throws IOException {
-        return CostEngineProcess.start(System.getProperty("java.class.path"), engineJvm(),
+        return engine(bootstrap, work, application, instance, threads, commitInterval, List.of());
+    }
+
+    /** The same, with JVM options {@code extraJvm} after the usual ones. */
+    static CostEngineProcess engine(String bootstrap, Path work, String application, String instance, int threads,
+            Duration commitInterval, List<String> extraJvm) throws IOException {
+        List<String> jvm = new ArrayList<>(engineJvm());
+        jvm.addAll(extraJvm);
+        return CostEngineProcess.start(System.getProperty("java.class.path"), jvm,
                 List.of("--bootstrap-servers", bootstrap, "--application-id", application,
                         "--state-dir", work.resolve("state-" + application + instance).toString(),
                         "--threads", String.valueOf(threads),

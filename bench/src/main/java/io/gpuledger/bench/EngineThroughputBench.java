@@ -22,7 +22,8 @@ import java.util.stream.Stream;
 
 /**
  * {@code gpu-ledger bench engine [--samples N] [--gpus G] [--warmup W] [--threads T] [--interval S]
- * [--commit-interval S] [--instances I,I,...]}: how fast the
+ * [--commit-interval S] [--instances I,I,...] [--form compact|spaced] [--variant NAME=JVM-OPTIONS ...
+ * --rounds R]}: how fast the
  * cost engine prices and windows telemetry, against the fastest any stage could go on the same broker.
  *
  * <p>An embedded broker in this JVM is preloaded with N telemetry samples of a simulated fleet of
@@ -39,6 +40,14 @@ import java.util.stream.Stream;
  * measured from the moment all of them are {@code RUNNING}; each run's samples per second and CPU
  * per sample, summed over its processes, make the scaling table. On a machine with fewer cores
  * than processes the rates do not grow; the CPU per sample says what each instance costs.
+ *
+ * <p>With {@code --variant} (given twice or more) the engine runs once per variant and round on
+ * the same records, each variant with its own JVM options (a {@code -Dgpuledger.compare...}
+ * property, see {@code Compared}), for {@code --rounds} rounds; each round starts with the next
+ * variant, so that neither a drift of the machine's pace nor a place in the round favours one.
+ * The table gives each variant's warm rate and CPU per sample in every round, their means, and
+ * both against the first variant. {@code --form spaced} writes the samples with a space after
+ * each colon and comma, as other JSON writers do, so that the engine parses them.
  */
 final class EngineThroughputBench {
 
@@ -61,6 +70,9 @@ final class EngineThroughputBench {
         Duration interval = DEFAULT_INTERVAL;
         Duration commitInterval = CostEngineConfig.DEFAULT_COMMIT_INTERVAL;
         List<Integer> instances = List.of(1);
+        boolean spaced = false;
+        List<Variant> variants = new ArrayList<>();
+        int rounds = 1;
         for (int i = 0; i < args.length; i += 2) {
             if (i + 1 >= args.length) {
                 throw new UsageException(args[i] + " needs a value");
@@ -74,8 +86,14 @@ final class EngineThroughputBench {
                 case "--commit-interval" ->
                     commitInterval = Duration.ofSeconds(UsageException.positive(args[i], args[i + 1]));
                 case "--instances" -> instances = counts(args[i], args[i + 1]);
+                case "--form" -> spaced = spaced(args[i], args[i + 1]);
+                case "--variant" -> variants.add(Variant.parse(args[i], args[i + 1]));
+                case "--rounds" -> rounds = UsageException.positive(args[i], args[i + 1]);
                 default -> throw new UsageException("unknown option '" + args[i] + "'");
             }
+        }
+        if (variants.size() == 1 || (variants.size() > 1 && !instances.equals(List.of(1)))) {
+            throw new UsageException("--variant compares two or more variants, of one instance each");
         }
         Duration span = PreloadedTelemetry.span(samples, gpus, interval);
         Path work = Files.createTempDirectory("gpu-ledger-bench-engine-");
@@ -88,14 +106,18 @@ final class EngineThroughputBench {
             out.printf("%d CPUs, load average %s%n", Runtime.getRuntime().availableProcessors(),
                     PreloadedTelemetry.loadAverage());
 
-            Measure preload = PreloadedTelemetry.preload(bootstrap, gpus, samples, span, interval);
-            out.printf("preloaded in %.1f s%n", preload.seconds());
+            Measure preload = PreloadedTelemetry.preload(bootstrap, gpus, samples, span, interval, spaced);
+            out.printf("preloaded in %.1f s%s%n", preload.seconds(), spaced ? ", spaced JSON" : "");
             Measure coldCopy = PreloadedTelemetry.copy(bootstrap, samples, "bench-copy-1");
             Measure warmCopy = PreloadedTelemetry.copy(bootstrap, samples, "bench-copy-2");
             out.printf("copied twice: %.0f/s, then %.0f/s%n", coldCopy.rate(), warmCopy.rate());
+            if (!variants.isEmpty()) {
+                compare(bootstrap, work, samples, warmup, threads, commitInterval, variants, rounds, out);
+                return 0;
+            }
             List<EngineRun> runs = new ArrayList<>();
             for (int count : instances) {
-                runs.add(runEngine(bootstrap, work, samples, warmup, threads, commitInterval, count, out));
+                runs.add(runEngine(bootstrap, work, samples, warmup, threads, commitInterval, count, List.of(), out));
             }
             EngineRun engine = runs.get(0);
             // A copy on each side of the engine: the machine's pace drifts over a run, and the
@@ -184,6 +206,73 @@ final class EngineThroughputBench {
                 Runtime.getRuntime().availableProcessors());
     }
 
+    /** A name and the JVM options that make the engine run one implementation of a piece. */
+    record Variant(String name, List<String> jvm) {
+
+        /** {@code NAME=OPTIONS}: the options split on spaces, none after a bare {@code NAME=}. */
+        static Variant parse(String option, String value) {
+            int equals = value.indexOf('=');
+            if (equals <= 0) {
+                throw new UsageException(option + " takes NAME=JVM-OPTIONS, not '" + value + "'");
+            }
+            String options = value.substring(equals + 1).strip();
+            return new Variant(value.substring(0, equals), options.isEmpty() ? List.of()
+                    : List.of(options.split("\\s+")));
+        }
+    }
+
+    private static boolean spaced(String option, String value) {
+        return switch (value) {
+            case "compact" -> false;
+            case "spaced" -> true;
+            default -> throw new UsageException(option + " is compact or spaced, not '" + value + "'");
+        };
+    }
+
+    /** Runs every variant once a round, the first of each round the next of the last, and tabulates them. */
+    private static void compare(String bootstrap, Path work, long samples, long warmup, int threads,
+            Duration commitInterval, List<Variant> variants, int rounds, PrintStream out)
+            throws IOException, InterruptedException {
+        Map<Variant, List<EngineRun>> runs = new LinkedHashMap<>();
+        variants.forEach(variant -> runs.put(variant, new ArrayList<>()));
+        for (int round = 0; round < rounds; round++) {
+            for (int k = 0; k < variants.size(); k++) {
+                Variant variant = variants.get((round + k) % variants.size());
+                out.printf("round %d of %d: %s %s%n", round + 1, rounds, variant.name(), variant.jvm());
+                EngineRun run = runEngine(bootstrap, work, samples, warmup, threads, commitInterval, 1,
+                        variant.jvm(), out);
+                out.printf(Locale.ROOT, "  %.0f/s, %.2f µs of engine CPU a sample%n", run.figure().rate(),
+                        run.cpuMicrosPerSample());
+                runs.get(variant).add(run);
+            }
+        }
+        out.println();
+        out.println("| variant | JVM options | samples/s, each round | mean | engine CPU µs/sample, each round | mean"
+                + " | rate vs first | CPU/sample vs first |");
+        out.println("|---|---|---|---|---|---|---|---|");
+        double firstRate = meanRate(runs.get(variants.get(0)));
+        double firstCpu = meanCpu(runs.get(variants.get(0)));
+        for (Variant variant : variants) {
+            List<EngineRun> of = runs.get(variant);
+            out.printf(Locale.ROOT, "| %s | %s | %s | %.0f | %s | %.2f | %.3f | %.3f |%n", variant.name(),
+                    String.join(" ", variant.jvm()),
+                    String.join(", ", of.stream().map(run -> String.format(Locale.ROOT, "%.0f", run.figure().rate()))
+                            .toList()),
+                    meanRate(of),
+                    String.join(", ", of.stream().map(run -> String.format(Locale.ROOT, "%.2f",
+                            run.cpuMicrosPerSample())).toList()),
+                    meanCpu(of), meanRate(of) / firstRate, meanCpu(of) / firstCpu);
+        }
+    }
+
+    private static double meanRate(List<EngineRun> runs) {
+        return runs.stream().mapToDouble(run -> run.figure().rate()).average().orElseThrow();
+    }
+
+    private static double meanCpu(List<EngineRun> runs) {
+        return runs.stream().mapToDouble(EngineRun::cpuMicrosPerSample).average().orElseThrow();
+    }
+
     /** A list of instance counts such as {@code 1,2,3}. */
     private static List<Integer> counts(String option, String value) {
         List<Integer> counts = new ArrayList<>();
@@ -203,14 +292,14 @@ final class EngineThroughputBench {
      * they have committed every record.
      */
     private static EngineRun runEngine(String bootstrap, Path work, long records, long warmup, int threads,
-            Duration commitInterval, int count, PrintStream out)
+            Duration commitInterval, int count, List<String> jvm, PrintStream out)
             throws IOException, InterruptedException {
         String application = "bench-engine-" + System.currentTimeMillis();
         List<CostEngineProcess> engines = new ArrayList<>();
         try (GroupProgress group = new GroupProgress(bootstrap)) {
             for (int i = 1; i <= count; i++) {
                 CostEngineProcess engine = BenchProcesses.engine(bootstrap, work, application,
-                        count == 1 ? "" : "-" + i, threads, commitInterval);
+                        count == 1 ? "" : "-" + i, threads, commitInterval, jvm);
                 engines.add(engine);
                 out.printf("cost engine: process %d, application %s, %d stream thread(s), commits at least every"
                         + " %d s%n", engine.pid(), application, threads, commitInterval.toSeconds());

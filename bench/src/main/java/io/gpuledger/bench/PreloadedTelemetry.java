@@ -1,5 +1,8 @@
 package io.gpuledger.bench;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.util.MinimalPrettyPrinter;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import io.gpuledger.cli.UsageException;
 import io.gpuledger.ingest.kafka.Producers;
 import io.gpuledger.ingest.price.PriceCatalog;
@@ -7,6 +10,7 @@ import io.gpuledger.ingest.sim.Fleet;
 import io.gpuledger.ingest.sim.FleetSimulation;
 import io.gpuledger.ingest.sim.SimulationSettings;
 import io.gpuledger.ingest.sim.SimulationStep;
+import io.gpuledger.model.Json;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.TopicAdmin;
@@ -14,6 +18,7 @@ import io.gpuledger.model.Topics;
 import io.gpuledger.streams.CostEngineConfig;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -87,6 +92,16 @@ final class PreloadedTelemetry {
      * from the start.
      */
     static Measure preload(String bootstrap, int gpus, long samples, Duration span, Duration interval) {
+        return preload(bootstrap, gpus, samples, span, interval, false);
+    }
+
+    /**
+     * As above; with {@code spaced}, the samples are written as Python's {@code json.dumps} writes
+     * them, a space after each colon and comma, rather than in the writers' compact form that the
+     * engine reads from the bytes ({@code CanonicalTelemetry}): so they go through its JSON parser.
+     */
+    static Measure preload(String bootstrap, int gpus, long samples, Duration span, Duration interval,
+            boolean spaced) {
         List<PriceQuote> catalog = PriceCatalog.loadDefault().quotes().stream()
                 .filter(quote -> quote.currency().equals("USD")).toList();
         Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS).minus(BEFORE_NOW).minus(span);
@@ -113,8 +128,13 @@ final class PreloadedTelemetry {
                     if (sent == samples) {
                         break;
                     }
-                    producer.send(Producers.record(Topics.TELEMETRY, sample.time().toEpochMilli(), sample.gpuUuid(),
-                            sample), (metadata, error) -> {
+                    ProducerRecord<byte[], byte[]> record = Producers.record(Topics.TELEMETRY,
+                            sample.time().toEpochMilli(), sample.gpuUuid(), sample);
+                    if (spaced) {
+                        record = new ProducerRecord<>(record.topic(), null, record.timestamp(), record.key(),
+                                spaced(sample));
+                    }
+                    producer.send(record, (metadata, error) -> {
                                 if (error != null) {
                                     failure.compareAndSet(null, error);
                                 }
@@ -128,6 +148,31 @@ final class PreloadedTelemetry {
             throw new IllegalStateException("preloading failed: " + failure.get().getMessage(), failure.get());
         }
         return new Measure(samples, System.nanoTime() - begin);
+    }
+
+    private static final ObjectWriter SPACED = Json.MAPPER.writer(new MinimalPrettyPrinter() {
+        @Override
+        public void writeObjectFieldValueSeparator(JsonGenerator out) throws IOException {
+            out.writeRaw(": ");
+        }
+
+        @Override
+        public void writeObjectEntrySeparator(JsonGenerator out) throws IOException {
+            out.writeRaw(", ");
+        }
+
+        @Override
+        public void writeArrayValueSeparator(JsonGenerator out) throws IOException {
+            out.writeRaw(", ");
+        }
+    });
+
+    private static byte[] spaced(TelemetrySample sample) {
+        try {
+            return SPACED.writeValueAsBytes(sample);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write a sample", e);
+        }
     }
 
     /** Copies every telemetry record to a topic of its own, as the simplest stage would, and times it. */

@@ -31,15 +31,39 @@ public final class Json {
      * Unknown fields are ignored so that consumers of a {@code .v1} topic keep working when a
      * producer adds fields; a missing required field or an explicit null number is an error.
      */
-    public static final ObjectMapper MAPPER = new ObjectMapper(JsonFactory.builder()
+    public static final ObjectMapper MAPPER = mapper(true);
+
+    /**
+     * The same mapping without Blackbird, for the benchmarks that weigh it (see {@link Compared}).
+     */
+    private static final ObjectMapper WITHOUT_BLACKBIRD = mapper(false);
+
+    /**
+     * The mapper that does, in a benchmark, the work of a piece of our own that {@code property}
+     * replaces ({@link Compared}): databind with Blackbird ({@code databind}) or without
+     * ({@code databind-plain}); null when it names ours.
+     */
+    static ObjectMapper instead(String property) {
+        return switch (Compared.choice(property, "databind", "databind-plain")) {
+            case "databind" -> MAPPER;
+            case "databind-plain" -> WITHOUT_BLACKBIRD;
+            default -> null;
+        };
+    }
+
+    private static ObjectMapper mapper(boolean blackbird) {
+        ObjectMapper mapper = new ObjectMapper(JsonFactory.builder()
                     // Schubfach: the shortest digits that read back as the same double, in less time.
                     .enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER)
                     // Correctly rounded like Double.parseDouble: the same doubles, in less time.
                     .enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER)
                     .build())
-            .registerModule(new JavaTimeModule())
+            .registerModule(new JavaTimeModule());
+        if (blackbird) {
             // Properties read and written through generated lambdas rather than reflection.
-            .registerModule(new BlackbirdModule())
+            mapper.registerModule(new BlackbirdModule());
+        }
+        return mapper
             // Registered after the JSR-310 module, so it reads instants, and leaves it all but the contract's form.
             .registerModule(new SimpleModule("utc-instants").addDeserializer(Instant.class,
                     new UtcInstantDeserializer()))
@@ -48,6 +72,7 @@ public final class Json {
             .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    }
 
     /**
      * As {@link #MAPPER}, for bodies that come from outside the pipeline (a job's work report):
@@ -99,7 +124,7 @@ public final class Json {
         return read(json, STRICT.constructType(type), STRICT);
     }
 
-    private static <T> T read(byte[] json, JavaType type, ObjectMapper mapper) {
+    static <T> T read(byte[] json, JavaType type, ObjectMapper mapper) {
         Class<?> raw = type.getRawClass();
         if (json == null || json.length == 0) {
             throw new InvalidRecordException(ROOT, "empty record, expected a JSON " + raw.getSimpleName());

@@ -5,6 +5,7 @@ import io.gpuledger.model.KafkaClientSettings;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.streams.cost.CostSettings;
 import io.gpuledger.streams.deadletter.DeadLetterHandler;
+import io.gpuledger.streams.state.LiveStoreBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Properties;
@@ -153,6 +154,9 @@ public record CostEngineConfig(
         // A clean stop hands the instance's partitions over at once, a dynamic member's too
         // (docs/operations.md, "Engine instances"); a static member is removed by CostEngine.close.
         props.put(StreamsConfig.mainConsumerPrefix(LEAVE_GROUP_ON_CLOSE), true);
+        if (LiveStoreBuilder.plain()) {
+            props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, LiveStoreBuilder.PLAIN_CACHE_BYTES);
+        }
         return props;
     }
 

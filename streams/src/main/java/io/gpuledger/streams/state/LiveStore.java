@@ -13,7 +13,9 @@ import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.internals.CachedStateStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +29,13 @@ import org.slf4j.LoggerFactory;
  * mark theirs. A value read back in a format version this release does not read is left out,
  * logged and counted as a dead letter of kind {@value #UNREADABLE}; it stays on the changelog until
  * its key is written again.
+ *
+ * <p>Built by {@link LiveStoreBuilder#plain} for the benchmark that weighs it, it also does, beside
+ * its own, all the work of the plain alternative, a Streams key-value store under its record cache:
+ * each read decodes the value from the cache, each change encodes it there (or deletes it), a walk
+ * over the entries decodes every one, and the commit empties the cache into the store and its
+ * changelog. Its objects stay what the stage reads and changes, so the stage's output is the same;
+ * what it keeps of its own beside the plain work is a map lookup a read and a set of marked keys.
  */
 public final class LiveStore<V> extends CommitHook<V> {
 
@@ -36,8 +45,12 @@ public final class LiveStore<V> extends CommitHook<V> {
     private static final Logger LOG = LoggerFactory.getLogger(LiveStore.class);
 
     private final KeyValueStore<Bytes, byte[]> logged;
-    /** The innermost store, under the metered and logging ones: what a restore brought back. */
+    /** The innermost store, under the metered and logging ones: what a restore brought back; null when plain. */
     private final RestoreBuffer restoreBuffer;
+    /** Whether every value also goes through the record cache of {@link #logged}, as in a plain store. */
+    private final boolean plain;
+    /** The value a plain read decoded last: kept, so that the decoding is not left out as unused. */
+    private Object plainRead;
     private final Codec<V> codec;
     private final Map<String, V> live = new HashMap<>();
     /** Keys put, changed in place or deleted since the last commit: the next commit writes them. */
@@ -54,6 +67,18 @@ public final class LiveStore<V> extends CommitHook<V> {
         }
         this.restoreBuffer = buffer;
         this.codec = codec;
+        this.plain = false;
+    }
+
+    /** A store that also does the plain store's work, over {@code cached}, a Streams store with its record cache. */
+    LiveStore(Codec<V> codec, KeyValueStore<Bytes, byte[]> cached) {
+        if (!(cached instanceof CachedStateStore<?, ?>)) {
+            throw new IllegalArgumentException("a plain store has a record cache");
+        }
+        this.logged = cached;
+        this.restoreBuffer = null;
+        this.codec = codec;
+        this.plain = true;
     }
 
     @Override
@@ -70,6 +95,10 @@ public final class LiveStore<V> extends CommitHook<V> {
 
     public V get(String key) {
         load();
+        if (plain && key != null) {
+            byte[] stored = logged.get(bytes(key));
+            plainRead = stored == null ? null : codec.fromBytes(stored);
+        }
         return live.get(key);
     }
 
@@ -87,11 +116,13 @@ public final class LiveStore<V> extends CommitHook<V> {
         load();
         live.put(key, value);
         dirty.add(key);
+        writePlain(key, value);
     }
 
     /** The value of {@code key} was changed in place: the next commit writes it as it then stands. */
     public void markDirty(String key) {
         dirty.add(key);
+        writePlain(key, live.get(key));
     }
 
     /**
@@ -109,13 +140,32 @@ public final class LiveStore<V> extends CommitHook<V> {
             value.markedIn = current;
             dirty.add(key);
         }
+        if (plain) {
+            writePlain(key, live.get(key));
+        }
     }
 
     public void delete(String key) {
         load();
         if (live.remove(key) != null) {
             dirty.add(key);
+            writePlain(key, null);
         }
+    }
+
+    private void writePlain(String key, V value) {
+        if (!plain) {
+            return;
+        }
+        if (value == null) {
+            logged.delete(bytes(key));
+        } else {
+            logged.put(bytes(key), codec.toBytes(value));
+        }
+    }
+
+    private static Bytes bytes(String key) {
+        return Bytes.wrap(key.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Deletes every entry whose value {@code expired} holds of. */
@@ -132,11 +182,24 @@ public final class LiveStore<V> extends CommitHook<V> {
     /** Every entry, as a read-only view: collect keys first to delete while walking it. */
     public Map<String, V> entries() {
         load();
+        if (plain) {
+            try (KeyValueIterator<Bytes, byte[]> all = logged.all()) {
+                all.forEachRemaining(entry -> plainRead = codec.fromBytes(entry.value));
+            }
+        }
         return Collections.unmodifiableMap(live);
     }
 
     private void load() {
         if (loaded) {
+            return;
+        }
+        if (plain) {
+            try (KeyValueIterator<Bytes, byte[]> all = logged.all()) {
+                all.forEachRemaining(entry -> live.put(new String(entry.key.get(), StandardCharsets.UTF_8),
+                        codec.fromBytes(entry.value)));
+            }
+            loaded = true;
             return;
         }
         for (Map.Entry<Bytes, byte[]> entry : restoreBuffer.takeReadBack().entrySet()) {
@@ -159,13 +222,17 @@ public final class LiveStore<V> extends CommitHook<V> {
     @Override
     void writeChanges() {
         commits++;
+        if (plain) {
+            dirty.clear();
+            ((CachedStateStore<?, ?>) logged).flushCache();
+            return;
+        }
         for (String key : dirty) {
-            Bytes bytes = Bytes.wrap(key.getBytes(StandardCharsets.UTF_8));
             V value = live.get(key);
             if (value == null) {
-                logged.delete(bytes);
+                logged.delete(bytes(key));
             } else {
-                logged.put(bytes, codec.toBytes(value));
+                logged.put(bytes(key), codec.toBytes(value));
             }
         }
         dirty.clear();
@@ -174,6 +241,9 @@ public final class LiveStore<V> extends CommitHook<V> {
     @Override
     void dropChanges() {
         commits++;
+        if (plain && logged.isOpen()) {
+            ((CachedStateStore<?, ?>) logged).clearCache();
+        }
         live.clear();
         dirty.clear();
         loaded = false;
