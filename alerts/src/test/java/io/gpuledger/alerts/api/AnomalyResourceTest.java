@@ -5,7 +5,7 @@ import static org.hamcrest.Matchers.containsString;
 
 import io.gpuledger.alerts.ApiClients;
 import io.gpuledger.alerts.anomaly.AnomalyDesk;
-import io.gpuledger.alerts.webhook.Anomalies;
+import io.gpuledger.alerts.webhook.SampleAnomalies;
 import io.gpuledger.model.CostAnomaly;
 import io.gpuledger.model.Json;
 import io.quarkus.test.common.WithTestResource;
@@ -25,9 +25,9 @@ class AnomalyResourceTest {
     @Test
     void shouldAnswerTheAnomaliesOfASubjectAsPublished() {
         // Given two anomalies of one team, an hour apart, and a price spike of an offer
-        CostAnomaly earlier = Anomalies.spendRate("api-anomaly-team", 0);
-        CostAnomaly later = Anomalies.spendRate("api-anomaly-team", 1);
-        CostAnomaly spike = Anomalies.priceSpike("api-anomaly-offer");
+        CostAnomaly earlier = SampleAnomalies.spendRate("api-anomaly-team", 0);
+        CostAnomaly later = SampleAnomalies.spendRate("api-anomaly-team", 1);
+        CostAnomaly spike = SampleAnomalies.priceSpike("api-anomaly-offer");
         List.of(earlier, later, spike).forEach(anomalies::publish);
 
         // Then the team's come newest first, and the spike by its kind and dimension

@@ -6,11 +6,11 @@ import java.time.Instant;
 import java.util.Map;
 
 /** Cost anomalies for tests: a team spending four times its baseline rate in one hour. */
-public final class Anomalies {
+public final class SampleAnomalies {
 
     static final Instant WINDOW_START = Instant.parse("2024-05-01T10:00:00Z");
 
-    private Anomalies() {
+    private SampleAnomalies() {
     }
 
     /** A critical spend-rate anomaly of {@code team}, its id unique per team and hour. */

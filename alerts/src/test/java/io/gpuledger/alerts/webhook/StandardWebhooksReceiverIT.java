@@ -134,7 +134,7 @@ class StandardWebhooksReceiverIT {
 
     /** Sends one anomaly event as the dispatcher does, and waits for the receiver's answer. */
     private WebhookSender.Attempt deliver(WebhookReceiver receiver, String id) throws Exception {
-        byte[] body = WebhookPayloads.body(WebhookReceiver.Format.JSON, Anomalies.spendRate("ml-research", 0));
+        byte[] body = WebhookPayloads.body(WebhookReceiver.Format.JSON, SampleAnomalies.spendRate("ml-research", 0));
         return sender.post(receiver, id, body).get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
     }
 

@@ -94,7 +94,7 @@ class WebhookDispatcherIT {
         dispatcher.start();
 
         // When an anomaly is published
-        CostAnomaly anomaly = Anomalies.spendRate("team-signed", 0);
+        CostAnomaly anomaly = SampleAnomalies.spendRate("team-signed", 0);
         publish(anomaly);
 
         // Then each receiver gets it once, the JSON one signed, with the anomaly as published
@@ -138,7 +138,7 @@ class WebhookDispatcherIT {
         dispatcher.start();
 
         // When
-        CostAnomaly anomaly = Anomalies.spendRate("team-flaky", 0);
+        CostAnomaly anomaly = SampleAnomalies.spendRate("team-flaky", 0);
         publish(anomaly);
 
         // Then it is delivered once, on the third try
@@ -164,7 +164,7 @@ class WebhookDispatcherIT {
                 throttled.receiver("throttled-k", WebhookReceiver.Format.JSON));
         dispatcher.start();
 
-        CostAnomaly anomaly = Anomalies.spendRate("team-throttled", 0);
+        CostAnomaly anomaly = SampleAnomalies.spendRate("team-throttled", 0);
         publish(anomaly);
 
         await().atMost(PATIENCE).until(() -> dispatcher.counters("throttled-k").delivered() == 1);
@@ -179,8 +179,8 @@ class WebhookDispatcherIT {
         // Given two anomalies delivered by a dispatcher that then stopped
         RecordingReceiver finance = receiver(SECRET);
         WebhookReceiver config = finance.receiver("finance-c", WebhookReceiver.Format.JSON);
-        CostAnomaly first = Anomalies.spendRate("team-restart-1", 0);
-        CostAnomaly second = Anomalies.spendRate("team-restart-2", 0);
+        CostAnomaly first = SampleAnomalies.spendRate("team-restart-1", 0);
+        CostAnomaly second = SampleAnomalies.spendRate("team-restart-2", 0);
         WebhookDispatcher before = dispatcher("restart", config);
         before.start();
         publish(first, second);
@@ -190,8 +190,8 @@ class WebhookDispatcherIT {
         // When a new dispatcher of the same group reads them again, and two new ones
         WebhookDispatcher after = dispatcherKeepingOffsets("restart", FAST, config);
         after.start();
-        CostAnomaly third = Anomalies.spendRate("team-restart-3", 0);
-        CostAnomaly fourth = Anomalies.spendRate("team-restart-4", 0);
+        CostAnomaly third = SampleAnomalies.spendRate("team-restart-3", 0);
+        CostAnomaly fourth = SampleAnomalies.spendRate("team-restart-4", 0);
         publish(first, second, third, fourth);
 
         // Then only the new ones are sent: each anomaly reached the receiver once
@@ -212,7 +212,7 @@ class WebhookDispatcherIT {
             throw new IllegalStateException("killed before committing");
         });
         List<CostAnomaly> published = IntStream.rangeClosed(1, 3)
-                .mapToObj(i -> Anomalies.spendRate("team-crash-" + i, 0)).toList();
+                .mapToObj(i -> SampleAnomalies.spendRate("team-crash-" + i, 0)).toList();
         publish(published.toArray(CostAnomaly[]::new));
         dying.start();
         await().atMost(PATIENCE).until(() -> !dying.isRunning());
@@ -241,8 +241,8 @@ class WebhookDispatcherIT {
         dispatcher.start();
 
         // Two anomalies of one team: one partition, read in order
-        CostAnomaly refused = Anomalies.spendRate("team-refusal", 0);
-        CostAnomaly taken = Anomalies.spendRate("team-refusal", 1);
+        CostAnomaly refused = SampleAnomalies.spendRate("team-refusal", 0);
+        CostAnomaly taken = SampleAnomalies.spendRate("team-refusal", 1);
         publish(refused, taken);
 
         await().atMost(PATIENCE).until(() -> dispatcher.counters("picky-e").delivered() == 1);
@@ -284,7 +284,7 @@ class WebhookDispatcherIT {
                 failing.receiver("failing-g", WebhookReceiver.Format.JSON),
                 silent.receiver("silent-g", WebhookReceiver.Format.JSON));
         dispatcher.start();
-        publish(Anomalies.spendRate("team-stopping", 0));
+        publish(SampleAnomalies.spendRate("team-stopping", 0));
         await().atMost(PATIENCE).until(() -> dispatcher.counters("failing-g").retries() == 1
                 && silent.requests().size() == 1);
 
@@ -332,7 +332,7 @@ class WebhookDispatcherIT {
         dispatcher.start();
 
         // When
-        publish(Anomalies.spendRate("team-endless", 0));
+        publish(SampleAnomalies.spendRate("team-endless", 0));
 
         // Then the try ends with the timeout, counts as failed, and is made again
         await().atMost(PATIENCE).until(() -> dispatcher.counters("endless-i").retries() >= 1
@@ -349,7 +349,7 @@ class WebhookDispatcherIT {
     /** Publishes {@code count} spend-rate anomalies of one team: one partition, read in order. */
     private static List<CostAnomaly> publishSpendRates(String team, int count) {
         List<CostAnomaly> published = IntStream.rangeClosed(1, count)
-                .mapToObj(i -> Anomalies.spendRate(team, i)).toList();
+                .mapToObj(i -> SampleAnomalies.spendRate(team, i)).toList();
         publish(published.toArray(CostAnomaly[]::new));
         return published;
     }

@@ -14,7 +14,7 @@ class WebhookPayloadsTest {
 
     @Test
     void shouldWrapTheAnomalyInACostAnomalyEvent() throws IOException {
-        CostAnomaly anomaly = Anomalies.spendRate("ml-research", 0);
+        CostAnomaly anomaly = SampleAnomalies.spendRate("ml-research", 0);
 
         byte[] body = WebhookPayloads.body(WebhookReceiver.Format.JSON, anomaly);
 
@@ -27,7 +27,7 @@ class WebhookPayloadsTest {
 
     @Test
     void shouldShapeASlackMessageWithAFallbackAndFields() throws IOException {
-        CostAnomaly anomaly = Anomalies.spendRate("ml-research", 0);
+        CostAnomaly anomaly = SampleAnomalies.spendRate("ml-research", 0);
 
         JsonNode message = Json.MAPPER.readTree(WebhookPayloads.body(WebhookReceiver.Format.SLACK, anomaly));
 
@@ -56,7 +56,7 @@ class WebhookPayloadsTest {
 
     @Test
     void shouldSayWhatIsNotKnownAndSpanDays() throws IOException {
-        CostAnomaly anomaly = Anomalies.priceSpike("aws-p5");
+        CostAnomaly anomaly = SampleAnomalies.priceSpike("aws-p5");
 
         JsonNode message = Json.MAPPER.readTree(WebhookPayloads.body(WebhookReceiver.Format.SLACK, anomaly));
 
@@ -69,7 +69,7 @@ class WebhookPayloadsTest {
 
     @Test
     void shouldShowNamesAsTypedNotAsSlackMarkup() throws IOException {
-        CostAnomaly anomaly = Anomalies.spendRate("<!channel> & co", 0);
+        CostAnomaly anomaly = SampleAnomalies.spendRate("<!channel> & co", 0);
 
         JsonNode message = Json.MAPPER.readTree(WebhookPayloads.body(WebhookReceiver.Format.SLACK, anomaly));
 

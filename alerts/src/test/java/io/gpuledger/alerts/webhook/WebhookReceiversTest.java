@@ -243,9 +243,9 @@ class WebhookReceiversTest {
         WebhookReceiver everything = new WebhookReceiver("all", URI.create("https://example.com"),
                 WebhookReceiver.Format.JSON, "s", null, Set.of(), false);
 
-        assertThat(criticalSpendOnly.accepts(Anomalies.spendRate("ml", 0))).isTrue();
-        assertThat(criticalSpendOnly.accepts(Anomalies.priceSpike("aws-p5"))).isFalse();
-        assertThat(everything.accepts(Anomalies.priceSpike("aws-p5"))).isTrue();
+        assertThat(criticalSpendOnly.accepts(SampleAnomalies.spendRate("ml", 0))).isTrue();
+        assertThat(criticalSpendOnly.accepts(SampleAnomalies.priceSpike("aws-p5"))).isFalse();
+        assertThat(everything.accepts(SampleAnomalies.priceSpike("aws-p5"))).isTrue();
     }
 
     @Test

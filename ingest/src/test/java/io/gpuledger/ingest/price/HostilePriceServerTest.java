@@ -39,7 +39,7 @@ class HostilePriceServerTest {
     void shouldCutOffABodyTrickledPastTheDeadlineAndKeepTheLastPrices() {
         // Given a feed whose reads have 1 s in all, and a server that, after one good answer,
         // sends a body one byte every 100 ms for 8 s (80 bytes): the headers come at once
-        try (StandInServer server = new StandInServer()) {
+        try (PriceApiStandIn server = new PriceApiStandIn()) {
             Fetcher fetcher = new Fetcher(HttpClient.newHttpClient(), Duration.ofSeconds(1));
             Feed feed = new Feed(server, fetcher);
             feed.roundWith(CSV);
@@ -61,7 +61,7 @@ class HostilePriceServerTest {
     void shouldRefuseABodyLargerThanTheCapAndKeepTheLastPrices() {
         // Given a feed with the default cap, 32 MiB = 32 * 1024 * 1024 = 33,554,432 bytes, and a server
         // that, after one good answer, streams a body of that plus one byte without saying its length
-        try (StandInServer server = new StandInServer()) {
+        try (PriceApiStandIn server = new PriceApiStandIn()) {
             Fetcher fetcher = new Fetcher(HttpClient.newHttpClient(), Duration.ofSeconds(60));
             Feed feed = new Feed(server, fetcher);
             feed.roundWith(CSV);
@@ -82,7 +82,7 @@ class HostilePriceServerTest {
     @Test
     void shouldRefuseABodyDeclaredLargerThanTheCapBeforeReadingIt() {
         // Given a server that announces a body one byte over the default cap (32 MiB = 33,554,432 bytes)
-        try (StandInServer server = new StandInServer()) {
+        try (PriceApiStandIn server = new PriceApiStandIn()) {
             server.handle(CATALOG, exchange -> {
                 exchange.sendResponseHeaders(200, 33_554_432 + 1);
                 exchange.close();
@@ -102,7 +102,7 @@ class HostilePriceServerTest {
     void shouldRefuseARedirectToAnotherHostAndKeepTheLastPrices() {
         // Given a feed as the command builds it, and a server that, after one good answer, redirects
         // to a catalog on another host (localhost is another name than 127.0.0.1 to a client)
-        try (StandInServer server = new StandInServer(); StandInServer elsewhere = new StandInServer()) {
+        try (PriceApiStandIn server = new PriceApiStandIn(); PriceApiStandIn elsewhere = new PriceApiStandIn()) {
             elsewhere.answer(CATALOG, CSV.replace("1.006", "9.99"));
             Fetcher fetcher = Fetcher.standard();
             Feed feed = new Feed(server, fetcher);
@@ -126,7 +126,7 @@ class HostilePriceServerTest {
     @Test
     void shouldFollowARedirectOnTheSameHost() {
         // Given a catalog that moved on the same server
-        try (StandInServer server = new StandInServer()) {
+        try (PriceApiStandIn server = new PriceApiStandIn()) {
             server.answer("/prices.csv", CSV).handle(CATALOG, redirect(server.base() + "/prices.csv"));
 
             // When it is read, Then the moved catalog is the answer
@@ -201,14 +201,14 @@ class HostilePriceServerTest {
     /** A price watch reading one catalog from the stand-in, publishing to a mock producer. */
     private static final class Feed implements PriceWatch.Listener {
 
-        private final StandInServer server;
+        private final PriceApiStandIn server;
         private final MockProducer<String, PriceQuote> producer = new MockProducer<>(true, null,
                 new StringSerializer(), Topics.PRICES.valueSerde().serializer());
         private final PublishedPrices known = PublishedPrices.empty();
         private final PriceWatch watch;
         private final List<PriceWatch.Round> rounds = new CopyOnWriteArrayList<>();
 
-        Feed(StandInServer server, Fetcher fetcher) {
+        Feed(PriceApiStandIn server, Fetcher fetcher) {
             this.server = server;
             this.watch = new PriceWatch(List.of(new CatalogSource(new Location(server.base() + CATALOG), fetcher)),
                     new PriceFeed(producer), known, this, Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofMinutes(10));

@@ -20,7 +20,7 @@ import java.util.concurrent.Executors;
  * A stand-in for a provider's price API on 127.0.0.1: answers each path-and-query it was given
  * a body (or a handler) for, 404 otherwise, and remembers what was asked.
  */
-public final class StandInServer implements AutoCloseable {
+public final class PriceApiStandIn implements AutoCloseable {
 
     private record Answer(int status, String body) {
     }
@@ -32,7 +32,7 @@ public final class StandInServer implements AutoCloseable {
     /** A thread per exchange, so that a slow answer does not hold up the next request. */
     private final ExecutorService threads = Executors.newCachedThreadPool();
 
-    public StandInServer() {
+    public PriceApiStandIn() {
         try {
             server = HttpServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0), 0);
         } catch (IOException e) {
@@ -60,20 +60,20 @@ public final class StandInServer implements AutoCloseable {
     }
 
     /** @param pathAndQuery as it appears on the wire, e.g. {@code /api/retail/prices?$skip=100} */
-    public StandInServer answer(String pathAndQuery, String body) {
+    public PriceApiStandIn answer(String pathAndQuery, String body) {
         handlers.remove(pathAndQuery);
         answers.put(pathAndQuery, new Answer(200, body));
         return this;
     }
 
     /** Answers {@code pathAndQuery} with a handler of its own: a hostile server, a redirect. */
-    public StandInServer handle(String pathAndQuery, HttpHandler handler) {
+    public PriceApiStandIn handle(String pathAndQuery, HttpHandler handler) {
         answers.remove(pathAndQuery);
         handlers.put(pathAndQuery, handler);
         return this;
     }
 
-    public StandInServer fail(String pathAndQuery, int status) {
+    public PriceApiStandIn fail(String pathAndQuery, int status) {
         answers.put(pathAndQuery, new Answer(status, "{\"error\": \"stand-in failure\"}"));
         return this;
     }

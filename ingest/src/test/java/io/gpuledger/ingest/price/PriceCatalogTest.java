@@ -62,7 +62,7 @@ class PriceCatalogTest {
     @Test
     void shouldReadTheSameFieldsFromAJsonCatalogAndNameTheLineOfEachBadRow() {
         // Given the JSON form of a catalog, with three rows that are wrong on purpose
-        String json = Fixtures.text("catalog.json");
+        String json = PricePayloads.text("catalog.json");
 
         // When it is read
         PriceCatalog catalog = PriceCatalog.parse(json, "catalog.json");
@@ -82,7 +82,7 @@ class PriceCatalogTest {
     @Test
     void shouldAmortiseAnUpfrontFeeOverTheTermIntoAnEffectiveHourlyRate() {
         // Given reserved rows that pay all up front for a year, and part up front for three years
-        PriceCatalog catalog = PriceCatalog.parse(Fixtures.text("catalog.json"), "catalog.json");
+        PriceCatalog catalog = PriceCatalog.parse(PricePayloads.text("catalog.json"), "catalog.json");
 
         // When their quotes are read
         PriceQuote allUpfront = catalog.quotes().get(1);

@@ -8,13 +8,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 /** The published payloads under {@code src/test/resources/prices} (see ORIGINS.md there). */
-public final class Fixtures {
+public final class PricePayloads {
 
-    private Fixtures() {
+    private PricePayloads() {
     }
 
     public static String text(String name) {
-        try (InputStream in = Fixtures.class.getResourceAsStream("/prices/" + name)) {
+        try (InputStream in = PricePayloads.class.getResourceAsStream("/prices/" + name)) {
             if (in == null) {
                 throw new IllegalStateException("no fixture prices/" + name + " on the test classpath");
             }
@@ -26,7 +26,7 @@ public final class Fixtures {
 
     public static Path path(String name) {
         try {
-            return Path.of(Fixtures.class.getResource("/prices/" + name).toURI());
+            return Path.of(PricePayloads.class.getResource("/prices/" + name).toURI());
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }

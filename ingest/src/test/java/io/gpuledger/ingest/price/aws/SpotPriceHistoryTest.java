@@ -3,8 +3,8 @@ package io.gpuledger.ingest.price.aws;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.gpuledger.ingest.price.Fixtures;
 import io.gpuledger.ingest.price.InstanceTypes;
+import io.gpuledger.ingest.price.PricePayloads;
 import io.gpuledger.ingest.price.PriceReading;
 import io.gpuledger.ingest.price.PriceSourceException;
 import io.gpuledger.model.Lifecycle;
@@ -22,7 +22,7 @@ class SpotPriceHistoryTest {
     @Test
     void shouldSkipRecordsOfInstanceTypesWhoseGpusAreUnknownAndNameTheType() {
         // Given AWS's published example history, and the shipped table, which has no m1.xlarge
-        String json = Fixtures.text("aws-describe-spot-price-history.json");
+        String json = PricePayloads.text("aws-describe-spot-price-history.json");
 
         // When it is read
         PriceReading reading = SpotPriceHistory.parse(json, "history.json", InstanceTypes.defaults());
@@ -41,7 +41,7 @@ class SpotPriceHistoryTest {
     @Test
     void shouldReadTheStringPriceAndTakeTheRegionFromTheAvailabilityZone() {
         // Given the published example: one price in us-west-1c, then the same in us-west-1a
-        String json = Fixtures.text("aws-describe-spot-price-history.json");
+        String json = PricePayloads.text("aws-describe-spot-price-history.json");
 
         // When it is read with a table that places m1.xlarge
         PriceReading reading = SpotPriceHistory.parse(json, "history.json", STAND_IN);
@@ -55,7 +55,7 @@ class SpotPriceHistoryTest {
     @Test
     void shouldReadOnlyLinuxPricesBecauseTheOthersIncludeALicence() {
         // Given the published SUSE Linux records
-        String json = Fixtures.text("aws-describe-spot-price-history-suse.json");
+        String json = PricePayloads.text("aws-describe-spot-price-history-suse.json");
 
         // When they are read
         PriceReading reading = SpotPriceHistory.parse(json, "suse.json", STAND_IN);

@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 import io.gpuledger.ingest.price.Fetcher;
-import io.gpuledger.ingest.price.Fixtures;
 import io.gpuledger.ingest.price.InstanceTypes;
 import io.gpuledger.ingest.price.Location;
+import io.gpuledger.ingest.price.PriceApiStandIn;
+import io.gpuledger.ingest.price.PricePayloads;
 import io.gpuledger.ingest.price.PriceReading;
 import io.gpuledger.ingest.price.PriceSourceException;
 import io.gpuledger.ingest.price.ReservedTerm;
-import io.gpuledger.ingest.price.StandInServer;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.ReservationTerms;
@@ -35,11 +35,11 @@ class RetailPricesTest {
     @Test
     void shouldFollowNextPageLinkAndQuoteOnlyTheLinuxVmPricesOfEveryPage() {
         // Given a stand-in of the API serving the published items as two linked pages
-        try (StandInServer azure = new StandInServer()) {
+        try (PriceApiStandIn azure = new PriceApiStandIn()) {
             azure.answer(API + "?$filter=serviceName%20eq%20'Virtual%20Machines'",
-                            Fixtures.text("azure-retail-prices-page-1.json")
+                            PricePayloads.text("azure-retail-prices-page-1.json")
                                     .replace("https://prices.azure.com:443", azure.base()))
-                    .answer(API + "?$skip=100", Fixtures.text("azure-retail-prices-page-2.json"));
+                    .answer(API + "?$skip=100", PricePayloads.text("azure-retail-prices-page-2.json"));
             RetailPrices source = new RetailPrices(
                     List.of(new Location(azure.base() + API + "?$filter=serviceName eq 'Virtual Machines'")),
                     Fetcher.standard(), STAND_IN, ReservedTerm.ONE_YEAR);
@@ -66,7 +66,7 @@ class RetailPricesTest {
     @Test
     void shouldDivideAReservationsWholeTermPriceByItsHoursThoughItsUnitSaysOneHour() {
         // Given the published 1-year reservation item: retailPrice 1788.0, unitOfMeasure "1 Hour"
-        String page = Fixtures.text("azure-retail-prices-page-2.json");
+        String page = PricePayloads.text("azure-retail-prices-page-2.json");
 
         // When it is read
         PriceReading reading = RetailPrices.parse(List.of(page), "page-2.json", STAND_IN, ReservedTerm.ONE_YEAR);
@@ -81,7 +81,7 @@ class RetailPricesTest {
     @Test
     void shouldSkipSizesWithoutKnownGpusAndSayThatASavedPageIsReadAlone() {
         // Given the first published page saved in a file, and the shipped table
-        Location saved = new Location(Fixtures.path("azure-retail-prices-page-1.json").toString());
+        Location saved = new Location(PricePayloads.path("azure-retail-prices-page-1.json").toString());
         RetailPrices source = new RetailPrices(List.of(saved), Fetcher.standard(), InstanceTypes.defaults(),
                 ReservedTerm.ONE_YEAR);
 
@@ -136,11 +136,11 @@ class RetailPricesTest {
     void shouldRefuseANextPageLinkToAnotherHost() {
         // Given a first page whose NextPageLink points at another host (localhost is another name than
         // 127.0.0.1 to a client), where a second page waits
-        try (StandInServer azure = new StandInServer(); StandInServer elsewhere = new StandInServer()) {
+        try (PriceApiStandIn azure = new PriceApiStandIn(); PriceApiStandIn elsewhere = new PriceApiStandIn()) {
             String foreign = elsewhere.base().replace("127.0.0.1", "localhost");
-            azure.answer(API, Fixtures.text("azure-retail-prices-page-1.json")
+            azure.answer(API, PricePayloads.text("azure-retail-prices-page-1.json")
                     .replace("https://prices.azure.com:443", foreign));
-            elsewhere.answer(API + "?$skip=100", Fixtures.text("azure-retail-prices-page-2.json"));
+            elsewhere.answer(API + "?$skip=100", PricePayloads.text("azure-retail-prices-page-2.json"));
             Fetcher fetcher = Fetcher.standard();
             RetailPrices source = new RetailPrices(List.of(new Location(azure.base() + API)), fetcher, STAND_IN,
                     ReservedTerm.ONE_YEAR);
@@ -157,7 +157,7 @@ class RetailPricesTest {
     @Test
     void shouldReportAnApiThatAnswersWithAnErrorAsAnUnreadableSource() {
         // Given an API that fails
-        try (StandInServer azure = new StandInServer()) {
+        try (PriceApiStandIn azure = new PriceApiStandIn()) {
             azure.fail(API, 503);
             RetailPrices source = new RetailPrices(List.of(new Location(azure.base() + API)), Fetcher.standard(),
                     STAND_IN, ReservedTerm.ONE_YEAR);

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuledger.ingest.price.Fetcher;
-import io.gpuledger.ingest.price.Fixtures;
 import io.gpuledger.ingest.price.Location;
+import io.gpuledger.ingest.price.PricePayloads;
 import io.gpuledger.ingest.price.PriceReading;
 import io.gpuledger.ingest.price.PriceSourceException;
 import io.gpuledger.model.Lifecycle;
@@ -25,7 +25,7 @@ class SkyPilotCatalogTest {
     @Test
     void shouldQuoteOnDemandAndSpotFromEachLineAndARegionsSpotAtItsDearestZone() {
         // Given the published excerpt of SkyPilot's AWS catalog
-        String csv = Fixtures.text("skypilot-aws-vms.csv");
+        String csv = PricePayloads.text("skypilot-aws-vms.csv");
 
         // When it is read
         PriceReading reading = SkyPilotCatalog.parse(csv, "vms.csv", "aws", READ_AT);
@@ -55,7 +55,7 @@ class SkyPilotCatalogTest {
     @Test
     void shouldTreatAnEmptySpotPriceAsNoSpotPrice() {
         // Given the published g6.2xlarge line of a zone without a spot price, alone
-        String line = Fixtures.text("skypilot-aws-vms.csv").lines()
+        String line = PricePayloads.text("skypilot-aws-vms.csv").lines()
                 .filter(l -> l.startsWith("g6.2xlarge") && l.endsWith("usw2-az2")).findFirst().orElseThrow();
 
         // When it is read
@@ -94,7 +94,7 @@ class SkyPilotCatalogTest {
         // Given a catalog file and a clock
         Clock clock = Clock.fixed(READ_AT, ZoneOffset.UTC);
         SkyPilotCatalog source = new SkyPilotCatalog("aws",
-                new Location(Fixtures.path("skypilot-aws-vms.csv").toString()),
+                new Location(PricePayloads.path("skypilot-aws-vms.csv").toString()),
                 Fetcher.standard(), clock);
 
         // When it is read, Then every quote holds from then on
