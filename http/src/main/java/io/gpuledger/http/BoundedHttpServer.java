@@ -1,20 +1,19 @@
-// Over 400 lines: a whole HTTP/1.1 request reader; its bounds are only checkable while they sit in one place.
 package io.gpuledger.http;
 
 import java.io.BufferedInputStream;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
+import java.io.SequenceInputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -29,12 +28,13 @@ import java.util.function.Consumer;
 
 /**
  * A plain HTTP/1.1 server for a program's few routes (the agent's endpoint, the cost engine's
- * metrics and health), bounded in every way a client could hold it: a fixed pool of threads serves the connections,
- * each request (line, headers and body) must arrive within a deadline and without long pauses, headers and bodies have
- * a size cap, and each connection carries one request. A client that trickles its request holds one thread until its
- * deadline, which runs from when it connected; a connection that finds every thread busy and the queue full is
- * answered 503 at once. As many trickling clients as there are threads hold the endpoint for up to a deadline
- * (requests are read on the pool's threads): the bound this server does not keep, measured in docs/benchmarks.md.
+ * metrics and health), bounded in every way a client could hold it: each request (line, headers and
+ * body) must arrive within a deadline that runs from the accept and without long pauses, headers
+ * and bodies have a size cap, and each connection carries one request. One thread ({@link HeadReader})
+ * reads every request's line and headers without blocking, so clients trickling their heads hold
+ * no handler thread and a fast request passes them; a complete head goes to a fixed pool of
+ * threads, where its body is read and its route runs. A request that finds every thread busy and
+ * the queue full is answered 503 at once.
  *
  * <p>The JDK's own server reads requests on its handler threads with no deadline unless a JVM-wide
  * system property says otherwise; a server of our own keeps the bounds in one place and in code.
@@ -208,8 +208,8 @@ public final class BoundedHttpServer implements AutoCloseable {
     }
 
     /** A request that is not HTTP as the server reads it. */
-    private static final class Malformed extends RuntimeException {
-        private final int status;
+    static final class Malformed extends RuntimeException {
+        final int status;
 
         Malformed(int status, String message) {
             super(message);
@@ -232,19 +232,18 @@ public final class BoundedHttpServer implements AutoCloseable {
             Map.entry(500, "Internal Server Error"), Map.entry(501, "Not Implemented"),
             Map.entry(503, "Service Unavailable"), Map.entry(505, "HTTP Version Not Supported"));
     /** How long a closing connection is drained, so that the client reads its answer rather than a reset. */
-    private static final Duration LINGER = Duration.ofSeconds(1);
+    static final Duration LINGER = Duration.ofSeconds(1);
 
     private final String name;
     private final Limits limits;
     private final Handler handler;
     private final Consumer<Refusal> refused;
     private final Consumer<String> problems;
-    private final ServerSocket socket;
+    private final HeadReader heads;
     private final ThreadPoolExecutor pool;
-    private final Thread acceptor;
-    /** Connections being served, closed by {@link #close()}: a blocked socket read ignores interrupts. */
-    private final Set<Socket> openConnections = ConcurrentHashMap.newKeySet();
-    private volatile boolean closed;
+    private final Thread selector;
+    /** Connections being served, closed by {@link #close()} so that no handler waits on its client. */
+    private final Set<SocketChannel> openConnections = ConcurrentHashMap.newKeySet();
 
     /**
      * Binds {@code host:port} (0: any free port) and starts serving.
@@ -260,72 +259,48 @@ public final class BoundedHttpServer implements AutoCloseable {
         this.handler = handler;
         this.refused = refused;
         this.problems = problems;
-        socket = new ServerSocket();
-        socket.setReuseAddress(true);
-        socket.bind(new InetSocketAddress(InetAddress.getByName(host), port), 64);
         AtomicInteger threads = new AtomicInteger();
         pool = new ThreadPoolExecutor(limits.threads(), limits.threads(), 60, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<>(limits.queueCapacity()), runnable -> daemon(runnable,
                         name + "-" + threads.incrementAndGet()));
         pool.allowCoreThreadTimeOut(true);
-        acceptor = daemon(this::accept, name + "-accept");
-        acceptor.start();
+        heads = new HeadReader(name, host, port, limits, this::take, refused, problems);
+        selector = daemon(heads, name + "-select");
+        selector.start();
     }
 
     public int port() {
-        return socket.getLocalPort();
+        return heads.port();
     }
 
-    private void accept() {
-        while (!closed) {
-            Socket connection;
-            try {
-                connection = socket.accept();
-            } catch (IOException e) {
-                if (!closed) {
-                    problems.accept(name + ": accept failed: " + e.getMessage());
-                    pause();
-                }
-                continue;
-            }
-            // The request's deadline runs from here: time waiting in the queue counts, so a
-            // connection queued behind slow clients is not given a whole deadline more.
-            long deadline = System.nanoTime() + limits.requestDeadline().toNanos();
-            try {
-                pool.execute(() -> {
-                    openConnections.add(connection);
-                    try {
-                        serve(connection, deadline);
-                    } finally {
-                        openConnections.remove(connection);
-                    }
-                });
-            } catch (RejectedExecutionException e) {
-                refused.accept(Refusal.BUSY);
-                // Answered from here: a short write to a fresh connection's empty send buffer does not block.
-                answerAndClose(connection, Response.of(503, "application/json",
-                        "{\"error\":\"busy: every thread of this endpoint is serving another request\"}"
-                                .getBytes(StandardCharsets.UTF_8)), false);
-            }
-        }
-    }
-
-    /** After a failed accept (out of file descriptors, say): not a busy loop of the same failure. */
-    private static void pause() {
+    /** A connection whose head is read, given to a thread of the pool; false when none is free and the queue full. */
+    private boolean take(SocketChannel connection, RequestHead head, long deadline) {
         try {
-            Thread.sleep(100);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            pool.execute(() -> {
+                openConnections.add(connection);
+                try {
+                    serve(connection, head, deadline);
+                } finally {
+                    openConnections.remove(connection);
+                }
+            });
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
         }
     }
 
-    private void serve(Socket connection, long deadline) {
+    private void serve(SocketChannel channel, RequestHead head, long deadline) {
+        Socket connection = channel.socket();
         Response response;
         boolean readAll = false;
         try {
-            connection.setTcpNoDelay(true);
-            InputStream in = new BufferedInputStream(new DeadlineInput(connection, limits.idleRead(), deadline), 8192);
-            Request request = readHead(connection, in);
+            // The body's first bytes came with the head; the rest is read here, within the same deadline.
+            InputStream in = new SequenceInputStream(new ByteArrayInputStream(head.rest()),
+                    new BufferedInputStream(new DeadlineInput(connection, limits.idleRead(), deadline), 8192));
+            Request request = new Request(head.method(), head.path(), head.headers(),
+                    (InetSocketAddress) connection.getRemoteSocketAddress(), in, connection.getOutputStream(),
+                    limits.maxBodyBytes());
             try {
                 response = handler.handle(request);
                 readAll = request.body != null || !request.hasBody();
@@ -350,54 +325,6 @@ public final class BoundedHttpServer implements AutoCloseable {
         answerAndClose(connection, response, !readAll);
     }
 
-    private Request readHead(Socket connection, InputStream in) throws IOException {
-        int budget = limits.maxHeaderBytes();
-        String requestLine = readLine(in, budget);
-        while (requestLine.isEmpty()) {
-            // RFC 9112 lets a server skip empty lines before the request line.
-            requestLine = readLine(in, budget);
-        }
-        budget -= requestLine.length();
-        String[] parts = requestLine.split(" ");
-        if (parts.length != 3 || !parts[2].startsWith("HTTP/1.")) {
-            if (parts.length == 3 && parts[2].startsWith("HTTP/")) {
-                throw new Malformed(505, "only HTTP/1.x is served");
-            }
-            throw new Malformed(400, "malformed request line '" + abbreviated(requestLine) + "'");
-        }
-        Map<String, String> headers = new HashMap<>();
-        for (String line = readLine(in, budget); !line.isEmpty(); line = readLine(in, budget)) {
-            budget -= line.length() + 2;
-            if (budget < 0) {
-                throw new Malformed(431, "headers larger than " + limits.maxHeaderBytes() + " bytes");
-            }
-            int colon = line.indexOf(':');
-            if (colon <= 0 || Character.isWhitespace(line.charAt(colon - 1))) {
-                throw new Malformed(400, "malformed header line '" + abbreviated(line) + "'");
-            }
-            String name = line.substring(0, colon).toLowerCase(Locale.ROOT);
-            String value = line.substring(colon + 1).strip();
-            String before = headers.putIfAbsent(name, value);
-            if (before != null && (name.equals("content-length") || name.equals("transfer-encoding")
-                    || name.equals("authorization"))) {
-                throw new Malformed(400, "header " + name + " given twice");
-            }
-        }
-        if (headers.containsKey("transfer-encoding")) {
-            if (headers.containsKey("content-length")) {
-                throw new Malformed(400, "both Content-Length and Transfer-Encoding");
-            }
-            if (!headers.get("transfer-encoding").equalsIgnoreCase("chunked")) {
-                throw new Malformed(501, "only the chunked transfer coding is served");
-            }
-        }
-        String target = parts[1];
-        int query = target.indexOf('?');
-        String path = query < 0 ? target : target.substring(0, query);
-        return new Request(parts[0], path, headers, (InetSocketAddress) connection.getRemoteSocketAddress(), in,
-                connection.getOutputStream(), limits.maxBodyBytes());
-    }
-
     /** A line up to CRLF (or a bare LF), without it. */
     private static String readLine(InputStream in, int maxBytes) throws IOException {
         ByteArrayOutputStream line = new ByteArrayOutputStream(64);
@@ -418,7 +345,7 @@ public final class BoundedHttpServer implements AutoCloseable {
         }
     }
 
-    private static Response error(int status, String message) {
+    static Response error(int status, String message) {
         StringBuilder json = new StringBuilder("{\"error\":\"");
         for (char c : message.toCharArray()) {
             if (c == '"' || c == '\\') {
@@ -439,19 +366,8 @@ public final class BoundedHttpServer implements AutoCloseable {
      */
     private static void answerAndClose(Socket connection, Response response, boolean drain) {
         try {
-            StringBuilder head = new StringBuilder("HTTP/1.1 ").append(response.status()).append(' ')
-                    .append(REASONS.getOrDefault(response.status(), "Status")).append("\r\n");
-            Map<String, String> headers = new LinkedHashMap<>(response.headers());
-            headers.put("Content-Type", response.contentType());
-            headers.put("Content-Length", String.valueOf(response.body().length));
-            headers.put("Connection", "close");
-            headers.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
-            byte[] headBytes = head.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
-            byte[] whole = new byte[headBytes.length + response.body().length];
-            System.arraycopy(headBytes, 0, whole, 0, headBytes.length);
-            System.arraycopy(response.body(), 0, whole, headBytes.length, response.body().length);
             OutputStream out = connection.getOutputStream();
-            out.write(whole);
+            out.write(encoded(response));
             out.flush();
             connection.shutdownOutput();
             if (drain) {
@@ -462,6 +378,22 @@ public final class BoundedHttpServer implements AutoCloseable {
         } finally {
             close(connection);
         }
+    }
+
+    /** The answer's status line, headers and body in one piece, to be written at once. */
+    static byte[] encoded(Response response) {
+        StringBuilder head = new StringBuilder("HTTP/1.1 ").append(response.status()).append(' ')
+                    .append(REASONS.getOrDefault(response.status(), "Status")).append("\r\n");
+            Map<String, String> headers = new LinkedHashMap<>(response.headers());
+            headers.put("Content-Type", response.contentType());
+            headers.put("Content-Length", String.valueOf(response.body().length));
+            headers.put("Connection", "close");
+            headers.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
+            byte[] headBytes = head.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
+            byte[] whole = new byte[headBytes.length + response.body().length];
+            System.arraycopy(headBytes, 0, whole, 0, headBytes.length);
+            System.arraycopy(response.body(), 0, whole, headBytes.length, response.body().length);
+            return whole;
     }
 
     private static void drain(Socket connection) throws IOException {
@@ -489,7 +421,7 @@ public final class BoundedHttpServer implements AutoCloseable {
         }
     }
 
-    private static String abbreviated(String text) {
+    static String abbreviated(String text) {
         return text.length() <= 60 ? text : text.substring(0, 57) + "...";
     }
 
@@ -501,16 +433,11 @@ public final class BoundedHttpServer implements AutoCloseable {
 
     @Override
     public void close() {
-        closed = true;
-        try {
-            socket.close();
-        } catch (IOException e) {
-            // Closed either way.
-        }
+        heads.close();
         pool.shutdownNow();
-        openConnections.forEach(BoundedHttpServer::close);
+        openConnections.forEach(connection -> close(connection.socket()));
         try {
-            acceptor.join(TimeUnit.SECONDS.toMillis(5));
+            selector.join(TimeUnit.SECONDS.toMillis(5));
             pool.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
