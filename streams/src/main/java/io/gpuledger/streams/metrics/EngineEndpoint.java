@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The cost engine's HTTP port: {@value #METRICS} (Prometheus text), {@value #LIVE} and {@value #READY},
  * the paths of the alert service's health without its {@code /q} prefix. It answers GET only, on a
- * {@link BoundedHttpServer}: a client that opens a connection and stalls holds one of its threads
- * until the request's deadline, never the liveness probe that restarts the engine when it fails.
+ * {@link BoundedHttpServer}: a client that opens a connection and stalls holds none of its threads,
+ * only its connection until the request's deadline, so it never keeps waiting the liveness probe
+ * that restarts the engine when it fails.
  */
 public final class EngineEndpoint implements AutoCloseable {
 
@@ -29,7 +30,7 @@ public final class EngineEndpoint implements AutoCloseable {
 
     /**
      * A scraper and two probes send a request line and a few headers within milliseconds; 2 s of
-     * silence or 5 s in all is a client to let go. Four threads leave room for three stalled ones.
+     * silence or 5 s in all is a client to let go. Stalled heads hold no thread; four serve.
      */
     static final BoundedHttpServer.Limits LIMITS = new BoundedHttpServer.Limits(4, 16, Duration.ofSeconds(2),
             Duration.ofSeconds(5), 8 * 1024, 0);

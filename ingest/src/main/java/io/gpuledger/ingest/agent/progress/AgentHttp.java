@@ -31,9 +31,10 @@ import java.util.function.Consumer;
  * what they do: a work report, one for the report's job; the instance's stop, one for that.
  * Bodies over {@link #MAX_BODY_BYTES} are refused with 413 without being read whole; a body that
  * is not a report is answered 400 with its reason; a report the agent has no room to remember,
- * 429. The server is bounded ({@link BoundedHttpServer}): a slow or stuck client holds one of its
- * threads until its request's deadline, counted from when it connected; four of them at once keep
- * {@code /health} waiting for up to that deadline.
+ * 429. The server is bounded ({@link BoundedHttpServer}): a client slow in its request's line and
+ * headers holds none of its threads; one slow in its body holds one until the request's deadline,
+ * counted from when it connected, and four of those at once keep {@code /health} waiting for up to
+ * that deadline.
  */
 public final class AgentHttp implements AutoCloseable {
 
