@@ -120,9 +120,10 @@ final class HeadReader implements Runnable {
                 }
                 handOff(complete);
                 wait = expire();
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException e) {
+                // Never the end of the thread: without it the endpoint would accept nothing more.
                 if (!closed) {
-                    problems.accept(name + ": " + e.getMessage());
+                    problems.accept(name + ": " + e);
                     pause();
                 }
             }

@@ -171,6 +171,29 @@ class BoundedHttpServerTest {
         }
     }
 
+    @Test
+    void shouldAnswer503WhenTooManyHeadsAreBeingRead() throws Exception {
+        // Given as many connections as the server reads heads of at once, none sending a byte
+        List<Socket> silent = new ArrayList<>();
+        try {
+            for (int i = 0; i < HeadReader.MAX_READING; i++) {
+                silent.add(connect());
+            }
+            Thread.sleep(300);
+
+            // When one more connects
+            try (Socket socket = connect()) {
+                // Then it is refused at once, with no thread taken
+                assertThat(readAll(socket.getInputStream())).startsWith("HTTP/1.1 503 ");
+            }
+            assertThat(refusals).containsExactly(Refusal.BUSY);
+        } finally {
+            for (Socket socket : silent) {
+                socket.close();
+            }
+        }
+    }
+
     private Socket connect() throws IOException {
         Socket socket = new Socket("127.0.0.1", server.port());
         socket.setSoTimeout(15_000);
