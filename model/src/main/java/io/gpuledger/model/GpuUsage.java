@@ -1,6 +1,7 @@
 package io.gpuledger.model;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import java.time.Instant;
 
@@ -9,6 +10,10 @@ import java.time.Instant;
  * {@link #gpuUuid()}; a window is re-emitted as samples arrive, each time with its totals so far,
  * so the latest record of a window is the one to keep. Money is in the engine's reporting currency.
  *
+ * <p>The derived figures come last, in the order {@link UsageJson} writes them: left to databind,
+ * their order is the order the JVM happens to list the methods in, which changes with what was
+ * loaded before.
+ *
  * @param closed true on the window's last record, emitted when the window closes (its end plus
  *               the grace period for late samples); only that record carries the window's
  *               unmonitored seconds, which are settled then
@@ -16,6 +21,8 @@ import java.time.Instant;
  *               share for a MIG instance ({@link TelemetrySample#gpuFraction()}); absent (older
  *               records): 1
  */
+@JsonPropertyOrder({"gpuUuid", "gpuIndex", "gpuModel", "placement", "jobId", "team", "windowStart", "windowEnd",
+        "currency", "totals", "closed", "gpuFraction", "smActive", "costPerHour"})
 public record GpuUsage(
         String gpuUuid,
         int gpuIndex,
