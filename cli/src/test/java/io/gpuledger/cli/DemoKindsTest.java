@@ -7,6 +7,7 @@ import io.gpuledger.ingest.sim.FleetSimulation;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationAction;
+import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
 import java.time.Duration;
@@ -60,13 +61,24 @@ class DemoKindsTest {
         Recommendation reserve = latest.get(RecommendationKind.RESERVE_CAPACITY);
         assertThat(reserve.status()).isEqualTo(RecommendationStatus.OPEN);
         assertThat(reserve.target().id()).isEqualTo(history.job().offer().key());
-        assertThat(reserve.evidence()).containsEntry("lookbackHours", 168);
+        assertThat(((RecommendationEvidence.ReserveCapacity) reserve.evidence()).lookbackHours()).isEqualTo(168);
         assertThat(((RecommendationAction.ReserveCapacity) reserve.action()).reserveInstances())
                 .isEqualTo(history.job().nodes());
         // Every rule judged on closed minutes: each period ended before its recommendation was made
         for (Recommendation r : first.values()) {
-            Optional.ofNullable(r.evidence().get("periodEnd")).map(end -> Instant.parse((String) end))
-                    .ifPresent(end -> assertThat(end).as(r.kind() + " period end").isBeforeOrEqualTo(r.createdAt()));
+            periodEnd(r).ifPresent(end -> assertThat(end).as(r.kind() + " period end")
+                    .isBeforeOrEqualTo(r.createdAt()));
         }
+    }
+
+    /** The end of the period a rule added its figures up over; empty for a kind judged on no period. */
+    private static Optional<Instant> periodEnd(Recommendation recommendation) {
+        if (recommendation.evidence() instanceof RecommendationEvidence.ReclaimIdle idle) {
+            return Optional.of(idle.periodEnd());
+        }
+        if (recommendation.evidence() instanceof RecommendationEvidence.OverPeriod job && job.period() != null) {
+            return Optional.of(job.period().periodEnd());
+        }
+        return Optional.empty();
     }
 }

@@ -15,7 +15,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -37,7 +36,7 @@ class ExampleHookTest {
                         List.of(new RecommendationAction.JobToMove("train", 8, false)),
                         RecommendationAction.PricedOffer.unpriced(Offer.fromKey("aws|us-east-1|p4d.24xlarge|on-demand"),
                                 null)),
-                T0.plusSeconds(120), 0, "USD", 0.95, T0, T0.plusSeconds(120), Map.of());
+                T0.plusSeconds(120), 0, "USD", 0.95, T0, T0.plusSeconds(120), null);
         Recommendation withdrawn = evacuate.withStatus(RecommendationStatus.WITHDRAWN, T0.plusSeconds(30),
                 evacuate.expiresAt());
 
@@ -59,12 +58,12 @@ class ExampleHookTest {
         // Given a job told to shrink to one of its two instances, and one told to checkpoint more often
         Recommendation shrink = Recommendation.open(RecommendationKind.RECLAIM_IDLE, Recommendation.Target.job("wide"),
                 "shrink", RecommendationAction.ReclaimIdle.ofJob("wide", List.of("i-b"), 1, List.of()), null, 23_594.4,
-                "USD", 0.8, T0, T0.plusSeconds(600), Map.of());
+                "USD", 0.8, T0, T0.plusSeconds(600), null);
         Recommendation checkpoint = Recommendation.open(RecommendationKind.MOVE_TO_SPOT,
                 Recommendation.Target.job("gang"), "checkpoint",
                 RecommendationAction.MoveToSpot.checkpointEvery("gang", 8, "aws|us-east-1|p4d.24xlarge|on-demand",
                         1800.0),
-                null, 0, "USD", 0.5, T0, T0.plusSeconds(600), Map.of());
+                null, 0, "USD", 0.5, T0, T0.plusSeconds(600), null);
 
         // When the hook plans them
         String release = ExampleHook.plan(shrink);

@@ -10,10 +10,7 @@ import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import java.io.IOException;
 import java.time.Instant;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -33,7 +30,9 @@ import java.util.Optional;
  * @param confidence             0–1: how sure the rule is that acting is right
  * @param createdAt              when the situation was first seen; the same for every record of the id
  * @param updatedAt              when this record was published
- * @param evidence               the figures the rule decided on, by name
+ * @param evidence               the figures the rule decided on: the record of {@code kind}
+ *                               ({@link RecommendationKind#evidenceType()}); null when none was given, written
+ *                               as an empty object
  */
 public record Recommendation(
         @JsonProperty(required = true) int schemaVersion,
@@ -50,7 +49,7 @@ public record Recommendation(
         @JsonProperty(required = true) Instant createdAt,
         Instant updatedAt,
         @JsonProperty(required = true) Instant expiresAt,
-        Map<String, Object> evidence) {
+        @JsonSerialize(nullsUsing = EmptyObject.class) RecommendationEvidence evidence) {
 
     public static final int SCHEMA_VERSION = 1;
 
@@ -82,12 +81,15 @@ public record Recommendation(
         updatedAt = updatedAt == null ? createdAt : updatedAt;
         Check.instant("updatedAt", updatedAt);
         Check.instant("expiresAt", expiresAt);
-        evidence = ordered(evidence);
+        if (evidence != null && !kind.evidenceType().isInstance(evidence)) {
+            throw new InvalidRecordException("evidence", "of " + kind + " is a "
+                    + kind.evidenceType().getSimpleName() + ", not a " + evidence.getClass().getSimpleName());
+        }
     }
 
     /**
-     * Reads a record as written: {@code kind} says which record {@code action} is. An absent, null
-     * or empty action is none, as it was written for a record made without one.
+     * Reads a record as written: {@code kind} says which records {@code action} and {@code evidence}
+     * are. An absent, null or empty one is none, as it was written for a record made without it.
      */
     @JsonCreator
     static Recommendation read(@JsonProperty(value = "schemaVersion", required = true) int schemaVersion,
@@ -104,25 +106,31 @@ public record Recommendation(
             @JsonProperty(value = "createdAt", required = true) Instant createdAt,
             @JsonProperty("updatedAt") Instant updatedAt,
             @JsonProperty(value = "expiresAt", required = true) Instant expiresAt,
-            @JsonProperty("evidence") Map<String, Object> evidence) {
+            @JsonProperty("evidence") JsonNode evidence) {
         Check.present("kind", kind);
         return new Recommendation(schemaVersion, id, kind, status, target, summary, actionOf(kind, action), deadline,
-                estimatedMonthlySaving, currency, confidence, createdAt, updatedAt, expiresAt, evidence);
+                estimatedMonthlySaving, currency, confidence, createdAt, updatedAt, expiresAt,
+                partOf(kind, "evidence", evidence, kind.evidenceType()));
     }
 
     private static RecommendationAction actionOf(RecommendationKind kind, JsonNode action) {
-        if (action == null || action.isNull() || action.isEmpty()) {
+        return partOf(kind, "action", action, kind.actionType());
+    }
+
+    /** The {@code field} of a record of {@code kind}, read as its {@code type}; none where absent or empty. */
+    private static <T> T partOf(RecommendationKind kind, String field, JsonNode node, Class<T> type) {
+        if (node == null || node.isNull() || node.isEmpty()) {
             return null;
         }
         try {
-            return Json.MAPPER.treeToValue(action, kind.actionType());
+            return Json.MAPPER.treeToValue(node, type);
         } catch (JsonProcessingException e) {
-            throw new InvalidRecordException("action", "is not the action of " + kind + ": "
+            throw new InvalidRecordException(field, "is not the " + field + " of " + kind + ": "
                     + e.getOriginalMessage(), e);
         }
     }
 
-    /** Writes a missing action as {@code {}}: the schema has {@code action} always an object. */
+    /** Writes a missing action or evidence as {@code {}}: the schema has both always an object. */
     static final class EmptyObject extends JsonSerializer<Object> {
         @Override
         public void serialize(Object value, JsonGenerator generator, SerializerProvider provider) throws IOException {
@@ -131,15 +139,10 @@ public record Recommendation(
         }
     }
 
-    /** An unmodifiable copy in the order the rule wrote it (readers see the figures as the rule lists them). */
-    private static Map<String, Object> ordered(Map<String, Object> map) {
-        return map == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(map));
-    }
-
     /** A new, open recommendation of {@code kind} for {@code target}, first seen and published {@code now}. */
     public static Recommendation open(RecommendationKind kind, Target target, String summary,
             RecommendationAction action, Instant deadline, double estimatedMonthlySaving, String currency,
-            double confidence, Instant now, Instant expiresAt, Map<String, Object> evidence) {
+            double confidence, Instant now, Instant expiresAt, RecommendationEvidence evidence) {
         return builder().open(kind, target, now).summary(summary).action(action).deadline(deadline)
                 .estimatedMonthlySaving(estimatedMonthlySaving).currency(currency).confidence(confidence)
                 .expiresAt(expiresAt).evidence(evidence).build();
@@ -151,7 +154,7 @@ public record Recommendation(
     }
 
     /** This recommendation claiming {@code saving} a month, on {@code newEvidence}. */
-    public Recommendation withFigures(double saving, Map<String, Object> newEvidence) {
+    public Recommendation withFigures(double saving, RecommendationEvidence newEvidence) {
         return toBuilder().estimatedMonthlySaving(saving).evidence(newEvidence).build();
     }
 
@@ -196,7 +199,7 @@ public record Recommendation(
         private Instant createdAt;
         private Instant updatedAt;
         private Instant expiresAt;
-        private Map<String, Object> evidence;
+        private RecommendationEvidence evidence;
 
         private Builder() {
         }
@@ -221,7 +224,7 @@ public record Recommendation(
         public Builder createdAt(Instant value) { createdAt = value; return this; }
         public Builder updatedAt(Instant value) { updatedAt = value; return this; }
         public Builder expiresAt(Instant value) { expiresAt = value; return this; }
-        public Builder evidence(Map<String, Object> value) { evidence = value; return this; }
+        public Builder evidence(RecommendationEvidence value) { evidence = value; return this; }
 
         public Recommendation build() {
             return new Recommendation(schemaVersion, id, kind, status, target, summary, action, deadline,

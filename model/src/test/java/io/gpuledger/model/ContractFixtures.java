@@ -55,4 +55,10 @@ final class ContractFixtures {
         return new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND, "A100-40GB", 8,
                 32.77, "USD", T0, "catalog");
     }
+
+    /** The evidence of an instance idle for the ten minutes before {@code T0}, releasing it whole. */
+    static RecommendationEvidence.ReclaimIdle idleEvidence() {
+        return new RecommendationEvidence.ReclaimIdle(T0.minusSeconds(600), T0, 10, 0.01, 0.05, 0.1, 4800, 4800, 1,
+                0, 1, 0, 8, false, 4.09625, false, T0.minusSeconds(600), T0, 1, 720, "unknown", "USD", null);
+    }
 }

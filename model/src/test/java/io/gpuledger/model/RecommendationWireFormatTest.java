@@ -8,10 +8,11 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Recommendations as release v0.1.0 wrote them, when {@code action} was a map built by hand in each
- * rule: every kind still reads into its typed action, and is written back byte for byte, keys in the
- * same order. The documents below are that wire format; do not edit them to follow a change of the
- * code (a change that breaks them breaks the automation reading the topic).
+ * Recommendations as release v0.1.0 wrote them, when {@code action} and {@code evidence} were maps
+ * built by hand in each rule: every kind still reads into its typed action and evidence, and is
+ * written back byte for byte, keys in the same order. The documents below are that wire format; do
+ * not edit them to follow a change of the code (a change that breaks them breaks the automation
+ * reading the topic).
  */
 class RecommendationWireFormatTest {
 
@@ -101,6 +102,82 @@ class RecommendationWireFormatTest {
     }
 
     @Test
+    void shouldReadTheEvidenceOfAnEvacuationAsV010WroteIt() {
+        var evidence = (RecommendationEvidence.Evacuate) read(EVACUATE).evidence();
+
+        assertThat(evidence.capacityEventKind()).isEqualTo("SPOT_INTERRUPTION");
+        assertThat(evidence.deadline()).isEqualTo(Instant.parse("2026-03-02T14:09:30Z"));
+        assertThat(evidence.jobs()).containsExactly(
+                new RecommendationEvidence.JobCost("train-llama-7b", 6, true, 7.3732500000000005, 1800.0,
+                        29.493000000000002, 7.3732500000000005),
+                RecommendationEvidence.JobCost.of("eval-llama-7b", 2, 2.45775));
+        assertThat(evidence.expectedWorkAtRisk()).isEqualTo(7.3732500000000005);
+        assertThat(evidence.gpusPerInstance()).isEqualTo(8);
+    }
+
+    @Test
+    void shouldReadTheEvidenceOfAReleaseAsV010WroteIt() {
+        var evidence = (RecommendationEvidence.ReclaimIdle) read(RECLAIM_IDLE).evidence();
+
+        assertThat(evidence.periodMinutes()).isEqualTo(30);
+        assertThat(evidence.instancesToRelease()).isEqualTo(1);
+        assertThat(evidence.idleCostPerHour()).isEqualTo(32.76999999999998);
+        assertThat(evidence.jobId()).isEqualTo("eval-wide");
+        assertThat(evidence.cap()).isNull();
+    }
+
+    @Test
+    void shouldReadTheEvidenceOfASwitchAsV010WroteIt() {
+        var evidence = (RecommendationEvidence.SwitchInstanceType) read(SWITCH_INSTANCE_TYPE).evidence();
+
+        assertThat(evidence.period()).isEqualTo(new RecommendationEvidence.Period(
+                Instant.parse("2026-03-02T23:00:00Z"), Instant.parse("2026-03-03T00:00:00Z"), 60,
+                Instant.parse("2026-03-02T00:00:00Z"), Instant.parse("2026-03-03T00:00:00Z"), 1.0));
+        assertThat(evidence.basis()).isEqualTo("estimated");
+        assertThat(evidence.candidate().observed()).isNull();
+        assertThat(evidence.candidate().estimate().performanceSource()).isEqualTo("table:inference");
+        assertThat(evidence.candidate().estimate().measuredCandidateJobs()).isNull();
+        assertThat(evidence.candidate().egress()).isNull();
+        assertThat(evidence.candidate().sizing().headroomFrom()).isEqualTo("default");
+        assertThat(evidence.candidate().sizing().candidateCostPerHour()).isEqualTo(1.578);
+        assertThat(evidence.cap()).isNull();
+    }
+
+    @Test
+    void shouldReadTheEvidenceOfAReservationAsV010WroteIt() {
+        var evidence = (RecommendationEvidence.ReserveCapacity) read(RESERVE_CAPACITY).evidence();
+
+        assertThat(evidence.utilizationByInstance()).hasSize(7).startsWith(1.0);
+        assertThat(evidence.reservedOnAdvice()).isNull();
+        assertThat(evidence.commitment()).isEqualTo(new RecommendationEvidence.ReserveCapacity.Commitment(3, 12,
+                "price", 8760, "no-upfront", 559777.14, 168));
+        assertThat(evidence.historyShortfallHours()).isEqualTo(8592);
+    }
+
+    @Test
+    void shouldReadTheEvidenceOfAMoveToSpotAsV010WroteIt() {
+        var evidence = (RecommendationEvidence.MoveToSpot) read(MOVE_TO_SPOT).evidence();
+
+        assertThat(evidence.period().periodMinutes()).isEqualTo(60);
+        assertThat(evidence.instances()).isEqualTo(4.0);
+        assertThat(evidence.interruptionFrequency()).isEqualTo(0.05);
+        assertThat(evidence.checkpointIntervalSeconds()).isEqualTo(3600.0);
+        assertThat(evidence.suggestedCheckpointIntervalSeconds()).isNull();
+        assertThat(evidence.spotPool()).isNull();
+    }
+
+    @Test
+    void shouldReadTheEvidenceOfAFixOfCommunicationAsV010WroteIt() {
+        var evidence = (RecommendationEvidence.ReduceCommunication) read(REDUCE_COMMUNICATION).evidence();
+
+        assertThat(evidence.period().periodMinutes()).isEqualTo(30);
+        assertThat(evidence.networkGbps()).isEqualTo(80.0);
+        assertThat(evidence.basis()).isEqualTo(RecommendationEvidence.ReduceCommunication.BASIS_NETWORK);
+        assertThat(evidence.interconnect().candidateNetworkGbps()).isEqualTo(1600.0);
+        assertThat(evidence.interconnect().candidateCostOfTheSameWorkPerHour()).isEqualTo(43.74795);
+    }
+
+    @Test
     void shouldWriteEveryKindBackExactlyAsV010WroteIt() throws Exception {
         for (String written : List.of(WITHOUT_ACTION, EVACUATE, RECLAIM_IDLE, SWITCH_INSTANCE_TYPE, RESERVE_CAPACITY,
                 MOVE_TO_SPOT, REDUCE_COMMUNICATION)) {
@@ -111,11 +188,12 @@ class RecommendationWireFormatTest {
     }
 
     @Test
-    void shouldReadARecordMadeWithoutAnActionAndWriteItsActionEmptyAsV010Did() {
+    void shouldReadARecordMadeWithoutAnActionOrEvidenceAndWriteThemEmptyAsV010Did() {
         Recommendation recommendation = read(WITHOUT_ACTION);
 
         assertThat(recommendation.action()).isNull();
-        assertThat(Json.writeString(recommendation)).contains("\"action\":{}");
+        assertThat(recommendation.evidence()).isNull();
+        assertThat(Json.writeString(recommendation)).contains("\"action\":{}").endsWith("\"evidence\":{}}");
     }
 
     private static Recommendation read(String json) {

@@ -23,7 +23,7 @@ class SerdeRoundTripTest {
                 Recommendation.Target.gpu("GPU-1",
                         new Placement("node-a1", "i-0abc", "p4d.24xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND)),
                 "GPU idle", RecommendationAction.ReclaimIdle.instance("i-0abc", List.of("GPU-1")), null, 2949.3,
-                "USD", 0.9, T0, T0.plusSeconds(600), Map.of("smActive", 0.01));
+                "USD", 0.9, T0, T0.plusSeconds(600), ContractFixtures.idleEvidence());
         CloudEvent<Recommendation> event = CloudEvent.json(recommendation).id(recommendation.id() + "@1")
                 .source("/gpu-ledger/alerts").type("io.gpuledger.recommendation.v1").subject("gpu/GPU-1").time(T0)
                 .dataschema("urn:gpuledger:schema:recommendation:1").build();

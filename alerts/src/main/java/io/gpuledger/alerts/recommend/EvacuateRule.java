@@ -12,6 +12,7 @@ import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.RecommendationAction.PricedOffer;
+import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.RecommendationKind;
 import java.time.Duration;
 import java.time.Instant;
@@ -104,36 +105,13 @@ public final class EvacuateRule {
                         atRisk.containsKey(job.jobId()))).toList(),
                 replacement.map(quote -> PricedOffer.of(quote, lostModel)).orElse(null));
 
-        Map<String, Object> evidence = new LinkedHashMap<>();
-        evidence.put("eventId", event.eventId());
-        evidence.put("capacityEventKind", event.kind().name());
-        if (event.action() != null) {
-            evidence.put("cloudAction", event.action());
-        }
-        evidence.put("noticedAt", event.noticedAt().toString());
-        if (event.deadline() != null) {
-            evidence.put("deadline", event.deadline().toString());
-            evidence.put("secondsToDeadline", Duration.between(now, event.deadline()).toMillis() / 1000.0);
-        }
-        evidence.put("placementStatus", enriched.placementStatus().name());
-        evidence.put("jobs", jobCosts(enriched.jobs(), atRisk));
-        if (!atRisk.isEmpty()) {
-            evidence.put("expectedWorkAtRisk", atRisk.values().stream().mapToDouble(JobAtRisk::expectedWork).sum());
-        }
-        if (enriched.placementUpdatedAt() != null) {
-            evidence.put("placementUpdatedAt", enriched.placementUpdatedAt().toString());
-        }
-        evidence.put("costAtRiskPerHour", enriched.costPerHour());
-        if (enriched.currency() != null) {
-            evidence.put("currency", enriched.currency());
-        }
-        evidence.put("unpricedGpus", enriched.unpricedGpus());
-        evidence.put("gpusListed", enriched.gpus().size());
-        if (lostModel != null) {
-            evidence.put("gpuModel", lostModel);
-        }
-        evidence.put("gpusPerInstance", lostGpus);
-        evidence.put("replacementCandidates", candidates.size());
+        var evidence = new RecommendationEvidence.Evacuate(event.eventId(), event.kind().name(), event.action(),
+                event.noticedAt(), event.deadline(),
+                event.deadline() == null ? null : Duration.between(now, event.deadline()).toMillis() / 1000.0,
+                enriched.placementStatus().name(), jobCosts(enriched.jobs(), atRisk),
+                atRisk.isEmpty() ? null : atRisk.values().stream().mapToDouble(JobAtRisk::expectedWork).sum(),
+                enriched.placementUpdatedAt(), enriched.costPerHour(), enriched.currency(), enriched.unpricedGpus(),
+                enriched.gpus().size(), lostModel, lostGpus, candidates.size());
 
         Recommendation.Target target = Recommendation.Target.instance(event);
         Instant expiresAt = event.deadline() != null ? event.deadline() : now.plus(ttl);
@@ -213,21 +191,14 @@ public final class EvacuateRule {
         return atRisk;
     }
 
-    private static List<Map<String, Object>> jobCosts(List<PlacedJob> placed, Map<String, JobAtRisk> atRisk) {
-        List<Map<String, Object>> jobs = new ArrayList<>();
+    private static List<RecommendationEvidence.JobCost> jobCosts(List<PlacedJob> placed,
+            Map<String, JobAtRisk> atRisk) {
+        List<RecommendationEvidence.JobCost> jobs = new ArrayList<>();
         for (PlacedJob job : placed) {
-            Map<String, Object> entry = new LinkedHashMap<>();
-            entry.put("jobId", job.jobId());
-            entry.put("gpus", job.gpus());
+            var cost = RecommendationEvidence.JobCost.of(job.jobId(), job.gpus(), job.costPerHour());
             JobAtRisk risk = atRisk.get(job.jobId());
-            entry.put("checkpoints", risk != null);
-            entry.put("costPerHour", job.costPerHour());
-            if (risk != null) {
-                entry.put("checkpointIntervalSeconds", risk.checkpointIntervalSeconds());
-                entry.put("jobCostPerHour", risk.jobCostPerHour());
-                entry.put("expectedWorkAtRisk", risk.expectedWork());
-            }
-            jobs.add(entry);
+            jobs.add(risk == null ? cost
+                    : cost.checkpointing(risk.checkpointIntervalSeconds(), risk.jobCostPerHour(), risk.expectedWork()));
         }
         return jobs;
     }

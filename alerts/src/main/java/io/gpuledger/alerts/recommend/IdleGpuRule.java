@@ -6,13 +6,13 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationAction;
+import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.RecommendationKind;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -218,30 +218,13 @@ public final class IdleGpuRule {
                         gpuUuids)
                 : RecommendationAction.ReclaimIdle.instance(first.instanceId(), gpuUuids);
 
-        Map<String, Object> evidenceFields = new LinkedHashMap<>();
-        evidenceFields.put("periodStart", period.from().toString());
-        evidenceFields.put("periodEnd", period.to().toString());
-        evidenceFields.put("periodMinutes", period.minutes());
-        evidenceFields.put("smActive", period.smActive());
-        evidenceFields.put("smActiveThreshold", activity.smActiveThreshold());
-        evidenceFields.put("withdrawSmActive", settings.withdrawSmActive());
-        evidenceFields.put("secondsObserved", period.secondsObserved());
-        evidenceFields.put("secondsWithActivity", period.secondsWithActivity());
-        evidenceFields.put("instancesHeld", release.instancesHeld());
-        evidenceFields.put("instancesNeeded", release.instancesNeeded());
-        evidenceFields.put("instancesToRelease", release.count());
-        evidenceFields.put("busyGpuEquivalents", release.busyGpus());
-        evidenceFields.put("gpusPerInstance", first.gpusPerInstance());
-        evidenceFields.put("reportedWork", holding.reportedWork());
-        evidenceFields.put("idleCostPerHour", costPerHour);
-        evidenceFields.put("reserved", release.released().stream()
-                .anyMatch(instance -> instance.offer().lifecycle() == Lifecycle.RESERVED));
-        evidenceFields.put("lookbackStart", idle.from().toString());
-        evidenceFields.put("lookbackEnd", idle.to().toString());
-        evidenceFields.put("idleShare", idle.share());
-        evidenceFields.put("hoursPerMonth", hoursPerMonth);
-        evidenceFields.put("jobId", ofJob ? holding.jobId() : IdleInstances.NO_JOB);
-        evidenceFields.put("currency", currency);
+        var evidence = new RecommendationEvidence.ReclaimIdle(period.from(), period.to(), period.minutes(),
+                period.smActive(), activity.smActiveThreshold(), settings.withdrawSmActive(), period.secondsObserved(),
+                period.secondsWithActivity(), release.instancesHeld(), release.instancesNeeded(), release.count(),
+                release.busyGpus(), first.gpusPerInstance(), holding.reportedWork(), costPerHour,
+                release.released().stream().anyMatch(instance -> instance.offer().lifecycle() == Lifecycle.RESERVED),
+                idle.from(), idle.to(), idle.share(), hoursPerMonth, ofJob ? holding.jobId() : IdleInstances.NO_JOB,
+                currency, null);
 
         String type = first.offer().instanceType();
         String summary;
@@ -267,7 +250,7 @@ public final class IdleGpuRule {
         }
         return Recommendation.builder().open(RecommendationKind.RECLAIM_IDLE, holding.target(), now).summary(summary)
                 .action(action).estimatedMonthlySaving(saving).currency(currency).confidence(confidence)
-                .expiresAt(now.plus(ttl)).evidence(evidenceFields).build();
+                .expiresAt(now.plus(ttl)).evidence(evidence).build();
     }
 
     /** The instance of {@code snapshot}, as the target of a release no single job holds. */

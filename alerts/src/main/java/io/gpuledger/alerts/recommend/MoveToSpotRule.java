@@ -8,10 +8,10 @@ import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationAction.MoveToSpot;
 import io.gpuledger.model.RecommendationAction.PricedOffer;
+import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.RecommendationKind;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -205,39 +205,24 @@ public final class MoveToSpotRule implements JobRule {
         double hours = job.hoursPerMonth();
         double monthlySaving = outcome.hourlySaving() * hours;
 
-        Map<String, Object> evidence = new LinkedHashMap<>();
-        evidence.put("onDemandPricePerHour", prices.onDemandPerHour() / prices.instances());
-        evidence.put("spotPricePerHour", prices.spot().pricePerHour());
-        evidence.put("quoteCurrency", prices.spotQuote().currency());
-        evidence.put("exchangeRate", prices.spot().exchangeRate());
-        evidence.put("instances", prices.instances());
-        evidence.put("spotInstances", prices.spotInstances());
-        evidence.put("grossHourlySaving", prices.grossSaving());
-        evidence.put("hourlySaving", outcome.hourlySaving());
-        evidence.put("hoursPerMonth", hours);
-        evidence.put("interruptionRateSource", band.source());
-        if (band.source().equals("catalog")) {
-            evidence.put("interruptionFrequency", band.high());
-            evidence.put("interruptionFrequencyLow", band.low());
-        }
-        evidence.put("interruptionsPerInstanceHour", renewal.interruptionsPerInstanceHour());
-        evidence.put("interruptionsPerInstanceHourLow", atLow.renewal().interruptionsPerInstanceHour());
-        evidence.put("jobInterruptionsPerHour", renewal.jobInterruptionsPerHour());
-        evidence.put("checkpointIntervalSeconds", job.traitsOrNone().checkpointIntervalSeconds());
-        evidence.put("restartSeconds", renewal.restartHours() * 3600);
-        evidence.put("usefulFraction", outcome.usefulFraction());
-        evidence.put("usefulFractionAtBandLow", atLow.usefulFraction());
-        evidence.put("monthlySavingAtBandHigh", monthlySaving);
-        evidence.put("monthlySavingAtBandLow", atLow.hourlySaving() * hours);
-        evidence.put("delayHoursPerMonth", hours * (1 / outcome.usefulFraction() - 1));
-        evidence.put("netSavingRatio", outcome.netSavingRatio());
-        evidence.put("minNetSavingRatio", minNetSavingRatio);
-        evidence.put("withdrawNetSavingRatio", withdrawNetSavingRatio);
-        evidence.put("currency", job.currency());
+        boolean catalogBand = band.source().equals("catalog");
+        boolean moves = step.equals(MoveToSpot.STEP_MOVE);
+        // A job that should first checkpoint more often is told how often, and the pool it would then move to.
+        double seconds = renewal.checkpointHours() * 3600;
+        var evidence = new RecommendationEvidence.MoveToSpot(null, prices.onDemandPerHour() / prices.instances(),
+                prices.spot().pricePerHour(), prices.spotQuote().currency(), prices.spot().exchangeRate(),
+                prices.instances(), prices.spotInstances(), prices.grossSaving(), outcome.hourlySaving(), hours,
+                band.source(), catalogBand ? band.high() : null, catalogBand ? band.low() : null,
+                renewal.interruptionsPerInstanceHour(), atLow.renewal().interruptionsPerInstanceHour(),
+                renewal.jobInterruptionsPerHour(), job.traitsOrNone().checkpointIntervalSeconds(),
+                renewal.restartHours() * 3600, outcome.usefulFraction(), atLow.usefulFraction(), monthlySaving,
+                atLow.hourlySaving() * hours, hours * (1 / outcome.usefulFraction() - 1), outcome.netSavingRatio(),
+                minNetSavingRatio, withdrawNetSavingRatio, job.currency(), moves ? null : seconds,
+                moves ? null : PricedOffer.of(prices.spotQuote(), job.gpuModel()), null);
 
         MoveToSpot action;
         String summary;
-        if (step.equals(MoveToSpot.STEP_MOVE)) {
+        if (moves) {
             action = MoveToSpot.move(job.jobId(), job.gpus(), job.pool().key(),
                     PricedOffer.of(prices.spotQuote(), job.gpuModel()), prices.spotInstances());
             summary = String.format(Locale.ROOT,
@@ -247,17 +232,14 @@ public final class MoveToSpotRule implements JobRule {
                     (1 - outcome.usefulFraction()) * 100, outcome.hourlySaving(), job.currency(), monthlySaving,
                     job.currency());
         } else {
-            double seconds = renewal.checkpointHours() * 3600;
             action = MoveToSpot.checkpointEvery(job.jobId(), job.gpus(), job.pool().key(), seconds);
-            evidence.put("suggestedCheckpointIntervalSeconds", seconds);
-            evidence.put("spotPool", PricedOffer.of(prices.spotQuote(), job.gpuModel()));
             summary = String.format(Locale.ROOT,
                     "Interruptible job %s would lose money on %s spot checkpointing every %.0f minutes; checkpointing"
                             + " every %.0f minutes, spot would save %.2f %s a month",
                     job.jobId(), job.pool().instanceType(), job.traitsOrNone().checkpointIntervalSeconds() / 60,
                     seconds / 60, monthlySaving, job.currency());
         }
-        double confidence = step.equals(MoveToSpot.STEP_MOVE) ? confidence(outcome.netSavingRatio())
+        double confidence = moves ? confidence(outcome.netSavingRatio())
                 : CONFIDENCE_CHECKPOINT_FIRST;
         return Recommendation.builder()
                 .open(RecommendationKind.MOVE_TO_SPOT, Recommendation.Target.job(job.jobId()), now).summary(summary)

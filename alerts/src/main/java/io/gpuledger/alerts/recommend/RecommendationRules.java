@@ -10,6 +10,7 @@ import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationAction;
+import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
 import io.gpuledger.model.UsageRollup;
@@ -360,11 +361,10 @@ public final class RecommendationRules {
         if (room <= 0) {
             return Optional.empty();
         }
-        Map<String, Object> evidence = new LinkedHashMap<>(finding.evidence());
-        evidence.put("uncappedMonthlySaving", finding.estimatedMonthlySaving());
-        evidence.put("jobBillPerMonth", billPerMonth);
-        evidence.put("claimedByOtherRecommendations", others);
-        return Optional.of(finding.withFigures(room, evidence));
+        var cap = new RecommendationEvidence.Cap(finding.estimatedMonthlySaving(), billPerMonth, others);
+        return Optional.of(finding.withFigures(room,
+                finding.evidence() instanceof RecommendationEvidence.Capped capped ? capped.capped(cap)
+                        : finding.evidence()));
     }
 
     /**
@@ -412,8 +412,9 @@ public final class RecommendationRules {
     /** A release is being done: the time its capacity then sends nothing counts as idle time of its pattern. */
     private void onAcknowledged(Recommendation acknowledged) {
         if (acknowledged.kind() == RecommendationKind.RECLAIM_IDLE) {
-            Object count = acknowledged.evidence().get("instancesToRelease");
-            idleHours.releasedOnAdvice(acknowledged.target().id(), count instanceof Number n ? n.doubleValue() : 1);
+            double count = acknowledged.evidence() instanceof RecommendationEvidence.ReclaimIdle release
+                    ? release.instancesToRelease() : 1;
+            idleHours.releasedOnAdvice(acknowledged.target().id(), count);
         }
     }
 
@@ -479,14 +480,10 @@ public final class RecommendationRules {
      * running time was counted over, first in its evidence.
      */
     private static Recommendation withPeriod(Recommendation found, JobView job, Duration period) {
-        Map<String, Object> evidence = new LinkedHashMap<>();
-        evidence.put("periodStart", job.windowEnd().minus(period).toString());
-        evidence.put("periodEnd", job.windowEnd().toString());
-        evidence.put("periodMinutes", period.toMinutes());
-        evidence.put("lookbackStart", job.running().from().toString());
-        evidence.put("lookbackEnd", job.running().to().toString());
-        evidence.put("runningShare", job.running().share());
-        evidence.putAll(found.evidence());
-        return found.withFigures(found.estimatedMonthlySaving(), evidence);
+        var over = new RecommendationEvidence.Period(job.windowEnd().minus(period), job.windowEnd(),
+                period.toMinutes(), job.running().from(), job.running().to(), job.running().share());
+        return found.withFigures(found.estimatedMonthlySaving(),
+                found.evidence() instanceof RecommendationEvidence.OverPeriod figures ? figures.over(over)
+                        : found.evidence());
     }
 }

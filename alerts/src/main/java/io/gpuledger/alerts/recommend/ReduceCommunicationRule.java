@@ -6,13 +6,12 @@ import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationAction.PricedOffer;
 import io.gpuledger.model.RecommendationAction.ReduceCommunication;
+import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.RecommendationKind;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -103,35 +102,24 @@ public final class ReduceCommunicationRule implements JobRule {
             return Optional.empty();
         }
 
-        Map<String, Object> evidence = new LinkedHashMap<>();
-        evidence.put("communicationOverheadRatio", ratio);
-        evidence.put("threshold", threshold);
-        evidence.put("withdrawRatio", withdrawRatio);
-        evidence.put("costPerHour", job.costPerHour());
-        evidence.put("communicationCostPerHour", communicationCostPerHour);
-        evidence.put("exposedCommunicationHoursPerMonth", ratio * job.hoursPerMonth());
-        evidence.put("communicationCostPerMonth", communicationCostPerMonth);
-        evidence.put("hoursPerMonth", job.hoursPerMonth());
-        evidence.put("currency", job.currency());
-        network.ifPresent(gbps -> evidence.put("networkGbps", gbps));
         ReduceCommunication action;
+        RecommendationEvidence.ReduceCommunication.Interconnect interconnect = null;
         if (faster.isPresent()) {
             Interconnect option = faster.get();
-            evidence.put("basis", "network-bandwidth");
-            evidence.put("candidateNetworkGbps", option.networkGbps());
-            evidence.put("networkRatio", option.networkRatio());
-            evidence.put("estimatedRatioAfter", ratioAfter(ratio, option.networkRatio()));
-            evidence.put("candidateCostPerHour", option.costPerHour());
-            evidence.put("candidateCostOfTheSameWorkPerHour", option.costOfTheSameWorkPerHour());
-            evidence.put("quoteCurrency", option.quote().currency());
-            evidence.put("exchangeRate", option.exchangeRate());
+            interconnect = new RecommendationEvidence.ReduceCommunication.Interconnect(option.networkGbps(),
+                    option.networkRatio(), ratioAfter(ratio, option.networkRatio()), option.costPerHour(),
+                    option.costOfTheSameWorkPerHour(), option.quote().currency(), option.exchangeRate());
             action = ReduceCommunication.interconnect(job.jobId(), job.pool().key(),
                     PricedOffer.of(option.quote(), option.gpuModel()), option.instances(),
                     JOB_CHANGES);
         } else {
-            evidence.put("basis", "none");
             action = ReduceCommunication.jobChanges(job.jobId(), JOB_CHANGES);
         }
+        var evidence = new RecommendationEvidence.ReduceCommunication(null, ratio, threshold, withdrawRatio,
+                job.costPerHour(), communicationCostPerHour, ratio * job.hoursPerMonth(), communicationCostPerMonth,
+                job.hoursPerMonth(), job.currency(), network.orElse(null),
+                faster.isPresent() ? RecommendationEvidence.ReduceCommunication.BASIS_NETWORK
+                        : RecommendationEvidence.ReduceCommunication.BASIS_NONE, interconnect, null);
 
         double saving = monthlySaving;
         String summary = faster.map(option -> String.format(Locale.ROOT,

@@ -7,16 +7,15 @@ import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.RecommendationAction.PricedOffer;
+import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
 import io.gpuledger.model.ReservationTerms;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -86,11 +85,9 @@ public final class ReserveCapacityRule {
         }
         if (bought.isPresent()) {
             // Bought on this advice: it stands as bought; what more would pay now is said, not asked for.
-            Map<String, Object> evidence = evidence(usage, prices, baseline, heldReserved, utilization);
-            evidence.put("reservedOnAdvice", boughtOnAdvice);
-            evidence.put("moreWorthReserving", Math.max(0, baseline - heldReserved - boughtOnAdvice));
             Recommendation was = bought.get();
-            evidence.putAll(commitmentOf(was.evidence()));
+            var evidence = evidence(usage, prices, baseline, heldReserved, utilization).bought(boughtOnAdvice,
+                    Math.max(0, baseline - heldReserved - boughtOnAdvice), commitmentOf(was));
             return Optional.of(Recommendation.builder().open(RecommendationKind.RESERVE_CAPACITY, was.target(), now)
                     .summary(was.summary()).action(was.action()).estimatedMonthlySaving(was.estimatedMonthlySaving())
                     .currency(was.currency()).confidence(was.confidence()).expiresAt(now.plus(ttl)).evidence(evidence)
@@ -119,16 +116,11 @@ public final class ReserveCapacityRule {
         long historyHours = usage.historyHours();
         double totalCommitment = prices.reserved() * termHours * reserve;
 
-        Map<String, Object> evidence = evidence(usage, prices, baseline, heldReserved, utilization);
-        evidence.put("instancesToReserve", reserve);
-        evidence.put("termMonths", terms.termMonths());
-        evidence.put("termSource", reservedQuote.reservation() != null ? "price" : "default");
-        evidence.put("termHours", termHours);
-        evidence.put("paymentOption", terms.paymentOption() == null ? "not stated" : terms.paymentOption().wire());
-        evidence.put("totalCommitment", totalCommitment);
-        evidence.put("historyHours", historyHours);
-        evidence.put("historyShareOfTerm", Math.min(1, (double) historyHours / termHours));
-        evidence.put("historyShortfallHours", Math.max(0, termHours - historyHours));
+        var evidence = evidence(usage, prices, baseline, heldReserved, utilization).committing(
+                new RecommendationEvidence.ReserveCapacity.Commitment(reserve, terms.termMonths(),
+                        reservedQuote.reservation() != null ? "price" : "default", termHours,
+                        terms.paymentOption() == null ? "not stated" : terms.paymentOption().wire(), totalCommitment,
+                        historyHours));
 
         var action = new RecommendationAction.ReserveCapacity(reserve, heldReserved + reserve, terms.termMonths(),
                 terms.paymentOption() == null ? null : terms.paymentOption().wire(), totalCommitment,
@@ -150,36 +142,18 @@ public final class ReserveCapacityRule {
     }
 
     /** What the pool's use shows, for every record of it. */
-    private Map<String, Object> evidence(PoolUsage usage, Prices prices, int baseline, int heldReserved,
-            List<Double> utilization) {
-        Map<String, Object> evidence = new LinkedHashMap<>();
-        evidence.put("lookbackHours", usage.hours());
-        evidence.put("idleHours", usage.idleHours());
-        evidence.put("onDemandPricePerHour", prices.onDemand());
-        evidence.put("reservedPricePerHour", prices.reserved());
-        evidence.put("currency", usage.currency());
-        evidence.put("quoteCurrency", prices.reservedPrice().quote().currency());
-        evidence.put("exchangeRate", prices.reservedPrice().exchangeRate());
-        evidence.put("discount", 1 - prices.breakEven());
-        evidence.put("breakEvenUtilization", prices.breakEven());
-        evidence.put("baselinePercentile", baselinePercentile);
-        evidence.put("baselineInstances", baseline);
-        evidence.put("reservedInUse", heldReserved);
-        evidence.put("utilizationByInstance", utilization);
-        evidence.put("peakInstances", usage.peakInstances());
-        return evidence;
+    private RecommendationEvidence.ReserveCapacity evidence(PoolUsage usage, Prices prices, int baseline,
+            int heldReserved, List<Double> utilization) {
+        return new RecommendationEvidence.ReserveCapacity(usage.hours(), usage.idleHours(), prices.onDemand(),
+                prices.reserved(), usage.currency(), prices.reservedPrice().quote().currency(),
+                prices.reservedPrice().exchangeRate(), 1 - prices.breakEven(), prices.breakEven(), baselinePercentile,
+                baseline, heldReserved, utilization, usage.peakInstances(), null, null, null, null, null);
     }
 
-    /** The commitment an acknowledged record stated, carried on as it was bought. */
-    private static Map<String, Object> commitmentOf(Map<String, Object> evidence) {
-        Map<String, Object> kept = new LinkedHashMap<>();
-        for (String key : List.of("instancesToReserve", "termMonths", "termSource", "termHours", "paymentOption",
-                "totalCommitment", "historyHours")) {
-            if (evidence.containsKey(key)) {
-                kept.put(key, evidence.get(key));
-            }
-        }
-        return kept;
+    /** The commitment an acknowledged record stated, carried on as it was bought; null where it stated none. */
+    private static RecommendationEvidence.ReserveCapacity.Commitment commitmentOf(Recommendation bought) {
+        return bought.evidence() instanceof RecommendationEvidence.ReserveCapacity stated ? stated.commitment()
+                : null;
     }
 
     private static Optional<Prices> prices(PoolUsage usage, PriceBoard board, Instant now) {

@@ -8,6 +8,10 @@ import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.RecommendationAction.PricedOffer;
+import io.gpuledger.model.RecommendationEvidence;
+import io.gpuledger.model.RecommendationEvidence.SwitchInstanceType.Egress;
+import io.gpuledger.model.RecommendationEvidence.SwitchInstanceType.Estimate;
+import io.gpuledger.model.RecommendationEvidence.SwitchInstanceType.Sizing;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.WorkloadClass;
 import java.time.Duration;
@@ -15,10 +19,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -95,7 +97,8 @@ public final class SwitchInstanceTypeRule implements JobRule {
      * @param monthlySaving       what the move saves a month, the data sent across a region included
      */
     private record Candidate(String basis, double costPerMillionUnits, double confidence, PricedOffer toPool,
-            int instances, int gpus, double monthlySaving, Map<String, Object> figures) {
+            int instances, int gpus, double monthlySaving,
+            RecommendationEvidence.SwitchInstanceType.Candidate figures) {
     }
 
     /** Nothing where the job may not move: a switch is a move. */
@@ -192,18 +195,15 @@ public final class SwitchInstanceTypeRule implements JobRule {
         int instances = instances(gpus, perInstance.get());
         double unitsPerHour = cheapest.unitsPerGpuHour() * job.gpuEquivalents();
         double cost = instances * instancePrice / unitsPerHour * PER_MILLION;
-        Map<String, Object> figures = new LinkedHashMap<>();
-        figures.put("comparedJobId", cheapest.jobId());
-        if (cheapest.workload() != null) {
-            figures.put("comparedWorkload", cheapest.workload());
-        }
-        figures.put("comparedWindowEnd", cheapest.windowEnd().toString());
-        figures.put("comparedCostPerMillionUnits", cheapest.costPerMillionUnits());
+        var compared = new RecommendationEvidence.SwitchInstanceType.Observed(cheapest.jobId(), cheapest.workload(),
+                cheapest.windowEnd(), cheapest.costPerMillionUnits());
         PricedOffer toPool = poolFields(cheapest.pool(), cheapest.gpuModel(), board);
-        double egress = egressPerMonth(job, cheapest.pool(), figures);
+        Optional<Egress> egress = egress(job, cheapest.pool());
         return new Observed(Optional.of(new Candidate("observed", cost,
                 job.workload() != null ? CONFIDENCE_OBSERVED_WORKLOAD : CONFIDENCE_OBSERVED_UNIT, toPool, instances,
-                gpus, perUnitSaving(job, cost) - egress, figures)), comparison.worthIt());
+                gpus, perUnitSaving(job, cost) - costOf(egress),
+                new RecommendationEvidence.SwitchInstanceType.Candidate(compared, null, egress.orElse(null), null))),
+                comparison.worthIt());
     }
 
     private synchronized PeerIndex index(Collection<JobView> peers) {
@@ -241,34 +241,33 @@ public final class SwitchInstanceTypeRule implements JobRule {
 
     /**
      * How much faster the candidate's GPU runs the job than its own, where that figure comes from, and
-     * whether it already holds the job's communication (a measurement does).
+     * whether it already holds the job's communication (a measurement does); {@code fleet} is the
+     * measurement, null where the ratio is not the fleet's.
      */
     private record Performance(double ratio, String source, boolean wholeSpeedup, double confidence,
-            Map<String, Object> figures) {
+            MeasuredThroughput.Ratio fleet) {
     }
 
     private static Performance performance(JobView job, ClassOfWork work, GpuCatalog.GpuSpec current,
             GpuCatalog.GpuSpec candidate, MeasuredThroughput measured) {
         if (current.model().equalsIgnoreCase(candidate.model())) {
-            return new Performance(1, "same-gpu-model", false, CONFIDENCE_ESTIMATED, Map.of());
+            return new Performance(1, "same-gpu-model", false, CONFIDENCE_ESTIMATED, null);
         }
         // What serving jobs do per GPU is their demand, not their GPUs' speed: no fleet measurement for them.
         Optional<MeasuredThroughput.Ratio> fleet = job.traitsOrNone().isServing() ? Optional.empty()
                 : measured.ratio(job, candidate.model());
         if (fleet.isPresent()) {
-            Map<String, Object> figures = new LinkedHashMap<>();
-            figures.put("measuredCandidateJobs", fleet.get().candidateJobs());
-            figures.put("measuredCurrentJobs", fleet.get().currentJobs());
-            return new Performance(fleet.get().ratio(), "fleet-measured", true, CONFIDENCE_FLEET_MEASURED, figures);
+            return new Performance(fleet.get().ratio(), "fleet-measured", true, CONFIDENCE_FLEET_MEASURED,
+                    fleet.get());
         }
         Optional<Double> currentFigure = current.figure(work.workloadClass());
         Optional<Double> candidateFigure = candidate.figure(work.workloadClass());
         if (currentFigure.isPresent() && candidateFigure.isPresent()) {
             return new Performance(candidateFigure.get() / currentFigure.get(), "table:" + work.workloadClass().wire(),
-                    false, CONFIDENCE_ESTIMATED, Map.of());
+                    false, CONFIDENCE_ESTIMATED, null);
         }
         return new Performance(candidate.denseTensorTflops() / current.denseTensorTflops(), "datasheet:tensor-tflops",
-                false, CONFIDENCE_DATASHEET, Map.of());
+                false, CONFIDENCE_DATASHEET, null);
     }
 
     private List<Candidate> estimated(JobView job, PriceBoard board, GpuCatalog catalog, MeasuredThroughput measured,
@@ -312,23 +311,16 @@ public final class SwitchInstanceTypeRule implements JobRule {
             double networkRatio = networkKnown ? network.get() / currentNetwork.get() : 1;
             double speedup = performance.wholeSpeedup() ? performance.ratio()
                     : 1 / ((1 - communication) / performance.ratio() + communication / networkRatio);
-            Map<String, Object> figures = new LinkedHashMap<>();
-            figures.put("workloadClass", work.workloadClass().wire());
-            figures.put("workloadClassFrom", work.from());
-            figures.put("performanceSource", performance.source());
-            figures.put("performanceRatio", performance.ratio());
-            figures.putAll(performance.figures());
-            figures.put("communicationBound", communicationBound);
-            figures.put("networkRatio", networkRatio);
-            figures.put("estimatedSpeedup", speedup);
-            figures.put("candidatePricePerHour", price.get().pricePerHour());
-            figures.put("candidatePricePerGpuHour", price.get().pricePerGpuHour());
-            figures.put("quoteCurrency", quote.currency());
-            figures.put("exchangeRate", price.get().exchangeRate());
-            double egress = egressPerMonth(job, quote.offer(), figures);
+            MeasuredThroughput.Ratio fleet = performance.fleet();
+            var estimate = new Estimate(work.workloadClass().wire(), work.from(), performance.source(),
+                    performance.ratio(), fleet == null ? null : fleet.candidateJobs(),
+                    fleet == null ? null : fleet.currentJobs(), communicationBound, networkRatio, speedup,
+                    price.get().pricePerHour(), price.get().pricePerGpuHour(), quote.currency(),
+                    price.get().exchangeRate());
+            Optional<Egress> egress = egress(job, quote.offer());
             Optional<Candidate> candidate = serving
-                    ? serving(job, quote, price.get(), speedup, performance.confidence(), gpu.get(), egress, figures)
-                    : growing(job, quote, price.get(), speedup, performance.confidence(), gpu.get(), egress, figures);
+                    ? serving(job, quote, price.get(), speedup, performance.confidence(), gpu.get(), estimate, egress)
+                    : growing(job, quote, price.get(), speedup, performance.confidence(), gpu.get(), estimate, egress);
             candidate.ifPresent(found::add);
         }
         return found;
@@ -339,12 +331,13 @@ public final class SwitchInstanceTypeRule implements JobRule {
      * {@code speedup} times as fast; compared per unit.
      */
     private static Optional<Candidate> growing(JobView job, PriceQuote quote, PriceBoard.Price price, double speedup,
-            double confidence, GpuCatalog.GpuSpec gpu, double egress, Map<String, Object> figures) {
+            double confidence, GpuCatalog.GpuSpec gpu, Estimate estimate, Optional<Egress> egress) {
         int gpus = wholeGpus(job);
         int instances = instances(gpus, quote.gpuCount());
         double cost = instances * price.pricePerHour() / (job.workUnitsPerHour() * speedup) * PER_MILLION;
         return Optional.of(new Candidate("estimated", cost, confidence, PricedOffer.of(quote, gpu.model()), instances,
-                gpus, perUnitSaving(job, cost) - egress, figures));
+                gpus, perUnitSaving(job, cost) - costOf(egress),
+                new RecommendationEvidence.SwitchInstanceType.Candidate(null, estimate, egress.orElse(null), null)));
     }
 
     /**
@@ -355,7 +348,7 @@ public final class SwitchInstanceTypeRule implements JobRule {
      * never a share of throughput no request asks for.
      */
     private Optional<Candidate> serving(JobView job, PriceQuote quote, PriceBoard.Price price, double speedup,
-            double confidence, GpuCatalog.GpuSpec gpu, double egress, Map<String, Object> figures) {
+            double confidence, GpuCatalog.GpuSpec gpu, Estimate estimate, Optional<Egress> egress) {
         JobHours.Peak peak = job.peak();
         if (!peak.known()) {
             return Optional.empty();
@@ -366,40 +359,37 @@ public final class SwitchInstanceTypeRule implements JobRule {
         int gpus = (int) Math.max(1, Math.ceil(peak.unitsPerHour() * (1 + headroom) / capacityPerGpu - 1e-9));
         int instances = instances(gpus, quote.gpuCount());
         double costPerHour = instances * price.pricePerHour();
-        figures.put("peakUnitsPerHour", peak.unitsPerHour());
-        figures.put("peakUnitsPerGpuHour", peak.unitsPerGpuHour());
-        figures.put("headroom", headroom);
-        figures.put("headroomFrom", said != null ? "traits" : "default");
-        figures.put("candidateCapacityPerGpuHour", capacityPerGpu);
-        figures.put("candidateCostPerHour", costPerHour);
-        double monthly = (job.costPerHour() - costPerHour) * job.hoursPerMonth() - egress;
+        var sizing = new Sizing(peak.unitsPerHour(), peak.unitsPerGpuHour(), headroom,
+                said != null ? "traits" : "default", capacityPerGpu, costPerHour);
+        double monthly = (job.costPerHour() - costPerHour) * job.hoursPerMonth() - costOf(egress);
         return Optional.of(new Candidate("estimated", costPerHour / job.workUnitsPerHour() * PER_MILLION, confidence,
-                PricedOffer.of(quote, gpu.model()), instances, gpus, monthly, figures));
+                PricedOffer.of(quote, gpu.model()), instances, gpus, monthly,
+                new RecommendationEvidence.SwitchInstanceType.Candidate(null, estimate, egress.orElse(null), sizing)));
     }
 
     /**
-     * What moving the job to {@code to} sends across a region or provider a month, priced, where the job
-     * says its storage traffic; 0 for a move within its region. Names the move in {@code figures}.
+     * What moving the job to {@code to} sends across a region or provider a month, priced where the job
+     * says its storage traffic; empty for a move within its region.
      */
-    private double egressPerMonth(JobView job, Offer to, Map<String, Object> figures) {
+    private Optional<Egress> egress(JobView job, Offer to) {
         Reach.Move move = Reach.move(job.pool(), to);
         if (move == Reach.Move.NONE) {
-            return 0;
+            return Optional.empty();
         }
-        figures.put("move", move.wire());
-        figures.put("fromRegion", job.pool().provider() + "|" + job.pool().region());
-        figures.put("toRegion", to.provider() + "|" + to.region());
+        String fromRegion = job.pool().provider() + "|" + job.pool().region();
+        String toRegion = to.provider() + "|" + to.region();
         Double bytesPerHour = job.traitsOrNone().storageBytesPerHour();
         if (bytesPerHour == null) {
-            figures.put("egressCostPerMonth", null);
-            figures.put("egressKnown", false);
-            return 0;
+            return Optional.of(Egress.unknown(move.wire(), fromRegion, toRegion));
         }
-        double cost = bytesPerHour / BYTES_PER_GB * job.hoursPerMonth() * reach.egressPricePerGb();
-        figures.put("egressGbPerMonth", bytesPerHour / BYTES_PER_GB * job.hoursPerMonth());
-        figures.put("egressCostPerMonth", cost);
-        figures.put("egressKnown", true);
-        return cost;
+        double gbPerMonth = bytesPerHour / BYTES_PER_GB * job.hoursPerMonth();
+        return Optional.of(new Egress(move.wire(), fromRegion, toRegion, gbPerMonth,
+                gbPerMonth * reach.egressPricePerGb(), true));
+    }
+
+    /** What the egress of a move costs a month: 0 within a region, or where the job does not say its traffic. */
+    private static double costOf(Optional<Egress> egress) {
+        return egress.map(Egress::egressCostPerMonth).orElse(0.0);
     }
 
     /** The candidate's GPUs hold the job's reported peak, or without a report, as much as its GPUs now. */
@@ -480,32 +470,11 @@ public final class SwitchInstanceTypeRule implements JobRule {
     private Recommendation recommendation(JobView job, Candidate candidate, int candidatesWorthIt, Instant now) {
         double saving = candidate.monthlySaving();
         double savingRatio = savingRatio(job, candidate);
-        Map<String, Object> evidence = new LinkedHashMap<>();
-        evidence.put("basis", candidate.basis());
-        evidence.put("unit", job.unit());
-        if (job.workload() != null) {
-            evidence.put("workload", job.workload());
-        }
-        evidence.put("serving", job.traitsOrNone().isServing());
-        evidence.put("workUnitsPerHour", job.workUnitsPerHour());
-        evidence.put("hoursPerMonth", job.hoursPerMonth());
-        evidence.put("currentCostPerHour", job.costPerHour());
-        evidence.put("currentCostPerMillionUnits", job.costPerMillionUnits());
-        evidence.put("candidateCostPerMillionUnits", candidate.costPerMillionUnits());
-        evidence.put("candidateInstances", candidate.instances());
-        evidence.put("savingRatio", savingRatio);
-        evidence.put("minSavingRatio", minSavingRatio);
-        evidence.put("withdrawSavingRatio", withdrawSavingRatio);
-        if (job.communicationOverheadRatio() != null) {
-            evidence.put("communicationOverheadRatio", job.communicationOverheadRatio());
-        }
-        evidence.put("smActive", job.smActive());
-        if (job.dramActive() != null) {
-            evidence.put("dramActive", job.dramActive());
-        }
-        evidence.put("candidatesWorthIt", candidatesWorthIt);
-        evidence.put("currency", job.currency());
-        evidence.putAll(candidate.figures());
+        var evidence = new RecommendationEvidence.SwitchInstanceType(null, candidate.basis(), job.unit(),
+                job.workload(), job.traitsOrNone().isServing(), job.workUnitsPerHour(), job.hoursPerMonth(),
+                job.costPerHour(), job.costPerMillionUnits(), candidate.costPerMillionUnits(), candidate.instances(),
+                savingRatio, minSavingRatio, withdrawSavingRatio, job.communicationOverheadRatio(), job.smActive(),
+                job.dramActive(), candidatesWorthIt, job.currency(), candidate.figures(), null);
 
         var action = new RecommendationAction.SwitchInstanceType(job.jobId(), job.gpus(), job.pool().key(),
                 candidate.toPool(), candidate.instances(), candidate.gpus());

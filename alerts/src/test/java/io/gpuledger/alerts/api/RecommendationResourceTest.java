@@ -20,7 +20,6 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** {@code /api/recommendations}: what the desk holds, as on the topic, and the decisions taken on it. */
@@ -83,6 +82,6 @@ class RecommendationResourceTest {
                 Recommendation.Target.instance(new Placement("node-1", instance, "g5.xlarge", "aws", "us-east-1",
                         Lifecycle.ON_DEMAND)),
                 "Release idle instance " + instance, RecommendationAction.ReclaimIdle.instance(instance, List.of()),
-                null, 700, "USD", 0.9, now, now.plus(Duration.ofMinutes(10)), Map.of("meanSmActive", 0.01));
+                null, 700, "USD", 0.9, now, now.plus(Duration.ofMinutes(10)), null);
     }
 }

@@ -17,6 +17,7 @@ import io.gpuledger.model.PlacedGpu;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationAction;
+import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
 import io.gpuledger.model.Topics;
@@ -103,7 +104,8 @@ class AdviceOutsideItsAssumptionsTest {
         RecommendationAction.ReclaimIdle release = (RecommendationAction.ReclaimIdle) shrink.action();
         assertThat(release.instanceIds()).containsExactly("i-b");
         assertThat(release.keepInstances()).isEqualTo(1);
-        assertThat((double) shrink.evidence().get("idleCostPerHour")).isCloseTo(P4D_PRICE, within(1e-6));
+        assertThat(((RecommendationEvidence.ReclaimIdle) shrink.evidence()).idleCostPerHour()).isCloseTo(P4D_PRICE,
+                within(1e-6));
         assertThat(shrink.estimatedMonthlySaving()).isPositive().isLessThanOrEqualTo(P4D_PRICE * 720);
     }
 
@@ -262,7 +264,8 @@ class AdviceOutsideItsAssumptionsTest {
                 .filter(r -> r.kind() == RecommendationKind.SWITCH_INSTANCE_TYPE).reduce((a, b) -> b).orElseThrow();
         int instances = ((RecommendationAction.SwitchInstanceType) toT4.action()).toInstances();
         assertThat(instances * 3.51e6).as("capacity of the named T4s").isGreaterThanOrEqualTo(9e6);
-        double billShrinks = (12.24 - instances * 0.526) * (double) toT4.evidence().get("hoursPerMonth");
+        double billShrinks = (12.24 - instances * 0.526)
+                * ((RecommendationEvidence.SwitchInstanceType) toT4.evidence()).hoursPerMonth();
         assertThat(toT4.estimatedMonthlySaving()).isLessThanOrEqualTo(billShrinks + 1e-6);
         assertThat(toT4.estimatedMonthlySaving()).isCloseTo(billShrinks, within(billShrinks * 0.01));
     }
@@ -319,7 +322,8 @@ class AdviceOutsideItsAssumptionsTest {
         assertThat(((RecommendationAction.Evacuate) evacuate.action()).jobs()).contains(
                 new RecommendationAction.JobToMove("gang", 6, true),
                 new RecommendationAction.JobToMove("eval", 2, false));
-        assertThat((double) evacuate.evidence().get("expectedWorkAtRisk")).isCloseTo(9.831, within(1e-9));
+        assertThat(((RecommendationEvidence.Evacuate) evacuate.evidence()).expectedWorkAtRisk()).isCloseTo(9.831,
+                within(1e-9));
     }
 
     // ---- 4. commitments ---------------------------------------------------------------------------
@@ -344,11 +348,13 @@ class AdviceOutsideItsAssumptionsTest {
         assertThat(((RecommendationAction.ReserveCapacity) reserve.action()).reserveInstances()).isEqualTo(4);
         // And it says what it commits to: a year (the default where the price states no term) of 4
         // instances at 21.3005 an hour, 8760 hours: 746,369.52 USD; break-even at 21.3005 / 32.77 = 65%
-        assertThat(((Number) reserve.evidence().get("termMonths")).intValue()).isEqualTo(12);
-        assertThat((double) reserve.evidence().get("totalCommitment")).isCloseTo(4 * 21.3005 * 8760,
-                within(1e-3));
-        assertThat((double) reserve.evidence().get("breakEvenUtilization")).isCloseTo(0.65, within(1e-9));
-        assertThat(reserve.evidence()).containsKeys("paymentOption", "historyHours", "baselineInstances");
+        var figures = (RecommendationEvidence.ReserveCapacity) reserve.evidence();
+        assertThat(figures.commitment().termMonths()).isEqualTo(12);
+        assertThat(figures.commitment().totalCommitment()).isCloseTo(4 * 21.3005 * 8760, within(1e-3));
+        assertThat(figures.breakEvenUtilization()).isCloseTo(0.65, within(1e-9));
+        assertThat(figures.commitment().paymentOption()).isEqualTo("not stated");
+        assertThat(figures.commitment().historyHours()).isPositive();
+        assertThat(figures.baselineInstances()).isEqualTo(4);
     }
 
     @Test
@@ -529,8 +535,10 @@ class AdviceOutsideItsAssumptionsTest {
         if (moved) {
             Recommendation move = switches.get(switches.size() - 1);
             assertThat(movesTo(topic, "reader")).containsExactly(west.key());
-            assertThat(move.evidence()).containsEntry("move", "region").containsEntry("egressKnown", true);
-            assertThat((double) move.evidence().get("egressCostPerMonth")).isCloseTo(324, within(1e-6));
+            var egress = ((RecommendationEvidence.SwitchInstanceType) move.evidence()).candidate().egress();
+            assertThat(egress.move()).isEqualTo("region");
+            assertThat(egress.egressKnown()).isTrue();
+            assertThat(egress.egressCostPerMonth()).isCloseTo(324, within(1e-6));
             assertThat(move.estimatedMonthlySaving()).isCloseTo(763.2 - 324, within(1e-6));
         } else {
             assertThat(switches).isEmpty();
@@ -591,8 +599,8 @@ class AdviceOutsideItsAssumptionsTest {
         // claims nothing it cannot show
         Recommendation fix = latest(topic, "reduce_communication:job:chatty").orElseThrow();
         assertThat(fix.estimatedMonthlySaving()).isZero();
-        assertThat((double) fix.evidence().get("communicationCostPerMonth")).isCloseTo(0.34 * 2 * P4D_PRICE * 720,
-                within(0.01));
+        assertThat(((RecommendationEvidence.ReduceCommunication) fix.evidence()).communicationCostPerMonth())
+                .isCloseTo(0.34 * 2 * P4D_PRICE * 720, within(0.01));
     }
 
     @Test

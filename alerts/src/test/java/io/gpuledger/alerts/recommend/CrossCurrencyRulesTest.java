@@ -12,6 +12,7 @@ import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationAction;
+import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageTotals;
 import java.time.Duration;
@@ -65,11 +66,15 @@ class CrossCurrencyRulesTest {
         assertThat(action.toPool().currency()).isEqualTo("CNY");
         assertThat(found.currency()).isEqualTo("USD");
         assertThat(found.estimatedMonthlySaving()).isCloseTo(7627.68, within(1e-6));
-        assertThat(found.evidence()).containsEntry("quoteCurrency", "CNY").containsEntry("candidatesWorthIt", 1)
-                .containsEntry("move", "provider").containsEntry("egressKnown", false);
+        var figures = (RecommendationEvidence.SwitchInstanceType) found.evidence();
+        var estimate = figures.candidate().estimate();
+        assertThat(estimate.quoteCurrency()).isEqualTo("CNY");
+        assertThat(figures.candidatesWorthIt()).isEqualTo(1);
+        assertThat(figures.candidate().egress().move()).isEqualTo("provider");
+        assertThat(figures.candidate().egress().egressKnown()).isFalse();
         assertThat(action.toInstances()).isEqualTo(8);
-        assertThat((double) found.evidence().get("exchangeRate")).isCloseTo(0.14, within(1e-12));
-        assertThat((double) found.evidence().get("candidatePricePerGpuHour")).isCloseTo(2.772, within(1e-9));
+        assertThat(estimate.exchangeRate()).isCloseTo(0.14, within(1e-12));
+        assertThat(estimate.candidatePricePerGpuHour()).isCloseTo(2.772, within(1e-9));
     }
 
     @Test
@@ -101,9 +106,10 @@ class CrossCurrencyRulesTest {
         assertThat(found.currency()).isEqualTo("USD");
         assertThat(found.estimatedMonthlySaving()).isCloseTo(inDollars.estimatedMonthlySaving(), within(1e-6));
         assertThat(found.estimatedMonthlySaving()).isPositive();
-        assertThat(found.evidence()).containsEntry("quoteCurrency", "CNY");
-        assertThat((double) found.evidence().get("exchangeRate")).isCloseTo(0.14, within(1e-12));
-        assertThat((double) found.evidence().get("spotPricePerHour")).isCloseTo(1.197, within(1e-9));
+        var figures = (RecommendationEvidence.MoveToSpot) found.evidence();
+        assertThat(figures.quoteCurrency()).isEqualTo("CNY");
+        assertThat(figures.exchangeRate()).isCloseTo(0.14, within(1e-12));
+        assertThat(figures.spotPricePerHour()).isCloseTo(1.197, within(1e-9));
     }
 
     @Test
@@ -134,9 +140,10 @@ class CrossCurrencyRulesTest {
         assertThat(((RecommendationAction.ReserveCapacity) found.action()).reserveInstances()).isEqualTo(1);
         assertThat(found.currency()).isEqualTo("USD");
         assertThat(found.estimatedMonthlySaving()).isCloseTo(1005.48, within(1e-6));
-        assertThat(found.evidence()).containsEntry("quoteCurrency", "CNY");
-        assertThat((double) found.evidence().get("exchangeRate")).isCloseTo(0.14, within(1e-12));
-        assertThat((double) found.evidence().get("reservedPricePerHour")).isCloseTo(2.5935, within(1e-9));
+        var figures = (RecommendationEvidence.ReserveCapacity) found.evidence();
+        assertThat(figures.quoteCurrency()).isEqualTo("CNY");
+        assertThat(figures.exchangeRate()).isCloseTo(0.14, within(1e-12));
+        assertThat(figures.reservedPricePerHour()).isCloseTo(2.5935, within(1e-9));
     }
 
     private static PriceBoard board() {

@@ -14,6 +14,7 @@ import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.RecommendationAction.JobToMove;
+import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.RecommendationKind;
 import java.time.Duration;
 import java.time.Instant;
@@ -88,12 +89,11 @@ class EvacuateRuleTest {
         assertThat(action(recommendation).jobs()).extracting(JobToMove::jobId, JobToMove::gpus)
                 .containsExactly(tuple("job-a", 3), tuple("job-b", 1));
         // job-a: 3 x 0.30 = 0.90 USD/h, as evidence
-        @SuppressWarnings("unchecked")
-        List<Map<String, Object>> costs = (List<Map<String, Object>>) recommendation.evidence().get("jobs");
-        assertThat((double) costs.get(0).get("costPerHour")).isCloseTo(0.9, within(1e-9));
+        var evidence = (RecommendationEvidence.Evacuate) recommendation.evidence();
+        assertThat(evidence.jobs().get(0).costPerHour()).isCloseTo(0.9, within(1e-9));
         // 4 GPUs x 0.30 = 1.20 USD/h at risk; nothing is saved by moving
-        assertThat((double) recommendation.evidence().get("costAtRiskPerHour")).isCloseTo(1.2, within(1e-9));
-        assertThat(recommendation.evidence()).containsEntry("secondsToDeadline", 120.0);
+        assertThat(evidence.costAtRiskPerHour()).isCloseTo(1.2, within(1e-9));
+        assertThat(evidence.secondsToDeadline()).isEqualTo(120.0);
         assertThat(recommendation.estimatedMonthlySaving()).isZero();
         assertThat(recommendation.confidence()).isEqualTo(0.95);
         assertThat(recommendation.summary()).contains("i-1", "2 job(s) on 4 GPU(s)", "g4dn.12xlarge on-demand");
@@ -169,7 +169,7 @@ class EvacuateRuleTest {
 
         // Then it asks to evacuate without a made-up replacement
         assertThat(action(recommendation).replacementPool()).isNull();
-        assertThat(recommendation.evidence()).containsEntry("replacementCandidates", 0);
+        assertThat(((RecommendationEvidence.Evacuate) recommendation.evidence()).replacementCandidates()).isZero();
         assertThat(recommendation.summary()).contains("no priced on-demand replacement");
     }
 

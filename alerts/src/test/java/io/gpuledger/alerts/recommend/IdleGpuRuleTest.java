@@ -10,6 +10,7 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationAction;
+import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.TelemetrySample;
 import java.time.Duration;
 import java.time.Instant;
@@ -54,12 +55,15 @@ class IdleGpuRuleTest {
         assertThat(recommendation.currency()).isEqualTo("USD");
         assertThat(recommendation.expiresAt()).isEqualTo(T0.plusSeconds(601 + 600));
         assertThat(recommendation.confidence()).isCloseTo(0.9, within(1e-9));
-        assertThat((double) recommendation.evidence().get("smActive")).isCloseTo(0.01, within(1e-12));
-        assertThat(recommendation.evidence()).containsEntry("jobId", "job-1").containsEntry("periodMinutes", 10L)
-                .containsEntry("periodStart", T0.toString())
-                .containsEntry("periodEnd", T0.plusSeconds(600).toString())
-                .containsEntry("secondsObserved", 600.0).containsEntry("withdrawSmActive", 0.10)
-                .containsEntry("hoursPerMonth", 360.0);
+        var evidence = (RecommendationEvidence.ReclaimIdle) recommendation.evidence();
+        assertThat(evidence.smActive()).isCloseTo(0.01, within(1e-12));
+        assertThat(evidence.jobId()).isEqualTo("job-1");
+        assertThat(evidence.periodMinutes()).isEqualTo(10);
+        assertThat(evidence.periodStart()).isEqualTo(T0);
+        assertThat(evidence.periodEnd()).isEqualTo(T0.plusSeconds(600));
+        assertThat(evidence.secondsObserved()).isEqualTo(600.0);
+        assertThat(evidence.withdrawSmActive()).isEqualTo(0.10);
+        assertThat(evidence.hoursPerMonth()).isEqualTo(360.0);
     }
 
     @Test

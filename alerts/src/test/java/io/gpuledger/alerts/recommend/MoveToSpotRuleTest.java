@@ -12,6 +12,7 @@ import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationAction.MoveToSpot;
+import io.gpuledger.model.RecommendationEvidence;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -74,10 +75,11 @@ class MoveToSpotRuleTest {
         // edge (10% a month), and shows what they save at the lower edge (5%), each as the simulation says
         assertThat(move.estimatedMonthlySaving()).isCloseTo(simulatedMonthlySaving(1, 0.10 / 720, 0.5),
                 within(0.002 * move.estimatedMonthlySaving()));
-        assertThat((double) move.evidence().get("monthlySavingAtBandLow"))
+        assertThat(evidence(move).monthlySavingAtBandLow())
                 .isCloseTo(simulatedMonthlySaving(1, 0.05 / 720, 0.5), within(0.002 * move.estimatedMonthlySaving()));
-        assertThat(move.evidence()).containsEntry("interruptionRateSource", "catalog")
-                .containsEntry("interruptionFrequency", 0.10).containsEntry("interruptionFrequencyLow", 0.05);
+        assertThat(evidence(move).interruptionRateSource()).isEqualTo("catalog");
+        assertThat(evidence(move).interruptionFrequency()).isEqualTo(0.10);
+        assertThat(evidence(move).interruptionFrequencyLow()).isEqualTo(0.05);
         assertThat(action(move).step()).isEqualTo(MoveToSpot.STEP_MOVE);
         assertThat(action(move).toInstances()).isEqualTo(1);
     }
@@ -140,9 +142,8 @@ class MoveToSpotRuleTest {
         assertThat(action(move).toInstances()).isEqualTo(32);
         double simulated = simulatedMonthlySaving(32, 0.10 / 720, 4);
         assertThat(move.estimatedMonthlySaving()).isCloseTo(simulated, within(0.01 * simulated));
-        assertThat(move.evidence()).containsEntry("spotInstances", 32);
-        assertThat((double) move.evidence().get("jobInterruptionsPerHour")).isCloseTo(32 * 0.10 / 720,
-                within(1e-12));
+        assertThat(evidence(move).spotInstances()).isEqualTo(32);
+        assertThat(evidence(move).jobInterruptionsPerHour()).isCloseTo(32 * 0.10 / 720, within(1e-12));
     }
 
     @Test
@@ -169,11 +170,11 @@ class MoveToSpotRuleTest {
         Recommendation recommendation = rule.evaluate(view, board(1, 10.0, 3.0, "USD"), NOW, false).orElseThrow();
 
         // Then it moves one instance, and the rounding error is not a second one
-        assertThat((double) recommendation.evidence().get("instances")).isCloseTo(1.0, within(1e-9));
-        assertThat(recommendation.evidence()).containsEntry("spotInstances", 1);
+        assertThat(evidence(recommendation).instances()).isCloseTo(1.0, within(1e-9));
+        assertThat(evidence(recommendation).spotInstances()).isEqualTo(1);
         assertThat(action(recommendation).gpus()).isEqualTo(7);
-        assertThat(rule.evaluate(hair, board(1, 10.0, 3.0, "USD"), NOW, false).orElseThrow().evidence())
-                .containsEntry("spotInstances", 1);
+        assertThat(evidence(rule.evaluate(hair, board(1, 10.0, 3.0, "USD"), NOW, false).orElseThrow())
+                .spotInstances()).isEqualTo(1);
     }
 
     @Test
@@ -191,7 +192,7 @@ class MoveToSpotRuleTest {
 
         // Then a third of the day saves a third of the month: 240 hours of it
         assertThat(third.estimatedMonthlySaving()).isCloseTo(all.estimatedMonthlySaving() / 3, within(1e-6));
-        assertThat((double) third.evidence().get("hoursPerMonth")).isCloseTo(240, within(1e-9));
+        assertThat(evidence(third).hoursPerMonth()).isCloseTo(240, within(1e-9));
     }
 
     @ParameterizedTest(name = "spot {0}, standing {1}: moved {2}")
@@ -215,8 +216,9 @@ class MoveToSpotRuleTest {
 
         // Then a move is raised when 10% of the saving is left after interruptions, and withdrawn under 0
         assertThat(recommendation.isPresent()).isEqualTo(moved);
-        recommendation.ifPresent(r -> assertThat(r.evidence()).containsEntry("minNetSavingRatio", 0.10)
-                .containsEntry("withdrawNetSavingRatio", 0.0));
+        recommendation.ifPresent(r -> assertThat(evidence(r)).extracting(
+                RecommendationEvidence.MoveToSpot::minNetSavingRatio,
+                RecommendationEvidence.MoveToSpot::withdrawNetSavingRatio).containsExactly(0.10, 0.0));
     }
 
     @Test
@@ -231,12 +233,15 @@ class MoveToSpotRuleTest {
         // Then the action names the spot pool, the evidence the rate judged at and what it leaves
         assertThat(recommendation.id()).isEqualTo("move_to_spot:job:job-1");
         assertThat(action(recommendation).toPool().offerKey()).isEqualTo("aws|us-east-1|p4d.24xlarge|spot");
-        assertThat(recommendation.evidence()).containsEntry("interruptionRateSource", "default")
-                .containsEntry("interruptionsPerInstanceHour", 0.05)
-                .containsEntry("spotInstances", 1)
-                .containsEntry("restartSeconds", RESTART_SECONDS)
-                .doesNotContainKey("interruptionFrequency")
-                .containsKeys("usefulFraction", "delayHoursPerMonth", "monthlySavingAtBandLow");
+        var evidence = evidence(recommendation);
+        assertThat(evidence.interruptionRateSource()).isEqualTo("default");
+        assertThat(evidence.interruptionsPerInstanceHour()).isEqualTo(0.05);
+        assertThat(evidence.spotInstances()).isEqualTo(1);
+        assertThat(evidence.restartSeconds()).isEqualTo(RESTART_SECONDS);
+        assertThat(evidence.interruptionFrequency()).isNull();
+        assertThat(evidence.usefulFraction()).isPositive();
+        assertThat(evidence.delayHoursPerMonth()).isPositive();
+        assertThat(evidence.monthlySavingAtBandLow()).isEqualTo(recommendation.estimatedMonthlySaving());
         // The documented range of a move's confidence: 0.5 to 0.9
         assertThat(recommendation.confidence()).isBetween(0.5, 0.9);
         assertThat(recommendation.expiresAt()).isEqualTo(NOW.plus(Duration.ofMinutes(30)));
@@ -316,5 +321,9 @@ class MoveToSpotRuleTest {
 
     private static MoveToSpot action(Recommendation recommendation) {
         return (MoveToSpot) recommendation.action();
+    }
+
+    private static RecommendationEvidence.MoveToSpot evidence(Recommendation recommendation) {
+        return (RecommendationEvidence.MoveToSpot) recommendation.evidence();
     }
 }

@@ -11,7 +11,6 @@ import io.gpuledger.model.RecommendationStatus;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class RecommendationBookTest {
@@ -115,6 +114,6 @@ class RecommendationBookTest {
     private static Recommendation idle(Instant now, double saving) {
         return Recommendation.open(RecommendationKind.RECLAIM_IDLE, GPU, "idle",
                 RecommendationAction.ReclaimIdle.instance("i-1", List.of("GPU-1")), null, saving, "USD", 0.9, now,
-                now.plus(TTL), Map.of());
+                now.plus(TTL), null);
     }
 }

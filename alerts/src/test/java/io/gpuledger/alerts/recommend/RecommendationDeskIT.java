@@ -18,7 +18,6 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -72,7 +71,6 @@ class RecommendationDeskIT {
                 Recommendation.Target.instance(new Placement("node-1", instance, "g5.xlarge", "aws", "us-east-1",
                         Lifecycle.ON_DEMAND)),
                 "idle", RecommendationAction.ReclaimIdle.instance(instance, List.of()), null, 700, "USD", 0.9, now,
-                now.plus(Duration.ofMinutes(10)),
-                Map.of());
+                now.plus(Duration.ofMinutes(10)), null);
     }
 }

@@ -12,6 +12,7 @@ import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
 import java.time.Duration;
@@ -148,9 +149,10 @@ class RecommendationRulesTest {
         assertThat(topic.published(LLM_SWITCH)).singleElement().satisfies(r -> {
             assertThat(r.status()).isEqualTo(RecommendationStatus.OPEN);
             assertThat(r.estimatedMonthlySaving()).isCloseTo(8640, within(1e-6));
-            assertThat((double) r.evidence().get("workUnitsPerHour")).isCloseTo(60e6, within(1e-3));
-            assertThat((double) r.evidence().get("savingRatio")).isCloseTo(1.0 / 3, within(1e-9));
-            assertThat(r.evidence()).containsEntry("periodMinutes", 60L);
+            var evidence = (RecommendationEvidence.SwitchInstanceType) r.evidence();
+            assertThat(evidence.workUnitsPerHour()).isCloseTo(60e6, within(1e-3));
+            assertThat(evidence.savingRatio()).isCloseTo(1.0 / 3, within(1e-9));
+            assertThat(evidence.period().periodMinutes()).isEqualTo(60);
         });
 
         // When the next minute is re-sent as it fills: a quarter of its tokens so far, then half, ...
@@ -182,10 +184,11 @@ class RecommendationRulesTest {
         // a month, not 12 x 720 = 8640
         assertThat(topic.published(LLM_SWITCH)).singleElement().satisfies(r -> {
             assertThat(r.estimatedMonthlySaving()).isCloseTo(2880, within(1e-6));
-            assertThat((double) r.evidence().get("hoursPerMonth")).isCloseTo(240, within(1e-9));
-            assertThat((double) r.evidence().get("runningShare")).isCloseTo(1.0 / 3, within(1e-12));
-            assertThat(r.evidence()).containsEntry("lookbackStart", T0.plus(Duration.ofHours(9)).toString())
-                    .containsEntry("lookbackEnd", T0.plus(Duration.ofHours(33)).toString());
+            var evidence = (RecommendationEvidence.SwitchInstanceType) r.evidence();
+            assertThat(evidence.hoursPerMonth()).isCloseTo(240, within(1e-9));
+            assertThat(evidence.period().runningShare()).isCloseTo(1.0 / 3, within(1e-12));
+            assertThat(evidence.period().lookbackStart()).isEqualTo(T0.plus(Duration.ofHours(9)));
+            assertThat(evidence.period().lookbackEnd()).isEqualTo(T0.plus(Duration.ofHours(33)));
         });
     }
 
@@ -212,7 +215,8 @@ class RecommendationRulesTest {
                 .containsOnly(RecommendationStatus.ACKNOWLEDGED);
         assertThat(topic.desk.get(LLM_SWITCH)).hasValueSatisfying(r -> {
             assertThat(r.status()).isEqualTo(RecommendationStatus.ACKNOWLEDGED);
-            assertThat((double) r.evidence().get("savingRatio")).isLessThan(0.15).isGreaterThan(0.10);
+            assertThat(((RecommendationEvidence.SwitchInstanceType) r.evidence()).savingRatio()).isLessThan(0.15)
+                    .isGreaterThan(0.10);
         });
     }
 
@@ -241,11 +245,12 @@ class RecommendationRulesTest {
         // as far as it has been judged: all of it, so far (less than a day of it is known): 1.5 x 720 = 1080
         assertThat(topic.published(id)).singleElement().satisfies(r -> {
             assertThat(r.status()).isEqualTo(RecommendationStatus.OPEN);
-            assertThat((double) r.evidence().get("idleCostPerHour")).isCloseTo(1.5, within(1e-9));
-            assertThat((double) r.evidence().get("hoursPerMonth")).isCloseTo(720, within(1e-9));
+            var evidence = (RecommendationEvidence.ReclaimIdle) r.evidence();
+            assertThat(evidence.idleCostPerHour()).isCloseTo(1.5, within(1e-9));
+            assertThat(evidence.hoursPerMonth()).isCloseTo(720, within(1e-9));
             assertThat(r.estimatedMonthlySaving()).isCloseTo(1080, within(1e-9));
-            assertThat(r.evidence()).containsEntry("periodMinutes", 30L)
-                    .containsEntry("periodStart", T0.toString());
+            assertThat(evidence.periodMinutes()).isEqualTo(30);
+            assertThat(evidence.periodStart()).isEqualTo(T0);
         });
     }
 

@@ -10,6 +10,7 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationAction;
+import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
 import io.gpuledger.model.Topics;
@@ -22,7 +23,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -91,7 +91,9 @@ class RecommendationSchemaTest {
         Recommendation recommendation = Recommendation.open(RecommendationKind.EVACUATE, target, "move its jobs",
                 new RecommendationAction.Evacuate("i-0a1b2c3d4e5f60718", NOW.plusSeconds(120), true, List.of(), null),
                 NOW.plusSeconds(120), 0, "USD", 0.95, NOW,
-                NOW.plusSeconds(120), Map.of("placementStatus", "CURRENT"));
+                NOW.plusSeconds(120), new RecommendationEvidence.Evacuate("aws:i-0a1b2c3d4e5f60718",
+                        "SPOT_INTERRUPTION", "terminate", NOW, NOW.plusSeconds(120), 120.0, "CURRENT", List.of(), null,
+                        null, 0, "USD", 0, 0, "A100-40GB", 8, 0));
 
         // When it is written as it goes on the topic
         JsonNode written = Json.MAPPER.readTree(Json.write(RecommendationEvents.envelope(recommendation)));

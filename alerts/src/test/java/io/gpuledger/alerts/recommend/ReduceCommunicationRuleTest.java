@@ -11,6 +11,7 @@ import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationAction;
+import io.gpuledger.model.RecommendationEvidence;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -47,8 +48,9 @@ class ReduceCommunicationRuleTest {
 
         // Then it is raised at 0.25, and a standing one withdrawn only under 0.20
         assertThat(found.isPresent()).isEqualTo(raised);
-        found.ifPresent(r -> assertThat(r.evidence()).containsEntry("threshold", 0.25)
-                .containsEntry("withdrawRatio", 0.20));
+        found.ifPresent(r -> assertThat((RecommendationEvidence.ReduceCommunication) r.evidence()).extracting(
+                RecommendationEvidence.ReduceCommunication::threshold,
+                RecommendationEvidence.ReduceCommunication::withdrawRatio).containsExactly(0.25, 0.20));
     }
 
     @Test
@@ -125,12 +127,11 @@ class ReduceCommunicationRuleTest {
 
         // Then: 0.4 x 11.344 = 4.5376/h communicating; after, 0.16 / (0.6 + 0.16) = 0.210526 of the step
         assertThat(recommendation.id()).isEqualTo("reduce_communication:job:job-1");
-        assertThat((double) recommendation.evidence().get("communicationCostPerHour")).isCloseTo(4.5376,
-                within(1e-9));
-        assertThat((double) recommendation.evidence().get("estimatedRatioAfter")).isCloseTo(0.210526,
-                within(1e-6));
-        assertThat(recommendation.evidence()).containsEntry("networkGbps", 40.0)
-                .containsEntry("candidateNetworkGbps", 100.0);
+        var evidence = (RecommendationEvidence.ReduceCommunication) recommendation.evidence();
+        assertThat(evidence.communicationCostPerHour()).isCloseTo(4.5376, within(1e-9));
+        assertThat(evidence.interconnect().estimatedRatioAfter()).isCloseTo(0.210526, within(1e-6));
+        assertThat(evidence.networkGbps()).isEqualTo(40.0);
+        assertThat(evidence.interconnect().candidateNetworkGbps()).isEqualTo(100.0);
         assertThat(recommendation.summary()).contains("40%", "g5.48xlarge", "1601.28 USD");
         assertThat(recommendation.expiresAt()).isEqualTo(WINDOW_END.plus(Duration.ofMinutes(10)));
     }
@@ -147,11 +148,10 @@ class ReduceCommunicationRuleTest {
 
         // Then its communication costs 0.32 x 32.77 = 10.4864 an hour for a quarter of 720 hours: 1887.552
         // a month, 0.32 x 180 = 57.6 hours of it spent communicating
-        assertThat((double) recommendation.evidence().get("communicationCostPerMonth")).isCloseTo(1887.552,
-                within(1e-6));
-        assertThat((double) recommendation.evidence().get("exposedCommunicationHoursPerMonth")).isCloseTo(57.6,
-                within(1e-9));
-        assertThat((double) recommendation.evidence().get("hoursPerMonth")).isCloseTo(180, within(1e-9));
+        var evidence = (RecommendationEvidence.ReduceCommunication) recommendation.evidence();
+        assertThat(evidence.communicationCostPerMonth()).isCloseTo(1887.552, within(1e-6));
+        assertThat(evidence.exposedCommunicationHoursPerMonth()).isCloseTo(57.6, within(1e-9));
+        assertThat(evidence.hoursPerMonth()).isCloseTo(180, within(1e-9));
     }
 
     @Test

@@ -12,6 +12,7 @@ import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationAction;
+import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.RecommendationStatus;
 import io.gpuledger.model.ReservationTerms;
 import java.time.Duration;
@@ -95,7 +96,8 @@ class ReserveCapacityRuleTest {
         assertThat(action(found).reserveInstances()).isEqualTo(3);
         assertThat(action(found).reservedAfter()).isEqualTo(4);
         assertThat(found.estimatedMonthlySaving()).isCloseTo(2160, within(1e-9));
-        assertThat(found.evidence()).containsEntry("reservedInUse", 1).containsEntry("baselineInstances", 4);
+        assertThat(evidence(found).reservedInUse()).isEqualTo(1);
+        assertThat(evidence(found).baselineInstances()).isEqualTo(4);
     }
 
     @Test
@@ -114,7 +116,10 @@ class ReserveCapacityRuleTest {
         // Then it keeps what was bought, and says what more would pay, without asking to buy it
         assertThat(kept.action()).isEqualTo(bought.action());
         assertThat(kept.estimatedMonthlySaving()).isEqualTo(bought.estimatedMonthlySaving());
-        assertThat(kept.evidence()).containsEntry("reservedOnAdvice", 3).containsEntry("moreWorthReserving", 2);
+        assertThat(evidence(kept).reservedOnAdvice()).isEqualTo(3);
+        assertThat(evidence(kept).moreWorthReserving()).isEqualTo(2);
+        assertThat(evidence(kept).commitment()).isEqualTo(evidence(bought).commitment());
+        assertThat(evidence(kept).historyShortfallHours()).isNull();
     }
 
     @Test
@@ -134,9 +139,12 @@ class ReserveCapacityRuleTest {
         assertThat(action(recommendation).termMonths()).isEqualTo(12);
         assertThat(action(recommendation).paymentOption()).isEqualTo("partial-upfront");
         assertThat(action(recommendation).totalCommitment()).isEqualTo(17_520.0);
-        assertThat(recommendation.evidence()).containsEntry("breakEvenUtilization", 0.5)
-                .containsEntry("termSource", "price").containsEntry("historyHours", 4L)
-                .containsEntry("historyShortfallHours", 8756L).containsEntry("baselineInstances", 2);
+        var evidence = evidence(recommendation);
+        assertThat(evidence.breakEvenUtilization()).isEqualTo(0.5);
+        assertThat(evidence.commitment().termSource()).isEqualTo("price");
+        assertThat(evidence.commitment().historyHours()).isEqualTo(4);
+        assertThat(evidence.historyShortfallHours()).isEqualTo(8756);
+        assertThat(evidence.baselineInstances()).isEqualTo(2);
         assertThat(recommendation.summary()).contains("Reserve 2 x p4d.24xlarge", "for 12 months", "17520.00 USD");
     }
 
@@ -152,12 +160,13 @@ class ReserveCapacityRuleTest {
 
         // Then it is about the pool, explains the break-even, and names the reservation to buy
         assertThat(recommendation.id()).isEqualTo("reserve_capacity:pool:aws|us-east-1|p4d.24xlarge|on-demand");
-        assertThat(recommendation.evidence()).containsEntry("breakEvenUtilization", 0.5)
-                .containsEntry("discount", 0.5)
-                .containsEntry("utilizationByInstance", List.of(1.0, 0.75, 0.5))
-                .containsEntry("lookbackHours", 4)
-                .containsEntry("idleHours", 0)
-                .containsEntry("termSource", "default");
+        var evidence = evidence(recommendation);
+        assertThat(evidence.breakEvenUtilization()).isEqualTo(0.5);
+        assertThat(evidence.discount()).isEqualTo(0.5);
+        assertThat(evidence.utilizationByInstance()).containsExactly(1.0, 0.75, 0.5);
+        assertThat(evidence.lookbackHours()).isEqualTo(4);
+        assertThat(evidence.idleHours()).isZero();
+        assertThat(evidence.commitment().termSource()).isEqualTo("default");
         RecommendationAction.PricedOffer reservation = action(recommendation).reservation();
         assertThat(reservation.offerKey()).isEqualTo("aws|us-east-1|p4d.24xlarge|reserved");
         assertThat(reservation.pricePerHour()).isEqualTo(1.0);
@@ -289,5 +298,9 @@ class ReserveCapacityRuleTest {
 
     private static RecommendationAction.ReserveCapacity action(Recommendation recommendation) {
         return (RecommendationAction.ReserveCapacity) recommendation.action();
+    }
+
+    private static RecommendationEvidence.ReserveCapacity evidence(Recommendation recommendation) {
+        return (RecommendationEvidence.ReserveCapacity) recommendation.evidence();
     }
 }

@@ -11,6 +11,7 @@ import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationAction;
+import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.WorkloadClass;
 import java.time.Duration;
 import java.time.Instant;
@@ -134,8 +135,8 @@ class SwitchInstanceTypeRuleTest {
         Recommendation found = recommendation.orElseThrow();
         assertThat(toPool(found).instanceType()).isEqualTo(expectedType);
         assertThat(found.estimatedMonthlySaving()).isCloseTo(expectedSaving, within(0.01));
-        assertThat(found.evidence()).containsEntry("basis", "estimated")
-                .containsEntry("performanceSource", expectedSource);
+        assertThat(evidence(found).basis()).isEqualTo("estimated");
+        assertThat(estimate(found).performanceSource()).isEqualTo(expectedSource);
         assertThat(found.confidence()).isEqualTo(expectedConfidence);
     }
 
@@ -151,12 +152,14 @@ class SwitchInstanceTypeRuleTest {
         // Then the T4 is 6112 / 4388 = 1.392890x as fast, so one carries the job's peak with its headroom, and
         // the same 10.08M images an hour cost 0.45 / 10.08 = 0.044643 per 1M there, against 0.918 / 10.08 =
         // 0.091071 now: what one T4 costs, not what its unused speed would make of a unit
-        assertThat(found.evidence()).containsEntry("workloadClass", "inference")
-                .containsEntry("workloadClassFrom", "traits").containsEntry("performanceSource", "table:inference")
-                .containsEntry("serving", true).containsEntry("headroom", 0.3);
-        assertThat((double) found.evidence().get("performanceRatio")).isCloseTo(1.392890, within(1e-6));
-        assertThat((double) found.evidence().get("candidateCostPerMillionUnits")).isCloseTo(0.044643, within(1e-6));
-        assertThat((double) found.evidence().get("currentCostPerMillionUnits")).isCloseTo(0.091071, within(1e-6));
+        assertThat(estimate(found).workloadClass()).isEqualTo("inference");
+        assertThat(estimate(found).workloadClassFrom()).isEqualTo("traits");
+        assertThat(estimate(found).performanceSource()).isEqualTo("table:inference");
+        assertThat(evidence(found).serving()).isTrue();
+        assertThat(evidence(found).candidate().sizing().headroom()).isEqualTo(0.3);
+        assertThat(estimate(found).performanceRatio()).isCloseTo(1.392890, within(1e-6));
+        assertThat(evidence(found).candidateCostPerMillionUnits()).isCloseTo(0.044643, within(1e-6));
+        assertThat(evidence(found).currentCostPerMillionUnits()).isCloseTo(0.091071, within(1e-6));
         assertThat(action(found).toInstances()).isEqualTo(1);
         assertThat(action(found).toGpus()).isEqualTo(1);
     }
@@ -183,12 +186,13 @@ class SwitchInstanceTypeRuleTest {
         // / (1.25 x 2.846154) = 2.459459 per 1M, 24.9% less; (3.277 - 2.459459) x 10 x 720 = 5886.29.
         // The training figure (2.061801) would say 8.75 / 2.577251 = 3.395090: dearer.
         assertThat(toPool(found).instanceType()).isEqualTo("p5.48xlarge");
-        assertThat(found.evidence()).containsEntry("basis", "estimated")
-                .containsEntry("performanceSource", "fleet-measured").containsEntry("measuredCandidateJobs", 2)
-                .containsEntry("measuredCurrentJobs", 2);
-        assertThat((double) found.evidence().get("performanceRatio")).isCloseTo(2.846154, within(1e-6));
-        assertThat((double) found.evidence().get("estimatedSpeedup")).isCloseTo(2.846154, within(1e-6));
-        assertThat((double) found.evidence().get("candidateCostPerMillionUnits")).isCloseTo(2.459459, within(1e-6));
+        assertThat(evidence(found).basis()).isEqualTo("estimated");
+        assertThat(estimate(found).performanceSource()).isEqualTo("fleet-measured");
+        assertThat(estimate(found).measuredCandidateJobs()).isEqualTo(2);
+        assertThat(estimate(found).measuredCurrentJobs()).isEqualTo(2);
+        assertThat(estimate(found).performanceRatio()).isCloseTo(2.846154, within(1e-6));
+        assertThat(estimate(found).estimatedSpeedup()).isCloseTo(2.846154, within(1e-6));
+        assertThat(evidence(found).candidateCostPerMillionUnits()).isCloseTo(2.459459, within(1e-6));
         assertThat(found.estimatedMonthlySaving()).isCloseTo(5886.29, within(0.01));
         assertThat(found.confidence()).isEqualTo(0.7);
     }
@@ -211,7 +215,7 @@ class SwitchInstanceTypeRuleTest {
         // 1M, 1 - 2.4 / 3.277 = 26.8% less; (3.277 - 2.4) x 1.25 x 720 = 789.30 a month
         assertThat(toEight).isEmpty();
         assertThat(toPool(toOne).instanceType()).isEqualTo("a2-highgpu-1g");
-        assertThat((double) toOne.evidence().get("candidateCostPerMillionUnits")).isCloseTo(2.4, within(1e-9));
+        assertThat(evidence(toOne).candidateCostPerMillionUnits()).isCloseTo(2.4, within(1e-9));
         assertThat(toOne.estimatedMonthlySaving()).isCloseTo(789.30, within(0.01));
     }
 
@@ -254,7 +258,8 @@ class SwitchInstanceTypeRuleTest {
         Recommendation found = recommendation.orElseThrow();
         assertThat(found.confidence()).isEqualTo(expectedConfidence);
         assertThat(found.estimatedMonthlySaving()).isCloseTo(5594.40, within(0.01));
-        assertThat(found.evidence()).containsEntry("basis", "observed").containsEntry("comparedJobId", "peer");
+        assertThat(evidence(found).basis()).isEqualTo("observed");
+        assertThat(evidence(found).candidate().observed().comparedJobId()).isEqualTo("peer");
         assertThat(toPool(found).offerKey()).isEqualTo(peer.pool().key());
     }
 
@@ -271,7 +276,7 @@ class SwitchInstanceTypeRuleTest {
                 NOW).orElseThrow();
 
         // Then it takes the higher confidence x saving
-        assertThat(found.evidence()).containsEntry("basis", expectedBasis);
+        assertThat(evidence(found).basis()).isEqualTo(expectedBasis);
     }
 
     static Stream<Arguments> observedAgainstEstimated() {
@@ -299,8 +304,9 @@ class SwitchInstanceTypeRuleTest {
 
         // Then the cheapest peer is the evidence, 0.8 x (3.277 - 2.5) x 7200 = 4475.52 against the
         // estimate's 0.5 x 6133.94, and two peers and the estimate were worth it
-        assertThat(found.evidence()).containsEntry("basis", "observed").containsEntry("comparedJobId", "peer-b")
-                .containsEntry("candidatesWorthIt", 3);
+        assertThat(evidence(found).basis()).isEqualTo("observed");
+        assertThat(evidence(found).candidate().observed().comparedJobId()).isEqualTo("peer-b");
+        assertThat(evidence(found).candidatesWorthIt()).isEqualTo(3);
         assertThat(found.estimatedMonthlySaving()).isCloseTo((3.277 - 2.5) * 7200, within(0.01));
     }
 
@@ -323,8 +329,9 @@ class SwitchInstanceTypeRuleTest {
 
         // Then it is raised at 15% less, and a standing one withdrawn only under 10% less
         assertThat(found.isPresent()).isEqualTo(raised);
-        found.ifPresent(r -> assertThat(r.evidence()).containsEntry("minSavingRatio", 0.15)
-                .containsEntry("withdrawSavingRatio", 0.10));
+        found.ifPresent(r -> assertThat(evidence(r)).extracting(
+                RecommendationEvidence.SwitchInstanceType::minSavingRatio,
+                RecommendationEvidence.SwitchInstanceType::withdrawSavingRatio).containsExactly(0.15, 0.10));
     }
 
     @Test
@@ -364,10 +371,11 @@ class SwitchInstanceTypeRuleTest {
         assertThat(action(found).gpus()).isEqualTo(8);
         assertThat(toPool(found).gpuModel()).isEqualTo("H100-80GB");
         assertThat(toPool(found).pricePerHour()).isEqualTo(50.0);
-        assertThat(found.evidence()).containsEntry("workloadClass", "training")
-                .containsEntry("workloadClassFrom", "default").containsEntry("performanceSource", "table:training");
+        assertThat(estimate(found).workloadClass()).isEqualTo("training");
+        assertThat(estimate(found).workloadClassFrom()).isEqualTo("default");
+        assertThat(estimate(found).performanceSource()).isEqualTo("table:training");
         // 1 - 2.425064 / 3.277
-        assertThat((double) found.evidence().get("savingRatio")).isCloseTo(0.259974, within(1e-6));
+        assertThat(evidence(found).savingRatio()).isCloseTo(0.259974, within(1e-6));
         assertThat(found.summary()).contains("job-1", "p5.48xlarge", "26% less");
         assertThat(found.expiresAt()).isEqualTo(NOW.plus(Duration.ofMinutes(15)));
     }
@@ -441,5 +449,13 @@ class SwitchInstanceTypeRuleTest {
 
     private static RecommendationAction.PricedOffer toPool(Recommendation recommendation) {
         return action(recommendation).toPool();
+    }
+
+    private static RecommendationEvidence.SwitchInstanceType evidence(Recommendation recommendation) {
+        return (RecommendationEvidence.SwitchInstanceType) recommendation.evidence();
+    }
+
+    private static RecommendationEvidence.SwitchInstanceType.Estimate estimate(Recommendation recommendation) {
+        return evidence(recommendation).candidate().estimate();
     }
 }

@@ -15,6 +15,7 @@ import io.gpuledger.model.Offer;
 import io.gpuledger.model.PlacedGpu;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
 import io.gpuledger.model.TelemetrySample;
@@ -262,9 +263,9 @@ final class Backtest {
         }
         FleetJob job = found.get();
         Ledger.Decision decision = follow(evacuation, "checkpoint " + jobId + " before " + job.reclaimAt, now);
-        Object atRisk = evacuation.evidence().get("expectedWorkAtRisk");
-        decision.claimOnce(atRisk instanceof Number risk ? OfferPrices.toUsd(risk.doubleValue(),
-                currency(evacuation)) : 0);
+        Double atRisk = evacuation.evidence() instanceof RecommendationEvidence.Evacuate evidence
+                ? evidence.expectedWorkAtRisk() : null;
+        decision.claimOnce(atRisk != null ? OfferPrices.toUsd(atRisk, currency(evacuation)) : 0);
         decision.saved(job.minutesSinceAnyCheckpoint / 60.0 * job.instances * prices.require(job.offer).usdPerHour());
         job.minutesSinceAnyCheckpoint = 0;
         return true;

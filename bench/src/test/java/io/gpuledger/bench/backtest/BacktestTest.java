@@ -7,6 +7,7 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationAction;
+import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.RecommendationKind;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -319,7 +320,13 @@ class BacktestTest {
         Recommendation.Target about = kind == RecommendationKind.RESERVE_CAPACITY
                 ? Recommendation.Target.pool(Offer.fromKey(target)) : Recommendation.Target.job(target);
         return Recommendation.open(kind, about, "scripted", scripted(kind, target), null, saving, "USD", 0.5, SIX,
-                SIX.plus(Duration.ofMinutes(10)), Map.of("expectedWorkAtRisk", 9.831));
+                SIX.plus(Duration.ofMinutes(10)), kind == RecommendationKind.EVACUATE ? atRisk(target, 9.831) : null);
+    }
+
+    /** The evidence of an evacuation of {@code instance} whose checkpoint keeps {@code work} of a job. */
+    private static RecommendationEvidence.Evacuate atRisk(String instance, double work) {
+        return new RecommendationEvidence.Evacuate("scripted:" + instance, "SPOT_INTERRUPTION", null, SIX, null, null,
+                "CURRENT", List.of(), work, null, 0, "USD", 0, 0, null, 8, 0);
     }
 
     /** An action of {@code kind} about {@code target}, for a record whose action the backtest is not given. */
@@ -341,7 +348,7 @@ class BacktestTest {
                 ? RecommendationAction.MoveToSpot.move("sweep", 8, from.key(), toPool, 1)
                 : new RecommendationAction.SwitchInstanceType("sweep", 8, from.key(), toPool, 1, 8);
         return Recommendation.open(kind, Recommendation.Target.job("sweep"), "move sweep", action, null, 20_000,
-                "USD", 0.5, SIX, SIX.plus(Duration.ofMinutes(10)), Map.of());
+                "USD", 0.5, SIX, SIX.plus(Duration.ofMinutes(10)), null);
     }
 
     private static Offer onDemand(String region, String type) {
