@@ -1,7 +1,6 @@
 package io.gpuledger.model;
 
 import com.fasterxml.jackson.databind.JavaType;
-import java.util.function.Function;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serializer;
@@ -13,31 +12,23 @@ import org.apache.kafka.common.serialization.Serializer;
 public final class JsonSerde<T> implements Serde<T>, Serializer<T>, Deserializer<T> {
 
     private final JavaType type;
-    private final Function<T, byte[]> writer;
 
     public JsonSerde(Class<T> type) {
-        this(type, Json::write);
+        this(Json.MAPPER.constructType(type));
     }
 
-    /** @param writer writes the same JSON as {@link Json#write}, faster (see {@link UsageJson}) */
-    public JsonSerde(Class<T> type, Function<T, byte[]> writer) {
-        this(Json.MAPPER.constructType(type), writer);
-    }
-
-    private JsonSerde(JavaType type, Function<T, byte[]> writer) {
+    private JsonSerde(JavaType type) {
         this.type = type;
-        this.writer = writer;
     }
 
     /** The serde of {@link CloudEvent}s whose data is a {@code dataType}. */
     public static <D> JsonSerde<CloudEvent<D>> cloudEvents(Class<D> dataType) {
-        return new JsonSerde<>(Json.MAPPER.getTypeFactory().constructParametricType(CloudEvent.class, dataType),
-                Json::write);
+        return new JsonSerde<>(Json.MAPPER.getTypeFactory().constructParametricType(CloudEvent.class, dataType));
     }
 
     @Override
     public byte[] serialize(String topic, T data) {
-        return data == null ? null : writer.apply(data);
+        return data == null ? null : Json.write(data);
     }
 
     @Override

@@ -30,11 +30,11 @@ public final class Topics {
 
     /** Per-GPU one-minute usage windows; key: GPU UUID. */
     public static final Topic<String, GpuUsage> USAGE = new Topic<>(
-            "gpu.usage.v1", Serdes.String(), new JsonSerde<>(GpuUsage.class, UsageJson::write), Map.of());
+            "gpu.usage.v1", Serdes.String(), new JsonSerde<>(GpuUsage.class), Map.of());
 
     /** Per-job, per-team and per-pool sums of GPU windows, by minute and by hour; key: {@code dimension|id}. */
     public static final Topic<String, UsageRollup> ROLLUPS = new Topic<>(
-            "gpu.rollups.v1", Serdes.String(), new JsonSerde<>(UsageRollup.class, UsageJson::write), Map.of());
+            "gpu.rollups.v1", Serdes.String(), new JsonSerde<>(UsageRollup.class), Map.of());
 
     /** Each job's cost against its reported work, by minute; key: job id. */
     public static final Topic<String, JobEconomics> JOB_ECONOMICS = new Topic<>(

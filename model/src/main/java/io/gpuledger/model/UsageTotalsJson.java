@@ -15,7 +15,7 @@ import java.util.Map;
 /**
  * {@link UsageTotals} in JSON, figure by figure from its tables: {@code samples}, each {@link Sum},
  * each kept reading's {@link Mean} (its weighted sum, seconds and value), then the figures derived
- * from them. The one writer of totals, for databind and {@link UsageJson} alike.
+ * from them. Databind writes every other field of the records that hold totals.
  */
 final class UsageTotalsJson {
 
@@ -39,24 +39,24 @@ final class UsageTotalsJson {
         out.writeStartObject();
         out.writeNumberField("samples", totals.samples());
         for (Sum sum : SUM_ORDER) {
-            UsageJson.number(out, sum.wireName(), totals.sum(sum));
+            out.writeNumberField(sum.wireName(), totals.sum(sum));
         }
         for (Reading reading : Reading.KEPT) {
             Mean mean = totals.mean(reading);
             out.writeObjectFieldStart(reading.wireName());
-            UsageJson.number(out, "weightedSum", mean.weightedSum());
-            UsageJson.number(out, "seconds", mean.seconds());
+            out.writeNumberField("weightedSum", mean.weightedSum());
+            out.writeNumberField("seconds", mean.seconds());
             Double value = mean.value();
             if (value == null) {
                 out.writeNullField("value");
             } else {
-                UsageJson.number(out, "value", value);
+                out.writeNumberField("value", value);
             }
             out.writeEndObject();
         }
-        UsageJson.number(out, "activityUnknownSeconds", totals.activityUnknownSeconds());
-        UsageJson.number(out, "costPerGpuHour", totals.costPerGpuHour());
-        UsageJson.number(out, "idleCostPerGpuHour", totals.idleCostPerGpuHour());
+        out.writeNumberField("activityUnknownSeconds", totals.activityUnknownSeconds());
+        out.writeNumberField("costPerGpuHour", totals.costPerGpuHour());
+        out.writeNumberField("idleCostPerGpuHour", totals.idleCostPerGpuHour());
         out.writeEndObject();
     }
 

@@ -109,10 +109,10 @@ class SerdeRoundTripTest {
     void shouldReadUsageWrittenBeforeSharesWereSentAsWholeGpus() {
         // Given a window and a roll-up as written before they carried their share of a GPU
         GpuUsage usage = GpuUsage.empty(sample(), T0, T0.plusSeconds(60), "USD").add(sample(), 3.6);
-        String window = new String(UsageJson.write(usage), StandardCharsets.UTF_8).replace(",\"gpuFraction\":1.0", "");
+        String window = new String(Json.write(usage), StandardCharsets.UTF_8).replace(",\"gpuFraction\":1.0", "");
         UsageRollup rollup = new UsageRollup(UsageRollup.Dimension.POOL, "aws|us-east-1|p4d.24xlarge|on-demand", T0,
                 T0.plusSeconds(60), "USD", 3, 3.0, usage.totals());
-        String minute = new String(UsageJson.write(rollup), StandardCharsets.UTF_8)
+        String minute = new String(Json.write(rollup), StandardCharsets.UTF_8)
                 .replace(",\"gpuEquivalents\":3.0", "");
         assertThat(window).doesNotContain("gpuFraction");
         assertThat(minute).doesNotContain("gpuEquivalents");
