@@ -37,11 +37,11 @@ public final class TelemetryJsonBenchmark {
                 samples.stream().mapToInt(json -> json.length).average().orElse(0), reads, rounds);
 
         Reader databind = new Reader("Json.read (databind)", json -> Json.read(json, TelemetrySample.class).smActive());
-        Reader streaming = new Reader("TelemetryJson.read (streaming)", json -> TelemetryJson.read(json).smActive());
+        Reader streaming = new Reader("TelemetryJson.read (from the bytes)", json -> TelemetryJson.read(json).smActive());
         GpuSampleReader gpu = new GpuSampleReader();
         Reader perGpu = new Reader("GpuSampleReader.read", json -> gpu.read(json).smActive());
         Reader.race(List.of(databind, streaming, perGpu), samples, reads, rounds, "sample");
-        System.out.printf("streaming takes %.1f%% of the databind time (best rounds); the GPU's reader %.1f%%%n",
+        System.out.printf("from the bytes: %.1f%% of the databind time (best rounds); the GPU's reader %.1f%%%n",
                 100 * streaming.best() / databind.best(), 100 * perGpu.best() / databind.best());
     }
 

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The streaming reader against the databind one: the same samples, and refusals that name the same field. */
+/** The sample reader against databind alone: the same samples, and refusals that name the same field. */
 class TelemetryJsonTest {
 
     private static final String FULL = Json.writeString(ContractFixtures.fullSample());
@@ -175,13 +175,13 @@ class TelemetryJsonTest {
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource(delimiter = ';', quoteCharacter = '^', value = {
         // the edits of the full sample, or a whole input; the field named; a fragment of the message
-        "\"gpuUuid\":\"GPU-7c1a58e2-93b4-3f0e-a2d1-3f8b9c0e6d47\", => ; gpuUuid; Missing required property 'gpuUuid'",
-        "\"gpuIndex\":3, => ; gpuIndex; Missing required property 'gpuIndex'",
+        "\"gpuUuid\":\"GPU-7c1a58e2-93b4-3f0e-a2d1-3f8b9c0e6d47\", => ; gpuUuid; Missing required creator property 'gpuUuid'",
+        "\"gpuIndex\":3, => ; gpuIndex; Cannot map `null` into type `int`",
         "\"lifecycle\":\"on-demand\", => ; lifecycle; Missing required",
         "\"time\":\"2026-11-30T10:00:00.123Z\", => ; time; Missing required",
         "\"intervalSeconds\":10.0, => && \"smActive\":0.8734, => ; intervalSeconds; Missing required",
         "\"gpuIndex\":3 => \"gpuIndex\":null; gpuIndex; Cannot map `null` into type `int`",
-        "\"smActive\":0.8734, => ; smActive; Missing required property 'smActive'",
+        "\"smActive\":0.8734, => ; smActive; Missing required creator property 'smActive'",
         "\"intervalSeconds\":10.0 => \"intervalSeconds\":\"\"; intervalSeconds; Cannot coerce `null` to `double`",
         "\"smActive\":0.8734 => \"smActive\":\"high\"; smActive; not a valid `Double` value",
         "\"smOccupancy\":0.6121 => \"smOccupancy\":false; smOccupancy; from Boolean value",
@@ -224,23 +224,23 @@ class TelemetryJsonTest {
         "\"team\":\"research\" => \"team\":\"research\\q\"; team; Unrecognized character escape",
         "\"team\":\"research\", => \"team\":\"research\" ; team; was expecting comma",
         "\"gpuFraction\":0.42857142857142855} => \"gpuFraction\":0.42857142857142855,\"gpuIndex\":4}; gpuIndex; "
-                + "'gpuIndex' repeated after all ",
+                + "No fallback setter/field defined for creator property 'gpuIndex'",
         "\"smActive\":0.8734 => \"smActive\":2 && } => ,\"x\":[NaN]}; smActive; between 0 and 1",
         "\"smActive\":0.8734 => \"smActive\":2 && } => ,\"x\":NaN}; x; Non-standard token 'NaN'",
         "\"smActive\":0.8734 => \"smActive\":2 && } => } {}; smActive; between 0 and 1",
-        "} => } {}; $; trailing START_OBJECT after the object",
-        "} => } 5; $; trailing VALUE_NUMBER_INT",
+        "} => } {}; $; Trailing token (of type START_OBJECT)",
+        "} => } 5; $; Trailing token (of type VALUE_NUMBER_INT)",
         "} => }x; $; Unrecognized token 'x'",
         "} => }]; $; Unexpected close marker ']'",
         "\"gpuIndex\":3, => \"gpuIndex\":3; gpuIndex; was expecting comma",
         "} => }/*c*/; $; maybe a (non-standard) comment",
-        "^ ^; $; expected a JSON object, found no content",
-        "[]; $; expected a JSON object, found START_ARRAY",
-        "[{\"a\":NaN}]; $; expected a JSON object, found START_ARRAY",
-        "\"sample\"; $; expected a JSON object, found VALUE_STRING",
-        "42; $; expected a JSON object, found VALUE_NUMBER_INT",
-        "true; $; expected a JSON object, found VALUE_TRUE",
-        "{}; gpuUuid; Missing required property 'gpuUuid'",
+        "^ ^; $; No content to map due to end-of-input",
+        "[]; $; from Array value",
+        "[{\"a\":NaN}]; $; from Array value",
+        "\"sample\"; $; from String value",
+        "42; $; from Number value",
+        "true; $; from boolean value",
+        "{}; gpuUuid; Missing required creator property 'gpuUuid'",
         "{; $; Unexpected end-of-input",
         "}; $; Unexpected close marker '}'",
         "{'gpuUuid':'x'}; $; was expecting double-quote to start field name",
@@ -278,7 +278,7 @@ class TelemetryJsonTest {
         }
     }
 
-    /** Databind reads the JSON literal null as no sample at all, which no caller expects: both readers refuse it. */
+    /** Databind reads the JSON literal null as no sample at all, which no caller expects: it is refused. */
     @Test
     void shouldRefuseJsonNullAsTheDatabindReaderDoes() {
         byte[] json = "null".getBytes(StandardCharsets.UTF_8);
@@ -286,7 +286,7 @@ class TelemetryJsonTest {
         assertThatThrownBy(() -> Json.read(json, TelemetrySample.class)).isInstanceOf(InvalidRecordException.class)
                 .hasMessage("$: expected a JSON TelemetrySample, found null");
         assertThatThrownBy(() -> TelemetryJson.read(json)).isInstanceOf(InvalidRecordException.class)
-                .hasMessage("$: invalid TelemetrySample: expected a JSON object, found VALUE_NULL");
+                .hasMessage("$: expected a JSON TelemetrySample, found null");
     }
 
     @Test
