@@ -37,7 +37,7 @@ public final class TelemetryJsonBenchmark {
                 samples.stream().mapToInt(json -> json.length).average().orElse(0), reads, rounds);
 
         Reader databind = new Reader("Json.read (databind)", json -> Json.read(json, TelemetrySample.class).smActive());
-        Reader streaming = new Reader("TelemetryJson.read (from the bytes)", json -> TelemetryJson.read(json).smActive());
+        Reader streaming = new Reader("TelemetryJson.read (bytes)", json -> TelemetryJson.read(json).smActive());
         GpuSampleReader gpu = new GpuSampleReader();
         Reader perGpu = new Reader("GpuSampleReader.read", json -> gpu.read(json).smActive());
         Reader.race(List.of(databind, streaming, perGpu), samples, reads, rounds, "sample");

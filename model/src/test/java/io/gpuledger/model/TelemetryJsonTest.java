@@ -175,7 +175,8 @@ class TelemetryJsonTest {
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource(delimiter = ';', quoteCharacter = '^', value = {
         // the edits of the full sample, or a whole input; the field named; a fragment of the message
-        "\"gpuUuid\":\"GPU-7c1a58e2-93b4-3f0e-a2d1-3f8b9c0e6d47\", => ; gpuUuid; Missing required creator property 'gpuUuid'",
+        "\"gpuUuid\":\"GPU-7c1a58e2-93b4-3f0e-a2d1-3f8b9c0e6d47\", => ; gpuUuid; "
+                + "Missing required creator property 'gpuUuid'",
         "\"gpuIndex\":3, => ; gpuIndex; Cannot map `null` into type `int`",
         "\"lifecycle\":\"on-demand\", => ; lifecycle; Missing required",
         "\"time\":\"2026-11-30T10:00:00.123Z\", => ; time; Missing required",
