@@ -41,6 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -49,8 +50,12 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.jboss.logging.Logger;
 
 /**
- * Builds the alert service's stages and starts them in order: the desks read back what they published, then a
- * reader of capacity notices alone (an EVACUATE never waits behind a burst of windows) and one of the rest.
+ * Starts the alert service's stages in order, once this replica is the active one (at once without a lease).
+ * The board and the desks are beans of their own ({@link Stage}), built by CDI whenever first asked for and
+ * opened here, in this order: the board, the recommendation desk (its book read back), the anomaly desk (its
+ * ids read back). On them are then built the rules and the record handlers, a reader of capacity notices alone
+ * (an EVACUATE never waits behind a burst of windows) and one of the rest, and the webhooks. At shutdown the
+ * readers stop first and the stages close in the reverse order of opening.
  */
 @ApplicationScoped
 public class AlertService {
@@ -63,11 +68,13 @@ public class AlertService {
     private final Clock clock;
     private final AlertSettings settings;
     private final String bootstrapServers;
+    private final FleetBoard board;
+    private final RecommendationDesk desk;
+    private final AnomalyDesk anomalies;
+    /** The stages opened, in the order they were. */
+    private final List<Stage> opened = new CopyOnWriteArrayList<>();
     private volatile boolean started;
     private FleetMetrics metrics;
-    private FleetBoard board;
-    private RecommendationDesk desk;
-    private AnomalyDesk anomalies;
     private AnomalyWatch watch;
     private DarkGpus darkGpus;
     private RecommendationRules rules;
@@ -80,11 +87,15 @@ public class AlertService {
     private ReplicaLease lease;
 
     /** Takes the Prometheus registry itself: Quarkus's composite around it would hold every series twice. */
-    public AlertService(PrometheusMeterRegistry registry, Clock clock, AlertSettings settings, KafkaSettings kafka) {
+    public AlertService(PrometheusMeterRegistry registry, Clock clock, AlertSettings settings, KafkaSettings kafka,
+            FleetBoard board, RecommendationDesk desk, AnomalyDesk anomalies) {
         this.registry = registry;
         this.clock = clock;
         this.settings = settings;
         this.bootstrapServers = kafka.bootstrapServers();
+        this.board = board;
+        this.desk = desk;
+        this.anomalies = anomalies;
     }
 
     /** The wall clock; tests of the rules pin their own. */
@@ -141,10 +152,10 @@ public class AlertService {
         // them at its scrape, and a simple registry keeps less for each meter than Prometheus's.
         metrics = new FleetMetrics(registry, shards > 1 ? new SimpleMeterRegistry() : registry,
                 settings.metrics().maxSeries(), settings.metrics().staleAfter());
-        board = new FleetBoard(settings.metrics().staleAfter());
-        desk = RecommendationDesk.open(bootstrapServers, settings.recommendation().dismissFor(), registry, clock,
-                settings.reportingCurrency());
-        anomalies = AnomalyDesk.open(bootstrapServers, registry, settings.anomaly().kept());
+        for (Stage stage : List.of(board, desk, anomalies)) {
+            stage.open();
+            opened.add(stage);
+        }
         watch = new AnomalyWatch(Budgets.parse(settings.budgets().orElse("")), settings);
         darkGpus = new DarkGpus(registry, DarkGpus.HORIZON, DarkGpus.FORGET_AFTER);
         rules = new RecommendationRules(desk, GpuCatalog.defaults(), settings, exchangeRates());
@@ -197,8 +208,9 @@ public class AlertService {
         }
         capacityReader.stop();
         fleetReader.stop();
-        desk.close();
-        anomalies.close();
+        for (int i = opened.size() - 1; i >= 0; i--) {
+            opened.get(i).close();
+        }
         deadLetters.close(Duration.ofSeconds(5));
     }
 
@@ -228,36 +240,19 @@ public class AlertService {
         return dispatcher == null ? Optional.empty() : Optional.of(dispatcher.isRunning());
     }
 
-    /** The stages the REST resources show, one bean each; asked for before the start, they are not there yet. */
-    @Produces
-    @ApplicationScoped
-    RecommendationDesk recommendationDesk() {
-        return whenStarted(desk);
+    /** The stages opened so far, in the order they were: none on a standby replica. */
+    List<Stage> openedStages() {
+        return List.copyOf(opened);
     }
 
-    @Produces
-    @ApplicationScoped
-    AnomalyDesk anomalyDesk() {
-        return whenStarted(anomalies);
-    }
-
-    @Produces
-    @ApplicationScoped
-    FleetBoard fleetBoard() {
-        return whenStarted(board);
-    }
-
+    /** The fleet's metrics, for {@code /api/metrics}; asked for before the start, they are not there yet. */
     @Produces
     @ApplicationScoped
     FleetMetrics fleetMetrics() {
-        return whenStarted(metrics);
-    }
-
-    private static <T> T whenStarted(T stage) {
-        if (stage == null) {
-            throw new IllegalStateException("the alert service has not started yet");
+        if (metrics == null) {
+            throw new Stage.NotStartedException();
         }
-        return stage;
+        return metrics;
     }
 
     /** Delivers anomalies to the configured receivers, if any, and shows how that goes. */

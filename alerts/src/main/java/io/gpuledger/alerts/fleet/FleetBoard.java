@@ -1,11 +1,15 @@
 package io.gpuledger.alerts.fleet;
 
+import io.gpuledger.alerts.AlertSettings;
+import io.gpuledger.alerts.Stage;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.EnrichedCapacityEvent;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PlacedGpu;
 import io.gpuledger.model.UsageRollup;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -17,15 +21,18 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The fleet as it is now: each GPU's latest usage window, for {@code GET /api/fleet}. A GPU not
- * heard of for {@code staleAfter} is no longer part of it.
+ * heard of for {@code staleAfter} is no longer part of it. The service's board is a bean; it holds nothing to
+ * open, but answers only once opened, as the active replica's.
  */
-public final class FleetBoard {
+@ApplicationScoped
+public class FleetBoard implements Stage {
 
     /** How far a GPU's latest window may end before the fleet's newest and still count as observed. */
     private static final long QUIET_MILLIS = Duration.ofMinutes(1).toMillis();
 
     private final Duration staleAfter;
     private final Map<String, Gpu> latest = new ConcurrentHashMap<>();
+    private volatile boolean open;
 
     /**
      * A GPU's latest window, reduced to what the board shows. The window's record itself is not
@@ -97,12 +104,42 @@ public final class FleetBoard {
         }
     }
 
+    /** A board of its own, open at once. */
     public FleetBoard(Duration staleAfter) {
         this.staleAfter = staleAfter;
+        this.open = true;
+    }
+
+    /** The service's board, open once the service starts. */
+    @Inject
+    public FleetBoard(AlertSettings settings) {
+        this.staleAfter = settings.metrics().staleAfter();
+    }
+
+    @Override
+    public void open() {
+        open = true;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public void close() {
+        // nothing opened
+    }
+
+    private Map<String, Gpu> latest() {
+        if (!open) {
+            throw new NotStartedException();
+        }
+        return latest;
     }
 
     public void record(GpuUsage usage, Instant now) {
-        latest.compute(usage.gpuUuid(), (uuid, known) ->
+        latest().compute(usage.gpuUuid(), (uuid, known) ->
                 known != null && usage.windowStart().toEpochMilli() < known.windowStartMillis() ? known
                         : Gpu.of(usage, known, now));
     }
@@ -110,7 +147,7 @@ public final class FleetBoard {
     /** Forgets the GPUs not heard of since {@code now - staleAfter}. */
     public void sweep(Instant now) {
         long cutoff = now.minus(staleAfter).toEpochMilli();
-        latest.values().removeIf(gpu -> gpu.heardAtMillis() < cutoff);
+        latest().values().removeIf(gpu -> gpu.heardAtMillis() < cutoff);
     }
 
     /**
@@ -122,7 +159,7 @@ public final class FleetBoard {
         long newest = Long.MIN_VALUE;
         long oldestPlaced = notice.noticedAt().minus(maxAge).toEpochMilli();
         List<PlacedGpu> gpus = new ArrayList<>();
-        for (Gpu gpu : latest.values()) {
+        for (Gpu gpu : latest().values()) {
             if (!notice.instanceId().equals(gpu.instanceId())) {
                 continue;
             }
@@ -141,7 +178,7 @@ public final class FleetBoard {
         Map<String, FleetSummary.Spend> byPool = new TreeMap<>();
         Map<String, FleetSummary.Spend> byTeam = new TreeMap<>();
         Map<String, FleetSummary.Spend> byLifecycle = new TreeMap<>();
-        List<Gpu> gpus = List.copyOf(latest.values());
+        List<Gpu> gpus = List.copyOf(latest().values());
         long newest = gpus.stream().mapToLong(Gpu::windowEndMillis).max().orElse(Long.MIN_VALUE);
         for (Gpu gpu : gpus) {
             String currency = gpu.currency() == null ? "none" : gpu.currency();
