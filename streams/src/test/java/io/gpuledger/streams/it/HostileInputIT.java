@@ -237,7 +237,7 @@ class HostileInputIT {
                 new Hostile("telemetry: truncated JSON", telemetry, GPU, sample.substring(0, sample.length() / 2),
                         "TelemetrySample"),
                 new Hostile("telemetry: empty", telemetry, GPU, new byte[0], "empty record"),
-                new Hostile("telemetry: a JSON array", telemetry, GPU, "[" + sample + "]", "JSON object"),
+                new Hostile("telemetry: a JSON array", telemetry, GPU, "[" + sample + "]", "TelemetrySample"),
                 new Hostile("telemetry: smActive a string", telemetry, GPU, edit(sample, "smActive", "\"busy\""),
                         "smActive"),
                 new Hostile("telemetry: time a boolean", telemetry, GPU, edit(sample, "time", "true"), "time"),
@@ -293,7 +293,7 @@ class HostileInputIT {
                         "\"2999-01-01T00:00:00Z\""), "noticedAt: from the future"),
                 new Hostile("notice: keyed by another instance", notices, "i-2", notice, "record key"));
         List<Hostile> all = new ArrayList<>(hostile);
-        all.addAll(noRecords(telemetry, GPU, sample, "TelemetrySample", "JSON object"));
+        all.addAll(noRecords(telemetry, GPU, sample, "TelemetrySample", "TelemetrySample"));
         all.addAll(noRecords(progress, "job-1", work, "JobProgress", "JobProgress"));
         all.addAll(noRecords(notices, "i-1", notice, "CapacityEvent", "CapacityEvent"));
         return all;
@@ -308,8 +308,7 @@ class HostileInputIT {
             String wrongType) {
         String input = topic.name();
         return List.of(
-                new Hostile(input + ": JSON null", topic, key, "null", "expected a JSON "
-                        + (topic == Topics.TELEMETRY ? "object, found VALUE_NULL" : type + ", found null")),
+                new Hostile(input + ": JSON null", topic, key, "null", "expected a JSON " + type + ", found null"),
                 new Hostile(input + ": empty value", topic, key, "", "empty record"),
                 new Hostile(input + ": no value", topic, key, (byte[]) null, "empty record"),
                 new Hostile(input + ": a JSON string", topic, key, "\"x\"", wrongType),
