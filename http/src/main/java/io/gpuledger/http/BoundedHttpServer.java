@@ -1,3 +1,4 @@
+// Over 400 lines: the pool side of a request (body, deadline, answer, refusals); its bounds checked in one place.
 package io.gpuledger.http;
 
 import java.io.BufferedInputStream;

@@ -1,3 +1,4 @@
+// Over 400 lines: an evidence record per recommendation kind and the parts they share: the contract in one place.
 package io.gpuledger.model;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
