@@ -122,7 +122,9 @@ public final class LiveStore<V> extends CommitHook<V> {
     /** The value of {@code key} was changed in place: the next commit writes it as it then stands. */
     public void markDirty(String key) {
         dirty.add(key);
-        writePlain(key, live.get(key));
+        if (plain) {
+            writePlain(key, live.get(key));
+        }
     }
 
     /**
