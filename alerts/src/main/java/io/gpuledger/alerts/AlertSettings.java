@@ -101,6 +101,11 @@ public interface AlertSettings {
         /** How long the replicas' groups wait for one that stopped answering before another takes over. */
         @WithDefault("10s")
         Duration sessionTimeout();
+
+        /** The groups' session timeout: short among replicas, so that a dead one keeps no one waiting; else Kafka's. */
+        default Optional<Duration> groupSessionTimeout() {
+            return lease() ? Optional.of(sessionTimeout()) : Optional.empty();
+        }
     }
 
     interface Topics {

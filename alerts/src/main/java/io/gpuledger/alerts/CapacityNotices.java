@@ -9,12 +9,15 @@ import io.gpuledger.model.EnrichedCapacityEvent;
 import io.gpuledger.model.Json;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.prometheus.PrometheusMeterRegistry;
+import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /** Capacity notices, as the agents publish them and as the cost engine joins them, into the rules. */
+@ApplicationScoped
 final class CapacityNotices {
 
     /** As the capacity stage: a GPU silent for longer before a notice is not counted on its instance. */
@@ -26,7 +29,7 @@ final class CapacityNotices {
     private final MeterRegistry registry;
     private final Clock clock;
 
-    CapacityNotices(FleetBoard board, DarkGpus darkGpus, RecommendationRules rules, MeterRegistry registry,
+    CapacityNotices(FleetBoard board, DarkGpus darkGpus, RecommendationRules rules, PrometheusMeterRegistry registry,
             Clock clock) {
         this.board = board;
         this.darkGpus = darkGpus;

@@ -10,6 +10,7 @@ import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Topics;
+import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -18,6 +19,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jboss.logging.Logger;
 
 /** Price versions from {@code pricing.quotes.v1} into the gauges, the spike watch and the rules. */
+@ApplicationScoped
 final class PriceRecords {
 
     private static final Logger LOG = Logger.getLogger(PriceRecords.class);

@@ -1,5 +1,7 @@
 package io.gpuledger.alerts;
 
+import java.time.Instant;
+
 /**
  * A part of the alert service that is a bean of its own. Building it is cheap and opens nothing, so that a
  * standby replica may be asked for it (a REST call, a health check) without reading or publishing anything;
@@ -15,6 +17,18 @@ public interface Stage {
 
     /** Closes what {@link #open} opened; called once, in the reverse order of opening. */
     void close();
+
+    /** Forgets what was not heard of lately; every 30 s, once open. */
+    default void sweep(Instant now) {
+    }
+
+    /** {@code part} of a stage, once the stage has built it; before, {@link NotStartedException}. */
+    static <T> T opened(T part) {
+        if (part == null) {
+            throw new NotStartedException();
+        }
+        return part;
+    }
 
     /** What a stage answers before it is open: on a standby replica, or while the active one is starting. */
     final class NotStartedException extends IllegalStateException {

@@ -13,6 +13,7 @@ import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Reading;
 import io.gpuledger.model.UsageRollup;
+import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,6 +23,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * What the cost engine computes per window (usage windows, roll-ups, job economics) and the agents'
  * work reports, into the gauges, the fleet board, the anomaly watches and the rules.
  */
+@ApplicationScoped
 final class WindowRecords {
 
     /** How often a job's work reports are read for its traits (see {@link #onJobProgress}). */

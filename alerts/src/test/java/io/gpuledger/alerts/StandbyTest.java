@@ -41,10 +41,12 @@ class StandbyTest {
         for (String path : new String[] {"/api/recommendations", "/api/fleet", "/api/anomalies"}) {
             ApiClients.reader().get(path).then().statusCode(503).body(containsString("not started yet"));
         }
+        ApiClients.reader().queryParam("name[]", "gpuledger_gpu_cost_per_hour").queryParam("gpu[]", "GPU-1")
+                .get("/api/metrics").then().statusCode(503).body(containsString("not started yet"));
 
         // And no stage was opened, though every one was built
         assertThat(service.started()).isFalse();
         assertThat(service.openedStages()).isEmpty();
-        assertThat(stages.stream().map(Stage::isOpen)).hasSize(3).containsOnly(false);
+        assertThat(stages.stream().map(Stage::isOpen)).hasSize(8).containsOnly(false);
     }
 }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import io.gpuledger.model.Json;
+import io.gpuledger.model.Topics;
 import io.gpuledger.processes.AlertServiceProcess;
 import io.gpuledger.processes.LocalPorts;
 import io.gpuledger.testing.RequiredTool;
@@ -24,25 +25,36 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The real stack behind the dashboards: the demo on its embedded broker (with a budget small
- * enough to be overrun, a webhook receiver, frequent spot interruptions and price moves, and a
- * short grace so that minutes close quickly), a real Prometheus server scraping the alert
- * service and the cost engine every second with the shipped recording rules, and then every panel query of every
- * dashboard in {@code grafana/dashboards}, asked through Prometheus' HTTP API: each must return
- * data. A query naming a metric the service does not export returns none, and fails here.
+ * enough to be overrun, a webhook receiver configured by environment variables, frequent spot
+ * interruptions and price moves, and a short grace so that minutes close quickly), a real
+ * Prometheus server scraping the alert service and the cost engine every second with the shipped
+ * recording rules, and then every panel query of every dashboard in {@code grafana/dashboards},
+ * asked through Prometheus' HTTP API: each must return data. A query naming a metric the service
+ * does not export returns none, and fails here.
  */
 class DashboardsLiveIT {
 
     private static final Duration PATIENCE = Duration.ofSeconds(240);
+    private static final String FINANCE_SECRET = "dashboards-test";
     private final HttpClient http = HttpClient.newHttpClient();
 
     @TempDir
@@ -57,8 +69,19 @@ class DashboardsLiveIT {
         assertThat(queries).as("panel queries in grafana/dashboards").isNotEmpty();
 
         HttpServer finance = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        List<String> signedRight = new CopyOnWriteArrayList<>();
+        List<String> signedWrong = new CopyOnWriteArrayList<>();
         finance.createContext("/hook", exchange -> {
-            exchange.getRequestBody().readAllBytes();
+            byte[] body = exchange.getRequestBody().readAllBytes();
+            String id = exchange.getRequestHeaders().getFirst("webhook-id");
+            String expected = standardWebhooksSignature(FINANCE_SECRET, id,
+                    exchange.getRequestHeaders().getFirst("webhook-timestamp"), body);
+            if (expected.equals(exchange.getRequestHeaders().getFirst("webhook-signature"))) {
+                signedRight.add(id);
+            } else {
+                signedWrong.add(exchange.getRequestHeaders().entrySet() + " "
+                        + new String(body, StandardCharsets.UTF_8));
+            }
             exchange.sendResponseHeaders(200, -1);
             exchange.close();
         });
@@ -69,7 +92,7 @@ class DashboardsLiveIT {
                         "--history", "off"},
                 Map.of("GPULEDGER_BUDGETS", "team:research=0.5 USD",
                         "GPULEDGER_WEBHOOKS_FINANCE_URL", "http://127.0.0.1:" + finance.getAddress().getPort() + "/hook",
-                        "GPULEDGER_WEBHOOKS_FINANCE_SECRET", "dashboards-test",
+                        "GPULEDGER_WEBHOOKS_FINANCE_SECRET", FINANCE_SECRET,
                         "GPULEDGER_WEBHOOKS_FINANCE_ALLOW_HTTP", "true"));
         Demo demo = new Demo(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
         Process prometheus = null;
@@ -87,6 +110,13 @@ class DashboardsLiveIT {
                 // Then none is left without data
                 assertThat(unanswered).as("panel queries that returned no data yet").isEmpty();
             });
+
+            // And an anomaly published as another client would write it is delivered to the receiver configured
+            // only by environment variables (GPULEDGER_WEBHOOKS_FINANCE_*, read by WebhookVariables inside the
+            // packaged service), signed with its secret
+            publishAnomaly(demo.bootstrap());
+            await().atMost(PATIENCE).untilAsserted(() -> assertThat(signedRight)
+                    .as("deliveries signed with the secret; signed otherwise: %s", signedWrong).isNotEmpty());
         } finally {
             if (prometheus != null) {
                 prometheus.destroy();
@@ -96,6 +126,39 @@ class DashboardsLiveIT {
             }
             demo.close();
             finance.stop(0);
+        }
+    }
+
+    /** A budget anomaly as JSON text, to the topic the webhook dispatcher reads. */
+    private static void publishAnomaly(String bootstrap) throws Exception {
+        String now = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MINUTES).toString();
+        String id = "budget-burn|team|research|" + now;
+        String anomaly = "{\"schemaVersion\":1,\"id\":\"" + id + "\",\"kind\":\"BUDGET_BURN\","
+                + "\"dimension\":\"team\",\"subject\":\"research\",\"severity\":\"WARNING\","
+                + "\"measure\":\"cost_per_day\",\"expected\":0.5,\"actual\":0.8,\"impact\":0.3,"
+                + "\"impactPercent\":60.0,\"currency\":\"USD\",\"windowStart\":\"" + now + "\","
+                + "\"windowEnd\":\"" + now + "\",\"detectedAt\":\"" + now + "\","
+                + "\"summary\":\"team research is over its budget\"}";
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
+            producer.send(new ProducerRecord<>(Topics.COST_ANOMALIES.name(), id, anomaly)).get();
+        }
+    }
+
+    /**
+     * The one signature a Standard Webhooks sender gives with one secret: {@code v1,} and the base64 HMAC-SHA256
+     * of {@code id.timestamp.body}, keyed (a secret without {@code whsec_}) with the secret's UTF-8 bytes.
+     */
+    private static String standardWebhooksSignature(String secret, String id, String timestamp, byte[] body) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+            mac.update((id + "." + timestamp + ".").getBytes(StandardCharsets.UTF_8));
+            return "v1," + Base64.getEncoder().encodeToString(mac.doFinal(body));
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException(e);
         }
     }
 

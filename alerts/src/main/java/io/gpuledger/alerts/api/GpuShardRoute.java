@@ -1,8 +1,8 @@
 package io.gpuledger.alerts.api;
 
-import io.gpuledger.alerts.AlertService;
 import io.gpuledger.alerts.AlertSettings;
 import io.gpuledger.alerts.metrics.FleetMetrics;
+import io.gpuledger.alerts.metrics.FleetMetricsStage;
 import io.gpuledger.alerts.metrics.SeriesText;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
 import io.prometheus.client.exporter.common.TextFormat;
@@ -25,12 +25,12 @@ public class GpuShardRoute {
     /** Not under {@code /q/metrics}: its handler answers every path below it with the whole registry. */
     static final String PATH = "/q/gpu-metrics";
 
-    private final AlertService service;
+    private final FleetMetricsStage metrics;
     private final PrometheusMeterRegistry registry;
     private final AlertSettings settings;
 
-    public GpuShardRoute(AlertService service, PrometheusMeterRegistry registry, AlertSettings settings) {
-        this.service = service;
+    public GpuShardRoute(FleetMetricsStage metrics, PrometheusMeterRegistry registry, AlertSettings settings) {
+        this.metrics = metrics;
         this.registry = registry;
         this.settings = settings;
     }
@@ -47,8 +47,8 @@ public class GpuShardRoute {
                     + " (gpuledger.metrics.gpu-shards is " + shards + ")\n");
             return;
         }
-        Optional<FleetMetrics> metrics = service.metricsIfStarted();
-        if (metrics.isEmpty()) {
+        Optional<FleetMetrics> opened = metrics.ifOpen();
+        if (opened.isEmpty()) {
             // A standby replica: the active one serves the fleet's series.
             context.response().putHeader("Content-Type", TextFormat.CONTENT_TYPE_004).end("");
             return;
@@ -56,7 +56,7 @@ public class GpuShardRoute {
         // A family at a time: a shard of a large fleet is tens of megabytes, not to be held whole as well.
         HttpServerResponse response = context.response().putHeader("Content-Type", TextFormat.CONTENT_TYPE_004)
                 .setChunked(true);
-        SeriesText.families(metrics.get().gpuShard(shard.get(), shards), registry.config().namingConvention(),
+        SeriesText.families(opened.get().gpuShard(shard.get(), shards), registry.config().namingConvention(),
                 name -> true, response::write);
         response.end();
     }

@@ -1,7 +1,8 @@
 package io.gpuledger.alerts.api;
 
-import io.gpuledger.alerts.AlertService;
+import io.gpuledger.alerts.ReaderStage;
 import io.gpuledger.alerts.feed.TopicReader;
+import io.gpuledger.alerts.webhook.WebhookStage;
 import java.util.List;
 import java.util.Optional;
 import org.eclipse.microprofile.health.HealthCheck;
@@ -18,15 +19,17 @@ import org.eclipse.microprofile.health.Liveness;
 @Liveness
 public class LivenessCheck implements HealthCheck {
 
-    private final AlertService service;
+    private final ReaderStage readers;
+    private final WebhookStage webhooks;
 
-    public LivenessCheck(AlertService service) {
-        this.service = service;
+    public LivenessCheck(ReaderStage readers, WebhookStage webhooks) {
+        this.readers = readers;
+        this.webhooks = webhooks;
     }
 
     @Override
     public HealthCheckResponse call() {
-        return response(service.started(), service.readerHealth(), service.webhooksRunning());
+        return response(readers.isOpen(), readers.health(), webhooks.running());
     }
 
     static HealthCheckResponse response(boolean started, List<TopicReader.Health> readers,

@@ -1,6 +1,6 @@
 package io.gpuledger.alerts.api;
 
-import io.gpuledger.alerts.AlertService;
+import io.gpuledger.alerts.ReaderStage;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
@@ -9,14 +9,14 @@ import org.eclipse.microprofile.health.Readiness;
 @Readiness
 public class ReadinessCheck implements HealthCheck {
 
-    private final AlertService service;
+    private final ReaderStage readers;
 
-    public ReadinessCheck(AlertService service) {
-        this.service = service;
+    public ReadinessCheck(ReaderStage readers) {
+        this.readers = readers;
     }
 
     @Override
     public HealthCheckResponse call() {
-        return HealthCheckResponse.named("kafka-readers").status(service.ready()).build();
+        return HealthCheckResponse.named("kafka-readers").status(readers.ready()).build();
     }
 }

@@ -145,6 +145,7 @@ public class FleetBoard implements Stage {
     }
 
     /** Forgets the GPUs not heard of since {@code now - staleAfter}. */
+    @Override
     public void sweep(Instant now) {
         long cutoff = now.minus(staleAfter).toEpochMilli();
         latest().values().removeIf(gpu -> gpu.heardAtMillis() < cutoff);
