@@ -1,5 +1,6 @@
 package io.gpuledger.model;
 
+import static io.gpuledger.model.TelemetryJson.ALLOCATIONS;
 import static io.gpuledger.model.TelemetryJson.FIELDS;
 import static io.gpuledger.model.TelemetryJson.TIME;
 import static io.gpuledger.model.TelemetryJson.UUID;
@@ -11,13 +12,14 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 
 /**
- * Samples exactly as the contract's writers write them: every field once, in the record's order,
- * no white space, strings of printable ASCII without escapes, numbers in JSON's own grammar,
- * instants in the contract's UTC form, known lifecycles. Read straight from the bytes, without
- * a parser: most samples look like that. Anything else, even a space, is left to the parser
- * ({@link TelemetryJson#read} then goes on as if this did not exist), so the result, sample or refusal, is
- * always the parser's. The values are set through the same builder, whose {@code build()}
- * validates.
+ * Samples exactly as the contract's writers write them: every field once, in the record's order
+ * (the allocations of a shared GPU left out when empty; when present, the parser reads them), no
+ * white space, strings of printable ASCII without escapes, numbers in JSON's own grammar, instants
+ * in the contract's UTC form, known lifecycles. Read straight from the bytes, without a parser:
+ * most samples look like that. Anything else, even a space, is left to the parser
+ * ({@link TelemetryJson#read} then goes on as if this did not exist), so the result, sample or
+ * refusal, is always the parser's. The values are set through the same builder, whose
+ * {@code build()} validates.
  *
  * <p>Measured: {@code bench engine} 9% faster with it than with the parser alone (3 interleaved runs, 2026-12-03).
  */
@@ -56,6 +58,10 @@ final class CanonicalTelemetry {
         for (int i = first; i < FIELDS.size(); i++) {
             if (i == TIME) {
                 timeAt = at;
+            }
+            if (i == ALLOCATIONS && at == json.length - 1 && json[at] == '}') {
+                // Left out, as writers do when no job shares the GPU.
+                break;
             }
             byte[] name = NAMES[i];
             if (!matches(json, at, name)) {

@@ -33,6 +33,8 @@ public final class TelemetryJson {
 
     /** The position of the sample's time: the fields before it say which GPU, where and for whom. */
     static final int TIME = POSITIONS.get("time");
+    /** The last field, which the writers leave out when it is empty: the jobs sharing a GPU. */
+    static final int ALLOCATIONS = POSITIONS.get("allocations");
     /** The one identity string no other GPU shares. */
     static final int UUID = POSITIONS.get("gpuUuid");
 
@@ -81,6 +83,7 @@ public final class TelemetryJson {
         }
         fields.add(new Field<>("migProfile", String.class, Builder::migProfile));
         fields.add(new Field<>("gpuFraction", Double.class, Builder::gpuFraction));
+        fields.add(new Field<>("allocations", List.class, Builder::allocations));
         return List.copyOf(fields);
     }
 

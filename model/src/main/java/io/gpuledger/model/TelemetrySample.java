@@ -1,7 +1,11 @@
 package io.gpuledger.model;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * One reading of one GPU (or one MIG instance of it), covering the {@code intervalSeconds} that
@@ -12,6 +16,9 @@ import java.time.Instant;
  * @param gpuFraction share of the physical GPU this sample stands for: 1 for a whole GPU, the
  *                    slice's share for a MIG instance (a 3g.40gb slice of an A100 is 3/7); cost
  *                    is charged in that proportion, so the slices of a GPU add up to one GPU
+ * @param allocations the jobs sharing the GPU (or slice) and each one's share ({@link Allocation}); empty when
+ *                    one job has it, the sample's {@code jobId}, as in samples written before shares were sent.
+ *                    A shared GPU's sample says {@value #SHARED_JOB} as its {@code jobId}
  */
 public record TelemetrySample(
         @JsonProperty(required = true) String gpuUuid,
@@ -38,10 +45,17 @@ public record TelemetrySample(
         Double pcieTxBytesPerSecond,
         Double powerLimitWatts,
         String migProfile,
-        Double gpuFraction) {
+        Double gpuFraction,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Allocation> allocations) {
 
     /** Said when the node cannot tell which job runs on a GPU: unknown, never silently absent. */
     public static final String UNKNOWN_JOB = "unknown";
+
+    /** The {@code jobId} of a sample whose GPU is shared: its {@code allocations} say whose it is. */
+    public static final String SHARED_JOB = "shared";
+
+    /** How far above 1 the shares of a sample may add up, for the rounding of the writer's arithmetic. */
+    public static final double SHARES_TOLERANCE = 1e-9;
 
     /** A sample claiming to cover more than this is a broken agent clock, not a long sample. */
     public static final double MAX_INTERVAL_SECONDS = 3600;
@@ -77,6 +91,34 @@ public record TelemetrySample(
             Check.positive("gpuFraction", gpuFraction);
             Check.ratio("gpuFraction", gpuFraction);
         }
+        allocations = checkedAllocations(allocations);
+    }
+
+    private static List<Allocation> checkedAllocations(List<Allocation> allocations) {
+        if (allocations == null || allocations.isEmpty()) {
+            return List.of();
+        }
+        double sum = 0;
+        Set<String> jobs = new HashSet<>();
+        for (Allocation allocation : allocations) {
+            if (allocation == null) {
+                throw new InvalidRecordException("allocations", "must not hold null");
+            }
+            if (!jobs.add(allocation.jobId())) {
+                throw new InvalidRecordException("allocations",
+                        "name job '" + allocation.jobId() + "' twice; give each job once, with its whole share");
+            }
+            sum += allocation.share();
+        }
+        if (sum > 1 + SHARES_TOLERANCE) {
+            throw new InvalidRecordException("allocations", "shares add up to " + sum + ", more than 1");
+        }
+        return List.copyOf(allocations);
+    }
+
+    /** Whether several jobs (or one job on part of it) share the GPU: its {@link #allocations} say whose it is. */
+    public boolean shared() {
+        return !allocations.isEmpty();
     }
 
     public Offer offer() {
@@ -104,7 +146,7 @@ public record TelemetrySample(
 
     public Builder toBuilder() {
         Builder builder = new Builder().identityOf(this).time(time).intervalSeconds(intervalSeconds)
-                .migProfile(migProfile).gpuFraction(gpuFraction);
+                .migProfile(migProfile).gpuFraction(gpuFraction).allocations(allocations);
         for (Reading reading : Reading.values()) {
             builder.reading(reading, reading.of(this));
         }
@@ -129,6 +171,7 @@ public record TelemetrySample(
         private final Double[] readings = new Double[Reading.COUNT];
         private String migProfile;
         private Double gpuFraction;
+        private List<Allocation> allocations;
 
         private Builder() {
         }
@@ -160,6 +203,7 @@ public record TelemetrySample(
         public Builder reading(Reading reading, Double value) { readings[reading.ordinal()] = value; return this; }
         public Builder migProfile(String value) { migProfile = value; return this; }
         public Builder gpuFraction(Double value) { gpuFraction = value; return this; }
+        public Builder allocations(List<Allocation> value) { allocations = value; return this; }
 
         /** Where the GPU sits: copies the instance identity fields of {@code where}. */
         public Builder placement(Placement where) {
@@ -183,7 +227,7 @@ public record TelemetrySample(
                     read(Reading.DRAM_ACTIVE), read(Reading.TENSOR_ACTIVE), read(Reading.GPU_UTILIZATION),
                     read(Reading.POWER_WATTS), read(Reading.MEMORY_USED_BYTES),
                     read(Reading.NVLINK_TX_BYTES_PER_SECOND), read(Reading.PCIE_TX_BYTES_PER_SECOND),
-                    read(Reading.POWER_LIMIT_WATTS), migProfile, gpuFraction);
+                    read(Reading.POWER_LIMIT_WATTS), migProfile, gpuFraction, allocations);
         }
 
         private Double read(Reading reading) {

@@ -224,9 +224,10 @@ class TelemetryJsonTest {
         "\"team\":\"research\", => \"team\":\"research\",\"labels\":{\"a\":[1,NaN]},; labels.a; Non-standard token",
         "\"team\":\"research\" => \"team\":\"research\\q\"; team; Unrecognized character escape",
         "\"team\":\"research\", => \"team\":\"research\" ; team; was expecting comma",
-        "\"gpuFraction\":0.42857142857142855} => \"gpuFraction\":0.42857142857142855,\"gpuIndex\":4}; gpuIndex; "
+        "\"gpuFraction\":0.42857142857142855} => \"gpuFraction\":0.42857142857142855,\"allocations\":[],"
+                + "\"gpuIndex\":4}; gpuIndex; "
                 + "No fallback setter/field defined for creator property 'gpuIndex'",
-        "\"smActive\":0.8734 => \"smActive\":2 && } => ,\"x\":[NaN]}; smActive; between 0 and 1",
+        "\"smActive\":0.8734 => \"smActive\":2 && } => ,\"allocations\":[],\"x\":[NaN]}; smActive; between 0 and 1",
         "\"smActive\":0.8734 => \"smActive\":2 && } => ,\"x\":NaN}; x; Non-standard token 'NaN'",
         "\"smActive\":0.8734 => \"smActive\":2 && } => } {}; smActive; between 0 and 1",
         "} => } {}; $; Trailing token (of type START_OBJECT)",
