@@ -143,7 +143,7 @@ class AlertServiceReplicasIT {
                         settings.put("GPULEDGER_CONSUMER_GROUP_ID", GROUP);
                         replicas.add(AlertServiceProcess.start(
                                 home().resolve("alerts/target/quarkus-app/quarkus-run.jar"), bootstrap,
-                                LocalPorts.free(), dir.resolve(name + ".log"), settings));
+                                LocalPorts.freePair(), dir.resolve(name + ".log"), settings));
                         groups.put(replicas.get(replicas.size() - 1), settings.get("GPULEDGER_CONSUMER_GROUP_ID"));
                     }
                     for (AlertServiceProcess replica : replicas) {
