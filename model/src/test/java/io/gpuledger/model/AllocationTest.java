@@ -66,12 +66,15 @@ class AllocationTest {
     @ParameterizedTest
     @CsvSource(delimiter = ';', value = {
             // shares that add up to more than the GPU
-            "[{\"jobId\":\"a\",\"share\":0.7,\"measuredBy\":\"sm\"},{\"jobId\":\"b\",\"share\":0.4,\"measuredBy\":\"sm\"}]"
+            "[{\"jobId\":\"a\",\"share\":0.7,\"measuredBy\":\"sm\"},"
+                    + "{\"jobId\":\"b\",\"share\":0.4,\"measuredBy\":\"sm\"}]"
                     + "; allocations; shares add up to 1.1",
-            "[{\"jobId\":\"a\",\"share\":0.5,\"measuredBy\":\"sm\"},{\"jobId\":\"a\",\"share\":0.1,\"measuredBy\":\"sm\"}]"
+            "[{\"jobId\":\"a\",\"share\":0.5,\"measuredBy\":\"sm\"},"
+                    + "{\"jobId\":\"a\",\"share\":0.1,\"measuredBy\":\"sm\"}]"
                     + "; allocations; name job 'a' twice",
             "[{\"jobId\":\"a\",\"share\":-0.1,\"measuredBy\":\"sm\"}]; allocations.[0].share; between 0 and 1",
-            "[{\"jobId\":\"a\",\"share\":0.5,\"measuredBy\":\"requests\"}]; allocations; unknown share policy 'requests'",
+            "[{\"jobId\":\"a\",\"share\":0.5,\"measuredBy\":\"requests\"}]; allocations;"
+                    + " unknown share policy 'requests'",
             "[{\"jobId\":\"a\",\"share\":0.5}]; allocations; measuredBy",
             "[{\"share\":0.5,\"measuredBy\":\"sm\"}]; allocations; jobId",
             "[{\"jobId\":\"a|b\",\"share\":0.5,\"measuredBy\":\"sm\"}]; allocations.[0].jobId; must not contain",
