@@ -27,7 +27,9 @@ final class FleetPlanner {
         SERVING(Workload.INFERENCE, false, 0.22),
         NOTEBOOK(Workload.NOTEBOOK, false, 0.08),
         SPARE_GPU(Workload.UNALLOCATED, false, 0.05),
-        SPARE_NODE(Workload.UNALLOCATED, true, 0.05);
+        SPARE_NODE(Workload.UNALLOCATED, true, 0.05),
+        /** Its share is the planner's shared fraction, the others' shares scaled down to make room for it. */
+        SHARED_GPU(Workload.SHARED, false, 0);
 
         final Workload workload;
         final boolean multiGpu;
@@ -43,6 +45,7 @@ final class FleetPlanner {
     private final List<InstanceType> multiGpuTypes = new ArrayList<>();
     private final List<InstanceType> singleGpuTypes = new ArrayList<>();
     private final long seed;
+    private final double sharedFraction;
     private final SplittableRandom random;
     private final List<SimulatedInstance> instances = new ArrayList<>();
     private final List<SimulatedJob> jobs = new ArrayList<>();
@@ -52,7 +55,12 @@ final class FleetPlanner {
     private int gpus;
     private int fleetSize;
 
-    FleetPlanner(List<PriceQuote> catalog, long seed) {
+    /** @param sharedFraction the share of the fleet's GPUs time-sliced among several jobs, 0 to 1 */
+    FleetPlanner(List<PriceQuote> catalog, long seed, double sharedFraction) {
+        if (!(sharedFraction >= 0 && sharedFraction <= 1)) {
+            throw new IllegalArgumentException("the shared fraction is 0 to 1, was " + sharedFraction);
+        }
+        this.sharedFraction = sharedFraction;
         for (InstanceType type : InstanceType.of(catalog)) {
             (type.gpuCount() > 1 ? multiGpuTypes : singleGpuTypes).add(type);
         }
@@ -124,16 +132,22 @@ final class FleetPlanner {
         Shape wanted = null;
         double wantedDeficit = Double.NEGATIVE_INFINITY;
         for (Shape shape : Shape.values()) {
-            if (!fits(shape, budget) || busy && shape.workload.idle()) {
+            double share = share(shape);
+            if (share == 0 || !fits(shape, budget) || busy && shape.workload.idle()) {
                 continue;
             }
-            double deficit = shape.gpuShare * gpus - gpusByShape[shape.ordinal()];
-            if (deficit > wantedDeficit || deficit == wantedDeficit && shape.gpuShare > wanted.gpuShare) {
+            double deficit = share * gpus - gpusByShape[shape.ordinal()];
+            if (deficit > wantedDeficit || deficit == wantedDeficit && share > share(wanted)) {
                 wanted = shape;
                 wantedDeficit = deficit;
             }
         }
         return wanted;
+    }
+
+    /** The share of the fleet's GPUs {@code shape} should take; without shared GPUs, its own. */
+    private double share(Shape shape) {
+        return shape == Shape.SHARED_GPU ? sharedFraction : shape.gpuShare * (1 - sharedFraction);
     }
 
     private boolean fits(Shape shape, int budget) {
@@ -174,7 +188,9 @@ final class FleetPlanner {
     }
 
     private SimulatedJob job(Workload workload, InstanceType type, Lifecycle lifecycle, int nodes, int gpusPerNode) {
-        String team = workload == Workload.UNALLOCATED ? null : TEAMS.get(random.nextInt(TEAMS.size()));
+        // A shared node is the platform's: the time its GPU's jobs leave unused is no team's.
+        String team = workload == Workload.UNALLOCATED || workload == Workload.SHARED ? null
+                : TEAMS.get(random.nextInt(TEAMS.size()));
         String id = String.format("%s-%s-%05d", workload.jobIdPrefix(), team == null ? "pool" : team, jobs.size() + 1);
         String model = type.gpuModel();
         double speed = GpuSpecs.relativeSpeed(model);
@@ -210,7 +226,29 @@ final class FleetPlanner {
             }
             case NOTEBOOK -> job.memoryShare(between(0.05, 0.30)).build();
             case UNALLOCATED -> job.build();
+            case SHARED -> job.tenants(tenants(id.substring(id.lastIndexOf('-') + 1))).build();
         };
+    }
+
+    /**
+     * Two to four jobs time-sliced on one GPU: an inference replica that stays, and replicas or notebooks that come
+     * and go, named after their GPU's group {@code group}.
+     */
+    private List<SharedTenant> tenants(String group) {
+        int count = 2 + random.nextInt(3);
+        List<SharedTenant> tenants = new ArrayList<>(count);
+        for (int k = 1; k <= count; k++) {
+            boolean serving = k == 1 || random.nextDouble() < 0.5;
+            Workload workload = serving ? Workload.INFERENCE : Workload.NOTEBOOK;
+            String team = !serving && random.nextDouble() < 0.2 ? null : TEAMS.get(random.nextInt(TEAMS.size()));
+            String id = String.format("%s-%s-%s-%d", workload.jobIdPrefix(), team == null ? "pool" : team, group, k);
+            tenants.add(serving
+                    ? new SharedTenant(id, team, workload, between(0.15, 0.45), between(0.5, 0.9), between(0.1, 0.3),
+                            k == 1, between(600, 3600), between(0, 2 * Math.PI))
+                    : new SharedTenant(id, team, workload, between(0.2, 0.6), between(0.3, 0.8), between(0.05, 0.2),
+                            false, 0, 0));
+        }
+        return tenants;
     }
 
     private double between(double low, double high) {

@@ -30,6 +30,9 @@ import java.util.function.Consumer;
  * {@code start + k × interval}, so the same fleet, settings, seed and start give the same records,
  * whether they are stepped through by a test or paced by the wall clock.
  *
+ * <p>A shared GPU's round is drawn by its {@link TimeSlicedGpu}: which of its jobs are on it, and the time the
+ * scheduler gives each; its sample carries their shares, and the ground truth charges each job its time.
+ *
  * <p>Every transcendental function it uses is {@link StrictMath}'s, so that a seed gives the same
  * records on every machine, not only on this one.
  *
@@ -49,6 +52,8 @@ public final class FleetSimulation {
     private final SplittableRandom metricsRandom;
     /** Interruptions and price moves: apart from metrics, so that changing their rates leaves the rest as it was. */
     private final SplittableRandom marketRandom;
+    /** Who uses the shared GPUs and how much: apart from the rest, so that a fleet with none draws as before. */
+    private final SplittableRandom sharingRandom;
     private final double interruptionChance;
     private final double priceChangeChance;
     private final PriceVersions prices = new PriceVersions();
@@ -57,6 +62,7 @@ public final class FleetSimulation {
     private final Map<String, Instant> deadlines = new HashMap<>();
     private final List<Replacement> replacements = new ArrayList<>();
     private final Map<SimulatedJob, Pace> paces = new IdentityHashMap<>();
+    private final Map<String, TimeSlicedGpu> timeSliced = new HashMap<>();
     private final List<SpotMarket> spotMarkets = new ArrayList<>();
     private int nextSerial;
     private long rounds;
@@ -80,6 +86,7 @@ public final class FleetSimulation {
         SplittableRandom root = new SplittableRandom(seed ^ STREAM_SALT);
         this.metricsRandom = root.split();
         this.marketRandom = root.split();
+        this.sharingRandom = root.split();
         this.interruptionChance = settings.chancePerInterval(settings.spotInterruptionsPerInstanceHour());
         this.priceChangeChance = settings.chancePerInterval(settings.spotPriceChangesPerOfferHour());
         this.running = new ArrayList<>(fleet.instances());
@@ -114,6 +121,15 @@ public final class FleetSimulation {
             PriceQuote price = prices.inForce(instance.offer(), middle);
             boolean hasPeers = instance.gpus().size() > 1;
             for (SimulatedGpu gpu : instance.gpus()) {
+                if (job.shared()) {
+                    SharedGpuRound slices = timeSliced.computeIfAbsent(gpu.uuid(),
+                            uuid -> new TimeSlicedGpu(job.tenants(), settings))
+                            .next(middle.toEpochMilli() / 1000.0, settings.interval().toMillis(), sharingRandom);
+                    TelemetrySample sample = gpu.sharedSample(end, intervalSeconds, slices, hasPeers, sharingRandom);
+                    telemetry.add(sample);
+                    truth.chargeShared(gpu, sample, price, slices);
+                    continue;
+                }
                 TelemetrySample sample = gpu.sample(end, intervalSeconds, round, hasPeers, metricsRandom);
                 telemetry.add(sample);
                 truth.charge(gpu, sample, price);
@@ -192,6 +208,7 @@ public final class FleetSimulation {
             if (deadline != null && end.isAfter(deadline)) {
                 it.remove();
                 deadlines.remove(instance.instanceId());
+                instance.gpus().forEach(gpu -> timeSliced.remove(gpu.uuid()));
             }
         }
     }
@@ -214,7 +231,8 @@ public final class FleetSimulation {
         double epochSeconds = middle.toEpochMilli() / 1000.0;
         for (SimulatedJob job : fleet.jobs()) {
             Pace pace = paces.get(job);
-            if (job.idle()) {
+            if (job.idle() || job.shared()) {
+                // Shared GPUs draw their tenants' use apart, in the order of their GPUs.
                 pace.round = null;
                 continue;
             }

@@ -111,6 +111,36 @@ public record SimulatedGpu(
                 .pcieTxBytesPerSecond((double) Math.round(Math.max(0, pcie))).build();
     }
 
+    /**
+     * The sample a time-sliced GPU reports for the interval of {@code round}, ending at {@code end}: its readings
+     * follow the time its tenants and any process of no job held it, and its allocations give each tenant's share
+     * of the interval by SM time. A shared node belongs to no team: the time no job used is no team's.
+     */
+    TelemetrySample sharedSample(Instant end, double intervalSeconds, SharedGpuRound round, boolean hasPeers,
+            SplittableRandom random) {
+        double interval = round.intervalMillis();
+        double sm = 0;
+        double memoryShare = 0;
+        for (SharedGpuRound.Grant grant : round.grants()) {
+            sm += grant.millis() / interval * grant.tenant().smIntensity();
+            memoryShare += grant.tenant().memoryShare();
+        }
+        sm = ratio(sm + round.unattributedMillis() / interval * 0.3 + random.nextDouble() * 0.002);
+        double busy = ratio(round.busyMillis() / interval);
+        double dram = ratio(sm * (0.7 + 0.2 * random.nextDouble()));
+        double occupancy = ratio(sm * (0.55 + 0.2 * random.nextDouble()));
+        double power = maxPowerWatts * ratio(0.12 + 0.6 * sm + 0.22 * dram);
+        return TelemetrySample.builder().gpuUuid(uuid).gpuIndex(index).gpuModel(gpuModel).placement(placement)
+                .jobId(job.reportedJobId()).team(job.team()).time(end).intervalSeconds(intervalSeconds)
+                .smActive(rounded(sm, 1e4)).smOccupancy(rounded(occupancy, 1e4)).dramActive(rounded(dram, 1e4))
+                .tensorActive(rounded(sm * 0.5, 1e4)).gpuUtilization(rounded(busy, 100))
+                .powerWatts(rounded(power, 10))
+                .memoryUsedBytes(Math.floor(memoryBytes * Math.min(0.95, memoryShare) / MIB) * MIB)
+                .nvlinkTxBytesPerSecond(hasPeers ? 0.0 : null)
+                .pcieTxBytesPerSecond((double) Math.round(DATA_LOADING_BYTES_PER_SECOND * 0.1 * busy))
+                .allocations(round.allocations()).build();
+    }
+
     private static double ratio(double value) {
         return Math.max(0, Math.min(1, value));
     }

@@ -2,7 +2,9 @@ package io.gpuledger.ingest.sim;
 
 import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Offer;
+import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.WorkloadClass;
+import java.util.List;
 
 /**
  * A job of the simulated fleet and the traits it keeps for its whole life: where it runs, how big
@@ -30,6 +32,7 @@ import io.gpuledger.model.WorkloadClass;
  * @param busBandwidth      all-reduce bus bandwidth, bytes/s (the nccl-tests definition); 0 without collectives
  * @param loadPeriodSeconds inference only: period of its load cycle; 0 for steady work
  * @param loadPhase         inference only: where in its cycle it stands at the epoch, in radians
+ * @param tenants           {@link Workload#SHARED} only: the jobs time-sliced on each of its GPUs; empty otherwise
  */
 public record SimulatedJob(
         String id,
@@ -50,7 +53,12 @@ public record SimulatedJob(
         double unitsPerGpuStep,
         double busBandwidth,
         double loadPeriodSeconds,
-        double loadPhase) {
+        double loadPhase,
+        List<SharedTenant> tenants) {
+
+    public SimulatedJob {
+        tenants = tenants == null ? List.of() : List.copyOf(tenants);
+    }
 
     public boolean idle() {
         return workload.idle();
@@ -71,9 +79,20 @@ public record SimulatedJob(
                 workload == Workload.INFERENCE ? WorkloadClass.INFERENCE : null);
     }
 
-    /** The job id its GPUs report: none for spare capacity, which the contract then calls {@code unknown}. */
+    /**
+     * The job id its GPUs report: none for spare capacity, which the contract then calls {@code unknown}; the
+     * contract's {@code shared} for a shared GPU, whose samples name their jobs in their allocations.
+     */
     public String reportedJobId() {
-        return workload == Workload.UNALLOCATED ? null : id;
+        return switch (workload) {
+            case UNALLOCATED -> null;
+            case SHARED -> TelemetrySample.SHARED_JOB;
+            default -> id;
+        };
+    }
+
+    public boolean shared() {
+        return workload == Workload.SHARED;
     }
 
     /** Whether work reports of it appear on the job-progress topic. */
@@ -148,6 +167,7 @@ public record SimulatedJob(
         private double busBandwidth;
         private double loadPeriodSeconds;
         private double loadPhase;
+        private List<SharedTenant> tenants;
 
         private Builder() {
         }
@@ -171,11 +191,12 @@ public record SimulatedJob(
         public Builder busBandwidth(double value) { busBandwidth = value; return this; }
         public Builder loadPeriodSeconds(double value) { loadPeriodSeconds = value; return this; }
         public Builder loadPhase(double value) { loadPhase = value; return this; }
+        public Builder tenants(List<SharedTenant> value) { tenants = value; return this; }
 
         public SimulatedJob build() {
             return new SimulatedJob(id, team, workload, offer, gpuModel, nodes, gpusPerNode, unit, reportsWork,
                     memoryBound, computeSmActive, computeDramActive, memoryShare, commOverheadRatio, stepSeconds,
-                    unitsPerGpuStep, busBandwidth, loadPeriodSeconds, loadPhase);
+                    unitsPerGpuStep, busBandwidth, loadPeriodSeconds, loadPhase, tenants);
         }
     }
 }

@@ -11,7 +11,12 @@ public enum Workload {
     /** Allocated to an interactive notebook that mostly waits for its user. */
     NOTEBOOK("notebook"),
     /** Running and paid for, given to no job. */
-    UNALLOCATED("spare");
+    UNALLOCATED("spare"),
+    /**
+     * One GPU time-sliced among inference replicas and notebooks, its {@link SimulatedJob#tenants() tenants}, each a
+     * job of its own: its samples say the contract's {@code shared} job and list each tenant's share.
+     */
+    SHARED("shared");
 
     private final String prefix;
 
