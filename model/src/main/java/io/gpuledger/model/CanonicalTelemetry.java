@@ -10,12 +10,15 @@ import io.gpuledger.model.TelemetryJson.Field;
 import io.gpuledger.model.TelemetrySample.Builder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Samples exactly as the contract's writers write them: every field once, in the record's order
- * (the allocations of a shared GPU left out when empty; when present, the parser reads them), no
- * white space, strings of printable ASCII without escapes, numbers in JSON's own grammar, instants
- * in the contract's UTC form, known lifecycles. Read straight from the bytes, without a parser:
+ * (the allocations of a shared GPU left out when empty; when present, each allocation's fields in
+ * the order of {@link Allocation}), no white space, strings of printable ASCII without escapes,
+ * numbers in JSON's own grammar, instants in the contract's UTC form, known lifecycles and share
+ * policies. Read straight from the bytes, without a parser:
  * most samples look like that. Anything else, even a space, is left to the parser
  * ({@link TelemetryJson#read} then goes on as if this did not exist), so the result, sample or
  * refusal, is always the parser's. The values are set through the same builder, whose
@@ -28,6 +31,10 @@ final class CanonicalTelemetry {
     /** Each field's name, quoted, with the colon after it and, from the second on, the comma before it. */
     private static final byte[][] NAMES = new byte[FIELDS.size()][];
     private static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] ALLOCATION_JOB = ascii("{\"jobId\":");
+    private static final byte[] ALLOCATION_TEAM = ascii(",\"team\":");
+    private static final byte[] ALLOCATION_SHARE = ascii(",\"share\":");
+    private static final byte[] ALLOCATION_MEASURED_BY = ascii(",\"measuredBy\":");
 
     static {
         for (int i = 0; i < FIELDS.size(); i++) {
@@ -72,7 +79,14 @@ final class CanonicalTelemetry {
             Class<?> type = field.type();
             int end;
             Object value;
-            if (matches(json, at, NULL)) {
+            if (type == List.class && at < json.length && json[at] == '[') {
+                Allocations allocations = allocations(json, at);
+                if (allocations == null) {
+                    return null;
+                }
+                end = allocations.end();
+                value = allocations.list();
+            } else if (matches(json, at, NULL)) {
                 if (type.isPrimitive()) {
                     return null;
                 }
@@ -102,6 +116,103 @@ final class CanonicalTelemetry {
             gpu.remember(json, timeAt, sample);
         }
         return sample;
+    }
+
+    /** The allocations of a shared GPU, read from the array starting at {@code at}, and where the array ends. */
+    private record Allocations(List<Allocation> list, int end) {
+    }
+
+    /**
+     * The allocations in the array starting at {@code at}, each as writers write it ({@code {"jobId":..,"team":..
+     * or null,"share":..,"measuredBy":..}}), or null when the parser must judge them: another form, or an
+     * allocation it refuses (it names the field).
+     */
+    private static Allocations allocations(byte[] json, int at) {
+        List<Allocation> list = new ArrayList<>(4);
+        int i = at + 1;
+        if (i < json.length && json[i] == ']') {
+            return new Allocations(List.of(), i + 1);
+        }
+        while (true) {
+            if (!matches(json, i, ALLOCATION_JOB)) {
+                return null;
+            }
+            i += ALLOCATION_JOB.length;
+            int end = stringEnd(json, i);
+            if (end < 0) {
+                return null;
+            }
+            String jobId = text(json, i, end);
+            i = end;
+            if (!matches(json, i, ALLOCATION_TEAM)) {
+                return null;
+            }
+            i += ALLOCATION_TEAM.length;
+            String team = null;
+            if (matches(json, i, NULL)) {
+                i += NULL.length;
+            } else {
+                end = stringEnd(json, i);
+                if (end < 0) {
+                    return null;
+                }
+                team = text(json, i, end);
+                i = end;
+            }
+            if (!matches(json, i, ALLOCATION_SHARE)) {
+                return null;
+            }
+            i += ALLOCATION_SHARE.length;
+            end = numberEnd(json, i);
+            Object share = end < 0 ? null : value(double.class, json, i, end);
+            if (share == null) {
+                return null;
+            }
+            i = end;
+            if (!matches(json, i, ALLOCATION_MEASURED_BY)) {
+                return null;
+            }
+            i += ALLOCATION_MEASURED_BY.length;
+            end = stringEnd(json, i);
+            SharePolicy measuredBy = end < 0 ? null : sharePolicy(text(json, i, end));
+            if (measuredBy == null) {
+                return null;
+            }
+            i = end;
+            if (i + 1 >= json.length || json[i] != '}') {
+                return null;
+            }
+            try {
+                list.add(new Allocation(jobId, team, (Double) share, measuredBy));
+            } catch (InvalidRecordException refused) {
+                return null;
+            }
+            i++;
+            if (json[i] == ']') {
+                return new Allocations(list, i + 1);
+            }
+            if (json[i] != ',') {
+                return null;
+            }
+            i++;
+        }
+    }
+
+    private static SharePolicy sharePolicy(String text) {
+        try {
+            return SharePolicy.fromWire(text);
+        } catch (IllegalArgumentException unknown) {
+            return null;
+        }
+    }
+
+    /** The text of the quoted string {@code json[start, end)}, quotes left out. */
+    private static String text(byte[] json, int start, int end) {
+        return new String(json, start + 1, end - start - 2, StandardCharsets.US_ASCII);
+    }
+
+    private static byte[] ascii(String text) {
+        return text.getBytes(StandardCharsets.US_ASCII);
     }
 
     /**

@@ -32,6 +32,14 @@ class TelemetryJsonTest {
     private static final String[] TEXTS = {"H100-80GB", "A100 \"SXM4\" 40GB", "nœud-é", "ノード-1", "rocket-🚀",
         "tab\tnew\nline", "back\\slash/slash", "ctrl-\u0001-\u001f", "line\u2028separator", "x"};
 
+    /** A GPU time-sliced between an inference replica and a notebook of no known team, as writers write it. */
+    private static final String SHARED = Json.writeString(sharedFixture());
+
+    /** Tokens of an allocation, for damage that keeps close to its form. */
+    private static final String[] ALLOCATION_TOKENS = {"{\"jobId\":", ",\"team\":", ",\"share\":",
+        ",\"measuredBy\":", "\"sm\"", "\"memory\"", "\"even\"", "\"serve-a\"", "null", "0.5", "1", "}", "]", ",",
+        "[", "{"};
+
     private static final String[] UNKNOWN_NAMES = {"agentVersion", "labels", "x-collector", "dcgm", "GPUUUID"};
 
     @Test
@@ -313,6 +321,121 @@ class TelemetryJsonTest {
         }
     }
 
+    /** A shared GPU's samples, half as agents write them: read from the bytes where they can be, alike to databind. */
+    @Test
+    void shouldReadSharedSamplesAsWritersWriteThemStraightFromTheBytesAndAlikeToDatabind() {
+        Random random = new Random(20261205);
+        int canonical = 0;
+        for (int i = 0; i < 2_000; i++) {
+            TelemetrySample sample = sharedSample(variedSample(random), random, i % 2 == 0);
+            if (i % 2 == 0) {
+                sample = writersForm(sample, random, i).toBuilder().jobId(TelemetrySample.SHARED_JOB).build();
+            }
+            byte[] json = Json.write(sample);
+
+            TelemetrySample read = CanonicalTelemetry.read(json, null);
+
+            if (read != null) {
+                canonical++;
+                assertThat(read).as(() -> text(json)).isEqualTo(Json.read(json, TelemetrySample.class))
+                        .isEqualTo(sample);
+            }
+            assertThat(assertSameVerdict(json).sample()).as(() -> text(json)).isEqualTo(sample);
+            assertThat(assertSameVerdict(reshaped(sample, random)).sample()).isEqualTo(sample);
+        }
+        assertThat(canonical).as("shared samples read without the parser").isGreaterThan(500);
+        assertThat(CanonicalTelemetry.read(SHARED.getBytes(StandardCharsets.UTF_8), null)).isEqualTo(sharedFixture());
+    }
+
+    /** A shared GPU's sample in any other form, or with allocations databind refuses, gets databind's verdict. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', quoteCharacter = '^', value = {
+        "^[{\"jobId\" => [ {\"jobId\"^",
+        "^,\"team\":\"search\" => ^",
+        "\"team\":null => \"team\":\"\"",
+        "\"team\":null => \"team\":\" \"",
+        "\"team\":null => \"team\":7",
+        "\"team\":\"search\",\"share\":0.4 => \"share\":0.4,\"team\":\"search\"",
+        "\"share\":0.4 => \"share\":1e400",
+        "\"share\":0.4 => \"share\":\"0.4\"",
+        "\"share\":0.4 => \"share\":null",
+        "\"share\":0.4 => \"share\":-0.0",
+        "\"share\":0.4 => \"share\":4E-1",
+        "\"share\":0.4 => \"share\":1.4",
+        "\"share\":0.4 => \"share\":0.9",
+        "\"share\":0.4 => \"share\":.4",
+        "\"measuredBy\":\"sm\"} => \"measuredBy\":\"SM\"}",
+        "\"measuredBy\":\"sm\"} => \"measuredBy\":\"requests\"}",
+        "\"measuredBy\":\"sm\"} => \"measuredBy\":\"sm\",\"pid\":4242}",
+        "\"measuredBy\":\"sm\"} => \"measuredBy\":null}",
+        "\"jobId\":\"notebook-b\" => \"jobId\":\"serve-a\"",
+        "\"jobId\":\"notebook-b\" => \"jobId\":\"a|b\"",
+        "\"jobId\":\"notebook-b\" => \"jobId\":\"ノート\"",
+        "\"jobId\":\"notebook-b\" => \"jobId\":null",
+        "^}]} => },]}^",
+        "^}]} => }]]}^",
+        "^}]} => }^",
+        "^}]} => },null]}^",
+        "^\"allocations\":[ => \"allocations\":[],\"x\":[^",
+        "^\"allocations\":[{\"jobId\":\"serve-a\",\"team\":\"search\",\"share\":0.4,\"measuredBy\":\"sm\"}, => "
+                + "\"allocations\":[^",
+    })
+    void shouldGiveASharedSampleDatabindsVerdictWhateverItsForm(String edits) {
+        String json = SHARED;
+        for (String edit : edits.split(" && ")) {
+            String[] change = edit.split(" ?=> ?", 2);
+            assertThat(json).as("the sample to edit").contains(change[0]);
+            json = json.replaceFirst(Pattern.quote(change[0]), Matcher.quoteReplacement(change[1]));
+        }
+
+        assertSameVerdict(json);
+    }
+
+    @Test
+    void shouldReadASharedSampleWithNoAllocationsOrNullAllocationsAsOneJobsAlikeToDatabind() {
+        String withoutAllocations = SHARED.substring(0, SHARED.indexOf(",\"allocations\":"));
+
+        for (String allocations : List.of("[]", "null")) {
+            String json = withoutAllocations + ",\"allocations\":" + allocations + "}";
+
+            assertThat(assertSameVerdict(json).sample().shared()).as(json).isFalse();
+        }
+    }
+
+    @Test
+    void shouldGiveTheDatabindReadersVerdictOnRandomlyDamagedSharedSamples() {
+        Random random = new Random(43);
+        for (int i = 0; i < 5_000; i++) {
+            TelemetrySample sample = sharedSample(variedSample(random), random, random.nextBoolean());
+            String written = Json.writeString(sample);
+            assertSameVerdict(damaged(written, random));
+            // And damage within the allocations, where a straight reader could go wrong
+            int allocations = written.indexOf("\"allocations\":");
+            if (allocations > 0) {
+                assertSameVerdict(written.substring(0, allocations)
+                        + damaged(written.substring(allocations), random, ALLOCATION_TOKENS));
+            }
+        }
+    }
+
+    @Test
+    void shouldReadOneSharedGpusSamplesInTurnAsTheDatabindReaderDoes() {
+        Random random = new Random(20261206);
+        GpuSampleReader reader = new GpuSampleReader();
+        TelemetrySample gpu = writersForm(variedSample(random), random, 0);
+        for (int i = 0; i < 1_000; i++) {
+            TelemetrySample sample = variedSample(random).toBuilder().identityOf(gpu).build();
+            if (random.nextInt(4) > 0) {
+                sample = sharedSample(sample, random, random.nextInt(5) > 0);
+            }
+            String written = Json.writeString(sample);
+            byte[] json = random.nextInt(10) == 0 ? damaged(written, random, ALLOCATION_TOKENS)
+                    .getBytes(StandardCharsets.UTF_8) : written.getBytes(StandardCharsets.UTF_8);
+
+            assertSameVerdict(json, reader::read);
+        }
+    }
+
     /**
      * One GPU's samples read in turn: mostly its identity again with new readings, sometimes a new
      * job or place, texts outside the writers' form, reshaped or damaged samples, a field slipped in
@@ -395,6 +518,34 @@ class TelemetryJsonTest {
                 .isNotSameAs(a.host()).isEqualTo(a.host());
     }
 
+    private static TelemetrySample sharedFixture() {
+        return ContractFixtures.fullSample().toBuilder().jobId(TelemetrySample.SHARED_JOB)
+                .allocations(List.of(new Allocation("serve-a", "search", 0.4, SharePolicy.SM),
+                        new Allocation("notebook-b", null, 0.125, SharePolicy.SM)))
+                .build();
+    }
+
+    /**
+     * {@code sample} of a GPU shared by up to four jobs, their shares adding up to at most 1: with {@code ascii}, job
+     * ids and teams as agents write them, otherwise texts of any kind as well.
+     */
+    private static TelemetrySample sharedSample(TelemetrySample sample, Random random, boolean ascii) {
+        List<Allocation> allocations = new ArrayList<>();
+        double left = 1;
+        for (int k = random.nextInt(5); k > 0; k--) {
+            String job = (ascii ? pick(random, "serve-a", "notebook-b", "x") : pick(random, TEXTS)) + "-" + k;
+            String team = ascii ? pick(random, null, "", "search", "research") : pick(random, null, "équipe\\1", "x");
+            double share = Math.min(left, switch (random.nextInt(4)) {
+                case 0 -> Math.round(random.nextDouble() * left * 1e4) / 1e4;
+                case 1 -> pick(random, 0.0, left, Double.MIN_VALUE);
+                default -> random.nextDouble() * left;
+            });
+            left -= share;
+            allocations.add(new Allocation(job, team, share, pick(random, SharePolicy.values())));
+        }
+        return sample.toBuilder().jobId(TelemetrySample.SHARED_JOB).allocations(allocations).build();
+    }
+
     /** {@code sample} with texts as agents write them (ASCII), so that it is read straight from the bytes. */
     private static TelemetrySample writersForm(TelemetrySample sample, Random random, int node) {
         return sample.toBuilder().gpuModel(pick(random, null, "H100-80GB", "A100 SXM4 40GB"))
@@ -405,9 +556,14 @@ class TelemetryJsonTest {
 
     /** {@code json} with one to three bytes runs deleted, or replaced or preceded by a token. */
     private static String damaged(String written, Random random) {
-        String[] insertions = {"NaN", "null", "\"x\"", "{", "}", "[", "]", ",", ":", "1.5", "\"0.5\"", "true", "-",
-            " ", "\"\"", "1e400", "\"2026-03-01T12:00:00+01:00\"", "\"spot\"", "\"gpuIndex\":", "\"smActive\":",
-            "{\"a\":[1,{}]}", "0", "-1", "\"\\u00e9\"", "\"\\q\"", "1700000000", "9999999999", "\"RESERVED\""};
+        return damaged(written, random, new String[] {"NaN", "null", "\"x\"", "{", "}", "[", "]", ",", ":", "1.5",
+            "\"0.5\"", "true", "-", " ", "\"\"", "1e400", "\"2026-03-01T12:00:00+01:00\"", "\"spot\"",
+            "\"gpuIndex\":", "\"smActive\":", "{\"a\":[1,{}]}", "0", "-1", "\"\\u00e9\"", "\"\\q\"", "1700000000",
+            "9999999999", "\"RESERVED\""});
+    }
+
+    /** {@code json} with one to three bytes runs deleted, or replaced or preceded by one of {@code insertions}. */
+    private static String damaged(String written, Random random, String[] insertions) {
         StringBuilder json = new StringBuilder(written);
         for (int damage = 1 + random.nextInt(3); damage > 0; damage--) {
             int at = random.nextInt(json.length() + 1);
