@@ -30,6 +30,7 @@ public final class BenchCommand {
                         --threads T  the engine's stream threads (default 1, its own default)
                         --commit-interval S  the engine's longest time between commits
                                      (default 8, its own default)
+                        --shared F   part of the GPUs time-sliced among several jobs (default 0)
               footprint  CPU and resident memory of agent, simulated fleet, cost engine and alert
                       service following a live fleet, each in its own process; then the demo stack
                         --gpus G,G,...  fleets, a sample a second per GPU (default 1000,10000,100000)

@@ -22,7 +22,7 @@ import java.util.stream.Stream;
 
 /**
  * {@code gpu-ledger bench engine [--samples N] [--gpus G] [--warmup W] [--threads T] [--interval S]
- * [--commit-interval S] [--instances I,I,...] [--form compact|spaced] [--variant NAME=JVM-OPTIONS ...
+ * [--commit-interval S] [--instances I,I,...] [--form compact|spaced] [--shared F] [--variant NAME=JVM-OPTIONS ...
  * --rounds R]}: how fast the
  * cost engine prices and windows telemetry, against the fastest any stage could go on the same broker.
  *
@@ -48,7 +48,8 @@ import java.util.stream.Stream;
  * pace nor a place in the round favours one. The table gives each variant's warm rate and CPU
  * per sample in every round, their means, and both against the first variant. {@code --form spaced}
  * writes the samples with a space after each colon and comma, as other JSON writers do, so that
- * the engine parses them.
+ * the engine parses them. {@code --shared 0.25} time-slices about a quarter of the fleet's GPUs among several jobs
+ * each, so that their samples carry allocations, which the engine splits among the jobs.
  */
 final class EngineThroughputBench {
 
@@ -72,6 +73,7 @@ final class EngineThroughputBench {
         Duration commitInterval = CostEngineConfig.DEFAULT_COMMIT_INTERVAL;
         List<Integer> instances = List.of(1);
         boolean spaced = false;
+        double shared = 0;
         List<Variant> variants = new ArrayList<>();
         int rounds = 1;
         for (int i = 0; i < args.length; i += 2) {
@@ -88,6 +90,7 @@ final class EngineThroughputBench {
                     commitInterval = Duration.ofSeconds(UsageException.positive(args[i], args[i + 1]));
                 case "--instances" -> instances = counts(args[i], args[i + 1]);
                 case "--form" -> spaced = spaced(args[i], args[i + 1]);
+                case "--shared" -> shared = UsageException.fraction(args[i], args[i + 1]);
                 case "--variant" -> variants.add(Variant.parse(args[i], args[i + 1]));
                 case "--rounds" -> rounds = UsageException.positive(args[i], args[i + 1]);
                 default -> throw new UsageException("unknown option '" + args[i] + "'");
@@ -107,8 +110,9 @@ final class EngineThroughputBench {
             out.printf("%d CPUs, load average %s%n", Runtime.getRuntime().availableProcessors(),
                     PreloadedTelemetry.loadAverage());
 
-            Measure preload = PreloadedTelemetry.preload(bootstrap, gpus, samples, span, interval, spaced);
-            out.printf("preloaded in %.1f s%s%n", preload.seconds(), spaced ? ", spaced JSON" : "");
+            Measure preload = PreloadedTelemetry.preload(bootstrap, gpus, samples, span, interval, spaced, shared);
+            out.printf("preloaded in %.1f s%s%s%n", preload.seconds(), spaced ? ", spaced JSON" : "",
+                    shared > 0 ? String.format(Locale.ROOT, ", about %.0f%% of the GPUs shared", shared * 100) : "");
             Measure coldCopy = PreloadedTelemetry.copy(bootstrap, samples, "bench-copy-1");
             Measure warmCopy = PreloadedTelemetry.copy(bootstrap, samples, "bench-copy-2");
             out.printf("copied twice: %.0f/s, then %.0f/s%n", coldCopy.rate(), warmCopy.rate());

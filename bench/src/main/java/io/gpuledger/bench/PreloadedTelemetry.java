@@ -92,20 +92,22 @@ final class PreloadedTelemetry {
      * from the start.
      */
     static Measure preload(String bootstrap, int gpus, long samples, Duration span, Duration interval) {
-        return preload(bootstrap, gpus, samples, span, interval, false);
+        return preload(bootstrap, gpus, samples, span, interval, false, 0);
     }
 
     /**
      * As above; with {@code spaced}, the samples are written as Python's {@code json.dumps} writes
      * them, a space after each colon and comma, rather than in the writers' compact form that the
-     * engine reads from the bytes ({@code CanonicalTelemetry}): so they go through its JSON parser.
+     * engine reads from the bytes ({@code CanonicalTelemetry}): so they go through its JSON parser. About
+     * {@code sharedFraction} of the fleet's GPUs are time-sliced among several jobs, their samples listing each
+     * job's share ({@code Fleet.generate}); with 0, none is.
      */
     static Measure preload(String bootstrap, int gpus, long samples, Duration span, Duration interval,
-            boolean spaced) {
+            boolean spaced, double sharedFraction) {
         List<PriceQuote> catalog = PriceCatalog.loadDefault().quotes().stream()
                 .filter(quote -> quote.currency().equals("USD")).toList();
         Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS).minus(BEFORE_NOW).minus(span);
-        FleetSimulation simulation = new FleetSimulation(Fleet.generate(gpus, catalog, SEED), catalog,
+        FleetSimulation simulation = new FleetSimulation(Fleet.generate(gpus, catalog, SEED, sharedFraction), catalog,
                 SimulationSettings.defaults(interval), SEED, start);
         AtomicReference<Exception> failure = new AtomicReference<>();
         long begin = System.nanoTime();

@@ -19,4 +19,14 @@ class EngineThroughputBenchTest {
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)))
                 .isInstanceOf(UsageException.class).hasMessageContaining("give more --gpus");
     }
+
+    @Test
+    void shouldRefuseASharedPartOfTheFleetThatIsNotAFraction() {
+        for (String shared : new String[] {"1.5", "-0.1", "a quarter", "NaN"}) {
+            assertThatThrownBy(() -> EngineThroughputBench.run(new String[] {"--shared", shared},
+                    new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)))
+                    .isInstanceOf(UsageException.class)
+                    .hasMessage("--shared takes a fraction from 0 to 1, not '" + shared + "'");
+        }
+    }
 }

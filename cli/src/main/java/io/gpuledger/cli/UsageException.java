@@ -31,6 +31,19 @@ public final class UsageException extends RuntimeException {
         return List.copyOf(numbers);
     }
 
+    /** The value of a command-line option that takes a fraction from 0 to 1 ({@code 0.25}). */
+    public static double fraction(String option, String value) {
+        try {
+            double fraction = Double.parseDouble(value);
+            if (fraction >= 0 && fraction <= 1) {
+                return fraction;
+            }
+        } catch (NumberFormatException e) {
+            // said below
+        }
+        throw new UsageException(option + " takes a fraction from 0 to 1, not '" + value + "'");
+    }
+
     private static int wholeNumber(String option, String value, int least, String what) {
         try {
             int number = Integer.parseInt(value);
