@@ -14,6 +14,7 @@ import java.util.SplittableRandom;
  * Instance types are taken in turn, so every type of the catalog appears once the fleet has a few
  * hundred GPUs. The first group is always busy and the second an idle notebook on on-demand
  * capacity, so that even a two-GPU fleet has an idle GPU that no spot interruption takes away.
+ * Shared GPUs, when asked for, are one more kind, the others' shares scaled down to make room.
  */
 final class FleetPlanner {
 
