@@ -1,0 +1,91 @@
+package io.gpuledger.ingest.agent.usage;
+
+import io.gpuledger.ingest.prom.PrometheusText;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads HAMi's per-container metrics (its vGPU monitor, also served by kai-resource-isolator): each
+ * container's share of its GPU's SM time ({@code hami_container_device_utilization_ratio}) and the GPU
+ * memory it holds ({@code hami_vgpu_memory_used_bytes}, or the older {@code hami_container_device_memory_bytes}),
+ * by {@code device_uuid}, {@code pod}, {@code namespace} and {@code container}. The names of HAMi before 2.6
+ * ({@code Device_utilization_desc_of_container}, {@code Device_memory_desc_of_container}, labels
+ * {@code deviceuuid}, {@code podname}, {@code podnamespace}, {@code ctrname}) are read too. A container's
+ * job is its pod, its team its namespace, as for dcgm-exporter's labels. A utilisation above 1 is a percent.
+ */
+public final class HamiScrape {
+
+    private static final Set<String> UTILISATION = Set.of("hami_container_device_utilization_ratio",
+            "Device_utilization_desc_of_container");
+    private static final Set<String> MEMORY = Set.of("hami_vgpu_memory_used_bytes",
+            "hami_container_device_memory_bytes", "Device_memory_desc_of_container");
+
+    private HamiScrape() {
+    }
+
+    public static UsageSource.Result parse(String page) {
+        PrometheusText.Scrape scrape = PrometheusText.parse(page);
+        List<String> errors = new ArrayList<>(scrape.errors());
+        Map<String, Map<String, Container>> byGpu = new LinkedHashMap<>();
+        for (PrometheusText.Sample sample : scrape.samples()) {
+            boolean utilisation = UTILISATION.contains(sample.name());
+            if (!utilisation && !MEMORY.contains(sample.name())) {
+                continue;
+            }
+            String gpu = label(sample, "device_uuid", "deviceuuid");
+            String pod = label(sample, "pod", "podname");
+            if (gpu == null || pod == null) {
+                errors.add(sample.name() + ": a series without its GPU or pod, skipped");
+                continue;
+            }
+            double value = sample.value();
+            if (!(value >= 0) || Double.isInfinite(value)) {
+                errors.add(sample.name() + " of " + pod + " on " + gpu + ": " + value + " is out of range, skipped");
+                continue;
+            }
+            double ratio = value > 1 ? value / 100 : value;
+            if (utilisation && ratio > 1) {
+                errors.add(sample.name() + " of " + pod + " on " + gpu + ": " + value + " is above 100%, skipped");
+                continue;
+            }
+            String namespace = label(sample, "namespace", "podnamespace");
+            String container = label(sample, "container", "ctrname");
+            Container seen = byGpu.computeIfAbsent(gpu, k -> new LinkedHashMap<>())
+                    .computeIfAbsent(namespace + "/" + pod + "/" + container, k -> new Container(pod, namespace));
+            if (utilisation) {
+                seen.smRatio = ratio;
+            } else if (seen.memoryBytes == null || !sample.name().equals("hami_container_device_memory_bytes")) {
+                // The current name wins over the one HAMi deprecates.
+                seen.memoryBytes = value;
+            }
+        }
+        Map<String, GpuUsers> users = new LinkedHashMap<>();
+        byGpu.forEach((gpu, containers) -> users.put(gpu, new GpuUsers(gpu, "hami", containers.values().stream()
+                .map(c -> GpuUser.container(new Owner(c.pod, c.namespace), c.smRatio, c.memoryBytes)).toList(),
+                null)));
+        return new UsageSource.Result(users, errors);
+    }
+
+    private static String label(PrometheusText.Sample sample, String name, String olderName) {
+        String value = sample.label(name);
+        if (value == null || value.isBlank()) {
+            value = sample.label(olderName);
+        }
+        return value == null || value.isBlank() ? null : value;
+    }
+
+    private static final class Container {
+        private final String pod;
+        private final String namespace;
+        private Double smRatio;
+        private Double memoryBytes;
+
+        private Container(String pod, String namespace) {
+            this.pod = pod;
+            this.namespace = namespace;
+        }
+    }
+}

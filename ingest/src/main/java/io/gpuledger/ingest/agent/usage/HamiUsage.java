@@ -1,0 +1,45 @@
+package io.gpuledger.ingest.agent.usage;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** Scrapes HAMi's vGPU monitor for its per-container metrics ({@link HamiScrape}). */
+public final class HamiUsage implements UsageSource {
+
+    private final URI url;
+    private final Duration timeout;
+    private final HttpClient http;
+
+    public HamiUsage(URI url, Duration timeout) {
+        this.url = url;
+        this.timeout = timeout;
+        this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+    }
+
+    @Override
+    public String name() {
+        return "hami";
+    }
+
+    @Override
+    public Result read() {
+        try {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(url).timeout(timeout).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                return Result.failed("hami: " + url + " answered HTTP " + response.statusCode());
+            }
+            return HamiScrape.parse(response.body());
+        } catch (IOException e) {
+            return Result.failed("hami: " + url + " unreachable: " + (e.getMessage() == null
+                    ? e.getClass().getSimpleName() : e.getMessage()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Result.failed("hami: interrupted");
+        }
+    }
+}

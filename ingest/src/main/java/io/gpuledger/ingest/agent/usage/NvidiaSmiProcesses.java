@@ -1,0 +1,198 @@
+package io.gpuledger.ingest.agent.usage;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * NVML's per-process samples through nvidia-smi: the compute processes of each GPU and the memory each holds
+ * ({@link ComputeApps}), each one's share of SM time over the last second ({@link PmonOutput}), and each GPU's
+ * index, memory and MIG mode. A process pmon lists without an SM reading ({@code -}) ran no kernel in its
+ * window: 0. pmon watches at most four GPUs and reads nothing on a MIG-mode GPU: there a process's SM time is
+ * not measured (null), and the split falls back to memory. A MIG-mode GPU's processes are left out: nvidia-smi
+ * does not say which slice each one runs on.
+ */
+public final class NvidiaSmiProcesses implements UsageSource {
+
+    /** Runs nvidia-smi with the given arguments and returns what it printed. */
+    @FunctionalInterface
+    public interface Runner {
+        String run(String arguments) throws IOException;
+    }
+
+    static final String GPUS_QUERY =
+            "--query-gpu=index,uuid,memory.total,mig.mode.current --format=csv,noheader,nounits";
+    static final String PMON = "pmon -s um -c 1";
+    private static final int NOT_FOUND = 127;
+
+    private final Runner runner;
+    private final boolean sayMissing;
+    /** Set once the program turns out to be missing: not run again. */
+    private boolean missing;
+
+    /**
+     * @param sayMissing whether a missing program is an error (said once) or simply no source, as on a node
+     *                   without it
+     */
+    public NvidiaSmiProcesses(Runner runner, boolean sayMissing) {
+        this.runner = runner;
+        this.sayMissing = sayMissing;
+    }
+
+    /** Runs {@code program ARGUMENTS} through {@code /bin/sh -c}, at most {@code timeout} each time. */
+    public static NvidiaSmiProcesses of(String program, Duration timeout, boolean sayMissing) {
+        return new NvidiaSmiProcesses(arguments -> run(program + " " + arguments, timeout), sayMissing);
+    }
+
+    @Override
+    public String name() {
+        return "nvidia-smi-processes";
+    }
+
+    @Override
+    public Result read() {
+        if (missing) {
+            return new Result(Map.of(), List.of());
+        }
+        List<String> errors = new ArrayList<>();
+        Map<String, Gpu> gpus;
+        ComputeApps.Result apps;
+        try {
+            gpus = gpus(runner.run(GPUS_QUERY), errors);
+            apps = ComputeApps.parse(runner.run(ComputeApps.QUERY));
+        } catch (ProgramMissing e) {
+            missing = true;
+            return sayMissing ? Result.failed("nvidia-smi processes: " + e.getMessage() + "; processes are not read")
+                    : new Result(Map.of(), List.of());
+        } catch (IOException e) {
+            return Result.failed("nvidia-smi processes: " + e.getMessage());
+        }
+        errors.addAll(apps.errors());
+        PmonOutput.Result pmon;
+        try {
+            pmon = PmonOutput.parse(runner.run(PMON));
+        } catch (IOException e) {
+            errors.add("nvidia-smi pmon: " + e.getMessage() + "; processes' SM time not measured");
+            pmon = new PmonOutput.Result(List.of(), List.of());
+        }
+        errors.addAll(pmon.errors());
+        return new Result(users(gpus, apps.rows(), pmon.rows()), errors);
+    }
+
+    private static Map<String, GpuUsers> users(Map<String, Gpu> gpus, List<ComputeApps.Row> apps,
+            List<PmonOutput.Row> pmon) {
+        Map<String, Double> smByProcess = new HashMap<>();
+        Set<String> watched = new HashSet<>();
+        Map<Integer, String> uuidByIndex = new HashMap<>();
+        gpus.values().forEach(gpu -> uuidByIndex.put(gpu.index(), gpu.uuid()));
+        for (PmonOutput.Row row : pmon) {
+            String uuid = uuidByIndex.get(row.gpuIndex());
+            if (uuid != null) {
+                watched.add(uuid);
+                smByProcess.put(uuid + "|" + row.pid(), row.smRatio() == null ? 0.0 : row.smRatio());
+            }
+        }
+        Map<String, List<GpuUser>> byGpu = new LinkedHashMap<>();
+        for (ComputeApps.Row app : apps) {
+            Gpu gpu = gpus.get(app.gpuUuid());
+            if (gpu != null && gpu.mig()) {
+                continue;
+            }
+            Double sm = watched.contains(app.gpuUuid()) && (gpu == null || !gpu.mig())
+                    ? smByProcess.getOrDefault(app.gpuUuid() + "|" + app.pid(), 0.0) : null;
+            byGpu.computeIfAbsent(app.gpuUuid(), k -> new ArrayList<>())
+                    .add(GpuUser.process(app.pid(), sm, app.memoryBytes()));
+        }
+        Map<String, GpuUsers> users = new LinkedHashMap<>();
+        byGpu.forEach((uuid, list) -> {
+            Gpu gpu = gpus.get(uuid);
+            users.put(uuid, new GpuUsers(uuid, "nvidia-smi", list, gpu == null ? null : gpu.memoryBytes()));
+        });
+        return users;
+    }
+
+    /** One GPU of the node as nvidia-smi lists it. */
+    private record Gpu(int index, String uuid, Double memoryBytes, boolean mig) {
+    }
+
+    private static Map<String, Gpu> gpus(String output, List<String> errors) {
+        Map<String, Gpu> gpus = new LinkedHashMap<>();
+        for (String line : output.split("\r?\n")) {
+            if (line.isBlank()) {
+                continue;
+            }
+            String[] cells = line.split(",", -1);
+            try {
+                if (cells.length != 4) {
+                    throw new IllegalArgumentException(cells.length + " values, not 4");
+                }
+                int index = Integer.parseInt(cells[0].strip());
+                String uuid = cells[1].strip();
+                String memory = cells[2].strip();
+                Double bytes = memory.matches("[0-9]+(\\.[0-9]+)?") ? Double.parseDouble(memory) * 1024 * 1024 : null;
+                gpus.put(uuid, new Gpu(index, uuid, bytes, cells[3].strip().equalsIgnoreCase("Enabled")));
+            } catch (IllegalArgumentException e) {
+                errors.add("nvidia-smi GPU list: '" + line.strip() + "' cannot be read (" + e.getMessage()
+                        + "), skipped");
+            }
+        }
+        return gpus;
+    }
+
+    /** The program is not on this node: said once. */
+    private static final class ProgramMissing extends IOException {
+        ProgramMissing(String message) {
+            super(message);
+        }
+    }
+
+    private static String run(String command, Duration timeout) throws IOException {
+        Process process = new ProcessBuilder("/bin/sh", "-c", command).start();
+        process.getOutputStream().close();
+        CompletableFuture<String> stdout = CompletableFuture.supplyAsync(() -> drain(process.getInputStream()));
+        CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> drain(process.getErrorStream()));
+        try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+                throw new IOException("'" + command + "' did not finish within " + timeout.toSeconds() + " s");
+            }
+            if (process.exitValue() == NOT_FOUND) {
+                throw new ProgramMissing("'" + command + "' cannot be run: " + stderr.get(1, TimeUnit.SECONDS).strip());
+            }
+            if (process.exitValue() != 0) {
+                throw new IOException("'" + command + "' exited with " + process.exitValue() + ": "
+                        + stderr.get(1, TimeUnit.SECONDS).strip());
+            }
+            return stdout.get(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            process.destroyForcibly();
+            throw new IOException("'" + command + "': " + e, e);
+        }
+    }
+
+    private static String drain(InputStream in) {
+        try (in) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            in.transferTo(out);
+            return out.toString(StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
