@@ -42,6 +42,8 @@ public final class ProgressReports {
     public static final int MAX_CLAIMS = 1024;
     /** GPUs one report may name. */
     public static final int MAX_GPUS_PER_REPORT = 256;
+    /** Claims of processes share the table of GPU claims, under keys no GPU UUID or index can have. */
+    private static final String PROCESS_CLAIM = "pid:";
     /** How often expired entries are looked for, besides whenever a table is full. */
     private static final Duration PRUNE_EVERY = Duration.ofMinutes(1);
 
@@ -64,6 +66,7 @@ public final class ProgressReports {
             Double commSeconds,
             Double ncclBytes,
             List<JsonNode> gpus,
+            Integer pid,
             Double intervalSeconds,
             String workload,
             Boolean interruptible,
@@ -117,6 +120,9 @@ public final class ProgressReports {
                     + "'");
         }
         Check.required("workUnits", report.workUnits());
+        if (report.pid() != null && report.pid() <= 0) {
+            throw new InvalidRecordException("pid", "is a process id of this node, above 0, not " + report.pid());
+        }
         if (report.gpus() != null && report.gpus().size() > MAX_GPUS_PER_REPORT) {
             throw new InvalidRecordException("gpus", "names " + report.gpus().size() + " GPUs; a node's report names"
                     + " at most " + MAX_GPUS_PER_REPORT);
@@ -160,10 +166,14 @@ public final class ProgressReports {
                 .steps(report.steps() == null ? 0 : report.steps()).stepSeconds(report.stepSeconds())
                 .commSeconds(report.commSeconds()).ncclBytes(report.ncclBytes()).traits(report.traits()).build();
         String process = processOf(progress.jobId(), progress.rank());
-        makeRoom(process, gpuRefs, now);
+        List<String> claimed = new ArrayList<>(gpuRefs);
+        if (report.pid() != null) {
+            claimed.add(PROCESS_CLAIM + report.pid());
+        }
+        makeRoom(process, claimed, now);
         lastReport.put(process, now);
-        for (String gpu : gpuRefs) {
-            claims.put(gpu, new Claim(progress.jobId(), progress.team(), now));
+        for (String key : claimed) {
+            claims.put(key, new Claim(progress.jobId(), progress.team(), now));
         }
         return progress;
     }
@@ -216,6 +226,14 @@ public final class ProgressReports {
     /** Ranks of a job report the same time, each its own: an interval runs from its own process's last report. */
     private static String processOf(String jobId, Integer rank) {
         return rank == null ? jobId : jobId + "|" + rank;
+    }
+
+    /**
+     * The job whose report last named this process ({@code pid}), unless the claim has lapsed: the process's
+     * use of a shared GPU is that job's.
+     */
+    public Optional<Claim> claimOfProcess(int pid, Instant now) {
+        return claimOf(PROCESS_CLAIM + pid, null, now);
     }
 
     /** The job that last claimed the GPU by UUID or by index, unless the claim has lapsed. */

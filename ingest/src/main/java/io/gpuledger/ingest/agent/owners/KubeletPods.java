@@ -1,0 +1,124 @@
+package io.gpuledger.ingest.agent.owners;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gpuledger.ingest.agent.usage.Owner;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The pods of this node as its kubelet lists them ({@code GET /pods}, read-only), by UID: a pod's job is the
+ * first of its labels named in the job allow-list, else its name; its team the first of the team allow-list,
+ * else its namespace. No other label is read. The list is asked for again when a pod it does not hold is
+ * looked up, at most once per {@link #REFRESH_AT_MOST_EVERY}, so a node's new pods are found within a round
+ * or two and a kubelet that is away is not asked every time.
+ */
+public final class KubeletPods {
+
+    static final Duration REFRESH_AT_MOST_EVERY = Duration.ofSeconds(10);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final URI podsUrl;
+    private final Optional<Path> tokenFile;
+    private final List<String> jobLabels;
+    private final List<String> teamLabels;
+    private final Clock clock;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+    private final List<String> errors = new ArrayList<>();
+    private Map<String, Owner> ownersByUid = Map.of();
+    private Instant lastAsked = Instant.MIN;
+
+    /**
+     * @param kubeletUrl the kubelet, e.g. {@code http://127.0.0.1:10255} (its read-only port)
+     * @param tokenFile  a bearer token to present, read again each time (a service account's, mounted)
+     */
+    public KubeletPods(URI kubeletUrl, Optional<Path> tokenFile, List<String> jobLabels, List<String> teamLabels,
+            Clock clock) {
+        String base = kubeletUrl.toString();
+        this.podsUrl = URI.create(base.endsWith("/") ? base + "pods" : base + "/pods");
+        this.tokenFile = tokenFile;
+        this.jobLabels = List.copyOf(jobLabels);
+        this.teamLabels = List.copyOf(teamLabels);
+        this.clock = clock;
+    }
+
+    /** The owner of the pod with this UID; empty when the kubelet does not list it. */
+    public synchronized Optional<Owner> ownerOf(String podUid) {
+        Owner owner = ownersByUid.get(podUid);
+        if (owner == null && !clock.instant().isBefore(lastAsked.plus(REFRESH_AT_MOST_EVERY))) {
+            refresh();
+            owner = ownersByUid.get(podUid);
+        }
+        return Optional.ofNullable(owner);
+    }
+
+    synchronized List<String> drainErrors() {
+        List<String> drained = List.copyOf(errors);
+        errors.clear();
+        return drained;
+    }
+
+    private void refresh() {
+        lastAsked = clock.instant();
+        try {
+            HttpRequest.Builder request = HttpRequest.newBuilder(podsUrl).timeout(Duration.ofSeconds(5)).GET();
+            if (tokenFile.isPresent()) {
+                request.header("Authorization", "Bearer " + Files.readString(tokenFile.get(), StandardCharsets.UTF_8)
+                        .strip());
+            }
+            HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                errors.add("kubelet: " + podsUrl + " answered HTTP " + response.statusCode()
+                        + "; processes in pods stay unattributed");
+                return;
+            }
+            ownersByUid = owners(JSON.readTree(response.body()));
+        } catch (IOException e) {
+            errors.add("kubelet: " + podsUrl + " unreachable: " + (e.getMessage() == null
+                    ? e.getClass().getSimpleName() : e.getMessage()) + "; processes in pods stay unattributed");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private Map<String, Owner> owners(JsonNode podList) {
+        Map<String, Owner> owners = new HashMap<>();
+        for (JsonNode pod : podList.path("items")) {
+            JsonNode metadata = pod.path("metadata");
+            String uid = metadata.path("uid").asText("");
+            String name = metadata.path("name").asText("");
+            if (uid.isEmpty() || name.isEmpty()) {
+                continue;
+            }
+            JsonNode labels = metadata.path("labels");
+            String job = firstLabel(labels, jobLabels).orElse(name);
+            String team = firstLabel(labels, teamLabels).orElse(metadata.path("namespace").asText(null));
+            owners.put(uid, new Owner(job, team));
+        }
+        return owners;
+    }
+
+    private static Optional<String> firstLabel(JsonNode labels, List<String> allowed) {
+        for (String name : allowed) {
+            String value = labels.path(name).asText("");
+            if (!value.isBlank()) {
+                return Optional.of(value);
+            }
+        }
+        return Optional.empty();
+    }
+}

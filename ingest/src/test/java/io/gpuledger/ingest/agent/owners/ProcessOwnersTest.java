@@ -1,0 +1,142 @@
+package io.gpuledger.ingest.agent.owners;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.gpuledger.ingest.agent.progress.ProgressReports;
+import io.gpuledger.ingest.agent.usage.Owner;
+import io.gpuledger.ingest.testing.ProcTree;
+import io.gpuledger.ingest.testing.StandInServer;
+import io.gpuledger.model.InvalidRecordException;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Processes mapped to jobs on a test process table, with a kubelet stand-in on 127.0.0.1. */
+class ProcessOwnersTest {
+
+    private static final String WEB_POD = "0f1d2b3c-4a5b-6c7d-8e9f-0a1b2c3d4e5f";
+    private static final String NOTEBOOK_POD = "7c6b5a49-3827-4165-9a8b-7c6d5e4f3a2b";
+    private static final String PODS = """
+            {"kind": "PodList", "apiVersion": "v1", "items": [
+              {"metadata": {"name": "web-7d9f", "namespace": "search", "uid": "%s",
+                            "labels": {"app.kubernetes.io/name": "ranker", "cost-center": "search-ml"}}},
+              {"metadata": {"name": "notebook-0", "namespace": "research", "uid": "%s"}}
+            ]}""".formatted(WEB_POD, NOTEBOOK_POD);
+
+    @TempDir
+    Path dir;
+
+    private final StandInServer kubelet = StandInServer.start();
+    private final Clock clock = Clock.fixed(Instant.parse("2026-12-05T10:00:00Z"), ZoneOffset.UTC);
+
+    @AfterEach
+    void stop() {
+        kubelet.close();
+    }
+
+    @Test
+    void shouldMapAProcessInAPodToThePodsLabelsElseItsNameAndNamespace() {
+        kubelet.answer("GET /pods", 200, PODS);
+        ProcTree proc = new ProcTree(dir).inPod(101, WEB_POD).inPod(202, NOTEBOOK_POD)
+                .cgroup(303, "0::/user.slice/user-1000.slice/session-3.scope\n");
+        ProcessOwners owners = new KubernetesOwners(proc.root(), pods(List.of("app.kubernetes.io/name"),
+                List.of("cost-center")));
+
+        assertThat(owners.ownerOf(101)).contains(new Owner("ranker", "search-ml"));
+        assertThat(owners.ownerOf(202)).contains(new Owner("notebook-0", "research"));
+        assertThat(owners.ownerOf(303)).isEmpty();
+        assertThat(owners.ownerOf(404)).as("a process that ended").isEmpty();
+        assertThat(kubelet.requests()).containsExactly("GET /pods");
+    }
+
+    @Test
+    void shouldLeaveAProcessOfAPodTheKubeletDoesNotListUnattributedAndAskAgainOnlyLater() {
+        kubelet.answer("GET /pods", 200, PODS);
+        ProcTree proc = new ProcTree(dir).inPod(101, "11111111-2222-3333-4444-555555555555");
+        ProcessOwners owners = new KubernetesOwners(proc.root(), pods(List.of(), List.of()));
+
+        assertThat(owners.ownerOf(101)).isEmpty();
+        assertThat(owners.ownerOf(101)).isEmpty();
+        assertThat(kubelet.requests()).hasSize(1);
+    }
+
+    @Test
+    void shouldSayOnceThatTheKubeletDidNotAnswerAndMapNoOne() {
+        kubelet.answer("GET /pods", 401, "Unauthorized");
+        ProcessOwners owners = new KubernetesOwners(new ProcTree(dir).inPod(101, WEB_POD).root(),
+                pods(List.of(), List.of()));
+
+        assertThat(owners.ownerOf(101)).isEmpty();
+        assertThat(owners.drainErrors()).singleElement().asString().contains("HTTP 401").contains("unattributed");
+        assertThat(owners.drainErrors()).isEmpty();
+    }
+
+    @Test
+    void shouldMapASlurmProcessByItsEnvironmentElseItsCgroup() {
+        ProcTree proc = new ProcTree(dir)
+                .environ(11, Map.of("PATH", "/usr/bin", "SLURM_JOB_ID", "4242", "SLURM_JOB_ACCOUNT", "physics"))
+                .cgroup(22, "0::/system.slice/slurmstepd.scope/job_977/step_0/user/task_0\n")
+                .environ(33, Map.of("HOME", "/home/a"));
+        ProcessOwners owners = new SlurmOwners(proc.root());
+
+        assertThat(owners.ownerOf(11)).contains(new Owner("4242", "physics"));
+        assertThat(owners.ownerOf(22)).contains(new Owner("977", null));
+        assertThat(owners.ownerOf(33)).isEmpty();
+    }
+
+    @Test
+    void shouldMapAProcessAJobsReportNamedUntilTheClaimLapses() {
+        ProgressReports reports = new ProgressReports(new Placement("node-1", "i-1", "g5.xlarge", "aws", "us-east-1",
+                Lifecycle.ON_DEMAND), clock);
+        reports.accept(("{\"jobId\": \"llm-serve\", \"team\": \"chat\", \"unit\": \"tokens\", \"workUnits\": 10,"
+                + " \"intervalSeconds\": 10, \"pid\": 5150}").getBytes(StandardCharsets.UTF_8));
+
+        assertThat(new ReportedOwners(reports, clock).ownerOf(5150)).contains(new Owner("llm-serve", "chat"));
+        assertThat(new ReportedOwners(reports, clock).ownerOf(5151)).isEmpty();
+        Clock later = Clock.offset(clock, ProgressReports.CLAIM_TTL.plusSeconds(1));
+        assertThat(new ReportedOwners(reports, later).ownerOf(5150)).isEmpty();
+    }
+
+    @Test
+    void shouldRefuseAReportWhosePidIsNoProcessIdAndRememberNothing() {
+        ProgressReports reports = new ProgressReports(new Placement("node-1", "i-1", "g5.xlarge", "aws", "us-east-1",
+                Lifecycle.ON_DEMAND), clock);
+        String report = "{\"jobId\": \"a\", \"unit\": \"tokens\", \"workUnits\": 1, \"intervalSeconds\": 1,"
+                + " \"pid\": %s}";
+
+        assertThatThrownBy(() -> reports.accept(report.formatted("0").getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(InvalidRecordException.class).hasMessageContaining("pid");
+        assertThatThrownBy(() -> reports.accept(report.formatted("\"5150\"").getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(InvalidRecordException.class).hasMessageContaining("pid");
+        assertThat(reports.claimsTracked()).isZero();
+    }
+
+    @Test
+    void shouldAskEachInTurnAndTakeTheFirstThatTells() {
+        kubelet.answer("GET /pods", 200, PODS);
+        ProcTree proc = new ProcTree(dir).inPod(101, WEB_POD).environ(101, Map.of("SLURM_JOB_ID", "1"))
+                .environ(202, Map.of("SLURM_JOB_ID", "2"));
+        ProcessOwners owners = ProcessOwners.firstOf(List.of(
+                new KubernetesOwners(proc.root(), pods(List.of(), List.of())), new SlurmOwners(proc.root())));
+
+        assertThat(owners.ownerOf(101)).contains(new Owner("web-7d9f", "search"));
+        assertThat(owners.ownerOf(202)).contains(new Owner("2", null));
+        assertThat(owners.ownerOf(303)).isEmpty();
+    }
+
+    private KubeletPods pods(List<String> jobLabels, List<String> teamLabels) {
+        return new KubeletPods(URI.create(kubelet.url()), Optional.empty(), jobLabels, teamLabels, clock);
+    }
+}
