@@ -1,5 +1,8 @@
 package io.gpuledger.ingest.agent.collect;
 
+import io.gpuledger.ingest.agent.usage.GpuUser;
+import io.gpuledger.ingest.agent.usage.GpuUsers;
+import io.gpuledger.ingest.agent.usage.Owner;
 import io.gpuledger.ingest.prom.PrometheusText;
 import io.gpuledger.model.Reading;
 import java.util.ArrayList;
@@ -25,6 +28,12 @@ import java.util.regex.Pattern;
  *   <li>DCGM blank sentinels, NaN and out-of-range values are left out, never reported as readings.</li>
  *   <li>Job and team come from Kubernetes labels named in allow-lists, first present wins; no
  *       other label is read, so no free-form label reaches a topic.</li>
+ *   <li>A GPU shared by several pods ({@code --kubernetes-virtual-gpus}) has one series per pod. From
+ *       dcgm-exporter 4.5.3 the pods' {@code DCGM_FI_DEV_GPU_UTIL} and {@code DCGM_FI_DEV_FB_USED} are each
+ *       pod's own (NVML's per-process samples); they are the GPU's {@linkplain GpuReading#users() users}, and
+ *       the GPU's own values are their sums. Every other field is the GPU's, copied to each pod. Earlier
+ *       exporters copied these two as well: pods whose utilisations add up to more than the whole GPU are
+ *       copies, said in the errors and not used to split the GPU.</li>
  * </ul>
  */
 public final class DcgmScrape {
@@ -97,6 +106,12 @@ public final class DcgmScrape {
         return FIELDS.containsKey(metric) || ENGINE_ACTIVE.contains(metric);
     }
 
+    /** The readings dcgm-exporter 4.5.3 and later give per pod on a shared GPU; it copies all others. */
+    private static final Set<Reading> PER_POD = Set.of(Reading.GPU_UTILIZATION, Reading.MEMORY_USED_BYTES);
+
+    /** Memory the GPU holds besides what is used, for its total: free, and reserved by the driver. */
+    private static final Set<String> MEMORY_NOT_USED = Set.of("DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_FB_RESERVED");
+
     /** The MIG profile named on the reading of the part of a MIG-mode GPU that no instance holds. */
     public static final String UNALLOCATED_MIG = "unallocated";
 
@@ -130,6 +145,10 @@ public final class DcgmScrape {
             Builder gpu = byGpu.computeIfAbsent(key, k -> new Builder(k, gpuUuid, migInstance != null
                     && !migInstance.isBlank()));
             gpu.add(sample.labels());
+            if (MEMORY_NOT_USED.contains(sample.name()) && sample.value() >= 0 && !DcgmBlank.isBlank(sample.value())) {
+                gpu.memoryNotUsedMiB.put(sample.name(), sample.value());
+                continue;
+            }
             boolean engine = ENGINE_ACTIVE.contains(sample.name());
             Mapping mapping = engine ? ENGINE_MAPPING : FIELDS.get(sample.name());
             if (mapping == null) {
@@ -147,11 +166,17 @@ public final class DcgmScrape {
                 continue;
             }
             double kept = ratio ? Math.min(1, scaled) : scaled;
+            String pod = sample.label("pod");
             if (engine) {
                 gpu.engineActive = kept;
+            } else if (PER_POD.contains(mapping.reading()) && pod != null && !pod.isBlank()) {
+                gpu.pod(sample.labels()).values.put(mapping.reading(), kept);
             } else {
-                gpu.values.put(mapping.reading(), kept);
+                gpu.podless.put(mapping.reading(), kept);
             }
+        }
+        for (Builder gpu : byGpu.values()) {
+            gpu.settlePods(errors);
         }
         return new Result(withUnallocatedMigShares(byGpu), errors);
     }
@@ -201,7 +226,8 @@ public final class DcgmScrape {
                 .model(labels.get("modelName"))
                 .slice(slice ? profile : null, slice ? sliceShare(profile, labels.get("modelName")) : null)
                 .jobId(firstLabel(labels, jobLabels)).team(firstLabel(labels, teamLabels))
-                .reportedHost(labels.getOrDefault("Hostname", labels.get("hostname")));
+                .reportedHost(labels.getOrDefault("Hostname", labels.get("hostname")))
+                .users(gpu.users);
         gpu.values.forEach(reading::value);
         return reading.value(Reading.SM_ACTIVE, activity(gpu)).build();
     }
@@ -248,13 +274,29 @@ public final class DcgmScrape {
         return null;
     }
 
-    private static final class Builder {
+    /** One pod's series of a shared GPU: whose they are, and its own readings. */
+    private static final class PodSeries {
+        private final Owner owner;
+        private final Map<Reading, Double> values = new EnumMap<>(Reading.class);
+
+        private PodSeries(Owner owner) {
+            this.owner = owner;
+        }
+    }
+
+    private final class Builder {
         private final String key;
         private final String parentUuid;
         private final boolean mig;
         private final Map<String, String> labels = new LinkedHashMap<>();
+        /** The GPU's readings once the pods' are settled. */
         private final Map<Reading, Double> values = new EnumMap<>(Reading.class);
+        /** Readings of series without a pod: the GPU's own. */
+        private final Map<Reading, Double> podless = new EnumMap<>(Reading.class);
+        private final Map<String, PodSeries> pods = new LinkedHashMap<>();
+        private final Map<String, Double> memoryNotUsedMiB = new LinkedHashMap<>();
         private Double engineActive;
+        private GpuUsers users;
 
         private Builder(String key, String parentUuid, boolean mig) {
             this.key = key;
@@ -265,6 +307,68 @@ public final class DcgmScrape {
         /** Labels of all the GPU's lines: exporters attach pod labels to some metrics only. */
         private void add(Map<String, String> sampleLabels) {
             sampleLabels.forEach(labels::putIfAbsent);
+        }
+
+        private PodSeries pod(Map<String, String> sampleLabels) {
+            String pod = sampleLabels.get("pod");
+            String key = sampleLabels.getOrDefault("namespace", "") + "/" + pod + "/"
+                    + sampleLabels.getOrDefault("container", "");
+            return pods.computeIfAbsent(key, k -> {
+                String job = firstLabel(sampleLabels, jobLabels);
+                return new PodSeries(new Owner(job == null ? pod : job, firstLabel(sampleLabels, teamLabels)));
+            });
+        }
+
+        /**
+         * The GPU's own readings from its pods' where it has no series of its own: one pod's are the GPU's;
+         * several pods' own readings add up to the GPU's, and make its users; copies (an exporter before
+         * 4.5.3) are the GPU's reading once.
+         */
+        private void settlePods(List<String> errors) {
+            values.putAll(podless);
+            if (pods.isEmpty()) {
+                return;
+            }
+            boolean copies = pods.size() > 1 && sum(Reading.GPU_UTILIZATION) > 1 + 1e-6;
+            if (copies) {
+                errors.add("dcgm-exporter: the " + pods.size() + " pods of " + key + " carry the GPU's own"
+                        + " utilisation, not their own (an exporter before 4.5.3 copies it to each pod): not used"
+                        + " to split it");
+            }
+            for (Reading reading : PER_POD) {
+                boolean seen = pods.values().stream().anyMatch(p -> p.values.containsKey(reading));
+                if (podless.containsKey(reading) || !seen) {
+                    continue;
+                }
+                double value = copies || pods.size() == 1 ? max(reading) : sum(reading);
+                values.put(reading, reading.range() == Reading.Range.RATIO ? Math.min(1, value) : value);
+            }
+            if (pods.size() > 1 && !copies) {
+                users = new GpuUsers(key, "dcgm-exporter", pods.values().stream()
+                        .map(pod -> GpuUser.container(pod.owner, mig ? null : pod.values.get(Reading.GPU_UTILIZATION),
+                                pod.values.get(Reading.MEMORY_USED_BYTES)))
+                        .toList(), memoryTotalBytes());
+            }
+        }
+
+        private double sum(Reading reading) {
+            return pods.values().stream().map(p -> p.values.get(reading)).filter(v -> v != null)
+                    .mapToDouble(Double::doubleValue).sum();
+        }
+
+        private double max(Reading reading) {
+            return pods.values().stream().map(p -> p.values.get(reading)).filter(v -> v != null)
+                    .mapToDouble(Double::doubleValue).max().orElse(0);
+        }
+
+        /** Used, free and reserved memory; null without the free memory on the page. */
+        private Double memoryTotalBytes() {
+            Double used = values.get(Reading.MEMORY_USED_BYTES);
+            Double free = memoryNotUsedMiB.get("DCGM_FI_DEV_FB_FREE");
+            if (used == null || free == null) {
+                return null;
+            }
+            return used + (free + memoryNotUsedMiB.getOrDefault("DCGM_FI_DEV_FB_RESERVED", 0.0)) * 1024 * 1024;
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.gpuledger.ingest.agent.collect;
 
+import io.gpuledger.ingest.agent.usage.GpuUsers;
 import io.gpuledger.model.Reading;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -13,6 +14,8 @@ import java.util.Map;
  * @param values       the readings it has, as the sample carries them (ratios 0–1, watts, bytes)
  * @param jobId        the job the collector saw on the GPU (Kubernetes labels), else null
  * @param reportedHost the host name the collector itself reported (dcgm-exporter's Hostname label)
+ * @param users        who used the GPU, where the collector sees it (dcgm-exporter's per-pod series of a shared
+ *                     GPU); null when it does not
  */
 public record GpuReading(
         String uuid,
@@ -23,7 +26,8 @@ public record GpuReading(
         Double gpuFraction,
         String jobId,
         String team,
-        String reportedHost) {
+        String reportedHost,
+        GpuUsers users) {
 
     public GpuReading {
         values = values.isEmpty() ? Map.of() : Collections.unmodifiableMap(new EnumMap<>(values));
@@ -85,7 +89,8 @@ public record GpuReading(
         merged.putAll(values);
         return new GpuReading(first(uuid, other.uuid), first(index, other.index), first(model, other.model), merged,
                 first(migProfile, other.migProfile), first(gpuFraction, other.gpuFraction),
-                first(jobId, other.jobId), first(team, other.team), first(reportedHost, other.reportedHost));
+                first(jobId, other.jobId), first(team, other.team), first(reportedHost, other.reportedHost),
+                first(users, other.users));
     }
 
     /**
@@ -112,6 +117,7 @@ public record GpuReading(
         private String jobId;
         private String team;
         private String reportedHost;
+        private GpuUsers users;
 
         private Builder(String uuid) {
             this.uuid = uuid;
@@ -122,6 +128,7 @@ public record GpuReading(
         public Builder jobId(String value) { jobId = value; return this; }
         public Builder team(String value) { team = value; return this; }
         public Builder reportedHost(String value) { reportedHost = value; return this; }
+        public Builder users(GpuUsers value) { users = value; return this; }
 
         /** The reading of a MIG instance: its profile and the share of the GPU it holds. */
         public Builder slice(String profile, Double share) {
@@ -141,7 +148,8 @@ public record GpuReading(
         }
 
         public GpuReading build() {
-            return new GpuReading(uuid, index, model, values, migProfile, gpuFraction, jobId, team, reportedHost);
+            return new GpuReading(uuid, index, model, values, migProfile, gpuFraction, jobId, team, reportedHost,
+                    users);
         }
     }
 }
