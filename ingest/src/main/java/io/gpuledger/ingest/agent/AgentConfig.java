@@ -39,6 +39,19 @@ public final class AgentConfig {
             "dcgm.url", DcgmCollector.DEFAULT_URL, "dcgm-exporter metrics URL",
             "dcgm.job-labels", "pod", "dcgm-exporter labels naming the job of a GPU, first present wins",
             "dcgm.team-labels", "namespace", "dcgm-exporter labels naming the team of a GPU, first present wins",
+            "share.policy", "sm", "how a GPU used by several jobs is split among them: sm (their SM time),"
+                    + " memory (their memory) or even (each process alike)",
+            "share.sources", "auto", "where the agent sees who uses each GPU: auto (dcgm-exporter's per-pod series,"
+                    + " then HAMi where hami.url is set, then nvidia-smi's process lists where the nvidia-smi collector"
+                    + " runs), none, or a list of dcgm-exporter, hami, nvidia-smi",
+            "hami.url", "", "HAMi's vGPU monitor metrics URL (its per-container metrics); none by default",
+            "processes.nvidia-smi", "nvidia-smi", "the nvidia-smi program run for the GPUs' process lists",
+            "proc.root", "/proc", "the host's process table, where each process's cgroup and environment are read",
+            "kubelet.url", "", "the kubelet whose GET /pods names the pods of processes (e.g. http://127.0.0.1:10255);"
+                    + " none by default: processes in pods stay unattributed",
+            "kubelet.token-file", "", "file holding a bearer token to present to the kubelet",
+            "kubelet.job-labels", "", "pod labels naming a pod's job, first present wins (default: the pod's name)",
+            "kubelet.team-labels", "", "pod labels naming its team, first present wins (default: its namespace)",
             "cloud", "auto", "aws, gcp, azure, none, or auto (ask each metadata service)",
             "aws.imds-url", AwsImds.DEFAULT_URL, "AWS instance metadata service",
             "gcp.metadata-url", GcpMetadata.DEFAULT_URL, "GCP metadata server",

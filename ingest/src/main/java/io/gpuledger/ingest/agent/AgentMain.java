@@ -19,9 +19,11 @@ import java.util.concurrent.CountDownLatch;
 public final class AgentMain {
 
     static final String USAGE = """
-            usage: gpu-ledger agent [--config FILE] [--once] [--dry-run]
+            usage: gpu-ledger agent [--config FILE] [--share-policy sm|memory|even] [--once] [--dry-run]
 
               --config FILE  properties file of settings (environment variables override it)
+              --share-policy how a GPU used by several jobs is split among them (share.policy;
+                             this option overrides the file and the environment)
               --once         one round of every collector and one notice poll, then exit
               --dry-run      print the records that would be published, one JSON object per
                              line, instead of publishing them, and write nothing on disk;
@@ -39,6 +41,7 @@ public final class AgentMain {
 
     public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
         Optional<Path> configFile = Optional.empty();
+        Map<String, String> settings = new java.util.HashMap<>(env);
         boolean once = false;
         boolean dryRun = false;
         for (int i = 0; i < args.length; i++) {
@@ -49,6 +52,13 @@ public final class AgentMain {
                         return 2;
                     }
                     configFile = Optional.of(Path.of(args[++i]));
+                }
+                case "--share-policy" -> {
+                    if (i + 1 >= args.length) {
+                        err.println("gpu-ledger agent: --share-policy needs sm, memory or even");
+                        return 2;
+                    }
+                    settings.put(AgentConfig.envName("share.policy"), args[++i]);
                 }
                 case "--once" -> once = true;
                 case "--dry-run" -> dryRun = true;
@@ -64,7 +74,7 @@ public final class AgentMain {
             }
         }
         try {
-            AgentConfig config = AgentConfig.load(configFile, env);
+            AgentConfig config = AgentConfig.load(configFile, settings);
             if (dryRun) {
                 return dryRun(config, once, out, err);
             }

@@ -7,15 +7,26 @@ import io.gpuledger.ingest.agent.collect.DcgmCollector;
 import io.gpuledger.ingest.agent.collect.DcgmScrape;
 import io.gpuledger.ingest.agent.collect.GpuReading;
 import io.gpuledger.ingest.agent.collect.NvidiaSmiCollector;
+import io.gpuledger.ingest.agent.owners.KubeletPods;
+import io.gpuledger.ingest.agent.owners.KubernetesOwners;
+import io.gpuledger.ingest.agent.owners.ProcessOwners;
+import io.gpuledger.ingest.agent.owners.ReportedOwners;
+import io.gpuledger.ingest.agent.owners.SlurmOwners;
 import io.gpuledger.ingest.agent.progress.AgentHttp;
 import io.gpuledger.ingest.agent.progress.IssuerKeys;
 import io.gpuledger.ingest.agent.progress.ProgressReports;
+import io.gpuledger.ingest.agent.share.GpuSharing;
+import io.gpuledger.ingest.agent.share.Split;
+import io.gpuledger.ingest.agent.usage.HamiUsage;
+import io.gpuledger.ingest.agent.usage.NvidiaSmiProcesses;
+import io.gpuledger.ingest.agent.usage.UsageSource;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CapacityEventKind;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Placement;
+import io.gpuledger.model.SharePolicy;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
 import java.io.IOException;
@@ -50,6 +61,10 @@ import java.util.function.Consumer;
  * activity reading at all (neither SM nor graphics engine activity nor utilisation) is sampled
  * with its activity unknown (counted): it is paid for all the same, and an invented activity
  * would be worse than one the cost engine counts as neither idle nor busy.
+ *
+ * <p>A GPU several jobs used in the round ({@link GpuSharing}: dcgm-exporter's pods, HAMi's containers,
+ * nvidia-smi's processes mapped to their jobs) is sampled as shared, with each job's share by the pool's
+ * policy ({@code share.policy}); a GPU one job alone used is that job's.
  */
 public final class NodeAgent implements AutoCloseable {
 
@@ -62,6 +77,7 @@ public final class NodeAgent implements AutoCloseable {
     private final Consumer<String> problems;
     private final AgentCounters counters = new AgentCounters();
     private final ProgressReports reports;
+    private final GpuSharing sharing;
     /** GPUs whose missing activity was said: said again only once they had a reading in between. */
     private final Set<String> activityUnknown = new HashSet<>();
     private final Set<String> noticesSeen = new HashSet<>();
@@ -92,6 +108,7 @@ public final class NodeAgent implements AutoCloseable {
         this.clock = clock;
         this.problems = problems;
         this.reports = new ProgressReports(placement, clock);
+        this.sharing = sharing(config, reports, clock);
         this.interval = config.seconds("interval");
         this.noticesFile = Path.of(config.text("spool.dir")).resolve("notices-seen");
         loadNoticesSeen();
@@ -124,6 +141,47 @@ public final class NodeAgent implements AutoCloseable {
             collectors.add(new NvidiaSmiCollector(command, Duration.ofSeconds(10)));
         }
         return collectors;
+    }
+
+    /**
+     * Who uses each GPU, as {@code share.sources} says: in {@code auto}, nvidia-smi's process lists only where the
+     * nvidia-smi collector runs (and only if the program is there), HAMi only where its URL is given.
+     */
+    static GpuSharing sharing(AgentConfig config, ProgressReports reports, Clock clock) {
+        SharePolicy policy;
+        try {
+            policy = SharePolicy.fromWire(config.text("share.policy"));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("share.policy: " + e.getMessage(), e);
+        }
+        List<String> named = config.list("share.sources");
+        if (named.equals(List.of("none"))) {
+            return GpuSharing.off();
+        }
+        boolean auto = named.equals(List.of("auto"));
+        for (String source : named) {
+            if (!auto && !List.of("dcgm-exporter", "hami", "nvidia-smi").contains(source)) {
+                throw new IllegalArgumentException("share.sources: unknown source '" + source + "'; auto, none, or a"
+                        + " list of dcgm-exporter, hami, nvidia-smi");
+            }
+        }
+        List<UsageSource> sources = new ArrayList<>();
+        Optional<String> hami = config.get("hami.url");
+        if (auto ? hami.isPresent() : named.contains("hami")) {
+            sources.add(new HamiUsage(URI.create(hami.orElseThrow(() -> new IllegalArgumentException(
+                    "share.sources names hami: give hami.url"))), Duration.ofSeconds(3)));
+        }
+        if (auto ? config.flag("nvidia-smi.enabled") : named.contains("nvidia-smi")) {
+            sources.add(NvidiaSmiProcesses.of(config.text("processes.nvidia-smi"), Duration.ofSeconds(10), !auto));
+        }
+        Path proc = Path.of(config.text("proc.root"));
+        List<ProcessOwners> owners = new ArrayList<>();
+        config.get("kubelet.url").ifPresent(url -> owners.add(new KubernetesOwners(proc, new KubeletPods(
+                URI.create(url), config.get("kubelet.token-file").map(Path::of), config.list("kubelet.job-labels"),
+                config.list("kubelet.team-labels"), clock))));
+        owners.add(new SlurmOwners(proc));
+        owners.add(new ReportedOwners(reports, clock));
+        return new GpuSharing(policy, auto || named.contains("dcgm-exporter"), sources, ProcessOwners.firstOf(owners));
     }
 
     public Placement placement() {
@@ -163,9 +221,15 @@ public final class NodeAgent implements AutoCloseable {
             }
             migParents.addAll(slicedHere);
         }
+        GpuSharing.Round users = sharing.users(merged.values());
+        for (GpuSharing.Problem problem : users.problems()) {
+            counters.collectorError(problem.source());
+            problems.accept(problem.message());
+        }
         List<TelemetrySample> samples = new ArrayList<>();
         for (GpuReading reading : merged.values()) {
-            Optional<TelemetrySample> sample = sample(reading, now, seconds);
+            Split split = users.of(reading.uuid()).map(sharing::split).orElse(Split.none());
+            Optional<TelemetrySample> sample = sample(reading, split, now, seconds);
             if (sample.isEmpty()) {
                 continue;
             }
@@ -176,7 +240,12 @@ public final class NodeAgent implements AutoCloseable {
         return samples;
     }
 
-    private Optional<TelemetrySample> sample(GpuReading reading, Instant now, double seconds) {
+    /**
+     * The GPU's sample. A shared GPU's says {@value TelemetrySample#SHARED_JOB} with its jobs' allocations and
+     * the node's team (whose the unallocated rest is); a GPU one job alone used is that job's, unless
+     * dcgm-exporter's labels name its job.
+     */
+    private Optional<TelemetrySample> sample(GpuReading reading, Split split, Instant now, double seconds) {
         Double activity = reading.smActiveOrUtilization();
         noteActivity(reading.uuid(), activity);
         String parent = reading.uuid().contains("/mig/") ? reading.uuid().substring(0, reading.uuid().indexOf("/mig/"))
@@ -184,9 +253,15 @@ public final class NodeAgent implements AutoCloseable {
         Optional<ProgressReports.Claim> claim = reports.claimOf(reading.uuid(), reading.index(), now)
                 .or(() -> reports.claimOf(parent, null, now));
         String job = reading.jobId() != null ? reading.jobId()
+                : split.soleOwner() != null ? split.soleOwner().jobId()
                 : claim.map(ProgressReports.Claim::jobId).orElse(config.get("job").orElse(null));
         String team = reading.team() != null ? reading.team()
+                : split.soleOwner() != null ? split.soleOwner().team()
                 : claim.map(ProgressReports.Claim::team).orElse(config.get("team").orElse(null));
+        if (split.shared()) {
+            job = TelemetrySample.SHARED_JOB;
+            team = config.get("team").orElse(null);
+        }
         try {
             TelemetrySample.Builder sample = TelemetrySample.builder()
                     .gpuUuid(reading.uuid())
@@ -198,7 +273,8 @@ public final class NodeAgent implements AutoCloseable {
                     .time(now)
                     .intervalSeconds(seconds)
                     .migProfile(reading.migProfile())
-                    .gpuFraction(reading.gpuFraction());
+                    .gpuFraction(reading.gpuFraction())
+                    .allocations(split.allocations());
             reading.values().forEach(sample::reading);
             return Optional.of(sample.smActive(activity).build());
         } catch (InvalidRecordException e) {

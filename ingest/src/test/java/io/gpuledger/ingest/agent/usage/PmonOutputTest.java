@@ -36,7 +36,8 @@ class PmonOutputTest {
     void shouldReadTheJpgAndOfaColumnsOfDrivers550And560AndSkipIdleGpus() {
         PmonOutput.Result idle = PmonOutput.parse(
                 Fixtures.read("nvidia-smi/pmon/pmon-s-u-driver550-idle-sonar-issue170.txt"));
-        PmonOutput.Result one = PmonOutput.parse(Fixtures.read("nvidia-smi/pmon/pmon-s-u-driver560-sonar-issue183.txt"));
+        PmonOutput.Result one = PmonOutput.parse(
+                Fixtures.read("nvidia-smi/pmon/pmon-s-u-driver560-sonar-issue183.txt"));
 
         assertThat(idle.rows()).isEmpty();
         assertThat(idle.errors()).isEmpty();

@@ -1,0 +1,107 @@
+package io.gpuledger.ingest.agent.share;
+
+import io.gpuledger.ingest.agent.collect.GpuReading;
+import io.gpuledger.ingest.agent.owners.ProcessOwners;
+import io.gpuledger.ingest.agent.usage.GpuUser;
+import io.gpuledger.ingest.agent.usage.GpuUsers;
+import io.gpuledger.ingest.agent.usage.UsageSource;
+import io.gpuledger.model.SharePolicy;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Who used each GPU of a round and how its interval is split among their jobs. A GPU's users come from the
+ * first source that sees any, in this order: its collector's own (dcgm-exporter's per-pod series), then each
+ * {@link UsageSource} in turn (HAMi's per-container metrics, nvidia-smi's process lists). Sources are read only
+ * when a GPU still has no users, once a round. A process's job is then looked for ({@link ProcessOwners});
+ * one nobody can tell stays unattributed.
+ */
+public final class GpuSharing {
+
+    /** Something a source or a lookup could not read, and which one. */
+    public record Problem(String source, String message) {
+    }
+
+    /** The users of each GPU (or slice) in a round, by its UUID, and what could not be read. */
+    public record Round(Map<String, GpuUsers> users, List<Problem> problems) {
+
+        public Optional<GpuUsers> of(String gpu) {
+            return Optional.ofNullable(users.get(gpu));
+        }
+    }
+
+    private final SharePolicy policy;
+    private final boolean collectorsUsers;
+    private final List<UsageSource> sources;
+    private final ProcessOwners owners;
+
+    /**
+     * @param collectorsUsers whether the users collectors saw themselves (dcgm-exporter's pods) are taken
+     * @param sources         the other sources, in order
+     */
+    public GpuSharing(SharePolicy policy, boolean collectorsUsers, List<UsageSource> sources, ProcessOwners owners) {
+        this.policy = policy;
+        this.collectorsUsers = collectorsUsers;
+        this.sources = List.copyOf(sources);
+        this.owners = owners;
+    }
+
+    /** No GPU is ever split: every sample is one job's, as before shares existed. */
+    public static GpuSharing off() {
+        return new GpuSharing(SharePolicy.SM, false, List.of(), pid -> Optional.empty());
+    }
+
+    public SharePolicy policy() {
+        return policy;
+    }
+
+    /** The users of this round's GPUs, each with its owner where one can be told. */
+    public Round users(Collection<GpuReading> readings) {
+        Map<String, GpuUsers> found = new LinkedHashMap<>();
+        List<Problem> problems = new ArrayList<>();
+        List<GpuReading> without = new ArrayList<>();
+        for (GpuReading reading : readings) {
+            if (collectorsUsers && reading.users() != null) {
+                found.put(reading.uuid(), reading.users());
+            } else {
+                without.add(reading);
+            }
+        }
+        for (UsageSource source : sources) {
+            if (without.isEmpty()) {
+                break;
+            }
+            UsageSource.Result result = source.read();
+            result.errors().forEach(error -> problems.add(new Problem(source.name(), error)));
+            without.removeIf(reading -> {
+                GpuUsers users = result.byGpu().get(reading.uuid());
+                if (users == null || users.users().isEmpty()) {
+                    return false;
+                }
+                found.put(reading.uuid(), users);
+                return true;
+            });
+        }
+        Map<String, GpuUsers> owned = new LinkedHashMap<>();
+        found.forEach((gpu, users) -> owned.put(gpu, withOwners(users)));
+        owners.drainErrors().forEach(error -> problems.add(new Problem("process-owners", error)));
+        return new Round(owned, problems);
+    }
+
+    /** How the GPU's interval is charged, by this agent's policy. */
+    public Split split(GpuUsers users) {
+        return ShareSplit.split(users, policy);
+    }
+
+    private GpuUsers withOwners(GpuUsers users) {
+        List<GpuUser> owned = users.users().stream()
+                .map(user -> user.attributed() || user.pid() == null ? user
+                        : owners.ownerOf(user.pid()).map(user::ownedBy).orElse(user))
+                .toList();
+        return new GpuUsers(users.gpu(), users.source(), owned, users.memoryTotalBytes());
+    }
+}

@@ -1,0 +1,169 @@
+package io.gpuledger.ingest.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.gpuledger.ingest.testing.ProcTree;
+import io.gpuledger.ingest.testing.StandInServer;
+import io.gpuledger.model.Json;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code gpu-ledger agent --once --dry-run} on a node whose first GPU two pods and a stray process share and
+ * whose second a Slurm job has alone: nvidia-smi stood in by a script printing its outputs, the process table by
+ * a tree in a temp dir, the kubelet by a server on 127.0.0.1.
+ */
+class SharedGpuDryRunTest {
+
+    private static final String GPU_0 = "GPU-e82ab913-2d6b-1a55-89a8-9ad23a5a09cf";
+    private static final String GPU_1 = "GPU-f7c1496c-b7f5-b1d2-78ea-68826f778059";
+    private static final String WEB_POD = "0f1d2b3c-4a5b-6c7d-8e9f-0a1b2c3d4e5f";
+    private static final String NOTEBOOK_POD = "7c6b5a49-3827-4165-9a8b-7c6d5e4f3a2b";
+
+    @TempDir
+    Path dir;
+
+    private final StandInServer kubelet = StandInServer.start();
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    @AfterEach
+    void stop() {
+        kubelet.close();
+    }
+
+    @Test
+    void shouldPrintASharedGpusSampleWithItsJobsSharesBySmTime() throws IOException {
+        Map<String, String> env = node();
+
+        int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
+
+        assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        Map<String, JsonNode> samples = samples();
+        JsonNode shared = samples.get(GPU_0);
+        assertThat(shared.get("jobId").asText()).isEqualTo("shared");
+        assertThat(shared.get("team").asText()).isEqualTo("platform");
+        // pmon: ranker 30 %, notebook 45 %, the stray process 10 % (unallocated), the rest idle
+        assertThat(shared.get("allocations")).isEqualTo(Json.MAPPER.readTree("""
+                [{"jobId": "ranker", "team": "search", "share": 0.3, "measuredBy": "sm"},
+                 {"jobId": "notebook-0", "team": "research", "share": 0.45, "measuredBy": "sm"}]"""));
+        JsonNode alone = samples.get(GPU_1);
+        assertThat(alone.get("jobId").asText()).isEqualTo("4242");
+        assertThat(alone.get("team").asText()).isEqualTo("physics");
+        assertThat(alone.has("allocations")).isFalse();
+    }
+
+    @Test
+    void shouldSplitByMemoryWhenThePoolsPolicySaysSo() throws IOException {
+        int status = AgentMain.run(new String[] {"--once", "--dry-run", "--share-policy", "memory"}, node(),
+                print(out), print(err));
+
+        assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        // of 40960 MiB: ranker 10240 (1/4), notebook 4096 (1/10), the stray process 2048 unallocated
+        assertThat(samples().get(GPU_0).get("allocations")).isEqualTo(Json.MAPPER.readTree("""
+                [{"jobId": "ranker", "team": "search", "share": 0.25, "measuredBy": "memory"},
+                 {"jobId": "notebook-0", "team": "research", "share": 0.1, "measuredBy": "memory"}]"""));
+    }
+
+    @Test
+    void shouldSampleEachGpuAsBeforeWhenSharesAreOff() throws IOException {
+        Map<String, String> env = node();
+        env.put("GPULEDGER_SHARE_SOURCES", "none");
+
+        int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
+
+        assertThat(status).isZero();
+        assertThat(samples().values()).allSatisfy(sample -> {
+            assertThat(sample.get("jobId").asText()).isEqualTo("unknown");
+            assertThat(sample.has("allocations")).isFalse();
+        });
+    }
+
+    /** The node: its nvidia-smi, its processes and its kubelet. */
+    private Map<String, String> node() throws IOException {
+        kubelet.answer("GET /pods", 200, """
+                {"kind": "PodList", "items": [
+                  {"metadata": {"name": "ranker-5d8c", "namespace": "search", "uid": "%s",
+                                "labels": {"app": "ranker"}}},
+                  {"metadata": {"name": "notebook-0", "namespace": "research", "uid": "%s"}}]}"""
+                .formatted(WEB_POD, NOTEBOOK_POD));
+        ProcTree proc = new ProcTree(dir.resolve("proc")).inPod(101, WEB_POD).inPod(202, NOTEBOOK_POD)
+                .cgroup(303, "0::/user.slice/user-1000.slice/session-3.scope\n")
+                .environ(404, Map.of("SLURM_JOB_ID", "4242", "SLURM_JOB_ACCOUNT", "physics"));
+        Path gpus = write("gpus.csv", "0, " + GPU_0 + ", NVIDIA A100-SXM4-40GB, 85, 16384, 250.0, 400.0\n"
+                + "1, " + GPU_1 + ", NVIDIA A100-SXM4-40GB, 60, 20000, 200.0, 400.0\n");
+        Path memory = write("memory.csv", "0, " + GPU_0 + ", 40960, Disabled\n1, " + GPU_1 + ", 40960, Disabled\n");
+        Path apps = write("apps.csv", "gpu_uuid, pid, used_gpu_memory [MiB]\n" + GPU_0 + ", 101, 10240 MiB\n"
+                + GPU_0 + ", 202, 4096 MiB\n" + GPU_0 + ", 303, 2048 MiB\n" + GPU_1 + ", 404, 20000 MiB\n");
+        Path pmon = write("pmon.txt", """
+                # gpu         pid   type     sm    mem    enc    dec    jpg    ofa     fb   ccpm    command
+                # Idx           #    C/G      %      %      %      %      %      %     MB     MB    name
+                    0        101     C     30     10      -      -      -      -  10240      0    python
+                    0        202     C     45     12      -      -      -      -   4096      0    python
+                    0        303     C     10      1      -      -      -      -   2048      0    stray
+                    1        404     C     60     20      -      -      -      -  20000      0    sim
+                """);
+        Path program = write("nvidia-smi", """
+                #!/bin/sh
+                case "$*" in
+                  --query-gpu=index,uuid,memory.total*) cat '%s' ;;
+                  --query-gpu=*) cat '%s' ;;
+                  --query-compute-apps=*) cat '%s' ;;
+                  pmon*) cat '%s' ;;
+                  *) echo "unexpected: $*" >&2; exit 2 ;;
+                esac
+                """.formatted(memory, gpus, apps, pmon));
+        program.toFile().setExecutable(true);
+        Map<String, String> env = new HashMap<>();
+        env.put("GPULEDGER_CLOUD", "none");
+        env.put("GPULEDGER_HOST", "gpu-node-7");
+        env.put("GPULEDGER_INSTANCE_TYPE", "p4d.24xlarge");
+        env.put("GPULEDGER_PROVIDER", "aws");
+        env.put("GPULEDGER_REGION", "us-east-1");
+        env.put("GPULEDGER_LIFECYCLE", "on-demand");
+        env.put("GPULEDGER_TEAM", "platform");
+        env.put("GPULEDGER_DCGM_ENABLED", "false");
+        env.put("GPULEDGER_NVIDIA_SMI_COMMAND", program + " --query-gpu="
+                + String.join(",", io.gpuledger.ingest.agent.collect.NvidiaSmiCsv.DEFAULT_FIELDS)
+                + " --format=csv,noheader,nounits");
+        env.put("GPULEDGER_PROCESSES_NVIDIA_SMI", program.toString());
+        env.put("GPULEDGER_PROC_ROOT", proc.root().toString());
+        env.put("GPULEDGER_KUBELET_URL", kubelet.url());
+        env.put("GPULEDGER_KUBELET_JOB_LABELS", "app");
+        env.put("GPULEDGER_SPOOL_DIR", dir.resolve("spool").toString());
+        return env;
+    }
+
+    private Map<String, JsonNode> samples() throws IOException {
+        Map<String, JsonNode> samples = new HashMap<>();
+        for (String line : out.toString(StandardCharsets.UTF_8).split("\n")) {
+            if (!line.isBlank()) {
+                JsonNode record = Json.MAPPER.readTree(line);
+                if (record.has("gpuUuid")) {
+                    samples.put(record.get("gpuUuid").asText(), record);
+                }
+            }
+        }
+        assertThat(samples).containsOnlyKeys(List.of(GPU_0, GPU_1));
+        return samples;
+    }
+
+    private Path write(String name, String text) throws IOException {
+        return Files.writeString(dir.resolve(name), text, StandardCharsets.UTF_8);
+    }
+
+    private static PrintStream print(ByteArrayOutputStream buffer) {
+        return new PrintStream(buffer, true, StandardCharsets.UTF_8);
+    }
+}
