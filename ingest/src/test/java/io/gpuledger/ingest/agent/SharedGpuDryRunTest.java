@@ -35,12 +35,16 @@ class SharedGpuDryRunTest {
     Path dir;
 
     private final StandInServer kubelet = StandInServer.start();
+    private final StandInServer hami = StandInServer.start();
+    private final StandInServer dcgm = StandInServer.start();
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
     @AfterEach
     void stop() {
         kubelet.close();
+        hami.close();
+        dcgm.close();
     }
 
     @Test
@@ -88,6 +92,59 @@ class SharedGpuDryRunTest {
             assertThat(sample.get("jobId").asText()).isEqualTo("unknown");
             assertThat(sample.has("allocations")).isFalse();
         });
+    }
+
+    @Test
+    void shouldTakeHamisContainersBeforeNvidiaSmisProcesses() throws IOException {
+        hami.answer("GET /metrics", 200, """
+                hami_container_device_utilization_ratio{container="main",device_uuid="%1$s",namespace="chat",pod="llm-0"} 0.5
+                hami_vgpu_memory_used_bytes{container="main",device_uuid="%1$s",namespace="chat",pod="llm-0"} 8e9
+                hami_container_device_utilization_ratio{container="main",device_uuid="%1$s",namespace="lab",pod="nb-3"} 0.2
+                hami_vgpu_memory_used_bytes{container="main",device_uuid="%1$s",namespace="lab",pod="nb-3"} 2e9
+                """.formatted(GPU_0));
+        Map<String, String> env = node();
+        env.put("GPULEDGER_HAMI_URL", hami.url() + "/metrics");
+
+        int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
+
+        assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        assertThat(samples().get(GPU_0).get("allocations")).isEqualTo(Json.MAPPER.readTree("""
+                [{"jobId": "llm-0", "team": "chat", "share": 0.5, "measuredBy": "sm"},
+                 {"jobId": "nb-3", "team": "lab", "share": 0.2, "measuredBy": "sm"}]"""));
+        // HAMi sees nothing of GPU 1: nvidia-smi's processes tell its job
+        assertThat(samples().get(GPU_1).get("jobId").asText()).isEqualTo("4242");
+    }
+
+    @Test
+    void shouldTakeDcgmExportersPodsFirst() throws IOException {
+        String labels = "gpu=\"0\",UUID=\"" + GPU_0 + "\",modelName=\"NVIDIA A100-SXM4-40GB\",";
+        dcgm.answer("GET /metrics", 200, "DCGM_FI_DEV_GPU_UTIL{" + labels + "namespace=\"a\",pod=\"p\"} 12\n"
+                + "DCGM_FI_DEV_GPU_UTIL{" + labels + "namespace=\"b\",pod=\"q\"} 34\n");
+        Map<String, String> env = node();
+        env.put("GPULEDGER_DCGM_ENABLED", "true");
+        env.put("GPULEDGER_DCGM_URL", dcgm.url() + "/metrics");
+
+        int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
+
+        assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        assertThat(samples().get(GPU_0).get("allocations")).isEqualTo(Json.MAPPER.readTree("""
+                [{"jobId": "p", "team": "a", "share": 0.12, "measuredBy": "sm"},
+                 {"jobId": "q", "team": "b", "share": 0.34, "measuredBy": "sm"}]"""));
+    }
+
+    @Test
+    void shouldRefuseToStartWithAPolicyOrSourceItDoesNotKnow() throws IOException {
+        int policy = AgentMain.run(new String[] {"--once", "--dry-run", "--share-policy", "fair"}, node(),
+                print(out), print(err));
+        Map<String, String> env = node();
+        env.put("GPULEDGER_SHARE_SOURCES", "hami");
+        int source = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
+
+        assertThat(policy).isEqualTo(2);
+        assertThat(source).isEqualTo(2);
+        assertThat(out.size()).isZero();
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("share.policy").contains("fair")
+                .contains("give hami.url");
     }
 
     /** The node: its nvidia-smi, its processes and its kubelet. */
