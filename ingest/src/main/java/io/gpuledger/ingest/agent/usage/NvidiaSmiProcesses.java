@@ -23,6 +23,10 @@ import java.util.concurrent.TimeUnit;
  * window: 0. pmon watches at most four GPUs and reads nothing on a MIG-mode GPU: there a process's SM time is
  * not measured (null), and the split falls back to memory. A MIG-mode GPU's processes are left out: nvidia-smi
  * does not say which slice each one runs on.
+ *
+ * <p>Each run of nvidia-smi costs the node a process, and pmon a second of sampling: the GPU list is asked for
+ * only when some GPU has a compute process, and pmon only when some GPU has several, the only case whose split
+ * needs their SM time.
  */
 public final class NvidiaSmiProcesses implements UsageSource {
 
@@ -70,8 +74,11 @@ public final class NvidiaSmiProcesses implements UsageSource {
         Map<String, Gpu> gpus;
         ComputeApps.Result apps;
         try {
-            gpus = gpus(runner.run(GPUS_QUERY), errors);
             apps = ComputeApps.parse(runner.run(ComputeApps.QUERY));
+            if (apps.rows().isEmpty()) {
+                return new Result(Map.of(), apps.errors());
+            }
+            gpus = gpus(runner.run(GPUS_QUERY), errors);
         } catch (ProgramMissing e) {
             missing = true;
             return sayMissing ? Result.failed("nvidia-smi processes: " + e.getMessage() + "; processes are not read")
@@ -80,15 +87,22 @@ public final class NvidiaSmiProcesses implements UsageSource {
             return Result.failed("nvidia-smi processes: " + e.getMessage());
         }
         errors.addAll(apps.errors());
-        PmonOutput.Result pmon;
-        try {
-            pmon = PmonOutput.parse(runner.run(PMON));
-        } catch (IOException e) {
-            errors.add("nvidia-smi pmon: " + e.getMessage() + "; processes' SM time not measured");
-            pmon = new PmonOutput.Result(List.of(), List.of());
+        PmonOutput.Result pmon = new PmonOutput.Result(List.of(), List.of());
+        if (shared(apps.rows())) {
+            try {
+                pmon = PmonOutput.parse(runner.run(PMON));
+            } catch (IOException e) {
+                errors.add("nvidia-smi pmon: " + e.getMessage() + "; processes' SM time not measured");
+            }
         }
         errors.addAll(pmon.errors());
         return new Result(users(gpus, apps.rows(), pmon.rows()), errors);
+    }
+
+    /** Whether some GPU has more than one process. */
+    private static boolean shared(List<ComputeApps.Row> apps) {
+        Set<String> seen = new HashSet<>();
+        return apps.stream().anyMatch(app -> !seen.add(app.gpuUuid()));
     }
 
     private static Map<String, GpuUsers> users(Map<String, Gpu> gpus, List<ComputeApps.Row> apps,

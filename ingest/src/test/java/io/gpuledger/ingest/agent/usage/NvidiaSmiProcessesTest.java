@@ -50,18 +50,36 @@ class NvidiaSmiProcessesTest {
     }
 
     @Test
+    void shouldRunNeitherTheGpuListNorPmonWithoutProcessesNorPmonWithoutASharedGpu() {
+        NvidiaSmiProcesses idle = new NvidiaSmiProcesses(runner(Map.of(
+                ComputeApps.QUERY, "gpu_uuid, pid, used_gpu_memory [MiB]\n")), true);
+        assertThat(idle.read()).isEqualTo(new UsageSource.Result(Map.of(), List.of()));
+        assertThat(ran).containsExactly(ComputeApps.QUERY);
+
+        ran.clear();
+        NvidiaSmiProcesses alone = new NvidiaSmiProcesses(runner(Map.of(
+                ComputeApps.QUERY, "gpu_uuid, pid, used_gpu_memory [MiB]\nGPU-a, 7, 100 MiB\nGPU-b, 8, 200 MiB\n",
+                NvidiaSmiProcesses.GPUS_QUERY, "0, GPU-a, 1000, Disabled\n1, GPU-b, 1000, Disabled\n")), true);
+        UsageSource.Result result = alone.read();
+
+        assertThat(ran).containsExactly(ComputeApps.QUERY, NvidiaSmiProcesses.GPUS_QUERY);
+        assertThat(result.byGpu().get("GPU-a").users()).containsExactly(GpuUser.process(7, null, 100 * MIB));
+    }
+
+    @Test
     void shouldSayWhatItCouldNotReadAndKeepTheRest() {
         NvidiaSmiProcesses source = new NvidiaSmiProcesses(arguments -> {
             if (arguments.startsWith("pmon")) {
                 throw new IOException("'nvidia-smi pmon -s um -c 1' exited with 6: Not supported on the device(s)");
             }
             return arguments.equals(NvidiaSmiProcesses.GPUS_QUERY) ? "0, GPU-a, 1000, Disabled\nbroken line\n"
-                    : "gpu_uuid, pid, used_gpu_memory [MiB]\nGPU-a, 7, 100 MiB\n";
+                    : "gpu_uuid, pid, used_gpu_memory [MiB]\nGPU-a, 7, 100 MiB\nGPU-a, 9, 50 MiB\n";
         }, true);
 
         UsageSource.Result result = source.read();
 
-        assertThat(result.byGpu().get("GPU-a").users()).containsExactly(GpuUser.process(7, null, 100 * MIB));
+        assertThat(result.byGpu().get("GPU-a").users()).containsExactly(GpuUser.process(7, null, 100 * MIB),
+                GpuUser.process(9, null, 50 * MIB));
         assertThat(result.errors()).hasSize(2).anySatisfy(e -> assertThat(e).contains("broken line"))
                 .anySatisfy(e -> assertThat(e).contains("pmon").contains("not measured"));
     }
