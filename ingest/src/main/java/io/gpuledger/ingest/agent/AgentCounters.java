@@ -11,6 +11,8 @@ public final class AgentCounters {
     final AtomicLong samplesCollected = new AtomicLong();
     final AtomicLong samplesActivityUnknown = new AtomicLong();
     final AtomicLong samplesSkipped = new AtomicLong();
+    final AtomicLong samplesShared = new AtomicLong();
+    final AtomicLong processesUnattributed = new AtomicLong();
     final AtomicLong progressReports = new AtomicLong();
     final AtomicLong progressRejected = new AtomicLong();
     final AtomicLong capacityEvents = new AtomicLong();
@@ -31,6 +33,16 @@ public final class AgentCounters {
     /** Samples made of a GPU without any activity reading: published with their activity unknown. */
     public long samplesActivityUnknown() {
         return samplesActivityUnknown.get();
+    }
+
+    /** Samples of a GPU several jobs used: published as shared, with their allocations. */
+    public long samplesShared() {
+        return samplesShared.get();
+    }
+
+    /** Processes seen on a GPU whose job nobody could tell, once a round each: their use stays unallocated. */
+    public long processesUnattributed() {
+        return processesUnattributed.get();
     }
 
     /** GPUs seen in a round whose readings could not make a valid sample (one out of the contract's range). */

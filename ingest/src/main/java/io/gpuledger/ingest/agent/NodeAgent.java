@@ -226,6 +226,8 @@ public final class NodeAgent implements AutoCloseable {
             counters.collectorError(problem.source());
             problems.accept(problem.message());
         }
+        users.users().values().forEach(gpu -> counters.processesUnattributed.addAndGet(
+                gpu.users().stream().filter(user -> !user.attributed()).count()));
         List<TelemetrySample> samples = new ArrayList<>();
         for (GpuReading reading : merged.values()) {
             Split split = users.of(reading.uuid()).map(sharing::split).orElse(Split.none());
@@ -235,6 +237,9 @@ public final class NodeAgent implements AutoCloseable {
             }
             samples.add(sample.get());
             counters.samplesCollected.incrementAndGet();
+            if (sample.get().shared()) {
+                counters.samplesShared.incrementAndGet();
+            }
             sink.publish(Topics.TELEMETRY.name(), sample.get().gpuUuid(), Json.write(sample.get()), now.toEpochMilli());
         }
         return samples;
@@ -448,6 +453,8 @@ public final class NodeAgent implements AutoCloseable {
         health.put("samplesCollected", counters.samplesCollected());
         health.put("samplesActivityUnknown", counters.samplesActivityUnknown());
         health.put("samplesSkipped", counters.samplesSkipped());
+        health.put("samplesShared", counters.samplesShared());
+        health.put("processesUnattributed", counters.processesUnattributed());
         health.put("progressReports", counters.progressReports());
         health.put("progressRejected", counters.progressRejected());
         health.put("progressRefusedFull", reports.refusedFull());
@@ -470,6 +477,10 @@ public final class NodeAgent implements AutoCloseable {
                 counters.samplesActivityUnknown());
         counter(text, "samples_skipped_total", "GPUs seen whose readings could not make a valid sample",
                 counters.samplesSkipped());
+        counter(text, "samples_shared_total", "GPU samples of a GPU several jobs used, published with their shares",
+                counters.samplesShared());
+        counter(text, "processes_unattributed_total", "Processes seen on a GPU whose job could not be told, once a"
+                + " round each: their use is left unallocated", counters.processesUnattributed());
         counter(text, "progress_reports_total", "Job work reports accepted", counters.progressReports());
         counter(text, "progress_rejected_total", "Job work reports refused", counters.progressRejected());
         counter(text, "progress_refused_full_total", "Job work reports refused because the agent already"

@@ -263,7 +263,7 @@ class NodeAgentTest {
             families++;
             assertThat(agentTable).as("docs/metrics.md on " + family.group(1)).contains("`" + family.group(1) + "`");
         }
-        assertThat(families).isEqualTo(12);
+        assertThat(families).isEqualTo(14);
     }
 
     private static HttpResponse<String> post(HttpClient http, String base, String body) throws Exception {

@@ -133,6 +133,23 @@ class SharedGpuDryRunTest {
     }
 
     @Test
+    void shouldCountSharedSamplesAndUnattributedProcesses() throws IOException {
+        AgentConfig config = AgentConfig.load(java.util.Optional.empty(), node());
+        List<String> problems = new java.util.ArrayList<>();
+        try (NodeAgent agent = NodeAgent.dryRun(config, (topic, key, value, timestamp) -> { },
+                java.time.Clock.systemUTC(), problems::add)) {
+            agent.round();
+            agent.round();
+
+            assertThat(agent.counters().samplesShared()).isEqualTo(2);
+            assertThat(agent.counters().processesUnattributed()).as("the stray process, each round").isEqualTo(2);
+            assertThat(agent.metricsText()).contains("gpuledger_agent_samples_shared_total 2\n")
+                    .contains("gpuledger_agent_processes_unattributed_total 2\n");
+            assertThat(problems).isEmpty();
+        }
+    }
+
+    @Test
     void shouldRefuseToStartWithAPolicyOrSourceItDoesNotKnow() throws IOException {
         int policy = AgentMain.run(new String[] {"--once", "--dry-run", "--share-policy", "fair"}, node(),
                 print(out), print(err));

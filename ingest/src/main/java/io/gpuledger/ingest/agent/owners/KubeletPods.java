@@ -39,6 +39,8 @@ public final class KubeletPods {
     private final Clock clock;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
     private final List<String> errors = new ArrayList<>();
+    /** The last failure said, so that a kubelet that stays away is said once, and again once it was back. */
+    private String lastFailure;
     private Map<String, Owner> ownersByUid = Map.of();
     private Instant lastAsked = Instant.MIN;
 
@@ -82,17 +84,24 @@ public final class KubeletPods {
             }
             HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() != 200) {
-                errors.add("kubelet: " + podsUrl + " answered HTTP " + response.statusCode()
-                        + "; processes in pods stay unattributed");
+                failed("answered HTTP " + response.statusCode());
                 return;
             }
             ownersByUid = owners(JSON.readTree(response.body()));
+            lastFailure = null;
         } catch (IOException e) {
-            errors.add("kubelet: " + podsUrl + " unreachable: " + (e.getMessage() == null
-                    ? e.getClass().getSimpleName() : e.getMessage()) + "; processes in pods stay unattributed");
+            failed("unreachable: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    private void failed(String why) {
+        String failure = "kubelet: " + podsUrl + " " + why + "; processes in pods stay unattributed";
+        if (!failure.equals(lastFailure)) {
+            errors.add(failure);
+        }
+        lastFailure = failure;
     }
 
     private Map<String, Owner> owners(JsonNode podList) {

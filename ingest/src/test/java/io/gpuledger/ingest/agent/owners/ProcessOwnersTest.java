@@ -84,6 +84,41 @@ class ProcessOwnersTest {
     }
 
     @Test
+    void shouldSayAKubeletThatStaysAwayOnceAndAgainOnlyAfterItWasBack() {
+        kubelet.answer("GET /pods", 503, "starting");
+        Instant[] now = {Instant.parse("2026-12-05T10:00:00Z")};
+        Clock moving = new Clock() {
+            public java.time.ZoneId getZone() {
+                return ZoneOffset.UTC;
+            }
+
+            public Clock withZone(java.time.ZoneId zone) {
+                return this;
+            }
+
+            public Instant instant() {
+                return now[0];
+            }
+        };
+        KubeletPods pods = new KubeletPods(URI.create(kubelet.url()), Optional.empty(), List.of(), List.of(), moving);
+        ProcessOwners owners = new KubernetesOwners(new ProcTree(dir).inPod(101, WEB_POD).root(), pods);
+
+        for (int round = 0; round < 3; round++) {
+            assertThat(owners.ownerOf(101)).isEmpty();
+            now[0] = now[0].plus(KubeletPods.REFRESH_AT_MOST_EVERY);
+        }
+        assertThat(kubelet.requests()).hasSize(3);
+        assertThat(owners.drainErrors()).singleElement().asString().contains("HTTP 503");
+        kubelet.answer("GET /pods", 200, PODS);
+        assertThat(owners.ownerOf(101)).contains(new Owner("web-7d9f", "search"));
+        now[0] = now[0].plus(KubeletPods.REFRESH_AT_MOST_EVERY);
+        kubelet.answer("GET /pods", 503, "restarting");
+        new ProcTree(dir).inPod(202, "11111111-2222-3333-4444-555555555555");
+        assertThat(owners.ownerOf(202)).isEmpty();
+        assertThat(owners.drainErrors()).singleElement().asString().contains("HTTP 503");
+    }
+
+    @Test
     void shouldMapASlurmProcessByItsEnvironmentElseItsCgroup() {
         ProcTree proc = new ProcTree(dir)
                 .environ(11, Map.of("PATH", "/usr/bin", "SLURM_JOB_ID", "4242", "SLURM_JOB_ACCOUNT", "physics"))
