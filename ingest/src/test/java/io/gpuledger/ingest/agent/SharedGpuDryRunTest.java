@@ -118,7 +118,8 @@ class SharedGpuDryRunTest {
     @Test
     void shouldTakeDcgmExportersPodsFirst() throws IOException {
         String labels = "gpu=\"0\",UUID=\"" + GPU_0 + "\",modelName=\"NVIDIA A100-SXM4-40GB\",";
-        dcgm.answer("GET /metrics", 200, "DCGM_FI_DEV_GPU_UTIL{" + labels + "namespace=\"a\",pod=\"p\"} 12\n"
+        dcgm.answer("GET /metrics", 200, "DCGM_FI_DEV_GPU_UTIL{" + labels.substring(0, labels.length() - 1)
+                + "} 50\n" + "DCGM_FI_DEV_GPU_UTIL{" + labels + "namespace=\"a\",pod=\"p\"} 12\n"
                 + "DCGM_FI_DEV_GPU_UTIL{" + labels + "namespace=\"b\",pod=\"q\"} 34\n");
         Map<String, String> env = node();
         env.put("GPULEDGER_DCGM_ENABLED", "true");

@@ -29,11 +29,11 @@ import java.util.regex.Pattern;
  *   <li>Job and team come from Kubernetes labels named in allow-lists, first present wins; no
  *       other label is read, so no free-form label reaches a topic.</li>
  *   <li>A GPU shared by several pods ({@code --kubernetes-virtual-gpus}) has one series per pod. From
- *       dcgm-exporter 4.5.3 the pods' {@code DCGM_FI_DEV_GPU_UTIL} and {@code DCGM_FI_DEV_FB_USED} are each
- *       pod's own (NVML's per-process samples); they are the GPU's {@linkplain GpuReading#users() users}, and
- *       the GPU's own values are their sums. Every other field is the GPU's, copied to each pod. Earlier
- *       exporters copied these two as well: pods whose utilisations add up to more than the whole GPU are
- *       copies, said in the errors and not used to split the GPU.</li>
+ *       dcgm-exporter 4.5.3, {@code DCGM_FI_DEV_GPU_UTIL} and {@code DCGM_FI_DEV_FB_USED} come as the GPU's
+ *       own series (no pod) and one per pod with that pod's processes' own values (NVML's per-process
+ *       samples; memory alone on a MIG slice): the pods are the GPU's {@linkplain GpuReading#users() users}.
+ *       Every other field is the GPU's, copied to each pod. Earlier exporters copied these two as well, with
+ *       no series of the GPU's own: such pods are not used to split the GPU, and that is said once.</li>
  * </ul>
  */
 public final class DcgmScrape {
@@ -123,6 +123,8 @@ public final class DcgmScrape {
 
     private final List<String> jobLabels;
     private final List<String> teamLabels;
+    /** GPUs whose pods were said to carry copies: said once, not every scrape. */
+    private final Set<String> saidCopies = new java.util.HashSet<>();
 
     public DcgmScrape(List<String> jobLabels, List<String> teamLabels) {
         this.jobLabels = List.copyOf(jobLabels);
@@ -166,7 +168,7 @@ public final class DcgmScrape {
                 continue;
             }
             double kept = ratio ? Math.min(1, scaled) : scaled;
-            String pod = sample.label("pod");
+            String pod = podOf(sample.labels());
             if (engine) {
                 gpu.engineActive = kept;
             } else if (PER_POD.contains(mapping.reading()) && pod != null && !pod.isBlank()) {
@@ -256,6 +258,12 @@ public final class DcgmScrape {
         return Math.min(1.0, Integer.parseInt(matcher.group(1)) / (double) slices);
     }
 
+    /** The pod of a series: {@code pod}, or {@code pod_name} where the exporter writes the old label names. */
+    private static String podOf(Map<String, String> labels) {
+        String pod = labels.get("pod");
+        return pod == null || pod.isBlank() ? labels.get("pod_name") : pod;
+    }
+
     private static Integer index(String gpu) {
         try {
             return gpu == null ? null : Integer.valueOf(gpu.trim());
@@ -310,50 +318,43 @@ public final class DcgmScrape {
         }
 
         private PodSeries pod(Map<String, String> sampleLabels) {
-            String pod = sampleLabels.get("pod");
-            String key = sampleLabels.getOrDefault("namespace", "") + "/" + pod + "/"
-                    + sampleLabels.getOrDefault("container", "");
+            String pod = podOf(sampleLabels);
+            String namespace = sampleLabels.getOrDefault("namespace", sampleLabels.get("pod_namespace"));
+            String key = namespace + "/" + pod + "/"
+                    + sampleLabels.getOrDefault("container", sampleLabels.getOrDefault("container_name", ""));
             return pods.computeIfAbsent(key, k -> {
                 String job = firstLabel(sampleLabels, jobLabels);
-                return new PodSeries(new Owner(job == null ? pod : job, firstLabel(sampleLabels, teamLabels)));
+                String team = firstLabel(sampleLabels, teamLabels);
+                return new PodSeries(new Owner(job == null ? pod : job, team == null ? namespace : team));
             });
         }
 
         /**
-         * The GPU's own readings from its pods' where it has no series of its own: one pod's are the GPU's;
-         * several pods' own readings add up to the GPU's, and make its users; copies (an exporter before
-         * 4.5.3) are the GPU's reading once.
+         * The pods' own readings (4.5.3 and later: beside the GPU's own series) make the GPU's users; copies
+         * (earlier exporters, no series of the GPU's own) are the GPU's reading, once.
          */
         private void settlePods(List<String> errors) {
             values.putAll(podless);
             if (pods.isEmpty()) {
                 return;
             }
-            boolean copies = pods.size() > 1 && sum(Reading.GPU_UTILIZATION) > 1 + 1e-6;
-            if (copies) {
-                errors.add("dcgm-exporter: the " + pods.size() + " pods of " + key + " carry the GPU's own"
-                        + " utilisation, not their own (an exporter before 4.5.3 copies it to each pod): not used"
-                        + " to split it");
+            boolean own = PER_POD.stream().anyMatch(podless::containsKey);
+            if (pods.size() > 1 && !own && saidCopies.add(key)) {
+                errors.add("dcgm-exporter: the " + pods.size() + " pods of " + key + " carry copies of the GPU's"
+                        + " readings, not their own (dcgm-exporter before 4.5.3): not used to split it");
             }
             for (Reading reading : PER_POD) {
                 boolean seen = pods.values().stream().anyMatch(p -> p.values.containsKey(reading));
-                if (podless.containsKey(reading) || !seen) {
-                    continue;
+                if (!podless.containsKey(reading) && seen) {
+                    values.put(reading, max(reading));
                 }
-                double value = copies || pods.size() == 1 ? max(reading) : sum(reading);
-                values.put(reading, reading.range() == Reading.Range.RATIO ? Math.min(1, value) : value);
             }
-            if (pods.size() > 1 && !copies) {
+            if (pods.size() > 1 && own) {
                 users = new GpuUsers(key, "dcgm-exporter", pods.values().stream()
                         .map(pod -> GpuUser.container(pod.owner, mig ? null : pod.values.get(Reading.GPU_UTILIZATION),
                                 pod.values.get(Reading.MEMORY_USED_BYTES)))
                         .toList(), memoryTotalBytes());
             }
-        }
-
-        private double sum(Reading reading) {
-            return pods.values().stream().map(p -> p.values.get(reading)).filter(v -> v != null)
-                    .mapToDouble(Double::doubleValue).sum();
         }
 
         private double max(Reading reading) {

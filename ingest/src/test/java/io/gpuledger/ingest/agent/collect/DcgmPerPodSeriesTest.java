@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 /**
  * dcgm-exporter's series of a GPU shared by pods ({@code --kubernetes-virtual-gpus}). No published page of
  * 4.5.3 or later was found (fixtures/FIXTURES.md): these pages are written here, in the label form of the
- * captured scrapes, with the per-pod values 4.5.3 gives for GPU_UTIL and FB_USED and every other field copied.
+ * captured scrapes and the shape 4.5.3 gives a shared GPU: GPU_UTIL and FB_USED as the GPU's own series plus
+ * one per pod with its own value (0 for a pod with no process), every other field copied to each pod.
  */
 class DcgmPerPodSeriesTest {
 
@@ -26,7 +27,9 @@ class DcgmPerPodSeriesTest {
                 + "pod=\"ranker-0\"";
         String notebook = "modelName=\"Tesla T4\",Hostname=\"pek01\",container=\"lab\",namespace=\"research\","
                 + "pod=\"notebook-1\"";
-        String page = series("DCGM_FI_DEV_GPU_UTIL", ranker, "30") + series("DCGM_FI_DEV_GPU_UTIL", notebook, "45")
+        String page = series("DCGM_FI_DEV_GPU_UTIL", "modelName=\"Tesla T4\",Hostname=\"pek01\"", "85")
+                + series("DCGM_FI_DEV_GPU_UTIL", ranker, "30") + series("DCGM_FI_DEV_GPU_UTIL", notebook, "45")
+                + series("DCGM_FI_DEV_FB_USED", "modelName=\"Tesla T4\",Hostname=\"pek01\"", "5120")
                 + series("DCGM_FI_DEV_FB_USED", ranker, "1024") + series("DCGM_FI_DEV_FB_USED", notebook, "3072")
                 + series("DCGM_FI_DEV_FB_FREE", ranker, "10240") + series("DCGM_FI_DEV_FB_FREE", notebook, "10240")
                 + series("DCGM_FI_DEV_POWER_USAGE", ranker, "41.5")
@@ -36,14 +39,27 @@ class DcgmPerPodSeriesTest {
 
         assertThat(result.errors()).isEmpty();
         GpuReading gpu = result.readings().get(0);
-        assertThat(gpu.gpuUtilization()).isEqualTo(0.75);
-        assertThat(gpu.memoryUsedBytes()).isEqualTo(4096 * MIB);
+        // the GPU's own: its pods' and a process in no pod
+        assertThat(gpu.gpuUtilization()).isEqualTo(0.85);
+        assertThat(gpu.memoryUsedBytes()).isEqualTo(5120 * MIB);
         assertThat(gpu.powerWatts()).isEqualTo(41.5);
         assertThat(gpu.users().users()).containsExactly(
                 GpuUser.container(new Owner("ranker-0", "search"), 0.30, 1024 * MIB),
                 GpuUser.container(new Owner("notebook-1", "research"), 0.45, 3072 * MIB));
-        // used 4 GiB + free 10 GiB
-        assertThat(gpu.users().memoryTotalBytes()).isEqualTo(14336 * MIB);
+        // used 5 GiB + free 10 GiB
+        assertThat(gpu.users().memoryTotalBytes()).isEqualTo(15360 * MIB);
+    }
+
+    @Test
+    void shouldTakeAPodWithoutProcessesAsAUserThatUsedNothing() {
+        String page = series("DCGM_FI_DEV_GPU_UTIL", "modelName=\"L4\"", "20")
+                + series("DCGM_FI_DEV_GPU_UTIL", "pod=\"a\",namespace=\"x\",container=\"c\",vgpu=\"0\"", "20")
+                + series("DCGM_FI_DEV_GPU_UTIL", "pod=\"b\",namespace=\"y\",container=\"c\",vgpu=\"1\"", "0");
+
+        GpuReading gpu = scrape.read(page).readings().get(0);
+
+        assertThat(gpu.users().users()).containsExactly(GpuUser.container(new Owner("a", "x"), 0.20, null),
+                GpuUser.container(new Owner("b", "y"), 0.0, null));
     }
 
     @Test
@@ -55,11 +71,13 @@ class DcgmPerPodSeriesTest {
                 """.formatted(GPU);
 
         DcgmScrape.Result result = scrape.read(page);
+        DcgmScrape.Result again = scrape.read(page);
 
         GpuReading gpu = result.readings().get(0);
         assertThat(gpu.users()).isNull();
         assertThat(gpu.gpuUtilization()).isEqualTo(0.71);
         assertThat(result.errors()).singleElement().asString().contains("3 pods").contains("before 4.5.3");
+        assertThat(again.errors()).as("said once").isEmpty();
     }
 
     @Test
@@ -80,7 +98,8 @@ class DcgmPerPodSeriesTest {
     @Test
     void shouldGiveTheUsersOfASharedMigSliceNoSmTime() {
         String slice = "modelName=\"NVIDIA A100-SXM4-40GB\",GPU_I_PROFILE=\"3g.20gb\",GPU_I_ID=\"1\",";
-        String page = series("DCGM_FI_DEV_FB_USED", slice + "pod=\"a\",namespace=\"x\"", "1000")
+        String page = series("DCGM_FI_DEV_FB_USED", slice + "Hostname=\"n\"", "4200")
+                + series("DCGM_FI_DEV_FB_USED", slice + "pod=\"a\",namespace=\"x\"", "1000")
                 + series("DCGM_FI_DEV_FB_USED", slice + "pod=\"b\",namespace=\"y\"", "3000")
                 + series("DCGM_FI_DEV_GPU_UTIL", slice + "pod=\"a\",namespace=\"x\"", "10")
                 + series("DCGM_FI_DEV_GPU_UTIL", slice + "pod=\"b\",namespace=\"y\"", "20");
