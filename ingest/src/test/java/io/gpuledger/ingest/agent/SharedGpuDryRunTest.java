@@ -97,10 +97,10 @@ class SharedGpuDryRunTest {
     @Test
     void shouldTakeHamisContainersBeforeNvidiaSmisProcesses() throws IOException {
         hami.answer("GET /metrics", 200, """
-                hami_container_device_utilization_ratio{container="main",device_uuid="%1$s",namespace="chat",pod="llm-0"} 0.5
-                hami_vgpu_memory_used_bytes{container="main",device_uuid="%1$s",namespace="chat",pod="llm-0"} 8e9
-                hami_container_device_utilization_ratio{container="main",device_uuid="%1$s",namespace="lab",pod="nb-3"} 0.2
-                hami_vgpu_memory_used_bytes{container="main",device_uuid="%1$s",namespace="lab",pod="nb-3"} 2e9
+                hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="ai",pod="llm-0"} 0.5
+                hami_vgpu_memory_used_bytes{container="m",device_uuid="%1$s",namespace="ai",pod="llm-0"} 8e9
+                hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 0.2
+                hami_vgpu_memory_used_bytes{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 2e9
                 """.formatted(GPU_0));
         Map<String, String> env = node();
         env.put("GPULEDGER_HAMI_URL", hami.url() + "/metrics");
@@ -109,7 +109,7 @@ class SharedGpuDryRunTest {
 
         assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
         assertThat(samples().get(GPU_0).get("allocations")).isEqualTo(Json.MAPPER.readTree("""
-                [{"jobId": "llm-0", "team": "chat", "share": 0.5, "measuredBy": "sm"},
+                [{"jobId": "llm-0", "team": "ai", "share": 0.5, "measuredBy": "sm"},
                  {"jobId": "nb-3", "team": "lab", "share": 0.2, "measuredBy": "sm"}]"""));
         // HAMi sees nothing of GPU 1: nvidia-smi's processes tell its job
         assertThat(samples().get(GPU_1).get("jobId").asText()).isEqualTo("4242");

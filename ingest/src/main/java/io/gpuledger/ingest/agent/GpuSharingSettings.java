@@ -1,0 +1,71 @@
+package io.gpuledger.ingest.agent;
+
+import io.gpuledger.ingest.agent.owners.KubeletPods;
+import io.gpuledger.ingest.agent.owners.KubernetesOwners;
+import io.gpuledger.ingest.agent.owners.ProcessOwners;
+import io.gpuledger.ingest.agent.owners.ReportedOwners;
+import io.gpuledger.ingest.agent.owners.SlurmOwners;
+import io.gpuledger.ingest.agent.progress.ProgressReports;
+import io.gpuledger.ingest.agent.share.GpuSharing;
+import io.gpuledger.ingest.agent.usage.HamiUsage;
+import io.gpuledger.ingest.agent.usage.NvidiaSmiProcesses;
+import io.gpuledger.ingest.agent.usage.UsageSource;
+import io.gpuledger.model.SharePolicy;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** The agent's view of shared GPUs as its settings ({@code share.*}, {@code hami.url}, {@code kubelet.*}) set it. */
+final class GpuSharingSettings {
+
+    private static final List<String> SOURCES = List.of("dcgm-exporter", "hami", "nvidia-smi");
+
+    private GpuSharingSettings() {
+    }
+
+    /**
+     * Who uses each GPU, as {@code share.sources} says: in {@code auto}, nvidia-smi's process lists only where the
+     * nvidia-smi collector runs (and only if the program is there), HAMi only where its URL is given.
+     */
+    static GpuSharing sharing(AgentConfig config, ProgressReports reports, Clock clock) {
+        SharePolicy policy;
+        try {
+            policy = SharePolicy.fromWire(config.text("share.policy"));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("share.policy: " + e.getMessage(), e);
+        }
+        List<String> named = config.list("share.sources");
+        if (named.equals(List.of("none"))) {
+            return GpuSharing.off();
+        }
+        boolean auto = named.equals(List.of("auto"));
+        for (String source : named) {
+            if (!auto && !SOURCES.contains(source)) {
+                throw new IllegalArgumentException("share.sources: unknown source '" + source + "'; auto, none, or a"
+                        + " list of dcgm-exporter, hami, nvidia-smi");
+            }
+        }
+        List<UsageSource> sources = new ArrayList<>();
+        Optional<String> hami = config.get("hami.url");
+        if (auto ? hami.isPresent() : named.contains("hami")) {
+            sources.add(new HamiUsage(URI.create(hami.orElseThrow(() -> new IllegalArgumentException(
+                    "share.sources names hami: give hami.url"))), Duration.ofSeconds(3)));
+        }
+        if (auto ? config.flag("nvidia-smi.enabled") : named.contains("nvidia-smi")) {
+            sources.add(NvidiaSmiProcesses.of(config.text("processes.nvidia-smi"), Duration.ofSeconds(10), !auto));
+        }
+        Path proc = Path.of(config.text("proc.root"));
+        List<ProcessOwners> owners = new ArrayList<>();
+        config.get("kubelet.url").ifPresent(url -> owners.add(new KubernetesOwners(proc, new KubeletPods(
+                URI.create(url), config.get("kubelet.token-file").map(Path::of), config.list("kubelet.job-labels"),
+                config.list("kubelet.team-labels"), clock))));
+        owners.add(new SlurmOwners(proc));
+        owners.add(new ReportedOwners(reports, clock));
+        return new GpuSharing(policy, auto || named.contains("dcgm-exporter"), sources, ProcessOwners.firstOf(owners));
+    }
+
+}
