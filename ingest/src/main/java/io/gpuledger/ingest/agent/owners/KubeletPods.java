@@ -89,6 +89,8 @@ public final class KubeletPods {
             }
             ownersByUid = owners(JSON.readTree(response.body()));
             lastFailure = null;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            failed("answered what is not a list of pods (" + e.getOriginalMessage() + ")");
         } catch (IOException e) {
             failed("unreachable: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
         } catch (InterruptedException e) {

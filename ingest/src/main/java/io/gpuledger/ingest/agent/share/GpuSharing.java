@@ -75,7 +75,7 @@ public final class GpuSharing {
             if (without.isEmpty()) {
                 break;
             }
-            UsageSource.Result result = source.read();
+            UsageSource.Result result = readSafely(source);
             result.errors().forEach(error -> problems.add(new Problem(source.name(), error)));
             without.removeIf(reading -> {
                 GpuUsers users = result.byGpu().get(reading.uuid());
@@ -87,9 +87,18 @@ public final class GpuSharing {
             });
         }
         Map<String, GpuUsers> owned = new LinkedHashMap<>();
-        found.forEach((gpu, users) -> owned.put(gpu, withOwners(users)));
+        found.forEach((gpu, users) -> owned.put(gpu, withOwners(users, problems)));
         owners.drainErrors().forEach(error -> problems.add(new Problem("process-owners", error)));
         return new Round(owned, problems);
+    }
+
+    /** A source's fault costs its own view, not the round's samples. */
+    private static UsageSource.Result readSafely(UsageSource source) {
+        try {
+            return source.read();
+        } catch (RuntimeException e) {
+            return UsageSource.Result.failed(source.name() + ": " + e);
+        }
     }
 
     /** How the GPU's interval is charged, by this agent's policy. */
@@ -97,11 +106,20 @@ public final class GpuSharing {
         return ShareSplit.split(users, policy);
     }
 
-    private GpuUsers withOwners(GpuUsers users) {
-        List<GpuUser> owned = users.users().stream()
-                .map(user -> user.attributed() || user.pid() == null ? user
-                        : owners.ownerOf(user.pid()).map(user::ownedBy).orElse(user))
-                .toList();
+    private GpuUsers withOwners(GpuUsers users, List<Problem> problems) {
+        List<GpuUser> owned = new ArrayList<>();
+        for (GpuUser user : users.users()) {
+            if (user.attributed() || user.pid() == null) {
+                owned.add(user);
+                continue;
+            }
+            try {
+                owned.add(owners.ownerOf(user.pid()).map(user::ownedBy).orElse(user));
+            } catch (RuntimeException e) {
+                problems.add(new Problem("process-owners", "process " + user.pid() + ": " + e));
+                owned.add(user);
+            }
+        }
         return new GpuUsers(users.gpu(), users.source(), owned, users.memoryTotalBytes());
     }
 }

@@ -119,6 +119,16 @@ class ProcessOwnersTest {
     }
 
     @Test
+    void shouldSayAKubeletAnswerThatIsNoPodListAndMapNoOne() {
+        kubelet.answer("GET /pods", 200, "<html>login</html>");
+        ProcessOwners owners = new KubernetesOwners(new ProcTree(dir).inPod(101, WEB_POD).root(),
+                pods(List.of(), List.of()));
+
+        assertThat(owners.ownerOf(101)).isEmpty();
+        assertThat(owners.drainErrors()).singleElement().asString().contains("not a list of pods");
+    }
+
+    @Test
     void shouldMapASlurmProcessByItsEnvironmentElseItsCgroup() {
         ProcTree proc = new ProcTree(dir)
                 .environ(11, Map.of("PATH", "/usr/bin", "SLURM_JOB_ID", "4242", "SLURM_JOB_ACCOUNT", "physics"))

@@ -1,0 +1,81 @@
+package io.gpuledger.ingest.agent.share;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuledger.ingest.agent.collect.GpuReading;
+import io.gpuledger.ingest.agent.owners.ProcessOwners;
+import io.gpuledger.ingest.agent.usage.GpuUser;
+import io.gpuledger.ingest.agent.usage.GpuUsers;
+import io.gpuledger.ingest.agent.usage.Owner;
+import io.gpuledger.ingest.agent.usage.UsageSource;
+import io.gpuledger.model.SharePolicy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class GpuSharingTest {
+
+    private final List<String> read = new ArrayList<>();
+
+    @Test
+    void shouldTakeEachGpusUsersFromTheFirstSourceThatSeesAnyAndReadLaterSourcesOnlyWhenNeeded() {
+        GpuUsers byCollector = new GpuUsers("GPU-a", "dcgm-exporter",
+                List.of(GpuUser.container(new Owner("p", "x"), 0.1, null)), null);
+        GpuReading a = GpuReading.builder("GPU-a").users(byCollector).build();
+        GpuReading b = GpuReading.builder("GPU-b").build();
+        UsageSource first = source("hami", Map.of("GPU-a", users("GPU-a", 1), "GPU-b", users("GPU-b", 2)));
+        UsageSource second = source("nvidia-smi", Map.of("GPU-b", users("GPU-b", 3)));
+        ProcessOwners owners = pid -> pid == 2 ? Optional.of(new Owner("job-2", null)) : Optional.empty();
+
+        GpuSharing.Round round = new GpuSharing(SharePolicy.SM, true, List.of(first, second), owners)
+                .users(List.of(a, b));
+
+        assertThat(round.users().get("GPU-a")).isEqualTo(byCollector);
+        assertThat(round.users().get("GPU-b").users()).containsExactly(
+                new GpuUser(2, new Owner("job-2", null), 0.5, null));
+        assertThat(read).containsExactly("hami");
+    }
+
+    @Test
+    void shouldKeepTheRoundWhenASourceOrALookupFails() {
+        UsageSource broken = new UsageSource() {
+            public String name() {
+                return "hami";
+            }
+
+            public Result read() {
+                throw new IllegalStateException("bug");
+            }
+        };
+        UsageSource processes = source("nvidia-smi", Map.of("GPU-b", users("GPU-b", 3)));
+        ProcessOwners failing = pid -> {
+            throw new IllegalArgumentException("no job");
+        };
+
+        GpuSharing.Round round = new GpuSharing(SharePolicy.SM, true, List.of(broken, processes), failing)
+                .users(List.of(GpuReading.builder("GPU-b").build()));
+
+        assertThat(round.users().get("GPU-b").users()).containsExactly(GpuUser.process(3, 0.5, null));
+        assertThat(round.problems()).extracting(GpuSharing.Problem::source)
+                .containsExactly("hami", "process-owners");
+    }
+
+    private UsageSource source(String name, Map<String, GpuUsers> byGpu) {
+        return new UsageSource() {
+            public String name() {
+                return name;
+            }
+
+            public Result read() {
+                read.add(name);
+                return new Result(byGpu, List.of());
+            }
+        };
+    }
+
+    private static GpuUsers users(String gpu, int pid) {
+        return new GpuUsers(gpu, "test", List.of(GpuUser.process(pid, 0.5, null)), null);
+    }
+}
