@@ -70,7 +70,7 @@ class AgentDryRunIT {
 
         int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
 
-        assertThat(status).isZero();
+        assertThat(status).as("status; the agent said: %s", err.toString(StandardCharsets.UTF_8)).isZero();
         List<JsonNode> records = records();
         List<JsonNode> samples = records.stream().filter(r -> r.has("gpuUuid")).toList();
         assertThat(samples).hasSize(8).allSatisfy(sample -> {
@@ -108,7 +108,7 @@ class AgentDryRunIT {
 
         int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
 
-        assertThat(status).isZero();
+        assertThat(status).as("status; the agent said: %s", err.toString(StandardCharsets.UTF_8)).isZero();
         assertThat(records()).singleElement().satisfies(sample -> {
             assertThat(sample.get("gpuUuid").asText()).isEqualTo("GPU-00000000-0000-0000-0000-000000000000");
             assertThat(sample.get("lifecycle").asText()).isEqualTo("reserved");
