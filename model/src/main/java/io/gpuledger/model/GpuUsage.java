@@ -1,8 +1,11 @@
 package io.gpuledger.model;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.annotation.JsonSetter;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import com.fasterxml.jackson.annotation.Nulls;
 import java.time.Instant;
 
 /**
@@ -20,9 +23,14 @@ import java.time.Instant;
  * @param gpuFraction share of the physical GPU this window is of: 1 for a whole GPU, the slice's
  *               share for a MIG instance ({@link TelemetrySample#gpuFraction()}); absent (older
  *               records): 1
+ * @param sharingJobs how many jobs shared the GPU in the window, each charged its share of it (see
+ *               {@link TelemetrySample#allocations()}): 0, and left out, for a GPU no sample of the window
+ *               shared. The window itself keeps the whole GPU's cost; {@code totals.unallocatedCost} is the
+ *               part no job's share took
  */
 @JsonPropertyOrder({"gpuUuid", "gpuIndex", "gpuModel", "placement", "jobId", "team", "windowStart", "windowEnd",
-        "currency", "totals", "closed", "gpuFraction", "smActive", "costPerHour"})
+        "currency", "totals", "closed", "gpuFraction", "sharingJobs", "measuredBy", "smActive",
+        "costPerHour"})
 public record GpuUsage(
         String gpuUuid,
         int gpuIndex,
@@ -35,7 +43,8 @@ public record GpuUsage(
         String currency,
         UsageTotals totals,
         boolean closed,
-        Double gpuFraction) {
+        Double gpuFraction,
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT) @JsonSetter(nulls = Nulls.AS_EMPTY) int sharingJobs) {
 
     public GpuUsage {
         Check.identity("gpuUuid", gpuUuid);
@@ -52,6 +61,9 @@ public record GpuUsage(
         gpuFraction = gpuFraction == null ? 1.0 : gpuFraction;
         Check.positive("gpuFraction", gpuFraction);
         Check.ratio("gpuFraction", gpuFraction);
+        if (sharingJobs < 0) {
+            throw new InvalidRecordException("sharingJobs", "must not be negative, was " + sharingJobs);
+        }
     }
 
     /** An empty window for the GPU of {@code sample}, to which samples are then {@link #add}ed. */
@@ -75,7 +87,7 @@ public record GpuUsage(
     public Builder toBuilder() {
         return new Builder().gpu(gpuUuid, gpuIndex, gpuModel).placement(placement).job(jobId, team)
                 .window(windowStart, windowEnd).currency(currency).totals(totals).closed(closed)
-                .gpuFraction(gpuFraction);
+                .gpuFraction(gpuFraction).sharingJobs(sharingJobs);
     }
 
     public Offer offer() {
@@ -120,6 +132,13 @@ public record GpuUsage(
     /** What its idle time spends per hour of wall time, as {@link #costPerHour()}. */
     public double idleCostPerHour() {
         return totals.idleCostPerHour(gpuFraction);
+    }
+
+    /** What the shares of the jobs that shared the GPU were measured by (most of its shared time's); null: none. */
+    @JsonProperty(access = JsonProperty.Access.READ_ONLY)
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public SharePolicy measuredBy() {
+        return totals.sharedBy();
     }
 
     /** Time-weighted mean SM activity over the window (0 when nothing was observed). */
@@ -172,6 +191,7 @@ public record GpuUsage(
         private UsageTotals totals;
         private boolean closed;
         private Double gpuFraction;
+        private int sharingJobs;
 
         private Builder() {
         }
@@ -188,6 +208,7 @@ public record GpuUsage(
         public Builder totals(UsageTotals value) { totals = value; return this; }
         public Builder closed(boolean value) { closed = value; return this; }
         public Builder gpuFraction(Double value) { gpuFraction = value; return this; }
+        public Builder sharingJobs(int value) { sharingJobs = value; return this; }
 
         public Builder job(String id, String teamOfJob) {
             jobId = id;
@@ -210,7 +231,7 @@ public record GpuUsage(
 
         public GpuUsage build() {
             return new GpuUsage(gpuUuid, gpuIndex, gpuModel, placement, jobId, team, windowStart, windowEnd, currency,
-                    totals, closed, gpuFraction);
+                    totals, closed, gpuFraction, sharingJobs);
         }
     }
 }

@@ -27,6 +27,8 @@ import java.util.TreeMap;
  * @param unmonitoredCost     estimated cost of the job's GPU time no sample covered (see
  *                            {@link UsageTotals#unmonitoredCost()}); not part of {@code cost}. Both are 0
  *                            in economics written before they existed
+ * @param sharedGpuSeconds    part of {@code gpuSeconds} on GPUs the job shared with others, each charged by its
+ *                            share ({@link UsageTotals#sharedGpuSeconds()}); 0 in economics written before it existed
  */
 public record JobEconomics(
         String jobId,
@@ -45,7 +47,8 @@ public record JobEconomics(
         Double communicationOverheadRatio,
         double ncclBytes,
         @JsonSetter(nulls = Nulls.AS_EMPTY) double unpricedSeconds,
-        @JsonSetter(nulls = Nulls.AS_EMPTY) double unmonitoredCost) {
+        @JsonSetter(nulls = Nulls.AS_EMPTY) double unmonitoredCost,
+        @JsonSetter(nulls = Nulls.AS_EMPTY) double sharedGpuSeconds) {
 
     public JobEconomics {
         Check.identity("jobId", jobId);
@@ -54,14 +57,14 @@ public record JobEconomics(
         unitsPerGpuSecond = unitsPerGpuSecond == null ? Map.of() : Map.copyOf(unitsPerGpuSecond);
     }
 
-    /** Economics with no unpriced time and no unmonitored cost. */
+    /** Economics with no unpriced time, no unmonitored cost and no shared GPU. */
     public JobEconomics(String jobId, Instant windowStart, Instant windowEnd, String currency, long gpus,
             double gpuSeconds, double stalePricedSeconds, double cost, double costPerHour, boolean throughputReported,
             Map<String, Double> workUnits, Map<String, Double> costPerMillionUnits,
             Map<String, Double> unitsPerGpuSecond, Double communicationOverheadRatio, double ncclBytes) {
         this(jobId, windowStart, windowEnd, currency, gpus, gpuSeconds, stalePricedSeconds, cost, costPerHour,
                 throughputReported, workUnits, costPerMillionUnits, unitsPerGpuSecond, communicationOverheadRatio,
-                ncclBytes, 0, 0);
+                ncclBytes, 0, 0, 0);
     }
 
     /** The economics of a job minute from its GPUs' roll-up and its work reports (null: none reported). */
@@ -87,7 +90,7 @@ public record JobEconomics(
                 .costPerMillionUnits(perMillion).unitsPerGpuSecond(perGpuSecond)
                 .communicationOverheadRatio(reported ? work.communicationOverheadRatio() : null)
                 .ncclBytes(reported ? work.ncclBytes() : 0).unpricedSeconds(totals.unpricedSeconds())
-                .unmonitoredCost(totals.unmonitoredCost()).build();
+                .unmonitoredCost(totals.unmonitoredCost()).sharedGpuSeconds(totals.sharedGpuSeconds()).build();
     }
 
     @JsonProperty(access = JsonProperty.Access.READ_ONLY)
@@ -118,6 +121,7 @@ public record JobEconomics(
         private double ncclBytes;
         private double unpricedSeconds;
         private double unmonitoredCost;
+        private double sharedGpuSeconds;
 
         private Builder() {
         }
@@ -139,11 +143,12 @@ public record JobEconomics(
         public Builder ncclBytes(double value) { ncclBytes = value; return this; }
         public Builder unpricedSeconds(double value) { unpricedSeconds = value; return this; }
         public Builder unmonitoredCost(double value) { unmonitoredCost = value; return this; }
+        public Builder sharedGpuSeconds(double value) { sharedGpuSeconds = value; return this; }
 
         public JobEconomics build() {
             return new JobEconomics(jobId, windowStart, windowEnd, currency, gpus, gpuSeconds, stalePricedSeconds,
                     cost, costPerHour, throughputReported, workUnits, costPerMillionUnits, unitsPerGpuSecond,
-                    communicationOverheadRatio, ncclBytes, unpricedSeconds, unmonitoredCost);
+                    communicationOverheadRatio, ncclBytes, unpricedSeconds, unmonitoredCost, sharedGpuSeconds);
         }
     }
 }

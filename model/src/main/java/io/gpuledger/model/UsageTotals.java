@@ -49,7 +49,18 @@ public final class UsageTotals {
          * What the unmonitored seconds cost at the price in force: an estimate, kept apart from
          * {@code cost}, which is what samples observed.
          */
-        UNMONITORED_COST("unmonitoredCost");
+        UNMONITORED_COST("unmonitoredCost"),
+        /**
+         * Part of the cost of shared GPUs that no job's share took: idle time, or time of processes the
+         * agent could not map to a job. It stays with the GPU's pool and the node's team; a job's is 0.
+         */
+        UNALLOCATED_COST("unallocatedCost"),
+        /** Part of the GPU time on shared GPUs whose shares were measured by SM time ({@link SharePolicy#SM}). */
+        SM_SHARED_SECONDS("smSharedSeconds"),
+        /** Part of the GPU time on shared GPUs whose shares were measured by memory ({@link SharePolicy#MEMORY}). */
+        MEMORY_SHARED_SECONDS("memorySharedSeconds"),
+        /** Part of the GPU time on shared GPUs split evenly among their processes ({@link SharePolicy#EVEN}). */
+        EVEN_SHARED_SECONDS("evenSharedSeconds");
 
         private final String wireName;
 
@@ -59,6 +70,15 @@ public final class UsageTotals {
 
         public String wireName() {
             return wireName;
+        }
+
+        /** The part of the GPU time on shared GPUs whose shares were measured by {@code policy}. */
+        public static Sum sharedSeconds(SharePolicy policy) {
+            return switch (policy) {
+                case SM -> SM_SHARED_SECONDS;
+                case MEMORY -> MEMORY_SHARED_SECONDS;
+                case EVEN -> EVEN_SHARED_SECONDS;
+            };
         }
     }
 
@@ -174,6 +194,60 @@ public final class UsageTotals {
         return new UsageTotals(samples + other.samples, summed, meansSummed);
     }
 
+    /**
+     * A job's part of these totals, charged on a shared GPU: every figure that grows with time (seconds,
+     * cost, energy, bytes, the weights of the means) is {@code share} of these; the samples count alike.
+     */
+    public UsageTotals part(double share) {
+        double[] scaled = sums.clone();
+        for (int i = 0; i < SUMS; i++) {
+            scaled[i] *= share;
+        }
+        double[] meansScaled = means.clone();
+        for (int i = 0; i < meansScaled.length; i++) {
+            meansScaled[i] *= share;
+        }
+        return new UsageTotals(samples, scaled, meansScaled);
+    }
+
+    /**
+     * What these totals leave once the parts {@code given} to jobs are taken out, figure by figure: the
+     * unallocated rest of a shared GPU's charge, whose cost is counted as {@link Sum#UNALLOCATED_COST} too.
+     * Its cost is this cost less the cost given, not this cost times the share left, so that the parts
+     * and the rest add up to this cost to the last rounding of one sum.
+     */
+    public UsageTotals less(UsageTotals given) {
+        double[] left = sums.clone();
+        for (int i = 0; i < SUMS; i++) {
+            left[i] -= given.sums[i];
+        }
+        left[Sum.UNALLOCATED_COST.ordinal()] += left[Sum.COST.ordinal()];
+        double[] meansLeft = means.clone();
+        for (int i = 0; i < meansLeft.length; i++) {
+            meansLeft[i] -= given.means[i];
+        }
+        return new UsageTotals(samples, left, meansLeft);
+    }
+
+    /** These totals as charged on a GPU whose shares were measured by {@code policy}: their GPU time counted shared. */
+    public UsageTotals sharedBy(SharePolicy policy) {
+        return plusShared(policy, gpuSeconds());
+    }
+
+    /** These totals with {@code seconds} more of their GPU time counted as shared, by {@code policy}'s shares. */
+    public UsageTotals plusShared(SharePolicy policy, double seconds) {
+        double[] marked = sums.clone();
+        marked[Sum.sharedSeconds(policy).ordinal()] += seconds;
+        return new UsageTotals(samples, marked, means);
+    }
+
+    /** These totals with {@code cost} more of their cost unallocated (part of it already: only the figure changes). */
+    public UsageTotals plusUnallocated(double cost) {
+        double[] added = sums.clone();
+        added[Sum.UNALLOCATED_COST.ordinal()] += cost;
+        return new UsageTotals(samples, added, means);
+    }
+
     /** These totals with {@code seconds} more of unmonitored GPU time, which cost {@code estimatedCost}. */
     public UsageTotals plusUnmonitored(double seconds, double estimatedCost) {
         double[] added = sums.clone();
@@ -274,6 +348,29 @@ public final class UsageTotals {
 
     public double unmonitoredCost() {
         return sum(Sum.UNMONITORED_COST);
+    }
+
+    public double unallocatedCost() {
+        return sum(Sum.UNALLOCATED_COST);
+    }
+
+    /** The part of {@link #gpuSeconds} on shared GPUs: a job's share of them, a pool's or GPU's whole time. */
+    public double sharedGpuSeconds() {
+        return sum(Sum.SM_SHARED_SECONDS) + sum(Sum.MEMORY_SHARED_SECONDS) + sum(Sum.EVEN_SHARED_SECONDS);
+    }
+
+    /** What most of the {@link #sharedGpuSeconds} were split by; null when none were shared. */
+    public SharePolicy sharedBy() {
+        SharePolicy most = null;
+        double mostSeconds = 0;
+        for (SharePolicy policy : SharePolicy.values()) {
+            double seconds = sum(Sum.sharedSeconds(policy));
+            if (seconds > mostSeconds) {
+                most = policy;
+                mostSeconds = seconds;
+            }
+        }
+        return most;
     }
 
     /** The mean SM activity: the reading idle time and busy time are judged by. */

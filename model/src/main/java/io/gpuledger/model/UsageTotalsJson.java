@@ -55,6 +55,7 @@ final class UsageTotalsJson {
             out.writeEndObject();
         }
         out.writeNumberField("activityUnknownSeconds", totals.activityUnknownSeconds());
+        out.writeNumberField("sharedGpuSeconds", totals.sharedGpuSeconds());
         out.writeNumberField("costPerGpuHour", totals.costPerGpuHour());
         out.writeNumberField("idleCostPerGpuHour", totals.idleCostPerGpuHour());
         out.writeEndObject();

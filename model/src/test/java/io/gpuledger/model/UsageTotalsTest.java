@@ -53,6 +53,37 @@ class UsageTotalsTest {
     }
 
     @Test
+    void shouldSplitASharedGpusChargeIntoPartsAndAnUnallocatedRestThatAddUpToIt() {
+        // Given a 10-second sample at 300 W, 2% active (idle), charged 0.02 USD
+        UsageTotals charged = UsageTotals.ZERO.add(sample(10, 0.02).powerWatts(300.0).build(), PRICE);
+
+        // When a job takes 0.3 of it by memory and the rest is left
+        UsageTotals part = charged.part(0.3);
+        UsageTotals rest = charged.less(part);
+        UsageTotals jobs = part.sharedBy(SharePolicy.MEMORY);
+
+        // Then the job has 3 s, 0.006 USD (all idle) and 0.3 of the energy, counted as memory-shared time
+        assertThat(jobs.gpuSeconds()).isCloseTo(3.0, within(1e-12));
+        assertThat(jobs.cost()).isCloseTo(0.006, within(1e-12));
+        assertThat(jobs.idleCost()).isCloseTo(0.006, within(1e-12));
+        assertThat(jobs.energyKwh()).isCloseTo(0.3 * 300 * 10 / 3.6e6, within(1e-15));
+        assertThat(jobs.sum(UsageTotals.Sum.MEMORY_SHARED_SECONDS)).isCloseTo(3.0, within(1e-12));
+        assertThat(jobs.sharedGpuSeconds()).isCloseTo(3.0, within(1e-12));
+        assertThat(jobs.sharedBy()).isEqualTo(SharePolicy.MEMORY);
+        assertThat(jobs.unallocatedCost()).isZero();
+        assertThat(jobs.samples()).isEqualTo(1);
+        // And the rest is the charge less the part, its cost unallocated; together they are the charge
+        assertThat(rest.cost()).isEqualTo(charged.cost() - part.cost());
+        assertThat(rest.unallocatedCost()).isEqualTo(rest.cost());
+        assertThat(part.cost() + rest.cost()).isCloseTo(charged.cost(), within(1e-18));
+        assertThat(rest.gpuSeconds()).isCloseTo(7.0, within(1e-12));
+        assertThat(rest.smActive().value()).isCloseTo(0.02, within(1e-12));
+        // And totals of one job's GPU say nothing of sharing
+        assertThat(charged.sharedGpuSeconds()).isZero();
+        assertThat(charged.sharedBy()).isNull();
+    }
+
+    @Test
     void shouldAddUpUnknownActivityAcrossWindowsLikeEveryOtherSum() {
         // Given two windows: one with 10 s unknown and 20 s known, one with 5 s unknown
         UsageTotals first = UsageTotals.ZERO.add(sample(10, null).build(), PRICE).add(sample(20, 0.5).build(), PRICE);
