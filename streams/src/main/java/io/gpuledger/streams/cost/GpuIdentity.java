@@ -97,10 +97,17 @@ final class GpuIdentity {
         return UsageRollup.idOf(dimension, jobId, team, offer);
     }
 
-    GpuUsage usage(String gpuUuid, long windowStart, long windowEnd, String currency, UsageTotals totals,
+    /** The GPU's minute window starting at {@code windowStart}, shared by {@code sharingJobs} jobs (0: by none). */
+    GpuUsage usage(String gpuUuid, long windowStart, String currency, UsageTotals totals, int sharingJobs,
             boolean closed) {
         return GpuUsage.builder().gpu(gpuUuid, gpuIndex, gpuModel).placement(placement).job(jobId, team)
-                .window(Instant.ofEpochMilli(windowStart), Instant.ofEpochMilli(windowEnd)).currency(currency)
-                .totals(totals).closed(closed).gpuFraction(fraction).build();
+                .window(Instant.ofEpochMilli(windowStart), Instant.ofEpochMilli(windowStart + GpuState.MINUTE_MILLIS))
+                .currency(currency).totals(totals).closed(closed).gpuFraction(fraction).sharingJobs(sharingJobs)
+                .build();
+    }
+
+    /** Whether the GPU's latest sample said it was shared: its time is charged to the jobs it lists, not to one. */
+    boolean shared() {
+        return TelemetrySample.SHARED_JOB.equals(jobId);
     }
 }

@@ -1,5 +1,7 @@
 package io.gpuledger.streams.cost;
 
+import io.gpuledger.model.UsageRollup;
+import io.gpuledger.model.UsageRollup.Dimension;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.streams.state.Codec;
 import io.gpuledger.streams.state.LiveStore;
@@ -23,6 +25,7 @@ final class GpuState extends LiveStore.Markable {
     static final long NONE = Long.MIN_VALUE;
 
     static final long MINUTE_MILLIS = 60_000;
+    private static final String JOB_KEY_PREFIX = UsageRollup.keyOf(Dimension.JOB, "");
     private static final int MINUTE_SECONDS = 60;
 
     /** One open minute of the GPU: what its samples add up to, and whom it was counted for. */
@@ -55,6 +58,23 @@ final class GpuState extends LiveStore.Markable {
             if (own != null) {
                 counted.addAll(List.of(own.rollupKeys));
             }
+        }
+
+        /**
+         * How many jobs the GPU was charged to in this minute, when any of its samples was shared (0 when none
+         * was): the jobs of the minute's roll-up keys, each counted once.
+         */
+        int sharingJobs() {
+            if (totals.sharedGpuSeconds() == 0) {
+                return 0;
+            }
+            int jobs = 0;
+            for (String key : counted) {
+                if (key.startsWith(JOB_KEY_PREFIX)) {
+                    jobs++;
+                }
+            }
+            return jobs;
         }
 
         /** Whether this is the first time the window counts in {@code rollupKey}. */
@@ -282,7 +302,8 @@ final class GpuState extends LiveStore.Markable {
                 if (in.readBoolean()) {
                     window.countedOwn(window.identity);
                 } else {
-                    for (int counted = in.readByte(); counted > 0; counted--) {
+                    // Unsigned: a shared GPU's minute may count in more than 127 keys (jobs, teams, pool).
+                for (int counted = in.readUnsignedByte(); counted > 0; counted--) {
                         window.counted.add(in.readUTF());
                     }
                 }

@@ -345,7 +345,10 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
         }
     }
 
-    /** Adds what a sample is charged for the minute starting at {@code start} to the GPU's window and partials. */
+    /**
+     * Adds what a sample is charged for the minute starting at {@code start} to the GPU's window and partials:
+     * to its job's, team's and pool's, or, on a shared GPU, split among its jobs ({@link SharedCharge}).
+     */
     private void addToWindow(Charging charging, GpuIdentity identity, long start, UsageTotals charged) {
         GpuCache.WindowWork work = charging.cache().window(start);
         GpuState.Window window = work.stored;
@@ -354,10 +357,17 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
             work.stored = window;
         }
         window.identity = identity;
-        window.add(charged);
+        TelemetrySample sample = charging.sample();
+        if (sample.shared()) {
+            SharedCharge split = SharedCharge.split(charged, sample.allocations(), identity);
+            window.add(split.whole());
+            partials.addShared(window, identity, start, split);
+        } else {
+            window.add(charged);
+            partials.add(window, work, identity, start, charged);
+        }
         updates.markUnsent(charging.gpu(), charging.cache(), work);
         gpus.markDirty(charging.gpu(), charging.state());
-        partials.add(window, work, identity, start, charged);
     }
 
     /** The GPU's cache, a new one if the task held none (a GPU read back after a start). */
@@ -423,7 +433,8 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
             double unmonitoredCost = gapCost[0];
             UsageTotals totals = (window != null ? window.totals.snapshot() : UsageTotals.ZERO)
                     .plusUnmonitored(unmonitored, unmonitoredCost);
-            context.forward(new Record<>(gpu, (Object) identity.usage(gpu, minute, minute + MINUTE, currency, totals,
+            int sharingJobs = window != null ? window.sharingJobs() : 0;
+            context.forward(new Record<>(gpu, (Object) identity.usage(gpu, minute, currency, totals, sharingJobs,
                     true), minute), Outputs.USAGE);
             ownViews.addMinute(gpu, minute, totals, identity.fraction);
             if (unmonitored > 0) {

@@ -37,6 +37,12 @@ final class RunningTotals {
         return sums[Sum.UNMONITORED_SECONDS.ordinal()];
     }
 
+    /** GPU time on shared GPUs, by whatever policy ({@link UsageTotals#sharedGpuSeconds()}). */
+    double sharedGpuSeconds() {
+        return sums[Sum.SM_SHARED_SECONDS.ordinal()] + sums[Sum.MEMORY_SHARED_SECONDS.ordinal()]
+                + sums[Sum.EVEN_SHARED_SECONDS.ordinal()];
+    }
+
     UsageTotals snapshot() {
         return UsageTotals.of(samples, sums, means);
     }

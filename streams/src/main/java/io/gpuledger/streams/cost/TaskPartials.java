@@ -43,7 +43,7 @@ final class TaskPartials {
             int d = dimension.ordinal();
             PendingPartial partial = work.partials[d];
             if (partial == null || partial.sentAndDropped) {
-                partial = pendingPartial(dimension, identity, partialKeys[d], start);
+                partial = pendingPartial(dimension, identity.idIn(dimension), partialKeys[d], start);
                 work.partials[d] = partial;
             } else {
                 pending.markDirty(partialKeys[d], partial);
@@ -56,20 +56,42 @@ final class TaskPartials {
         }
     }
 
-    /** Adds a GPU's unmonitored time in the minute starting at {@code minute} to the partials of its identity. */
+    /**
+     * Adds a shared GPU's charge for the minute starting at {@code start} to the partials of its jobs, teams
+     * and pool, each by its part; the GPU counts in each of them once a minute, as much GPU as its share.
+     */
+    void addShared(GpuState.Window window, GpuIdentity identity, long start, SharedCharge charge) {
+        for (SharedCharge.Part part : charge.parts()) {
+            PendingPartial partial = pendingPartial(part.dimension(), part.id(),
+                    RollupPartial.partialKey(part.rollupKey(), start), start);
+            partial.totals.add(part.totals());
+            if (window.countIn(part.rollupKey())) {
+                partial.gpus++;
+                partial.gpuEquivalents += identity.fraction * part.share();
+            }
+        }
+    }
+
+    /**
+     * Adds a GPU's unmonitored time in the minute starting at {@code minute} to the partials of its identity:
+     * a shared GPU's to its team and pool only, as no job's share of time nobody observed is known.
+     */
     void addGap(GpuIdentity identity, long minute, UsageTotals gap) {
         for (Dimension dimension : DIMENSIONS) {
-            pendingPartial(dimension, identity,
+            if (dimension == Dimension.JOB && identity.shared()) {
+                continue;
+            }
+            pendingPartial(dimension, identity.idIn(dimension),
                     RollupPartial.partialKey(identity.rollupKeys[dimension.ordinal()], minute), minute)
                     .totals.add(gap);
         }
     }
 
     /** The task's pending partial {@code key}, a new one if none is pending, marked changed. */
-    private PendingPartial pendingPartial(Dimension dimension, GpuIdentity identity, String key, long minute) {
+    private PendingPartial pendingPartial(Dimension dimension, String id, String key, long minute) {
         PendingPartial partial = pending.get(key);
         if (partial == null) {
-            partial = new PendingPartial(dimension, identity.idIn(dimension), minute, 0, 0, new RunningTotals());
+            partial = new PendingPartial(dimension, id, minute, 0, 0, new RunningTotals());
         }
         pending.put(key, partial);
         return partial;

@@ -167,9 +167,8 @@ final class WindowUpdates {
                 if (idle || (entry.getKey() == newest && newest >= liveFrom)) {
                     work.unsent = false;
                     sentWindows = true;
-                    context.forward(new Record<>(gpu, (Object) window.identity.usage(gpu, entry.getKey(),
-                            entry.getKey() + MINUTE, currency, window.totals.snapshot(), false), entry.getKey()),
-                            Outputs.USAGE);
+                    context.forward(new Record<>(gpu, (Object) window.identity.usage(gpu, entry.getKey(), currency,
+                            window.totals.snapshot(), window.sharingJobs(), false), entry.getKey()), Outputs.USAGE);
                 } else {
                     pending = true;
                 }

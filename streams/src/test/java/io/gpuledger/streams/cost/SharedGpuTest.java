@@ -1,0 +1,235 @@
+package io.gpuledger.streams.cost;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.gpuledger.model.Allocation;
+import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.JobEconomics;
+import io.gpuledger.model.JobProgress;
+import io.gpuledger.model.Json;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.SharePolicy;
+import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.UsageRollup;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** A GPU shared by several jobs, charged to each by its share, through the engine's own topology. */
+class SharedGpuTest {
+
+    private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
+    /** 36 USD/h for 8 GPUs. */
+    private static final double GPU_PER_HOUR = 4.5;
+    private static final double GPU_MINUTE = GPU_PER_HOUR / 60;
+    private static final String POOL = "pool|aws|us-east-1|p4d.24xlarge|on-demand";
+    private static final List<Allocation> INFERENCE_AND_NOTEBOOK = List.of(
+            new Allocation("infer-a", "serving", 0.5, SharePolicy.SM),
+            new Allocation("notebook-b", "research", 0.3, SharePolicy.SM));
+
+    private CostDriver cost;
+
+    @BeforeEach
+    void startDriver() {
+        cost = new CostDriver("shared-gpu-test", T0);
+        cost.publish(new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND, "A100-40GB", 8, 36.0,
+                "USD", T0.minus(Duration.ofDays(1)), "test"));
+    }
+
+    @AfterEach
+    void stopDriver() {
+        cost.close();
+    }
+
+    @Test
+    void shouldSplitASharedGpuAmongItsJobsByShareAndKeepTheRestUnallocatedInItsPool() {
+        // Given a GPU of the platform team's node shared for a minute: half by an inference job, 30% by a notebook
+        sendMinuteOf(shared("GPU-s", INFERENCE_AND_NOTEBOOK));
+
+        // Then each job's roll-up holds its share of the GPU's cost, time and energy
+        Map<String, UsageRollup> rollups = latestRollups();
+        UsageRollup inference = rollups.get("job|infer-a");
+        assertThat(inference.totals().cost()).isCloseTo(0.5 * GPU_MINUTE, within(1e-12));
+        assertThat(inference.totals().gpuSeconds()).isCloseTo(30, within(1e-9));
+        assertThat(inference.totals().sharedGpuSeconds()).isCloseTo(30, within(1e-9));
+        assertThat(inference.totals().energyKwh()).isCloseTo(0.5 * 300 * 60 / 3.6e6, within(1e-12));
+        assertThat(inference.totals().unallocatedCost()).isZero();
+        assertThat(inference.gpus()).isEqualTo(1);
+        assertThat(inference.costPerHour()).isCloseTo(0.5 * GPU_PER_HOUR, within(1e-9));
+        assertThat(rollups.get("job|notebook-b").totals().cost()).isCloseTo(0.3 * GPU_MINUTE, within(1e-12));
+        assertThat(rollups).doesNotContainKey("job|shared");
+        // And each team its jobs' shares, the node's team the unallocated rest
+        assertThat(rollups.get("team|serving").totals().cost()).isCloseTo(0.5 * GPU_MINUTE, within(1e-12));
+        assertThat(rollups.get("team|research").totals().cost()).isCloseTo(0.3 * GPU_MINUTE, within(1e-12));
+        UsageRollup platform = rollups.get("team|platform");
+        assertThat(platform.totals().cost()).isCloseTo(0.2 * GPU_MINUTE, within(1e-12));
+        assertThat(platform.totals().unallocatedCost()).isCloseTo(0.2 * GPU_MINUTE, within(1e-12));
+        // And the pool the whole GPU, the rest as unallocated
+        UsageRollup pool = rollups.get(POOL);
+        assertThat(pool.totals().cost()).isCloseTo(GPU_MINUTE, within(1e-12));
+        assertThat(pool.totals().unallocatedCost()).isCloseTo(0.2 * GPU_MINUTE, within(1e-12));
+        assertThat(pool.costPerHour()).isCloseTo(GPU_PER_HOUR, within(1e-9));
+        // And the GPU's own window the whole GPU, how many jobs shared it, by what, and what no job took
+        GpuUsage window = latestWindow("GPU-s");
+        assertThat(window.cost()).isCloseTo(GPU_MINUTE, within(1e-12));
+        assertThat(window.sharingJobs()).isEqualTo(2);
+        assertThat(window.measuredBy()).isEqualTo(SharePolicy.SM);
+        assertThat(window.totals().unallocatedCost()).isCloseTo(0.2 * GPU_MINUTE, within(1e-12));
+        assertThat(Json.writeString(window)).contains("\"sharingJobs\":2,\"measuredBy\":\"sm\"");
+    }
+
+    @Test
+    void shouldSetEachJobsShareOfTheCostAgainstItsOwnWork() {
+        // Given the shared GPU's minute, and the inference job's 1M requests in it
+        sendMinuteOf(shared("GPU-s", INFERENCE_AND_NOTEBOOK));
+        cost.report(new JobProgress("infer-a", "serving", "node-s", "i-node-s", List.of("GPU-s"), T0.plusSeconds(60),
+                60, 1_000_000, "requests", 600, 60.0, null, null, null));
+
+        // Then its economics hold its share of the cost, over its own work
+        Map<String, JobEconomics> economics = latestEconomics();
+        JobEconomics inference = economics.get("infer-a");
+        assertThat(inference.cost()).isCloseTo(0.5 * GPU_MINUTE, within(1e-12));
+        assertThat(inference.gpuSeconds()).isCloseTo(30, within(1e-9));
+        assertThat(inference.sharedGpuSeconds()).isCloseTo(30, within(1e-9));
+        assertThat(inference.costPerHour()).isCloseTo(0.5 * GPU_PER_HOUR, within(1e-9));
+        assertThat(inference.costPerMillionUnits().get("requests")).isCloseTo(0.5 * GPU_MINUTE, within(1e-12));
+        assertThat(inference.unitsPerGpuSecond().get("requests")).isCloseTo(1_000_000.0 / 30, within(1e-6));
+        JobEconomics notebook = economics.get("notebook-b");
+        assertThat(notebook.cost()).isCloseTo(0.3 * GPU_MINUTE, within(1e-12));
+        assertThat(notebook.throughputReported()).isFalse();
+        assertThat(economics).doesNotContainKey("shared");
+    }
+
+    @Test
+    void shouldChargeAGpuOfOneJobAsBeforeBesideASharedOne() {
+        // Given a GPU of one job, as every sample before shares were sent, beside a shared GPU
+        sendMinuteOf(shared("GPU-s", INFERENCE_AND_NOTEBOOK), oneJob("GPU-u", "train"));
+
+        // Then the job has the whole GPU, nothing shared, nothing unallocated
+        Map<String, UsageRollup> rollups = latestRollups();
+        UsageRollup train = rollups.get("job|train");
+        assertThat(train.totals().cost()).isCloseTo(GPU_MINUTE, within(1e-12));
+        assertThat(train.totals().gpuSeconds()).isEqualTo(60);
+        assertThat(train.totals().sharedGpuSeconds()).isZero();
+        assertThat(train.gpuEquivalents()).isEqualTo(1);
+        // And its window says nothing of sharing
+        GpuUsage window = latestWindow("GPU-u");
+        assertThat(window.sharingJobs()).isZero();
+        assertThat(window.measuredBy()).isNull();
+        assertThat(window.totals().unallocatedCost()).isZero();
+        assertThat(Json.writeString(window)).doesNotContain("sharingJobs").doesNotContain("measuredBy");
+        // And its team has it beside the notebook's share; the pool both GPUs, only the shared one's rest unallocated
+        assertThat(rollups.get("team|research").totals().cost()).isCloseTo(1.3 * GPU_MINUTE, within(1e-12));
+        assertThat(rollups.get(POOL).totals().cost()).isCloseTo(2 * GPU_MINUTE, within(1e-12));
+        assertThat(rollups.get(POOL).totals().unallocatedCost()).isCloseTo(0.2 * GPU_MINUTE, within(1e-12));
+        assertThat(rollups.get(POOL).gpus()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldChargeAJobWhoseShareChangesBySampleForEachSamplesShare() {
+        // Given a GPU the inference job uses all of for half a minute and a quarter of for the other half
+        for (int i = 1; i <= 6; i++) {
+            double share = i <= 3 ? 1.0 : 0.25;
+            cost.send(shared("GPU-s", List.of(new Allocation("infer-a", "serving", share, SharePolicy.MEMORY)))
+                    .toBuilder().time(T0.plusSeconds(10L * i)).intervalSeconds(10).build());
+        }
+
+        // Then it is charged 30 s of the whole GPU and 30 s of a quarter, the rest stays unallocated
+        Map<String, UsageRollup> rollups = latestRollups();
+        assertThat(rollups.get("job|infer-a").totals().cost()).isCloseTo(0.625 * GPU_MINUTE, within(1e-12));
+        assertThat(rollups.get(POOL).totals().unallocatedCost()).isCloseTo(0.375 * GPU_MINUTE, within(1e-12));
+        GpuUsage window = latestWindow("GPU-s");
+        assertThat(window.measuredBy()).isEqualTo(SharePolicy.MEMORY);
+        assertThat(window.sharingJobs()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldChargeAnUnmonitoredGapOfASharedGpuToItsTeamAndPoolNotToAJob() {
+        // Given a shared GPU sampled at the start of a minute and again two minutes later, silent between
+        cost.send(tenSeconds(shared("GPU-s", INFERENCE_AND_NOTEBOOK), T0.plusSeconds(10)));
+        cost.send(tenSeconds(shared("GPU-s", INFERENCE_AND_NOTEBOOK), T0.plusSeconds(130)));
+        // When the minutes close
+        cost.send(tenSeconds(oneJob("GPU-u", "train"), T0.plusSeconds(400)));
+        cost.advance(Duration.ofSeconds(30));
+        cost.sendUpdates();
+
+        // Then the gap's estimated cost is the pool's and the node's team's, and no job is named "shared"
+        List<UsageRollup> all = cost.rollups.readValuesToList();
+        assertThat(all).noneMatch(rollup -> rollup.key().equals("job|shared"));
+        double poolUnmonitored = all.stream().filter(rollup -> rollup.key().equals(POOL)
+                && rollup.windowEnd().equals(rollup.windowStart().plusSeconds(60)))
+                .collect(Collectors.toMap(UsageRollup::windowStart, r -> r, (a, b) -> b))
+                .values().stream().mapToDouble(rollup -> rollup.totals().unmonitoredCost()).sum();
+        assertThat(poolUnmonitored).isCloseTo(110 * GPU_PER_HOUR / 3600, within(1e-9));
+    }
+
+    private void sendMinuteOf(TelemetrySample... gpus) {
+        for (int i = 1; i <= 6; i++) {
+            for (TelemetrySample gpu : gpus) {
+                cost.send(tenSeconds(gpu, T0.plusSeconds(10L * i)));
+            }
+        }
+    }
+
+    private static TelemetrySample tenSeconds(TelemetrySample sample, Instant end) {
+        return sample.toBuilder().time(end).intervalSeconds(10).build();
+    }
+
+    /** A sample of a GPU of the platform team's node, shared by {@code allocations}. */
+    private static TelemetrySample shared(String gpu, List<Allocation> allocations) {
+        return TelemetrySample.builder().gpuUuid(gpu).gpuModel("A100-40GB")
+                .placement(new Placement("node-s", "i-node-s", "p4d.24xlarge", "aws", "us-east-1",
+                        Lifecycle.ON_DEMAND))
+                .jobId(TelemetrySample.SHARED_JOB).team("platform").time(T0).intervalSeconds(10).smActive(0.6)
+                .powerWatts(300.0).allocations(allocations).build();
+    }
+
+    private static TelemetrySample oneJob(String gpu, String job) {
+        return TelemetrySample.builder().gpuUuid(gpu).gpuModel("A100-40GB")
+                .placement(new Placement("node-s", "i-node-s", "p4d.24xlarge", "aws", "us-east-1",
+                        Lifecycle.ON_DEMAND))
+                .jobId(job).team("research").time(T0).intervalSeconds(10).smActive(0.6).powerWatts(300.0).build();
+    }
+
+    /** The latest roll-up of each key's minute {@code T0}. */
+    private Map<String, UsageRollup> latestRollups() {
+        Map<String, UsageRollup> latest = new LinkedHashMap<>();
+        for (TestRecord<String, UsageRollup> record : cost.rollups.readRecordsToList()) {
+            UsageRollup rollup = record.value();
+            if (rollup.windowStart().equals(T0) && rollup.windowEnd().equals(T0.plusSeconds(60))) {
+                latest.put(record.key(), rollup);
+            }
+        }
+        return latest;
+    }
+
+    private Map<String, JobEconomics> latestEconomics() {
+        Map<String, JobEconomics> latest = new LinkedHashMap<>();
+        for (TestRecord<String, JobEconomics> record : cost.economics.readRecordsToList()) {
+            if (record.value().windowStart().equals(T0)) {
+                latest.put(record.key(), record.value());
+            }
+        }
+        return latest;
+    }
+
+    private GpuUsage latestWindow(String gpu) {
+        GpuUsage latest = null;
+        for (TestRecord<String, GpuUsage> record : cost.usage.readRecordsToList()) {
+            if (record.key().equals(gpu) && record.value().windowStart().equals(T0)) {
+                latest = record.value();
+            }
+        }
+        return latest;
+    }
+}
