@@ -25,6 +25,8 @@ final class GpuState extends LiveStore.Markable {
     static final long NONE = Long.MIN_VALUE;
 
     static final long MINUTE_MILLIS = 60_000;
+    /** The most roll-up keys a window counts in: their number is stored in one unsigned byte. */
+    private static final int MAX_COUNTED = 255;
     private static final String JOB_KEY_PREFIX = UsageRollup.keyOf(Dimension.JOB, "");
     private static final int MINUTE_SECONDS = 60;
 
@@ -77,9 +79,13 @@ final class GpuState extends LiveStore.Markable {
             return jobs;
         }
 
-        /** Whether this is the first time the window counts in {@code rollupKey}. */
+        /**
+         * Whether this is the first time the window counts in {@code rollupKey}. A minute counts in at most
+         * {@link #MAX_COUNTED} keys, as many as its stored form holds: a GPU shared by more jobs counts in the
+         * roll-ups of the first ones only, while each is still charged its share.
+         */
         boolean countIn(String rollupKey) {
-            if (counted.contains(rollupKey)) {
+            if (counted.contains(rollupKey) || counted.size() == MAX_COUNTED) {
                 return false;
             }
             counted.add(rollupKey);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
+import io.gpuledger.model.SharePolicy;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageTotals;
 import java.time.Instant;
@@ -137,6 +138,28 @@ class GpuStateTest {
         assertThat(read.windows.get(T0 + MINUTE).identity).isSameAs(read.identity);
         assertThat(read.windows.get(T0 + MINUTE).counted).containsExactly(latest.rollupKeys);
         assertThat(read.windows.get(T0 + MINUTE).totals.snapshot()).isEqualTo(now.totals.snapshot());
+    }
+
+    @Test
+    void shouldCountASharedMinuteInAsManyRollupsAsItsStoredFormHoldsAndReadThemBack() {
+        // Given a GPU's minute shared by 300 jobs
+        GpuState state = new GpuState();
+        state.identity = GpuIdentity.of(sample("job-a", "team-x"));
+        GpuState.Window window = state.window(T0);
+        window.identity = state.identity;
+        window.add(UsageTotals.ZERO.add(sample("job-a", "team-x"), 4.0).sharedBy(SharePolicy.EVEN));
+        int counted = 0;
+        for (int job = 0; job < 300; job++) {
+            counted += window.countIn("job|job-" + job) ? 1 : 0;
+        }
+
+        // Then it counts in the first 255, and reads them back
+        GpuState read = GpuState.CODEC.fromBytes(GpuState.CODEC.toBytes(state));
+        read.attach(state.identity);
+        assertThat(counted).isEqualTo(255);
+        assertThat(read.windows.get(T0).counted).hasSize(255).startsWith("job|job-0").endsWith("job|job-254");
+        assertThat(read.windows.get(T0).sharingJobs()).isEqualTo(255);
+        assertThat(read.coverage()).isEmpty();
     }
 
     @Test
