@@ -18,6 +18,8 @@ final class GpuCache {
     /** The price span the latest sample was charged in, and the identity it was looked up for. */
     PriceTable.InForce price;
     GpuIdentity priceFor;
+    /** Where the parts of the GPU's latest shared sample went, while its samples name the same jobs and teams. */
+    ShareTargets shareTargets;
     /** Listed among the GPUs with unsent windows in {@link WindowUpdates}. */
     boolean listedUnsent;
     /** What the task holds of each open window, by start (epoch millis). */

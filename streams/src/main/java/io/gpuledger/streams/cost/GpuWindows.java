@@ -359,9 +359,11 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
         window.identity = identity;
         TelemetrySample sample = charging.sample();
         if (sample.shared()) {
-            SharedCharge split = SharedCharge.split(charged, sample.allocations(), identity);
+            GpuCache cache = charging.cache();
+            cache.shareTargets = ShareTargets.of(cache.shareTargets, sample.allocations(), identity);
+            SharedCharge split = SharedCharge.split(charged, sample.allocations(), cache.shareTargets);
             window.add(split.whole());
-            partials.addShared(window, identity, start, split);
+            partials.addShared(window, cache.shareTargets, start, split);
         } else {
             window.add(charged);
             partials.add(window, work, identity, start, charged);

@@ -2,13 +2,10 @@ package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.Allocation;
 import io.gpuledger.model.SharePolicy;
-import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageRollup.Dimension;
 import io.gpuledger.model.UsageTotals;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * What a shared GPU's sample (time-slicing, MPS, a vGPU, a shared MIG slice) is charged, split among
@@ -28,9 +25,12 @@ import java.util.Map;
  * @param whole what the GPU's own window and its pool take: the whole charge, its time counted as
  *              shared (each part's by its allocation's policy, the rest's by that of the largest share),
  *              with the rest's cost as unallocated
- * @param parts what each job, team and the pool take, each key once, in the order job, team, pool
+ * @param parts what each job, team and the pool take, each key once, in the order of the {@link ShareTargets}
+ *              slots: jobs, teams, pool
  */
 record SharedCharge(UsageTotals whole, List<Part> parts) {
+
+    private static final SharePolicy[] POLICIES = SharePolicy.values();
 
     /**
      * One roll-up's part of the charge.
@@ -46,44 +46,55 @@ record SharedCharge(UsageTotals whole, List<Part> parts) {
      * or not, as the minute's charge does), by {@code allocations}; {@code identity} is the GPU's.
      */
     static SharedCharge split(UsageTotals charged, List<Allocation> allocations, GpuIdentity identity) {
-        List<Part> parts = new ArrayList<>(2 * allocations.size() + 1);
-        Map<String, Part> teams = new LinkedHashMap<>();
-        UsageTotals given = UsageTotals.ZERO;
-        UsageTotals whole = charged;
-        double shares = 0;
+        return split(charged, allocations, ShareTargets.of(null, allocations, identity));
+    }
+
+    /** As {@link #split(UsageTotals, List, GpuIdentity)}, to {@code targets} made for {@code allocations}. */
+    static SharedCharge split(UsageTotals charged, List<Allocation> allocations, ShareTargets targets) {
+        int jobs = targets.jobCount();
+        int slots = targets.slots();
+        UsageTotals[] totals = new UsageTotals[slots];
+        double[] shares = new double[slots];
+        double[] sharedSeconds = new double[POLICIES.length];
+        RunningTotals given = new RunningTotals();
+        double allocated = 0;
         Allocation largest = allocations.get(0);
-        for (Allocation allocation : allocations) {
+        for (int i = 0; i < jobs; i++) {
+            Allocation allocation = allocations.get(i);
             UsageTotals part = charged.part(allocation.share());
-            given = given.plus(part.uncounted());
-            shares += allocation.share();
+            given.add(part);
+            allocated += allocation.share();
             if (allocation.share() > largest.share()) {
                 largest = allocation;
             }
-            UsageTotals jobPart = part.sharedBy(allocation.measuredBy());
-            whole = whole.plusShared(allocation.measuredBy(), part.gpuSeconds());
-            parts.add(part(Dimension.JOB, allocation.jobId(), allocation.share(), jobPart));
-            String team = allocation.team() != null ? allocation.team() : identity.team;
-            addToTeam(teams, team, allocation.share(), jobPart);
+            sharedSeconds[allocation.measuredBy().ordinal()] += part.gpuSeconds();
+            totals[i] = part.sharedBy(allocation.measuredBy());
+            shares[i] = allocation.share();
+            addTo(totals, shares, targets.teamOf[i], allocation.share(), totals[i]);
         }
         SharePolicy restPolicy = largest.measuredBy();
-        UsageTotals rest = charged.less(given).sharedBy(restPolicy);
-        addToTeam(teams, identity.team, Math.max(0, 1 - shares), rest);
-        parts.addAll(teams.values());
-        whole = whole.plusShared(restPolicy, rest.gpuSeconds()).plusUnallocated(rest.unallocatedCost());
-        parts.add(new Part(Dimension.POOL, identity.offer.key(), identity.rollupKeys[Dimension.POOL.ordinal()], 1,
-                whole));
+        UsageTotals rest = charged.less(given.snapshot()).sharedBy(restPolicy);
+        sharedSeconds[restPolicy.ordinal()] += rest.gpuSeconds();
+        addTo(totals, shares, targets.nodeTeam, Math.max(0, 1 - allocated), rest);
+        UsageTotals whole = charged.plusUnallocated(rest.unallocatedCost());
+        for (SharePolicy policy : POLICIES) {
+            if (sharedSeconds[policy.ordinal()] != 0) {
+                whole = whole.plusShared(policy, sharedSeconds[policy.ordinal()]);
+            }
+        }
+        totals[slots - 1] = whole;
+        shares[slots - 1] = 1;
+        List<Part> parts = new ArrayList<>(slots);
+        for (int slot = 0; slot < slots; slot++) {
+            parts.add(new Part(targets.dimensions[slot], targets.ids[slot], targets.rollupKeys[slot], shares[slot],
+                    totals[slot] != null ? totals[slot] : UsageTotals.ZERO));
+        }
         return new SharedCharge(whole, parts);
     }
 
-    private static Part part(Dimension dimension, String id, double share, UsageTotals totals) {
-        return new Part(dimension, id, UsageRollup.keyOf(dimension, id), share, totals);
-    }
-
-    /** Adds a part to its team's: the sample counts once in a team, however many of its jobs shared the GPU. */
-    private static void addToTeam(Map<String, Part> teams, String team, double share, UsageTotals totals) {
-        String id = UsageRollup.idOf(Dimension.TEAM, null, team, null);
-        Part held = teams.get(id);
-        teams.put(id, held == null ? part(Dimension.TEAM, id, share, totals)
-                : part(Dimension.TEAM, id, held.share + share, held.totals.plus(totals.uncounted())));
+    /** Adds a part to a team's slot: the sample counts once in a team, however many of its jobs shared the GPU. */
+    private static void addTo(UsageTotals[] totals, double[] shares, int slot, double share, UsageTotals part) {
+        totals[slot] = totals[slot] == null ? part : totals[slot].plus(part.uncounted());
+        shares[slot] += share;
     }
 }

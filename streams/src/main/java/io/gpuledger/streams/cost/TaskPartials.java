@@ -60,14 +60,16 @@ final class TaskPartials {
      * Adds a shared GPU's charge for the minute starting at {@code start} to the partials of its jobs, teams
      * and pool, each by its part; the GPU counts in each of them once a minute, as much GPU as its share.
      */
-    void addShared(GpuState.Window window, GpuIdentity identity, long start, SharedCharge charge) {
-        for (SharedCharge.Part part : charge.parts()) {
-            PendingPartial partial = pendingPartial(part.dimension(), part.id(),
-                    RollupPartial.partialKey(part.rollupKey(), start), start);
+    void addShared(GpuState.Window window, ShareTargets targets, long start, SharedCharge charge) {
+        List<SharedCharge.Part> parts = charge.parts();
+        for (int slot = 0; slot < parts.size(); slot++) {
+            SharedCharge.Part part = parts.get(slot);
+            PendingPartial partial = pendingPartial(part.dimension(), part.id(), targets.partialKey(slot, start),
+                    start);
             partial.totals.add(part.totals());
             if (window.countIn(part.rollupKey())) {
                 partial.gpus++;
-                partial.gpuEquivalents += identity.fraction * part.share();
+                partial.gpuEquivalents += targets.identity.fraction * part.share();
             }
         }
     }
