@@ -1,8 +1,10 @@
 package io.gpuledger.streams.cost;
 
+import io.gpuledger.model.Allocation;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.SharePolicy;
 import io.gpuledger.model.TelemetrySample;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -18,7 +20,9 @@ import java.util.Set;
  * A fleet's hour as a hostile world delivers it, drawn from one seed: GPUs on two offers whose
  * prices change at arbitrary instants (inside samples too), whole GPUs and MIG slices, one or two
  * agents per GPU at their own intervals and phases, agents that stop for a while and come back,
- * long samples, samples sent twice, a node whose clock runs minutes ahead, and poison records.
+ * long samples, samples sent twice, a node whose clock runs minutes ahead, poison records, and GPUs
+ * shared by several jobs with shares that change sample by sample (drawn from a generator of their own,
+ * so that a seed draws the same fleet as before shares were sent, some of its GPUs now shared).
  * Every record reaches the engine within the grace period of its time, in the order of its
  * arrival; {@link #arrivals} holds them so.
  */
@@ -90,14 +94,17 @@ final class AdversarialScenario {
     }
 
     private void drawGpu(Random random, int g, List<Arrival> drawn) {
+        Random shares = new Random(seed * 31 + g);
+        boolean shared = shares.nextInt(3) == 0;
         int offer = random.nextInt(2);
         double share = SHARES[random.nextInt(SHARES.length)];
         boolean fastClock = g > 0 && random.nextInt(6) == 0;
         int agents = random.nextInt(3) == 0 ? 2 : 1;
         String job = "job-" + random.nextInt(2);
         String team = "team-" + random.nextInt(2);
-        description.add("gpu " + g + ": offer " + offer + ", share " + share + ", " + agents + " agent(s), " + job
-                + ", " + team + (fastClock ? ", clock 5 min ahead" : ""));
+        description.add("gpu " + g + ": offer " + offer + ", share " + share + ", " + agents + " agent(s), "
+                + (shared ? "shared by jobs svc-0 to svc-3" : job) + ", " + team
+                + (fastClock ? ", clock 5 min ahead" : ""));
         for (int agent = 0; agent < agents; agent++) {
             int interval = random.nextInt(12) == 0 ? LONG_INTERVALS[random.nextInt(LONG_INTERVALS.length)]
                     : INTERVALS[random.nextInt(INTERVALS.length)];
@@ -117,6 +124,10 @@ final class AdversarialScenario {
                         .plus(fastClock ? Duration.ofMinutes(5) : Duration.ZERO);
                 TelemetrySample sample = sample(g, offer, share, job, team, stamped, interval,
                         random.nextDouble() < 0.3 ? 0.01 : 0.2 + random.nextDouble() * 0.8);
+                if (shared) {
+                    sample = sample.toBuilder().jobId(TelemetrySample.SHARED_JOB).allocations(allocations(shares))
+                            .build();
+                }
                 // Sent within a few seconds of its end; a long sample as soon as it ends.
                 Instant arrival = Instant.ofEpochMilli(sampleEnd + random.nextInt(3000));
                 drawn.add(new Arrival(arrival, sample.gpuUuid(), sample, null, !fastClock));
@@ -126,6 +137,21 @@ final class AdversarialScenario {
                 }
             }
         }
+    }
+
+    /** One to three of four jobs, with shares adding up to at most 1 and teams of their own or the node's. */
+    private static List<Allocation> allocations(Random random) {
+        List<Allocation> allocations = new ArrayList<>();
+        double left = random.nextInt(4) == 0 ? 1 : random.nextDouble();
+        int first = random.nextInt(4);
+        int jobs = 1 + random.nextInt(3);
+        for (int j = 0; j < jobs; j++) {
+            double share = j == jobs - 1 ? left : left * random.nextDouble();
+            left -= share;
+            allocations.add(new Allocation("svc-" + (first + j) % 4, random.nextBoolean() ? null : "team-svc",
+                    Math.max(0, share), SharePolicy.values()[random.nextInt(SharePolicy.values().length)]));
+        }
+        return allocations;
     }
 
     private static TelemetrySample sample(int g, int offer, double share, String job, String team, Instant end,

@@ -93,6 +93,7 @@ class EngineAgainstReferenceTest {
             assertClose(engine.unpricedSeconds(), reference.unpricedSeconds, "unpriced seconds of " + name);
             assertClose(engine.unmonitoredSeconds(), reference.unmonitoredSeconds, "unmonitored seconds of " + name);
             assertClose(engine.unmonitoredCost(), reference.unmonitoredCost, "unmonitored cost of " + name);
+            assertClose(engine.unallocatedCost(), reference.unallocatedCost, "unallocated cost of " + name);
         }
     }
 

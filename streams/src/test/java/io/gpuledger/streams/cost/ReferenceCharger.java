@@ -1,5 +1,6 @@
 package io.gpuledger.streams.cost;
 
+import io.gpuledger.model.Allocation;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
 import java.util.ArrayList;
@@ -24,6 +25,10 @@ import java.util.TreeMap;
  *   <li>Seconds between two covered seconds of a GPU, when no more than {@code maxGapSeconds}
  *       apart, are unmonitored, times the GPU's share, and cost what they would have: each at the
  *       price in force at its middle.</li>
+ *   <li>A shared GPU's second (its sample lists allocations) is charged whole to the GPU and its pool, and
+ *       to each allocation's job its share of it; to each allocation's team (the sample's own where it names
+ *       none) its jobs' shares; what is left of 1 to the sample's team, as unallocated cost, which the pool
+ *       counts too. Its unmonitored seconds are the GPU's, its pool's and its sample's team's: no job's.</li>
  *   <li>A minute closes once a sample taken before (one that was charged at least a second) has a
  *       middle at or after the minute's end plus the grace period; a second in a closed minute is
  *       not charged (it is late), and a sample charged no second moves nothing.</li>
@@ -39,11 +44,13 @@ final class ReferenceCharger {
         double unpricedSeconds;
         double unmonitoredSeconds;
         double unmonitoredCost;
+        double unallocatedCost;
 
         @Override
         public String toString() {
-            return String.format("cost %.9f, seconds %.3f, unpriced %.3f, unmonitored %.3f costing %.9f", cost,
-                    seconds, unpricedSeconds, unmonitoredSeconds, unmonitoredCost);
+            return String.format("cost %.9f, seconds %.3f, unpriced %.3f, unmonitored %.3f costing %.9f,"
+                    + " unallocated %.9f", cost, seconds, unpricedSeconds, unmonitoredSeconds, unmonitoredCost,
+                    unallocatedCost);
         }
     }
 
@@ -99,22 +106,25 @@ final class ReferenceCharger {
             Long previous = null;
             for (Map.Entry<Long, TelemetrySample> second : gpu.getValue().entrySet()) {
                 TelemetrySample owner = second.getValue();
-                double share = owner.chargedFraction();
                 Double price = pricePerGpuHour(owner, second.getKey() * 1000 + 500);
-                for (Charged charged : subjectsOf(totals, owner)) {
+                for (Part part : partsOf(totals, owner)) {
+                    Charged charged = part.subject();
+                    double share = owner.chargedFraction() * part.share();
                     charged.seconds += share;
                     if (price == null) {
                         charged.unpricedSeconds += share;
                     } else {
                         charged.cost += price * share / 3600;
+                        charged.unallocatedCost += price * owner.chargedFraction() * part.unallocated() / 3600;
                     }
-                    if (previous != null) {
+                    if (previous != null && part.unmonitored()) {
+                        double whole = owner.chargedFraction();
                         long gap = second.getKey() - previous - 1;
                         if (gap > 0 && gap <= maxGapSeconds) {
-                            charged.unmonitoredSeconds += gap * share;
+                            charged.unmonitoredSeconds += gap * whole;
                             for (long unseen = previous + 1; unseen < second.getKey(); unseen++) {
                                 Double unseenPrice = pricePerGpuHour(owner, unseen * 1000 + 500);
-                                charged.unmonitoredCost += unseenPrice == null ? 0 : unseenPrice * share / 3600;
+                                charged.unmonitoredCost += unseenPrice == null ? 0 : unseenPrice * whole / 3600;
                             }
                         }
                     }
@@ -125,15 +135,38 @@ final class ReferenceCharger {
         return totals;
     }
 
-    private static List<Charged> subjectsOf(Totals totals, TelemetrySample owner) {
-        List<Charged> subjects = new ArrayList<>(4);
-        subjects.add(totals.gpus().computeIfAbsent(owner.gpuUuid(), k -> new Charged()));
-        subjects.add(totals.jobs().computeIfAbsent(owner.jobId(), k -> new Charged()));
-        if (owner.team() != null) {
-            subjects.add(totals.teams().computeIfAbsent(owner.team(), k -> new Charged()));
+    /**
+     * What a subject takes of a second: {@code share} of it, of which {@code unallocated} no job took, and
+     * whether its unmonitored time too (then the whole GPU's).
+     */
+    private record Part(Charged subject, double share, double unallocated, boolean unmonitored) {
+    }
+
+    private static List<Part> partsOf(Totals totals, TelemetrySample owner) {
+        List<Part> parts = new ArrayList<>(4);
+        double left = 1;
+        for (Allocation allocation : owner.allocations()) {
+            left -= allocation.share();
+            parts.add(new Part(totals.jobs().computeIfAbsent(allocation.jobId(), k -> new Charged()),
+                    allocation.share(), 0, false));
+            String team = allocation.team() != null ? allocation.team() : owner.team();
+            if (team != null) {
+                parts.add(new Part(totals.teams().computeIfAbsent(team, k -> new Charged()), allocation.share(), 0,
+                        false));
+            }
         }
-        subjects.add(totals.pools().computeIfAbsent(poolOf(owner), k -> new Charged()));
-        return subjects;
+        boolean shared = owner.shared();
+        double unallocated = shared ? Math.max(0, left) : 0;
+        parts.add(new Part(totals.gpus().computeIfAbsent(owner.gpuUuid(), k -> new Charged()), 1, unallocated, true));
+        if (!shared) {
+            parts.add(new Part(totals.jobs().computeIfAbsent(owner.jobId(), k -> new Charged()), 1, 0, true));
+        }
+        if (owner.team() != null) {
+            parts.add(new Part(totals.teams().computeIfAbsent(owner.team(), k -> new Charged()),
+                    shared ? unallocated : 1, unallocated, true));
+        }
+        parts.add(new Part(totals.pools().computeIfAbsent(poolOf(owner), k -> new Charged()), 1, unallocated, true));
+        return parts;
     }
 
     /** The pool's id as the engine's roll-ups name it: provider, region, instance type and lifecycle. */
