@@ -152,6 +152,14 @@ public record GpuUsage(
         return totals.cost();
     }
 
+    /**
+     * Whether the GPU's samples named several jobs ({@link TelemetrySample#SHARED_JOB}): its cost went to their
+     * roll-ups by share, and the window's {@code jobId} names none of them.
+     */
+    public boolean sharedByJobs() {
+        return TelemetrySample.SHARED_JOB.equals(jobId);
+    }
+
     /** Wall-clock seconds its samples covered: a slice's GPU seconds count its share of the GPU. */
     public double secondsObserved() {
         return totals.gpuSeconds() / gpuFraction;

@@ -55,19 +55,25 @@ public final class ClosedMinutes {
             late++;
             return List.of();
         }
-        Map<String, String> ids = Map.of(
-                "team", window.team() == null ? UsageRollup.NO_TEAM : window.team(),
-                "job", window.jobId() == null ? TelemetrySample.UNKNOWN_JOB : window.jobId(),
-                "pool", new Offer(window.provider(), window.region(), window.instanceType(), window.lifecycle()).key());
+        Map<String, String> ids = new HashMap<>();
+        ids.put("team", window.team() == null ? UsageRollup.NO_TEAM : window.team());
+        if (!window.sharedByJobs()) {
+            // A shared GPU's jobs each took their share in their roll-ups; its window names none of them.
+            ids.put("job", window.jobId() == null ? TelemetrySample.UNKNOWN_JOB : window.jobId());
+        }
+        ids.put("pool", new Offer(window.provider(), window.region(), window.instanceType(), window.lifecycle()).key());
         Map<String, Sum> sums = open.computeIfAbsent(minute, start -> new HashMap<>());
         double cost = window.cost();
         for (String dimension : DIMENSIONS) {
             String subject = ids.get(dimension);
+            if (subject == null) {
+                continue;
+            }
             Sum sum = sums.computeIfAbsent(dimension + "|" + subject + "|" + window.currency(),
                     key -> new Sum(dimension, subject, window.currency()));
             sum.cost += cost;
             for (String other : DIMENSIONS) {
-                if (!other.equals(dimension)) {
+                if (!other.equals(dimension) && ids.containsKey(other)) {
                     sum.parts.computeIfAbsent(other, d -> new HashMap<>()).merge(ids.get(other), cost, Double::sum);
                 }
             }

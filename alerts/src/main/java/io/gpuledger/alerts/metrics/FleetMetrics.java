@@ -84,6 +84,7 @@ public final class FleetMetrics {
         if (gpu.latest(usage.windowStart())) {
             gpu.set("gpuledger_gpu_cost_per_hour", usage.costPerHour());
             gpu.set("gpuledger_gpu_idle_cost_per_hour", usage.idleCostPerHour());
+            gpu.set("gpuledger_gpu_sharing_jobs", (double) usage.sharingJobs());
             for (Reading reading : Reading.KEPT) {
                 if (reading.gpuGauge() != null) {
                     gpu.set(reading.gpuGauge(), value(totals.mean(reading)));
@@ -96,7 +97,8 @@ public final class FleetMetrics {
         double joules = totals.energyKwh() * JOULES_PER_KWH;
         gpu.add("gpuledger_gpu_energy_joules_total", joules);
         gpu.add("gpuledger_gpu_unpriced_seconds_total", totals.unpricedSeconds());
-        Thing jobThing = jobs.thing(job, jobTags(job, currencyOf(usage.currency())), now);
+        // A shared GPU's jobs took their shares in the engine's job roll-ups; its window names none of them.
+        Thing jobThing = usage.sharedByJobs() ? null : jobs.thing(job, jobTags(job, currencyOf(usage.currency())), now);
         if (jobThing != null) {
             jobThing.add("gpuledger_job_energy_joules_total", joules);
             jobThing.add("gpuledger_job_cost_total", totals.cost());
@@ -108,6 +110,7 @@ public final class FleetMetrics {
             teamThing.add("gpuledger_team_energy_joules_total", joules);
             teamThing.add("gpuledger_team_cost_total", totals.cost());
             teamThing.add("gpuledger_team_unmonitored_cost_total", totals.unmonitoredCost());
+            teamThing.add("gpuledger_team_unallocated_cost_total", totals.unallocatedCost());
             teamThing.add("gpuledger_team_unpriced_seconds_total", totals.unpricedSeconds());
         }
         Offer offer = placement.offer();
@@ -117,6 +120,7 @@ public final class FleetMetrics {
             pool.add("gpuledger_pool_cost_total", totals.cost());
             pool.add("gpuledger_pool_unmonitored_seconds_total", totals.unmonitoredSeconds());
             pool.add("gpuledger_pool_unmonitored_cost_total", totals.unmonitoredCost());
+            pool.add("gpuledger_pool_unallocated_cost_total", totals.unallocatedCost());
             pool.add("gpuledger_pool_unpriced_seconds_total", totals.unpricedSeconds());
             pool.add("gpuledger_pool_stale_priced_seconds_total", totals.stalePricedSeconds());
         }

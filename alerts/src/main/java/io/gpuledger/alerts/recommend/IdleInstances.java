@@ -162,6 +162,10 @@ final class IdleInstances {
         String holder = null;
         for (Gpu gpu : gpus) {
             String job = gpu.jobId() == null ? NO_JOB : gpu.jobId();
+            if (TelemetrySample.SHARED_JOB.equals(job)) {
+                // Several jobs on one GPU: the instance is judged by the GPUs' whole use and released whole.
+                return SHARED;
+            }
             if (holder == null) {
                 holder = job;
             } else if (!holder.equals(job)) {

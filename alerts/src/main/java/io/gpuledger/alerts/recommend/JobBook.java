@@ -136,7 +136,8 @@ public final class JobBook {
     }
 
     public void onWindow(GpuUsage window, Instant now) {
-        if (window.jobId() == null || TelemetrySample.UNKNOWN_JOB.equals(window.jobId())) {
+        if (window.jobId() == null || TelemetrySample.UNKNOWN_JOB.equals(window.jobId()) || window.sharedByJobs()) {
+            // A shared GPU's jobs are each in their own roll-ups; its window names none of them.
             return;
         }
         Job job = job(window.jobId(), now);

@@ -8,6 +8,7 @@ import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
+import io.gpuledger.model.TelemetrySample;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +39,22 @@ class ClosedMinutesTest {
         assertThat(red.parts().get("job").get("a")).isCloseTo(0.1, within(1e-12));
         assertThat(done).extracting(m -> m.dimension() + ":" + m.subject())
                 .containsExactlyInAnyOrder("team:red", "job:a", "job:b", "pool:aws|us-east-1|g5.xlarge|on-demand");
+    }
+
+    @Test
+    void shouldCountASharedGpuForItsTeamAndPoolButNotAsAJobNamedShared() {
+        // Given minute T0: a GPU of job a at 3 USD/h and a shared GPU (its jobs in their own roll-ups) at 6 USD/h
+        minutes.add(closed("GPU-1", "a", "red", T0, 3));
+        minutes.add(closed("GPU-2", TelemetrySample.SHARED_JOB, "red", T0, 6));
+
+        List<SpendMinute> done = minutes.add(closed("GPU-1", "a", "red", T0.plusSeconds(120), 3));
+
+        // Then red and the pool spent 9 USD/h, red's jobs split names job a only, and no job "shared" is judged
+        assertThat(done).extracting(m -> m.dimension() + ":" + m.subject())
+                .containsExactlyInAnyOrder("team:red", "job:a", "pool:aws|us-east-1|g5.xlarge|on-demand");
+        SpendMinute red = done.stream().filter(m -> m.dimension().equals("team")).findFirst().orElseThrow();
+        assertThat(red.perHour()).isCloseTo(9, within(1e-9));
+        assertThat(red.parts().get("job")).containsOnlyKeys("a");
     }
 
     @Test

@@ -260,6 +260,28 @@ class FleetMetricsTest {
     }
 
     @Test
+    void shouldShowASharedGpusJobsAndCountItsUnallocatedCostForItsTeamAndPoolButNoJobNamedShared() {
+        // Given a shared GPU's closed minute at 2 USD/h, three jobs on it, a quarter of its cost taken by no job
+        double cost = 60 * 2.0 / 3600;
+        GpuUsage plain = window("GPU-1", TelemetrySample.SHARED_JOB, T0, 2.0, 0.5, true);
+        UsageTotals totals = plain.totals().toBuilder().sum(UsageTotals.Sum.UNALLOCATED_COST, cost / 4).build();
+        GpuUsage shared = plain.toBuilder().sharingJobs(3).totals(totals).build();
+
+        metrics.record(shared, T0);
+
+        // Then the GPU says three jobs shared it; its team and pool count the unallocated quarter, and no job named
+        // "shared" appears (its jobs took their shares in their own roll-ups)
+        assertThat(registry.get("gpuledger_gpu_sharing_jobs").tag("gpu", "GPU-1").gauge().value()).isEqualTo(3);
+        assertThat(registry.get("gpuledger_team_unallocated_cost").tag("team", "red").counter().count())
+                .isCloseTo(cost / 4, within(1e-12));
+        assertThat(registry.get("gpuledger_pool_unallocated_cost").tag("instance_type", "g5.xlarge").counter()
+                .count()).isCloseTo(cost / 4, within(1e-12));
+        assertThat(registry.get("gpuledger_pool_cost").tag("instance_type", "g5.xlarge").counter().count())
+                .isCloseTo(cost, within(1e-12));
+        assertThat(registry.find("gpuledger_job_cost").tag("job_id", TelemetrySample.SHARED_JOB).counter()).isNull();
+    }
+
+    @Test
     void shouldShowWhenThePriceInForceWasLastConfirmed() {
         // Given a version valid from a day ago, confirmed an hour ago and again now
         PriceQuote version = new PriceQuote("aws", "us-east-1", "g5.xlarge", Lifecycle.ON_DEMAND, "A10G", 1, 1.006,
