@@ -82,6 +82,17 @@ class IdleGpuRuleTest {
     }
 
     @Test
+    void shouldHoldAnInstanceOfASharedGpuAsSharedNotAsAJobNamedShared() {
+        // Given ten idle minutes of an instance whose one GPU several jobs share (its windows say jobId "shared")
+        IdleInstances.Snapshot shared = build("i-shared", TelemetrySample.SHARED_JOB, 1, 6, 0.01, 2.0, 1.0);
+
+        // Then it is held by several jobs, judged by the GPU's whole use, as an instance whose GPUs hold
+        // different jobs is
+        assertThat(shared.holder()).isEqualTo(IdleInstances.SHARED);
+        assertThat(build("i-two", "job-1", 1, 6, 0.01, 2.0, 1.0).holder()).isEqualTo("job-1");
+    }
+
+    @Test
     void shouldNotReleaseAnInstanceOneOfWhoseSlicesWorks() {
         // Given the seven slices of one GPU, one busy at 40%
         IdleGpuRule.Holding holding = holding("job-1", false, slices("i-mig", 7, 6, 0.0, 14.0, 0.4));
@@ -204,6 +215,11 @@ class IdleGpuRuleTest {
      */
     private static IdleInstances.Snapshot build(String id, int gpus, int samples, Double smActive,
             double pricePerHour, double fraction, double... busy) {
+        return build(id, "job-1", gpus, samples, smActive, pricePerHour, fraction, busy);
+    }
+
+    private static IdleInstances.Snapshot build(String id, String job, int gpus, int samples, Double smActive,
+            double pricePerHour, double fraction, double... busy) {
         IdleInstances instances = new IdleInstances();
         GpuMinutes minutes = new GpuMinutes(TEN_MINUTES.recommendation().reclaimIdle().period());
         List<IdleInstances.Snapshot> complete = new ArrayList<>();
@@ -217,7 +233,7 @@ class IdleGpuRuleTest {
                             .gpuModel("A100-40GB")
                             .placement(new Placement("node-" + id, id, "g4dn.xlarge", "aws", "us-east-1",
                                     Lifecycle.ON_DEMAND))
-                            .jobId("job-1").time(start.plusSeconds(10L * i)).intervalSeconds(10).smActive(activity);
+                            .jobId(job).time(start.plusSeconds(10L * i)).intervalSeconds(10).smActive(activity);
                     if (fraction < 1) {
                         sample.migProfile("1g.10gb").gpuFraction(fraction);
                     }

@@ -62,6 +62,16 @@ class JobBookTest {
     }
 
     @Test
+    void shouldKeepNoJobNamedSharedForASharedGpusWindow() {
+        // Given the window of a GPU several jobs share (their shares are in their own roll-ups), and one of job llm
+        book.onWindow(window(0, TelemetrySample.SHARED_JOB), T0);
+        book.onWindow(window(0), T0);
+
+        // Then the book followed llm alone: it forgets llm once it is stale, and never had a job named "shared"
+        assertThat(book.sweep(T0.plus(Duration.ofMinutes(10)))).containsExactly("llm");
+    }
+
+    @Test
     void shouldTakeAMinuteInItsLastVersionAndNotJudgeTheResendsOfAnOpenOne() {
         // Given a minute re-sent as it filled: a quarter, half, then all of its 1.2M tokens
         book.onWindow(window(0), T0);
@@ -217,10 +227,14 @@ class JobBookTest {
     }
 
     private static GpuUsage window(int m) {
+        return window(m, "llm");
+    }
+
+    private static GpuUsage window(int m, String job) {
         Instant start = T0.plusSeconds(60L * m);
         TelemetrySample sample = TelemetrySample.builder().gpuUuid("GPU-1").gpuModel("NVIDIA A100-SXM4-40GB")
                 .placement(new Placement("node-1", "i-1", "p4d.24xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND))
-                .jobId("llm").team("research").time(start.plusSeconds(60)).intervalSeconds(60).smActive(0.6).build();
+                .jobId(job).team("research").time(start.plusSeconds(60)).intervalSeconds(60).smActive(0.6).build();
         return GpuUsage.empty(sample, start, start.plusSeconds(60), "USD").add(sample, 4.09625);
     }
 }
