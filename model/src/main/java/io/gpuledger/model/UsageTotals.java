@@ -1,3 +1,4 @@
+// Over 400 lines: every figure a window adds up is described here once, with the arithmetic all of them share.
 package io.gpuledger.model;
 
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
