@@ -1,19 +1,14 @@
 package io.gpuledger.ingest.agent.collect;
 
 import java.io.BufferedReader;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
@@ -69,38 +64,26 @@ public final class NvidiaSmiCollector implements Collector {
     }
 
     private Round runOnce() {
-        Process process;
+        ShellCommand.Output output;
         try {
-            process = start();
+            output = ShellCommand.run(command, timeout);
+        } catch (ShellCommand.TimedOut e) {
+            return Round.failed("nvidia-smi: " + e.getMessage());
         } catch (IOException e) {
             return Round.failed("nvidia-smi: cannot run '" + command + "': " + e.getMessage());
-        }
-        try {
-            CompletableFuture<String> stdout = CompletableFuture.supplyAsync(() -> drain(process.getInputStream()));
-            CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> drain(process.getErrorStream()));
-            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                process.destroyForcibly();
-                return Round.failed("nvidia-smi: '" + command + "' did not finish within " + timeout.toSeconds()
-                        + " s");
-            }
-            String output = stdout.get(1, TimeUnit.SECONDS);
-            if (process.exitValue() != 0) {
-                return Round.failed("nvidia-smi: '" + command + "' exited with " + process.exitValue() + ": "
-                        + firstLine(stderr.get(1, TimeUnit.SECONDS)));
-            }
-            NvidiaSmiCsv.Result result = NvidiaSmiCsv.parse(output, fields);
-            if (result.readings().isEmpty() && result.errors().isEmpty()) {
-                return Round.failed("nvidia-smi: '" + command + "' printed no GPU");
-            }
-            return new Round(result.readings(), result.errors());
         } catch (InterruptedException e) {
-            process.destroyForcibly();
             Thread.currentThread().interrupt();
             return Round.failed("nvidia-smi: interrupted");
-        } catch (Exception e) {
-            process.destroyForcibly();
-            return Round.failed("nvidia-smi: " + e);
         }
+        if (output.exitCode() != 0) {
+            return Round.failed("nvidia-smi: '" + command + "' exited with " + output.exitCode() + ": "
+                    + firstLine(output.stderr()));
+        }
+        NvidiaSmiCsv.Result result = NvidiaSmiCsv.parse(output.stdout(), fields);
+        if (result.readings().isEmpty() && result.errors().isEmpty()) {
+            return Round.failed("nvidia-smi: '" + command + "' printed no GPU");
+        }
+        return new Round(result.readings(), result.errors());
     }
 
     private Round collectFromLoop() {
@@ -174,16 +157,6 @@ public final class NvidiaSmiCollector implements Collector {
                 loop.destroy();
                 loop = null;
             }
-        }
-    }
-
-    private static String drain(InputStream in) {
-        try (in) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            in.transferTo(out);
-            return out.toString(StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 

@@ -1,10 +1,8 @@
 package io.gpuledger.ingest.agent.usage;
 
-import java.io.ByteArrayOutputStream;
+import io.gpuledger.ingest.agent.collect.ShellCommand;
+
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -13,8 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * NVML's per-process samples through nvidia-smi: the compute processes of each GPU and the memory each holds
@@ -39,7 +35,6 @@ public final class NvidiaSmiProcesses implements UsageSource {
     static final String GPUS_QUERY =
             "--query-gpu=index,uuid,memory.total,mig.mode.current --format=csv,noheader,nounits";
     static final String PMON = "pmon -s um -c 1";
-    private static final int NOT_FOUND = 127;
 
     private final Runner runner;
     private final boolean sayMissing;
@@ -173,40 +168,20 @@ public final class NvidiaSmiProcesses implements UsageSource {
     }
 
     private static String run(String command, Duration timeout) throws IOException {
-        Process process = new ProcessBuilder("/bin/sh", "-c", command).start();
-        process.getOutputStream().close();
-        CompletableFuture<String> stdout = CompletableFuture.supplyAsync(() -> drain(process.getInputStream()));
-        CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> drain(process.getErrorStream()));
+        ShellCommand.Output output;
         try {
-            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                process.destroyForcibly();
-                throw new IOException("'" + command + "' did not finish within " + timeout.toSeconds() + " s");
-            }
-            if (process.exitValue() == NOT_FOUND) {
-                throw new ProgramMissing("'" + command + "' cannot be run: " + stderr.get(1, TimeUnit.SECONDS).strip());
-            }
-            if (process.exitValue() != 0) {
-                throw new IOException("'" + command + "' exited with " + process.exitValue() + ": "
-                        + stderr.get(1, TimeUnit.SECONDS).strip());
-            }
-            return stdout.get(1, TimeUnit.SECONDS);
+            output = ShellCommand.run(command, timeout);
         } catch (InterruptedException e) {
-            process.destroyForcibly();
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            process.destroyForcibly();
-            throw new IOException("'" + command + "': " + e, e);
         }
-    }
-
-    private static String drain(InputStream in) {
-        try (in) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            in.transferTo(out);
-            return out.toString(StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        if (output.exitCode() == ShellCommand.NOT_FOUND) {
+            throw new ProgramMissing("'" + command + "' cannot be run: " + output.stderr().strip());
         }
+        if (output.exitCode() != 0) {
+            throw new IOException("'" + command + "' exited with " + output.exitCode() + ": "
+                    + output.stderr().strip());
+        }
+        return output.stdout();
     }
 }

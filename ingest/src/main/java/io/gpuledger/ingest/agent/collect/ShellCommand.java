@@ -1,0 +1,71 @@
+package io.gpuledger.ingest.agent.collect;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** One run of a command through {@code /bin/sh -c}, nothing on its input, both outputs read whole. */
+public final class ShellCommand {
+
+    /** What the shell says when it cannot find the program. */
+    public static final int NOT_FOUND = 127;
+
+    private ShellCommand() {
+    }
+
+    /** How the command ended and what it printed. */
+    public record Output(int exitCode, String stdout, String stderr) {
+    }
+
+    /** The command ran past its time and was stopped. */
+    public static final class TimedOut extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        TimedOut(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Runs {@code command}, waiting up to {@code timeout} for it to end.
+     *
+     * @throws TimedOut    when it did not end in time (it is stopped)
+     * @throws IOException when it cannot be started or its output cannot be read
+     */
+    public static Output run(String command, Duration timeout) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder("/bin/sh", "-c", command).start();
+        process.getOutputStream().close();
+        CompletableFuture<String> stdout = CompletableFuture.supplyAsync(() -> drain(process.getInputStream()));
+        CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> drain(process.getErrorStream()));
+        try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+                throw new TimedOut("'" + command + "' did not finish within " + timeout.toSeconds() + " s");
+            }
+            return new Output(process.exitValue(), stdout.get(1, TimeUnit.SECONDS), stderr.get(1, TimeUnit.SECONDS));
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            throw e;
+        } catch (ExecutionException | TimeoutException e) {
+            process.destroyForcibly();
+            throw new IOException("'" + command + "': " + e, e);
+        }
+    }
+
+    private static String drain(InputStream in) {
+        try (in) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            in.transferTo(out);
+            return out.toString(StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
