@@ -7,6 +7,7 @@ import com.fasterxml.jackson.annotation.JsonSetter;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import com.fasterxml.jackson.annotation.Nulls;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * What one GPU (or MIG slice) did and cost in one window. Keyed on {@link Topics#USAGE} by
@@ -27,9 +28,12 @@ import java.time.Instant;
  *               {@link TelemetrySample#allocations()}): 0, and left out, for a GPU no sample of the window
  *               shared. The window itself keeps the whole GPU's cost; {@code totals.unallocatedCost} is the
  *               part no job's share took
+ * @param jobParts what each job of a shared window took of it so far, one part per job (see {@link JobPart});
+ *               left out, empty, for a window no sample of which was shared. The alert service's job and
+ *               team counters add them up from the closed window
  */
 @JsonPropertyOrder({"gpuUuid", "gpuIndex", "gpuModel", "placement", "jobId", "team", "windowStart", "windowEnd",
-        "currency", "totals", "closed", "gpuFraction", "sharingJobs", "measuredBy", "smActive",
+        "currency", "totals", "closed", "gpuFraction", "sharingJobs", "jobParts", "measuredBy", "smActive",
         "costPerHour"})
 public record GpuUsage(
         String gpuUuid,
@@ -44,7 +48,8 @@ public record GpuUsage(
         UsageTotals totals,
         boolean closed,
         Double gpuFraction,
-        @JsonInclude(JsonInclude.Include.NON_DEFAULT) @JsonSetter(nulls = Nulls.AS_EMPTY) int sharingJobs) {
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT) @JsonSetter(nulls = Nulls.AS_EMPTY) int sharingJobs,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) @JsonSetter(nulls = Nulls.AS_EMPTY) List<JobPart> jobParts) {
 
     public GpuUsage {
         Check.identity("gpuUuid", gpuUuid);
@@ -64,6 +69,19 @@ public record GpuUsage(
         if (sharingJobs < 0) {
             throw new InvalidRecordException("sharingJobs", "must not be negative, was " + sharingJobs);
         }
+        jobParts = checkedParts(jobParts);
+    }
+
+    private static List<JobPart> checkedParts(List<JobPart> parts) {
+        if (parts == null || parts.isEmpty()) {
+            return List.of();
+        }
+        for (JobPart part : parts) {
+            if (part == null) {
+                throw new InvalidRecordException("jobParts", "must not hold null");
+            }
+        }
+        return List.copyOf(parts);
     }
 
     /** An empty window for the GPU of {@code sample}, to which samples are then {@link #add}ed. */
@@ -87,7 +105,7 @@ public record GpuUsage(
     public Builder toBuilder() {
         return new Builder().gpu(gpuUuid, gpuIndex, gpuModel).placement(placement).job(jobId, team)
                 .window(windowStart, windowEnd).currency(currency).totals(totals).closed(closed)
-                .gpuFraction(gpuFraction).sharingJobs(sharingJobs);
+                .gpuFraction(gpuFraction).sharingJobs(sharingJobs).jobParts(jobParts);
     }
 
     public Offer offer() {
@@ -200,6 +218,7 @@ public record GpuUsage(
         private boolean closed;
         private Double gpuFraction;
         private int sharingJobs;
+        private List<JobPart> jobParts;
 
         private Builder() {
         }
@@ -217,6 +236,7 @@ public record GpuUsage(
         public Builder closed(boolean value) { closed = value; return this; }
         public Builder gpuFraction(Double value) { gpuFraction = value; return this; }
         public Builder sharingJobs(int value) { sharingJobs = value; return this; }
+        public Builder jobParts(List<JobPart> value) { jobParts = value; return this; }
 
         public Builder job(String id, String teamOfJob) {
             jobId = id;
@@ -239,7 +259,7 @@ public record GpuUsage(
 
         public GpuUsage build() {
             return new GpuUsage(gpuUuid, gpuIndex, gpuModel, placement, jobId, team, windowStart, windowEnd, currency,
-                    totals, closed, gpuFraction, sharingJobs);
+                    totals, closed, gpuFraction, sharingJobs, jobParts);
         }
     }
 }

@@ -106,6 +106,29 @@ class SerdeRoundTripTest {
     }
 
     @Test
+    void shouldCarryTheJobPartsOfASharedWindowAndLeaveThemOutOfAnyOther() {
+        // Given a shared GPU's window, two jobs of which took 0.6 and 0.3 of a 0.01 USD minute (by hand)
+        GpuUsage whole = GpuUsage.empty(sample(), T0, T0.plusSeconds(60), "USD").add(sample(), 3.6);
+        List<JobPart> parts = List.of(new JobPart("infer-a", "search", 6, 0.006, 0.0001, 0),
+                new JobPart("notebook-b", null, 3, 0.003, 0.00005, 0));
+        GpuUsage shared = whole.toBuilder().job(TelemetrySample.SHARED_JOB, "research").sharingJobs(2)
+                .jobParts(parts).build();
+
+        // When both are written and read back
+        GpuUsage read = roundTrip(Topics.USAGE, shared);
+        String plain = Json.writeString(whole);
+
+        // Then the parts come back as written, and a window of one job writes no parts at all
+        assertThat(read.jobParts()).isEqualTo(parts);
+        assertThat(read.jobParts().get(1).team()).isNull();
+        assertThat(plain).doesNotContain("jobParts");
+        assertThat(Json.read(plain.getBytes(StandardCharsets.UTF_8), GpuUsage.class).jobParts()).isEmpty();
+        assertThatThrownBy(() -> Json.read(Json.writeString(shared).replace("\"jobId\":\"infer-a\"",
+                "\"jobId\":\"\"").getBytes(StandardCharsets.UTF_8), GpuUsage.class))
+                .isInstanceOf(InvalidRecordException.class).hasMessageContaining("jobId");
+    }
+
+    @Test
     void shouldReadUsageWrittenBeforeSharesWereSentAsWholeGpus() {
         // Given a window and a roll-up as written before they carried their share of a GPU
         GpuUsage usage = GpuUsage.empty(sample(), T0, T0.plusSeconds(60), "USD").add(sample(), 3.6);

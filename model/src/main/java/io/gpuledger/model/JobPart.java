@@ -1,0 +1,33 @@
+package io.gpuledger.model;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/**
+ * One job's part of a shared GPU's window ({@link GpuUsage#jobParts()}): what the job's shares of the window's
+ * samples took of the GPU's charge. The parts of a window add up to its charge less its
+ * {@code unallocatedCost} and its unmonitored cost, which are no job's.
+ *
+ * @param jobId      the job
+ * @param team       the team charged: the allocation's, or the node's when the allocation names none
+ * @param gpuSeconds the GPU seconds of its shares (a share of 0.3 over a 10 s sample: 3)
+ * @param cost       its part of the window's cost, in the window's currency
+ * @param energyKwh  its part of the window's energy
+ * @param unpricedSeconds its part of the GPU seconds no price was known for
+ */
+public record JobPart(
+        @JsonProperty(required = true) String jobId,
+        String team,
+        double gpuSeconds,
+        double cost,
+        double energyKwh,
+        double unpricedSeconds) {
+
+    public JobPart {
+        Check.identity("jobId", jobId);
+        team = team == null || team.isBlank() ? null : Check.identity("team", team);
+        Check.nonNegative("gpuSeconds", gpuSeconds);
+        Check.nonNegative("cost", cost);
+        Check.nonNegative("energyKwh", energyKwh);
+        Check.nonNegative("unpricedSeconds", unpricedSeconds);
+    }
+}
