@@ -13,6 +13,7 @@ import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -97,13 +98,17 @@ final class GpuIdentity {
         return UsageRollup.idOf(dimension, jobId, team, offer);
     }
 
-    /** The GPU's minute window starting at {@code windowStart}, shared by {@code sharingJobs} jobs (0: by none). */
-    GpuUsage usage(String gpuUuid, long windowStart, String currency, UsageTotals totals, int sharingJobs,
+    /**
+     * The GPU's minute window starting at {@code windowStart}, with the jobs that shared it and their parts as
+     * {@code window} holds them (null: a minute of no sample, none).
+     */
+    GpuUsage usage(String gpuUuid, long windowStart, String currency, UsageTotals totals, GpuState.Window window,
             boolean closed) {
         return GpuUsage.builder().gpu(gpuUuid, gpuIndex, gpuModel).placement(placement).job(jobId, team)
                 .window(Instant.ofEpochMilli(windowStart), Instant.ofEpochMilli(windowStart + GpuState.MINUTE_MILLIS))
-                .currency(currency).totals(totals).closed(closed).gpuFraction(fraction).sharingJobs(sharingJobs)
-                .build();
+                .currency(currency).totals(totals).closed(closed).gpuFraction(fraction)
+                .sharingJobs(window != null ? window.sharingJobs() : 0)
+                .jobParts(window != null ? window.jobParts() : List.of()).build();
     }
 
     /** Whether the GPU's latest sample said it was shared: its time is charged to the jobs it lists, not to one. */

@@ -1,5 +1,6 @@
 package io.gpuledger.streams.cost;
 
+import io.gpuledger.model.JobPart;
 import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageRollup.Dimension;
 import io.gpuledger.model.UsageTotals;
@@ -38,11 +39,27 @@ final class GpuState extends LiveStore.Markable {
         private byte[] encodedTotals;
         /** Roll-up keys this GPU was already counted in for this minute (at most a few). */
         final List<String> counted = new ArrayList<>(3);
+        /** What each job took of the minute, when any of its samples was shared; null when none was. */
+        JobParts jobParts;
 
         /** Adds a charged sample to the window's totals. */
         void add(UsageTotals charged) {
             totals.add(charged);
             encodedTotals = null;
+        }
+
+        /** Adds a shared sample's split: its whole charge to the window's totals, and each job's part. */
+        void addShared(ShareTargets targets, SharedCharge split) {
+            add(split.whole());
+            if (jobParts == null) {
+                jobParts = new JobParts();
+            }
+            jobParts.add(targets, split);
+        }
+
+        /** What each job took of the minute so far: empty when no sample of it was shared. */
+        List<JobPart> jobParts() {
+            return jobParts == null ? List.of() : jobParts.toContract();
         }
 
         private byte[] encodedTotals() {
@@ -263,9 +280,31 @@ final class GpuState extends LiveStore.Markable {
         return unmonitored;
     }
 
+    /**
+     * Version 1 is the state the first release wrote; version 2 adds each window's {@link JobParts}. A state of
+     * no shared window is still written as version 1, which every release reads.
+     */
     static final Codec<GpuState> CODEC = new Codec<>() {
+        private static final int WITH_JOB_PARTS = 2;
+
+        @Override
+        public int version(GpuState state) {
+            for (Window window : state.windows.values()) {
+                if (window.jobParts != null) {
+                    return WITH_JOB_PARTS;
+                }
+            }
+            return 1;
+        }
+
+        @Override
+        public int readsUpTo() {
+            return WITH_JOB_PARTS;
+        }
+
         @Override
         public void write(GpuState state, DataOutput out) throws IOException {
+            boolean withParts = version(state) == WITH_JOB_PARTS;
             out.writeLong(state.settledUntil);
             out.writeInt(state.windows.size());
             for (Map.Entry<Long, Window> entry : state.windows.entrySet()) {
@@ -287,6 +326,13 @@ final class GpuState extends LiveStore.Markable {
                         out.writeUTF(key);
                     }
                 }
+                if (withParts) {
+                    if (window.jobParts == null) {
+                        out.writeByte(0);
+                    } else {
+                        window.jobParts.write(out);
+                    }
+                }
             }
             out.writeInt(state.coverage().size());
             for (Map.Entry<Long, Long> entry : state.coverage().entrySet()) {
@@ -297,6 +343,11 @@ final class GpuState extends LiveStore.Markable {
 
         @Override
         public GpuState read(DataInput in) throws IOException {
+            return read(in, 1);
+        }
+
+        @Override
+        public GpuState read(DataInput in, int version) throws IOException {
             GpuState state = new GpuState();
             state.settledUntil = in.readLong();
             for (int windows = in.readInt(); windows > 0; windows--) {
@@ -309,9 +360,12 @@ final class GpuState extends LiveStore.Markable {
                     window.countedOwn(window.identity);
                 } else {
                     // Unsigned: a shared GPU's minute may count in more than 127 keys (jobs, teams, pool).
-                for (int counted = in.readUnsignedByte(); counted > 0; counted--) {
+                    for (int counted = in.readUnsignedByte(); counted > 0; counted--) {
                         window.counted.add(in.readUTF());
                     }
+                }
+                if (version >= WITH_JOB_PARTS) {
+                    window.jobParts = JobParts.read(in);
                 }
                 state.windows.put(start, window);
             }

@@ -362,7 +362,7 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
             GpuCache cache = charging.cache();
             cache.shareTargets = ShareTargets.of(cache.shareTargets, sample.allocations(), identity);
             SharedCharge split = SharedCharge.split(charged, sample.allocations(), cache.shareTargets);
-            window.add(split.whole());
+            window.addShared(cache.shareTargets, split);
             partials.addShared(window, cache.shareTargets, start, split);
         } else {
             window.add(charged);
@@ -435,9 +435,8 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
             double unmonitoredCost = gapCost[0];
             UsageTotals totals = (window != null ? window.totals.snapshot() : UsageTotals.ZERO)
                     .plusUnmonitored(unmonitored, unmonitoredCost);
-            int sharingJobs = window != null ? window.sharingJobs() : 0;
-            context.forward(new Record<>(gpu, (Object) identity.usage(gpu, minute, currency, totals, sharingJobs,
-                    true), minute), Outputs.USAGE);
+            context.forward(new Record<>(gpu, (Object) identity.usage(gpu, minute, currency, totals, window, true),
+                    minute), Outputs.USAGE);
             ownViews.addMinute(gpu, minute, totals, identity.fraction);
             if (unmonitored > 0) {
                 UsageTotals gap = UsageTotals.ZERO.plusUnmonitored(unmonitored, unmonitoredCost);

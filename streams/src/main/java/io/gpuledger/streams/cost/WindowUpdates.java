@@ -168,7 +168,7 @@ final class WindowUpdates {
                     work.unsent = false;
                     sentWindows = true;
                     context.forward(new Record<>(gpu, (Object) window.identity.usage(gpu, entry.getKey(), currency,
-                            window.totals.snapshot(), window.sharingJobs(), false), entry.getKey()), Outputs.USAGE);
+                            window.totals.snapshot(), window, false), entry.getKey()), Outputs.USAGE);
                 } else {
                     pending = true;
                 }

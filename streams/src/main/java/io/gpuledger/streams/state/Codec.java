@@ -40,6 +40,15 @@ public interface Codec<T> {
         return 1;
     }
 
+    /**
+     * The format version {@link #toBytes} writes {@code value} in: {@link #version()}, unless a codec writes a
+     * newer one only for values that need it, so that values an older release could not have made stay readable
+     * by it.
+     */
+    default int version(T value) {
+        return version();
+    }
+
     /** The newest format version this codec reads: ahead of {@link #version()} while a change rolls out. */
     default int readsUpTo() {
         return version();
@@ -64,7 +73,7 @@ public interface Codec<T> {
         Encoder encoder = Encoder.take();
         try {
             if (versioned) {
-                encoder.writeByte(VERSION_MARK + version());
+                encoder.writeByte(VERSION_MARK + version(value));
             }
             write(value, encoder);
             return encoder.toByteArray();

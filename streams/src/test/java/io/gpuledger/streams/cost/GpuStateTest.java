@@ -1,13 +1,17 @@
 package io.gpuledger.streams.cost;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.model.Allocation;
+import io.gpuledger.model.JobPart;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.SharePolicy;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageTotals;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** A GPU's state: its coverage settled into unmonitored seconds, and its binary form. */
@@ -160,6 +164,43 @@ class GpuStateTest {
         assertThat(read.windows.get(T0).counted).hasSize(255).startsWith("job|job-0").endsWith("job|job-254");
         assertThat(read.windows.get(T0).sharingJobs()).isEqualTo(255);
         assertThat(read.coverage()).isEmpty();
+    }
+
+    @Test
+    void shouldKeepTheFirstReleasesFormatUntilAWindowIsSharedAndThenReadTheJobsPartsBack() {
+        // Given a GPU's state of one job's minute, and the same GPU's next minute shared by two jobs
+        GpuState state = new GpuState();
+        state.identity = GpuIdentity.of(sample("job-a", "team-x"));
+        GpuState.Window alone = state.window(T0);
+        alone.identity = state.identity;
+        alone.add(UsageTotals.ZERO.add(sample("job-a", "team-x"), 4.0));
+        byte[] unshared = GpuState.CODEC.toBytes(state);
+        GpuState.Window shared = state.window(T0 + MINUTE);
+        shared.identity = state.identity;
+        List<Allocation> allocations = List.of(new Allocation("infer-a", "serving", 0.5, SharePolicy.SM),
+                new Allocation("notebook-b", null, 0.25, SharePolicy.SM));
+        UsageTotals charged = UsageTotals.ZERO.add(sample("job-a", "team-x"), 3.6);
+        ShareTargets targets = ShareTargets.of(null, allocations, state.identity);
+        shared.addShared(targets, SharedCharge.split(charged, allocations, targets));
+        shared.addShared(targets, SharedCharge.split(charged, allocations, targets));
+
+        // When both are written and the second is read back
+        byte[] withParts = GpuState.CODEC.toBytes(state);
+        GpuState read = GpuState.CODEC.fromBytes(withParts);
+        read.attach(state.identity);
+
+        // Then the state of no shared minute is in the first release's format (version byte 0xC1), the other in
+        // the second's, and the parts come back: two samples of 0.5 and 0.25 of the charge, the notebook on the
+        // node's team
+        assertThat(unshared[0]).isEqualTo((byte) 0xC1);
+        assertThat(withParts[0]).isEqualTo((byte) 0xC2);
+        assertThat(read.windows.get(T0).jobParts()).isEmpty();
+        List<JobPart> parts = read.windows.get(T0 + MINUTE).jobParts();
+        assertThat(parts).extracting(JobPart::jobId).containsExactly("infer-a", "notebook-b");
+        assertThat(parts.get(1).team()).isEqualTo("team-x");
+        assertThat(parts.get(0).cost()).isCloseTo(2 * 0.5 * charged.cost(), within(1e-15));
+        assertThat(parts.get(1).gpuSeconds()).isCloseTo(2 * 0.25 * charged.gpuSeconds(), within(1e-12));
+        assertThat(parts).isEqualTo(shared.jobParts());
     }
 
     @Test

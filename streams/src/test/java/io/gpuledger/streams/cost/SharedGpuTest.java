@@ -1,11 +1,13 @@
 package io.gpuledger.streams.cost;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.model.Allocation;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
+import io.gpuledger.model.JobPart;
 import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
@@ -85,7 +87,33 @@ class SharedGpuTest {
         assertThat(window.sharingJobs()).isEqualTo(2);
         assertThat(window.measuredBy()).isEqualTo(SharePolicy.SM);
         assertThat(window.totals().unallocatedCost()).isCloseTo(0.2 * GPU_MINUTE, within(1e-12));
-        assertThat(Json.writeString(window)).contains("\"sharingJobs\":2,\"measuredBy\":\"sm\"");
+        assertThat(Json.writeString(window)).contains("\"sharingJobs\":2,\"jobParts\":[{\"jobId\":\"infer-a\"")
+                .contains("\"measuredBy\":\"sm\"");
+    }
+
+    @Test
+    void shouldWriteEachJobsPartInTheSharedWindowSoThatPartsAndTheRestMakeTheWholeGpu() {
+        // Given the shared GPU's minute, and a minute later a GPU of another job, so that the first one closes
+        sendMinuteOf(shared("GPU-s", INFERENCE_AND_NOTEBOOK));
+        cost.send(tenSeconds(oneJob("GPU-u", "train"), T0.plusSeconds(200)));
+        cost.advance(Duration.ofSeconds(30));
+        cost.sendUpdates();
+
+        // Then its closed window names each job with its share of the minute (by hand: half and 30% of 60 s at
+        // 300 W and GPU_MINUTE), the inference job's team as its allocation says
+        GpuUsage window = latestWindow("GPU-s");
+        assertThat(window.closed()).isTrue();
+        assertThat(window.jobParts()).extracting(JobPart::jobId, JobPart::team)
+                .containsExactly(tuple("infer-a", "serving"), tuple("notebook-b", "research"));
+        JobPart inference = window.jobParts().get(0);
+        assertThat(inference.cost()).isCloseTo(0.5 * GPU_MINUTE, within(1e-12));
+        assertThat(inference.gpuSeconds()).isCloseTo(30, within(1e-9));
+        assertThat(inference.energyKwh()).isCloseTo(0.5 * 300 * 60 / 3.6e6, within(1e-12));
+        assertThat(inference.unpricedSeconds()).isZero();
+        assertThat(window.jobParts().get(1).cost()).isCloseTo(0.3 * GPU_MINUTE, within(1e-12));
+        // And the parts with the unallocated rest are the window's whole cost, to the last rounding
+        double parts = window.jobParts().stream().mapToDouble(JobPart::cost).sum();
+        assertThat(parts + window.totals().unallocatedCost()).isCloseTo(window.cost(), within(1e-15));
     }
 
     @Test
@@ -125,9 +153,11 @@ class SharedGpuTest {
         // And its window says nothing of sharing
         GpuUsage window = latestWindow("GPU-u");
         assertThat(window.sharingJobs()).isZero();
+        assertThat(window.jobParts()).isEmpty();
         assertThat(window.measuredBy()).isNull();
         assertThat(window.totals().unallocatedCost()).isZero();
-        assertThat(Json.writeString(window)).doesNotContain("sharingJobs").doesNotContain("measuredBy");
+        assertThat(Json.writeString(window)).doesNotContain("sharingJobs").doesNotContain("measuredBy")
+                .doesNotContain("jobParts");
         // And its team has it beside the notebook's share; the pool both GPUs, only the shared one's rest unallocated
         assertThat(rollups.get("team|research").totals().cost()).isCloseTo(1.3 * GPU_MINUTE, within(1e-12));
         assertThat(rollups.get(POOL).totals().cost()).isCloseTo(2 * GPU_MINUTE, within(1e-12));

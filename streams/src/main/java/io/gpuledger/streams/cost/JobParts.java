@@ -1,0 +1,113 @@
+package io.gpuledger.streams.cost;
+
+import io.gpuledger.model.JobPart;
+import io.gpuledger.model.UsageTotals;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What each job of a shared GPU's minute took of it so far ({@link SharedCharge}'s job parts, added up): kept
+ * in the GPU's stored state with its window, so that a restarted engine goes on from the same figures, and
+ * written in the window's records as {@link JobPart}s. One entry per job and team, in the order first seen.
+ */
+final class JobParts {
+
+    /** The most entries stored: their number is one unsigned byte, as the window's counted keys are. */
+    static final int MAX_ENTRIES = 255;
+
+    private final List<Entry> entries = new ArrayList<>(4);
+
+    private static final class Entry {
+        final String jobId;
+        final String team;
+        double gpuSeconds;
+        double cost;
+        double energyKwh;
+        double unpricedSeconds;
+
+        Entry(String jobId, String team) {
+            this.jobId = jobId;
+            this.team = team;
+        }
+    }
+
+    /** Adds each job's part of {@code split}, a sample's charge split for {@code targets}. */
+    void add(ShareTargets targets, SharedCharge split) {
+        for (int job = 0; job < targets.jobCount(); job++) {
+            Entry entry = entryOf(targets.ids[job], targets.ids[targets.teamOf[job]]);
+            if (entry == null) {
+                continue;
+            }
+            UsageTotals part = split.parts().get(job).totals();
+            entry.gpuSeconds += part.gpuSeconds();
+            entry.cost += part.cost();
+            entry.energyKwh += part.energyKwh();
+            entry.unpricedSeconds += part.unpricedSeconds();
+        }
+    }
+
+    boolean isEmpty() {
+        return entries.isEmpty();
+    }
+
+    /** The parts as the contract writes them; a rounding below zero is written as zero. */
+    List<JobPart> toContract() {
+        List<JobPart> parts = new ArrayList<>(entries.size());
+        for (Entry entry : entries) {
+            parts.add(new JobPart(entry.jobId, entry.team, Math.max(0, entry.gpuSeconds), Math.max(0, entry.cost),
+                    Math.max(0, entry.energyKwh), Math.max(0, entry.unpricedSeconds)));
+        }
+        return parts;
+    }
+
+    /**
+     * The entry of {@code jobId} and {@code team}, added if new; null when {@link #MAX_ENTRIES} are held (a
+     * minute of a GPU shared by more jobs than that keeps the first ones' parts, and the rest in the roll-ups).
+     */
+    private Entry entryOf(String jobId, String team) {
+        for (Entry entry : entries) {
+            if (entry.jobId.equals(jobId) && entry.team.equals(team)) {
+                return entry;
+            }
+        }
+        if (entries.size() == MAX_ENTRIES) {
+            return null;
+        }
+        Entry entry = new Entry(jobId, team);
+        entries.add(entry);
+        return entry;
+    }
+
+    void write(DataOutput out) throws IOException {
+        out.writeByte(entries.size());
+        for (Entry entry : entries) {
+            out.writeUTF(entry.jobId);
+            out.writeUTF(entry.team);
+            out.writeDouble(entry.gpuSeconds);
+            out.writeDouble(entry.cost);
+            out.writeDouble(entry.energyKwh);
+            out.writeDouble(entry.unpricedSeconds);
+        }
+    }
+
+    /** Reads what {@link #write} wrote: null for no entry, as a window no sample of which was shared holds. */
+    static JobParts read(DataInput in) throws IOException {
+        int count = in.readUnsignedByte();
+        if (count == 0) {
+            return null;
+        }
+        JobParts parts = new JobParts();
+        for (int i = 0; i < count; i++) {
+            Entry entry = new Entry(in.readUTF(), in.readUTF());
+            entry.gpuSeconds = in.readDouble();
+            entry.cost = in.readDouble();
+            entry.energyKwh = in.readDouble();
+            entry.unpricedSeconds = in.readDouble();
+            parts.entries.add(entry);
+        }
+        return parts;
+    }
+}
