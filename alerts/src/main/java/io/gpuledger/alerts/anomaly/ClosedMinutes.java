@@ -1,6 +1,7 @@
 package io.gpuledger.alerts.anomaly;
 
 import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.JobPart;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageRollup;
@@ -55,30 +56,46 @@ public final class ClosedMinutes {
             late++;
             return List.of();
         }
-        Map<String, String> ids = new HashMap<>();
-        ids.put("team", window.team() == null ? UsageRollup.NO_TEAM : window.team());
-        if (!window.sharedByJobs()) {
-            // A shared GPU's jobs each took their share in their roll-ups; its window names none of them.
-            ids.put("job", window.jobId() == null ? TelemetrySample.UNKNOWN_JOB : window.jobId());
-        }
-        ids.put("pool", new Offer(window.provider(), window.region(), window.instanceType(), window.lifecycle()).key());
+        String team = window.team() == null ? UsageRollup.NO_TEAM : window.team();
+        String pool = new Offer(window.provider(), window.region(), window.instanceType(), window.lifecycle()).key();
         Map<String, Sum> sums = open.computeIfAbsent(minute, start -> new HashMap<>());
-        double cost = window.cost();
-        for (String dimension : DIMENSIONS) {
-            String subject = ids.get(dimension);
-            if (subject == null) {
+        if (!window.sharedByJobs()) {
+            String job = window.jobId() == null ? TelemetrySample.UNKNOWN_JOB : window.jobId();
+            addPiece(sums, window.currency(), new String[] {team, job, pool}, window.cost());
+        } else {
+            // A shared GPU's window names no job: each job's part goes to it and its team, the rest to the node's team.
+            double rest = window.cost();
+            for (JobPart part : window.jobParts()) {
+                String partTeam = part.team() == null ? team : part.team();
+                addPiece(sums, window.currency(), new String[] {partTeam, part.jobId(), pool}, part.cost());
+                rest -= part.cost();
+            }
+            addPiece(sums, window.currency(), new String[] {team, null, pool}, Math.max(0, rest));
+        }
+        return complete(minute.minus(SLACK));
+    }
+
+    /**
+     * Adds {@code cost} to the sum of each subject of {@code ids} (team, job, pool, as {@link #DIMENSIONS}; a
+     * null is none), split by the other two.
+     */
+    private static void addPiece(Map<String, Sum> sums, String currency, String[] ids, double cost) {
+        for (int d = 0; d < ids.length; d++) {
+            if (ids[d] == null) {
                 continue;
             }
-            Sum sum = sums.computeIfAbsent(dimension + "|" + subject + "|" + window.currency(),
-                    key -> new Sum(dimension, subject, window.currency()));
+            String dimension = DIMENSIONS.get(d);
+            String subject = ids[d];
+            Sum sum = sums.computeIfAbsent(dimension + "|" + subject + "|" + currency,
+                    key -> new Sum(dimension, subject, currency));
             sum.cost += cost;
-            for (String other : DIMENSIONS) {
-                if (!other.equals(dimension) && ids.containsKey(other)) {
-                    sum.parts.computeIfAbsent(other, d -> new HashMap<>()).merge(ids.get(other), cost, Double::sum);
+            for (int other = 0; other < ids.length; other++) {
+                if (other != d && ids[other] != null) {
+                    sum.parts.computeIfAbsent(DIMENSIONS.get(other), o -> new HashMap<>())
+                            .merge(ids[other], cost, Double::sum);
                 }
             }
         }
-        return complete(minute.minus(SLACK));
     }
 
     /** Closed windows that arrived after their minute was complete. */

@@ -3,6 +3,7 @@ package io.gpuledger.alerts.metrics;
 import io.gpuledger.alerts.metrics.SeriesGroup.Thing;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
+import io.gpuledger.model.JobPart;
 import io.gpuledger.model.Mean;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.Placement;
@@ -97,24 +98,36 @@ public final class FleetMetrics {
         double joules = totals.energyKwh() * JOULES_PER_KWH;
         gpu.add("gpuledger_gpu_energy_joules_total", joules);
         gpu.add("gpuledger_gpu_unpriced_seconds_total", totals.unpricedSeconds());
-        // A shared GPU's jobs took their shares in the engine's job roll-ups; its window names none of them.
-        Thing jobThing = usage.sharedByJobs() ? null : jobs.thing(job, jobTags(job, currencyOf(usage.currency())), now);
-        if (jobThing != null) {
-            jobThing.add("gpuledger_job_energy_joules_total", joules);
-            jobThing.add("gpuledger_job_cost_total", totals.cost());
-            jobThing.add("gpuledger_job_unmonitored_cost_total", totals.unmonitoredCost());
-            jobThing.add("gpuledger_job_unpriced_seconds_total", totals.unpricedSeconds());
-        }
-        Thing teamThing = teams.thing(team, Tags.of("team", team, "currency", currencyOf(usage.currency())), now);
-        if (teamThing != null) {
-            teamThing.add("gpuledger_team_energy_joules_total", joules);
-            teamThing.add("gpuledger_team_cost_total", totals.cost());
-            teamThing.add("gpuledger_team_unmonitored_cost_total", totals.unmonitoredCost());
-            teamThing.add("gpuledger_team_unallocated_cost_total", totals.unallocatedCost());
-            teamThing.add("gpuledger_team_unpriced_seconds_total", totals.unpricedSeconds());
+        String currency = currencyOf(usage.currency());
+        if (!usage.sharedByJobs()) {
+            addToJob(job, currency, joules, totals.cost(), totals.unmonitoredCost(), totals.unpricedSeconds(), now);
+            addToTeam(team, currency, joules, totals.cost(), totals.unmonitoredCost(), totals.unallocatedCost(),
+                    totals.unpricedSeconds(), now);
+        } else {
+            // A shared GPU's window names no job: each job takes its part, its team too, the node's team the rest.
+            double restJoules = joules;
+            double restCost = totals.cost();
+            double restUnpriced = totals.unpricedSeconds();
+            for (JobPart part : usage.jobParts()) {
+                String partTeam = part.team() == null ? team : part.team();
+                if (!partTeam.equals(teamOfJob.get(part.jobId()))) {
+                    teamOfJob.put(part.jobId(), partTeam);
+                }
+                double partJoules = part.energyKwh() * JOULES_PER_KWH;
+                addToJob(part.jobId(), currency, partJoules, part.cost(), 0, part.unpricedSeconds(), now);
+                addToTeam(partTeam, currency, partJoules, part.cost(), 0, 0, part.unpricedSeconds(), now);
+                gpu.add("gpuledger_gpu_job_cost_total", Tags.of("sharing_job_id", part.jobId(), "sharing_team",
+                        partTeam), part.cost());
+                restJoules -= partJoules;
+                restCost -= part.cost();
+                restUnpriced -= part.unpricedSeconds();
+            }
+            gpu.add("gpuledger_gpu_unallocated_cost_total", totals.unallocatedCost());
+            addToTeam(team, currency, Math.max(0, restJoules), Math.max(0, restCost), totals.unmonitoredCost(),
+                    totals.unallocatedCost(), Math.max(0, restUnpriced), now);
         }
         Offer offer = placement.offer();
-        Thing pool = pools.thing(offer.key(), poolTags(offer, currencyOf(usage.currency())), now);
+        Thing pool = pools.thing(offer.key(), poolTags(offer, currency), now);
         if (pool != null) {
             pool.add("gpuledger_pool_energy_joules_total", joules);
             pool.add("gpuledger_pool_cost_total", totals.cost());
@@ -123,6 +136,29 @@ public final class FleetMetrics {
             pool.add("gpuledger_pool_unallocated_cost_total", totals.unallocatedCost());
             pool.add("gpuledger_pool_unpriced_seconds_total", totals.unpricedSeconds());
             pool.add("gpuledger_pool_stale_priced_seconds_total", totals.stalePricedSeconds());
+        }
+    }
+
+    private void addToJob(String job, String currency, double joules, double cost, double unmonitoredCost,
+            double unpricedSeconds, Instant now) {
+        Thing thing = jobs.thing(job, jobTags(job, currency), now);
+        if (thing != null) {
+            thing.add("gpuledger_job_energy_joules_total", joules);
+            thing.add("gpuledger_job_cost_total", cost);
+            thing.add("gpuledger_job_unmonitored_cost_total", unmonitoredCost);
+            thing.add("gpuledger_job_unpriced_seconds_total", unpricedSeconds);
+        }
+    }
+
+    private void addToTeam(String team, String currency, double joules, double cost, double unmonitoredCost,
+            double unallocatedCost, double unpricedSeconds, Instant now) {
+        Thing thing = teams.thing(team, Tags.of("team", team, "currency", currency), now);
+        if (thing != null) {
+            thing.add("gpuledger_team_energy_joules_total", joules);
+            thing.add("gpuledger_team_cost_total", cost);
+            thing.add("gpuledger_team_unmonitored_cost_total", unmonitoredCost);
+            thing.add("gpuledger_team_unallocated_cost_total", unallocatedCost);
+            thing.add("gpuledger_team_unpriced_seconds_total", unpricedSeconds);
         }
     }
 

@@ -195,16 +195,26 @@ public final class SeriesGroup {
          * that a rate over it reads 0 rather than nothing.
          */
         public void add(String family, double amount) {
+            add(family, family, Tags.empty(), amount);
+        }
+
+        /** As {@link #add(String, double)}, for a family with labels of its own (the job of a shared GPU's part). */
+        public void add(String family, Tags extra, double amount) {
+            add(family + extra, family, extra, amount);
+        }
+
+        /** Adds to the counter known as {@code id} among the thing's. */
+        private void add(String id, String family, Tags extra, double amount) {
             if (!(amount >= 0) || !Double.isFinite(amount)) {
                 return;
             }
             synchronized (SeriesGroup.this) {
-                Counter counter = counters.get(family);
+                Counter counter = counters.get(id);
                 if (counter == null) {
                     MetricCatalogue.Family definition = MetricCatalogue.shipped().family(family);
-                    counter = definition.counter(registry, tagsOf(definition, Tags.empty()));
+                    counter = definition.counter(registry, tagsOf(definition, extra));
                     meters.add(counter);
-                    counters.put(family, counter);
+                    counters.put(id, counter);
                 }
                 counter.increment(amount);
             }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import io.gpuledger.alerts.UsageWindows;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
+import io.gpuledger.model.JobPart;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.TelemetrySample;
@@ -55,6 +56,30 @@ class ClosedMinutesTest {
         SpendMinute red = done.stream().filter(m -> m.dimension().equals("team")).findFirst().orElseThrow();
         assertThat(red.perHour()).isCloseTo(9, within(1e-9));
         assertThat(red.parts().get("job")).containsOnlyKeys("a");
+    }
+
+    @Test
+    void shouldCountEachJobsPartOfASharedGpuForItAndItsTeamAndTheRestForTheNodesTeam() {
+        // Given minute T0: a shared GPU of team red's node at 6 USD/h (0.1 USD), job x of team blue took 0.05 USD
+        // of it and job y (red) 0.03 USD; the other 0.02 USD no job took
+        GpuUsage shared = closed("GPU-2", TelemetrySample.SHARED_JOB, "red", T0, 6).toBuilder()
+                .jobParts(List.of(new JobPart("x", "blue", 30, 0.05, 0, 0), new JobPart("y", null, 18, 0.03, 0, 0)))
+                .build();
+        minutes.add(shared);
+
+        List<SpendMinute> done = minutes.add(closed("GPU-1", "a", "red", T0.plusSeconds(120), 3));
+
+        // Then blue spent 3 USD/h on job x, red 3 USD/h (job y's 1.8 and the unallocated 1.2), the pool 6 USD/h
+        Map<String, SpendMinute> byKey = new java.util.HashMap<>();
+        done.forEach(m -> byKey.put(m.dimension() + ":" + m.subject(), m));
+        assertThat(byKey).containsOnlyKeys("team:red", "team:blue", "job:x", "job:y",
+                "pool:aws|us-east-1|g5.xlarge|on-demand");
+        assertThat(byKey.get("team:blue").perHour()).isCloseTo(3, within(1e-9));
+        assertThat(byKey.get("team:red").perHour()).isCloseTo(3, within(1e-9));
+        assertThat(byKey.get("job:y").perHour()).isCloseTo(1.8, within(1e-9));
+        assertThat(byKey.get("job:x").parts().get("team")).containsOnlyKeys("blue");
+        assertThat(byKey.get("team:red").parts().get("job")).containsOnlyKeys("y");
+        assertThat(byKey.get("pool:aws|us-east-1|g5.xlarge|on-demand").perHour()).isCloseTo(6, within(1e-9));
     }
 
     @Test

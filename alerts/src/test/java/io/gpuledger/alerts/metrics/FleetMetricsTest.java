@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.alerts.UsageWindows;
 import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.JobPart;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
@@ -278,6 +279,40 @@ class FleetMetricsTest {
                 .count()).isCloseTo(cost / 4, within(1e-12));
         assertThat(registry.get("gpuledger_pool_cost").tag("instance_type", "g5.xlarge").counter().count())
                 .isCloseTo(cost, within(1e-12));
+        assertThat(registry.find("gpuledger_job_cost").tag("job_id", TelemetrySample.SHARED_JOB).counter()).isNull();
+    }
+
+    @Test
+    void shouldCountEachJobsPartOfASharedGpuForItsJobAndTeamAndTheRestForTheNodesTeam() {
+        // Given a shared GPU's closed minute of team red's node at 2 USD/h (1/30 USD): job x of team blue took half
+        // of it, job y (of no team of its own) a quarter, and a quarter no job took
+        double cost = 60 * 2.0 / 3600;
+        GpuUsage plain = window("GPU-1", TelemetrySample.SHARED_JOB, T0, 2.0, 0.5, true);
+        UsageTotals totals = plain.totals().toBuilder().sum(UsageTotals.Sum.UNALLOCATED_COST, cost / 4).build();
+        GpuUsage shared = plain.toBuilder().sharingJobs(2).totals(totals).jobParts(List.of(
+                new JobPart("x", "blue", 30, cost / 2, 0.001, 0), new JobPart("y", null, 15, cost / 4, 0.0005, 0)))
+                .build();
+
+        metrics.record(shared, T0);
+
+        // Then each job counts its part, blue job x's, red job y's and the unallocated quarter
+        assertThat(registry.get("gpuledger_job_cost").tag("job_id", "x").tag("team", "blue").counter().count())
+                .isCloseTo(cost / 2, within(1e-12));
+        assertThat(registry.get("gpuledger_job_cost").tag("job_id", "y").tag("team", "red").counter().count())
+                .isCloseTo(cost / 4, within(1e-12));
+        assertThat(registry.get("gpuledger_job_energy_joules").tag("job_id", "x").counter().count())
+                .isCloseTo(0.001 * 3.6e6, within(1e-6));
+        assertThat(registry.get("gpuledger_team_cost").tag("team", "blue").counter().count())
+                .isCloseTo(cost / 2, within(1e-12));
+        assertThat(registry.get("gpuledger_team_cost").tag("team", "red").counter().count())
+                .isCloseTo(cost / 2, within(1e-12));
+        assertThat(registry.get("gpuledger_team_unallocated_cost").tag("team", "red").counter().count())
+                .isCloseTo(cost / 4, within(1e-12));
+        // And the GPU shows its split among them, and what no job took
+        assertThat(registry.get("gpuledger_gpu_job_cost").tag("gpu", "GPU-1").tag("sharing_job_id", "x")
+                .tag("sharing_team", "blue").counter().count()).isCloseTo(cost / 2, within(1e-12));
+        assertThat(registry.get("gpuledger_gpu_unallocated_cost").tag("gpu", "GPU-1").counter().count())
+                .isCloseTo(cost / 4, within(1e-12));
         assertThat(registry.find("gpuledger_job_cost").tag("job_id", TelemetrySample.SHARED_JOB).counter()).isNull();
     }
 
