@@ -53,6 +53,8 @@ public record TelemetrySample(
 
     /** The {@code jobId} of a sample whose GPU is shared: its {@code allocations} say whose it is. */
     public static final String SHARED_JOB = "shared";
+    /** Up to this many allocations, duplicates are found without hashing. */
+    private static final int FEW_ALLOCATIONS = 16;
 
     /** How far above 1 the shares of a sample may add up, for the rounding of the writer's arithmetic. */
     public static final double SHARES_TOLERANCE = 1e-9;
@@ -94,17 +96,30 @@ public record TelemetrySample(
         allocations = checkedAllocations(allocations);
     }
 
+    /** Whether the job of allocation {@code i} is named by one before it. */
+    private static boolean namedBefore(List<Allocation> allocations, int i) {
+        String job = allocations.get(i).jobId();
+        for (int before = 0; before < i; before++) {
+            if (allocations.get(before).jobId().equals(job)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static List<Allocation> checkedAllocations(List<Allocation> allocations) {
         if (allocations == null || allocations.isEmpty()) {
             return List.of();
         }
         double sum = 0;
-        Set<String> jobs = new HashSet<>();
-        for (Allocation allocation : allocations) {
+        // A GPU is shared by a few jobs: comparing each with those before it costs less than hashing them.
+        Set<String> jobs = allocations.size() > FEW_ALLOCATIONS ? new HashSet<>() : null;
+        for (int i = 0; i < allocations.size(); i++) {
+            Allocation allocation = allocations.get(i);
             if (allocation == null) {
                 throw new InvalidRecordException("allocations", "must not hold null");
             }
-            if (!jobs.add(allocation.jobId())) {
+            if (jobs != null ? !jobs.add(allocation.jobId()) : namedBefore(allocations, i)) {
                 throw new InvalidRecordException("allocations",
                         "name job '" + allocation.jobId() + "' twice; give each job once, with its whole share");
             }

@@ -212,6 +212,19 @@ public final class UsageTotals {
     }
 
     /**
+     * Adds {@link #part}{@code (share)} of these totals to {@code sums} and {@code means} (as {@link #addTo} lays
+     * them out) without making it: a shared GPU's sample is split this way into arrays it reuses.
+     */
+    public void addPartTo(double share, double[] sums, double[] means) {
+        for (int i = 0; i < SUMS; i++) {
+            sums[i] += this.sums[i] * share;
+        }
+        for (int i = 0; i < this.means.length; i++) {
+            means[i] += this.means[i] * share;
+        }
+    }
+
+    /**
      * What these totals leave once the parts {@code given} to jobs are taken out, figure by figure: the
      * unallocated rest of a shared GPU's charge, whose cost is counted as {@link Sum#UNALLOCATED_COST} too.
      * Its cost is this cost less the cost given, not this cost times the share left, so that the parts

@@ -91,6 +91,22 @@ class AllocationTest {
     }
 
     @Test
+    void shouldFindAJobNamedTwiceAmongManyAllocations() {
+        // Given a GPU's time split among 40 jobs, the last of which is the first named again
+        List<Allocation> allocations = new java.util.ArrayList<>();
+        for (int job = 0; job < 40; job++) {
+            allocations.add(new Allocation(job == 39 ? "job-0" : "job-" + job, null, 0.02, SharePolicy.EVEN));
+        }
+
+        // Then the sample is refused, naming the job
+        assertThatThrownBy(() -> ContractFixtures.sample().toBuilder().jobId(TelemetrySample.SHARED_JOB)
+                .allocations(allocations).build()).isInstanceOf(InvalidRecordException.class)
+                .hasMessageContaining("name job 'job-0' twice");
+        assertThat(ContractFixtures.sample().toBuilder().jobId(TelemetrySample.SHARED_JOB)
+                .allocations(allocations.subList(0, 39)).build().allocations()).hasSize(39);
+    }
+
+    @Test
     void shouldAllowSharesAddingUpToOneWithTheWritersRounding() {
         // Three even shares of a GPU, as a writer computes them: 1/3 three times adds up to 1 or just under
         double third = 1.0 / 3;

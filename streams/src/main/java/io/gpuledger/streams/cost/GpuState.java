@@ -48,13 +48,16 @@ final class GpuState extends LiveStore.Markable {
             encodedTotals = null;
         }
 
-        /** Adds a shared sample's split: its whole charge to the window's totals, and each job's part. */
-        void addShared(ShareTargets targets, SharedCharge split) {
-            add(split.whole());
+        /** Adds a shared sample's split as {@code targets} hold it: the whole charge to its totals, each job's part. */
+        void addShared(ShareTargets targets) {
+            SharedCharge.Slots split = targets.split;
+            int pool = targets.slots() - 1;
+            totals.add(split.samples[pool], split.sums[pool], split.means[pool]);
+            encodedTotals = null;
             if (jobParts == null) {
                 jobParts = new JobParts();
             }
-            jobParts.add(targets, split);
+            jobParts.add(targets);
         }
 
         /** What each job took of the minute so far: empty when no sample of it was shared. */

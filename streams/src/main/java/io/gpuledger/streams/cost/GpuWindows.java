@@ -361,9 +361,9 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
         if (sample.shared()) {
             GpuCache cache = charging.cache();
             cache.shareTargets = ShareTargets.of(cache.shareTargets, sample.allocations(), identity);
-            SharedCharge split = SharedCharge.split(charged, sample.allocations(), cache.shareTargets);
-            window.addShared(cache.shareTargets, split);
-            partials.addShared(window, cache.shareTargets, start, split);
+            cache.shareTargets.split(charged, sample.allocations());
+            window.addShared(cache.shareTargets);
+            partials.addShared(window, cache.shareTargets, start);
         } else {
             window.add(charged);
             partials.add(window, work, identity, start, charged);

@@ -1,7 +1,7 @@
 package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.JobPart;
-import io.gpuledger.model.UsageTotals;
+import io.gpuledger.model.UsageTotals.Sum;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
@@ -17,6 +17,11 @@ final class JobParts {
 
     /** The most entries stored: their number is one unsigned byte, as the window's counted keys are. */
     static final int MAX_ENTRIES = 255;
+
+    private static final int GPU_SECONDS = Sum.GPU_SECONDS.ordinal();
+    private static final int COST = Sum.COST.ordinal();
+    private static final int ENERGY_KWH = Sum.ENERGY_KWH.ordinal();
+    private static final int UNPRICED_SECONDS = Sum.UNPRICED_SECONDS.ordinal();
 
     private final List<Entry> entries = new ArrayList<>(4);
 
@@ -34,18 +39,18 @@ final class JobParts {
         }
     }
 
-    /** Adds each job's part of {@code split}, a sample's charge split for {@code targets}. */
-    void add(ShareTargets targets, SharedCharge split) {
+    /** Adds each job's part of the latest sample's split that {@code targets} hold. */
+    void add(ShareTargets targets) {
         for (int job = 0; job < targets.jobCount(); job++) {
             Entry entry = entryOf(targets.ids[job], targets.ids[targets.teamOf[job]]);
             if (entry == null) {
                 continue;
             }
-            UsageTotals part = split.parts().get(job).totals();
-            entry.gpuSeconds += part.gpuSeconds();
-            entry.cost += part.cost();
-            entry.energyKwh += part.energyKwh();
-            entry.unpricedSeconds += part.unpricedSeconds();
+            double[] part = targets.split.sums[job];
+            entry.gpuSeconds += part[GPU_SECONDS];
+            entry.cost += part[COST];
+            entry.energyKwh += part[ENERGY_KWH];
+            entry.unpricedSeconds += part[UNPRICED_SECONDS];
         }
     }
 

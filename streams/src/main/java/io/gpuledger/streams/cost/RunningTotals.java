@@ -10,8 +10,8 @@ import io.gpuledger.model.UsageTotals.Sum;
  */
 final class RunningTotals {
 
-    private static final int SUMS = Sum.values().length;
-    private static final int MEAN_PARTS = 2 * Reading.KEPT.size();
+    static final int SUMS = Sum.values().length;
+    static final int MEAN_PARTS = 2 * Reading.KEPT.size();
 
     private long samples;
     /** As {@link UsageTotals#of} takes them: by {@link Sum} ordinal, and two per kept reading. */
@@ -27,6 +27,17 @@ final class RunningTotals {
     void add(UsageTotals more) {
         samples += more.samples();
         more.addTo(sums, means);
+    }
+
+    /** Adds totals laid out as {@link UsageTotals#addTo} lays them out: {@link #SUMS} sums, then the means' parts. */
+    void add(long moreSamples, double[] moreSums, double[] moreMeans) {
+        samples += moreSamples;
+        for (int i = 0; i < SUMS; i++) {
+            sums[i] += moreSums[i];
+        }
+        for (int i = 0; i < MEAN_PARTS; i++) {
+            means[i] += moreMeans[i];
+        }
     }
 
     long samples() {

@@ -3,6 +3,7 @@ package io.gpuledger.streams.cost;
 import io.gpuledger.model.Allocation;
 import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageRollup.Dimension;
+import io.gpuledger.model.UsageTotals;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -30,6 +31,10 @@ final class ShareTargets {
     final int nodeTeam;
     private long partialKeysStart = GpuState.NONE;
     private final String[] partialKeys;
+    /** The partials of the minute {@code partialKeysStart}, by slot, while they are pending: null until looked up. */
+    private final PendingPartial[] partials;
+    /** The latest sample's split, slot by slot. */
+    final SharedCharge.Slots split;
 
     private ShareTargets(GpuIdentity identity, List<Allocation> allocations) {
         this.identity = identity;
@@ -57,6 +62,8 @@ final class ShareTargets {
         }
         set(slots - 1, Dimension.POOL, identity.idIn(Dimension.POOL));
         partialKeys = new String[slots];
+        partials = new PendingPartial[slots];
+        split = new SharedCharge.Slots(slots);
     }
 
     /** The targets of {@code allocations} on a GPU of {@code identity}: {@code held} if they are the same. */
@@ -72,18 +79,39 @@ final class ShareTargets {
         return jobs.length;
     }
 
+    /** Splits a sample's charge into {@link #split}, by {@code allocations}, which these targets were made for. */
+    SharedCharge.Slots split(UsageTotals charged, List<Allocation> allocations) {
+        split.split(charged, allocations, this);
+        return split;
+    }
+
     /** The key of slot {@code slot}'s partial for the minute starting at {@code start}. */
     String partialKey(int slot, long start) {
-        if (partialKeysStart != start) {
-            Arrays.fill(partialKeys, null);
-            partialKeysStart = start;
-        }
+        forMinute(start);
         String key = partialKeys[slot];
         if (key == null) {
             key = RollupPartial.partialKey(rollupKeys[slot], start);
             partialKeys[slot] = key;
         }
         return key;
+    }
+
+    /** Slot {@code slot}'s pending partial for the minute starting at {@code start}, as last kept; null: none. */
+    PendingPartial partial(int slot, long start) {
+        forMinute(start);
+        return partials[slot];
+    }
+
+    void keepPartial(int slot, PendingPartial partial) {
+        partials[slot] = partial;
+    }
+
+    private void forMinute(long start) {
+        if (partialKeysStart != start) {
+            Arrays.fill(partialKeys, null);
+            Arrays.fill(partials, null);
+            partialKeysStart = start;
+        }
     }
 
     private boolean fits(List<Allocation> allocations, GpuIdentity of) {

@@ -4,7 +4,9 @@ import io.gpuledger.model.Allocation;
 import io.gpuledger.model.SharePolicy;
 import io.gpuledger.model.UsageRollup.Dimension;
 import io.gpuledger.model.UsageTotals;
+import io.gpuledger.model.UsageTotals.Sum;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -22,6 +24,10 @@ import java.util.List;
  * GPU the drift stays under a millionth of a cent. Exact decimal arithmetic would cost more on every
  * shared sample than charging it does, for no difference a bill can show.
  *
+ * <p>The engine splits every shared sample into the arrays of the GPU's {@link ShareTargets}, one slot per
+ * job, team and the pool, reused from sample to sample: a quarter of a fleet shared sends millions of shared
+ * samples a minute, and a value per part made them cost twice a sample of one job.
+ *
  * @param whole what the GPU's own window and its pool take: the whole charge, its time counted as
  *              shared (each part's by its allocation's policy, the rest's by that of the largest share),
  *              with the rest's cost as unallocated
@@ -29,8 +35,6 @@ import java.util.List;
  *              slots: jobs, teams, pool
  */
 record SharedCharge(UsageTotals whole, List<Part> parts) {
-
-    private static final SharePolicy[] POLICIES = SharePolicy.values();
 
     /**
      * One roll-up's part of the charge.
@@ -46,55 +50,127 @@ record SharedCharge(UsageTotals whole, List<Part> parts) {
      * or not, as the minute's charge does), by {@code allocations}; {@code identity} is the GPU's.
      */
     static SharedCharge split(UsageTotals charged, List<Allocation> allocations, GpuIdentity identity) {
-        return split(charged, allocations, ShareTargets.of(null, allocations, identity));
+        ShareTargets targets = ShareTargets.of(null, allocations, identity);
+        Slots slots = targets.split(charged, allocations);
+        List<Part> parts = new ArrayList<>(targets.slots());
+        for (int slot = 0; slot < targets.slots(); slot++) {
+            parts.add(new Part(targets.dimensions[slot], targets.ids[slot], targets.rollupKeys[slot],
+                    slots.shares[slot], slots.totals(slot)));
+        }
+        return new SharedCharge(slots.totals(targets.slots() - 1), parts);
     }
 
-    /** As {@link #split(UsageTotals, List, GpuIdentity)}, to {@code targets} made for {@code allocations}. */
-    static SharedCharge split(UsageTotals charged, List<Allocation> allocations, ShareTargets targets) {
-        int jobs = targets.jobCount();
-        int slots = targets.slots();
-        UsageTotals[] totals = new UsageTotals[slots];
-        double[] shares = new double[slots];
-        double[] sharedSeconds = new double[POLICIES.length];
-        RunningTotals given = new RunningTotals();
-        double allocated = 0;
-        Allocation largest = allocations.get(0);
-        for (int i = 0; i < jobs; i++) {
-            Allocation allocation = allocations.get(i);
-            UsageTotals part = charged.part(allocation.share());
-            given.add(part);
-            allocated += allocation.share();
-            if (allocation.share() > largest.share()) {
-                largest = allocation;
-            }
-            sharedSeconds[allocation.measuredBy().ordinal()] += part.gpuSeconds();
-            totals[i] = part.sharedBy(allocation.measuredBy());
-            shares[i] = allocation.share();
-            addTo(totals, shares, targets.teamOf[i], allocation.share(), totals[i]);
-        }
-        SharePolicy restPolicy = largest.measuredBy();
-        UsageTotals rest = charged.less(given.snapshot()).sharedBy(restPolicy);
-        sharedSeconds[restPolicy.ordinal()] += rest.gpuSeconds();
-        addTo(totals, shares, targets.nodeTeam, Math.max(0, 1 - allocated), rest);
-        UsageTotals whole = charged.plusUnallocated(rest.unallocatedCost());
-        for (SharePolicy policy : POLICIES) {
-            if (sharedSeconds[policy.ordinal()] != 0) {
-                whole = whole.plusShared(policy, sharedSeconds[policy.ordinal()]);
-            }
-        }
-        totals[slots - 1] = whole;
-        shares[slots - 1] = 1;
-        List<Part> parts = new ArrayList<>(slots);
-        for (int slot = 0; slot < slots; slot++) {
-            parts.add(new Part(targets.dimensions[slot], targets.ids[slot], targets.rollupKeys[slot], shares[slot],
-                    totals[slot] != null ? totals[slot] : UsageTotals.ZERO));
-        }
-        return new SharedCharge(whole, parts);
-    }
+    /** A sample's split, slot by slot, as {@link UsageTotals#addTo} lays totals out; overwritten by the next. */
+    static final class Slots {
 
-    /** Adds a part to a team's slot: the sample counts once in a team, however many of its jobs shared the GPU. */
-    private static void addTo(UsageTotals[] totals, double[] shares, int slot, double share, UsageTotals part) {
-        totals[slot] = totals[slot] == null ? part : totals[slot].plus(part.uncounted());
-        shares[slot] += share;
+        private static final SharePolicy[] POLICIES = SharePolicy.values();
+        private static final int GPU_SECONDS = Sum.GPU_SECONDS.ordinal();
+        private static final int COST = Sum.COST.ordinal();
+        private static final int UNALLOCATED_COST = Sum.UNALLOCATED_COST.ordinal();
+
+        final long[] samples;
+        final double[][] sums;
+        final double[][] means;
+        final double[] shares;
+        private final double[] givenSums = new double[RunningTotals.SUMS];
+        private final double[] givenMeans = new double[RunningTotals.MEAN_PARTS];
+        private final double[] sharedSeconds = new double[POLICIES.length];
+
+        Slots(int slots) {
+            samples = new long[slots];
+            sums = new double[slots][RunningTotals.SUMS];
+            means = new double[slots][RunningTotals.MEAN_PARTS];
+            shares = new double[slots];
+        }
+
+        /** The totals of {@code slot}, made anew. */
+        UsageTotals totals(int slot) {
+            return UsageTotals.of(samples[slot], sums[slot], means[slot]);
+        }
+
+        /** Splits {@code charged} by {@code allocations} into the slots of {@code targets}, which made these. */
+        void split(UsageTotals charged, List<Allocation> allocations, ShareTargets targets) {
+            clear();
+            int jobs = targets.jobCount();
+            int pool = samples.length - 1;
+            long counted = charged.samples();
+            double allocated = 0;
+            Allocation largest = allocations.get(0);
+            for (int i = 0; i < jobs; i++) {
+                Allocation allocation = allocations.get(i);
+                double share = allocation.share();
+                charged.addPartTo(share, sums[i], means[i]);
+                samples[i] = counted;
+                add(givenSums, givenMeans, sums[i], means[i]);
+                allocated += share;
+                if (share > largest.share()) {
+                    largest = allocation;
+                }
+                markShared(sums[i], allocation.measuredBy());
+                shares[i] = share;
+                addToTeam(targets.teamOf[i], share, counted, sums[i], means[i]);
+            }
+            // The rest, in the pool's slot for now: the charge less what was given out.
+            double[] restSums = sums[pool];
+            double[] restMeans = means[pool];
+            charged.addTo(restSums, restMeans);
+            for (int k = 0; k < restSums.length; k++) {
+                restSums[k] -= givenSums[k];
+            }
+            for (int k = 0; k < restMeans.length; k++) {
+                restMeans[k] -= givenMeans[k];
+            }
+            restSums[UNALLOCATED_COST] += restSums[COST];
+            markShared(restSums, largest.measuredBy());
+            addToTeam(targets.nodeTeam, Math.max(0, 1 - allocated), counted, restSums, restMeans);
+            // The pool's slot: the whole charge, its rest's cost unallocated, its time shared by each policy.
+            double unallocated = restSums[UNALLOCATED_COST];
+            Arrays.fill(restSums, 0);
+            Arrays.fill(restMeans, 0);
+            charged.addTo(restSums, restMeans);
+            restSums[UNALLOCATED_COST] += unallocated;
+            for (SharePolicy policy : POLICIES) {
+                if (sharedSeconds[policy.ordinal()] != 0) {
+                    restSums[Sum.sharedSeconds(policy).ordinal()] += sharedSeconds[policy.ordinal()];
+                }
+            }
+            samples[pool] = counted;
+            shares[pool] = 1;
+        }
+
+        private void clear() {
+            Arrays.fill(samples, 0);
+            Arrays.fill(shares, 0);
+            for (int slot = 0; slot < samples.length; slot++) {
+                Arrays.fill(sums[slot], 0);
+                Arrays.fill(means[slot], 0);
+            }
+            Arrays.fill(givenSums, 0);
+            Arrays.fill(givenMeans, 0);
+            Arrays.fill(sharedSeconds, 0);
+        }
+
+        /** Counts a part's GPU time as shared by {@code policy}. */
+        private void markShared(double[] partSums, SharePolicy policy) {
+            double seconds = partSums[GPU_SECONDS];
+            sharedSeconds[policy.ordinal()] += seconds;
+            partSums[Sum.sharedSeconds(policy).ordinal()] += seconds;
+        }
+
+        /** Adds a part to a team's slot: the sample counts once in a team, however many of its jobs shared it. */
+        private void addToTeam(int slot, double share, long counted, double[] partSums, double[] partMeans) {
+            add(sums[slot], means[slot], partSums, partMeans);
+            samples[slot] = counted;
+            shares[slot] += share;
+        }
+
+        private static void add(double[] toSums, double[] toMeans, double[] moreSums, double[] moreMeans) {
+            for (int k = 0; k < toSums.length; k++) {
+                toSums[k] += moreSums[k];
+            }
+            for (int k = 0; k < toMeans.length; k++) {
+                toMeans[k] += moreMeans[k];
+            }
+        }
     }
 }

@@ -60,16 +60,21 @@ final class TaskPartials {
      * Adds a shared GPU's charge for the minute starting at {@code start} to the partials of its jobs, teams
      * and pool, each by its part; the GPU counts in each of them once a minute, as much GPU as its share.
      */
-    void addShared(GpuState.Window window, ShareTargets targets, long start, SharedCharge charge) {
-        List<SharedCharge.Part> parts = charge.parts();
-        for (int slot = 0; slot < parts.size(); slot++) {
-            SharedCharge.Part part = parts.get(slot);
-            PendingPartial partial = pendingPartial(part.dimension(), part.id(), targets.partialKey(slot, start),
-                    start);
-            partial.totals.add(part.totals());
-            if (window.countIn(part.rollupKey())) {
+    void addShared(GpuState.Window window, ShareTargets targets, long start) {
+        SharedCharge.Slots split = targets.split;
+        for (int slot = 0; slot < targets.slots(); slot++) {
+            String key = targets.partialKey(slot, start);
+            PendingPartial partial = targets.partial(slot, start);
+            if (partial == null || partial.sentAndDropped) {
+                partial = pendingPartial(targets.dimensions[slot], targets.ids[slot], key, start);
+                targets.keepPartial(slot, partial);
+            } else {
+                pending.markDirty(key, partial);
+            }
+            partial.totals.add(split.samples[slot], split.sums[slot], split.means[slot]);
+            if (window.countIn(targets.rollupKeys[slot])) {
                 partial.gpus++;
-                partial.gpuEquivalents += targets.identity.fraction * part.share();
+                partial.gpuEquivalents += targets.identity.fraction * split.shares[slot];
             }
         }
     }

@@ -181,8 +181,10 @@ class GpuStateTest {
                 new Allocation("notebook-b", null, 0.25, SharePolicy.SM));
         UsageTotals charged = UsageTotals.ZERO.add(sample("job-a", "team-x"), 3.6);
         ShareTargets targets = ShareTargets.of(null, allocations, state.identity);
-        shared.addShared(targets, SharedCharge.split(charged, allocations, targets));
-        shared.addShared(targets, SharedCharge.split(charged, allocations, targets));
+        targets.split(charged, allocations);
+        shared.addShared(targets);
+        targets.split(charged, allocations);
+        shared.addShared(targets);
 
         // When both are written and the second is read back
         byte[] withParts = GpuState.CODEC.toBytes(state);
