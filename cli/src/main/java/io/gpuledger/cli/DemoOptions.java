@@ -19,6 +19,8 @@ import java.util.TreeMap;
  * @param spotInterruptionsPerHour spot interruption notices per spot instance-hour; far above real
  *                                 markets by default, so that a demo of an hour shows a few
  * @param priceChangesPerHour      new versions of each spot price per hour
+ * @param sharedFraction    about which part of the fleet's GPUs are time-sliced among several jobs
+ *                          (inference replicas and notebooks), each charged its share
  * @param externalBootstrap the cluster named by {@code KAFKA_BOOTSTRAP_SERVERS}; empty: start an embedded broker
  * @param grace             how long the cost engine waits for late samples before a minute closes
  * @param history           whether the past week of one pool is sent before the fleet starts ({@link PoolHistory})
@@ -28,13 +30,15 @@ import java.util.TreeMap;
  *                          environment (budgets, webhooks, thresholds: its configuration table), which win
  */
 public record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Path> catalog,
-        double spotInterruptionsPerHour, double priceChangesPerHour, Duration grace, boolean history,
-        Optional<String> externalBootstrap,
+        double spotInterruptionsPerHour, double priceChangesPerHour, double sharedFraction, Duration grace,
+        boolean history, Optional<String> externalBootstrap,
         Path home,
         Map<String, String> alertSettings) {
 
     static final double DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR = 1;
     static final double DEFAULT_PRICE_CHANGES_PER_HOUR = 4;
+    /** An eighth of the demo's GPUs shared: six of its 48, so that the shared-GPU panels show a few. */
+    static final double DEFAULT_SHARED_FRACTION = 0.125;
 
     /**
      * The periods of closed minutes the demo's alert service judges each kind of recommendation
@@ -66,6 +70,7 @@ public record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Pa
         Optional<Path> catalog = Optional.empty();
         double spotInterruptions = DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR;
         double priceChanges = DEFAULT_PRICE_CHANGES_PER_HOUR;
+        double shared = DEFAULT_SHARED_FRACTION;
         Duration grace = CostEngineConfig.DEFAULT_GRACE;
         boolean history = true;
         for (int i = 0; i < args.length; i++) {
@@ -80,6 +85,7 @@ public record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Pa
                 case "--http-port" -> httpPort = UsageException.positive(option, value);
                 case "--spot-interruptions" -> spotInterruptions = rate(option, value);
                 case "--price-changes" -> priceChanges = rate(option, value);
+                case "--shared" -> shared = fraction(option, value);
                 case "--grace" -> grace = Duration.ofSeconds(UsageException.nonNegative(option, value));
                 case "--history" -> history = switch (value) {
                     case "on" -> true;
@@ -107,8 +113,8 @@ public record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Pa
             }
         });
         return builder().gpus(gpus).interval(interval).httpPort(httpPort).catalog(catalog)
-                .spotInterruptionsPerHour(spotInterruptions).priceChangesPerHour(priceChanges).grace(grace)
-                .history(history).externalBootstrap(bootstrap).home(home).alertSettings(Map.copyOf(alertSettings))
+                .spotInterruptionsPerHour(spotInterruptions).priceChangesPerHour(priceChanges)
+                .sharedFraction(shared).grace(grace).history(history).externalBootstrap(bootstrap).home(home).alertSettings(Map.copyOf(alertSettings))
                 .build();
     }
 
@@ -151,6 +157,18 @@ public record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Pa
         throw new UsageException(option + " takes a rate per hour of 0 or more, not '" + value + "'");
     }
 
+    private static double fraction(String option, String value) {
+        try {
+            double number = Double.parseDouble(value);
+            if (number >= 0 && number <= 1) {
+                return number;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new UsageException(option + " takes a part of the fleet from 0 to 1, not '" + value + "'");
+    }
+
     static Builder builder() {
         return new Builder();
     }
@@ -162,6 +180,7 @@ public record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Pa
         private Optional<Path> catalog;
         private double spotInterruptionsPerHour;
         private double priceChangesPerHour;
+        private double sharedFraction;
         private Duration grace;
         private boolean history;
         private Optional<String> externalBootstrap;
@@ -177,6 +196,7 @@ public record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Pa
         Builder catalog(Optional<Path> value) { catalog = value; return this; }
         Builder spotInterruptionsPerHour(double value) { spotInterruptionsPerHour = value; return this; }
         Builder priceChangesPerHour(double value) { priceChangesPerHour = value; return this; }
+        Builder sharedFraction(double value) { sharedFraction = value; return this; }
         Builder grace(Duration value) { grace = value; return this; }
         Builder history(boolean value) { history = value; return this; }
         Builder externalBootstrap(Optional<String> value) { externalBootstrap = value; return this; }
@@ -185,7 +205,7 @@ public record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Pa
 
         DemoOptions build() {
             return new DemoOptions(gpus, interval, httpPort, catalog, spotInterruptionsPerHour, priceChangesPerHour,
-                    grace, history, externalBootstrap, home, alertSettings);
+                    sharedFraction, grace, history, externalBootstrap, home, alertSettings);
         }
     }
 }

@@ -20,13 +20,14 @@ public final class Main {
                          --catalog FILE      price catalog, CSV or JSON (default: the shipped catalog)
                          --spot-interruptions RATE  notices per spot instance-hour (default 1)
                          --price-changes RATE       moves of each spot price per hour (default 4)
+                         --shared F          part of the GPUs time-sliced among several jobs (default 0.125)
                          --grace SECONDS     the cost engine's wait for late samples (default 120)
                          --history on|off    send the past week of one pool first, for the reserve
                                              rule's week of clock hours (default on)
                        GPULEDGER_* variables configure the alert service (budgets, webhooks, token)
               simulate the demo's simulated fleet alone, publishing to the cluster in
                        KAFKA_BOOTSTRAP_SERVERS until stopped (with the catalog's prices first)
-                         --gpus, --interval, --catalog, --spot-interruptions, --price-changes as for demo
+                         --gpus, --interval, --catalog, --spot-interruptions, --price-changes, --shared as for demo
               engine   the cost engine as a process of its own (gpu-ledger engine --help)
               agent    the node agent: collectors, cloud notices, work reports (gpu-ledger agent --help)
               prices   publish price quotes to pricing.quotes.v1 (Kafka in KAFKA_BOOTSTRAP_SERVERS),

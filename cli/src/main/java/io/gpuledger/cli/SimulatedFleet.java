@@ -65,7 +65,7 @@ public final class SimulatedFleet implements AutoCloseable {
 
     /** The fleet {@code options} describe, priced from {@code quotes}, its first round beginning at {@code start}. */
     static FleetSimulation simulation(DemoOptions options, List<PriceQuote> quotes, Instant start) {
-        Fleet fleet = Fleet.generate(options.gpus(), quotes, SEED);
+        Fleet fleet = Fleet.generate(options.gpus(), quotes, SEED, options.sharedFraction());
         SimulationSettings settings = SimulationSettings.defaults(options.interval())
                 .withSpotInterruptionsPerInstanceHour(options.spotInterruptionsPerHour())
                 .withSpotPriceChangesPerOfferHour(options.priceChangesPerHour());
@@ -87,6 +87,7 @@ public final class SimulatedFleet implements AutoCloseable {
                 + " instances: " + gpus.getOrDefault(Workload.DISTRIBUTED_TRAINING, 0) + " in multi-node training, "
                 + gpus.getOrDefault(Workload.TRAINING, 0) + " in single-node training, "
                 + gpus.getOrDefault(Workload.INFERENCE, 0) + " serving, "
+                + gpus.getOrDefault(Workload.SHARED, 0) + " shared by " + fleet.tenants().size() + " jobs, "
                 + (gpus.getOrDefault(Workload.NOTEBOOK, 0) + gpus.getOrDefault(Workload.UNALLOCATED, 0)) + " idle");
         out.println("               samples and work reports every " + options.interval().toSeconds() + " s to "
                 + Topics.TELEMETRY.name() + " and " + Topics.JOB_PROGRESS.name() + ";");

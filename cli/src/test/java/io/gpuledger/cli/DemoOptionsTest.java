@@ -44,6 +44,17 @@ class DemoOptionsTest {
     }
 
     @Test
+    void shouldShareAnEighthOfTheFleetUnlessToldOtherwise() {
+        assertThat(DemoOptions.parse(new String[0], Map.of()).sharedFraction()).isEqualTo(0.125);
+        assertThat(DemoOptions.parse(new String[] {"--shared", "0"}, Map.of()).sharedFraction()).isZero();
+        assertThat(DemoOptions.parse(new String[] {"--shared", "0.5"}, Map.of()).sharedFraction()).isEqualTo(0.5);
+        assertThatThrownBy(() -> DemoOptions.parse(new String[] {"--shared", "1.5"}, Map.of()))
+                .hasMessage("--shared takes a part of the fleet from 0 to 1, not '1.5'");
+        assertThatThrownBy(() -> DemoOptions.parse(new String[] {"--shared", "a quarter"}, Map.of()))
+                .hasMessage("--shared takes a part of the fleet from 0 to 1, not 'a quarter'");
+    }
+
+    @Test
     void shouldTakeTheGraceAndHandTheAlertServiceItsSettings() {
         DemoOptions options = DemoOptions.parse(new String[] {"--grace", "0"},
                 Map.of("GPULEDGER_BUDGETS", "team:research=100 USD", "HOME", "/root", "KAFKA_BOOTSTRAP_SERVERS",
