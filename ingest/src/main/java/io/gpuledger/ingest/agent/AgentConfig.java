@@ -52,6 +52,11 @@ public final class AgentConfig {
             "kubelet.token-file", "", "file holding a bearer token to present to the kubelet",
             "kubelet.job-labels", "", "pod labels naming a pod's job, first present wins (default: the pod's name)",
             "kubelet.team-labels", "", "pod labels naming its team, first present wins (default: its namespace)",
+            "kubernetes.api-url", "", "the Kubernetes API server whose DRA ResourceClaims and ResourceSlices name the"
+                    + " pods holding this node's GPUs (e.g. https://kubernetes.default.svc); none by default",
+            "kubernetes.token-file", "", "file holding a bearer token to present to the API server",
+            "kubernetes.ca-file", "", "PEM certificates to trust for the API server (default: the JVM's trust store)",
+            "kubernetes.node-name", "", "this node's name, as its ResourceSlices name it (default: host)",
             "cloud", "auto", "aws, gcp, azure, none, or auto (ask each metadata service)",
             "aws.imds-url", AwsImds.DEFAULT_URL, "AWS instance metadata service",
             "gcp.metadata-url", GcpMetadata.DEFAULT_URL, "GCP metadata server",

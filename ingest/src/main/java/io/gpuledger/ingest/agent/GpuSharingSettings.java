@@ -1,5 +1,7 @@
 package io.gpuledger.ingest.agent;
 
+import io.gpuledger.ingest.agent.owners.DraClaims;
+import io.gpuledger.ingest.agent.owners.DraOwners;
 import io.gpuledger.ingest.agent.owners.KubeletPods;
 import io.gpuledger.ingest.agent.owners.KubernetesOwners;
 import io.gpuledger.ingest.agent.owners.ProcessOwners;
@@ -19,7 +21,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-/** The agent's view of shared GPUs as its settings ({@code share.*}, {@code hami.url}, {@code kubelet.*}) set it. */
+/**
+ * The agent's view of shared GPUs as its settings ({@code share.*}, {@code hami.url}, {@code kubelet.*},
+ * {@code kubernetes.*}) set it.
+ */
 final class GpuSharingSettings {
 
     private static final List<String> SOURCES = List.of("dcgm-exporter", "hami", "nvidia-smi");
@@ -31,7 +36,7 @@ final class GpuSharingSettings {
      * Who uses each GPU, as {@code share.sources} says: in {@code auto}, nvidia-smi's process lists only where the
      * nvidia-smi collector runs (and only if the program is there), HAMi only where its URL is given.
      */
-    static GpuSharing sharing(AgentConfig config, ProgressReports reports, Clock clock) {
+    static GpuSharing sharing(AgentConfig config, ProgressReports reports, String host, Clock clock) {
         SharePolicy policy;
         try {
             policy = SharePolicy.fromWire(config.text("share.policy"));
@@ -60,12 +65,26 @@ final class GpuSharingSettings {
         }
         Path proc = Path.of(config.text("proc.root"));
         List<ProcessOwners> owners = new ArrayList<>();
-        config.get("kubelet.url").ifPresent(url -> owners.add(new KubernetesOwners(proc, new KubeletPods(
-                URI.create(url), config.get("kubelet.token-file").map(Path::of), config.list("kubelet.job-labels"),
-                config.list("kubelet.team-labels"), clock))));
+        Optional<KubeletPods> pods = config.get("kubelet.url").map(url -> new KubeletPods(URI.create(url),
+                config.get("kubelet.token-file").map(Path::of), config.list("kubelet.job-labels"),
+                config.list("kubelet.team-labels"), clock));
+        pods.ifPresent(kubelet -> owners.add(new KubernetesOwners(proc, kubelet)));
         owners.add(new SlurmOwners(proc));
+        Optional<DraClaims> claims = draClaims(config, pods, host, clock);
+        claims.ifPresent(dra -> owners.add(new DraOwners(proc, dra)));
         owners.add(new ReportedOwners(reports, clock));
-        return new GpuSharing(policy, auto || named.contains("dcgm-exporter"), sources, ProcessOwners.firstOf(owners));
+        GpuSharing.GpuHolders holders = claims.<GpuSharing.GpuHolders>map(dra -> dra::holderOf)
+                .orElse(gpu -> Optional.empty());
+        return new GpuSharing(policy, auto || named.contains("dcgm-exporter"), sources, ProcessOwners.firstOf(owners),
+                holders);
+    }
+
+    /** The DRA claims of this node's GPUs, where the API server is given ({@code kubernetes.*}). */
+    private static Optional<DraClaims> draClaims(AgentConfig config, Optional<KubeletPods> pods, String host,
+            Clock clock) {
+        return config.get("kubernetes.api-url").map(url -> new DraClaims(URI.create(url),
+                config.get("kubernetes.node-name").orElse(host), config.get("kubernetes.token-file").map(Path::of),
+                config.get("kubernetes.ca-file").map(Path::of), pods, clock));
     }
 
 }

@@ -12,6 +12,7 @@ import io.gpuledger.ingest.agent.progress.IssuerKeys;
 import io.gpuledger.ingest.agent.progress.ProgressReports;
 import io.gpuledger.ingest.agent.share.GpuSharing;
 import io.gpuledger.ingest.agent.share.Split;
+import io.gpuledger.ingest.agent.usage.Owner;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CapacityEventKind;
 import io.gpuledger.model.InvalidRecordException;
@@ -99,7 +100,7 @@ public final class NodeAgent implements AutoCloseable {
         this.clock = clock;
         this.problems = problems;
         this.reports = new ProgressReports(placement, clock);
-        this.sharing = GpuSharingSettings.sharing(config, reports, clock);
+        this.sharing = GpuSharingSettings.sharing(config, reports, placement.host(), clock);
         this.interval = config.seconds("interval");
         this.noticesFile = Path.of(config.text("spool.dir")).resolve("notices-seen");
         loadNoticesSeen();
@@ -181,7 +182,7 @@ public final class NodeAgent implements AutoCloseable {
         List<TelemetrySample> samples = new ArrayList<>();
         for (GpuReading reading : merged.values()) {
             Split split = users.of(reading.uuid()).map(sharing::split).orElse(Split.none());
-            Optional<TelemetrySample> sample = sample(reading, split, now, seconds);
+            Optional<TelemetrySample> sample = sample(reading, split, users.holderOf(reading.uuid()), now, seconds);
             if (sample.isEmpty()) {
                 continue;
             }
@@ -197,22 +198,24 @@ public final class NodeAgent implements AutoCloseable {
 
     /**
      * The GPU's sample. A shared GPU's says {@value TelemetrySample#SHARED_JOB} with its jobs' allocations and
-     * the node's team (whose the unallocated rest is); a GPU one job alone used is that job's, unless
-     * dcgm-exporter's labels name its job.
+     * the node's team (whose the unallocated rest is). Otherwise its job is the first of: dcgm-exporter's labels,
+     * the one job whose processes alone used it, the one pod that holds it by its DRA claims, a work report's
+     * claim, the node's {@code job}.
      */
-    private Optional<TelemetrySample> sample(GpuReading reading, Split split, Instant now, double seconds) {
+    private Optional<TelemetrySample> sample(GpuReading reading, Split split, Optional<Owner> holder, Instant now,
+            double seconds) {
         Double activity = reading.smActiveOrUtilization();
         noteActivity(reading.uuid(), activity);
         String parent = reading.uuid().contains("/mig/") ? reading.uuid().substring(0, reading.uuid().indexOf("/mig/"))
                 : reading.uuid();
         Optional<ProgressReports.Claim> claim = reports.claimOf(reading.uuid(), reading.index(), now)
                 .or(() -> reports.claimOf(parent, null, now));
+        Optional<Owner> owner = Optional.ofNullable(split.soleOwner()).or(() -> holder)
+                .or(() -> claim.map(c -> new Owner(c.jobId(), c.team())));
         String job = reading.jobId() != null ? reading.jobId()
-                : split.soleOwner() != null ? split.soleOwner().jobId()
-                : claim.map(ProgressReports.Claim::jobId).orElse(config.get("job").orElse(null));
+                : owner.map(Owner::jobId).orElse(config.get("job").orElse(null));
         String team = reading.team() != null ? reading.team()
-                : split.soleOwner() != null ? split.soleOwner().team()
-                : claim.map(ProgressReports.Claim::team).orElse(config.get("team").orElse(null));
+                : owner.isPresent() ? owner.get().team() : config.get("team").orElse(null);
         if (split.shared()) {
             job = TelemetrySample.SHARED_JOB;
             team = config.get("team").orElse(null);

@@ -3,6 +3,7 @@ package io.gpuledger.ingest.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.gpuledger.ingest.testing.KubernetesApiStandIn;
 import io.gpuledger.ingest.testing.ProcTree;
 import io.gpuledger.ingest.testing.StandInServer;
 import io.gpuledger.model.Json;
@@ -37,6 +38,7 @@ class SharedGpuDryRunTest {
     private final StandInServer kubelet = StandInServer.start();
     private final StandInServer hami = StandInServer.start();
     private final StandInServer dcgm = StandInServer.start();
+    private final StandInServer api = StandInServer.start();
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
@@ -45,6 +47,7 @@ class SharedGpuDryRunTest {
         kubelet.close();
         hami.close();
         dcgm.close();
+        api.close();
     }
 
     @Test
@@ -131,6 +134,67 @@ class SharedGpuDryRunTest {
         assertThat(samples().get(GPU_0).get("allocations")).isEqualTo(Json.MAPPER.readTree("""
                 [{"jobId": "p", "team": "a", "share": 0.12, "measuredBy": "sm"},
                  {"jobId": "q", "team": "b", "share": 0.34, "measuredBy": "sm"}]"""));
+    }
+
+    @Test
+    void shouldGiveAProcessTheAgentCannotSeeToThePodItsGpusDraClaimIsReservedFor() throws IOException {
+        Map<String, String> env = node();
+        env.putAll(draApiServer());
+        deleteProcess(404);
+
+        int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
+
+        assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        // the claim's pod is the kubelet's ranker-5d8c, labelled app=ranker
+        JsonNode held = samples().get(GPU_1);
+        assertThat(held.get("jobId").asText()).isEqualTo("ranker");
+        assertThat(held.get("team").asText()).isEqualTo("search");
+        assertThat(samples().get(GPU_0).get("allocations")).hasSize(2);
+    }
+
+    @Test
+    void shouldNameTheJobOfAGpuNoProcessIsSeenOnFromItsDraClaim() throws IOException {
+        Map<String, String> env = node();
+        env.putAll(draApiServer());
+        write("apps.csv", "gpu_uuid, pid, used_gpu_memory [MiB]\n" + GPU_0 + ", 101, 10240 MiB\n");
+
+        int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
+
+        assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        assertThat(samples().get(GPU_1).get("jobId").asText()).isEqualTo("ranker");
+        assertThat(samples().get(GPU_1).has("allocations")).isFalse();
+    }
+
+    @Test
+    void shouldSayAnApiServerThatRefusesAndSampleAsWithoutClaims() throws IOException {
+        Map<String, String> env = node();
+        env.putAll(draApiServer());
+        api.answer(KubernetesApiStandIn.SLICES_PATH, 403, "{\"kind\": \"Status\", \"code\": 403}");
+        deleteProcess(404);
+
+        int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
+
+        assertThat(status).isZero();
+        assertThat(samples().get(GPU_1).get("jobId").asText()).isEqualTo("unknown");
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("HTTP 403").contains("resourceslices");
+    }
+
+    /** An API server whose claims reserve GPU 1 for the kubelet's ranker pod; the agent's settings to read it. */
+    private Map<String, String> draApiServer() {
+        api.answer(KubernetesApiStandIn.SLICES_PATH, 200, KubernetesApiStandIn.slices()
+                .replace(KubernetesApiStandIn.ONE_POD_GPU, GPU_1));
+        api.answer(KubernetesApiStandIn.CLAIMS_PATH, 200, KubernetesApiStandIn.claims());
+        return Map.of("GPULEDGER_KUBERNETES_API_URL", api.url(), "GPULEDGER_KUBERNETES_NODE_NAME", "gpu-node-7");
+    }
+
+    private void deleteProcess(int pid) throws IOException {
+        Path process = dir.resolve("proc").resolve(Integer.toString(pid));
+        try (var files = Files.list(process)) {
+            for (Path file : files.toList()) {
+                Files.delete(file);
+            }
+        }
+        Files.delete(process);
     }
 
     @Test

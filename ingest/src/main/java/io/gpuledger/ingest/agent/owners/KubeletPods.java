@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,9 +37,7 @@ public final class KubeletPods {
     private final List<String> teamLabels;
     private final Clock clock;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
-    private final List<String> errors = new ArrayList<>();
-    /** The last failure said, so that a kubelet that stays away is said once, and again once it was back. */
-    private String lastFailure;
+    private final SaidOnce failures = new SaidOnce();
     private Map<String, Owner> ownersByUid = Map.of();
     private Instant lastAsked = Instant.MIN;
 
@@ -69,9 +66,7 @@ public final class KubeletPods {
     }
 
     synchronized List<String> drainErrors() {
-        List<String> drained = List.copyOf(errors);
-        errors.clear();
-        return drained;
+        return failures.drain();
     }
 
     private void refresh() {
@@ -88,7 +83,7 @@ public final class KubeletPods {
                 return;
             }
             ownersByUid = owners(JSON.readTree(response.body()));
-            lastFailure = null;
+            failures.answered();
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             failed("answered what is not a list of pods (" + e.getOriginalMessage() + ")");
         } catch (IOException e) {
@@ -100,10 +95,7 @@ public final class KubeletPods {
 
     private void failed(String why) {
         String failure = "kubelet: " + podsUrl + " " + why + "; processes in pods stay unattributed";
-        if (!failure.equals(lastFailure)) {
-            errors.add(failure);
-        }
-        lastFailure = failure;
+        failures.failed(failure);
     }
 
     private Map<String, Owner> owners(JsonNode podList) {

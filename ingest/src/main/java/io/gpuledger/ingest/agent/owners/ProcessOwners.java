@@ -9,6 +9,11 @@ public interface ProcessOwners {
 
     Optional<Owner> ownerOf(int pid);
 
+    /** The owner of a process seen on this GPU; most ways of telling need only the process. */
+    default Optional<Owner> ownerOf(int pid, String gpu) {
+        return ownerOf(pid);
+    }
+
     /** What went wrong since the last call (a kubelet that did not answer), once each; empty by default. */
     default List<String> drainErrors() {
         return List.of();
@@ -19,8 +24,13 @@ public interface ProcessOwners {
         return new ProcessOwners() {
             @Override
             public Optional<Owner> ownerOf(int pid) {
+                return ownerOf(pid, null);
+            }
+
+            @Override
+            public Optional<Owner> ownerOf(int pid, String gpu) {
                 for (ProcessOwners candidate : owners) {
-                    Optional<Owner> owner = candidate.ownerOf(pid);
+                    Optional<Owner> owner = gpu == null ? candidate.ownerOf(pid) : candidate.ownerOf(pid, gpu);
                     if (owner.isPresent()) {
                         return owner;
                     }

@@ -4,6 +4,7 @@ import io.gpuledger.ingest.agent.collect.GpuReading;
 import io.gpuledger.ingest.agent.owners.ProcessOwners;
 import io.gpuledger.ingest.agent.usage.GpuUser;
 import io.gpuledger.ingest.agent.usage.GpuUsers;
+import io.gpuledger.ingest.agent.usage.Owner;
 import io.gpuledger.ingest.agent.usage.UsageSource;
 import io.gpuledger.model.SharePolicy;
 import java.util.ArrayList;
@@ -26,28 +27,49 @@ public final class GpuSharing {
     public record Problem(String source, String message) {
     }
 
-    /** The users of each GPU (or slice) in a round, by its UUID, and what could not be read. */
-    public record Round(Map<String, GpuUsers> users, List<Problem> problems) {
+    /**
+     * The users of each GPU (or slice) in a round, by its UUID, the one pod that holds a GPU where Kubernetes
+     * allocated it by a DRA claim, and what could not be read.
+     */
+    public record Round(Map<String, GpuUsers> users, Map<String, Owner> holders, List<Problem> problems) {
 
         public Optional<GpuUsers> of(String gpu) {
             return Optional.ofNullable(users.get(gpu));
         }
+
+        public Optional<Owner> holderOf(String gpu) {
+            return Optional.ofNullable(holders.get(gpu));
+        }
+    }
+
+    /** Who holds a GPU by allocation, whether or not anyone is seen using it. */
+    @FunctionalInterface
+    public interface GpuHolders {
+        Optional<Owner> holderOf(String gpu);
     }
 
     private final SharePolicy policy;
     private final boolean collectorsUsers;
     private final List<UsageSource> sources;
     private final ProcessOwners owners;
+    private final GpuHolders holders;
+
+    public GpuSharing(SharePolicy policy, boolean collectorsUsers, List<UsageSource> sources, ProcessOwners owners) {
+        this(policy, collectorsUsers, sources, owners, gpu -> Optional.empty());
+    }
 
     /**
      * @param collectorsUsers whether the users collectors saw themselves (dcgm-exporter's pods) are taken
      * @param sources         the other sources, in order
+     * @param holders         who holds each GPU by allocation (DRA claims)
      */
-    public GpuSharing(SharePolicy policy, boolean collectorsUsers, List<UsageSource> sources, ProcessOwners owners) {
+    public GpuSharing(SharePolicy policy, boolean collectorsUsers, List<UsageSource> sources, ProcessOwners owners,
+            GpuHolders holders) {
         this.policy = policy;
         this.collectorsUsers = collectorsUsers;
         this.sources = List.copyOf(sources);
         this.owners = owners;
+        this.holders = holders;
     }
 
     /** No GPU is ever split: every sample is one job's, as before shares existed. */
@@ -88,8 +110,16 @@ public final class GpuSharing {
         }
         Map<String, GpuUsers> owned = new LinkedHashMap<>();
         found.forEach((gpu, users) -> owned.put(gpu, withOwners(users, problems)));
+        Map<String, Owner> held = new LinkedHashMap<>();
+        for (GpuReading reading : readings) {
+            try {
+                holders.holderOf(reading.uuid()).ifPresent(owner -> held.put(reading.uuid(), owner));
+            } catch (RuntimeException e) {
+                problems.add(new Problem("process-owners", "GPU " + reading.uuid() + ": " + e));
+            }
+        }
         owners.drainErrors().forEach(error -> problems.add(new Problem("process-owners", error)));
-        return new Round(owned, problems);
+        return new Round(owned, held, problems);
     }
 
     /** A source's fault costs its own view, not the round's samples. */
@@ -114,7 +144,7 @@ public final class GpuSharing {
                 continue;
             }
             try {
-                owned.add(owners.ownerOf(user.pid()).map(user::ownedBy).orElse(user));
+                owned.add(owners.ownerOf(user.pid(), users.gpu()).map(user::ownedBy).orElse(user));
             } catch (RuntimeException e) {
                 problems.add(new Problem("process-owners", "process " + user.pid() + ": " + e));
                 owned.add(user);

@@ -1,0 +1,184 @@
+package io.gpuledger.ingest.agent.owners;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gpuledger.ingest.agent.usage.Owner;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+
+/**
+ * The GPUs of this node that Kubernetes allocated to pods through DRA ResourceClaims, read from the API server
+ * (read-only: {@code list} on {@code resourceslices} and {@code resourceclaims} of {@code resource.k8s.io/v1}):
+ * the node's slices ({@code fieldSelector=spec.nodeName=<node>}) and every claim, matched as {@link DraDevices}
+ * says. Both lists are asked for again at most every {@link #REFRESH_EVERY}, when a GPU is looked up: a pod that
+ * starts is seen within a round or three, and the API server is not asked every round.
+ *
+ * <p>A GPU's holder is its one pod: the job and team the kubelet's labels give it ({@link KubeletPods}, same
+ * allow-lists) where the kubelet is read, else its name and namespace. A GPU several pods hold (a claim shared by
+ * pods, a device given to several claims) has no one holder: the claims cannot say which of them used it.
+ */
+public final class DraClaims {
+
+    static final Duration REFRESH_EVERY = Duration.ofSeconds(30);
+    static final String SLICES = "/apis/resource.k8s.io/v1/resourceslices";
+    static final String CLAIMS = "/apis/resource.k8s.io/v1/resourceclaims";
+    private static final int PAGE = 500;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final String apiUrl;
+    private final String nodeName;
+    private final Optional<Path> tokenFile;
+    private final Optional<KubeletPods> pods;
+    private final Clock clock;
+    private final HttpClient http;
+    private final SaidOnce failures = new SaidOnce();
+    private Map<String, List<DraDevices.Pod>> holders = Map.of();
+    private Instant lastAsked = Instant.MIN;
+
+    /**
+     * @param apiUrl    the API server, e.g. {@code https://kubernetes.default.svc}
+     * @param nodeName  this node's name, as its ResourceSlices name it
+     * @param tokenFile a bearer token to present, read again each time (the service account's, mounted)
+     * @param caFile    PEM certificates to trust for the API server (the service account's {@code ca.crt}); the
+     *                  JVM's trust store without it
+     * @param pods      the kubelet's pods, for the labels naming a pod's job and team; empty: name and namespace
+     * @throws IllegalArgumentException when the CA file cannot be read as certificates
+     */
+    public DraClaims(URI apiUrl, String nodeName, Optional<Path> tokenFile, Optional<Path> caFile,
+            Optional<KubeletPods> pods, Clock clock) {
+        String base = apiUrl.toString();
+        this.apiUrl = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
+        this.nodeName = nodeName;
+        this.tokenFile = tokenFile;
+        this.pods = pods;
+        this.clock = clock;
+        HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3));
+        caFile.ifPresent(file -> client.sslContext(trusting(file)));
+        this.http = client.build();
+    }
+
+    /** The one pod that holds this GPU by its claims, as a job and team; empty when none or several do. */
+    public synchronized Optional<Owner> holderOf(String gpuUuid) {
+        if (!clock.instant().isBefore(lastAsked.plus(REFRESH_EVERY))) {
+            refresh();
+        }
+        List<DraDevices.Pod> holding = holders.getOrDefault(gpuUuid, List.of());
+        if (holding.size() != 1) {
+            return Optional.empty();
+        }
+        DraDevices.Pod pod = holding.get(0);
+        return pods.flatMap(kubelet -> kubelet.ownerOf(pod.uid()))
+                .or(() -> Optional.of(new Owner(pod.name(), pod.namespace())));
+    }
+
+    /** What went wrong since the last call (an API server away, a refusal, an answer that is no list), once each. */
+    public synchronized List<String> drainErrors() {
+        return failures.drain();
+    }
+
+    private void refresh() {
+        lastAsked = clock.instant();
+        try {
+            List<JsonNode> slices = list(SLICES + "?fieldSelector="
+                    + URLEncoder.encode("spec.nodeName=" + nodeName, StandardCharsets.UTF_8));
+            List<JsonNode> claims = list(CLAIMS);
+            holders = DraDevices.holders(slices, claims);
+            failures.answered();
+        } catch (Refused e) {
+            failed(e.getMessage());
+        } catch (JsonProcessingException e) {
+            failed("answered what is not a list (" + e.getOriginalMessage() + ")");
+        } catch (IOException e) {
+            failed("unreachable: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Every item of a list, page by page. */
+    private List<JsonNode> list(String path) throws IOException, InterruptedException {
+        List<JsonNode> items = new ArrayList<>();
+        String next = "";
+        do {
+            String query = (path.contains("?") ? "&" : "?") + "limit=" + PAGE
+                    + (next.isEmpty() ? "" : "&continue=" + URLEncoder.encode(next, StandardCharsets.UTF_8));
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(apiUrl + path + query))
+                    .timeout(Duration.ofSeconds(10)).header("Accept", "application/json").GET();
+            if (tokenFile.isPresent()) {
+                request.header("Authorization", "Bearer " + Files.readString(tokenFile.get(), StandardCharsets.UTF_8)
+                        .strip());
+            }
+            HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                throw new Refused(path.substring(0, path.contains("?") ? path.indexOf('?') : path.length())
+                        + " answered HTTP " + response.statusCode()
+                        + (response.statusCode() == 403 ? " (the agent's role may not list it)" : ""));
+            }
+            JsonNode list = JSON.readTree(response.body());
+            if (!list.path("items").isArray()) {
+                throw new Refused(path + " answered JSON without a list of items");
+            }
+            list.path("items").forEach(items::add);
+            next = list.path("metadata").path("continue").asText("");
+        } while (!next.isEmpty());
+        return items;
+    }
+
+    private void failed(String why) {
+        String failure = "kubernetes: " + apiUrl + " " + why + "; GPUs allocated by DRA claims are not mapped to pods";
+        failures.failed(failure);
+    }
+
+    private static SSLContext trusting(Path caFile) {
+        try (InputStream in = Files.newInputStream(caFile)) {
+            KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+            store.load(null, null);
+            int n = 0;
+            for (Certificate certificate : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+                store.setCertificateEntry("ca-" + n++, certificate);
+            }
+            if (n == 0) {
+                throw new IllegalArgumentException("kubernetes.ca-file " + caFile + " holds no certificate");
+            }
+            TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            trust.init(store);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(null, trust.getTrustManagers(), null);
+            return context;
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalArgumentException("kubernetes.ca-file " + caFile + " cannot be read as PEM certificates: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** The API server answered, but not with the list. */
+    private static final class Refused extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Refused(String message) {
+            super(message);
+        }
+    }
+}

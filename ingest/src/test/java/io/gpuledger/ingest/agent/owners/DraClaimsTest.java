@@ -1,0 +1,186 @@
+package io.gpuledger.ingest.agent.owners;
+
+import static io.gpuledger.ingest.testing.KubernetesApiStandIn.CLAIMS_PATH;
+import static io.gpuledger.ingest.testing.KubernetesApiStandIn.ONE_POD_GPU;
+import static io.gpuledger.ingest.testing.KubernetesApiStandIn.RANKER_POD;
+import static io.gpuledger.ingest.testing.KubernetesApiStandIn.SLICES_PATH;
+import static io.gpuledger.ingest.testing.KubernetesApiStandIn.claims;
+import static io.gpuledger.ingest.testing.KubernetesApiStandIn.slices;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.gpuledger.ingest.agent.usage.Owner;
+import io.gpuledger.ingest.testing.ProcTree;
+import io.gpuledger.ingest.testing.StandInServer;
+import io.gpuledger.model.MovableClock;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * GPUs mapped to the pods their DRA ResourceClaims reserve them for, with an API server stand-in on 127.0.0.1
+ * answering lists shaped like resource.k8s.io/v1's (stand-ins/kubernetes/ORIGINS.md).
+ */
+class DraClaimsTest {
+
+    private static final String TWO_PODS_GPU = "GPU-f7c1496c-0c3b-9e2d-44a1-8d2b7e3f6a02";
+    private static final String ADMIN_ACCESS_GPU = "GPU-0a9d3c55-7e61-4b2f-a8c4-2e5d9f1b3c03";
+    private static final String FREE_GPU = "GPU-6b2e8f14-93ad-4c07-b1e5-7f3a0d2c9e04";
+
+    @TempDir
+    Path dir;
+
+    private final StandInServer api = StandInServer.start();
+    private final StandInServer kubelet = StandInServer.start();
+    private final MovableClock clock = new MovableClock(Instant.parse("2026-12-05T10:00:00Z"));
+
+    @AfterEach
+    void stop() {
+        api.close();
+        kubelet.close();
+    }
+
+    @Test
+    void shouldNameTheOnePodAGpusClaimIsReservedForByItsNameAndNamespace() throws IOException {
+        Path token = Files.writeString(dir.resolve("token"), "s3cret\n");
+        api.require("Authorization", "Bearer s3cret").answer(SLICES_PATH, 200, slices())
+                .answer(CLAIMS_PATH, 200, claims());
+        DraClaims claims = new DraClaims(URI.create(api.url() + "/"), "gpu-node-7", Optional.of(token),
+                Optional.empty(), Optional.empty(), clock);
+
+        assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker-7d9f", "search"));
+        assertThat(claims.holderOf(TWO_PODS_GPU)).as("a claim two pods share says not which used it").isEmpty();
+        assertThat(claims.holderOf(ADMIN_ACCESS_GPU)).as("a monitor's admin access holds nothing").isEmpty();
+        assertThat(claims.holderOf(FREE_GPU)).isEmpty();
+        assertThat(claims.drainErrors()).isEmpty();
+        assertThat(api.requests()).containsExactly(SLICES_PATH, CLAIMS_PATH);
+    }
+
+    @Test
+    void shouldTakeThePodsJobAndTeamFromItsLabelsWhereTheKubeletIsRead() {
+        api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
+        kubelet.answer("GET /pods", 200, """
+                {"kind": "PodList", "items": [{"metadata": {"name": "ranker-7d9f", "namespace": "search",
+                  "uid": "%s", "labels": {"app.kubernetes.io/name": "ranker", "cost-center": "search-ml"}}}]}"""
+                .formatted(RANKER_POD));
+        KubeletPods pods = new KubeletPods(URI.create(kubelet.url()), Optional.empty(),
+                List.of("app.kubernetes.io/name"), List.of("cost-center"), clock);
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.of(pods), clock);
+
+        assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker", "search-ml"));
+    }
+
+    @Test
+    void shouldFollowTheListsContinueTokenToItsLastPage() {
+        api.answer(SLICES_PATH, 200, slices())
+                .answer(CLAIMS_PATH, 200, """
+                        {"kind": "ResourceClaimList", "metadata": {"continue": "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ=="},
+                         "items": []}""")
+                .answer(CLAIMS_PATH + "&continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ%3D%3D", 200,
+                        claims());
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.empty(), clock);
+
+        assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker-7d9f", "search"));
+        assertThat(api.requests()).hasSize(3);
+    }
+
+    @Test
+    void shouldAskTheApiServerAgainOnlyAfterThirtySeconds() {
+        api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, "{\"items\": []}");
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.empty(), clock);
+
+        assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
+        api.answer(CLAIMS_PATH, 200, claims());
+        clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY).minusMillis(1));
+        assertThat(claims.holderOf(ONE_POD_GPU)).as("the claim made since is not asked for yet").isEmpty();
+        clock.set(clock.instant().plusMillis(1));
+        assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker-7d9f", "search"));
+        assertThat(api.requests()).hasSize(4);
+    }
+
+    @Test
+    void shouldSayARefusalOnceAndMapNoGpu() {
+        api.answer(SLICES_PATH, 403, """
+                {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Forbidden", "code": 403}""");
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.empty(), clock);
+
+        assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
+        clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
+        assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
+
+        assertThat(claims.drainErrors()).singleElement().asString().contains("resourceslices")
+                .contains("HTTP 403").contains("may not list").contains("not mapped to pods");
+        assertThat(claims.drainErrors()).isEmpty();
+    }
+
+    @Test
+    void shouldSayAnAnswerThatIsNoListAndAnApiServerThatIsAway() {
+        api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, "{\"items\": [");
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.empty(), clock);
+        assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
+        api.answer(CLAIMS_PATH, 200, "<html>sign in</html>");
+        clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
+        assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
+        api.answer(CLAIMS_PATH, 200, "{\"kind\": \"Status\"}");
+        clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
+        assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
+        api.close();
+        clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
+        assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
+
+        assertThat(claims.drainErrors()).hasSize(4)
+                .anySatisfy(error -> assertThat(error).contains("not a list"))
+                .anySatisfy(error -> assertThat(error).contains("without a list of items"))
+                .anySatisfy(error -> assertThat(error).contains("unreachable"));
+    }
+
+    @Test
+    void shouldKeepWhatItKnewWhileTheApiServerIsAway() {
+        api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.empty(), clock);
+        assertThat(claims.holderOf(ONE_POD_GPU)).isPresent();
+        api.answer(CLAIMS_PATH, 503, "");
+        clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
+
+        assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker-7d9f", "search"));
+        assertThat(claims.drainErrors()).singleElement().asString().contains("HTTP 503");
+    }
+
+    @Test
+    void shouldMapAProcessItCannotSeeToItsGpusPodButNotOneItSeesOutsideAnyPod() {
+        api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.empty(), clock);
+        ProcTree proc = new ProcTree(dir).cgroup(303, "0::/user.slice/user-1000.slice/session-3.scope\n");
+        ProcessOwners owners = ProcessOwners.firstOf(List.of(new SlurmOwners(proc.root()),
+                new DraOwners(proc.root(), claims)));
+
+        assertThat(owners.ownerOf(101, ONE_POD_GPU)).as("not in the process table").contains(
+                new Owner("ranker-7d9f", "search"));
+        assertThat(owners.ownerOf(303, ONE_POD_GPU)).as("a host process on the pod's GPU").isEmpty();
+        assertThat(owners.ownerOf(101, TWO_PODS_GPU)).isEmpty();
+        assertThat(owners.ownerOf(101)).as("without its GPU").isEmpty();
+    }
+
+    @Test
+    void shouldRefuseACaFileThatHoldsNoCertificate() throws IOException {
+        Path ca = Files.writeString(dir.resolve("ca.crt"), "not a certificate\n");
+
+        assertThatThrownBy(() -> new DraClaims(URI.create("https://127.0.0.1:6443"), "gpu-node-7", Optional.empty(),
+                Optional.of(ca), Optional.empty(), clock)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("kubernetes.ca-file").hasMessageContaining(ca.toString());
+    }
+}

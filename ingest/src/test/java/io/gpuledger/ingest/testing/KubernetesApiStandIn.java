@@ -1,0 +1,42 @@
+package io.gpuledger.ingest.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * What a Kubernetes API server stand-in answers for the DRA lists of node {@code gpu-node-7}: files under
+ * {@code src/test/resources/stand-ins/kubernetes}, whose ORIGINS.md says where their shape comes from.
+ */
+public final class KubernetesApiStandIn {
+
+    /** The agent's request for the node's ResourceSlices, as the stand-in server records it. */
+    public static final String SLICES_PATH =
+            "GET /apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.nodeName%3Dgpu-node-7&limit=500";
+    /** Its request for every ResourceClaim. */
+    public static final String CLAIMS_PATH = "GET /apis/resource.k8s.io/v1/resourceclaims?limit=500";
+    /** The GPU whose claim is reserved for one pod, ranker-7d9f in search. */
+    public static final String ONE_POD_GPU = "GPU-e82ab913-5b1a-2c1e-9b0a-1f6e4c1a7d01";
+    /** That pod's UID. */
+    public static final String RANKER_POD = "0f1d2b3c-4a5b-6c7d-8e9f-0a1b2c3d4e5f";
+
+    private KubernetesApiStandIn() {
+    }
+
+    public static String slices() {
+        return read("resourceslices-gpu-nvidia-com-node.json");
+    }
+
+    public static String claims() {
+        return read("resourceclaims-gpu-nvidia-com.json");
+    }
+
+    private static String read(String file) {
+        try (InputStream in = KubernetesApiStandIn.class.getResourceAsStream("/stand-ins/kubernetes/" + file)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
