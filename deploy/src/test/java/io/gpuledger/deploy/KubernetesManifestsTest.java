@@ -46,7 +46,8 @@ class KubernetesManifestsTest {
                 assertThat(document.path("apiVersion").asText()).as(dir + ": " + document).isNotEmpty();
                 assertThat(document.path("kind").asText()).as(dir + ": " + document).isNotEmpty();
                 assertThat(document.at("/metadata/name").asText()).as(dir + ": " + document).isNotEmpty();
-                if (!document.get("kind").asText().equals("Namespace")) {
+                if (!List.of("Namespace", "ClusterRole", "ClusterRoleBinding")
+                        .contains(document.get("kind").asText())) {
                     assertThat(document.at("/metadata/namespace").asText()).as(name(document)).isEqualTo(NAMESPACE);
                 }
             }
@@ -115,6 +116,126 @@ class KubernetesManifestsTest {
         // On the pod network, so that its NetworkPolicy governs it, as the host's network would not
         assertThat(pod.path("hostNetwork").asBoolean(false)).isFalse();
         assertThat(mountPaths(container)).contains("/var/lib/gpu-ledger/agent-spool");
+    }
+
+    /**
+     * To tell whose a shared GPU's processes are, the agent sees the host's PIDs (nvidia-smi names them so) and
+     * reads their cgroups from the host's /proc, mounted read-only where proc.root points, and nothing else of the
+     * host.
+     */
+    @Test
+    void shouldLetTheAgentReadTheHostsProcessTableAndNothingElseOfTheHost() throws Exception {
+        JsonNode agent = one(render("deploy/k8s"), "DaemonSet");
+        JsonNode pod = agent.at("/spec/template/spec");
+        assertThat(pod.path("hostPID").asBoolean(false)).isTrue();
+        assertThat(pod.path("hostIPC").asBoolean(false)).isFalse();
+        List<JsonNode> hostPaths = new ArrayList<>();
+        pod.get("volumes").forEach(volume -> {
+            if (volume.has("hostPath")) {
+                hostPaths.add(volume);
+            }
+        });
+        assertThat(hostPaths).singleElement().satisfies(volume -> {
+            assertThat(volume.at("/hostPath/path").asText()).isEqualTo("/proc");
+            JsonNode mount = mountOf(pod.at("/containers/0"), volume.get("name").asText());
+            assertThat(mount.path("readOnly").asBoolean(false)).as("read-only").isTrue();
+            assertThat(env(agent)).containsEntry("GPULEDGER_PROC_ROOT", mount.get("mountPath").asText());
+        });
+        assertThat(mountOf(pod.at("/containers/0"), "host-proc").get("mountPath").asText()).isEqualTo("/host/proc");
+        JsonNode context = pod.at("/containers/0/securityContext");
+        assertThat(context.path("privileged").asBoolean(false)).isFalse();
+        assertThat(context.at("/capabilities/drop").toString()).contains("ALL");
+        assertThat(context.at("/capabilities/add").isMissingNode()).isTrue();
+    }
+
+    /** The agent's service account reads the kubelet's pods and the DRA claims, and may change nothing. */
+    @Test
+    void shouldGrantTheAgentsServiceAccountOnlyReadingPodsAndDraClaims() throws Exception {
+        List<JsonNode> documents = render("deploy/k8s");
+        JsonNode agent = one(documents, "DaemonSet");
+        String account = agent.at("/spec/template/spec/serviceAccountName").asText();
+        assertThat(named(documents, "ServiceAccount", account).at("/metadata/namespace").asText())
+                .isEqualTo(NAMESPACE);
+        JsonNode binding = one(documents, "ClusterRoleBinding");
+        assertThat(binding.at("/subjects")).singleElement().satisfies(subject -> {
+            assertThat(subject.get("kind").asText()).isEqualTo("ServiceAccount");
+            assertThat(subject.get("name").asText()).isEqualTo(account);
+            assertThat(subject.get("namespace").asText()).isEqualTo(NAMESPACE);
+        });
+        assertThat(binding.at("/roleRef/kind").asText()).isEqualTo("ClusterRole");
+        JsonNode role = named(documents, "ClusterRole", binding.at("/roleRef/name").asText());
+        TreeSet<String> grants = new TreeSet<>();
+        for (JsonNode rule : role.get("rules")) {
+            assertThat(rule.has("resourceNames") || rule.has("nonResourceURLs")).as(rule.toString()).isFalse();
+            for (JsonNode group : rule.get("apiGroups")) {
+                for (JsonNode resource : rule.get("resources")) {
+                    for (JsonNode verb : rule.get("verbs")) {
+                        grants.add(group.asText() + "/" + resource.asText() + " " + verb.asText());
+                    }
+                }
+            }
+        }
+        assertThat(grants).containsExactlyInAnyOrder("/nodes/proxy get",
+                "resource.k8s.io/resourceclaims get", "resource.k8s.io/resourceclaims list",
+                "resource.k8s.io/resourceclaims watch", "resource.k8s.io/resourceslices get",
+                "resource.k8s.io/resourceslices list", "resource.k8s.io/resourceslices watch");
+        assertThat(all(documents, "Role")).isEmpty();
+        assertThat(all(documents, "RoleBinding")).isEmpty();
+    }
+
+    /**
+     * The kubelet and the API server are asked as the service account: its token, renewed by the kubelet, and the
+     * cluster CA as files of one read-only projected volume; the kubelet at the node's own address.
+     */
+    @Test
+    void shouldPointTheAgentAtItsNodesKubeletAndTheApiServerWithTheServiceAccountsToken() throws Exception {
+        JsonNode agent = one(render("deploy/k8s"), "DaemonSet");
+        JsonNode pod = agent.at("/spec/template/spec");
+        Map<String, String> env = env(agent);
+        assertThat(env).containsEntry("GPULEDGER_KUBELET_URL", "https://$(NODE_IP):10250")
+                .containsEntry("GPULEDGER_KUBERNETES_API_URL", "https://kubernetes.default.svc");
+        List<String> names = new ArrayList<>();
+        pod.at("/containers/0/env").forEach(variable -> names.add(variable.get("name").asText()));
+        // $(VAR) is expanded only from a variable defined before it
+        assertThat(names.indexOf("NODE_IP")).isNotNegative().isLessThan(names.indexOf("GPULEDGER_KUBELET_URL"));
+        assertThat(pod.at("/containers/0/env").findValuesAsText("fieldPath")).contains("status.hostIP");
+        for (String file : List.of("GPULEDGER_KUBELET_TOKEN_FILE", "GPULEDGER_KUBELET_CA_FILE",
+                "GPULEDGER_KUBERNETES_TOKEN_FILE", "GPULEDGER_KUBERNETES_CA_FILE")) {
+            String path = env.get(file);
+            assertThat(path).as(file).isNotNull();
+            JsonNode mount = null;
+            for (JsonNode candidate : pod.at("/containers/0/volumeMounts")) {
+                if (path.startsWith(candidate.get("mountPath").asText() + "/")) {
+                    mount = candidate;
+                }
+            }
+            assertThat(mount).as(file + ": a mount holding " + path).isNotNull();
+            assertThat(mount.path("readOnly").asBoolean(false)).isTrue();
+            JsonNode sources = volume(pod, mount.get("name").asText()).at("/projected/sources");
+            String item = path.substring(path.lastIndexOf('/') + 1);
+            assertThat(sources.toString()).as(file).contains("\"path\":\"" + item + "\"");
+        }
+        assertThat(volume(pod, "kubernetes-api").at("/projected/sources/0/serviceAccountToken/expirationSeconds")
+                .asInt()).isPositive();
+        assertThat(pod.path("automountServiceAccountToken").asBoolean(true)).as("only the projected token").isFalse();
+    }
+
+    private static JsonNode mountOf(JsonNode container, String volume) {
+        for (JsonNode mount : container.path("volumeMounts")) {
+            if (mount.get("name").asText().equals(volume)) {
+                return mount;
+            }
+        }
+        throw new AssertionError("no mount of " + volume);
+    }
+
+    private static JsonNode volume(JsonNode pod, String name) {
+        for (JsonNode volume : pod.path("volumes")) {
+            if (volume.get("name").asText().equals(name)) {
+                return volume;
+            }
+        }
+        throw new AssertionError("no volume " + name);
     }
 
     /**

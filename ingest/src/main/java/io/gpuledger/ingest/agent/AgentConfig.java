@@ -50,6 +50,7 @@ public final class AgentConfig {
             "kubelet.url", "", "the kubelet whose GET /pods names the pods of processes (e.g. http://127.0.0.1:10255);"
                     + " none by default: processes in pods stay unattributed",
             "kubelet.token-file", "", "file holding a bearer token to present to the kubelet",
+            "kubelet.ca-file", "", "PEM certificates to trust for the kubelet (default: the JVM's trust store)",
             "kubelet.job-labels", "", "pod labels naming a pod's job, first present wins (default: the pod's name)",
             "kubelet.team-labels", "", "pod labels naming its team, first present wins (default: its namespace)",
             "kubernetes.api-url", "", "the Kubernetes API server whose DRA ResourceClaims and ResourceSlices name the"

@@ -66,7 +66,8 @@ final class GpuSharingSettings {
         Path proc = Path.of(config.text("proc.root"));
         List<ProcessOwners> owners = new ArrayList<>();
         Optional<KubeletPods> pods = config.get("kubelet.url").map(url -> new KubeletPods(URI.create(url),
-                config.get("kubelet.token-file").map(Path::of), config.list("kubelet.job-labels"),
+                config.get("kubelet.token-file").map(Path::of), config.get("kubelet.ca-file").map(Path::of),
+                config.list("kubelet.job-labels"),
                 config.list("kubelet.team-labels"), clock));
         pods.ifPresent(kubelet -> owners.add(new KubernetesOwners(proc, kubelet)));
         owners.add(new SlurmOwners(proc));

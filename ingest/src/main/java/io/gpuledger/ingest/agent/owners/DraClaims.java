@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gpuledger.ingest.agent.usage.Owner;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -14,10 +13,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,8 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 
 /**
  * The GPUs of this node that Kubernetes allocated to pods through DRA ResourceClaims, read from the API server
@@ -75,7 +68,7 @@ public final class DraClaims {
         this.pods = pods;
         this.clock = clock;
         HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3));
-        caFile.ifPresent(file -> client.sslContext(trusting(file)));
+        caFile.ifPresent(file -> client.sslContext(TrustedCertificates.sslContext(file, "kubernetes.ca-file")));
         this.http = client.build();
     }
 
@@ -149,28 +142,6 @@ public final class DraClaims {
     private void failed(String why) {
         String failure = "kubernetes: " + apiUrl + " " + why + "; GPUs allocated by DRA claims are not mapped to pods";
         failures.failed(failure);
-    }
-
-    private static SSLContext trusting(Path caFile) {
-        try (InputStream in = Files.newInputStream(caFile)) {
-            KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-            store.load(null, null);
-            int n = 0;
-            for (Certificate certificate : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
-                store.setCertificateEntry("ca-" + n++, certificate);
-            }
-            if (n == 0) {
-                throw new IllegalArgumentException("kubernetes.ca-file " + caFile + " holds no certificate");
-            }
-            TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            trust.init(store);
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(null, trust.getTrustManagers(), null);
-            return context;
-        } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalArgumentException("kubernetes.ca-file " + caFile + " cannot be read as PEM certificates: "
-                    + e.getMessage(), e);
-        }
     }
 
     /** The API server answered, but not with the list. */

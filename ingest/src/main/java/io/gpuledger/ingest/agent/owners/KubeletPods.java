@@ -36,7 +36,7 @@ public final class KubeletPods {
     private final List<String> jobLabels;
     private final List<String> teamLabels;
     private final Clock clock;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+    private final HttpClient http;
     private final SaidOnce failures = new SaidOnce();
     private Map<String, Owner> ownersByUid = Map.of();
     private Instant lastAsked = Instant.MIN;
@@ -47,12 +47,25 @@ public final class KubeletPods {
      */
     public KubeletPods(URI kubeletUrl, Optional<Path> tokenFile, List<String> jobLabels, List<String> teamLabels,
             Clock clock) {
+        this(kubeletUrl, tokenFile, Optional.empty(), jobLabels, teamLabels, clock);
+    }
+
+    /**
+     * @param caFile PEM certificates to trust for the kubelet's serving certificate (the cluster CA); the JVM's
+     *               trust store without it
+     * @throws IllegalArgumentException when the CA file cannot be read as certificates
+     */
+    public KubeletPods(URI kubeletUrl, Optional<Path> tokenFile, Optional<Path> caFile, List<String> jobLabels,
+            List<String> teamLabels, Clock clock) {
         String base = kubeletUrl.toString();
         this.podsUrl = URI.create(base.endsWith("/") ? base + "pods" : base + "/pods");
         this.tokenFile = tokenFile;
         this.jobLabels = List.copyOf(jobLabels);
         this.teamLabels = List.copyOf(teamLabels);
         this.clock = clock;
+        HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3));
+        caFile.ifPresent(file -> client.sslContext(TrustedCertificates.sslContext(file, "kubelet.ca-file")));
+        this.http = client.build();
     }
 
     /** The owner of the pod with this UID; empty when the kubelet does not list it. */

@@ -119,6 +119,15 @@ class ProcessOwnersTest {
     }
 
     @Test
+    void shouldRefuseAKubeletCaFileThatHoldsNoCertificate() throws java.io.IOException {
+        Path ca = java.nio.file.Files.writeString(dir.resolve("ca.crt"), "-----BEGIN CERTIFICATE-----\nnope\n");
+
+        assertThatThrownBy(() -> new KubeletPods(URI.create("https://127.0.0.1:10250"), Optional.empty(),
+                Optional.of(ca), List.of(), List.of(), clock)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("kubelet.ca-file").hasMessageContaining(ca.toString());
+    }
+
+    @Test
     void shouldSayAKubeletAnswerThatIsNoPodListAndMapNoOne() {
         kubelet.answer("GET /pods", 200, "<html>login</html>");
         ProcessOwners owners = new KubernetesOwners(new ProcTree(dir).inPod(101, WEB_POD).root(),
