@@ -61,7 +61,8 @@ final class GpuSharingSettings {
                     "share.sources names hami: give hami.url"))), Duration.ofSeconds(3)));
         }
         if (auto ? config.flag("nvidia-smi.enabled") : named.contains("nvidia-smi")) {
-            sources.add(NvidiaSmiProcesses.of(config.text("processes.nvidia-smi"), Duration.ofSeconds(10), !auto));
+            sources.add(NvidiaSmiProcesses.of(config.text("processes.nvidia-smi"), Duration.ofSeconds(10),
+                    config.seconds("interval"), !auto));
         }
         Path proc = Path.of(config.text("proc.root"));
         List<ProcessOwners> owners = new ArrayList<>();

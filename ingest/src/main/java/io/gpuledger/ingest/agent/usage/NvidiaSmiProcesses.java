@@ -11,18 +11,25 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * NVML's per-process samples through nvidia-smi: the compute processes of each GPU and the memory each holds
- * ({@link ComputeApps}), each one's share of SM time over the last second ({@link PmonOutput}), and each GPU's
- * index, memory and MIG mode. A process pmon lists without an SM reading ({@code -}) ran no kernel in its
+ * ({@link ComputeApps}), each one's share of SM time over the interval ({@link PmonOutput}: the mean of pmon's
+ * samples, one a second), and each GPU's index, memory and MIG mode. A process pmon lists without an SM reading ({@code -}) ran no kernel in its
  * window: 0. pmon watches at most four GPUs and reads nothing on a MIG-mode GPU: there a process's SM time is
  * not measured (null), and the split falls back to memory. A MIG-mode GPU's processes are left out: nvidia-smi
  * does not say which slice each one runs on.
  *
- * <p>Each run of nvidia-smi costs the node a process, and pmon a second of sampling: the GPU list is asked for
- * only when some GPU has a compute process, and pmon only when some GPU has several, the only case whose split
- * needs their SM time.
+ * <p>Each run of nvidia-smi costs the node a process: the GPU list is asked for only when some GPU has a compute
+ * process, and pmon only when some GPU has several, the only case whose split needs their SM time. A read that
+ * finds a shared GPU starts pmon for the interval ahead ({@code -d 1 -c <seconds>}, on a thread of its own) and
+ * the next read takes its samples; the first read of a shared GPU has none yet and takes one sample of the last
+ * second ({@link #PMON}). A run that fails or has not ended 3 s after the round leaves the round without SM times
+ * (the split falls back to memory).
  */
 public final class NvidiaSmiProcesses implements UsageSource {
 
@@ -30,29 +37,71 @@ public final class NvidiaSmiProcesses implements UsageSource {
     @FunctionalInterface
     public interface Runner {
         String run(String arguments) throws IOException;
+
+        /** Runs it on a thread of its own: what it prints comes when it ends. */
+        default CompletableFuture<String> start(String arguments) {
+            CompletableFuture<String> output = new CompletableFuture<>();
+            Thread thread = new Thread(() -> {
+                try {
+                    output.complete(run(arguments));
+                } catch (IOException | RuntimeException e) {
+                    output.completeExceptionally(e);
+                }
+            }, "nvidia-smi-pmon");
+            thread.setDaemon(true);
+            thread.start();
+            return output;
+        }
     }
 
     static final String GPUS_QUERY =
             "--query-gpu=index,uuid,memory.total,mig.mode.current --format=csv,noheader,nounits";
+    /** One sample of the last second: the first round of a shared GPU, before a run over an interval has ended. */
     static final String PMON = "pmon -s um -c 1";
+
+    /** How long a round waits for a pmon run over the interval that has not ended yet. */
+    private static final Duration PMON_LATE = Duration.ofSeconds(3);
 
     private final Runner runner;
     private final boolean sayMissing;
+    private final String pmonOverInterval;
     /** Set once the program turns out to be missing: not run again. */
     private boolean missing;
+    /** pmon sampling the interval until the next read, started by the last read that found a shared GPU. */
+    private CompletableFuture<String> pmonRunning;
+
+    /** Its SM times over one second: {@link #PMON} each round. */
+    public NvidiaSmiProcesses(Runner runner, boolean sayMissing) {
+        this(runner, Duration.ofSeconds(1), sayMissing);
+    }
 
     /**
+     * @param interval   the time between two reads, which pmon samples once a second
      * @param sayMissing whether a missing program is an error (said once) or simply no source, as on a node
      *                   without it
      */
-    public NvidiaSmiProcesses(Runner runner, boolean sayMissing) {
+    public NvidiaSmiProcesses(Runner runner, Duration interval, boolean sayMissing) {
         this.runner = runner;
         this.sayMissing = sayMissing;
+        this.pmonOverInterval = pmonOver(interval);
     }
 
-    /** Runs {@code program ARGUMENTS} through {@code /bin/sh -c}, at most {@code timeout} each time. */
-    public static NvidiaSmiProcesses of(String program, Duration timeout, boolean sayMissing) {
-        return new NvidiaSmiProcesses(arguments -> run(program + " " + arguments, timeout), sayMissing);
+    /**
+     * Runs {@code program ARGUMENTS} through {@code /bin/sh -c}, at most {@code timeout} each time (pmon over an
+     * interval, the interval more).
+     */
+    public static NvidiaSmiProcesses of(String program, Duration timeout, Duration interval, boolean sayMissing) {
+        return new NvidiaSmiProcesses(arguments -> run(program + " " + arguments,
+                arguments.startsWith("pmon") ? timeout.plus(interval) : timeout), interval, sayMissing);
+    }
+
+    /**
+     * pmon's samples, one a second, for as many whole seconds of the interval as end before the next read: one
+     * less than the interval's, so that the run has ended when the next round asks for it.
+     */
+    static String pmonOver(Duration interval) {
+        long seconds = Math.max(1, interval.toSeconds() - 1);
+        return "pmon -s um -d 1 -c " + seconds;
     }
 
     @Override
@@ -65,6 +114,9 @@ public final class NvidiaSmiProcesses implements UsageSource {
         if (missing) {
             return new Result(Map.of(), List.of());
         }
+        // A run started for the last interval speaks for this round alone: a round without a shared GPU drops it.
+        CompletableFuture<String> running = pmonRunning;
+        pmonRunning = null;
         List<String> errors = new ArrayList<>();
         Map<String, Gpu> gpus;
         ComputeApps.Result apps;
@@ -85,13 +137,30 @@ public final class NvidiaSmiProcesses implements UsageSource {
         PmonOutput.Result pmon = new PmonOutput.Result(List.of(), List.of());
         if (shared(apps.rows())) {
             try {
-                pmon = PmonOutput.parse(runner.run(PMON));
+                pmon = PmonOutput.parse(running == null ? runner.run(PMON) : ended(running));
             } catch (IOException e) {
                 errors.add("nvidia-smi pmon: " + e.getMessage() + "; processes' SM time not measured");
             }
+            pmonRunning = runner.start(pmonOverInterval);
         }
         errors.addAll(pmon.errors());
         return new Result(users(gpus, apps.rows(), pmon.rows()), errors);
+    }
+
+    /** What the pmon run over the interval printed; it ended before this round, or ends within seconds. */
+    private static String ended(CompletableFuture<String> running) throws IOException {
+        try {
+            return running.get(PMON_LATE.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            running.cancel(true);
+            throw new IOException("the run over the interval had not ended " + PMON_LATE.toSeconds()
+                    + " s after the round", e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause().toString(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
     }
 
     /** Whether some GPU has more than one process. */

@@ -2,21 +2,32 @@ package io.gpuledger.ingest.agent.usage;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * Reads {@code nvidia-smi pmon -s um -c 1}: one row per process and GPU, or a row of dashes for a GPU with
- * none. Its columns changed with the driver (545 widened them; 550 added {@code jpg} and {@code ofa}; later
- * drivers print {@code ccpm} after {@code fb}), so they are found by the header line's names
- * ({@code # gpu pid type sm mem ... fb ... command}), never by position. The last column, the command, may
- * hold spaces. {@code -} is "no reading". A line that cannot be read is skipped and said in the errors.
+ * Reads {@code nvidia-smi pmon -s um}: one row per process and GPU, or a row of dashes for a GPU with none, in
+ * blocks, one per sample (one a second with {@code -d 1}). Its columns changed with the driver (545 widened
+ * them; 550 added {@code jpg} and {@code ofa}; later drivers print {@code ccpm} after {@code fb}), so they are
+ * found by the header line's names ({@code # gpu pid type sm mem ... fb ... command}), never by position. The
+ * last column, the command, may hold spaces. {@code -} is "no reading". A line that cannot be read is skipped and
+ * said in the errors.
+ *
+ * <p>A process's SM share is its mean over the blocks of its GPU: the sum of its {@code sm} readings over the
+ * number of blocks that list the GPU, a block where it is absent or shows {@code -} counting 0 (it ran no kernel
+ * then, or had not started or had ended); null where no block gave it a reading. Its memory is its last reading.
+ * A block ends where a header line comes again, where a GPU's index is lower than the row before's (pmon lists
+ * GPUs in order), or where a process (or idle GPU) already in the block comes again, so blocks are told apart
+ * whether pmon repeats its header or not.
  */
 public final class PmonOutput {
 
-    /** One process on one GPU. */
+    /** One process on one GPU: its mean SM share over the blocks, its last memory reading. */
     public record Row(int gpuIndex, int pid, Double smRatio, Double memoryBytes) {
     }
 
@@ -25,14 +36,19 @@ public final class PmonOutput {
     }
 
     private static final double MIB = 1024.0 * 1024.0;
+    /** The pid of a GPU's row of dashes. */
+    private static final int NO_PROCESS = -1;
 
     private PmonOutput() {
     }
 
     public static Result parse(String output) {
         List<String> errors = new ArrayList<>();
-        // A process printed twice (a count above 1) keeps its last sample.
-        Map<String, Row> rows = new LinkedHashMap<>();
+        Map<String, Process> processes = new LinkedHashMap<>();
+        Map<Integer, Integer> blocksOfGpu = new HashMap<>();
+        Set<String> inBlock = new HashSet<>();
+        Set<Integer> gpusInBlock = new HashSet<>();
+        int lastGpu = -1;
         List<String> columns = null;
         String[] lines = output.split("\r?\n");
         for (int number = 1; number <= lines.length; number++) {
@@ -44,6 +60,9 @@ public final class PmonOutput {
                 List<String> names = Arrays.asList(line.substring(1).strip().toLowerCase(Locale.ROOT).split("\\s+"));
                 if (names.contains("pid")) {
                     columns = names;
+                    inBlock.clear();
+                    gpusInBlock.clear();
+                    lastGpu = -1;
                 }
                 continue;
             }
@@ -51,20 +70,65 @@ public final class PmonOutput {
                 errors.add("pmon line " + number + ": a row before any header line, skipped");
                 continue;
             }
+            Line read;
             try {
-                Row row = row(columns, line.split("\\s+"));
-                if (row != null) {
-                    rows.put(row.gpuIndex() + "|" + row.pid(), row);
-                }
+                read = line(columns, line.split("\\s+"));
             } catch (IllegalArgumentException e) {
                 errors.add("pmon line " + number + ": " + e.getMessage() + ", skipped: " + line);
+                continue;
+            }
+            String key = read.gpu() + "|" + read.pid();
+            if (read.gpu() < lastGpu || inBlock.contains(key)) {
+                inBlock.clear();
+                gpusInBlock.clear();
+            }
+            inBlock.add(key);
+            lastGpu = read.gpu();
+            if (gpusInBlock.add(read.gpu())) {
+                blocksOfGpu.merge(read.gpu(), 1, Integer::sum);
+            }
+            if (read.pid() != NO_PROCESS) {
+                processes.computeIfAbsent(key, k -> new Process(read.gpu(), read.pid())).add(read);
             }
         }
-        return new Result(List.copyOf(rows.values()), errors);
+        List<Row> rows = processes.values().stream()
+                .map(process -> process.row(blocksOfGpu.get(process.gpu))).toList();
+        return new Result(rows, errors);
     }
 
-    /** The process of a row; null for a GPU's row of dashes (no process). */
-    private static Row row(List<String> columns, String[] cells) {
+    /** One row as printed: a process's readings, or a GPU's row of dashes ({@link #NO_PROCESS}). */
+    private record Line(int gpu, int pid, Double smRatio, Double memoryBytes) {
+    }
+
+    /** What the blocks said of one process on one GPU. */
+    private static final class Process {
+        private final int gpu;
+        private final int pid;
+        private double smSum;
+        private boolean smRead;
+        private Double memoryBytes;
+
+        private Process(int gpu, int pid) {
+            this.gpu = gpu;
+            this.pid = pid;
+        }
+
+        private void add(Line line) {
+            if (line.smRatio() != null) {
+                smSum += line.smRatio();
+                smRead = true;
+            }
+            if (line.memoryBytes() != null) {
+                memoryBytes = line.memoryBytes();
+            }
+        }
+
+        private Row row(int blocks) {
+            return new Row(gpu, pid, smRead ? smSum / blocks : null, memoryBytes);
+        }
+    }
+
+    private static Line line(List<String> columns, String[] cells) {
         int gpu = columns.indexOf("gpu");
         int pid = columns.indexOf("pid");
         if (gpu < 0) {
@@ -75,11 +139,12 @@ public final class PmonOutput {
         if (cells.length < before) {
             throw new IllegalArgumentException(cells.length + " columns where the header has " + columns.size());
         }
+        int index = whole("gpu", cells[gpu]);
         if (cells[pid].equals("-")) {
-            return null;
+            return new Line(index, NO_PROCESS, null, null);
         }
-        return new Row(whole("gpu", cells[gpu]), whole("pid", cells[pid]),
-                percentAsRatio(cell(columns, cells, "sm")), mebibytes(cell(columns, cells, "fb")));
+        return new Line(index, whole("pid", cells[pid]), percentAsRatio(cell(columns, cells, "sm")),
+                mebibytes(cell(columns, cells, "fb")));
     }
 
     private static String cell(List<String> columns, String[] cells, String name) {

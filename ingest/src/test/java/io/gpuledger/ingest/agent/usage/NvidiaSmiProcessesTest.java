@@ -1,12 +1,14 @@
 package io.gpuledger.ingest.agent.usage;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.ingest.testing.Fixtures;
 import java.io.IOException;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 class NvidiaSmiProcessesTest {
@@ -16,7 +18,7 @@ class NvidiaSmiProcessesTest {
     private static final String GPU_3 = "GPU-cfd9ce0a-b7af-895a-f54c-4f175b610977";
     private static final double MIB = 1024.0 * 1024;
 
-    private final List<String> ran = new ArrayList<>();
+    private final List<String> ran = new CopyOnWriteArrayList<>();
 
     @Test
     void shouldJoinEachProcessesMemoryWithItsSmTimeOnTheGpusPmonWatches() {
@@ -85,11 +87,73 @@ class NvidiaSmiProcessesTest {
     }
 
     @Test
+    void shouldTakeTheMeanOfPmonsSamplesOverTheIntervalFromTheRunTheLastRoundStarted() {
+        String pmonOver = NvidiaSmiProcesses.pmonOver(Duration.ofSeconds(10));
+        String header = """
+                # gpu         pid   type     sm    mem    enc    dec    jpg    ofa     fb   ccpm    command
+                # Idx           #    C/G      %      %      %      %      %      %     MB     MB    name
+                """;
+        NvidiaSmiProcesses source = new NvidiaSmiProcesses(runner(Map.of(
+                ComputeApps.QUERY, "gpu_uuid, pid, used_gpu_memory [MiB]\nGPU-a, 7, 100 MiB\nGPU-a, 9, 50 MiB\n",
+                NvidiaSmiProcesses.GPUS_QUERY, "0, GPU-a, 1000, Disabled\n",
+                NvidiaSmiProcesses.PMON, header + "    0      7     C     90      9      -      -      -      -"
+                        + "    100      0    python\n",
+                pmonOver, header + """
+                    0          7     C     60      9      -      -      -      -    100      0    python
+                    0          9     C     10      1      -      -      -      -     50      0    python
+                    0          7     C     20      9      -      -      -      -    100      0    python
+                    0          9     C     30      1      -      -      -      -     50      0    python
+                    0          7     C     40      9      -      -      -      -    100      0    python
+                """)), Duration.ofSeconds(10), true);
+
+        UsageSource.Result first = source.read();
+        UsageSource.Result second = source.read();
+
+        // nine samples, one a second, ending before the next round of a 10 s interval
+        assertThat(pmonOver).isEqualTo("pmon -s um -d 1 -c 9");
+        // the first round has no run over an interval yet: the last second's sample
+        assertThat(first.byGpu().get("GPU-a").users()).containsExactly(GpuUser.process(7, 0.9, 100 * MIB),
+                GpuUser.process(9, 0.0, 50 * MIB));
+        // the second takes the run the first started: 7 (60 + 20 + 40) / 3, 9 (10 + 30 + 0) / 3
+        assertThat(second.errors()).isEmpty();
+        assertThat(second.byGpu().get("GPU-a").users()).extracting(GpuUser::smRatio).satisfiesExactly(
+                sm -> assertThat(sm).isCloseTo(0.4, within(1e-12)),
+                sm -> assertThat(sm).isCloseTo(0.4 / 3, within(1e-12)));
+        assertThat(ran).containsOnlyOnce(NvidiaSmiProcesses.PMON);
+    }
+
+    @Test
+    void shouldSayAPmonRunOverTheIntervalThatFailedAndStartAnother() {
+        List<String> pmonRuns = new CopyOnWriteArrayList<>();
+        NvidiaSmiProcesses source = new NvidiaSmiProcesses(arguments -> {
+            if (arguments.startsWith("pmon")) {
+                pmonRuns.add(arguments);
+                if (arguments.contains("-c 4")) {
+                    throw new IOException("'nvidia-smi pmon -s um -d 1 -c 4' exited with 15: Terminated");
+                }
+                return "";
+            }
+            return arguments.equals(NvidiaSmiProcesses.GPUS_QUERY) ? "0, GPU-a, 1000, Disabled\n"
+                    : "gpu_uuid, pid, used_gpu_memory [MiB]\nGPU-a, 7, 100 MiB\nGPU-a, 9, 50 MiB\n";
+        }, Duration.ofSeconds(5), true);
+
+        source.read();
+        UsageSource.Result second = source.read();
+        UsageSource.Result third = source.read();
+
+        assertThat(second.errors()).singleElement().asString().contains("exited with 15").contains("not measured");
+        assertThat(second.byGpu().get("GPU-a").users()).extracting(GpuUser::smRatio).containsOnlyNulls();
+        assertThat(third.errors()).as("the run the second round started").singleElement().asString()
+                .contains("exited with 15");
+        assertThat(pmonRuns).startsWith(NvidiaSmiProcesses.PMON, "pmon -s um -d 1 -c 4", "pmon -s um -d 1 -c 4");
+    }
+
+    @Test
     void shouldStopAskingForAProgramTheNodeDoesNotHave() {
-        NvidiaSmiProcesses quiet = NvidiaSmiProcesses.of("/nonexistent/nvidia-smi", java.time.Duration.ofSeconds(5),
-                false);
-        NvidiaSmiProcesses said = NvidiaSmiProcesses.of("/nonexistent/nvidia-smi", java.time.Duration.ofSeconds(5),
-                true);
+        NvidiaSmiProcesses quiet = NvidiaSmiProcesses.of("/nonexistent/nvidia-smi", Duration.ofSeconds(5),
+                Duration.ofSeconds(10), false);
+        NvidiaSmiProcesses said = NvidiaSmiProcesses.of("/nonexistent/nvidia-smi", Duration.ofSeconds(5),
+                Duration.ofSeconds(10), true);
 
         assertThat(quiet.read().errors()).isEmpty();
         assertThat(said.read().errors()).singleElement().asString().contains("cannot be run");
