@@ -96,6 +96,8 @@ public final class AgentMain {
         if (once) {
             agent.round();
             agent.pollNotices();
+            // nothing it started (nvidia-smi's loop, a pmon run over the next interval) outlives the round
+            agent.close();
             return 0;
         }
         return runUntilStopped(agent, () -> { }, err);
@@ -118,6 +120,7 @@ public final class AgentMain {
         if (once) {
             agent.round();
             agent.pollNotices();
+            agent.close();
             delivery.close(Duration.ofSeconds(15));
             return 0;
         }

@@ -533,5 +533,6 @@ public final class NodeAgent implements AutoCloseable {
             http.close();
         }
         collectors.forEach(Collector::close);
+        sharing.close();
     }
 }

@@ -46,17 +46,23 @@ public final class ShellCommand {
         CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> drain(process.getErrorStream()));
         try {
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                process.destroyForcibly();
+                stop(process);
                 throw new TimedOut("'" + command + "' did not finish within " + timeout.toSeconds() + " s");
             }
             return new Output(process.exitValue(), stdout.get(1, TimeUnit.SECONDS), stderr.get(1, TimeUnit.SECONDS));
         } catch (InterruptedException e) {
-            process.destroyForcibly();
+            stop(process);
             throw e;
         } catch (ExecutionException | TimeoutException e) {
-            process.destroyForcibly();
+            stop(process);
             throw new IOException("'" + command + "': " + e, e);
         }
+    }
+
+    /** Stops the shell and what it started: a shell that forks its command leaves it running otherwise. */
+    private static void stop(Process process) {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
     }
 
     private static String drain(InputStream in) {

@@ -131,6 +131,11 @@ public final class GpuSharing {
         }
     }
 
+    /** Stops what the sources left running. */
+    public void close() {
+        sources.forEach(UsageSource::close);
+    }
+
     /** How the GPU's interval is charged, by this agent's policy. */
     public Split split(GpuUsers users) {
         return ShareSplit.split(users, policy);

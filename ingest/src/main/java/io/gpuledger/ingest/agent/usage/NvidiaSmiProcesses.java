@@ -38,7 +38,10 @@ public final class NvidiaSmiProcesses implements UsageSource {
     public interface Runner {
         String run(String arguments) throws IOException;
 
-        /** Runs it on a thread of its own: what it prints comes when it ends. */
+        /**
+         * Runs it on a thread of its own: what it prints comes when it ends. Cancelling it interrupts the thread,
+         * which stops the program.
+         */
         default CompletableFuture<String> start(String arguments) {
             CompletableFuture<String> output = new CompletableFuture<>();
             Thread thread = new Thread(() -> {
@@ -49,6 +52,11 @@ public final class NvidiaSmiProcesses implements UsageSource {
                 }
             }, "nvidia-smi-pmon");
             thread.setDaemon(true);
+            output.whenComplete((printed, failure) -> {
+                if (output.isCancelled()) {
+                    thread.interrupt();
+                }
+            });
             thread.start();
             return output;
         }
@@ -145,6 +153,16 @@ public final class NvidiaSmiProcesses implements UsageSource {
         }
         errors.addAll(pmon.errors());
         return new Result(users(gpus, apps.rows(), pmon.rows()), errors);
+    }
+
+    /** Stops a pmon run still sampling, so that none outlives the agent. */
+    @Override
+    public void close() {
+        CompletableFuture<String> running = pmonRunning;
+        pmonRunning = null;
+        if (running != null) {
+            running.cancel(true);
+        }
     }
 
     /** What the pmon run over the interval printed; it ended before this round, or ends within seconds. */

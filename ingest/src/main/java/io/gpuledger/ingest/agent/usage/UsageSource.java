@@ -18,4 +18,8 @@ public interface UsageSource {
 
     /** Reads once; never throws for a source that is down: that is an error of the read. */
     Result read();
+
+    /** Stops what a read left running; nothing by default. */
+    default void close() {
+    }
 }

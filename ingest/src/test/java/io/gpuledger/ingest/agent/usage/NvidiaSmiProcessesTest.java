@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.ingest.testing.Fixtures;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class NvidiaSmiProcessesTest {
 
@@ -17,6 +20,9 @@ class NvidiaSmiProcessesTest {
     private static final String GPU_2 = "GPU-f7c1496c-b7f5-b1d2-78ea-68826f778059";
     private static final String GPU_3 = "GPU-cfd9ce0a-b7af-895a-f54c-4f175b610977";
     private static final double MIB = 1024.0 * 1024;
+
+    @TempDir
+    Path dir;
 
     private final List<String> ran = new CopyOnWriteArrayList<>();
 
@@ -146,6 +152,36 @@ class NvidiaSmiProcessesTest {
         assertThat(third.errors()).as("the run the second round started").singleElement().asString()
                 .contains("exited with 15");
         assertThat(pmonRuns).startsWith(NvidiaSmiProcesses.PMON, "pmon -s um -d 1 -c 4", "pmon -s um -d 1 -c 4");
+    }
+
+    @Test
+    void shouldStopThePmonRunStillSamplingWhenClosed() throws Exception {
+        Path script = Files.writeString(dir.resolve("nvidia-smi"), """
+                #!/bin/sh
+                case "$*" in
+                  --query-gpu=*) echo "0, GPU-a, 1000, Disabled" ;;
+                  --query-compute-apps=*) printf 'gpu_uuid, pid, used_gpu_memory [MiB]\\nGPU-a, 7, 1 MiB\\nGPU-a, 9, 1 MiB\\n' ;;
+                  "pmon -s um -c 1") echo "# gpu pid type sm command" ;;
+                  pmon*) echo $$ > '%s'; exec sleep 30 ;;
+                esac
+                """.formatted(dir.resolve("pmon.pid")));
+        script.toFile().setExecutable(true);
+        NvidiaSmiProcesses source = NvidiaSmiProcesses.of(script.toString(), Duration.ofSeconds(5),
+                Duration.ofSeconds(30), true);
+
+        assertThat(source.read().errors()).isEmpty();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!Files.exists(dir.resolve("pmon.pid")) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        long pid = Long.parseLong(Files.readString(dir.resolve("pmon.pid")).strip());
+        assertThat(ProcessHandle.of(pid)).as("pmon sampling the interval ahead").isPresent();
+        source.close();
+
+        while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).isFalse();
     }
 
     @Test
