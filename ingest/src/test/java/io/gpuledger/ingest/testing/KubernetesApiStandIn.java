@@ -13,9 +13,12 @@ public final class KubernetesApiStandIn {
 
     /** The agent's request for the node's ResourceSlices, as the stand-in server records it. */
     public static final String SLICES_PATH =
-            "GET /apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.nodeName%3Dgpu-node-7&limit=500";
+            "GET /apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.nodeName%3Dgpu-node-7&limit=500"
+            + "&resourceVersion=0";
     /** Its request for every ResourceClaim. */
-    public static final String CLAIMS_PATH = "GET /apis/resource.k8s.io/v1/resourceclaims?limit=500";
+    public static final String CLAIMS_PATH = "GET /apis/resource.k8s.io/v1/resourceclaims?limit=500&resourceVersion=0";
+    /** Its request for the next page of claims after the first. */
+    public static final String CLAIMS_NEXT_PATH = "GET /apis/resource.k8s.io/v1/resourceclaims?limit=500&continue=";
     /** The GPU whose claim is reserved for one pod, ranker-7d9f in search. */
     public static final String ONE_POD_GPU = "GPU-e82ab913-5b1a-2c1e-9b0a-1f6e4c1a7d01";
     /** That pod's UID. */

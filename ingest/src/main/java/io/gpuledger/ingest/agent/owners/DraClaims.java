@@ -115,8 +115,11 @@ public final class DraClaims {
         List<JsonNode> items = new ArrayList<>();
         String next = "";
         do {
+            // The first page from the API server's cache (resourceVersion=0), not a quorum read of etcd: every
+            // agent asks every 30 s. The next pages by their token, which carries the version itself.
             String query = (path.contains("?") ? "&" : "?") + "limit=" + PAGE
-                    + (next.isEmpty() ? "" : "&continue=" + URLEncoder.encode(next, StandardCharsets.UTF_8));
+                    + (next.isEmpty() ? "&resourceVersion=0"
+                    : "&continue=" + URLEncoder.encode(next, StandardCharsets.UTF_8));
             HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(apiUrl + path + query))
                     .timeout(Duration.ofSeconds(10)).header("Accept", "application/json").GET();
             if (tokenFile.isPresent()) {

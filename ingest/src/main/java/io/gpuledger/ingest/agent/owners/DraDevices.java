@@ -21,7 +21,9 @@ import java.util.Set;
  *       them ({@code resource: pods}, {@code name}, {@code uid}; the claim's namespace is theirs).</li>
  * </ul>
  * A device given with {@code adminAccess} (a monitor's view of a device others hold) is held by no one for it.
- * Only devices of this node's slices are kept; claims of devices elsewhere are passed over.
+ * Only devices of this node's slices are kept; claims of devices elsewhere are passed over. Of a pool's slices,
+ * only those of its highest {@code generation} are read, as the API asks of consumers: the others are being
+ * replaced by the driver.
  */
 final class DraDevices {
 
@@ -37,11 +39,19 @@ final class DraDevices {
      * {@code items} of the API server's answer).
      */
     static Map<String, List<Pod>> holders(List<JsonNode> slices, List<JsonNode> claims) {
+        Map<String, Long> generations = new HashMap<>();
+        for (JsonNode slice : slices) {
+            generations.merge(pool(slice), slice.path("spec").path("pool").path("generation").asLong(0), Math::max);
+        }
         Map<String, String> uuidByDevice = new HashMap<>();
         for (JsonNode slice : slices) {
             JsonNode spec = slice.path("spec");
             String driver = spec.path("driver").asText("");
             String pool = spec.path("pool").path("name").asText("");
+            if (spec.path("pool").path("generation").asLong(0) < generations.get(pool(slice))) {
+                // a slice the driver has not yet replaced with its pool's new generation: out of date
+                continue;
+            }
             for (JsonNode device : spec.path("devices")) {
                 String uuid = uuid(device.path("attributes"), driver);
                 if (uuid != null) {
@@ -82,6 +92,11 @@ final class DraDevices {
         }
         String uuid = attribute.path("string").asText("");
         return uuid.startsWith("GPU-") ? uuid : null;
+    }
+
+    private static String pool(JsonNode slice) {
+        return key(slice.path("spec").path("driver").asText(""), slice.path("spec").path("pool").path("name").asText(""),
+                "");
     }
 
     private static String key(String driver, String pool, String device) {

@@ -1,5 +1,6 @@
 package io.gpuledger.ingest.agent.owners;
 
+import static io.gpuledger.ingest.testing.KubernetesApiStandIn.CLAIMS_NEXT_PATH;
 import static io.gpuledger.ingest.testing.KubernetesApiStandIn.CLAIMS_PATH;
 import static io.gpuledger.ingest.testing.KubernetesApiStandIn.ONE_POD_GPU;
 import static io.gpuledger.ingest.testing.KubernetesApiStandIn.RANKER_POD;
@@ -9,11 +10,15 @@ import static io.gpuledger.ingest.testing.KubernetesApiStandIn.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpuledger.ingest.agent.usage.Owner;
 import io.gpuledger.ingest.testing.ProcTree;
 import io.gpuledger.ingest.testing.StandInServer;
 import io.gpuledger.model.MovableClock;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -84,13 +89,41 @@ class DraClaimsTest {
                 .answer(CLAIMS_PATH, 200, """
                         {"kind": "ResourceClaimList", "metadata": {"continue": "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ=="},
                          "items": []}""")
-                .answer(CLAIMS_PATH + "&continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ%3D%3D", 200,
+                .answer(CLAIMS_NEXT_PATH + "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ%3D%3D", 200,
                         claims());
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
                 Optional.empty(), clock);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker-7d9f", "search"));
         assertThat(api.requests()).hasSize(3);
+    }
+
+    @Test
+    void shouldReadOnlyThePoolsNewestGenerationOfSlices() {
+        // the driver republished gpu-0 with generation 2 under another UUID; the slice of generation 1 lingers,
+        // listed after it
+        String republished = slices().replace("\"generation\": 1", "\"generation\": 2")
+                .replace(ONE_POD_GPU, "GPU-11111111-2222-3333-4444-555555555555");
+        String both = withLastItem(republished, slices());
+        api.answer(SLICES_PATH, 200, both).answer(CLAIMS_PATH, 200, claims());
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.empty(), clock);
+
+        assertThat(claims.holderOf("GPU-11111111-2222-3333-4444-555555555555")).contains(
+                new Owner("ranker-7d9f", "search"));
+        assertThat(claims.holderOf(ONE_POD_GPU)).as("a device of the generation replaced").isEmpty();
+    }
+
+    /** The list with the first item of another list added at its end, as JSON text. */
+    private static String withLastItem(String list, String from) {
+        try {
+            ObjectMapper json = new ObjectMapper();
+            ObjectNode whole = (ObjectNode) json.readTree(list);
+            ((ArrayNode) whole.get("items")).add(json.readTree(from).path("items").get(0));
+            return whole.toString();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Test
