@@ -175,7 +175,8 @@ class KubernetesManifestsTest {
                 }
             }
         }
-        assertThat(grants).containsExactlyInAnyOrder("/nodes/proxy get",
+        // nodes/pods, not nodes/proxy: the latter also opens the kubelet's exec
+        assertThat(grants).containsExactlyInAnyOrder("/nodes/pods get",
                 "resource.k8s.io/resourceclaims get", "resource.k8s.io/resourceclaims list",
                 "resource.k8s.io/resourceclaims watch", "resource.k8s.io/resourceslices get",
                 "resource.k8s.io/resourceslices list", "resource.k8s.io/resourceslices watch");
