@@ -96,8 +96,10 @@ public final class DraClaims {
         try {
             List<JsonNode> slices = list(SLICES + "?fieldSelector="
                     + URLEncoder.encode("spec.nodeName=" + nodeName, StandardCharsets.UTF_8));
-            List<JsonNode> claims = list(CLAIMS);
-            holders = DraDevices.holders(slices, claims);
+            // A node whose slices name no GPU (no DRA driver on it) has no claim to look for: the cluster's
+            // claims, the costly list, are read only where a GPU could be held by one.
+            Map<String, String> gpus = DraDevices.gpus(slices);
+            holders = gpus.isEmpty() ? Map.of() : DraDevices.holders(gpus, list(CLAIMS));
             failures.answered();
         } catch (Refused e) {
             failed(e.getMessage());

@@ -35,30 +35,9 @@ final class DraDevices {
     }
 
     /**
-     * The pods holding each GPU, by its UUID, for the items of a slice list and a claim list (each the
-     * {@code items} of the API server's answer).
+     * The pods holding each GPU, by its UUID, for the node's devices ({@link #gpus}) and the items of a claim list.
      */
-    static Map<String, List<Pod>> holders(List<JsonNode> slices, List<JsonNode> claims) {
-        Map<String, Long> generations = new HashMap<>();
-        for (JsonNode slice : slices) {
-            generations.merge(pool(slice), slice.path("spec").path("pool").path("generation").asLong(0), Math::max);
-        }
-        Map<String, String> uuidByDevice = new HashMap<>();
-        for (JsonNode slice : slices) {
-            JsonNode spec = slice.path("spec");
-            String driver = spec.path("driver").asText("");
-            String pool = spec.path("pool").path("name").asText("");
-            if (spec.path("pool").path("generation").asLong(0) < generations.get(pool(slice))) {
-                // a slice the driver has not yet replaced with its pool's new generation: out of date
-                continue;
-            }
-            for (JsonNode device : spec.path("devices")) {
-                String uuid = uuid(device.path("attributes"), driver);
-                if (uuid != null) {
-                    uuidByDevice.put(key(driver, pool, device.path("name").asText("")), uuid);
-                }
-            }
-        }
+    static Map<String, List<Pod>> holders(Map<String, String> uuidByDevice, List<JsonNode> claims) {
         Map<String, Set<Pod>> holders = new LinkedHashMap<>();
         for (JsonNode claim : claims) {
             String namespace = claim.path("metadata").path("namespace").asText(null);
@@ -83,6 +62,34 @@ final class DraDevices {
         Map<String, List<Pod>> byGpu = new LinkedHashMap<>();
         holders.forEach((uuid, pods) -> byGpu.put(uuid, List.copyOf(pods)));
         return byGpu;
+    }
+
+    /**
+     * The GPU UUID of each device of the items of a slice list, by driver, pool and device name; empty where none
+     * names one.
+     */
+    static Map<String, String> gpus(List<JsonNode> slices) {
+        Map<String, Long> generations = new HashMap<>();
+        for (JsonNode slice : slices) {
+            generations.merge(pool(slice), slice.path("spec").path("pool").path("generation").asLong(0), Math::max);
+        }
+        Map<String, String> uuidByDevice = new HashMap<>();
+        for (JsonNode slice : slices) {
+            JsonNode spec = slice.path("spec");
+            String driver = spec.path("driver").asText("");
+            String pool = spec.path("pool").path("name").asText("");
+            if (spec.path("pool").path("generation").asLong(0) < generations.get(pool(slice))) {
+                // a slice the driver has not yet replaced with its pool's new generation: out of date
+                continue;
+            }
+            for (JsonNode device : spec.path("devices")) {
+                String uuid = uuid(device.path("attributes"), driver);
+                if (uuid != null) {
+                    uuidByDevice.put(key(driver, pool, device.path("name").asText("")), uuid);
+                }
+            }
+        }
+        return uuidByDevice;
     }
 
     private static String uuid(JsonNode attributes, String driver) {

@@ -127,6 +127,17 @@ class DraClaimsTest {
     }
 
     @Test
+    void shouldNotListTheClustersClaimsForANodeWhoseSlicesNameNoGpu() {
+        api.answer(SLICES_PATH, 200, "{\"kind\": \"ResourceSliceList\", \"items\": []}");
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.empty(), clock);
+
+        assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
+        assertThat(api.requests()).containsExactly(SLICES_PATH);
+        assertThat(claims.drainErrors()).isEmpty();
+    }
+
+    @Test
     void shouldAskTheApiServerAgainOnlyAfterThirtySeconds() {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, "{\"items\": []}");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
