@@ -227,15 +227,17 @@ final class FleetPlanner {
             }
             case NOTEBOOK -> job.memoryShare(between(0.05, 0.30)).build();
             case UNALLOCATED -> job.build();
-            case SHARED -> job.tenants(tenants(id.substring(id.lastIndexOf('-') + 1))).build();
+            case SHARED -> job.tenants(tenants(id.substring(id.lastIndexOf('-') + 1), speed)).build();
         };
     }
 
     /**
      * Two to four jobs time-sliced on one GPU: an inference replica that stays, and replicas or notebooks that come
-     * and go, named after their GPU's group {@code group}.
+     * and go, named after their GPU's group {@code group}. The replicas report their work, in tokens on large GPUs
+     * and requests on small ones, as the fleet's serving jobs do, at a rate that follows the GPU's {@code speed}
+     * and the replica's SM intensity (drawn from nothing more, so that the tenants are those of before).
      */
-    private List<SharedTenant> tenants(String group) {
+    private List<SharedTenant> tenants(String group, double speed) {
         int count = 2 + random.nextInt(3);
         List<SharedTenant> tenants = new ArrayList<>(count);
         for (int k = 1; k <= count; k++) {
@@ -243,11 +245,18 @@ final class FleetPlanner {
             Workload workload = serving ? Workload.INFERENCE : Workload.NOTEBOOK;
             String team = !serving && random.nextDouble() < 0.2 ? null : TEAMS.get(random.nextInt(TEAMS.size()));
             String id = String.format("%s-%s-%s-%d", workload.jobIdPrefix(), team == null ? "pool" : team, group, k);
-            tenants.add(serving
-                    ? new SharedTenant(id, team, workload, between(0.15, 0.45), between(0.5, 0.9), between(0.1, 0.3),
-                            k == 1, between(600, 3600), between(0, 2 * Math.PI))
-                    : new SharedTenant(id, team, workload, between(0.2, 0.6), between(0.3, 0.8), between(0.05, 0.2),
-                            false, 0, 0));
+            if (serving) {
+                double demand = between(0.15, 0.45);
+                double smIntensity = between(0.5, 0.9);
+                double memoryShare = between(0.1, 0.3);
+                String unit = speed >= 1 ? "tokens" : "requests";
+                double perGpuSecond = (unit.equals("tokens") ? 3000 : 60) * Math.max(speed, 0.5) * smIntensity;
+                tenants.add(new SharedTenant(id, team, workload, demand, smIntensity, memoryShare, k == 1,
+                        between(600, 3600), between(0, 2 * Math.PI), unit, perGpuSecond));
+            } else {
+                tenants.add(new SharedTenant(id, team, workload, between(0.2, 0.6), between(0.3, 0.8),
+                        between(0.05, 0.2), false, 0, 0, null, 0));
+            }
         }
         return tenants;
     }

@@ -31,7 +31,8 @@ import java.util.function.Consumer;
  * whether they are stepped through by a test or paced by the wall clock.
  *
  * <p>A shared GPU's round is drawn by its {@link TimeSlicedGpu}: which of its jobs are on it, and the time the
- * scheduler gives each; its sample carries their shares, and the ground truth charges each job its time.
+ * scheduler gives each; its sample carries their shares, and the ground truth charges each job its time. Its
+ * inference replicas report the work they did in that time.
  *
  * <p>Every transcendental function it uses is {@link StrictMath}'s, so that a seed gives the same
  * records on every machine, not only on this one.
@@ -128,6 +129,10 @@ public final class FleetSimulation {
                     TelemetrySample sample = gpu.sharedSample(end, intervalSeconds, slices, hasPeers, sharingRandom);
                     telemetry.add(sample);
                     truth.chargeShared(gpu, sample, price, slices);
+                    for (JobProgress report : gpu.sharedReports(end, intervalSeconds, slices)) {
+                        progress.add(report);
+                        truth.credit(report);
+                    }
                     continue;
                 }
                 TelemetrySample sample = gpu.sample(end, intervalSeconds, round, hasPeers, metricsRandom);

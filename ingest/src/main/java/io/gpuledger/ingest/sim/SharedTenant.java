@@ -15,6 +15,9 @@ import java.util.SplittableRandom;
  * @param resident          stays on the GPU for the whole run; the others come and go
  * @param loadPeriodSeconds inference only: period of its load cycle
  * @param loadPhase         inference only: where in its cycle it stands at the epoch, in radians
+ * @param unit              what its work units are ({@code tokens}, {@code requests}); null for a job that reports
+ *                          no work (a notebook)
+ * @param unitsPerGpuSecond the units it completes per second of the GPU's time it is given; 0 without a unit
  */
 public record SharedTenant(
         String id,
@@ -25,12 +28,27 @@ public record SharedTenant(
         double memoryShare,
         boolean resident,
         double loadPeriodSeconds,
-        double loadPhase) {
+        double loadPhase,
+        String unit,
+        double unitsPerGpuSecond) {
 
     /** How often a notebook's user runs something heavy: the share of intervals with a burst. */
     static final double NOTEBOOK_BURST_CHANCE = 0.15;
     /** A notebook between bursts: a kernel now and then, under 1% of the GPU's time. */
     private static final double NOTEBOOK_QUIET_DEMAND = 0.01;
+
+    /** Whether it publishes work reports: an inference replica does, for the time it was given. */
+    boolean reportsWork() {
+        return unit != null;
+    }
+
+    /**
+     * The whole units it completes in {@code millis} of the GPU's time: its throughput while its kernels hold the
+     * GPU, so that its work follows the time the scheduler gave it, not the time it asked for.
+     */
+    double unitsIn(long millis) {
+        return Math.round(millis / 1000.0 * unitsPerGpuSecond);
+    }
 
     /** The milliseconds of GPU time it asks for in the {@code intervalMillis} around {@code epochSeconds}. */
     long demandMillis(double epochSeconds, long intervalMillis, SplittableRandom random) {

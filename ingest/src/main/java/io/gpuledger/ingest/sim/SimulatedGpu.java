@@ -1,9 +1,14 @@
 package io.gpuledger.ingest.sim;
 
+import io.gpuledger.model.JobProgress;
+import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.WorkloadClass;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.SplittableRandom;
 
 /**
@@ -139,6 +144,27 @@ public record SimulatedGpu(
                 .nvlinkTxBytesPerSecond(hasPeers ? 0.0 : null)
                 .pcieTxBytesPerSecond((double) Math.round(DATA_LOADING_BYTES_PER_SECOND * 0.1 * busy))
                 .allocations(round.allocations()).build();
+    }
+
+    /**
+     * The work reports of the tenants of {@code round} that report work, one each, for the interval ending at
+     * {@code end}: the units each completed in the time it was given on this GPU, which it alone used on its node.
+     */
+    List<JobProgress> sharedReports(Instant end, double intervalSeconds, SharedGpuRound round) {
+        List<JobProgress> reports = new ArrayList<>(round.grants().size());
+        for (SharedGpuRound.Grant grant : round.grants()) {
+            SharedTenant tenant = grant.tenant();
+            if (!tenant.reportsWork()) {
+                continue;
+            }
+            JobTraits traits = new JobTraits(tenant.workload().jobIdPrefix() + "-" + tenant.unit(), false, null,
+                    Math.floor(memoryBytes * tenant.memoryShare()), WorkloadClass.INFERENCE);
+            reports.add(JobProgress.builder().jobId(tenant.id()).team(tenant.team()).host(placement.host())
+                    .instanceId(placement.instanceId()).gpuUuids(List.of(uuid)).time(end)
+                    .intervalSeconds(intervalSeconds).workUnits(tenant.unitsIn(grant.millis())).unit(tenant.unit())
+                    .traits(traits).build());
+        }
+        return reports;
     }
 
     private static double ratio(double value) {

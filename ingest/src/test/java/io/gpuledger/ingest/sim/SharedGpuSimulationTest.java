@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.ingest.price.PriceCatalog;
 import io.gpuledger.model.Allocation;
+import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.SharePolicy;
@@ -174,6 +175,51 @@ class SharedGpuSimulationTest {
         assertThat(jobsAndUnallocated.keySet()).isEqualTo(pools.keySet());
         pools.forEach((currency, cost) -> assertThat(jobsAndUnallocated.get(currency)).as(currency)
                 .isCloseTo(cost, within(1e-9 * cost)));
+    }
+
+    @Test
+    void shouldReportEachReplicasWorkForTheTimeItWasGivenAndNoNotebooksWork() {
+        // Given a fleet of which a quarter is shared
+        FleetSimulation simulation = steadyFleet(Fleet.generate(200, CATALOG, 5, 0.25));
+        Map<String, SharedTenant> tenants = new HashMap<>();
+        simulation.fleet().tenants().forEach(tenant -> tenants.put(tenant.id(), tenant));
+
+        // When two hours go by
+        List<SimulationStep> steps = steps(simulation, Duration.ofHours(2));
+
+        // Then the replicas on shared GPUs report their work, one report per interval each was on its GPU, naming
+        // that GPU, and the notebooks report none
+        List<JobProgress> reports = steps.stream().flatMap(step -> step.progress().stream())
+                .filter(report -> tenants.containsKey(report.jobId())).toList();
+        assertThat(reports).isNotEmpty().allSatisfy(report -> {
+            SharedTenant tenant = tenants.get(report.jobId());
+            assertThat(tenant.workload()).isEqualTo(Workload.INFERENCE);
+            assertThat(report.unit()).isIn("tokens", "requests");
+            assertThat(report.gpuUuids()).hasSize(1);
+            assertThat(report.team()).isEqualTo(tenant.team());
+        });
+        Map<String, Long> intervalsOn = new HashMap<>();
+        steps.forEach(step -> step.telemetry().stream().filter(TelemetrySample::shared)
+                .flatMap(sample -> sample.allocations().stream())
+                .filter(allocation -> tenants.get(allocation.jobId()).workload() == Workload.INFERENCE)
+                .forEach(allocation -> intervalsOn.merge(allocation.jobId(), 1L, Long::sum)));
+        Map<String, Long> reported = new HashMap<>();
+        reports.forEach(report -> reported.merge(report.jobId(), 1L, Long::sum));
+        assertThat(reported).isEqualTo(intervalsOn);
+
+        // And each one's work is what it does in the GPU time the scheduler gave it (whole units, so within half a
+        // unit a report), which the ground truth keeps
+        GroundTruth truth = simulation.groundTruth();
+        reported.forEach((job, count) -> {
+            Work work = truth.work(job).orElseThrow();
+            double units = reports.stream().filter(report -> report.jobId().equals(job))
+                    .mapToDouble(JobProgress::workUnits).sum();
+            assertThat(work.units()).as(job).isEqualTo(units);
+            double expected = truth.byJob().get(job).gpuSeconds() * tenants.get(job).unitsPerGpuSecond();
+            assertThat(work.units()).as(job).isCloseTo(expected, within(0.5 * count + 1e-6));
+        });
+        tenants.values().stream().filter(tenant -> tenant.workload() == Workload.NOTEBOOK)
+                .forEach(tenant -> assertThat(truth.work(tenant.id())).as(tenant.id()).isEmpty());
     }
 
     @Test
