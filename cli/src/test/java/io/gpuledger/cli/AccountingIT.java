@@ -21,13 +21,21 @@ import org.junit.jupiter.api.io.TempDir;
  * time) over a simulated day, published to an embedded broker while the cost engine runs as its
  * own process and is killed (SIGKILL) twice mid-stream, restarted once on its own state and once
  * on an empty state directory. What a downstream reader keeps of {@code gpu.usage.v1} (committed
- * records, the last of each window) must add up, per GPU, job and pool, to the ground truth, and
+ * records, the last of each window) must add up, per GPU, job, team and pool, to the ground truth, and
  * no window may hold more than its own samples.
+ *
+ * <p>A quarter of the fleet's GPUs are time-sliced among inference replicas and notebooks. Their jobs'
+ * costs come from the job parts of the shared GPUs' windows and must match the simulator's own
+ * account, which charges each job the milliseconds its GPU's scheduler gave it, from the demands it
+ * drew, and not the shares the samples carry (the engine sees only those), and puts what no job used
+ * (idle time, processes of no job) on the GPU's and pool's unallocated cost.
  */
 class AccountingIT {
 
     private static final int GPUS = 96;
     private static final long SEED = 11;
+    /** A quarter of the GPUs time-sliced among several jobs each, whose parts the windows must give each job. */
+    private static final double SHARED = 0.25;
     /**
      * The simulated day ends an hour or two before now. Kafka deletes records by their timestamps
      * (7 days on the topics, a day beyond the window on the engine's changelog), and refuses ones
@@ -54,10 +62,12 @@ class AccountingIT {
 
     @Test
     void shouldChargeEachGpuJobAndPoolItsGroundTruthOnceThoughTheEngineIsKilledTwiceMidStream() throws Exception {
-        // Given a simulated day of a fleet bought in US dollars, with spot interruptions and spot price moves
-        FleetAccounts day = FleetAccounts.simulate(GPUS, SEED, DAY, Duration.ofDays(1), INTERVAL);
+        // Given a simulated day of a fleet bought in US dollars, with spot interruptions and spot price moves,
+        // and a quarter of its GPUs each time-sliced among several jobs
+        FleetAccounts day = FleetAccounts.simulate(GPUS, SEED, DAY, Duration.ofDays(1), INTERVAL, SHARED);
         assertThat(day.priceChanges()).isPositive();
         assertThat(day.interruptions()).isPositive();
+        assertThat(day.sharedGpus()).isPositive();
 
         FleetAccounts.Charged charged;
         long lagAtFirstKill;
@@ -93,15 +103,18 @@ class AccountingIT {
                 publishing.shutdownNow();
             }
         }
-        System.out.printf("accounting: %d samples in %d windows, %d usage records read; lag when killed: %d, %d%n",
-                day.samples(), day.windows(), charged.records(), lagAtFirstKill, lagAtSecondKill);
+        System.out.printf("accounting: %d samples in %d windows (%d GPUs shared: %s), %d usage records read; "
+                + "lag when killed: %d, %d; largest relative errors: %s%n", day.samples(), day.windows(),
+                day.sharedGpus(), FleetAccounts.sharedWindows(charged), charged.records(), lagAtFirstKill,
+                lagAtSecondKill, day.worstRelativeErrors(charged));
 
         // Then each kill came mid-stream: the engine died with input it had not committed
         assertThat(lagAtFirstKill).isPositive();
         assertThat(lagAtSecondKill).isPositive();
 
         // And every sample landed in its window, none refused, no window holds more than its own
-        // samples, and the totals per GPU, per job and per pool are the ground truth's, to 0.01%
+        // samples, and the totals per GPU, per job, per team and per pool are the ground truth's, to 0.01%,
+        // a shared GPU's jobs charged their parts and the rest unallocated, each shared window adding up
         day.assertChargedOnce(charged);
     }
 

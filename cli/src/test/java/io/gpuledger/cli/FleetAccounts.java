@@ -15,6 +15,7 @@ import io.gpuledger.ingest.sim.SimulationSettings;
 import io.gpuledger.ingest.sim.SimulationStep;
 import io.gpuledger.ingest.sim.Tally;
 import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.JobPart;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.TelemetrySample;
@@ -25,11 +26,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -55,6 +58,8 @@ final class FleetAccounts {
     private final List<SimulationStep> steps;
     private final List<PriceQuote> prices;
     private final Map<Window, Expected> expected;
+    /** The fleet's jobs by id; not the jobs on its shared GPUs, which are no job of the fleet's own. */
+    private final Map<String, SimulatedJob> jobs;
     private final long samples;
     private final AtomicLong samplesSent = new AtomicLong();
     /** The end of the last round the broker has acknowledged whole. */
@@ -70,6 +75,7 @@ final class FleetAccounts {
         steps.forEach(step -> all.addAll(step.priceChanges()));
         this.prices = List.copyOf(all);
         this.expected = expectedWindows(steps, prices);
+        this.jobs = fleet.jobs().stream().collect(Collectors.toMap(SimulatedJob::id, Function.identity()));
         this.samples = steps.stream().mapToLong(step -> step.telemetry().size()).sum();
     }
 
@@ -78,11 +84,17 @@ final class FleetAccounts {
      * {@code interval}; spot instances interrupted 0.2 times an hour, spot prices moving 4 times an hour.
      */
     static FleetAccounts simulate(int gpus, long seed, Instant start, Duration span, Duration interval) {
+        return simulate(gpus, seed, start, span, interval, 0);
+    }
+
+    /** As above, with about {@code sharedFraction} of the GPUs time-sliced among several jobs each. */
+    static FleetAccounts simulate(int gpus, long seed, Instant start, Duration span, Duration interval,
+            double sharedFraction) {
         List<PriceQuote> catalog = PriceCatalog.loadDefault().quotes().stream()
                 .filter(quote -> quote.currency().equals("USD")).toList();
         SimulationSettings settings = SimulationSettings.defaults(interval)
                 .withSpotInterruptionsPerInstanceHour(0.2).withSpotPriceChangesPerOfferHour(4);
-        Fleet fleet = Fleet.generate(gpus, catalog, seed);
+        Fleet fleet = Fleet.generate(gpus, catalog, seed, sharedFraction);
         FleetSimulation simulation = new FleetSimulation(fleet, catalog, settings, seed, start);
         List<SimulationStep> steps = new ArrayList<>();
         simulation.run(span, steps::add);
@@ -112,6 +124,11 @@ final class FleetAccounts {
     /** The windows the samples fall in that start at or before {@code start}. */
     Set<Window> windowsStartingBy(Instant start) {
         return expected.keySet().stream().filter(window -> !window.start().isAfter(start)).collect(Collectors.toSet());
+    }
+
+    /** The fleet's GPUs time-sliced among several jobs, as it started. */
+    long sharedGpus() {
+        return fleet.gpus().stream().filter(gpu -> gpu.job().shared()).count();
     }
 
     /** Price versions beyond the catalog: the spot price moves of the span. */
@@ -201,7 +218,10 @@ final class FleetAccounts {
     /**
      * Asserts that no sample was refused, that the windows kept of {@code gpu.usage.v1} are
      * exactly the samples' windows, none holding more than its own samples, and that the totals
-     * per GPU, per job and per pool are the ground truth's, to 0.01%.
+     * per GPU, per job, per team and per pool are the ground truth's, to 0.01%. A shared GPU's
+     * window counts whole for its GPU and pool; its jobs are charged their parts of it
+     * ({@link GpuUsage#jobParts()}), their teams likewise, and the rest, which no job took, its
+     * node's team, and its pool and GPU as unallocated cost.
      */
     void assertChargedOnce(Charged charged) {
         Map<Window, GpuUsage> windows = charged.windows();
@@ -212,13 +232,144 @@ final class FleetAccounts {
 
         GroundTruth truth = simulation.groundTruth();
         assertSameCost("GPU", costBy(windows, GpuUsage::gpuUuid), truth.byGpu(), Function.identity());
-        Map<String, SimulatedJob> jobs = fleet.jobs().stream()
-                .collect(Collectors.toMap(SimulatedJob::id, Function.identity()));
-        assertSameCost("job", costBy(windows, usage -> jobKey(usage.jobId(), usage.offer())), truth.byJob(),
-                id -> jobKey(jobs.get(id).reportedJobId(), jobs.get(id).offer()));
-        assertSameCost("team", costBy(windows, usage -> teamKey(usage.team())), truth.byJob(),
-                id -> teamKey(jobs.get(id).team()));
+        assertSameCost("job", costByJob(windows.values()), truth.byJob(), this::jobKey);
+        assertSameCost("team", costByTeam(windows.values()), teamTruth(), Function.identity());
         assertSameCost("pool", costBy(windows, usage -> usage.offer().key()), truth.byPool(), Function.identity());
+        if (sharedGpus() > 0) {
+            assertThat(unsplit(windows.values())).as("shared windows whose parts do not add up").isEmpty();
+            Collection<GpuUsage> shared = windows.values().stream().filter(FleetAccounts::shared).toList();
+            assertSameCost("unallocated of GPU", unallocatedBy(shared, GpuUsage::gpuUuid), truth.unallocatedByGpu(),
+                    Function.identity());
+            assertSameCost("unallocated of pool", unallocatedBy(shared, usage -> usage.offer().key()),
+                    truth.unallocatedByPool(), Function.identity());
+        }
+    }
+
+    /** The windows of shared GPUs in {@code charged}, and how many of them had unmonitored time. */
+    static String sharedWindows(Charged charged) {
+        List<GpuUsage> shared = charged.windows().values().stream().filter(FleetAccounts::shared).toList();
+        long unmonitored = shared.stream().filter(usage -> usage.totals().unmonitoredSeconds() > 0).count();
+        return shared.size() + " windows shared, " + unmonitored + " of them with unmonitored time";
+    }
+
+    /**
+     * The largest relative difference from the ground truth of any GPU, job, team or pool total, or of a shared
+     * GPU's or pool's unallocated cost, in {@code charged}: what the test holds to 0.01%, as it came out.
+     */
+    Map<String, Double> worstRelativeErrors(Charged charged) {
+        Collection<GpuUsage> windows = charged.windows().values();
+        Collection<GpuUsage> shared = windows.stream().filter(FleetAccounts::shared).toList();
+        GroundTruth truth = simulation.groundTruth();
+        Map<String, Double> worst = new TreeMap<>();
+        worst.put("GPU", worstError(costBy(charged.windows(), GpuUsage::gpuUuid), truth.byGpu(), Function.identity()));
+        worst.put("job", worstError(costByJob(windows), truth.byJob(), this::jobKey));
+        worst.put("team", worstError(costByTeam(windows), teamTruth(), Function.identity()));
+        worst.put("pool", worstError(costBy(charged.windows(), usage -> usage.offer().key()), truth.byPool(),
+                Function.identity()));
+        worst.put("unallocated of GPU", worstError(unallocatedBy(shared, GpuUsage::gpuUuid), truth.unallocatedByGpu(),
+                Function.identity()));
+        worst.put("unallocated of pool", worstError(unallocatedBy(shared, usage -> usage.offer().key()),
+                truth.unallocatedByPool(), Function.identity()));
+        worst.put("split of a shared window", shared.stream().mapToDouble(usage -> Math.abs(splitCost(usage)
+                - usage.cost()) / usage.cost()).max().orElse(0));
+        return worst;
+    }
+
+    /**
+     * The job of each of the ground truth's ids as the usage topic tells it: a fleet job by the id its GPUs report
+     * ({@link #jobKey(String, Offer)}), a job on a shared GPU by its own, which its part of a window names.
+     */
+    private String jobKey(String id) {
+        SimulatedJob job = jobs.get(id);
+        return job == null ? id : jobKey(job.reportedJobId(), job.offer());
+    }
+
+    /**
+     * The ground truth per team: each job's cost to its team, and the time no job used on a pool's shared GPUs to
+     * the team of their nodes (none, in the simulated fleet: a shared node is the platform's).
+     */
+    private Map<String, Tally> teamTruth() {
+        GroundTruth truth = simulation.groundTruth();
+        Map<String, String> sharedNodeTeams = new HashMap<>();
+        fleet.jobs().stream().filter(SimulatedJob::shared).forEach(job -> sharedNodeTeams.merge(job.offer().key(),
+                teamKey(job.team()), (one, other) -> {
+                    assertThat(other).as("team of the shared nodes of %s", job.offer().key()).isEqualTo(one);
+                    return one;
+                }));
+        Map<String, Tally> teams = new HashMap<>();
+        truth.byJob().forEach((id, tally) -> teams.merge(truth.teams().get(id), tally, Tally::plus));
+        truth.unallocatedByPool().forEach((pool, tally) -> teams.merge(sharedNodeTeams.get(pool), tally, Tally::plus));
+        return teams;
+    }
+
+    private static boolean shared(GpuUsage usage) {
+        return TelemetrySample.SHARED_JOB.equals(usage.jobId());
+    }
+
+    /**
+     * Cost per job: a window of one job is its job's; a shared GPU's window is split among the jobs of its parts,
+     * the rest no job's.
+     */
+    private static Map<String, Double> costByJob(Collection<GpuUsage> windows) {
+        Map<String, Double> sums = new HashMap<>();
+        for (GpuUsage usage : windows) {
+            if (shared(usage)) {
+                usage.jobParts().forEach(part -> sums.merge(part.jobId(), part.cost(), Double::sum));
+            } else {
+                sums.merge(jobKey(usage.jobId(), usage.offer()), usage.cost(), Double::sum);
+            }
+        }
+        return sums;
+    }
+
+    /**
+     * Cost per team: a window of one job is its node's team's; of a shared GPU's window, each part is its part's
+     * team's, and what the parts leave of its cost its node's team's.
+     */
+    private static Map<String, Double> costByTeam(Collection<GpuUsage> windows) {
+        Map<String, Double> sums = new HashMap<>();
+        for (GpuUsage usage : windows) {
+            double rest = usage.cost();
+            if (shared(usage)) {
+                for (JobPart part : usage.jobParts()) {
+                    sums.merge(teamKey(part.team()), part.cost(), Double::sum);
+                    rest -= part.cost();
+                }
+            }
+            sums.merge(teamKey(usage.team()), rest, Double::sum);
+        }
+        return sums;
+    }
+
+    private static Map<String, Double> unallocatedBy(Collection<GpuUsage> windows, Function<GpuUsage, String> key) {
+        Map<String, Double> sums = new HashMap<>();
+        windows.forEach(usage -> sums.merge(key.apply(usage), usage.totals().unallocatedCost(), Double::sum));
+        return sums;
+    }
+
+    /**
+     * Shared windows whose job parts, unallocated cost and unmonitored cost do not add up to their cost (to 1e-9
+     * of it): each is charged once, split, nothing lost and nothing counted twice.
+     */
+    private static List<String> unsplit(Collection<GpuUsage> windows) {
+        List<String> wrong = new ArrayList<>();
+        for (GpuUsage usage : windows) {
+            if (!shared(usage)) {
+                continue;
+            }
+            if (usage.jobParts().isEmpty() || Math.abs(splitCost(usage) - usage.cost()) > 1e-9 * usage.cost()) {
+                wrong.add(usage.gpuUuid() + " " + usage.windowStart() + ": cost " + usage.cost() + ", parts "
+                        + usage.jobParts() + ", unallocated " + usage.totals().unallocatedCost() + ", unmonitored "
+                        + usage.totals().unmonitoredCost());
+            }
+        }
+        return wrong;
+    }
+
+    /** What a shared window's cost is split into: its job parts, its unallocated cost and its unmonitored cost. */
+    private static double splitCost(GpuUsage usage) {
+        return usage.jobParts().stream().mapToDouble(JobPart::cost).sum() + usage.totals().unallocatedCost()
+                + usage.totals().unmonitoredCost();
     }
 
     /**
@@ -341,6 +492,22 @@ final class FleetAccounts {
         assertThat(charged.keySet()).as("%s keys", what).containsExactlyInAnyOrderElementsOf(expected.keySet());
         expected.forEach((id, cost) -> assertThat(charged.get(id)).as("cost of %s %s", what, id)
                 .isCloseTo(cost, withinPercentage(PERCENT)));
+    }
+
+    /** The largest relative difference between {@code charged} and {@code truth}, keyed alike; NaN: a key missing. */
+    private static double worstError(Map<String, Double> charged, Map<String, Tally> truth,
+            Function<String, String> key) {
+        Map<String, Double> expected = new HashMap<>();
+        truth.forEach((id, tally) -> expected.merge(key.apply(id), tally.cost(), Double::sum));
+        double worst = 0;
+        for (Map.Entry<String, Double> entry : expected.entrySet()) {
+            Double cost = charged.get(entry.getKey());
+            if (cost == null) {
+                return Double.NaN;
+            }
+            worst = Math.max(worst, Math.abs(cost - entry.getValue()) / entry.getValue());
+        }
+        return worst;
     }
 
     /**
