@@ -348,8 +348,9 @@ final class FleetAccounts {
     }
 
     /**
-     * Shared windows whose job parts, unallocated cost and unmonitored cost do not add up to their cost (to 1e-9
-     * of it): each is charged once, split, nothing lost and nothing counted twice.
+     * Shared windows whose job parts and unallocated cost do not add up to their cost (to 1e-9 of it): each is
+     * charged once, split, nothing lost and nothing counted twice. Unmonitored cost is an estimate beside the
+     * cost, not part of it, and no job's.
      */
     private static List<String> unsplit(Collection<GpuUsage> windows) {
         List<String> wrong = new ArrayList<>();
@@ -366,10 +367,9 @@ final class FleetAccounts {
         return wrong;
     }
 
-    /** What a shared window's cost is split into: its job parts, its unallocated cost and its unmonitored cost. */
+    /** What a shared window's cost is split into: its job parts and its unallocated cost. */
     private static double splitCost(GpuUsage usage) {
-        return usage.jobParts().stream().mapToDouble(JobPart::cost).sum() + usage.totals().unallocatedCost()
-                + usage.totals().unmonitoredCost();
+        return usage.jobParts().stream().mapToDouble(JobPart::cost).sum() + usage.totals().unallocatedCost();
     }
 
     /**

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 
 /**
  * One job's part of a shared GPU's window ({@link GpuUsage#jobParts()}): what the job's shares of the window's
- * samples took of the GPU's charge. The parts of a window add up to its charge less its
- * {@code unallocatedCost} and its unmonitored cost, which are no job's.
+ * samples took of the GPU's charge. The parts' costs and the window's {@code unallocatedCost} add up to its
+ * {@code cost}; its unmonitored cost, an estimate kept beside the cost, is no job's either.
  *
  * @param jobId      the job
  * @param team       the team charged: the allocation's, or the node's when the allocation names none
