@@ -21,7 +21,8 @@ import java.util.Map;
  * @param placementUpdatedAt  end of the newest usage window known for the instance, listed or
  *                            not; null when none is known
  * @param gpus                the instance's GPUs that reported recently, by index
- * @param jobs                the distinct jobs on those GPUs, most GPUs first
+ * @param jobs                the distinct jobs on those GPUs, most GPUs first: a shared GPU's jobs each
+ *                            count it, with their part of its cost per hour
  * @param costPerHour         what the listed GPUs cost together, in {@code currency}
  * @param currency            null when no listed GPU has a price
  */
@@ -73,10 +74,18 @@ public record EnrichedCapacityEvent(
         double total = 0;
         int unpriced = 0;
         for (PlacedGpu gpu : byIndex) {
-            gpusOfJob.computeIfAbsent(gpu.jobId(), job -> new int[1])[0]++;
             boolean counted = gpu.priced() && gpu.currency().equals(currency);
             double cost = counted ? gpu.costPerHour() : 0;
-            costOfJob.merge(gpu.jobId(), cost, Double::sum);
+            if (gpu.sharedBy().isEmpty()) {
+                gpusOfJob.computeIfAbsent(gpu.jobId(), job -> new int[1])[0]++;
+                costOfJob.merge(gpu.jobId(), cost, Double::sum);
+            } else {
+                // A shared GPU is each of its jobs', for their parts of its cost; the rest is no job's.
+                for (JobShare share : gpu.sharedBy()) {
+                    gpusOfJob.computeIfAbsent(share.jobId(), job -> new int[1])[0]++;
+                    costOfJob.merge(share.jobId(), cost * share.share(), Double::sum);
+                }
+            }
             total += cost;
             unpriced += counted ? 0 : 1;
         }

@@ -35,6 +35,46 @@ class EnrichedCapacityEventTest {
     }
 
     @Test
+    void shouldListEachJobOfASharedGpuWithItsPartOfTheCostAndNoJobNamedShared() {
+        // Given a g5.xlarge's one GPU at 1.2 USD/h, shared by a replica (half its cost) and a notebook (a quarter),
+        // the rest taken by no job, beside a GPU of the replica's own
+        PlacedGpu shared = new PlacedGpu("GPU-0", 0, "A10G", TelemetrySample.SHARED_JOB, 1.2, "USD", T0,
+                List.of(new JobShare("serve-chat", 0.5), new JobShare("notebook-ana", 0.25)));
+        List<PlacedGpu> gpus = List.of(shared, gpu(1, "serve-chat", 1.0, "USD"));
+
+        // When the notice is enriched with them
+        EnrichedCapacityEvent enriched = EnrichedCapacityEvent.placed(NOTICE, T0, gpus);
+
+        // Then the replica runs on both GPUs for 0.6 + 1.0 USD/h, the notebook on one for 0.3; the instance
+        // costs both GPUs whole, 2.2 USD/h, the unallocated 0.3 included
+        assertThat(enriched.jobs()).extracting(PlacedJob::jobId).containsExactly("serve-chat", "notebook-ana");
+        assertThat(enriched.jobs().get(0).gpus()).isEqualTo(2);
+        assertThat(enriched.jobs().get(0).costPerHour()).isCloseTo(1.6, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(enriched.jobs().get(1).costPerHour()).isCloseTo(0.3, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(enriched.costPerHour()).isCloseTo(2.2, org.assertj.core.data.Offset.offset(1e-12));
+        // And the GPU's shares travel with it on the wire, and a GPU of one job writes none
+        String json = Json.writeString(enriched);
+        assertThat(json).contains("\"sharedBy\":[{\"jobId\":\"serve-chat\",\"share\":0.5}");
+        assertThat(Json.writeString(gpu(1, "serve-chat", 1.0, "USD"))).doesNotContain("sharedBy");
+        assertThat(Json.read(Json.write(enriched), EnrichedCapacityEvent.class)).isEqualTo(enriched);
+    }
+
+    @Test
+    void shouldShareAWindowsCostAmongItsJobsPartsForTheNotice() {
+        // Given a shared window that cost 0.02 USD, 0.012 of it the replica's and 0.005 the notebook's
+        GpuUsage window = GpuUsage.empty(ContractFixtures.sample(), T0, T0.plusSeconds(60), "USD")
+                .add(ContractFixtures.sample(), 7.2).toBuilder().job(TelemetrySample.SHARED_JOB, "ml")
+                .jobParts(List.of(new JobPart("serve-chat", null, 6, 0.012, 0, 0),
+                        new JobPart("notebook-ana", null, 3, 0.005, 0, 0))).build();
+
+        // Then the placed GPU lists each job with its part of that cost
+        assertThat(window.cost()).isCloseTo(0.02, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(PlacedGpu.of(window).sharedBy()).extracting(JobShare::jobId, JobShare::share).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("serve-chat", 0.6),
+                org.assertj.core.groups.Tuple.tuple("notebook-ana", 0.25));
+    }
+
+    @Test
     void shouldListButNotAddUpGpusWithoutAPriceOrInAnotherCurrency() {
         List<PlacedGpu> gpus = List.of(gpu(0, "train-llm", 1.25, "USD"), gpu(1, "train-llm", 0, null),
                 gpu(2, "train-llm", 9.0, "CNY"));

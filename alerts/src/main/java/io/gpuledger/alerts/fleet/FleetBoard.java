@@ -5,6 +5,7 @@ import io.gpuledger.alerts.Stage;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.EnrichedCapacityEvent;
 import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.JobShare;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PlacedGpu;
 import io.gpuledger.model.UsageRollup;
@@ -42,7 +43,7 @@ public class FleetBoard implements Stage {
      */
     private record Gpu(String uuid, int index, String model, String jobId, String instanceId, Offer pool,
             String team, String currency, long windowStartMillis, long windowEndMillis, double costPerHour,
-            double idleCostPerHour, long heardAtMillis) {
+            double idleCostPerHour, long heardAtMillis, List<JobShare> sharedBy) {
 
         static Gpu of(GpuUsage usage, Gpu before, Instant now) {
             Offer pool = before != null && before.pool.isOfferOf(usage)
@@ -56,7 +57,8 @@ public class FleetBoard implements Stage {
                     .currency(kept(before == null ? null : before.currency, usage.currency()))
                     .windowStartMillis(usage.windowStart().toEpochMilli())
                     .windowEndMillis(usage.windowEnd().toEpochMilli()).costPerHour(usage.costPerHour())
-                    .idleCostPerHour(usage.idleCostPerHour()).heardAtMillis(now.toEpochMilli()).build();
+                    .idleCostPerHour(usage.idleCostPerHour()).heardAtMillis(now.toEpochMilli())
+                    .sharedBy(JobShare.of(usage)).build();
         }
 
         private static String kept(String before, String fresh) {
@@ -65,7 +67,7 @@ public class FleetBoard implements Stage {
 
         PlacedGpu placed() {
             return new PlacedGpu(uuid, index, model, jobId, costPerHour, currency,
-                    Instant.ofEpochMilli(windowEndMillis));
+                    Instant.ofEpochMilli(windowEndMillis), sharedBy);
         }
 
         private static final class Builder {
@@ -82,6 +84,7 @@ public class FleetBoard implements Stage {
             private double costPerHour;
             private double idleCostPerHour;
             private long heardAtMillis;
+            private List<JobShare> sharedBy;
 
             Builder uuid(String value) { uuid = value; return this; }
             Builder index(int value) { index = value; return this; }
@@ -96,10 +99,11 @@ public class FleetBoard implements Stage {
             Builder costPerHour(double value) { costPerHour = value; return this; }
             Builder idleCostPerHour(double value) { idleCostPerHour = value; return this; }
             Builder heardAtMillis(long value) { heardAtMillis = value; return this; }
+            Builder sharedBy(List<JobShare> value) { sharedBy = value; return this; }
 
             Gpu build() {
                 return new Gpu(uuid, index, model, jobId, instanceId, pool, team, currency, windowStartMillis,
-                        windowEndMillis, costPerHour, idleCostPerHour, heardAtMillis);
+                        windowEndMillis, costPerHour, idleCostPerHour, heardAtMillis, sharedBy);
             }
         }
     }

@@ -21,18 +21,38 @@ record InstancePlacement(List<PlacedGpu> gpus) {
 
     static final Codec<InstancePlacement> CODEC = new Codec<>() {
         @Override
+        public int version(InstancePlacement placement) {
+            int version = 1;
+            for (PlacedGpu gpu : placement.gpus) {
+                version = Math.max(version, GpuAt.GpuForm.versionOf(gpu));
+            }
+            return version;
+        }
+
+        @Override
+        public int readsUpTo() {
+            return GpuAt.GpuForm.WITH_SHARES;
+        }
+
+        @Override
         public void write(InstancePlacement placement, DataOutput out) throws IOException {
+            int version = version(placement);
             out.writeInt(placement.gpus.size());
             for (PlacedGpu gpu : placement.gpus) {
-                GpuAt.GPU.write(gpu, out);
+                GpuAt.GpuForm.write(gpu, out, version);
             }
         }
 
         @Override
         public InstancePlacement read(DataInput in) throws IOException {
+            return read(in, 1);
+        }
+
+        @Override
+        public InstancePlacement read(DataInput in, int version) throws IOException {
             List<PlacedGpu> gpus = new ArrayList<>();
             for (int count = in.readInt(); count > 0; count--) {
-                gpus.add(GpuAt.GPU.read(in));
+                gpus.add(GpuAt.GpuForm.read(in, version));
             }
             return new InstancePlacement(gpus);
         }

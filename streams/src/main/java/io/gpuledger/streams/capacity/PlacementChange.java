@@ -17,18 +17,33 @@ record PlacementChange(String gpuUuid, PlacedGpu placed) {
 
     static final Codec<PlacementChange> CODEC = new Codec<>() {
         @Override
+        public int version(PlacementChange change) {
+            return GpuAt.GpuForm.versionOf(change.placed);
+        }
+
+        @Override
+        public int readsUpTo() {
+            return GpuAt.GpuForm.WITH_SHARES;
+        }
+
+        @Override
         public void write(PlacementChange change, DataOutput out) throws IOException {
             out.writeUTF(change.gpuUuid);
             out.writeBoolean(change.placed != null);
             if (change.placed != null) {
-                GpuAt.GPU.write(change.placed, out);
+                GpuAt.GpuForm.write(change.placed, out, version(change));
             }
         }
 
         @Override
         public PlacementChange read(DataInput in) throws IOException {
+            return read(in, 1);
+        }
+
+        @Override
+        public PlacementChange read(DataInput in, int version) throws IOException {
             String gpuUuid = in.readUTF();
-            return new PlacementChange(gpuUuid, in.readBoolean() ? GpuAt.GPU.read(in) : null);
+            return new PlacementChange(gpuUuid, in.readBoolean() ? GpuAt.GpuForm.read(in, version) : null);
         }
     };
 

@@ -1,12 +1,14 @@
 package io.gpuledger.streams.capacity;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CapacityEventKind;
 import io.gpuledger.model.DeadLetters;
 import io.gpuledger.model.EnrichedCapacityEvent;
 import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.JobPart;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Mean;
@@ -15,6 +17,7 @@ import io.gpuledger.model.PlacedJob;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.PlacementStatus;
 import io.gpuledger.model.Reading;
+import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.model.UsageTotals.Sum;
@@ -115,6 +118,37 @@ class CapacityTopologyTest {
         assertThat(event.gpus().get(7)).isEqualTo(
                 new PlacedGpu("GPU-7", 7, "A100-40GB", "serve-chat", 1.5, "USD", T0.plusSeconds(60)));
         assertThat(event.placementUpdatedAt()).isEqualTo(T0.plusSeconds(60));
+    }
+
+    @Test
+    void shouldNameEachJobOfASharedGpuWithItsPartAndKeepThemInTheStoresBinaryForm() {
+        // Given a one-GPU spot instance whose GPU a replica and a notebook shared: 60% and 30% of its 1.50 USD/h
+        GpuUsage one = window(0, "i-0one", "x", T0);
+        GpuUsage shared = one.toBuilder().job(TelemetrySample.SHARED_JOB, null).jobParts(List.of(
+                new JobPart("serve-chat", null, 36, 0.6 * one.cost(), 0, 0),
+                new JobPart("notebook-ana", null, 18, 0.3 * one.cost(), 0, 0))).build();
+        report(shared);
+
+        // When a spot interruption notice for it arrives
+        send(notice("i-0one", T0.plusSeconds(90)));
+
+        // Then the notice names both jobs, each on the GPU for its part of the cost, and no job "shared"
+        EnrichedCapacityEvent event = enriched.readValuesToList().get(0);
+        assertThat(event.jobs()).extracting(PlacedJob::jobId).containsExactly("notebook-ana", "serve-chat");
+        assertThat(event.jobs().get(1).costPerHour()).isCloseTo(0.9, within(1e-9));
+        assertThat(event.jobs().get(0).costPerHour()).isCloseTo(0.45, within(1e-9));
+        assertThat(event.costPerHour()).isCloseTo(1.5, within(1e-9));
+        // And the stores' form keeps the shares in version 2, and a GPU of one job in the first release's form
+        PlacedGpu placed = event.gpus().get(0);
+        byte[] sharedBytes = InstancePlacement.CODEC.toBytes(new InstancePlacement(List.of(placed)));
+        byte[] plainBytes = InstancePlacement.CODEC.toBytes(new InstancePlacement(List.of(PlacedGpu.of(one))));
+        assertThat(sharedBytes[0]).isEqualTo((byte) 0xC2);
+        assertThat(plainBytes[0]).isEqualTo((byte) 0xC1);
+        assertThat(InstancePlacement.CODEC.fromBytes(sharedBytes).gpus()).containsExactly(placed);
+        assertThat(GpuAt.CODEC.fromBytes(GpuAt.CODEC.toBytes(GpuAt.of(shared))).gpu().sharedBy())
+                .isEqualTo(placed.sharedBy());
+        assertThat(PlacementChange.CODEC.fromBytes(PlacementChange.CODEC.toBytes(PlacementChange.placed(placed))))
+                .isEqualTo(PlacementChange.placed(placed));
     }
 
     @Test
