@@ -20,7 +20,6 @@ import jakarta.inject.Singleton;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.jboss.logging.Logger;
 
 /**
@@ -47,9 +46,7 @@ public class AlertService {
     private final Clock clock;
     private final AlertSettings settings;
     private final String bootstrapServers;
-    private final List<Stage> stages;
-    /** The stages opened, in the order they were. */
-    private final List<Stage> opened = new CopyOnWriteArrayList<>();
+    private final StageList stages;
     private volatile boolean started;
     private ReplicaLease lease;
 
@@ -60,7 +57,7 @@ public class AlertService {
         this.clock = clock;
         this.settings = settings;
         this.bootstrapServers = kafka.bootstrapServers();
-        this.stages = List.of(board, desk, anomalies, metrics, watches, rules, readers, webhooks);
+        this.stages = new StageList(List.of(board, desk, anomalies, metrics, watches, rules, readers, webhooks));
     }
 
     /** The wall clock; tests of the rules pin their own. */
@@ -108,19 +105,14 @@ public class AlertService {
         if (started) {
             return;
         }
-        for (Stage stage : stages) {
-            stage.open();
-            opened.add(stage);
-        }
+        stages.openAll();
         started = true;
         LOG.infof("reading the cost engine's topics from %s", bootstrapServers);
     }
 
     public synchronized void stop() {
         started = false;
-        for (int i = opened.size() - 1; i >= 0; i--) {
-            opened.remove(i).close();
-        }
+        stages.closeAll();
     }
 
     /** Whether the service has started and not yet stopped. */
@@ -130,7 +122,7 @@ public class AlertService {
 
     /** The stages opened so far, in the order they were: none on a standby replica. */
     List<Stage> openedStages() {
-        return List.copyOf(opened);
+        return stages.opened();
     }
 
     /** Removes what was not heard of lately; a failed sweep is logged and the next one runs as usual. */
@@ -141,7 +133,7 @@ public class AlertService {
         }
         try {
             Instant now = clock.instant();
-            for (Stage stage : stages) {
+            for (Stage stage : stages.all()) {
                 stage.sweep(now);
             }
         } catch (RuntimeException e) {

@@ -108,9 +108,16 @@ public class ReaderStage implements Stage {
     @Override
     public void close() {
         open = false;
-        capacityReader.stop();
-        fleetReader.stop();
-        deadLetters.close(Duration.ofSeconds(5));
+        // Each part only if it was made: an open that failed halfway is closed too.
+        if (capacityReader != null) {
+            capacityReader.stop();
+        }
+        if (fleetReader != null) {
+            fleetReader.stop();
+        }
+        if (deadLetters != null) {
+            deadLetters.close(Duration.ofSeconds(5));
+        }
     }
 
     @Override

@@ -15,7 +15,10 @@ public interface Stage {
 
     boolean isOpen();
 
-    /** Closes what {@link #open} opened; called once, in the reverse order of opening. */
+    /**
+     * Closes what {@link #open} opened; called once, in the reverse order of opening, and also after an
+     * {@code open} that failed halfway: it closes what was made, and skips what was not.
+     */
     void close();
 
     /** Forgets what was not heard of lately; every 30 s, once open. */

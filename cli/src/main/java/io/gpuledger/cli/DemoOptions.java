@@ -85,7 +85,7 @@ public record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Pa
                 case "--http-port" -> httpPort = UsageException.positive(option, value);
                 case "--spot-interruptions" -> spotInterruptions = rate(option, value);
                 case "--price-changes" -> priceChanges = rate(option, value);
-                case "--shared" -> shared = fraction(option, value);
+                case "--shared" -> shared = UsageException.fraction(option, value);
                 case "--grace" -> grace = Duration.ofSeconds(UsageException.nonNegative(option, value));
                 case "--history" -> history = switch (value) {
                     case "on" -> true;
@@ -114,7 +114,8 @@ public record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Pa
         });
         return builder().gpus(gpus).interval(interval).httpPort(httpPort).catalog(catalog)
                 .spotInterruptionsPerHour(spotInterruptions).priceChangesPerHour(priceChanges)
-                .sharedFraction(shared).grace(grace).history(history).externalBootstrap(bootstrap).home(home).alertSettings(Map.copyOf(alertSettings))
+                .sharedFraction(shared).grace(grace).history(history).externalBootstrap(bootstrap).home(home)
+                .alertSettings(Map.copyOf(alertSettings))
                 .build();
     }
 
@@ -155,18 +156,6 @@ public record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Pa
             // reported below
         }
         throw new UsageException(option + " takes a rate per hour of 0 or more, not '" + value + "'");
-    }
-
-    private static double fraction(String option, String value) {
-        try {
-            double number = Double.parseDouble(value);
-            if (number >= 0 && number <= 1) {
-                return number;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new UsageException(option + " takes a part of the fleet from 0 to 1, not '" + value + "'");
     }
 
     static Builder builder() {

@@ -49,9 +49,9 @@ class DemoOptionsTest {
         assertThat(DemoOptions.parse(new String[] {"--shared", "0"}, Map.of()).sharedFraction()).isZero();
         assertThat(DemoOptions.parse(new String[] {"--shared", "0.5"}, Map.of()).sharedFraction()).isEqualTo(0.5);
         assertThatThrownBy(() -> DemoOptions.parse(new String[] {"--shared", "1.5"}, Map.of()))
-                .hasMessage("--shared takes a part of the fleet from 0 to 1, not '1.5'");
+                .hasMessage("--shared takes a fraction from 0 to 1, not '1.5'");
         assertThatThrownBy(() -> DemoOptions.parse(new String[] {"--shared", "a quarter"}, Map.of()))
-                .hasMessage("--shared takes a part of the fleet from 0 to 1, not 'a quarter'");
+                .hasMessage("--shared takes a fraction from 0 to 1, not 'a quarter'");
     }
 
     @Test

@@ -102,8 +102,8 @@ final class DraDevices {
     }
 
     private static String pool(JsonNode slice) {
-        return key(slice.path("spec").path("driver").asText(""), slice.path("spec").path("pool").path("name").asText(""),
-                "");
+        JsonNode spec = slice.path("spec");
+        return key(spec.path("driver").asText(""), spec.path("pool").path("name").asText(""), "");
     }
 
     private static String key(String driver, String pool, String device) {

@@ -19,10 +19,10 @@ import java.util.concurrent.TimeoutException;
 /**
  * NVML's per-process samples through nvidia-smi: the compute processes of each GPU and the memory each holds
  * ({@link ComputeApps}), each one's share of SM time over the interval ({@link PmonOutput}: the mean of pmon's
- * samples, one a second), and each GPU's index, memory and MIG mode. A process pmon lists without an SM reading ({@code -}) ran no kernel in its
- * window: 0. pmon watches at most four GPUs and reads nothing on a MIG-mode GPU: there a process's SM time is
- * not measured (null), and the split falls back to memory. A MIG-mode GPU's processes are left out: nvidia-smi
- * does not say which slice each one runs on.
+ * samples, one a second), and each GPU's index, memory and MIG mode. A process pmon lists without an SM
+ * reading ({@code -}) ran no kernel in its window: 0. pmon watches at most four GPUs and reads nothing on a
+ * MIG-mode GPU: there a process's SM time is not measured (null), and the split falls back to memory. A
+ * MIG-mode GPU's processes are left out: nvidia-smi does not say which slice each one runs on.
  *
  * <p>Each run of nvidia-smi costs the node a process: the GPU list is asked for only when some GPU has a compute
  * process, and pmon only when some GPU has several, the only case whose split needs their SM time. A read that

@@ -160,7 +160,8 @@ class NvidiaSmiProcessesTest {
                 #!/bin/sh
                 case "$*" in
                   --query-gpu=*) echo "0, GPU-a, 1000, Disabled" ;;
-                  --query-compute-apps=*) printf 'gpu_uuid, pid, used_gpu_memory [MiB]\\nGPU-a, 7, 1 MiB\\nGPU-a, 9, 1 MiB\\n' ;;
+                  --query-compute-apps=*)
+                    printf 'gpu_uuid, pid, used_gpu_memory [MiB]\\nGPU-a, 7, 1 MiB\\nGPU-a, 9, 1 MiB\\n' ;;
                   "pmon -s um -c 1") echo "# gpu pid type sm command" ;;
                   pmon*) echo $$ > '%s'; exec sleep 30 ;;
                 esac
