@@ -15,6 +15,9 @@ public enum SharePolicy {
     /** Evenly among the processes present, as request-based tools split; an idle GPU with processes is theirs. */
     EVEN("even");
 
+    /** Every policy, made once: {@code values()} makes a new array at every call. */
+    private static final SharePolicy[] ALL = values();
+
     private final String wireName;
 
     SharePolicy(String wireName) {
@@ -28,7 +31,7 @@ public enum SharePolicy {
 
     @JsonCreator
     public static SharePolicy fromWire(String value) {
-        return WireNames.find(values(), SharePolicy::wireName, value).orElseThrow(() -> new IllegalArgumentException(
+        return WireNames.find(ALL, SharePolicy::wireName, value).orElseThrow(() -> new IllegalArgumentException(
                 "unknown share policy '" + value + "', expected one of "
                         + WireNames.expected(values(), SharePolicy::wireName)));
     }
