@@ -37,8 +37,8 @@ public record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Pa
 
     static final double DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR = 1;
     static final double DEFAULT_PRICE_CHANGES_PER_HOUR = 4;
-    /** An eighth of the demo's GPUs shared: six of its 48, so that the shared-GPU panels show a few. */
-    static final double DEFAULT_SHARED_FRACTION = 0.125;
+    /** A sixteenth of the demo's GPUs shared: three of its 48, so that the shared-GPU panels show a few. */
+    static final double DEFAULT_SHARED_FRACTION = 0.0625;
 
     /**
      * The periods of closed minutes the demo's alert service judges each kind of recommendation

@@ -20,7 +20,7 @@ public final class Main {
                          --catalog FILE      price catalog, CSV or JSON (default: the shipped catalog)
                          --spot-interruptions RATE  notices per spot instance-hour (default 1)
                          --price-changes RATE       moves of each spot price per hour (default 4)
-                         --shared F          part of the GPUs time-sliced among several jobs (default 0.125)
+                         --shared F          part of the GPUs time-sliced among several jobs (default 0.0625)
                          --grace SECONDS     the cost engine's wait for late samples (default 120)
                          --history on|off    send the past week of one pool first, for the reserve
                                              rule's week of clock hours (default on)

@@ -44,8 +44,8 @@ class DemoOptionsTest {
     }
 
     @Test
-    void shouldShareAnEighthOfTheFleetUnlessToldOtherwise() {
-        assertThat(DemoOptions.parse(new String[0], Map.of()).sharedFraction()).isEqualTo(0.125);
+    void shouldShareASixteenthOfTheFleetUnlessToldOtherwise() {
+        assertThat(DemoOptions.parse(new String[0], Map.of()).sharedFraction()).isEqualTo(0.0625);
         assertThat(DemoOptions.parse(new String[] {"--shared", "0"}, Map.of()).sharedFraction()).isZero();
         assertThat(DemoOptions.parse(new String[] {"--shared", "0.5"}, Map.of()).sharedFraction()).isEqualTo(0.5);
         assertThatThrownBy(() -> DemoOptions.parse(new String[] {"--shared", "1.5"}, Map.of()))
