@@ -37,7 +37,10 @@ public record DemoOptions(int gpus, Duration interval, int httpPort, Optional<Pa
 
     static final double DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR = 1;
     static final double DEFAULT_PRICE_CHANGES_PER_HOUR = 4;
-    /** A sixteenth of the demo's GPUs shared: three of its 48, so that the shared-GPU panels show a few. */
+    /**
+     * A sixteenth of the demo's GPUs shared: in its default 48-GPU fleet, one GPU time-sliced between a replica
+     * and a notebook, so that the shared-GPU row has data while every kind of recommendation is still raised.
+     */
     static final double DEFAULT_SHARED_FRACTION = 0.0625;
 
     /**
