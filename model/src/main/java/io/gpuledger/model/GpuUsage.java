@@ -28,9 +28,10 @@ import java.util.List;
  *               {@link TelemetrySample#allocations()}): 0, and left out, for a GPU no sample of the window
  *               shared. The window itself keeps the whole GPU's cost; {@code totals.unallocatedCost} is the
  *               part no job's share took
- * @param jobParts what each job of a shared window took of it so far, one part per job (see {@link JobPart});
- *               left out, empty, for a window no sample of which was shared. The alert service's job and
- *               team counters add them up from the closed window
+ * @param jobParts what each job of a shared window took of it so far, one part per job and team (see
+ *               {@link JobPart}), a job whose samples of the minute had the GPU alone included; left out,
+ *               empty, for a window no sample of which was shared. The alert service's job and team counters
+ *               add them up from the closed window, whatever job its latest sample named
  */
 @JsonPropertyOrder({"gpuUuid", "gpuIndex", "gpuModel", "placement", "jobId", "team", "windowStart", "windowEnd",
         "currency", "totals", "closed", "gpuFraction", "sharingJobs", "jobParts", "measuredBy", "smActive",

@@ -80,9 +80,9 @@ public class AnomalyDesk implements Stage, AutoCloseable {
     @Override
     public void open() {
         if (producer == null) {
-            Producer<String, CostAnomaly> opened = newProducer(bootstrapServers);
+            // Read back first: a read-back that fails then leaves no producer open behind it.
             readBack(bootstrapServers);
-            opened(opened);
+            opened(newProducer(bootstrapServers));
         }
     }
 

@@ -59,11 +59,11 @@ public final class ClosedMinutes {
         String team = window.team() == null ? UsageRollup.NO_TEAM : window.team();
         String pool = new Offer(window.provider(), window.region(), window.instanceType(), window.lifecycle()).key();
         Map<String, Sum> sums = open.computeIfAbsent(minute, start -> new HashMap<>());
-        if (!window.sharedByJobs()) {
+        if (window.jobParts().isEmpty() && !window.sharedByJobs()) {
             String job = window.jobId() == null ? TelemetrySample.UNKNOWN_JOB : window.jobId();
             addPiece(sums, window.currency(), new String[] {team, job, pool}, window.cost());
         } else {
-            // A shared GPU's window names no job: each job's part goes to it and its team, the rest to the node's team.
+            // A shared GPU's window: each job's part goes to it and its team, the rest to the node's team.
             double rest = window.cost();
             for (JobPart part : window.jobParts()) {
                 String partTeam = part.team() == null ? team : part.team();

@@ -99,12 +99,13 @@ public final class FleetMetrics {
         gpu.add("gpuledger_gpu_energy_joules_total", joules);
         gpu.add("gpuledger_gpu_unpriced_seconds_total", totals.unpricedSeconds());
         String currency = currencyOf(usage.currency());
-        if (!usage.sharedByJobs()) {
+        if (usage.jobParts().isEmpty() && !usage.sharedByJobs()) {
             addToJob(job, currency, joules, totals.cost(), totals.unmonitoredCost(), totals.unpricedSeconds(), now);
             addToTeam(team, currency, joules, totals.cost(), totals.unmonitoredCost(), totals.unallocatedCost(),
                     totals.unpricedSeconds(), now);
         } else {
-            // A shared GPU's window names no job: each job takes its part, its team too, the node's team the rest.
+            // A shared GPU's window (even one whose latest sample was of one job): each job takes its part, its
+            // team too, the node's team the rest.
             double restJoules = joules;
             double restCost = totals.cost();
             double restUnpriced = totals.unpricedSeconds();

@@ -317,6 +317,28 @@ class FleetMetricsTest {
     }
 
     @Test
+    void shouldCountAMinuteSharedThenOfOneJobByItsPartsNotByTheJobItsLastSampleNamed() {
+        // Given a closed minute at 2 USD/h whose last samples were job x's alone, after it shared the GPU with
+        // job y: x took 70% of it, y 20%, and 10% no job took
+        double cost = 60 * 2.0 / 3600;
+        GpuUsage plain = window("GPU-1", "x", T0, 2.0, 0.5, true);
+        UsageTotals totals = plain.totals().toBuilder().sum(UsageTotals.Sum.UNALLOCATED_COST, cost / 10).build();
+        GpuUsage mixed = plain.toBuilder().totals(totals).jobParts(List.of(
+                new JobPart("x", "red", 42, 0.7 * cost, 0, 0), new JobPart("y", "blue", 12, 0.2 * cost, 0, 0)))
+                .build();
+
+        metrics.record(mixed, T0);
+
+        // Then x counts its 70%, not the whole minute, y its 20%, and red has x's part and the rest
+        assertThat(registry.get("gpuledger_job_cost").tag("job_id", "x").counter().count())
+                .isCloseTo(0.7 * cost, within(1e-12));
+        assertThat(registry.get("gpuledger_job_cost").tag("job_id", "y").counter().count())
+                .isCloseTo(0.2 * cost, within(1e-12));
+        assertThat(registry.get("gpuledger_team_cost").tag("team", "red").counter().count())
+                .isCloseTo(0.8 * cost, within(1e-12));
+    }
+
+    @Test
     void shouldShowWhenThePriceInForceWasLastConfirmed() {
         // Given a version valid from a day ago, confirmed an hour ago and again now
         PriceQuote version = new PriceQuote("aws", "us-east-1", "g5.xlarge", Lifecycle.ON_DEMAND, "A10G", 1, 1.006,

@@ -214,8 +214,9 @@ public final class NodeAgent implements AutoCloseable {
                 .or(() -> claim.map(c -> new Owner(c.jobId(), c.team())));
         String job = reading.jobId() != null ? reading.jobId()
                 : owner.map(Owner::jobId).orElse(config.get("job").orElse(null));
+        // An owner of no team known (a work report that names none) is on the node's team.
         String team = reading.team() != null ? reading.team()
-                : owner.isPresent() ? owner.get().team() : config.get("team").orElse(null);
+                : owner.map(Owner::team).or(() -> config.get("team")).orElse(null);
         if (split.shared()) {
             job = TelemetrySample.SHARED_JOB;
             team = config.get("team").orElse(null);

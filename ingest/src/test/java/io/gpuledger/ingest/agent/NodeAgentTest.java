@@ -160,6 +160,24 @@ class NodeAgentTest {
     }
 
     @Test
+    void shouldPutAGpuClaimedByAReportOfNoTeamOnTheNodesTeam() throws Exception {
+        // Given a node of team platform, and a job whose work report names no team
+        agent = agent(Map.of("GPULEDGER_PROGRESS_PORT", "0", "GPULEDGER_TEAM", "platform"),
+                fixed("nvidia-smi", reading("GPU-a", 0, null, 0.9, null)));
+        agent.start();
+        String base = "http://127.0.0.1:" + agent.httpPort();
+        assertThat(post(HttpClient.newHttpClient(), base, """
+                {"jobId": "eval-sweep", "workUnits": 100, "unit": "samples", "gpus": [0], "intervalSeconds": 10}
+                """).statusCode()).isEqualTo(202);
+
+        // Then the claimed GPU's sample names the job, on the node's team
+        assertThat(agent.round()).singleElement().satisfies(sample -> {
+            assertThat(sample.jobId()).isEqualTo("eval-sweep");
+            assertThat(sample.team()).isEqualTo("platform");
+        });
+    }
+
+    @Test
     void shouldPublishTheRankOfEachProcessThatReportsItsOwnWork() throws Exception {
         // Given an agent serving work reports
         agent = agent(Map.of("GPULEDGER_PROGRESS_PORT", "0"),

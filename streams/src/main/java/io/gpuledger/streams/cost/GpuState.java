@@ -48,16 +48,31 @@ final class GpuState extends LiveStore.Markable {
             encodedTotals = null;
         }
 
-        /** Adds a shared sample's split as {@code targets} hold it: the whole charge to its totals, each job's part. */
-        void addShared(ShareTargets targets) {
+        /**
+         * Adds a shared sample's split as {@code targets} hold it: the whole charge to its totals, each job's part.
+         * The first shared sample of a minute that held samples of one job ({@code before}'s) makes what they were
+         * charged that job's part, so that the parts and the unallocated rest still make the whole.
+         */
+        void addShared(ShareTargets targets, GpuIdentity before) {
+            if (jobParts == null) {
+                jobParts = new JobParts();
+                if (before != null && totals.samples() > 0) {
+                    jobParts.addSole(before.jobId, before.idIn(Dimension.TEAM), totals);
+                }
+            }
             SharedCharge.Slots split = targets.split;
             int pool = targets.slots() - 1;
             totals.add(split.samples[pool], split.sums[pool], split.means[pool]);
             encodedTotals = null;
-            if (jobParts == null) {
-                jobParts = new JobParts();
-            }
             jobParts.add(targets);
+        }
+
+        /** Adds a sample of one job, {@code identity}'s: to the totals, and to its job's part in a shared minute. */
+        void addSole(GpuIdentity identity, UsageTotals charged) {
+            add(charged);
+            if (jobParts != null) {
+                jobParts.addSole(identity.jobId, identity.idIn(Dimension.TEAM), charged);
+            }
         }
 
         /** What each job took of the minute so far: empty when no sample of it was shared. */

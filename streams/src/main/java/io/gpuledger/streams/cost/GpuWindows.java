@@ -356,16 +356,17 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
             window = charging.state().window(start);
             work.stored = window;
         }
+        GpuIdentity before = window.identity;
         window.identity = identity;
         TelemetrySample sample = charging.sample();
         if (sample.shared()) {
             GpuCache cache = charging.cache();
             cache.shareTargets = ShareTargets.of(cache.shareTargets, sample.allocations(), identity);
             cache.shareTargets.split(charged, sample.allocations());
-            window.addShared(cache.shareTargets);
+            window.addShared(cache.shareTargets, before);
             partials.addShared(window, cache.shareTargets, start);
         } else {
-            window.add(charged);
+            window.addSole(identity, charged);
             partials.add(window, work, identity, start, charged);
         }
         updates.markUnsent(charging.gpu(), charging.cache(), work);

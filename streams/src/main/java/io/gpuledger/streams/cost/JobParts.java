@@ -1,6 +1,7 @@
 package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.JobPart;
+import io.gpuledger.model.UsageTotals;
 import io.gpuledger.model.UsageTotals.Sum;
 import java.io.DataInput;
 import java.io.DataOutput;
@@ -9,7 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What each job of a shared GPU's minute took of it so far ({@link SharedCharge}'s job parts, added up): kept
+ * What each job of a shared GPU's minute took of it so far ({@link SharedCharge}'s job parts, added up, and all
+ * of what a sample of one job was charged in a minute that was also shared, before or after): kept
  * in the GPU's stored state with its window, so that a restarted engine goes on from the same figures, and
  * written in the window's records as {@link JobPart}s. One entry per job and team, in the order first seen.
  */
@@ -51,6 +53,28 @@ final class JobParts {
             entry.cost += part[COST];
             entry.energyKwh += part[ENERGY_KWH];
             entry.unpricedSeconds += part[UNPRICED_SECONDS];
+        }
+    }
+
+    /** Adds what a sample of one job, {@code jobId} of team {@code team}, was charged: all of it is that job's. */
+    void addSole(String jobId, String team, UsageTotals charged) {
+        Entry entry = entryOf(jobId, team);
+        if (entry != null) {
+            entry.gpuSeconds += charged.gpuSeconds();
+            entry.cost += charged.cost();
+            entry.energyKwh += charged.energyKwh();
+            entry.unpricedSeconds += charged.unpricedSeconds();
+        }
+    }
+
+    /** As {@link #addSole}, for what a window held before its first shared sample. */
+    void addSole(String jobId, String team, RunningTotals charged) {
+        Entry entry = entryOf(jobId, team);
+        if (entry != null) {
+            entry.gpuSeconds += charged.sum(Sum.GPU_SECONDS);
+            entry.cost += charged.sum(Sum.COST);
+            entry.energyKwh += charged.sum(Sum.ENERGY_KWH);
+            entry.unpricedSeconds += charged.sum(Sum.UNPRICED_SECONDS);
         }
     }
 

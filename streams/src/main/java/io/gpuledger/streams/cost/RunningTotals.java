@@ -40,6 +40,10 @@ final class RunningTotals {
         }
     }
 
+    double sum(Sum sum) {
+        return sums[sum.ordinal()];
+    }
+
     long samples() {
         return samples;
     }

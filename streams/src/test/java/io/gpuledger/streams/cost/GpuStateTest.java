@@ -182,9 +182,9 @@ class GpuStateTest {
         UsageTotals charged = UsageTotals.ZERO.add(sample("job-a", "team-x"), 3.6);
         ShareTargets targets = ShareTargets.of(null, allocations, state.identity);
         targets.split(charged, allocations);
-        shared.addShared(targets);
+        shared.addShared(targets, null);
         targets.split(charged, allocations);
-        shared.addShared(targets);
+        shared.addShared(targets, null);
 
         // When both are written and the second is read back
         byte[] withParts = GpuState.CODEC.toBytes(state);

@@ -117,6 +117,41 @@ class SharedGpuTest {
     }
 
     @Test
+    void shouldGiveAJobItsSamplesOfTheGpuAloneInAMinuteThatWasAlsoShared() {
+        // Given a minute whose first half the GPU is shared (the inference job half, the notebook 30%) and whose
+        // second half the inference job has it alone, as an agent samples a GPU one of whose jobs left; and a
+        // minute the other way round
+        for (int i = 1; i <= 6; i++) {
+            TelemetrySample shared = shared("GPU-s", INFERENCE_AND_NOTEBOOK);
+            TelemetrySample alone = shared.toBuilder().jobId("infer-a").team("serving").allocations(List.of())
+                    .build();
+            cost.send(tenSeconds(i <= 3 ? shared : alone, T0.plusSeconds(10L * i)));
+            cost.send(tenSeconds(i <= 3 ? alone : shared, T0.plusSeconds(60 + 10L * i)));
+        }
+        cost.send(tenSeconds(oneJob("GPU-u", "train"), T0.plusSeconds(300)));
+        cost.advance(Duration.ofSeconds(30));
+        cost.sendUpdates();
+
+        // Then in both, by hand: the inference job took 0.5 × 30 s and all of 30 s, the notebook 0.3 × 30 s, and
+        // 0.2 × 30 s is unallocated; the parts and the rest make the minute, whichever job its last sample named
+        List<GpuUsage> windows = cost.usage.readValuesToList();
+        for (Instant start : List.of(T0, T0.plusSeconds(60))) {
+            GpuUsage window = windows.stream().filter(w -> w.gpuUuid().equals("GPU-s") && w.closed()
+                    && w.windowStart().equals(start)).findFirst().orElseThrow();
+            assertThat(window.jobParts()).extracting(JobPart::jobId).containsExactlyInAnyOrder("infer-a",
+                    "notebook-b");
+            JobPart inference = window.jobParts().stream().filter(part -> part.jobId().equals("infer-a"))
+                    .findFirst().orElseThrow();
+            assertThat(inference.cost()).isCloseTo(0.75 * GPU_MINUTE, within(1e-12));
+            assertThat(inference.team()).isEqualTo("serving");
+            assertThat(inference.gpuSeconds()).isCloseTo(45, within(1e-9));
+            assertThat(window.totals().unallocatedCost()).isCloseTo(0.1 * GPU_MINUTE, within(1e-12));
+            double parts = window.jobParts().stream().mapToDouble(JobPart::cost).sum();
+            assertThat(parts + window.totals().unallocatedCost()).isCloseTo(window.cost(), within(1e-15));
+        }
+    }
+
+    @Test
     void shouldSetEachJobsShareOfTheCostAgainstItsOwnWork() {
         // Given the shared GPU's minute, and the inference job's 1M requests in it
         sendMinuteOf(shared("GPU-s", INFERENCE_AND_NOTEBOOK));
