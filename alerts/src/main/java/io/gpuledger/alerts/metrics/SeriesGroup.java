@@ -101,6 +101,8 @@ public final class SeriesGroup {
                 thing.removeMeters();
                 it.remove();
                 removed++;
+            } else {
+                thing.removeStaleLabelled(cutoff);
             }
         }
         return removed;
@@ -138,6 +140,11 @@ public final class SeriesGroup {
         private String[] labelPairs;
         private final Map<String, Cell> gauges = new HashMap<>();
         private final Map<String, Counter> counters = new HashMap<>();
+        /**
+         * When each counter with labels of its own (a shared GPU's job) was last added to: one whose label no
+         * longer comes (a job gone from the GPU) is removed on its own, while the thing lives on.
+         */
+        private final Map<String, Long> labelledAddedMillis = new HashMap<>();
         private final List<Meter> meters = new ArrayList<>();
         // Times as numbers: a thing is seen thousands of times a second, and an Instant stored at
         // each would outlive a young collection in an old object.
@@ -216,6 +223,9 @@ public final class SeriesGroup {
                     meters.add(counter);
                     counters.put(id, counter);
                 }
+                if (extra.iterator().hasNext()) {
+                    labelledAddedMillis.put(id, lastSeenMillis);
+                }
                 counter.increment(amount);
             }
         }
@@ -235,6 +245,20 @@ public final class SeriesGroup {
             meters.clear();
             gauges.clear();
             counters.clear();
+            labelledAddedMillis.clear();
+        }
+
+        /** Removes the counters with labels of their own not added to since {@code cutoff}. */
+        private void removeStaleLabelled(long cutoff) {
+            for (Iterator<Map.Entry<String, Long>> it = labelledAddedMillis.entrySet().iterator(); it.hasNext(); ) {
+                Map.Entry<String, Long> added = it.next();
+                if (added.getValue() < cutoff) {
+                    Counter counter = counters.remove(added.getKey());
+                    meters.remove(counter);
+                    registry.remove(counter);
+                    it.remove();
+                }
+            }
         }
     }
 }

@@ -339,6 +339,30 @@ class FleetMetricsTest {
     }
 
     @Test
+    void shouldDropTheSplitSeriesOfAJobGoneFromASharedGpuWhileTheGpuStays() {
+        // Given a shared GPU's minute of jobs x and y, and ten minutes later (past the five after which a series
+        // is stale) one of y alone
+        double cost = 60 * 2.0 / 3600;
+        GpuUsage first = window("GPU-1", TelemetrySample.SHARED_JOB, T0, 2.0, 0.5, true).toBuilder()
+                .jobParts(List.of(new JobPart("x", "red", 30, cost / 2, 0, 0), new JobPart("y", "red", 30, cost / 2,
+                        0, 0))).build();
+        Instant later = T0.plus(Duration.ofMinutes(10));
+        GpuUsage second = window("GPU-1", TelemetrySample.SHARED_JOB, later, 2.0, 0.5, true).toBuilder()
+                .jobParts(List.of(new JobPart("y", "red", 60, cost, 0, 0))).build();
+        metrics.record(first, T0);
+        metrics.record(second, later);
+
+        // When stale series are swept
+        metrics.sweep(later);
+
+        // Then job x's part of the GPU is gone, job y's and the GPU's own series stay
+        assertThat(registry.find("gpuledger_gpu_job_cost").tag("sharing_job_id", "x").counter()).isNull();
+        assertThat(registry.get("gpuledger_gpu_job_cost").tag("sharing_job_id", "y").counter().count())
+                .isCloseTo(1.5 * cost, within(1e-12));
+        assertThat(registry.get("gpuledger_gpu_energy_joules").tag("gpu", "GPU-1").counter()).isNotNull();
+    }
+
+    @Test
     void shouldShowWhenThePriceInForceWasLastConfirmed() {
         // Given a version valid from a day ago, confirmed an hour ago and again now
         PriceQuote version = new PriceQuote("aws", "us-east-1", "g5.xlarge", Lifecycle.ON_DEMAND, "A10G", 1, 1.006,
