@@ -63,9 +63,7 @@ public final class FleetMetrics {
     public void record(GpuUsage usage, Instant now) {
         String job = usage.jobId() == null ? TelemetrySample.UNKNOWN_JOB : usage.jobId();
         String team = usage.team() == null ? UsageRollup.NO_TEAM : usage.team();
-        if (!team.equals(teamOfJob.get(job))) {
-            teamOfJob.put(job, team);
-        }
+        rememberTeam(job, team);
         Placement placement = usage.placement();
         Thing gpu = gpus.thing(usage.gpuUuid(), new String[] {
                 "gpu", usage.gpuUuid(),
@@ -111,9 +109,7 @@ public final class FleetMetrics {
             double restUnpriced = totals.unpricedSeconds();
             for (JobPart part : usage.jobParts()) {
                 String partTeam = part.team() == null ? team : part.team();
-                if (!partTeam.equals(teamOfJob.get(part.jobId()))) {
-                    teamOfJob.put(part.jobId(), partTeam);
-                }
+                rememberTeam(part.jobId(), partTeam);
                 double partJoules = part.energyKwh() * JOULES_PER_KWH;
                 addToJob(part.jobId(), currency, partJoules, part.cost(), 0, part.unpricedSeconds(), now);
                 addToTeam(partTeam, currency, partJoules, part.cost(), 0, 0, part.unpricedSeconds(), now);
@@ -137,6 +133,13 @@ public final class FleetMetrics {
             pool.add("gpuledger_pool_unallocated_cost_total", totals.unallocatedCost());
             pool.add("gpuledger_pool_unpriced_seconds_total", totals.unpricedSeconds());
             pool.add("gpuledger_pool_stale_priced_seconds_total", totals.stalePricedSeconds());
+        }
+    }
+
+    /** Keeps {@code team} as {@code job}'s, for its series' label; written only when it changed. */
+    private void rememberTeam(String job, String team) {
+        if (!team.equals(teamOfJob.get(job))) {
+            teamOfJob.put(job, team);
         }
     }
 

@@ -44,37 +44,31 @@ final class JobParts {
     /** Adds each job's part of the latest sample's split that {@code targets} hold. */
     void add(ShareTargets targets) {
         for (int job = 0; job < targets.jobCount(); job++) {
-            Entry entry = entryOf(targets.ids[job], targets.ids[targets.teamOf[job]]);
-            if (entry == null) {
-                continue;
-            }
             double[] part = targets.split.sums[job];
-            entry.gpuSeconds += part[GPU_SECONDS];
-            entry.cost += part[COST];
-            entry.energyKwh += part[ENERGY_KWH];
-            entry.unpricedSeconds += part[UNPRICED_SECONDS];
+            addTo(entryOf(targets.ids[job], targets.ids[targets.teamOf[job]]), part[GPU_SECONDS], part[COST],
+                    part[ENERGY_KWH], part[UNPRICED_SECONDS]);
         }
     }
 
     /** Adds what a sample of one job, {@code jobId} of team {@code team}, was charged: all of it is that job's. */
     void addSole(String jobId, String team, UsageTotals charged) {
-        Entry entry = entryOf(jobId, team);
-        if (entry != null) {
-            entry.gpuSeconds += charged.gpuSeconds();
-            entry.cost += charged.cost();
-            entry.energyKwh += charged.energyKwh();
-            entry.unpricedSeconds += charged.unpricedSeconds();
-        }
+        addTo(entryOf(jobId, team), charged.gpuSeconds(), charged.cost(), charged.energyKwh(),
+                charged.unpricedSeconds());
     }
 
     /** As {@link #addSole}, for what a window held before its first shared sample. */
     void addSole(String jobId, String team, RunningTotals charged) {
-        Entry entry = entryOf(jobId, team);
+        addTo(entryOf(jobId, team), charged.sum(Sum.GPU_SECONDS), charged.sum(Sum.COST),
+                charged.sum(Sum.ENERGY_KWH), charged.sum(Sum.UNPRICED_SECONDS));
+    }
+
+    /** Adds to {@code entry}'s figures; none when it is null (no room left for another job). */
+    private static void addTo(Entry entry, double gpuSeconds, double cost, double energyKwh, double unpricedSeconds) {
         if (entry != null) {
-            entry.gpuSeconds += charged.sum(Sum.GPU_SECONDS);
-            entry.cost += charged.sum(Sum.COST);
-            entry.energyKwh += charged.sum(Sum.ENERGY_KWH);
-            entry.unpricedSeconds += charged.sum(Sum.UNPRICED_SECONDS);
+            entry.gpuSeconds += gpuSeconds;
+            entry.cost += cost;
+            entry.energyKwh += energyKwh;
+            entry.unpricedSeconds += unpricedSeconds;
         }
     }
 
