@@ -26,9 +26,9 @@ import org.slf4j.LoggerFactory;
  * it costs a map lookup. It is decoded on first use from what a restore read back ({@link RestoreBuffer}).
  *
  * <p>After changing a value in place, {@link #markDirty} its key; {@link #put} and {@link #delete}
- * mark theirs. A value read back in a format version this release does not read is left out,
- * logged and counted as a dead letter of kind {@value #UNREADABLE}; it stays on the changelog until
- * its key is written again.
+ * mark theirs; a key put and deleted again between two commits writes nothing. A value read back
+ * in a format version this release does not read is left out, logged and counted as a dead letter
+ * of kind {@value #UNREADABLE}; it stays on the changelog until its key is written again.
  *
  * <p>Built by {@link LiveStoreBuilder#plain} for the benchmark that weighs it, it also does, beside
  * its own, all the work of the plain alternative, a Streams key-value store under its record cache:
@@ -55,6 +55,14 @@ public final class LiveStore<V> extends CommitHook<V> {
     private final Map<String, V> live = new HashMap<>();
     /** Keys put, changed in place or deleted since the last commit: the next commit writes them. */
     private final Set<String> dirty = new HashSet<>();
+    /**
+     * Keys the changelog has no value for, put since the last commit: deleted before the next, they
+     * are no change to it, and the commit writes nothing for them (partials that live between two
+     * commits would otherwise leave a tombstone each).
+     */
+    private final Set<String> unlogged = new HashSet<>();
+    /** Keys read back in a format this release does not read: on the changelog, though not live. */
+    private final Set<String> leftOut = new HashSet<>();
     private StateStoreContext context;
     private boolean loaded;
     private long commits;
@@ -114,8 +122,12 @@ public final class LiveStore<V> extends CommitHook<V> {
 
     public void put(String key, V value) {
         load();
-        live.put(key, value);
-        dirty.add(key);
+        boolean wasLive = live.put(key, value) != null;
+        boolean newlyMarked = dirty.add(key);
+        // Neither live nor marked (a key deleted since the last commit is): the changelog holds no value for it.
+        if (newlyMarked && !wasLive && !plain && !leftOut.contains(key)) {
+            unlogged.add(key);
+        }
         writePlain(key, value);
     }
 
@@ -150,7 +162,11 @@ public final class LiveStore<V> extends CommitHook<V> {
     public void delete(String key) {
         load();
         if (live.remove(key) != null) {
-            dirty.add(key);
+            if (unlogged.remove(key)) {
+                dirty.remove(key);
+            } else {
+                dirty.add(key);
+            }
             writePlain(key, null);
         }
     }
@@ -210,6 +226,7 @@ public final class LiveStore<V> extends CommitHook<V> {
                 live.put(key, codec.fromBytes(entry.getValue()));
             } catch (UnknownFormatException e) {
                 LOG.error("{}: left out {}, restored from the changelog: {}", name(), key, e.getMessage());
+                leftOut.add(key);
                 unreadable().record();
             }
         }
@@ -236,8 +253,10 @@ public final class LiveStore<V> extends CommitHook<V> {
             } else {
                 logged.put(bytes(key), codec.toBytes(value));
             }
+            leftOut.remove(key);
         }
         dirty.clear();
+        unlogged.clear();
     }
 
     @Override
@@ -248,6 +267,8 @@ public final class LiveStore<V> extends CommitHook<V> {
         }
         live.clear();
         dirty.clear();
+        unlogged.clear();
+        leftOut.clear();
         loaded = false;
     }
 

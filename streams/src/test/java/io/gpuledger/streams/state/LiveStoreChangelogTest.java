@@ -17,6 +17,7 @@ import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.processor.api.Record;
 import org.junit.jupiter.api.Test;
 
@@ -88,19 +89,75 @@ class LiveStoreChangelogTest {
         countAndCheckTheChangelog(true);
     }
 
-    private void countAndCheckTheChangelog(boolean markByValue) {
+    /** Does to the key's tally what the record says, in order: {@code put} (a new tally of 1) or {@code delete}. */
+    private static final class Edit implements Processor<String, String, Void, Void> {
+        private LiveStore<Tally> tallies;
+
+        @Override
+        public void init(ProcessorContext<Void, Void> context) {
+            tallies = context.getStateStore(STORE);
+        }
+
+        @Override
+        public void process(Record<String, String> record) {
+            for (String step : record.value().split(",")) {
+                if (step.equals("put")) {
+                    Tally tally = new Tally();
+                    tally.count = 1;
+                    tallies.put(record.key(), tally);
+                } else {
+                    tallies.delete(record.key());
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldWriteNothingForAKeyPutAndDeletedBetweenTwoCommits() {
+        try (TopologyTestDriver driver = driverOf(Edit::new)) {
+            TestInputTopic<String, String> in = driver.createInputTopic("counted", new StringSerializer(),
+                    new StringSerializer());
+            TestOutputTopic<String, byte[]> changelog = changelogOf(driver);
+
+            // Each record is processed and committed on its own: its steps lie between two commits.
+            in.pipeInput("pending-1", "put,delete");
+            in.pipeInput("kept", "put");
+            in.pipeInput("kept", "put,delete");
+            in.pipeInput("kept", "put,delete");
+            in.pipeInput("again", "put,delete,put");
+            in.pipeInput("again", "delete,put,delete");
+
+            // pending-1 never reached the changelog: nothing to write, no tombstone. kept was written at one
+            // commit, so deleting it at the next leaves a tombstone; once deleted, put and deleted again is
+            // nothing. again ends its first commit put; its second ends deleted, a tombstone.
+            assertThat(changelog.readKeyValuesToList()).extracting(entry -> entry.key,
+                    entry -> entry.value == null ? null : TALLY.fromBytes(entry.value).count)
+                    .containsExactly(tuple("kept", 1L), tuple("kept", null), tuple("again", 1L),
+                            tuple("again", null));
+        }
+    }
+
+    private static TopologyTestDriver driverOf(ProcessorSupplier<String, String, Void, Void> processor) {
         Topology topology = new Topology();
         topology.addSource("in", new StringDeserializer(), new StringDeserializer(), "counted");
-        topology.addProcessor("count", () -> new Count(markByValue), "in");
+        topology.addProcessor("count", processor, "in");
         topology.addStateStore(new LiveStoreBuilder<>(STORE, TALLY), "count");
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, APP);
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
-        try (TopologyTestDriver driver = new TopologyTestDriver(topology, props)) {
+        return new TopologyTestDriver(topology, props);
+    }
+
+    private static TestOutputTopic<String, byte[]> changelogOf(TopologyTestDriver driver) {
+        return driver.createOutputTopic(APP + "-" + STORE + "-changelog", new StringDeserializer(),
+                new ByteArrayDeserializer());
+    }
+
+    private void countAndCheckTheChangelog(boolean markByValue) {
+        try (TopologyTestDriver driver = driverOf(() -> new Count(markByValue))) {
             TestInputTopic<String, String> in = driver.createInputTopic("counted", new StringSerializer(),
                     new StringSerializer());
-            TestOutputTopic<String, byte[]> changelog = driver.createOutputTopic(APP + "-" + STORE + "-changelog",
-                    new StringDeserializer(), new ByteArrayDeserializer());
+            TestOutputTopic<String, byte[]> changelog = changelogOf(driver);
 
             // Given a tally put at one commit; when it is changed in place at each of two more,
             in.pipeInput("GPU-0", "x");
