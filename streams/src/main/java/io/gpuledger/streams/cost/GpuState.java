@@ -39,6 +39,8 @@ final class GpuState extends LiveStore.Markable {
         private byte[] encodedTotals;
         /** Roll-up keys this GPU was already counted in for this minute (at most a few). */
         final List<String> counted = new ArrayList<>(3);
+        /** The shared GPU's targets whose keys were all offered to {@link #countIn} in this minute; null: none. */
+        private ShareTargets countedFor;
         /** What each job took of the minute, when any of its samples was shared; null when none was. */
         JobParts jobParts;
 
@@ -49,22 +51,21 @@ final class GpuState extends LiveStore.Markable {
         }
 
         /**
-         * Adds a shared sample's split as {@code targets} hold it: the whole charge to its totals, each job's part.
+         * Adds a shared sample's {@code split} among {@code targets}: the whole charge to its totals, each job's part.
          * The first shared sample of a minute that held samples of one job ({@code before}'s) makes what they were
          * charged that job's part, so that the parts and the unallocated rest still make the whole.
          */
-        void addShared(ShareTargets targets, GpuIdentity before) {
+        void addShared(ShareTargets targets, SharedCharge.Slots split, GpuIdentity before) {
             if (jobParts == null) {
                 jobParts = new JobParts();
                 if (before != null && totals.samples() > 0) {
                     jobParts.addSole(before.jobId, before.idIn(Dimension.TEAM), totals);
                 }
             }
-            SharedCharge.Slots split = targets.split;
             int pool = targets.slots() - 1;
             totals.add(split.samples[pool], split.sums[pool], split.means[pool]);
             encodedTotals = null;
-            jobParts.add(targets);
+            jobParts.add(targets, split);
         }
 
         /** Adds a sample of one job, {@code identity}'s: to the totals, and to its job's part in a shared minute. */
@@ -125,6 +126,18 @@ final class GpuState extends LiveStore.Markable {
             }
             counted.add(rollupKey);
             return true;
+        }
+
+        /**
+         * Whether every key of {@code targets} was already offered to {@link #countIn} in this minute: then none of
+         * them counts again, and the next sample of the same jobs skips comparing its keys with those counted.
+         */
+        boolean countedAll(ShareTargets targets) {
+            return countedFor == targets;
+        }
+
+        void countedAllOf(ShareTargets targets) {
+            countedFor = targets;
         }
     }
 

@@ -61,6 +61,8 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
     private LiveStore<GpuIdentity> identities;
     /** The task's partials of jobs, teams and pools, sent at each update. */
     private final TaskPartials partials;
+    /** Where the task splits each shared sample's charge: one for all its GPUs, see {@link SharedCharge.Slots}. */
+    private SharedCharge.Slots split;
     private LiveStore<Long> clock;
     /** Checks each sample its GPU's reader read; those it refuses go to the dead letters, as {@code telemetry}'s. */
     private final ParseOrReject<TelemetrySample> reader = new ParseOrReject<>("telemetry", TelemetrySample.class,
@@ -362,9 +364,9 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
         if (sample.shared()) {
             GpuCache cache = charging.cache();
             cache.shareTargets = ShareTargets.of(cache.shareTargets, sample.allocations(), identity);
-            cache.shareTargets.split(charged, sample.allocations());
-            window.addShared(cache.shareTargets, before);
-            partials.addShared(window, cache.shareTargets, start);
+            split = cache.shareTargets.split(charged, sample.allocations(), split);
+            window.addShared(cache.shareTargets, split, before);
+            partials.addShared(window, cache.shareTargets, split, start);
         } else {
             window.addSole(identity, charged);
             partials.add(window, work, identity, start, charged);

@@ -42,9 +42,9 @@ final class JobParts {
     }
 
     /** Adds each job's part of the latest sample's split that {@code targets} hold. */
-    void add(ShareTargets targets) {
+    void add(ShareTargets targets, SharedCharge.Slots split) {
         for (int job = 0; job < targets.jobCount(); job++) {
-            double[] part = targets.split.sums[job];
+            double[] part = split.sums[job];
             addTo(entryOf(targets.ids[job], targets.ids[targets.teamOf[job]]), part[GPU_SECONDS], part[COST],
                     part[ENERGY_KWH], part[UNPRICED_SECONDS]);
         }

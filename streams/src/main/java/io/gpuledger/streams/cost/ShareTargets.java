@@ -33,8 +33,6 @@ final class ShareTargets {
     private final String[] partialKeys;
     /** The partials of the minute {@code partialKeysStart}, by slot, while they are pending: null until looked up. */
     private final PendingPartial[] partials;
-    /** The latest sample's split, slot by slot. */
-    final SharedCharge.Slots split;
 
     private ShareTargets(GpuIdentity identity, List<Allocation> allocations) {
         this.identity = identity;
@@ -63,7 +61,6 @@ final class ShareTargets {
         set(slots - 1, Dimension.POOL, identity.idIn(Dimension.POOL));
         partialKeys = new String[slots];
         partials = new PendingPartial[slots];
-        split = new SharedCharge.Slots(slots);
     }
 
     /** The targets of {@code allocations} on a GPU of {@code identity}: {@code held} if they are the same. */
@@ -79,8 +76,13 @@ final class ShareTargets {
         return jobs.length;
     }
 
-    /** Splits a sample's charge into {@link #split}, by {@code allocations}, which these targets were made for. */
-    SharedCharge.Slots split(UsageTotals charged, List<Allocation> allocations) {
+    /**
+     * Splits a sample's charge by {@code allocations}, which these targets were made for, into {@code scratch} (or
+     * a larger one, if it holds too few slots), and returns where it went.
+     */
+    SharedCharge.Slots split(UsageTotals charged, List<Allocation> allocations, SharedCharge.Slots scratch) {
+        SharedCharge.Slots split = scratch != null && scratch.capacity() >= slots() ? scratch
+                : new SharedCharge.Slots(slots());
         split.split(charged, allocations, this);
         return split;
     }

@@ -50,8 +50,13 @@ record SharedCharge(UsageTotals whole, List<Part> parts) {
      * or not, as the minute's charge does), by {@code allocations}; {@code identity} is the GPU's.
      */
     static SharedCharge split(UsageTotals charged, List<Allocation> allocations, GpuIdentity identity) {
+        return split(charged, allocations, identity, null);
+    }
+
+    /** As {@link #split(UsageTotals, List, GpuIdentity)}, into {@code scratch} as the engine splits (if it fits). */
+    static SharedCharge split(UsageTotals charged, List<Allocation> allocations, GpuIdentity identity, Slots scratch) {
         ShareTargets targets = ShareTargets.of(null, allocations, identity);
-        Slots slots = targets.split(charged, allocations);
+        Slots slots = targets.split(charged, allocations, scratch);
         List<Part> parts = new ArrayList<>(targets.slots());
         for (int slot = 0; slot < targets.slots(); slot++) {
             parts.add(new Part(targets.dimensions[slot], targets.ids[slot], targets.rollupKeys[slot],
@@ -60,7 +65,11 @@ record SharedCharge(UsageTotals whole, List<Part> parts) {
         return new SharedCharge(slots.totals(targets.slots() - 1), parts);
     }
 
-    /** A sample's split, slot by slot, as {@link UsageTotals#addTo} lays totals out; overwritten by the next. */
+    /**
+     * A sample's split, slot by slot, as {@link UsageTotals#addTo} lays totals out; overwritten by the next. A task
+     * splits every shared GPU's samples into the same one: kept per GPU, a fleet's worth of them missed the
+     * processor's caches at every sample.
+     */
     static final class Slots {
 
         private static final SharePolicy[] POLICIES = SharePolicy.values();
@@ -83,6 +92,11 @@ record SharedCharge(UsageTotals whole, List<Part> parts) {
             shares = new double[slots];
         }
 
+        /** How many slots it holds at most. */
+        int capacity() {
+            return samples.length;
+        }
+
         /** The totals of {@code slot}, made anew. */
         UsageTotals totals(int slot) {
             return UsageTotals.of(samples[slot], sums[slot], means[slot]);
@@ -90,9 +104,9 @@ record SharedCharge(UsageTotals whole, List<Part> parts) {
 
         /** Splits {@code charged} by {@code allocations} into the slots of {@code targets}, which made these. */
         void split(UsageTotals charged, List<Allocation> allocations, ShareTargets targets) {
-            clear();
+            int pool = targets.slots() - 1;
+            clear(pool + 1);
             int jobs = targets.jobCount();
-            int pool = samples.length - 1;
             long counted = charged.samples();
             double allocated = 0;
             Allocation largest = allocations.get(0);
@@ -138,10 +152,10 @@ record SharedCharge(UsageTotals whole, List<Part> parts) {
             shares[pool] = 1;
         }
 
-        private void clear() {
-            Arrays.fill(samples, 0);
-            Arrays.fill(shares, 0);
-            for (int slot = 0; slot < samples.length; slot++) {
+        private void clear(int slots) {
+            Arrays.fill(samples, 0, slots, 0);
+            Arrays.fill(shares, 0, slots, 0);
+            for (int slot = 0; slot < slots; slot++) {
                 Arrays.fill(sums[slot], 0);
                 Arrays.fill(means[slot], 0);
             }

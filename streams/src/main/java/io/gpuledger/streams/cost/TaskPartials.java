@@ -60,8 +60,8 @@ final class TaskPartials {
      * Adds a shared GPU's charge for the minute starting at {@code start} to the partials of its jobs, teams
      * and pool, each by its part; the GPU counts in each of them once a minute, as much GPU as its share.
      */
-    void addShared(GpuState.Window window, ShareTargets targets, long start) {
-        SharedCharge.Slots split = targets.split;
+    void addShared(GpuState.Window window, ShareTargets targets, SharedCharge.Slots split, long start) {
+        boolean counted = window.countedAll(targets);
         for (int slot = 0; slot < targets.slots(); slot++) {
             String key = targets.partialKey(slot, start);
             PendingPartial partial = targets.partial(slot, start);
@@ -72,11 +72,12 @@ final class TaskPartials {
                 pending.markDirty(key, partial);
             }
             partial.totals.add(split.samples[slot], split.sums[slot], split.means[slot]);
-            if (window.countIn(targets.rollupKeys[slot])) {
+            if (!counted && window.countIn(targets.rollupKeys[slot])) {
                 partial.gpus++;
                 partial.gpuEquivalents += targets.identity.fraction * split.shares[slot];
             }
         }
+        window.countedAllOf(targets);
     }
 
     /**

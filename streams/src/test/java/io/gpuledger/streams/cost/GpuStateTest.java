@@ -181,10 +181,9 @@ class GpuStateTest {
                 new Allocation("notebook-b", null, 0.25, SharePolicy.SM));
         UsageTotals charged = UsageTotals.ZERO.add(sample("job-a", "team-x"), 3.6);
         ShareTargets targets = ShareTargets.of(null, allocations, state.identity);
-        targets.split(charged, allocations);
-        shared.addShared(targets, null);
-        targets.split(charged, allocations);
-        shared.addShared(targets, null);
+        SharedCharge.Slots split = targets.split(charged, allocations, null);
+        shared.addShared(targets, split, null);
+        shared.addShared(targets, targets.split(charged, allocations, split), null);
 
         // When both are written and the second is read back
         byte[] withParts = GpuState.CODEC.toBytes(state);

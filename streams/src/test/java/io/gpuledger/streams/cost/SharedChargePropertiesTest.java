@@ -98,11 +98,14 @@ class SharedChargePropertiesTest {
         RunningTotals gpu = new RunningTotals();
         BigDecimal gpuReference = BigDecimal.ZERO;
         int minutes = 30 * 24 * 60;
+        // Split into one set of slots throughout, as the engine splits all its GPUs' samples: from one to four
+        // jobs, a split of fewer slots follows one of more, whose figures it must not take up
+        SharedCharge.Slots scratch = new SharedCharge.Slots(16);
         for (int minute = 0; minute < minutes; minute++) {
             TelemetrySample sample = sample(random, fraction, randomShares(random, 1 + random.nextInt(4)), 60);
             Charged charged = new Charged(sample, pricePerGpuHour, 1);
             SharedCharge split = SharedCharge.split(UsageTotals.ZERO.add(sample, pricePerGpuHour), sample.allocations(),
-                    GpuIdentity.of(sample));
+                    GpuIdentity.of(sample), scratch);
             gpu.add(split.whole());
             gpuReference = gpuReference.add(naiveCostExactly(charged, 1));
             for (SharedCharge.Part job : parts(split, Dimension.JOB)) {
