@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -36,12 +37,14 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.LogDirDescription;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
@@ -211,20 +214,28 @@ final class PreloadedTelemetry {
         Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         Map<String, Long> bytes = new TreeMap<>();
+        Map<String, Long> offsets = new TreeMap<>();
         try (Admin admin = Admin.create(props)) {
             Collection<Integer> brokers = admin.describeCluster().nodes().get().stream().map(Node::id).toList();
+            Map<TopicPartition, OffsetSpec> partitions = new HashMap<>();
             for (Map<String, LogDirDescription> dirs : admin.describeLogDirs(brokers).allDescriptions().get()
                     .values()) {
                 for (LogDirDescription dir : dirs.values()) {
-                    dir.replicaInfos().forEach((partition, replica) ->
-                            bytes.merge(partition.topic(), replica.size(), Long::sum));
+                    dir.replicaInfos().forEach((partition, replica) -> {
+                        bytes.merge(partition.topic(), replica.size(), Long::sum);
+                        partitions.put(partition, OffsetSpec.latest());
+                    });
                 }
             }
+            admin.listOffsets(partitions).all().get().forEach((partition, latest) ->
+                    offsets.merge(partition.topic(), latest.offset(), Long::sum));
         }
-        out.println("bytes on the broker per telemetry sample, by topic (after the run):");
+        // Offsets count transaction markers too: one a partition written to, each transaction.
+        out.println("per telemetry sample, by topic (after the run): bytes on the broker, records and markers");
         bytes.entrySet().stream().filter(entry -> entry.getValue() > 0)
                 .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-                .forEach(entry -> out.printf("  %8.1f  %s%n", entry.getValue() / (double) samples, entry.getKey()));
+                .forEach(entry -> out.printf("  %8.1f  %6.3f  %s%n", entry.getValue() / (double) samples,
+                        offsets.getOrDefault(entry.getKey(), 0L) / (double) samples, entry.getKey()));
     }
 
     /** The machine's load when a benchmark starts: on a shared machine, what the figures must be read against. */
