@@ -20,13 +20,21 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The GPUs of this node that Kubernetes allocated to pods through DRA ResourceClaims, read from the API server
  * (read-only: {@code list} on {@code resourceslices} and {@code resourceclaims} of {@code resource.k8s.io/v1}):
  * the node's slices ({@code fieldSelector=spec.nodeName=<node>}) and every claim, matched as {@link DraDevices}
  * says. Both lists are asked for again at most every {@link #REFRESH_EVERY}, when a GPU is looked up: a pod that
- * starts is seen within a round or three, and the API server is not asked every round.
+ * starts is seen within a round or three, and the API server is not asked every round. The first time the
+ * sampling round waits for them (an {@code --once} round has no other); after that they are asked for on a
+ * thread of their own while the rounds go on with what was last known, so an API server that is slow or away
+ * never holds a round up (a list of a large cluster's claims takes up to 10 s a page before it times out).
  *
  * <p>A GPU's holder is its one pod: the job and team the kubelet's labels give it ({@link KubeletPods}, same
  * allow-lists) where the kubelet is read, else its name and namespace. A GPU several pods hold (a claim shared by
@@ -46,9 +54,13 @@ public final class DraClaims {
     private final Optional<KubeletPods> pods;
     private final Clock clock;
     private final HttpClient http;
+    /** Runs the refreshes after the first: one thread at most, gone while there is none to run. */
+    private final Executor refresher;
     private final SaidOnce failures = new SaidOnce();
-    private Map<String, List<DraDevices.Pod>> holders = Map.of();
+    private volatile Map<String, List<DraDevices.Pod>> holders = Map.of();
     private Instant lastAsked = Instant.MIN;
+    /** Whether a refresh was handed to {@link #refresher} and has not finished. */
+    private boolean refreshing;
 
     /**
      * @param apiUrl    the API server, e.g. {@code https://kubernetes.default.svc}
@@ -61,6 +73,13 @@ public final class DraClaims {
      */
     public DraClaims(URI apiUrl, String nodeName, Optional<Path> tokenFile, Optional<Path> caFile,
             Optional<KubeletPods> pods, Clock clock) {
+        this(apiUrl, nodeName, tokenFile, caFile, pods, clock, backgroundThread());
+    }
+
+    /** As the public constructor, with the refreshes after the first run by {@code refresher}. */
+    DraClaims(URI apiUrl, String nodeName, Optional<Path> tokenFile, Optional<Path> caFile,
+            Optional<KubeletPods> pods, Clock clock, Executor refresher) {
+        this.refresher = refresher;
         String base = apiUrl.toString();
         this.apiUrl = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
         this.nodeName = nodeName;
@@ -72,10 +91,16 @@ public final class DraClaims {
         this.http = client.build();
     }
 
-    /** The one pod that holds this GPU by its claims, as a job and team; empty when none or several do. */
-    public synchronized Optional<Owner> holderOf(String gpuUuid) {
-        if (!clock.instant().isBefore(lastAsked.plus(REFRESH_EVERY))) {
-            refresh();
+    /**
+     * The one pod that holds this GPU by its claims, as a job and team; empty when none or several do. Never waits
+     * for the API server but the first time.
+     */
+    public Optional<Owner> holderOf(String gpuUuid) {
+        switch (refreshDue()) {
+            case FIRST -> refresh();
+            case LATER -> refreshInBackground();
+            case NONE -> {
+            }
         }
         List<DraDevices.Pod> holding = holders.getOrDefault(gpuUuid, List.of());
         if (holding.size() != 1) {
@@ -86,13 +111,37 @@ public final class DraClaims {
                 .or(() -> Optional.of(new Owner(pod.name(), pod.namespace())));
     }
 
+    private enum Due { NONE, FIRST, LATER }
+
+    /** Whether the lists are to be asked for now, and if so, whether for the first time; marks them asked. */
+    private synchronized Due refreshDue() {
+        Instant now = clock.instant();
+        if (refreshing || now.isBefore(lastAsked.plus(REFRESH_EVERY))) {
+            return Due.NONE;
+        }
+        boolean first = lastAsked.equals(Instant.MIN);
+        lastAsked = now;
+        refreshing = true;
+        return first ? Due.FIRST : Due.LATER;
+    }
+
+    private void refreshInBackground() {
+        try {
+            refresher.execute(this::refresh);
+        } catch (RejectedExecutionException e) {
+            synchronized (this) {
+                refreshing = false;
+            }
+        }
+    }
+
     /** What went wrong since the last call (an API server away, a refusal, an answer that is no list), once each. */
     public synchronized List<String> drainErrors() {
         return failures.drain();
     }
 
+    /** Asks for both lists and keeps what they say, or what was known before if they fail. */
     private void refresh() {
-        lastAsked = clock.instant();
         try {
             List<JsonNode> slices = list(SLICES + "?fieldSelector="
                     + URLEncoder.encode("spec.nodeName=" + nodeName, StandardCharsets.UTF_8));
@@ -100,7 +149,9 @@ public final class DraClaims {
             // claims, the costly list, are read only where a GPU could be held by one.
             Map<String, String> gpus = DraDevices.gpus(slices);
             holders = gpus.isEmpty() ? Map.of() : DraDevices.holders(gpus, list(CLAIMS));
-            failures.answered();
+            synchronized (this) {
+                failures.answered();
+            }
         } catch (Refused e) {
             failed(e.getMessage());
         } catch (JsonProcessingException e) {
@@ -109,7 +160,23 @@ public final class DraClaims {
             failed("unreachable: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } finally {
+            synchronized (this) {
+                refreshing = false;
+            }
         }
+    }
+
+    /** One daemon thread, started for a refresh and let go a minute after, so that nothing needs closing. */
+    private static Executor backgroundThread() {
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES, new LinkedBlockingQueue<>(),
+                task -> {
+                    Thread thread = new Thread(task, "dra-claims");
+                    thread.setDaemon(true);
+                    return thread;
+                });
+        executor.allowCoreThreadTimeOut(true);
+        return executor;
     }
 
     /** Every item of a list, page by page. */
@@ -144,7 +211,7 @@ public final class DraClaims {
         return items;
     }
 
-    private void failed(String why) {
+    private synchronized void failed(String why) {
         String failure = "kubernetes: " + apiUrl + " " + why + "; GPUs allocated by DRA claims are not mapped to pods";
         failures.failed(failure);
     }

@@ -23,6 +23,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
@@ -58,7 +59,7 @@ class DraClaimsTest {
         api.require("Authorization", "Bearer s3cret").answer(SLICES_PATH, 200, slices())
                 .answer(CLAIMS_PATH, 200, claims());
         DraClaims claims = new DraClaims(URI.create(api.url() + "/"), "gpu-node-7", Optional.of(token),
-                Optional.empty(), Optional.empty(), clock);
+                Optional.empty(), Optional.empty(), clock, Runnable::run);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker-7d9f", "search"));
         assertThat(claims.holderOf(TWO_PODS_GPU)).as("a claim two pods share says not which used it").isEmpty();
@@ -78,7 +79,7 @@ class DraClaimsTest {
         KubeletPods pods = new KubeletPods(URI.create(kubelet.url()), Optional.empty(),
                 List.of("app.kubernetes.io/name"), List.of("cost-center"), clock);
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.of(pods), clock);
+                Optional.of(pods), clock, Runnable::run);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker", "search-ml"));
     }
@@ -92,7 +93,7 @@ class DraClaimsTest {
                 .answer(CLAIMS_NEXT_PATH + "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ%3D%3D", 200,
                         claims());
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock);
+                Optional.empty(), clock, Runnable::run);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker-7d9f", "search"));
         assertThat(api.requests()).hasSize(3);
@@ -107,7 +108,7 @@ class DraClaimsTest {
         String both = withLastItem(republished, slices());
         api.answer(SLICES_PATH, 200, both).answer(CLAIMS_PATH, 200, claims());
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock);
+                Optional.empty(), clock, Runnable::run);
 
         assertThat(claims.holderOf("GPU-11111111-2222-3333-4444-555555555555")).contains(
                 new Owner("ranker-7d9f", "search"));
@@ -130,7 +131,7 @@ class DraClaimsTest {
     void shouldNotListTheClustersClaimsForANodeWhoseSlicesNameNoGpu() {
         api.answer(SLICES_PATH, 200, "{\"kind\": \"ResourceSliceList\", \"items\": []}");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock);
+                Optional.empty(), clock, Runnable::run);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
         assertThat(api.requests()).containsExactly(SLICES_PATH);
@@ -141,7 +142,7 @@ class DraClaimsTest {
     void shouldAskTheApiServerAgainOnlyAfterThirtySeconds() {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, "{\"items\": []}");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock);
+                Optional.empty(), clock, Runnable::run);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
         api.answer(CLAIMS_PATH, 200, claims());
@@ -153,11 +154,60 @@ class DraClaimsTest {
     }
 
     @Test
+    void shouldGoOnWithWhatItKnewWhileTheNextListsAreAskedFor() {
+        api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, "{\"items\": []}");
+        List<Runnable> queued = new ArrayList<>();
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.empty(), clock, queued::add);
+
+        // The first round waits for the lists: it has nothing else to go by
+        assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
+        assertThat(queued).isEmpty();
+        assertThat(api.requests()).hasSize(2);
+
+        // Thirty seconds on, a claim was made: the round that finds the lists due hands them to the refresher
+        // and goes on with what it knew; a round while they are asked for asks for nothing more
+        api.answer(CLAIMS_PATH, 200, claims());
+        clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
+        assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
+        clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
+        assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
+        assertThat(queued).hasSize(1);
+        assertThat(api.requests()).hasSize(2);
+
+        // Once the refresher has run, the claim's pod holds the GPU
+        queued.remove(0).run();
+        assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker-7d9f", "search"));
+        assertThat(api.requests()).hasSize(4);
+    }
+
+    @Test
+    void shouldAskForTheListsOnAThreadOfItsOwnAfterTheFirstTime() {
+        api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, "{\"items\": []}");
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.empty(), clock);
+        assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
+        api.answer(CLAIMS_PATH, 200, claims());
+        clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
+
+        assertThat(claims.holderOf(ONE_POD_GPU)).as("not waited for").isEmpty();
+        // The clock stands still from here: only the refresh already started can bring the claim in
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        Optional<Owner> holder = Optional.empty();
+        while (holder.isEmpty() && System.nanoTime() < deadline) {
+            holder = claims.holderOf(ONE_POD_GPU);
+            Thread.onSpinWait();
+        }
+        assertThat(holder).contains(new Owner("ranker-7d9f", "search"));
+        assertThat(api.requests()).hasSize(4);
+    }
+
+    @Test
     void shouldSayARefusalOnceAndMapNoGpu() {
         api.answer(SLICES_PATH, 403, """
                 {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Forbidden", "code": 403}""");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock);
+                Optional.empty(), clock, Runnable::run);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
         clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
@@ -172,7 +222,7 @@ class DraClaimsTest {
     void shouldSayAnAnswerThatIsNoListAndAnApiServerThatIsAway() {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, "{\"items\": [");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock);
+                Optional.empty(), clock, Runnable::run);
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
         api.answer(CLAIMS_PATH, 200, "<html>sign in</html>");
         clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
@@ -194,7 +244,7 @@ class DraClaimsTest {
     void shouldKeepWhatItKnewWhileTheApiServerIsAway() {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock);
+                Optional.empty(), clock, Runnable::run);
         assertThat(claims.holderOf(ONE_POD_GPU)).isPresent();
         api.answer(CLAIMS_PATH, 503, "");
         clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
@@ -207,7 +257,7 @@ class DraClaimsTest {
     void shouldMapAProcessItCannotSeeToItsGpusPodButNotOneItSeesOutsideAnyPod() {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock);
+                Optional.empty(), clock, Runnable::run);
         ProcTree proc = new ProcTree(dir).cgroup(303, "0::/user.slice/user-1000.slice/session-3.scope\n");
         ProcessOwners owners = ProcessOwners.firstOf(List.of(new SlurmOwners(proc.root()),
                 new DraOwners(proc.root(), claims)));
