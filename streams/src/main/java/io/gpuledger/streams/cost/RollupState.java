@@ -1,7 +1,6 @@
 package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.UsageRollup.Dimension;
-import io.gpuledger.model.UsageTotals;
 import io.gpuledger.model.WorkTotals;
 import io.gpuledger.streams.state.Codec;
 import java.io.DataInput;
@@ -13,9 +12,12 @@ import java.util.TreeMap;
 /** A job's, team's or pool's recent minutes and hours, each the sum of the partials received for it. */
 final class RollupState {
 
-    /** The sum of one period. */
+    /**
+     * The sum of one period. Its totals are added to in place: a new value per partial, replaced by the next one
+     * seconds later, outlived the young collections between and filled the old generation with garbage.
+     */
     static final class Sum {
-        UsageTotals totals = UsageTotals.ZERO;
+        final RunningTotals totals = new RunningTotals();
         /** A job minute's reported work (none for teams, pools and hours). */
         WorkTotals work = WorkTotals.NONE;
         /** GPUs seen in it: in a minute, those with a window there; in an hour, the most in any of its minutes. */
@@ -65,7 +67,7 @@ final class RollupState {
             for (Map.Entry<Long, Sum> entry : sums.entrySet()) {
                 out.writeLong(entry.getKey());
                 GpuCount.write(entry.getValue().gpus, entry.getValue().gpuEquivalents, out);
-                UsageCodec.TOTALS.write(entry.getValue().totals, out);
+                UsageCodec.TOTALS.write(entry.getValue().totals.snapshot(), out);
                 RollupPartial.WorkCodec.write(entry.getValue().work, out);
                 out.writeBoolean(entry.getValue().unsent);
             }
@@ -78,7 +80,7 @@ final class RollupState {
                 GpuCount gpus = GpuCount.read(in);
                 sum.gpus = gpus.gpus();
                 sum.gpuEquivalents = gpus.equivalents();
-                sum.totals = UsageCodec.TOTALS.read(in);
+                sum.totals.add(UsageCodec.TOTALS.read(in));
                 sum.work = RollupPartial.WorkCodec.read(in);
                 sum.unsent = in.readBoolean();
                 sums.put(start, sum);

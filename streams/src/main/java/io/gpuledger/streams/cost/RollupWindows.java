@@ -3,7 +3,6 @@ package io.gpuledger.streams.cost;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageRollup.Dimension;
-import io.gpuledger.model.UsageTotals;
 import io.gpuledger.streams.deadletter.ParseOrReject;
 import io.gpuledger.streams.state.LiveStore;
 import java.time.Duration;
@@ -114,7 +113,7 @@ final class RollupWindows implements Processor<String, RollupInput, String, Obje
             return;
         }
         RollupState.Sum minute = state.minutes.computeIfAbsent(partial.windowStart(), start -> new RollupState.Sum());
-        minute.totals = minute.totals.plus(partial.totals());
+        minute.totals.add(partial.totals());
         minute.gpus += partial.gpus();
         minute.gpuEquivalents += partial.gpuEquivalents();
         minute.work = partial.work().reports() == 0 ? minute.work : minute.work.plus(partial.work());
@@ -126,7 +125,7 @@ final class RollupWindows implements Processor<String, RollupInput, String, Obje
         }
         long hourStart = EventTime.periodStart(partial.windowStart(), HOUR);
         RollupState.Sum hour = state.hours.computeIfAbsent(hourStart, start -> new RollupState.Sum());
-        hour.totals = hour.totals.plus(partial.totals());
+        hour.totals.add(partial.totals());
         hour.gpus = Math.max(hour.gpus, minute.gpus);
         hour.gpuEquivalents = Math.max(hour.gpuEquivalents, minute.gpuEquivalents);
         hour.unsent = true;
@@ -307,7 +306,8 @@ final class RollupWindows implements Processor<String, RollupInput, String, Obje
         sentSinceUpdate = true;
         rollupsSent++;
         UsageRollup rollup = new UsageRollup(state.dimension, state.id, Instant.ofEpochMilli(start),
-                Instant.ofEpochMilli(start + length), state.currency, sum.gpus, sum.gpuEquivalents, sum.totals);
+                Instant.ofEpochMilli(start + length), state.currency, sum.gpus, sum.gpuEquivalents,
+                sum.totals.snapshot());
         // Dated by its start, as usage windows are: an hour's end lies up to an hour ahead, and
         // brokers refuse (or keep too long) records dated in the future.
         context.forward(new Record<>(key, (Object) rollup, start), Outputs.ROLLUPS);
@@ -325,14 +325,12 @@ final class RollupWindows implements Processor<String, RollupInput, String, Obje
     /** The minutes of the rolling view that ends with the minute starting at {@code newest}. */
     private static RollupState.Sum rolling(TreeMap<Long, RollupState.Sum> minutes, long newest) {
         RollupState.Sum sum = new RollupState.Sum();
-        UsageTotals totals = UsageTotals.ZERO;
         for (RollupState.Sum minute : minutes.subMap(newest - (ROLLING_MINUTES - 1) * MINUTE, true, newest, true)
                 .values()) {
-            totals = totals.plus(minute.totals);
+            sum.totals.add(minute.totals);
             sum.gpus = Math.max(sum.gpus, minute.gpus);
             sum.gpuEquivalents = Math.max(sum.gpuEquivalents, minute.gpuEquivalents);
         }
-        sum.totals = totals;
         return sum;
     }
 

@@ -40,6 +40,10 @@ final class RunningTotals {
         }
     }
 
+    void add(RunningTotals more) {
+        add(more.samples, more.sums, more.means);
+    }
+
     double sum(Sum sum) {
         return sums[sum.ordinal()];
     }
