@@ -14,7 +14,7 @@ final class RollupState {
 
     /**
      * The sum of one period. Its totals are added to in place: a new value per partial, replaced by the next one
-     * seconds later, outlived the young collections between and filled the old generation with garbage.
+     * seconds later, would outlive the young collections between and reach the old generation as garbage.
      */
     static final class Sum {
         final RunningTotals totals = new RunningTotals();

@@ -253,7 +253,9 @@ public final class LiveStore<V> extends CommitHook<V> {
             } else {
                 logged.put(bytes(key), codec.toBytes(value));
             }
-            leftOut.remove(key);
+        }
+        if (!leftOut.isEmpty()) {
+            leftOut.removeAll(dirty);
         }
         dirty.clear();
         unlogged.clear();
