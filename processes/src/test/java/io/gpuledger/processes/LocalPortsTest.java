@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class LocalPortsTest {
 
@@ -34,5 +37,34 @@ class LocalPortsTest {
                 assertThat(management.getLocalPort()).isEqualTo(api.getLocalPort() + 1);
             }
         }
+    }
+
+    @Test
+    void shouldHandOutPortsBelowTheRangeTheKernelDrawsOutgoingConnectionsFrom() {
+        // Given this machine's ephemeral range, where the kernel picks every client connection's local port
+        int ephemeralLow = LocalPorts.ephemeralLow(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).orElse(32_768);
+
+        // When ports are asked for, single and in pairs
+        for (int i = 0; i < 20; i++) {
+            int single = LocalPorts.free();
+            int pair = LocalPorts.freePair();
+
+            // Then none of them, nor a pair's second port, can be taken by a connection made in the meantime
+            assertThat(single).isGreaterThanOrEqualTo(1024).isLessThan(ephemeralLow);
+            assertThat(pair + 1).isGreaterThan(1024).isLessThan(ephemeralLow);
+        }
+    }
+
+    @Test
+    void shouldReadTheLowerEndOfTheEphemeralRangeAndNothingFromAFileItCannotRead(@TempDir Path dir)
+            throws IOException {
+        // Given the file as Linux writes it (two numbers, tab between, newline after), one garbled and none at all
+        Path linux = Files.writeString(dir.resolve("range"), "40000\t60999\n");
+        Path garbled = Files.writeString(dir.resolve("garbled"), "low high\n");
+
+        // Then the first gives its lower end and the others nothing, so the default applies
+        assertThat(LocalPorts.ephemeralLow(linux)).contains(40_000);
+        assertThat(LocalPorts.ephemeralLow(garbled)).isEmpty();
+        assertThat(LocalPorts.ephemeralLow(dir.resolve("absent"))).isEmpty();
     }
 }
