@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -118,6 +119,14 @@ public final class Delivery implements AutoCloseable {
     /** Records the producer has taken and Kafka has not acknowledged yet. */
     public int pending() {
         return inFlight.size();
+    }
+
+    /**
+     * The submission numbers (1 for the first record submitted, and so on) of the records the producer has taken
+     * and Kafka has not acknowledged yet: those a broker dying now may write twice (see the class comment).
+     */
+    Set<Long> unacknowledged() {
+        return Set.copyOf(inFlight.keySet());
     }
 
     /** Records the spool could not write (a full disk): lost, and counted in {@link DeliveryCounters#failed()} too. */

@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -25,8 +26,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The broker goes away while records keep coming and comes back: every record arrives exactly
- * once, in order per key, through the producer's buffer and the on-disk spool.
+ * The broker goes away while records keep coming and comes back: every record arrives, in order per key, through
+ * the producer's buffer and the on-disk spool; exactly once, but for what the producer had in flight when the
+ * broker went (a batch the broker wrote without acknowledging it may come again under the producer's next epoch,
+ * as {@link Delivery} says: the Kafka client bumps the epoch when a partition's sequence is lost, and sends every
+ * partition's unacknowledged batches again under it).
  */
 class DeliveryOutageIT {
 
@@ -48,6 +52,7 @@ class DeliveryOutageIT {
 
         // Given records flowing, when the broker stops for a while and then returns
         sent[0] = submit(delivery, sent[0], Duration.ofSeconds(1));
+        Set<Long> inFlightAtStop = delivery.unacknowledged();
         broker.kafka().stopBroker();
         sent[0] = submit(delivery, sent[0], Duration.ofSeconds(3));
         long spooledDuringOutage = delivery.counters().spooled();
@@ -61,21 +66,24 @@ class DeliveryOutageIT {
         assertThat(spooledDuringOutage).as("records spooled during the outage").isPositive();
         assertThat(log).as("what the delivery logged").isEmpty();
         assertThat(delivery.dropped()).isZero();
-        assertOnceInOrderPerKey(received, sent[0]);
+        assertOnceInOrderPerKey(received, sent[0], inFlightAtStop);
         assertThat(delivery.counters().sent()).isEqualTo(sent[0]);
     }
 
     /**
-     * Asserts that records 1 to {@code sent} are each there once, in order for each key; a failure
-     * names the missing and the repeated ones rather than listing every record.
+     * Asserts that records 1 to {@code sent} are each there, their first copies in order for each key, and each
+     * once unless its number is among {@code mayRepeat} (unacknowledged when the brokers went); a failure names the
+     * missing and the repeated ones rather than listing every record.
      */
-    static void assertOnceInOrderPerKey(List<ConsumerRecord<String, String>> received, int sent) {
+    static void assertOnceInOrderPerKey(List<ConsumerRecord<String, String>> received, int sent,
+            Set<Long> mayRepeat) {
         Map<String, List<Integer>> byKey = new HashMap<>();
         Map<Integer, Integer> copies = new TreeMap<>();
         for (ConsumerRecord<String, String> record : received) {
             int number = Integer.parseInt(record.value().substring(0, record.value().indexOf(' ')));
-            byKey.computeIfAbsent(record.key(), k -> new ArrayList<>()).add(number);
-            copies.merge(number, 1, Integer::sum);
+            if (copies.merge(number, 1, Integer::sum) == 1) {
+                byKey.computeIfAbsent(record.key(), k -> new ArrayList<>()).add(number);
+            }
         }
         List<Integer> missing = new ArrayList<>();
         for (int number = 1; number <= sent; number++) {
@@ -85,8 +93,10 @@ class DeliveryOutageIT {
         }
         Map<Integer, Integer> repeated = new TreeMap<>(copies);
         repeated.values().removeIf(count -> count == 1);
+        repeated.keySet().removeIf(number -> mayRepeat.contains((long) number));
         assertThat(missing).as("records of 1 to %d not on the topic", sent).isEmpty();
-        assertThat(repeated).as("records on the topic more than once (number=copies)").isEmpty();
+        assertThat(repeated).as("records on the topic more than once that were acknowledged before the brokers went,"
+                + " or sent after (number=copies)").isEmpty();
         assertThat(copies.keySet()).as("records on the topic that were never sent").allMatch(n -> n <= sent);
         assertThat(byKey.values()).allSatisfy(sequence -> assertThat(sequence).isSorted());
     }
