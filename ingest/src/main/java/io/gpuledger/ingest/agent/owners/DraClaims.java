@@ -15,16 +15,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The GPUs of this node that Kubernetes allocated to pods through DRA ResourceClaims, read from the API server
@@ -52,15 +47,10 @@ public final class DraClaims {
     private final String nodeName;
     private final Optional<Path> tokenFile;
     private final Optional<KubeletPods> pods;
-    private final Clock clock;
     private final HttpClient http;
-    /** Runs the refreshes after the first: one thread at most, gone while there is none to run. */
-    private final Executor refresher;
+    private final Refreshes refreshes;
     private final SaidOnce failures = new SaidOnce();
     private volatile Map<String, List<DraDevices.Pod>> holders = Map.of();
-    private Instant lastAsked = Instant.MIN;
-    /** Whether a refresh was handed to {@link #refresher} and has not finished. */
-    private boolean refreshing;
 
     /**
      * @param apiUrl    the API server, e.g. {@code https://kubernetes.default.svc}
@@ -73,19 +63,18 @@ public final class DraClaims {
      */
     public DraClaims(URI apiUrl, String nodeName, Optional<Path> tokenFile, Optional<Path> caFile,
             Optional<KubeletPods> pods, Clock clock) {
-        this(apiUrl, nodeName, tokenFile, caFile, pods, clock, backgroundThread());
+        this(apiUrl, nodeName, tokenFile, caFile, pods, clock, Refreshes.backgroundThread("dra-claims"));
     }
 
     /** As the public constructor, with the refreshes after the first run by {@code refresher}. */
     DraClaims(URI apiUrl, String nodeName, Optional<Path> tokenFile, Optional<Path> caFile,
             Optional<KubeletPods> pods, Clock clock, Executor refresher) {
-        this.refresher = refresher;
+        this.refreshes = new Refreshes(REFRESH_EVERY, clock, refresher, this::refresh);
         String base = apiUrl.toString();
         this.apiUrl = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
         this.nodeName = nodeName;
         this.tokenFile = tokenFile;
         this.pods = pods;
-        this.clock = clock;
         HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3));
         caFile.ifPresent(file -> client.sslContext(TrustedCertificates.sslContext(file, "kubernetes.ca-file")));
         this.http = client.build();
@@ -96,12 +85,7 @@ public final class DraClaims {
      * for the API server but the first time.
      */
     public Optional<Owner> holderOf(String gpuUuid) {
-        switch (refreshDue()) {
-            case FIRST -> refresh();
-            case LATER -> refreshInBackground();
-            case NONE -> {
-            }
-        }
+        refreshes.askIfDue();
         List<DraDevices.Pod> holding = holders.getOrDefault(gpuUuid, List.of());
         if (holding.size() != 1) {
             return Optional.empty();
@@ -109,30 +93,6 @@ public final class DraClaims {
         DraDevices.Pod pod = holding.get(0);
         return pods.flatMap(kubelet -> kubelet.ownerOf(pod.uid()))
                 .or(() -> Optional.of(new Owner(pod.name(), pod.namespace())));
-    }
-
-    private enum Due { NONE, FIRST, LATER }
-
-    /** Whether the lists are to be asked for now, and if so, whether for the first time; marks them asked. */
-    private synchronized Due refreshDue() {
-        Instant now = clock.instant();
-        if (refreshing || now.isBefore(lastAsked.plus(REFRESH_EVERY))) {
-            return Due.NONE;
-        }
-        boolean first = lastAsked.equals(Instant.MIN);
-        lastAsked = now;
-        refreshing = true;
-        return first ? Due.FIRST : Due.LATER;
-    }
-
-    private void refreshInBackground() {
-        try {
-            refresher.execute(this::refresh);
-        } catch (RejectedExecutionException e) {
-            synchronized (this) {
-                refreshing = false;
-            }
-        }
     }
 
     /** What went wrong since the last call (an API server away, a refusal, an answer that is no list), once each. */
@@ -160,23 +120,7 @@ public final class DraClaims {
             failed("unreachable: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } finally {
-            synchronized (this) {
-                refreshing = false;
-            }
         }
-    }
-
-    /** One daemon thread, started for a refresh and let go a minute after, so that nothing needs closing. */
-    private static Executor backgroundThread() {
-        ThreadPoolExecutor executor = new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES, new LinkedBlockingQueue<>(),
-                task -> {
-                    Thread thread = new Thread(task, "dra-claims");
-                    thread.setDaemon(true);
-                    return thread;
-                });
-        executor.allowCoreThreadTimeOut(true);
-        return executor;
     }
 
     /** Every item of a list, page by page. */

@@ -13,18 +13,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 
 /**
  * The pods of this node as its kubelet lists them ({@code GET /pods}, read-only), by UID: a pod's job is the
  * first of its labels named in the job allow-list, else its name; its team the first of the team allow-list,
  * else its namespace. No other label is read. The list is asked for again when a pod it does not hold is
  * looked up, at most once per {@link #REFRESH_AT_MOST_EVERY}, so a node's new pods are found within a round
- * or two and a kubelet that is away is not asked every time.
+ * or two and a kubelet that is away is not asked every time. The first time the sampling round waits for the
+ * list; after that it is asked for on a thread of its own ({@link Refreshes}) and the pod is found in a later
+ * round, so a kubelet that is slow or away (up to 5 s a request) never holds a round up.
  */
 public final class KubeletPods {
 
@@ -35,11 +37,10 @@ public final class KubeletPods {
     private final Optional<Path> tokenFile;
     private final List<String> jobLabels;
     private final List<String> teamLabels;
-    private final Clock clock;
     private final HttpClient http;
+    private final Refreshes refreshes;
     private final SaidOnce failures = new SaidOnce();
-    private Map<String, Owner> ownersByUid = Map.of();
-    private Instant lastAsked = Instant.MIN;
+    private volatile Map<String, Owner> ownersByUid = Map.of();
 
     /**
      * @param kubeletUrl the kubelet, e.g. {@code http://127.0.0.1:10255} (its read-only port)
@@ -57,22 +58,31 @@ public final class KubeletPods {
      */
     public KubeletPods(URI kubeletUrl, Optional<Path> tokenFile, Optional<Path> caFile, List<String> jobLabels,
             List<String> teamLabels, Clock clock) {
+        this(kubeletUrl, tokenFile, caFile, jobLabels, teamLabels, clock, Refreshes.backgroundThread("kubelet-pods"));
+    }
+
+    /** As the public constructors, with the refreshes after the first run by {@code refresher}. */
+    KubeletPods(URI kubeletUrl, Optional<Path> tokenFile, Optional<Path> caFile, List<String> jobLabels,
+            List<String> teamLabels, Clock clock, Executor refresher) {
         String base = kubeletUrl.toString();
         this.podsUrl = URI.create(base.endsWith("/") ? base + "pods" : base + "/pods");
         this.tokenFile = tokenFile;
         this.jobLabels = List.copyOf(jobLabels);
         this.teamLabels = List.copyOf(teamLabels);
-        this.clock = clock;
+        this.refreshes = new Refreshes(REFRESH_AT_MOST_EVERY, clock, refresher, this::refresh);
         HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3));
         caFile.ifPresent(file -> client.sslContext(TrustedCertificates.sslContext(file, "kubelet.ca-file")));
         this.http = client.build();
     }
 
-    /** The owner of the pod with this UID; empty when the kubelet does not list it. */
-    public synchronized Optional<Owner> ownerOf(String podUid) {
+    /**
+     * The owner of the pod with this UID; empty when the kubelet does not list it (yet). Never waits for the kubelet
+     * but the first time.
+     */
+    public Optional<Owner> ownerOf(String podUid) {
         Owner owner = ownersByUid.get(podUid);
-        if (owner == null && !clock.instant().isBefore(lastAsked.plus(REFRESH_AT_MOST_EVERY))) {
-            refresh();
+        if (owner == null) {
+            refreshes.askIfDue();
             owner = ownersByUid.get(podUid);
         }
         return Optional.ofNullable(owner);
@@ -83,7 +93,6 @@ public final class KubeletPods {
     }
 
     private void refresh() {
-        lastAsked = clock.instant();
         try {
             HttpRequest.Builder request = HttpRequest.newBuilder(podsUrl).timeout(Duration.ofSeconds(5)).GET();
             if (tokenFile.isPresent()) {
@@ -96,7 +105,9 @@ public final class KubeletPods {
                 return;
             }
             ownersByUid = owners(JSON.readTree(response.body()));
-            failures.answered();
+            synchronized (this) {
+                failures.answered();
+            }
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             failed("answered what is not a list of pods (" + e.getOriginalMessage() + ")");
         } catch (IOException e) {
@@ -106,7 +117,7 @@ public final class KubeletPods {
         }
     }
 
-    private void failed(String why) {
+    private synchronized void failed(String why) {
         String failure = "kubelet: " + podsUrl + " " + why + "; processes in pods stay unattributed";
         failures.failed(failure);
     }

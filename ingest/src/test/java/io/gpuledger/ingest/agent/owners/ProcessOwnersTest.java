@@ -9,6 +9,7 @@ import io.gpuledger.ingest.testing.ProcTree;
 import io.gpuledger.ingest.testing.StandInServer;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.MovableClock;
 import io.gpuledger.model.Placement;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -73,6 +75,39 @@ class ProcessOwnersTest {
     }
 
     @Test
+    void shouldFindANewPodInALaterRoundWithoutWaitingForTheKubeletAfterTheFirstTime() {
+        kubelet.answer("GET /pods", 200, PODS);
+        MovableClock moving = new MovableClock(Instant.parse("2026-12-05T10:00:00Z"));
+        List<Runnable> queued = new ArrayList<>();
+        KubeletPods pods = new KubeletPods(URI.create(kubelet.url()), Optional.empty(), Optional.empty(), List.of(),
+                List.of(), moving, queued::add);
+        ProcTree proc = new ProcTree(dir).inPod(101, WEB_POD);
+        ProcessOwners owners = new KubernetesOwners(proc.root(), pods);
+
+        // The first round waits for the list: it has nothing else to go by
+        assertThat(owners.ownerOf(101)).contains(new Owner("web-7d9f", "search"));
+        assertThat(queued).isEmpty();
+
+        // Ten seconds on, a pod the list did not hold starts: the round hands the list to the refresher and goes
+        // on without its owner, and a round while the list is asked for asks for nothing more
+        String newPod = "11111111-2222-3333-4444-555555555555";
+        kubelet.answer("GET /pods", 200, PODS.replace(NOTEBOOK_POD, newPod));
+        proc.inPod(202, newPod);
+        moving.set(moving.instant().plus(KubeletPods.REFRESH_AT_MOST_EVERY));
+        assertThat(owners.ownerOf(202)).isEmpty();
+        moving.set(moving.instant().plus(KubeletPods.REFRESH_AT_MOST_EVERY));
+        assertThat(owners.ownerOf(202)).isEmpty();
+        assertThat(queued).hasSize(1);
+        assertThat(kubelet.requests()).hasSize(1);
+
+        // Once the refresher has run, the next round finds it, and the pods it knew stay known meanwhile
+        assertThat(owners.ownerOf(101)).contains(new Owner("web-7d9f", "search"));
+        queued.remove(0).run();
+        assertThat(owners.ownerOf(202)).contains(new Owner("notebook-0", "research"));
+        assertThat(kubelet.requests()).hasSize(2);
+    }
+
+    @Test
     void shouldSayOnceThatTheKubeletDidNotAnswerAndMapNoOne() {
         kubelet.answer("GET /pods", 401, "Unauthorized");
         ProcessOwners owners = new KubernetesOwners(new ProcTree(dir).inPod(101, WEB_POD).root(),
@@ -100,7 +135,8 @@ class ProcessOwnersTest {
                 return now[0];
             }
         };
-        KubeletPods pods = new KubeletPods(URI.create(kubelet.url()), Optional.empty(), List.of(), List.of(), moving);
+        KubeletPods pods = new KubeletPods(URI.create(kubelet.url()), Optional.empty(), Optional.empty(), List.of(),
+                List.of(), moving, Runnable::run);
         ProcessOwners owners = new KubernetesOwners(new ProcTree(dir).inPod(101, WEB_POD).root(), pods);
 
         for (int round = 0; round < 3; round++) {
@@ -191,6 +227,7 @@ class ProcessOwnersTest {
     }
 
     private KubeletPods pods(List<String> jobLabels, List<String> teamLabels) {
-        return new KubeletPods(URI.create(kubelet.url()), Optional.empty(), jobLabels, teamLabels, clock);
+        return new KubeletPods(URI.create(kubelet.url()), Optional.empty(), Optional.empty(), jobLabels, teamLabels,
+                clock, Runnable::run);
     }
 }
