@@ -55,6 +55,7 @@ public final class CostTopology {
     static final String PARTIALS_STORE = "rollup-partials-pending";
     static final String CLOCK_STORE = "gpu-usage-clock";
     static final String ROLLUP_STORE = "rollups";
+    static final String ROLLUP_MINUTES_STORE = "rollup-minutes";
     static final String SOURCES_STORE = "rollup-sources";
 
     private CostTopology() {

@@ -54,6 +54,8 @@ final class RollupWindows implements Processor<String, RollupInput, String, Obje
     private final CostSettings settings;
     private ProcessorContext<String, Object> context;
     private LiveStore<RollupState> store;
+    /** Each roll-up's minutes, by {@link RollupState#minuteKey}: the same sums as its state's minutes. */
+    private LiveStore<RollupState.Sum> minuteStore;
     /** Each sending task's latest progress, by its partition. */
     private LiveStore<SourceProgress> sources;
     private Sensor lateCounter;
@@ -83,8 +85,10 @@ final class RollupWindows implements Processor<String, RollupInput, String, Obje
     public void init(ProcessorContext<String, Object> context) {
         this.context = context;
         this.store = context.getStateStore(CostTopology.ROLLUP_STORE);
+        this.minuteStore = context.getStateStore(CostTopology.ROLLUP_MINUTES_STORE);
         this.sources = context.getStateStore(CostTopology.SOURCES_STORE);
         closeOnProgress();
+        attachMinutes();
         // What changed before a restart and was not sent yet is sent as if it had just changed.
         store.entries().forEach((key, state) -> {
             if (state.minutes.values().stream().anyMatch(sum -> sum.unsent)
@@ -94,6 +98,32 @@ final class RollupWindows implements Processor<String, RollupInput, String, Obje
         });
         this.lateCounter = ParseOrReject.deadLetterSensor(context, "rollup-late");
         context.schedule(settings.updateInterval(), PunctuationType.WALL_CLOCK_TIME, now -> sendUpdates());
+    }
+
+    /**
+     * Puts the stored minutes back into their roll-ups' states, and moves the minutes of a state read in the format
+     * that held them (written by a release before) into the minute store, to be written there at the next commit.
+     */
+    private void attachMinutes() {
+        List<String> earlierFormat = new ArrayList<>();
+        store.entries().forEach((key, state) -> {
+            if (!state.minutes.isEmpty()) {
+                earlierFormat.add(key);
+                state.minutes.forEach((start, sum) -> minuteStore.put(RollupState.minuteKey(key, start), sum));
+            }
+        });
+        earlierFormat.forEach(store::markDirty);
+        List<String> orphans = new ArrayList<>();
+        minuteStore.entries().forEach((minuteKey, sum) -> {
+            RollupState state = store.get(RollupState.rollupKeyOf(minuteKey));
+            if (state == null) {
+                // Its roll-up was left out as unreadable: the minute alone could never be sent.
+                orphans.add(minuteKey);
+            } else {
+                state.minutes.putIfAbsent(RollupState.minuteStartOf(minuteKey), sum);
+            }
+        });
+        orphans.forEach(minuteStore::delete);
     }
 
     @Override
@@ -112,7 +142,15 @@ final class RollupWindows implements Processor<String, RollupInput, String, Obje
             lateCounter.record();
             return;
         }
-        RollupState.Sum minute = state.minutes.computeIfAbsent(partial.windowStart(), start -> new RollupState.Sum());
+        String minuteKey = RollupState.minuteKey(record.key(), partial.windowStart());
+        RollupState.Sum minute = state.minutes.get(partial.windowStart());
+        if (minute == null) {
+            minute = new RollupState.Sum();
+            state.minutes.put(partial.windowStart(), minute);
+            minuteStore.put(minuteKey, minute);
+        } else {
+            minuteStore.markDirty(minuteKey);
+        }
         minute.totals.add(partial.totals());
         minute.gpus += partial.gpus();
         minute.gpuEquivalents += partial.gpuEquivalents();
@@ -218,7 +256,7 @@ final class RollupWindows implements Processor<String, RollupInput, String, Obje
                     rolling(state.minutes, newest));
         }
         if (rollupsSent > sentBefore) {
-            // Sent is kept too: a restart sends again only what was not.
+            // Sent is kept too (each minute's marked as it went): a restart sends again only what was not.
             store.put(key, state);
         }
         return heldBack;
@@ -240,6 +278,7 @@ final class RollupWindows implements Processor<String, RollupInput, String, Obje
                 continue;
             }
             UsageRollup minuteRollup = send(key, state, minute.getKey(), MINUTE, minute.getValue());
+            minuteStore.markDirty(RollupState.minuteKey(key, minute.getKey()));
             if (state.dimension == Dimension.JOB) {
                 context.forward(new Record<>(state.id, (Object) JobEconomics.of(minuteRollup,
                         minute.getValue().work), minuteRollup.windowStart().toEpochMilli()), Outputs.ECONOMICS);
@@ -255,6 +294,7 @@ final class RollupWindows implements Processor<String, RollupInput, String, Obje
                 } else {
                     // Its rolling view goes out with it, when it is due.
                     ending.unsent = true;
+                    minuteStore.markDirty(RollupState.minuteKey(key, newest));
                     heldBack = true;
                 }
             }
@@ -345,6 +385,9 @@ final class RollupWindows implements Processor<String, RollupInput, String, Obje
                     || !state.hours.headMap(hourCutoff).isEmpty();
             if (!dropped) {
                 continue;
+            }
+            for (long start : state.minutes.headMap(minuteCutoff).keySet()) {
+                minuteStore.delete(RollupState.minuteKey(entry.getKey(), start));
             }
             state.minutes.headMap(minuteCutoff).clear();
             state.hours.headMap(hourCutoff).clear();

@@ -37,13 +37,14 @@ final class Rollups {
     /** Adds the roll-ups and the job economics they feed. */
     static void addTo(StreamsBuilder builder, KStream<String, RollupInput> partials, CostSettings settings) {
         builder.addStateStore(new LiveStoreBuilder<>(CostTopology.ROLLUP_STORE, RollupState.CODEC));
+        builder.addStateStore(new LiveStoreBuilder<>(CostTopology.ROLLUP_MINUTES_STORE, RollupState.MINUTE_CODEC));
         builder.addStateStore(new LiveStoreBuilder<>(CostTopology.SOURCES_STORE, SourceProgress.CODEC));
         KStream<String, Object> out = partials
                 .repartition(Repartitioned.<String, RollupInput>as("rollup-partials")
                         .withKeySerde(Serdes.String()).withValueSerde(new CodecSerde<>(RollupInput.CODEC))
                         .withStreamPartitioner(RollupInput.PARTITIONER))
                 .process(() -> new RollupWindows(settings), Named.as("rollup-windows"), CostTopology.ROLLUP_STORE,
-                        CostTopology.SOURCES_STORE);
+                        CostTopology.ROLLUP_MINUTES_STORE, CostTopology.SOURCES_STORE);
         Outputs.child(out, Outputs.ROLLUPS, UsageRollup.class)
                 .to(Topics.ROLLUPS.name(), Produced.with(Topics.ROLLUPS.keySerde(), SERDE).withName("rollups-sink"));
         Outputs.child(out, Outputs.ECONOMICS, JobEconomics.class)

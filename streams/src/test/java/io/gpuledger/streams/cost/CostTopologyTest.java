@@ -341,7 +341,8 @@ class CostTopologyTest {
 
         assertThat(description).doesNotContain("KSTREAM-").doesNotContain("KTABLE-")
                 .contains("rollup-partials-repartition", CostTopology.USAGE_STORE, CostTopology.PARTIALS_STORE,
-                        CostTopology.CLOCK_STORE, CostTopology.ROLLUP_STORE, CostTopology.SOURCES_STORE,
+                        CostTopology.CLOCK_STORE, CostTopology.ROLLUP_STORE, CostTopology.ROLLUP_MINUTES_STORE,
+                        CostTopology.SOURCES_STORE,
                         CostTopology.PRICE_STORE);
     }
 

@@ -146,20 +146,26 @@ class RollupProgressTest {
     }
 
     @Test
-    void shouldKeepWhichMinutesWereNotSentYetInTheStoredRollups() {
-        // Given a pool with a minute sent and a minute changed since
+    void shouldKeepWhichMinutesAndHoursWereNotSentYetInTheStoredRollups() {
+        // Given a pool with a minute sent and a minute changed since, and its hour changed
         RollupState state = new RollupState(Dimension.POOL, POOL, "USD");
-        state.minutes.put(at(0).toEpochMilli(), new RollupState.Sum());
+        RollupState.Sum sent = new RollupState.Sum();
         RollupState.Sum pending = new RollupState.Sum();
         pending.unsent = true;
-        state.minutes.put(at(1).toEpochMilli(), pending);
+        RollupState.Sum hour = new RollupState.Sum();
+        hour.unsent = true;
+        state.hours.put(at(0).toEpochMilli(), hour);
 
-        // When it is written to the changelog and read back, as after a restart
+        // When they are written to the changelog and read back, as after a restart
         RollupState restored = RollupState.CODEC.fromBytes(RollupState.CODEC.toBytes(state));
+        RollupState.Sum restoredSent = RollupState.MINUTE_CODEC.fromBytes(RollupState.MINUTE_CODEC.toBytes(sent));
+        RollupState.Sum restoredPending = RollupState.MINUTE_CODEC.fromBytes(
+                RollupState.MINUTE_CODEC.toBytes(pending));
 
-        // Then the changed minute is still to be sent, and only it
-        assertThat(restored.minutes.get(at(0).toEpochMilli()).unsent).isFalse();
-        assertThat(restored.minutes.get(at(1).toEpochMilli()).unsent).isTrue();
+        // Then the changed minute and the hour are still to be sent, and only they
+        assertThat(restoredSent.unsent).isFalse();
+        assertThat(restoredPending.unsent).isTrue();
+        assertThat(restored.hours.get(at(0).toEpochMilli()).unsent).isTrue();
     }
 
     @Test

@@ -202,6 +202,10 @@ class WindowCloseTest {
         RollupState job = (RollupState) rollupStore.entries().get("job|train-2");
         assertThat(job.minutes.size()).isLessThanOrEqualTo(RollupWindows.ROLLING_MINUTES + 2 + 10 + 2);
         assertThat(job.hours.size()).isLessThanOrEqualTo(2);
+        // And the minutes' own store holds those of the job still held, no more
+        LiveStore<?> minuteStore = (LiveStore<?>) driver.getStateStore(CostTopology.ROLLUP_MINUTES_STORE);
+        assertThat(minuteStore.entries().keySet()).noneMatch(key -> key.startsWith("job|train-1@"))
+                .filteredOn(key -> key.startsWith("job|train-2@")).hasSize(job.minutes.size());
     }
 
     @Test
