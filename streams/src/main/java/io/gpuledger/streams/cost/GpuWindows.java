@@ -206,12 +206,18 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
             // A minute's closing sends the closed window of every GPU at once. Readers wait for
             // the live windows, not for those: the live ones changed since the last update go
             // out ahead of the burst, and all of it is committed now rather than at the update.
+            // While a backlog is worked off nobody waits for it live: it is committed with the
+            // next update's, which sends the partials first; a commit of its own would write
+            // every pending partial to the changelog, to be deleted again at that update.
             long liveFrom = context.currentSystemTimeMs() - settings.grace().toMillis() - MINUTE;
-            if (at >= liveFrom) {
+            boolean live = at >= liveFrom;
+            if (live) {
                 updates.sendChangedWindows(false, liveFrom);
             }
             closeWindows(closeBefore);
-            context.commit();
+            if (live) {
+                context.commit();
+            }
         }
     }
 
