@@ -19,17 +19,12 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -137,27 +132,7 @@ class OpenWindowsHandedOverIT {
 
     /** The committed windows of {@code gpu.usage.v1} that start at or after {@code start}, read to the topic's end. */
     private static List<GpuUsage> windowsFrom(String bootstrap, Instant start) {
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        List<GpuUsage> found = new ArrayList<>();
-        try (KafkaConsumer<String, GpuUsage> consumer = new KafkaConsumer<>(props, Serdes.String().deserializer(),
-                Topics.USAGE.valueSerde().deserializer())) {
-            List<TopicPartition> partitions = consumer.partitionsFor(Topics.USAGE.name()).stream()
-                    .map(info -> new TopicPartition(info.topic(), info.partition())).toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (partitions.stream().anyMatch(partition -> consumer.position(partition) < ends.get(partition))
-                    && System.nanoTime() < deadline) {
-                for (ConsumerRecord<String, GpuUsage> record : consumer.poll(Duration.ofMillis(200))) {
-                    if (!record.value().windowStart().isBefore(start)) {
-                        found.add(record.value());
-                    }
-                }
-            }
-        }
-        return found;
+        return CommittedRecords.all(bootstrap, Topics.USAGE.name(), Topics.USAGE.valueSerde().deserializer()).stream()
+                .map(ConsumerRecord::value).filter(window -> !window.windowStart().isBefore(start)).toList();
     }
 }
