@@ -26,7 +26,7 @@ final class Refreshes {
     private boolean running;
 
     /**
-     * @param refresh    asks the source and keeps what it says; {@link #finished} need not be called by it
+     * @param refresh    asks the source and keeps what it says; when it returns (or throws) the next may be asked
      * @param background runs the refreshes after the first
      */
     Refreshes(Duration atMostEvery, Clock clock, Executor background, Runnable refresh) {
