@@ -13,6 +13,7 @@ topics=(
     "pricing.quotes.v1 cleanup.policy=compact"
     "gpu.usage.v1"
     "gpu.rollups.v1"
+    "gpu.hours.v1 retention.ms=34560000000"
     "gpu.job-economics.v1"
     "gpu.recommendations.v1 retention.ms=2592000000"
     "cost.anomalies.v1 retention.ms=2592000000"

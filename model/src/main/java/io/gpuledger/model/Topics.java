@@ -36,6 +36,14 @@ public final class Topics {
     public static final Topic<String, UsageRollup> ROLLUPS = new Topic<>(
             "gpu.rollups.v1", Serdes.String(), new JsonSerde<>(UsageRollup.class), Map.of());
 
+    /**
+     * Each GPU's clock hours, with where it ran and each job's part, once the hour has closed; key: GPU UUID.
+     * Kept 400 days: what finance exports and reconciles with bills that come a month or more later.
+     */
+    public static final Topic<String, GpuHour> HOURS = new Topic<>(
+            "gpu.hours.v1", Serdes.String(), new JsonSerde<>(GpuHour.class),
+            Map.of(TopicConfig.RETENTION_MS_CONFIG, String.valueOf(java.time.Duration.ofDays(400).toMillis())));
+
     /** Each job's cost against its reported work, by minute; key: job id. */
     public static final Topic<String, JobEconomics> JOB_ECONOMICS = new Topic<>(
             "gpu.job-economics.v1", Serdes.String(), new JsonSerde<>(JobEconomics.class), Map.of());
@@ -119,8 +127,8 @@ public final class Topics {
             JOB_PROGRESS_DEAD_LETTERS, CAPACITY_EVENT_DEAD_LETTERS, USAGE_DEAD_LETTERS, ALERTS_DEAD_LETTERS);
 
     public static final List<Topic<?, ?>> ALL = List.of(
-            TELEMETRY, PRICES, USAGE, ROLLUPS, JOB_ECONOMICS, RECOMMENDATIONS, COST_ANOMALIES, WEBHOOK_DELIVERIES,
-            JOB_PROGRESS, CAPACITY_EVENTS,
+            TELEMETRY, PRICES, USAGE, ROLLUPS, HOURS, JOB_ECONOMICS, RECOMMENDATIONS, COST_ANOMALIES,
+            WEBHOOK_DELIVERIES, JOB_PROGRESS, CAPACITY_EVENTS,
             CAPACITY_EVENTS_ENRICHED, TELEMETRY_DEAD_LETTERS, JOB_PROGRESS_DEAD_LETTERS, CAPACITY_EVENT_DEAD_LETTERS,
             USAGE_DEAD_LETTERS, ALERTS_DEAD_LETTERS);
 

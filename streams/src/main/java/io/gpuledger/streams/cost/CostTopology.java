@@ -1,6 +1,7 @@
 package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.CurrencyRates;
+import io.gpuledger.model.GpuHour;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
@@ -32,6 +33,8 @@ import org.apache.kafka.streams.state.Stores;
  *       open, then once more when it closes ({@code closed=true}, with its unmonitored seconds)</li>
  *   <li>out: {@code gpu.rollups.v1} — key {@code dimension|id} (String), value
  *       {@link io.gpuledger.model.UsageRollup} JSON: per job, team and pool, by minute and hour</li>
+ *   <li>out: {@code gpu.hours.v1} — key GPU UUID (String), value {@link GpuHour} JSON: each GPU's clock hour,
+ *       where it ran and each job's part of it, once the hour has closed</li>
  *   <li>in: {@code gpu.job-progress.v1} and out: {@code gpu.job-economics.v1} — see {@link JobEconomicsFlow}</li>
  *   <li>in: {@code gpu.capacity-events.v1} (and this engine's usage windows, as it sends them), out:
  *       {@code gpu.capacity-events.enriched.v1} — see {@link CapacityTopology}</li>
@@ -103,6 +106,9 @@ public final class CostTopology {
         Outputs.child(windows, Outputs.GPU_VIEWS, UsageRollup.class)
                 .to(Topics.ROLLUPS.name(), Produced.with(Topics.ROLLUPS.keySerde(), Topics.ROLLUPS.valueSerde())
                         .withName("gpu-views-sink"));
+        Outputs.child(windows, Outputs.HOURS, GpuHour.class)
+                .to(Topics.HOURS.name(), Produced.with(Topics.HOURS.keySerde(), Topics.HOURS.valueSerde())
+                        .withName("gpu-hours-sink"));
         Outputs.child(windows, Outputs.REFUSED, byte[].class).to(Topics.TELEMETRY_DEAD_LETTERS.name(),
                 Produced.with(Serdes.String(), Serdes.ByteArray()).withName("telemetry-dead-letters-sink"));
 

@@ -1,5 +1,7 @@
 package io.gpuledger.streams.cost;
 
+import io.gpuledger.model.GpuHour;
+import io.gpuledger.model.JobPart;
 import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageRollup.Dimension;
 import io.gpuledger.model.UsageTotals;
@@ -8,6 +10,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -15,7 +18,8 @@ import org.apache.kafka.streams.processor.api.Record;
 /**
  * Each GPU's own views, sent by {@link GpuWindows} as its minutes close: its rolling five minutes
  * that end with each closed minute, and its hour once the hour's last minute has closed (or a
- * minute of a later hour has, or the GPU fell silent).
+ * minute of a later hour has, or the GPU fell silent). The hour goes out twice: as the GPU's own roll-up, and
+ * as a {@link GpuHour} with where the GPU ran and each job's part of it.
  */
 final class GpuOwnViews {
 
@@ -25,6 +29,7 @@ final class GpuOwnViews {
     private final String currency;
     private ProcessorContext<String, Object> context;
     private LiveStore<GpuRecent> recent;
+    private Function<String, GpuIdentity> identities;
     /** The hour up to which the GPUs' hours were last looked at for silent GPUs; 0 after a start. */
     private long hoursSweptUntil;
 
@@ -32,13 +37,19 @@ final class GpuOwnViews {
         this.currency = currency;
     }
 
-    void init(ProcessorContext<String, Object> context, LiveStore<GpuRecent> recent) {
+    /** @param identities the identity of each GPU the engine follows, null for one it does not */
+    void init(ProcessorContext<String, Object> context, LiveStore<GpuRecent> recent,
+            Function<String, GpuIdentity> identities) {
         this.context = context;
         this.recent = recent;
+        this.identities = identities;
     }
 
-    /** Adds a GPU's closed minute to its views and sends those it completes. */
-    void addMinute(String gpu, long minute, UsageTotals totals, double gpuFraction) {
+    /**
+     * Adds a GPU's closed minute to its views and sends those it completes: the minute of {@code identity},
+     * charged {@code totals}, whose job parts {@code minuteParts} holds (null: none of its time was any job's).
+     */
+    void addMinute(String gpu, long minute, UsageTotals totals, double gpuFraction, JobParts minuteParts) {
         GpuRecent views = recent.get(gpu);
         if (views == null) {
             views = new GpuRecent();
@@ -49,6 +60,9 @@ final class GpuOwnViews {
         }
         views.hourStart = hourStart;
         views.gpuFraction = gpuFraction;
+        if (minuteParts != null) {
+            views.addParts(minuteParts);
+        }
         UsageTotals rolling = views.addMinute(minute, totals, RollupWindows.ROLLING_MINUTES);
         long rollingStart = minute + MINUTE - RollupWindows.ROLLING_MINUTES * MINUTE;
         sendOwn(gpu, rollingStart, minute + MINUTE, rolling, gpuFraction);
@@ -60,7 +74,28 @@ final class GpuOwnViews {
 
     private void sendHour(String gpu, GpuRecent views) {
         long start = views.hourStart;
-        sendOwn(gpu, start, start + HOUR, views.endHour(), views.gpuFraction);
+        List<JobPart> parts = views.hourParts == null ? List.of() : views.hourParts.toContract();
+        UsageTotals totals = views.endHour();
+        sendOwn(gpu, start, start + HOUR, totals, views.gpuFraction);
+        GpuIdentity identity = views.identity != null ? views.identity : identities.apply(gpu);
+        if (identity != null) {
+            GpuHour hour = new GpuHour(gpu, identity.gpuIndex, identity.gpuModel, identity.placement,
+                    Instant.ofEpochMilli(start), Instant.ofEpochMilli(start + HOUR), currency, views.gpuFraction,
+                    totals, parts);
+            context.forward(new Record<>(gpu, (Object) hour, start), Outputs.HOURS);
+        }
+    }
+
+    /**
+     * Keeps the identity of a GPU the engine forgets, so that its hour under way, sent later, still says where it
+     * ran.
+     */
+    void forget(String gpu, GpuIdentity identity) {
+        GpuRecent views = recent.get(gpu);
+        if (views != null && views.hourStart != GpuRecent.NONE && identity != null) {
+            views.identity = identity;
+            recent.put(gpu, views);
+        }
     }
 
     private void sendOwn(String gpu, long start, long end, UsageTotals totals, double gpuFraction) {

@@ -9,8 +9,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A GPU's closed minutes that its rolling view still needs, and its hour so far: what its own
- * rolling five minutes and hour are made of. Changed only when one of its minutes closes.
+ * A GPU's closed minutes that its rolling view still needs, and its hour so far with each job's part of it: what
+ * its own rolling five minutes and hour are made of. Changed only when one of its minutes closes, or when the
+ * engine forgets the GPU before its hour is sent.
  */
 final class GpuRecent {
 
@@ -24,6 +25,13 @@ final class GpuRecent {
     UsageTotals hour = UsageTotals.ZERO;
     /** The GPU's share of a physical GPU, as its latest closed minute says (below 1 for a MIG slice). */
     double gpuFraction = 1;
+    /** What each job took of the hour so far; null for none (or an hour begun before its parts were kept). */
+    JobParts hourParts;
+    /**
+     * Where the GPU ran, kept here only once the engine forgot the GPU with its hour unsent (a GPU it follows has
+     * its identity in its own store); null otherwise.
+     */
+    GpuIdentity identity;
 
     /**
      * Adds the closed minute starting at {@code start} and returns the rolling view that ends
@@ -42,15 +50,33 @@ final class GpuRecent {
         return rolling;
     }
 
+    /** Adds what each job took of a closed minute to the hour's parts. */
+    void addParts(JobParts minuteParts) {
+        if (hourParts == null) {
+            hourParts = new JobParts();
+        }
+        hourParts.addAll(minuteParts);
+    }
+
     /** Ends the hour under way: its totals, the hour cleared. */
     UsageTotals endHour() {
         UsageTotals ended = hour;
         hour = UsageTotals.ZERO;
         hourStart = NONE;
+        hourParts = null;
         return ended;
     }
 
+    /**
+     * Version 2 adds the hour's job parts and the identity of a forgotten GPU; version 1, what releases before
+     * wrote, had neither: an hour read in it goes on without the parts of its minutes before.
+     */
     static final Codec<GpuRecent> CODEC = new Codec<>() {
+        @Override
+        public int version() {
+            return 2;
+        }
+
         @Override
         public void write(GpuRecent recent, DataOutput out) throws IOException {
             out.writeLong(recent.hourStart);
@@ -61,10 +87,20 @@ final class GpuRecent {
                 UsageCodec.TOTALS.write(minute.getValue(), out);
             }
             out.writeDouble(recent.gpuFraction);
+            JobParts.write(recent.hourParts, out);
+            out.writeBoolean(recent.identity != null);
+            if (recent.identity != null) {
+                GpuIdentity.CODEC.write(recent.identity, out);
+            }
         }
 
         @Override
         public GpuRecent read(DataInput in) throws IOException {
+            return read(in, version());
+        }
+
+        @Override
+        public GpuRecent read(DataInput in, int version) throws IOException {
             GpuRecent recent = new GpuRecent();
             recent.hourStart = in.readLong();
             recent.hour = UsageCodec.TOTALS.read(in);
@@ -72,6 +108,12 @@ final class GpuRecent {
                 recent.minutes.put(in.readLong(), UsageCodec.TOTALS.read(in));
             }
             recent.gpuFraction = in.readDouble();
+            if (version >= 2) {
+                recent.hourParts = JobParts.read(in);
+                if (in.readBoolean()) {
+                    recent.identity = GpuIdentity.CODEC.read(in);
+                }
+            }
             return recent;
         }
     };

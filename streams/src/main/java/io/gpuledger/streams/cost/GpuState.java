@@ -358,11 +358,7 @@ final class GpuState extends LiveStore.Markable {
                     }
                 }
                 if (withParts) {
-                    if (window.jobParts == null) {
-                        out.writeByte(0);
-                    } else {
-                        window.jobParts.write(out);
-                    }
+                    JobParts.write(window.jobParts, out);
                 }
             }
             out.writeInt(state.coverage().size());

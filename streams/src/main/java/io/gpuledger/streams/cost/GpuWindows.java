@@ -4,6 +4,7 @@ package io.gpuledger.streams.cost;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
+import io.gpuledger.model.UsageRollup.Dimension;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.streams.deadletter.ParseOrReject;
 import io.gpuledger.streams.price.PriceTable;
@@ -95,7 +96,7 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
                 priceWrites));
         this.gpus = context.getStateStore(CostTopology.USAGE_STORE);
         this.identities = context.getStateStore(CostTopology.IDENTITY_STORE);
-        this.ownViews.init(context, context.getStateStore(CostTopology.RECENT_STORE));
+        this.ownViews.init(context, context.getStateStore(CostTopology.RECENT_STORE), identities::get);
         this.partials.init(context, context.getStateStore(CostTopology.PARTIALS_STORE));
         this.clock = context.getStateStore(CostTopology.CLOCK_STORE);
         this.latestEventTime = null;
@@ -417,6 +418,7 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
             }
         }
         for (String gpu : forgotten) {
+            ownViews.forget(gpu, identities.get(gpu));
             gpus.delete(gpu);
             identities.delete(gpu);
             caches.remove(gpu);
@@ -446,13 +448,24 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
                     .plusUnmonitored(unmonitored, unmonitoredCost);
             context.forward(new Record<>(gpu, (Object) identity.usage(gpu, minute, currency, totals, window, true),
                     minute), Outputs.USAGE);
-            ownViews.addMinute(gpu, minute, totals, identity.fraction);
+            ownViews.addMinute(gpu, minute, totals, identity.fraction, partsOf(window, identity, totals));
             if (unmonitored > 0) {
                 UsageTotals gap = UsageTotals.ZERO.plusUnmonitored(unmonitored, unmonitoredCost);
                 partials.addGap(identity, minute, gap);
             }
         }
         return closedAny;
+    }
+
+    /** What each job took of a closed minute: a shared one's parts, or all of it its one job's; null for none. */
+    private static JobParts partsOf(GpuState.Window window, GpuIdentity identity, UsageTotals totals) {
+        if (window == null) {
+            return null;
+        }
+        if (window.jobParts != null) {
+            return window.jobParts;
+        }
+        return identity.shared() ? null : JobParts.sole(identity.jobId, identity.idIn(Dimension.TEAM), totals);
     }
 
     /**

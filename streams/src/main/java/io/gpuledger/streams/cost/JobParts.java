@@ -41,6 +41,13 @@ final class JobParts {
         }
     }
 
+    /** The parts of a minute that was all one job's: {@code jobId} of team {@code team}, charged {@code totals}. */
+    static JobParts sole(String jobId, String team, UsageTotals totals) {
+        JobParts parts = new JobParts();
+        parts.addSole(jobId, team, totals);
+        return parts;
+    }
+
     /** Adds each job's part of the latest sample's split that {@code targets} hold. */
     void add(ShareTargets targets, SharedCharge.Slots split) {
         for (int job = 0; job < targets.jobCount(); job++) {
@@ -60,6 +67,14 @@ final class JobParts {
     void addSole(String jobId, String team, RunningTotals charged) {
         addTo(entryOf(jobId, team), charged.sum(Sum.GPU_SECONDS), charged.sum(Sum.COST),
                 charged.sum(Sum.ENERGY_KWH), charged.sum(Sum.UNPRICED_SECONDS));
+    }
+
+    /** Adds every entry of {@code other}, job by job. */
+    void addAll(JobParts other) {
+        for (Entry entry : other.entries) {
+            addTo(entryOf(entry.jobId, entry.team), entry.gpuSeconds, entry.cost, entry.energyKwh,
+                    entry.unpricedSeconds);
+        }
     }
 
     /** Adds to {@code entry}'s figures; none when it is null (no room left for another job). */
@@ -102,6 +117,15 @@ final class JobParts {
         Entry entry = new Entry(jobId, team);
         entries.add(entry);
         return entry;
+    }
+
+    /** Writes {@code parts} as {@link #read} reads them: none for null. */
+    static void write(JobParts parts, DataOutput out) throws IOException {
+        if (parts == null) {
+            out.writeByte(0);
+        } else {
+            parts.write(out);
+        }
     }
 
     void write(DataOutput out) throws IOException {

@@ -17,6 +17,8 @@ final class Outputs {
     static final String PARTIALS = "rollup-partial-records";
     /** {@code UsageRollup}: a GPU's own rolling five minutes or hour. */
     static final String GPU_VIEWS = "gpu-view-records";
+    /** {@code GpuHour}: a GPU's closed hour, with where it ran and each job's part. */
+    static final String HOURS = "gpu-hour-records";
     /** {@code byte[]}: a sample as received; the reason is in the record's dead-letter headers. */
     static final String REFUSED = "telemetry-refused-bytes";
     /** {@code UsageRollup}: a job's, team's or pool's minute, rolling five minutes or hour. */

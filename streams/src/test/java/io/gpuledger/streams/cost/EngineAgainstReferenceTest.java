@@ -3,7 +3,9 @@ package io.gpuledger.streams.cost;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuledger.model.CurrencyRates;
+import io.gpuledger.model.GpuHour;
 import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.JobPart;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
@@ -79,6 +81,15 @@ class EngineAgainstReferenceTest {
         assertAgree(scenario, "job", expected.jobs(), engine.rollups.get(UsageRollup.Dimension.JOB));
         assertAgree(scenario, "team", expected.teams(), engine.rollups.get(UsageRollup.Dimension.TEAM));
         assertAgree(scenario, "pool", expected.pools(), engine.rollups.get(UsageRollup.Dimension.POOL));
+        // and the GPUs' hours hold every GPU's figures, and their job parts every job's cost and time
+        assertAgree(scenario, "GPU's hours", expected.gpus(), engine.hours);
+        assertThat(engine.hourParts.keySet()).as("jobs in the hours' parts, %s", scenario)
+                .isEqualTo(expected.jobs().keySet());
+        for (Map.Entry<String, double[]> job : engine.hourParts.entrySet()) {
+            Charged charged = expected.jobs().get(job.getKey());
+            assertClose(job.getValue()[0], charged.cost, "hours' parts' cost of job " + job.getKey() + ", " + scenario);
+            assertClose(job.getValue()[1], charged.seconds, "hours' parts' seconds of job " + job.getKey());
+        }
     }
 
     private static void assertAgree(AdversarialScenario scenario, String what, Map<String, Charged> expected,
@@ -106,6 +117,9 @@ class EngineAgainstReferenceTest {
     private static final class Engine {
         final Map<String, UsageTotals> gpus = new HashMap<>();
         final Map<UsageRollup.Dimension, Map<String, UsageTotals>> rollups = new HashMap<>();
+        final Map<String, UsageTotals> hours = new HashMap<>();
+        /** Per job: the cost and GPU seconds of its parts of the GPUs' hours. */
+        final Map<String, double[]> hourParts = new HashMap<>();
         private Instant wallClock;
 
         Engine(AdversarialScenario scenario) {
@@ -134,8 +148,13 @@ class EngineAgainstReferenceTest {
                 for (int update = 0; update < 10; update++) {
                     advanceTo(driver, wallClock.plus(CostSettings.DEFAULT_UPDATE_INTERVAL));
                 }
+                // And a sample two hours later ends every GPU's hour.
+                Instant hoursEnd = flush.plus(Duration.ofHours(2));
+                advanceTo(driver, hoursEnd);
+                telemetry.pipeInput(new TestRecord<>(FLUSH_GPU, Json.write(flushSample(hoursEnd)), hoursEnd));
                 readUsage(driver);
                 readRollups(driver);
+                readHours(driver);
             }
         }
 
@@ -180,6 +199,26 @@ class EngineAgainstReferenceTest {
                 if (!rollup.id().startsWith("flush") && !rollup.id().contains("g5.xlarge")) {
                     rollups.computeIfAbsent(rollup.dimension(), d -> new HashMap<>())
                             .merge(rollup.id(), rollup.totals(), UsageTotals::plus);
+                }
+            }
+        }
+
+        private void readHours(TopologyTestDriver driver) {
+            Map<String, GpuHour> latest = new HashMap<>();
+            for (GpuHour hour : driver.createOutputTopic(Topics.HOURS.name(), Topics.HOURS.keySerde().deserializer(),
+                    Topics.HOURS.valueSerde().deserializer()).readValuesToList()) {
+                assertThat(latest.put(hour.gpuUuid() + "@" + hour.windowStart(), hour)).as("a GPU's hour sent twice")
+                        .isNull();
+            }
+            for (GpuHour hour : latest.values()) {
+                if (hour.gpuUuid().equals(FLUSH_GPU)) {
+                    continue;
+                }
+                hours.merge(hour.gpuUuid(), hour.totals(), UsageTotals::plus);
+                for (JobPart part : hour.jobParts()) {
+                    double[] sums = hourParts.computeIfAbsent(part.jobId(), job -> new double[2]);
+                    sums[0] += part.cost();
+                    sums[1] += part.gpuSeconds();
                 }
             }
         }

@@ -2,10 +2,17 @@ package io.gpuledger.streams.cost;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Mean;
+import io.gpuledger.model.Placement;
 import io.gpuledger.model.Reading;
+import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.model.UsageTotals.Sum;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 class GpuRecentTest {
@@ -56,6 +63,54 @@ class GpuRecentTest {
         assertThat(read.endHour().cost()).isEqualTo(3.0);
         assertThat(read.hourStart).isEqualTo(GpuRecent.NONE);
         assertThat(read.hour).isEqualTo(UsageTotals.ZERO);
+    }
+
+    @Test
+    void shouldKeepTheHoursJobPartsAndAForgottenGpusIdentityAcrossARestart() {
+        GpuRecent recent = new GpuRecent();
+        recent.hourStart = T0;
+        recent.addMinute(T0, minuteCosting(1), 5);
+        recent.addParts(JobParts.sole("train-1", "vision", minuteCosting(1)));
+        recent.addMinute(T0 + MINUTE, minuteCosting(2), 5);
+        recent.addParts(JobParts.sole("train-1", "vision", minuteCosting(2)));
+        recent.identity = GpuIdentity.of(TelemetrySample.builder().gpuUuid("GPU-1").gpuModel("H100")
+                .placement(new Placement("node-1", "i-1", "p5.48xlarge", "aws", "us-east-1", Lifecycle.SPOT))
+                .jobId("train-1").team("vision").time(Instant.ofEpochMilli(T0)).intervalSeconds(10).build());
+
+        GpuRecent read = GpuRecent.CODEC.fromBytes(GpuRecent.CODEC.toBytes(recent));
+
+        assertThat(read.hourParts.toContract()).singleElement().satisfies(part -> {
+            assertThat(part.jobId()).isEqualTo("train-1");
+            assertThat(part.team()).isEqualTo("vision");
+            assertThat(part.cost()).isEqualTo(3.0);
+            assertThat(part.gpuSeconds()).isEqualTo(120.0);
+        });
+        assertThat(read.identity.placement.instanceId()).isEqualTo("i-1");
+        assertThat(read.identity.placement.lifecycle()).isEqualTo(Lifecycle.SPOT);
+        read.endHour();
+        assertThat(read.hourParts).isNull();
+    }
+
+    @Test
+    void shouldReadAVersionOneRecordAsAnHourWithoutParts() throws IOException {
+        // Version 1, as the release before wrote it: version byte, hour start, hour, minutes, fraction.
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        DataOutputStream out = new DataOutputStream(bytes);
+        out.writeByte(0xC1);
+        out.writeLong(T0);
+        UsageCodec.TOTALS.write(minuteCosting(4), out);
+        out.writeByte(1);
+        out.writeLong(T0);
+        UsageCodec.TOTALS.write(minuteCosting(4), out);
+        out.writeDouble(0.5);
+
+        GpuRecent read = GpuRecent.CODEC.fromBytes(bytes.toByteArray());
+
+        assertThat(read.hourStart).isEqualTo(T0);
+        assertThat(read.hour.cost()).isEqualTo(4.0);
+        assertThat(read.gpuFraction).isEqualTo(0.5);
+        assertThat(read.hourParts).isNull();
+        assertThat(read.identity).isNull();
     }
 
     private static UsageTotals minuteCosting(double cost) {
