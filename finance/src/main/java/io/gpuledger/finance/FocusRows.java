@@ -1,0 +1,204 @@
+package io.gpuledger.finance;
+
+import io.gpuledger.model.GpuHour;
+import io.gpuledger.model.JobPart;
+import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
+import io.gpuledger.model.UsageTotals;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.time.Instant;
+import java.time.YearMonth;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The FOCUS rows of a GPU's closed hour: one for the hour when one job had it all, else one per job's part and
+ * one for what no job took (a shared GPU's idle or unattributed time), so that each row's tags name who is
+ * charged. The rows' {@code EffectiveCost} adds up to the hour's cost and unmonitored cost, to 10 decimals.
+ *
+ * <p>How the engine's figures become FOCUS columns (docs/finance.md says it for finance):
+ * <ul>
+ *   <li>{@code PricingQuantity} and {@code ConsumedQuantity}: the row's GPU-hours (a MIG slice counts its share of
+ *       the GPU), sampled and unmonitored, to 6 decimals; unit {@code GPU-Hours}.</li>
+ *   <li>{@code ListUnitPrice}: the on-demand price per GPU-hour of the instance type in its region, at the hour's
+ *       start, from the price versions; the row's own rate when none is known.</li>
+ *   <li>{@code ContractedUnitPrice}: the rate the engine charged (cost over GPU-hours, to 10 decimals) for
+ *       on-demand and spot time; the list price for reserved time, whose discount is a commitment discount.</li>
+ *   <li>{@code ListCost} and {@code ContractedCost}: unit price × quantity, exactly.</li>
+ *   <li>{@code BilledCost}: the row's cost; 0 for reserved time, which the reservation's own purchase bills.
+ *       {@code EffectiveCost}: the row's cost, reserved time included.</li>
+ *   <li>{@code PricingCategory}: on-demand {@code Standard}, spot {@code Dynamic}, reserved {@code Committed} (with
+ *       the commitment-discount columns, named by offer: the engine knows no reservation's own id).</li>
+ * </ul>
+ */
+public final class FocusRows {
+
+    public static final String GPU_HOURS = "GPU-Hours";
+    /** The tag prefix of GPU Ledger's own tags: they are provider-defined, as FOCUS names tags no user set. */
+    public static final String TAG_PREFIX = "gpuledger/";
+
+    private static final int QUANTITY_SCALE = 6;
+    private static final int MONEY_SCALE = 10;
+    private static final double SECONDS_PER_HOUR = 3600;
+    /** Costs below this (in the reporting currency) are rounding, not a part of the hour. */
+    private static final double NOTHING = 1e-9;
+
+    private final ListPrices listPrices;
+    private final FocusAccount account;
+
+    public FocusRows(ListPrices listPrices, FocusAccount account) {
+        this.listPrices = listPrices;
+        this.account = account;
+    }
+
+    /** Who a row charges and what: a job's part of the hour, the whole hour, or what no job took. */
+    private record Part(String jobId, String team, double seconds, double cost, double energyKwh, Double idleCost,
+            double unmonitoredCost, Double smActive) {
+    }
+
+    /** The rows of {@code hour}, in a stable order: the jobs' parts as the hour lists them, then the rest. */
+    public List<FocusRow> of(GpuHour hour) {
+        List<FocusRow> rows = new ArrayList<>();
+        for (Part part : partsOf(hour)) {
+            rows.add(row(hour, part));
+        }
+        return rows;
+    }
+
+    private static List<Part> partsOf(GpuHour hour) {
+        UsageTotals totals = hour.totals();
+        List<JobPart> jobs = hour.jobParts();
+        double unallocated = hour.unallocatedCost();
+        double wholeSeconds = totals.gpuSeconds() + totals.unmonitoredSeconds();
+        double wholeCost = totals.cost() + totals.unmonitoredCost();
+        if (jobs.size() <= 1 && unallocated <= NOTHING) {
+            JobPart only = jobs.isEmpty() ? null : jobs.get(0);
+            return List.of(new Part(only == null ? null : only.jobId(), only == null ? null : only.team(),
+                    wholeSeconds, wholeCost, totals.energyKwh(), totals.idleCost(), totals.unmonitoredCost(),
+                    totals.smActive().value()));
+        }
+        List<Part> parts = new ArrayList<>();
+        double partSeconds = 0;
+        double partEnergy = 0;
+        for (JobPart job : jobs) {
+            parts.add(new Part(job.jobId(), job.team(), job.gpuSeconds(), job.cost(), job.energyKwh(), null, 0, null));
+            partSeconds += job.gpuSeconds();
+            partEnergy += job.energyKwh();
+        }
+        double restSeconds = Math.max(0, totals.gpuSeconds() - partSeconds) + totals.unmonitoredSeconds();
+        double restCost = unallocated + totals.unmonitoredCost();
+        if (restCost > NOTHING || restSeconds > 0) {
+            parts.add(new Part(null, null, restSeconds, restCost, Math.max(0, totals.energyKwh() - partEnergy),
+                    totals.idleCost(), totals.unmonitoredCost(), null));
+        }
+        return parts;
+    }
+
+    private FocusRow row(GpuHour hour, Part part) {
+        Placement placement = hour.placement();
+        Instant start = hour.windowStart();
+        YearMonth month = YearMonth.from(start.atZone(ZoneOffset.UTC));
+        BigDecimal quantity = BigDecimal.valueOf(part.seconds / SECONDS_PER_HOUR)
+                .setScale(QUANTITY_SCALE, RoundingMode.HALF_EVEN);
+        BigDecimal cost = money(part.cost);
+        BigDecimal rate = quantity.signum() > 0 ? cost.divide(quantity, MONEY_SCALE, RoundingMode.HALF_EVEN) : null;
+        Double known = listPrices.perGpuHour(placement.offer(), start.toEpochMilli());
+        BigDecimal list = known != null ? money(known) : rate != null ? rate : BigDecimal.ZERO.setScale(MONEY_SCALE);
+        boolean reserved = placement.lifecycle() == Lifecycle.RESERVED;
+        BigDecimal contracted = reserved || rate == null ? list : rate;
+        String provider = Providers.providerName(placement.provider());
+        String sku = placement.provider() + ":" + placement.instanceType();
+
+        FocusRow row = new FocusRow()
+                .set(FocusColumn.BILLED_COST, reserved ? BigDecimal.ZERO.setScale(MONEY_SCALE) : cost)
+                .set(FocusColumn.BILLING_ACCOUNT_ID, account.id())
+                .set(FocusColumn.BILLING_ACCOUNT_NAME, account.name())
+                .set(FocusColumn.BILLING_CURRENCY, hour.currency())
+                .set(FocusColumn.BILLING_PERIOD_START, month.atDay(1).atStartOfDay(ZoneOffset.UTC).toInstant())
+                .set(FocusColumn.BILLING_PERIOD_END,
+                        month.plusMonths(1).atDay(1).atStartOfDay(ZoneOffset.UTC).toInstant())
+                .set(FocusColumn.CHARGE_CATEGORY, "Usage")
+                .set(FocusColumn.CHARGE_DESCRIPTION, description(hour, part))
+                .set(FocusColumn.CHARGE_FREQUENCY, "Usage-Based")
+                .set(FocusColumn.CHARGE_PERIOD_START, start)
+                .set(FocusColumn.CHARGE_PERIOD_END, hour.windowEnd())
+                .set(FocusColumn.CONSUMED_QUANTITY, quantity)
+                .set(FocusColumn.CONSUMED_UNIT, GPU_HOURS)
+                .set(FocusColumn.CONTRACTED_COST, contracted.multiply(quantity))
+                .set(FocusColumn.CONTRACTED_UNIT_PRICE, contracted)
+                .set(FocusColumn.EFFECTIVE_COST, cost)
+                .set(FocusColumn.INVOICE_ISSUER_NAME, provider)
+                .set(FocusColumn.LIST_COST, list.multiply(quantity))
+                .set(FocusColumn.LIST_UNIT_PRICE, list)
+                .set(FocusColumn.PRICING_CATEGORY, pricingCategory(placement.lifecycle()))
+                .set(FocusColumn.PRICING_QUANTITY, quantity)
+                .set(FocusColumn.PRICING_UNIT, GPU_HOURS)
+                .set(FocusColumn.PROVIDER_NAME, provider)
+                .set(FocusColumn.PUBLISHER_NAME, provider)
+                .set(FocusColumn.REGION_ID, placement.region())
+                .set(FocusColumn.REGION_NAME, placement.region())
+                .set(FocusColumn.RESOURCE_ID, placement.instanceId())
+                .set(FocusColumn.RESOURCE_NAME, placement.host())
+                .set(FocusColumn.RESOURCE_TYPE, "Virtual Machine")
+                .set(FocusColumn.SERVICE_CATEGORY, "Compute")
+                .set(FocusColumn.SERVICE_NAME, Providers.serviceName(placement.provider()))
+                .set(FocusColumn.SERVICE_SUBCATEGORY, "Virtual Machines")
+                .set(FocusColumn.SKU_ID, sku)
+                .set(FocusColumn.SKU_METER, "GPU Instance Usage")
+                .set(FocusColumn.SKU_PRICE_DETAILS, JsonText.object("x_InstanceType", placement.instanceType(),
+                        "x_Lifecycle", placement.lifecycle().wire()))
+                .set(FocusColumn.SKU_PRICE_ID, sku + ":" + placement.region() + ":" + placement.lifecycle().wire())
+                .set(FocusColumn.TAGS, tags(part))
+                .set(FocusColumn.X_GPU_UUID, hour.gpuUuid())
+                .set(FocusColumn.X_GPU_MODEL, hour.gpuModel())
+                .set(FocusColumn.X_JOB_ID, part.jobId)
+                .set(FocusColumn.X_TEAM, part.team)
+                .set(FocusColumn.X_IDLE_COST, part.idleCost == null ? null : money(part.idleCost))
+                .set(FocusColumn.X_UNMONITORED_COST, money(part.unmonitoredCost))
+                .set(FocusColumn.X_SM_ACTIVE, part.smActive == null ? null
+                        : BigDecimal.valueOf(part.smActive).setScale(QUANTITY_SCALE, RoundingMode.HALF_EVEN))
+                .set(FocusColumn.X_ENERGY_KWH, BigDecimal.valueOf(part.energyKwh)
+                        .setScale(MONEY_SCALE, RoundingMode.HALF_EVEN));
+        if (reserved) {
+            String commitment = placement.provider() + ":" + placement.region() + ":" + placement.instanceType()
+                    + ":reserved";
+            row.set(FocusColumn.COMMITMENT_DISCOUNT_ID, commitment)
+                    .set(FocusColumn.COMMITMENT_DISCOUNT_NAME, "Reserved " + placement.instanceType() + " in "
+                            + placement.region())
+                    .set(FocusColumn.COMMITMENT_DISCOUNT_CATEGORY, "Usage")
+                    .set(FocusColumn.COMMITMENT_DISCOUNT_TYPE, "Reserved Capacity")
+                    .set(FocusColumn.COMMITMENT_DISCOUNT_STATUS, "Used")
+                    .set(FocusColumn.COMMITMENT_DISCOUNT_QUANTITY, quantity)
+                    .set(FocusColumn.COMMITMENT_DISCOUNT_UNIT, GPU_HOURS);
+        }
+        return row;
+    }
+
+    private static BigDecimal money(double amount) {
+        return BigDecimal.valueOf(amount).setScale(MONEY_SCALE, RoundingMode.HALF_EVEN);
+    }
+
+    private static String pricingCategory(Lifecycle lifecycle) {
+        return switch (lifecycle) {
+            case ON_DEMAND -> "Standard";
+            case SPOT -> "Dynamic";
+            case RESERVED -> "Committed";
+        };
+    }
+
+    private static String description(GpuHour hour, Part part) {
+        String gpu = hour.gpuModel() == null ? "GPU" : hour.gpuModel() + " GPU";
+        String what = gpu + "-hours on " + hour.placement().instanceType() + ", " + hour.placement().lifecycle().wire();
+        return part.jobId == null && !hour.jobParts().isEmpty() ? what + ", taken by no job" : what;
+    }
+
+    private static String tags(Part part) {
+        if (part.jobId == null) {
+            return JsonText.object(TAG_PREFIX + "unallocated", true);
+        }
+        return part.team == null ? JsonText.object(TAG_PREFIX + "job", part.jobId)
+                : JsonText.object(TAG_PREFIX + "job", part.jobId, TAG_PREFIX + "team", part.team);
+    }
+}
