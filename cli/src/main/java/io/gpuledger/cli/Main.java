@@ -48,6 +48,17 @@ public final class Main {
                                                    unchanged price from a feed that stopped
                          --dry-run                 print the quotes, one JSON object per line; publish nothing
                        each source option may be given more than once
+              export   focus: the engine's GPU hours of a range (gpu.hours.v1, Kafka in
+                       KAFKA_BOOTSTRAP_SERVERS) as a FOCUS 1.2 file for finance (docs/finance.md)
+                         --from TIME --to TIME     a UTC date (2026-12-01) or instant; hours starting in [from, to)
+                         --out FILE                .csv, .csv.gz or .parquet
+                         --team TEAM, --job JOB    only that team's or job's rows
+                         --billing-account ID, --billing-account-name NAME   (default gpu-ledger)
+                         --currency CODE           the engine's reporting currency (default USD)
+              validate focus FILE  judge a FOCUS file (CSV, gzip, Parquet) by the FinOps Foundation's
+                       FOCUS 1.2 rules; exit status 1 when one fails
+                         --capabilities A,B,...    the provider capabilities to judge by (default: those
+                                                   GPU Ledger's own files claim)
               bench    benchmarks that print numbers (docs/benchmarks.md), from the bench module:
                        engine, throughput, footprint, latency, rebalance, agent, backtest
                        (gpu-ledger bench help)
@@ -80,6 +91,10 @@ public final class Main {
                 case "bench" -> throw new UsageException(
                         "the benchmarks live in the bench module: run them through the gpu-ledger script");
                 case "hook" -> System.exit(ExampleHook.run(options));
+                case "export" -> System.exit(FocusCommand.export(Arrays.copyOfRange(args, 1, args.length),
+                        System.getenv(), System.out, System.err));
+                case "validate" -> System.exit(FocusCommand.validate(Arrays.copyOfRange(args, 1, args.length),
+                        System.out, System.err));
                 case "token" -> System.exit(TokenCommand.run(options, Clock.systemUTC(), System.out, System.err));
                 default -> throw new UsageException("unknown command '" + args[0] + "'");
             }

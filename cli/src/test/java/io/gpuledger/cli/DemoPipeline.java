@@ -11,6 +11,7 @@ import io.gpuledger.ingest.sim.SimulationStep;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CloudEvent;
 import io.gpuledger.model.CurrencyRates;
+import io.gpuledger.model.GpuHour;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JobProgress;
@@ -69,6 +70,9 @@ final class DemoPipeline implements AutoCloseable {
     private final TestOutputTopic<String, GpuUsage> usage;
     private final TestOutputTopic<String, UsageRollup> rollups;
     private final TestOutputTopic<String, JobEconomics> economics;
+    private final TestOutputTopic<String, GpuHour> hoursTopic;
+    private final List<GpuHour> hours = new ArrayList<>();
+    private final List<GpuUsage> closedWindows = new ArrayList<>();
     private final List<TestOutputTopic<byte[], byte[]>> changelogs;
     private final MockProducer<String, CloudEvent<Recommendation>> published;
     private final RecommendationRules rules;
@@ -100,6 +104,8 @@ final class DemoPipeline implements AutoCloseable {
                 Topics.ROLLUPS.valueSerde().deserializer());
         economics = engine.createOutputTopic(Topics.JOB_ECONOMICS.name(), Topics.JOB_ECONOMICS.keySerde()
                 .deserializer(), Topics.JOB_ECONOMICS.valueSerde().deserializer());
+        hoursTopic = engine.createOutputTopic(Topics.HOURS.name(), Topics.HOURS.keySerde().deserializer(),
+                Topics.HOURS.valueSerde().deserializer());
         changelogs = engine.getAllStateStores().keySet().stream()
                 .map(store -> engine.createOutputTopic(APPLICATION + "-" + store + "-changelog",
                         Serdes.ByteArray().deserializer(), Serdes.ByteArray().deserializer()))
@@ -158,6 +164,16 @@ final class DemoPipeline implements AutoCloseable {
         return clock.instant();
     }
 
+    /** The GPU hours the engine sent so far, in order. */
+    List<GpuHour> hours() {
+        return List.copyOf(hours);
+    }
+
+    /** The closed minute windows the engine sent so far, in order. */
+    List<GpuUsage> closedWindows() {
+        return List.copyOf(closedWindows);
+    }
+
     private void send(SimulationStep step) {
         for (CapacityEvent notice : step.capacityEvents()) {
             rules.onCapacityEvent(board.enrich(notice, PLACEMENT_MAX_AGE), clock.instant());
@@ -198,7 +214,11 @@ final class DemoPipeline implements AutoCloseable {
     /** What the engine sent, to the rules as the alert service's reader hands it over. */
     private void take() {
         Instant now = clock.instant();
+        hours.addAll(hoursTopic.readValuesToList());
         for (GpuUsage window : usage.readValuesToList()) {
+            if (window.closed()) {
+                closedWindows.add(window);
+            }
             board.record(window, now);
             rules.onWindow(window, now);
         }

@@ -255,6 +255,11 @@ public final class FocusRules {
             try {
                 String function = requirement.path("CheckFunction").asText();
                 long violations;
+                if (function.equals("ColumnPresent")) {
+                    String name = requirement.path("ColumnName").asText();
+                    return columns.contains(name) ? new Result(ruleId, Status.PASSED, 0, detail, text)
+                            : new Result(ruleId, Status.FAILED, 1, "missing column " + name, text);
+                }
                 if (function.equals("CheckDistinctCount")) {
                     String a = column(requirement.path("ColumnAName").asText());
                     String b = column(requirement.path("ColumnBName").asText());
@@ -368,7 +373,7 @@ public final class FocusRules {
                         + ") LIKE 'TIMESTAMP%' OR typeof(" + column + ") = 'DATE' OR (regexp_full_match(" + text
                         + ", '" + DATE_TIME_TEXT + "') AND TRY_CAST(replace(" + text
                         + ", 'Z', '') AS TIMESTAMP) IS NOT NULL))";
-                case "FormatNumeric" -> "(" + column + " IS NULL OR regexp_full_match(trim(" + text + "), '"
+                case "FormatNumeric" -> "(" + text + " IS NULL OR regexp_full_match(trim(" + text + "), '"
                         + NUMERIC_TEXT + "'))";
                 case "FormatString" -> "(" + column + " IS NULL OR NOT regexp_matches(" + text
                         + ", '[^\\x{01}-\\x{7F}]'))";
@@ -380,7 +385,7 @@ public final class FocusRules {
                         + text + ") = 'OBJECT'))";
                 case "FormatUnit" -> "(" + column + " IS NULL OR regexp_full_match(" + text + ", '" + UNIT_FORMAT
                         + "'))";
-                case "CheckDecimalValue" -> "(" + column + " IS NULL OR TRY_CAST(" + text + " AS " + FocusFile.DECIMAL
+                case "CheckDecimalValue" -> "(" + text + " IS NULL OR TRY_CAST(" + text + " AS " + FocusFile.DECIMAL
                         + ") IS NOT NULL)";
                 default -> throw new IllegalStateException("the FOCUS model uses a check this runner does not know: "
                         + function);
