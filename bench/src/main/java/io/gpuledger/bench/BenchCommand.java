@@ -31,6 +31,11 @@ public final class BenchCommand {
                         --commit-interval S  the engine's longest time between commits
                                      (default 8, its own default)
                         --shared F   part of the GPUs time-sliced among several jobs (default 0)
+              focus   seconds of gpu-ledger export focus over a day of a fleet's GPU hours (those the
+                      engine would send, written to an embedded broker), to CSV and to Parquet
+                        --gpus G     GPUs (default 10000)  --hours H  hours (default 24)
+                        --shared F   part of the GPUs shared by three jobs (default 0.0625)
+                        --runs N     exports of each format (default 3)
               footprint  CPU and resident memory of agent, simulated fleet, cost engine and alert
                       service following a live fleet, each in its own process; then the demo stack
                         --gpus G,G,...  fleets, a sample a second per GPU (default 1000,10000,100000)
@@ -74,19 +79,21 @@ public final class BenchCommand {
     static int run(String[] args) throws Exception {
         if (args.length == 0) {
             throw new UsageException(
-                    "bench needs a benchmark name: agent, backtest, engine, footprint, latency, rebalance, throughput");
+                    "bench needs a benchmark name: agent, backtest, engine, focus, footprint, latency, rebalance,"
+                            + " throughput");
         }
         String[] options = Arrays.copyOfRange(args, 1, args.length);
         return switch (args[0]) {
             case "agent" -> AgentFootprintBench.run(options, System.out);
             case "backtest" -> BacktestBench.run(options, System.out);
             case "engine" -> EngineThroughputBench.run(options, System.out);
+            case "focus" -> FocusExportBench.run(options, System.out);
             case "footprint" -> FootprintBench.run(options, System.out);
             case "latency" -> LatencyBench.run(options, System.out);
             case "rebalance" -> RebalanceBench.run(options, System.out);
             case "throughput" -> PipelineThroughputBench.run(options, System.out);
             default -> throw new UsageException("unknown benchmark '" + args[0]
-                    + "'; known: agent, backtest, engine, footprint, latency, rebalance, throughput");
+                    + "'; known: agent, backtest, engine, focus, footprint, latency, rebalance, throughput");
         };
     }
 }

@@ -101,18 +101,20 @@ public final class FocusFile implements AutoCloseable {
         try (Statement statement = connection.createStatement()) {
             appender.flush();
             String target = "'" + file.toAbsolutePath().toString().replace("'", "''") + "'";
-            if (format == Format.CSV) {
-                statement.execute("COPY " + TABLE + " TO " + target + " (FORMAT csv, HEADER true)");
-            } else {
-                StringJoiner select = new StringJoiner(", ");
-                for (FocusColumn column : FocusColumn.values()) {
-                    String name = quoted(column.focusName());
-                    select.add(column.kind() == FocusColumn.Kind.DATE_TIME
-                            ? "CAST(" + name + " AS TIMESTAMPTZ) AS " + name : name);
+            StringJoiner select = new StringJoiner(", ");
+            for (FocusColumn column : FocusColumn.values()) {
+                String name = quoted(column.focusName());
+                if (format == Format.PARQUET && column.kind() == FocusColumn.Kind.DATE_TIME) {
+                    select.add("CAST(" + name + " AS TIMESTAMPTZ) AS " + name);
+                } else if (format == Format.CSV && column.kind() == FocusColumn.Kind.DECIMAL) {
+                    // the digits that say something: 12.29, not 12.2900000000000000
+                    select.add("rtrim(rtrim(CAST(" + name + " AS VARCHAR), '0'), '.') AS " + name);
+                } else {
+                    select.add(name);
                 }
-                statement.execute("COPY (SELECT " + select + " FROM " + TABLE + ") TO " + target
-                        + " (FORMAT parquet)");
             }
+            statement.execute("COPY (SELECT " + select + " FROM " + TABLE + ") TO " + target + " (FORMAT "
+                    + (format == Format.CSV ? "csv, HEADER true" : "parquet") + ")");
         } catch (SQLException e) {
             throw new IllegalStateException("cannot write the FOCUS rows to " + file + ": " + e.getMessage(), e);
         }
