@@ -149,6 +149,9 @@ public final class Demo implements AutoCloseable {
         out.println("  " + alerts.baseUrl()
                 + "/api/fleet              spend per hour now, by pool, team and lifecycle");
         out.println("  " + alerts.baseUrl() + "/api/anomalies          cost anomalies for finance");
+        java.time.LocalDate today = java.time.LocalDate.now(java.time.ZoneOffset.UTC);
+        out.println("  " + alerts.baseUrl() + "/api/focus?from=" + today + "T00:00:00Z&to=" + today.plusDays(1)
+                + "T00:00:00Z  today's closed GPU-hours as FOCUS 1.2 CSV, for finance");
         out.println("  " + alerts.baseUrl() + "/q/openapi              the API described (OpenAPI)");
         out.println("  " + alerts.managementUrl() + "/q/health/ready         readiness");
         out.println("  open on this machine: reads of /api/* need no token here (gpuledger.api.open-reads); metrics"
