@@ -92,12 +92,14 @@ class FocusValidationTest {
     }
 
     @Test
-    void shouldJudgeTheFoundationsFocusOneZeroSampleByTheRulesOfOneTwo() {
-        // FOCUS 1.0 sample data (CC BY 4.0, ../shared/data/focus-sample-1.0/ORIGIN.md): its date-times have no
-        // Z, 1.2's new columns are missing, and many list costs are rounded away from price × quantity.
-        Path sample = Path.of(System.getProperty("gpuledger.home", "."))
-                .resolve("../shared/data/focus-sample-1.0/focus_sample.csv").normalize();
-        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(sample), "the shared sample data is here");
+    void shouldJudgeTheFoundationsFocusOneZeroSampleByTheRulesOfOneTwo() throws IOException {
+        // FOCUS 1.0 sample data (CC BY 4.0; its first 200 rows, test resources focus-sample/ORIGIN.md): its
+        // date-times have no Z, 1.2's new columns are missing, and many list costs are rounded away from
+        // price x quantity.
+        Path sample = folder.resolve("focus_sample_head.csv");
+        try (var in = FocusValidationTest.class.getResourceAsStream("/focus-sample/focus_sample_head.csv")) {
+            Files.copy(in, sample);
+        }
 
         FocusRules.Report report = FocusValidation.of(sample, FocusRules.GPU_LEDGER_CAPABILITIES);
 
