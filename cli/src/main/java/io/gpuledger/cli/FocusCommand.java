@@ -43,10 +43,7 @@ final class FocusCommand {
         Map<String, String> options = pairs(Arrays.copyOfRange(args, 1, args.length), Set.of("--from",
                 "--to", "--out", "--team", "--job", "--billing-account", "--billing-account-name", "--currency",
                 "--timeout"));
-        String bootstrap = Optional.ofNullable(env.get("KAFKA_BOOTSTRAP_SERVERS")).map(String::trim)
-                .filter(servers -> !servers.isEmpty()).orElseThrow(() -> new UsageException(
-                        "export focus: KAFKA_BOOTSTRAP_SERVERS is not set; set it to the Kafka cluster the engine"
-                                + " writes to"));
+        String bootstrap = bootstrap(env, "export focus");
         Instant from = time("--from", required(options, "--from"));
         Instant to = time("--to", required(options, "--to"));
         if (!to.isAfter(from)) {
@@ -139,8 +136,15 @@ final class FocusCommand {
         return value;
     }
 
+    /** The cluster in {@code KAFKA_BOOTSTRAP_SERVERS}, or a usage error of {@code command}. */
+    static String bootstrap(Map<String, String> env, String command) {
+        return Optional.ofNullable(env.get("KAFKA_BOOTSTRAP_SERVERS")).map(String::trim)
+                .filter(servers -> !servers.isEmpty()).orElseThrow(() -> new UsageException(command
+                        + ": KAFKA_BOOTSTRAP_SERVERS is not set; set it to the Kafka cluster the engine writes to"));
+    }
+
     /** An instant ({@code 2026-12-01T00:00:00Z}) or a UTC date ({@code 2026-12-01}: its midnight). */
-    private static Instant time(String option, String value) {
+    static Instant time(String option, String value) {
         try {
             if (value.length() == 10) {
                 return LocalDate.parse(value).atStartOfDay(ZoneOffset.UTC).toInstant();

@@ -55,6 +55,13 @@ public final class Main {
                          --team TEAM, --job JOB    only that team's or job's rows
                          --billing-account ID, --billing-account-name NAME   (default gpu-ledger)
                          --currency CODE           the engine's reporting currency (default USD)
+              reconcile  the engine's GPU hours of a range held against the provider's bill, per
+                       instance-day and offer, with what explains each difference (docs/finance.md)
+                         --bill FILE               a FOCUS export or a CUR 2.0 (CSV, .gz, Parquet); repeatable
+                         --from TIME --to TIME     the range, as for export focus
+                         --out FILE.csv            every instance-day, as CSV
+                         --drift F                 list offers and days whose ratio is off by more (default 0.02)
+                         --publish                 publish the learned effective prices as price versions
               validate focus FILE  judge a FOCUS file (CSV, gzip, Parquet) by the FinOps Foundation's
                        FOCUS 1.2 rules; exit status 1 when one fails
                          --capabilities A,B,...    the provider capabilities to judge by (default: those
@@ -93,6 +100,8 @@ public final class Main {
                 case "hook" -> System.exit(ExampleHook.run(options));
                 case "export" -> System.exit(FocusCommand.export(Arrays.copyOfRange(args, 1, args.length),
                         System.getenv(), System.out, System.err));
+                case "reconcile" -> System.exit(ReconcileCommand.run(Arrays.copyOfRange(args, 1, args.length),
+                        System.getenv(), System.out, System.err, Clock.systemUTC()));
                 case "validate" -> System.exit(FocusCommand.validate(Arrays.copyOfRange(args, 1, args.length),
                         System.out, System.err));
                 case "token" -> System.exit(TokenCommand.run(options, Clock.systemUTC(), System.out, System.err));

@@ -4,27 +4,13 @@ import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.GpuHour;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.Json;
-import io.gpuledger.model.KafkaClientSettings;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Topics;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
-import java.util.function.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
-import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * {@code gpu-ledger export focus}: the GPU hours on {@code gpu.hours.v1} that start in {@code [from, to)} as a
@@ -59,19 +45,11 @@ public record FocusExport(String bootstrap, Instant from, Instant to, Optional<S
     /** Reads the topics and writes the file. */
     public Summary writeTo(Path file) {
         FocusFile.Format.of(file);
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        KafkaClientSettings.applyTo(props);
-        props.put(ConsumerConfig.CLIENT_ID_CONFIG, "gpu-ledger-focus-export");
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
-        props.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
-        try (KafkaConsumer<String, byte[]> consumer =
-                new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
-                FocusFile focus = new FocusFile()) {
+        try (KafkaConsumer<String, byte[]> consumer = TopicRange.consumer(bootstrap, "gpu-ledger-focus-export",
+                timeout); FocusFile focus = new FocusFile()) {
             ListPrices prices = new ListPrices(CurrencyRates.shipped(currency));
             long[] unreadable = {0};
-            read(consumer, Topics.PRICES.name(), null, null, record -> {
+            TopicRange.read(consumer, Topics.PRICES.name(), null, null, timeout, record -> {
                 try {
                     prices.add(Json.read(record.value(), PriceQuote.class));
                 } catch (InvalidRecordException e) {
@@ -80,7 +58,7 @@ public record FocusExport(String bootstrap, Instant from, Instant to, Optional<S
             });
             FocusLedger ledger = new FocusLedger(new FocusRows(prices, account));
             long[] hours = {0};
-            read(consumer, Topics.HOURS.name(), from, to.plus(LATEST_ARRIVAL), record -> {
+            TopicRange.read(consumer, Topics.HOURS.name(), from, to.plus(LATEST_ARRIVAL), timeout, record -> {
                 GpuHour hour;
                 try {
                     hour = Json.read(record.value(), GpuHour.class);
@@ -106,54 +84,5 @@ public record FocusExport(String bootstrap, Instant from, Instant to, Optional<S
     private boolean wanted(FocusRow row) {
         return team.map(wanted -> wanted.equals(row.text(FocusColumn.X_TEAM))).orElse(true)
                 && job.map(wanted -> wanted.equals(row.text(FocusColumn.X_JOB_ID))).orElse(true);
-    }
-
-    /**
-     * Reads {@code topic} up to its end as it is now, from the first record dated {@code from} or later (null:
-     * from its beginning), each partition until its records are dated after {@code until} (null: to its end).
-     * Tombstones and empty values are skipped.
-     */
-    private void read(KafkaConsumer<String, byte[]> consumer, String topic, Instant from, Instant until,
-            Consumer<ConsumerRecord<String, byte[]>> each) {
-        List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
-        if (infos == null || infos.isEmpty()) {
-            return;
-        }
-        List<TopicPartition> partitions = new ArrayList<>();
-        infos.forEach(info -> partitions.add(new TopicPartition(topic, info.partition())));
-        consumer.assign(partitions);
-        Map<TopicPartition, Long> ends = new HashMap<>(consumer.endOffsets(partitions, timeout));
-        if (from == null) {
-            consumer.seekToBeginning(partitions);
-        } else {
-            Map<TopicPartition, Long> at = new HashMap<>();
-            partitions.forEach(partition -> at.put(partition, from.toEpochMilli()));
-            Map<TopicPartition, OffsetAndTimestamp> starts = consumer.offsetsForTimes(at, timeout);
-            for (TopicPartition partition : partitions) {
-                OffsetAndTimestamp start = starts.get(partition);
-                consumer.seek(partition, start == null ? ends.get(partition) : start.offset());
-            }
-        }
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            ends.entrySet().removeIf(end -> consumer.position(end.getKey()) >= end.getValue());
-            if (ends.isEmpty()) {
-                return;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("could not read " + topic + " to its end within " + timeout);
-            }
-            consumer.pause(consumer.assignment().stream().filter(partition -> !ends.containsKey(partition)).toList());
-            for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                TopicPartition partition = new TopicPartition(record.topic(), record.partition());
-                if (until != null && record.timestamp() > until.toEpochMilli()) {
-                    ends.remove(partition);
-                    continue;
-                }
-                if (ends.containsKey(partition) && record.value() != null && record.value().length > 0) {
-                    each.accept(record);
-                }
-            }
-        }
     }
 }

@@ -57,6 +57,13 @@ public record PriceQuote(
     public static final Duration DEFAULT_MAX_AGE = Duration.ofMinutes(30);
 
     /**
+     * The {@link #source()} of a version learned from a provider's bill ({@code gpu-ledger reconcile}): what the
+     * offer effectively costs, discounts included. A price feed's next reading of the same list price is no news
+     * against it.
+     */
+    public static final String BILL_RECONCILIATION = "bill-reconciliation";
+
+    /**
      * How often a feed confirms the prices it reads, unless told otherwise: a third of
      * {@link #DEFAULT_MAX_AGE}, so that a round or two of the feed may fail before a price goes stale.
      */

@@ -192,7 +192,27 @@ public final class PublishedPrices {
         if (dating == PriceReading.Dating.FROM_SOURCE) {
             return !quote.sameVersionAs(byKey.get(quote.key()));
         }
-        return inForce(quote.offer(), quote.validFrom()).map(current -> !sameTerms(current, quote)).orElse(true);
+        return feedsVersionInForce(quote.offer(), quote.validFrom()).map(current -> !sameTerms(current, quote))
+                .orElse(true);
+    }
+
+    /**
+     * The version of an offer in force at a time that a feed published: a version learned from a bill
+     * ({@link PriceQuote#BILL_RECONCILIATION}) is passed over, so that the feed's reading of the list price it
+     * published before is no news, and the learned price stays in force until the list price itself changes.
+     */
+    private Optional<PriceQuote> feedsVersionInForce(Offer offer, Instant at) {
+        String first = PriceQuote.firstVersionKey(offer);
+        for (Map.Entry<String, PriceQuote> entry : byKey.headMap(PriceQuote.versionKey(offer, at), true)
+                .descendingMap().entrySet()) {
+            if (!entry.getKey().startsWith(first)) {
+                return Optional.empty();
+            }
+            if (!PriceQuote.BILL_RECONCILIATION.equals(entry.getValue().source())) {
+                return Optional.of(entry.getValue());
+            }
+        }
+        return Optional.empty();
     }
 
     private static boolean sameTerms(PriceQuote a, PriceQuote b) {

@@ -49,6 +49,22 @@ class PublishedPricesTest {
     }
 
     @Test
+    void shouldKeepAPriceLearnedFromTheBillUntilTheListPriceItselfChanges() {
+        // Given the catalog's January price, and a version learned from the bill in February, 7% under it
+        PublishedPrices known = PublishedPrices.empty();
+        known.record(List.of(quote(1.006, JAN), quote(1.006 * 0.93, Instant.parse("2026-02-01T00:00:00Z"))
+                .toBuilder().source(PriceQuote.BILL_RECONCILIATION).build()));
+
+        // When the catalog is read again in March, unchanged, and then with a new list price
+        List<PriceQuote> unchanged = known.news(List.of(undated(quote(1.006, MAR))), MAR, EVERY).versions();
+        List<PriceQuote> changed = known.news(List.of(undated(quote(0.95, MAR))), MAR, EVERY).versions();
+
+        // Then the unchanged list price is no news against the learned one; the new list price is
+        assertThat(unchanged).isEmpty();
+        assertThat(changed).containsExactly(quote(0.95, MAR));
+    }
+
+    @Test
     void shouldPublishAQuoteReadTwiceInOneRoundOnce() {
         // Given two sources that both give the same version
         PublishedPrices known = PublishedPrices.empty();

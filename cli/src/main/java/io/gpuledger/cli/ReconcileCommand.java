@@ -1,0 +1,134 @@
+package io.gpuledger.cli;
+
+import io.gpuledger.finance.BillRows;
+import io.gpuledger.finance.LearnedPrices;
+import io.gpuledger.finance.LedgerTopics;
+import io.gpuledger.finance.Reconciliation;
+import io.gpuledger.model.GpuHour;
+import io.gpuledger.model.Json;
+import io.gpuledger.model.KafkaClientSettings;
+import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.Topics;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * {@code gpu-ledger reconcile --bill FILE... --from --to}: the engine's GPU hours of a range held against the
+ * provider's bill (FOCUS export or CUR 2.0; CSV, gzip, Parquet), per instance-day and per offer, and, with
+ * {@code --publish}, the learned effective prices published as price versions (docs/finance.md).
+ */
+final class ReconcileCommand {
+
+    static final String USAGE = "reconcile --bill FILE [--bill FILE...] --from TIME --to TIME [--out DAYS.csv]"
+            + " [--drift 0.02] [--publish]";
+    private static final Duration TIMEOUT = Duration.ofSeconds(120);
+
+    private ReconcileCommand() {
+    }
+
+    static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err, Clock clock) {
+        List<Path> bills = new ArrayList<>();
+        String from = null;
+        String to = null;
+        Optional<Path> days = Optional.empty();
+        double drift = 0.02;
+        boolean publish = false;
+        for (int i = 0; i < args.length; i++) {
+            String option = args[i];
+            if (option.equals("--publish")) {
+                publish = true;
+                continue;
+            }
+            if (i + 1 >= args.length) {
+                throw new UsageException(option + " needs a value");
+            }
+            String value = args[++i];
+            switch (option) {
+                case "--bill" -> bills.add(Path.of(value));
+                case "--from" -> from = value;
+                case "--to" -> to = value;
+                case "--out" -> days = Optional.of(Path.of(value));
+                case "--drift" -> drift = UsageException.fraction(option, value);
+                default -> throw new UsageException("unknown option '" + option + "'");
+            }
+        }
+        if (bills.isEmpty() || from == null || to == null) {
+            throw new UsageException("usage: gpu-ledger " + USAGE);
+        }
+        Instant start = FocusCommand.time("--from", from);
+        Instant end = FocusCommand.time("--to", to);
+        if (!end.isAfter(start)) {
+            throw new UsageException("--to must be after --from");
+        }
+        String bootstrap = FocusCommand.bootstrap(env, "reconcile");
+        try (Connection connection = DriverManager.getConnection("jdbc:duckdb:")) {
+            long billRows = BillRows.load(connection, bills);
+            LedgerTopics.Read<GpuHour> hours = LedgerTopics.hours(bootstrap, start, end, TIMEOUT);
+            Reconciliation.Report report = Reconciliation.of(connection, hours.records(), start, end);
+            out.printf("%d bill rows, %d GPU-hours of the engine (%d records left out), %d instance-days%n", billRows,
+                    hours.records().size(), hours.unreadable(), report.days().size());
+            for (Reconciliation.OfferRate rate : report.offers()) {
+                out.printf(Locale.ROOT, "offer %s account %s: estimated %.2f, effective %.2f, ratio %.4f%s%n",
+                        rate.offer().key(), rate.account(), rate.estimated(), rate.effective(), rate.ratio(),
+                        Math.abs(rate.ratio() - 1) > drift ? "  DRIFT beyond " + drift : "");
+            }
+            for (Reconciliation.InstanceDay day : report.days()) {
+                Double ratio = day.ratio();
+                if (ratio == null || Math.abs(ratio - 1) > drift) {
+                    out.printf(Locale.ROOT, "  %s %s: estimated %.2f, billed %.2f, effective %.2f (negotiated %.2f,"
+                            + " commitments %.2f, credits %.2f, billed hours not seen %.2f, seen hours not billed"
+                            + " %.2f)%n", day.instanceId(), day.day(), day.estimated(), day.billed(),
+                            day.effective(), day.negotiated(), day.commitment(), day.credits(), day.unseen(),
+                            day.unbilled());
+                }
+            }
+            if (days.isPresent()) {
+                Reconciliation.writeDays(connection, start, end, days.get());
+                out.println("wrote every instance-day to " + days.get());
+            }
+            List<PriceQuote> learned = LearnedPrices.versions(report.offers(),
+                    LedgerTopics.prices(bootstrap, TIMEOUT).records(), clock.instant());
+            for (PriceQuote quote : learned) {
+                out.printf(Locale.ROOT, "learned: %s at %.4f %s an hour from %s%s%n", quote.offer().key(),
+                        quote.pricePerHour(), quote.currency(), quote.validFrom(), publish ? "" : " (not published:"
+                                + " add --publish)");
+            }
+            if (publish && !learned.isEmpty()) {
+                try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(
+                        KafkaClientSettings.producer(bootstrap, "gpu-ledger-reconcile", 0), new StringSerializer(),
+                        new ByteArraySerializer())) {
+                    for (PriceQuote quote : learned) {
+                        producer.send(new ProducerRecord<>(Topics.PRICES.name(), quote.key(), Json.write(quote)))
+                                .get();
+                    }
+                }
+                out.printf("published %d price versions to %s%n", learned.size(), Topics.PRICES.name());
+            }
+            return 0;
+        } catch (SQLException | IllegalArgumentException | IllegalStateException e) {
+            err.println("gpu-ledger reconcile: " + e.getMessage());
+            return 1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
+        } catch (java.util.concurrent.ExecutionException e) {
+            err.println("gpu-ledger reconcile: publishing failed: " + e.getCause().getMessage());
+            return 1;
+        }
+    }
+}
