@@ -1,9 +1,11 @@
 package io.gpuledger.cli;
 
 import io.gpuledger.finance.BillRows;
+import io.gpuledger.finance.DriftAnomalies;
 import io.gpuledger.finance.LearnedPrices;
 import io.gpuledger.finance.LedgerTopics;
 import io.gpuledger.finance.Reconciliation;
+import io.gpuledger.model.CostAnomaly;
 import io.gpuledger.model.GpuHour;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.KafkaClientSettings;
@@ -108,7 +110,9 @@ final class ReconcileCommand {
                         quote.pricePerHour(), quote.currency(), quote.validFrom(), publish ? "" : " (not published:"
                                 + " add --publish)");
             }
-            if (publish && !learned.isEmpty()) {
+            List<CostAnomaly> drifts = DriftAnomalies.of(report, drift, start, end, clock.instant());
+            drifts.forEach(anomaly -> out.println("anomaly: " + anomaly.summary()));
+            if (publish) {
                 try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(
                         KafkaClientSettings.producer(bootstrap, "gpu-ledger-reconcile", 0), new StringSerializer(),
                         new ByteArraySerializer())) {
@@ -116,8 +120,13 @@ final class ReconcileCommand {
                         producer.send(new ProducerRecord<>(Topics.PRICES.name(), quote.key(), Json.write(quote)))
                                 .get();
                     }
+                    for (CostAnomaly anomaly : drifts) {
+                        producer.send(new ProducerRecord<>(Topics.COST_ANOMALIES.name(), anomaly.key(),
+                                Json.write(anomaly))).get();
+                    }
                 }
-                out.printf("published %d price versions to %s%n", learned.size(), Topics.PRICES.name());
+                out.printf("published %d price versions to %s and %d anomalies to %s%n", learned.size(),
+                        Topics.PRICES.name(), drifts.size(), Topics.COST_ANOMALIES.name());
             }
             return 0;
         } catch (SQLException | IllegalArgumentException | IllegalStateException e) {

@@ -101,6 +101,10 @@ class ReconcileCommandIT {
         assertThat(report).contains("24 bill rows, 192 GPU-hours", "estimated 2359.68, effective 2194.50,"
                 + " ratio 0.9300", "learned: aws|us-east-1|p5.48xlarge|on-demand at 91.4376 USD an hour");
         assertThat(Files.readAllLines(days)).hasSize(2).element(1).asString().startsWith(INSTANCE + ",2026-10-01,");
+        // a drift anomaly for finance, naming the instance
+        assertThat(report).contains("anomaly: The bill of account 012345678901 charged aws|us-east-1|p5.48xlarge|"
+                + "on-demand 2194.50 USD effective against an estimate of 2359.68 (-7.0%)", "the instances behind it: "
+                + INSTANCE);
         // the learned version on the topic, in force from now, 7% under the list price
         List<PriceQuote> versions = LedgerTopics.prices(broker.bootstrap(), Duration.ofSeconds(30)).records();
         assertThat(versions).filteredOn(quote -> PriceQuote.BILL_RECONCILIATION.equals(quote.source()))

@@ -14,5 +14,10 @@ public enum AnomalyKind {
      * A GPU's agent has been silent for longer than the cost engine counts as unmonitored time, and
      * no notice said its instance stopped: it may be running, and billed, with no figure counting it.
      */
-    GPU_DARK
+    GPU_DARK,
+    /**
+     * An offer's effective cost on the provider's bill differs from the engine's estimate by more than the
+     * threshold (2% by default): found by {@code gpu-ledger reconcile}, naming the instances behind it.
+     */
+    BILL_DRIFT
 }

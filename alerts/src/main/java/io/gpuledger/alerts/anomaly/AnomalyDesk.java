@@ -93,6 +93,10 @@ public class AnomalyDesk implements Stage, AutoCloseable {
 
     private void opened(Producer<String, CostAnomaly> publisher) {
         for (AnomalyKind kind : AnomalyKind.values()) {
+            if (kind == AnomalyKind.BILL_DRIFT) {
+                // gpu-ledger reconcile publishes these, not this service: its counter would stay 0 for ever
+                continue;
+            }
             for (CostAnomaly.Severity severity : CostAnomaly.Severity.values()) {
                 counter(kind, severity);
             }

@@ -37,8 +37,8 @@ public class AnomalyResource {
                     schema = @Schema(implementation = CostAnomaly.class, type = SchemaType.ARRAY)))
     @APIResponse(responseCode = "400", description = "an unknown kind")
     public List<CostAnomaly> list(
-            @Parameter(description = "only this kind: SPEND_RATE, BUDGET_BURN, PRICE_SPIKE, COST_PER_THROUGHPUT or "
-                    + "GPU_DARK")
+            @Parameter(description = "only this kind: SPEND_RATE, BUDGET_BURN, PRICE_SPIKE, COST_PER_THROUGHPUT, "
+                    + "GPU_DARK or BILL_DRIFT")
             @QueryParam("kind") String kind,
             @Parameter(description = "only this dimension: team, job, pool, project, offer or gpu")
             @QueryParam("dimension") String dimension,
