@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The offers a reconciliation finds off by more than a threshold, as {@link AnomalyKind#BILL_DRIFT} anomalies for
@@ -23,6 +24,7 @@ public final class DriftAnomalies {
     static final String DIMENSION = "offer";
     /** The most instances an anomaly names. */
     static final int INSTANCES = 10;
+    static final String MEASURE = "effective cost on the bill against the engine's estimate";
 
     private DriftAnomalies() {
     }
@@ -39,7 +41,7 @@ public final class DriftAnomalies {
             Map<String, BigDecimal> byInstance = new LinkedHashMap<>();
             String currency = "USD";
             for (InstanceDay day : report.days()) {
-                if (rate.offer().key().equals(day.offer()) && java.util.Objects.equals(rate.account(), day.account())) {
+                if (rate.offer().key().equals(day.offer()) && Objects.equals(rate.account(), day.account())) {
                     byInstance.merge(day.instanceId(), day.effective().subtract(day.estimated()), BigDecimal::add);
                     currency = day.currency() == null ? currency : day.currency();
                 }
@@ -66,9 +68,8 @@ public final class DriftAnomalies {
                     String.join(", ", behind.stream().map(Map.Entry::getKey).toList()));
             anomalies.add(new CostAnomaly(CostAnomaly.SCHEMA_VERSION,
                     CostAnomaly.idFor(AnomalyKind.BILL_DRIFT, DIMENSION, subject + "|" + rate.account(), from),
-                    AnomalyKind.BILL_DRIFT, DIMENSION, subject, severity, "effective cost on the bill against the"
-                            + " engine's estimate", expected, actual, impact, CostAnomaly.percentAbove(expected, actual),
-                    currency, from, to, now, cause, summary, evidence));
+                    AnomalyKind.BILL_DRIFT, DIMENSION, subject, severity, MEASURE, expected, actual, impact,
+                    CostAnomaly.percentAbove(expected, actual), currency, from, to, now, cause, summary, evidence));
         }
         return anomalies;
     }
