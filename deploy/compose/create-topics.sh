@@ -14,6 +14,7 @@ topics=(
     "gpu.usage.v1"
     "gpu.rollups.v1"
     "gpu.hours.v1 retention.ms=34560000000"
+    "finance.reconciliation.v1 cleanup.policy=compact"
     "gpu.job-economics.v1"
     "gpu.recommendations.v1 retention.ms=2592000000"
     "cost.anomalies.v1 retention.ms=2592000000"

@@ -9,6 +9,7 @@ import io.gpuledger.model.CostAnomaly;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.ReconciliationRatio;
 import io.gpuledger.model.Topics;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
@@ -79,6 +80,29 @@ final class PriceRecords {
                         // Dead-lettered when it was first read.
                     }
                 });
-        LOG.infof("read back %d price versions read before", read);
+        long reconciled = TopicReplay.replayCommitted(bootstrapServers, Topics.RECONCILIATION.name(), groupId,
+                Duration.ofSeconds(60), record -> {
+                    try {
+                        metrics.record(reconciliation(record));
+                    } catch (InvalidRecordException e) {
+                        // Dead-lettered when it was first read.
+                    }
+                });
+        LOG.infof("read back %d price versions and %d reconciliations read before", read, reconciled);
+    }
+
+    /** What a reconciliation with the bill found for an offer and account, into its gauges. */
+    Instant onReconciliation(ConsumerRecord<String, byte[]> record) {
+        metrics.record(reconciliation(record));
+        return null;
+    }
+
+    private static ReconciliationRatio reconciliation(ConsumerRecord<String, byte[]> record) {
+        ReconciliationRatio ratio = Json.read(record.value(), ReconciliationRatio.class);
+        if (!ratio.key().equals(record.key())) {
+            throw new InvalidRecordException("$key", "record key '" + record.key() + "' must be '" + ratio.key()
+                    + "', the offer and account it is of");
+        }
+        return ratio;
     }
 }

@@ -84,6 +84,7 @@ public class ReaderStage implements Stage {
         byTopic.put(Topics.ROLLUPS.name(), windows::onRollup);
         byTopic.put(Topics.JOB_ECONOMICS.name(), windows::onJobEconomics);
         byTopic.put(Topics.PRICES.name(), prices::onPrice);
+        byTopic.put(Topics.RECONCILIATION.name(), prices::onReconciliation);
         byTopic.put(Topics.JOB_PROGRESS.name(), windows::onJobProgress);
         // Registered now, so that each topic's count is exported from the start at zero.
         DeadLetterCounts deadLettered = new DeadLetterCounts(registry);

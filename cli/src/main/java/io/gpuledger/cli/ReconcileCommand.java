@@ -10,6 +10,7 @@ import io.gpuledger.model.GpuHour;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.KafkaClientSettings;
 import io.gpuledger.model.PriceQuote;
+import io.gpuledger.model.ReconciliationRatio;
 import io.gpuledger.model.Topics;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -41,6 +42,16 @@ final class ReconcileCommand {
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
 
     private ReconcileCommand() {
+    }
+
+    /** What the reconciliation found for an offer and account, as the alert service's gauges take it. */
+    static ReconciliationRatio ratioOf(Reconciliation.OfferRate rate, Reconciliation.Report report, Instant from,
+            Instant to, Instant now) {
+        String currency = report.days().stream().filter(day -> rate.offer().key().equals(day.offer()))
+                .map(Reconciliation.InstanceDay::currency).filter(code -> code != null).findFirst().orElse("USD");
+        return new ReconciliationRatio(rate.offer().provider(), rate.offer().region(), rate.offer().instanceType(),
+                rate.offer().lifecycle(), rate.account(), currency, from, to, rate.estimated().doubleValue(),
+                rate.effective().doubleValue(), rate.ratio(), now);
     }
 
     static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err, Clock clock) {
@@ -120,13 +131,19 @@ final class ReconcileCommand {
                         producer.send(new ProducerRecord<>(Topics.PRICES.name(), quote.key(), Json.write(quote)))
                                 .get();
                     }
+                    for (Reconciliation.OfferRate rate : report.offers()) {
+                        ReconciliationRatio ratio = ratioOf(rate, report, start, end, clock.instant());
+                        producer.send(new ProducerRecord<>(Topics.RECONCILIATION.name(), ratio.key(),
+                                Json.write(ratio))).get();
+                    }
                     for (CostAnomaly anomaly : drifts) {
                         producer.send(new ProducerRecord<>(Topics.COST_ANOMALIES.name(), anomaly.key(),
                                 Json.write(anomaly))).get();
                     }
                 }
-                out.printf("published %d price versions to %s and %d anomalies to %s%n", learned.size(),
-                        Topics.PRICES.name(), drifts.size(), Topics.COST_ANOMALIES.name());
+                out.printf("published %d price versions to %s, %d anomalies to %s and %d ratios to %s%n",
+                        learned.size(), Topics.PRICES.name(), drifts.size(), Topics.COST_ANOMALIES.name(),
+                        report.offers().size(), Topics.RECONCILIATION.name());
             }
             return 0;
         } catch (SQLException | IllegalArgumentException | IllegalStateException e) {

@@ -105,6 +105,9 @@ class ReconcileCommandIT {
         assertThat(report).contains("anomaly: The bill of account 012345678901 charged aws|us-east-1|p5.48xlarge|"
                 + "on-demand 2194.50 USD effective against an estimate of 2359.68 (-7.0%)", "the instances behind it: "
                 + INSTANCE);
+        // the ratio for the alert service's gauge
+        assertThat(report).contains("published 1 price versions to pricing.quotes.v1, 1 anomalies to"
+                + " cost.anomalies.v1 and 1 ratios to finance.reconciliation.v1");
         // the learned version on the topic, in force from now, 7% under the list price
         List<PriceQuote> versions = LedgerTopics.prices(broker.bootstrap(), Duration.ofSeconds(30)).records();
         assertThat(versions).filteredOn(quote -> PriceQuote.BILL_RECONCILIATION.equals(quote.source()))

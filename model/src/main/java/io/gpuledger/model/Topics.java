@@ -44,6 +44,15 @@ public final class Topics {
             "gpu.hours.v1", Serdes.String(), new JsonSerde<>(GpuHour.class),
             Map.of(TopicConfig.RETENTION_MS_CONFIG, String.valueOf(java.time.Duration.ofDays(400).toMillis())));
 
+    /**
+     * What each reconciliation with a provider's bill found per offer and billing account
+     * ({@code gpu-ledger reconcile --publish}); key: {@link ReconciliationRatio#key()}. Compacted: the latest of
+     * each stays.
+     */
+    public static final Topic<String, ReconciliationRatio> RECONCILIATION = new Topic<>(
+            "finance.reconciliation.v1", Serdes.String(), new JsonSerde<>(ReconciliationRatio.class),
+            Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
+
     /** Each job's cost against its reported work, by minute; key: job id. */
     public static final Topic<String, JobEconomics> JOB_ECONOMICS = new Topic<>(
             "gpu.job-economics.v1", Serdes.String(), new JsonSerde<>(JobEconomics.class), Map.of());
@@ -127,8 +136,8 @@ public final class Topics {
             JOB_PROGRESS_DEAD_LETTERS, CAPACITY_EVENT_DEAD_LETTERS, USAGE_DEAD_LETTERS, ALERTS_DEAD_LETTERS);
 
     public static final List<Topic<?, ?>> ALL = List.of(
-            TELEMETRY, PRICES, USAGE, ROLLUPS, HOURS, JOB_ECONOMICS, RECOMMENDATIONS, COST_ANOMALIES,
-            WEBHOOK_DELIVERIES, JOB_PROGRESS, CAPACITY_EVENTS,
+            TELEMETRY, PRICES, USAGE, ROLLUPS, HOURS, RECONCILIATION, JOB_ECONOMICS, RECOMMENDATIONS,
+            COST_ANOMALIES, WEBHOOK_DELIVERIES, JOB_PROGRESS, CAPACITY_EVENTS,
             CAPACITY_EVENTS_ENRICHED, TELEMETRY_DEAD_LETTERS, JOB_PROGRESS_DEAD_LETTERS, CAPACITY_EVENT_DEAD_LETTERS,
             USAGE_DEAD_LETTERS, ALERTS_DEAD_LETTERS);
 

@@ -9,6 +9,7 @@ import io.gpuledger.model.Offer;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Reading;
+import io.gpuledger.model.ReconciliationRatio;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageTotals;
@@ -39,6 +40,8 @@ public final class FleetMetrics {
     private final SeriesGroup teams;
     private final SeriesGroup pools;
     private final SeriesGroup prices;
+    /** Per offer and billing account: the latest reconciliation with the bill; kept as long as prices are. */
+    private final SeriesGroup reconciliations;
     /** The team of each job, as its GPUs' windows last said: job series carry it as a label. */
     private final Map<String, String> teamOfJob = new ConcurrentHashMap<>();
 
@@ -57,6 +60,7 @@ public final class FleetMetrics {
         pools = new SeriesGroup(registry, "pool", maxSeries, staleAfter);
         // Prices are not stale when unchanged: an offer keeps its price until a new one comes.
         prices = new SeriesGroup(registry, "price", maxSeries, Duration.ofDays(3650));
+        reconciliations = new SeriesGroup(registry, "reconciliation", maxSeries, Duration.ofDays(3650));
     }
 
     /** A GPU's window: its gauges if it is the latest, and its closed minutes into the counters. */
@@ -258,6 +262,19 @@ public final class FleetMetrics {
         if (price != null && price.latest(quote.validFrom())) {
             price.set("gpuledger_price_per_hour", quote.pricePerHour());
             price.set("gpuledger_price_observed_timestamp_seconds", (double) quote.observedAt().getEpochSecond());
+        }
+    }
+
+    /** The latest reconciliation of an offer and account with the bill, into its gauges. */
+    public void record(ReconciliationRatio ratio) {
+        Offer offer = ratio.offer();
+        Tags tags = poolTags(offer, ratio.currency()).and("account", ratio.billingAccountId());
+        Thing thing = reconciliations.thing(ratio.key(), tags, ratio.reconciledAt());
+        if (thing != null && thing.latest(ratio.to())) {
+            thing.set("gpuledger_reconciliation_ratio", ratio.ratio());
+            thing.set("gpuledger_reconciliation_effective_cost", ratio.effective());
+            thing.set("gpuledger_reconciliation_estimated_cost", ratio.estimated());
+            thing.set("gpuledger_reconciliation_period_end_timestamp_seconds", (double) ratio.to().getEpochSecond());
         }
     }
 

@@ -10,6 +10,7 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Reading;
+import io.gpuledger.model.ReconciliationRatio;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageTotals;
@@ -380,6 +381,27 @@ class FleetMetricsTest {
                 .gauge().value()).isEqualTo((double) T0.getEpochSecond());
         assertThat(registry.get("gpuledger_price_per_hour").tag("instance_type", "g5.xlarge").gauge().value())
                 .isEqualTo(1.006);
+    }
+
+    @Test
+    void shouldShowTheLatestReconciliationOfEachOfferAndAccount() {
+        // Given a week reconciled, then the next week, and a late record of the first arriving after it
+        ReconciliationRatio first = new ReconciliationRatio("aws", "us-east-1", "p5.48xlarge", Lifecycle.ON_DEMAND,
+                "012345678901", "USD", T0, T0.plus(Duration.ofDays(7)), 2000, 1860, 0.93, T0.plus(Duration.ofDays(8)));
+        ReconciliationRatio second = new ReconciliationRatio("aws", "us-east-1", "p5.48xlarge", Lifecycle.ON_DEMAND,
+                "012345678901", "USD", T0.plus(Duration.ofDays(7)), T0.plus(Duration.ofDays(14)), 1860, 1855.35,
+                0.9975, T0.plus(Duration.ofDays(15)));
+        metrics.record(first);
+        metrics.record(second);
+        metrics.record(first);
+
+        // Then the offer and account show the second week's figures, with its account zeros kept
+        assertThat(registry.get("gpuledger_reconciliation_ratio").tag("account", "012345678901")
+                .tag("instance_type", "p5.48xlarge").gauge().value()).isEqualTo(0.9975);
+        assertThat(registry.get("gpuledger_reconciliation_effective_cost").tag("currency", "USD").gauge().value())
+                .isEqualTo(1855.35);
+        assertThat(registry.get("gpuledger_reconciliation_period_end_timestamp_seconds").gauge().value())
+                .isEqualTo((double) T0.plus(Duration.ofDays(14)).getEpochSecond());
     }
 
     /** The value of the one series of {@code family} in the scraped text whose labels hold {@code label}. */
