@@ -340,5 +340,11 @@ public interface AlertSettings {
          */
         @WithDefault("1")
         int gpuShards();
+
+        /**
+         * A file of dated grid carbon intensities over the shipped table ({@link io.gpuledger.model.CarbonIntensity}):
+         * {@code provider,region,grams_co2e_per_kwh,valid_from,basis,source}; none: the shipped table alone.
+         */
+        Optional<String> carbonIntensityFile();
     }
 }

@@ -65,7 +65,9 @@ public enum FocusColumn {
     X_UNMONITORED_COST("x_UnmonitoredCost", Kind.DECIMAL),
     /** The GPU's mean SM activity (0–1) over the hour's sampled time; null on a job's part of a shared hour. */
     X_SM_ACTIVE("x_SmActive", Kind.DECIMAL),
-    X_ENERGY_KWH("x_EnergyKwh", Kind.DECIMAL);
+    X_ENERGY_KWH("x_EnergyKwh", Kind.DECIMAL),
+    /** The energy's CO2e: times its region's grid intensity and its provider's PUE; null where the grid is unknown. */
+    X_CO2E_GRAMS("x_Co2eGrams", Kind.DECIMAL);
 
     /** How a column's values are typed in a file. */
     public enum Kind {

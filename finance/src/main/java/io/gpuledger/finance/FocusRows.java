@@ -1,5 +1,6 @@
 package io.gpuledger.finance;
 
+import io.gpuledger.model.CarbonIntensity;
 import io.gpuledger.model.GpuHour;
 import io.gpuledger.model.JobPart;
 import io.gpuledger.model.Lifecycle;
@@ -47,10 +48,16 @@ public final class FocusRows {
 
     private final ListPrices listPrices;
     private final FocusAccount account;
+    private final CarbonIntensity carbon;
 
     public FocusRows(ListPrices listPrices, FocusAccount account) {
+        this(listPrices, account, CarbonIntensity.shipped());
+    }
+
+    public FocusRows(ListPrices listPrices, FocusAccount account, CarbonIntensity carbon) {
         this.listPrices = listPrices;
         this.account = account;
+        this.carbon = carbon;
     }
 
     /** Who a row charges and what: a job's part of the hour, the whole hour, or what no job took. */
@@ -161,6 +168,11 @@ public final class FocusRows {
                         : BigDecimal.valueOf(part.smActive).setScale(QUANTITY_SCALE, RoundingMode.HALF_EVEN))
                 .set(FocusColumn.X_ENERGY_KWH, BigDecimal.valueOf(part.energyKwh)
                         .setScale(MONEY_SCALE, RoundingMode.HALF_EVEN));
+        Double gramsPerKwh = carbon.gramsPerGpuKwh(placement.provider(), placement.region(), start);
+        if (gramsPerKwh != null) {
+            row.set(FocusColumn.X_CO2E_GRAMS, BigDecimal.valueOf(part.energyKwh * gramsPerKwh)
+                    .setScale(QUANTITY_SCALE, RoundingMode.HALF_EVEN));
+        }
         if (reserved) {
             String commitment = placement.provider() + ":" + placement.region() + ":" + placement.instanceType()
                     + ":reserved";

@@ -1,6 +1,7 @@
 package io.gpuledger.alerts.metrics;
 
 import io.gpuledger.alerts.metrics.SeriesGroup.Thing;
+import io.gpuledger.model.CarbonIntensity;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JobPart;
@@ -42,11 +43,12 @@ public final class FleetMetrics {
     private final SeriesGroup prices;
     /** Per offer and billing account: the latest reconciliation with the bill; kept as long as prices are. */
     private final SeriesGroup reconciliations;
+    private final CarbonIntensity carbon;
     /** The team of each job, as its GPUs' windows last said: job series carry it as a label. */
     private final Map<String, String> teamOfJob = new ConcurrentHashMap<>();
 
     public FleetMetrics(MeterRegistry registry, int maxSeries, Duration staleAfter) {
-        this(registry, registry, maxSeries, staleAfter);
+        this(registry, registry, maxSeries, staleAfter, CarbonIntensity.shipped());
     }
 
     /**
@@ -54,6 +56,13 @@ public final class FleetMetrics {
      *                    of their own, not scraped whole, to serve them in shards ({@link #gpuShard})
      */
     public FleetMetrics(MeterRegistry registry, MeterRegistry gpuRegistry, int maxSeries, Duration staleAfter) {
+        this(registry, gpuRegistry, maxSeries, staleAfter, CarbonIntensity.shipped());
+    }
+
+    /** @param carbon what a kWh drawn in each region stands for in CO2e */
+    public FleetMetrics(MeterRegistry registry, MeterRegistry gpuRegistry, int maxSeries, Duration staleAfter,
+            CarbonIntensity carbon) {
+        this.carbon = carbon;
         gpus = new SeriesGroup(gpuRegistry, registry, "gpu", maxSeries, staleAfter);
         jobs = new SeriesGroup(registry, "job", maxSeries, staleAfter);
         teams = new SeriesGroup(registry, "team", maxSeries, staleAfter);
@@ -99,12 +108,19 @@ public final class FleetMetrics {
         }
         double joules = totals.energyKwh() * JOULES_PER_KWH;
         gpu.add("gpuledger_gpu_energy_joules_total", joules);
+        // grams CO2e per joule drawn where the GPU runs, PUE included; 0 where the region's grid is not known
+        Double gramsPerKwh = carbon.gramsPerGpuKwh(placement.provider(), placement.region(), usage.windowStart());
+        double gramsPerJoule = gramsPerKwh == null ? 0 : gramsPerKwh / JOULES_PER_KWH;
+        if (gramsPerKwh != null) {
+            gpu.add("gpuledger_gpu_co2e_grams_total", joules * gramsPerJoule);
+        }
         gpu.add("gpuledger_gpu_unpriced_seconds_total", totals.unpricedSeconds());
         String currency = currencyOf(usage.currency());
         if (usage.jobParts().isEmpty() && !usage.sharedByJobs()) {
-            addToJob(job, currency, joules, totals.cost(), totals.unmonitoredCost(), totals.unpricedSeconds(), now);
-            addToTeam(team, currency, joules, totals.cost(), totals.unmonitoredCost(), totals.unallocatedCost(),
+            addToJob(job, currency, joules, gramsPerJoule, totals.cost(), totals.unmonitoredCost(),
                     totals.unpricedSeconds(), now);
+            addToTeam(team, currency, joules, gramsPerJoule, totals.cost(), totals.unmonitoredCost(),
+                    totals.unallocatedCost(), totals.unpricedSeconds(), now);
         } else {
             // A shared GPU's window (even one whose latest sample was of one job): each job takes its part, its
             // team too, the node's team the rest.
@@ -115,8 +131,10 @@ public final class FleetMetrics {
                 String partTeam = part.team() == null ? team : part.team();
                 rememberTeam(part.jobId(), partTeam);
                 double partJoules = part.energyKwh() * JOULES_PER_KWH;
-                addToJob(part.jobId(), currency, partJoules, part.cost(), 0, part.unpricedSeconds(), now);
-                addToTeam(partTeam, currency, partJoules, part.cost(), 0, 0, part.unpricedSeconds(), now);
+                addToJob(part.jobId(), currency, partJoules, gramsPerJoule, part.cost(), 0, part.unpricedSeconds(),
+                        now);
+                addToTeam(partTeam, currency, partJoules, gramsPerJoule, part.cost(), 0, 0, part.unpricedSeconds(),
+                        now);
                 gpu.add("gpuledger_gpu_job_cost_total", Tags.of("sharing_job_id", part.jobId(), "sharing_team",
                         partTeam), part.cost());
                 restJoules -= partJoules;
@@ -124,13 +142,16 @@ public final class FleetMetrics {
                 restUnpriced -= part.unpricedSeconds();
             }
             gpu.add("gpuledger_gpu_unallocated_cost_total", totals.unallocatedCost());
-            addToTeam(team, currency, Math.max(0, restJoules), Math.max(0, restCost), totals.unmonitoredCost(),
-                    totals.unallocatedCost(), Math.max(0, restUnpriced), now);
+            addToTeam(team, currency, Math.max(0, restJoules), gramsPerJoule, Math.max(0, restCost),
+                    totals.unmonitoredCost(), totals.unallocatedCost(), Math.max(0, restUnpriced), now);
         }
         Offer offer = placement.offer();
         Thing pool = pools.thing(offer.key(), poolTags(offer, currency), now);
         if (pool != null) {
             pool.add("gpuledger_pool_energy_joules_total", joules);
+            if (gramsPerKwh != null) {
+                pool.add("gpuledger_pool_co2e_grams_total", joules * gramsPerJoule);
+            }
             pool.add("gpuledger_pool_cost_total", totals.cost());
             pool.add("gpuledger_pool_unmonitored_seconds_total", totals.unmonitoredSeconds());
             pool.add("gpuledger_pool_unmonitored_cost_total", totals.unmonitoredCost());
@@ -147,22 +168,28 @@ public final class FleetMetrics {
         }
     }
 
-    private void addToJob(String job, String currency, double joules, double cost, double unmonitoredCost,
-            double unpricedSeconds, Instant now) {
+    private void addToJob(String job, String currency, double joules, double gramsPerJoule, double cost,
+            double unmonitoredCost, double unpricedSeconds, Instant now) {
         Thing thing = jobs.thing(job, jobTags(job, currency), now);
         if (thing != null) {
             thing.add("gpuledger_job_energy_joules_total", joules);
+            if (gramsPerJoule > 0) {
+                thing.add("gpuledger_job_co2e_grams_total", joules * gramsPerJoule);
+            }
             thing.add("gpuledger_job_cost_total", cost);
             thing.add("gpuledger_job_unmonitored_cost_total", unmonitoredCost);
             thing.add("gpuledger_job_unpriced_seconds_total", unpricedSeconds);
         }
     }
 
-    private void addToTeam(String team, String currency, double joules, double cost, double unmonitoredCost,
-            double unallocatedCost, double unpricedSeconds, Instant now) {
+    private void addToTeam(String team, String currency, double joules, double gramsPerJoule, double cost,
+            double unmonitoredCost, double unallocatedCost, double unpricedSeconds, Instant now) {
         Thing thing = teams.thing(team, Tags.of("team", team, "currency", currency), now);
         if (thing != null) {
             thing.add("gpuledger_team_energy_joules_total", joules);
+            if (gramsPerJoule > 0) {
+                thing.add("gpuledger_team_co2e_grams_total", joules * gramsPerJoule);
+            }
             thing.add("gpuledger_team_cost_total", cost);
             thing.add("gpuledger_team_unmonitored_cost_total", unmonitoredCost);
             thing.add("gpuledger_team_unallocated_cost_total", unallocatedCost);

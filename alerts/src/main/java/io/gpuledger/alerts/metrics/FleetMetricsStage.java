@@ -2,10 +2,12 @@ package io.gpuledger.alerts.metrics;
 
 import io.gpuledger.alerts.AlertSettings;
 import io.gpuledger.alerts.Stage;
+import io.gpuledger.model.CarbonIntensity;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -34,8 +36,11 @@ public class FleetMetricsStage implements Stage {
         }
         // Apart, the per-GPU meters go to a registry nothing scrapes whole: the text of a shard is written from
         // them at its scrape, and a simple registry keeps less for each meter than Prometheus's.
+        CarbonIntensity carbon = settings.metrics().carbonIntensityFile().filter(file -> !file.isBlank())
+                .map(file -> CarbonIntensity.shipped().withOverrides(Path.of(file)))
+                .orElseGet(CarbonIntensity::shipped);
         metrics = new FleetMetrics(registry, shards > 1 ? new SimpleMeterRegistry() : registry,
-                settings.metrics().maxSeries(), settings.metrics().staleAfter());
+                settings.metrics().maxSeries(), settings.metrics().staleAfter(), carbon);
     }
 
     @Override

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.alerts.UsageWindows;
+import io.gpuledger.model.CarbonIntensity;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobPart;
 import io.gpuledger.model.Lifecycle;
@@ -18,12 +19,17 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheus.PrometheusConfig;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -381,6 +387,49 @@ class FleetMetricsTest {
                 .gauge().value()).isEqualTo((double) T0.getEpochSecond());
         assertThat(registry.get("gpuledger_price_per_hour").tag("instance_type", "g5.xlarge").gauge().value())
                 .isEqualTo(1.006);
+    }
+
+    @Test
+    void shouldCountTheCo2eOfEachGpusJobsTeamsAndPoolsEnergyByItsRegionsGrid(@TempDir Path folder)
+            throws IOException {
+        // Given a grid of 400 g/kWh in us-east-1 from a dated file, and a shared GPU's closed minute there that drew
+        // 0.002 kWh: job x of team blue 0.001, job y (the node's team red) 0.0005, no job the rest
+        Path grid = folder.resolve("grid.csv");
+        Files.writeString(grid, "provider,region,grams_co2e_per_kwh,valid_from,basis,source\n"
+                + "aws,us-east-1,400,2020-01-01T00:00:00Z,average,test\n", StandardCharsets.UTF_8);
+        CarbonIntensity carbon = CarbonIntensity.shipped().withOverrides(grid);
+        FleetMetrics fleet = new FleetMetrics(registry, registry, 10, Duration.ofMinutes(5), carbon);
+        double cost = 60 * 2.0 / 3600;
+        GpuUsage plain = window("GPU-c", TelemetrySample.SHARED_JOB, T0, 2.0, 0.5, true);
+        GpuUsage shared = plain.toBuilder().sharingJobs(2).totals(plain.totals().toBuilder()
+                .sum(UsageTotals.Sum.ENERGY_KWH, 0.002).build()).jobParts(List.of(
+                        new JobPart("x", "blue", 30, cost / 2, 0.001, 0), new JobPart("y", null, 15, cost / 4, 0.0005,
+                                0))).build();
+
+        fleet.record(shared, T0);
+
+        // Then each counts its energy times 400 g/kWh times the provider's PUE
+        double perKwh = 400 * carbon.pue("aws");
+        assertThat(registry.get("gpuledger_gpu_co2e_grams").tag("gpu", "GPU-c").counter().count())
+                .isCloseTo(0.002 * perKwh, within(1e-9));
+        assertThat(registry.get("gpuledger_job_co2e_grams").tag("job_id", "x").counter().count())
+                .isCloseTo(0.001 * perKwh, within(1e-9));
+        assertThat(registry.get("gpuledger_team_co2e_grams").tag("team", "red").counter().count())
+                .isCloseTo(0.001 * perKwh, within(1e-9));
+        assertThat(registry.get("gpuledger_pool_co2e_grams").tag("region", "us-east-1").counter().count())
+                .isCloseTo(0.002 * perKwh, within(1e-9));
+    }
+
+    @Test
+    void shouldCountNoCo2eWhereTheRegionsGridIsNotKnown() {
+        GpuUsage elsewhere = UsageWindows.minute(new Placement("node-x", "i-x", "g5.xlarge", "aws", "moon-base-1",
+                Lifecycle.ON_DEMAND), "GPU-m", "job-m", "red", T0, 2.0, 0.5, true);
+        metrics.record(elsewhere.toBuilder().totals(elsewhere.totals().toBuilder()
+                .sum(UsageTotals.Sum.ENERGY_KWH, 0.002).build()).build(), T0);
+
+        assertThat(registry.get("gpuledger_gpu_energy_joules").tag("gpu", "GPU-m").counter().count()).isPositive();
+        assertThat(registry.find("gpuledger_gpu_co2e_grams").tag("gpu", "GPU-m").counter()).isNull();
+        assertThat(registry.find("gpuledger_job_co2e_grams").tag("job_id", "job-m").counter()).isNull();
     }
 
     @Test
