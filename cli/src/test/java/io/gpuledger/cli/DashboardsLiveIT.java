@@ -102,6 +102,10 @@ class DashboardsLiveIT {
             prometheus = startPrometheus(home, alertsPort, demo.engineMetricsPort(), prometheusPort);
             String api = "http://127.0.0.1:" + prometheusPort + "/api/v1/query?query=";
 
+            // and a reconciliation with a bill published as gpu-ledger reconcile --publish writes it, written here as
+            // JSON text as another client would write it, for the finance dashboard's bill panels
+            publishReconciliation(demo.bootstrap());
+
             // When every query is asked every two seconds until it answers
             Map<String, String> unanswered = new LinkedHashMap<>(queries);
             await().atMost(PATIENCE).pollInterval(Duration.ofSeconds(2)).untilAsserted(() -> {
@@ -130,6 +134,23 @@ class DashboardsLiveIT {
     }
 
     /** A budget anomaly as JSON text, to the topic the webhook dispatcher reads. */
+    private static void publishReconciliation(String bootstrap) throws Exception {
+        String now = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.HOURS).toString();
+        String weekAgo = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.HOURS)
+                .minus(Duration.ofDays(7)).toString();
+        String ratio = "{\"provider\":\"aws\",\"region\":\"us-east-1\",\"instanceType\":\"p5.48xlarge\","
+                + "\"lifecycle\":\"on-demand\",\"billingAccountId\":\"012345678901\",\"currency\":\"USD\","
+                + "\"from\":\"" + weekAgo + "\",\"to\":\"" + now + "\",\"estimated\":16222.8,\"effective\":15087.2,"
+                + "\"ratio\":0.93,\"reconciledAt\":\"" + now + "\"}";
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
+            producer.send(new ProducerRecord<>(Topics.RECONCILIATION.name(),
+                    "aws|us-east-1|p5.48xlarge|on-demand|012345678901", ratio)).get();
+        }
+    }
+
     private static void publishAnomaly(String bootstrap) throws Exception {
         String now = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MINUTES).toString();
         String id = "budget-burn|team|research|" + now;

@@ -46,7 +46,7 @@ class DashboardsTest {
     static final String DASHBOARDS_MOUNT = "/var/lib/grafana/dashboards/gpu-ledger";
 
     static final Set<String> SHIPPED_UIDS = Set.of("gpu-ledger-fleet", "gpu-ledger-utilization", "gpu-ledger-jobs",
-            "gpu-ledger-capacity", "gpu-ledger-recommendations");
+            "gpu-ledger-capacity", "gpu-ledger-recommendations", "gpu-ledger-finance");
 
     /** The filter variables every dashboard offers, and the label each filters on. */
     static final Map<String, String> FILTERS = orderedMap("provider", "provider", "region", "region",
@@ -206,7 +206,7 @@ class DashboardsTest {
     }
 
     @Test
-    void shouldShipTheFiveDashboardsWithUniqueUidsAndTitles() throws IOException {
+    void shouldShipTheSixDashboardsWithUniqueUidsAndTitles() throws IOException {
         List<JsonNode> all = new ArrayList<>();
         for (String file : dashboards().toList()) {
             all.add(read(file));
