@@ -37,7 +37,7 @@ public final class DcgmCollector implements Collector {
             if (response.statusCode() != 200) {
                 return Round.failed("dcgm-exporter: " + url + " answered HTTP " + response.statusCode());
             }
-            DcgmScrape.Result result = scrape.read(response.body());
+            DcgmScrape.Result result = scrape.read(response.body(), System.nanoTime());
             return new Round(result.readings(), result.errors());
         } catch (IOException e) {
             return Round.failed("dcgm-exporter: " + url + " unreachable: " + (e.getMessage() == null

@@ -121,6 +121,13 @@ public final class DcgmScrape {
     public record Result(List<GpuReading> readings, List<String> errors) {
     }
 
+    /** The energy counter: millijoules since the driver loaded, per GPU. */
+    static final String ENERGY_COUNTER = "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION";
+    /** More than any GPU draws (a GB200 superchip's board is 2.7 kW): a counter delta above it is no reading. */
+    private static final double MOST_WATTS = 5000;
+
+    /** Each GPU's energy counter at the last scrape. */
+    private final Map<String, Counted> lastCounted = new java.util.HashMap<>();
     private final List<String> jobLabels;
     private final List<String> teamLabels;
     /** GPUs whose pods were said to carry copies: said once, not every scrape. */
@@ -131,7 +138,19 @@ public final class DcgmScrape {
         this.teamLabels = List.copyOf(teamLabels);
     }
 
+    /** As {@link #read(String, long)}, scraped now. */
     public Result read(String scrapeText) {
+        return read(scrapeText, System.nanoTime());
+    }
+
+    /**
+     * The readings of a page scraped at {@code scrapedAtNanos} ({@link System#nanoTime()}). A GPU whose page has the
+     * energy counter ({@code DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION}, millijoules since the driver loaded) reads as
+     * power the mean it drew since the last scrape, so that the energy charged is what the counter counted, not a
+     * sample of the power at one instant; the first scrape, and one after the counter went back (the driver was
+     * reloaded), read the instantaneous power.
+     */
+    public Result read(String scrapeText, long scrapedAtNanos) {
         PrometheusText.Scrape scrape = PrometheusText.parse(scrapeText);
         List<String> errors = new ArrayList<>(scrape.errors());
         Map<String, Builder> byGpu = new LinkedHashMap<>();
@@ -147,6 +166,12 @@ public final class DcgmScrape {
             Builder gpu = byGpu.computeIfAbsent(key, k -> new Builder(k, gpuUuid, migInstance != null
                     && !migInstance.isBlank()));
             gpu.add(sample.labels());
+            if (sample.name().equals(ENERGY_COUNTER)) {
+                if (sample.value() >= 0 && !DcgmBlank.isBlank(sample.value())) {
+                    gpu.energyMillijoules = sample.value();
+                }
+                continue;
+            }
             if (MEMORY_NOT_USED.contains(sample.name()) && sample.value() >= 0 && !DcgmBlank.isBlank(sample.value())) {
                 gpu.memoryNotUsedMiB.put(sample.name(), sample.value());
                 continue;
@@ -179,8 +204,45 @@ public final class DcgmScrape {
         }
         for (Builder gpu : byGpu.values()) {
             gpu.settlePods(errors);
+            meanPowerFromCounter(gpu, scrapedAtNanos, errors);
         }
         return new Result(withUnallocatedMigShares(byGpu), errors);
+    }
+
+    /** The energy counter of a GPU at one scrape. */
+    private record Counted(double millijoules, long atNanos) {
+    }
+
+    /**
+     * Replaces the GPU's instantaneous power with the mean since the counter last moved, where it moved: an exporter
+     * refreshes its values every collect interval (30 s by default), so a scrape in between sees the counter where
+     * it was and keeps the instantaneous reading, and the next rise is spread over the whole time since.
+     */
+    private void meanPowerFromCounter(Builder gpu, long now, List<String> errors) {
+        if (gpu.energyMillijoules == null || gpu.mig) {
+            return;
+        }
+        double counter = gpu.energyMillijoules;
+        Counted before = lastCounted.get(gpu.key);
+        if (before == null || counter < before.millijoules()) {
+            lastCounted.put(gpu.key, new Counted(counter, now));
+            if (before != null) {
+                errors.add(ENERGY_COUNTER + " of " + gpu.key + ": went back from " + before.millijoules() + " to "
+                        + counter + " mJ (the driver was reloaded); the instantaneous power stands this round");
+            }
+            return;
+        }
+        if (counter == before.millijoules() || now <= before.atNanos()) {
+            return;
+        }
+        lastCounted.put(gpu.key, new Counted(counter, now));
+        double watts = (counter - before.millijoules()) / 1000 / ((now - before.atNanos()) / 1e9);
+        if (watts > MOST_WATTS) {
+            errors.add(ENERGY_COUNTER + " of " + gpu.key + ": " + Math.round(watts) + " W since the counter last"
+                    + " moved is no GPU's; the instantaneous power stands this round");
+            return;
+        }
+        gpu.values.put(Reading.POWER_WATTS, watts);
     }
 
     /**
@@ -304,6 +366,7 @@ public final class DcgmScrape {
         private final Map<String, PodSeries> pods = new LinkedHashMap<>();
         private final Map<String, Double> memoryNotUsedMiB = new LinkedHashMap<>();
         private Double engineActive;
+        private Double energyMillijoules;
         private GpuUsers users;
 
         private Builder(String key, String parentUuid, boolean mig) {

@@ -96,6 +96,30 @@ class RealOutputsTest {
     }
 
     @Test
+    void shouldReadTheMeanPowerSinceTheLastScrapeFromTheEnergyCounterAndItsResetAsInstantaneous() {
+        // Given the real page (its counter at 455,497,156 mJ, its power 40.979 W), the same page 10 s later (the
+        // exporter had not refreshed), 20 s later with the counter 3,000,000 mJ on, then after the driver was reloaded
+        String page = Fixtures.read("dcgm-exporter/k8s-pod-labels-rtx4000ada-gpu-operator.prom");
+        String twentySecondsOn = page.replace("} 455497156", "} 458497156");
+        String reloaded = page.replace("} 455497156", "} 1200");
+        long t0 = 1_000_000_000L;
+
+        DcgmScrape.Result first = dcgm.read(page, t0);
+        DcgmScrape.Result unrefreshed = dcgm.read(page, t0 + 10_000_000_000L);
+        DcgmScrape.Result second = dcgm.read(twentySecondsOn, t0 + 20_000_000_000L);
+        DcgmScrape.Result third = dcgm.read(reloaded, t0 + 30_000_000_000L);
+
+        // Then: instantaneous at first, and while the exporter had not refreshed the counter; then 3,000,000 mJ over
+        // the 20 s since it last moved is 150 W; after the reload, instantaneous again
+        assertThat(first.readings().get(0).powerWatts()).isEqualTo(40.979);
+        assertThat(unrefreshed.readings().get(0).powerWatts()).isEqualTo(40.979);
+        assertThat(second.readings().get(0).powerWatts()).isCloseTo(150.0, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(second.errors()).isEmpty();
+        assertThat(third.readings().get(0).powerWatts()).isEqualTo(40.979);
+        assertThat(third.errors()).singleElement().asString().contains("went back", "driver was reloaded");
+    }
+
+    @Test
     void shouldReadAKubernetesScrapeWithPodAndNamespaceAsJobAndTeam() {
         DcgmScrape.Result result =
                 dcgm.read(Fixtures.read("dcgm-exporter/k8s-pod-labels-rtx4000ada-gpu-operator.prom"));
