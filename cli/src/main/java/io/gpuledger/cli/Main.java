@@ -61,7 +61,10 @@ public final class Main {
                          --from TIME --to TIME     the range, as for export focus
                          --out FILE.csv            every instance-day, as CSV
                          --drift F                 list offers and days whose ratio is off by more (default 0.02)
-                         --publish                 publish the learned effective prices as price versions
+                         --publish                 publish the learned effective prices as price versions,
+                                                   drift anomalies and the ratios for the metrics
+                         --watch FOLDER            instead of --bill/--from/--to: reconcile each new bill put in
+                                                   the folder over its own days, every --interval (default 300 s)
               validate focus FILE  judge a FOCUS file (CSV, gzip, Parquet) by the FinOps Foundation's
                        FOCUS 1.2 rules; exit status 1 when one fails
                          --capabilities A,B,...    the provider capabilities to judge by (default: those

@@ -12,8 +12,12 @@ import io.gpuledger.model.KafkaClientSettings;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.ReconciliationRatio;
 import io.gpuledger.model.Topics;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -21,10 +25,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -37,8 +43,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  */
 final class ReconcileCommand {
 
-    static final String USAGE = "reconcile --bill FILE [--bill FILE...] --from TIME --to TIME [--out DAYS.csv]"
-            + " [--drift 0.02] [--publish]";
+    static final String USAGE = "reconcile (--bill FILE [--bill FILE...] --from TIME --to TIME [--out DAYS.csv]"
+            + " | --watch FOLDER [--interval SECONDS]) [--drift 0.02] [--publish]";
+    /** The file in a watched folder that lists the bills reconciled, one {@code name|size|modified} a line. */
+    static final String DONE_FILE = ".gpu-ledger-reconciled";
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
 
     private ReconcileCommand() {
@@ -59,6 +67,8 @@ final class ReconcileCommand {
         String from = null;
         String to = null;
         Optional<Path> days = Optional.empty();
+        Optional<Path> watch = Optional.empty();
+        Duration interval = Duration.ofMinutes(5);
         double drift = 0.02;
         boolean publish = false;
         for (int i = 0; i < args.length; i++) {
@@ -77,8 +87,21 @@ final class ReconcileCommand {
                 case "--to" -> to = value;
                 case "--out" -> days = Optional.of(Path.of(value));
                 case "--drift" -> drift = UsageException.fraction(option, value);
+                case "--watch" -> watch = Optional.of(Path.of(value));
+                case "--interval" -> interval = Duration.ofSeconds(UsageException.positive(option, value));
                 default -> throw new UsageException("unknown option '" + option + "'");
             }
+        }
+        if (watch.isPresent()) {
+            if (!bills.isEmpty() || from != null || to != null || days.isPresent()) {
+                throw new UsageException("--watch reconciles each bill of the folder over its own period: leave out"
+                        + " --bill, --from, --to and --out");
+            }
+            if (!Files.isDirectory(watch.get())) {
+                throw new UsageException("--watch " + watch.get() + ": no folder there");
+            }
+            String bootstrap = FocusCommand.bootstrap(env, "reconcile");
+            return watch(watch.get(), interval, drift, publish, bootstrap, out, err, clock);
         }
         if (bills.isEmpty() || from == null || to == null) {
             throw new UsageException("usage: gpu-ledger " + USAGE);
@@ -89,8 +112,85 @@ final class ReconcileCommand {
             throw new UsageException("--to must be after --from");
         }
         String bootstrap = FocusCommand.bootstrap(env, "reconcile");
+        return once(bills, Optional.of(start), Optional.of(end), days, drift, publish, bootstrap, out, err, clock);
+    }
+
+    /**
+     * Every {@code interval}, each bill of {@code folder} not reconciled before (by name, size and time modified, as
+     * {@link #DONE_FILE} in the folder lists them), over the period its own rows cover; until interrupted. A bill
+     * that cannot be reconciled is reported and tried again next round.
+     */
+    static int watch(Path folder, Duration interval, double drift, boolean publish, String bootstrap,
+            PrintStream out, PrintStream err, Clock clock) {
+        out.println("watching " + folder + " for bills, every " + interval.toSeconds() + " s");
+        while (!Thread.currentThread().isInterrupted()) {
+            watchRound(folder, drift, publish, bootstrap, out, err, clock);
+            try {
+                Thread.sleep(interval.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return 0;
+    }
+
+    /** One look at the folder: reconciles the bills new since the last; returns how many it reconciled. */
+    static int watchRound(Path folder, double drift, boolean publish, String bootstrap, PrintStream out,
+            PrintStream err, Clock clock) {
+        Path doneFile = folder.resolve(DONE_FILE);
+        int reconciled = 0;
+        try {
+            Set<String> done = Files.exists(doneFile) ? new HashSet<>(Files.readAllLines(doneFile))
+                    : new HashSet<>();
+            List<Path> bills;
+            try (var files = Files.list(folder)) {
+                bills = files.filter(Files::isRegularFile).filter(ReconcileCommand::isBill).sorted().toList();
+            }
+            for (Path bill : bills) {
+                String mark = bill.getFileName() + "|" + Files.size(bill) + "|" + Files.getLastModifiedTime(bill)
+                        .toMillis();
+                if (done.contains(mark)) {
+                    continue;
+                }
+                out.println("reconciling " + bill);
+                if (once(List.of(bill), Optional.empty(), Optional.empty(), Optional.empty(), drift, publish,
+                        bootstrap, out, err, clock) == 0) {
+                    Files.writeString(doneFile, mark + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                            StandardOpenOption.APPEND);
+                    reconciled++;
+                }
+            }
+        } catch (IOException e) {
+            err.println("gpu-ledger reconcile: " + folder + ": " + e.getMessage());
+        }
+        return reconciled;
+    }
+
+    private static boolean isBill(Path file) {
+        String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
+        return !name.startsWith(".") && (name.endsWith(".csv") || name.endsWith(".csv.gz")
+                || name.endsWith(".parquet"));
+    }
+
+    /**
+     * Reconciles {@code bills} over {@code [from, to)}, or over the UTC days their rows cover when no range is
+     * given; 0 when done, 1 when it could not be.
+     */
+    static int once(List<Path> bills, Optional<Instant> from, Optional<Instant> to, Optional<Path> days,
+            double drift, boolean publish, String bootstrap, PrintStream out, PrintStream err, Clock clock) {
         try (Connection connection = DriverManager.getConnection("jdbc:duckdb:")) {
             long billRows = BillRows.load(connection, bills);
+            Instant start = from.orElse(null);
+            Instant end = to.orElse(null);
+            if (start == null || end == null) {
+                BillRows.Period period = BillRows.period(connection).orElse(null);
+                if (period == null) {
+                    err.println("gpu-ledger reconcile: " + bills + " has no usage row with a charge period");
+                    return 1;
+                }
+                start = period.from();
+                end = period.to();
+            }
             LedgerTopics.Read<GpuHour> hours = LedgerTopics.hours(bootstrap, start, end, TIMEOUT);
             Reconciliation.Report report = Reconciliation.of(connection, hours.records(), start, end);
             out.printf("%d bill rows, %d GPU-hours of the engine (%d records left out), %d instance-days%n", billRows,

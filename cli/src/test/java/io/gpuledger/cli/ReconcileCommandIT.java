@@ -52,7 +52,34 @@ class ReconcileCommandIT {
     Path folder;
 
     @Test
-    void shouldReportTheDiscountAndPublishThePriceItLearned() throws Exception {
+    void shouldReconcileEachNewBillOfAWatchedFolderOverItsOwnDaysOnce() throws Exception {
+        publishDay();
+        Path folder = Files.createDirectories(this.folder.resolve("bills"));
+        writeBill(folder.resolve("bill-2026-10-01.csv"));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
+        Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
+
+        int first = ReconcileCommand.watchRound(folder, 0.02, false, broker.bootstrap(), print, print, clock);
+        int second = ReconcileCommand.watchRound(folder, 0.02, false, broker.bootstrap(), print, print, clock);
+
+        // The bill's day (its rows span 2026-10-01) held against the engine's hours of that day, once
+        assertThat(first).isEqualTo(1);
+        assertThat(second).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("reconciling", "24 bill rows, 192 GPU-hours",
+                "ratio 0.9300");
+        assertThat(Files.readAllLines(folder.resolve(ReconcileCommand.DONE_FILE))).singleElement().asString()
+                .startsWith("bill-2026-10-01.csv|");
+    }
+
+    private static boolean published;
+
+    /** The list price and a day of the instance's GPU hours on the topics, once for the class. */
+    private static synchronized void publishDay() {
+        if (published) {
+            return;
+        }
+        published = true;
         PriceQuote list = PriceQuote.builder().provider("aws").region("us-east-1").instanceType("p5.48xlarge")
                 .lifecycle(Lifecycle.ON_DEMAND).gpuModel("H100").gpuCount(8).pricePerHour(98.32).currency("USD")
                 .validFrom(DAY.minus(Duration.ofDays(30))).source("catalog").observedAt(DAY).build();
@@ -74,7 +101,10 @@ class ReconcileCommandIT {
             }
             producer.flush();
         }
-        Path bill = folder.resolve("bill.csv");
+    }
+
+    /** The bill of the day: every hour at the list price less 7%. */
+    private static Path writeBill(Path bill) throws java.io.IOException {
         List<String> lines = new ArrayList<>(List.of("BillingAccountId,ResourceId,ChargeCategory,ChargeClass,"
                 + "ChargePeriodStart,ChargePeriodEnd,BilledCost,EffectiveCost,ListCost,ContractedCost,"
                 + "CommitmentDiscountId,BillingCurrency"));
@@ -86,6 +116,13 @@ class ReconcileCommandIT {
                     "", "USD"));
         }
         Files.write(bill, lines, StandardCharsets.UTF_8);
+        return bill;
+    }
+
+    @Test
+    void shouldReportTheDiscountAndPublishThePriceItLearned() throws Exception {
+        publishDay();
+        Path bill = writeBill(folder.resolve("bill.csv"));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         Path days = folder.resolve("days.csv");

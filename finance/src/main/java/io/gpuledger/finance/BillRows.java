@@ -6,9 +6,11 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.StringJoiner;
 
@@ -69,6 +71,27 @@ public final class BillRows {
             statement.execute("DROP TABLE IF EXISTS bill_file");
             return rows;
         }
+    }
+
+    /** The UTC days a bill's usage rows cover: from the first one's midnight to the midnight after the last. */
+    public record Period(Instant from, Instant to) {
+    }
+
+    /** The period of the bill loaded in {@code connection}; empty when it has no usage row with a period. */
+    public static Optional<Period> period(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT date_trunc('day', min(ChargePeriodStart)),"
+                        + " date_trunc('day', max(ChargePeriodEnd) - INTERVAL 1 MICROSECOND) + INTERVAL 1 DAY"
+                        + " FROM " + TABLE + " WHERE ChargeCategory = 'Usage' AND ChargePeriodStart IS NOT NULL")) {
+            if (!rows.next() || rows.getObject(1) == null) {
+                return Optional.empty();
+            }
+            return Optional.of(new Period(utc(rows.getTimestamp(1)), utc(rows.getTimestamp(2))));
+        }
+    }
+
+    private static Instant utc(java.sql.Timestamp timestamp) {
+        return timestamp.toLocalDateTime().toInstant(java.time.ZoneOffset.UTC);
     }
 
     private static String focus(Set<String> columns) {

@@ -103,6 +103,30 @@ class ReconciliationTest {
     }
 
     @Test
+    void shouldReadTheSameBillGzippedAndAsParquetAndSayWhichDaysItCovers() throws Exception {
+        Path csv = BillWorld.writeBill(folder.resolve("bill.csv"));
+        Path gzip = folder.resolve("bill.csv.gz");
+        try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gzip))) {
+            Files.copy(csv, out);
+        }
+        Path parquet = folder.resolve("bill.parquet");
+        try (Connection connection = DriverManager.getConnection("jdbc:duckdb:");
+                var statement = connection.createStatement()) {
+            statement.execute("COPY (SELECT * FROM read_csv('" + csv + "', all_varchar = true)) TO '" + parquet
+                    + "' (FORMAT parquet)");
+        }
+
+        for (Path bill : List.of(csv, gzip, parquet)) {
+            try (Connection connection = DriverManager.getConnection("jdbc:duckdb:")) {
+                // 4 instances x 14 days x 24 h, less the hour not billed, and a tax and a fee row
+                assertThat(BillRows.load(connection, List.of(bill))).as(bill.toString()).isEqualTo(4 * 14 * 24 - 1 + 2);
+                assertThat(BillRows.period(connection)).as(bill.toString()).contains(
+                        new BillRows.Period(BillWorld.START, END));
+            }
+        }
+    }
+
+    @Test
     void shouldReadACostAndUsageReportTwoPointZeroInFocusTerms() throws Exception {
         // Columns and line item types as AWS's CUR 2.0 data dictionary names them; an hour of Savings Plan
         // covered usage with its negation, an hour of plain usage, and a tax line
