@@ -5,6 +5,7 @@ import io.gpuledger.cli.UsageException;
 import io.gpuledger.finance.FocusAccount;
 import io.gpuledger.finance.FocusExport;
 import io.gpuledger.model.GpuHour;
+import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JobPart;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.KafkaClientSettings;
@@ -24,6 +25,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -34,12 +36,18 @@ import org.apache.kafka.common.serialization.StringSerializer;
 /**
  * {@code gpu-ledger bench focus}: how long {@code gpu-ledger export focus} takes over a day of a large fleet. It
  * writes to an embedded broker what the engine sends for such a fleet, one {@link GpuHour} per GPU and hour (a
- * part of the GPUs shared by three jobs, so that their hours make four rows), with the on-demand prices, then
+ * part of the GPUs shared by three jobs, so that their hours make four rows), the work of its jobs that report
+ * work by minute ({@link JobEconomics}), and the on-demand prices, then
  * times the export of the whole day to CSV and to Parquet, each several times, in this JVM.
  */
 final class FocusExportBench {
 
-    private static final Instant DAY = Instant.parse("2026-11-02T00:00:00Z");
+    /**
+     * The day exported: two days ago, so that every record is within its topic's retention (a week for the jobs'
+     * work, as the broker keeps it by default): older ones may be deleted while the benchmark runs.
+     */
+    private static final Instant DAY = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.DAYS)
+            .minus(Duration.ofDays(2));
     private static final String[] TYPES = {"p5.48xlarge", "p4d.24xlarge", "g6.12xlarge", "g5.48xlarge"};
     private static final double[] PRICES = {98.32, 32.77, 4.6, 16.29};
     private static final int GPUS_PER_INSTANCE = 8;
@@ -70,8 +78,9 @@ final class FocusExportBench {
                     PreloadedTelemetry.loadAverage());
             long started = System.nanoTime();
             long records = preload(bootstrap, gpus[0], hours[0], shared[0]);
-            out.printf("preloaded %d GPU hours (%d GPUs x %d h, %.1f%% shared) in %.1f s%n", records, gpus[0],
-                    hours[0], shared[0] * 100, (System.nanoTime() - started) / 1e9);
+            long minutes = (long) reportingJobs(gpus[0], shared[0]).size() * hours[0] * 60;
+            out.printf("preloaded %d GPU hours (%d GPUs x %d h, %.1f%% shared) and %d job-minutes of work in %.1f s%n",
+                    records, gpus[0], hours[0], shared[0] * 100, minutes, (System.nanoTime() - started) / 1e9);
             Instant to = DAY.plus(Duration.ofHours(hours[0]));
             for (String name : List.of("focus.csv", "focus.parquet")) {
                 List<Double> seconds = new ArrayList<>();
@@ -83,9 +92,9 @@ final class FocusExportBench {
                             FocusAccount.DEFAULT, "USD", Duration.ofMinutes(10)).writeTo(file);
                     seconds.add((System.nanoTime() - begin) / 1e9);
                 }
-                out.printf("export %-13s %d rows, %.1f MB; runs: %s s; best %.0f rows/s%n", name, summary.rows(),
-                        Files.size(file) / 1e6, format(seconds), summary.rows()
-                                / seconds.stream().mapToDouble(Double::doubleValue).min().orElseThrow());
+                out.printf("export %-13s %d rows (%d with a cost per 1M units), %.1f MB; runs: %s s; best %.0f rows/s%n",
+                        name, summary.rows(), withWorkCost(file), Files.size(file) / 1e6, format(seconds),
+                        summary.rows() / seconds.stream().mapToDouble(Double::doubleValue).min().orElseThrow());
                 Files.deleteIfExists(file);
             }
         } finally {
@@ -94,13 +103,38 @@ final class FocusExportBench {
         return 0;
     }
 
+    /** Rows of the file that carry what their job's work cost: a check that the work was read. */
+    private static long withWorkCost(Path file) throws java.sql.SQLException {
+        String source = file.toString().endsWith(".parquet") ? "read_parquet('" + file + "')"
+                : "read_csv('" + file + "', all_varchar = true)";
+        try (java.sql.Connection connection = java.sql.DriverManager.getConnection("jdbc:duckdb:");
+                java.sql.Statement statement = connection.createStatement();
+                java.sql.ResultSet rows = statement.executeQuery("SELECT count(*) FROM " + source
+                        + " WHERE \"x_CostPer1MUnits\" IS NOT NULL")) {
+            rows.next();
+            return rows.getLong(1);
+        }
+    }
+
     private static String format(List<Double> seconds) {
         List<String> each = new ArrayList<>();
         seconds.forEach(value -> each.add(String.format(java.util.Locale.ROOT, "%.1f", value)));
         return String.join(", ", each);
     }
 
-    /** Writes the prices and the fleet's hours; returns how many hours. */
+    /** The jobs that report work: one training job per four instances, and each shared GPU's inference replica. */
+    private static List<String> reportingJobs(int gpus, double shared) {
+        List<String> jobs = new ArrayList<>();
+        for (int instance = 0; instance * GPUS_PER_INSTANCE < gpus; instance += 4) {
+            jobs.add("job-" + instance / 4);
+        }
+        for (int gpu = 0; gpu < gpus * shared; gpu++) {
+            jobs.add("infer-" + gpu);
+        }
+        return jobs;
+    }
+
+    /** Writes the prices, the fleet's hours and its jobs' work by minute; returns how many hours. */
     private static long preload(String bootstrap, int gpus, int hours, double shared) {
         Random random = new Random(42);
         long records = 0;
@@ -115,6 +149,7 @@ final class FocusExportBench {
                 producer.send(new ProducerRecord<>(Topics.PRICES.name(), quote.key(), Json.write(quote)));
             }
             Lifecycle[] lifecycles = Lifecycle.values();
+            List<String> reporting = reportingJobs(gpus, shared);
             for (int hour = 0; hour < hours; hour++) {
                 Instant start = DAY.plus(Duration.ofHours(hour));
                 for (int gpu = 0; gpu < gpus; gpu++) {
@@ -143,6 +178,17 @@ final class FocusExportBench {
                     producer.send(new ProducerRecord<>(Topics.HOURS.name(), null, start.toEpochMilli(), uuid,
                             Json.write(gpuHour)));
                     records++;
+                }
+                // Every minute, the work of the jobs that report it: the training jobs and the inference replicas
+                for (int minute = 0; minute < 60; minute++) {
+                    Instant at = start.plus(Duration.ofMinutes(minute));
+                    for (String job : reporting) {
+                        JobEconomics economics = new JobEconomics(job, at, at.plus(Duration.ofMinutes(1)), "USD", 8,
+                                480, 0, 0.8, 48, true, Map.of("tokens", 1_000_000.0 + random.nextInt(100_000)),
+                                Map.of(), Map.of(), null, 0);
+                        producer.send(new ProducerRecord<>(Topics.JOB_ECONOMICS.name(), null, at.toEpochMilli(), job,
+                                Json.write(economics)));
+                    }
                 }
             }
             producer.flush();

@@ -67,7 +67,14 @@ public enum FocusColumn {
     X_SM_ACTIVE("x_SmActive", Kind.DECIMAL),
     X_ENERGY_KWH("x_EnergyKwh", Kind.DECIMAL),
     /** The energy's CO2e: times its region's grid intensity and its provider's PUE; null where the grid is unknown. */
-    X_CO2E_GRAMS("x_Co2eGrams", Kind.DECIMAL);
+    X_CO2E_GRAMS("x_Co2eGrams", Kind.DECIMAL),
+    /**
+     * What a million units of the row's job's work cost in the row's hour (its minutes that reported work: their
+     * cost over their units); null for a row of no job, or a job that reported no work that hour.
+     */
+    X_COST_PER_MILLION_UNITS("x_CostPer1MUnits", Kind.DECIMAL),
+    /** The unit {@code x_CostPer1MUnits} counts ({@code tokens}, {@code samples}): the one the job reported most of. */
+    X_WORK_UNIT("x_WorkUnit", Kind.STRING);
 
     /** How a column's values are typed in a file. */
     public enum Kind {

@@ -1,8 +1,10 @@
 package io.gpuledger.finance;
 
+import io.gpuledger.model.CarbonIntensity;
 import io.gpuledger.model.CurrencyRates;
 import io.gpuledger.model.GpuHour;
 import io.gpuledger.model.InvalidRecordException;
+import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Topics;
@@ -14,7 +16,8 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 
 /**
  * {@code gpu-ledger export focus}: the GPU hours on {@code gpu.hours.v1} that start in {@code [from, to)} as a
- * FOCUS file, priced at the list prices on {@code pricing.quotes.v1}. Reads without a consumer group, so it
+ * FOCUS file, priced at the list prices on {@code pricing.quotes.v1}, each job's row with what its work cost per
+ * million units that hour (from {@code gpu.job-economics.v1}). Reads without a consumer group, so it
  * commits nothing and can run beside the alert service as often as finance likes. A record that cannot be read
  * is counted and left out; the export goes on.
  *
@@ -56,7 +59,19 @@ public record FocusExport(String bootstrap, Instant from, Instant to, Optional<S
                     unreadable[0]++;
                 }
             });
-            FocusLedger ledger = new FocusLedger(new FocusRows(prices, account));
+            WorkCosts work = new WorkCosts(from);
+            TopicRange.read(consumer, Topics.JOB_ECONOMICS.name(), from, to.plus(LATEST_ARRIVAL), timeout,
+                    record -> {
+                        try {
+                            JobEconomics minute = Json.read(record.value(), JobEconomics.class);
+                            if (minute.windowStart().isBefore(to)) {
+                                work.add(minute);
+                            }
+                        } catch (InvalidRecordException e) {
+                            unreadable[0]++;
+                        }
+                    });
+            FocusLedger ledger = new FocusLedger(new FocusRows(prices, account, CarbonIntensity.shipped(), work));
             long[] hours = {0};
             TopicRange.read(consumer, Topics.HOURS.name(), from, to.plus(LATEST_ARRIVAL), timeout, record -> {
                 GpuHour hour;

@@ -49,15 +49,18 @@ public final class FocusRows {
     private final ListPrices listPrices;
     private final FocusAccount account;
     private final CarbonIntensity carbon;
+    private final WorkCosts work;
 
     public FocusRows(ListPrices listPrices, FocusAccount account) {
-        this(listPrices, account, CarbonIntensity.shipped());
+        this(listPrices, account, CarbonIntensity.shipped(), null);
     }
 
-    public FocusRows(ListPrices listPrices, FocusAccount account, CarbonIntensity carbon) {
+    /** @param work what each job's work cost per million units by hour; null: no such column is filled */
+    public FocusRows(ListPrices listPrices, FocusAccount account, CarbonIntensity carbon, WorkCosts work) {
         this.listPrices = listPrices;
         this.account = account;
         this.carbon = carbon;
+        this.work = work;
     }
 
     /** Who a row charges and what: a job's part of the hour, the whole hour, or what no job took. */
@@ -168,6 +171,11 @@ public final class FocusRows {
                         : BigDecimal.valueOf(part.smActive).setScale(QUANTITY_SCALE, RoundingMode.HALF_EVEN))
                 .set(FocusColumn.X_ENERGY_KWH, BigDecimal.valueOf(part.energyKwh)
                         .setScale(MONEY_SCALE, RoundingMode.HALF_EVEN));
+        WorkCosts.PerMillion perMillion = work == null || part.jobId == null ? null : work.of(part.jobId, start);
+        if (perMillion != null) {
+            row.set(FocusColumn.X_COST_PER_MILLION_UNITS, money(perMillion.cost()))
+                    .set(FocusColumn.X_WORK_UNIT, perMillion.unit());
+        }
         Double gramsPerKwh = carbon.gramsPerGpuKwh(placement.provider(), placement.region(), start);
         if (gramsPerKwh != null) {
             row.set(FocusColumn.X_CO2E_GRAMS, BigDecimal.valueOf(part.energyKwh * gramsPerKwh)

@@ -3,6 +3,7 @@ package io.gpuledger.finance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuledger.model.GpuHour;
+import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JobPart;
 import io.gpuledger.model.Json;
 import io.gpuledger.model.KafkaClientSettings;
@@ -20,6 +21,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -67,6 +69,15 @@ class FocusExportIT {
             send(producer, new GpuHour(shared.gpuUuid(), shared.gpuIndex(), shared.gpuModel(), shared.placement(),
                     shared.windowStart(), shared.windowEnd(), shared.currency(), shared.gpuFraction(), shared.totals(),
                     List.of(new JobPart("infer-a", "search", 1440, 1.7, 0.12, 0), shared.jobParts().get(1))));
+            // infer-a's work: 0.02 for 10,000 tokens, then 0.03 for 40,000
+            for (int m = 0; m < 2; m++) {
+                Instant start = FROM.plusSeconds(60L * m);
+                JobEconomics minute = new JobEconomics("infer-a", start, start.plusSeconds(60), "USD", 1, 24, 0,
+                        m == 0 ? 0.02 : 0.03, 1.5, true, Map.of("tokens", m == 0 ? 10_000.0 : 40_000.0), Map.of(),
+                        Map.of(), null, 0);
+                producer.send(new ProducerRecord<>(Topics.JOB_ECONOMICS.name(), null, start.toEpochMilli(),
+                        "infer-a", Json.write(minute)));
+            }
             // an hour before the range, and a record that is no hour
             GpuHour earlier = FocusFixtures.onDemand();
             send(producer, new GpuHour("GPU-early", 0, "H100", earlier.placement(), FROM.minus(Duration.ofHours(1)),
@@ -101,6 +112,10 @@ class FocusExportIT {
         assertThat(sum(file, "BilledCost", "\"ChargeClass\" = 'Correction' AND \"x_JobId\" IS NULL"))
                 .isEqualByComparingTo("-0.1");
         assertThat(FocusValidation.of(file, FocusRules.GPU_LEDGER_CAPABILITIES).failed()).isEmpty();
+        // infer-a's work: 0.05 for 50,000 tokens, 1.00 per million; no other job reported any
+        assertThat(sum(file, "x_CostPer1MUnits", "\"x_JobId\" = 'infer-a' AND \"ChargeClass\" IS NULL"))
+                .isEqualByComparingTo("1");
+        assertThat(sum(file, "x_CostPer1MUnits", "\"x_JobId\" <> 'infer-a'")).isNull();
     }
 
     @Test
