@@ -92,7 +92,8 @@ final class FocusExportBench {
                             FocusAccount.DEFAULT, "USD", Duration.ofMinutes(10)).writeTo(file);
                     seconds.add((System.nanoTime() - begin) / 1e9);
                 }
-                out.printf("export %-13s %d rows (%d with a cost per 1M units), %.1f MB; runs: %s s; best %.0f rows/s%n",
+                out.printf("export %-13s %d rows (%d with a cost per 1M units), %.1f MB; runs: %s s;"
+                        + " best %.0f rows/s%n",
                         name, summary.rows(), withWorkCost(file), Files.size(file) / 1e6, format(seconds),
                         summary.rows() / seconds.stream().mapToDouble(Double::doubleValue).min().orElseThrow());
                 Files.deleteIfExists(file);
