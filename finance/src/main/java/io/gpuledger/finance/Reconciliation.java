@@ -24,7 +24,8 @@ import org.duckdb.DuckDBConnection;
  * explains the difference: the bill's negotiated discounts (list less contracted cost), commitment discounts
  * (Savings Plans, reservations: contracted less effective cost of covered usage), credits, hours the bill
  * charges that the engine did not see, and hours the engine charged that the bill does not have. Bill rows match
- * the engine's hours by {@code ResourceId} (the instance id) and hour; a bill of daily rows matches by day, and
+ * the engine's hours by {@code ResourceId} (the instance id, or a resource path ending in the node's VM name, as
+ * Azure and Google Cloud name VMs) and hour; a bill of daily rows matches by day, and
  * then no hour is compared.
  *
  * <p>Per offer (and billing account), the ratio of the bill's effective cost to the engine's estimate over the
@@ -144,20 +145,34 @@ public final class Reconciliation {
 
     private static void loadEstimates(Connection connection, List<GpuHour> hours) throws SQLException {
         try (Statement statement = connection.createStatement()) {
-            statement.execute("CREATE OR REPLACE TABLE estimate (instance VARCHAR, hour TIMESTAMP, offer VARCHAR,"
-                    + " estimated " + FocusFile.DECIMAL + ")");
+            statement.execute("CREATE OR REPLACE TABLE estimate (instance VARCHAR, host VARCHAR, hour TIMESTAMP,"
+                    + " offer VARCHAR, estimated " + FocusFile.DECIMAL + ")");
         }
         try (DuckDBAppender appender = connection.unwrap(DuckDBConnection.class)
                 .createAppender(DuckDBConnection.DEFAULT_SCHEMA, "estimate")) {
             for (GpuHour hour : hours) {
                 appender.beginRow();
                 appender.append(hour.placement().instanceId());
+                appender.append(hour.placement().host());
                 appender.append(hour.windowStart().atZone(ZoneOffset.UTC).toLocalDateTime());
                 appender.append(hour.placement().offer().key());
                 appender.append(BigDecimal.valueOf(hour.totals().cost() + hour.totals().unmonitoredCost())
                         .setScale(16, RoundingMode.HALF_EVEN));
                 appender.endRow();
             }
+        }
+        // A bill names an instance by its id (AWS) or by a resource path that ends in the VM's name (Azure's
+        // /subscriptions/.../virtualMachines/<name>, Google's .../instances/<name>), which the agent reports as
+        // the node's host.
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("""
+                    CREATE OR REPLACE TABLE resource_map AS
+                    SELECT DISTINCT b.ResourceId AS resource, e.instance
+                    FROM (SELECT DISTINCT ResourceId FROM bill_rows WHERE ResourceId IS NOT NULL) b
+                    JOIN (SELECT DISTINCT instance, host FROM estimate) e
+                        ON lower(b.ResourceId) = lower(e.instance)
+                        OR (b.ResourceId LIKE '%/%' AND lower(regexp_extract(b.ResourceId, '[^/]+$')) = lower(e.host))
+                    """);
         }
     }
 
@@ -170,7 +185,7 @@ public final class Reconciliation {
                 SELECT instance, hour, any_value(offer) AS offer, sum(estimated) AS estimated
                 FROM estimate GROUP BY instance, hour),
             bill AS (
-                SELECT ResourceId AS instance,
+                SELECT m.instance,
                     CASE WHEN ChargePeriodEnd - ChargePeriodStart <= INTERVAL 1 HOUR
                         THEN date_trunc('hour', ChargePeriodStart) END AS hour,
                     CAST(ChargePeriodStart AS DATE) AS day,
@@ -180,9 +195,8 @@ public final class Reconciliation {
                     sum(CASE WHEN CommitmentDiscountId IS NOT NULL
                         THEN coalesce(ContractedCost, 0) - coalesce(EffectiveCost, 0) ELSE 0 END) AS commitment,
                     sum(CASE WHEN ChargeCategory = 'Credit' THEN EffectiveCost ELSE 0 END) AS credits
-                FROM bill_rows
-                WHERE ResourceId IN (SELECT instance FROM est) AND ChargeCategory IN ('Usage', 'Credit')
-                    AND ${range}
+                FROM bill_rows JOIN resource_map m ON bill_rows.ResourceId = m.resource
+                WHERE ChargeCategory IN ('Usage', 'Credit') AND ${range}
                 GROUP BY ALL),
             hourly AS (
                 SELECT coalesce(e.instance, b.instance) AS instance, coalesce(CAST(e.hour AS DATE), b.day) AS day,

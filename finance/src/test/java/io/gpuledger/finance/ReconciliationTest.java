@@ -162,6 +162,35 @@ class ReconciliationTest {
         }
     }
 
+    @Test
+    void shouldMatchAnAzureVmByTheNameItsResourcePathEndsIn() throws Exception {
+        // Azure's FOCUS export names a VM by its resource path; the agent reports its vmId and its name as the host
+        Path bill = folder.resolve("azure.csv");
+        Files.writeString(bill, "BillingAccountId,ResourceId,ChargeCategory,ChargePeriodStart,ChargePeriodEnd,"
+                + "BilledCost,EffectiveCost,ListCost,ContractedCost,BillingCurrency\n"
+                + "8611537,/subscriptions/0f4e/resourceGroups/gpu/providers/Microsoft.Compute/virtualMachines/"
+                + "GPU-NODE-7,Usage,2026-10-01T00:00:00Z,2026-10-01T01:00:00Z,2.5,2.5,3.0,2.5,USD\n",
+                StandardCharsets.UTF_8);
+        GpuHour hour = BillWorld.engineHours(0, 1, (instance, h) -> 3.0).get(0);
+        GpuHour onAzure = new GpuHour(hour.gpuUuid(), 0, hour.gpuModel(), new io.gpuledger.model.Placement(
+                "gpu-node-7", "4b1c6a2e-9f0d-4c7e-8a55-2c1d0e7b9f11", "Standard_NC24ads_A100_v4", "azure", "eastus",
+                hour.placement().lifecycle()), BillWorld.START, BillWorld.START.plusSeconds(3600), "USD", 1.0,
+                hour.totals(), hour.jobParts());
+        try (Connection connection = DriverManager.getConnection("jdbc:duckdb:")) {
+            BillRows.load(connection, List.of(bill));
+
+            Reconciliation.Report report = Reconciliation.of(connection, List.of(onAzure), BillWorld.START,
+                    BillWorld.START.plus(Duration.ofDays(1)));
+
+            assertThat(report.days()).singleElement().satisfies(day -> {
+                assertThat(day.instanceId()).isEqualTo("4b1c6a2e-9f0d-4c7e-8a55-2c1d0e7b9f11");
+                assertThat(day.effective().doubleValue()).isEqualTo(2.5);
+                assertThat(day.hoursBilled()).isEqualTo(1);
+                assertThat(day.account()).isEqualTo("8611537");
+            });
+        }
+    }
+
     /** One GPU's hour moved onto instance {@code i-0cur}, hour {@code h}, as the whole instance's cost. */
     private static GpuHour retarget(GpuHour hour, int h) {
         Instant start = BillWorld.START.plus(Duration.ofHours(h));
