@@ -79,6 +79,15 @@ public final class Check {
         return present(field, value);
     }
 
+    /** A window's {@code windowStart} and {@code windowEnd}: both present, the end after the start. */
+    public static void window(Instant windowStart, Instant windowEnd) {
+        instant("windowStart", windowStart);
+        instant("windowEnd", windowEnd);
+        if (!windowEnd.isAfter(windowStart)) {
+            throw new InvalidRecordException("windowEnd", "must be after windowStart");
+        }
+    }
+
     public static String currency(String field, String value) {
         present(field, value);
         if (!CURRENCY.matcher(value).matches()) {

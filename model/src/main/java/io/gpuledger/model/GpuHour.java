@@ -41,11 +41,7 @@ public record GpuHour(
     public GpuHour {
         Check.identity("gpuUuid", gpuUuid);
         Check.present("placement", placement);
-        Check.instant("windowStart", windowStart);
-        Check.instant("windowEnd", windowEnd);
-        if (!windowEnd.isAfter(windowStart)) {
-            throw new InvalidRecordException("windowEnd", "must be after windowStart");
-        }
+        Check.window(windowStart, windowEnd);
         Check.currency("currency", currency);
         totals = totals == null ? UsageTotals.ZERO : totals;
         gpuFraction = gpuFraction == null ? 1.0 : gpuFraction;

@@ -55,11 +55,7 @@ public record GpuUsage(
     public GpuUsage {
         Check.identity("gpuUuid", gpuUuid);
         Check.present("placement", placement);
-        Check.instant("windowStart", windowStart);
-        Check.instant("windowEnd", windowEnd);
-        if (!windowEnd.isAfter(windowStart)) {
-            throw new InvalidRecordException("windowEnd", "must be after windowStart");
-        }
+        Check.window(windowStart, windowEnd);
         Check.currency("currency", currency);
         totals = totals == null ? UsageTotals.ZERO : totals;
         Check.nonNegative("totals.gpuSeconds", totals.gpuSeconds());
