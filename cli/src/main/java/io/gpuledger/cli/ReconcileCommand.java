@@ -55,8 +55,7 @@ final class ReconcileCommand {
     /** What the reconciliation found for an offer and account, as the alert service's gauges take it. */
     static ReconciliationRatio ratioOf(Reconciliation.OfferRate rate, Reconciliation.Report report, Instant from,
             Instant to, Instant now) {
-        String currency = report.days().stream().filter(day -> rate.offer().key().equals(day.offer()))
-                .map(Reconciliation.InstanceDay::currency).filter(code -> code != null).findFirst().orElse("USD");
+        String currency = report.currencyOf(rate);
         return new ReconciliationRatio(rate.offer().provider(), rate.offer().region(), rate.offer().instanceType(),
                 rate.offer().lifecycle(), rate.account(), currency, from, to, rate.estimated().doubleValue(),
                 rate.effective().doubleValue(), rate.ratio(), now);

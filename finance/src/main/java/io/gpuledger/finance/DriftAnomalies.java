@@ -39,11 +39,10 @@ public final class DriftAnomalies {
                 continue;
             }
             Map<String, BigDecimal> byInstance = new LinkedHashMap<>();
-            String currency = "USD";
+            String currency = report.currencyOf(rate);
             for (InstanceDay day : report.days()) {
                 if (rate.offer().key().equals(day.offer()) && Objects.equals(rate.account(), day.account())) {
                     byInstance.merge(day.instanceId(), day.effective().subtract(day.estimated()), BigDecimal::add);
-                    currency = day.currency() == null ? currency : day.currency();
                 }
             }
             List<Map.Entry<String, BigDecimal>> behind = byInstance.entrySet().stream()

@@ -68,6 +68,13 @@ public final class Reconciliation {
 
     /** Every instance-day either side has, and the offers' rates. */
     public record Report(List<InstanceDay> days, List<OfferRate> offers) {
+
+        /** The bill's currency for {@code rate}'s offer and account; USD when its days name none. */
+        public String currencyOf(OfferRate rate) {
+            return days.stream().filter(day -> rate.offer().key().equals(day.offer())
+                    && java.util.Objects.equals(rate.account(), day.account())).map(InstanceDay::currency)
+                    .filter(java.util.Objects::nonNull).findFirst().orElse("USD");
+        }
     }
 
     private Reconciliation() {
