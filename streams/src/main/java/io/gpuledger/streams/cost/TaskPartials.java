@@ -2,6 +2,7 @@ package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.UsageRollup.Dimension;
 import io.gpuledger.model.UsageTotals;
+import io.gpuledger.streams.state.CommitSends;
 import io.gpuledger.streams.state.LiveStore;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,7 +11,12 @@ import org.apache.kafka.streams.processor.api.Record;
 
 /**
  * The minute partials of a task's jobs, teams and pools that {@link GpuWindows} adds its samples
- * and unmonitored time to, until the next update sends them to the roll-ups.
+ * and unmonitored time to, until the next update, or the next commit, sends them to the roll-ups.
+ *
+ * <p>Every commit sends them first ({@link LiveStore#beforeEachWrite}), whichever task asked for it: the
+ * tasks of a stream thread commit together, and a partial pending at another task's commit would
+ * otherwise be written to the store's changelog there, and deleted again once sent, two records for
+ * nothing. So the store's changelog stays empty; it is kept for a commit this hook would miss.
  */
 final class TaskPartials {
 
@@ -27,6 +33,7 @@ final class TaskPartials {
     void init(ProcessorContext<String, Object> context, LiveStore<PendingPartial> pending) {
         this.context = context;
         this.pending = pending;
+        pending.beforeEachWrite(CommitSends.inScopeOf(context, this::sendAll));
     }
 
     /**

@@ -63,6 +63,8 @@ public final class LiveStore<V> extends CommitHook<V> {
     private final Set<String> unlogged = new HashSet<>();
     /** Keys read back in a format this release does not read: on the changelog, though not live. */
     private final Set<String> leftOut = new HashSet<>();
+    /** Run before each write of the changes: see {@link #beforeEachWrite}. */
+    private Runnable beforeWrite = () -> { };
     private StateStoreContext context;
     private boolean loaded;
     private long commits;
@@ -238,8 +240,18 @@ public final class LiveStore<V> extends CommitHook<V> {
                 Sensor.RecordingLevel.INFO);
     }
 
+    /**
+     * Runs {@code action} each time, before, the store writes its changes: as Kafka Streams is about to
+     * commit the task (and at its checkpoints). What the action changes in the store is written with the
+     * rest; a processor that sends what it holds there ({@link CommitSends}) need not store it.
+     */
+    public void beforeEachWrite(Runnable action) {
+        this.beforeWrite = action;
+    }
+
     @Override
     void writeChanges() {
+        beforeWrite.run();
         commits++;
         if (plain) {
             dirty.clear();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
+import io.gpuledger.model.Json;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
@@ -69,7 +70,9 @@ class RollupsTest {
     void shouldKeepPoolsApartByLifecycleAndAddMinutesUpToTheHour() {
         send(sample("GPU-1", "node-a", "job-a", null, T0.plusSeconds(60), 60, 0.9));
         send(sample("GPU-1", "node-a", "job-a", null, T0.plusSeconds(120), 60, 0.9));
-        send(spot(sample("GPU-9", "node-s", "job-b", null, T0.plusSeconds(60), 60, 0.02)));
+        TelemetrySample spot = spot(sample("GPU-9", "node-s", "job-b", null, T0.plusSeconds(60), 60, 0.02));
+        cost.telemetry.pipeInput(new TestRecord<>(spot.gpuUuid(), Json.write(spot), spot.time()));
+        cost.advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
         // An open hour goes out at most once a minute of wall-clock time while partials come: the
         // spot pool's, changed after the first update sent hours, waits for the next minute
         List<TestRecord<String, UsageRollup>> beforeTheMinute = rollups.readRecordsToList();

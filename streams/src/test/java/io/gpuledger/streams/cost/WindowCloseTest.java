@@ -298,10 +298,10 @@ class WindowCloseTest {
         rollups = cost.rollups;
         Instant dayAgo = T0.minus(Duration.ofDays(1));
         replay(dayAgo);
-        advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
         rollups.readValuesToList();
 
-        // When no partial comes for three updates (6 s): not yet a commit interval and an update
+        // When no partial comes for three updates after the replay's last (6 s): not yet a commit
+        // interval and an update
         for (int update = 0; update < 3; update++) {
             advance(CostSettings.DEFAULT_UPDATE_INTERVAL);
         }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.gpuledger.broker.EmbeddedKafka;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,7 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -38,7 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A {@link LiveStore} under exactly-once on a real broker: what a commit makes durable must be on
- * the changelog when the commit is, not only once Kafka Streams writes a checkpoint.
+ * the changelog when the commit is, not only once Kafka Streams writes a checkpoint; what a processor
+ * sends as the store is about to write ({@link CommitSends}) goes out in that commit.
  */
 class LiveStoreOnBrokerIT {
 
@@ -83,10 +86,50 @@ class LiveStoreOnBrokerIT {
         }
     }
 
+    @Test
+    void shouldSendWhatAProcessorHoldsAtEachCommitInThatCommitLeavingNothingOnTheStoresChangelog()
+            throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            String bootstrap = kafka.bootstrapServers();
+            String application = "live-store-sends-" + System.nanoTime();
+            String changelog = application + "-" + STORE + "-changelog";
+            TopicPartition counted = new TopicPartition("counted", 0);
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+                admin.createTopics(List.of(new NewTopic("counted", 1, (short) 1), new NewTopic("sent", 1, (short) 1)))
+                        .all().get();
+            }
+            StreamsBuilder builder = new StreamsBuilder();
+            builder.addStateStore(new LiveStoreBuilder<>(STORE, Codec.LONG));
+            builder.stream("counted", Consumed.with(Serdes.String(), Serdes.String()))
+                    .process(CountUntilCommit::new, STORE)
+                    .to("sent", Produced.with(Serdes.String(), Serdes.Long()));
+
+            try (KafkaStreams streams = new KafkaStreams(builder.build(),
+                    properties(bootstrap, application, stateDir.resolve("sends")))) {
+                streams.start();
+                // When 150 records are counted, the counts held in the store until a commit sends them
+                send(bootstrap, 150, i -> i % 3 == 0 ? "j" : "k");
+                awaitCommitted(bootstrap, application, counted, 150);
+            }
+
+            // Then the counts sent add up to all of them, committed with their input
+            Map<String, Long> sums = new HashMap<>();
+            read(bootstrap, "sent").forEach(record -> sums.merge(record.key(),
+                    Serdes.Long().deserializer().deserialize("sent", record.value()), Long::sum));
+            assertThat(sums).containsExactlyInAnyOrderEntriesOf(Map.of("j", 50L, "k", 100L));
+            // And no count was ever written to the store's changelog: each went out before its commit wrote the store
+            assertThat(read(bootstrap, changelog)).isEmpty();
+        }
+    }
+
     private static KafkaStreams counting(String bootstrap, String application, Path stateDir) {
         StreamsBuilder builder = new StreamsBuilder();
         builder.addStateStore(new LiveStoreBuilder<>(STORE, Codec.LONG));
         builder.stream("counted", Consumed.with(Serdes.String(), Serdes.String())).process(Count::new, STORE);
+        return new KafkaStreams(builder.build(), properties(bootstrap, application, stateDir));
+    }
+
+    private static Properties properties(String bootstrap, String application, Path stateDir) {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, application);
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -96,7 +139,7 @@ class LiveStoreOnBrokerIT {
         // A member of Kafka Streams does not leave its group as it closes: the shortest session the
         // broker allows, so that the next start takes the partition over soon after the last stopped
         props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 6_000);
-        return new KafkaStreams(builder.build(), props);
+        return props;
     }
 
     private static void send(String bootstrap, int records, IntFunction<String> keyOf) {
@@ -124,6 +167,32 @@ class LiveStoreOnBrokerIT {
         }
     }
 
+    /** Counts records per key in the live store until a commit, which sends the counts and forgets them. */
+    private static final class CountUntilCommit implements Processor<String, String, String, Long> {
+        private ProcessorContext<String, Long> context;
+        private LiveStore<Long> counts;
+
+        @Override
+        public void init(ProcessorContext<String, Long> context) {
+            this.context = context;
+            counts = context.getStateStore(STORE);
+            counts.beforeEachWrite(CommitSends.inScopeOf(context, this::sendAll));
+        }
+
+        @Override
+        public void process(Record<String, String> record) {
+            Long count = counts.get(record.key());
+            counts.put(record.key(), count == null ? 1 : count + 1);
+        }
+
+        private void sendAll() {
+            for (String key : new ArrayList<>(counts.entries().keySet())) {
+                context.forward(new Record<>(key, counts.get(key), context.currentSystemTimeMs()));
+                counts.delete(key);
+            }
+        }
+    }
+
     private static void awaitCommitted(String bootstrap, String group, TopicPartition partition, long offset) {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             await("offset " + offset + " of " + partition + " committed").atMost(Duration.ofSeconds(60))
@@ -136,10 +205,17 @@ class LiveStoreOnBrokerIT {
     }
 
     private static Map<String, Long> readChangelog(String bootstrap, String topic) {
+        Map<String, Long> latest = new HashMap<>();
+        read(bootstrap, topic).forEach(record -> latest.put(record.key(), Codec.LONG.fromBytes(record.value())));
+        return latest;
+    }
+
+    /** Every committed record of partition 0 of {@code topic}, in order. */
+    private static List<ConsumerRecord<String, byte[]>> read(String bootstrap, String topic) {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        Map<String, Long> latest = new HashMap<>();
+        List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
                 new ByteArrayDeserializer())) {
             TopicPartition partition = new TopicPartition(topic, 0);
@@ -148,11 +224,9 @@ class LiveStoreOnBrokerIT {
             long end = consumer.endOffsets(List.of(partition)).get(partition);
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (consumer.position(partition) < end && System.nanoTime() < deadline) {
-                for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    latest.put(record.key(), Codec.LONG.fromBytes(record.value()));
-                }
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
             }
         }
-        return latest;
+        return records;
     }
 }
