@@ -63,8 +63,8 @@ final class RollupWindows implements Processor<String, RollupInput, String, Obje
     private final Set<String> keysWithUnsent = new LinkedHashSet<>();
     /** Whether the partials have stopped coming: then the backlog is worked off. */
     private final QuietInput input;
-    /** Whether this update sent anything. */
-    private boolean sentSinceUpdate;
+    /** Whether this update sent a live minute, hour or rolling view: one a reader waits for. */
+    private boolean sentLiveSinceUpdate;
     /** Roll-ups sent since this task started. */
     private long rollupsSent;
     /**
@@ -217,12 +217,15 @@ final class RollupWindows implements Processor<String, RollupInput, String, Obje
 
     /**
      * Sends, for each key with unsent minutes or hours, what is due ({@code idle}: all of it), and
-     * asks for a commit if anything went out; then lets go of what the roll-ups no longer need.
+     * asks for a commit if anything live went out, or anything once the input is quiet; then lets go of
+     * what the roll-ups no longer need. What a backlog's replay sends waits for the next commit the
+     * engine makes anyway: a commit of its own would write every roll-up changed since the last one.
      */
     private void sendUpdates() {
         boolean idle = input.quietAtUpdate();
         long now = context.currentSystemTimeMs();
-        sentSinceUpdate = false;
+        long sentBefore = rollupsSent;
+        sentLiveSinceUpdate = false;
         boolean hoursDue = idle || hoursSentAt == Long.MIN_VALUE
                 || now - hoursSentAt >= HOUR_UPDATE_INTERVAL.toMillis();
         if (hoursDue) {
@@ -235,7 +238,7 @@ final class RollupWindows implements Processor<String, RollupInput, String, Obje
                 keys.remove();
             }
         }
-        if (sentSinceUpdate) {
+        if (sentLiveSinceUpdate || idle && rollupsSent > sentBefore) {
             // Readers wait for these: committed now rather than at the longest commit interval.
             context.commit();
         }
@@ -343,7 +346,7 @@ final class RollupWindows implements Processor<String, RollupInput, String, Obje
 
     private UsageRollup send(String key, RollupState state, long start, long length, RollupState.Sum sum) {
         sum.unsent = false;
-        sentSinceUpdate = true;
+        sentLiveSinceUpdate |= live(start, length, context.currentSystemTimeMs());
         rollupsSent++;
         UsageRollup rollup = new UsageRollup(state.dimension, state.id, Instant.ofEpochMilli(start),
                 Instant.ofEpochMilli(start + length), state.currency, sum.gpus, sum.gpuEquivalents,

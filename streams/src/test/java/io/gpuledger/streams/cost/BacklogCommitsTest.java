@@ -10,16 +10,17 @@ class BacklogCommitsTest {
     private static final int GPUS = 100_000;
 
     @Test
-    void shouldAskForACommitOnceFourSamplesShareEachGpusWrite() {
+    void shouldAskForACommitOnce256SamplesShareEachGpusWrite() {
         BacklogCommits commits = new BacklogCommits(10);
         long store = 7;
+        int gpus = 1_000;
 
-        samples(commits, store, 2 * GPUS);
-        assertThat(commits.dueAtUpdate(store, GPUS)).as("two samples a GPU").isFalse();
-        samples(commits, store, 2 * GPUS - 1);
-        assertThat(commits.dueAtUpdate(store, GPUS)).as("one sample short of four a GPU").isFalse();
+        samples(commits, store, 128 * gpus);
+        assertThat(commits.dueAtUpdate(store, gpus)).as("128 samples a GPU").isFalse();
+        samples(commits, store, 128 * gpus - 1);
+        assertThat(commits.dueAtUpdate(store, gpus)).as("one sample short of 256 a GPU").isFalse();
         samples(commits, store, 1);
-        assertThat(commits.dueAtUpdate(store, GPUS)).as("four a GPU").isTrue();
+        assertThat(commits.dueAtUpdate(store, gpus)).as("256 a GPU").isTrue();
     }
 
     @Test
@@ -27,7 +28,7 @@ class BacklogCommitsTest {
         BacklogCommits commits = new BacklogCommits(10);
         for (long store = 1; store <= 3; store++) {
             samples(commits, store, 300_000);
-            assertThat(commits.dueAtUpdate(store, 10_000)).isTrue();
+            assertThat(commits.dueAtUpdate(store, 1_000)).isTrue();
         }
     }
 
