@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.IntFunction;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -46,6 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
 class LiveStoreOnBrokerIT {
 
     private static final String STORE = "counts";
+    private static final TopicPartition COUNTED = new TopicPartition("counted", 0);
 
     @TempDir
     Path stateDir;
@@ -57,16 +59,13 @@ class LiveStoreOnBrokerIT {
             String bootstrap = kafka.bootstrapServers();
             String application = "live-store-" + System.nanoTime();
             String changelog = application + "-" + STORE + "-changelog";
-            TopicPartition counted = new TopicPartition("counted", 0);
-            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-                admin.createTopics(List.of(new NewTopic("counted", 1, (short) 1))).all().get();
-            }
+            createTopics(bootstrap, "counted");
 
             try (KafkaStreams streams = counting(bootstrap, application, stateDir.resolve("first"))) {
                 streams.start();
                 // When 150 records are counted and their offsets committed, the application still running
                 send(bootstrap, 150, i -> i % 3 == 0 ? "j" : "k");
-                awaitCommitted(bootstrap, application, counted, 150);
+                awaitCommitted(bootstrap, application, COUNTED, 150);
 
                 // Then the changelog, as a restore would read it, holds the counts of all of them
                 assertThat(readChangelog(bootstrap, changelog))
@@ -77,7 +76,7 @@ class LiveStoreOnBrokerIT {
             try (KafkaStreams streams = counting(bootstrap, application, stateDir.resolve("second"))) {
                 streams.start();
                 send(bootstrap, 10, i -> "j");
-                awaitCommitted(bootstrap, application, counted, 160);
+                awaitCommitted(bootstrap, application, COUNTED, 160);
 
                 // Then it counted on from what it restored from the changelog
                 assertThat(readChangelog(bootstrap, changelog))
@@ -93,11 +92,7 @@ class LiveStoreOnBrokerIT {
             String bootstrap = kafka.bootstrapServers();
             String application = "live-store-sends-" + System.nanoTime();
             String changelog = application + "-" + STORE + "-changelog";
-            TopicPartition counted = new TopicPartition("counted", 0);
-            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-                admin.createTopics(List.of(new NewTopic("counted", 1, (short) 1), new NewTopic("sent", 1, (short) 1)))
-                        .all().get();
-            }
+            createTopics(bootstrap, "counted", "sent");
             StreamsBuilder builder = new StreamsBuilder();
             builder.addStateStore(new LiveStoreBuilder<>(STORE, Codec.LONG));
             builder.stream("counted", Consumed.with(Serdes.String(), Serdes.String()))
@@ -109,7 +104,7 @@ class LiveStoreOnBrokerIT {
                 streams.start();
                 // When 150 records are counted, the counts held in the store until a commit sends them
                 send(bootstrap, 150, i -> i % 3 == 0 ? "j" : "k");
-                awaitCommitted(bootstrap, application, counted, 150);
+                awaitCommitted(bootstrap, application, COUNTED, 150);
             }
 
             // Then the counts sent add up to all of them, committed with their input
@@ -119,6 +114,13 @@ class LiveStoreOnBrokerIT {
             assertThat(sums).containsExactlyInAnyOrderEntriesOf(Map.of("j", 50L, "k", 100L));
             // And no count was ever written to the store's changelog: each went out before its commit wrote the store
             assertThat(read(bootstrap, changelog)).isEmpty();
+        }
+    }
+
+    /** Topics of one partition each. */
+    private static void createTopics(String bootstrap, String... names) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            admin.createTopics(Stream.of(names).map(name -> new NewTopic(name, 1, (short) 1)).toList()).all().get();
         }
     }
 
