@@ -208,8 +208,8 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
             // the live windows, not for those: the live ones changed since the last update go
             // out ahead of the burst, and all of it is committed now rather than at the update.
             // While a backlog is worked off nobody waits for it live: it is committed with the
-            // next update's, which sends the partials first; a commit of its own would write
-            // every pending partial to the changelog, to be deleted again at that update.
+            // engine's next commit; one of its own would write every GPU changed, and send every
+            // partial pending, for the few samples since the last.
             long liveFrom = context.currentSystemTimeMs() - settings.grace().toMillis() - MINUTE;
             boolean live = at >= liveFrom;
             if (live) {

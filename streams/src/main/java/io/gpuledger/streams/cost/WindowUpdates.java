@@ -119,7 +119,8 @@ final class WindowUpdates {
         boolean live = idle || latestEventTime.getAsLong() >= liveFrom;
         boolean sentWindows = live && sendChangedWindows(idle, liveFrom);
         // Partials reach the roll-ups only once committed: while a backlog is worked off they
-        // gather until the engine asks for a commit, each pending one adding more samples.
+        // gather until the engine commits (any commit sends them, see TaskPartials), each pending
+        // one adding more samples.
         // (Asked at every update, live or not: it counts the updates and the samples between them.)
         boolean backlogCommit = backlog.dueAtUpdate(gpus.commits(), gpus.pendingWrites()) && !live;
         boolean sentProgress = false;
