@@ -1,6 +1,7 @@
 package io.gpuledger.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.gpuledger.broker.BrokerProcess;
 import io.gpuledger.model.TopicAdmin;
@@ -77,21 +78,25 @@ class BrokerRestartIT {
             try (EngineRuns engines = new EngineRuns(bootstrap, APPLICATION, INSTANCE, dir)) {
                 // When the engine runs while the fleet's samples are published
                 CostEngineProcess engine = engines.start(dir.resolve("state"), "engine");
-                // The fleet holds its last third back until the kill, however slowly the engine starts
-                // (beside other tests it may take longer than the whole span takes to publish): the
-                // broker must die with samples still to send.
-                CountDownLatch kill = new CountDownLatch(1);
+                // The fleet holds its last third back until the engine has committed a third, however
+                // slowly the engine starts (beside other tests it may take longer than the whole span
+                // takes to publish): the broker must die with samples still to send.
+                CountDownLatch release = new CountDownLatch(1);
                 Future<?> publisher = publishing.submit(() -> {
                     fleet.publishTelemetry(bootstrap, "broker-restart-fleet", SLICES,
-                            () -> holdLastThird(fleet, kill));
+                            () -> holdLastThird(fleet, release));
                     return null;
                 });
 
-                // And the broker is killed once the engine has committed a third of the samples
+                // And the broker is killed once the engine has committed a third of the samples, as the
+                // fleet sends its last third and the engine has some of it still to commit (catching
+                // up, it commits every few seconds: by then it may have committed all it was sent)
                 engines.awaitCommitted(fleet.samples() / 3, engine);
+                release.countDown();
+                await("samples the engine has not committed").atMost(Duration.ofMinutes(1))
+                        .pollInterval(Duration.ofMillis(20)).until(() -> engines.lag() > 0);
                 lagAtKill = engines.lag();
                 broker.kill();
-                kill.countDown();
                 long killed = System.nanoTime();
                 sentAtKill = fleet.samplesSent();
                 markerAfterKill = Files.exists(data.resolve(CLEAN_SHUTDOWN_MARKER));
@@ -134,11 +139,11 @@ class BrokerRestartIT {
         fleet.assertChargedOnce(charged);
     }
 
-    /** The pause before the fleet's next slice: {@link #SLICE_PAUSE}, and past two thirds not before the kill. */
-    private static Duration holdLastThird(FleetAccounts fleet, CountDownLatch kill) {
+    /** The pause before the fleet's next slice: {@link #SLICE_PAUSE}, and past two thirds not before the release. */
+    private static Duration holdLastThird(FleetAccounts fleet, CountDownLatch release) {
         if (fleet.samplesSent() >= fleet.samples() * 2 / 3) {
             try {
-                kill.await(3, TimeUnit.MINUTES);
+                release.await(3, TimeUnit.MINUTES);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
