@@ -4,6 +4,7 @@ import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.cli.UsageException;
 import io.gpuledger.finance.FocusAccount;
 import io.gpuledger.finance.FocusExport;
+import io.gpuledger.finance.FocusFile;
 import io.gpuledger.model.GpuHour;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JobPart;
@@ -21,8 +22,14 @@ import io.gpuledger.model.UsageTotals.Sum;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +53,7 @@ final class FocusExportBench {
      * The day exported: two days ago, so that every record is within its topic's retention (a week for the jobs'
      * work, as the broker keeps it by default): older ones may be deleted while the benchmark runs.
      */
-    private static final Instant DAY = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.DAYS)
+    private static final Instant DAY = Instant.now().truncatedTo(ChronoUnit.DAYS)
             .minus(Duration.ofDays(2));
     private static final String[] TYPES = {"p5.48xlarge", "p4d.24xlarge", "g6.12xlarge", "g5.48xlarge"};
     private static final double[] PRICES = {98.32, 32.77, 4.6, 16.29};
@@ -105,12 +112,12 @@ final class FocusExportBench {
     }
 
     /** Rows of the file that carry what their job's work cost: a check that the work was read. */
-    private static long withWorkCost(Path file) throws java.sql.SQLException {
-        String source = file.toString().endsWith(".parquet") ? "read_parquet('" + file + "')"
+    private static long withWorkCost(Path file) throws SQLException {
+        String source = FocusFile.Format.of(file) == FocusFile.Format.PARQUET ? "read_parquet('" + file + "')"
                 : "read_csv('" + file + "', all_varchar = true)";
-        try (java.sql.Connection connection = java.sql.DriverManager.getConnection("jdbc:duckdb:");
-                java.sql.Statement statement = connection.createStatement();
-                java.sql.ResultSet rows = statement.executeQuery("SELECT count(*) FROM " + source
+        try (Connection connection = DriverManager.getConnection("jdbc:duckdb:");
+                Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT count(*) FROM " + source
                         + " WHERE \"x_CostPer1MUnits\" IS NOT NULL")) {
             rows.next();
             return rows.getLong(1);

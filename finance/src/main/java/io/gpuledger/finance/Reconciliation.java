@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
 
@@ -72,8 +73,8 @@ public final class Reconciliation {
         /** The bill's currency for {@code rate}'s offer and account; USD when its days name none. */
         public String currencyOf(OfferRate rate) {
             return days.stream().filter(day -> rate.offer().key().equals(day.offer())
-                    && java.util.Objects.equals(rate.account(), day.account())).map(InstanceDay::currency)
-                    .filter(java.util.Objects::nonNull).findFirst().orElse("USD");
+                    && Objects.equals(rate.account(), day.account())).map(InstanceDay::currency)
+                    .filter(Objects::nonNull).findFirst().orElse("USD");
         }
     }
 
