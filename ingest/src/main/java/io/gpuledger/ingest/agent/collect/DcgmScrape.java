@@ -29,11 +29,12 @@ import java.util.regex.Pattern;
  *   <li>Job and team come from Kubernetes labels named in allow-lists, first present wins; no
  *       other label is read, so no free-form label reaches a topic.</li>
  *   <li>A GPU shared by several pods ({@code --kubernetes-virtual-gpus}) has one series per pod. From
- *       dcgm-exporter 4.5.3, {@code DCGM_FI_DEV_GPU_UTIL} and {@code DCGM_FI_DEV_FB_USED} come as the GPU's
+ *       dcgm-exporter 4.5.3-4.8.2, {@code DCGM_FI_DEV_GPU_UTIL} and {@code DCGM_FI_DEV_FB_USED} come as the GPU's
  *       own series (no pod) and one per pod with that pod's processes' own values (NVML's per-process
  *       samples; memory alone on a MIG slice): the pods are the GPU's {@linkplain GpuReading#users() users}.
  *       Every other field is the GPU's, copied to each pod. Earlier exporters copied these two as well, with
- *       no series of the GPU's own: such pods are not used to split the GPU, and that is said once.</li>
+ *       no series of the GPU's own: such pods are not used to split the GPU, nor is any one of them taken as its
+ *       job, and that is said once.</li>
  * </ul>
  */
 public final class DcgmScrape {
@@ -106,7 +107,7 @@ public final class DcgmScrape {
         return FIELDS.containsKey(metric) || ENGINE_ACTIVE.contains(metric);
     }
 
-    /** The readings dcgm-exporter 4.5.3 and later give per pod on a shared GPU; it copies all others. */
+    /** The readings dcgm-exporter 4.5.3-4.8.2 and later give per pod on a shared GPU; it copies all others. */
     private static final Set<Reading> PER_POD = Set.of(Reading.GPU_UTILIZATION, Reading.MEMORY_USED_BYTES);
 
     /** Memory the GPU holds besides what is used, for its total: free, and reserved by the driver. */
@@ -289,7 +290,8 @@ public final class DcgmScrape {
         GpuReading.Builder reading = GpuReading.builder(gpu.key).index(index(labels.get("gpu")))
                 .model(labels.get("modelName"))
                 .slice(slice ? profile : null, slice ? sliceShare(profile, labels.get("modelName")) : null)
-                .jobId(firstLabel(labels, jobLabels)).team(firstLabel(labels, teamLabels))
+                .jobId(gpu.podsCopied ? null : firstLabel(labels, jobLabels))
+                .team(gpu.podsCopied ? null : firstLabel(labels, teamLabels))
                 .reportedHost(labels.getOrDefault("Hostname", labels.get("hostname")))
                 .users(gpu.users);
         gpu.values.forEach(reading::value);
@@ -368,6 +370,8 @@ public final class DcgmScrape {
         private Double engineActive;
         private Double energyMillijoules;
         private GpuUsers users;
+        /** Whether several pods carry copies of the GPU's readings: it is shared, and none of them is its job. */
+        private boolean podsCopied;
 
         private Builder(String key, String parentUuid, boolean mig) {
             this.key = key;
@@ -393,7 +397,7 @@ public final class DcgmScrape {
         }
 
         /**
-         * The pods' own readings (4.5.3 and later: beside the GPU's own series) make the GPU's users; copies
+         * The pods' own readings (4.5.3-4.8.2 and later: beside the GPU's own series) make the GPU's users; copies
          * (earlier exporters, no series of the GPU's own) are the GPU's reading, once.
          */
         private void settlePods(List<String> errors) {
@@ -402,9 +406,11 @@ public final class DcgmScrape {
                 return;
             }
             boolean own = PER_POD.stream().anyMatch(podless::containsKey);
-            if (pods.size() > 1 && !own && saidCopies.add(key)) {
+            podsCopied = pods.size() > 1 && !own;
+            if (podsCopied && saidCopies.add(key)) {
                 errors.add("dcgm-exporter: the " + pods.size() + " pods of " + key + " carry copies of the GPU's"
-                        + " readings, not their own (dcgm-exporter before 4.5.3): not used to split it");
+                        + " readings, not their own (dcgm-exporter before 4.5.3-4.8.2): not used to split it,"
+                        + " nor taken as its job");
             }
             for (Reading reading : PER_POD) {
                 boolean seen = pods.values().stream().anyMatch(p -> p.values.containsKey(reading));

@@ -4,14 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuledger.ingest.agent.usage.GpuUser;
 import io.gpuledger.ingest.agent.usage.Owner;
+import io.gpuledger.ingest.testing.Fixtures;
 import io.gpuledger.model.Reading;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
  * dcgm-exporter's series of a GPU shared by pods ({@code --kubernetes-virtual-gpus}). No published page of
- * 4.5.3 or later was found (fixtures/FIXTURES.md): these pages are written here, in the label form of the
- * captured scrapes and the shape 4.5.3 gives a shared GPU: GPU_UTIL and FB_USED as the GPU's own series plus
+ * 4.5.3-4.8.2 or later was found (fixtures/FIXTURES.md): these pages are written here, in the label form of the
+ * captured scrapes and the shape 4.5.3-4.8.2 gives a shared GPU: GPU_UTIL and FB_USED as the GPU's own series plus
  * one per pod with its own value (0 for a pod with no process), every other field copied to each pod.
  */
 class DcgmPerPodSeriesTest {
@@ -75,9 +76,37 @@ class DcgmPerPodSeriesTest {
 
         GpuReading gpu = result.readings().get(0);
         assertThat(gpu.users()).isNull();
+        assertThat(gpu.jobId()).as("no one of the pods is the GPU's job").isNull();
+        assertThat(gpu.team()).isNull();
         assertThat(gpu.gpuUtilization()).isEqualTo(0.71);
         assertThat(result.errors()).singleElement().asString().contains("3 pods").contains("before 4.5.3");
         assertThat(again.errors()).as("said once").isEmpty();
+    }
+
+    /**
+     * A published page (FIXTURES.md): two pods sharing an A100 by MPS with {@code --kubernetes-virtual-gpus}, before
+     * per-pod values; each pod's series, told apart by {@code vgpu}, carries the GPU's memory used.
+     */
+    @Test
+    void shouldReadAPublishedPageOfPodsCarryingCopiesAsOneGpuNotSplit() {
+        String page = Fixtures.read("dcgm-exporter/mps-a100-gke-virtual-gpus-vgpu-label-pr432-comment.prom");
+
+        DcgmScrape.Result result = scrape.read(page);
+
+        assertThat(result.readings()).singleElement().satisfies(gpu -> {
+            assertThat(gpu.uuid()).isEqualTo("GPU-3bc239e1-4cc8-97e4-e817-5a36dfd2885e");
+            assertThat(gpu.index()).isZero();
+            assertThat(gpu.model()).isEqualTo("NVIDIA A100-SXM4-80GB");
+            assertThat(gpu.reportedHost()).isEqualTo("gke-gpu-share-test-a100-inference-mps-b3fc3d0e-3bpg");
+            assertThat(gpu.users()).as("copies are no pod's own use").isNull();
+            assertThat(gpu.jobId()).as("nor is the first pod the GPU's job").isNull();
+            assertThat(gpu.team()).isNull();
+            // 15866 MiB, once: the copies are not added up
+            assertThat(gpu.memoryUsedBytes()).isEqualTo(15866 * MIB);
+        });
+        assertThat(result.errors()).singleElement().asString()
+                .contains("GPU-3bc239e1-4cc8-97e4-e817-5a36dfd2885e").contains("2 pods").contains("before 4.5.3");
+        assertThat(scrape.read(page).errors()).as("said once").isEmpty();
     }
 
     @Test
