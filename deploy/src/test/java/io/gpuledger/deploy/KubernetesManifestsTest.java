@@ -175,9 +175,9 @@ class KubernetesManifestsTest {
                 }
             }
         }
-        // nodes/pods, not nodes/proxy: the latter also opens the kubelet's exec; the DRA lists only, as the agent
-        // reads them (no get of one object, no watch)
-        assertThat(grants).containsExactlyInAnyOrder("/nodes/pods get",
+        // nodes/pods, not nodes/proxy: the latter also opens the kubelet's exec; of DRA what the agent reads (its
+        // pods' claims by name, every claim where the kubelet is not read, the node's slices), no watch
+        assertThat(grants).containsExactlyInAnyOrder("/nodes/pods get", "resource.k8s.io/resourceclaims get",
                 "resource.k8s.io/resourceclaims list", "resource.k8s.io/resourceslices list");
         assertThat(all(documents, "Role")).isEmpty();
         assertThat(all(documents, "RoleBinding")).isEmpty();

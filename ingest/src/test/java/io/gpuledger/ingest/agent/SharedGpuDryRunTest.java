@@ -179,11 +179,12 @@ class SharedGpuDryRunTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("HTTP 403").contains("resourceslices");
     }
 
-    /** An API server whose claims reserve GPU 1 for the kubelet's ranker pod; the agent's settings to read it. */
+    /** An API server whose claim of the kubelet's ranker pod reserves GPU 1 for it; the agent's settings to read it. */
     private Map<String, String> draApiServer() {
         api.answer(KubernetesApiStandIn.SLICES_PATH, 200, KubernetesApiStandIn.slices()
                 .replace(KubernetesApiStandIn.ONE_POD_GPU, GPU_1));
-        api.answer(KubernetesApiStandIn.CLAIMS_PATH, 200, KubernetesApiStandIn.claims());
+        api.answer(KubernetesApiStandIn.claimPath("search", KubernetesApiStandIn.RANKER_CLAIM), 200,
+                KubernetesApiStandIn.claim(KubernetesApiStandIn.RANKER_CLAIM));
         return Map.of("GPULEDGER_KUBERNETES_API_URL", api.url(), "GPULEDGER_KUBERNETES_NODE_NAME", "gpu-node-7");
     }
 
@@ -234,9 +235,10 @@ class SharedGpuDryRunTest {
         kubelet.answer("GET /pods", 200, """
                 {"kind": "PodList", "items": [
                   {"metadata": {"name": "ranker-5d8c", "namespace": "search", "uid": "%s",
-                                "labels": {"app": "ranker"}}},
+                                "labels": {"app": "ranker"}},
+                   "status": {"resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "%s"}]}},
                   {"metadata": {"name": "notebook-0", "namespace": "research", "uid": "%s"}}]}"""
-                .formatted(WEB_POD, NOTEBOOK_POD));
+                .formatted(WEB_POD, KubernetesApiStandIn.RANKER_CLAIM, NOTEBOOK_POD));
         ProcTree proc = new ProcTree(dir.resolve("proc")).inPod(101, WEB_POD).inPod(202, NOTEBOOK_POD)
                 .cgroup(303, "0::/user.slice/user-1000.slice/session-3.scope\n")
                 .environ(404, Map.of("SLURM_JOB_ID", "4242", "SLURM_JOB_ACCOUNT", "physics"));

@@ -1,5 +1,7 @@
 package io.gpuledger.ingest.testing;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -23,6 +25,8 @@ public final class KubernetesApiStandIn {
     public static final String ONE_POD_GPU = "GPU-e82ab913-5b1a-2c1e-9b0a-1f6e4c1a7d01";
     /** That pod's UID. */
     public static final String RANKER_POD = "0f1d2b3c-4a5b-6c7d-8e9f-0a1b2c3d4e5f";
+    /** The claim made for that pod from a template, as its status names it. */
+    public static final String RANKER_CLAIM = "ranker-7d9f-gpu-q2x8m";
 
     private KubernetesApiStandIn() {
     }
@@ -33,6 +37,26 @@ public final class KubernetesApiStandIn {
 
     public static String claims() {
         return read("resourceclaims-gpu-nvidia-com.json");
+    }
+
+    /** The agent's request for one claim, as the stand-in server records it. */
+    public static String claimPath(String namespace, String name) {
+        return "GET /apis/resource.k8s.io/v1/namespaces/" + namespace + "/resourceclaims/" + name
+                + "?resourceVersion=0";
+    }
+
+    /** The claim of {@link #claims()} named {@code name}, as the API server answers a get of it. */
+    public static String claim(String name) {
+        try {
+            for (JsonNode claim : new ObjectMapper().readTree(claims()).path("items")) {
+                if (claim.path("metadata").path("name").asText().equals(name)) {
+                    return claim.toString();
+                }
+            }
+            throw new IllegalArgumentException("no claim " + name + " in the stand-in's list");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static String read(String file) {

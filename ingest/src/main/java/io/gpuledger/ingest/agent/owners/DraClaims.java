@@ -19,13 +19,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executor;
 
 /**
  * The GPUs of this node that Kubernetes allocated to pods through DRA ResourceClaims, read from the API server
- * (read-only: {@code list} on {@code resourceslices} and {@code resourceclaims} of {@code resource.k8s.io/v1}):
- * the node's slices ({@code fieldSelector=spec.nodeName=<node>}) and every claim, matched as {@link DraDevices}
- * says. Both lists are asked for again at most every {@link #REFRESH_EVERY}, when a GPU is looked up: a pod that
+ * (read-only, {@code resource.k8s.io/v1}): the node's slices ({@code list} on {@code resourceslices},
+ * {@code fieldSelector=spec.nodeName=<node>}) and the claims that may hold their devices, matched as
+ * {@link DraDevices} says. Where the kubelet is read, those are the claims its pods use, each asked for by name
+ * ({@code get} on {@code resourceclaims}): an agent's requests grow with its node's pods, not with the cluster.
+ * Without the kubelet, or before it first answered, every claim of the cluster is listed ({@code list}). Both
+ * are asked for again at most every {@link #REFRESH_EVERY}, when a GPU is looked up: a pod that
  * starts is seen within a round or three, and the API server is not asked every round. The first time the
  * sampling round waits for them (an {@code --once} round has no other); after that they are asked for on a
  * thread of their own while the rounds go on with what was last known, so an API server that is slow or away
@@ -40,6 +44,7 @@ public final class DraClaims {
     static final Duration REFRESH_EVERY = Duration.ofSeconds(30);
     static final String SLICES = "/apis/resource.k8s.io/v1/resourceslices";
     static final String CLAIMS = "/apis/resource.k8s.io/v1/resourceclaims";
+    static final String NAMESPACES = "/apis/resource.k8s.io/v1/namespaces/";
     private static final int PAGE = 500;
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -51,6 +56,8 @@ public final class DraClaims {
     private final Refreshes refreshes;
     private final SaidOnce failures = new SaidOnce();
     private volatile Map<String, List<DraDevices.Pod>> holders = Map.of();
+    /** Whether a claim's {@code get} was refused (a role that grants {@code list} alone): every claim is listed. */
+    private volatile boolean listOnly;
 
     /**
      * @param apiUrl    the API server, e.g. {@code https://kubernetes.default.svc}
@@ -105,10 +112,9 @@ public final class DraClaims {
         try {
             List<JsonNode> slices = list(SLICES + "?fieldSelector="
                     + URLEncoder.encode("spec.nodeName=" + nodeName, StandardCharsets.UTF_8));
-            // A node whose slices name no GPU (no DRA driver on it) has no claim to look for: the cluster's
-            // claims, the costly list, are read only where a GPU could be held by one.
+            // A node whose slices name no GPU (no DRA driver on it) has no claim to look for.
             Map<String, String> gpus = DraDevices.gpus(slices);
-            holders = gpus.isEmpty() ? Map.of() : DraDevices.holders(gpus, list(CLAIMS));
+            holders = gpus.isEmpty() ? Map.of() : DraDevices.holders(gpus, claims());
             synchronized (this) {
                 failures.answered();
             }
@@ -123,6 +129,38 @@ public final class DraClaims {
         }
     }
 
+    /**
+     * The claims that may hold the node's devices: those the kubelet says its pods use, each asked for by name (one
+     * deleted since is passed over), else every claim of the cluster.
+     */
+    private List<JsonNode> claims() throws IOException, InterruptedException {
+        Optional<Set<KubeletPods.PodClaim>> ofPods = pods.flatMap(KubeletPods::claimsOfPods);
+        if (ofPods.isEmpty() || listOnly) {
+            return list(CLAIMS);
+        }
+        List<JsonNode> claims = new ArrayList<>();
+        for (KubeletPods.PodClaim claim : ofPods.get()) {
+            String path = NAMESPACES + URLEncoder.encode(claim.namespace(), StandardCharsets.UTF_8)
+                    + "/resourceclaims/" + URLEncoder.encode(claim.name(), StandardCharsets.UTF_8);
+            // From the API server's cache, as the lists' first pages are.
+            HttpResponse<String> response = ask(path + "?resourceVersion=0");
+            if (response.statusCode() == 404) {
+                continue;
+            }
+            if (response.statusCode() == 403) {
+                // A role made for an agent that listed every claim: go on as it did, and say so once.
+                listOnly = true;
+                synchronized (this) {
+                    failures.failed("kubernetes: " + apiUrl + " refused get on resourceclaims (HTTP 403): every claim"
+                            + " of the cluster is listed instead; grant the agent's role get on them (docs/agent.md)");
+                }
+                return list(CLAIMS);
+            }
+            claims.add(JSON.readTree(answered(path, response, "get")));
+        }
+        return claims;
+    }
+
     /** Every item of a list, page by page. */
     private List<JsonNode> list(String path) throws IOException, InterruptedException {
         List<JsonNode> items = new ArrayList<>();
@@ -133,19 +171,7 @@ public final class DraClaims {
             String query = (path.contains("?") ? "&" : "?") + "limit=" + PAGE
                     + (next.isEmpty() ? "&resourceVersion=0"
                     : "&continue=" + URLEncoder.encode(next, StandardCharsets.UTF_8));
-            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(apiUrl + path + query))
-                    .timeout(Duration.ofSeconds(10)).header("Accept", "application/json").GET();
-            if (tokenFile.isPresent()) {
-                request.header("Authorization", "Bearer " + Files.readString(tokenFile.get(), StandardCharsets.UTF_8)
-                        .strip());
-            }
-            HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() != 200) {
-                throw new Refused(path.substring(0, path.contains("?") ? path.indexOf('?') : path.length())
-                        + " answered HTTP " + response.statusCode()
-                        + (response.statusCode() == 403 ? " (the agent's role may not list it)" : ""));
-            }
-            JsonNode list = JSON.readTree(response.body());
+            JsonNode list = JSON.readTree(answered(path, ask(path + query), "list"));
             if (!list.path("items").isArray()) {
                 throw new Refused(path + " answered JSON without a list of items");
             }
@@ -153,6 +179,26 @@ public final class DraClaims {
             next = list.path("metadata").path("continue").asText("");
         } while (!next.isEmpty());
         return items;
+    }
+
+    private HttpResponse<String> ask(String pathAndQuery) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(apiUrl + pathAndQuery))
+                .timeout(Duration.ofSeconds(10)).header("Accept", "application/json").GET();
+        if (tokenFile.isPresent()) {
+            request.header("Authorization", "Bearer " + Files.readString(tokenFile.get(), StandardCharsets.UTF_8)
+                    .strip());
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The body of a {@code 200} answer to {@code verb} on {@code path}; any other is refused. */
+    private static String answered(String path, HttpResponse<String> response, String verb) throws Refused {
+        if (response.statusCode() != 200) {
+            throw new Refused(path.substring(0, path.contains("?") ? path.indexOf('?') : path.length())
+                    + " answered HTTP " + response.statusCode()
+                    + (response.statusCode() == 403 ? " (the agent's role may not " + verb + " it)" : ""));
+        }
+        return response.body();
     }
 
     private synchronized void failed(String why) {

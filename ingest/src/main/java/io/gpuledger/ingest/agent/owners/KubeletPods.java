@@ -13,10 +13,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executor;
 
 /**
@@ -27,6 +31,10 @@ import java.util.concurrent.Executor;
  * or two and a kubelet that is away is not asked every time. The first time the sampling round waits for the
  * list; after that it is asked for on a thread of its own ({@link Refreshes}) and the pod is found in a later
  * round, so a kubelet that is slow or away (up to 5 s a request) never holds a round up.
+ *
+ * <p>It also keeps the DRA ResourceClaims the pods use ({@link #claimsOfPods}): those a pod names
+ * ({@code spec.resourceClaims[].resourceClaimName}) and those made for it from a template
+ * ({@code status.resourceClaimStatuses[].resourceClaimName}), each in the pod's namespace.
  */
 public final class KubeletPods {
 
@@ -41,6 +49,12 @@ public final class KubeletPods {
     private final Refreshes refreshes;
     private final SaidOnce failures = new SaidOnce();
     private volatile Map<String, Owner> ownersByUid = Map.of();
+    /** The claims of the pods last listed; null until the kubelet answered. */
+    private volatile Set<PodClaim> podClaims;
+
+    /** A ResourceClaim a pod of this node uses, by its namespace and name. */
+    record PodClaim(String namespace, String name) {
+    }
 
     /**
      * @param kubeletUrl the kubelet, e.g. {@code http://127.0.0.1:10255} (its read-only port)
@@ -88,6 +102,15 @@ public final class KubeletPods {
         return Optional.ofNullable(owner);
     }
 
+    /**
+     * The ResourceClaims the node's pods use, as the kubelet last listed them (asked again if that is due); empty
+     * until the kubelet answered once.
+     */
+    Optional<Set<PodClaim>> claimsOfPods() {
+        refreshes.askIfDue();
+        return Optional.ofNullable(podClaims);
+    }
+
     synchronized List<String> drainErrors() {
         return failures.drain();
     }
@@ -104,7 +127,9 @@ public final class KubeletPods {
                 failed("answered HTTP " + response.statusCode());
                 return;
             }
-            ownersByUid = owners(JSON.readTree(response.body()));
+            JsonNode podList = JSON.readTree(response.body());
+            ownersByUid = owners(podList);
+            podClaims = claims(podList);
             synchronized (this) {
                 failures.answered();
             }
@@ -137,6 +162,23 @@ public final class KubeletPods {
             owners.put(uid, new Owner(job, team));
         }
         return owners;
+    }
+
+    private static Set<PodClaim> claims(JsonNode podList) {
+        Set<PodClaim> claims = new LinkedHashSet<>();
+        for (JsonNode pod : podList.path("items")) {
+            String namespace = pod.path("metadata").path("namespace").asText("");
+            List<JsonNode> named = new ArrayList<>();
+            pod.path("spec").path("resourceClaims").forEach(named::add);
+            pod.path("status").path("resourceClaimStatuses").forEach(named::add);
+            for (JsonNode claim : named) {
+                String name = claim.path("resourceClaimName").asText("");
+                if (!namespace.isEmpty() && !name.isEmpty()) {
+                    claims.add(new PodClaim(namespace, name));
+                }
+            }
+        }
+        return Collections.unmodifiableSet(claims);
     }
 
     private static Optional<String> firstLabel(JsonNode labels, List<String> allowed) {

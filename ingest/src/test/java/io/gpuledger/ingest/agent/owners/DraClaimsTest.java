@@ -3,8 +3,11 @@ package io.gpuledger.ingest.agent.owners;
 import static io.gpuledger.ingest.testing.KubernetesApiStandIn.CLAIMS_NEXT_PATH;
 import static io.gpuledger.ingest.testing.KubernetesApiStandIn.CLAIMS_PATH;
 import static io.gpuledger.ingest.testing.KubernetesApiStandIn.ONE_POD_GPU;
+import static io.gpuledger.ingest.testing.KubernetesApiStandIn.RANKER_CLAIM;
 import static io.gpuledger.ingest.testing.KubernetesApiStandIn.RANKER_POD;
 import static io.gpuledger.ingest.testing.KubernetesApiStandIn.SLICES_PATH;
+import static io.gpuledger.ingest.testing.KubernetesApiStandIn.claim;
+import static io.gpuledger.ingest.testing.KubernetesApiStandIn.claimPath;
 import static io.gpuledger.ingest.testing.KubernetesApiStandIn.claims;
 import static io.gpuledger.ingest.testing.KubernetesApiStandIn.slices;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -71,17 +74,88 @@ class DraClaimsTest {
 
     @Test
     void shouldTakeThePodsJobAndTeamFromItsLabelsWhereTheKubeletIsRead() {
-        api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
-        kubelet.answer("GET /pods", 200, """
-                {"kind": "PodList", "items": [{"metadata": {"name": "ranker-7d9f", "namespace": "search",
-                  "uid": "%s", "labels": {"app.kubernetes.io/name": "ranker", "cost-center": "search-ml"}}}]}"""
-                .formatted(RANKER_POD));
-        KubeletPods pods = new KubeletPods(URI.create(kubelet.url()), Optional.empty(),
-                List.of("app.kubernetes.io/name"), List.of("cost-center"), clock);
+        api.answer(SLICES_PATH, 200, slices()).answer(claimPath("search", RANKER_CLAIM), 200, claim(RANKER_CLAIM));
+        kubelet.answer("GET /pods", 200, podList(rankerPod()));
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.of(pods), clock, Runnable::run);
+                Optional.of(kubeletPods()), clock, Runnable::run);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker", "search-ml"));
+    }
+
+    @Test
+    void shouldAskForTheClaimsOfTheNodesPodsByNameWhereTheKubeletListsThem() {
+        // ranker's claim made from a template (in its status), the notebooks' one claim named in their specs,
+        // and a claim deleted since its pod was listed
+        String notebook = """
+                {"metadata": {"name": "notebook-%1$s", "namespace": "research", "uid": "nb-%1$s"},
+                 "spec": {"resourceClaims": [{"name": "gpu", "resourceClaimName": "shared-notebooks-gpu"}]}}""";
+        String finished = """
+                {"metadata": {"name": "batch-1", "namespace": "search", "uid": "b-1"},
+                 "spec": {"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]},
+                 "status": {"resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "batch-1-gpu-7tq2c"}]}}""";
+        kubelet.answer("GET /pods", 200, podList(rankerPod(), notebook.formatted(0), notebook.formatted(1), finished));
+        api.answer(SLICES_PATH, 200, slices())
+                .answer(claimPath("search", RANKER_CLAIM), 200, claim(RANKER_CLAIM))
+                .answer(claimPath("research", "shared-notebooks-gpu"), 200, claim("shared-notebooks-gpu"));
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.of(kubeletPods()), clock, Runnable::run);
+
+        assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker", "search-ml"));
+        assertThat(claims.holderOf(TWO_PODS_GPU)).as("a claim two pods share says not which used it").isEmpty();
+        assertThat(claims.drainErrors()).as("a claim gone since is passed over").isEmpty();
+        assertThat(api.requests()).as("one request per claim of the node's pods, no list of the cluster's")
+                .containsExactly(SLICES_PATH, claimPath("search", RANKER_CLAIM),
+                        claimPath("research", "shared-notebooks-gpu"), claimPath("search", "batch-1-gpu-7tq2c"));
+    }
+
+    @Test
+    void shouldListEveryClaimWhileTheKubeletHasNotAnswered() {
+        kubelet.answer("GET /pods", 503, "");
+        api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.of(kubeletPods()), clock, Runnable::run);
+
+        assertThat(claims.holderOf(ONE_POD_GPU)).as("by name and namespace: the kubelet gave no labels")
+                .contains(new Owner("ranker-7d9f", "search"));
+        assertThat(api.requests()).containsExactly(SLICES_PATH, CLAIMS_PATH);
+    }
+
+    @Test
+    void shouldListEveryClaimOnceItsRoleRefusesToGetOneAndSaySoOnce() {
+        kubelet.answer("GET /pods", 200, podList(rankerPod()));
+        api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims())
+                .answer(claimPath("search", RANKER_CLAIM), 403, """
+                        {"kind": "Status", "status": "Failure", "reason": "Forbidden", "code": 403}""");
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.of(kubeletPods()), clock, Runnable::run);
+
+        assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker", "search-ml"));
+        clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
+        assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker", "search-ml"));
+
+        assertThat(api.requests()).as("refused once, then listed without asking again").containsExactly(
+                SLICES_PATH, claimPath("search", RANKER_CLAIM), CLAIMS_PATH, SLICES_PATH, CLAIMS_PATH);
+        assertThat(claims.drainErrors()).singleElement().asString().contains("get on resourceclaims")
+                .contains("HTTP 403").contains("listed instead");
+        assertThat(claims.drainErrors()).isEmpty();
+    }
+
+    private static String rankerPod() {
+        return """
+                {"metadata": {"name": "ranker-7d9f", "namespace": "search", "uid": "%s",
+                  "labels": {"app.kubernetes.io/name": "ranker", "cost-center": "search-ml"}},
+                 "spec": {"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]},
+                 "status": {"resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "%s"}]}}"""
+                .formatted(RANKER_POD, RANKER_CLAIM);
+    }
+
+    private static String podList(String... pods) {
+        return "{\"kind\": \"PodList\", \"items\": [" + String.join(",", pods) + "]}";
+    }
+
+    private KubeletPods kubeletPods() {
+        return new KubeletPods(URI.create(kubelet.url()), Optional.empty(), List.of("app.kubernetes.io/name"),
+                List.of("cost-center"), clock);
     }
 
     @Test
