@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -79,8 +80,12 @@ class DeliveryOutageIT {
             Set<Long> mayRepeat) {
         Map<String, List<Integer>> byKey = new HashMap<>();
         Map<Integer, Integer> copies = new TreeMap<>();
+        // Where each copy lies, partition-offset: copies side by side are a batch written twice, copies far apart
+        // a record sent again later.
+        Map<Integer, List<String>> at = new TreeMap<>();
         for (ConsumerRecord<String, String> record : received) {
             int number = Integer.parseInt(record.value().substring(0, record.value().indexOf(' ')));
+            at.computeIfAbsent(number, n -> new ArrayList<>()).add(record.partition() + "-" + record.offset());
             if (copies.merge(number, 1, Integer::sum) == 1) {
                 byKey.computeIfAbsent(record.key(), k -> new ArrayList<>()).add(number);
             }
@@ -95,8 +100,11 @@ class DeliveryOutageIT {
         repeated.values().removeIf(count -> count == 1);
         repeated.keySet().removeIf(number -> mayRepeat.contains((long) number));
         assertThat(missing).as("records of 1 to %d not on the topic", sent).isEmpty();
+        Map<Integer, List<String>> repeatedAt = new TreeMap<>(at);
+        repeatedAt.keySet().retainAll(repeated.keySet());
         assertThat(repeated).as("records on the topic more than once that were acknowledged before the brokers went,"
-                + " or sent after (number=copies)").isEmpty();
+                + " or sent after (number=copies), at partition-offset %s; may repeat: %s", repeatedAt,
+                new TreeSet<>(mayRepeat)).isEmpty();
         assertThat(copies.keySet()).as("records on the topic that were never sent").allMatch(n -> n <= sent);
         assertThat(byKey.values()).allSatisfy(sequence -> assertThat(sequence).isSorted());
     }
