@@ -14,7 +14,9 @@ import java.util.Set;
  * by {@code device_uuid}, {@code pod}, {@code namespace} and {@code container}. The names of HAMi before 2.6
  * ({@code Device_utilization_desc_of_container}, {@code Device_memory_desc_of_container}, labels
  * {@code deviceuuid}, {@code podname}, {@code podnamespace}, {@code ctrname}) are read too. A container's
- * job is its pod, its team its namespace, as for dcgm-exporter's labels. A utilisation above 1 is a percent.
+ * job is its pod, its team its namespace, as for dcgm-exporter's labels. A utilisation is a percent, whatever the
+ * {@code _ratio} in its name: HAMi's monitor writes the container's SM use as a whole percent, 0 to 100 (its
+ * {@code cmd/vGPUmonitor/metrics.go}), so 1 is 1%, not all of the GPU.
  */
 public final class HamiScrape {
 
@@ -46,7 +48,7 @@ public final class HamiScrape {
                 errors.add(sample.name() + " of " + pod + " on " + gpu + ": " + value + " is out of range, skipped");
                 continue;
             }
-            double ratio = value > 1 ? value / 100 : value;
+            double ratio = value / 100;
             if (utilisation && ratio > 1) {
                 errors.add(sample.name() + " of " + pod + " on " + gpu + ": " + value + " is above 100%, skipped");
                 continue;

@@ -26,7 +26,7 @@ class HamiScrapeTest {
         String page = """
                 hami_container_device_memory_bytes{container="a",device_uuid="GPU-1",namespace="ml",pod="p1"} 5
                 hami_vgpu_memory_used_bytes{container="a",device_uuid="GPU-1",namespace="ml",pod="p1"} 1000
-                hami_container_device_utilization_ratio{container="a",device_uuid="GPU-1",namespace="ml",pod="p1"} 0.25
+                hami_container_device_utilization_ratio{container="a",device_uuid="GPU-1",namespace="ml",pod="p1"} 1
                 Device_utilization_desc_of_container{ctrname="b",deviceuuid="GPU-1",podname="p2",podnamespace="web"} 40
                 Device_memory_desc_of_container{ctrname="b",deviceuuid="GPU-1",podname="p2",podnamespace="web"} 3000
                 hami_container_device_utilization_ratio{container="c",device_uuid="GPU-1",namespace="ml"} 0.5
@@ -36,7 +36,8 @@ class HamiScrapeTest {
         UsageSource.Result result = HamiScrape.parse(page);
 
         assertThat(result.byGpu().get("GPU-1").users()).isEqualTo(List.of(
-                GpuUser.container(new Owner("p1", "ml"), 0.25, 1000.0),
+                // 1%, as HAMi writes a container's SM use: a whole percent
+                GpuUser.container(new Owner("p1", "ml"), 0.01, 1000.0),
                 GpuUser.container(new Owner("p2", "web"), 0.40, 3000.0)));
         assertThat(result.errors()).hasSize(2).anySatisfy(e -> assertThat(e).contains("without its GPU or pod"))
                 .anySatisfy(e -> assertThat(e).contains("p4").contains("above 100%"));
