@@ -33,8 +33,9 @@ import java.util.regex.Pattern;
  *       own series (no pod) and one per pod with that pod's processes' own values (NVML's per-process
  *       samples; memory alone on a MIG slice): the pods are the GPU's {@linkplain GpuReading#users() users}.
  *       Every other field is the GPU's, copied to each pod. Earlier exporters copied these two as well, with
- *       no series of the GPU's own: such pods are not used to split the GPU, nor is any one of them taken as its
- *       job, and that is said once.</li>
+ *       no series of the GPU's own: such pods are not used to split the GPU, and that is said once. Either way,
+ *       no one of a GPU's several pods is taken as its job: the labels of the pod listed first would charge it
+ *       all the GPU where the split is not made (sharing switched off, or no other source).</li>
  * </ul>
  */
 public final class DcgmScrape {
@@ -290,8 +291,8 @@ public final class DcgmScrape {
         GpuReading.Builder reading = GpuReading.builder(gpu.key).index(index(labels.get("gpu")))
                 .model(labels.get("modelName"))
                 .slice(slice ? profile : null, slice ? sliceShare(profile, labels.get("modelName")) : null)
-                .jobId(gpu.podsCopied ? null : firstLabel(labels, jobLabels))
-                .team(gpu.podsCopied ? null : firstLabel(labels, teamLabels))
+                .jobId(gpu.severalPods ? null : firstLabel(labels, jobLabels))
+                .team(gpu.severalPods ? null : firstLabel(labels, teamLabels))
                 .reportedHost(labels.getOrDefault("Hostname", labels.get("hostname")))
                 .users(gpu.users);
         gpu.values.forEach(reading::value);
@@ -370,8 +371,8 @@ public final class DcgmScrape {
         private Double engineActive;
         private Double energyMillijoules;
         private GpuUsers users;
-        /** Whether several pods carry copies of the GPU's readings: it is shared, and none of them is its job. */
-        private boolean podsCopied;
+        /** Whether several pods use the GPU: none of them is its one job, whatever their series say. */
+        private boolean severalPods;
 
         private Builder(String key, String parentUuid, boolean mig) {
             this.key = key;
@@ -406,8 +407,8 @@ public final class DcgmScrape {
                 return;
             }
             boolean own = PER_POD.stream().anyMatch(podless::containsKey);
-            podsCopied = pods.size() > 1 && !own;
-            if (podsCopied && saidCopies.add(key)) {
+            severalPods = pods.size() > 1;
+            if (severalPods && !own && saidCopies.add(key)) {
                 errors.add("dcgm-exporter: the " + pods.size() + " pods of " + key + " carry copies of the GPU's"
                         + " readings, not their own (dcgm-exporter before 4.5.3-4.8.2): not used to split it,"
                         + " nor taken as its job");

@@ -49,6 +49,8 @@ class DcgmPerPodSeriesTest {
                 GpuUser.container(new Owner("notebook-1", "research"), 0.45, 3072 * MIB));
         // used 5 GiB + free 10 GiB
         assertThat(gpu.users().memoryTotalBytes()).isEqualTo(15360 * MIB);
+        assertThat(gpu.jobId()).as("no one of its pods is its job, where the split is not made").isNull();
+        assertThat(gpu.team()).isNull();
     }
 
     @Test
