@@ -100,9 +100,9 @@ class SharedGpuDryRunTest {
     @Test
     void shouldTakeHamisContainersBeforeNvidiaSmisProcesses() throws IOException {
         hami.answer("GET /metrics", 200, """
-                hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="ai",pod="llm-0"} 0.5
+                hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="ai",pod="llm-0"} 50
                 hami_vgpu_memory_used_bytes{container="m",device_uuid="%1$s",namespace="ai",pod="llm-0"} 8e9
-                hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 0.2
+                hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 20
                 hami_vgpu_memory_used_bytes{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 2e9
                 """.formatted(GPU_0));
         Map<String, String> env = node();
@@ -196,6 +196,24 @@ class SharedGpuDryRunTest {
             }
         }
         Files.delete(process);
+    }
+
+    @Test
+    void shouldTakeAProcessWhoseJobOrTeamNoSampleCanNameAsUnattributedAndSampleEveryGpu() throws IOException {
+        Map<String, String> env = node();
+        // A Slurm account no sample can carry: '|' separates a roll-up key's dimension from its id
+        new ProcTree(dir.resolve("proc")).environ(404, Map.of("SLURM_JOB_ID", "4242", "SLURM_JOB_ACCOUNT",
+                "physics|theory"));
+
+        int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
+
+        assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        assertThat(samples()).as("every GPU sampled").containsKeys(GPU_0, GPU_1);
+        assertThat(samples().get(GPU_0).get("allocations")).hasSize(2);
+        assertThat(samples().get(GPU_1).get("jobId").asText()).as("its one process unattributed: no job named")
+                .isEqualTo("unknown");
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("process 404 of job '4242'")
+                .contains("counted as unattributed").contains("team");
     }
 
     @Test

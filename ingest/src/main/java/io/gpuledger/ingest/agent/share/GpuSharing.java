@@ -6,6 +6,8 @@ import io.gpuledger.ingest.agent.usage.GpuUser;
 import io.gpuledger.ingest.agent.usage.GpuUsers;
 import io.gpuledger.ingest.agent.usage.Owner;
 import io.gpuledger.ingest.agent.usage.UsageSource;
+import io.gpuledger.model.Check;
+import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.SharePolicy;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -144,17 +146,40 @@ public final class GpuSharing {
     private GpuUsers withOwners(GpuUsers users, List<Problem> problems) {
         List<GpuUser> owned = new ArrayList<>();
         for (GpuUser user : users.users()) {
-            if (user.attributed() || user.pid() == null) {
-                owned.add(user);
-                continue;
+            GpuUser found = user;
+            if (!user.attributed() && user.pid() != null) {
+                try {
+                    found = owners.ownerOf(user.pid(), users.gpu()).map(user::ownedBy).orElse(user);
+                } catch (RuntimeException e) {
+                    problems.add(new Problem("process-owners", "process " + user.pid() + ": " + e));
+                }
             }
-            try {
-                owned.add(owners.ownerOf(user.pid(), users.gpu()).map(user::ownedBy).orElse(user));
-            } catch (RuntimeException e) {
-                problems.add(new Problem("process-owners", "process " + user.pid() + ": " + e));
-                owned.add(user);
-            }
+            owned.add(nameable(found, users, problems));
         }
         return new GpuUsers(users.gpu(), users.source(), owned, users.memoryTotalBytes());
+    }
+
+    /**
+     * The user as it is, or unattributed if its job or team cannot be named in a sample (a {@code |} or over 256
+     * characters: a Slurm account, a label, a report): a sample naming it would be refused, and its GPU, or the
+     * whole round, lost with it.
+     */
+    private static GpuUser nameable(GpuUser user, GpuUsers users, List<Problem> problems) {
+        if (!user.attributed()) {
+            return user;
+        }
+        try {
+            Check.identity("jobId", user.owner().jobId());
+            if (user.owner().team() != null) {
+                Check.identity("team", user.owner().team());
+            }
+            return user;
+        } catch (InvalidRecordException e) {
+            problems.add(new Problem("process-owners", "GPU " + users.gpu() + ": "
+                    + (user.pid() != null ? "process " + user.pid() : "a container") + " of job '"
+                    + user.owner().jobId() + "' is counted as unattributed, as a sample cannot name it ("
+                    + e.getMessage() + ")"));
+            return new GpuUser(user.pid(), null, user.smRatio(), user.memoryBytes());
+        }
     }
 }
