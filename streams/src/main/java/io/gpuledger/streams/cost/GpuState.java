@@ -41,7 +41,10 @@ final class GpuState extends LiveStore.Markable {
         final List<String> counted = new ArrayList<>(3);
         /** The shared GPU's targets whose keys were all offered to {@link #countIn} in this minute; null: none. */
         private ShareTargets countedFor;
-        /** What each job took of the minute, when any of its samples was shared; null when none was. */
+        /**
+         * What each job took of the minute, when any of its samples was shared or named another job or team than
+         * those before it; null when neither.
+         */
         JobParts jobParts;
 
         /** Adds a charged sample to the window's totals. */
@@ -68,17 +71,34 @@ final class GpuState extends LiveStore.Markable {
             jobParts.add(targets, split);
         }
 
-        /** Adds a sample of one job, {@code identity}'s: to the totals, and to its job's part in a shared minute. */
-        void addSole(GpuIdentity identity, UsageTotals charged) {
+        /**
+         * Adds a sample of one job, {@code identity}'s: to the totals, and to its job's part. The parts are kept from
+         * the first shared sample of the minute, or from the first sample that names another job or team than the
+         * samples before it ({@code before}'s), whose charges are then theirs: each job keeps what its own samples
+         * were charged, in the GPU's hour and in a minute shared later, not the job that came last.
+         */
+        void addSole(GpuIdentity before, GpuIdentity identity, UsageTotals charged) {
+            if (jobParts == null && before != null && before != identity && totals.samples() > 0
+                    && !before.shared() && !sameOwner(before, identity)) {
+                jobParts = new JobParts();
+                jobParts.addSole(before.jobId, before.idIn(Dimension.TEAM), totals);
+            }
             add(charged);
             if (jobParts != null) {
                 jobParts.addSole(identity.jobId, identity.idIn(Dimension.TEAM), charged);
             }
         }
 
-        /** What each job took of the minute so far: empty when no sample of it was shared. */
+        private static boolean sameOwner(GpuIdentity one, GpuIdentity other) {
+            return one.jobId.equals(other.jobId) && one.idIn(Dimension.TEAM).equals(other.idIn(Dimension.TEAM));
+        }
+
+        /**
+         * What each job took of the minute so far, in its records: empty when no sample of it was shared (a minute
+         * whose samples named one job after another says its latest, as before; its hour says each job's part).
+         */
         List<JobPart> jobParts() {
-            return jobParts == null ? List.of() : jobParts.toContract();
+            return jobParts == null || totals.sharedGpuSeconds() == 0 ? List.of() : jobParts.toContract();
         }
 
         private byte[] encodedTotals() {

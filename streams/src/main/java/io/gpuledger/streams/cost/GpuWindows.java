@@ -375,7 +375,7 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
             window.addShared(cache.shareTargets, split, before);
             partials.addShared(window, cache.shareTargets, split, start);
         } else {
-            window.addSole(identity, charged);
+            window.addSole(before, identity, charged);
             partials.add(window, work, identity, start, charged);
         }
         updates.markUnsent(charging.gpu(), charging.cache(), work);
@@ -457,7 +457,10 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
         return closedAny;
     }
 
-    /** What each job took of a closed minute: a shared one's parts, or all of it its one job's; null for none. */
+    /**
+     * What each job took of a closed minute: its parts where it was shared or its samples named several jobs, or all
+     * of it its one job's; null for none.
+     */
     private static JobParts partsOf(GpuState.Window window, GpuIdentity identity, UsageTotals totals) {
         if (window == null) {
             return null;

@@ -1,6 +1,7 @@
 package io.gpuledger.streams.cost;
 
 import io.gpuledger.model.CurrencyRates;
+import io.gpuledger.model.GpuHour;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JobProgress;
@@ -31,6 +32,7 @@ final class CostDriver implements AutoCloseable {
     final TestOutputTopic<String, GpuUsage> usage;
     final TestOutputTopic<String, UsageRollup> rollups;
     final TestOutputTopic<String, JobEconomics> economics;
+    final TestOutputTopic<String, GpuHour> hours;
     final TestOutputTopic<String, byte[]> telemetryDeadLetters;
     final TestOutputTopic<String, byte[]> progressDeadLetters;
     private final Instant start;
@@ -63,6 +65,8 @@ final class CostDriver implements AutoCloseable {
         economics = driver.createOutputTopic(Topics.JOB_ECONOMICS.name(), Topics.JOB_ECONOMICS.keySerde()
                 .deserializer(),
                 Topics.JOB_ECONOMICS.valueSerde().deserializer());
+        hours = driver.createOutputTopic(Topics.HOURS.name(), Topics.HOURS.keySerde().deserializer(),
+                Topics.HOURS.valueSerde().deserializer());
         telemetryDeadLetters = driver.createOutputTopic(Topics.TELEMETRY_DEAD_LETTERS.name(),
                 Serdes.String().deserializer(), Serdes.ByteArray().deserializer());
         progressDeadLetters = driver.createOutputTopic(Topics.JOB_PROGRESS_DEAD_LETTERS.name(),

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.model.Allocation;
+import io.gpuledger.model.GpuHour;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JobPart;
@@ -149,6 +150,60 @@ class SharedGpuTest {
             double parts = window.jobParts().stream().mapToDouble(JobPart::cost).sum();
             assertThat(parts + window.totals().unallocatedCost()).isCloseTo(window.cost(), within(1e-15));
         }
+    }
+
+    @Test
+    void shouldGiveEachJobItsOwnSamplesOfTheMinuteBeforeTheGpuWasShared() {
+        // Given a minute whose first ten seconds the inference job has the GPU alone, the next ten the notebook, and
+        // the rest of which they share (half and 30%)
+        TelemetrySample shared = shared("GPU-s", INFERENCE_AND_NOTEBOOK);
+        cost.send(tenSeconds(shared.toBuilder().jobId("infer-a").team("serving").allocations(List.of()).build(),
+                T0.plusSeconds(10)));
+        cost.send(tenSeconds(shared.toBuilder().jobId("notebook-b").team("research").allocations(List.of()).build(),
+                T0.plusSeconds(20)));
+        for (int i = 3; i <= 6; i++) {
+            cost.send(tenSeconds(shared, T0.plusSeconds(10L * i)));
+        }
+        cost.send(tenSeconds(oneJob("GPU-u", "train"), T0.plusSeconds(300)));
+        cost.advance(Duration.ofSeconds(30));
+        cost.sendUpdates();
+
+        // Then, by hand: the inference job took its 10 s and 0.5 × 40 s, the notebook its 10 s and 0.3 × 40 s,
+        // 0.2 × 40 s is unallocated
+        GpuUsage window = cost.usage.readValuesToList().stream().filter(w -> w.gpuUuid().equals("GPU-s")
+                && w.closed() && w.windowStart().equals(T0)).findFirst().orElseThrow();
+        assertThat(window.jobParts()).extracting(JobPart::jobId, JobPart::team)
+                .containsExactlyInAnyOrder(tuple("infer-a", "serving"), tuple("notebook-b", "research"));
+        for (JobPart part : window.jobParts()) {
+            double seconds = part.jobId().equals("infer-a") ? 30 : 22;
+            assertThat(part.gpuSeconds()).as(part.jobId()).isCloseTo(seconds, within(1e-9));
+            assertThat(part.cost()).as(part.jobId()).isCloseTo(seconds * GPU_MINUTE / 60, within(1e-12));
+        }
+        assertThat(window.totals().unallocatedCost()).isCloseTo(8 * GPU_MINUTE / 60, within(1e-12));
+    }
+
+    @Test
+    void shouldGiveEachJobOfAMinuteOfOneJobAfterAnotherItsOwnPartOfTheHour() {
+        // Given a GPU that runs one job for the first half of a minute and another for the second, never shared
+        cost.send(oneJob("GPU-u", "train").toBuilder().time(T0.plusSeconds(30)).intervalSeconds(30).build());
+        cost.send(oneJob("GPU-u", "eval").toBuilder().time(T0.plusSeconds(60)).intervalSeconds(30).build());
+        // and a sample of another GPU long after, which closes the hour
+        cost.send(tenSeconds(oneJob("GPU-x", "other"), T0.plus(Duration.ofMinutes(64))));
+        cost.advance(Duration.ofSeconds(30));
+        cost.sendUpdates();
+
+        // Then its minute says the latest job, as a minute of one job after another always did, with no parts
+        GpuUsage minute = cost.usage.readValuesToList().stream().filter(w -> w.gpuUuid().equals("GPU-u")
+                && w.closed() && w.windowStart().equals(T0)).findFirst().orElseThrow();
+        assertThat(minute.jobId()).isEqualTo("eval");
+        assertThat(minute.jobParts()).isEmpty();
+        // and its hour gives each job the half its own sample covered, by hand: 30 s at 4.5 USD/h each
+        GpuHour hour = cost.hours.readValuesToList().stream().filter(h -> h.gpuUuid().equals("GPU-u")
+                && h.windowStart().equals(T0)).reduce((first, second) -> second).orElseThrow();
+        assertThat(hour.jobParts()).extracting(JobPart::jobId, JobPart::gpuSeconds)
+                .containsExactlyInAnyOrder(tuple("train", 30.0), tuple("eval", 30.0));
+        assertThat(hour.jobParts()).allSatisfy(part -> assertThat(part.cost()).isCloseTo(30 * GPU_PER_HOUR / 3600,
+                within(1e-12)));
     }
 
     @Test
