@@ -53,8 +53,9 @@ class DeliveryOutageIT {
 
         // Given records flowing, when the broker stops for a while and then returns
         sent[0] = submit(delivery, sent[0], Duration.ofSeconds(1));
-        Set<Long> inFlightAtStop = delivery.unacknowledged();
         broker.kafka().stopBroker();
+        // Taken once the broker is gone, when no acknowledgement can come any more (ClusterOutageIT says why).
+        Set<Long> inFlightAtStop = delivery.unacknowledged();
         sent[0] = submit(delivery, sent[0], Duration.ofSeconds(3));
         long spooledDuringOutage = delivery.counters().spooled();
         broker.kafka().restartBroker();
