@@ -70,8 +70,10 @@ final class GpuSharingSettings {
                 config.get("kubelet.token-file").map(Path::of), config.get("kubelet.ca-file").map(Path::of),
                 config.list("kubelet.job-labels"),
                 config.list("kubelet.team-labels"), clock));
-        pods.ifPresent(kubelet -> owners.add(new KubernetesOwners(proc, kubelet)));
+        // Slurm first: a job step in a pod (slurmd run by Kubernetes) is its Slurm job's, not the slurmd pod's; a
+        // process of any other pod names no Slurm job.
         owners.add(new SlurmOwners(proc));
+        pods.ifPresent(kubelet -> owners.add(new KubernetesOwners(proc, kubelet)));
         Optional<DraClaims> claims = draClaims(config, pods, host, clock);
         claims.ifPresent(dra -> owners.add(new DraOwners(proc, dra)));
         owners.add(new ReportedOwners(reports, clock));
