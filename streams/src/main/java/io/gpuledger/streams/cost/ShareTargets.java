@@ -29,6 +29,8 @@ final class ShareTargets {
     final int[] teamOf;
     /** The slot of the node's team, which takes the unallocated rest; the pool's is the last. */
     final int nodeTeam;
+    /** Whether the node's team is also the team of one of the jobs (an allocation naming it, or none). */
+    final boolean nodeTeamHasJobs;
     private long partialKeysStart = GpuState.NONE;
     private final String[] partialKeys;
     /** The partials of the minute {@code partialKeysStart}, by slot, while they are pending: null until looked up. */
@@ -48,6 +50,7 @@ final class ShareTargets {
             teamOf[i] = count + slotOf(teams, teamIdOf(allocation.team() != null ? allocation.team() : identity.team));
         }
         nodeTeam = count + slotOf(teams, teamIdOf(identity.team));
+        nodeTeamHasJobs = Arrays.stream(teamOf).anyMatch(team -> team == nodeTeam);
         int slots = count + teams.size() + 1;
         dimensions = new Dimension[slots];
         ids = new String[slots];

@@ -1,5 +1,6 @@
 package io.gpuledger.streams.cost;
 
+import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageRollup.Dimension;
 import io.gpuledger.model.UsageTotals;
 import io.gpuledger.streams.state.CommitSends;
@@ -65,10 +66,13 @@ final class TaskPartials {
 
     /**
      * Adds a shared GPU's charge for the minute starting at {@code start} to the partials of its jobs, teams
-     * and pool, each by its part; the GPU counts in each of them once a minute, as much GPU as its share.
+     * and pool, each by its part; the GPU counts in each of them once a minute, as much GPU as its share. The
+     * node's team counts it only for a rest it took, or a job of its own: with shares that add up to 1 (an even
+     * split always does) it took nothing but the rounding of the rest, and no GPU.
      */
     void addShared(GpuState.Window window, ShareTargets targets, SharedCharge.Slots split, long start) {
         boolean counted = window.countedAll(targets);
+        boolean offeredAll = true;
         for (int slot = 0; slot < targets.slots(); slot++) {
             String key = targets.partialKey(slot, start);
             PendingPartial partial = targets.partial(slot, start);
@@ -79,12 +83,21 @@ final class TaskPartials {
                 pending.markDirty(key, partial);
             }
             partial.totals.add(split.samples[slot], split.sums[slot], split.means[slot]);
-            if (!counted && window.countIn(targets.rollupKeys[slot])) {
+            if (counted) {
+                continue;
+            }
+            if (slot == targets.nodeTeam && !targets.nodeTeamHasJobs
+                    && split.shares[slot] <= TelemetrySample.SHARES_TOLERANCE) {
+                // Offered again with the next sample, which may leave a rest.
+                offeredAll = false;
+            } else if (window.countIn(targets.rollupKeys[slot])) {
                 partial.gpus++;
                 partial.gpuEquivalents += targets.identity.fraction * split.shares[slot];
             }
         }
-        window.countedAllOf(targets);
+        if (offeredAll) {
+            window.countedAllOf(targets);
+        }
     }
 
     /**
