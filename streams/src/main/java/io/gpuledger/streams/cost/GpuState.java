@@ -95,7 +95,7 @@ final class GpuState extends LiveStore.Markable {
 
         /**
          * What each job took of the minute so far, in its records: empty when no sample of it was shared (a minute
-         * whose samples named one job after another says its latest, as before; its hour says each job's part).
+         * whose samples named one job after another names its latest job; its hour says each job's part).
          */
         List<JobPart> jobParts() {
             return jobParts == null || totals.sharedGpuSeconds() == 0 ? List.of() : jobParts.toContract();
@@ -333,7 +333,9 @@ final class GpuState extends LiveStore.Markable {
 
     /**
      * Version 1 is the state the first release wrote; version 2 adds each window's {@link JobParts}. A state of
-     * no shared window is still written as version 1, which every release reads.
+     * no shared window is still written as version 1, which every release reads: the parts of a minute whose samples
+     * named one job after another are then left out, and an engine restarted within that minute gives the samples
+     * it read before to the job of the latest of them.
      */
     static final Codec<GpuState> CODEC = new Codec<>() {
         private static final int WITH_JOB_PARTS = 2;
@@ -341,7 +343,7 @@ final class GpuState extends LiveStore.Markable {
         @Override
         public int version(GpuState state) {
             for (Window window : state.windows.values()) {
-                if (window.jobParts != null) {
+                if (window.jobParts != null && window.totals.sharedGpuSeconds() > 0) {
                     return WITH_JOB_PARTS;
                 }
             }

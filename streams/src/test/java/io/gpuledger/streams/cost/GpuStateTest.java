@@ -205,6 +205,32 @@ class GpuStateTest {
     }
 
     @Test
+    void shouldKeepTheFirstReleasesFormatForAMinuteOfOneJobAfterAnother() {
+        // Given a GPU's minute whose first sample was job-a's and whose second job-b's, never shared
+        GpuState state = new GpuState();
+        GpuIdentity first = GpuIdentity.of(sample("job-a", "team-x"));
+        GpuIdentity second = GpuIdentity.of(sample("job-b", "team-x"));
+        state.identity = second;
+        GpuState.Window window = state.window(T0);
+        window.identity = first;
+        window.addSole(null, first, UsageTotals.ZERO.add(sample("job-a", "team-x"), 4.0));
+        window.identity = second;
+        window.addSole(first, second, UsageTotals.ZERO.add(sample("job-b", "team-x"), 4.0));
+
+        // When it is written and read back
+        byte[] bytes = GpuState.CODEC.toBytes(state);
+        GpuState read = GpuState.CODEC.fromBytes(bytes);
+        read.attach(second);
+
+        // Then it keeps each job's part while the engine runs, and is written in the first release's format, which
+        // every release reads: the parts are left out
+        assertThat(window.jobParts).as("kept in memory").isNotNull();
+        assertThat(bytes[0]).isEqualTo((byte) 0xC1);
+        assertThat(read.windows.get(T0).jobParts).isNull();
+        assertThat(read.windows.get(T0).totals.samples()).isEqualTo(2);
+    }
+
+    @Test
     void shouldWriteAWindowThatChangedSinceItWasLastWrittenAsItNowStands() {
         GpuState state = new GpuState();
         state.identity = GpuIdentity.of(sample("job-a", "team-x"));

@@ -192,7 +192,7 @@ class SharedGpuTest {
         cost.advance(Duration.ofSeconds(30));
         cost.sendUpdates();
 
-        // Then its minute says the latest job, as a minute of one job after another always did, with no parts
+        // Then its minute names the latest job, with no parts
         GpuUsage minute = cost.usage.readValuesToList().stream().filter(w -> w.gpuUuid().equals("GPU-u")
                 && w.closed() && w.windowStart().equals(T0)).findFirst().orElseThrow();
         assertThat(minute.jobId()).isEqualTo("eval");
