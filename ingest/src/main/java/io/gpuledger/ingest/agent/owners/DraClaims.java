@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -56,8 +57,15 @@ public final class DraClaims {
     private final Refreshes refreshes;
     private final SaidOnce failures = new SaidOnce();
     private volatile Map<String, List<DraDevices.Pod>> holders = Map.of();
-    /** Whether a claim's {@code get} was refused (a role that grants {@code list} alone): every claim is listed. */
-    private volatile boolean listOnly;
+    /** How long every claim is listed after a claim's {@code get} was refused, before {@code get} is tried again. */
+    static final Duration LIST_ONLY_FOR = Duration.ofMinutes(10);
+    private final Clock clock;
+    /**
+     * Until when every claim is listed: a claim's {@code get} was refused (a role that grants {@code list} alone).
+     */
+    private volatile Instant listOnlyUntil = Instant.MIN;
+    /** Whether that refusal was said: once, not at every try. */
+    private volatile boolean getRefusalSaid;
 
     /**
      * @param apiUrl    the API server, e.g. {@code https://kubernetes.default.svc}
@@ -77,6 +85,7 @@ public final class DraClaims {
     DraClaims(URI apiUrl, String nodeName, Optional<Path> tokenFile, Optional<Path> caFile,
             Optional<KubeletPods> pods, Clock clock, Executor refresher) {
         this.refreshes = new Refreshes(REFRESH_EVERY, clock, refresher, this::refresh);
+        this.clock = clock;
         String base = apiUrl.toString();
         this.apiUrl = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
         this.nodeName = nodeName;
@@ -135,7 +144,7 @@ public final class DraClaims {
      */
     private List<JsonNode> claims() throws IOException, InterruptedException {
         Optional<Set<KubeletPods.PodClaim>> ofPods = pods.flatMap(KubeletPods::claimsOfPods);
-        if (ofPods.isEmpty() || listOnly) {
+        if (ofPods.isEmpty() || clock.instant().isBefore(listOnlyUntil)) {
             return list(CLAIMS);
         }
         List<JsonNode> claims = new ArrayList<>();
@@ -148,11 +157,16 @@ public final class DraClaims {
                 continue;
             }
             if (response.statusCode() == 403) {
-                // A role made for an agent that listed every claim: go on as it did, and say so once.
-                listOnly = true;
-                synchronized (this) {
-                    failures.failed("kubernetes: " + apiUrl + " refused get on resourceclaims (HTTP 403): every claim"
-                            + " of the cluster is listed instead; grant the agent's role get on them (docs/agent.md)");
+                // A role made for an agent that listed every claim: go on as it did, say so once, and try again later.
+                listOnlyUntil = clock.instant().plus(LIST_ONLY_FOR);
+                if (!getRefusalSaid) {
+                    getRefusalSaid = true;
+                    synchronized (this) {
+                        failures.failed("kubernetes: " + apiUrl + " refused get on resourceclaims (HTTP 403): every"
+                                + " claim of the cluster is listed instead, and get tried again every "
+                                + LIST_ONLY_FOR.toMinutes() + " minutes; grant the agent's role get on them"
+                                + " (docs/agent.md)");
+                    }
                 }
                 return list(CLAIMS);
             }

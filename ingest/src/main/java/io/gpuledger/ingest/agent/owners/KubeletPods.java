@@ -103,11 +103,12 @@ public final class KubeletPods {
     }
 
     /**
-     * The ResourceClaims the node's pods use, as the kubelet last listed them (asked again if that is due); empty
-     * until the kubelet answered once.
+     * The ResourceClaims the node's pods use, as the kubelet lists them: asked again on the calling thread if that is
+     * due (the DRA claims' refresh, on a thread of its own after the first), so that a pod started since is found at
+     * this refresh, not the next; empty until the kubelet answered once.
      */
     Optional<Set<PodClaim>> claimsOfPods() {
-        refreshes.askIfDue();
+        refreshes.runIfDue();
         return Optional.ofNullable(podClaims);
     }
 

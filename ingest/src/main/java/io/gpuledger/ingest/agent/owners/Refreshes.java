@@ -59,6 +59,22 @@ final class Refreshes {
         }
     }
 
+    /**
+     * Asks the source again if that is due, on the calling thread, and waits for it: for a caller on a thread of its
+     * own already (another source's refresh), which wants what the source says now, not at its next turn.
+     */
+    void runIfDue() {
+        synchronized (this) {
+            Instant now = clock.instant();
+            if (running || now.isBefore(lastAsked.plus(atMostEvery))) {
+                return;
+            }
+            lastAsked = now;
+            running = true;
+        }
+        runAndFinish();
+    }
+
     private void runAndFinish() {
         try {
             refresh.run();

@@ -109,6 +109,26 @@ class DraClaimsTest {
     }
 
     @Test
+    void shouldFindTheClaimOfAPodStartedSinceAtTheNextRefresh() {
+        kubelet.answer("GET /pods", 200, podList());
+        api.answer(SLICES_PATH, 200, slices()).answer(claimPath("search", RANKER_CLAIM), 200, claim(RANKER_CLAIM));
+        // The kubelet's own refreshes after the first are queued, never run: only the claims' refresh asks it
+        List<Runnable> kubeletRefreshes = new ArrayList<>();
+        KubeletPods pods = new KubeletPods(URI.create(kubelet.url()), Optional.empty(), Optional.empty(),
+                List.of("app.kubernetes.io/name"), List.of("cost-center"), clock, kubeletRefreshes::add);
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.of(pods), clock, Runnable::run);
+        assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
+
+        // The ranker pod starts; thirty seconds on, the claims' refresh asks the kubelet itself, and waits for it
+        kubelet.answer("GET /pods", 200, podList(rankerPod()));
+        clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
+
+        assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker", "search-ml"));
+        assertThat(kubeletRefreshes).isEmpty();
+    }
+
+    @Test
     void shouldListEveryClaimWhileTheKubeletHasNotAnswered() {
         kubelet.answer("GET /pods", 503, "");
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
@@ -132,11 +152,16 @@ class DraClaimsTest {
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker", "search-ml"));
         clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker", "search-ml"));
-
         assertThat(api.requests()).as("refused once, then listed without asking again").containsExactly(
                 SLICES_PATH, claimPath("search", RANKER_CLAIM), CLAIMS_PATH, SLICES_PATH, CLAIMS_PATH);
         assertThat(claims.drainErrors()).singleElement().asString().contains("get on resourceclaims")
                 .contains("HTTP 403").contains("listed instead");
+
+        // Ten minutes on, the role was mended: the claim is asked for by name again
+        api.answer(claimPath("search", RANKER_CLAIM), 200, claim(RANKER_CLAIM));
+        clock.set(clock.instant().plus(DraClaims.LIST_ONLY_FOR));
+        assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker", "search-ml"));
+        assertThat(api.requests()).endsWith(SLICES_PATH, claimPath("search", RANKER_CLAIM)).hasSize(7);
         assertThat(claims.drainErrors()).isEmpty();
     }
 
@@ -154,8 +179,8 @@ class DraClaimsTest {
     }
 
     private KubeletPods kubeletPods() {
-        return new KubeletPods(URI.create(kubelet.url()), Optional.empty(), List.of("app.kubernetes.io/name"),
-                List.of("cost-center"), clock);
+        return new KubeletPods(URI.create(kubelet.url()), Optional.empty(), Optional.empty(),
+                List.of("app.kubernetes.io/name"), List.of("cost-center"), clock, Runnable::run);
     }
 
     @Test
