@@ -407,7 +407,8 @@ public final class DcgmScrape {
                 return;
             }
             boolean own = PER_POD.stream().anyMatch(podless::containsKey);
-            severalPods = pods.size() > 1;
+            // Pods by their owners: one pod's two containers are one job.
+            severalPods = pods.values().stream().map(pod -> pod.owner).distinct().count() > 1;
             if (severalPods && !own && saidCopies.add(key)) {
                 errors.add("dcgm-exporter: the " + pods.size() + " pods of " + key + " carry copies of the GPU's"
                         + " readings, not their own (dcgm-exporter before 4.5.3-4.8.2): not used to split it,"

@@ -11,10 +11,12 @@ import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.SharePolicy;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Who used each GPU of a round and how its interval is split among their jobs. A GPU's users come from the
@@ -24,6 +26,10 @@ import java.util.Optional;
  * one nobody can tell stays unattributed.
  */
 public final class GpuSharing {
+
+    /** Unnameable owners said, by GPU, job and team: each once, however many rounds see it. */
+    private static final int SAID_AT_MOST = 1024;
+    private final Set<String> saidUnnameable = new HashSet<>();
 
     /** Something a source or a lookup could not read, and which one. */
     public record Problem(String source, String message) {
@@ -162,9 +168,9 @@ public final class GpuSharing {
     /**
      * The user as it is, or unattributed if its job or team cannot be named in a sample (a {@code |} or over 256
      * characters: a Slurm account, a label, a report): a sample naming it would be refused, and its GPU, or the
-     * whole round, lost with it.
+     * whole round, lost with it. Said once for each GPU, job and team.
      */
-    private static GpuUser nameable(GpuUser user, GpuUsers users, List<Problem> problems) {
+    private GpuUser nameable(GpuUser user, GpuUsers users, List<Problem> problems) {
         if (!user.attributed()) {
             return user;
         }
@@ -175,11 +181,20 @@ public final class GpuSharing {
             }
             return user;
         } catch (InvalidRecordException e) {
-            problems.add(new Problem("process-owners", "GPU " + users.gpu() + ": "
-                    + (user.pid() != null ? "process " + user.pid() : "a container") + " of job '"
-                    + user.owner().jobId() + "' is counted as unattributed, as a sample cannot name it ("
-                    + e.getMessage() + ")"));
+            if (saidUnnameable.size() >= SAID_AT_MOST) {
+                saidUnnameable.clear();
+            }
+            if (saidUnnameable.add(users.gpu() + "\n" + user.owner().jobId() + "\n" + user.owner().team())) {
+                problems.add(new Problem("process-owners", "GPU " + users.gpu() + ": "
+                        + (user.pid() != null ? "process " + user.pid() : "a container") + " of job '"
+                        + shortened(user.owner().jobId()) + "' is counted as unattributed, as a sample cannot name it"
+                        + " (" + e.getMessage() + ")"));
+            }
             return new GpuUser(user.pid(), null, user.smRatio(), user.memoryBytes());
         }
+    }
+
+    private static String shortened(String text) {
+        return text.length() <= 64 ? text : text.substring(0, 64) + "…";
     }
 }

@@ -127,6 +127,18 @@ class DcgmPerPodSeriesTest {
     }
 
     @Test
+    void shouldTakeOnePodsTwoContainersAsThatPodsJob() {
+        String page = series("DCGM_FI_DEV_GPU_UTIL", "modelName=\"L4\"", "30")
+                + series("DCGM_FI_DEV_GPU_UTIL", "pod=\"ranker-0\",namespace=\"search\",container=\"model\"", "25")
+                + series("DCGM_FI_DEV_GPU_UTIL", "pod=\"ranker-0\",namespace=\"search\",container=\"sidecar\"", "5");
+
+        GpuReading gpu = scrape.read(page).readings().get(0);
+
+        assertThat(gpu.jobId()).as("one pod, however many of its containers use the GPU").isEqualTo("ranker-0");
+        assertThat(gpu.team()).isEqualTo("search");
+    }
+
+    @Test
     void shouldGiveTheUsersOfASharedMigSliceNoSmTime() {
         String slice = "modelName=\"NVIDIA A100-SXM4-40GB\",GPU_I_PROFILE=\"3g.20gb\",GPU_I_ID=\"1\",";
         String page = series("DCGM_FI_DEV_FB_USED", slice + "Hostname=\"n\"", "4200")
