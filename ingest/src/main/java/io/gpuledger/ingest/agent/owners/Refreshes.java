@@ -40,13 +40,10 @@ final class Refreshes {
     void askIfDue() {
         boolean first;
         synchronized (this) {
-            Instant now = clock.instant();
-            if (running || now.isBefore(lastAsked.plus(atMostEvery))) {
+            first = lastAsked.equals(Instant.MIN);
+            if (!takeIfDue()) {
                 return;
             }
-            first = lastAsked.equals(Instant.MIN);
-            lastAsked = now;
-            running = true;
         }
         if (first) {
             runAndFinish();
@@ -64,15 +61,20 @@ final class Refreshes {
      * own already (another source's refresh), which wants what the source says now, not at its next turn.
      */
     void runIfDue() {
-        synchronized (this) {
-            Instant now = clock.instant();
-            if (running || now.isBefore(lastAsked.plus(atMostEvery))) {
-                return;
-            }
-            lastAsked = now;
-            running = true;
+        if (takeIfDue()) {
+            runAndFinish();
         }
-        runAndFinish();
+    }
+
+    /** Whether a refresh is due, none running and the last far enough back; if so, it is this caller's to run. */
+    private synchronized boolean takeIfDue() {
+        Instant now = clock.instant();
+        if (running || now.isBefore(lastAsked.plus(atMostEvery))) {
+            return false;
+        }
+        lastAsked = now;
+        running = true;
+        return true;
     }
 
     private void runAndFinish() {
