@@ -98,7 +98,12 @@ final class GpuState extends LiveStore.Markable {
          * whose samples named one job after another names its latest job; its hour says each job's part).
          */
         List<JobPart> jobParts() {
-            return jobParts == null || totals.sharedGpuSeconds() == 0 ? List.of() : jobParts.toContract();
+            return jobParts == null || !shared() ? List.of() : jobParts.toContract();
+        }
+
+        /** Whether any sample of the minute was shared: its GPU time counts some shared seconds. */
+        private boolean shared() {
+            return totals.sharedGpuSeconds() > 0;
         }
 
         private byte[] encodedTotals() {
@@ -123,7 +128,7 @@ final class GpuState extends LiveStore.Markable {
          * was): the jobs of the minute's roll-up keys, each counted once.
          */
         int sharingJobs() {
-            if (totals.sharedGpuSeconds() == 0) {
+            if (!shared()) {
                 return 0;
             }
             int jobs = 0;
@@ -343,7 +348,7 @@ final class GpuState extends LiveStore.Markable {
         @Override
         public int version(GpuState state) {
             for (Window window : state.windows.values()) {
-                if (window.jobParts != null && window.totals.sharedGpuSeconds() > 0) {
+                if (window.jobParts != null && window.shared()) {
                     return WITH_JOB_PARTS;
                 }
             }
