@@ -3,7 +3,6 @@ package io.gpuledger.ingest.agent.delivery;
 import io.gpuledger.model.KafkaClientSettings;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
@@ -50,7 +49,21 @@ public final class Delivery implements AutoCloseable {
     private final Consumer<String> log;
     private final DeliveryCounters counters = new DeliveryCounters();
     private final AtomicLong sequence = new AtomicLong();
-    private final ConcurrentSkipListMap<Long, SpooledRecord> inFlight = new ConcurrentSkipListMap<>();
+    /**
+     * The records the producer has taken, by submission number, each as the one hand-over that is in flight: a
+     * callback of an earlier hand-over of the same record (a send that failed, the record then spooled and handed
+     * over again) must not take the later one for its own.
+     */
+    private final ConcurrentSkipListMap<Long, HandOver> inFlight = new ConcurrentSkipListMap<>();
+
+    /** One hand-over of a record to the producer, told apart from another of the same record by its identity. */
+    private static final class HandOver {
+        private final SpooledRecord record;
+
+        private HandOver(SpooledRecord record) {
+            this.record = record;
+        }
+    }
     private final ScheduledExecutorService replayer;
     private volatile boolean closing;
     /** Spool problems already told: those found on opening it are the caller's to tell. */
@@ -143,6 +156,11 @@ public final class Delivery implements AutoCloseable {
         }
     }
 
+    /** Waits until what was handed to the replay thread so far has run. */
+    void awaitReplayThread() throws InterruptedException, ExecutionException {
+        replayer.submit(() -> { }).get();
+    }
+
     /** Hands spooled records to the producer, oldest first, until it cannot take more. */
     void replay() {
         synchronized (spool) {
@@ -173,10 +191,11 @@ public final class Delivery implements AutoCloseable {
     }
 
     private boolean trySend(SpooledRecord record) {
-        inFlight.put(record.sequence(), record);
+        HandOver handOver = new HandOver(record);
+        inFlight.put(record.sequence(), handOver);
         try {
             Future<RecordMetadata> sent = producer.send(new ProducerRecord<>(record.topic(), null, record.timestamp(),
-                    record.key(), record.value()), acknowledgement(record));
+                    record.key(), record.value()), acknowledgement(handOver));
             if (sent.isDone()) {
                 // Failed within send(): buffer full or no metadata within max.block.ms. The producer
                 // reports that through the future and the callback rather than by throwing.
@@ -184,38 +203,40 @@ public final class Delivery implements AutoCloseable {
             }
             return true;
         } catch (KafkaException | ExecutionException e) {
-            inFlight.remove(record.sequence());
+            inFlight.remove(record.sequence(), handOver);
             return false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            inFlight.remove(record.sequence());
+            inFlight.remove(record.sequence(), handOver);
             return false;
         }
     }
 
-    private Callback acknowledgement(SpooledRecord record) {
+    private Callback acknowledgement(HandOver handOver) {
+        SpooledRecord record = handOver.record;
         return (metadata, error) -> {
             if (error == null) {
-                inFlight.remove(record.sequence());
+                inFlight.remove(record.sequence(), handOver);
                 counters.sent.incrementAndGet();
             } else if (closing) {
                 // Still ours: close() puts what is left in flight back on the spool.
             } else if (error instanceof RetriableException) {
                 // The producer gave up on a record it had taken; keep it for a later replay.
                 // Not on this (the producer's I/O) thread: spooling may wait for a send to finish.
-                replayer.execute(() -> respool(record));
+                replayer.execute(() -> respool(handOver));
             } else {
-                inFlight.remove(record.sequence());
+                inFlight.remove(record.sequence(), handOver);
                 counters.failed.incrementAndGet();
                 log.accept("record to " + record.topic() + " refused by Kafka: " + error);
             }
         };
     }
 
-    private void respool(SpooledRecord record) {
+    /** Spools a hand-over the producer gave up on, unless it was taken back since (and handed over again). */
+    private void respool(HandOver handOver) {
         synchronized (spool) {
-            if (inFlight.remove(record.sequence()) != null) {
-                spoolRecord(record);
+            if (inFlight.remove(handOver.record.sequence(), handOver)) {
+                spoolRecord(handOver.record);
             }
         }
     }
@@ -249,7 +270,7 @@ public final class Delivery implements AutoCloseable {
         closing = true;
         producer.close(Duration.ZERO);
         synchronized (spool) {
-            List<SpooledRecord> unsent = new ArrayList<>(inFlight.values());
+            List<SpooledRecord> unsent = inFlight.values().stream().map(handOver -> handOver.record).toList();
             inFlight.clear();
             try {
                 spool.prepend(unsent);

@@ -8,9 +8,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Future;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -86,6 +91,49 @@ class DeliverySpoolFaultsTest {
             assertThat(delivery.spoolDamaged()).isEqualTo(1);
             assertThat(log).containsExactly("spool: " + segment.getFileName()
                     + ": 65 damaged bytes at offset 138 skipped, read on from offset 203");
+        } finally {
+            delivery.close(Duration.ZERO);
+        }
+    }
+
+    @Test
+    void shouldNotSpoolARecordAgainForAFailedSendOnceItIsHandedOverAgain() throws Exception {
+        // Given a producer whose first send fails within send(), as when its buffer stays full past max.block.ms:
+        // the producer then calls back with the failure too, and the delivery spools the record for its replay
+        // thread, which also takes the callback's word for it
+        MockProducer<String, byte[]> producer = new MockProducer<>(false, null, new StringSerializer(),
+                new ByteArraySerializer()) {
+            private boolean failed;
+
+            @Override
+            public synchronized Future<RecordMetadata> send(ProducerRecord<String, byte[]> record, Callback callback) {
+                if (failed) {
+                    return super.send(record, callback);
+                }
+                failed = true;
+                TimeoutException full = new TimeoutException("buffer full past max.block.ms");
+                callback.onCompletion(null, full);
+                return CompletableFuture.failedFuture(full);
+            }
+        };
+        Spool spool = new Spool(dir, 1_000_000, 1_000_000);
+        Delivery delivery = new Delivery(producer, spool, Duration.ofHours(1), message -> { });
+        try {
+            // When the record is replayed from the spool before the replay thread gets to that callback (it waits
+            // for the spool, held here)
+            synchronized (spool) {
+                submit(delivery, 1);
+                assertThat(delivery.spooledNow()).isEqualTo(1);
+                delivery.replay();
+                assertThat(delivery.spooledNow()).isZero();
+            }
+            // and the callback's turn has come
+            delivery.awaitReplayThread();
+
+            // Then the record handed over again is the one in flight, and it is not spooled to go out twice
+            assertThat(delivery.pending()).isEqualTo(1);
+            assertThat(delivery.spooledNow()).isZero();
+            assertThat(producer.history()).hasSize(1);
         } finally {
             delivery.close(Duration.ZERO);
         }
