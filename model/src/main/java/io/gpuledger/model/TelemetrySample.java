@@ -18,7 +18,8 @@ import java.util.Set;
  *                    is charged in that proportion, so the slices of a GPU add up to one GPU
  * @param allocations the jobs sharing the GPU (or slice) and each one's share ({@link Allocation}); empty when
  *                    one job has it, the sample's {@code jobId}, as in samples written before shares were sent.
- *                    A shared GPU's sample says {@value #SHARED_JOB} as its {@code jobId}
+ *                    A shared GPU's sample says {@value #SHARED_JOB} as its {@code jobId}; one with allocations
+ *                    is read so, whatever {@code jobId} it gives
  */
 public record TelemetrySample(
         @JsonProperty(required = true) String gpuUuid,
@@ -94,6 +95,10 @@ public record TelemetrySample(
             Check.ratio("gpuFraction", gpuFraction);
         }
         allocations = checkedAllocations(allocations);
+        if (!allocations.isEmpty()) {
+            // The allocations say whose the GPU is: a jobId beside them would send its gaps and its place to one job.
+            jobId = SHARED_JOB;
+        }
     }
 
     /** Whether the job of allocation {@code i} is named by one before it. */

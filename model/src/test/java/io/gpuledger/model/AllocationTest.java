@@ -35,6 +35,20 @@ class AllocationTest {
     }
 
     @Test
+    void shouldReadASampleWithAllocationsAsSharedWhateverJobItNames() {
+        // Another writer names one of the sharing jobs beside the allocations: the allocations say whose it is.
+        String json = PYTHON_SAMPLE.replace("\"jobId\": \"shared\"", "\"jobId\": \"nb-alice\"");
+        assertThat(json).contains("\"jobId\": \"nb-alice\", \"time\"");
+
+        TelemetrySample sample = TelemetryJson.read(json.getBytes(StandardCharsets.UTF_8));
+
+        assertThat(sample.jobId()).isEqualTo(TelemetrySample.SHARED_JOB);
+        assertThat(sample.allocations()).extracting(Allocation::jobId).containsExactly("nb-alice", "nb-bob");
+        assertThat(ContractFixtures.sample().toBuilder().jobId("train-7").build().jobId())
+                .as("a sample without allocations keeps its job").isEqualTo("train-7");
+    }
+
+    @Test
     void shouldWriteNoAllocationsForAGpuOfOneJobSoThatItsSampleIsWhatItWasBefore() throws Exception {
         // Given a sample of one job, as written before shares existed
         TelemetrySample sample = ContractFixtures.sample();
