@@ -2,6 +2,8 @@ package io.gpuledger.finance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuledger.model.GpuHour;
+import io.gpuledger.model.JobPart;
 import java.math.BigDecimal;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -60,6 +62,30 @@ class FocusRowsTest {
         assertThat(rest.text(FocusColumn.TAGS)).isEqualTo("{\"gpuledger/unallocated\":true}");
         assertThat(rest.decimal(FocusColumn.X_IDLE_COST)).isEqualByComparingTo("1.0");
         assertThat(rest.text(FocusColumn.CHARGE_DESCRIPTION)).endsWith("taken by no job");
+    }
+
+    @Test
+    void shouldBillTheJobsPastThoseAnHourListsToTheirTeamsSoThatTheRowsAddUpToTheHour() {
+        // An hour of a GPU that more jobs used than its parts name: the first 240 by name, the others by team
+        GpuHour shared = FocusFixtures.sharedSpot();
+        List<JobPart> parts = new java.util.ArrayList<>(shared.jobParts());
+        parts.add(new JobPart(JobPart.UNLISTED_JOB, "search", 360, 0.4, 0.03, 0));
+        GpuHour crowded = new GpuHour(shared.gpuUuid(), shared.gpuIndex(), shared.gpuModel(), shared.placement(),
+                shared.windowStart(), shared.windowEnd(), shared.currency(), shared.gpuFraction(), shared.totals(),
+                parts);
+
+        List<FocusRow> written = rows.of(crowded);
+
+        assertThat(written).hasSize(4);
+        FocusRow unlisted = written.get(2);
+        assertThat(unlisted.text(FocusColumn.X_TEAM)).isEqualTo("search");
+        assertThat(unlisted.text(FocusColumn.CHARGE_DESCRIPTION))
+                .endsWith("taken by jobs of search past the first 240 listed");
+        assertThat(unlisted.decimal(FocusColumn.BILLED_COST)).isEqualByComparingTo("0.4");
+        // 1.6 + 1.4 + 0.4 by the jobs, 0.6 by none: the GPU's 4.0
+        assertThat(written.get(3).decimal(FocusColumn.BILLED_COST)).isEqualByComparingTo("0.6");
+        assertThat(written.stream().map(row -> row.decimal(FocusColumn.BILLED_COST))
+                .reduce(BigDecimal.ZERO, BigDecimal::add)).isEqualByComparingTo("4.0");
     }
 
     @Test

@@ -22,6 +22,15 @@ public record JobPart(
         double energyKwh,
         double unpricedSeconds) {
 
+    /**
+     * The job of a part that holds, for its team, what jobs past the first {@value #MAX_LISTED} of a window or hour
+     * took: a GPU shared by more jobs than that lists its first ones by name, the others by team, so that every
+     * team still gets what its jobs took and a record stays within what a broker takes.
+     */
+    public static final String UNLISTED_JOB = "unlisted";
+    /** The most jobs a window's or hour's parts name. */
+    public static final int MAX_LISTED = 240;
+
     public JobPart {
         Check.identity("jobId", jobId);
         team = team == null || team.isBlank() ? null : Check.identity("team", team);

@@ -17,7 +17,11 @@ import java.util.List;
  */
 final class JobParts {
 
-    /** The most entries stored: their number is one unsigned byte, as the window's counted keys are. */
+    /**
+     * The most entries stored: their number is one unsigned byte, as the window's counted keys are. The first
+     * {@link JobPart#MAX_LISTED} jobs have one each; the entries left hold, team by team, what the jobs after them
+     * took ({@link JobPart#UNLISTED_JOB}), and once those are taken too, the first such entry holds the rest.
+     */
     static final int MAX_ENTRIES = 255;
 
     private static final int GPU_SECONDS = Sum.GPU_SECONDS.ordinal();
@@ -26,6 +30,8 @@ final class JobParts {
     private static final int UNPRICED_SECONDS = Sum.UNPRICED_SECONDS.ordinal();
 
     private final List<Entry> entries = new ArrayList<>(4);
+    /** How many entries name a job of their own (not {@link JobPart#UNLISTED_JOB}). */
+    private int listed;
 
     private static final class Entry {
         final String jobId;
@@ -77,14 +83,11 @@ final class JobParts {
         }
     }
 
-    /** Adds to {@code entry}'s figures; none when it is null (no room left for another job). */
     private static void addTo(Entry entry, double gpuSeconds, double cost, double energyKwh, double unpricedSeconds) {
-        if (entry != null) {
-            entry.gpuSeconds += gpuSeconds;
-            entry.cost += cost;
-            entry.energyKwh += energyKwh;
-            entry.unpricedSeconds += unpricedSeconds;
-        }
+        entry.gpuSeconds += gpuSeconds;
+        entry.cost += cost;
+        entry.energyKwh += energyKwh;
+        entry.unpricedSeconds += unpricedSeconds;
     }
 
     boolean isEmpty() {
@@ -102,18 +105,45 @@ final class JobParts {
     }
 
     /**
-     * The entry of {@code jobId} and {@code team}, added if new; null when {@link #MAX_ENTRIES} are held (a
-     * minute of a GPU shared by more jobs than that keeps the first ones' parts, and the rest in the roll-ups).
+     * The entry of {@code jobId} and {@code team}, added if new. Past {@link JobPart#MAX_LISTED} jobs, a new job's
+     * is its team's unlisted entry, and past {@link #MAX_ENTRIES} entries the first unlisted one: what a job took
+     * is never dropped.
      */
     private Entry entryOf(String jobId, String team) {
+        Entry found = find(jobId, team);
+        if (found != null) {
+            return found;
+        }
+        if (listed < JobPart.MAX_LISTED && !JobPart.UNLISTED_JOB.equals(jobId)) {
+            listed++;
+            return added(jobId, team);
+        }
+        Entry teams = find(JobPart.UNLISTED_JOB, team);
+        if (teams != null) {
+            return teams;
+        }
+        if (entries.size() < MAX_ENTRIES) {
+            return added(JobPart.UNLISTED_JOB, team);
+        }
+        for (Entry entry : entries) {
+            if (entry.jobId.equals(JobPart.UNLISTED_JOB)) {
+                return entry;
+            }
+        }
+        // Only parts stored before jobs were listed by team can have all their entries named: the last one takes it.
+        return entries.get(entries.size() - 1);
+    }
+
+    private Entry find(String jobId, String team) {
         for (Entry entry : entries) {
             if (entry.jobId.equals(jobId) && entry.team.equals(team)) {
                 return entry;
             }
         }
-        if (entries.size() == MAX_ENTRIES) {
-            return null;
-        }
+        return null;
+    }
+
+    private Entry added(String jobId, String team) {
         Entry entry = new Entry(jobId, team);
         entries.add(entry);
         return entry;
@@ -154,6 +184,9 @@ final class JobParts {
             entry.energyKwh = in.readDouble();
             entry.unpricedSeconds = in.readDouble();
             parts.entries.add(entry);
+            if (!entry.jobId.equals(JobPart.UNLISTED_JOB)) {
+                parts.listed++;
+            }
         }
         return parts;
     }
