@@ -102,7 +102,7 @@ final class GpuState extends LiveStore.Markable {
         }
 
         /** Whether any sample of the minute was shared: its GPU time counts some shared seconds. */
-        private boolean shared() {
+        boolean shared() {
             return totals.sharedGpuSeconds() > 0;
         }
 

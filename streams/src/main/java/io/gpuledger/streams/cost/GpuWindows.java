@@ -451,7 +451,7 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
             ownViews.addMinute(gpu, minute, totals, identity.fraction, partsOf(window, identity, totals));
             if (unmonitored > 0) {
                 UsageTotals gap = UsageTotals.ZERO.plusUnmonitored(unmonitored, unmonitoredCost);
-                partials.addGap(identity, minute, gap);
+                partials.addGap(identity, minute, gap, window != null && window.shared());
             }
         }
         return closedAny;

@@ -102,11 +102,12 @@ final class TaskPartials {
 
     /**
      * Adds a GPU's unmonitored time in the minute starting at {@code minute} to the partials of its identity:
-     * a shared GPU's to its team and pool only, as no job's share of time nobody observed is known.
+     * a shared GPU's to its team and pool only, as no job's share of time nobody observed is known. A minute
+     * {@code shared} at any sample is a shared GPU's, whichever job its latest sample named.
      */
-    void addGap(GpuIdentity identity, long minute, UsageTotals gap) {
+    void addGap(GpuIdentity identity, long minute, UsageTotals gap, boolean shared) {
         for (Dimension dimension : DIMENSIONS) {
-            if (dimension == Dimension.JOB && identity.shared()) {
+            if (dimension == Dimension.JOB && (shared || identity.shared())) {
                 continue;
             }
             pendingPartial(dimension, identity.idIn(dimension),

@@ -316,6 +316,29 @@ class SharedGpuTest {
         assertThat(poolUnmonitored).isCloseTo(110 * GPU_PER_HOUR / 3600, within(1e-9));
     }
 
+    @Test
+    void shouldChargeTheGapOfAMinuteThatWasSharedAndThenOneJobsToNoJob() {
+        // Given a GPU shared for its first 10 s, then train's alone for 10 s, silent for 40 s until the next minute
+        cost.send(tenSeconds(shared("GPU-s", INFERENCE_AND_NOTEBOOK), T0.plusSeconds(10)));
+        cost.send(tenSeconds(oneJob("GPU-s", "train"), T0.plusSeconds(20)));
+        cost.send(tenSeconds(oneJob("GPU-s", "train"), T0.plusSeconds(70)));
+        // When the minutes close
+        cost.send(tenSeconds(oneJob("GPU-u", "other"), T0.plusSeconds(400)));
+        cost.advance(Duration.ofSeconds(30));
+        cost.sendUpdates();
+
+        // Then the 40 s nobody observed are the team's and the pool's, as the window's own record says, not train's
+        Map<String, UsageRollup> minute = latestRollups();
+        double gapCost = 40 * GPU_PER_HOUR / 3600;
+        assertThat(minute.get(POOL).totals().unmonitoredCost()).isCloseTo(gapCost, within(1e-9));
+        assertThat(minute.get("team|research").totals().unmonitoredCost()).isCloseTo(gapCost, within(1e-9));
+        assertThat(minute.get("job|train").totals().unmonitoredCost()).isZero();
+        assertThat(minute.get("job|train").totals().cost()).isCloseTo(10 * GPU_PER_HOUR / 3600, within(1e-9));
+        GpuUsage window = latestWindow("GPU-s");
+        assertThat(window.jobId()).isEqualTo("train");
+        assertThat(window.jobParts()).extracting(JobPart::jobId).contains("train", "infer-a", "notebook-b");
+    }
+
     private void sendMinuteOf(TelemetrySample... gpus) {
         for (int i = 1; i <= 6; i++) {
             for (TelemetrySample gpu : gpus) {
