@@ -4,6 +4,7 @@ import io.gpuledger.ingest.agent.owners.DraClaims;
 import io.gpuledger.ingest.agent.owners.DraOwners;
 import io.gpuledger.ingest.agent.owners.KubeletPods;
 import io.gpuledger.ingest.agent.owners.KubernetesOwners;
+import io.gpuledger.ingest.agent.owners.MigInstances;
 import io.gpuledger.ingest.agent.owners.ProcessOwners;
 import io.gpuledger.ingest.agent.owners.ReportedOwners;
 import io.gpuledger.ingest.agent.owners.SlurmOwners;
@@ -88,7 +89,8 @@ final class GpuSharingSettings {
             Clock clock) {
         return config.get("kubernetes.api-url").map(url -> new DraClaims(URI.create(url),
                 config.get("kubernetes.node-name").orElse(host), config.get("kubernetes.token-file").map(Path::of),
-                config.get("kubernetes.ca-file").map(Path::of), pods, clock));
+                config.get("kubernetes.ca-file").map(Path::of), pods, clock,
+                MigInstances.of(config.text("processes.nvidia-smi"), Duration.ofSeconds(10))));
     }
 
 }

@@ -3,6 +3,7 @@ package io.gpuledger.ingest.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.gpuledger.ingest.testing.Fixtures;
 import io.gpuledger.ingest.testing.KubernetesApiStandIn;
 import io.gpuledger.ingest.testing.ProcTree;
 import io.gpuledger.ingest.testing.StandInServer;
@@ -166,6 +167,48 @@ class SharedGpuDryRunTest {
     }
 
     @Test
+    void shouldNameTheJobOfAMigSliceFromTheDraClaimOfItsDevice() throws IOException {
+        // An A100 80GB split by MIG as NVIDIA's DRA driver publishes it; dcgm-exporter reports two of its GPU
+        // instances, 2 (the 3g.40gb the embedder's claim holds) and 9 (a 1g.10gb no claim holds)
+        String parent = KubernetesApiStandIn.MIG_PARENT_GPU;
+        String labels = "gpu=\"0\",UUID=\"" + parent + "\",device=\"nvidia0\",modelName=\"NVIDIA A100-SXM4-80GB\",";
+        dcgm.answer("GET /metrics", 200, "DCGM_FI_PROF_GR_ENGINE_ACTIVE{" + labels
+                + "GPU_I_PROFILE=\"3g.40gb\",GPU_I_ID=\"2\"} 0.6\n"
+                + "DCGM_FI_PROF_GR_ENGINE_ACTIVE{" + labels + "GPU_I_PROFILE=\"1g.10gb\",GPU_I_ID=\"9\"} 0.2\n");
+        api.answer(KubernetesApiStandIn.SLICES_PATH, 200, KubernetesApiStandIn.migSlices())
+                .answer(KubernetesApiStandIn.CLAIMS_PATH, 200, KubernetesApiStandIn.migClaims());
+        Path instances = write("lgi.txt", Fixtures.read(
+                "nvidia-smi/mig/mig-lgi-a100-80gb-mixed-dcgm-issue138-excerpt.txt"));
+        Path program = write("nvidia-smi-mig", """
+                #!/bin/sh
+                case "$*" in
+                  "mig -lgi") cat '%s' ;;
+                  "--query-gpu=index,uuid --format=csv,noheader") echo "0, %s" ;;
+                  *) echo "unexpected: $*" >&2; exit 2 ;;
+                esac
+                """.formatted(instances, parent));
+        program.toFile().setExecutable(true);
+        Map<String, String> env = node();
+        env.remove("GPULEDGER_KUBELET_URL");
+        env.put("GPULEDGER_NVIDIA_SMI_ENABLED", "false");
+        env.put("GPULEDGER_PROCESSES_NVIDIA_SMI", program.toString());
+        env.put("GPULEDGER_DCGM_ENABLED", "true");
+        env.put("GPULEDGER_DCGM_URL", dcgm.url() + "/metrics");
+        env.put("GPULEDGER_KUBERNETES_API_URL", api.url());
+        env.put("GPULEDGER_KUBERNETES_NODE_NAME", "gpu-node-7");
+
+        int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
+
+        assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        Map<String, JsonNode> samples = samplesOf();
+        assertThat(samples).containsOnlyKeys(parent + "/mig/2", parent + "/mig/9");
+        assertThat(samples.get(parent + "/mig/2").get("jobId").asText()).isEqualTo("embedder-5c7b");
+        assertThat(samples.get(parent + "/mig/2").get("team").asText()).isEqualTo("search");
+        assertThat(samples.get(parent + "/mig/9").get("jobId").asText()).isEqualTo("unknown");
+        assertThat(err.toString(StandardCharsets.UTF_8)).doesNotContain("MIG");
+    }
+
+    @Test
     void shouldSayAnApiServerThatRefusesAndSampleAsWithoutClaims() throws IOException {
         Map<String, String> env = node();
         env.putAll(draApiServer());
@@ -322,6 +365,13 @@ class SharedGpuDryRunTest {
     }
 
     private Map<String, JsonNode> samples() throws IOException {
+        Map<String, JsonNode> samples = samplesOf();
+        assertThat(samples).containsOnlyKeys(List.of(GPU_0, GPU_1));
+        return samples;
+    }
+
+    /** The printed samples, by GPU (or slice). */
+    private Map<String, JsonNode> samplesOf() throws IOException {
         Map<String, JsonNode> samples = new HashMap<>();
         for (String line : out.toString(StandardCharsets.UTF_8).split("\n")) {
             if (!line.isBlank()) {
@@ -331,7 +381,6 @@ class SharedGpuDryRunTest {
                 }
             }
         }
-        assertThat(samples).containsOnlyKeys(List.of(GPU_0, GPU_1));
         return samples;
     }
 

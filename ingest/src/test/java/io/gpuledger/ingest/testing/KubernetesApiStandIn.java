@@ -39,6 +39,19 @@ public final class KubernetesApiStandIn {
         return read("resourceclaims-gpu-nvidia-com.json");
     }
 
+    /** The parent GPU of the MIG node's devices ({@link #migSlices()}). */
+    public static final String MIG_PARENT_GPU = "GPU-5d3c1a2b-8e4f-4a6b-9c7d-2e1f0a9b8c71";
+
+    /** The node's slices where its GPU is split by static MIG into four devices. */
+    public static String migSlices() {
+        return read("resourceslices-gpu-nvidia-com-mig-node.json");
+    }
+
+    /** Claims of two of those devices, each for one pod. */
+    public static String migClaims() {
+        return read("resourceclaims-gpu-nvidia-com-mig.json");
+    }
+
     /** The agent's request for one claim, as the stand-in server records it. */
     public static String claimPath(String namespace, String name) {
         return "GET /apis/resource.k8s.io/v1/namespaces/" + namespace + "/resourceclaims/" + name

@@ -33,6 +33,40 @@ public final class ShellCommand {
         }
     }
 
+    /** The program could not be found: the shell answered {@link #NOT_FOUND}. */
+    public static final class ProgramMissing extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        ProgramMissing(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * What {@code command} printed on its standard output, run as {@link #run} does, where it ended well.
+     *
+     * @throws ProgramMissing when its program cannot be found
+     * @throws IOException    when it ends with another status (said with what it printed on its error output), runs
+     *                        past {@code timeout}, or is interrupted
+     */
+    public static String stdoutOf(String command, Duration timeout) throws IOException {
+        Output output;
+        try {
+            output = run(command, timeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+        if (output.exitCode() == NOT_FOUND) {
+            throw new ProgramMissing("'" + command + "' cannot be run: " + output.stderr().strip());
+        }
+        if (output.exitCode() != 0) {
+            throw new IOException("'" + command + "' exited with " + output.exitCode() + ": "
+                    + output.stderr().strip());
+        }
+        return output.stdout();
+    }
+
     /**
      * Runs {@code command}, waiting up to {@code timeout} for it to end.
      *

@@ -17,6 +17,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -56,6 +57,9 @@ public final class DraClaims {
     private final HttpClient http;
     private final Refreshes refreshes;
     private final SaidOnce failures = new SaidOnce();
+    /** What kept MIG devices from being named: said apart from the API server's failures, which an answer clears. */
+    private final SaidOnce migFailures = new SaidOnce();
+    private final MigInstances migInstances;
     private volatile Map<String, List<DraDevices.Pod>> holders = Map.of();
     /** How long every claim is listed after a claim's {@code get} was refused, before {@code get} is tried again. */
     static final Duration LIST_ONLY_FOR = Duration.ofMinutes(10);
@@ -78,12 +82,28 @@ public final class DraClaims {
      */
     public DraClaims(URI apiUrl, String nodeName, Optional<Path> tokenFile, Optional<Path> caFile,
             Optional<KubeletPods> pods, Clock clock) {
-        this(apiUrl, nodeName, tokenFile, caFile, pods, clock, Refreshes.backgroundThread("dra-claims"));
+        this(apiUrl, nodeName, tokenFile, caFile, pods, clock, MigInstances.of("nvidia-smi", Duration.ofSeconds(10)));
+    }
+
+    /**
+     * As above, the GPU instances of MIG devices told by {@code migInstances} ({@code nvidia-smi mig -lgi}), run
+     * only while the node's slices have MIG devices.
+     */
+    public DraClaims(URI apiUrl, String nodeName, Optional<Path> tokenFile, Optional<Path> caFile,
+            Optional<KubeletPods> pods, Clock clock, MigInstances migInstances) {
+        this(apiUrl, nodeName, tokenFile, caFile, pods, clock, Refreshes.backgroundThread("dra-claims"), migInstances);
     }
 
     /** As the public constructor, with the refreshes after the first run by {@code refresher}. */
     DraClaims(URI apiUrl, String nodeName, Optional<Path> tokenFile, Optional<Path> caFile,
             Optional<KubeletPods> pods, Clock clock, Executor refresher) {
+        this(apiUrl, nodeName, tokenFile, caFile, pods, clock, refresher,
+                MigInstances.of("nvidia-smi", Duration.ofSeconds(10)));
+    }
+
+    DraClaims(URI apiUrl, String nodeName, Optional<Path> tokenFile, Optional<Path> caFile,
+            Optional<KubeletPods> pods, Clock clock, Executor refresher, MigInstances migInstances) {
+        this.migInstances = migInstances;
         this.refreshes = new Refreshes(REFRESH_EVERY, clock, refresher, this::refresh);
         this.clock = clock;
         String base = apiUrl.toString();
@@ -113,7 +133,9 @@ public final class DraClaims {
 
     /** What went wrong since the last call (an API server away, a refusal, an answer that is no list), once each. */
     public synchronized List<String> drainErrors() {
-        return failures.drain();
+        List<String> errors = new ArrayList<>(failures.drain());
+        errors.addAll(migFailures.drain());
+        return errors;
     }
 
     /** Asks for both lists and keeps what they say, or what was known before if they fail. */
@@ -122,7 +144,8 @@ public final class DraClaims {
             List<JsonNode> slices = list(SLICES + "?fieldSelector="
                     + URLEncoder.encode("spec.nodeName=" + nodeName, StandardCharsets.UTF_8));
             // A node whose slices name no GPU (no DRA driver on it) has no claim to look for.
-            Map<String, String> gpus = DraDevices.gpus(slices);
+            Map<String, String> gpus = new HashMap<>(DraDevices.gpus(slices));
+            gpus.putAll(migSlices(DraDevices.migDevices(slices)));
             holders = gpus.isEmpty() ? Map.of() : DraDevices.holders(gpus, claims());
             synchronized (this) {
                 failures.answered();
@@ -136,6 +159,49 @@ public final class DraClaims {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * The slice the agent samples ({@code <GPU UUID>/mig/<instance id>}) of each MIG device, by device key: the GPU
+     * instance nvidia-smi lists at the device's parent and placement. A device of no such instance, or all of them
+     * where nvidia-smi fails, is left out and said once: its pods' slices are not mapped.
+     */
+    private Map<String, String> migSlices(Map<String, DraDevices.MigDevice> devices) {
+        if (devices.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, String> slicesByPlacement;
+        try {
+            slicesByPlacement = migInstances.slicesByPlacement();
+        } catch (IOException e) {
+            migFailed("nvidia-smi cannot list the GPU instances (" + e.getMessage() + ")");
+            return Map.of();
+        }
+        Map<String, String> slices = new HashMap<>();
+        List<String> unknown = new ArrayList<>();
+        devices.forEach((key, device) -> {
+            String slice = slicesByPlacement.get(
+                    MigInstances.placementKey(device.parentUuid(), device.placementStart()));
+            if (slice != null) {
+                slices.put(key, slice);
+            } else {
+                unknown.add(device.name() + " (" + device.profile() + " of " + device.parentUuid()
+                        + " from memory slice " + device.placementStart() + ")");
+            }
+        });
+        if (unknown.isEmpty()) {
+            synchronized (this) {
+                migFailures.answered();
+            }
+        } else {
+            migFailed("no GPU instance that nvidia-smi lists is at " + String.join(", ", unknown));
+        }
+        return slices;
+    }
+
+    private synchronized void migFailed(String why) {
+        migFailures.failed("kubernetes: DRA MIG devices: " + why + "; the slices of those devices are not mapped to"
+                + " pods");
     }
 
     /**

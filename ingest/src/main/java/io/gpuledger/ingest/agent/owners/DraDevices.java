@@ -3,11 +3,14 @@ package io.gpuledger.ingest.agent.owners;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Which pods hold each GPU of a node by Kubernetes Dynamic Resource Allocation ({@code resource.k8s.io/v1}), from
@@ -69,36 +72,105 @@ final class DraDevices {
      * names one.
      */
     static Map<String, String> gpus(List<JsonNode> slices) {
+        Map<String, String> uuidByDevice = new HashMap<>();
+        forEachDevice(slices, (driver, pool, device) -> {
+            String uuid = uuid(device.path("attributes"), driver);
+            if (uuid != null) {
+                uuidByDevice.put(key(driver, pool, device.path("name").asText("")), uuid);
+            }
+        });
+        return uuidByDevice;
+    }
+
+    /**
+     * A MIG device of a slice ({@code type} {@code mig}): its parent GPU's UUID ({@code parentUUID}), its profile, and
+     * the first memory slice of its placement, which NVIDIA's driver publishes as its capacities
+     * {@code memorySlice<N>} (static MIG) and in its name, {@code gpu-<minor>-mig-<profile>-<profile id>-<start>}
+     * (before release 25.12, {@code gpu-<minor>-mig-<profile id>-<start>-<size>}). It carries no GPU-instance id.
+     */
+    record MigDevice(String name, String parentUuid, String profile, int placementStart) {
+    }
+
+    private static final Pattern MIG_NAME = Pattern.compile("^gpu-\\d+-mig-(.+)-(\\d+)-(\\d+)$");
+    private static final Pattern MEMORY_SLICE = Pattern.compile("^memorySlice(\\d+)$");
+
+    /** The MIG devices of the node's slices, by the key claims' results name them by; one of no placement is not. */
+    static Map<String, MigDevice> migDevices(List<JsonNode> slices) {
+        Map<String, MigDevice> migs = new HashMap<>();
+        forEachDevice(slices, (driver, pool, device) -> {
+            JsonNode attributes = device.path("attributes");
+            String parent = attribute(attributes, driver, "parentUUID");
+            if (!"mig".equals(attribute(attributes, driver, "type")) || parent == null || !parent.startsWith("GPU-")) {
+                return;
+            }
+            String name = device.path("name").asText("");
+            Integer start = placementStart(name, device.path("capacity"));
+            if (start != null) {
+                migs.put(key(driver, pool, name),
+                        new MigDevice(name, parent, attribute(attributes, driver, "profile"), start));
+            }
+        });
+        return migs;
+    }
+
+    private static Integer placementStart(String name, JsonNode capacity) {
+        Integer lowest = null;
+        for (Iterator<String> names = capacity.fieldNames(); names.hasNext(); ) {
+            Matcher slice = MEMORY_SLICE.matcher(names.next());
+            if (slice.matches()) {
+                int index = Integer.parseInt(slice.group(1));
+                lowest = lowest == null ? index : Math.min(lowest, index);
+            }
+        }
+        if (lowest != null) {
+            return lowest;
+        }
+        Matcher named = MIG_NAME.matcher(name);
+        if (!named.matches()) {
+            return null;
+        }
+        // A profile id where the profile's name stands: the older form, whose start comes before the size.
+        return Integer.valueOf(named.group(1).matches("\\d+") ? named.group(2) : named.group(3));
+    }
+
+    /** A device of the node's slices, each pool's newest generation only. */
+    @FunctionalInterface
+    private interface DeviceVisitor {
+        void visit(String driver, String pool, JsonNode device);
+    }
+
+    private static void forEachDevice(List<JsonNode> slices, DeviceVisitor visitor) {
         Map<String, Long> generations = new HashMap<>();
         for (JsonNode slice : slices) {
             generations.merge(pool(slice), slice.path("spec").path("pool").path("generation").asLong(0), Math::max);
         }
-        Map<String, String> uuidByDevice = new HashMap<>();
         for (JsonNode slice : slices) {
             JsonNode spec = slice.path("spec");
-            String driver = spec.path("driver").asText("");
-            String pool = spec.path("pool").path("name").asText("");
             if (spec.path("pool").path("generation").asLong(0) < generations.get(pool(slice))) {
                 // a slice the driver has not yet replaced with its pool's new generation: out of date
                 continue;
             }
+            String driver = spec.path("driver").asText("");
+            String pool = spec.path("pool").path("name").asText("");
             for (JsonNode device : spec.path("devices")) {
-                String uuid = uuid(device.path("attributes"), driver);
-                if (uuid != null) {
-                    uuidByDevice.put(key(driver, pool, device.path("name").asText("")), uuid);
-                }
+                visitor.visit(driver, pool, device);
             }
         }
-        return uuidByDevice;
+    }
+
+    /** A string attribute, by its name or the name qualified by the driver; null when absent. */
+    private static String attribute(JsonNode attributes, String driver, String name) {
+        JsonNode attribute = attributes.path(name);
+        if (attribute.isMissingNode()) {
+            attribute = attributes.path(driver + "/" + name);
+        }
+        String value = attribute.path("string").asText("");
+        return value.isEmpty() ? null : value;
     }
 
     private static String uuid(JsonNode attributes, String driver) {
-        JsonNode attribute = attributes.path("uuid");
-        if (attribute.isMissingNode()) {
-            attribute = attributes.path(driver + "/uuid");
-        }
-        String uuid = attribute.path("string").asText("");
-        return uuid.startsWith("GPU-") ? uuid : null;
+        String uuid = attribute(attributes, driver, "uuid");
+        return uuid != null && uuid.startsWith("GPU-") ? uuid : null;
     }
 
     private static String pool(JsonNode slice) {

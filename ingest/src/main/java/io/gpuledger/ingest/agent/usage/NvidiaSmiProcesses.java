@@ -99,7 +99,7 @@ public final class NvidiaSmiProcesses implements UsageSource {
      * interval, the interval more).
      */
     public static NvidiaSmiProcesses of(String program, Duration timeout, Duration interval, boolean sayMissing) {
-        return new NvidiaSmiProcesses(arguments -> run(program + " " + arguments,
+        return new NvidiaSmiProcesses(arguments -> ShellCommand.stdoutOf(program + " " + arguments,
                 arguments.startsWith("pmon") ? timeout.plus(interval) : timeout), interval, sayMissing);
     }
 
@@ -134,7 +134,7 @@ public final class NvidiaSmiProcesses implements UsageSource {
                 return new Result(Map.of(), apps.errors());
             }
             gpus = gpus(runner.run(GPUS_QUERY), errors);
-        } catch (ProgramMissing e) {
+        } catch (ShellCommand.ProgramMissing e) {
             missing = true;
             return sayMissing ? Result.failed("nvidia-smi processes: " + e.getMessage() + "; processes are not read")
                     : new Result(Map.of(), List.of());
@@ -245,30 +245,5 @@ public final class NvidiaSmiProcesses implements UsageSource {
             }
         }
         return gpus;
-    }
-
-    /** The program is not on this node: said once. */
-    private static final class ProgramMissing extends IOException {
-        ProgramMissing(String message) {
-            super(message);
-        }
-    }
-
-    private static String run(String command, Duration timeout) throws IOException {
-        ShellCommand.Output output;
-        try {
-            output = ShellCommand.run(command, timeout);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        }
-        if (output.exitCode() == ShellCommand.NOT_FOUND) {
-            throw new ProgramMissing("'" + command + "' cannot be run: " + output.stderr().strip());
-        }
-        if (output.exitCode() != 0) {
-            throw new IOException("'" + command + "' exited with " + output.exitCode() + ": "
-                    + output.stderr().strip());
-        }
-        return output.stdout();
     }
 }

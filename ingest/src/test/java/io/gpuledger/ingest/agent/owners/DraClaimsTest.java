@@ -2,6 +2,7 @@ package io.gpuledger.ingest.agent.owners;
 
 import static io.gpuledger.ingest.testing.KubernetesApiStandIn.CLAIMS_NEXT_PATH;
 import static io.gpuledger.ingest.testing.KubernetesApiStandIn.CLAIMS_PATH;
+import static io.gpuledger.ingest.testing.KubernetesApiStandIn.MIG_PARENT_GPU;
 import static io.gpuledger.ingest.testing.KubernetesApiStandIn.ONE_POD_GPU;
 import static io.gpuledger.ingest.testing.KubernetesApiStandIn.RANKER_CLAIM;
 import static io.gpuledger.ingest.testing.KubernetesApiStandIn.RANKER_POD;
@@ -9,6 +10,8 @@ import static io.gpuledger.ingest.testing.KubernetesApiStandIn.SLICES_PATH;
 import static io.gpuledger.ingest.testing.KubernetesApiStandIn.claim;
 import static io.gpuledger.ingest.testing.KubernetesApiStandIn.claimPath;
 import static io.gpuledger.ingest.testing.KubernetesApiStandIn.claims;
+import static io.gpuledger.ingest.testing.KubernetesApiStandIn.migClaims;
+import static io.gpuledger.ingest.testing.KubernetesApiStandIn.migSlices;
 import static io.gpuledger.ingest.testing.KubernetesApiStandIn.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -17,6 +20,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpuledger.ingest.agent.usage.Owner;
+import io.gpuledger.ingest.testing.Fixtures;
 import io.gpuledger.ingest.testing.ProcTree;
 import io.gpuledger.ingest.testing.StandInServer;
 import io.gpuledger.model.MovableClock;
@@ -70,6 +74,78 @@ class DraClaimsTest {
         assertThat(claims.holderOf(FREE_GPU)).isEmpty();
         assertThat(claims.drainErrors()).isEmpty();
         assertThat(api.requests()).containsExactly(SLICES_PATH, CLAIMS_PATH);
+    }
+
+    @Test
+    void shouldNameThePodOfEachMigSliceItsClaimIsReservedForByTheGpuInstanceAtItsPlacement() {
+        api.answer(SLICES_PATH, 200, migSlices()).answer(CLAIMS_PATH, 200, migClaims());
+        List<String> ran = new ArrayList<>();
+        MigInstances mig = new MigInstances(arguments -> {
+            ran.add(arguments);
+            return arguments.equals(MigInstances.LIST)
+                    ? Fixtures.read("nvidia-smi/mig/mig-lgi-a100-80gb-mixed-dcgm-issue138-excerpt.txt")
+                    : "0, " + MIG_PARENT_GPU + "\n";
+        });
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.empty(), clock, Runnable::run, mig);
+
+        // The 3g.40gb from memory slice 4 is GPU instance 2, the 1g.10gb from slice 3 instance 10
+        assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/2")).contains(new Owner("embedder-5c7b", "search"));
+        assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/10")).contains(new Owner("notebook-ada", "research"));
+        assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/9")).as("a slice no claim holds").isEmpty();
+        assertThat(claims.holderOf(MIG_PARENT_GPU)).as("the GPU as a whole is no one's").isEmpty();
+        assertThat(claims.drainErrors()).isEmpty();
+        assertThat(ran).containsExactly(MigInstances.LIST, MigInstances.GPUS);
+    }
+
+    @Test
+    void shouldSayOnceThatMigSlicesCannotBeNamedWhereNvidiaSmiFailsAndRunItOnlyForMigDevices() {
+        api.answer(SLICES_PATH, 200, migSlices()).answer(CLAIMS_PATH, 200, migClaims());
+        List<String> ran = new ArrayList<>();
+        MigInstances failing = new MigInstances(arguments -> {
+            ran.add(arguments);
+            throw new IOException("'nvidia-smi mig -lgi' cannot be run: nvidia-smi: not found");
+        });
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.empty(), clock, Runnable::run, failing);
+
+        assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/2")).isEmpty();
+        assertThat(claims.drainErrors()).singleElement().asString()
+                .contains("nvidia-smi cannot list the GPU instances", "not found", "not mapped");
+        clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
+        assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/2")).isEmpty();
+        assertThat(claims.drainErrors()).as("said once").isEmpty();
+        assertThat(ran).hasSize(2);
+
+        // A node of whole GPUs never runs it
+        List<String> wholeRan = new ArrayList<>();
+        StandInServer whole = StandInServer.start();
+        try {
+            whole.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
+            DraClaims wholeClaims = new DraClaims(URI.create(whole.url()), "gpu-node-7", Optional.empty(),
+                    Optional.empty(), Optional.empty(), clock, Runnable::run, new MigInstances(arguments -> {
+                        wholeRan.add(arguments);
+                        return "";
+                    }));
+            assertThat(wholeClaims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker-7d9f", "search"));
+        } finally {
+            whole.close();
+        }
+        assertThat(wholeRan).isEmpty();
+    }
+
+    @Test
+    void shouldSayWhichMigDeviceMatchesNoGpuInstance() {
+        api.answer(SLICES_PATH, 200, migSlices()).answer(CLAIMS_PATH, 200, migClaims());
+        // nvidia-smi lists only the 3g.40gb: the GPU was split again since the driver published its devices
+        MigInstances mig = new MigInstances(arguments -> arguments.equals(MigInstances.LIST)
+                ? "|   0  MIG 3g.40gb          9        2          4:4     |\n" : "0, " + MIG_PARENT_GPU + "\n");
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.empty(), clock, Runnable::run, mig);
+
+        assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/2")).contains(new Owner("embedder-5c7b", "search"));
+        assertThat(claims.drainErrors()).singleElement().asString()
+                .contains("gpu-0-mig-1g10gb-19-3 (1g.10gb of " + MIG_PARENT_GPU + " from memory slice 3)");
     }
 
     @Test

@@ -1,0 +1,100 @@
+package io.gpuledger.ingest.agent.owners;
+
+import io.gpuledger.ingest.agent.collect.ShellCommand;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The GPU instances (MIG slices) of this node's GPUs, as nvidia-smi lists them: {@code nvidia-smi mig -lgi} gives
+ * each one's GPU index, profile, instance id and memory placement, {@code --query-gpu=index,uuid} each GPU's UUID.
+ * A DRA MIG device names its parent GPU's UUID and its placement, but no instance id; the agent samples a slice as
+ * {@code <GPU UUID>/mig/<instance id>} (dcgm-exporter's {@code GPU_I_ID}). On one GPU no two instances start at the
+ * same memory slice, so the parent and the placement's start name one instance.
+ */
+public final class MigInstances {
+
+    /** Runs nvidia-smi with the given arguments and returns what it printed. */
+    @FunctionalInterface
+    public interface Runner {
+        String run(String arguments) throws IOException;
+    }
+
+    static final String LIST = "mig -lgi";
+    static final String GPUS = "--query-gpu=index,uuid --format=csv,noheader";
+
+    /** A row of the table: {@code |   0  MIG 1g.5gb       19        7          0:1     |}. */
+    private static final Pattern ROW = Pattern.compile(
+            "^\\|\\s*(\\d+)\\s+MIG\\s+(\\S+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+):(\\d+)\\s*\\|\\s*$");
+
+    /** One GPU instance as {@code nvidia-smi mig -lgi} lists it. */
+    record Instance(int gpuIndex, String profile, int profileId, int id, int placementStart, int placementSize) {
+    }
+
+    private final Runner runner;
+
+    public MigInstances(Runner runner) {
+        this.runner = runner;
+    }
+
+    /** Runs {@code program ARGUMENTS} through {@code /bin/sh -c}, at most {@code timeout} each time. */
+    public static MigInstances of(String program, Duration timeout) {
+        return new MigInstances(arguments -> ShellCommand.stdoutOf(program + " " + arguments, timeout));
+    }
+
+    /**
+     * The slice of each GPU instance of the node, {@code <GPU UUID>/mig/<instance id>}, by
+     * {@link #placementKey its GPU's UUID and the start of its placement}.
+     *
+     * @throws IOException when nvidia-smi cannot be run or fails
+     */
+    Map<String, String> slicesByPlacement() throws IOException {
+        return slicesByPlacement(parse(runner.run(LIST)), uuidsByIndex(runner.run(GPUS)));
+    }
+
+    static String placementKey(String gpuUuid, int placementStart) {
+        return gpuUuid + "@" + placementStart;
+    }
+
+    /** The instances of {@code nvidia-smi mig -lgi}'s table; its frame, headers and any message are passed over. */
+    static List<Instance> parse(String output) {
+        List<Instance> instances = new ArrayList<>();
+        for (String line : output.split("\r?\n")) {
+            Matcher row = ROW.matcher(line);
+            if (row.matches()) {
+                instances.add(new Instance(Integer.parseInt(row.group(1)), row.group(2), Integer.parseInt(row.group(3)),
+                        Integer.parseInt(row.group(4)), Integer.parseInt(row.group(5)),
+                        Integer.parseInt(row.group(6))));
+            }
+        }
+        return instances;
+    }
+
+    static Map<String, String> slicesByPlacement(List<Instance> instances, Map<Integer, String> uuidsByIndex) {
+        Map<String, String> slices = new HashMap<>();
+        for (Instance instance : instances) {
+            String uuid = uuidsByIndex.get(instance.gpuIndex());
+            if (uuid != null) {
+                slices.put(placementKey(uuid, instance.placementStart()), uuid + "/mig/" + instance.id());
+            }
+        }
+        return slices;
+    }
+
+    /** Each GPU's UUID by its index, from {@code index, uuid} lines; a line that is not one is passed over. */
+    static Map<Integer, String> uuidsByIndex(String output) {
+        Map<Integer, String> uuids = new HashMap<>();
+        for (String line : output.split("\r?\n")) {
+            String[] cells = line.split(",");
+            if (cells.length == 2 && cells[0].strip().matches("\\d+") && cells[1].strip().startsWith("GPU-")) {
+                uuids.put(Integer.parseInt(cells[0].strip()), cells[1].strip());
+            }
+        }
+        return uuids;
+    }
+}

@@ -1,0 +1,69 @@
+package io.gpuledger.ingest.agent.owners;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.gpuledger.ingest.agent.owners.MigInstances.Instance;
+import io.gpuledger.ingest.testing.Fixtures;
+import java.io.IOException;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The GPU instances of a node as published {@code nvidia-smi mig -lgi} tables list them (fixtures/FIXTURES.md). */
+class MigInstancesTest {
+
+    private static final String GPU_0 = "GPU-5d3c1a2b-8e4f-4a6b-9c7d-2e1f0a9b8c71";
+    private static final String GPU_1 = "GPU-8a7b6c5d-1e2f-4a3b-8c4d-5e6f7a8b9c02";
+
+    @Test
+    void shouldReadEachInstanceOfAnA100SplitIntoSevenSlices() {
+        var instances = MigInstances.parse(Fixtures.read("nvidia-smi/mig/mig-lgi-a100-7x1g5gb-cloud-native-docs.txt"));
+
+        // Instances 7 to 13, one memory slice each, from slice 0 to 6
+        assertThat(instances).hasSize(7);
+        for (int i = 0; i < 7; i++) {
+            assertThat(instances.get(i)).isEqualTo(new Instance(0, "1g.5gb", 19, 7 + i, i, 1));
+        }
+    }
+
+    @Test
+    void shouldNameTheSliceAtEachPlacementOfTwoGpusWhoseInstanceIdsFollowNoOrder() {
+        var instances = MigInstances.parse(
+                Fixtures.read("nvidia-smi/mig/mig-lgi-a100-80gb-mixed-dcgm-issue138-excerpt.txt"));
+        Map<Integer, String> gpus = MigInstances.uuidsByIndex("0, " + GPU_0 + "\n1, " + GPU_1 + "\n");
+
+        Map<String, String> slices = MigInstances.slicesByPlacement(instances, gpus);
+
+        assertThat(instances).hasSize(8).contains(new Instance(0, "3g.40gb", 9, 2, 4, 4),
+                new Instance(1, "2g.20gb", 14, 5, 0, 2));
+        assertThat(slices).containsOnly(
+                Map.entry(GPU_0 + "@2", GPU_0 + "/mig/9"), Map.entry(GPU_0 + "@3", GPU_0 + "/mig/10"),
+                Map.entry(GPU_0 + "@0", GPU_0 + "/mig/3"), Map.entry(GPU_0 + "@4", GPU_0 + "/mig/2"),
+                Map.entry(GPU_1 + "@2", GPU_1 + "/mig/13"), Map.entry(GPU_1 + "@3", GPU_1 + "/mig/14"),
+                Map.entry(GPU_1 + "@0", GPU_1 + "/mig/5"), Map.entry(GPU_1 + "@4", GPU_1 + "/mig/1"));
+    }
+
+    @Test
+    void shouldRunNvidiaSmiForTheInstancesAndTheGpusUuids() throws IOException {
+        String table = Fixtures.read("nvidia-smi/mig/mig-lgi-a100-80gb-mixed-dcgm-issue138-excerpt.txt");
+        MigInstances mig = new MigInstances(arguments -> switch (arguments) {
+            case MigInstances.LIST -> table;
+            case MigInstances.GPUS -> "0, " + GPU_0 + "\n";
+            default -> throw new IOException("not asked for: " + arguments);
+        });
+
+        // GPU 1 is not in the GPU list: its instances name no slice
+        assertThat(mig.slicesByPlacement()).hasSize(4).containsEntry(GPU_0 + "@4", GPU_0 + "/mig/2");
+    }
+
+    @Test
+    void shouldFindNoInstanceWhereNvidiaSmiSaysThereIsNoneAndFailWhereItFails() {
+        // Hand-written: a message instead of a table, and a GPU line that is not one
+        assertThat(MigInstances.parse("No GPU instances found: Not Found\n")).isEmpty();
+        assertThat(MigInstances.uuidsByIndex("0, GPU-a\nNo devices were found\n")).containsOnlyKeys(0);
+        MigInstances failing = new MigInstances(arguments -> {
+            throw new IOException("'nvidia-smi mig -lgi' exited with 6: No MIG-enabled devices found.");
+        });
+        assertThatThrownBy(failing::slicesByPlacement).hasMessageContaining("No MIG-enabled devices found");
+    }
+}
