@@ -118,7 +118,9 @@ final class CanonicalTelemetry {
             return null;
         }
         TelemetrySample sample = builder.build();
-        if (gpu != null && !repeated) {
+        // A sample whose job was given otherwise than it is read holds no identity the next sample's bytes can take.
+        if (gpu != null && !repeated
+                && (!sample.shared() || TelemetrySample.SHARED_JOB.equals(builder.jobIdGiven()))) {
             gpu.remember(json, timeAt, sample);
         }
         return sample;

@@ -206,6 +206,11 @@ public record TelemetrySample(
         public Builder region(String value) { region = value; return this; }
         public Builder lifecycle(Lifecycle value) { lifecycle = value; return this; }
         public Builder jobId(String value) { jobId = value; return this; }
+
+        /** The job as given, before a sample with allocations is read as {@value TelemetrySample#SHARED_JOB}'s. */
+        String jobIdGiven() {
+            return jobId;
+        }
         public Builder team(String value) { team = value; return this; }
         public Builder time(Instant value) { time = value; return this; }
         public Builder intervalSeconds(double value) { intervalSeconds = value; return this; }

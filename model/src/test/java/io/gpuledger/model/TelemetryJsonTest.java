@@ -436,6 +436,27 @@ class TelemetryJsonTest {
         }
     }
 
+    @Test
+    void shouldTakeNoJobFromASharedSampleThatNamedAnotherBesideItsAllocations() {
+        // Another writer names the GPU's job beside the allocations, then samples it with that job alone: the first
+        // is read as shared, the second as the job's, whichever reader reads them in turn
+        TelemetrySample alone = ContractFixtures.sample().toBuilder().jobId("nb-alice").build();
+        String aloneJson = Json.writeString(alone);
+        String sharedJson = Json.writeString(alone.toBuilder().time(alone.time().minusSeconds(10))
+                .allocations(List.of(new Allocation("nb-alice", null, 0.5, SharePolicy.SM))).build())
+                .replace("\"jobId\":\"shared\"", "\"jobId\":\"nb-alice\"");
+        assertThat(sharedJson.substring(0, sharedJson.indexOf("\"time\"")))
+                .isEqualTo(aloneJson.substring(0, aloneJson.indexOf("\"time\"")));
+        GpuSampleReader reader = new GpuSampleReader();
+
+        TelemetrySample first = reader.read(sharedJson.getBytes(StandardCharsets.UTF_8));
+        TelemetrySample second = reader.read(aloneJson.getBytes(StandardCharsets.UTF_8));
+
+        assertThat(first.jobId()).isEqualTo(TelemetrySample.SHARED_JOB);
+        assertThat(second.jobId()).isEqualTo("nb-alice");
+        assertThat(second).isEqualTo(TelemetryJson.read(aloneJson.getBytes(StandardCharsets.UTF_8)));
+    }
+
     /**
      * One GPU's samples read in turn: mostly its identity again with new readings, sometimes a new
      * job or place, texts outside the writers' form, reshaped or damaged samples, a field slipped in
