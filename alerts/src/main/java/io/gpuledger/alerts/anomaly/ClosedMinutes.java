@@ -67,7 +67,9 @@ public final class ClosedMinutes {
             double rest = window.cost();
             for (JobPart part : window.jobParts()) {
                 String partTeam = part.team() == null ? team : part.team();
-                addPiece(sums, window.currency(), new String[] {partTeam, part.jobId(), pool}, part.cost());
+                // The jobs past those a window lists are their team's only: they are many, and no one job.
+                String job = part.jobId().equals(JobPart.UNLISTED_JOB) ? null : part.jobId();
+                addPiece(sums, window.currency(), new String[] {partTeam, job, pool}, part.cost());
                 rest -= part.cost();
             }
             addPiece(sums, window.currency(), new String[] {team, null, pool}, Math.max(0, rest));

@@ -129,10 +129,13 @@ public final class FleetMetrics {
             double restUnpriced = totals.unpricedSeconds();
             for (JobPart part : usage.jobParts()) {
                 String partTeam = part.team() == null ? team : part.team();
-                rememberTeam(part.jobId(), partTeam);
                 double partJoules = part.energyKwh() * JOULES_PER_KWH;
-                addToJob(part.jobId(), currency, partJoules, gramsPerJoule, part.cost(), 0, part.unpricedSeconds(),
-                        now);
+                // The jobs past those a window lists are their team's only: they are many, and no one job.
+                if (!part.jobId().equals(JobPart.UNLISTED_JOB)) {
+                    rememberTeam(part.jobId(), partTeam);
+                    addToJob(part.jobId(), currency, partJoules, gramsPerJoule, part.cost(), 0,
+                            part.unpricedSeconds(), now);
+                }
                 addToTeam(partTeam, currency, partJoules, gramsPerJoule, part.cost(), 0, 0, part.unpricedSeconds(),
                         now);
                 gpu.add("gpuledger_gpu_job_cost_total", Tags.of("sharing_job_id", part.jobId(), "sharing_team",

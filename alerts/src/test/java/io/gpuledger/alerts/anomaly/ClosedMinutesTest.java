@@ -83,6 +83,29 @@ class ClosedMinutesTest {
     }
 
     @Test
+    void shouldJudgeTheJobsPastThoseAWindowListsWithTheirTeamsOnly() {
+        // Given minute T0: a shared GPU of team red's node at 6 USD/h (0.1 USD), job x of blue took 0.05 USD and
+        // the jobs past those listed ('unlisted') 0.02 USD of blue's and 0.01 USD of green's
+        GpuUsage shared = closed("GPU-2", TelemetrySample.SHARED_JOB, "red", T0, 6).toBuilder()
+                .jobParts(List.of(new JobPart("x", "blue", 30, 0.05, 0, 0),
+                        new JobPart(JobPart.UNLISTED_JOB, "blue", 12, 0.02, 0, 0),
+                        new JobPart(JobPart.UNLISTED_JOB, "green", 6, 0.01, 0, 0)))
+                .build();
+        minutes.add(shared);
+
+        List<SpendMinute> done = minutes.add(closed("GPU-1", "a", "red", T0.plusSeconds(120), 3));
+
+        // Then blue spent 4.2 USD/h, green 0.6, red the 1.2 no job took, and no job is judged as 'unlisted'
+        Map<String, SpendMinute> byKey = new java.util.HashMap<>();
+        done.forEach(m -> byKey.put(m.dimension() + ":" + m.subject(), m));
+        assertThat(byKey).containsOnlyKeys("team:red", "team:blue", "team:green", "job:x",
+                "pool:aws|us-east-1|g5.xlarge|on-demand");
+        assertThat(byKey.get("team:blue").perHour()).isCloseTo(4.2, within(1e-9));
+        assertThat(byKey.get("team:green").perHour()).isCloseTo(0.6, within(1e-9));
+        assertThat(byKey.get("team:red").perHour()).isCloseTo(1.2, within(1e-9));
+    }
+
+    @Test
     void shouldWaitForSlackAndLeaveOutWindowsClosingAfterTheirMinuteWasJudged() {
         assertThat(minutes.add(closed("GPU-1", "a", "red", T0, 3))).isEmpty();
         assertThat(minutes.add(closed("GPU-1", "a", "red", T0.plusSeconds(60), 3))).isEmpty();

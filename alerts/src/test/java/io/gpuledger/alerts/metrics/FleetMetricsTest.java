@@ -324,6 +324,33 @@ class FleetMetricsTest {
     }
 
     @Test
+    void shouldCountTheJobsPastThoseAWindowListsForTheirTeamsOnly() {
+        // Given a shared GPU's closed minute whose parts list job x of blue (a half) and, as 'unlisted', the jobs
+        // past those listed: blue's took a fifth, green's a tenth; a fifth no job took
+        double cost = 60 * 2.0 / 3600;
+        GpuUsage plain = window("GPU-1", TelemetrySample.SHARED_JOB, T0, 2.0, 0.5, true);
+        UsageTotals totals = plain.totals().toBuilder().sum(UsageTotals.Sum.UNALLOCATED_COST, cost / 5).build();
+        GpuUsage crowded = plain.toBuilder().sharingJobs(250).totals(totals).jobParts(List.of(
+                new JobPart("x", "blue", 30, cost / 2, 0, 0),
+                new JobPart(JobPart.UNLISTED_JOB, "blue", 12, cost / 5, 0, 0),
+                new JobPart(JobPart.UNLISTED_JOB, "green", 6, cost / 10, 0, 0))).build();
+
+        // (room for the three teams: the shared metrics here keep two of a kind)
+        new FleetMetrics(registry, 100, Duration.ofMinutes(5)).record(crowded, T0);
+
+        // Then each team counts its jobs' parts, and no job is counted as 'unlisted'
+        assertThat(registry.get("gpuledger_team_cost").tag("team", "blue").counter().count())
+                .isCloseTo(cost / 2 + cost / 5, within(1e-12));
+        assertThat(registry.get("gpuledger_team_cost").tag("team", "green").counter().count())
+                .isCloseTo(cost / 10, within(1e-12));
+        assertThat(registry.get("gpuledger_team_cost").tag("team", "red").counter().count())
+                .isCloseTo(cost / 5, within(1e-12));
+        assertThat(registry.find("gpuledger_job_cost").tag("job_id", JobPart.UNLISTED_JOB).counter()).isNull();
+        assertThat(registry.get("gpuledger_job_cost").tag("job_id", "x").counter().count())
+                .isCloseTo(cost / 2, within(1e-12));
+    }
+
+    @Test
     void shouldCountAMinuteSharedThenOfOneJobByItsPartsNotByTheJobItsLastSampleNamed() {
         // Given a closed minute at 2 USD/h whose last samples were job x's alone, after it shared the GPU with
         // job y: x took 70% of it, y 20%, and 10% no job took

@@ -114,7 +114,7 @@ final class JobParts {
         if (found != null) {
             return found;
         }
-        if (listed < JobPart.MAX_LISTED && !JobPart.UNLISTED_JOB.equals(jobId)) {
+        if (listed < JobPart.MAX_LISTED && entries.size() < MAX_ENTRIES) {
             listed++;
             return added(jobId, team);
         }

@@ -100,6 +100,29 @@ class JobPartsTest {
         assertThat(again.toByteArray()[0] & 0xFF).isEqualTo(JobParts.MAX_ENTRIES);
     }
 
+    @Test
+    void shouldNeverHoldMoreEntriesThanItsStoredFormCountsWhateverTheJobsAreNamed() throws IOException {
+        // A job really named like the entries of unlisted jobs, in 20 teams, then 300 other jobs of 60 teams: the
+        // 220 first are listed, the others' teams are 40 to 59 (20 entries, room for 15) and 0 to 19 (held already)
+        JobParts parts = new JobParts();
+        double whole = 0;
+        for (int team = 0; team < 20; team++) {
+            parts.addSole(JobPart.UNLISTED_JOB, "team-" + team, costing(1));
+            whole += 1;
+        }
+        for (int job = 0; job < 300; job++) {
+            parts.addSole("job-" + job, "team-" + job % 60, costing(1));
+            whole += 1;
+        }
+
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        parts.write(new DataOutputStream(bytes));
+        JobParts read = JobParts.read(new DataInputStream(new ByteArrayInputStream(bytes.toByteArray())));
+
+        assertThat(read.toContract()).hasSize(JobParts.MAX_ENTRIES);
+        assertThat(read.toContract().stream().mapToDouble(JobPart::cost).sum()).isEqualTo(whole);
+    }
+
     private static UsageTotals costing(double cost) {
         return UsageTotals.builder().samples(6).sum(Sum.GPU_SECONDS, 60).sum(Sum.COST, cost).build();
     }
