@@ -50,6 +50,21 @@ public final class ShellCommand {
      *                        past {@code timeout}, or is interrupted
      */
     public static String stdoutOf(String command, Duration timeout) throws IOException {
+        Output output = outputOf(command, timeout);
+        if (output.exitCode() != 0) {
+            throw failed(command, output);
+        }
+        return output.stdout();
+    }
+
+    /**
+     * How {@code command} ended and what it printed, run as {@link #run} does, whatever its status but
+     * {@link #NOT_FOUND}.
+     *
+     * @throws ProgramMissing when its program cannot be found
+     * @throws IOException    when it runs past {@code timeout} or is interrupted
+     */
+    public static Output outputOf(String command, Duration timeout) throws IOException {
         Output output;
         try {
             output = run(command, timeout);
@@ -60,11 +75,12 @@ public final class ShellCommand {
         if (output.exitCode() == NOT_FOUND) {
             throw new ProgramMissing("'" + command + "' cannot be run: " + output.stderr().strip());
         }
-        if (output.exitCode() != 0) {
-            throw new IOException("'" + command + "' exited with " + output.exitCode() + ": "
-                    + output.stderr().strip());
-        }
-        return output.stdout();
+        return output;
+    }
+
+    /** The failure of {@code command}, which ended with {@code output}: its status and its error output. */
+    public static IOException failed(String command, Output output) {
+        return new IOException("'" + command + "' exited with " + output.exitCode() + ": " + output.stderr().strip());
     }
 
     /**

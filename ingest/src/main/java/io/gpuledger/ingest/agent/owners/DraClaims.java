@@ -60,6 +60,8 @@ public final class DraClaims {
     /** What kept MIG devices from being named: said apart from the API server's failures, which an answer clears. */
     private final SaidOnce migFailures = new SaidOnce();
     private final MigInstances migInstances;
+    /** The GPU instances as nvidia-smi last listed them. */
+    private volatile Map<String, MigInstances.Slice> lastSlicesByPlacement = Map.of();
     private volatile Map<String, List<DraDevices.Pod>> holders = Map.of();
     /** How long every claim is listed after a claim's {@code get} was refused, before {@code get} is tried again. */
     static final Duration LIST_ONLY_FOR = Duration.ofMinutes(10);
@@ -143,10 +145,18 @@ public final class DraClaims {
         try {
             List<JsonNode> slices = list(SLICES + "?fieldSelector="
                     + URLEncoder.encode("spec.nodeName=" + nodeName, StandardCharsets.UTF_8));
-            // A node whose slices name no GPU (no DRA driver on it) has no claim to look for.
             Map<String, String> gpus = new HashMap<>(DraDevices.gpus(slices));
-            gpus.putAll(migSlices(DraDevices.migDevices(slices)));
-            holders = gpus.isEmpty() ? Map.of() : DraDevices.holders(gpus, claims());
+            Map<String, DraDevices.MigDevice> migs = new HashMap<>(DraDevices.migDevices(slices));
+            if (gpus.isEmpty() && migs.isEmpty()) {
+                // A node whose slices name no GPU (no DRA driver on it) has no claim to look for.
+                holders = Map.of();
+            } else {
+                List<JsonNode> claims = claims();
+                // Only the MIG devices claims were given: a driver may publish every partition a GPU allows.
+                migs.keySet().retainAll(DraDevices.allocated(claims));
+                gpus.putAll(migSlices(migs));
+                holders = DraDevices.holders(gpus, claims);
+            }
             synchronized (this) {
                 failures.answered();
             }
@@ -158,6 +168,8 @@ public final class DraClaims {
             failed("unreachable: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            failed("answered what cannot be read (" + e + ")");
         }
     }
 
@@ -168,33 +180,44 @@ public final class DraClaims {
      */
     private Map<String, String> migSlices(Map<String, DraDevices.MigDevice> devices) {
         if (devices.isEmpty()) {
-            return Map.of();
-        }
-        Map<String, String> slicesByPlacement;
-        try {
-            slicesByPlacement = migInstances.slicesByPlacement();
-        } catch (IOException e) {
-            migFailed("nvidia-smi cannot list the GPU instances (" + e.getMessage() + ")");
-            return Map.of();
-        }
-        Map<String, String> slices = new HashMap<>();
-        List<String> unknown = new ArrayList<>();
-        devices.forEach((key, device) -> {
-            String slice = slicesByPlacement.get(
-                    MigInstances.placementKey(device.parentUuid(), device.placementStart()));
-            if (slice != null) {
-                slices.put(key, slice);
-            } else {
-                unknown.add(device.name() + " (" + device.profile() + " of " + device.parentUuid()
-                        + " from memory slice " + device.placementStart() + ")");
-            }
-        });
-        if (unknown.isEmpty()) {
             synchronized (this) {
                 migFailures.answered();
             }
+            return Map.of();
+        }
+        Map<String, MigInstances.Slice> slicesByPlacement;
+        boolean listed = true;
+        try {
+            slicesByPlacement = migInstances.slicesByPlacement();
+            lastSlicesByPlacement = slicesByPlacement;
+        } catch (IOException e) {
+            // What the last good run said, until nvidia-smi answers again: a run that timed out once maps nothing less.
+            migFailed("nvidia-smi cannot list the GPU instances (" + e.getMessage() + ")");
+            slicesByPlacement = lastSlicesByPlacement;
+            listed = false;
+        }
+        Map<String, String> slices = new HashMap<>();
+        List<String> unknown = new ArrayList<>();
+        Map<String, MigInstances.Slice> instances = slicesByPlacement;
+        devices.forEach((key, device) -> {
+            MigInstances.Slice slice = instances.get(
+                    MigInstances.placementKey(device.parentUuid(), device.placementStart()));
+            if (slice != null && (device.profile() == null || device.profile().equals(slice.profile()))) {
+                slices.put(key, slice.id());
+            } else {
+                unknown.add(device.name() + " (" + (device.profile() == null ? "a MIG device" : device.profile())
+                        + " of " + device.parentUuid() + " from memory slice " + device.placementStart() + ")");
+            }
+        });
+        if (!listed) {
+            return slices;
+        }
+        if (!unknown.isEmpty()) {
+            migFailed("no GPU instance of that profile that nvidia-smi lists starts at " + String.join(", ", unknown));
         } else {
-            migFailed("no GPU instance that nvidia-smi lists is at " + String.join(", ", unknown));
+            synchronized (this) {
+                migFailures.answered();
+            }
         }
         return slices;
     }

@@ -3,6 +3,7 @@ package io.gpuledger.ingest.agent.owners;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -71,6 +72,20 @@ final class DraDevices {
      * The GPU UUID of each device of the items of a slice list, by driver, pool and device name; empty where none
      * names one.
      */
+    /** The devices some claim of {@code claims} was given (not for a monitor's admin access), by key. */
+    static Set<String> allocated(List<JsonNode> claims) {
+        Set<String> devices = new HashSet<>();
+        for (JsonNode claim : claims) {
+            for (JsonNode result : claim.path("status").path("allocation").path("devices").path("results")) {
+                if (!result.path("adminAccess").asBoolean(false)) {
+                    devices.add(key(result.path("driver").asText(""), result.path("pool").asText(""),
+                            result.path("device").asText("")));
+                }
+            }
+        }
+        return devices;
+    }
+
     static Map<String, String> gpus(List<JsonNode> slices) {
         Map<String, String> uuidByDevice = new HashMap<>();
         forEachDevice(slices, (driver, pool, device) -> {
@@ -91,8 +106,8 @@ final class DraDevices {
     record MigDevice(String name, String parentUuid, String profile, int placementStart) {
     }
 
-    private static final Pattern MIG_NAME = Pattern.compile("^gpu-\\d+-mig-(.+)-(\\d+)-(\\d+)$");
-    private static final Pattern MEMORY_SLICE = Pattern.compile("^memorySlice(\\d+)$");
+    private static final Pattern MIG_NAME = Pattern.compile("^gpu-\\d+-mig-(.+)-(\\d{1,9})-(\\d{1,9})$");
+    private static final Pattern MEMORY_SLICE = Pattern.compile("^memorySlice(\\d{1,9})$");
 
     /** The MIG devices of the node's slices, by the key claims' results name them by; one of no placement is not. */
     static Map<String, MigDevice> migDevices(List<JsonNode> slices) {

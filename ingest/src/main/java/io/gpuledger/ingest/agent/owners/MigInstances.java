@@ -30,10 +30,14 @@ public final class MigInstances {
 
     /** A row of the table: {@code |   0  MIG 1g.5gb       19        7          0:1     |}. */
     private static final Pattern ROW = Pattern.compile(
-            "^\\|\\s*(\\d+)\\s+MIG\\s+(\\S+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+):(\\d+)\\s*\\|\\s*$");
+            "^\\|\\s*(\\d{1,9})\\s+MIG\\s+(\\S+)\\s+(\\d{1,9})\\s+(\\d{1,9})\\s+(\\d{1,9}):(\\d{1,9})\\s*\\|\\s*$");
 
     /** One GPU instance as {@code nvidia-smi mig -lgi} lists it. */
     record Instance(int gpuIndex, String profile, int profileId, int id, int placementStart, int placementSize) {
+    }
+
+    /** A GPU instance as the agent samples it: {@code <GPU UUID>/mig/<instance id>}, of its profile. */
+    record Slice(String id, String profile) {
     }
 
     private final Runner runner;
@@ -44,7 +48,15 @@ public final class MigInstances {
 
     /** Runs {@code program ARGUMENTS} through {@code /bin/sh -c}, at most {@code timeout} each time. */
     public static MigInstances of(String program, Duration timeout) {
-        return new MigInstances(arguments -> ShellCommand.stdoutOf(program + " " + arguments, timeout));
+        return new MigInstances(arguments -> {
+            String command = program + " " + arguments;
+            ShellCommand.Output output = ShellCommand.outputOf(command, timeout);
+            // The instances it lists count whatever its status: it may fail for one GPU and list the others'.
+            if (output.exitCode() == 0 || arguments.equals(LIST) && !parse(output.stdout()).isEmpty()) {
+                return output.stdout();
+            }
+            throw ShellCommand.failed(command, output);
+        });
     }
 
     /**
@@ -53,7 +65,7 @@ public final class MigInstances {
      *
      * @throws IOException when nvidia-smi cannot be run or fails
      */
-    Map<String, String> slicesByPlacement() throws IOException {
+    Map<String, Slice> slicesByPlacement() throws IOException {
         return slicesByPlacement(parse(runner.run(LIST)), uuidsByIndex(runner.run(GPUS)));
     }
 
@@ -75,12 +87,13 @@ public final class MigInstances {
         return instances;
     }
 
-    static Map<String, String> slicesByPlacement(List<Instance> instances, Map<Integer, String> uuidsByIndex) {
-        Map<String, String> slices = new HashMap<>();
+    static Map<String, Slice> slicesByPlacement(List<Instance> instances, Map<Integer, String> uuidsByIndex) {
+        Map<String, Slice> slices = new HashMap<>();
         for (Instance instance : instances) {
             String uuid = uuidsByIndex.get(instance.gpuIndex());
             if (uuid != null) {
-                slices.put(placementKey(uuid, instance.placementStart()), uuid + "/mig/" + instance.id());
+                slices.put(placementKey(uuid, instance.placementStart()),
+                        new Slice(uuid + "/mig/" + instance.id(), instance.profile()));
             }
         }
         return slices;
@@ -91,7 +104,7 @@ public final class MigInstances {
         Map<Integer, String> uuids = new HashMap<>();
         for (String line : output.split("\r?\n")) {
             String[] cells = line.split(",");
-            if (cells.length == 2 && cells[0].strip().matches("\\d+") && cells[1].strip().startsWith("GPU-")) {
+            if (cells.length == 2 && cells[0].strip().matches("\\d{1,9}") && cells[1].strip().startsWith("GPU-")) {
                 uuids.put(Integer.parseInt(cells[0].strip()), cells[1].strip());
             }
         }

@@ -144,8 +144,51 @@ class DraClaimsTest {
                 Optional.empty(), clock, Runnable::run, mig);
 
         assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/2")).contains(new Owner("embedder-5c7b", "search"));
+        // Only the devices claims were given are looked for: the 2g.20gb and the other 1g.10gb no claim holds
         assertThat(claims.drainErrors()).singleElement().asString()
-                .contains("gpu-0-mig-1g10gb-19-3 (1g.10gb of " + MIG_PARENT_GPU + " from memory slice 3)");
+                .contains("gpu-0-mig-1g10gb-19-3 (1g.10gb of " + MIG_PARENT_GPU + " from memory slice 3)")
+                .doesNotContain("gpu-0-mig-2g20gb-14-0").doesNotContain("gpu-0-mig-1g10gb-19-2");
+    }
+
+    @Test
+    void shouldMapNoMigDeviceToAnInstanceOfAnotherProfileAtItsPlacement() {
+        api.answer(SLICES_PATH, 200, migSlices()).answer(CLAIMS_PATH, 200, migClaims());
+        // The GPU was split again: a 1g.10gb instance now starts where the claimed 3g.40gb device started
+        MigInstances mig = new MigInstances(arguments -> arguments.equals(MigInstances.LIST)
+                ? "|   0  MIG 1g.10gb         19       11          4:1     |\n"
+                + "|   0  MIG 1g.10gb         19       10          3:1     |\n" : "0, " + MIG_PARENT_GPU + "\n");
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.empty(), clock, Runnable::run, mig);
+
+        assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/11")).isEmpty();
+        assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/10")).contains(new Owner("notebook-ada", "research"));
+        assertThat(claims.drainErrors()).singleElement().asString().contains("gpu-0-mig-3g40gb-9-4 (3g.40gb");
+    }
+
+    @Test
+    void shouldKeepTheMigSlicesNvidiaSmiLastListedWhileItFails() {
+        api.answer(SLICES_PATH, 200, migSlices()).answer(CLAIMS_PATH, 200, migClaims());
+        String table = Fixtures.read("nvidia-smi/mig/mig-lgi-a100-80gb-mixed-dcgm-issue138-excerpt.txt");
+        boolean[] failing = {false};
+        MigInstances mig = new MigInstances(arguments -> {
+            if (failing[0]) {
+                throw new IOException("'nvidia-smi mig -lgi' did not finish within 10 s");
+            }
+            return arguments.equals(MigInstances.LIST) ? table : "0, " + MIG_PARENT_GPU + "\n";
+        });
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.empty(), clock, Runnable::run, mig);
+        assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/2")).contains(new Owner("embedder-5c7b", "search"));
+
+        failing[0] = true;
+        clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
+
+        assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/2")).contains(new Owner("embedder-5c7b", "search"));
+        assertThat(claims.drainErrors()).singleElement().asString().contains("did not finish");
+        failing[0] = false;
+        clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
+        assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/10")).contains(new Owner("notebook-ada", "research"));
+        assertThat(claims.drainErrors()).isEmpty();
     }
 
     @Test

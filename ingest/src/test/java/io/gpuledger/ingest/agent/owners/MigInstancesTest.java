@@ -6,8 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.gpuledger.ingest.agent.owners.MigInstances.Instance;
 import io.gpuledger.ingest.testing.Fixtures;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The GPU instances of a node as published {@code nvidia-smi mig -lgi} tables list them (fixtures/FIXTURES.md). */
 class MigInstancesTest {
@@ -32,7 +36,9 @@ class MigInstancesTest {
                 Fixtures.read("nvidia-smi/mig/mig-lgi-a100-80gb-mixed-dcgm-issue138-excerpt.txt"));
         Map<Integer, String> gpus = MigInstances.uuidsByIndex("0, " + GPU_0 + "\n1, " + GPU_1 + "\n");
 
-        Map<String, String> slices = MigInstances.slicesByPlacement(instances, gpus);
+        Map<String, String> slices = new java.util.HashMap<>();
+        MigInstances.slicesByPlacement(instances, gpus)
+                .forEach((placement, slice) -> slices.put(placement, slice.id()));
 
         assertThat(instances).hasSize(8).contains(new Instance(0, "3g.40gb", 9, 2, 4, 4),
                 new Instance(1, "2g.20gb", 14, 5, 0, 2));
@@ -53,7 +59,28 @@ class MigInstancesTest {
         });
 
         // GPU 1 is not in the GPU list: its instances name no slice
-        assertThat(mig.slicesByPlacement()).hasSize(4).containsEntry(GPU_0 + "@4", GPU_0 + "/mig/2");
+        assertThat(mig.slicesByPlacement()).hasSize(4)
+                .containsEntry(GPU_0 + "@4", new MigInstances.Slice(GPU_0 + "/mig/2", "3g.40gb"));
+    }
+
+    @Test
+    void shouldTakeTheInstancesAProgramListsWhateverItsStatusButFailWhereItListsNone(@TempDir Path dir)
+            throws IOException {
+        // A stand-in that lists one GPU's instances and ends with status 6, as for another GPU that has none; and
+        // one that lists nothing and ends so
+        Path lists = dir.resolve("lists");
+        Files.writeString(lists, "#!/bin/sh\ncase \"$*\" in\n"
+                + "  \"mig -lgi\") echo '|   0  MIG 3g.40gb          9        2          4:4     |'; exit 6 ;;\n"
+                + "  *) echo '0, " + GPU_0 + "' ;;\nesac\n");
+        Path none = dir.resolve("none");
+        Files.writeString(none, "#!/bin/sh\necho 'No MIG-enabled devices found.' >&2\nexit 6\n");
+        lists.toFile().setExecutable(true);
+        none.toFile().setExecutable(true);
+
+        assertThat(MigInstances.of(lists.toString(), Duration.ofSeconds(10)).slicesByPlacement())
+                .containsOnlyKeys(GPU_0 + "@4");
+        assertThatThrownBy(() -> MigInstances.of(none.toString(), Duration.ofSeconds(10)).slicesByPlacement())
+                .hasMessageContaining("exited with 6").hasMessageContaining("No MIG-enabled devices found.");
     }
 
     @Test
