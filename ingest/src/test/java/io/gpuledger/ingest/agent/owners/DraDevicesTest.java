@@ -56,6 +56,25 @@ class DraDevicesTest {
                 tuple("gpu-1-mig-9-4-4", 4));
     }
 
+    @Test
+    void shouldLeaveOutADeviceWhosePlacementIsNoNumberItCanHold() throws IOException {
+        // Hand-written: digit runs past any int, in a capacity's name and in the device's own
+        String slices = """
+                {"items": [{"spec": {"driver": "gpu.nvidia.com", "pool": {"name": "n", "generation": 1}, "devices": [
+                  {"name": "gpu-1-mig-1g10gb-19-99999999999", "attributes": {"type": {"string": "mig"},
+                     "parentUUID": {"string": "GPU-b"}, "profile": {"string": "1g.10gb"}},
+                   "capacity": {"memorySlice99999999999": {"value": "1"}}},
+                  {"name": "gpu-1-mig-1g10gb-19-3", "attributes": {"type": {"string": "mig"},
+                     "parentUUID": {"string": "GPU-b"}, "profile": {"string": "1g.10gb"}},
+                   "capacity": {"memorySlice99999999999": {"value": "1"}, "memorySlice3": {"value": "1"}}}
+                ]}}]}""";
+
+        Map<String, MigDevice> devices = DraDevices.migDevices(items(slices));
+
+        assertThat(devices.values()).extracting(MigDevice::name, MigDevice::placementStart)
+                .containsExactly(tuple("gpu-1-mig-1g10gb-19-3", 3));
+    }
+
     private static List<JsonNode> items(String list) throws IOException {
         List<JsonNode> items = new ArrayList<>();
         JSON.readTree(list).path("items").forEach(items::add);

@@ -87,6 +87,7 @@ class MigInstancesTest {
     void shouldFindNoInstanceWhereNvidiaSmiSaysThereIsNoneAndFailWhereItFails() {
         // Hand-written: a message instead of a table, and a GPU line that is not one
         assertThat(MigInstances.parse("No GPU instances found: Not Found\n")).isEmpty();
+        assertThat(MigInstances.parse("|   0  MIG 1g.5gb       19  99999999999          0:1     |\n")).isEmpty();
         assertThat(MigInstances.uuidsByIndex("0, GPU-a\nNo devices were found\n")).containsOnlyKeys(0);
         MigInstances failing = new MigInstances(arguments -> {
             throw new IOException("'nvidia-smi mig -lgi' exited with 6: No MIG-enabled devices found.");
