@@ -183,7 +183,7 @@ class SharedGpuDryRunTest {
                 #!/bin/sh
                 case "$*" in
                   "mig -lgi") cat '%s' ;;
-                  "--query-gpu=index,uuid --format=csv,noheader") echo "0, %s" ;;
+                  --query-gpu=index,uuid,memory.total,mig.mode.current*) echo "0, %s, 81920, Enabled" ;;
                   *) echo "unexpected: $*" >&2; exit 2 ;;
                 esac
                 """.formatted(instances, parent));

@@ -1,5 +1,6 @@
 package io.gpuledger.ingest.agent.owners;
 
+import io.gpuledger.ingest.agent.collect.NvidiaSmiGpus;
 import io.gpuledger.ingest.agent.collect.ShellCommand;
 import java.io.IOException;
 import java.time.Duration;
@@ -12,7 +13,8 @@ import java.util.regex.Pattern;
 
 /**
  * The GPU instances (MIG slices) of this node's GPUs, as nvidia-smi lists them: {@code nvidia-smi mig -lgi} gives
- * each one's GPU index, profile, instance id and memory placement, {@code --query-gpu=index,uuid} each GPU's UUID.
+ * each one's GPU index, profile, instance id and memory placement, its GPU list ({@link NvidiaSmiGpus}) each GPU's
+ * UUID.
  * A DRA MIG device names its parent GPU's UUID and its placement, but no instance id; the agent samples a slice as
  * {@code <GPU UUID>/mig/<instance id>} (dcgm-exporter's {@code GPU_I_ID}). On one GPU no two instances start at the
  * same memory slice, so the parent and the placement's start name one instance.
@@ -26,7 +28,6 @@ public final class MigInstances {
     }
 
     static final String LIST = "mig -lgi";
-    static final String GPUS = "--query-gpu=index,uuid --format=csv,noheader";
 
     /** A row of the table: {@code |   0  MIG 1g.5gb       19        7          0:1     |}. */
     private static final Pattern ROW = Pattern.compile(
@@ -66,7 +67,8 @@ public final class MigInstances {
      * @throws IOException when nvidia-smi cannot be run or fails
      */
     Map<String, Slice> slicesByPlacement() throws IOException {
-        return slicesByPlacement(parse(runner.run(LIST)), uuidsByIndex(runner.run(GPUS)));
+        return slicesByPlacement(parse(runner.run(LIST)),
+                NvidiaSmiGpus.parse(runner.run(NvidiaSmiGpus.QUERY)).uuidsByIndex());
     }
 
     static String placementKey(String gpuUuid, int placementStart) {
@@ -97,17 +99,5 @@ public final class MigInstances {
             }
         }
         return slices;
-    }
-
-    /** Each GPU's UUID by its index, from {@code index, uuid} lines; a line that is not one is passed over. */
-    static Map<Integer, String> uuidsByIndex(String output) {
-        Map<Integer, String> uuids = new HashMap<>();
-        for (String line : output.split("\r?\n")) {
-            String[] cells = line.split(",");
-            if (cells.length == 2 && cells[0].strip().matches("\\d{1,9}") && cells[1].strip().startsWith("GPU-")) {
-                uuids.put(Integer.parseInt(cells[0].strip()), cells[1].strip());
-            }
-        }
-        return uuids;
     }
 }

@@ -1,5 +1,7 @@
 package io.gpuledger.ingest.agent.usage;
 
+import io.gpuledger.ingest.agent.collect.NvidiaSmiGpus;
+import io.gpuledger.ingest.agent.collect.NvidiaSmiGpus.Gpu;
 import io.gpuledger.ingest.agent.collect.ShellCommand;
 
 import java.io.IOException;
@@ -62,8 +64,6 @@ public final class NvidiaSmiProcesses implements UsageSource {
         }
     }
 
-    static final String GPUS_QUERY =
-            "--query-gpu=index,uuid,memory.total,mig.mode.current --format=csv,noheader,nounits";
     /** One sample of the last second: the first round of a shared GPU, before a run over an interval has ended. */
     static final String PMON = "pmon -s um -c 1";
 
@@ -126,14 +126,15 @@ public final class NvidiaSmiProcesses implements UsageSource {
         CompletableFuture<String> running = pmonRunning;
         pmonRunning = null;
         List<String> errors = new ArrayList<>();
-        Map<String, Gpu> gpus;
+        NvidiaSmiGpus.Result gpus;
         ComputeApps.Result apps;
         try {
             apps = ComputeApps.parse(runner.run(ComputeApps.QUERY));
             if (apps.rows().isEmpty()) {
                 return new Result(Map.of(), apps.errors());
             }
-            gpus = gpus(runner.run(GPUS_QUERY), errors);
+            gpus = NvidiaSmiGpus.parse(runner.run(NvidiaSmiGpus.QUERY));
+            errors.addAll(gpus.errors());
         } catch (ShellCommand.ProgramMissing e) {
             missing = true;
             return sayMissing ? Result.failed("nvidia-smi processes: " + e.getMessage() + "; processes are not read")
@@ -187,12 +188,12 @@ public final class NvidiaSmiProcesses implements UsageSource {
         return apps.stream().anyMatch(app -> !seen.add(app.gpuUuid()));
     }
 
-    private static Map<String, GpuUsers> users(Map<String, Gpu> gpus, List<ComputeApps.Row> apps,
+    private static Map<String, GpuUsers> users(NvidiaSmiGpus.Result listed, List<ComputeApps.Row> apps,
             List<PmonOutput.Row> pmon) {
+        Map<String, Gpu> gpus = listed.byUuid();
+        Map<Integer, String> uuidByIndex = listed.uuidsByIndex();
         Map<String, Double> smByProcess = new HashMap<>();
         Set<String> watched = new HashSet<>();
-        Map<Integer, String> uuidByIndex = new HashMap<>();
-        gpus.values().forEach(gpu -> uuidByIndex.put(gpu.index(), gpu.uuid()));
         for (PmonOutput.Row row : pmon) {
             String uuid = uuidByIndex.get(row.gpuIndex());
             if (uuid != null) {
@@ -217,33 +218,5 @@ public final class NvidiaSmiProcesses implements UsageSource {
             users.put(uuid, new GpuUsers(uuid, "nvidia-smi", list, gpu == null ? null : gpu.memoryBytes()));
         });
         return users;
-    }
-
-    /** One GPU of the node as nvidia-smi lists it. */
-    private record Gpu(int index, String uuid, Double memoryBytes, boolean mig) {
-    }
-
-    private static Map<String, Gpu> gpus(String output, List<String> errors) {
-        Map<String, Gpu> gpus = new LinkedHashMap<>();
-        for (String line : output.split("\r?\n")) {
-            if (line.isBlank()) {
-                continue;
-            }
-            String[] cells = line.split(",", -1);
-            try {
-                if (cells.length != 4) {
-                    throw new IllegalArgumentException(cells.length + " values, not 4");
-                }
-                int index = Integer.parseInt(cells[0].strip());
-                String uuid = cells[1].strip();
-                String memory = cells[2].strip();
-                Double bytes = memory.matches("[0-9]+(\\.[0-9]+)?") ? Double.parseDouble(memory) * 1024 * 1024 : null;
-                gpus.put(uuid, new Gpu(index, uuid, bytes, cells[3].strip().equalsIgnoreCase("Enabled")));
-            } catch (IllegalArgumentException e) {
-                errors.add("nvidia-smi GPU list: '" + line.strip() + "' cannot be read (" + e.getMessage()
-                        + "), skipped");
-            }
-        }
-        return gpus;
     }
 }

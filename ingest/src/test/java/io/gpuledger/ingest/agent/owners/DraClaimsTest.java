@@ -19,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gpuledger.ingest.agent.collect.NvidiaSmiGpus;
 import io.gpuledger.ingest.agent.usage.Owner;
 import io.gpuledger.ingest.testing.Fixtures;
 import io.gpuledger.ingest.testing.ProcTree;
@@ -46,6 +47,12 @@ class DraClaimsTest {
     private static final String TWO_PODS_GPU = "GPU-f7c1496c-0c3b-9e2d-44a1-8d2b7e3f6a02";
     private static final String ADMIN_ACCESS_GPU = "GPU-0a9d3c55-7e61-4b2f-a8c4-2e5d9f1b3c03";
     private static final String FREE_GPU = "GPU-6b2e8f14-93ad-4c07-b1e5-7f3a0d2c9e04";
+    /** nvidia-smi's GPU list of the MIG node: its A100 80GB, split by MIG. */
+    /** The GPU instances of a node without MIG: never asked for, as no claim holds a MIG device. */
+    private static final MigInstances WHOLE_GPUS = new MigInstances(arguments -> {
+        throw new IOException("no GPU is split by MIG on this node: nvidia-smi " + arguments);
+    });
+    private static final String GPU_LIST = "0, " + MIG_PARENT_GPU + ", 81920, Enabled\n";
 
     @TempDir
     Path dir;
@@ -66,7 +73,7 @@ class DraClaimsTest {
         api.require("Authorization", "Bearer s3cret").answer(SLICES_PATH, 200, slices())
                 .answer(CLAIMS_PATH, 200, claims());
         DraClaims claims = new DraClaims(URI.create(api.url() + "/"), "gpu-node-7", Optional.of(token),
-                Optional.empty(), Optional.empty(), clock, Runnable::run);
+                Optional.empty(), Optional.empty(), clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker-7d9f", "search"));
         assertThat(claims.holderOf(TWO_PODS_GPU)).as("a claim two pods share says not which used it").isEmpty();
@@ -84,7 +91,7 @@ class DraClaimsTest {
             ran.add(arguments);
             return arguments.equals(MigInstances.LIST)
                     ? Fixtures.read("nvidia-smi/mig/mig-lgi-a100-80gb-mixed-dcgm-issue138-excerpt.txt")
-                    : "0, " + MIG_PARENT_GPU + "\n";
+                    : GPU_LIST;
         });
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
                 Optional.empty(), clock, Runnable::run, mig);
@@ -95,7 +102,7 @@ class DraClaimsTest {
         assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/9")).as("a slice no claim holds").isEmpty();
         assertThat(claims.holderOf(MIG_PARENT_GPU)).as("the GPU as a whole is no one's").isEmpty();
         assertThat(claims.drainErrors()).isEmpty();
-        assertThat(ran).containsExactly(MigInstances.LIST, MigInstances.GPUS);
+        assertThat(ran).containsExactly(MigInstances.LIST, NvidiaSmiGpus.QUERY);
     }
 
     @Test
@@ -139,7 +146,7 @@ class DraClaimsTest {
         api.answer(SLICES_PATH, 200, migSlices()).answer(CLAIMS_PATH, 200, migClaims());
         // nvidia-smi lists only the 3g.40gb: the GPU was split again since the driver published its devices
         MigInstances mig = new MigInstances(arguments -> arguments.equals(MigInstances.LIST)
-                ? "|   0  MIG 3g.40gb          9        2          4:4     |\n" : "0, " + MIG_PARENT_GPU + "\n");
+                ? "|   0  MIG 3g.40gb          9        2          4:4     |\n" : GPU_LIST);
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
                 Optional.empty(), clock, Runnable::run, mig);
 
@@ -156,7 +163,7 @@ class DraClaimsTest {
         // The GPU was split again: a 1g.10gb instance now starts where the claimed 3g.40gb device started
         MigInstances mig = new MigInstances(arguments -> arguments.equals(MigInstances.LIST)
                 ? "|   0  MIG 1g.10gb         19       11          4:1     |\n"
-                + "|   0  MIG 1g.10gb         19       10          3:1     |\n" : "0, " + MIG_PARENT_GPU + "\n");
+                + "|   0  MIG 1g.10gb         19       10          3:1     |\n" : GPU_LIST);
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
                 Optional.empty(), clock, Runnable::run, mig);
 
@@ -174,7 +181,7 @@ class DraClaimsTest {
             if (failing[0]) {
                 throw new IOException("'nvidia-smi mig -lgi' did not finish within 10 s");
             }
-            return arguments.equals(MigInstances.LIST) ? table : "0, " + MIG_PARENT_GPU + "\n";
+            return arguments.equals(MigInstances.LIST) ? table : GPU_LIST;
         });
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
                 Optional.empty(), clock, Runnable::run, mig);
@@ -196,7 +203,7 @@ class DraClaimsTest {
         api.answer(SLICES_PATH, 200, slices()).answer(claimPath("search", RANKER_CLAIM), 200, claim(RANKER_CLAIM));
         kubelet.answer("GET /pods", 200, podList(rankerPod()));
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.of(kubeletPods()), clock, Runnable::run);
+                Optional.of(kubeletPods()), clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker", "search-ml"));
     }
@@ -217,7 +224,7 @@ class DraClaimsTest {
                 .answer(claimPath("search", RANKER_CLAIM), 200, claim(RANKER_CLAIM))
                 .answer(claimPath("research", "shared-notebooks-gpu"), 200, claim("shared-notebooks-gpu"));
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.of(kubeletPods()), clock, Runnable::run);
+                Optional.of(kubeletPods()), clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker", "search-ml"));
         assertThat(claims.holderOf(TWO_PODS_GPU)).as("a claim two pods share says not which used it").isEmpty();
@@ -236,7 +243,7 @@ class DraClaimsTest {
         KubeletPods pods = new KubeletPods(URI.create(kubelet.url()), Optional.empty(), Optional.empty(),
                 List.of("app.kubernetes.io/name"), List.of("cost-center"), clock, kubeletRefreshes::add);
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.of(pods), clock, Runnable::run);
+                Optional.of(pods), clock, Runnable::run, WHOLE_GPUS);
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
 
         // The ranker pod starts; thirty seconds on, the claims' refresh asks the kubelet itself, and waits for it
@@ -252,7 +259,7 @@ class DraClaimsTest {
         kubelet.answer("GET /pods", 503, "");
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.of(kubeletPods()), clock, Runnable::run);
+                Optional.of(kubeletPods()), clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).as("by name and namespace: the kubelet gave no labels")
                 .contains(new Owner("ranker-7d9f", "search"));
@@ -266,7 +273,7 @@ class DraClaimsTest {
                 .answer(claimPath("search", RANKER_CLAIM), 403, """
                         {"kind": "Status", "status": "Failure", "reason": "Forbidden", "code": 403}""");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.of(kubeletPods()), clock, Runnable::run);
+                Optional.of(kubeletPods()), clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker", "search-ml"));
         clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
@@ -311,7 +318,7 @@ class DraClaimsTest {
                 .answer(CLAIMS_NEXT_PATH + "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ%3D%3D", 200,
                         claims());
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, Runnable::run);
+                Optional.empty(), clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker-7d9f", "search"));
         assertThat(api.requests()).hasSize(3);
@@ -326,7 +333,7 @@ class DraClaimsTest {
         String both = withLastItem(republished, slices());
         api.answer(SLICES_PATH, 200, both).answer(CLAIMS_PATH, 200, claims());
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, Runnable::run);
+                Optional.empty(), clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf("GPU-11111111-2222-3333-4444-555555555555")).contains(
                 new Owner("ranker-7d9f", "search"));
@@ -349,7 +356,7 @@ class DraClaimsTest {
     void shouldNotListTheClustersClaimsForANodeWhoseSlicesNameNoGpu() {
         api.answer(SLICES_PATH, 200, "{\"kind\": \"ResourceSliceList\", \"items\": []}");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, Runnable::run);
+                Optional.empty(), clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
         assertThat(api.requests()).containsExactly(SLICES_PATH);
@@ -360,7 +367,7 @@ class DraClaimsTest {
     void shouldAskTheApiServerAgainOnlyAfterThirtySeconds() {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, "{\"items\": []}");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, Runnable::run);
+                Optional.empty(), clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
         api.answer(CLAIMS_PATH, 200, claims());
@@ -376,7 +383,7 @@ class DraClaimsTest {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, "{\"items\": []}");
         List<Runnable> queued = new ArrayList<>();
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, queued::add);
+                Optional.empty(), clock, queued::add, WHOLE_GPUS);
 
         // The first round waits for the lists: it has nothing else to go by
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
@@ -403,7 +410,7 @@ class DraClaimsTest {
     void shouldAskForTheListsOnAThreadOfItsOwnAfterTheFirstTime() {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, "{\"items\": []}");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock);
+                Optional.empty(), clock, WHOLE_GPUS);
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
         api.answer(CLAIMS_PATH, 200, claims());
         clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
@@ -425,7 +432,7 @@ class DraClaimsTest {
         api.answer(SLICES_PATH, 403, """
                 {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Forbidden", "code": 403}""");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, Runnable::run);
+                Optional.empty(), clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
         clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
@@ -440,7 +447,7 @@ class DraClaimsTest {
     void shouldSayAnAnswerThatIsNoListAndAnApiServerThatIsAway() {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, "{\"items\": [");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, Runnable::run);
+                Optional.empty(), clock, Runnable::run, WHOLE_GPUS);
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
         api.answer(CLAIMS_PATH, 200, "<html>sign in</html>");
         clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
@@ -462,7 +469,7 @@ class DraClaimsTest {
     void shouldKeepWhatItKnewWhileTheApiServerIsAway() {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, Runnable::run);
+                Optional.empty(), clock, Runnable::run, WHOLE_GPUS);
         assertThat(claims.holderOf(ONE_POD_GPU)).isPresent();
         api.answer(CLAIMS_PATH, 503, "");
         clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
@@ -475,7 +482,7 @@ class DraClaimsTest {
     void shouldMapAProcessItCannotSeeToItsGpusPodButNotOneItSeesOutsideAnyPod() {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, Runnable::run);
+                Optional.empty(), clock, Runnable::run, WHOLE_GPUS);
         ProcTree proc = new ProcTree(dir).cgroup(303, "0::/user.slice/user-1000.slice/session-3.scope\n");
         ProcessOwners owners = ProcessOwners.firstOf(List.of(new SlurmOwners(proc.root()),
                 new DraOwners(proc.root(), claims)));
@@ -492,7 +499,7 @@ class DraClaimsTest {
         Path ca = Files.writeString(dir.resolve("ca.crt"), "not a certificate\n");
 
         assertThatThrownBy(() -> new DraClaims(URI.create("https://127.0.0.1:6443"), "gpu-node-7", Optional.empty(),
-                Optional.of(ca), Optional.empty(), clock)).isInstanceOf(IllegalArgumentException.class)
+                Optional.of(ca), Optional.empty(), clock, WHOLE_GPUS)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("kubernetes.ca-file").hasMessageContaining(ca.toString());
     }
 }

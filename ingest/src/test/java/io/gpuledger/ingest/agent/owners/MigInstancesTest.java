@@ -3,6 +3,7 @@ package io.gpuledger.ingest.agent.owners;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpuledger.ingest.agent.collect.NvidiaSmiGpus;
 import io.gpuledger.ingest.agent.owners.MigInstances.Instance;
 import io.gpuledger.ingest.testing.Fixtures;
 import java.io.IOException;
@@ -34,7 +35,8 @@ class MigInstancesTest {
     void shouldNameTheSliceAtEachPlacementOfTwoGpusWhoseInstanceIdsFollowNoOrder() {
         var instances = MigInstances.parse(
                 Fixtures.read("nvidia-smi/mig/mig-lgi-a100-80gb-mixed-dcgm-issue138-excerpt.txt"));
-        Map<Integer, String> gpus = MigInstances.uuidsByIndex("0, " + GPU_0 + "\n1, " + GPU_1 + "\n");
+        Map<Integer, String> gpus = NvidiaSmiGpus.parse(
+                "0, " + GPU_0 + ", 81920, Enabled\n1, " + GPU_1 + ", 81920, Enabled\n").uuidsByIndex();
 
         Map<String, String> slices = new java.util.HashMap<>();
         MigInstances.slicesByPlacement(instances, gpus)
@@ -54,7 +56,7 @@ class MigInstancesTest {
         String table = Fixtures.read("nvidia-smi/mig/mig-lgi-a100-80gb-mixed-dcgm-issue138-excerpt.txt");
         MigInstances mig = new MigInstances(arguments -> switch (arguments) {
             case MigInstances.LIST -> table;
-            case MigInstances.GPUS -> "0, " + GPU_0 + "\n";
+            case NvidiaSmiGpus.QUERY -> "0, " + GPU_0 + ", 81920, Enabled\n";
             default -> throw new IOException("not asked for: " + arguments);
         });
 
@@ -71,7 +73,7 @@ class MigInstancesTest {
         Path lists = dir.resolve("lists");
         Files.writeString(lists, "#!/bin/sh\ncase \"$*\" in\n"
                 + "  \"mig -lgi\") echo '|   0  MIG 3g.40gb          9        2          4:4     |'; exit 6 ;;\n"
-                + "  *) echo '0, " + GPU_0 + "' ;;\nesac\n");
+                + "  *) echo '0, " + GPU_0 + ", 81920, Enabled' ;;\nesac\n");
         Path none = dir.resolve("none");
         Files.writeString(none, "#!/bin/sh\necho 'No MIG-enabled devices found.' >&2\nexit 6\n");
         lists.toFile().setExecutable(true);
@@ -88,7 +90,6 @@ class MigInstancesTest {
         // Hand-written: a message instead of a table, and a GPU line that is not one
         assertThat(MigInstances.parse("No GPU instances found: Not Found\n")).isEmpty();
         assertThat(MigInstances.parse("|   0  MIG 1g.5gb       19  99999999999          0:1     |\n")).isEmpty();
-        assertThat(MigInstances.uuidsByIndex("0, GPU-a\nNo devices were found\n")).containsOnlyKeys(0);
         MigInstances failing = new MigInstances(arguments -> {
             throw new IOException("'nvidia-smi mig -lgi' exited with 6: No MIG-enabled devices found.");
         });

@@ -3,6 +3,7 @@ package io.gpuledger.ingest.agent.usage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.ingest.agent.collect.NvidiaSmiGpus;
 import io.gpuledger.ingest.testing.Fixtures;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -41,7 +42,7 @@ class NvidiaSmiProcessesTest {
                     0    2680904     C      -      -      -      -      -      -    518      0    python
                 """;
         NvidiaSmiProcesses source = new NvidiaSmiProcesses(runner(Map.of(
-                NvidiaSmiProcesses.GPUS_QUERY, gpus,
+                NvidiaSmiGpus.QUERY, gpus,
                 ComputeApps.QUERY, Fixtures.read("nvidia-smi/compute-apps-gpu_uuid-pid-used_memory-4gpu.csv"),
                 NvidiaSmiProcesses.PMON, pmon)), true);
 
@@ -67,10 +68,10 @@ class NvidiaSmiProcessesTest {
         ran.clear();
         NvidiaSmiProcesses alone = new NvidiaSmiProcesses(runner(Map.of(
                 ComputeApps.QUERY, "gpu_uuid, pid, used_gpu_memory [MiB]\nGPU-a, 7, 100 MiB\nGPU-b, 8, 200 MiB\n",
-                NvidiaSmiProcesses.GPUS_QUERY, "0, GPU-a, 1000, Disabled\n1, GPU-b, 1000, Disabled\n")), true);
+                NvidiaSmiGpus.QUERY, "0, GPU-a, 1000, Disabled\n1, GPU-b, 1000, Disabled\n")), true);
         UsageSource.Result result = alone.read();
 
-        assertThat(ran).containsExactly(ComputeApps.QUERY, NvidiaSmiProcesses.GPUS_QUERY);
+        assertThat(ran).containsExactly(ComputeApps.QUERY, NvidiaSmiGpus.QUERY);
         assertThat(result.byGpu().get("GPU-a").users()).containsExactly(GpuUser.process(7, null, 100 * MIB));
     }
 
@@ -80,7 +81,7 @@ class NvidiaSmiProcessesTest {
             if (arguments.startsWith("pmon")) {
                 throw new IOException("'nvidia-smi pmon -s um -c 1' exited with 6: Not supported on the device(s)");
             }
-            return arguments.equals(NvidiaSmiProcesses.GPUS_QUERY) ? "0, GPU-a, 1000, Disabled\nbroken line\n"
+            return arguments.equals(NvidiaSmiGpus.QUERY) ? "0, GPU-a, 1000, Disabled\nbroken line\n"
                     : "gpu_uuid, pid, used_gpu_memory [MiB]\nGPU-a, 7, 100 MiB\nGPU-a, 9, 50 MiB\n";
         }, true);
 
@@ -101,7 +102,7 @@ class NvidiaSmiProcessesTest {
                 """;
         NvidiaSmiProcesses source = new NvidiaSmiProcesses(runner(Map.of(
                 ComputeApps.QUERY, "gpu_uuid, pid, used_gpu_memory [MiB]\nGPU-a, 7, 100 MiB\nGPU-a, 9, 50 MiB\n",
-                NvidiaSmiProcesses.GPUS_QUERY, "0, GPU-a, 1000, Disabled\n",
+                NvidiaSmiGpus.QUERY, "0, GPU-a, 1000, Disabled\n",
                 NvidiaSmiProcesses.PMON, header + "    0      7     C     90      9      -      -      -      -"
                         + "    100      0    python\n",
                 pmonOver, header + """
@@ -139,7 +140,7 @@ class NvidiaSmiProcessesTest {
                 }
                 return "";
             }
-            return arguments.equals(NvidiaSmiProcesses.GPUS_QUERY) ? "0, GPU-a, 1000, Disabled\n"
+            return arguments.equals(NvidiaSmiGpus.QUERY) ? "0, GPU-a, 1000, Disabled\n"
                     : "gpu_uuid, pid, used_gpu_memory [MiB]\nGPU-a, 7, 100 MiB\nGPU-a, 9, 50 MiB\n";
         }, Duration.ofSeconds(5), true);
 
