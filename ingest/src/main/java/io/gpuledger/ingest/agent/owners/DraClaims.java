@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -80,16 +81,9 @@ public final class DraClaims {
      * @param caFile    PEM certificates to trust for the API server (the service account's {@code ca.crt}); the
      *                  JVM's trust store without it
      * @param pods      the kubelet's pods, for the labels naming a pod's job and team; empty: name and namespace
+     * @param migInstances the GPU instances of the node's GPUs ({@code nvidia-smi mig -lgi}), asked for only
+     *                  while some claim holds a MIG device of the node
      * @throws IllegalArgumentException when the CA file cannot be read as certificates
-     */
-    public DraClaims(URI apiUrl, String nodeName, Optional<Path> tokenFile, Optional<Path> caFile,
-            Optional<KubeletPods> pods, Clock clock) {
-        this(apiUrl, nodeName, tokenFile, caFile, pods, clock, MigInstances.of("nvidia-smi", Duration.ofSeconds(10)));
-    }
-
-    /**
-     * As above, the GPU instances of MIG devices told by {@code migInstances} ({@code nvidia-smi mig -lgi}), run
-     * only while the node's slices have MIG devices.
      */
     public DraClaims(URI apiUrl, String nodeName, Optional<Path> tokenFile, Optional<Path> caFile,
             Optional<KubeletPods> pods, Clock clock, MigInstances migInstances) {
@@ -97,12 +91,6 @@ public final class DraClaims {
     }
 
     /** As the public constructor, with the refreshes after the first run by {@code refresher}. */
-    DraClaims(URI apiUrl, String nodeName, Optional<Path> tokenFile, Optional<Path> caFile,
-            Optional<KubeletPods> pods, Clock clock, Executor refresher) {
-        this(apiUrl, nodeName, tokenFile, caFile, pods, clock, refresher,
-                MigInstances.of("nvidia-smi", Duration.ofSeconds(10)));
-    }
-
     DraClaims(URI apiUrl, String nodeName, Optional<Path> tokenFile, Optional<Path> caFile,
             Optional<KubeletPods> pods, Clock clock, Executor refresher, MigInstances migInstances) {
         this.migInstances = migInstances;
@@ -151,11 +139,13 @@ public final class DraClaims {
                 // A node whose slices name no GPU (no DRA driver on it) has no claim to look for.
                 holders = Map.of();
             } else {
-                List<JsonNode> claims = claims();
+                List<DraDevices.Allocation> allocations = DraDevices.allocations(claims());
                 // Only the MIG devices claims were given: a driver may publish every partition a GPU allows.
-                migs.keySet().retainAll(DraDevices.allocated(claims));
+                Set<String> allocated = new HashSet<>();
+                allocations.forEach(allocation -> allocated.add(allocation.device()));
+                migs.keySet().retainAll(allocated);
                 gpus.putAll(migSlices(migs));
-                holders = DraDevices.holders(gpus, claims);
+                holders = DraDevices.holders(gpus, allocations);
             }
             synchronized (this) {
                 failures.answered();

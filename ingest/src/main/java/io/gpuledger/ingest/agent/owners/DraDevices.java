@@ -3,7 +3,6 @@ package io.gpuledger.ingest.agent.owners;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -38,11 +37,13 @@ final class DraDevices {
     private DraDevices() {
     }
 
-    /**
-     * The pods holding each GPU, by its UUID, for the node's devices ({@link #gpus}) and the items of a claim list.
-     */
-    static Map<String, List<Pod>> holders(Map<String, String> uuidByDevice, List<JsonNode> claims) {
-        Map<String, Set<Pod>> holders = new LinkedHashMap<>();
+    /** A device a claim was given (not for a monitor's admin access), by its key, and the pods it is reserved for. */
+    record Allocation(String device, List<Pod> pods) {
+    }
+
+    /** The devices the claims of a claim list were given, each with the pods of its claim. */
+    static List<Allocation> allocations(List<JsonNode> claims) {
+        List<Allocation> allocations = new ArrayList<>();
         for (JsonNode claim : claims) {
             String namespace = claim.path("metadata").path("namespace").asText(null);
             List<Pod> pods = new ArrayList<>();
@@ -56,11 +57,22 @@ final class DraDevices {
                 }
             }
             for (JsonNode result : claim.path("status").path("allocation").path("devices").path("results")) {
-                String uuid = uuidByDevice.get(key(result.path("driver").asText(""), result.path("pool").asText(""),
-                        result.path("device").asText("")));
-                if (uuid != null && !result.path("adminAccess").asBoolean(false)) {
-                    holders.computeIfAbsent(uuid, k -> new LinkedHashSet<>()).addAll(pods);
+                if (!result.path("adminAccess").asBoolean(false)) {
+                    allocations.add(new Allocation(key(result.path("driver").asText(""),
+                            result.path("pool").asText(""), result.path("device").asText("")), List.copyOf(pods)));
                 }
+            }
+        }
+        return allocations;
+    }
+
+    /** The pods holding each GPU, by its UUID, for the node's devices ({@link #gpus}) and the claims' allocations. */
+    static Map<String, List<Pod>> holders(Map<String, String> uuidByDevice, List<Allocation> allocations) {
+        Map<String, Set<Pod>> holders = new LinkedHashMap<>();
+        for (Allocation allocation : allocations) {
+            String uuid = uuidByDevice.get(allocation.device());
+            if (uuid != null) {
+                holders.computeIfAbsent(uuid, k -> new LinkedHashSet<>()).addAll(allocation.pods());
             }
         }
         Map<String, List<Pod>> byGpu = new LinkedHashMap<>();
@@ -72,20 +84,6 @@ final class DraDevices {
      * The GPU UUID of each device of the items of a slice list, by driver, pool and device name; empty where none
      * names one.
      */
-    /** The devices some claim of {@code claims} was given (not for a monitor's admin access), by key. */
-    static Set<String> allocated(List<JsonNode> claims) {
-        Set<String> devices = new HashSet<>();
-        for (JsonNode claim : claims) {
-            for (JsonNode result : claim.path("status").path("allocation").path("devices").path("results")) {
-                if (!result.path("adminAccess").asBoolean(false)) {
-                    devices.add(key(result.path("driver").asText(""), result.path("pool").asText(""),
-                            result.path("device").asText("")));
-                }
-            }
-        }
-        return devices;
-    }
-
     static Map<String, String> gpus(List<JsonNode> slices) {
         Map<String, String> uuidByDevice = new HashMap<>();
         forEachDevice(slices, (driver, pool, device) -> {
