@@ -30,8 +30,6 @@ final class JobParts {
     private static final int UNPRICED_SECONDS = Sum.UNPRICED_SECONDS.ordinal();
 
     private final List<Entry> entries = new ArrayList<>(4);
-    /** How many entries name a job of their own (not {@link JobPart#UNLISTED_JOB}). */
-    private int listed;
 
     private static final class Entry {
         final String jobId;
@@ -114,8 +112,7 @@ final class JobParts {
         if (found != null) {
             return found;
         }
-        if (listed < JobPart.MAX_LISTED && entries.size() < MAX_ENTRIES) {
-            listed++;
+        if (entries.size() < MAX_ENTRIES && listed() < JobPart.MAX_LISTED) {
             return added(jobId, team);
         }
         Entry teams = find(JobPart.UNLISTED_JOB, team);
@@ -132,6 +129,21 @@ final class JobParts {
         }
         // Only parts stored before jobs were listed by team can have all their entries named: the last one takes it.
         return entries.get(entries.size() - 1);
+    }
+
+    /**
+     * How many entries name a job of their own: counted, not kept, so that parts read back count as they did (a job
+     * really named {@link JobPart#UNLISTED_JOB} is not told from a team's entry in the stored form). Only a new job
+     * counts them, and there are at most {@link #MAX_ENTRIES}.
+     */
+    private int listed() {
+        int listed = 0;
+        for (Entry entry : entries) {
+            if (!entry.jobId.equals(JobPart.UNLISTED_JOB)) {
+                listed++;
+            }
+        }
+        return listed;
     }
 
     private Entry find(String jobId, String team) {
@@ -184,9 +196,6 @@ final class JobParts {
             entry.energyKwh = in.readDouble();
             entry.unpricedSeconds = in.readDouble();
             parts.entries.add(entry);
-            if (!entry.jobId.equals(JobPart.UNLISTED_JOB)) {
-                parts.listed++;
-            }
         }
         return parts;
     }

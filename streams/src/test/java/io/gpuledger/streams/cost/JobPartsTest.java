@@ -103,7 +103,7 @@ class JobPartsTest {
     @Test
     void shouldNeverHoldMoreEntriesThanItsStoredFormCountsWhateverTheJobsAreNamed() throws IOException {
         // A job really named like the entries of unlisted jobs, in 20 teams, then 300 other jobs of 60 teams: the
-        // 220 first are listed, the others' teams are 40 to 59 (20 entries, room for 15) and 0 to 19 (held already)
+        // first 235 fill the entries, the others go to their team's entry (teams 0 to 19) or the first one
         JobParts parts = new JobParts();
         double whole = 0;
         for (int team = 0; team < 20; team++) {
@@ -121,6 +121,27 @@ class JobPartsTest {
 
         assertThat(read.toContract()).hasSize(JobParts.MAX_ENTRIES);
         assertThat(read.toContract().stream().mapToDouble(JobPart::cost).sum()).isEqualTo(whole);
+    }
+
+    @Test
+    void shouldTakeANewJobAlikeBeforeAndAfterItsPartsAreStoredWhateverTheJobsAreNamed() throws IOException {
+        // Given the parts of 240 jobs, the first of them really named like the entries of unlisted jobs
+        JobParts parts = new JobParts();
+        parts.addSole(JobPart.UNLISTED_JOB, "team-a", costing(1));
+        for (int job = 2; job <= JobPart.MAX_LISTED; job++) {
+            parts.addSole("job-" + job, "team-a", costing(1));
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        parts.write(new DataOutputStream(bytes));
+        JobParts read = JobParts.read(new DataInputStream(new ByteArrayInputStream(bytes.toByteArray())));
+
+        // When a new job of another team comes to the parts and to their copy read back by a restarted engine
+        parts.addSole("job-new", "team-b", costing(2));
+        read.addSole("job-new", "team-b", costing(2));
+
+        // Then both list it alike: the stored form cannot tell that job from a team's entry, so neither counts it
+        assertThat(read.toContract()).isEqualTo(parts.toContract());
+        assertThat(parts.toContract()).last().isEqualTo(new JobPart("job-new", "team-b", 60, 2, 0, 0));
     }
 
     private static UsageTotals costing(double cost) {
