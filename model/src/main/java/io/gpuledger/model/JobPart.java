@@ -28,7 +28,10 @@ public record JobPart(
      * team still gets what its jobs took and a record stays within what a broker takes.
      */
     public static final String UNLISTED_JOB = "unlisted";
-    /** The most jobs a window's or hour's parts name. */
+    /**
+     * The most jobs a window's or hour's parts name, besides a job really named {@value #UNLISTED_JOB}, which the
+     * parts cannot tell from a team's entry and so do not count.
+     */
     public static final int MAX_LISTED = 240;
 
     public JobPart {

@@ -1,6 +1,7 @@
 package io.gpuledger.ingest.agent.collect;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,7 +22,7 @@ public final class NvidiaSmiGpus {
     public record Gpu(int index, String uuid, Double memoryBytes, boolean mig) {
     }
 
-    /** The GPUs by UUID, in the order listed, and what could not be read, each line said. */
+    /** The GPUs by UUID, in the order listed, and what could not be read, a message for each such line. */
     public record Result(Map<String, Gpu> byUuid, List<String> errors) {
 
         /** Each GPU's UUID by its index. */
@@ -35,7 +36,10 @@ public final class NvidiaSmiGpus {
     private NvidiaSmiGpus() {
     }
 
-    /** The GPUs of {@link #QUERY}'s output; a line that is not one (a message, say) is said and passed over. */
+    /**
+     * The GPUs of {@link #QUERY}'s output; a line that is not one (a message, say) is passed over, and the
+     * {@link Result#errors()} say it for a reader that reports them.
+     */
     public static Result parse(String output) {
         Map<String, Gpu> gpus = new LinkedHashMap<>();
         List<String> errors = new ArrayList<>();
@@ -58,6 +62,6 @@ public final class NvidiaSmiGpus {
                         + "), skipped");
             }
         }
-        return new Result(gpus, errors);
+        return new Result(Collections.unmodifiableMap(gpus), List.copyOf(errors));
     }
 }

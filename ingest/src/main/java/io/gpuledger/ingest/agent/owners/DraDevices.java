@@ -56,10 +56,11 @@ final class DraDevices {
                     pods.add(new Pod(uid, name, namespace));
                 }
             }
+            List<Pod> holding = List.copyOf(pods);
             for (JsonNode result : claim.path("status").path("allocation").path("devices").path("results")) {
                 if (!result.path("adminAccess").asBoolean(false)) {
                     allocations.add(new Allocation(key(result.path("driver").asText(""),
-                            result.path("pool").asText(""), result.path("device").asText("")), List.copyOf(pods)));
+                            result.path("pool").asText(""), result.path("device").asText("")), holding));
                 }
             }
         }

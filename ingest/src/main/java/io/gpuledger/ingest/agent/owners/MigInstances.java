@@ -67,6 +67,7 @@ public final class MigInstances {
      * @throws IOException when nvidia-smi cannot be run or fails
      */
     Map<String, Slice> slicesByPlacement() throws IOException {
+        // A GPU line it cannot read names no GPU: the devices on that GPU match no instance, and are said so.
         return slicesByPlacement(parse(runner.run(LIST)),
                 NvidiaSmiGpus.parse(runner.run(NvidiaSmiGpus.QUERY)).uuidsByIndex());
     }

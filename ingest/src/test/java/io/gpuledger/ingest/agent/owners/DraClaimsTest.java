@@ -47,11 +47,11 @@ class DraClaimsTest {
     private static final String TWO_PODS_GPU = "GPU-f7c1496c-0c3b-9e2d-44a1-8d2b7e3f6a02";
     private static final String ADMIN_ACCESS_GPU = "GPU-0a9d3c55-7e61-4b2f-a8c4-2e5d9f1b3c03";
     private static final String FREE_GPU = "GPU-6b2e8f14-93ad-4c07-b1e5-7f3a0d2c9e04";
-    /** nvidia-smi's GPU list of the MIG node: its A100 80GB, split by MIG. */
     /** The GPU instances of a node without MIG: never asked for, as no claim holds a MIG device. */
     private static final MigInstances WHOLE_GPUS = new MigInstances(arguments -> {
         throw new IOException("no GPU is split by MIG on this node: nvidia-smi " + arguments);
     });
+    /** nvidia-smi's GPU list of the MIG node: its A100 80GB, split by MIG. */
     private static final String GPU_LIST = "0, " + MIG_PARENT_GPU + ", 81920, Enabled\n";
 
     @TempDir

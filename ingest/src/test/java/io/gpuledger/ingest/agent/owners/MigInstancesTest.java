@@ -87,7 +87,7 @@ class MigInstancesTest {
 
     @Test
     void shouldFindNoInstanceWhereNvidiaSmiSaysThereIsNoneAndFailWhereItFails() {
-        // Hand-written: a message instead of a table, and a GPU line that is not one
+        // Hand-written: a message instead of a table, and a row whose instance id is past any int
         assertThat(MigInstances.parse("No GPU instances found: Not Found\n")).isEmpty();
         assertThat(MigInstances.parse("|   0  MIG 1g.5gb       19  99999999999          0:1     |\n")).isEmpty();
         MigInstances failing = new MigInstances(arguments -> {
