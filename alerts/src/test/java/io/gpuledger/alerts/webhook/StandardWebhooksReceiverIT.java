@@ -2,7 +2,7 @@ package io.gpuledger.alerts.webhook;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpuledger.testing.RequiredTool;
+import io.gpuledger.testing.NodeFolder;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -11,7 +11,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -48,13 +47,7 @@ class StandardWebhooksReceiverIT {
 
     @BeforeEach
     void startReceiverThatHasOnlyTheOldSecret() throws Exception {
-        RequiredTool.assume(run(Duration.ofSeconds(20), "node", "--version"),
-                "node is not installed: the Standard Webhooks receiver cannot run (.ci/run installs it)");
-        if (!Files.isDirectory(RECEIVER.resolve("node_modules/standardwebhooks"))) {
-            RequiredTool.assume(run(Duration.ofMinutes(2), "npm", "install", "--no-audit", "--no-fund",
-                    "--no-package-lock"),
-                    "npm could not install standardwebhooks 1.1.1 into " + RECEIVER + " (.ci/run installs it)");
-        }
+        NodeFolder.require(RECEIVER, "standardwebhooks", "the Standard Webhooks receiver");
         ProcessBuilder builder = new ProcessBuilder("node", "receiver.mjs").directory(RECEIVER.toFile())
                 .redirectErrorStream(true);
         builder.environment().put("WEBHOOK_SECRET", OLD_SECRET);
@@ -160,23 +153,5 @@ class StandardWebhooksReceiverIT {
         String line = verdicts.poll(PATIENCE.toSeconds(), TimeUnit.SECONDS);
         assertThat(line).as("a line from the receiver").isNotNull();
         return line;
-    }
-
-    /** Whether the command ran and succeeded, in the receiver's folder. */
-    private static boolean run(Duration limit, String... command) {
-        try {
-            Process process = new ProcessBuilder(command).directory(RECEIVER.toFile()).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            if (!process.waitFor(limit.toSeconds(), TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                return false;
-            }
-            return process.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
     }
 }

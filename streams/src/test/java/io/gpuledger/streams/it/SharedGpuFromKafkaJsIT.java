@@ -10,15 +10,12 @@ import io.gpuledger.model.UsageRollup;
 import io.gpuledger.streams.CostEngine;
 import io.gpuledger.streams.CostEngineConfig;
 import io.gpuledger.testing.BrokerExtension;
-import io.gpuledger.testing.RequiredTool;
-import java.io.IOException;
+import io.gpuledger.testing.NodeFolder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.serialization.Serdes;
 import org.junit.jupiter.api.Test;
@@ -47,7 +44,7 @@ class SharedGpuFromKafkaJsIT {
 
     @Test
     void shouldSplitAndRefuseASharedGpusSamplesWrittenByAnotherKafkaClient() throws Exception {
-        assumeKafkaJs();
+        NodeFolder.require(WRITER, "kafkajs", "the kafkajs writer");
         String bootstrap = broker.bootstrap();
         TopicAdmin.ensureTopics(bootstrap, 2);
         // A p4d.24xlarge at $32.77 an hour: $4.09625 a GPU-hour
@@ -92,53 +89,11 @@ class SharedGpuFromKafkaJsIT {
                 record -> record.key().equals(key) && record.value().totals().samples() == 6, WAIT).value();
     }
 
-    private static void assumeKafkaJs() throws InterruptedException {
-        RequiredTool.assume(run(Duration.ofSeconds(20), "node", "--version").succeeded(),
-                "node is not installed: kafkajs cannot write the samples (.ci/run installs it)");
-        if (!Files.isDirectory(WRITER.resolve("node_modules/kafkajs"))) {
-            RequiredTool.assume(run(Duration.ofMinutes(2), "npm", "install", "--no-audit", "--no-fund",
-                    "--no-package-lock").succeeded(), "npm could not install kafkajs 2.2.4 into " + WRITER
-                    + " (.ci/run installs it)");
-        }
-    }
-
     private static List<String> runWriter(String bootstrap) throws InterruptedException {
-        Ran writer = run(WAIT, "node", "writer.mjs", bootstrap, Topics.TELEMETRY.name(), GPU, T0.toString());
+        NodeFolder.Ran writer = NodeFolder.run(WRITER, WAIT, "node", "writer.mjs", bootstrap,
+                Topics.TELEMETRY.name(), GPU, T0.toString());
         assertThat(writer.succeeded()).as("the writer ended with status 0 within %s; it printed %s", WAIT,
                 writer.printed()).isTrue();
         return writer.printed();
-    }
-
-    /** How a command ended: its status (-1: it could not start or ran past its limit) and what it printed. */
-    private record Ran(int status, List<String> printed) {
-        boolean succeeded() {
-            return status == 0;
-        }
-    }
-
-    /** Runs the command in the writer's folder, at most {@code limit}; standard output and error together. */
-    private static Ran run(Duration limit, String... command) throws InterruptedException {
-        Path output = null;
-        try {
-            output = Files.createTempFile("kafkajs-writer", ".txt");
-            Process process = new ProcessBuilder(command).directory(WRITER.toFile()).redirectErrorStream(true)
-                    .redirectOutput(output.toFile()).start();
-            boolean ended = process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS);
-            if (!ended) {
-                process.destroyForcibly().waitFor();
-            }
-            List<String> printed = Files.readAllLines(output, StandardCharsets.UTF_8);
-            return new Ran(ended ? process.exitValue() : -1, printed);
-        } catch (IOException e) {
-            return new Ran(-1, List.of(e.toString()));
-        } finally {
-            if (output != null) {
-                try {
-                    Files.deleteIfExists(output);
-                } catch (IOException e) {
-                    // a temporary file left behind
-                }
-            }
-        }
     }
 }
