@@ -123,7 +123,8 @@ public final class NodeAgent implements AutoCloseable {
         List<Collector> collectors = new ArrayList<>();
         if (config.flag("dcgm.enabled")) {
             collectors.add(new DcgmCollector(URI.create(config.text("dcgm.url")),
-                    new DcgmScrape(config.list("dcgm.job-labels"), config.list("dcgm.team-labels")),
+                    new DcgmScrape(config.list("dcgm.job-labels"), config.list("dcgm.team-labels"),
+                            GpuSharingSettings.podJobIds(config)),
                     Duration.ofSeconds(3)));
         }
         if (config.flag("nvidia-smi.enabled")) {

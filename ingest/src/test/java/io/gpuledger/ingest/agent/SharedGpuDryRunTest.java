@@ -308,6 +308,33 @@ class SharedGpuDryRunTest {
                 .contains("give hami.url");
     }
 
+    @Test
+    void shouldPrintJobsNamedAfterTheirPodsByNamespaceAndNameWhenToldSo() throws IOException {
+        Map<String, String> env = node();
+        env.put("GPULEDGER_KUBERNETES_JOB_IDS", "namespace/pod");
+
+        int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
+
+        assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        // the ranker's pod has a job label; the notebook's is named after the pod
+        assertThat(samples().get(GPU_0).get("allocations")).isEqualTo(Json.MAPPER.readTree("""
+                [{"jobId": "ranker", "team": "search", "share": 0.3, "measuredBy": "sm"},
+                 {"jobId": "research/notebook-0", "team": "research", "share": 0.45, "measuredBy": "sm"}]"""));
+    }
+
+    @Test
+    void shouldRefuseToStartWithJobIdsItDoesNotKnow() throws IOException {
+        Map<String, String> env = node();
+        env.put("GPULEDGER_KUBERNETES_JOB_IDS", "uid");
+
+        int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
+
+        assertThat(status).isEqualTo(2);
+        assertThat(out.size()).isZero();
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("kubernetes.job-ids: 'uid' is neither pod nor"
+                + " namespace/pod");
+    }
+
     /** The node: its nvidia-smi, its processes and its kubelet. */
     private Map<String, String> node() throws IOException {
         kubelet.answer("GET /pods", 200, """

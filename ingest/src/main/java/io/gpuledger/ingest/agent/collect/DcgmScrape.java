@@ -3,10 +3,12 @@ package io.gpuledger.ingest.agent.collect;
 import io.gpuledger.ingest.agent.usage.GpuUser;
 import io.gpuledger.ingest.agent.usage.GpuUsers;
 import io.gpuledger.ingest.agent.usage.Owner;
+import io.gpuledger.ingest.agent.usage.PodJobIds;
 import io.gpuledger.ingest.prom.PrometheusText;
 import io.gpuledger.model.Reading;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -118,6 +120,8 @@ public final class DcgmScrape {
     public static final String UNALLOCATED_MIG = "unallocated";
 
     private static final Pattern SLICES = Pattern.compile("(\\d+)g\\.");
+    /** The labels of a series naming its pod: {@code pod}, or {@code pod_name} in the old label names. */
+    private static final Set<String> POD_LABELS = Set.of("pod", "pod_name");
 
     /** Readings, and why values were left out ("field of GPU: why"). */
     public record Result(List<GpuReading> readings, List<String> errors) {
@@ -132,12 +136,20 @@ public final class DcgmScrape {
     private final Map<String, Counted> lastCounted = new java.util.HashMap<>();
     private final List<String> jobLabels;
     private final List<String> teamLabels;
+    private final PodJobIds jobIds;
+    private final PodJobIds.SameNamed sameNamed = new PodJobIds.SameNamed();
     /** GPUs whose pods were said to carry copies: said once, not every scrape. */
     private final Set<String> saidCopies = new java.util.HashSet<>();
 
-    public DcgmScrape(List<String> jobLabels, List<String> teamLabels) {
+    /**
+     * @param jobLabels the labels naming a GPU's or pod's job, the first present wins; one of the pod's name
+     *                  ({@code pod}, {@code pod_name}) is written as {@code jobIds} says
+     * @param jobIds    how a job named after its pod is written
+     */
+    public DcgmScrape(List<String> jobLabels, List<String> teamLabels, PodJobIds jobIds) {
         this.jobLabels = List.copyOf(jobLabels);
         this.teamLabels = List.copyOf(teamLabels);
+        this.jobIds = jobIds;
     }
 
     /** As {@link #read(String, long)}, scraped now. */
@@ -156,6 +168,8 @@ public final class DcgmScrape {
         PrometheusText.Scrape scrape = PrometheusText.parse(scrapeText);
         List<String> errors = new ArrayList<>(scrape.errors());
         Map<String, Builder> byGpu = new LinkedHashMap<>();
+        // The namespaces of the pods each job named after its pod was written for.
+        Map<String, Set<String>> podNamed = new LinkedHashMap<>();
         for (PrometheusText.Sample sample : scrape.samples()) {
             String gpuUuid = sample.label("UUID");
             if (gpuUuid == null || gpuUuid.isBlank()) {
@@ -199,7 +213,7 @@ public final class DcgmScrape {
             if (engine) {
                 gpu.engineActive = kept;
             } else if (PER_POD.contains(mapping.reading()) && pod != null && !pod.isBlank()) {
-                gpu.pod(sample.labels()).values.put(mapping.reading(), kept);
+                gpu.pod(sample.labels(), podNamed).values.put(mapping.reading(), kept);
             } else {
                 gpu.podless.put(mapping.reading(), kept);
             }
@@ -208,7 +222,9 @@ public final class DcgmScrape {
             gpu.settlePods(errors);
             meanPowerFromCounter(gpu, scrapedAtNanos, errors);
         }
-        return new Result(withUnallocatedMigShares(byGpu), errors);
+        List<GpuReading> readings = withUnallocatedMigShares(byGpu, podNamed);
+        errors.addAll(sameNamed.unsaid(jobIds, podNamed));
+        return new Result(readings, errors);
     }
 
     /** The energy counter of a GPU at one scrape. */
@@ -252,12 +268,13 @@ public final class DcgmScrape {
      * instance holds stays under the GPU's own UUID as an idle reading (no kernel can run there),
      * so that it shows as idle cost instead of disappearing; a fully sliced GPU has no such reading.
      */
-    private List<GpuReading> withUnallocatedMigShares(Map<String, Builder> byGpu) {
+    private List<GpuReading> withUnallocatedMigShares(Map<String, Builder> byGpu,
+            Map<String, Set<String>> podNamed) {
         List<GpuReading> readings = new ArrayList<>();
         Map<String, Double> slicedShare = new LinkedHashMap<>();
         for (Builder gpu : byGpu.values()) {
             if (gpu.mig) {
-                GpuReading instance = reading(gpu);
+                GpuReading instance = reading(gpu, podNamed);
                 readings.add(instance);
                 slicedShare.merge(gpu.parentUuid, instance.gpuFraction(), Double::sum);
             }
@@ -266,7 +283,7 @@ public final class DcgmScrape {
             if (gpu.mig) {
                 continue;
             }
-            GpuReading whole = reading(gpu);
+            GpuReading whole = reading(gpu, podNamed);
             Double sliced = slicedShare.get(gpu.parentUuid);
             if (sliced == null) {
                 readings.add(whole);
@@ -284,14 +301,14 @@ public final class DcgmScrape {
         return readings;
     }
 
-    private GpuReading reading(Builder gpu) {
+    private GpuReading reading(Builder gpu, Map<String, Set<String>> podNamed) {
         Map<String, String> labels = gpu.labels;
         String profile = labels.get("GPU_I_PROFILE");
         boolean slice = profile != null && !profile.isBlank();
         GpuReading.Builder reading = GpuReading.builder(gpu.key).index(index(labels.get("gpu")))
                 .model(labels.get("modelName"))
                 .slice(slice ? profile : null, slice ? sliceShare(profile, labels.get("modelName")) : null)
-                .jobId(gpu.severalPods ? null : firstLabel(labels, jobLabels))
+                .jobId(gpu.severalPods ? null : jobOf(labels, podNamed))
                 .team(gpu.severalPods ? null : firstLabel(labels, teamLabels))
                 .reportedHost(labels.getOrDefault("Hostname", labels.get("hostname")))
                 .users(gpu.users);
@@ -335,6 +352,33 @@ public final class DcgmScrape {
         } catch (NumberFormatException e) {
             return null;
         }
+    }
+
+    /**
+     * The job the first of the job labels present names: one naming the pod ({@code pod}, {@code pod_name}) as
+     * {@link #jobIds} writes it, noted with its namespace in {@code podNamed}; null when none is present.
+     */
+    private String jobOf(Map<String, String> labels, Map<String, Set<String>> podNamed) {
+        for (String name : jobLabels) {
+            String value = labels.get(name);
+            if (value != null && !value.isBlank()) {
+                return POD_LABELS.contains(name) ? podJob(labels, value, podNamed) : value;
+            }
+        }
+        return null;
+    }
+
+    private String podJob(Map<String, String> labels, String pod, Map<String, Set<String>> podNamed) {
+        String namespace = namespaceOf(labels);
+        if (namespace != null) {
+            podNamed.computeIfAbsent(pod, name -> new HashSet<>()).add(namespace);
+        }
+        return jobIds.jobOf(namespace, pod);
+    }
+
+    private static String namespaceOf(Map<String, String> labels) {
+        String namespace = labels.get("namespace");
+        return namespace == null || namespace.isBlank() ? labels.get("pod_namespace") : namespace;
     }
 
     private static String firstLabel(Map<String, String> labels, List<String> allowed) {
@@ -385,15 +429,16 @@ public final class DcgmScrape {
             sampleLabels.forEach(labels::putIfAbsent);
         }
 
-        private PodSeries pod(Map<String, String> sampleLabels) {
+        private PodSeries pod(Map<String, String> sampleLabels, Map<String, Set<String>> podNamed) {
             String pod = podOf(sampleLabels);
-            String namespace = sampleLabels.getOrDefault("namespace", sampleLabels.get("pod_namespace"));
+            String namespace = namespaceOf(sampleLabels);
             String key = namespace + "/" + pod + "/"
                     + sampleLabels.getOrDefault("container", sampleLabels.getOrDefault("container_name", ""));
             return pods.computeIfAbsent(key, k -> {
-                String job = firstLabel(sampleLabels, jobLabels);
+                String job = jobOf(sampleLabels, podNamed);
                 String team = firstLabel(sampleLabels, teamLabels);
-                return new PodSeries(new Owner(job == null ? pod : job, team == null ? namespace : team));
+                return new PodSeries(new Owner(job == null ? podJob(sampleLabels, pod, podNamed) : job,
+                        team == null ? namespace : team));
             });
         }
 

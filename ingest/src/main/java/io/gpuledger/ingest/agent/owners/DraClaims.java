@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gpuledger.ingest.agent.usage.Owner;
+import io.gpuledger.ingest.agent.usage.PodJobIds;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -39,8 +40,9 @@ import java.util.concurrent.Executor;
  * never holds a round up (a list of a large cluster's claims takes up to 10 s a page before it times out).
  *
  * <p>A GPU's holder is its one pod: the job and team the kubelet's labels give it ({@link KubeletPods}, same
- * allow-lists) where the kubelet is read, else its name and namespace. A GPU several pods hold (a claim shared by
- * pods, a device given to several claims) has no one holder: the claims cannot say which of them used it.
+ * allow-lists) where the kubelet is read, else its name (as {@link PodJobIds} writes it) and namespace. A GPU
+ * several pods hold (a claim shared by pods, a device given to several claims) has no one holder: the claims
+ * cannot say which of them used it.
  */
 public final class DraClaims {
 
@@ -55,6 +57,7 @@ public final class DraClaims {
     private final String nodeName;
     private final Optional<Path> tokenFile;
     private final Optional<KubeletPods> pods;
+    private final PodJobIds jobIds;
     private final HttpClient http;
     private final Refreshes refreshes;
     private final SaidOnce failures = new SaidOnce();
@@ -81,18 +84,20 @@ public final class DraClaims {
      * @param caFile    PEM certificates to trust for the API server (the service account's {@code ca.crt}); the
      *                  JVM's trust store without it
      * @param pods      the kubelet's pods, for the labels naming a pod's job and team; empty: name and namespace
+     * @param jobIds    how a job named after its pod is written, where the kubelet does not list the pod
      * @param migInstances the GPU instances of the node's GPUs ({@code nvidia-smi mig -lgi}), asked for only
      *                  while some claim holds a MIG device of the node
      * @throws IllegalArgumentException when the CA file cannot be read as certificates
      */
     public DraClaims(URI apiUrl, String nodeName, Optional<Path> tokenFile, Optional<Path> caFile,
-            Optional<KubeletPods> pods, Clock clock, MigInstances migInstances) {
-        this(apiUrl, nodeName, tokenFile, caFile, pods, clock, Refreshes.backgroundThread("dra-claims"), migInstances);
+            Optional<KubeletPods> pods, PodJobIds jobIds, Clock clock, MigInstances migInstances) {
+        this(apiUrl, nodeName, tokenFile, caFile, pods, jobIds, clock, Refreshes.backgroundThread("dra-claims"),
+                migInstances);
     }
 
     /** As the public constructor, with the refreshes after the first run by {@code refresher}. */
     DraClaims(URI apiUrl, String nodeName, Optional<Path> tokenFile, Optional<Path> caFile,
-            Optional<KubeletPods> pods, Clock clock, Executor refresher, MigInstances migInstances) {
+            Optional<KubeletPods> pods, PodJobIds jobIds, Clock clock, Executor refresher, MigInstances migInstances) {
         this.migInstances = migInstances;
         this.refreshes = new Refreshes(REFRESH_EVERY, clock, refresher, this::refresh);
         this.clock = clock;
@@ -101,6 +106,7 @@ public final class DraClaims {
         this.nodeName = nodeName;
         this.tokenFile = tokenFile;
         this.pods = pods;
+        this.jobIds = jobIds;
         HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3));
         caFile.ifPresent(file -> client.sslContext(TrustedCertificates.sslContext(file, "kubernetes.ca-file")));
         this.http = client.build();
@@ -118,7 +124,7 @@ public final class DraClaims {
         }
         DraDevices.Pod pod = holding.get(0);
         return pods.flatMap(kubelet -> kubelet.ownerOf(pod.uid()))
-                .or(() -> Optional.of(new Owner(pod.name(), pod.namespace())));
+                .or(() -> Optional.of(new Owner(jobIds.jobOf(pod.namespace(), pod.name()), pod.namespace())));
     }
 
     /** What went wrong since the last call (an API server away, a refusal, an answer that is no list), once each. */

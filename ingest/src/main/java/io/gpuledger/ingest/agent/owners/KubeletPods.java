@@ -3,6 +3,7 @@ package io.gpuledger.ingest.agent.owners;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gpuledger.ingest.agent.usage.Owner;
+import io.gpuledger.ingest.agent.usage.PodJobIds;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -25,8 +27,8 @@ import java.util.concurrent.Executor;
 
 /**
  * The pods of this node as its kubelet lists them ({@code GET /pods}, read-only), by UID: a pod's job is the
- * first of its labels named in the job allow-list, else its name; its team the first of the team allow-list,
- * else its namespace. No other label is read. The list is asked for again when a pod it does not hold is
+ * first of its labels named in the job allow-list, else its name as {@link PodJobIds} writes it; its team the
+ * first of the team allow-list, else its namespace. No other label is read. The list is asked for again when a pod it does not hold is
  * looked up, at most once per {@link #REFRESH_AT_MOST_EVERY}, so a node's new pods are found within a round
  * or two and a kubelet that is away is not asked every time. The first time the sampling round waits for the
  * list; after that it is asked for on a thread of its own ({@link Refreshes}) and the pod is found in a later
@@ -45,10 +47,14 @@ public final class KubeletPods {
     private final Optional<Path> tokenFile;
     private final List<String> jobLabels;
     private final List<String> teamLabels;
+    private final PodJobIds jobIds;
     private final HttpClient http;
     private final Refreshes refreshes;
     private final SaidOnce failures = new SaidOnce();
-    private volatile Map<String, Owner> ownersByUid = Map.of();
+    private volatile Map<String, Listed> podsByUid = Map.of();
+    /** The pods whose owners were asked for, by UID: those of the GPUs' processes. */
+    private final Set<String> lookedUp = new HashSet<>();
+    private final PodJobIds.SameNamed sameNamed = new PodJobIds.SameNamed();
     /** The claims of the pods last listed; null until the kubelet answered. */
     private volatile Set<PodClaim> podClaims;
 
@@ -56,13 +62,17 @@ public final class KubeletPods {
     record PodClaim(String namespace, String name) {
     }
 
+    /** A pod's owner, and its namespace where its job is named after the pod, not a label (else null). */
+    private record Listed(Owner owner, String podNamedIn) {
+    }
+
     /**
      * @param kubeletUrl the kubelet, e.g. {@code http://127.0.0.1:10255} (its read-only port)
      * @param tokenFile  a bearer token to present, read again each time (a service account's, mounted)
      */
     public KubeletPods(URI kubeletUrl, Optional<Path> tokenFile, List<String> jobLabels, List<String> teamLabels,
-            Clock clock) {
-        this(kubeletUrl, tokenFile, Optional.empty(), jobLabels, teamLabels, clock);
+            PodJobIds jobIds, Clock clock) {
+        this(kubeletUrl, tokenFile, Optional.empty(), jobLabels, teamLabels, jobIds, clock);
     }
 
     /**
@@ -71,18 +81,20 @@ public final class KubeletPods {
      * @throws IllegalArgumentException when the CA file cannot be read as certificates
      */
     public KubeletPods(URI kubeletUrl, Optional<Path> tokenFile, Optional<Path> caFile, List<String> jobLabels,
-            List<String> teamLabels, Clock clock) {
-        this(kubeletUrl, tokenFile, caFile, jobLabels, teamLabels, clock, Refreshes.backgroundThread("kubelet-pods"));
+            List<String> teamLabels, PodJobIds jobIds, Clock clock) {
+        this(kubeletUrl, tokenFile, caFile, jobLabels, teamLabels, jobIds, clock,
+                Refreshes.backgroundThread("kubelet-pods"));
     }
 
     /** As the public constructors, with the refreshes after the first run by {@code refresher}. */
     KubeletPods(URI kubeletUrl, Optional<Path> tokenFile, Optional<Path> caFile, List<String> jobLabels,
-            List<String> teamLabels, Clock clock, Executor refresher) {
+            List<String> teamLabels, PodJobIds jobIds, Clock clock, Executor refresher) {
         String base = kubeletUrl.toString();
         this.podsUrl = URI.create(base.endsWith("/") ? base + "pods" : base + "/pods");
         this.tokenFile = tokenFile;
         this.jobLabels = List.copyOf(jobLabels);
         this.teamLabels = List.copyOf(teamLabels);
+        this.jobIds = jobIds;
         this.refreshes = new Refreshes(REFRESH_AT_MOST_EVERY, clock, refresher, this::refresh);
         HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3));
         caFile.ifPresent(file -> client.sslContext(TrustedCertificates.sslContext(file, "kubelet.ca-file")));
@@ -94,12 +106,18 @@ public final class KubeletPods {
      * but the first time.
      */
     public Optional<Owner> ownerOf(String podUid) {
-        Owner owner = ownersByUid.get(podUid);
-        if (owner == null) {
+        Listed pod = podsByUid.get(podUid);
+        if (pod == null) {
             refreshes.askIfDue();
-            owner = ownersByUid.get(podUid);
+            pod = podsByUid.get(podUid);
         }
-        return Optional.ofNullable(owner);
+        if (pod == null) {
+            return Optional.empty();
+        }
+        synchronized (this) {
+            lookedUp.add(podUid);
+        }
+        return Optional.of(pod.owner);
     }
 
     /**
@@ -112,8 +130,23 @@ public final class KubeletPods {
         return Optional.ofNullable(podClaims);
     }
 
+    /**
+     * What went wrong since the last call, once each; and, once each, the names of pods of several namespaces whose
+     * owners were asked for (pods of the GPUs' processes) and which {@link PodJobIds#POD} makes one job.
+     */
     synchronized List<String> drainErrors() {
-        return failures.drain();
+        List<String> said = new ArrayList<>(failures.drain());
+        Map<String, Listed> listed = podsByUid;
+        lookedUp.retainAll(listed.keySet());
+        Map<String, Set<String>> namespacesByName = new HashMap<>();
+        for (String uid : lookedUp) {
+            Listed pod = listed.get(uid);
+            if (pod.podNamedIn != null) {
+                namespacesByName.computeIfAbsent(pod.owner.jobId(), name -> new HashSet<>()).add(pod.podNamedIn);
+            }
+        }
+        said.addAll(sameNamed.unsaid(jobIds, namespacesByName));
+        return said;
     }
 
     private void refresh() {
@@ -129,7 +162,7 @@ public final class KubeletPods {
                 return;
             }
             JsonNode podList = JSON.readTree(response.body());
-            ownersByUid = owners(podList);
+            podsByUid = owners(podList);
             podClaims = claims(podList);
             synchronized (this) {
                 failures.answered();
@@ -148,8 +181,8 @@ public final class KubeletPods {
         failures.failed(failure);
     }
 
-    private Map<String, Owner> owners(JsonNode podList) {
-        Map<String, Owner> owners = new HashMap<>();
+    private Map<String, Listed> owners(JsonNode podList) {
+        Map<String, Listed> owners = new HashMap<>();
         for (JsonNode pod : podList.path("items")) {
             JsonNode metadata = pod.path("metadata");
             String uid = metadata.path("uid").asText("");
@@ -158,9 +191,11 @@ public final class KubeletPods {
                 continue;
             }
             JsonNode labels = metadata.path("labels");
-            String job = firstLabel(labels, jobLabels).orElse(name);
-            String team = firstLabel(labels, teamLabels).orElse(metadata.path("namespace").asText(null));
-            owners.put(uid, new Owner(job, team));
+            String namespace = metadata.path("namespace").asText(null);
+            Optional<String> labelled = firstLabel(labels, jobLabels);
+            String job = labelled.orElseGet(() -> jobIds.jobOf(namespace, name));
+            String team = firstLabel(labels, teamLabels).orElse(namespace);
+            owners.put(uid, new Listed(new Owner(job, team), labelled.isEmpty() ? namespace : null));
         }
         return owners;
     }

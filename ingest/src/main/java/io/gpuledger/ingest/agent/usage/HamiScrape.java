@@ -2,6 +2,7 @@ package io.gpuledger.ingest.agent.usage;
 
 import io.gpuledger.ingest.prom.PrometheusText;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,9 +15,9 @@ import java.util.Set;
  * by {@code device_uuid}, {@code pod}, {@code namespace} and {@code container}. The names of HAMi before 2.6
  * ({@code Device_utilization_desc_of_container}, {@code Device_memory_desc_of_container}, labels
  * {@code deviceuuid}, {@code podname}, {@code podnamespace}, {@code ctrname}) are read too. A container's
- * job is its pod, its team its namespace, as for dcgm-exporter's labels. A utilisation is a percent, whatever the
- * {@code _ratio} in its name: HAMi's monitor writes the container's SM use as a whole percent, 0 to 100 (its
- * {@code cmd/vGPUmonitor/metrics.go}), so 1 is 1%, not all of the GPU.
+ * job is its pod (as {@link PodJobIds} writes it), its team its namespace, as for dcgm-exporter's labels. A
+ * utilisation is a percent, whatever the {@code _ratio} in its name: HAMi's monitor writes the container's SM
+ * use as a whole percent, 0 to 100 (its {@code cmd/vGPUmonitor/metrics.go}), so 1 is 1%, not all of the GPU.
  */
 public final class HamiScrape {
 
@@ -25,10 +26,15 @@ public final class HamiScrape {
     private static final Set<String> MEMORY = Set.of("hami_vgpu_memory_used_bytes",
             "hami_container_device_memory_bytes", "Device_memory_desc_of_container");
 
-    private HamiScrape() {
+    private final PodJobIds jobIds;
+    private final PodJobIds.SameNamed sameNamed = new PodJobIds.SameNamed();
+
+    public HamiScrape(PodJobIds jobIds) {
+        this.jobIds = jobIds;
     }
 
-    public static UsageSource.Result parse(String page) {
+    /** Each GPU's containers on the page, and what was wrong with it. Not for use by two threads at once. */
+    public UsageSource.Result read(String page) {
         PrometheusText.Scrape scrape = PrometheusText.parse(page);
         List<String> errors = new ArrayList<>(scrape.errors());
         Map<String, Map<String, Container>> byGpu = new LinkedHashMap<>();
@@ -65,9 +71,13 @@ public final class HamiScrape {
             }
         }
         Map<String, GpuUsers> users = new LinkedHashMap<>();
+        Map<String, Set<String>> podNamed = new LinkedHashMap<>();
         byGpu.forEach((gpu, containers) -> users.put(gpu, new GpuUsers(gpu, "hami", containers.values().stream()
-                .map(c -> GpuUser.container(new Owner(c.pod, c.namespace), c.smRatio, c.memoryBytes)).toList(),
-                null)));
+                .map(c -> GpuUser.container(new Owner(jobIds.jobOf(c.namespace, c.pod), c.namespace), c.smRatio,
+                        c.memoryBytes)).toList(), null)));
+        byGpu.values().forEach(containers -> containers.values().stream().filter(c -> c.namespace != null)
+                .forEach(c -> podNamed.computeIfAbsent(c.pod, pod -> new HashSet<>()).add(c.namespace)));
+        errors.addAll(sameNamed.unsaid(jobIds, podNamed));
         return new UsageSource.Result(users, errors);
     }
 

@@ -13,10 +13,12 @@ public final class HamiUsage implements UsageSource {
     private final URI url;
     private final Duration timeout;
     private final HttpClient http;
+    private final HamiScrape scrape;
 
-    public HamiUsage(URI url, Duration timeout) {
+    public HamiUsage(URI url, Duration timeout, PodJobIds jobIds) {
         this.url = url;
         this.timeout = timeout;
+        this.scrape = new HamiScrape(jobIds);
         this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
     }
 
@@ -33,7 +35,7 @@ public final class HamiUsage implements UsageSource {
             if (response.statusCode() != 200) {
                 return Result.failed("hami: " + url + " answered HTTP " + response.statusCode());
             }
-            return HamiScrape.parse(response.body());
+            return scrape.read(response.body());
         } catch (IOException e) {
             return Result.failed("hami: " + url + " unreachable: " + (e.getMessage() == null
                     ? e.getClass().getSimpleName() : e.getMessage()));

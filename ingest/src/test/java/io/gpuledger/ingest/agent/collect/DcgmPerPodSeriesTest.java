@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuledger.ingest.agent.usage.GpuUser;
 import io.gpuledger.ingest.agent.usage.Owner;
+import io.gpuledger.ingest.agent.usage.PodJobIds;
 import io.gpuledger.ingest.testing.Fixtures;
 import io.gpuledger.model.Reading;
 import java.util.List;
@@ -20,7 +21,7 @@ class DcgmPerPodSeriesTest {
     private static final String GPU = "GPU-be6e8706-1ee7-9ce9-7c5e-80ebf0f66714";
     private static final double MIB = 1024.0 * 1024;
 
-    private final DcgmScrape scrape = new DcgmScrape(List.of("pod"), List.of("namespace"));
+    private final DcgmScrape scrape = new DcgmScrape(List.of("pod"), List.of("namespace"), PodJobIds.POD);
 
     @Test
     void shouldTakeEachPodsOwnUseAsTheGpusUsersAndTheirSumsAsTheGpusReadings() {
@@ -153,6 +154,47 @@ class DcgmPerPodSeriesTest {
         assertThat(shared.users().migSlice()).isTrue();
         assertThat(shared.users().users()).extracting(GpuUser::smRatio).containsExactly(null, null);
         assertThat(shared.users().users()).extracting(GpuUser::memoryBytes).containsExactly(1000 * MIB, 3000 * MIB);
+    }
+
+    @Test
+    void shouldWriteAPodsJobByNamespaceAndNameWhenToldSoSoThatPodsOfOneNameStayTwoJobs() {
+        String alice = "pod=\"notebook-0\",namespace=\"alice\",container=\"lab\"";
+        String bob = "pod=\"notebook-0\",namespace=\"bob\",container=\"lab\"";
+        String page = series("DCGM_FI_DEV_GPU_UTIL", "modelName=\"L4\"", "50")
+                + series("DCGM_FI_DEV_GPU_UTIL", alice, "30") + series("DCGM_FI_DEV_GPU_UTIL", bob, "20");
+
+        DcgmScrape.Result byName = scrape.read(page);
+        DcgmScrape.Result byNamespace = new DcgmScrape(List.of("pod"), List.of("namespace"), PodJobIds.NAMESPACE_POD)
+                .read(page);
+
+        assertThat(byName.readings().get(0).users().users()).containsExactly(
+                GpuUser.container(new Owner("notebook-0", "alice"), 0.30, null),
+                GpuUser.container(new Owner("notebook-0", "bob"), 0.20, null));
+        assertThat(byName.errors()).containsExactly("pods named notebook-0 in namespaces alice, bob count as one job"
+                + " 'notebook-0'; kubernetes.job-ids=namespace/pod tells them apart");
+        assertThat(scrape.read(page).errors()).as("said once").isEmpty();
+        assertThat(byNamespace.readings().get(0).users().users()).containsExactly(
+                GpuUser.container(new Owner("alice/notebook-0", "alice"), 0.30, null),
+                GpuUser.container(new Owner("bob/notebook-0", "bob"), 0.20, null));
+        assertThat(byNamespace.errors()).isEmpty();
+    }
+
+    @Test
+    void shouldWriteTheJobOfAGpuOfOnePodAsThePodJobIdsSayAndLeaveAnotherLabelsJobAsItIs() {
+        String gpu1 = "GPU-1b1e5b9d-0000-4000-8000-000000000001";
+        String page = """
+                DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="%s",pod="trainer-0",namespace="vision",job="resnet"} 90
+                DCGM_FI_DEV_GPU_UTIL{gpu="1",UUID="%s",pod="trainer-0",namespace="speech"} 80
+                """.formatted(GPU, gpu1);
+
+        List<GpuReading> readings = new DcgmScrape(List.of("job", "pod"), List.of("namespace"),
+                PodJobIds.NAMESPACE_POD).read(page).readings();
+        DcgmScrape.Result byName = new DcgmScrape(List.of("pod"), List.of("namespace"), PodJobIds.POD).read(page);
+
+        assertThat(readings).extracting(GpuReading::jobId).containsExactly("resnet", "speech/trainer-0");
+        assertThat(byName.readings()).extracting(GpuReading::jobId).containsExactly("trainer-0", "trainer-0");
+        assertThat(byName.errors()).containsExactly("pods named trainer-0 in namespaces speech, vision count as one"
+                + " job 'trainer-0'; kubernetes.job-ids=namespace/pod tells them apart");
     }
 
     /** One series of the GPU, labels as dcgm-exporter orders them: gpu, UUID, then the rest. */

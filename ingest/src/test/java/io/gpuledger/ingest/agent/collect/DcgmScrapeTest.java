@@ -3,13 +3,14 @@ package io.gpuledger.ingest.agent.collect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.ingest.agent.usage.PodJobIds;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Mapping rules of dcgm-exporter scrapes; real captured scrapes are read in DcgmFixturesTest. */
 class DcgmScrapeTest {
 
-    private final DcgmScrape scrape = new DcgmScrape(List.of("pod"), List.of("namespace"));
+    private final DcgmScrape scrape = new DcgmScrape(List.of("pod"), List.of("namespace"), PodJobIds.POD);
 
     @Test
     void shouldNormaliseFieldsAndUnitsOfOneGpu() {

@@ -3,6 +3,7 @@ package io.gpuledger.ingest.agent.collect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.ingest.agent.usage.PodJobIds;
 import io.gpuledger.ingest.testing.Fixtures;
 import io.gpuledger.model.Reading;
 import java.util.List;
@@ -11,7 +12,7 @@ import org.junit.jupiter.api.Test;
 /** The collectors' readers on real published outputs of nvidia-smi and dcgm-exporter (see fixtures/FIXTURES.md). */
 class RealOutputsTest {
 
-    private final DcgmScrape dcgm = new DcgmScrape(List.of("pod"), List.of("namespace"));
+    private final DcgmScrape dcgm = new DcgmScrape(List.of("pod"), List.of("namespace"), PodJobIds.POD);
 
     @Test
     void shouldReadAnH100AllFieldsCaptureWithHeaderAndUnits() {
@@ -217,7 +218,7 @@ class RealOutputsTest {
 
     @Test
     void shouldLeaveOutASentinelThatAnOldExporterLeaked() {
-        DcgmScrape.Result result = new DcgmScrape(List.of(), List.of()).read(
+        DcgmScrape.Result result = new DcgmScrape(List.of(), List.of(), PodJobIds.POD).read(
                 "DCGM_FI_DEV_FB_USED{gpu=\"0\", UUID=\"GPU-604ac76c-d9cf-fef3-62e9-d92044ab6e52\"} "
                         + "9223372036854775794\n"
                         + Fixtures.read("dcgm-exporter/sentinel-memory-temp-not-supported-readme.prom"));

@@ -21,6 +21,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpuledger.ingest.agent.collect.NvidiaSmiGpus;
 import io.gpuledger.ingest.agent.usage.Owner;
+import io.gpuledger.ingest.agent.usage.PodJobIds;
 import io.gpuledger.ingest.testing.Fixtures;
 import io.gpuledger.ingest.testing.ProcTree;
 import io.gpuledger.ingest.testing.StandInServer;
@@ -73,7 +74,7 @@ class DraClaimsTest {
         api.require("Authorization", "Bearer s3cret").answer(SLICES_PATH, 200, slices())
                 .answer(CLAIMS_PATH, 200, claims());
         DraClaims claims = new DraClaims(URI.create(api.url() + "/"), "gpu-node-7", Optional.of(token),
-                Optional.empty(), Optional.empty(), clock, Runnable::run, WHOLE_GPUS);
+                Optional.empty(), Optional.empty(), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker-7d9f", "search"));
         assertThat(claims.holderOf(TWO_PODS_GPU)).as("a claim two pods share says not which used it").isEmpty();
@@ -81,6 +82,15 @@ class DraClaimsTest {
         assertThat(claims.holderOf(FREE_GPU)).isEmpty();
         assertThat(claims.drainErrors()).isEmpty();
         assertThat(api.requests()).containsExactly(SLICES_PATH, CLAIMS_PATH);
+    }
+
+    @Test
+    void shouldWriteTheHoldersJobByNamespaceAndNameWhenToldSo() {
+        api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.empty(), PodJobIds.NAMESPACE_POD, clock, Runnable::run, WHOLE_GPUS);
+
+        assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("search/ranker-7d9f", "search"));
     }
 
     @Test
@@ -94,7 +104,7 @@ class DraClaimsTest {
                     : GPU_LIST;
         });
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, Runnable::run, mig);
+                Optional.empty(), PodJobIds.POD, clock, Runnable::run, mig);
 
         // The 3g.40gb from memory slice 4 is GPU instance 2, the 1g.10gb from slice 3 instance 10
         assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/2")).contains(new Owner("embedder-5c7b", "search"));
@@ -114,7 +124,7 @@ class DraClaimsTest {
             throw new IOException("'nvidia-smi mig -lgi' cannot be run: nvidia-smi: not found");
         });
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, Runnable::run, failing);
+                Optional.empty(), PodJobIds.POD, clock, Runnable::run, failing);
 
         assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/2")).isEmpty();
         assertThat(claims.drainErrors()).singleElement().asString()
@@ -130,7 +140,8 @@ class DraClaimsTest {
         try {
             whole.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
             DraClaims wholeClaims = new DraClaims(URI.create(whole.url()), "gpu-node-7", Optional.empty(),
-                    Optional.empty(), Optional.empty(), clock, Runnable::run, new MigInstances(arguments -> {
+                    Optional.empty(), Optional.empty(), PodJobIds.POD, clock, Runnable::run,
+                    new MigInstances(arguments -> {
                         wholeRan.add(arguments);
                         return "";
                     }));
@@ -148,7 +159,7 @@ class DraClaimsTest {
         MigInstances mig = new MigInstances(arguments -> arguments.equals(MigInstances.LIST)
                 ? "|   0  MIG 3g.40gb          9        2          4:4     |\n" : GPU_LIST);
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, Runnable::run, mig);
+                Optional.empty(), PodJobIds.POD, clock, Runnable::run, mig);
 
         assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/2")).contains(new Owner("embedder-5c7b", "search"));
         // Only the devices claims were given are looked for: the 2g.20gb and the other 1g.10gb no claim holds
@@ -165,7 +176,7 @@ class DraClaimsTest {
                 ? "|   0  MIG 1g.10gb         19       11          4:1     |\n"
                 + "|   0  MIG 1g.10gb         19       10          3:1     |\n" : GPU_LIST);
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, Runnable::run, mig);
+                Optional.empty(), PodJobIds.POD, clock, Runnable::run, mig);
 
         assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/11")).isEmpty();
         assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/10")).contains(new Owner("notebook-ada", "research"));
@@ -184,7 +195,7 @@ class DraClaimsTest {
             return arguments.equals(MigInstances.LIST) ? table : GPU_LIST;
         });
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, Runnable::run, mig);
+                Optional.empty(), PodJobIds.POD, clock, Runnable::run, mig);
         assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/2")).contains(new Owner("embedder-5c7b", "search"));
 
         failing[0] = true;
@@ -203,7 +214,7 @@ class DraClaimsTest {
         api.answer(SLICES_PATH, 200, slices()).answer(claimPath("search", RANKER_CLAIM), 200, claim(RANKER_CLAIM));
         kubelet.answer("GET /pods", 200, podList(rankerPod()));
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.of(kubeletPods()), clock, Runnable::run, WHOLE_GPUS);
+                Optional.of(kubeletPods()), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker", "search-ml"));
     }
@@ -224,7 +235,7 @@ class DraClaimsTest {
                 .answer(claimPath("search", RANKER_CLAIM), 200, claim(RANKER_CLAIM))
                 .answer(claimPath("research", "shared-notebooks-gpu"), 200, claim("shared-notebooks-gpu"));
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.of(kubeletPods()), clock, Runnable::run, WHOLE_GPUS);
+                Optional.of(kubeletPods()), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker", "search-ml"));
         assertThat(claims.holderOf(TWO_PODS_GPU)).as("a claim two pods share says not which used it").isEmpty();
@@ -241,9 +252,9 @@ class DraClaimsTest {
         // The kubelet's own refreshes after the first are queued, never run: only the claims' refresh asks it
         List<Runnable> kubeletRefreshes = new ArrayList<>();
         KubeletPods pods = new KubeletPods(URI.create(kubelet.url()), Optional.empty(), Optional.empty(),
-                List.of("app.kubernetes.io/name"), List.of("cost-center"), clock, kubeletRefreshes::add);
+                List.of("app.kubernetes.io/name"), List.of("cost-center"), PodJobIds.POD, clock, kubeletRefreshes::add);
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.of(pods), clock, Runnable::run, WHOLE_GPUS);
+                Optional.of(pods), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
 
         // The ranker pod starts; thirty seconds on, the claims' refresh asks the kubelet itself, and waits for it
@@ -259,7 +270,7 @@ class DraClaimsTest {
         kubelet.answer("GET /pods", 503, "");
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.of(kubeletPods()), clock, Runnable::run, WHOLE_GPUS);
+                Optional.of(kubeletPods()), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).as("by name and namespace: the kubelet gave no labels")
                 .contains(new Owner("ranker-7d9f", "search"));
@@ -273,7 +284,7 @@ class DraClaimsTest {
                 .answer(claimPath("search", RANKER_CLAIM), 403, """
                         {"kind": "Status", "status": "Failure", "reason": "Forbidden", "code": 403}""");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.of(kubeletPods()), clock, Runnable::run, WHOLE_GPUS);
+                Optional.of(kubeletPods()), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker", "search-ml"));
         clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
@@ -306,7 +317,7 @@ class DraClaimsTest {
 
     private KubeletPods kubeletPods() {
         return new KubeletPods(URI.create(kubelet.url()), Optional.empty(), Optional.empty(),
-                List.of("app.kubernetes.io/name"), List.of("cost-center"), clock, Runnable::run);
+                List.of("app.kubernetes.io/name"), List.of("cost-center"), PodJobIds.POD, clock, Runnable::run);
     }
 
     @Test
@@ -318,7 +329,7 @@ class DraClaimsTest {
                 .answer(CLAIMS_NEXT_PATH + "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ%3D%3D", 200,
                         claims());
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, Runnable::run, WHOLE_GPUS);
+                Optional.empty(), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker-7d9f", "search"));
         assertThat(api.requests()).hasSize(3);
@@ -333,7 +344,7 @@ class DraClaimsTest {
         String both = withLastItem(republished, slices());
         api.answer(SLICES_PATH, 200, both).answer(CLAIMS_PATH, 200, claims());
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, Runnable::run, WHOLE_GPUS);
+                Optional.empty(), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf("GPU-11111111-2222-3333-4444-555555555555")).contains(
                 new Owner("ranker-7d9f", "search"));
@@ -356,7 +367,7 @@ class DraClaimsTest {
     void shouldNotListTheClustersClaimsForANodeWhoseSlicesNameNoGpu() {
         api.answer(SLICES_PATH, 200, "{\"kind\": \"ResourceSliceList\", \"items\": []}");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, Runnable::run, WHOLE_GPUS);
+                Optional.empty(), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
         assertThat(api.requests()).containsExactly(SLICES_PATH);
@@ -367,7 +378,7 @@ class DraClaimsTest {
     void shouldAskTheApiServerAgainOnlyAfterThirtySeconds() {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, "{\"items\": []}");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, Runnable::run, WHOLE_GPUS);
+                Optional.empty(), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
         api.answer(CLAIMS_PATH, 200, claims());
@@ -383,7 +394,7 @@ class DraClaimsTest {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, "{\"items\": []}");
         List<Runnable> queued = new ArrayList<>();
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, queued::add, WHOLE_GPUS);
+                Optional.empty(), PodJobIds.POD, clock, queued::add, WHOLE_GPUS);
 
         // The first round waits for the lists: it has nothing else to go by
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
@@ -410,7 +421,7 @@ class DraClaimsTest {
     void shouldAskForTheListsOnAThreadOfItsOwnAfterTheFirstTime() {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, "{\"items\": []}");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, WHOLE_GPUS);
+                Optional.empty(), PodJobIds.POD, clock, WHOLE_GPUS);
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
         api.answer(CLAIMS_PATH, 200, claims());
         clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
@@ -432,7 +443,7 @@ class DraClaimsTest {
         api.answer(SLICES_PATH, 403, """
                 {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Forbidden", "code": 403}""");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, Runnable::run, WHOLE_GPUS);
+                Optional.empty(), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
         clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
@@ -447,7 +458,7 @@ class DraClaimsTest {
     void shouldSayAnAnswerThatIsNoListAndAnApiServerThatIsAway() {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, "{\"items\": [");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, Runnable::run, WHOLE_GPUS);
+                Optional.empty(), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
         api.answer(CLAIMS_PATH, 200, "<html>sign in</html>");
         clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
@@ -469,7 +480,7 @@ class DraClaimsTest {
     void shouldKeepWhatItKnewWhileTheApiServerIsAway() {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, Runnable::run, WHOLE_GPUS);
+                Optional.empty(), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
         assertThat(claims.holderOf(ONE_POD_GPU)).isPresent();
         api.answer(CLAIMS_PATH, 503, "");
         clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
@@ -482,7 +493,7 @@ class DraClaimsTest {
     void shouldMapAProcessItCannotSeeToItsGpusPodButNotOneItSeesOutsideAnyPod() {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), clock, Runnable::run, WHOLE_GPUS);
+                Optional.empty(), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
         ProcTree proc = new ProcTree(dir).cgroup(303, "0::/user.slice/user-1000.slice/session-3.scope\n");
         ProcessOwners owners = ProcessOwners.firstOf(List.of(new SlurmOwners(proc.root()),
                 new DraOwners(proc.root(), claims)));
@@ -499,7 +510,8 @@ class DraClaimsTest {
         Path ca = Files.writeString(dir.resolve("ca.crt"), "not a certificate\n");
 
         assertThatThrownBy(() -> new DraClaims(URI.create("https://127.0.0.1:6443"), "gpu-node-7", Optional.empty(),
-                Optional.of(ca), Optional.empty(), clock, WHOLE_GPUS)).isInstanceOf(IllegalArgumentException.class)
+                Optional.of(ca), Optional.empty(), PodJobIds.POD, clock, WHOLE_GPUS))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("kubernetes.ca-file").hasMessageContaining(ca.toString());
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuledger.ingest.agent.progress.ProgressReports;
 import io.gpuledger.ingest.agent.usage.Owner;
+import io.gpuledger.ingest.agent.usage.PodJobIds;
 import io.gpuledger.ingest.testing.ProcTree;
 import io.gpuledger.ingest.testing.StandInServer;
 import io.gpuledger.model.InvalidRecordException;
@@ -36,6 +37,20 @@ class ProcessOwnersTest {
                             "labels": {"app.kubernetes.io/name": "ranker", "cost-center": "search-ml"}}},
               {"metadata": {"name": "notebook-0", "namespace": "research", "uid": "%s"}}
             ]}""".formatted(WEB_POD, NOTEBOOK_POD);
+
+    private static final String ALICE_POD = "a11ce000-0000-4000-8000-000000000001";
+    private static final String BOB_POD = "b0b00000-0000-4000-8000-000000000002";
+    private static final String CAROL_POD = "ca201000-0000-4000-8000-000000000003";
+    private static final String IDLE_POD = "1d1e0000-0000-4000-8000-000000000004";
+    /** A StatefulSet's first pod in four namespaces: its name alone names one pod in each. */
+    private static final String SAME_NAMED = """
+            {"kind": "PodList", "apiVersion": "v1", "items": [
+              {"metadata": {"name": "notebook-0", "namespace": "alice", "uid": "%s"}},
+              {"metadata": {"name": "notebook-0", "namespace": "bob", "uid": "%s"}},
+              {"metadata": {"name": "notebook-0", "namespace": "carol", "uid": "%s",
+                            "labels": {"app.kubernetes.io/name": "lab"}}},
+              {"metadata": {"name": "notebook-0", "namespace": "idle", "uid": "%s"}}
+            ]}""".formatted(ALICE_POD, BOB_POD, CAROL_POD, IDLE_POD);
 
     @TempDir
     Path dir;
@@ -80,7 +95,7 @@ class ProcessOwnersTest {
         MovableClock moving = new MovableClock(Instant.parse("2026-12-05T10:00:00Z"));
         List<Runnable> queued = new ArrayList<>();
         KubeletPods pods = new KubeletPods(URI.create(kubelet.url()), Optional.empty(), Optional.empty(), List.of(),
-                List.of(), moving, queued::add);
+                List.of(), PodJobIds.POD, moving, queued::add);
         ProcTree proc = new ProcTree(dir).inPod(101, WEB_POD);
         ProcessOwners owners = new KubernetesOwners(proc.root(), pods);
 
@@ -136,7 +151,7 @@ class ProcessOwnersTest {
             }
         };
         KubeletPods pods = new KubeletPods(URI.create(kubelet.url()), Optional.empty(), Optional.empty(), List.of(),
-                List.of(), moving, Runnable::run);
+                List.of(), PodJobIds.POD, moving, Runnable::run);
         ProcessOwners owners = new KubernetesOwners(new ProcTree(dir).inPod(101, WEB_POD).root(), pods);
 
         for (int round = 0; round < 3; round++) {
@@ -159,7 +174,8 @@ class ProcessOwnersTest {
         Path ca = java.nio.file.Files.writeString(dir.resolve("ca.crt"), "-----BEGIN CERTIFICATE-----\nnope\n");
 
         assertThatThrownBy(() -> new KubeletPods(URI.create("https://127.0.0.1:10250"), Optional.empty(),
-                Optional.of(ca), List.of(), List.of(), clock)).isInstanceOf(IllegalArgumentException.class)
+                Optional.of(ca), List.of(), List.of(), PodJobIds.POD, clock))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("kubelet.ca-file").hasMessageContaining(ca.toString());
     }
 
@@ -226,8 +242,45 @@ class ProcessOwnersTest {
         assertThat(owners.ownerOf(303)).isEmpty();
     }
 
+    @Test
+    void shouldNameAPodsJobByNamespaceAndNameWhenToldSoAndALabelStillWins() {
+        ProcessOwners owners = sameNamedPods(PodJobIds.NAMESPACE_POD);
+
+        assertThat(owners.ownerOf(101)).contains(new Owner("alice/notebook-0", "alice"));
+        assertThat(owners.ownerOf(202)).contains(new Owner("bob/notebook-0", "bob"));
+        assertThat(owners.ownerOf(303)).contains(new Owner("lab", "carol"));
+        assertThat(owners.drainErrors()).as("no two pods are one job").isEmpty();
+    }
+
+    @Test
+    void shouldSayOnceWhenPodsOfOneNameInTwoNamespacesUseGpusAsOneJob() {
+        ProcessOwners owners = sameNamedPods(PodJobIds.POD);
+
+        assertThat(owners.ownerOf(101)).contains(new Owner("notebook-0", "alice"));
+        assertThat(owners.ownerOf(303)).as("named by its label").contains(new Owner("lab", "carol"));
+        assertThat(owners.drainErrors()).as("one pod of that name uses a GPU so far").isEmpty();
+
+        assertThat(owners.ownerOf(202)).contains(new Owner("notebook-0", "bob"));
+        assertThat(owners.drainErrors()).containsExactly("pods named notebook-0 in namespaces alice, bob count as"
+                + " one job 'notebook-0'; kubernetes.job-ids=namespace/pod tells them apart");
+        owners.ownerOf(101);
+        owners.ownerOf(202);
+        assertThat(owners.drainErrors()).as("said once").isEmpty();
+    }
+
+    /** Processes 101, 202 and 303 in the notebook pods of alice, bob and carol, carol's named by its label. */
+    private ProcessOwners sameNamedPods(PodJobIds jobIds) {
+        kubelet.answer("GET /pods", 200, SAME_NAMED);
+        ProcTree proc = new ProcTree(dir).inPod(101, ALICE_POD).inPod(202, BOB_POD).inPod(303, CAROL_POD);
+        return new KubernetesOwners(proc.root(), pods(List.of("app.kubernetes.io/name"), List.of(), jobIds));
+    }
+
     private KubeletPods pods(List<String> jobLabels, List<String> teamLabels) {
+        return pods(jobLabels, teamLabels, PodJobIds.POD);
+    }
+
+    private KubeletPods pods(List<String> jobLabels, List<String> teamLabels, PodJobIds jobIds) {
         return new KubeletPods(URI.create(kubelet.url()), Optional.empty(), Optional.empty(), jobLabels, teamLabels,
-                clock, Runnable::run);
+                jobIds, clock, Runnable::run);
     }
 }
