@@ -139,6 +139,18 @@ class RealOutputsTest {
     }
 
     @Test
+    void shouldWriteTheJobOfARealScrapesPodWithItsNamespaceWhenToldSo() {
+        DcgmScrape namespaced = new DcgmScrape(List.of("pod"), List.of("namespace"), PodJobIds.NAMESPACE_POD);
+
+        DcgmScrape.Result result = namespaced.read(Fixtures.read("dcgm-exporter/h100x8-eks-k8s-sampled.prom"));
+
+        // the page's labels: namespace="dynamo-workload", pod="vllm-agg-0-vllmdecodeworker-s65j5"
+        assertThat(result.readings()).filteredOn(gpu -> gpu.jobId() != null).extracting(GpuReading::jobId)
+                .containsExactly("dynamo-workload/vllm-agg-0-vllmdecodeworker-s65j5");
+        assertThat(result.errors()).isEmpty();
+    }
+
+    @Test
     void shouldReadEightH100sAndTheJobOfTheOneThatRunsAPod() {
         DcgmScrape.Result result = dcgm.read(Fixtures.read("dcgm-exporter/h100x8-eks-k8s-sampled.prom"));
 
