@@ -13,6 +13,7 @@ import io.gpuledger.ingest.agent.share.GpuSharing;
 import io.gpuledger.ingest.agent.usage.HamiUsage;
 import io.gpuledger.ingest.agent.usage.NvidiaSmiProcesses;
 import io.gpuledger.ingest.agent.usage.PodJobIds;
+import io.gpuledger.ingest.agent.usage.PodJobs;
 import io.gpuledger.ingest.agent.usage.UsageSource;
 import io.gpuledger.model.SharePolicy;
 import java.net.URI;
@@ -38,7 +39,8 @@ final class GpuSharingSettings {
      * Who uses each GPU, as {@code share.sources} says: in {@code auto}, nvidia-smi's process lists only where the
      * nvidia-smi collector runs (and only if the program is there), HAMi only where its URL is given.
      */
-    static GpuSharing sharing(AgentConfig config, ProgressReports reports, String host, Clock clock) {
+    static GpuSharing sharing(AgentConfig config, ProgressReports reports, String host, Clock clock,
+            PodJobs podJobs) {
         SharePolicy policy;
         try {
             policy = SharePolicy.fromWire(config.text("share.policy"));
@@ -56,12 +58,11 @@ final class GpuSharingSettings {
                         + " list of dcgm-exporter, hami, nvidia-smi");
             }
         }
-        PodJobIds jobIds = podJobIds(config);
         List<UsageSource> sources = new ArrayList<>();
         Optional<String> hami = config.get("hami.url");
         if (auto ? hami.isPresent() : named.contains("hami")) {
             sources.add(new HamiUsage(URI.create(hami.orElseThrow(() -> new IllegalArgumentException(
-                    "share.sources names hami: give hami.url"))), Duration.ofSeconds(3), jobIds));
+                    "share.sources names hami: give hami.url"))), Duration.ofSeconds(3), podJobs));
         }
         if (auto ? config.flag("nvidia-smi.enabled") : named.contains("nvidia-smi")) {
             sources.add(NvidiaSmiProcesses.of(config.text("processes.nvidia-smi"), Duration.ofSeconds(10),
@@ -72,12 +73,12 @@ final class GpuSharingSettings {
         Optional<KubeletPods> pods = config.get("kubelet.url").map(url -> new KubeletPods(URI.create(url),
                 config.get("kubelet.token-file").map(Path::of), config.get("kubelet.ca-file").map(Path::of),
                 config.list("kubelet.job-labels"),
-                config.list("kubelet.team-labels"), jobIds, clock));
+                config.list("kubelet.team-labels"), podJobs, clock));
         // Slurm first: a job step in a pod (slurmd run by Kubernetes) is its Slurm job's, not the slurmd pod's; a
         // process of any other pod names no Slurm job.
         owners.add(new SlurmOwners(proc));
         pods.ifPresent(kubelet -> owners.add(new KubernetesOwners(proc, kubelet)));
-        Optional<DraClaims> claims = draClaims(config, pods, jobIds, host, clock);
+        Optional<DraClaims> claims = draClaims(config, pods, podJobs, host, clock);
         claims.ifPresent(dra -> owners.add(new DraOwners(proc, dra)));
         owners.add(new ReportedOwners(reports, clock));
         GpuSharing.GpuHolders holders = claims.<GpuSharing.GpuHolders>map(dra -> dra::holderOf)
@@ -87,16 +88,16 @@ final class GpuSharingSettings {
     }
 
     /** The DRA claims of this node's GPUs, where the API server is given ({@code kubernetes.*}). */
-    private static Optional<DraClaims> draClaims(AgentConfig config, Optional<KubeletPods> pods, PodJobIds jobIds,
+    private static Optional<DraClaims> draClaims(AgentConfig config, Optional<KubeletPods> pods, PodJobs podJobs,
             String host, Clock clock) {
         return config.get("kubernetes.api-url").map(url -> new DraClaims(URI.create(url),
                 config.get("kubernetes.node-name").orElse(host), config.get("kubernetes.token-file").map(Path::of),
-                config.get("kubernetes.ca-file").map(Path::of), pods, jobIds, clock,
+                config.get("kubernetes.ca-file").map(Path::of), pods, podJobs, clock,
                 MigInstances.of(config.text("processes.nvidia-smi"), Duration.ofSeconds(10))));
     }
 
-    /** How every source writes a job named after its pod ({@code kubernetes.job-ids}). */
-    static PodJobIds podJobIds(AgentConfig config) {
-        return PodJobIds.fromSetting(config.text(PodJobIds.SETTING));
+    /** The agent's jobs named after their pods, written as {@code kubernetes.job-ids} says, by every source. */
+    static PodJobs podJobs(AgentConfig config) {
+        return new PodJobs(PodJobIds.fromSetting(config.text(PodJobIds.SETTING)));
     }
 }

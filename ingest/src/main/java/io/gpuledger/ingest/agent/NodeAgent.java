@@ -13,6 +13,7 @@ import io.gpuledger.ingest.agent.progress.ProgressReports;
 import io.gpuledger.ingest.agent.share.GpuSharing;
 import io.gpuledger.ingest.agent.share.Split;
 import io.gpuledger.ingest.agent.usage.Owner;
+import io.gpuledger.ingest.agent.usage.PodJobs;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CapacityEventKind;
 import io.gpuledger.model.InvalidRecordException;
@@ -70,6 +71,8 @@ public final class NodeAgent implements AutoCloseable {
     private final AgentCounters counters = new AgentCounters();
     private final ProgressReports reports;
     private final GpuSharing sharing;
+    /** The jobs named after pods, by every source alike; what they say of pods of one name is said each round. */
+    private final PodJobs podJobs;
     /** GPUs whose missing activity was said: said again only once they had a reading in between. */
     private final Set<String> activityUnknown = new HashSet<>();
     private final Set<String> noticesSeen = new HashSet<>();
@@ -86,11 +89,11 @@ public final class NodeAgent implements AutoCloseable {
 
     NodeAgent(AgentConfig config, Identity.Resolved identity, List<Collector> collectors, RecordSink sink,
             Clock clock, Consumer<String> problems) {
-        this(config, identity, collectors, sink, clock, problems, true);
+        this(config, identity, collectors, sink, clock, problems, true, GpuSharingSettings.podJobs(config));
     }
 
     private NodeAgent(AgentConfig config, Identity.Resolved identity, List<Collector> collectors, RecordSink sink,
-            Clock clock, Consumer<String> problems, boolean remembersNotices) {
+            Clock clock, Consumer<String> problems, boolean remembersNotices, PodJobs podJobs) {
         this.config = config;
         this.remembersNotices = remembersNotices;
         this.placement = identity.placement();
@@ -100,7 +103,8 @@ public final class NodeAgent implements AutoCloseable {
         this.clock = clock;
         this.problems = problems;
         this.reports = new ProgressReports(placement, clock);
-        this.sharing = GpuSharingSettings.sharing(config, reports, placement.host(), clock);
+        this.podJobs = podJobs;
+        this.sharing = GpuSharingSettings.sharing(config, reports, placement.host(), clock, podJobs);
         this.interval = config.seconds("interval");
         this.noticesFile = Path.of(config.text("spool.dir")).resolve("notices-seen");
         loadNoticesSeen();
@@ -108,7 +112,9 @@ public final class NodeAgent implements AutoCloseable {
 
     /** An agent for this node: identity resolved, collectors built from the configuration. */
     public static NodeAgent create(AgentConfig config, RecordSink sink, Clock clock, Consumer<String> problems) {
-        return new NodeAgent(config, Identity.resolve(config), collectors(config), sink, clock, problems);
+        PodJobs podJobs = GpuSharingSettings.podJobs(config);
+        return new NodeAgent(config, Identity.resolve(config), collectors(config, podJobs), sink, clock, problems, true,
+                podJobs);
     }
 
     /**
@@ -116,15 +122,16 @@ public final class NodeAgent implements AutoCloseable {
      * after it publishes the notices it printed. It still skips notices real runs published.
      */
     public static NodeAgent dryRun(AgentConfig config, RecordSink sink, Clock clock, Consumer<String> problems) {
-        return new NodeAgent(config, Identity.resolve(config), collectors(config), sink, clock, problems, false);
+        PodJobs podJobs = GpuSharingSettings.podJobs(config);
+        return new NodeAgent(config, Identity.resolve(config), collectors(config, podJobs), sink, clock, problems,
+                false, podJobs);
     }
 
-    static List<Collector> collectors(AgentConfig config) {
+    static List<Collector> collectors(AgentConfig config, PodJobs podJobs) {
         List<Collector> collectors = new ArrayList<>();
         if (config.flag("dcgm.enabled")) {
             collectors.add(new DcgmCollector(URI.create(config.text("dcgm.url")),
-                    new DcgmScrape(config.list("dcgm.job-labels"), config.list("dcgm.team-labels"),
-                            GpuSharingSettings.podJobIds(config)),
+                    new DcgmScrape(config.list("dcgm.job-labels"), config.list("dcgm.team-labels"), podJobs),
                     Duration.ofSeconds(3)));
         }
         if (config.flag("nvidia-smi.enabled")) {
@@ -178,6 +185,8 @@ public final class NodeAgent implements AutoCloseable {
             counters.collectorError(problem.source());
             problems.accept(problem.message());
         }
+        // Advice on a setting, not an error of a collector: said, not counted.
+        podJobs.drainSameNamed().forEach(problems);
         users.users().values().forEach(gpu -> counters.processesUnattributed.addAndGet(
                 gpu.users().stream().filter(user -> !user.attributed()).count()));
         List<TelemetrySample> samples = new ArrayList<>();

@@ -335,6 +335,63 @@ class SharedGpuDryRunTest {
                 + " namespace/pod");
     }
 
+    @Test
+    void shouldWriteDcgmExportersAndHamisPodJobsWithTheirNamespacesWhenToldSo() throws IOException {
+        String labels = "gpu=\"0\",UUID=\"" + GPU_0 + "\",modelName=\"NVIDIA A100-SXM4-40GB\",";
+        dcgm.answer("GET /metrics", 200, "DCGM_FI_DEV_GPU_UTIL{" + labels.substring(0, labels.length() - 1)
+                + "} 50\n" + "DCGM_FI_DEV_GPU_UTIL{" + labels + "namespace=\"a\",pod=\"p\"} 12\n"
+                + "DCGM_FI_DEV_GPU_UTIL{" + labels + "namespace=\"b\",pod=\"q\"} 34\n");
+        hami.answer("GET /metrics", 200, """
+                hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="ai",pod="llm-0"} 50
+                hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 20
+                """.formatted(GPU_0));
+        Map<String, String> fromDcgm = node();
+        fromDcgm.put("GPULEDGER_KUBERNETES_JOB_IDS", "namespace/pod");
+        fromDcgm.put("GPULEDGER_DCGM_ENABLED", "true");
+        fromDcgm.put("GPULEDGER_DCGM_URL", dcgm.url() + "/metrics");
+        Map<String, String> fromHami = node();
+        fromHami.put("GPULEDGER_KUBERNETES_JOB_IDS", "namespace/pod");
+        fromHami.put("GPULEDGER_HAMI_URL", hami.url() + "/metrics");
+
+        assertThat(AgentMain.run(new String[] {"--once", "--dry-run"}, fromDcgm, print(out), print(err))).isZero();
+        JsonNode dcgmSplit = samples().get(GPU_0).get("allocations");
+        out.reset();
+        assertThat(AgentMain.run(new String[] {"--once", "--dry-run"}, fromHami, print(out), print(err))).isZero();
+
+        assertThat(dcgmSplit).isEqualTo(Json.MAPPER.readTree("""
+                [{"jobId": "a/p", "team": "a", "share": 0.12, "measuredBy": "sm"},
+                 {"jobId": "b/q", "team": "b", "share": 0.34, "measuredBy": "sm"}]"""));
+        assertThat(samples().get(GPU_0).get("allocations")).isEqualTo(Json.MAPPER.readTree("""
+                [{"jobId": "ai/llm-0", "team": "ai", "share": 0.5, "measuredBy": "sm"},
+                 {"jobId": "lab/nb-3", "team": "lab", "share": 0.2, "measuredBy": "sm"}]"""));
+    }
+
+    @Test
+    void shouldSayOnceWithoutCountingAnErrorWhenPodsOfOneNameInTwoNamespacesShareAGpu() throws IOException {
+        hami.answer("GET /metrics", 200, """
+                hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="alice",pod="n"} 50
+                hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="bob",pod="n"} 20
+                """.formatted(GPU_0));
+        Map<String, String> env = node();
+        env.put("GPULEDGER_HAMI_URL", hami.url() + "/metrics");
+        List<String> problems = new java.util.ArrayList<>();
+        try (NodeAgent agent = NodeAgent.dryRun(AgentConfig.load(java.util.Optional.empty(), env),
+                (topic, key, value, timestamp) -> { }, java.time.Clock.systemUTC(), problems::add)) {
+            List<io.gpuledger.model.TelemetrySample> first = agent.round();
+            agent.round();
+
+            // one job by name, so the GPU is that one job's, as if one pod had it
+            assertThat(first).filteredOn(sample -> sample.gpuUuid().equals(GPU_0)).singleElement()
+                    .satisfies(sample -> {
+                        assertThat(sample.jobId()).isEqualTo("n");
+                        assertThat(sample.allocations()).isEmpty();
+                    });
+            assertThat(problems).containsExactly("pods named n in namespaces alice, bob count as one job 'n';"
+                    + " kubernetes.job-ids=namespace/pod tells them apart");
+            assertThat(agent.metricsText()).doesNotContain("gpuledger_agent_collector_errors_total{");
+        }
+    }
+
     /** The node: its nvidia-smi, its processes and its kubelet. */
     private Map<String, String> node() throws IOException {
         kubelet.answer("GET /pods", 200, """

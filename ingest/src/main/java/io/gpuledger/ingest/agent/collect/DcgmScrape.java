@@ -3,12 +3,11 @@ package io.gpuledger.ingest.agent.collect;
 import io.gpuledger.ingest.agent.usage.GpuUser;
 import io.gpuledger.ingest.agent.usage.GpuUsers;
 import io.gpuledger.ingest.agent.usage.Owner;
-import io.gpuledger.ingest.agent.usage.PodJobIds;
+import io.gpuledger.ingest.agent.usage.PodJobs;
 import io.gpuledger.ingest.prom.PrometheusText;
 import io.gpuledger.model.Reading;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -136,20 +135,19 @@ public final class DcgmScrape {
     private final Map<String, Counted> lastCounted = new java.util.HashMap<>();
     private final List<String> jobLabels;
     private final List<String> teamLabels;
-    private final PodJobIds jobIds;
-    private final PodJobIds.SameNamed sameNamed = new PodJobIds.SameNamed();
+    private final PodJobs podJobs;
     /** GPUs whose pods were said to carry copies: said once, not every scrape. */
     private final Set<String> saidCopies = new java.util.HashSet<>();
 
     /**
-     * @param jobLabels the labels naming a GPU's or pod's job, the first present wins; one of the pod's name
-     *                  ({@code pod}, {@code pod_name}) is written as {@code jobIds} says
-     * @param jobIds    how a job named after its pod is written
+     * @param jobLabels the labels naming a GPU's or pod's job, the first present wins; the pod's own ({@code pod},
+     *                  {@code pod_name}), or none, names the job after the pod, written as {@code podJobs} says
+     * @param podJobs   the agent's jobs named after their pods, noted as each is charged
      */
-    public DcgmScrape(List<String> jobLabels, List<String> teamLabels, PodJobIds jobIds) {
+    public DcgmScrape(List<String> jobLabels, List<String> teamLabels, PodJobs podJobs) {
         this.jobLabels = List.copyOf(jobLabels);
         this.teamLabels = List.copyOf(teamLabels);
-        this.jobIds = jobIds;
+        this.podJobs = podJobs;
     }
 
     /** As {@link #read(String, long)}, scraped now. */
@@ -168,8 +166,6 @@ public final class DcgmScrape {
         PrometheusText.Scrape scrape = PrometheusText.parse(scrapeText);
         List<String> errors = new ArrayList<>(scrape.errors());
         Map<String, Builder> byGpu = new LinkedHashMap<>();
-        // The namespaces of the pods each job named after its pod was written for.
-        Map<String, Set<String>> podNamed = new LinkedHashMap<>();
         for (PrometheusText.Sample sample : scrape.samples()) {
             String gpuUuid = sample.label("UUID");
             if (gpuUuid == null || gpuUuid.isBlank()) {
@@ -213,7 +209,7 @@ public final class DcgmScrape {
             if (engine) {
                 gpu.engineActive = kept;
             } else if (PER_POD.contains(mapping.reading()) && pod != null && !pod.isBlank()) {
-                gpu.pod(sample.labels(), podNamed).values.put(mapping.reading(), kept);
+                gpu.pod(sample.labels()).values.put(mapping.reading(), kept);
             } else {
                 gpu.podless.put(mapping.reading(), kept);
             }
@@ -222,9 +218,7 @@ public final class DcgmScrape {
             gpu.settlePods(errors);
             meanPowerFromCounter(gpu, scrapedAtNanos, errors);
         }
-        List<GpuReading> readings = withUnallocatedMigShares(byGpu, podNamed);
-        errors.addAll(sameNamed.unsaid(jobIds, podNamed));
-        return new Result(readings, errors);
+        return new Result(withUnallocatedMigShares(byGpu), errors);
     }
 
     /** The energy counter of a GPU at one scrape. */
@@ -268,13 +262,12 @@ public final class DcgmScrape {
      * instance holds stays under the GPU's own UUID as an idle reading (no kernel can run there),
      * so that it shows as idle cost instead of disappearing; a fully sliced GPU has no such reading.
      */
-    private List<GpuReading> withUnallocatedMigShares(Map<String, Builder> byGpu,
-            Map<String, Set<String>> podNamed) {
+    private List<GpuReading> withUnallocatedMigShares(Map<String, Builder> byGpu) {
         List<GpuReading> readings = new ArrayList<>();
         Map<String, Double> slicedShare = new LinkedHashMap<>();
         for (Builder gpu : byGpu.values()) {
             if (gpu.mig) {
-                GpuReading instance = reading(gpu, podNamed);
+                GpuReading instance = reading(gpu);
                 readings.add(instance);
                 slicedShare.merge(gpu.parentUuid, instance.gpuFraction(), Double::sum);
             }
@@ -283,7 +276,7 @@ public final class DcgmScrape {
             if (gpu.mig) {
                 continue;
             }
-            GpuReading whole = reading(gpu, podNamed);
+            GpuReading whole = reading(gpu);
             Double sliced = slicedShare.get(gpu.parentUuid);
             if (sliced == null) {
                 readings.add(whole);
@@ -301,14 +294,14 @@ public final class DcgmScrape {
         return readings;
     }
 
-    private GpuReading reading(Builder gpu, Map<String, Set<String>> podNamed) {
+    private GpuReading reading(Builder gpu) {
         Map<String, String> labels = gpu.labels;
         String profile = labels.get("GPU_I_PROFILE");
         boolean slice = profile != null && !profile.isBlank();
         GpuReading.Builder reading = GpuReading.builder(gpu.key).index(index(labels.get("gpu")))
                 .model(labels.get("modelName"))
                 .slice(slice ? profile : null, slice ? sliceShare(profile, labels.get("modelName")) : null)
-                .jobId(gpu.severalPods ? null : jobOf(labels, podNamed))
+                .jobId(gpu.severalPods ? null : gpuJob(labels))
                 .team(gpu.severalPods ? null : firstLabel(labels, teamLabels))
                 .reportedHost(labels.getOrDefault("Hostname", labels.get("hostname")))
                 .users(gpu.users);
@@ -355,37 +348,39 @@ public final class DcgmScrape {
     }
 
     /**
-     * The job the first of the job labels present names: one naming the pod ({@code pod}, {@code pod_name}) as
-     * {@link #jobIds} writes it, noted with its namespace in {@code podNamed}; null when none is present.
+     * The job of a GPU of one pod (or none), charged to it: the first of the job labels present; one naming the pod
+     * written as {@link #podJobs} says. Null when none is present.
      */
-    private String jobOf(Map<String, String> labels, Map<String, Set<String>> podNamed) {
-        for (String name : jobLabels) {
-            String value = labels.get(name);
-            if (value != null && !value.isBlank()) {
-                return POD_LABELS.contains(name) ? podJob(labels, value, podNamed) : value;
-            }
+    private String gpuJob(Map<String, String> labels) {
+        String label = firstLabelName(labels, jobLabels);
+        if (label == null || !POD_LABELS.contains(label)) {
+            return label == null ? null : labels.get(label);
         }
-        return null;
-    }
-
-    private String podJob(Map<String, String> labels, String pod, Map<String, Set<String>> podNamed) {
         String namespace = namespaceOf(labels);
-        if (namespace != null) {
-            podNamed.computeIfAbsent(pod, name -> new HashSet<>()).add(namespace);
-        }
-        return jobIds.jobOf(namespace, pod);
+        podJobs.charged(namespace, labels.get(label));
+        return podJobs.jobOf(namespace, labels.get(label));
     }
 
+    /** The namespace of a series' pod: {@code namespace}, or {@code pod_namespace} in the old label names. */
     private static String namespaceOf(Map<String, String> labels) {
         String namespace = labels.get("namespace");
-        return namespace == null || namespace.isBlank() ? labels.get("pod_namespace") : namespace;
+        if (namespace == null || namespace.isBlank()) {
+            namespace = labels.get("pod_namespace");
+        }
+        return namespace == null || namespace.isBlank() ? null : namespace;
     }
 
     private static String firstLabel(Map<String, String> labels, List<String> allowed) {
+        String name = firstLabelName(labels, allowed);
+        return name == null ? null : labels.get(name);
+    }
+
+    /** The first of the {@code allowed} labels with a value; null when none has one. */
+    private static String firstLabelName(Map<String, String> labels, List<String> allowed) {
         for (String name : allowed) {
             String value = labels.get(name);
             if (value != null && !value.isBlank()) {
-                return value;
+                return name;
             }
         }
         return null;
@@ -394,10 +389,15 @@ public final class DcgmScrape {
     /** One pod's series of a shared GPU: whose they are, and its own readings. */
     private static final class PodSeries {
         private final Owner owner;
+        /** The pod's namespace and name, where its job is named after it (no job label names one); else null. */
+        private final String namedAfterPodIn;
+        private final String podName;
         private final Map<Reading, Double> values = new EnumMap<>(Reading.class);
 
-        private PodSeries(Owner owner) {
+        private PodSeries(Owner owner, String namedAfterPodIn, String podName) {
             this.owner = owner;
+            this.namedAfterPodIn = namedAfterPodIn;
+            this.podName = podName;
         }
     }
 
@@ -429,16 +429,21 @@ public final class DcgmScrape {
             sampleLabels.forEach(labels::putIfAbsent);
         }
 
-        private PodSeries pod(Map<String, String> sampleLabels, Map<String, Set<String>> podNamed) {
+        private PodSeries pod(Map<String, String> sampleLabels) {
             String pod = podOf(sampleLabels);
             String namespace = namespaceOf(sampleLabels);
             String key = namespace + "/" + pod + "/"
                     + sampleLabels.getOrDefault("container", sampleLabels.getOrDefault("container_name", ""));
             return pods.computeIfAbsent(key, k -> {
-                String job = jobOf(sampleLabels, podNamed);
+                String label = firstLabelName(sampleLabels, jobLabels);
                 String team = firstLabel(sampleLabels, teamLabels);
-                return new PodSeries(new Owner(job == null ? podJob(sampleLabels, pod, podNamed) : job,
-                        team == null ? namespace : team));
+                if (label != null && !POD_LABELS.contains(label)) {
+                    return new PodSeries(new Owner(sampleLabels.get(label), team == null ? namespace : team), null,
+                            null);
+                }
+                String name = label == null ? pod : sampleLabels.get(label);
+                return new PodSeries(new Owner(podJobs.jobOf(namespace, name), team == null ? namespace : team),
+                        namespace, name);
             });
         }
 
@@ -466,6 +471,8 @@ public final class DcgmScrape {
                 }
             }
             if (pods.size() > 1 && own) {
+                pods.values().stream().filter(pod -> pod.podName != null)
+                        .forEach(pod -> podJobs.charged(pod.namedAfterPodIn, pod.podName));
                 users = new GpuUsers(key, "dcgm-exporter", pods.values().stream()
                         .map(pod -> GpuUser.container(pod.owner, mig ? null : pod.values.get(Reading.GPU_UTILIZATION),
                                 pod.values.get(Reading.MEMORY_USED_BYTES)))

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gpuledger.ingest.agent.usage.Owner;
 import io.gpuledger.ingest.agent.usage.PodJobIds;
+import io.gpuledger.ingest.agent.usage.PodJobs;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -57,7 +58,7 @@ public final class DraClaims {
     private final String nodeName;
     private final Optional<Path> tokenFile;
     private final Optional<KubeletPods> pods;
-    private final PodJobIds jobIds;
+    private final PodJobs podJobs;
     private final HttpClient http;
     private final Refreshes refreshes;
     private final SaidOnce failures = new SaidOnce();
@@ -84,20 +85,20 @@ public final class DraClaims {
      * @param caFile    PEM certificates to trust for the API server (the service account's {@code ca.crt}); the
      *                  JVM's trust store without it
      * @param pods      the kubelet's pods, for the labels naming a pod's job and team; empty: name and namespace
-     * @param jobIds    how a job named after its pod is written, where the kubelet does not list the pod
+     * @param podJobs   how a job named after its pod is written, where the kubelet does not list the pod
      * @param migInstances the GPU instances of the node's GPUs ({@code nvidia-smi mig -lgi}), asked for only
      *                  while some claim holds a MIG device of the node
      * @throws IllegalArgumentException when the CA file cannot be read as certificates
      */
     public DraClaims(URI apiUrl, String nodeName, Optional<Path> tokenFile, Optional<Path> caFile,
-            Optional<KubeletPods> pods, PodJobIds jobIds, Clock clock, MigInstances migInstances) {
-        this(apiUrl, nodeName, tokenFile, caFile, pods, jobIds, clock, Refreshes.backgroundThread("dra-claims"),
+            Optional<KubeletPods> pods, PodJobs podJobs, Clock clock, MigInstances migInstances) {
+        this(apiUrl, nodeName, tokenFile, caFile, pods, podJobs, clock, Refreshes.backgroundThread("dra-claims"),
                 migInstances);
     }
 
     /** As the public constructor, with the refreshes after the first run by {@code refresher}. */
     DraClaims(URI apiUrl, String nodeName, Optional<Path> tokenFile, Optional<Path> caFile,
-            Optional<KubeletPods> pods, PodJobIds jobIds, Clock clock, Executor refresher, MigInstances migInstances) {
+            Optional<KubeletPods> pods, PodJobs podJobs, Clock clock, Executor refresher, MigInstances migInstances) {
         this.migInstances = migInstances;
         this.refreshes = new Refreshes(REFRESH_EVERY, clock, refresher, this::refresh);
         this.clock = clock;
@@ -106,7 +107,7 @@ public final class DraClaims {
         this.nodeName = nodeName;
         this.tokenFile = tokenFile;
         this.pods = pods;
-        this.jobIds = jobIds;
+        this.podJobs = podJobs;
         HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3));
         caFile.ifPresent(file -> client.sslContext(TrustedCertificates.sslContext(file, "kubernetes.ca-file")));
         this.http = client.build();
@@ -123,8 +124,10 @@ public final class DraClaims {
             return Optional.empty();
         }
         DraDevices.Pod pod = holding.get(0);
-        return pods.flatMap(kubelet -> kubelet.ownerOf(pod.uid()))
-                .or(() -> Optional.of(new Owner(jobIds.jobOf(pod.namespace(), pod.name()), pod.namespace())));
+        return pods.flatMap(kubelet -> kubelet.ownerOf(pod.uid())).or(() -> {
+            podJobs.charged(pod.namespace(), pod.name());
+            return Optional.of(new Owner(podJobs.jobOf(pod.namespace(), pod.name()), pod.namespace()));
+        });
     }
 
     /** What went wrong since the last call (an API server away, a refusal, an answer that is no list), once each. */

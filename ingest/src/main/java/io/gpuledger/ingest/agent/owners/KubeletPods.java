@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gpuledger.ingest.agent.usage.Owner;
 import io.gpuledger.ingest.agent.usage.PodJobIds;
+import io.gpuledger.ingest.agent.usage.PodJobs;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,7 +18,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -26,13 +26,13 @@ import java.util.Set;
 import java.util.concurrent.Executor;
 
 /**
- * The pods of this node as its kubelet lists them ({@code GET /pods}, read-only), by UID: a pod's job is the
- * first of its labels named in the job allow-list, else its name as {@link PodJobIds} writes it; its team the
- * first of the team allow-list, else its namespace. No other label is read. The list is asked for again when a pod it does not hold is
- * looked up, at most once per {@link #REFRESH_AT_MOST_EVERY}, so a node's new pods are found within a round
- * or two and a kubelet that is away is not asked every time. The first time the sampling round waits for the
- * list; after that it is asked for on a thread of its own ({@link Refreshes}) and the pod is found in a later
- * round, so a kubelet that is slow or away (up to 5 s a request) never holds a round up.
+ * The pods of this node as its kubelet lists them ({@code GET /pods}, read-only), by UID: a pod's job is the first of
+ * its labels named in the job allow-list, else its name as {@link PodJobIds} writes it; its team the first of the team
+ * allow-list, else its namespace. No other label is read. The list is asked for again when a pod it does not hold is
+ * looked up, at most once per {@link #REFRESH_AT_MOST_EVERY}, so a node's new pods are found within a round or two and
+ * a kubelet that is away is not asked every time. The first time the sampling round waits for the list; after that it
+ * is asked for on a thread of its own ({@link Refreshes}) and the pod is found in a later round, so a kubelet that is
+ * slow or away (up to 5 s a request) never holds a round up.
  *
  * <p>It also keeps the DRA ResourceClaims the pods use ({@link #claimsOfPods}): those a pod names
  * ({@code spec.resourceClaims[].resourceClaimName}) and those made for it from a template
@@ -47,14 +47,11 @@ public final class KubeletPods {
     private final Optional<Path> tokenFile;
     private final List<String> jobLabels;
     private final List<String> teamLabels;
-    private final PodJobIds jobIds;
+    private final PodJobs podJobs;
     private final HttpClient http;
     private final Refreshes refreshes;
     private final SaidOnce failures = new SaidOnce();
     private volatile Map<String, Listed> podsByUid = Map.of();
-    /** The pods whose owners were asked for, by UID: those of the GPUs' processes. */
-    private final Set<String> lookedUp = new HashSet<>();
-    private final PodJobIds.SameNamed sameNamed = new PodJobIds.SameNamed();
     /** The claims of the pods last listed; null until the kubelet answered. */
     private volatile Set<PodClaim> podClaims;
 
@@ -62,8 +59,8 @@ public final class KubeletPods {
     record PodClaim(String namespace, String name) {
     }
 
-    /** A pod's owner, and its namespace where its job is named after the pod, not a label (else null). */
-    private record Listed(Owner owner, String podNamedIn) {
+    /** A pod's owner, its name and namespace, and whether its job is named after it (no label names one). */
+    private record Listed(Owner owner, String name, String namespace, boolean namedAfterPod) {
     }
 
     /**
@@ -71,8 +68,8 @@ public final class KubeletPods {
      * @param tokenFile  a bearer token to present, read again each time (a service account's, mounted)
      */
     public KubeletPods(URI kubeletUrl, Optional<Path> tokenFile, List<String> jobLabels, List<String> teamLabels,
-            PodJobIds jobIds, Clock clock) {
-        this(kubeletUrl, tokenFile, Optional.empty(), jobLabels, teamLabels, jobIds, clock);
+            PodJobs podJobs, Clock clock) {
+        this(kubeletUrl, tokenFile, Optional.empty(), jobLabels, teamLabels, podJobs, clock);
     }
 
     /**
@@ -81,20 +78,20 @@ public final class KubeletPods {
      * @throws IllegalArgumentException when the CA file cannot be read as certificates
      */
     public KubeletPods(URI kubeletUrl, Optional<Path> tokenFile, Optional<Path> caFile, List<String> jobLabels,
-            List<String> teamLabels, PodJobIds jobIds, Clock clock) {
-        this(kubeletUrl, tokenFile, caFile, jobLabels, teamLabels, jobIds, clock,
+            List<String> teamLabels, PodJobs podJobs, Clock clock) {
+        this(kubeletUrl, tokenFile, caFile, jobLabels, teamLabels, podJobs, clock,
                 Refreshes.backgroundThread("kubelet-pods"));
     }
 
     /** As the public constructors, with the refreshes after the first run by {@code refresher}. */
     KubeletPods(URI kubeletUrl, Optional<Path> tokenFile, Optional<Path> caFile, List<String> jobLabels,
-            List<String> teamLabels, PodJobIds jobIds, Clock clock, Executor refresher) {
+            List<String> teamLabels, PodJobs podJobs, Clock clock, Executor refresher) {
         String base = kubeletUrl.toString();
         this.podsUrl = URI.create(base.endsWith("/") ? base + "pods" : base + "/pods");
         this.tokenFile = tokenFile;
         this.jobLabels = List.copyOf(jobLabels);
         this.teamLabels = List.copyOf(teamLabels);
-        this.jobIds = jobIds;
+        this.podJobs = podJobs;
         this.refreshes = new Refreshes(REFRESH_AT_MOST_EVERY, clock, refresher, this::refresh);
         HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3));
         caFile.ifPresent(file -> client.sslContext(TrustedCertificates.sslContext(file, "kubelet.ca-file")));
@@ -102,8 +99,8 @@ public final class KubeletPods {
     }
 
     /**
-     * The owner of the pod with this UID; empty when the kubelet does not list it (yet). Never waits for the kubelet
-     * but the first time.
+     * The owner of the pod with this UID, to be charged: empty when the kubelet does not list it (yet). Never waits
+     * for the kubelet but the first time.
      */
     public Optional<Owner> ownerOf(String podUid) {
         Listed pod = podsByUid.get(podUid);
@@ -114,8 +111,8 @@ public final class KubeletPods {
         if (pod == null) {
             return Optional.empty();
         }
-        synchronized (this) {
-            lookedUp.add(podUid);
+        if (pod.namedAfterPod) {
+            podJobs.charged(pod.namespace, pod.name);
         }
         return Optional.of(pod.owner);
     }
@@ -130,23 +127,8 @@ public final class KubeletPods {
         return Optional.ofNullable(podClaims);
     }
 
-    /**
-     * What went wrong since the last call, once each; and, once each, the names of pods of several namespaces whose
-     * owners were asked for (pods of the GPUs' processes) and which {@link PodJobIds#POD} makes one job.
-     */
     synchronized List<String> drainErrors() {
-        List<String> said = new ArrayList<>(failures.drain());
-        Map<String, Listed> listed = podsByUid;
-        lookedUp.retainAll(listed.keySet());
-        Map<String, Set<String>> namespacesByName = new HashMap<>();
-        for (String uid : lookedUp) {
-            Listed pod = listed.get(uid);
-            if (pod.podNamedIn != null) {
-                namespacesByName.computeIfAbsent(pod.owner.jobId(), name -> new HashSet<>()).add(pod.podNamedIn);
-            }
-        }
-        said.addAll(sameNamed.unsaid(jobIds, namespacesByName));
-        return said;
+        return failures.drain();
     }
 
     private void refresh() {
@@ -193,9 +175,9 @@ public final class KubeletPods {
             JsonNode labels = metadata.path("labels");
             String namespace = metadata.path("namespace").asText(null);
             Optional<String> labelled = firstLabel(labels, jobLabels);
-            String job = labelled.orElseGet(() -> jobIds.jobOf(namespace, name));
+            String job = labelled.orElseGet(() -> podJobs.jobOf(namespace, name));
             String team = firstLabel(labels, teamLabels).orElse(namespace);
-            owners.put(uid, new Listed(new Owner(job, team), labelled.isEmpty() ? namespace : null));
+            owners.put(uid, new Listed(new Owner(job, team), name, namespace, labelled.isEmpty()));
         }
         return owners;
     }

@@ -2,7 +2,6 @@ package io.gpuledger.ingest.agent.usage;
 
 import io.gpuledger.ingest.prom.PrometheusText;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,14 +25,13 @@ public final class HamiScrape {
     private static final Set<String> MEMORY = Set.of("hami_vgpu_memory_used_bytes",
             "hami_container_device_memory_bytes", "Device_memory_desc_of_container");
 
-    private final PodJobIds jobIds;
-    private final PodJobIds.SameNamed sameNamed = new PodJobIds.SameNamed();
+    private final PodJobs podJobs;
 
-    public HamiScrape(PodJobIds jobIds) {
-        this.jobIds = jobIds;
+    public HamiScrape(PodJobs podJobs) {
+        this.podJobs = podJobs;
     }
 
-    /** Each GPU's containers on the page, and what was wrong with it. Not for use by two threads at once. */
+    /** Each GPU's containers on the page, charged to their pods' jobs, and what was wrong with the page. */
     public UsageSource.Result read(String page) {
         PrometheusText.Scrape scrape = PrometheusText.parse(page);
         List<String> errors = new ArrayList<>(scrape.errors());
@@ -71,14 +69,15 @@ public final class HamiScrape {
             }
         }
         Map<String, GpuUsers> users = new LinkedHashMap<>();
-        Map<String, Set<String>> podNamed = new LinkedHashMap<>();
         byGpu.forEach((gpu, containers) -> users.put(gpu, new GpuUsers(gpu, "hami", containers.values().stream()
-                .map(c -> GpuUser.container(new Owner(jobIds.jobOf(c.namespace, c.pod), c.namespace), c.smRatio,
-                        c.memoryBytes)).toList(), null)));
-        byGpu.values().forEach(containers -> containers.values().stream().filter(c -> c.namespace != null)
-                .forEach(c -> podNamed.computeIfAbsent(c.pod, pod -> new HashSet<>()).add(c.namespace)));
-        errors.addAll(sameNamed.unsaid(jobIds, podNamed));
+                .map(this::user).toList(), null)));
         return new UsageSource.Result(users, errors);
+    }
+
+    private GpuUser user(Container container) {
+        podJobs.charged(container.namespace, container.pod);
+        return GpuUser.container(new Owner(podJobs.jobOf(container.namespace, container.pod), container.namespace),
+                container.smRatio, container.memoryBytes);
     }
 
     private static String label(PrometheusText.Sample sample, String name, String olderName) {

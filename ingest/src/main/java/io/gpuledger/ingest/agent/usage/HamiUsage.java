@@ -15,10 +15,10 @@ public final class HamiUsage implements UsageSource {
     private final HttpClient http;
     private final HamiScrape scrape;
 
-    public HamiUsage(URI url, Duration timeout, PodJobIds jobIds) {
+    public HamiUsage(URI url, Duration timeout, PodJobs podJobs) {
         this.url = url;
         this.timeout = timeout;
-        this.scrape = new HamiScrape(jobIds);
+        this.scrape = new HamiScrape(podJobs);
         this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpuledger.ingest.agent.usage.GpuUser;
 import io.gpuledger.ingest.agent.usage.Owner;
 import io.gpuledger.ingest.agent.usage.PodJobIds;
+import io.gpuledger.ingest.agent.usage.PodJobs;
 import io.gpuledger.ingest.testing.Fixtures;
 import io.gpuledger.model.Reading;
 import java.util.List;
@@ -21,7 +22,7 @@ class DcgmPerPodSeriesTest {
     private static final String GPU = "GPU-be6e8706-1ee7-9ce9-7c5e-80ebf0f66714";
     private static final double MIB = 1024.0 * 1024;
 
-    private final DcgmScrape scrape = new DcgmScrape(List.of("pod"), List.of("namespace"), PodJobIds.POD);
+    private final DcgmScrape scrape = new DcgmScrape(List.of("pod"), List.of("namespace"), new PodJobs(PodJobIds.POD));
 
     @Test
     void shouldTakeEachPodsOwnUseAsTheGpusUsersAndTheirSumsAsTheGpusReadings() {
@@ -162,39 +163,64 @@ class DcgmPerPodSeriesTest {
         String bob = "pod=\"notebook-0\",namespace=\"bob\",container=\"lab\"";
         String page = series("DCGM_FI_DEV_GPU_UTIL", "modelName=\"L4\"", "50")
                 + series("DCGM_FI_DEV_GPU_UTIL", alice, "30") + series("DCGM_FI_DEV_GPU_UTIL", bob, "20");
+        PodJobs byName = new PodJobs(PodJobIds.POD);
+        PodJobs byNamespace = new PodJobs(PodJobIds.NAMESPACE_POD);
 
-        DcgmScrape.Result byName = scrape.read(page);
-        DcgmScrape.Result byNamespace = new DcgmScrape(List.of("pod"), List.of("namespace"), PodJobIds.NAMESPACE_POD)
-                .read(page);
+        DcgmScrape.Result named = scrapeWith(List.of("pod"), byName).read(page);
+        DcgmScrape.Result namespaced = scrapeWith(List.of("pod"), byNamespace).read(page);
 
-        assertThat(byName.readings().get(0).users().users()).containsExactly(
+        assertThat(named.readings().get(0).users().users()).containsExactly(
                 GpuUser.container(new Owner("notebook-0", "alice"), 0.30, null),
                 GpuUser.container(new Owner("notebook-0", "bob"), 0.20, null));
-        assertThat(byName.errors()).containsExactly("pods named notebook-0 in namespaces alice, bob count as one job"
-                + " 'notebook-0'; kubernetes.job-ids=namespace/pod tells them apart");
-        assertThat(scrape.read(page).errors()).as("said once").isEmpty();
-        assertThat(byNamespace.readings().get(0).users().users()).containsExactly(
+        assertThat(byName.drainSameNamed()).containsExactly("pods named notebook-0 in namespaces alice, bob count as"
+                + " one job 'notebook-0'; kubernetes.job-ids=namespace/pod tells them apart");
+        assertThat(named.errors()).as("advice, not an error of the page").isEmpty();
+        assertThat(namespaced.readings().get(0).users().users()).containsExactly(
                 GpuUser.container(new Owner("alice/notebook-0", "alice"), 0.30, null),
                 GpuUser.container(new Owner("bob/notebook-0", "bob"), 0.20, null));
-        assertThat(byNamespace.errors()).isEmpty();
+        assertThat(byNamespace.drainSameNamed()).isEmpty();
     }
 
     @Test
     void shouldWriteTheJobOfAGpuOfOnePodAsThePodJobIdsSayAndLeaveAnotherLabelsJobAsItIs() {
-        String gpu1 = "GPU-1b1e5b9d-0000-4000-8000-000000000001";
         String page = """
                 DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="%s",pod="trainer-0",namespace="vision",job="resnet"} 90
                 DCGM_FI_DEV_GPU_UTIL{gpu="1",UUID="%s",pod="trainer-0",namespace="speech"} 80
-                """.formatted(GPU, gpu1);
+                """.formatted(GPU, "GPU-1b1e5b9d-0000-4000-8000-000000000001");
+        PodJobs labelFirst = new PodJobs(PodJobIds.POD);
+        PodJobs podOnly = new PodJobs(PodJobIds.POD);
 
-        List<GpuReading> readings = new DcgmScrape(List.of("job", "pod"), List.of("namespace"),
-                PodJobIds.NAMESPACE_POD).read(page).readings();
-        DcgmScrape.Result byName = new DcgmScrape(List.of("pod"), List.of("namespace"), PodJobIds.POD).read(page);
+        List<GpuReading> namespaced = scrapeWith(List.of("job", "pod"), new PodJobs(PodJobIds.NAMESPACE_POD))
+                .read(page).readings();
+        List<GpuReading> labelled = scrapeWith(List.of("job", "pod"), labelFirst).read(page).readings();
+        List<GpuReading> named = scrapeWith(List.of("pod"), podOnly).read(page).readings();
 
-        assertThat(readings).extracting(GpuReading::jobId).containsExactly("resnet", "speech/trainer-0");
-        assertThat(byName.readings()).extracting(GpuReading::jobId).containsExactly("trainer-0", "trainer-0");
-        assertThat(byName.errors()).containsExactly("pods named trainer-0 in namespaces speech, vision count as one"
-                + " job 'trainer-0'; kubernetes.job-ids=namespace/pod tells them apart");
+        assertThat(namespaced).extracting(GpuReading::jobId).containsExactly("resnet", "speech/trainer-0");
+        assertThat(labelled).extracting(GpuReading::jobId).containsExactly("resnet", "trainer-0");
+        assertThat(labelFirst.drainSameNamed()).as("one of them is named by its label").isEmpty();
+        assertThat(named).extracting(GpuReading::jobId).containsExactly("trainer-0", "trainer-0");
+        assertThat(podOnly.drainSameNamed()).containsExactly("pods named trainer-0 in namespaces speech, vision count"
+                + " as one job 'trainer-0'; kubernetes.job-ids=namespace/pod tells them apart");
+    }
+
+    @Test
+    void shouldSayNothingOfPodsOfOneNameThatAreNotCharged() {
+        // copies of the GPU's readings (dcgm-exporter before 4.5.3): neither pod is a user nor the GPU's job
+        String page = """
+                DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="%1$s",pod="worker-0",namespace="a",container="main"} 71
+                DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="%1$s",pod="worker-0",namespace="b",container="main"} 71
+                """.formatted(GPU);
+        PodJobs podJobs = new PodJobs(PodJobIds.POD);
+
+        GpuReading gpu = scrapeWith(List.of("pod"), podJobs).read(page).readings().get(0);
+
+        assertThat(gpu.users()).isNull();
+        assertThat(gpu.jobId()).isNull();
+        assertThat(podJobs.drainSameNamed()).isEmpty();
+    }
+
+    private static DcgmScrape scrapeWith(List<String> jobLabels, PodJobs podJobs) {
+        return new DcgmScrape(jobLabels, List.of("namespace"), podJobs);
     }
 
     /** One series of the GPU, labels as dcgm-exporter orders them: gpu, UUID, then the rest. */

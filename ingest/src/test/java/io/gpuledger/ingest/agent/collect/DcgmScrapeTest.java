@@ -4,13 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.ingest.agent.usage.PodJobIds;
+import io.gpuledger.ingest.agent.usage.PodJobs;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Mapping rules of dcgm-exporter scrapes; real captured scrapes are read in DcgmFixturesTest. */
 class DcgmScrapeTest {
 
-    private final DcgmScrape scrape = new DcgmScrape(List.of("pod"), List.of("namespace"), PodJobIds.POD);
+    private final DcgmScrape scrape = new DcgmScrape(List.of("pod"), List.of("namespace"), new PodJobs(PodJobIds.POD));
 
     @Test
     void shouldNormaliseFieldsAndUnitsOfOneGpu() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.ingest.agent.usage.PodJobIds;
+import io.gpuledger.ingest.agent.usage.PodJobs;
 import io.gpuledger.ingest.testing.Fixtures;
 import io.gpuledger.model.Reading;
 import java.util.List;
@@ -12,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /** The collectors' readers on real published outputs of nvidia-smi and dcgm-exporter (see fixtures/FIXTURES.md). */
 class RealOutputsTest {
 
-    private final DcgmScrape dcgm = new DcgmScrape(List.of("pod"), List.of("namespace"), PodJobIds.POD);
+    private final DcgmScrape dcgm = new DcgmScrape(List.of("pod"), List.of("namespace"), new PodJobs(PodJobIds.POD));
 
     @Test
     void shouldReadAnH100AllFieldsCaptureWithHeaderAndUnits() {
@@ -140,7 +141,8 @@ class RealOutputsTest {
 
     @Test
     void shouldWriteTheJobOfARealScrapesPodWithItsNamespaceWhenToldSo() {
-        DcgmScrape namespaced = new DcgmScrape(List.of("pod"), List.of("namespace"), PodJobIds.NAMESPACE_POD);
+        DcgmScrape namespaced = new DcgmScrape(List.of("pod"), List.of("namespace"),
+                new PodJobs(PodJobIds.NAMESPACE_POD));
 
         DcgmScrape.Result result = namespaced.read(Fixtures.read("dcgm-exporter/h100x8-eks-k8s-sampled.prom"));
 
@@ -230,7 +232,7 @@ class RealOutputsTest {
 
     @Test
     void shouldLeaveOutASentinelThatAnOldExporterLeaked() {
-        DcgmScrape.Result result = new DcgmScrape(List.of(), List.of(), PodJobIds.POD).read(
+        DcgmScrape.Result result = new DcgmScrape(List.of(), List.of(), new PodJobs(PodJobIds.POD)).read(
                 "DCGM_FI_DEV_FB_USED{gpu=\"0\", UUID=\"GPU-604ac76c-d9cf-fef3-62e9-d92044ab6e52\"} "
                         + "9223372036854775794\n"
                         + Fixtures.read("dcgm-exporter/sentinel-memory-temp-not-supported-readme.prom"));

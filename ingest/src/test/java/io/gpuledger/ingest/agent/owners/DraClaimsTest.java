@@ -22,6 +22,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gpuledger.ingest.agent.collect.NvidiaSmiGpus;
 import io.gpuledger.ingest.agent.usage.Owner;
 import io.gpuledger.ingest.agent.usage.PodJobIds;
+import io.gpuledger.ingest.agent.usage.PodJobs;
 import io.gpuledger.ingest.testing.Fixtures;
 import io.gpuledger.ingest.testing.ProcTree;
 import io.gpuledger.ingest.testing.StandInServer;
@@ -74,7 +75,7 @@ class DraClaimsTest {
         api.require("Authorization", "Bearer s3cret").answer(SLICES_PATH, 200, slices())
                 .answer(CLAIMS_PATH, 200, claims());
         DraClaims claims = new DraClaims(URI.create(api.url() + "/"), "gpu-node-7", Optional.of(token),
-                Optional.empty(), Optional.empty(), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
+                Optional.empty(), Optional.empty(), new PodJobs(PodJobIds.POD), clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker-7d9f", "search"));
         assertThat(claims.holderOf(TWO_PODS_GPU)).as("a claim two pods share says not which used it").isEmpty();
@@ -88,7 +89,7 @@ class DraClaimsTest {
     void shouldWriteTheHoldersJobByNamespaceAndNameWhenToldSo() {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), PodJobIds.NAMESPACE_POD, clock, Runnable::run, WHOLE_GPUS);
+                Optional.empty(), new PodJobs(PodJobIds.NAMESPACE_POD), clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("search/ranker-7d9f", "search"));
     }
@@ -104,7 +105,7 @@ class DraClaimsTest {
                     : GPU_LIST;
         });
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), PodJobIds.POD, clock, Runnable::run, mig);
+                Optional.empty(), new PodJobs(PodJobIds.POD), clock, Runnable::run, mig);
 
         // The 3g.40gb from memory slice 4 is GPU instance 2, the 1g.10gb from slice 3 instance 10
         assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/2")).contains(new Owner("embedder-5c7b", "search"));
@@ -124,7 +125,7 @@ class DraClaimsTest {
             throw new IOException("'nvidia-smi mig -lgi' cannot be run: nvidia-smi: not found");
         });
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), PodJobIds.POD, clock, Runnable::run, failing);
+                Optional.empty(), new PodJobs(PodJobIds.POD), clock, Runnable::run, failing);
 
         assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/2")).isEmpty();
         assertThat(claims.drainErrors()).singleElement().asString()
@@ -140,7 +141,7 @@ class DraClaimsTest {
         try {
             whole.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
             DraClaims wholeClaims = new DraClaims(URI.create(whole.url()), "gpu-node-7", Optional.empty(),
-                    Optional.empty(), Optional.empty(), PodJobIds.POD, clock, Runnable::run,
+                    Optional.empty(), Optional.empty(), new PodJobs(PodJobIds.POD), clock, Runnable::run,
                     new MigInstances(arguments -> {
                         wholeRan.add(arguments);
                         return "";
@@ -159,7 +160,7 @@ class DraClaimsTest {
         MigInstances mig = new MigInstances(arguments -> arguments.equals(MigInstances.LIST)
                 ? "|   0  MIG 3g.40gb          9        2          4:4     |\n" : GPU_LIST);
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), PodJobIds.POD, clock, Runnable::run, mig);
+                Optional.empty(), new PodJobs(PodJobIds.POD), clock, Runnable::run, mig);
 
         assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/2")).contains(new Owner("embedder-5c7b", "search"));
         // Only the devices claims were given are looked for: the 2g.20gb and the other 1g.10gb no claim holds
@@ -176,7 +177,7 @@ class DraClaimsTest {
                 ? "|   0  MIG 1g.10gb         19       11          4:1     |\n"
                 + "|   0  MIG 1g.10gb         19       10          3:1     |\n" : GPU_LIST);
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), PodJobIds.POD, clock, Runnable::run, mig);
+                Optional.empty(), new PodJobs(PodJobIds.POD), clock, Runnable::run, mig);
 
         assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/11")).isEmpty();
         assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/10")).contains(new Owner("notebook-ada", "research"));
@@ -195,7 +196,7 @@ class DraClaimsTest {
             return arguments.equals(MigInstances.LIST) ? table : GPU_LIST;
         });
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), PodJobIds.POD, clock, Runnable::run, mig);
+                Optional.empty(), new PodJobs(PodJobIds.POD), clock, Runnable::run, mig);
         assertThat(claims.holderOf(MIG_PARENT_GPU + "/mig/2")).contains(new Owner("embedder-5c7b", "search"));
 
         failing[0] = true;
@@ -214,7 +215,7 @@ class DraClaimsTest {
         api.answer(SLICES_PATH, 200, slices()).answer(claimPath("search", RANKER_CLAIM), 200, claim(RANKER_CLAIM));
         kubelet.answer("GET /pods", 200, podList(rankerPod()));
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.of(kubeletPods()), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
+                Optional.of(kubeletPods()), new PodJobs(PodJobIds.POD), clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker", "search-ml"));
     }
@@ -235,7 +236,7 @@ class DraClaimsTest {
                 .answer(claimPath("search", RANKER_CLAIM), 200, claim(RANKER_CLAIM))
                 .answer(claimPath("research", "shared-notebooks-gpu"), 200, claim("shared-notebooks-gpu"));
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.of(kubeletPods()), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
+                Optional.of(kubeletPods()), new PodJobs(PodJobIds.POD), clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker", "search-ml"));
         assertThat(claims.holderOf(TWO_PODS_GPU)).as("a claim two pods share says not which used it").isEmpty();
@@ -252,9 +253,10 @@ class DraClaimsTest {
         // The kubelet's own refreshes after the first are queued, never run: only the claims' refresh asks it
         List<Runnable> kubeletRefreshes = new ArrayList<>();
         KubeletPods pods = new KubeletPods(URI.create(kubelet.url()), Optional.empty(), Optional.empty(),
-                List.of("app.kubernetes.io/name"), List.of("cost-center"), PodJobIds.POD, clock, kubeletRefreshes::add);
+                List.of("app.kubernetes.io/name"), List.of("cost-center"), new PodJobs(PodJobIds.POD), clock,
+                kubeletRefreshes::add);
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.of(pods), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
+                Optional.of(pods), new PodJobs(PodJobIds.POD), clock, Runnable::run, WHOLE_GPUS);
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
 
         // The ranker pod starts; thirty seconds on, the claims' refresh asks the kubelet itself, and waits for it
@@ -270,7 +272,7 @@ class DraClaimsTest {
         kubelet.answer("GET /pods", 503, "");
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.of(kubeletPods()), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
+                Optional.of(kubeletPods()), new PodJobs(PodJobIds.POD), clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).as("by name and namespace: the kubelet gave no labels")
                 .contains(new Owner("ranker-7d9f", "search"));
@@ -284,7 +286,7 @@ class DraClaimsTest {
                 .answer(claimPath("search", RANKER_CLAIM), 403, """
                         {"kind": "Status", "status": "Failure", "reason": "Forbidden", "code": 403}""");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.of(kubeletPods()), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
+                Optional.of(kubeletPods()), new PodJobs(PodJobIds.POD), clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker", "search-ml"));
         clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
@@ -317,7 +319,8 @@ class DraClaimsTest {
 
     private KubeletPods kubeletPods() {
         return new KubeletPods(URI.create(kubelet.url()), Optional.empty(), Optional.empty(),
-                List.of("app.kubernetes.io/name"), List.of("cost-center"), PodJobIds.POD, clock, Runnable::run);
+                List.of("app.kubernetes.io/name"), List.of("cost-center"), new PodJobs(PodJobIds.POD), clock,
+                Runnable::run);
     }
 
     @Test
@@ -329,7 +332,7 @@ class DraClaimsTest {
                 .answer(CLAIMS_NEXT_PATH + "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ%3D%3D", 200,
                         claims());
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
+                Optional.empty(), new PodJobs(PodJobIds.POD), clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker-7d9f", "search"));
         assertThat(api.requests()).hasSize(3);
@@ -344,7 +347,7 @@ class DraClaimsTest {
         String both = withLastItem(republished, slices());
         api.answer(SLICES_PATH, 200, both).answer(CLAIMS_PATH, 200, claims());
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
+                Optional.empty(), new PodJobs(PodJobIds.POD), clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf("GPU-11111111-2222-3333-4444-555555555555")).contains(
                 new Owner("ranker-7d9f", "search"));
@@ -367,7 +370,7 @@ class DraClaimsTest {
     void shouldNotListTheClustersClaimsForANodeWhoseSlicesNameNoGpu() {
         api.answer(SLICES_PATH, 200, "{\"kind\": \"ResourceSliceList\", \"items\": []}");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
+                Optional.empty(), new PodJobs(PodJobIds.POD), clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
         assertThat(api.requests()).containsExactly(SLICES_PATH);
@@ -378,7 +381,7 @@ class DraClaimsTest {
     void shouldAskTheApiServerAgainOnlyAfterThirtySeconds() {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, "{\"items\": []}");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
+                Optional.empty(), new PodJobs(PodJobIds.POD), clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
         api.answer(CLAIMS_PATH, 200, claims());
@@ -394,7 +397,7 @@ class DraClaimsTest {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, "{\"items\": []}");
         List<Runnable> queued = new ArrayList<>();
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), PodJobIds.POD, clock, queued::add, WHOLE_GPUS);
+                Optional.empty(), new PodJobs(PodJobIds.POD), clock, queued::add, WHOLE_GPUS);
 
         // The first round waits for the lists: it has nothing else to go by
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
@@ -421,7 +424,7 @@ class DraClaimsTest {
     void shouldAskForTheListsOnAThreadOfItsOwnAfterTheFirstTime() {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, "{\"items\": []}");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), PodJobIds.POD, clock, WHOLE_GPUS);
+                Optional.empty(), new PodJobs(PodJobIds.POD), clock, WHOLE_GPUS);
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
         api.answer(CLAIMS_PATH, 200, claims());
         clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
@@ -443,7 +446,7 @@ class DraClaimsTest {
         api.answer(SLICES_PATH, 403, """
                 {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Forbidden", "code": 403}""");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
+                Optional.empty(), new PodJobs(PodJobIds.POD), clock, Runnable::run, WHOLE_GPUS);
 
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
         clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
@@ -458,7 +461,7 @@ class DraClaimsTest {
     void shouldSayAnAnswerThatIsNoListAndAnApiServerThatIsAway() {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, "{\"items\": [");
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
+                Optional.empty(), new PodJobs(PodJobIds.POD), clock, Runnable::run, WHOLE_GPUS);
         assertThat(claims.holderOf(ONE_POD_GPU)).isEmpty();
         api.answer(CLAIMS_PATH, 200, "<html>sign in</html>");
         clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
@@ -480,7 +483,7 @@ class DraClaimsTest {
     void shouldKeepWhatItKnewWhileTheApiServerIsAway() {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
+                Optional.empty(), new PodJobs(PodJobIds.POD), clock, Runnable::run, WHOLE_GPUS);
         assertThat(claims.holderOf(ONE_POD_GPU)).isPresent();
         api.answer(CLAIMS_PATH, 503, "");
         clock.set(clock.instant().plus(DraClaims.REFRESH_EVERY));
@@ -493,7 +496,7 @@ class DraClaimsTest {
     void shouldMapAProcessItCannotSeeToItsGpusPodButNotOneItSeesOutsideAnyPod() {
         api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
         DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
-                Optional.empty(), PodJobIds.POD, clock, Runnable::run, WHOLE_GPUS);
+                Optional.empty(), new PodJobs(PodJobIds.POD), clock, Runnable::run, WHOLE_GPUS);
         ProcTree proc = new ProcTree(dir).cgroup(303, "0::/user.slice/user-1000.slice/session-3.scope\n");
         ProcessOwners owners = ProcessOwners.firstOf(List.of(new SlurmOwners(proc.root()),
                 new DraOwners(proc.root(), claims)));
@@ -510,7 +513,7 @@ class DraClaimsTest {
         Path ca = Files.writeString(dir.resolve("ca.crt"), "not a certificate\n");
 
         assertThatThrownBy(() -> new DraClaims(URI.create("https://127.0.0.1:6443"), "gpu-node-7", Optional.empty(),
-                Optional.of(ca), Optional.empty(), PodJobIds.POD, clock, WHOLE_GPUS))
+                Optional.of(ca), Optional.empty(), new PodJobs(PodJobIds.POD), clock, WHOLE_GPUS))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("kubernetes.ca-file").hasMessageContaining(ca.toString());
     }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.gpuledger.ingest.agent.progress.ProgressReports;
 import io.gpuledger.ingest.agent.usage.Owner;
 import io.gpuledger.ingest.agent.usage.PodJobIds;
+import io.gpuledger.ingest.agent.usage.PodJobs;
 import io.gpuledger.ingest.testing.ProcTree;
 import io.gpuledger.ingest.testing.StandInServer;
 import io.gpuledger.model.InvalidRecordException;
@@ -95,7 +96,7 @@ class ProcessOwnersTest {
         MovableClock moving = new MovableClock(Instant.parse("2026-12-05T10:00:00Z"));
         List<Runnable> queued = new ArrayList<>();
         KubeletPods pods = new KubeletPods(URI.create(kubelet.url()), Optional.empty(), Optional.empty(), List.of(),
-                List.of(), PodJobIds.POD, moving, queued::add);
+                List.of(), new PodJobs(PodJobIds.POD), moving, queued::add);
         ProcTree proc = new ProcTree(dir).inPod(101, WEB_POD);
         ProcessOwners owners = new KubernetesOwners(proc.root(), pods);
 
@@ -151,7 +152,7 @@ class ProcessOwnersTest {
             }
         };
         KubeletPods pods = new KubeletPods(URI.create(kubelet.url()), Optional.empty(), Optional.empty(), List.of(),
-                List.of(), PodJobIds.POD, moving, Runnable::run);
+                List.of(), new PodJobs(PodJobIds.POD), moving, Runnable::run);
         ProcessOwners owners = new KubernetesOwners(new ProcTree(dir).inPod(101, WEB_POD).root(), pods);
 
         for (int round = 0; round < 3; round++) {
@@ -174,7 +175,7 @@ class ProcessOwnersTest {
         Path ca = java.nio.file.Files.writeString(dir.resolve("ca.crt"), "-----BEGIN CERTIFICATE-----\nnope\n");
 
         assertThatThrownBy(() -> new KubeletPods(URI.create("https://127.0.0.1:10250"), Optional.empty(),
-                Optional.of(ca), List.of(), List.of(), PodJobIds.POD, clock))
+                Optional.of(ca), List.of(), List.of(), new PodJobs(PodJobIds.POD), clock))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("kubelet.ca-file").hasMessageContaining(ca.toString());
     }
@@ -244,43 +245,47 @@ class ProcessOwnersTest {
 
     @Test
     void shouldNameAPodsJobByNamespaceAndNameWhenToldSoAndALabelStillWins() {
-        ProcessOwners owners = sameNamedPods(PodJobIds.NAMESPACE_POD);
+        PodJobs podJobs = new PodJobs(PodJobIds.NAMESPACE_POD);
+        ProcessOwners owners = sameNamedPods(podJobs);
 
         assertThat(owners.ownerOf(101)).contains(new Owner("alice/notebook-0", "alice"));
         assertThat(owners.ownerOf(202)).contains(new Owner("bob/notebook-0", "bob"));
         assertThat(owners.ownerOf(303)).contains(new Owner("lab", "carol"));
-        assertThat(owners.drainErrors()).as("no two pods are one job").isEmpty();
+        assertThat(podJobs.drainSameNamed()).as("no two pods are one job").isEmpty();
     }
 
     @Test
-    void shouldSayOnceWhenPodsOfOneNameInTwoNamespacesUseGpusAsOneJob() {
-        ProcessOwners owners = sameNamedPods(PodJobIds.POD);
+    void shouldSayOnceWhenPodsOfOneNameInTwoNamespacesAreChargedInOneRoundAsOneJob() {
+        PodJobs podJobs = new PodJobs(PodJobIds.POD);
+        ProcessOwners owners = sameNamedPods(podJobs);
 
         assertThat(owners.ownerOf(101)).contains(new Owner("notebook-0", "alice"));
         assertThat(owners.ownerOf(303)).as("named by its label").contains(new Owner("lab", "carol"));
-        assertThat(owners.drainErrors()).as("one pod of that name uses a GPU so far").isEmpty();
+        assertThat(podJobs.drainSameNamed()).as("one pod of that name charged in the round").isEmpty();
 
+        assertThat(owners.ownerOf(101)).contains(new Owner("notebook-0", "alice"));
         assertThat(owners.ownerOf(202)).contains(new Owner("notebook-0", "bob"));
-        assertThat(owners.drainErrors()).containsExactly("pods named notebook-0 in namespaces alice, bob count as"
-                + " one job 'notebook-0'; kubernetes.job-ids=namespace/pod tells them apart");
+        assertThat(podJobs.drainSameNamed()).containsExactly("pods named notebook-0 in namespaces alice, bob count"
+                + " as one job 'notebook-0'; kubernetes.job-ids=namespace/pod tells them apart");
         owners.ownerOf(101);
         owners.ownerOf(202);
-        assertThat(owners.drainErrors()).as("said once").isEmpty();
+        assertThat(podJobs.drainSameNamed()).as("said once").isEmpty();
+        assertThat(owners.drainErrors()).as("advice, not a failure of the kubelet").isEmpty();
     }
 
     /** Processes 101, 202 and 303 in the notebook pods of alice, bob and carol, carol's named by its label. */
-    private ProcessOwners sameNamedPods(PodJobIds jobIds) {
+    private ProcessOwners sameNamedPods(PodJobs podJobs) {
         kubelet.answer("GET /pods", 200, SAME_NAMED);
         ProcTree proc = new ProcTree(dir).inPod(101, ALICE_POD).inPod(202, BOB_POD).inPod(303, CAROL_POD);
-        return new KubernetesOwners(proc.root(), pods(List.of("app.kubernetes.io/name"), List.of(), jobIds));
+        return new KubernetesOwners(proc.root(), pods(List.of("app.kubernetes.io/name"), List.of(), podJobs));
     }
 
     private KubeletPods pods(List<String> jobLabels, List<String> teamLabels) {
-        return pods(jobLabels, teamLabels, PodJobIds.POD);
+        return pods(jobLabels, teamLabels, new PodJobs(PodJobIds.POD));
     }
 
-    private KubeletPods pods(List<String> jobLabels, List<String> teamLabels, PodJobIds jobIds) {
+    private KubeletPods pods(List<String> jobLabels, List<String> teamLabels, PodJobs podJobs) {
         return new KubeletPods(URI.create(kubelet.url()), Optional.empty(), Optional.empty(), jobLabels, teamLabels,
-                jobIds, clock, Runnable::run);
+                podJobs, clock, Runnable::run);
     }
 }

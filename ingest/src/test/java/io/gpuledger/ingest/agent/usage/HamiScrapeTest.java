@@ -12,7 +12,7 @@ class HamiScrapeTest {
 
     @Test
     void shouldReadEachContainersUseOfItsGpuFromARealPage() {
-        UsageSource.Result result = new HamiScrape(PodJobIds.POD).read(
+        UsageSource.Result result = new HamiScrape(new PodJobs(PodJobIds.POD)).read(
                 Fixtures.read("hami/kai-resource-isolator-monitor-pr2033-excerpt.prom"));
 
         assertThat(result.errors()).isEmpty();
@@ -33,7 +33,7 @@ class HamiScrapeTest {
                 hami_container_device_utilization_ratio{container="d",device_uuid="GPU-1",namespace="ml",pod="p4"} 250
                 """;
 
-        UsageSource.Result result = new HamiScrape(PodJobIds.POD).read(page);
+        UsageSource.Result result = new HamiScrape(new PodJobs(PodJobIds.POD)).read(page);
 
         assertThat(result.byGpu().get("GPU-1").users()).isEqualTo(List.of(
                 // 1%, as HAMi writes a container's SM use: a whole percent
@@ -44,25 +44,26 @@ class HamiScrapeTest {
     }
 
     @Test
-    void shouldWriteAContainersJobAsThePodJobIdsSayAndSayOnceWhenTwoNamespacesShareAPodName() {
+    void shouldWriteAContainersJobAsThePodJobIdsSayAndNoteEachPodCharged() {
         String page = """
                 hami_container_device_utilization_ratio{container="c",device_uuid="G1",namespace="alice",pod="nb-0"} 30
                 hami_container_device_utilization_ratio{container="c",device_uuid="G2",namespace="bob",pod="nb-0"} 20
                 """;
-        HamiScrape byName = new HamiScrape(PodJobIds.POD);
+        PodJobs byName = new PodJobs(PodJobIds.POD);
+        PodJobs byNamespace = new PodJobs(PodJobIds.NAMESPACE_POD);
 
-        UsageSource.Result named = byName.read(page);
-        UsageSource.Result namespaced = new HamiScrape(PodJobIds.NAMESPACE_POD).read(page);
+        UsageSource.Result named = new HamiScrape(byName).read(page);
+        UsageSource.Result namespaced = new HamiScrape(byNamespace).read(page);
 
         assertThat(named.byGpu().get("G1").users()).containsExactly(
                 GpuUser.container(new Owner("nb-0", "alice"), 0.30, null));
-        assertThat(named.errors()).containsExactly("pods named nb-0 in namespaces alice, bob count as one job 'nb-0';"
-                + " kubernetes.job-ids=namespace/pod tells them apart");
-        assertThat(byName.read(page).errors()).as("said once").isEmpty();
+        assertThat(byName.drainSameNamed()).containsExactly("pods named nb-0 in namespaces alice, bob count as one"
+                + " job 'nb-0'; kubernetes.job-ids=namespace/pod tells them apart");
+        assertThat(named.errors()).as("advice, not an error of the page").isEmpty();
         assertThat(namespaced.byGpu().get("G1").users()).containsExactly(
                 GpuUser.container(new Owner("alice/nb-0", "alice"), 0.30, null));
         assertThat(namespaced.byGpu().get("G2").users()).containsExactly(
                 GpuUser.container(new Owner("bob/nb-0", "bob"), 0.20, null));
-        assertThat(namespaced.errors()).isEmpty();
+        assertThat(byNamespace.drainSameNamed()).isEmpty();
     }
 }

@@ -1,0 +1,56 @@
+package io.gpuledger.ingest.agent.usage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class PodJobsTest {
+
+    @Test
+    void shouldWriteTheNamespaceOnlyWhereItIsKnown() {
+        assertThat(PodJobIds.NAMESPACE_POD.jobOf("alice", "notebook-0")).isEqualTo("alice/notebook-0");
+        assertThat(PodJobIds.NAMESPACE_POD.jobOf(null, "notebook-0")).isEqualTo("notebook-0");
+        assertThat(PodJobIds.NAMESPACE_POD.jobOf(" ", "notebook-0")).isEqualTo("notebook-0");
+        assertThat(PodJobIds.POD.jobOf("alice", "notebook-0")).isEqualTo("notebook-0");
+    }
+
+    @Test
+    void shouldReadTheSettingsTwoValuesAndRefuseAnyOther() {
+        assertThat(PodJobIds.fromSetting("pod")).isEqualTo(PodJobIds.POD);
+        assertThat(PodJobIds.fromSetting("namespace/pod")).isEqualTo(PodJobIds.NAMESPACE_POD);
+        assertThatThrownBy(() -> PodJobIds.fromSetting("Namespace/Pod")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("kubernetes.job-ids: 'Namespace/Pod' is neither pod nor namespace/pod");
+    }
+
+    @Test
+    void shouldSayEachNameChargedInSeveralNamespacesInOneRoundOnce() {
+        PodJobs podJobs = new PodJobs(PodJobIds.POD);
+
+        podJobs.charged("shop", "web-0");
+        podJobs.charged("zed", "nb-0");
+        podJobs.charged("amy", "nb-0");
+        podJobs.charged(null, "nb-0");
+        podJobs.charged("amy", "nb-0");
+        assertThat(podJobs.drainSameNamed()).containsExactly("pods named nb-0 in namespaces amy, zed count as one job"
+                + " 'nb-0'; kubernetes.job-ids=namespace/pod tells them apart");
+
+        podJobs.charged("zed", "nb-0");
+        podJobs.charged("bo", "nb-0");
+        podJobs.charged("shop", "web-0");
+        assertThat(podJobs.drainSameNamed()).as("nb-0 said; web-0 in one namespace a round").isEmpty();
+        podJobs.charged("dev", "web-0");
+        assertThat(podJobs.drainSameNamed()).as("rounds apart").isEmpty();
+    }
+
+    @Test
+    void shouldSayNothingWhereTheNamespaceIsInTheJob() {
+        PodJobs podJobs = new PodJobs(PodJobIds.NAMESPACE_POD);
+
+        podJobs.charged("zed", "nb-0");
+        podJobs.charged("amy", "nb-0");
+
+        assertThat(podJobs.drainSameNamed()).isEmpty();
+        assertThat(podJobs.jobOf("zed", "nb-0")).isEqualTo("zed/nb-0");
+    }
+}
