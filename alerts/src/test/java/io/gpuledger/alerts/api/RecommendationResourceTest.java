@@ -61,6 +61,25 @@ class RecommendationResourceTest {
     }
 
     @Test
+    void shouldFindAndDecideARecommendationWhoseJobIdHoldsASlash() {
+        // A job named after its pod with its namespace (the agent's kubernetes.job-ids=namespace/pod)
+        Instant now = Instant.now();
+        Recommendation raised = desk.raise(Recommendation.open(RecommendationKind.RECLAIM_IDLE,
+                Recommendation.Target.job("alice/notebook-0"), "Shrink alice/notebook-0",
+                RecommendationAction.ReclaimIdle.ofJob("alice/notebook-0", List.of("i-api-nb"), 0, List.of()), null,
+                700, "USD", 0.9, now, now.plus(Duration.ofMinutes(10)), null)).orElseThrow();
+        String path = "/api/recommendations/" + raised.id().replace("/", "%2F");
+
+        // Then its id, the slash escaped as a client escapes it in a path, finds it and decides on it
+        assertThat(Json.read(ok(ApiClients.reader().urlEncodingEnabled(false).get(path)).extract().asByteArray(),
+                Recommendation.class)).isEqualTo(raised);
+        Recommendation acknowledged = Json.read(ok(ApiClients.actor().urlEncodingEnabled(false).post(path + "/ack"))
+                .extract().asByteArray(), Recommendation.class);
+        assertThat(acknowledged.id()).isEqualTo("reclaim_idle:job:alice/notebook-0");
+        assertThat(acknowledged.status()).isEqualTo(RecommendationStatus.ACKNOWLEDGED);
+    }
+
+    @Test
     void shouldRefuseAnUnknownKindOrStatus() {
         ApiClients.reader().get("/api/recommendations?kind=buy-more").then().statusCode(400)
                 .body(containsString("unknown kind 'buy-more'"));
