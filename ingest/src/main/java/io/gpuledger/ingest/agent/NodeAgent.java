@@ -16,6 +16,7 @@ import io.gpuledger.ingest.agent.usage.Owner;
 import io.gpuledger.ingest.agent.usage.PodJobs;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CapacityEventKind;
+import io.gpuledger.model.Check;
 import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.Json;
@@ -61,6 +62,9 @@ import java.util.function.Consumer;
  */
 public final class NodeAgent implements AutoCloseable {
 
+    /** The most labels no sample can carry said: each is said once, and a node has few. */
+    private static final int SAID_AT_MOST = 1024;
+
     private final AgentConfig config;
     private final Placement placement;
     private final Optional<CloudMetadata> cloud;
@@ -75,6 +79,8 @@ public final class NodeAgent implements AutoCloseable {
     private final PodJobs podJobs;
     /** GPUs whose missing activity was said: said again only once they had a reading in between. */
     private final Set<String> activityUnknown = new HashSet<>();
+    /** The labels no sample can carry that were said, by GPU, field and value: each once, at most 1,024. */
+    private final Set<String> uncarriedLabels = new HashSet<>();
     private final Set<String> noticesSeen = new HashSet<>();
     private final Path noticesFile;
     /** False for a dry run: it reads what real runs remembered, and leaves the disk as it found it. */
@@ -222,10 +228,12 @@ public final class NodeAgent implements AutoCloseable {
                 .or(() -> reports.claimOf(parent, null, now));
         Optional<Owner> owner = Optional.ofNullable(split.soleOwner()).or(() -> holder)
                 .or(() -> claim.map(c -> new Owner(c.jobId(), c.team())));
-        String job = reading.jobId() != null ? reading.jobId()
+        String labelledJob = carried(reading.uuid(), "jobId", reading.jobId());
+        String labelledTeam = carried(reading.uuid(), "team", reading.team());
+        String job = labelledJob != null ? labelledJob
                 : owner.map(Owner::jobId).orElse(config.get("job").orElse(null));
         // An owner of no team known (a work report that names none) is on the node's team.
-        String team = reading.team() != null ? reading.team()
+        String team = labelledTeam != null ? labelledTeam
                 : owner.map(Owner::team).or(() -> config.get("team")).orElse(null);
         if (split.shared()) {
             job = TelemetrySample.SHARED_JOB;
@@ -250,6 +258,25 @@ public final class NodeAgent implements AutoCloseable {
             counters.samplesSkipped.incrementAndGet();
             problems.accept("GPU " + reading.uuid() + ": " + e.getMessage() + "; no sample");
             return Optional.empty();
+        }
+    }
+
+    /**
+     * A job or team a GPU's labels give ({@code value}), where a sample can carry it; else null, so that the GPU is
+     * sampled as if its labels named none (its next source of a job or team names it) rather than not at all. Said
+     * once for each GPU, field and value.
+     */
+    private String carried(String gpu, String field, String value) {
+        if (value == null) {
+            return null;
+        }
+        try {
+            return Check.identity(field, value);
+        } catch (InvalidRecordException e) {
+            if (uncarriedLabels.size() < SAID_AT_MOST && uncarriedLabels.add(gpu + '\n' + field + '\n' + value)) {
+                problems.accept("GPU " + gpu + ": its labels' " + e.getMessage() + "; sampled as if they named none");
+            }
+            return null;
         }
     }
 

@@ -104,6 +104,30 @@ class NodeAgentTest {
     }
 
     @Test
+    void shouldSampleAGpuWhoseLabelsNameAJobNoSampleCanCarryAsIfTheyNamedNone() {
+        // Given a GPU whose dcgm-exporter labels name a job of 300 characters (the most a job id holds is 256)
+        String tooLong = "x".repeat(300);
+        GpuReading labelled = GpuReading.builder("GPU-l").index(0).model("A100").value(Reading.SM_ACTIVE, 0.4)
+                .jobId(tooLong).team("vision").build();
+        agent = agent(Map.of("GPULEDGER_JOB", "node-job"), fixed("dcgm-exporter", labelled));
+
+        // When the agent runs two rounds
+        List<TelemetrySample> first = agent.round();
+        List<TelemetrySample> second = agent.round();
+
+        // Then each round samples the GPU, its job the node's, its team still the labels'
+        assertThat(first).singleElement().satisfies(sample -> {
+            assertThat(sample.jobId()).isEqualTo("node-job");
+            assertThat(sample.team()).isEqualTo("vision");
+            assertThat(sample.smActive()).isEqualTo(0.4);
+        });
+        assertThat(second).hasSize(1);
+        assertThat(agent.counters().samplesSkipped()).isZero();
+        assertThat(problems).singleElement().asString().contains("GPU-l").contains("jobId")
+                .contains("longer than 256").contains("sampled as if they named none");
+    }
+
+    @Test
     void shouldCountCollectorErrorsAndKeepSampling() {
         Collector broken = new Collector() {
             public String name() {
