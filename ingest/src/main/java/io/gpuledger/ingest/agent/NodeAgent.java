@@ -62,7 +62,7 @@ import java.util.function.Consumer;
  */
 public final class NodeAgent implements AutoCloseable {
 
-    /** The most labels no sample can carry said: each is said once, and a node has few. */
+    /** The most labels no sample can carry remembered as said: a node has few; past it they are said again. */
     private static final int SAID_AT_MOST = 1024;
 
     private final AgentConfig config;
@@ -79,7 +79,7 @@ public final class NodeAgent implements AutoCloseable {
     private final PodJobs podJobs;
     /** GPUs whose missing activity was said: said again only once they had a reading in between. */
     private final Set<String> activityUnknown = new HashSet<>();
-    /** The labels no sample can carry that were said, by GPU, field and value: each once, at most 1,024. */
+    /** The labels no sample can carry that were said, by GPU, field and value: each once (of the last 1,024). */
     private final Set<String> uncarriedLabels = new HashSet<>();
     private final Set<String> noticesSeen = new HashSet<>();
     private final Path noticesFile;
@@ -273,7 +273,10 @@ public final class NodeAgent implements AutoCloseable {
         try {
             return Check.identity(field, value);
         } catch (InvalidRecordException e) {
-            if (uncarriedLabels.size() < SAID_AT_MOST && uncarriedLabels.add(gpu + '\n' + field + '\n' + value)) {
+            if (uncarriedLabels.size() >= SAID_AT_MOST) {
+                uncarriedLabels.clear();
+            }
+            if (uncarriedLabels.add(gpu + '\n' + field + '\n' + value)) {
                 problems.accept("GPU " + gpu + ": its labels' " + e.getMessage() + "; sampled as if they named none");
             }
             return null;

@@ -386,7 +386,7 @@ class SharedGpuDryRunTest {
                         assertThat(sample.jobId()).isEqualTo("n");
                         assertThat(sample.allocations()).isEmpty();
                     });
-            assertThat(problems).containsExactly("pods named n in namespaces alice, bob count as one job 'n';"
+            assertThat(problems).containsExactly("pods named n in namespaces alice, bob get one job id 'n';"
                     + " kubernetes.job-ids=namespace/pod tells them apart");
             assertThat(agent.metricsText()).doesNotContain("gpuledger_agent_collector_errors_total{");
         }

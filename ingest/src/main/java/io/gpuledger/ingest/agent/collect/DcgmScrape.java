@@ -142,7 +142,7 @@ public final class DcgmScrape {
     /**
      * @param jobLabels the labels naming a GPU's or pod's job, the first present wins; the pod's own ({@code pod},
      *                  {@code pod_name}), or none, names the job after the pod, written as {@code podJobs} says
-     * @param podJobs   the agent's jobs named after their pods, noted as each is charged
+     * @param podJobs   the agent's jobs named after their pods, each noted as a GPU's job or user is named after it
      */
     public DcgmScrape(List<String> jobLabels, List<String> teamLabels, PodJobs podJobs) {
         this.jobLabels = List.copyOf(jobLabels);
@@ -348,7 +348,7 @@ public final class DcgmScrape {
     }
 
     /**
-     * The job of a GPU of one pod (or none), charged to it: the first of the job labels present; one naming the pod
+     * The job of a GPU of one pod (or none), noted: the first of the job labels present; one naming the pod
      * written as {@link #podJobs} says. Null when none is present.
      */
     private String gpuJob(Map<String, String> labels) {
@@ -357,7 +357,7 @@ public final class DcgmScrape {
             return label == null ? null : labels.get(label);
         }
         String namespace = namespaceOf(labels);
-        podJobs.charged(namespace, labels.get(label));
+        podJobs.named(namespace, labels.get(label));
         return podJobs.jobOf(namespace, labels.get(label));
     }
 
@@ -472,7 +472,7 @@ public final class DcgmScrape {
             }
             if (pods.size() > 1 && own) {
                 pods.values().stream().filter(pod -> pod.podName != null)
-                        .forEach(pod -> podJobs.charged(pod.namedAfterPodIn, pod.podName));
+                        .forEach(pod -> podJobs.named(pod.namedAfterPodIn, pod.podName));
                 users = new GpuUsers(key, "dcgm-exporter", pods.values().stream()
                         .map(pod -> GpuUser.container(pod.owner, mig ? null : pod.values.get(Reading.GPU_UTILIZATION),
                                 pod.values.get(Reading.MEMORY_USED_BYTES)))

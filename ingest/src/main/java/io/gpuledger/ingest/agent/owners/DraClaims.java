@@ -125,7 +125,7 @@ public final class DraClaims {
         }
         DraDevices.Pod pod = holding.get(0);
         return pods.flatMap(kubelet -> kubelet.ownerOf(pod.uid())).or(() -> {
-            podJobs.charged(pod.namespace(), pod.name());
+            podJobs.named(pod.namespace(), pod.name());
             return Optional.of(new Owner(podJobs.jobOf(pod.namespace(), pod.name()), pod.namespace()));
         });
     }

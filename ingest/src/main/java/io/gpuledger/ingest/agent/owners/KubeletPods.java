@@ -99,7 +99,7 @@ public final class KubeletPods {
     }
 
     /**
-     * The owner of the pod with this UID, to be charged: empty when the kubelet does not list it (yet). Never waits
+     * The owner of the pod with this UID, noted as named: empty when the kubelet does not list it (yet). Never waits
      * for the kubelet but the first time.
      */
     public Optional<Owner> ownerOf(String podUid) {
@@ -112,7 +112,7 @@ public final class KubeletPods {
             return Optional.empty();
         }
         if (pod.namedAfterPod) {
-            podJobs.charged(pod.namespace, pod.name);
+            podJobs.named(pod.namespace, pod.name);
         }
         return Optional.of(pod.owner);
     }

@@ -121,7 +121,10 @@ public final class GpuSharing {
         Map<String, Owner> held = new LinkedHashMap<>();
         for (GpuReading reading : readings) {
             try {
-                holders.holderOf(reading.uuid()).ifPresent(owner -> held.put(reading.uuid(), owner));
+                holders.holderOf(reading.uuid())
+                        .filter(owner -> nameable(reading.uuid(), owner, "the pod its DRA claim is reserved for, job"
+                                + " '%s', is not taken as its job", problems))
+                        .ifPresent(owner -> held.put(reading.uuid(), owner));
             } catch (RuntimeException e) {
                 problems.add(new Problem("process-owners", "GPU " + reading.uuid() + ": " + e));
             }
@@ -171,26 +174,35 @@ public final class GpuSharing {
      * whole round, lost with it. Said once for each GPU, job and team.
      */
     private GpuUser nameable(GpuUser user, GpuUsers users, List<Problem> problems) {
-        if (!user.attributed()) {
+        String who = (user.pid() != null ? "process " + user.pid() : "a container") + " of job '%s' is counted as"
+                + " unattributed";
+        if (!user.attributed() || nameable(users.gpu(), user.owner(), who, problems)) {
             return user;
         }
+        return new GpuUser(user.pid(), null, user.smRatio(), user.memoryBytes());
+    }
+
+    /**
+     * Whether a sample can name {@code owner}'s job and team; if not, says so once for the GPU, job and team:
+     * {@code what} befell it, its {@code %s} the job.
+     */
+    private boolean nameable(String gpu, Owner owner, String what, List<Problem> problems) {
         try {
-            Check.identity("jobId", user.owner().jobId());
-            if (user.owner().team() != null) {
-                Check.identity("team", user.owner().team());
+            Check.identity("jobId", owner.jobId());
+            if (owner.team() != null) {
+                Check.identity("team", owner.team());
             }
-            return user;
+            return true;
         } catch (InvalidRecordException e) {
             if (saidUnnameable.size() >= SAID_AT_MOST) {
                 saidUnnameable.clear();
             }
-            if (saidUnnameable.add(users.gpu() + "\n" + user.owner().jobId() + "\n" + user.owner().team())) {
-                problems.add(new Problem("process-owners", "GPU " + users.gpu() + ": "
-                        + (user.pid() != null ? "process " + user.pid() : "a container") + " of job '"
-                        + shortened(user.owner().jobId()) + "' is counted as unattributed, as a sample cannot name it"
-                        + " (" + e.getMessage() + ")"));
+            if (saidUnnameable.add(gpu + "\n" + owner.jobId() + "\n" + owner.team())) {
+                String whatBefell = what.formatted(shortened(owner.jobId()));
+                problems.add(new Problem("process-owners", "GPU " + gpu + ": " + whatBefell
+                        + ", as a sample cannot name it (" + e.getMessage() + ")"));
             }
-            return new GpuUser(user.pid(), null, user.smRatio(), user.memoryBytes());
+            return false;
         }
     }
 

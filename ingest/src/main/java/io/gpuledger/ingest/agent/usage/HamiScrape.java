@@ -31,7 +31,7 @@ public final class HamiScrape {
         this.podJobs = podJobs;
     }
 
-    /** Each GPU's containers on the page, charged to their pods' jobs, and what was wrong with the page. */
+    /** Each GPU's containers on the page, by their pods' jobs (noted), and what was wrong with the page. */
     public UsageSource.Result read(String page) {
         PrometheusText.Scrape scrape = PrometheusText.parse(page);
         List<String> errors = new ArrayList<>(scrape.errors());
@@ -75,7 +75,7 @@ public final class HamiScrape {
     }
 
     private GpuUser user(Container container) {
-        podJobs.charged(container.namespace, container.pod);
+        podJobs.named(container.namespace, container.pod);
         return GpuUser.container(new Owner(podJobs.jobOf(container.namespace, container.pod), container.namespace),
                 container.smRatio, container.memoryBytes);
     }

@@ -10,9 +10,10 @@ import java.util.TreeSet;
 
 /**
  * The jobs the agent names after their pods, one for the whole agent: how they are written ({@link PodJobIds}),
- * and, under {@link PodJobIds#POD}, the names whose pods of several namespaces the GPUs were charged to in one
- * round, as one job, each name said once. The sources that name a job after its pod (dcgm-exporter's pods, HAMi's,
- * the kubelet's, DRA claims) note each pod they charge; the agent says what it drains after each round.
+ * and, under {@link PodJobIds#POD}, the pod names its sources gave pods of several namespaces in one round, and so
+ * one job id, each name said once. The sources that name a job after its pod (dcgm-exporter's pods, HAMi's, the
+ * kubelet's, DRA claims) note each pod they name a GPU's job or user after; the agent says what it drains after
+ * each round.
  */
 public final class PodJobs {
 
@@ -20,8 +21,8 @@ public final class PodJobs {
     private static final int SAID_AT_MOST = 1024;
 
     private final PodJobIds ids;
-    /** The namespaces of the pods of each name charged this round. */
-    private final Map<String, Set<String>> charged = new HashMap<>();
+    /** The namespaces of the pods of each name named this round. */
+    private final Map<String, Set<String>> named = new HashMap<>();
     private final Set<String> said = new HashSet<>();
 
     public PodJobs(PodJobIds ids) {
@@ -33,24 +34,24 @@ public final class PodJobs {
         return ids.jobOf(namespace, pod);
     }
 
-    /** Notes that a GPU was charged to the job named after the pod {@code pod} in {@code namespace}. */
-    public synchronized void charged(String namespace, String pod) {
+    /** Notes that a GPU's job or user was named after the pod {@code pod} in {@code namespace}. */
+    public synchronized void named(String namespace, String pod) {
         if (ids == PodJobIds.POD && namespace != null && !namespace.isBlank() && !said.contains(pod)) {
-            charged.computeIfAbsent(pod, name -> new TreeSet<>()).add(namespace);
+            named.computeIfAbsent(pod, name -> new TreeSet<>()).add(namespace);
         }
     }
 
-    /** The names charged in several namespaces since the last call, as one job each: each name said once. */
+    /** The names noted in several namespaces since the last call, one job id each: each name said once. */
     public synchronized List<String> drainSameNamed() {
         List<String> unsaid = new ArrayList<>();
-        charged.forEach((name, namespaces) -> {
+        named.forEach((name, namespaces) -> {
             if (namespaces.size() > 1 && said.size() < SAID_AT_MOST && said.add(name)) {
                 unsaid.add("pods named " + name + " in namespaces " + String.join(", ", namespaces)
-                        + " count as one job '" + name + "'; " + PodJobIds.SETTING
+                        + " get one job id '" + name + "'; " + PodJobIds.SETTING
                         + "=namespace/pod tells them apart");
             }
         });
-        charged.clear();
+        named.clear();
         return unsaid;
     }
 }

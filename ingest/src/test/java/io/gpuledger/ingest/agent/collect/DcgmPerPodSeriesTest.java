@@ -172,8 +172,8 @@ class DcgmPerPodSeriesTest {
         assertThat(named.readings().get(0).users().users()).containsExactly(
                 GpuUser.container(new Owner("notebook-0", "alice"), 0.30, null),
                 GpuUser.container(new Owner("notebook-0", "bob"), 0.20, null));
-        assertThat(byName.drainSameNamed()).containsExactly("pods named notebook-0 in namespaces alice, bob count as"
-                + " one job 'notebook-0'; kubernetes.job-ids=namespace/pod tells them apart");
+        assertThat(byName.drainSameNamed()).containsExactly("pods named notebook-0 in namespaces alice, bob get one"
+                + " job id 'notebook-0'; kubernetes.job-ids=namespace/pod tells them apart");
         assertThat(named.errors()).as("advice, not an error of the page").isEmpty();
         assertThat(namespaced.readings().get(0).users().users()).containsExactly(
                 GpuUser.container(new Owner("alice/notebook-0", "alice"), 0.30, null),
@@ -199,12 +199,25 @@ class DcgmPerPodSeriesTest {
         assertThat(labelled).extracting(GpuReading::jobId).containsExactly("resnet", "trainer-0");
         assertThat(labelFirst.drainSameNamed()).as("one of them is named by its label").isEmpty();
         assertThat(named).extracting(GpuReading::jobId).containsExactly("trainer-0", "trainer-0");
-        assertThat(podOnly.drainSameNamed()).containsExactly("pods named trainer-0 in namespaces speech, vision count"
-                + " as one job 'trainer-0'; kubernetes.job-ids=namespace/pod tells them apart");
+        assertThat(podOnly.drainSameNamed()).containsExactly("pods named trainer-0 in namespaces speech, vision get one"
+                + " job id 'trainer-0'; kubernetes.job-ids=namespace/pod tells them apart");
     }
 
     @Test
-    void shouldSayNothingOfPodsOfOneNameThatAreNotCharged() {
+    void shouldReadTheOldPodLabelNamesIntoANamespacedJob() {
+        String page = series("DCGM_FI_DEV_GPU_UTIL", "modelName=\"L4\"", "50")
+                + series("DCGM_FI_DEV_GPU_UTIL", "pod_name=\"a-0\",pod_namespace=\"x\",container_name=\"c\"", "30")
+                + series("DCGM_FI_DEV_GPU_UTIL", "pod_name=\"b-0\",namespace=\"\",pod_namespace=\"y\"", "20");
+
+        GpuReading gpu = scrapeWith(List.of("pod"), new PodJobs(PodJobIds.NAMESPACE_POD)).read(page).readings().get(0);
+
+        // no pod label: the job is named after pod_name, in pod_namespace (a blank namespace label is none)
+        assertThat(gpu.users().users()).containsExactly(GpuUser.container(new Owner("x/a-0", "x"), 0.30, null),
+                GpuUser.container(new Owner("y/b-0", "y"), 0.20, null));
+    }
+
+    @Test
+    void shouldSayNothingOfPodsWhoseSeriesAreCopies() {
         // copies of the GPU's readings (dcgm-exporter before 4.5.3): neither pod is a user nor the GPU's job
         String page = """
                 DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="%1$s",pod="worker-0",namespace="a",container="main"} 71

@@ -95,6 +95,21 @@ class DraClaimsTest {
     }
 
     @Test
+    void shouldNoteTheHoldersPodWhoseNameNamesItsJob() {
+        api.answer(SLICES_PATH, 200, slices()).answer(CLAIMS_PATH, 200, claims());
+        PodJobs podJobs = new PodJobs(PodJobIds.POD);
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.empty(), podJobs, clock, Runnable::run, WHOLE_GPUS);
+
+        assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker-7d9f", "search"));
+        // another source names a pod of that name in another namespace in the same round
+        podJobs.named("staging", "ranker-7d9f");
+
+        assertThat(podJobs.drainSameNamed()).containsExactly("pods named ranker-7d9f in namespaces search, staging"
+                + " get one job id 'ranker-7d9f'; kubernetes.job-ids=namespace/pod tells them apart");
+    }
+
+    @Test
     void shouldNameThePodOfEachMigSliceItsClaimIsReservedForByTheGpuInstanceAtItsPlacement() {
         api.answer(SLICES_PATH, 200, migSlices()).answer(CLAIMS_PATH, 200, migClaims());
         List<String> ran = new ArrayList<>();

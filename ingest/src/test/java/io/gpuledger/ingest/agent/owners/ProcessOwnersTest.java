@@ -255,18 +255,18 @@ class ProcessOwnersTest {
     }
 
     @Test
-    void shouldSayOnceWhenPodsOfOneNameInTwoNamespacesAreChargedInOneRoundAsOneJob() {
+    void shouldSayOnceWhenPodsOfOneNameInTwoNamespacesAreNamedInOneRound() {
         PodJobs podJobs = new PodJobs(PodJobIds.POD);
         ProcessOwners owners = sameNamedPods(podJobs);
 
         assertThat(owners.ownerOf(101)).contains(new Owner("notebook-0", "alice"));
         assertThat(owners.ownerOf(303)).as("named by its label").contains(new Owner("lab", "carol"));
-        assertThat(podJobs.drainSameNamed()).as("one pod of that name charged in the round").isEmpty();
+        assertThat(podJobs.drainSameNamed()).as("one pod of that name named in the round").isEmpty();
 
         assertThat(owners.ownerOf(101)).contains(new Owner("notebook-0", "alice"));
         assertThat(owners.ownerOf(202)).contains(new Owner("notebook-0", "bob"));
-        assertThat(podJobs.drainSameNamed()).containsExactly("pods named notebook-0 in namespaces alice, bob count"
-                + " as one job 'notebook-0'; kubernetes.job-ids=namespace/pod tells them apart");
+        assertThat(podJobs.drainSameNamed()).containsExactly("pods named notebook-0 in namespaces alice, bob get one"
+                + " job id 'notebook-0'; kubernetes.job-ids=namespace/pod tells them apart");
         owners.ownerOf(101);
         owners.ownerOf(202);
         assertThat(podJobs.drainSameNamed()).as("said once").isEmpty();

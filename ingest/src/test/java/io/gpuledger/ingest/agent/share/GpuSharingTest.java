@@ -39,6 +39,26 @@ class GpuSharingTest {
     }
 
     @Test
+    void shouldNotTakeAHolderWhoseJobNoSampleCanNameAndSaySoOnce() {
+        // a pod's job with its namespace: 63 + 1 + 200 characters, over the 256 a job id holds
+        Owner tooLong = new Owner("n".repeat(63) + "/" + "p".repeat(200), "team-a");
+        GpuSharing.GpuHolders holders = gpu -> Optional.of(gpu.equals("GPU-h") ? tooLong : new Owner("ok", "team-a"));
+        GpuSharing sharing = new GpuSharing(SharePolicy.SM, true, List.of(), pid -> Optional.empty(), holders);
+        List<GpuReading> readings = List.of(GpuReading.builder("GPU-h").build(), GpuReading.builder("GPU-k").build());
+
+        GpuSharing.Round first = sharing.users(readings);
+        GpuSharing.Round second = sharing.users(readings);
+
+        assertThat(first.holderOf("GPU-h")).isEmpty();
+        assertThat(first.holderOf("GPU-k")).contains(new Owner("ok", "team-a"));
+        assertThat(first.problems()).singleElement().satisfies(problem -> assertThat(problem.message())
+                .startsWith("GPU GPU-h: the pod its DRA claim is reserved for, job 'nnnn")
+                .contains("is not taken as its job").contains("longer than 256"));
+        assertThat(second.holderOf("GPU-h")).isEmpty();
+        assertThat(second.problems()).as("said once").isEmpty();
+    }
+
+    @Test
     void shouldKeepTheRoundWhenASourceOrALookupFails() {
         UsageSource broken = new UsageSource() {
             public String name() {

@@ -44,7 +44,7 @@ class HamiScrapeTest {
     }
 
     @Test
-    void shouldWriteAContainersJobAsThePodJobIdsSayAndNoteEachPodCharged() {
+    void shouldWriteAContainersJobAsThePodJobIdsSayAndNoteEachPod() {
         String page = """
                 hami_container_device_utilization_ratio{container="c",device_uuid="G1",namespace="alice",pod="nb-0"} 30
                 hami_container_device_utilization_ratio{container="c",device_uuid="G2",namespace="bob",pod="nb-0"} 20
@@ -57,8 +57,8 @@ class HamiScrapeTest {
 
         assertThat(named.byGpu().get("G1").users()).containsExactly(
                 GpuUser.container(new Owner("nb-0", "alice"), 0.30, null));
-        assertThat(byName.drainSameNamed()).containsExactly("pods named nb-0 in namespaces alice, bob count as one"
-                + " job 'nb-0'; kubernetes.job-ids=namespace/pod tells them apart");
+        assertThat(byName.drainSameNamed()).containsExactly("pods named nb-0 in namespaces alice, bob get one"
+                + " job id 'nb-0'; kubernetes.job-ids=namespace/pod tells them apart");
         assertThat(named.errors()).as("advice, not an error of the page").isEmpty();
         assertThat(namespaced.byGpu().get("G1").users()).containsExactly(
                 GpuUser.container(new Owner("alice/nb-0", "alice"), 0.30, null));

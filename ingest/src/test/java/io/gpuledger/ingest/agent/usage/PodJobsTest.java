@@ -24,22 +24,22 @@ class PodJobsTest {
     }
 
     @Test
-    void shouldSayEachNameChargedInSeveralNamespacesInOneRoundOnce() {
+    void shouldSayOnceEachPodNameNotedInSeveralNamespacesInOneRound() {
         PodJobs podJobs = new PodJobs(PodJobIds.POD);
 
-        podJobs.charged("shop", "web-0");
-        podJobs.charged("zed", "nb-0");
-        podJobs.charged("amy", "nb-0");
-        podJobs.charged(null, "nb-0");
-        podJobs.charged("amy", "nb-0");
-        assertThat(podJobs.drainSameNamed()).containsExactly("pods named nb-0 in namespaces amy, zed count as one job"
+        podJobs.named("shop", "web-0");
+        podJobs.named("zed", "nb-0");
+        podJobs.named("amy", "nb-0");
+        podJobs.named(null, "nb-0");
+        podJobs.named("amy", "nb-0");
+        assertThat(podJobs.drainSameNamed()).containsExactly("pods named nb-0 in namespaces amy, zed get one job id"
                 + " 'nb-0'; kubernetes.job-ids=namespace/pod tells them apart");
 
-        podJobs.charged("zed", "nb-0");
-        podJobs.charged("bo", "nb-0");
-        podJobs.charged("shop", "web-0");
+        podJobs.named("zed", "nb-0");
+        podJobs.named("bo", "nb-0");
+        podJobs.named("shop", "web-0");
         assertThat(podJobs.drainSameNamed()).as("nb-0 said; web-0 in one namespace a round").isEmpty();
-        podJobs.charged("dev", "web-0");
+        podJobs.named("dev", "web-0");
         assertThat(podJobs.drainSameNamed()).as("rounds apart").isEmpty();
     }
 
@@ -47,8 +47,8 @@ class PodJobsTest {
     void shouldSayNothingWhereTheNamespaceIsInTheJob() {
         PodJobs podJobs = new PodJobs(PodJobIds.NAMESPACE_POD);
 
-        podJobs.charged("zed", "nb-0");
-        podJobs.charged("amy", "nb-0");
+        podJobs.named("zed", "nb-0");
+        podJobs.named("amy", "nb-0");
 
         assertThat(podJobs.drainSameNamed()).isEmpty();
         assertThat(podJobs.jobOf("zed", "nb-0")).isEqualTo("zed/nb-0");
