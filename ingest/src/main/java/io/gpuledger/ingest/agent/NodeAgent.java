@@ -263,8 +263,8 @@ public final class NodeAgent implements AutoCloseable {
 
     /**
      * A job or team a GPU's labels give ({@code value}), where a sample can carry it; else null, so that the GPU is
-     * sampled as if its labels named none (its next source of a job or team names it) rather than not at all. Said
-     * once for each GPU, field and value.
+     * sampled as if its labels named none (its next source of a job or team names it) rather than not at all. Said,
+     * and counted as an error of dcgm-exporter (whose labels they are), once for each GPU, field and value.
      */
     private String carried(String gpu, String field, String value) {
         if (value == null) {
@@ -277,6 +277,7 @@ public final class NodeAgent implements AutoCloseable {
                 uncarriedLabels.clear();
             }
             if (uncarriedLabels.add(gpu + '\n' + field + '\n' + value)) {
+                counters.collectorError(DcgmCollector.NAME);
                 problems.accept("GPU " + gpu + ": its labels' " + e.getMessage() + "; sampled as if they named none");
             }
             return null;

@@ -123,6 +123,7 @@ class NodeAgentTest {
         });
         assertThat(second).hasSize(1);
         assertThat(agent.counters().samplesSkipped()).isZero();
+        assertThat(agent.counters().collectorErrors("dcgm-exporter")).as("counted once, as said").isEqualTo(1);
         assertThat(problems).singleElement().asString().contains("GPU-l").contains("jobId")
                 .contains("longer than 256").contains("sampled as if they named none");
     }

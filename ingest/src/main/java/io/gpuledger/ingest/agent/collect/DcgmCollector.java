@@ -13,6 +13,9 @@ public final class DcgmCollector implements Collector {
     public static final String DEFAULT_URL = "http://localhost:9400/metrics";
 
     private final URI url;
+    /** The collector's name, in its errors' counter: the only one whose readings carry labels. */
+    public static final String NAME = "dcgm-exporter";
+
     private final DcgmScrape scrape;
     private final HttpClient http;
     private final Duration timeout;
@@ -26,7 +29,7 @@ public final class DcgmCollector implements Collector {
 
     @Override
     public String name() {
-        return "dcgm-exporter";
+        return NAME;
     }
 
     @Override
