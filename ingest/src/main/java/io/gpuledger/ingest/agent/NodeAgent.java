@@ -11,6 +11,7 @@ import io.gpuledger.ingest.agent.progress.AgentHttp;
 import io.gpuledger.ingest.agent.progress.IssuerKeys;
 import io.gpuledger.ingest.agent.progress.ProgressReports;
 import io.gpuledger.ingest.agent.share.GpuSharing;
+import io.gpuledger.ingest.agent.share.SaidOnceEach;
 import io.gpuledger.ingest.agent.share.Split;
 import io.gpuledger.ingest.agent.usage.Owner;
 import io.gpuledger.ingest.agent.usage.PodJobs;
@@ -62,9 +63,6 @@ import java.util.function.Consumer;
  */
 public final class NodeAgent implements AutoCloseable {
 
-    /** The most labels no sample can carry remembered as said: a node has few; past it they are said again. */
-    private static final int SAID_AT_MOST = 1024;
-
     private final AgentConfig config;
     private final Placement placement;
     private final Optional<CloudMetadata> cloud;
@@ -79,8 +77,8 @@ public final class NodeAgent implements AutoCloseable {
     private final PodJobs podJobs;
     /** GPUs whose missing activity was said: said again only once they had a reading in between. */
     private final Set<String> activityUnknown = new HashSet<>();
-    /** The labels no sample can carry that were said, by GPU, field and value: each once (of the last 1,024). */
-    private final Set<String> uncarriedLabels = new HashSet<>();
+    /** The labels no sample can carry that were said, by GPU, field and value: each once. */
+    private final SaidOnceEach uncarriedLabels = new SaidOnceEach();
     private final Set<String> noticesSeen = new HashSet<>();
     private final Path noticesFile;
     /** False for a dry run: it reads what real runs remembered, and leaves the disk as it found it. */
@@ -273,10 +271,7 @@ public final class NodeAgent implements AutoCloseable {
         try {
             return Check.identity(field, value);
         } catch (InvalidRecordException e) {
-            if (uncarriedLabels.size() >= SAID_AT_MOST) {
-                uncarriedLabels.clear();
-            }
-            if (uncarriedLabels.add(gpu + '\n' + field + '\n' + value)) {
+            if (uncarriedLabels.firstTime(gpu + '\n' + field + '\n' + value)) {
                 counters.collectorError(DcgmCollector.NAME);
                 problems.accept("GPU " + gpu + ": its labels' " + e.getMessage() + "; sampled as if they named none");
             }

@@ -356,9 +356,7 @@ public final class DcgmScrape {
         if (label == null || !POD_LABELS.contains(label)) {
             return label == null ? null : labels.get(label);
         }
-        String namespace = namespaceOf(labels);
-        podJobs.named(namespace, labels.get(label));
-        return podJobs.jobOf(namespace, labels.get(label));
+        return podJobs.named(namespaceOf(labels), labels.get(label));
     }
 
     /** The namespace of a series' pod: {@code namespace}, or {@code pod_namespace} in the old label names. */

@@ -124,10 +124,8 @@ public final class DraClaims {
             return Optional.empty();
         }
         DraDevices.Pod pod = holding.get(0);
-        return pods.flatMap(kubelet -> kubelet.ownerOf(pod.uid())).or(() -> {
-            podJobs.named(pod.namespace(), pod.name());
-            return Optional.of(new Owner(podJobs.jobOf(pod.namespace(), pod.name()), pod.namespace()));
-        });
+        return pods.flatMap(kubelet -> kubelet.ownerOf(pod.uid()))
+                .or(() -> Optional.of(new Owner(podJobs.named(pod.namespace(), pod.name()), pod.namespace())));
     }
 
     /** What went wrong since the last call (an API server away, a refusal, an answer that is no list), once each. */

@@ -11,12 +11,10 @@ import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.SharePolicy;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Who used each GPU of a round and how its interval is split among their jobs. A GPU's users come from the
@@ -28,8 +26,7 @@ import java.util.Set;
 public final class GpuSharing {
 
     /** Unnameable owners said, by GPU, job and team: each once, however many rounds see it. */
-    private static final int SAID_AT_MOST = 1024;
-    private final Set<String> saidUnnameable = new HashSet<>();
+    private final SaidOnceEach saidUnnameable = new SaidOnceEach();
 
     /** Something a source or a lookup could not read, and which one. */
     public record Problem(String source, String message) {
@@ -194,10 +191,7 @@ public final class GpuSharing {
             }
             return true;
         } catch (InvalidRecordException e) {
-            if (saidUnnameable.size() >= SAID_AT_MOST) {
-                saidUnnameable.clear();
-            }
-            if (saidUnnameable.add(gpu + "\n" + owner.jobId() + "\n" + owner.team())) {
+            if (saidUnnameable.firstTime(gpu + "\n" + owner.jobId() + "\n" + owner.team())) {
                 String whatBefell = what.formatted(shortened(owner.jobId()));
                 problems.add(new Problem("process-owners", "GPU " + gpu + ": " + whatBefell
                         + ", as a sample cannot name it (" + e.getMessage() + ")"));

@@ -75,8 +75,7 @@ public final class HamiScrape {
     }
 
     private GpuUser user(Container container) {
-        podJobs.named(container.namespace, container.pod);
-        return GpuUser.container(new Owner(podJobs.jobOf(container.namespace, container.pod), container.namespace),
+        return GpuUser.container(new Owner(podJobs.named(container.namespace, container.pod), container.namespace),
                 container.smRatio, container.memoryBytes);
     }
 

@@ -34,11 +34,15 @@ public final class PodJobs {
         return ids.jobOf(namespace, pod);
     }
 
-    /** Notes that a GPU's job or user was named after the pod {@code pod} in {@code namespace}. */
-    public synchronized void named(String namespace, String pod) {
+    /**
+     * Notes that a GPU's job or user is named after the pod {@code pod} in {@code namespace}, and gives that job, as
+     * {@link #jobOf} writes it.
+     */
+    public synchronized String named(String namespace, String pod) {
         if (ids == PodJobIds.POD && namespace != null && !namespace.isBlank() && !said.contains(pod)) {
             named.computeIfAbsent(pod, name -> new TreeSet<>()).add(namespace);
         }
+        return jobOf(namespace, pod);
     }
 
     /** The names noted in several namespaces since the last call, one job id each: each name said once. */
