@@ -11,11 +11,10 @@ import java.time.Duration;
 public final class DcgmCollector implements Collector {
 
     public static final String DEFAULT_URL = "http://localhost:9400/metrics";
-
-    private final URI url;
     /** The collector's name, in its errors' counter: the only one whose readings carry labels. */
     public static final String NAME = "dcgm-exporter";
 
+    private final URI url;
     private final DcgmScrape scrape;
     private final HttpClient http;
     private final Duration timeout;

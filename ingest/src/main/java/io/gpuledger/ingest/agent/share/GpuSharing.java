@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Who used each GPU of a round and how its interval is split among their jobs. A GPU's users come from the
@@ -119,8 +120,8 @@ public final class GpuSharing {
         for (GpuReading reading : readings) {
             try {
                 holders.holderOf(reading.uuid())
-                        .filter(owner -> nameable(reading.uuid(), owner, "the pod its DRA claim is reserved for, job"
-                                + " '%s', is not taken as its job", problems))
+                        .filter(owner -> nameable(reading.uuid(), owner, job -> "the pod its DRA claim is reserved"
+                                + " for, job '" + job + "', is not taken as its job", problems))
                         .ifPresent(owner -> held.put(reading.uuid(), owner));
             } catch (RuntimeException e) {
                 problems.add(new Problem("process-owners", "GPU " + reading.uuid() + ": " + e));
@@ -171,19 +172,20 @@ public final class GpuSharing {
      * whole round, lost with it. Said once for each GPU, job and team.
      */
     private GpuUser nameable(GpuUser user, GpuUsers users, List<Problem> problems) {
-        String who = (user.pid() != null ? "process " + user.pid() : "a container") + " of job '%s' is counted as"
-                + " unattributed";
-        if (!user.attributed() || nameable(users.gpu(), user.owner(), who, problems)) {
+        if (!user.attributed()) {
             return user;
         }
-        return new GpuUser(user.pid(), null, user.smRatio(), user.memoryBytes());
+        Function<String, String> befell = job -> (user.pid() != null ? "process " + user.pid() : "a container")
+                + " of job '" + job + "' is counted as unattributed";
+        return nameable(users.gpu(), user.owner(), befell, problems) ? user
+                : new GpuUser(user.pid(), null, user.smRatio(), user.memoryBytes());
     }
 
     /**
-     * Whether a sample can name {@code owner}'s job and team; if not, says so once for the GPU, job and team:
-     * {@code what} befell it, its {@code %s} the job.
+     * Whether a sample can name {@code owner}'s job and team; if not, says so once for the GPU, job and team: what
+     * {@code befell} it, given its job (shortened).
      */
-    private boolean nameable(String gpu, Owner owner, String what, List<Problem> problems) {
+    private boolean nameable(String gpu, Owner owner, Function<String, String> befell, List<Problem> problems) {
         try {
             Check.identity("jobId", owner.jobId());
             if (owner.team() != null) {
@@ -192,8 +194,7 @@ public final class GpuSharing {
             return true;
         } catch (InvalidRecordException e) {
             if (saidUnnameable.firstTime(gpu + "\n" + owner.jobId() + "\n" + owner.team())) {
-                String whatBefell = what.formatted(shortened(owner.jobId()));
-                problems.add(new Problem("process-owners", "GPU " + gpu + ": " + whatBefell
+                problems.add(new Problem("process-owners", "GPU " + gpu + ": " + befell.apply(shortened(owner.jobId()))
                         + ", as a sample cannot name it (" + e.getMessage() + ")"));
             }
             return false;
