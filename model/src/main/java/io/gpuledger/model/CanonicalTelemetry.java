@@ -5,7 +5,7 @@ import static io.gpuledger.model.TelemetryJson.FIELDS;
 import static io.gpuledger.model.TelemetryJson.TIME;
 import static io.gpuledger.model.TelemetryJson.UUID;
 
-import com.fasterxml.jackson.core.io.NumberInput;
+import ch.randelshofer.fastdoubleparser.JavaDoubleParser;
 import io.gpuledger.model.TelemetryJson.Field;
 import io.gpuledger.model.TelemetrySample.Builder;
 import java.nio.charset.StandardCharsets;
@@ -238,8 +238,8 @@ final class CanonicalTelemetry {
             return index;
         }
         if (type == double.class || type == Double.class) {
-            String number = new String(json, start, end - start, StandardCharsets.US_ASCII);
-            double value = NumberInput.parseDouble(number, true);
+            // JSON's numbers are a part of Java's; this is the parser Jackson reads them with, on the bytes.
+            double value = JavaDoubleParser.parseDouble(json, start, end - start);
             return Double.isInfinite(value) ? null : value;
         }
         String text = new String(json, start + 1, end - start - 2, StandardCharsets.US_ASCII);

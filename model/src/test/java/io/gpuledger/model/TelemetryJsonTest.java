@@ -81,6 +81,49 @@ class TelemetryJsonTest {
                 .isEqualTo(ContractFixtures.fullSample());
     }
 
+    /**
+     * Numbers are read from the bytes: each to the double the JDK's own parser makes of its text (correctly rounded,
+     * and no part of the reader), however many digits and whatever exponent it is written with.
+     */
+    @Test
+    void shouldReadEveryNumberStraightFromTheBytesAsTheJdkParsesItsText() {
+        Random random = new Random(20261206);
+        List<String> numbers = new ArrayList<>(List.of("0", "1", "0.1", "0.30000000000000004", "1E3", "1e+3",
+                "2.5e-3", "123456789012345678901234567890", "9007199254740993", "1.7976931348623157e308",
+                "4.9e-324", "2.4703282292062328e-324", "72145567744.0", "0.000000000000000000001"));
+        for (int i = 0; i < 3_000; i++) {
+            numbers.add(switch (i % 3) {
+                // The shortest text of a random double, as writers write them
+                case 0 -> Double.toString(Math.abs(Double.longBitsToDouble(random.nextLong())))
+                        .replace("Infinity", "1").replace("NaN", "2");
+                // Up to 25 significant digits, then an exponent: more than a double holds
+                case 1 -> random.nextInt(10) + "." + digits(random, 1 + random.nextInt(24)) + "e"
+                        + (random.nextInt(600) - 300);
+                // An integer of up to 20 digits, without a leading zero
+                default -> (1 + random.nextInt(9)) + digits(random, random.nextInt(20));
+            });
+        }
+        Pattern memory = Pattern.compile("\"memoryUsedBytes\":[^,]+");
+        int read = 0;
+        for (String number : numbers) {
+            byte[] json = memory.matcher(FULL).replaceFirst("\"memoryUsedBytes\":" + number)
+                    .getBytes(StandardCharsets.UTF_8);
+            double expected = Double.parseDouble(number);
+
+            TelemetrySample sample = CanonicalTelemetry.read(json, null);
+
+            if (Double.isInfinite(expected)) {
+                // Too large for a double: left to the parser, which refuses it as databind does
+                assertThat(sample).as(number).isNull();
+                continue;
+            }
+            assertThat(sample).as(number).isNotNull();
+            assertThat(sample.memoryUsedBytes()).as(number).isEqualTo(expected);
+            read++;
+        }
+        assertThat(read).isGreaterThan(2_900);
+    }
+
     /** Anything but the writers' exact form is left to the parser, which then reads or refuses it as databind does. */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = ';', quoteCharacter = '^', value = {
