@@ -211,7 +211,7 @@ public final class FocusRows {
     private static String description(GpuHour hour, Part part) {
         String gpu = hour.gpuModel() == null ? "GPU" : hour.gpuModel() + " GPU";
         String what = gpu + "-hours on " + hour.placement().instanceType() + ", " + hour.placement().lifecycle().wire();
-        if (JobPart.UNLISTED_JOB.equals(part.jobId)) {
+        if (JobPart.unlisted(part.jobId)) {
             return what + ", taken by jobs of " + part.team + " past the first " + JobPart.MAX_LISTED + " listed";
         }
         return part.jobId == null && !hour.jobParts().isEmpty() ? what + ", taken by no job" : what;

@@ -42,4 +42,19 @@ public record JobPart(
         Check.nonNegative("energyKwh", energyKwh);
         Check.nonNegative("unpricedSeconds", unpricedSeconds);
     }
+
+    /** Whether {@code jobId} is that of a part holding its team's jobs past those listed ({@link #UNLISTED_JOB}). */
+    public static boolean unlisted(String jobId) {
+        return UNLISTED_JOB.equals(jobId);
+    }
+
+    /** The job charged with this part; null for one that holds its team's unlisted jobs, which are no one job. */
+    public String jobCharged() {
+        return unlisted(jobId) ? null : jobId;
+    }
+
+    /** The team charged with this part: its own, or the node's, {@code nodeTeam}, when it names none. */
+    public String teamCharged(String nodeTeam) {
+        return team == null ? nodeTeam : team;
+    }
 }

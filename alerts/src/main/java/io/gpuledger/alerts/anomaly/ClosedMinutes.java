@@ -66,10 +66,9 @@ public final class ClosedMinutes {
             // A shared GPU's window: each job's part goes to it and its team, the rest to the node's team.
             double rest = window.cost();
             for (JobPart part : window.jobParts()) {
-                String partTeam = part.team() == null ? team : part.team();
                 // The jobs past those a window lists are their team's only: they are many, and no one job.
-                String job = part.jobId().equals(JobPart.UNLISTED_JOB) ? null : part.jobId();
-                addPiece(sums, window.currency(), new String[] {partTeam, job, pool}, part.cost());
+                addPiece(sums, window.currency(), new String[] {part.teamCharged(team), part.jobCharged(), pool},
+                        part.cost());
                 rest -= part.cost();
             }
             addPiece(sums, window.currency(), new String[] {team, null, pool}, Math.max(0, rest));

@@ -128,13 +128,13 @@ public final class FleetMetrics {
             double restCost = totals.cost();
             double restUnpriced = totals.unpricedSeconds();
             for (JobPart part : usage.jobParts()) {
-                String partTeam = part.team() == null ? team : part.team();
+                String partTeam = part.teamCharged(team);
                 double partJoules = part.energyKwh() * JOULES_PER_KWH;
                 // The jobs past those a window lists are their team's only: they are many, and no one job.
-                if (!part.jobId().equals(JobPart.UNLISTED_JOB)) {
-                    rememberTeam(part.jobId(), partTeam);
-                    addToJob(part.jobId(), currency, partJoules, gramsPerJoule, part.cost(), 0,
-                            part.unpricedSeconds(), now);
+                String partJob = part.jobCharged();
+                if (partJob != null) {
+                    rememberTeam(partJob, partTeam);
+                    addToJob(partJob, currency, partJoules, gramsPerJoule, part.cost(), 0, part.unpricedSeconds(), now);
                 }
                 addToTeam(partTeam, currency, partJoules, gramsPerJoule, part.cost(), 0, 0, part.unpricedSeconds(),
                         now);
