@@ -7,6 +7,7 @@ import io.gpuledger.model.Topics;
 import io.gpuledger.processes.GroupProgress;
 import io.gpuledger.streams.CostEngineConfig;
 import io.gpuledger.streams.CostEngineProcess;
+import io.gpuledger.streams.cost.CostSettings;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -58,6 +59,11 @@ final class EngineThroughputBench {
      * samples a one-minute window. {@code --interval 10} is the node agent's default.
      */
     private static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(1);
+
+    /** Said of a run whose warm part began before the engine first sent its roll-ups ({@link EngineRun}). */
+    static final String ROLLUPS_INSIDE = "the warm part began before the engine first sent its roll-ups ("
+            + CostSettings.SOURCE_IDLE_AFTER.toSeconds() + " s after it ran): compare it only with runs alike, or give"
+            + " more --samples and --warmup";
 
     private EngineThroughputBench() {
     }
@@ -149,6 +155,9 @@ final class EngineThroughputBench {
                         engine.warmCpuSeconds(), engine.warmCpuSeconds() / engine.warm().seconds(),
                         engine.warmCpuSeconds() * 1e6 / engine.warm().records());
             }
+            if (engine.warmBeforeRollups()) {
+                out.println(ROLLUPS_INSIDE);
+            }
             out.printf("broker (this process) meanwhile: %.1f s of CPU (%.2f cores), %.1f µs per record%n",
                     engine.brokerCpuSeconds(), engine.brokerCpuSeconds() / engine.all().seconds(),
                     engine.brokerCpuSeconds() * 1e6 / engine.all().records());
@@ -175,8 +184,19 @@ final class EngineThroughputBench {
      * more); and the CPU its process used meanwhile, which other load on the machine does not
      * change the way it changes the rates.
      */
-    record EngineRun(int instances, Measure all, Measure warm, double cpuSeconds, double warmCpuSeconds,
-            double brokerCpuSeconds) {
+    record EngineRun(int instances, Measure all, Measure warm, Measure warmUp, double cpuSeconds,
+            double warmCpuSeconds, double brokerCpuSeconds) {
+
+        /**
+         * Whether the warm part began before the engine first sent its roll-ups: with no work reports in the
+         * preload, it closes their minutes only once the reports were quiet for {@link CostSettings#SOURCE_IDLE_AFTER}
+         * of its wall clock, then sends all it held at once. A warm figure that began earlier has that burst in it;
+         * one that began later has not.
+         */
+        boolean warmBeforeRollups() {
+            return warm != null && warmUp != null
+                    && warmUp.seconds() < CostSettings.SOURCE_IDLE_AFTER.toSeconds();
+        }
 
         /** The warm figure when there is one. */
         Measure figure() {
@@ -250,8 +270,8 @@ final class EngineThroughputBench {
                 out.printf("round %d of %d: %s %s%n", round + 1, rounds, variant.name(), variant.jvm());
                 EngineRun run = runEngine(bootstrap, work, samples, warmup, threads, commitInterval, 1,
                         variant.jvm(), out);
-                out.printf(Locale.ROOT, "  %.0f/s, %.2f µs of engine CPU a sample%n", run.figure().rate(),
-                        run.cpuMicrosPerSample());
+                out.printf(Locale.ROOT, "  %.0f/s, %.2f µs of engine CPU a sample%s%n", run.figure().rate(),
+                        run.cpuMicrosPerSample(), run.warmBeforeRollups() ? "; " + ROLLUPS_INSIDE : "");
                 runs.get(variant).add(run);
             }
         }
@@ -336,7 +356,8 @@ final class EngineThroughputBench {
                 cpu += trace.cpuSeconds("engine-" + i);
                 warmCpu += trace.cpuSecondsAfter("engine-" + i, warmFrom);
             }
-            return new EngineRun(count, trace.all(), trace.after(warmFrom), cpu, warmCpu, trace.cpuSeconds("broker"));
+            return new EngineRun(count, trace.all(), trace.after(warmFrom), trace.until(warmFrom), cpu, warmCpu,
+                    trace.cpuSeconds("broker"));
         } finally {
             for (CostEngineProcess engine : engines) {
                 engine.close();

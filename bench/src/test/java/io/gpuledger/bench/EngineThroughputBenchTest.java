@@ -1,5 +1,6 @@
 package io.gpuledger.bench;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuledger.cli.UsageException;
@@ -28,5 +29,25 @@ class EngineThroughputBenchTest {
                     .isInstanceOf(UsageException.class)
                     .hasMessage("--shared takes a fraction from 0 to 1, not '" + shared + "'");
         }
+    }
+
+    @Test
+    void shouldSayAWarmPartThatBeganBeforeTheRollupsWentOut() {
+        // The engine sends its first roll-ups 30 s after it runs, once the preload's missing work reports were quiet
+        Measure all = new Measure(20_000_000, seconds(70));
+        Measure warm = new Measure(8_000_000, seconds(25));
+
+        assertThat(run(all, warm, new Measure(12_000_000, seconds(29))).warmBeforeRollups()).isTrue();
+        assertThat(run(all, warm, new Measure(12_000_000, seconds(31))).warmBeforeRollups()).isFalse();
+        // no warm part: the whole run is the figure, nothing to say
+        assertThat(run(all, null, null).warmBeforeRollups()).isFalse();
+    }
+
+    private static EngineThroughputBench.EngineRun run(Measure all, Measure warm, Measure warmUp) {
+        return new EngineThroughputBench.EngineRun(1, all, warm, warmUp, 80, 25, 10);
+    }
+
+    private static long seconds(double seconds) {
+        return Math.round(seconds * 1e9);
     }
 }
