@@ -17,7 +17,8 @@ import java.util.List;
 /**
  * The FOCUS rows of a GPU's closed hour: one for the hour when one job had it all, else one per job's part and
  * one for what no job took (a shared GPU's idle or unattributed time), so that each row's tags name who is
- * charged. The rows' {@code EffectiveCost} adds up to the hour's cost and unmonitored cost, to 10 decimals.
+ * charged. The rows' {@code EffectiveCost} adds up exactly to the hour's cost and unmonitored cost, to 10 decimals,
+ * and their GPU-hours to the hour's, to 6.
  *
  * <p>How the engine's figures become FOCUS columns (docs/finance.md says it for finance):
  * <ul>
@@ -45,6 +46,8 @@ public final class FocusRows {
     private static final double SECONDS_PER_HOUR = 3600;
     /** Costs below this (in the reporting currency) are rounding, not a part of the hour. */
     private static final double NOTHING = 1e-9;
+    /** GPU seconds below this are rounding, not a part of the hour: under half the quantity's last decimal. */
+    private static final double NO_SECONDS = SECONDS_PER_HOUR * 0.5e-6;
 
     private final ListPrices listPrices;
     private final FocusAccount account;
@@ -68,13 +71,43 @@ public final class FocusRows {
             double unmonitoredCost, Double smActive) {
     }
 
-    /** The rows of {@code hour}, in a stable order: the jobs' parts as the hour lists them, then the rest. */
+    /**
+     * The rows of {@code hour}, in a stable order: the jobs' parts as the hour lists them, then the rest. Their
+     * costs add up to the hour's cost and unmonitored cost, and their GPU-hours to its GPU time, exactly as written:
+     * what rounding each row leaves over or short goes to the row of the largest figure.
+     */
     public List<FocusRow> of(GpuHour hour) {
+        List<Part> parts = partsOf(hour);
+        UsageTotals totals = hour.totals();
+        List<BigDecimal> costs = settled(parts.stream().map(part -> money(part.cost)).toList(),
+                money(totals.cost() + totals.unmonitoredCost()));
+        List<BigDecimal> quantities = settled(parts.stream().map(part -> gpuHours(part.seconds)).toList(),
+                gpuHours(totals.gpuSeconds() + totals.unmonitoredSeconds()));
         List<FocusRow> rows = new ArrayList<>();
-        for (Part part : partsOf(hour)) {
-            rows.add(row(hour, part));
+        for (int i = 0; i < parts.size(); i++) {
+            rows.add(row(hour, parts.get(i), quantities.get(i), costs.get(i)));
         }
         return rows;
+    }
+
+    /**
+     * {@code rounded}, with what they fall short of {@code whole} (or pass it by) given to the largest of them,
+     * which is left no lower than zero.
+     */
+    private static List<BigDecimal> settled(List<BigDecimal> rounded, BigDecimal whole) {
+        BigDecimal gap = whole.subtract(rounded.stream().reduce(BigDecimal.ZERO, BigDecimal::add));
+        if (gap.signum() == 0 || rounded.isEmpty()) {
+            return rounded;
+        }
+        int largest = 0;
+        for (int i = 1; i < rounded.size(); i++) {
+            if (rounded.get(i).compareTo(rounded.get(largest)) > 0) {
+                largest = i;
+            }
+        }
+        List<BigDecimal> settled = new ArrayList<>(rounded);
+        settled.set(largest, rounded.get(largest).add(gap).max(BigDecimal.ZERO.setScale(whole.scale())));
+        return settled;
     }
 
     private static List<Part> partsOf(GpuHour hour) {
@@ -83,7 +116,9 @@ public final class FocusRows {
         double unallocated = hour.unallocatedCost();
         double wholeSeconds = totals.gpuSeconds() + totals.unmonitoredSeconds();
         double wholeCost = totals.cost() + totals.unmonitoredCost();
-        if (jobs.size() <= 1 && unallocated <= NOTHING) {
+        // One job's whole hour, or no job's: by time too, as an hour without a price costs nothing whoever had it.
+        boolean whole = jobs.isEmpty() || totals.gpuSeconds() - jobs.get(0).gpuSeconds() < NO_SECONDS;
+        if (jobs.size() <= 1 && unallocated <= NOTHING && whole) {
             JobPart only = jobs.isEmpty() ? null : jobs.get(0);
             return List.of(new Part(only == null ? null : only.jobId(), only == null ? null : only.team(),
                     wholeSeconds, wholeCost, totals.energyKwh(), totals.idleCost(), totals.unmonitoredCost(),
@@ -101,18 +136,16 @@ public final class FocusRows {
         double restCost = unallocated + totals.unmonitoredCost();
         if (restCost > NOTHING || restSeconds > 0) {
             parts.add(new Part(null, null, restSeconds, restCost, Math.max(0, totals.energyKwh() - partEnergy),
-                    totals.idleCost(), totals.unmonitoredCost(), null));
+                    totals.idleCost(), totals.unmonitoredCost(), totals.smActive().value()));
         }
         return parts;
     }
 
-    private FocusRow row(GpuHour hour, Part part) {
+    /** The row of {@code part}, of {@code quantity} GPU-hours costing {@code cost}, as {@link #of} settled them. */
+    private FocusRow row(GpuHour hour, Part part, BigDecimal quantity, BigDecimal cost) {
         Placement placement = hour.placement();
         Instant start = hour.windowStart();
         YearMonth month = YearMonth.from(start.atZone(ZoneOffset.UTC));
-        BigDecimal quantity = BigDecimal.valueOf(part.seconds / SECONDS_PER_HOUR)
-                .setScale(QUANTITY_SCALE, RoundingMode.HALF_EVEN);
-        BigDecimal cost = money(part.cost);
         BigDecimal rate = quantity.signum() > 0 ? cost.divide(quantity, MONEY_SCALE, RoundingMode.HALF_EVEN) : null;
         Double known = listPrices.perGpuHour(placement.offer(), start.toEpochMilli());
         BigDecimal list = known != null ? money(known) : rate != null ? rate : BigDecimal.ZERO.setScale(MONEY_SCALE);
@@ -200,6 +233,10 @@ public final class FocusRows {
         return BigDecimal.valueOf(amount).setScale(MONEY_SCALE, RoundingMode.HALF_EVEN);
     }
 
+    private static BigDecimal gpuHours(double seconds) {
+        return BigDecimal.valueOf(seconds / SECONDS_PER_HOUR).setScale(QUANTITY_SCALE, RoundingMode.HALF_EVEN);
+    }
+
     private static String pricingCategory(Lifecycle lifecycle) {
         return switch (lifecycle) {
             case ON_DEMAND -> "Standard";
@@ -212,7 +249,8 @@ public final class FocusRows {
         String gpu = hour.gpuModel() == null ? "GPU" : hour.gpuModel() + " GPU";
         String what = gpu + "-hours on " + hour.placement().instanceType() + ", " + hour.placement().lifecycle().wire();
         if (JobPart.unlisted(part.jobId)) {
-            return what + ", taken by jobs of " + part.team + " past the first " + JobPart.MAX_LISTED + " listed";
+            return what + ", taken by jobs" + (part.team == null ? "" : " of " + part.team) + " past the first "
+                    + JobPart.MAX_LISTED + " listed";
         }
         return part.jobId == null && !hour.jobParts().isEmpty() ? what + ", taken by no job" : what;
     }

@@ -1,11 +1,16 @@
 package io.gpuledger.finance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.model.GpuHour;
 import io.gpuledger.model.JobPart;
+import io.gpuledger.model.Lifecycle;
 import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** Each kind of GPU hour as FOCUS rows, every expected figure worked out by hand from the fixtures' numbers. */
@@ -62,6 +67,116 @@ class FocusRowsTest {
         assertThat(rest.text(FocusColumn.TAGS)).isEqualTo("{\"gpuledger/unallocated\":true}");
         assertThat(rest.decimal(FocusColumn.X_IDLE_COST)).isEqualByComparingTo("1.0");
         assertThat(rest.text(FocusColumn.CHARGE_DESCRIPTION)).endsWith("taken by no job");
+        // the GPU's own mean SM activity over the hour; a job's part has none
+        assertThat(rest.decimal(FocusColumn.X_SM_ACTIVE)).isEqualByComparingTo("0.5");
+        assertThat(infer.decimal(FocusColumn.X_SM_ACTIVE)).isNull();
+    }
+
+    @Test
+    void shouldMakeTheRowsOfAnHourAddUpExactlyWhereEachRowRoundsItsOwnFigure() {
+        // Three jobs took a third each of a 4.00 hour: 1.3333333333 each, to 10 decimals, would make 3.9999999999
+        double third = 4.0 / 3;
+        GpuHour thirds = spotHour(3600, 4.0, List.of(new JobPart("a", "t", 1200, third, 0.1, 0),
+                new JobPart("b", "t", 1200, third, 0.1, 0), new JobPart("c", "t", 1200, third, 0.1, 0)));
+
+        List<FocusRow> written = rows.of(thirds);
+
+        assertThat(written).hasSize(3);
+        assertThat(sum(written, FocusColumn.EFFECTIVE_COST)).isEqualByComparingTo("4.0");
+        assertThat(sum(written, FocusColumn.BILLED_COST)).isEqualByComparingTo("4.0");
+        // 1,200 s is 0.333333 GPU-hours to 6 decimals; the three make the hour
+        assertThat(sum(written, FocusColumn.CONSUMED_QUANTITY)).isEqualByComparingTo("1");
+        assertThat(written).allSatisfy(row -> assertThat(row.decimal(FocusColumn.EFFECTIVE_COST))
+                .isBetween(new BigDecimal("1.3333333333"), new BigDecimal("1.3333333334")));
+    }
+
+    @Test
+    void shouldKeepARestTooSmallForARowInTheHoursSum() {
+        // Two jobs took 3.00 of 3.0000000005: the half billionth left is no row, but it is still the hour's
+        GpuHour hour = spotHour(3600, 3.0000000005, List.of(new JobPart("a", "t", 1800, 1.0, 0.1, 0),
+                new JobPart("b", "t", 1800, 2.0, 0.1, 0)));
+
+        List<FocusRow> written = rows.of(hour);
+
+        assertThat(written).extracting(row -> row.text(FocusColumn.X_JOB_ID)).containsExactly("a", "b");
+        assertThat(sum(written, FocusColumn.EFFECTIVE_COST)).isEqualByComparingTo("3.0000000005");
+    }
+
+    @Test
+    void shouldNotBillAJobTheWholeHourOfAnUnpricedGpuItUsedHalfOf() {
+        // No price was known all hour, so nothing cost anything; one job had half the GPU's time
+        GpuHour unpriced = spotHour(3600, 0, List.of(new JobPart("a", "t", 1800, 0, 0.1, 1800)));
+
+        List<FocusRow> written = rows.of(unpriced);
+
+        assertThat(written).extracting(row -> row.text(FocusColumn.X_JOB_ID)).containsExactly("a", null);
+        assertThat(written).extracting(row -> row.decimal(FocusColumn.CONSUMED_QUANTITY))
+                .usingElementComparator(BigDecimal::compareTo)
+                .containsExactly(new BigDecimal("0.5"), new BigDecimal("0.5"));
+        assertThat(written.get(1).text(FocusColumn.TAGS)).isEqualTo("{\"gpuledger/unallocated\":true}");
+    }
+
+    @Test
+    void shouldDescribeTheUnlistedJobsOfNoTeamWithoutNamingOne() {
+        GpuHour hour = spotHour(3600, 4.0, List.of(new JobPart("a", "t", 1800, 2.0, 0.1, 0),
+                new JobPart(JobPart.UNLISTED_JOB, null, 1800, 2.0, 0.1, 0)));
+
+        String description = rows.of(hour).get(1).text(FocusColumn.CHARGE_DESCRIPTION);
+
+        assertThat(description).endsWith("taken by jobs past the first 240 listed").doesNotContain("null");
+    }
+
+    @Test
+    void shouldMakeTheRowsOfEveryGeneratedSharedHourAddUpToItsCostAndTimeWithoutANegativeRow() {
+        Random random = new Random(20261206);
+        for (int i = 0; i < 500; i++) {
+            // 1 to 300 jobs, whose costs and seconds add up to at most the hour's (drawn as shares of it)
+            int jobs = 1 + random.nextInt(random.nextBoolean() ? 5 : 300);
+            double cost = random.nextDouble() * 50;
+            double unmonitoredCost = random.nextBoolean() ? 0 : random.nextDouble();
+            double unmonitoredSeconds = unmonitoredCost == 0 ? 0 : 1 + random.nextInt(600);
+            double sampled = 3600 - unmonitoredSeconds;
+            double left = random.nextBoolean() ? 1 : random.nextDouble();
+            List<JobPart> parts = new ArrayList<>();
+            for (int j = 0; j < jobs; j++) {
+                double share = j == jobs - 1 ? left : left * random.nextDouble() / 2;
+                left -= share;
+                parts.add(new JobPart("job-" + j, "team-" + j % 7, sampled * share, cost * share, 0, 0));
+            }
+            GpuHour hour = new GpuHour("GPU-g", 0, "A100",
+                    FocusFixtures.placement("i-0g", "p4d.24xlarge", Lifecycle.SPOT), FocusFixtures.HOUR,
+                    FocusFixtures.HOUR.plusSeconds(3600), "USD", 1.0,
+                    FocusFixtures.totals(sampled, cost, 0, unmonitoredSeconds, unmonitoredCost, 0.3, 0.5), parts);
+
+            List<FocusRow> written = rows.of(hour);
+
+            // The reference: the hour's own figures, each rounded once
+            BigDecimal wholeCost = BigDecimal.valueOf(cost + unmonitoredCost).setScale(10, RoundingMode.HALF_EVEN);
+            BigDecimal wholeHours = BigDecimal.valueOf(1.0).setScale(6, RoundingMode.HALF_EVEN);
+            assertThat(sum(written, FocusColumn.EFFECTIVE_COST)).as("hour %d", i).isEqualByComparingTo(wholeCost);
+            assertThat(sum(written, FocusColumn.CONSUMED_QUANTITY)).as("hour %d", i).isEqualByComparingTo(wholeHours);
+            assertThat(written).allSatisfy(row -> {
+                assertThat(row.decimal(FocusColumn.EFFECTIVE_COST).signum()).isNotNegative();
+                assertThat(row.decimal(FocusColumn.CONSUMED_QUANTITY).signum()).isNotNegative();
+            });
+            // each job's row within the rounding of the others of its cost (one job's whole hour is one row, its
+            // unmonitored cost included)
+            BigDecimal slack = new BigDecimal("1e-10").multiply(BigDecimal.valueOf(written.size() + 10L));
+            for (int j = 0; j < (written.size() == 1 ? 0 : jobs); j++) {
+                assertThat(written.get(j).decimal(FocusColumn.EFFECTIVE_COST))
+                        .isCloseTo(BigDecimal.valueOf(parts.get(j).cost()), within(slack));
+            }
+        }
+    }
+
+    private GpuHour spotHour(double gpuSeconds, double cost, List<JobPart> parts) {
+        return new GpuHour("GPU-sp-9", 1, "A100", FocusFixtures.placement("i-0sp", "p4d.24xlarge", Lifecycle.SPOT),
+                FocusFixtures.HOUR, FocusFixtures.HOUR.plusSeconds(3600), "USD", 1.0,
+                FocusFixtures.totals(gpuSeconds, cost, 0, 0, 0, 0.3, 0.5), parts);
+    }
+
+    private static BigDecimal sum(List<FocusRow> rows, FocusColumn column) {
+        return rows.stream().map(row -> row.decimal(column)).reduce(BigDecimal.ZERO, BigDecimal::add);
     }
 
     @Test
