@@ -375,8 +375,10 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
             window.addShared(cache.shareTargets, split, before);
             partials.addShared(window, cache.shareTargets, split, start);
         } else {
-            window.addSole(before, identity, charged);
-            partials.add(window, work, identity, start, charged);
+            // A sample that says its GPU is shared but lists no job: all of it is what no job took.
+            UsageTotals sole = identity.shared() ? charged.plusUnallocated(charged.cost()) : charged;
+            window.addSole(before, identity, sole);
+            partials.add(window, work, identity, start, sole);
         }
         updates.markUnsent(charging.gpu(), charging.cache(), work);
         gpus.markDirty(charging.gpu(), charging.state());

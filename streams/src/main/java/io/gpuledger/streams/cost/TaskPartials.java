@@ -48,6 +48,10 @@ final class TaskPartials {
             work.partials = new PendingPartial[partialKeys.length];
         }
         for (Dimension dimension : DIMENSIONS) {
+            if (dimension == Dimension.JOB && identity.shared()) {
+                // A shared GPU's sample that lists no job: no job took any of it, as its hour and window say.
+                continue;
+            }
             int d = dimension.ordinal();
             PendingPartial partial = work.partials[d];
             if (partial == null || partial.sentAndDropped) {
@@ -68,12 +72,16 @@ final class TaskPartials {
      * Adds a shared GPU's charge for the minute starting at {@code start} to the partials of its jobs, teams
      * and pool, each by its part; the GPU counts in each of them once a minute, as much GPU as its share. The
      * node's team counts it only for a rest it took, or a job of its own: with shares that add up to 1 (an even
-     * split always does) it took nothing but the rounding of the rest, and no GPU.
+     * split always does) it took nothing but the rounding of the rest, and no GPU. The teams and the pool are
+     * offered first: a minute counts in at most {@link GpuState.Window#countIn 255 keys}, and a GPU shared by
+     * more jobs than that still counts in its pool and teams, and in its first jobs.
      */
     void addShared(GpuState.Window window, ShareTargets targets, SharedCharge.Slots split, long start) {
         boolean counted = window.countedAll(targets);
         boolean offeredAll = true;
-        for (int slot = 0; slot < targets.slots(); slot++) {
+        int slots = targets.slots();
+        for (int offered = 0; offered < slots; offered++) {
+            int slot = (offered + targets.jobCount()) % slots;
             String key = targets.partialKey(slot, start);
             PendingPartial partial = targets.partial(slot, start);
             if (partial == null || partial.sentAndDropped) {

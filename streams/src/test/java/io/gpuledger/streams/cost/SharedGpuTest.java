@@ -19,6 +19,7 @@ import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageRollup;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -227,6 +228,53 @@ class SharedGpuTest {
         assertThat(rollups.get("team|platform").gpus()).isEqualTo(1);
         // the rest: a fifth of GPU-t's last 30 s
         assertThat(rollups.get("team|platform").totals().cost()).isCloseTo(0.2 * 30 * GPU_MINUTE / 60, within(1e-12));
+    }
+
+    @Test
+    void shouldCountAGpuSharedByMoreJobsThanAMinuteCountsInItsPoolAndTeamsAndItsFirstJobs() {
+        // Given a GPU shared for a minute by 300 jobs of the serving team, 0.3% each: 90% of it, a tenth left
+        List<Allocation> crowd = new ArrayList<>();
+        for (int j = 0; j < 300; j++) {
+            crowd.add(new Allocation("job-" + j, "serving", 0.003, SharePolicy.SM));
+        }
+        sendMinuteOf(shared("GPU-s", crowd));
+        cost.send(tenSeconds(oneJob("GPU-u", "train"), T0.plusSeconds(300)));
+        cost.advance(Duration.ofSeconds(30));
+        cost.sendUpdates();
+
+        // Then the pool and both teams count the GPU once, and the pool's rate is the whole GPU's
+        Map<String, UsageRollup> rollups = latestRollups();
+        assertThat(rollups.get(POOL).gpus()).isEqualTo(1);
+        assertThat(rollups.get(POOL).costPerHour()).isCloseTo(GPU_PER_HOUR, within(1e-9));
+        assertThat(rollups.get("team|serving").gpus()).isEqualTo(1);
+        assertThat(rollups.get("team|platform").gpus()).isEqualTo(1);
+        // and the first jobs count it too: 255 keys a minute, less the two teams and the pool
+        assertThat(rollups.get("job|job-0").gpus()).isEqualTo(1);
+        assertThat(rollups.get("job|job-251").gpus()).isEqualTo(1);
+        assertThat(rollups.get("job|job-252").gpus()).isZero();
+        // while every job is still charged its share: 0.3% of a GPU's minute
+        assertThat(rollups.get("job|job-299").totals().cost()).isCloseTo(0.003 * GPU_MINUTE, within(1e-12));
+    }
+
+    @Test
+    void shouldChargeNoJobForASharedGpusSampleThatListsNone() {
+        // Given a GPU whose samples say it is shared but list no job (a job really named so, or a writer's slip)
+        sendMinuteOf(shared("GPU-s", List.of()));
+        cost.send(tenSeconds(oneJob("GPU-u", "train"), T0.plusSeconds(300)));
+        cost.advance(Duration.ofSeconds(30));
+        cost.sendUpdates();
+
+        // Then no job took any of it: its team and pool have it all, as its window says
+        Map<String, UsageRollup> rollups = latestRollups();
+        assertThat(rollups).doesNotContainKey("job|shared");
+        for (String key : List.of("team|platform", POOL)) {
+            assertThat(rollups.get(key).totals().cost()).as(key).isCloseTo(GPU_MINUTE, within(1e-12));
+            assertThat(rollups.get(key).totals().unallocatedCost()).as(key).isCloseTo(GPU_MINUTE, within(1e-12));
+        }
+        GpuUsage window = latestWindow("GPU-s");
+        assertThat(window.sharedByJobs()).isTrue();
+        assertThat(window.jobParts()).isEmpty();
+        assertThat(window.totals().unallocatedCost()).isCloseTo(GPU_MINUTE, within(1e-12));
     }
 
     @Test
