@@ -25,7 +25,8 @@ import java.util.List;
  *   <li>{@code PricingQuantity} and {@code ConsumedQuantity}: the row's GPU-hours (a MIG slice counts its share of
  *       the GPU), sampled and unmonitored, to 6 decimals; unit {@code GPU-Hours}.</li>
  *   <li>{@code ListUnitPrice}: the on-demand price per GPU-hour of the instance type in its region, at the hour's
- *       start, from the price versions; the row's own rate when none is known.</li>
+ *       start, from the price versions; the row's own rate when none is known, or the hour's currency is not the
+ *       one the list prices are converted to.</li>
  *   <li>{@code ContractedUnitPrice}: the rate the engine charged (cost over GPU-hours, to 10 decimals) for
  *       on-demand and spot time; the list price for reserved time, whose discount is a commitment discount.</li>
  *   <li>{@code ListCost} and {@code ContractedCost}: unit price × quantity, exactly.</li>
@@ -147,7 +148,7 @@ public final class FocusRows {
         Instant start = hour.windowStart();
         YearMonth month = YearMonth.from(start.atZone(ZoneOffset.UTC));
         BigDecimal rate = quantity.signum() > 0 ? cost.divide(quantity, MONEY_SCALE, RoundingMode.HALF_EVEN) : null;
-        Double known = listPrices.perGpuHour(placement.offer(), start.toEpochMilli());
+        Double known = listPrices.perGpuHour(placement.offer(), hour.currency(), start.toEpochMilli());
         BigDecimal list = known != null ? money(known) : rate != null ? rate : BigDecimal.ZERO.setScale(MONEY_SCALE);
         boolean reserved = placement.lifecycle() == Lifecycle.RESERVED;
         BigDecimal contracted = reserved || rate == null ? list : rate;

@@ -33,9 +33,13 @@ public final class ListPrices {
 
     /**
      * The on-demand price per GPU-hour of {@code offer}'s instance type in its region at {@code atMillis}, in
-     * the reporting currency; null when no version was in force or its currency cannot be converted.
+     * {@code currency}; null when no version was in force, its currency cannot be converted, or {@code currency}
+     * is not the reporting currency these prices are converted to (a price in another currency is no list price).
      */
-    public Double perGpuHour(Offer offer, long atMillis) {
+    public Double perGpuHour(Offer offer, String currency, long atMillis) {
+        if (!rates.reporting().equals(currency)) {
+            return null;
+        }
         Offer onDemand = new Offer(offer.provider(), offer.region(), offer.instanceType(), Lifecycle.ON_DEMAND);
         TreeMap<Long, PriceQuote> offerVersions = versions.get(onDemand.key());
         if (offerVersions == null) {

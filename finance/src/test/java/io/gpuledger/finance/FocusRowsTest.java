@@ -127,6 +127,21 @@ class FocusRowsTest {
     }
 
     @Test
+    void shouldWriteNoListPriceInAnotherCurrencyThanTheHours() {
+        // Given the list prices in US dollars and an hour an engine reporting in euros charged: 4.00 for the hour
+        GpuHour spot = FocusFixtures.sharedSpot();
+        GpuHour inEuros = new GpuHour(spot.gpuUuid(), spot.gpuIndex(), spot.gpuModel(), spot.placement(),
+                spot.windowStart(), spot.windowEnd(), "EUR", spot.gpuFraction(), spot.totals(), spot.jobParts());
+
+        FocusRow infer = rows.of(inEuros).get(0);
+
+        // Then its list price is its own rate, 1.6 EUR over 0.4 GPU-hours, not the 4.09625 USD converted for dollars
+        assertThat(infer.text(FocusColumn.BILLING_CURRENCY)).isEqualTo("EUR");
+        assertThat(infer.decimal(FocusColumn.LIST_UNIT_PRICE)).isEqualByComparingTo("4");
+        assertThat(infer.decimal(FocusColumn.LIST_COST)).isEqualByComparingTo("1.6");
+    }
+
+    @Test
     void shouldMakeTheRowsOfEveryGeneratedSharedHourAddUpToItsCostAndTimeWithoutANegativeRow() {
         Random random = new Random(20261206);
         for (int i = 0; i < 500; i++) {
