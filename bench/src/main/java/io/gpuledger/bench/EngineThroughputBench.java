@@ -184,18 +184,18 @@ final class EngineThroughputBench {
      * more); and the CPU its process used meanwhile, which other load on the machine does not
      * change the way it changes the rates.
      */
-    record EngineRun(int instances, Measure all, Measure warm, Measure warmUp, double cpuSeconds,
-            double warmCpuSeconds, double brokerCpuSeconds) {
+    record EngineRun(int instances, Measure all, Measure warm, double cpuSeconds, double warmCpuSeconds,
+            double brokerCpuSeconds) {
 
         /**
          * Whether the warm part began before the engine first sent its roll-ups: with no work reports in the
          * preload, it closes their minutes only once the reports were quiet for {@link CostSettings#SOURCE_IDLE_AFTER}
          * of its wall clock, then sends all it held at once. A warm figure that began earlier has that burst in it;
-         * one that began later has not.
+         * one that began later has not. Both figures end at the run's end, so the warm part began at their
+         * difference.
          */
         boolean warmBeforeRollups() {
-            return warm != null && warmUp != null
-                    && warmUp.seconds() < CostSettings.SOURCE_IDLE_AFTER.toSeconds();
+            return warm != null && all.seconds() - warm.seconds() < CostSettings.SOURCE_IDLE_AFTER.toSeconds();
         }
 
         /** The warm figure when there is one. */
@@ -356,8 +356,7 @@ final class EngineThroughputBench {
                 cpu += trace.cpuSeconds("engine-" + i);
                 warmCpu += trace.cpuSecondsAfter("engine-" + i, warmFrom);
             }
-            return new EngineRun(count, trace.all(), trace.after(warmFrom), trace.until(warmFrom), cpu, warmCpu,
-                    trace.cpuSeconds("broker"));
+            return new EngineRun(count, trace.all(), trace.after(warmFrom), cpu, warmCpu, trace.cpuSeconds("broker"));
         } finally {
             for (CostEngineProcess engine : engines) {
                 engine.close();

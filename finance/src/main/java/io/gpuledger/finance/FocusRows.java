@@ -81,9 +81,9 @@ public final class FocusRows {
         List<Part> parts = partsOf(hour);
         UsageTotals totals = hour.totals();
         List<BigDecimal> costs = settled(parts.stream().map(part -> money(part.cost)).toList(),
-                money(totals.cost() + totals.unmonitoredCost()));
+                money(wholeCost(totals)));
         List<BigDecimal> quantities = settled(parts.stream().map(part -> gpuHours(part.seconds)).toList(),
-                gpuHours(totals.gpuSeconds() + totals.unmonitoredSeconds()));
+                gpuHours(wholeSeconds(totals)));
         List<FocusRow> rows = new ArrayList<>();
         for (int i = 0; i < parts.size(); i++) {
             rows.add(row(hour, parts.get(i), quantities.get(i), costs.get(i)));
@@ -115,15 +115,13 @@ public final class FocusRows {
         UsageTotals totals = hour.totals();
         List<JobPart> jobs = hour.jobParts();
         double unallocated = hour.unallocatedCost();
-        double wholeSeconds = totals.gpuSeconds() + totals.unmonitoredSeconds();
-        double wholeCost = totals.cost() + totals.unmonitoredCost();
         // One job's whole hour, or no job's: by time too, as an hour without a price costs nothing whoever had it.
         boolean whole = jobs.isEmpty() || totals.gpuSeconds() - jobs.get(0).gpuSeconds() < NO_SECONDS;
         if (jobs.size() <= 1 && unallocated <= NOTHING && whole) {
             JobPart only = jobs.isEmpty() ? null : jobs.get(0);
             return List.of(new Part(only == null ? null : only.jobId(), only == null ? null : only.team(),
-                    wholeSeconds, wholeCost, totals.energyKwh(), totals.idleCost(), totals.unmonitoredCost(),
-                    totals.smActive().value()));
+                    wholeSeconds(totals), wholeCost(totals), totals.energyKwh(), totals.idleCost(),
+                    totals.unmonitoredCost(), totals.smActive().value()));
         }
         List<Part> parts = new ArrayList<>();
         double partSeconds = 0;
@@ -232,6 +230,16 @@ public final class FocusRows {
 
     private static BigDecimal money(double amount) {
         return BigDecimal.valueOf(amount).setScale(MONEY_SCALE, RoundingMode.HALF_EVEN);
+    }
+
+    /** The hour's GPU time, sampled and unmonitored. */
+    private static double wholeSeconds(UsageTotals totals) {
+        return totals.gpuSeconds() + totals.unmonitoredSeconds();
+    }
+
+    /** The hour's cost, of its samples and its unmonitored time. */
+    private static double wholeCost(UsageTotals totals) {
+        return totals.cost() + totals.unmonitoredCost();
     }
 
     private static BigDecimal gpuHours(double seconds) {

@@ -61,6 +61,8 @@ final class GpuIdentity {
     final Offer offer;
     /** {@code dimension|id} of the job, team and pool, in {@link Dimension#GROUPS} order. */
     final String[] rollupKeys;
+    /** Whether its job is {@link TelemetrySample#SHARED_JOB}: asked of every sample, so decided once. */
+    private final boolean shared;
 
     private GpuIdentity(int gpuIndex, String gpuModel, Placement placement, String jobId, String team,
             double fraction) {
@@ -71,6 +73,7 @@ final class GpuIdentity {
         this.team = team;
         this.fraction = fraction;
         this.offer = placement.offer();
+        this.shared = TelemetrySample.SHARED_JOB.equals(jobId);
         this.rollupKeys = new String[Dimension.GROUPS.size()];
         for (Dimension dimension : Dimension.GROUPS) {
             rollupKeys[dimension.ordinal()] = UsageRollup.keyOf(dimension, idIn(dimension));
@@ -113,6 +116,14 @@ final class GpuIdentity {
 
     /** Whether the GPU's latest sample said it was shared: its time is charged to the jobs it lists, not to one. */
     boolean shared() {
-        return TelemetrySample.SHARED_JOB.equals(jobId);
+        return shared;
+    }
+
+    /**
+     * Whether what it is charged goes to its roll-up in {@code dimension}: every one but the job's for a shared
+     * GPU, whose jobs (if any) its samples' allocations name, not its own {@code jobId}.
+     */
+    boolean charges(Dimension dimension) {
+        return dimension != Dimension.JOB || !shared;
     }
 }

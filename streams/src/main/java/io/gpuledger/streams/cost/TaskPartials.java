@@ -48,7 +48,7 @@ final class TaskPartials {
             work.partials = new PendingPartial[partialKeys.length];
         }
         for (Dimension dimension : DIMENSIONS) {
-            if (dimension == Dimension.JOB && identity.shared()) {
+            if (!identity.charges(dimension)) {
                 // A shared GPU's sample that lists no job: no job took any of it, as its hour and window say.
                 continue;
             }
@@ -115,7 +115,7 @@ final class TaskPartials {
      */
     void addGap(GpuIdentity identity, long minute, UsageTotals gap, boolean shared) {
         for (Dimension dimension : DIMENSIONS) {
-            if (dimension == Dimension.JOB && (shared || identity.shared())) {
+            if (!identity.charges(dimension) || dimension == Dimension.JOB && shared) {
                 continue;
             }
             pendingPartial(dimension, identity.idIn(dimension),
