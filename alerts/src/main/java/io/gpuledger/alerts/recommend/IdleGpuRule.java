@@ -237,8 +237,8 @@ public final class IdleGpuRule {
             String who = ofJob
                     ? String.format(Locale.ROOT, "Job %s holds %d idle %s instance(s) on %s", holding.jobId(),
                             release.count(), type, first.host())
-                    : String.format(Locale.ROOT, "Instance %s (%s on %s) runs no job and is idle", first.instanceId(),
-                            type, first.host());
+                    : String.format(Locale.ROOT, "Instance %s (%s on %s) %s and is idle", first.instanceId(), type,
+                            first.host(), jobsOf(first));
             String worth = costPerHour > 0 ? String.format(Locale.ROOT, "releasing saves %.2f %s an hour, %.2f %s a"
                     + " month", costPerHour, currency, saving, currency)
                     : "releasing frees reserved capacity, paid for its term either way";
@@ -254,6 +254,14 @@ public final class IdleGpuRule {
     }
 
     /** The instance of {@code snapshot}, as the target of a release no single job holds. */
+    /** What an instance no one job holds runs: no job, or jobs none of which reported work over the period. */
+    private static String jobsOf(IdleInstances.Snapshot instance) {
+        List<String> jobs = instance.gpus().stream().flatMap(gpu -> gpu.jobs().stream()).distinct().sorted().toList();
+        return jobs.isEmpty() ? "runs no job"
+                : String.format(Locale.ROOT, "runs %d job(s) that reported no work (%s)", jobs.size(),
+                        String.join(", ", jobs));
+    }
+
     static Recommendation.Target target(IdleInstances.Snapshot snapshot) {
         return Recommendation.Target.instance(Placement.of(snapshot.host(), snapshot.instanceId(), snapshot.offer()));
     }

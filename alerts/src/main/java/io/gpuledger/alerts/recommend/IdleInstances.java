@@ -1,5 +1,7 @@
 package io.gpuledger.alerts.recommend;
 
+import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.JobPart;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.TelemetrySample;
 import java.time.Duration;
@@ -8,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,8 +40,26 @@ final class IdleInstances {
     /** The holder of an instance whose GPUs run different jobs. */
     static final String SHARED = "";
 
-    /** One GPU's latest closed-minute period: whose it is and what share of a GPU it is. */
-    record Gpu(String uuid, String jobId, double fraction, IdlePeriod period) {
+    /**
+     * One GPU's latest closed-minute period: whose it is and what share of a GPU it is.
+     *
+     * @param jobId the job its latest window names: {@link TelemetrySample#SHARED_JOB} for a GPU several jobs share
+     * @param jobs  the jobs that ran on it in that window: its job, or each job that took a part of a shared GPU
+     *              (none that is no job: {@link TelemetrySample#UNKNOWN_JOB}, {@code shared}, a team's unlisted jobs)
+     */
+    record Gpu(String uuid, String jobId, List<String> jobs, double fraction, IdlePeriod period) {
+
+        static Gpu of(IdlePeriod period) {
+            GpuUsage window = period.latest();
+            List<String> jobs = window.jobParts().isEmpty() ? List.of(window.jobId())
+                    : window.jobParts().stream().map(JobPart::jobCharged).filter(Objects::nonNull).distinct().toList();
+            return new Gpu(window.gpuUuid(), window.jobId(), jobs.stream().filter(IdleInstances::isJob).toList(),
+                    window.gpuFraction(), period);
+        }
+    }
+
+    private static boolean isJob(String jobId) {
+        return jobId != null && !jobId.equals(NO_JOB) && !jobId.equals(TelemetrySample.SHARED_JOB);
     }
 
     /**
@@ -70,8 +91,7 @@ final class IdleInstances {
         Instance instance = instances.computeIfAbsent(window.instanceId(), id -> new Instance());
         Instant to = period.to();
         synchronized (instance) {
-            instance.gpus.put(window.gpuUuid(), new Gpu(window.gpuUuid(), window.jobId(), window.gpuFraction(),
-                    period));
+            instance.gpus.put(window.gpuUuid(), Gpu.of(period));
             instance.heard = to.isAfter(instance.heard) ? to : instance.heard;
             instance.gpus.values().removeIf(gpu -> gpu.period().to().isBefore(to.minus(GONE_AFTER)));
             List<Gpu> ofMinute = new ArrayList<>();

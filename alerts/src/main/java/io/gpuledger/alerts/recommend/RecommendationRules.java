@@ -22,7 +22,6 @@ import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -390,8 +389,9 @@ public final class RecommendationRules {
             holding = new IdleGpuRule.Holding(Recommendation.Target.job(jobId), jobId,
                     idleInstances.heldBy(jobId, to), jobs.reportedWork(jobId, from, to), serving);
         } else {
-            boolean worked = instance.gpus().stream().map(IdleInstances.Gpu::jobId).filter(Objects::nonNull)
-                    .distinct().anyMatch(jobId -> jobs.reportedWork(jobId, from, to));
+            // A shared GPU's jobs are those that took a part of it, not the "shared" its window names.
+            boolean worked = instance.gpus().stream().flatMap(gpu -> gpu.jobs().stream()).distinct()
+                    .anyMatch(jobId -> jobs.reportedWork(jobId, from, to));
             holding = new IdleGpuRule.Holding(IdleGpuRule.target(instance), null, List.of(instance), worked);
         }
         Recommendation.Target target = holding.target();

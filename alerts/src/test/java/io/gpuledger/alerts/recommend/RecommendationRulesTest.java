@@ -8,6 +8,9 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.alerts.AlertSettings;
 import io.gpuledger.alerts.TestSettings;
+import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.JobEconomics;
+import io.gpuledger.model.JobPart;
 import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
@@ -15,6 +18,9 @@ import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
+import io.gpuledger.model.TelemetrySample;
+import io.gpuledger.model.UsageRollup;
+import io.gpuledger.model.WorkTotals;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -284,6 +290,55 @@ class RecommendationRulesTest {
     }
 
     /** A minute of {@code gpu} on g5.xlarge from {@code m} minutes in, re-sent as it fills, then closed. */
+    @Test
+    void shouldNotReleaseAnIdleSharedGpuOneOfWhoseJobsReportedWork() {
+        // Given the one GPU of a g5.xlarge time-sliced by two inference replicas, 1% SM activity in all for 31 minutes,
+        // its windows naming job "shared" and each replica's part; in one world replica-a serves a request a minute
+        RulesOnMockTopic serving = new RulesOnMockTopic(T0, documented());
+        RulesOnMockTopic silent = new RulesOnMockTopic(T0, documented());
+        for (int m = 0; m < 31; m++) {
+            sharedIdleMinute(serving, m, 1);
+            sharedIdleMinute(silent, m, 0);
+        }
+
+        // Then the instance whose replica reported work is not released: docs/recommendations.md releases an
+        // instance several jobs share only when none of its jobs reported work
+        assertThat(reclaims(serving)).isEmpty();
+        // And where neither replica reported any, it is, and the advice names the replicas, not a job "shared"
+        assertThat(reclaims(silent)).singleElement().satisfies(r -> {
+            assertThat(r.target().id()).isEqualTo("i-shared");
+            assertThat(r.summary()).contains("runs 2 job(s) that reported no work (replica-a, replica-b)");
+        });
+    }
+
+    /**
+     * Minute {@code m} of a shared g5.xlarge GPU at 1% SM activity, each re-sent as it fills, its replicas taking 0.6
+     * and 0.4 of it; replica-a's economics report {@code requests} requests for the minute.
+     */
+    private static void sharedIdleMinute(RulesOnMockTopic topic, int m, double requests) {
+        Instant start = T0.plusSeconds(60L * m);
+        for (double fill : FILLS) {
+            Instant now = topic.at(start.plusMillis(Math.round(60_000 * fill) + 2_000));
+            GpuUsage whole = window("GPU-shared", G5, "A10G-24GB", TelemetrySample.SHARED_JOB, start, fill, 1.0, 0.01,
+                    fill == 1.0);
+            double seconds = whole.totals().gpuSeconds();
+            double cost = whole.totals().cost();
+            GpuUsage shared = whole.toBuilder().sharingJobs(2).jobParts(List.of(
+                    new JobPart("replica-a", "team-a", 0.6 * seconds, 0.6 * cost, 0, 0),
+                    new JobPart("replica-b", "team-a", 0.4 * seconds, 0.4 * cost, 0, 0))).build();
+            topic.rules.onWindow(shared, now);
+            UsageRollup part = new UsageRollup(UsageRollup.Dimension.JOB, "replica-a", start, start.plusSeconds(60),
+                    "USD", 1, 0.6, whole.totals().part(0.6));
+            topic.rules.onRollup(part, now);
+            topic.rules.onEconomics(JobEconomics.of(part, new WorkTotals(1, Map.of("requests", requests * fill), 0,
+                    0, 0, 0)), now);
+        }
+    }
+
+    private static List<Recommendation> reclaims(RulesOnMockTopic topic) {
+        return topic.published().stream().filter(r -> r.kind() == RecommendationKind.RECLAIM_IDLE).toList();
+    }
+
     private static void idleMinute(RulesOnMockTopic topic, String gpu, int m, double pricePerHour, double smActive) {
         Instant start = T0.plusSeconds(60L * m);
         for (double fill : FILLS) {
