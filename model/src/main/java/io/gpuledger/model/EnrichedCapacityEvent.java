@@ -76,18 +76,19 @@ public record EnrichedCapacityEvent(
         for (PlacedGpu gpu : byIndex) {
             boolean counted = gpu.priced() && gpu.currency().equals(currency);
             double cost = counted ? gpu.costPerHour() : 0;
-            if (gpu.sharedBy().isEmpty()) {
-                gpusOfJob.computeIfAbsent(gpu.jobId(), job -> new int[1])[0]++;
-                costOfJob.merge(gpu.jobId(), cost, Double::sum);
-            } else {
+            total += cost;
+            unpriced += counted ? 0 : 1;
+            if (!gpu.sharedBy().isEmpty()) {
                 // A shared GPU is each of its jobs', for their parts of its cost; the rest is no job's.
                 for (JobShare share : gpu.sharedBy()) {
                     gpusOfJob.computeIfAbsent(share.jobId(), job -> new int[1])[0]++;
                     costOfJob.merge(share.jobId(), cost * share.share(), Double::sum);
                 }
+            } else if (!TelemetrySample.SHARED_JOB.equals(gpu.jobId())) {
+                gpusOfJob.computeIfAbsent(gpu.jobId(), job -> new int[1])[0]++;
+                costOfJob.merge(gpu.jobId(), cost, Double::sum);
             }
-            total += cost;
-            unpriced += counted ? 0 : 1;
+            // (Shared, yet no job it lists took a part of it: all of it is the unallocated rest.)
         }
         List<PlacedJob> jobs = new ArrayList<>();
         gpusOfJob.forEach((job, count) -> jobs.add(new PlacedJob(job, count[0], costOfJob.get(job))));

@@ -18,20 +18,25 @@ public record JobShare(@JsonProperty(required = true) String jobId, @JsonPropert
     }
 
     /**
-     * The jobs of a shared GPU's window, each with its part of the window's cost (of its GPU time where the
-     * window cost nothing); empty for a window of one job.
+     * The jobs of a shared GPU's window, each with its part of the window's cost ({@link #shareOf}); empty for a
+     * window of one job. The jobs past those a window lists ({@link JobPart#UNLISTED_JOB}) are no one job: they are
+     * not listed, and their part stays in the GPU's cost only.
      */
     public static List<JobShare> of(GpuUsage usage) {
-        if (usage.jobParts().isEmpty()) {
-            return List.of();
-        }
-        boolean byCost = usage.cost() > 0;
-        double whole = byCost ? usage.cost() : usage.totals().gpuSeconds();
         List<JobShare> shares = new ArrayList<>(usage.jobParts().size());
         for (JobPart part : usage.jobParts()) {
-            double taken = byCost ? part.cost() : part.gpuSeconds();
-            shares.add(new JobShare(part.jobId(), whole > 0 ? Math.min(1, Math.max(0, taken / whole)) : 0));
+            if (part.jobCharged() != null) {
+                shares.add(new JobShare(part.jobId(), shareOf(usage, part)));
+            }
         }
         return shares;
+    }
+
+    /** A part's share of its shared GPU's window, 0–1: of its cost, or of its GPU time where it cost nothing. */
+    public static double shareOf(GpuUsage usage, JobPart part) {
+        boolean byCost = usage.cost() > 0;
+        double whole = byCost ? usage.cost() : usage.totals().gpuSeconds();
+        double taken = byCost ? part.cost() : part.gpuSeconds();
+        return whole > 0 ? Math.min(1, Math.max(0, taken / whole)) : 0;
     }
 }

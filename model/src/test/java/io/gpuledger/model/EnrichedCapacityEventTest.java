@@ -75,6 +75,26 @@ class EnrichedCapacityEventTest {
     }
 
     @Test
+    void shouldNameNoJobForASharedGpuThatNoListedJobTookAPartOf() {
+        // Given a shared window whose only parts are a team's unlisted jobs (past the 240 a window names), and a
+        // shared GPU whose samples listed no allocation at all: both all unallocated, or no one job's
+        GpuUsage unlisted = GpuUsage.empty(ContractFixtures.sample(), T0, T0.plusSeconds(60), "USD")
+                .add(ContractFixtures.sample(), 7.2).toBuilder().job(TelemetrySample.SHARED_JOB, "ml")
+                .jobParts(List.of(new JobPart(JobPart.UNLISTED_JOB, "ml", 6, 0.012, 0, 0))).build();
+        PlacedGpu noPart = new PlacedGpu("GPU-1", 1, "A10G", TelemetrySample.SHARED_JOB, 0.8, "USD", T0, List.of());
+
+        // When a notice is enriched with them
+        EnrichedCapacityEvent enriched = EnrichedCapacityEvent.placed(NOTICE, T0, List.of(PlacedGpu.of(unlisted),
+                noPart));
+
+        // Then no job is named "unlisted" or "shared", to be moved before the instance goes; the instance still
+        // costs both GPUs, 7.2 + 0.8 USD/h
+        assertThat(PlacedGpu.of(unlisted).sharedBy()).isEmpty();
+        assertThat(enriched.jobs()).isEmpty();
+        assertThat(enriched.costPerHour()).isCloseTo(8.0, org.assertj.core.data.Offset.offset(1e-12));
+    }
+
+    @Test
     void shouldListButNotAddUpGpusWithoutAPriceOrInAnotherCurrency() {
         List<PlacedGpu> gpus = List.of(gpu(0, "train-llm", 1.25, "USD"), gpu(1, "train-llm", 0, null),
                 gpu(2, "train-llm", 9.0, "CNY"));

@@ -5,6 +5,7 @@ import io.gpuledger.alerts.Stage;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.EnrichedCapacityEvent;
 import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.JobPart;
 import io.gpuledger.model.JobShare;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.PlacedGpu;
@@ -30,6 +31,8 @@ public class FleetBoard implements Stage {
 
     /** How far a GPU's latest window may end before the fleet's newest and still count as observed. */
     private static final long QUIET_MILLIS = Duration.ofMinutes(1).toMillis();
+    /** How far the parts of a shared GPU may add up short of 1 and still leave no rest, for their rounding. */
+    private static final double SHARES_TOLERANCE = 1e-9;
 
     private final Duration staleAfter;
     private final Map<String, Gpu> latest = new ConcurrentHashMap<>();
@@ -43,7 +46,7 @@ public class FleetBoard implements Stage {
      */
     private record Gpu(String uuid, int index, String model, String jobId, String instanceId, Offer pool,
             String team, String currency, long windowStartMillis, long windowEndMillis, double costPerHour,
-            double idleCostPerHour, long heardAtMillis, List<JobShare> sharedBy) {
+            double idleCostPerHour, long heardAtMillis, List<JobShare> sharedBy, Map<String, Double> teamShares) {
 
         static Gpu of(GpuUsage usage, Gpu before, Instant now) {
             Offer pool = before != null && before.pool.isOfferOf(usage)
@@ -58,7 +61,23 @@ public class FleetBoard implements Stage {
                     .windowStartMillis(usage.windowStart().toEpochMilli())
                     .windowEndMillis(usage.windowEnd().toEpochMilli()).costPerHour(usage.costPerHour())
                     .idleCostPerHour(usage.idleCostPerHour()).heardAtMillis(now.toEpochMilli())
-                    .sharedBy(JobShare.of(usage)).build();
+                    .sharedBy(JobShare.of(usage)).teamShares(teamShares(usage)).build();
+        }
+
+        /**
+         * Each team's part of a shared GPU's window, its jobs' shares added up (a part naming no team is the node's
+         * team's); empty for a window of one job.
+         */
+        private static Map<String, Double> teamShares(GpuUsage usage) {
+            if (usage.jobParts().isEmpty()) {
+                return Map.of();
+            }
+            String nodeTeam = teamOf(usage.team());
+            Map<String, Double> shares = new TreeMap<>();
+            for (JobPart part : usage.jobParts()) {
+                shares.merge(part.teamCharged(nodeTeam), JobShare.shareOf(usage, part), Double::sum);
+            }
+            return shares;
         }
 
         private static String kept(String before, String fresh) {
@@ -85,6 +104,7 @@ public class FleetBoard implements Stage {
             private double idleCostPerHour;
             private long heardAtMillis;
             private List<JobShare> sharedBy;
+            private Map<String, Double> teamShares;
 
             Builder uuid(String value) { uuid = value; return this; }
             Builder index(int value) { index = value; return this; }
@@ -100,12 +120,17 @@ public class FleetBoard implements Stage {
             Builder idleCostPerHour(double value) { idleCostPerHour = value; return this; }
             Builder heardAtMillis(long value) { heardAtMillis = value; return this; }
             Builder sharedBy(List<JobShare> value) { sharedBy = value; return this; }
+            Builder teamShares(Map<String, Double> value) { teamShares = value; return this; }
 
             Gpu build() {
                 return new Gpu(uuid, index, model, jobId, instanceId, pool, team, currency, windowStartMillis,
-                        windowEndMillis, costPerHour, idleCostPerHour, heardAtMillis, sharedBy);
+                        windowEndMillis, costPerHour, idleCostPerHour, heardAtMillis, sharedBy, teamShares);
             }
         }
+    }
+
+    private static String teamOf(String nodeTeam) {
+        return nodeTeam == null ? UsageRollup.NO_TEAM : nodeTeam;
     }
 
     /** A board of its own, open at once. */
@@ -187,12 +212,25 @@ public class FleetBoard implements Stage {
         long newest = gpus.stream().mapToLong(Gpu::windowEndMillis).max().orElse(Long.MIN_VALUE);
         for (Gpu gpu : gpus) {
             String currency = gpu.currency() == null ? "none" : gpu.currency();
-            FleetSummary.Spend spend = FleetSummary.Spend.of(gpu.costPerHour(), gpu.idleCostPerHour(),
-                    gpu.windowEndMillis() + QUIET_MILLIS < newest);
+            boolean quiet = gpu.windowEndMillis() + QUIET_MILLIS < newest;
+            FleetSummary.Spend spend = FleetSummary.Spend.of(gpu.costPerHour(), gpu.idleCostPerHour(), quiet);
             total.merge(currency, spend, FleetSummary.Spend::plus);
             byPool.merge(gpu.pool().key() + " " + currency, spend, FleetSummary.Spend::plus);
-            byTeam.merge((gpu.team() == null ? UsageRollup.NO_TEAM : gpu.team()) + " " + currency, spend,
-                    FleetSummary.Spend::plus);
+            // A shared GPU counts in each team that took a part of it, for that part; the node's team takes the rest
+            // and the idle cost, as the teams' metrics do.
+            double rest = 1;
+            for (Map.Entry<String, Double> team : gpu.teamShares().entrySet()) {
+                byTeam.merge(team.getKey() + " " + currency,
+                        FleetSummary.Spend.of(gpu.costPerHour() * team.getValue(), 0, quiet), FleetSummary.Spend::plus);
+                rest -= team.getValue();
+            }
+            boolean restTaken = gpu.teamShares().isEmpty() || rest > SHARES_TOLERANCE;
+            if (restTaken || gpu.idleCostPerHour() > 0) {
+                FleetSummary.Spend ofNode = FleetSummary.Spend.of(gpu.costPerHour() * Math.max(0, rest),
+                        gpu.idleCostPerHour(), quiet);
+                byTeam.merge(teamOf(gpu.team()) + " " + currency, restTaken ? ofNode : ofNode.asNoGpu(),
+                        FleetSummary.Spend::plus);
+            }
             byLifecycle.merge(gpu.pool().lifecycle().wire() + " " + currency, spend, FleetSummary.Spend::plus);
         }
         return new FleetSummary(now, gpus.isEmpty() ? null : Instant.ofEpochMilli(newest), FleetSummary.rows(total),

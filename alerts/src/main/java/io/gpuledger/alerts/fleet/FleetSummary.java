@@ -37,6 +37,11 @@ public record FleetSummary(Instant asOf, Instant newestWindow, List<Row> total, 
             return new Spend(1, costPerHour, idleCostPerHour, quiet ? costPerHour : 0);
         }
 
+        /** The same spend, counting no GPU: a GPU's idle cost in a team that took no part of it. */
+        Spend asNoGpu() {
+            return new Spend(0, costPerHour, idleCostPerHour, estimatedCostPerHour);
+        }
+
         Spend plus(Spend other) {
             return new Spend(gpus + other.gpus, costPerHour + other.costPerHour,
                     idleCostPerHour + other.idleCostPerHour, estimatedCostPerHour + other.estimatedCostPerHour);
