@@ -16,9 +16,11 @@ import java.util.List;
 
 /**
  * The FOCUS rows of a GPU's closed hour: one for the hour when one job had it all, else one per job's part and
- * one for what no job took (a shared GPU's idle or unattributed time), so that each row's tags name who is
- * charged. The rows' {@code EffectiveCost} adds up exactly to the hour's cost and unmonitored cost, to 10 decimals,
- * and their GPU-hours to the hour's, to 6.
+ * one for what no job took (a shared GPU's idle or unattributed time, and its unmonitored time) where more than
+ * rounding is left, so that each row's tags name who is charged. One row carries the hour's idle cost and mean SM
+ * activity: its only row, else what no job took, else the job's part of the most GPU time. The rows'
+ * {@code EffectiveCost} adds up exactly to the hour's cost and unmonitored cost, to 10 decimals, and their
+ * GPU-hours to the hour's, to 6.
  *
  * <p>How the engine's figures become FOCUS columns (docs/finance.md says it for finance):
  * <ul>
@@ -116,7 +118,9 @@ public final class FocusRows {
         List<JobPart> jobs = hour.jobParts();
         double unallocated = hour.unallocatedCost();
         // One job's whole hour, or no job's: by time too, as an hour without a price costs nothing whoever had it.
-        boolean whole = jobs.isEmpty() || totals.gpuSeconds() - jobs.get(0).gpuSeconds() < NO_SECONDS;
+        // Never a shared GPU's, even with one job's share of all its samples: its unmonitored time is no job's.
+        boolean whole = jobs.isEmpty() || totals.sharedGpuSeconds() <= 0
+                && totals.gpuSeconds() - jobs.get(0).gpuSeconds() < NO_SECONDS;
         if (jobs.size() <= 1 && unallocated <= NOTHING && whole) {
             JobPart only = jobs.isEmpty() ? null : jobs.get(0);
             return List.of(new Part(only == null ? null : only.jobId(), only == null ? null : only.team(),
@@ -133,11 +137,30 @@ public final class FocusRows {
         }
         double restSeconds = Math.max(0, totals.gpuSeconds() - partSeconds) + totals.unmonitoredSeconds();
         double restCost = unallocated + totals.unmonitoredCost();
-        if (restCost > NOTHING || restSeconds > 0) {
+        if (restCost > NOTHING || restSeconds >= NO_SECONDS) {
             parts.add(new Part(null, null, restSeconds, restCost, Math.max(0, totals.energyKwh() - partEnergy),
                     totals.idleCost(), totals.unmonitoredCost(), totals.smActive().value()));
+        } else if (!parts.isEmpty()) {
+            putHoursFiguresOnLongest(parts, totals);
         }
         return parts;
+    }
+
+    /**
+     * Puts the hour's own figures (its idle cost and mean SM activity, which no job's part has) on the part of
+     * {@code parts}, an hour's whose jobs took all of it, of the most GPU time, the first of equals: with no row for
+     * the rest, one row still carries them.
+     */
+    private static void putHoursFiguresOnLongest(List<Part> parts, UsageTotals totals) {
+        int longest = 0;
+        for (int i = 1; i < parts.size(); i++) {
+            if (parts.get(i).seconds > parts.get(longest).seconds) {
+                longest = i;
+            }
+        }
+        Part part = parts.get(longest);
+        parts.set(longest, new Part(part.jobId, part.team, part.seconds, part.cost, part.energyKwh, totals.idleCost(),
+                part.unmonitoredCost, totals.smActive().value()));
     }
 
     /** The row of {@code part}, of {@code quantity} GPU-hours costing {@code cost}, as {@link #of} settled them. */

@@ -6,15 +6,22 @@ import static org.assertj.core.api.Assertions.within;
 import io.gpuledger.model.GpuHour;
 import io.gpuledger.model.JobPart;
 import io.gpuledger.model.Lifecycle;
+import io.gpuledger.model.Placement;
+import io.gpuledger.model.UsageTotals;
+import io.gpuledger.model.UsageTotals.Sum;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** Each kind of GPU hour as FOCUS rows, every expected figure worked out by hand from the fixtures' numbers. */
 class FocusRowsTest {
+
+    /** Decimals by value, an empty one (a column left empty) before any. */
+    private static final Comparator<BigDecimal> NULLS_FIRST = Comparator.nullsFirst(BigDecimal::compareTo);
 
     private final FocusRows rows = new FocusRows(FocusFixtures.listPrices(), FocusAccount.DEFAULT);
 
@@ -182,6 +189,98 @@ class FocusRowsTest {
                         .isCloseTo(BigDecimal.valueOf(parts.get(j).cost()), within(slack));
             }
         }
+    }
+
+    @Test
+    void shouldWriteNoRestRowForWhatRoundingLeavesOfASliceWhoseJobChangedAndGiveItsIdleCostToTheLongestJob() {
+        // Given a 3/7 MIG slice at 1.80 an hour that job a had for 24 minutes, then job b for 36: 617.14... and
+        // 925.71... of its 1,542.86 GPU seconds, which add up to 2.3e-13 s short of them
+        GpuHour hour = sliceOfTwoJobs(1440, 0.72, 1.08);
+
+        List<FocusRow> written = rows.of(hour);
+
+        // Then a row per job and none for the rounding: 0.171429 and 0.257143 GPU-hours pass the slice's 0.428571 by
+        // a millionth, taken from b's, the larger
+        assertThat(written).extracting(row -> row.text(FocusColumn.X_JOB_ID)).containsExactly("a", "b");
+        assertThat(written).extracting(row -> row.decimal(FocusColumn.CONSUMED_QUANTITY))
+                .usingElementComparator(BigDecimal::compareTo)
+                .containsExactly(new BigDecimal("0.171429"), new BigDecimal("0.257142"));
+        assertThat(sum(written, FocusColumn.EFFECTIVE_COST)).isEqualByComparingTo("1.8");
+        // and the hour's idle cost and activity on one row: b's, which had the most of the hour
+        assertThat(written).extracting(row -> row.decimal(FocusColumn.X_IDLE_COST))
+                .usingElementComparator(NULLS_FIRST).containsExactly(null, new BigDecimal("0.3"));
+        assertThat(written).extracting(row -> row.decimal(FocusColumn.X_SM_ACTIVE))
+                .usingElementComparator(NULLS_FIRST).containsExactly(null, new BigDecimal("0.4"));
+    }
+
+    @Test
+    void shouldKeepTheIdleCostOfASliceWhoseJobsTookATrifleMoreThanItsTime() {
+        // Given the same slice that job a had for 40 minutes, then job b for 20: 1,028.57... and 514.28... GPU
+        // seconds, which add up to 2.3e-13 s more than the slice's
+        GpuHour hour = sliceOfTwoJobs(2400, 1.2, 0.6);
+
+        List<FocusRow> written = rows.of(hour);
+
+        // Then 0.285714 and 0.142857 GPU-hours, and the hour's idle cost and activity on a's row, the longer
+        assertThat(written).extracting(row -> row.text(FocusColumn.X_JOB_ID)).containsExactly("a", "b");
+        assertThat(written).extracting(row -> row.decimal(FocusColumn.CONSUMED_QUANTITY))
+                .usingElementComparator(BigDecimal::compareTo)
+                .containsExactly(new BigDecimal("0.285714"), new BigDecimal("0.142857"));
+        assertThat(written).extracting(row -> row.decimal(FocusColumn.X_IDLE_COST))
+                .usingElementComparator(NULLS_FIRST).containsExactly(new BigDecimal("0.3"), null);
+        assertThat(written).extracting(row -> row.decimal(FocusColumn.X_SM_ACTIVE))
+                .usingElementComparator(NULLS_FIRST).containsExactly(new BigDecimal("0.4"), null);
+    }
+
+    @Test
+    void shouldLeaveTheUnmonitoredTimeOfASharedHourToNoJobEvenWhereOneJobTookAllItsSampledTime() {
+        // Given a shared GPU at 12.29 an hour whose one job had a share of 1 of its 3,540 sampled seconds, and whose
+        // agent was silent for 60 s
+        double rate = 12.29;
+        UsageTotals totals = FocusFixtures.totals(3540, rate * 3540 / 3600, 1.0, 60, rate * 60 / 3600, 0.6, 0.7)
+                .toBuilder().sum(Sum.EVEN_SHARED_SECONDS, 3540).build();
+        GpuHour shared = new GpuHour("GPU-sh-3", 3, "H100",
+                FocusFixtures.placement("i-0sh", "p5.48xlarge", Lifecycle.ON_DEMAND), FocusFixtures.HOUR,
+                FocusFixtures.HOUR.plusSeconds(3600), "USD", 1.0, totals,
+                List.of(new JobPart("train-llm", "research", 3540, rate * 3540 / 3600, 0.6, 0)));
+
+        List<FocusRow> written = rows.of(shared);
+
+        // Then the job pays its 3,540 s (0.983333 GPU-hours, 12.29 less 0.2048333333: 12.0851666667) and no job the
+        // 60 s no sample covered (0.016667 GPU-hours, 12.29 / 60: 0.2048333333), which the unallocated row carries
+        // with the hour's idle cost
+        assertThat(written).extracting(row -> row.text(FocusColumn.X_JOB_ID)).containsExactly("train-llm", null);
+        assertThat(written).extracting(row -> row.decimal(FocusColumn.CONSUMED_QUANTITY))
+                .usingElementComparator(BigDecimal::compareTo)
+                .containsExactly(new BigDecimal("0.983333"), new BigDecimal("0.016667"));
+        assertThat(written).extracting(row -> row.decimal(FocusColumn.EFFECTIVE_COST))
+                .usingElementComparator(BigDecimal::compareTo)
+                .containsExactly(new BigDecimal("12.0851666667"), new BigDecimal("0.2048333333"));
+        assertThat(written).extracting(row -> row.decimal(FocusColumn.X_UNMONITORED_COST))
+                .usingElementComparator(BigDecimal::compareTo)
+                .containsExactly(BigDecimal.ZERO, new BigDecimal("0.2048333333"));
+        FocusRow rest = written.get(1);
+        assertThat(rest.text(FocusColumn.TAGS)).isEqualTo("{\"gpuledger/unallocated\":true}");
+        assertThat(rest.decimal(FocusColumn.X_IDLE_COST)).isEqualByComparingTo("1.0");
+        assertThat(written.get(0).decimal(FocusColumn.X_IDLE_COST)).isNull();
+    }
+
+    /**
+     * A 3/7 MIG slice of an on-demand A100, at 1.80 for its hour, 0.30 of it idle, at a mean SM activity of 0.4: job
+     * a's for the first {@code firstSeconds} of the hour, costing {@code firstCost}, then job b's, costing
+     * {@code secondCost}. Never shared.
+     */
+    private static GpuHour sliceOfTwoJobs(double firstSeconds, double firstCost, double secondCost) {
+        return new GpuHour("MIG-a3", 0, "A100", new Placement("node-m", "i-0mig", "a2-highgpu-1g", "gcp",
+                "us-central1", Lifecycle.ON_DEMAND), FocusFixtures.HOUR, FocusFixtures.HOUR.plusSeconds(3600), "USD",
+                3.0 / 7, FocusFixtures.totals(ofThreeSevenths(3600), 1.8, 0.3, 0, 0, 0.1, 0.4),
+                List.of(new JobPart("a", null, ofThreeSevenths(firstSeconds), firstCost, 0.04, 0),
+                        new JobPart("b", null, ofThreeSevenths(3600 - firstSeconds), secondCost, 0.06, 0)));
+    }
+
+    /** The GPU seconds of a 3/7 slice over {@code seconds}, as its samples' charged fraction makes them. */
+    private static double ofThreeSevenths(double seconds) {
+        return seconds * 3 / 7;
     }
 
     private GpuHour spotHour(double gpuSeconds, double cost, List<JobPart> parts) {
