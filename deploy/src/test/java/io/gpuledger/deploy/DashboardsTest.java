@@ -18,8 +18,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,6 +55,22 @@ class DashboardsTest {
             "pool", "instance_type", "team", "team", "job", "job_id");
 
     /**
+     * The split of a shared GPU's cost among the jobs that shared it. Its team and job_id are the GPU's own (the
+     * node's team, job "shared"); the job and team each part is charged to, those the filters choose, are
+     * sharing_job_id and sharing_team (FleetMetrics writes them from the window's job parts).
+     */
+    static final String SPLIT = "gpuledger_gpu_job_cost_total";
+    static final Map<String, String> SPLIT_FILTERS = orderedMap("provider", "provider", "region", "region",
+            "pool", "instance_type", "team", "sharing_team", "job", "sharing_job_id");
+    /**
+     * A GPU's families that describe its sharing. On a shared GPU their job_id is "shared", a value $job never
+     * takes ($job lists gpuledger_job_gpus), and their team is the node's: a job or team that shares the GPU finds it
+     * only through the split.
+     */
+    static final Set<String> SHARED_GPU_FAMILIES = Set.of("gpuledger_gpu_sharing_jobs",
+            "gpuledger_gpu_unallocated_cost_total");
+
+    /**
      * The recording rules of deploy/prometheus/rules/recording.yml a dashboard may read, with the labels each keeps.
      */
     static final Map<String, Set<String>> RECORDING_RULES = Map.of(
@@ -69,6 +87,9 @@ class DashboardsTest {
      * label: amounts per hour or month use a suffix ({@code suffix:/h}) and the legend names the currency.
      */
     static final Set<String> UNITS = Set.of("percentunit", "s", "joule", "watt", "short", "none", "bytes", "cps");
+
+    /** A Grafana variable in an expression, $name or ${name}. */
+    static final Pattern VARIABLE = Pattern.compile("\\$\\{?([A-Za-z_]+)}?");
 
     /** Anything in an expression that looks like a GPU Ledger metric or recording rule, wherever it stands. */
     static final Pattern GPULEDGER_NAME = Pattern.compile("gpuledger_[a-z0-9_]+|gpuledger:[a-z0-9_:]+");
@@ -188,12 +209,24 @@ class DashboardsTest {
                 if (labels == null) {
                     continue; // reported by shouldReadOnlyMetricsTheServiceExports
                 }
+                Map<String, String> filters = SPLIT.equals(selector.metric()) ? SPLIT_FILTERS : FILTERS;
                 for (Matcher matcher : selector.matchers()) {
                     if (!labels.contains(matcher.label())) {
                         problems.add(query.panel() + ": " + selector.metric() + " has no label " + matcher.label());
                     }
+                    for (var filter : filters.entrySet()) {
+                        boolean itsVariable = matcher.value().equals("$" + filter.getKey());
+                        if (itsVariable && !matcher.label().equals(filter.getValue())) {
+                            problems.add(query.panel() + ": " + selector.metric() + " filters $" + filter.getKey()
+                                    + " on " + matcher.label() + ", not on " + filter.getValue());
+                        }
+                    }
                 }
-                for (var filter : FILTERS.entrySet()) {
+                for (var filter : filters.entrySet()) {
+                    if (SHARED_GPU_FAMILIES.contains(selector.metric())
+                            && (filter.getKey().equals("team") || filter.getKey().equals("job"))) {
+                        continue; // its query chooses GPUs by the split: shouldChooseSharedGpusByTheJobsSharingThem
+                    }
                     Matcher expected = new Matcher(filter.getValue(), "=~", "$" + filter.getKey());
                     if (labels.contains(filter.getValue()) && !selector.matchers().contains(expected)) {
                         problems.add(query.panel() + ": " + selector.metric() + " is not filtered by "
@@ -203,6 +236,71 @@ class DashboardsTest {
             }
         }
         assertThat(problems).isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dashboards")
+    void shouldChooseSharedGpusByTheJobsSharingThem(String file) throws IOException {
+        List<Matcher> bySharers = List.of(new Matcher("sharing_team", "=~", "$team"),
+                new Matcher("sharing_job_id", "=~", "$job"));
+        List<String> problems = new ArrayList<>();
+        for (var query : queries(read(file))) {
+            List<Selector> selectors = MetricSelectors.of(query.expr());
+            boolean ofSharedGpus = selectors.stream().anyMatch(selector -> SPLIT.equals(selector.metric())
+                    || SHARED_GPU_FAMILIES.contains(selector.metric()));
+            boolean chosenBySharers = selectors.stream().anyMatch(selector -> SPLIT.equals(selector.metric())
+                    && selector.matchers().containsAll(bySharers));
+            if (ofSharedGpus && !chosenBySharers) {
+                problems.add(query.panel() + ": reads shared GPUs without choosing them by " + SPLIT
+                        + "{sharing_team=~\"$team\", sharing_job_id=~\"$job\"}; a shared GPU's own job_id is"
+                        + " \"shared\" and its team the node's");
+            }
+        }
+        assertThat(problems).isEmpty();
+    }
+
+    @Test
+    void shouldShowASharedGpuToEveryJobAndTeamSharingIt(@TempDir Path temp) throws Exception {
+        String promtool = RequiredTool.require("promtool").toString();
+        // Given a GPU on team infra's node that ranker (of team search) and feed (of team ads) share, as the alert
+        // service exports it
+        Map<String, String> gpu = Map.of("gpu", "GPU-1", "gpu_model", "H100", "host", "node-1",
+                "instance_type", "p5.48xlarge", "provider", "aws", "region", "us-east-1", "lifecycle", "on-demand",
+                "team", "infra", "job_id", "shared", "currency", "USD");
+        List<Map<String, String>> series = List.of(
+                series("gpuledger_gpu_sharing_jobs", gpu, Map.of(), "2+0x15"),
+                series(SPLIT, gpu, Map.of("sharing_job_id", "ranker", "sharing_team", "search"), "0+0.5x15"),
+                series(SPLIT, gpu, Map.of("sharing_job_id", "feed", "sharing_team", "ads"), "0+0.3x15"),
+                series("gpuledger_gpu_unallocated_cost_total", gpu, Map.of(), "0+0.2x15"));
+
+        // When every query of a panel of shared GPUs is asked with the filters at All, and at ranker or its team
+        List<Map<String, String>> selections = List.of(Map.of(), Map.of("job", "ranker"), Map.of("team", "search"),
+                Map.of("team", "search", "job", "ranker"));
+        List<Map<String, Object>> checks = new ArrayList<>();
+        List<String> origins = new ArrayList<>();
+        for (String file : dashboards().toList()) {
+            for (var query : queries(read(file))) {
+                boolean ofSharedGpus = MetricSelectors.metricNames(query.expr()).stream()
+                        .anyMatch(name -> SPLIT.equals(name) || SHARED_GPU_FAMILIES.contains(name));
+                for (Map<String, String> selection : ofSharedGpus ? selections : List.<Map<String, String>>of()) {
+                    String expr = "group((" + asPrometheusSees(query.expr(), selection) + ") > 0)";
+                    origins.add(file + ", panel " + query.panel() + ", filters " + selection + ": " + expr);
+                    checks.add(Map.of("expr", expr, "eval_time", "15m",
+                            "exp_samples", List.of(Map.of("labels", "{}", "value", 1))));
+                }
+            }
+        }
+        assertThat(checks).as("queries of shared GPUs").isNotEmpty();
+        Path tests = temp.resolve("shared-gpu-panels.yml");
+        YAML.writeValue(tests.toFile(), Map.of("rule_files", List.of(), "evaluation_interval", "1m",
+                "tests", List.of(Map.of("interval", "1m", "input_series", series, "promql_expr_test", checks))));
+        Process test = new ProcessBuilder(promtool, "test", "rules", tests.toString()).redirectErrorStream(true)
+                .start();
+
+        // Then each shows the GPU: it is empty for none of them
+        assertThat(test.waitFor(60, TimeUnit.SECONDS)).as("promtool finished").isTrue();
+        String output = new String(test.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(test.exitValue()).as(() -> output + String.join("\n", origins)).isZero();
     }
 
     @Test
@@ -345,8 +443,28 @@ class DashboardsTest {
 
     /** An expression as Prometheus receives it from Grafana with every filter at All. */
     static String asPrometheusSees(String expr) {
-        return expr.replace("$__rate_interval", "1m").replace("$__interval", "1m").replace("$__range", "1h")
-                .replaceAll("\\$\\{?[A-Za-z_]+}?", ".*");
+        return asPrometheusSees(expr, Map.of());
+    }
+
+    /** An expression as Prometheus receives it from Grafana with values chosen for some filters, the rest at All. */
+    static String asPrometheusSees(String expr, Map<String, String> chosen) {
+        return VARIABLE.matcher(expr.replace("$__rate_interval", "1m").replace("$__interval", "1m")
+                .replace("$__range", "1h")).replaceAll(variable -> java.util.regex.Matcher.quoteReplacement(
+                        chosen.getOrDefault(variable.group(1), ".*")));
+    }
+
+    /**
+     * A promtool input series of {@code family}: the GPU's labels and its own, which must be those the catalogue
+     * lists for it.
+     */
+    private static Map<String, String> series(String family, Map<String, String> gpu, Map<String, String> own,
+            String values) throws IOException {
+        Map<String, String> labels = new TreeMap<>(gpu);
+        labels.putAll(own);
+        assertThat(labels.keySet()).as(family + " labels").isEqualTo(catalogue().get(family));
+        String selector = labels.entrySet().stream().map(label -> label.getKey() + "=\"" + label.getValue() + "\"")
+                .collect(Collectors.joining(", ", family + "{", "}"));
+        return Map.of("series", selector, "values", values);
     }
 
     private static Map<String, String> orderedMap(String... keysAndValues) {
