@@ -89,11 +89,9 @@ public final class FleetMetrics {
                 "team", team,
                 "job_id", job,
                 "currency", currencyOf(usage.currency())}, now);
-        if (gpu == null) {
-            return;
-        }
+        // A GPU past the series limit has no series of its own; its job, team and pool still count it.
         UsageTotals totals = usage.totals();
-        if (gpu.latest(usage.windowStart())) {
+        if (gpu != null && gpu.latest(usage.windowStart())) {
             gpu.set("gpuledger_gpu_cost_per_hour", usage.costPerHour());
             gpu.set("gpuledger_gpu_idle_cost_per_hour", usage.idleCostPerHour());
             gpu.set("gpuledger_gpu_sharing_jobs", (double) usage.sharingJobs());
@@ -107,14 +105,16 @@ public final class FleetMetrics {
             return;
         }
         double joules = totals.energyKwh() * JOULES_PER_KWH;
-        gpu.add("gpuledger_gpu_energy_joules_total", joules);
         // grams CO2e per joule drawn where the GPU runs, PUE included; 0 where the region's grid is not known
         Double gramsPerKwh = carbon.gramsPerGpuKwh(placement.provider(), placement.region(), usage.windowStart());
         double gramsPerJoule = gramsPerKwh == null ? 0 : gramsPerKwh / JOULES_PER_KWH;
-        if (gramsPerKwh != null) {
-            gpu.add("gpuledger_gpu_co2e_grams_total", joules * gramsPerJoule);
+        if (gpu != null) {
+            gpu.add("gpuledger_gpu_energy_joules_total", joules);
+            if (gramsPerKwh != null) {
+                gpu.add("gpuledger_gpu_co2e_grams_total", joules * gramsPerJoule);
+            }
+            gpu.add("gpuledger_gpu_unpriced_seconds_total", totals.unpricedSeconds());
         }
-        gpu.add("gpuledger_gpu_unpriced_seconds_total", totals.unpricedSeconds());
         String currency = currencyOf(usage.currency());
         if (usage.jobParts().isEmpty() && !usage.sharedByJobs()) {
             addToJob(job, currency, joules, gramsPerJoule, totals.cost(), totals.unmonitoredCost(),
@@ -138,13 +138,17 @@ public final class FleetMetrics {
                 }
                 addToTeam(partTeam, currency, partJoules, gramsPerJoule, part.cost(), 0, 0, part.unpricedSeconds(),
                         now);
-                gpu.add("gpuledger_gpu_job_cost_total", Tags.of("sharing_job_id", part.jobId(), "sharing_team",
-                        partTeam), part.cost());
+                if (gpu != null) {
+                    gpu.add("gpuledger_gpu_job_cost_total", Tags.of("sharing_job_id", part.jobId(), "sharing_team",
+                            partTeam), part.cost());
+                }
                 restJoules -= partJoules;
                 restCost -= part.cost();
                 restUnpriced -= part.unpricedSeconds();
             }
-            gpu.add("gpuledger_gpu_unallocated_cost_total", totals.unallocatedCost());
+            if (gpu != null) {
+                gpu.add("gpuledger_gpu_unallocated_cost_total", totals.unallocatedCost());
+            }
             addToTeam(team, currency, Math.max(0, restJoules), gramsPerJoule, Math.max(0, restCost),
                     totals.unmonitoredCost(), totals.unallocatedCost(), Math.max(0, restUnpriced), now);
         }

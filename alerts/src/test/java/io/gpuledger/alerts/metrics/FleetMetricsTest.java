@@ -89,6 +89,22 @@ class FleetMetricsTest {
     }
 
     @Test
+    void shouldCountTheCostOfAGpuPastTheSeriesLimitInItsJobTeamAndPool() {
+        // Given three GPUs of job-a at 6 USD/h, one closed minute each, where only two GPUs get series of their own
+        for (String gpu : List.of("GPU-1", "GPU-2", "GPU-3")) {
+            metrics.record(window(gpu, "job-a", T0, 6.0, 0.5, true), T0.plusSeconds(61));
+        }
+
+        // Then the third has no series, yet its job, team and pool spent all three minutes: 3 x 6 / 60 = 0.3 USD
+        assertThat(registry.find("gpuledger_gpu_cost_per_hour").gauges()).hasSize(2);
+        assertThat(registry.find("gpuledger_job_cost").tag("job_id", "job-a").counter().count())
+                .isCloseTo(0.3, within(1e-9));
+        assertThat(registry.find("gpuledger_team_cost").tag("team", "red").counter().count())
+                .isCloseTo(0.3, within(1e-9));
+        assertThat(registry.find("gpuledger_pool_cost").counter().count()).isCloseTo(0.3, within(1e-9));
+    }
+
+    @Test
     void shouldExportNoMoreThingsThanTheCapAndCountTheRest() {
         metrics.record(window("GPU-1", "job-a", T0, 1, 0.5, false), T0);
         metrics.record(window("GPU-2", "job-a", T0, 1, 0.5, false), T0);
