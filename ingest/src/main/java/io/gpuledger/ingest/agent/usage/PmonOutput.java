@@ -22,8 +22,11 @@ import java.util.Set;
  * number of blocks that list the GPU, a block where it is absent or shows {@code -} counting 0 (it ran no kernel
  * then, or had not started or had ended); null where no block gave it a reading. Its memory is its last reading.
  * A block ends where a header line comes again, where a GPU's index is lower than the row before's (pmon lists
- * GPUs in order), or where a process (or idle GPU) already in the block comes again, so blocks are told apart
- * whether pmon repeats its header or not.
+ * GPUs in order), or where a GPU already in the block comes again other than as one more process right after its
+ * others: a process (or idle GPU) listed again, a GPU's row of dashes after its processes or its processes after
+ * its row of dashes. So blocks are told apart whether pmon repeats its header or not, and on a GPU pmon watches
+ * alone. Only where every process of a lone GPU changes from one sample to the next, with no idle sample between,
+ * do the two samples read as one.
  */
 public final class PmonOutput {
 
@@ -49,6 +52,7 @@ public final class PmonOutput {
         Set<String> inBlock = new HashSet<>();
         Set<Integer> gpusInBlock = new HashSet<>();
         int lastGpu = -1;
+        int lastPid = NO_PROCESS;
         List<String> columns = null;
         String[] lines = output.split("\r?\n");
         for (int number = 1; number <= lines.length; number++) {
@@ -63,6 +67,7 @@ public final class PmonOutput {
                     inBlock.clear();
                     gpusInBlock.clear();
                     lastGpu = -1;
+                    lastPid = NO_PROCESS;
                 }
                 continue;
             }
@@ -78,12 +83,15 @@ public final class PmonOutput {
                 continue;
             }
             String key = read.gpu() + "|" + read.pid();
-            if (read.gpu() < lastGpu || inBlock.contains(key)) {
+            boolean listedAgain = gpusInBlock.contains(read.gpu())
+                    && !nextProcess(read, key, lastGpu, lastPid, inBlock);
+            if (read.gpu() < lastGpu || listedAgain) {
                 inBlock.clear();
                 gpusInBlock.clear();
             }
             inBlock.add(key);
             lastGpu = read.gpu();
+            lastPid = read.pid();
             if (gpusInBlock.add(read.gpu())) {
                 blocksOfGpu.merge(read.gpu(), 1, Integer::sum);
             }
@@ -94,6 +102,14 @@ public final class PmonOutput {
         List<Row> rows = processes.values().stream()
                 .map(process -> process.row(blocksOfGpu.get(process.gpu))).toList();
         return new Result(rows, errors);
+    }
+
+    /**
+     * Whether a row of a GPU the block already lists continues the same sample: only a process not yet listed, right
+     * after a process row of the same GPU (pmon prints a GPU's processes together, or one row of dashes for it).
+     */
+    private static boolean nextProcess(Line read, String key, int lastGpu, int lastPid, Set<String> inBlock) {
+        return read.gpu() == lastGpu && lastPid != NO_PROCESS && read.pid() != NO_PROCESS && !inBlock.contains(key);
     }
 
     /** One row as printed: a process's readings, or a GPU's row of dashes ({@link #NO_PROCESS}). */

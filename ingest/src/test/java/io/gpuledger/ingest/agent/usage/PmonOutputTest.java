@@ -140,6 +140,41 @@ class PmonOutputTest {
                 .satisfies(row -> assertThat(row.smRatio()).isCloseTo(0.2, within(1e-12)));
     }
 
+    /**
+     * Nine samples of a GPU that pmon watches alone, under one header (driver 550's, as in
+     * pmon-s-u-driver550-idle-sonar-issue170.txt): two processes for 3 s, idle for 3 s, two others for 3 s; values
+     * written for the test.
+     */
+    @Test
+    void shouldEndASampleWhereALoneGpuTurnsIdleOrBusyAgain() {
+        String twoProcesses = """
+                    0       1111     C     50      3      -      -      -      -    python
+                    0       2222     C     30      1      -      -      -      -    python
+                """;
+        String idle = """
+                    0          -     -      -      -      -      -      -      -    -
+                """;
+        String twoOthers = """
+                    0       3333     C     60      3      -      -      -      -    python
+                    0       4444     C     30      1      -      -      -      -    python
+                """;
+        String text = """
+                # gpu         pid   type     sm    mem    enc    dec    jpg    ofa    command
+                # Idx           #    C/G      %      %      %      %      %      %    name
+                """ + twoProcesses.repeat(3) + idle.repeat(3) + twoOthers.repeat(3);
+
+        PmonOutput.Result result = PmonOutput.parse(text);
+
+        assertThat(result.errors()).isEmpty();
+        // nine samples: 1111 (3 x 50) / 9, 2222 (3 x 30) / 9, 3333 (3 x 60) / 9, 4444 (3 x 30) / 9
+        assertThat(result.rows()).extracting(Row::pid).containsExactly(1111, 2222, 3333, 4444);
+        assertThat(result.rows()).extracting(Row::smRatio).satisfiesExactly(
+                sm -> assertThat(sm).isCloseTo(1.5 / 9, within(1e-12)),
+                sm -> assertThat(sm).isCloseTo(0.9 / 9, within(1e-12)),
+                sm -> assertThat(sm).isCloseTo(0.2, within(1e-12)),
+                sm -> assertThat(sm).isCloseTo(0.1, within(1e-12)));
+    }
+
     @Test
     void shouldFindColumnsByNameWhereverTheyStandAndKeepCommandsWithSpaces() {
         // fb before sm, as pmon -s mu printed it on some drivers
