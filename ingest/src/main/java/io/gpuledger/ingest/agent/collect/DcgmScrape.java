@@ -36,7 +36,9 @@ import java.util.regex.Pattern;
  *       Every other field is the GPU's, copied to each pod. Earlier exporters copied these two as well, with
  *       no series of the GPU's own: such pods are not used to split the GPU, and that is said once. Either way,
  *       no one of a GPU's several pods is taken as its job: the labels of the pod listed first would charge it
- *       all the GPU where the split is not made (sharing switched off, or no other source).</li>
+ *       all the GPU where the split is not made (sharing switched off, or no other source). Several pods are
+ *       known from every pod any of the GPU's series names, whether or not one has a usable reading of its
+ *       own.</li>
  * </ul>
  */
 public final class DcgmScrape {
@@ -339,6 +341,12 @@ public final class DcgmScrape {
         return pod == null || pod.isBlank() ? labels.get("pod_name") : pod;
     }
 
+    /** A series' pod container, by namespace, pod and container. */
+    private static String podKey(Map<String, String> labels) {
+        return namespaceOf(labels) + "/" + podOf(labels) + "/"
+                + labels.getOrDefault("container", labels.getOrDefault("container_name", ""));
+    }
+
     private static Integer index(String gpu) {
         try {
             return gpu == null ? null : Integer.valueOf(gpu.trim());
@@ -409,6 +417,8 @@ public final class DcgmScrape {
         /** Readings of series without a pod: the GPU's own. */
         private final Map<Reading, Double> podless = new EnumMap<>(Reading.class);
         private final Map<String, PodSeries> pods = new LinkedHashMap<>();
+        /** The owner of every pod any of the GPU's series names, by {@link #podKey}. */
+        private final Map<String, Owner> podOwners = new LinkedHashMap<>();
         private final Map<String, Double> memoryNotUsedMiB = new LinkedHashMap<>();
         private Double engineActive;
         private Double energyMillijoules;
@@ -422,27 +432,34 @@ public final class DcgmScrape {
             this.mig = mig;
         }
 
-        /** Labels of all the GPU's lines: exporters attach pod labels to some metrics only. */
+        /**
+         * Labels of all the GPU's lines: exporters attach pod labels to some metrics only. The owner of every pod
+         * seen is kept, whichever series names it, so that several pods are known as such even where none has a
+         * usable series of its own.
+         */
         private void add(Map<String, String> sampleLabels) {
             sampleLabels.forEach(labels::putIfAbsent);
+            String pod = podOf(sampleLabels);
+            if (pod != null && !pod.isBlank()) {
+                podOwners.computeIfAbsent(podKey(sampleLabels), k -> series(sampleLabels).owner);
+            }
         }
 
         private PodSeries pod(Map<String, String> sampleLabels) {
-            String pod = podOf(sampleLabels);
+            return pods.computeIfAbsent(podKey(sampleLabels), k -> series(sampleLabels));
+        }
+
+        /** The series of the pod a sample names, with no readings yet: whose they are. */
+        private PodSeries series(Map<String, String> sampleLabels) {
             String namespace = namespaceOf(sampleLabels);
-            String key = namespace + "/" + pod + "/"
-                    + sampleLabels.getOrDefault("container", sampleLabels.getOrDefault("container_name", ""));
-            return pods.computeIfAbsent(key, k -> {
-                String label = firstLabelName(sampleLabels, jobLabels);
-                String team = firstLabel(sampleLabels, teamLabels);
-                if (label != null && !POD_LABELS.contains(label)) {
-                    return new PodSeries(new Owner(sampleLabels.get(label), team == null ? namespace : team), null,
-                            null);
-                }
-                String name = label == null ? pod : sampleLabels.get(label);
-                return new PodSeries(new Owner(podJobs.jobOf(namespace, name), team == null ? namespace : team),
-                        namespace, name);
-            });
+            String label = firstLabelName(sampleLabels, jobLabels);
+            String team = firstLabel(sampleLabels, teamLabels);
+            if (label != null && !POD_LABELS.contains(label)) {
+                return new PodSeries(new Owner(sampleLabels.get(label), team == null ? namespace : team), null, null);
+            }
+            String name = label == null ? podOf(sampleLabels) : sampleLabels.get(label);
+            return new PodSeries(new Owner(podJobs.jobOf(namespace, name), team == null ? namespace : team),
+                    namespace, name);
         }
 
         /**
@@ -451,12 +468,13 @@ public final class DcgmScrape {
          */
         private void settlePods(List<String> errors) {
             values.putAll(podless);
+            // Pods by their owners: one pod's two containers are one job. Every pod seen counts, also one whose
+            // own readings were blank or missing: the GPU is not the job of the pod listed first.
+            severalPods = podOwners.values().stream().distinct().count() > 1;
             if (pods.isEmpty()) {
                 return;
             }
             boolean own = PER_POD.stream().anyMatch(podless::containsKey);
-            // Pods by their owners: one pod's two containers are one job.
-            severalPods = pods.values().stream().map(pod -> pod.owner).distinct().count() > 1;
             if (severalPods && !own && saidCopies.add(key)) {
                 errors.add("dcgm-exporter: the " + pods.size() + " pods of " + key + " carry copies of the GPU's"
                         + " readings, not their own (dcgm-exporter before 4.5.3-4.8.2): not used to split it,"

@@ -129,6 +129,26 @@ class DcgmPerPodSeriesTest {
     }
 
     @Test
+    void shouldTakeNoPodAsTheJobOfAGpuWhoseSeveralPodsHaveNoUtilisationOrMemoryOfTheirOwn() {
+        // pods' labels on the power series only, or on utilisation that DCGM left blank (2147483632 = 0x7ffffff0)
+        String powerOnly = series("DCGM_FI_DEV_POWER_USAGE", "pod=\"a\",namespace=\"x\"", "40")
+                + series("DCGM_FI_DEV_POWER_USAGE", "pod=\"b\",namespace=\"y\"", "40");
+        String blankUse = powerOnly + series("DCGM_FI_DEV_GPU_UTIL", "pod=\"a\",namespace=\"x\"", "2147483632")
+                + series("DCGM_FI_DEV_GPU_UTIL", "pod=\"b\",namespace=\"y\"", "2147483632");
+
+        GpuReading power = scrape.read(powerOnly).readings().get(0);
+        GpuReading blank = scrape.read(blankUse).readings().get(0);
+
+        assertThat(power.jobId()).as("pod a, listed first, is not the job of a GPU pod b uses too").isNull();
+        assertThat(power.team()).isNull();
+        assertThat(power.powerWatts()).isEqualTo(40.0);
+        assertThat(power.users()).isNull();
+        assertThat(blank.jobId()).isNull();
+        assertThat(blank.team()).isNull();
+        assertThat(blank.users()).isNull();
+    }
+
+    @Test
     void shouldTakeOnePodsTwoContainersAsThatPodsJob() {
         String page = series("DCGM_FI_DEV_GPU_UTIL", "modelName=\"L4\"", "30")
                 + series("DCGM_FI_DEV_GPU_UTIL", "pod=\"ranker-0\",namespace=\"search\",container=\"model\"", "25")
