@@ -14,6 +14,8 @@ import java.util.regex.Pattern;
  * container, or the Slurm job. Read in every form the kubelet and container runtimes write:
  * <ul>
  *   <li>cgroup v1, one line per hierarchy, and v2, the one line {@code 0::/path};</li>
+ *   <li>a pod's UID as the API server gives it (8-4-4-4-12 hex digits with dashes), or a static pod's as the
+ *       kubelet makes it (an MD5 of its manifest: 32 hex digits, no dashes), as the kubelet lists both;</li>
  *   <li>the cgroupfs driver, {@code /kubepods/burstable/pod<uid>/<container id>};</li>
  *   <li>the systemd driver, {@code /kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod<uid with
  *       underscores>.slice/cri-containerd-<container id>.scope} (also {@code docker-}, {@code crio-});</li>
@@ -21,14 +23,16 @@ import java.util.regex.Pattern;
  *       {@code /system.slice/slurmstepd.scope/job_<id>/step_<step>}.</li>
  * </ul>
  *
- * @param podUid      the pod's UID, with dashes; null when the process is in no pod
+ * @param podUid      the pod's UID in lower case, with dashes where it has any (the systemd driver's underscores
+ *                    turned back); null when the process is in no pod
  * @param containerId the container's id (64 hex digits); null when the path names none
  * @param slurmJobId  the Slurm job's id; null when the process is in no Slurm job's cgroup
  */
 public record CgroupIdentity(String podUid, String containerId, String slurmJobId) {
 
+    /** A pod's UID: dashed (with underscores under the systemd driver), or a static pod's 32 hex digits. */
     private static final Pattern POD = Pattern.compile(
-            "pod([0-9a-f]{8}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{12})");
+            "pod([0-9a-f]{8}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{12}|[0-9a-f]{32})(?![0-9a-f])");
     private static final Pattern CONTAINER = Pattern.compile("(?:^|[/-])([0-9a-f]{64})(?:\\.scope)?$");
     private static final Pattern SLURM_JOB = Pattern.compile("(?:^|/)job_([0-9]+)(?:/|$)");
 

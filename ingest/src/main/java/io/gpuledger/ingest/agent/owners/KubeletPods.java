@@ -20,6 +20,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -99,14 +100,18 @@ public final class KubeletPods {
     }
 
     /**
-     * The owner of the pod with this UID, noted as named: empty when the kubelet does not list it (yet). Never waits
-     * for the kubelet but the first time.
+     * The owner of the pod with this UID (in either case: a cgroup path gives it in lower case), noted as named:
+     * empty when the kubelet does not list it (yet). Never waits for the kubelet but the first time.
      */
     public Optional<Owner> ownerOf(String podUid) {
-        Listed pod = podsByUid.get(podUid);
+        if (podUid == null) {
+            return Optional.empty();
+        }
+        String uid = podUid.toLowerCase(Locale.ROOT);
+        Listed pod = podsByUid.get(uid);
         if (pod == null) {
             refreshes.askIfDue();
-            pod = podsByUid.get(podUid);
+            pod = podsByUid.get(uid);
         }
         if (pod == null) {
             return Optional.empty();
@@ -177,7 +182,9 @@ public final class KubeletPods {
             Optional<String> labelled = firstLabel(labels, jobLabels);
             String job = labelled.orElseGet(() -> podJobs.jobOf(namespace, name));
             String team = firstLabel(labels, teamLabels).orElse(namespace);
-            owners.put(uid, new Listed(new Owner(job, team), name, namespace, labelled.isEmpty()));
+            // by the UID as a cgroup path gives it (CgroupIdentity): in lower case
+            owners.put(uid.toLowerCase(Locale.ROOT),
+                    new Listed(new Owner(job, team), name, namespace, labelled.isEmpty()));
         }
         return owners;
     }

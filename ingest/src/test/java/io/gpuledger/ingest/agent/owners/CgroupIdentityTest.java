@@ -2,6 +2,7 @@ package io.gpuledger.ingest.agent.owners;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
 /** The cgroup paths the kubelet (cgroupfs and systemd drivers), container runtimes and Slurm write. */
@@ -33,6 +34,27 @@ class CgroupIdentityTest {
         // a Guaranteed pod sits right under kubepods
         assertThat(CgroupIdentity.parse("0::/kubepods.slice/kubepods-pod" + UID.replace('-', '_')
                 + ".slice/cri-containerd-" + ID + ".scope")).isEqualTo(new CgroupIdentity(UID, ID, null));
+    }
+
+    @Test
+    void shouldReadTheUidOfAStaticPodThirtyTwoHexDigitsWithoutDashesUnderEitherDriver() {
+        // the kubelet names a static pod by an MD5 of its manifest: 32 hex digits, no dashes to turn to underscores
+        String staticUid = "3b5b1b5a8c9d4b2e8f7a6c5d4e3f2a1b";
+
+        assertThat(CgroupIdentity.parse("0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod"
+                + staticUid + ".slice/cri-containerd-" + ID + ".scope\n"))
+                .isEqualTo(new CgroupIdentity(staticUid, ID, null));
+        assertThat(CgroupIdentity.parse("12:memory:/kubepods/besteffort/pod" + staticUid + "/" + ID + "\n"))
+                .isEqualTo(new CgroupIdentity(staticUid, ID, null));
+        assertThat(CgroupIdentity.parse("0::/kubepods.slice/kubepods-pod" + staticUid.toUpperCase(Locale.ROOT)
+                + ".slice/cri-containerd-" + ID + ".scope\n")).as("as the kubelet writes it, in lower case")
+                .isEqualTo(new CgroupIdentity(staticUid, ID, null));
+    }
+
+    @Test
+    void shouldTakeNoLongerRunOfHexDigitsForAPodUid() {
+        assertThat(CgroupIdentity.parse("0::/kubepods.slice/kubepods-pod" + "0".repeat(33) + ".slice/x\n"))
+                .isEqualTo(CgroupIdentity.NONE);
     }
 
     @Test
