@@ -106,7 +106,7 @@ public final class NodeAgent implements AutoCloseable {
         this.sink = sink;
         this.clock = clock;
         this.problems = problems;
-        this.reports = new ProgressReports(placement, clock);
+        this.reports = new ProgressReports(placement, clock, Path.of(config.text("proc.root")));
         this.podJobs = podJobs;
         this.sharing = GpuSharingSettings.sharing(config, reports, placement.host(), clock, podJobs);
         this.interval = config.seconds("interval");

@@ -8,7 +8,10 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-/** A process table on disk, shaped like {@code /proc}: {@code <pid>/cgroup} and {@code <pid>/environ} files. */
+/**
+ * A process table on disk, shaped like {@code /proc}: {@code <pid>/cgroup}, {@code <pid>/environ} and
+ * {@code <pid>/stat} files.
+ */
 public final class ProcTree {
 
     /** Pod UID and container id of the cgroup paths the tests write. */
@@ -34,6 +37,30 @@ public final class ProcTree {
     public ProcTree inPod(int pid, String podUid) {
         return cgroup(pid, "0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod"
                 + podUid.replace('-', '_') + ".slice/cri-containerd-" + CONTAINER_ID + ".scope\n");
+    }
+
+    /**
+     * A process whose {@code stat} file says it started {@code startTicks} clock ticks after boot (its 22nd field),
+     * its command, in parentheses, holding spaces and a parenthesis as a command may.
+     */
+    public ProcTree started(int pid, long startTicks) {
+        write(pid, "stat", pid + " (python3 (rank 0)) S 1 " + pid + " " + pid + " 0 -1 4194560 1024 0 0 0 12 3 0 0"
+                + " 20 0 4 0 " + startTicks + " 8589934592 2048 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 3\n");
+        return this;
+    }
+
+    /** A process that ended: its directory is gone. */
+    public ProcTree ended(int pid) {
+        Path dir = root.resolve(Integer.toString(pid));
+        try (var files = Files.list(dir)) {
+            for (Path file : files.toList()) {
+                Files.delete(file);
+            }
+            Files.delete(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return this;
     }
 
     /** A process whose environment holds {@code variables} (NUL-separated, as the kernel shows it). */

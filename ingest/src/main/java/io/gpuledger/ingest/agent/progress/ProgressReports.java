@@ -9,13 +9,16 @@ import io.gpuledger.model.Json;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.WorkloadClass;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -24,7 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link JobProgress} for {@code gpu.job-progress.v1}, and tells the agent which job runs on the
  * GPUs it names, so that their samples carry that job. A job's claim on a GPU lapses when it has
  * not reported for {@link #CLAIM_TTL}. Each process of a job may report its own work, naming its
- * {@code rank}; a report without an interval covers the time since its own process's last one.
+ * {@code rank}; a report without an interval covers the time since its own process's last one. A report's
+ * {@code pid} claims that process, known by its pid and start time: not a later one given the same pid.
  *
  * <p>What it remembers is bounded whatever callers send: a process is forgotten {@link #REPORT_TTL}
  * after its last report and a claim once it lapses, and a report that would make it remember more
@@ -83,21 +87,31 @@ public final class ProgressReports {
         }
     }
 
-    /** A job's claim on a GPU, as of its last report. */
-    public record Claim(String jobId, String team, Instant reportedAt) {
+    /**
+     * A job's claim on a GPU or a process, as of its last report.
+     *
+     * @param processStart the claimed process's start ({@link ProcessStart}) when the claim was made; null for a
+     *                     GPU's claim, or a process the agent could not see
+     */
+    public record Claim(String jobId, String team, Instant reportedAt, Long processStart) {
     }
 
     private final Placement placement;
     private final Clock clock;
+    private final Path procRoot;
     /** When each process last reported, by {@code jobId} or {@code jobId|rank}. */
     private final Map<String, Instant> lastReport = new ConcurrentHashMap<>();
     private final Map<String, Claim> claims = new ConcurrentHashMap<>();
     private final AtomicLong refusedFull = new AtomicLong();
     private Instant lastPrune = Instant.MIN;
 
-    public ProgressReports(Placement placement, Clock clock) {
+    /**
+     * @param procRoot the host's process table (normally {@code /proc}), where a claimed process's start is read
+     */
+    public ProgressReports(Placement placement, Clock clock, Path procRoot) {
         this.placement = placement;
         this.clock = clock;
+        this.procRoot = procRoot;
     }
 
     /** Reads one report from a caller that may report any job: on a loopback-only endpoint. */
@@ -152,7 +166,7 @@ public final class ProgressReports {
             for (JsonNode gpu : report.gpus()) {
                 if (gpu.isInt() && gpu.asInt() >= 0) {
                     gpuRefs.add(String.valueOf(gpu.asInt()));
-                } else if (gpu.isTextual() && !gpu.asText().isBlank()) {
+                } else if (gpu.isTextual() && !gpu.asText().isBlank() && !gpu.asText().startsWith(PROCESS_CLAIM)) {
                     gpuRefs.add(gpu.asText());
                     gpuUuids.add(gpu.asText());
                 } else {
@@ -172,8 +186,14 @@ public final class ProgressReports {
         }
         makeRoom(process, claimed, now);
         lastReport.put(process, now);
-        for (String key : claimed) {
-            claims.put(key, new Claim(progress.jobId(), progress.team(), now));
+        for (String key : gpuRefs) {
+            claims.put(key, new Claim(progress.jobId(), progress.team(), now, null));
+        }
+        if (report.pid() != null) {
+            // The process's start, kept with its pid: a later process given the same pid is not claimed.
+            OptionalLong start = ProcessStart.of(procRoot, report.pid());
+            claims.put(PROCESS_CLAIM + report.pid(), new Claim(progress.jobId(), progress.team(), now,
+                    start.isPresent() ? start.getAsLong() : null));
         }
         return progress;
     }
@@ -229,11 +249,17 @@ public final class ProgressReports {
     }
 
     /**
-     * The job whose report last named this process ({@code pid}), unless the claim has lapsed: the process's
-     * use of a shared GPU is that job's.
+     * The job whose report last named this process ({@code pid}), unless the claim has lapsed or the pid is no longer
+     * the process it named: the process's use of a shared GPU is that job's. The pid names the claimed process while
+     * its start reads as it did when claimed: another start is a later process given the same pid, and none a process
+     * that ended (or one started after the claim, where there was none). Where the agent sees neither (not the host's
+     * process table), the claim stands: it cannot tell one process from another.
      */
     public Optional<Claim> claimOfProcess(int pid, Instant now) {
-        return claimOf(PROCESS_CLAIM + pid, null, now);
+        return claimOf(PROCESS_CLAIM + pid, null, now).filter(claim -> {
+            OptionalLong start = ProcessStart.of(procRoot, pid);
+            return Objects.equals(claim.processStart(), start.isPresent() ? start.getAsLong() : null);
+        });
     }
 
     /** The job that last claimed the GPU by UUID or by index, unless the claim has lapsed. */

@@ -80,6 +80,24 @@ class ProcessOwnersTest {
     }
 
     @Test
+    void shouldMapAProcessInAStaticPodByItsUidOfThirtyTwoHexDigits() {
+        String staticUid = "3b5b1b5a8c9d4b2e8f7a6c5d4e3f2a1b";
+        kubelet.answer("GET /pods", 200, """
+                {"kind": "PodList", "apiVersion": "v1", "items": [
+                  {"metadata": {"name": "etcd-node-1", "namespace": "kube-system", "uid": "%s"}},
+                  {"metadata": {"name": "web-7d9f", "namespace": "search", "uid": "%s"}}
+                ]}""".formatted(staticUid, WEB_POD));
+        ProcTree proc = new ProcTree(dir).inPod(101, staticUid).inPod(202, WEB_POD)
+                .cgroup(303, "12:memory:/kubepods/burstable/pod" + staticUid + "/" + ProcTree.CONTAINER_ID + "\n");
+        ProcessOwners owners = new KubernetesOwners(proc.root(), pods(List.of(), List.of()));
+
+        assertThat(owners.ownerOf(101)).contains(new Owner("etcd-node-1", "kube-system"));
+        assertThat(owners.ownerOf(202)).as("a dashed UID, written with underscores by the systemd driver")
+                .contains(new Owner("web-7d9f", "search"));
+        assertThat(owners.ownerOf(303)).as("the cgroupfs driver").contains(new Owner("etcd-node-1", "kube-system"));
+    }
+
+    @Test
     void shouldLeaveAProcessOfAPodTheKubeletDoesNotListUnattributedAndAskAgainOnlyLater() {
         kubelet.answer("GET /pods", 200, PODS);
         ProcTree proc = new ProcTree(dir).inPod(101, "11111111-2222-3333-4444-555555555555");
@@ -206,7 +224,7 @@ class ProcessOwnersTest {
     @Test
     void shouldMapAProcessAJobsReportNamedUntilTheClaimLapses() {
         ProgressReports reports = new ProgressReports(new Placement("node-1", "i-1", "g5.xlarge", "aws", "us-east-1",
-                Lifecycle.ON_DEMAND), clock);
+                Lifecycle.ON_DEMAND), clock, dir);
         reports.accept(("{\"jobId\": \"llm-serve\", \"team\": \"chat\", \"unit\": \"tokens\", \"workUnits\": 10,"
                 + " \"intervalSeconds\": 10, \"pid\": 5150}").getBytes(StandardCharsets.UTF_8));
 
@@ -217,9 +235,36 @@ class ProcessOwnersTest {
     }
 
     @Test
+    void shouldMapAReportedProcessOnlyWhileItsPidIsTheProcessThatWasClaimed() {
+        // 5150 started 1000 ticks after boot; 6160 the agent cannot see; 7170 is no process yet
+        ProcTree proc = new ProcTree(dir).started(5150, 1000);
+        MovableClock now = new MovableClock(clock.instant());
+        ProgressReports reports = new ProgressReports(new Placement("node-1", "i-1", "g5.xlarge", "aws", "us-east-1",
+                Lifecycle.ON_DEMAND), now, proc.root());
+        ProcessOwners owners = new ReportedOwners(reports, now);
+        for (int pid : List.of(5150, 6160, 7170)) {
+            reports.accept(("{\"jobId\": \"llm-serve\", \"team\": \"chat\", \"unit\": \"tokens\", \"workUnits\": 10,"
+                    + " \"intervalSeconds\": 10, \"pid\": " + pid + "}").getBytes(StandardCharsets.UTF_8));
+        }
+        Owner llmServe = new Owner("llm-serve", "chat");
+
+        assertThat(owners.ownerOf(5150)).contains(llmServe);
+        assertThat(owners.ownerOf(6160)).as("unseen then and now: the claim stands").contains(llmServe);
+
+        // a minute later, well within the claim's 5 minutes: 5150 ended and its pid went to a process started later
+        now.set(clock.instant().plusSeconds(60));
+        proc.ended(5150).started(5150, 1000 + 60 * 100).started(7170, 1000 + 50 * 100);
+
+        assertThat(owners.ownerOf(5150)).as("another process with the claimed pid").isEmpty();
+        assertThat(owners.ownerOf(7170)).as("a process started after its pid was claimed").isEmpty();
+        proc.ended(5150);
+        assertThat(owners.ownerOf(5150)).as("the claimed process ended").isEmpty();
+    }
+
+    @Test
     void shouldRefuseAReportWhosePidIsNoProcessIdAndRememberNothing() {
         ProgressReports reports = new ProgressReports(new Placement("node-1", "i-1", "g5.xlarge", "aws", "us-east-1",
-                Lifecycle.ON_DEMAND), clock);
+                Lifecycle.ON_DEMAND), clock, dir);
         String report = "{\"jobId\": \"a\", \"unit\": \"tokens\", \"workUnits\": 1, \"intervalSeconds\": 1,"
                 + " \"pid\": %s}";
 

@@ -13,6 +13,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -37,7 +38,7 @@ class AgentHttpHostileBodyTest {
     @BeforeEach
     void start() throws Exception {
         ProgressReports reports = new ProgressReports(NODE,
-                Clock.fixed(Instant.parse("2026-03-01T12:00:00Z"), ZoneOffset.UTC));
+                Clock.fixed(Instant.parse("2026-03-01T12:00:00Z"), ZoneOffset.UTC), Path.of("/nonexistent-proc"));
         http = new AgentHttp("127.0.0.1", 0, AgentHttp.Callers.anyone(), reports, new AgentHttp.Actions() {
             public void progress(JobProgress progress) {
                 published.add(progress);

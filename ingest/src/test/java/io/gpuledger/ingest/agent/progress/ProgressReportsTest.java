@@ -11,6 +11,7 @@ import io.gpuledger.model.MovableClock;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.WorkloadClass;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -23,7 +24,7 @@ class ProgressReportsTest {
             Lifecycle.ON_DEMAND);
 
     private final MovableClock clock = new MovableClock(T0);
-    private final ProgressReports reports = new ProgressReports(NODE, clock);
+    private final ProgressReports reports = new ProgressReports(NODE, clock, Path.of("/nonexistent-proc"));
 
     @Test
     void shouldTakeTheIntervalOfAReportWithoutOneFromItsOwnRanksLastReport() {
@@ -112,6 +113,18 @@ class ProgressReportsTest {
         assertThat(reports.accept(body("{\"jobId\": \"job-a\", \"unit\": \"tokens\", \"workUnits\": 1,"
                 + " \"intervalSeconds\": 10, \"gpus\": [0]}"), Optional.of("job-a")).jobId()).isEqualTo("job-a");
         assertThat(reports.claimOf("GPU-0", 0, T0)).map(ProgressReports.Claim::jobId).hasValue("job-a");
+    }
+
+    @Test
+    void shouldRefuseAGpuNamedAsAProcessClaimSoThatNoProcessIsClaimedWithoutItsStart() {
+        // When a report names, among its GPUs, the key a pid's claim is kept under
+        assertThatThrownBy(() -> reports.accept(body("{\"jobId\": \"llm\", \"unit\": \"tokens\", \"workUnits\": 1,"
+                + " \"intervalSeconds\": 10, \"gpus\": [\"pid:4242\"]}")))
+                .isInstanceOf(InvalidRecordException.class).hasMessageContaining("gpus");
+
+        // Then it claims neither that process nor anything else
+        assertThat(reports.claimOfProcess(4242, T0)).isEmpty();
+        assertThat(reports.claimsTracked()).isZero();
     }
 
     @Test
