@@ -84,7 +84,8 @@ final class GpuState extends LiveStore.Markable {
                 jobParts.addSole(before.jobId, before.idIn(Dimension.TEAM), totals);
             }
             add(charged);
-            if (jobParts != null) {
+            if (jobParts != null && !identity.shared()) {
+                // (A shared GPU's sample that lists no job is no job's part: all of it is the unallocated rest.)
                 jobParts.addSole(identity.jobId, identity.idIn(Dimension.TEAM), charged);
             }
         }

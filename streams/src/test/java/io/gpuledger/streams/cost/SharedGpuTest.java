@@ -278,6 +278,30 @@ class SharedGpuTest {
     }
 
     @Test
+    void shouldGiveNoJobAPartOfASampleThatListsNoneInAMinuteThatWasShared() {
+        // Given a minute whose first half the GPU is shared (the inference job half, the notebook 30%) and whose
+        // second half its samples say it is shared but list no job (a writer that saw no process then)
+        for (int i = 1; i <= 6; i++) {
+            cost.send(tenSeconds(shared("GPU-s", i <= 3 ? INFERENCE_AND_NOTEBOOK : List.of()),
+                    T0.plusSeconds(10L * i)));
+        }
+        cost.send(tenSeconds(oneJob("GPU-u", "train"), T0.plusSeconds(300)));
+        cost.advance(Duration.ofSeconds(30));
+        cost.sendUpdates();
+
+        // Then its window's parts are the two jobs' only, by hand 0.5 and 0.3 of the first half; the rest, 0.2 of the
+        // first half and all the second, is unallocated: parts and rest make the minute, no job named "shared"
+        GpuUsage window = latestWindow("GPU-s");
+        assertThat(window.jobParts()).extracting(JobPart::jobId).containsExactly("infer-a", "notebook-b");
+        assertThat(window.jobParts().get(0).cost()).isCloseTo(0.25 * GPU_MINUTE, within(1e-12));
+        assertThat(window.jobParts().get(1).cost()).isCloseTo(0.15 * GPU_MINUTE, within(1e-12));
+        assertThat(window.totals().unallocatedCost()).isCloseTo(0.6 * GPU_MINUTE, within(1e-12));
+        double parts = window.jobParts().stream().mapToDouble(JobPart::cost).sum();
+        assertThat(parts + window.totals().unallocatedCost()).isCloseTo(window.cost(), within(1e-15));
+        assertThat(latestRollups()).doesNotContainKey("job|shared");
+    }
+
+    @Test
     void shouldSetEachJobsShareOfTheCostAgainstItsOwnWork() {
         // Given the shared GPU's minute, and the inference job's 1M requests in it
         sendMinuteOf(shared("GPU-s", INFERENCE_AND_NOTEBOOK));
