@@ -175,9 +175,9 @@ public final class NodeAgent implements AutoCloseable {
                 int mig = reading.uuid().indexOf("/mig/");
                 if (mig > 0) {
                     slicedHere.add(reading.uuid().substring(0, mig));
-                } else if (migParents.contains(reading.uuid()) && !merged.containsKey(reading.uuid())) {
-                    // A later collector sees a MIG-mode GPU whole; its slices already stand for it. The
-                    // collector that reported the slices may report the unsliced rest under the GPU's own UUID.
+                } else if (migParents.contains(reading.uuid())) {
+                    // A later collector sees a MIG-mode GPU whole; its slices already stand for it, and the unsliced
+                    // rest that the collector of the slices reported under the GPU's own UUID takes none of it.
                     continue;
                 }
                 merged.merge(reading.uuid(), reading, GpuReading::merge);

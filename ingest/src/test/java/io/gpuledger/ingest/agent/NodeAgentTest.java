@@ -80,6 +80,28 @@ class NodeAgentTest {
     }
 
     @Test
+    void shouldNotFillTheUnslicedRestOfAMigGpuWithWhatNvidiaSmiReadsOfTheWholeGpu() {
+        // Given dcgm-exporter's 3/7 slice using 5 GiB and the idle rest of the GPU (4/7), under the GPU's own UUID,
+        // and nvidia-smi's reading of the whole GPU: 300 W, 5 GiB used (the slice's), 40% utilization
+        GpuReading rest = GpuReading.builder("GPU-m").index(0).model("A100").slice("unallocated", 4.0 / 7)
+                .value(Reading.POWER_WATTS, 300.0).value(Reading.SM_ACTIVE, 0.0).value(Reading.GPU_UTILIZATION, 0.0)
+                .build();
+        GpuReading used = GpuReading.builder("GPU-m/mig/1").index(0).model("A100").value(Reading.SM_ACTIVE, 0.5)
+                .value(Reading.MEMORY_USED_BYTES, 5.0 * (1L << 30)).slice("3g.20gb", 3.0 / 7).build();
+        Collector dcgm = fixed("dcgm-exporter", used, rest);
+        Collector smi = fixed("nvidia-smi", GpuReading.builder("GPU-m").index(0).model("A100")
+                .value(Reading.GPU_UTILIZATION, 0.4).value(Reading.POWER_WATTS, 300.0)
+                .value(Reading.MEMORY_USED_BYTES, 5.0 * (1L << 30)).build());
+        agent = agent(Map.of(), dcgm, smi);
+
+        // Then the rest is sampled as dcgm-exporter read it: the slice's memory is the slice's alone
+        List<TelemetrySample> samples = agent.round();
+        assertThat(samples).extracting(TelemetrySample::gpuUuid).containsExactly("GPU-m", "GPU-m/mig/1");
+        assertThat(samples.get(0).memoryUsedBytes()).isNull();
+        assertThat(samples.get(1).memoryUsedBytes()).isEqualTo(5.0 * (1L << 30));
+    }
+
+    @Test
     void shouldSampleAGpuWithoutAnyActivityReadingWithItsActivityUnknownAndCountIt() {
         // Given a GPU whose collectors give its power but no activity, twice
         agent = agent(Map.of(), fixed("nvidia-smi", reading("GPU-x", 0, null, null, 70.0)));
