@@ -255,13 +255,6 @@ public final class UsageTotals {
         return new UsageTotals(samples, marked, means);
     }
 
-    /** These totals with {@code cost} more of their cost unallocated (part of it already: only the figure changes). */
-    public UsageTotals plusUnallocated(double cost) {
-        double[] added = sums.clone();
-        added[Sum.UNALLOCATED_COST.ordinal()] += cost;
-        return new UsageTotals(samples, added, means);
-    }
-
     /** These totals with {@code seconds} more of unmonitored GPU time, which cost {@code estimatedCost}. */
     public UsageTotals plusUnmonitored(double seconds, double estimatedCost) {
         double[] added = sums.clone();

@@ -61,7 +61,8 @@ final class GpuState extends LiveStore.Markable {
         void addShared(ShareTargets targets, SharedCharge.Slots split, GpuIdentity before) {
             if (jobParts == null) {
                 jobParts = new JobParts();
-                if (before != null && totals.samples() > 0) {
+                // (A shared GPU's samples before, without parts, were no job's: written by a release before this.)
+                if (before != null && !before.shared() && totals.samples() > 0) {
                     jobParts.addSole(before.jobId, before.idIn(Dimension.TEAM), totals);
                 }
             }
@@ -84,8 +85,7 @@ final class GpuState extends LiveStore.Markable {
                 jobParts.addSole(before.jobId, before.idIn(Dimension.TEAM), totals);
             }
             add(charged);
-            if (jobParts != null && !identity.shared()) {
-                // (A shared GPU's sample that lists no job is no job's part: all of it is the unallocated rest.)
+            if (jobParts != null) {
                 jobParts.addSole(identity.jobId, identity.idIn(Dimension.TEAM), charged);
             }
         }

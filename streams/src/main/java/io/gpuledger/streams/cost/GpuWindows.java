@@ -368,17 +368,16 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
         GpuIdentity before = window.identity;
         window.identity = identity;
         TelemetrySample sample = charging.sample();
-        if (sample.shared()) {
+        // A sample that says its GPU is shared but lists no job is split too, among none: all of it is the rest.
+        if (identity.shared()) {
             GpuCache cache = charging.cache();
             cache.shareTargets = ShareTargets.of(cache.shareTargets, sample.allocations(), identity);
             split = cache.shareTargets.split(charged, sample.allocations(), split);
             window.addShared(cache.shareTargets, split, before);
             partials.addShared(window, cache.shareTargets, split, start);
         } else {
-            // A sample that says its GPU is shared but lists no job: all of it is what no job took.
-            UsageTotals sole = identity.shared() ? charged.plusUnallocated(charged.cost()) : charged;
-            window.addSole(before, identity, sole);
-            partials.add(window, work, identity, start, sole);
+            window.addSole(before, identity, charged);
+            partials.add(window, work, identity, start, charged);
         }
         updates.markUnsent(charging.gpu(), charging.cache(), work);
         gpus.markDirty(charging.gpu(), charging.state());

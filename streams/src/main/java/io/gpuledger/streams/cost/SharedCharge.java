@@ -29,7 +29,8 @@ import java.util.List;
  * samples a minute, and a value per part made them cost twice a sample of one job.
  *
  * @param whole what the GPU's own window and its pool take: the whole charge, its time counted as
- *              shared (each part's by its allocation's policy, the rest's by that of the largest share),
+ *              shared (each part's by its allocation's policy, the rest's by that of the largest share, or
+ *              {@code even} where the sample lists no job),
  *              with the rest's cost as unallocated
  * @param parts what each job, team and the pool take, each key once, in the order of the {@link ShareTargets}
  *              slots: jobs, teams, pool
@@ -109,7 +110,10 @@ record SharedCharge(UsageTotals whole, List<Part> parts) {
             int jobs = targets.jobCount();
             long counted = charged.samples();
             double allocated = 0;
-            Allocation largest = allocations.get(0);
+            // The rest's time counts as shared by the policy of the largest share: evenly among none where the
+            // sample lists no job, all of it the rest.
+            SharePolicy restPolicy = SharePolicy.EVEN;
+            double largest = -1;
             for (int i = 0; i < jobs; i++) {
                 Allocation allocation = allocations.get(i);
                 double share = allocation.share();
@@ -117,8 +121,9 @@ record SharedCharge(UsageTotals whole, List<Part> parts) {
                 samples[i] = counted;
                 add(givenSums, givenMeans, sums[i], means[i]);
                 allocated += share;
-                if (share > largest.share()) {
-                    largest = allocation;
+                if (share > largest) {
+                    largest = share;
+                    restPolicy = allocation.measuredBy();
                 }
                 markShared(sums[i], allocation.measuredBy());
                 shares[i] = share;
@@ -135,7 +140,7 @@ record SharedCharge(UsageTotals whole, List<Part> parts) {
                 restMeans[k] -= givenMeans[k];
             }
             restSums[UNALLOCATED_COST] += restSums[COST];
-            markShared(restSums, largest.measuredBy());
+            markShared(restSums, restPolicy);
             addToTeam(targets.nodeTeam, Math.max(0, 1 - allocated), counted, restSums, restMeans);
             // The pool's slot: the whole charge, its rest's cost unallocated, its time shared by each policy.
             double unallocated = restSums[UNALLOCATED_COST];

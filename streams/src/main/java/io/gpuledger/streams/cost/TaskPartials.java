@@ -48,10 +48,6 @@ final class TaskPartials {
             work.partials = new PendingPartial[partialKeys.length];
         }
         for (Dimension dimension : DIMENSIONS) {
-            if (!identity.charges(dimension)) {
-                // A shared GPU's sample that lists no job: no job took any of it, as its hour and window say.
-                continue;
-            }
             int d = dimension.ordinal();
             PendingPartial partial = work.partials[d];
             if (partial == null || partial.sentAndDropped) {

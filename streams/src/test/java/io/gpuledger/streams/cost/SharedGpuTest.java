@@ -302,6 +302,48 @@ class SharedGpuTest {
     }
 
     @Test
+    void shouldKeepASampleThatListsNoneOutOfEveryJobsPartWhereverItFallsInTheMinute() {
+        // Given three GPUs' minutes, each half of samples that say the GPU is shared but list no job: before the
+        // shared samples of GPU-1, before the inference job's own samples of GPU-2, after the training job's of GPU-3
+        List<Allocation> none = List.of();
+        for (int i = 1; i <= 6; i++) {
+            Instant end = T0.plusSeconds(10L * i);
+            cost.send(tenSeconds(shared("GPU-1", i <= 3 ? none : INFERENCE_AND_NOTEBOOK), end));
+            cost.send(tenSeconds(i <= 3 ? shared("GPU-2", none) : oneJob("GPU-2", "infer-a"), end));
+            cost.send(tenSeconds(i <= 3 ? oneJob("GPU-3", "train") : shared("GPU-3", none), end));
+        }
+        cost.send(tenSeconds(oneJob("GPU-u", "other"), T0.plusSeconds(300)));
+        cost.advance(Duration.ofSeconds(30));
+        cost.sendUpdates();
+
+        // Then by hand: GPU-1's inference job took 0.5 of its second half, the notebook 0.3, the rest 0.2 of it and
+        // all the first; GPU-2's inference job its second half, GPU-3's training job its first; the rest of each is
+        // unallocated, no job is named "shared", and the parts and the rest make each GPU's minute
+        Map<String, List<Double>> expected = Map.of(
+                "GPU-1", List.of(0.25, 0.15, 0.6), "GPU-2", List.of(0.5, 0.5), "GPU-3", List.of(0.5, 0.5));
+        Map<String, GpuUsage> closed = new LinkedHashMap<>();
+        cost.usage.readValuesToList().stream().filter(GpuUsage::closed).forEach(w -> closed.put(w.gpuUuid(), w));
+        expected.forEach((gpu, figures) -> {
+            GpuUsage window = closed.get(gpu);
+            assertThat(window.jobParts()).as(gpu).extracting(JobPart::jobId).doesNotContain(TelemetrySample.SHARED_JOB)
+                    .hasSize(figures.size() - 1);
+            for (int i = 0; i < figures.size() - 1; i++) {
+                assertThat(window.jobParts().get(i).cost()).as(gpu).isCloseTo(figures.get(i) * GPU_MINUTE,
+                        within(1e-12));
+            }
+            assertThat(window.totals().unallocatedCost()).as(gpu)
+                    .isCloseTo(figures.get(figures.size() - 1) * GPU_MINUTE, within(1e-12));
+            double parts = window.jobParts().stream().mapToDouble(JobPart::cost).sum();
+            assertThat(parts + window.totals().unallocatedCost()).as(gpu).isCloseTo(window.cost(), within(1e-15));
+        });
+        // And the jobs' roll-ups took what their parts say: the inference job 0.25 + 0.5 of a GPU minute
+        Map<String, UsageRollup> rollups = latestRollups();
+        assertThat(rollups).doesNotContainKey("job|shared");
+        assertThat(rollups.get("job|infer-a").totals().cost()).isCloseTo(0.75 * GPU_MINUTE, within(1e-12));
+        assertThat(rollups.get("job|train").totals().cost()).isCloseTo(0.5 * GPU_MINUTE, within(1e-12));
+    }
+
+    @Test
     void shouldSetEachJobsShareOfTheCostAgainstItsOwnWork() {
         // Given the shared GPU's minute, and the inference job's 1M requests in it
         sendMinuteOf(shared("GPU-s", INFERENCE_AND_NOTEBOOK));
