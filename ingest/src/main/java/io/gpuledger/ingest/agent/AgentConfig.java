@@ -47,8 +47,8 @@ public final class AgentConfig {
             "hami.url", "", "HAMi's vGPU monitor metrics URL (its per-container metrics); none by default",
             "processes.nvidia-smi", "nvidia-smi", "the nvidia-smi program run for the GPUs' process lists",
             "proc.root", "/proc", "the host's process table, where each process's cgroup and environment are read",
-            "kubelet.url", "", "the kubelet whose GET /pods names the pods of processes (e.g. http://127.0.0.1:10255);"
-                    + " none by default: processes in pods stay unattributed",
+            "kubelet.url", "", "the kubelet whose GET /pods names the pods of processes and of HAMi's containers"
+                    + " (e.g. http://127.0.0.1:10255); none by default: processes in pods stay unattributed",
             "kubelet.token-file", "", "file holding a bearer token to present to the kubelet",
             "kubelet.ca-file", "", "PEM certificates to trust for the kubelet (default: the JVM's trust store)",
             "kubelet.job-labels", "", "pod labels naming a pod's job, first present wins (default: the pod's name)",

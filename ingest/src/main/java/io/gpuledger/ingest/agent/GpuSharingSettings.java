@@ -14,6 +14,7 @@ import io.gpuledger.ingest.agent.usage.HamiUsage;
 import io.gpuledger.ingest.agent.usage.NvidiaSmiProcesses;
 import io.gpuledger.ingest.agent.usage.PodJobIds;
 import io.gpuledger.ingest.agent.usage.PodJobs;
+import io.gpuledger.ingest.agent.usage.PodOwners;
 import io.gpuledger.ingest.agent.usage.UsageSource;
 import io.gpuledger.model.SharePolicy;
 import java.net.URI;
@@ -58,11 +59,16 @@ final class GpuSharingSettings {
                         + " list of dcgm-exporter, hami, nvidia-smi");
             }
         }
+        Optional<KubeletPods> pods = config.get("kubelet.url").map(url -> new KubeletPods(URI.create(url),
+                config.get("kubelet.token-file").map(Path::of), config.get("kubelet.ca-file").map(Path::of),
+                config.list("kubelet.job-labels"),
+                config.list("kubelet.team-labels"), podJobs, clock));
         List<UsageSource> sources = new ArrayList<>();
         Optional<String> hami = config.get("hami.url");
         if (auto ? hami.isPresent() : named.contains("hami")) {
             sources.add(new HamiUsage(URI.create(hami.orElseThrow(() -> new IllegalArgumentException(
-                    "share.sources names hami: give hami.url"))), Duration.ofSeconds(3), podJobs));
+                    "share.sources names hami: give hami.url"))), Duration.ofSeconds(3), podJobs,
+                    pods.<PodOwners>map(kubelet -> kubelet).orElse(PodOwners.none())));
         }
         if (auto ? config.flag("nvidia-smi.enabled") : named.contains("nvidia-smi")) {
             sources.add(NvidiaSmiProcesses.of(config.text("processes.nvidia-smi"), Duration.ofSeconds(10),
@@ -70,10 +76,6 @@ final class GpuSharingSettings {
         }
         Path proc = Path.of(config.text("proc.root"));
         List<ProcessOwners> owners = new ArrayList<>();
-        Optional<KubeletPods> pods = config.get("kubelet.url").map(url -> new KubeletPods(URI.create(url),
-                config.get("kubelet.token-file").map(Path::of), config.get("kubelet.ca-file").map(Path::of),
-                config.list("kubelet.job-labels"),
-                config.list("kubelet.team-labels"), podJobs, clock));
         // Slurm first: a job step in a pod (slurmd run by Kubernetes) is its Slurm job's, not the slurmd pod's; a
         // process of any other pod names no Slurm job.
         owners.add(new SlurmOwners(proc));

@@ -1,6 +1,7 @@
 package io.gpuledger.ingest.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.gpuledger.ingest.testing.Fixtures;
@@ -117,6 +118,107 @@ class SharedGpuDryRunTest {
                  {"jobId": "nb-3", "team": "lab", "share": 0.2, "measuredBy": "sm"}]"""));
         // HAMi sees nothing of GPU 1: nvidia-smi's processes tell its job
         assertThat(samples().get(GPU_1).get("jobId").asText()).isEqualTo("4242");
+    }
+
+    @Test
+    void shouldSplitHamisContainersByTheirMemoryOverTheMemoryOfTheGpusOwnReading() throws IOException {
+        String gpu = "gpu=\"0\",UUID=\"" + GPU_0 + "\",modelName=\"NVIDIA A100-SXM4-80GB\"";
+        // the GPU's own series: 16384 MiB used and 65536 MiB free, so 81920 MiB in all
+        dcgm.answer("GET /metrics", 200, "DCGM_FI_DEV_FB_USED{" + gpu + "} 16384\n"
+                + "DCGM_FI_DEV_FB_FREE{" + gpu + "} 65536\n");
+        // llm-0 holds 10 GiB (10240 MiB), nb-3 4 GiB (4096 MiB)
+        hami.answer("GET /metrics", 200, """
+                hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="ai",pod="llm-0"} 50
+                hami_vgpu_memory_used_bytes{container="m",device_uuid="%1$s",namespace="ai",pod="llm-0"} 10737418240
+                hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 20
+                hami_vgpu_memory_used_bytes{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 4294967296
+                """.formatted(GPU_0));
+        Map<String, String> env = node();
+        env.put("GPULEDGER_DCGM_ENABLED", "true");
+        env.put("GPULEDGER_DCGM_URL", dcgm.url() + "/metrics");
+        env.put("GPULEDGER_HAMI_URL", hami.url() + "/metrics");
+
+        int status = AgentMain.run(new String[] {"--once", "--dry-run", "--share-policy", "memory"}, env,
+                print(out), print(err));
+
+        assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        // of 81920 MiB: llm-0 10240 (1/8), nb-3 4096 (1/20)
+        assertThat(samples().get(GPU_0).get("allocations")).isEqualTo(Json.MAPPER.readTree("""
+                [{"jobId": "llm-0", "team": "ai", "share": 0.125, "measuredBy": "memory"},
+                 {"jobId": "nb-3", "team": "lab", "share": 0.05, "measuredBy": "memory"}]"""));
+    }
+
+    @Test
+    void shouldSplitHamisContainersByTheirMemoryOverTheMemoryNvidiaSmiGivesTheGpu() throws IOException {
+        // llm-0 holds 10 GiB (10240 MiB), nb-3 4 GiB (4096 MiB)
+        hami.answer("GET /metrics", 200, """
+                hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="ai",pod="llm-0"} 50
+                hami_vgpu_memory_used_bytes{container="m",device_uuid="%1$s",namespace="ai",pod="llm-0"} 10737418240
+                hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 20
+                hami_vgpu_memory_used_bytes{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 4294967296
+                """.formatted(GPU_0));
+        Map<String, String> env = node();
+        env.put("GPULEDGER_HAMI_URL", hami.url() + "/metrics");
+
+        int status = AgentMain.run(new String[] {"--once", "--dry-run", "--share-policy", "memory"}, env,
+                print(out), print(err));
+
+        assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        // of the 40960 MiB of nvidia-smi's memory.total: llm-0 10240 (1/4), nb-3 4096 (1/10)
+        assertThat(samples().get(GPU_0).get("allocations")).isEqualTo(Json.MAPPER.readTree("""
+                [{"jobId": "llm-0", "team": "ai", "share": 0.25, "measuredBy": "memory"},
+                 {"jobId": "nb-3", "team": "lab", "share": 0.1, "measuredBy": "memory"}]"""));
+    }
+
+    @Test
+    void shouldTakeAHamiContainerAboveAHundredPercentAsUsingTheWholeGpu() throws IOException {
+        // HAMi sums the SM use of a container's processes: 250 % happens (Project-HAMi/HAMi#555)
+        hami.answer("GET /metrics", 200, """
+                hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="ai",pod="llm-0"} 250
+                hami_vgpu_memory_used_bytes{container="m",device_uuid="%1$s",namespace="ai",pod="llm-0"} 8e9
+                hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 10
+                hami_vgpu_memory_used_bytes{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 2e9
+                """.formatted(GPU_0));
+        Map<String, String> env = node();
+        env.put("GPULEDGER_HAMI_URL", hami.url() + "/metrics");
+
+        int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
+
+        assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        // llm-0 the whole GPU, 1; nb-3 0.1: 1.1 in all, scaled down to 1, so 10/11 and 1/11
+        JsonNode allocations = samples().get(GPU_0).get("allocations");
+        assertThat(allocations).hasSize(2);
+        assertThat(allocations.get(0).get("jobId").asText()).isEqualTo("llm-0");
+        assertThat(allocations.get(0).get("share").asDouble()).isCloseTo(10.0 / 11, within(1e-9));
+        assertThat(allocations.get(1).get("jobId").asText()).isEqualTo("nb-3");
+        assertThat(allocations.get(1).get("share").asDouble()).isCloseTo(1.0 / 11, within(1e-9));
+        assertThat(allocations).allSatisfy(a -> assertThat(a.get("measuredBy").asText()).isEqualTo("sm"));
+        assertThat(err.toString(StandardCharsets.UTF_8)).doesNotContain("hami");
+    }
+
+    @Test
+    void shouldNameAHamiContainersJobAndTeamByItsPodsLabelsWhereTheKubeletListsIt() throws IOException {
+        hami.answer("GET /metrics", 200, """
+                hami_container_device_utilization_ratio{device_uuid="%1$s",namespace="ai",pod="llm-7d9f-x2"} 50
+                hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 20
+                """.formatted(GPU_0));
+        Map<String, String> env = node();
+        // the kubelet lists llm-7d9f-x2 with its labels; nb-3 it does not list
+        kubelet.answer("GET /pods", 200, """
+                {"kind": "PodList", "items": [
+                  {"metadata": {"name": "llm-7d9f-x2", "namespace": "ai", "uid": "%s",
+                                "labels": {"app.kubernetes.io/instance": "llm", "cost-center": "search-ml"}}}]}"""
+                .formatted(WEB_POD));
+        env.put("GPULEDGER_KUBELET_JOB_LABELS", "app.kubernetes.io/instance");
+        env.put("GPULEDGER_KUBELET_TEAM_LABELS", "cost-center");
+        env.put("GPULEDGER_HAMI_URL", hami.url() + "/metrics");
+
+        int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
+
+        assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        assertThat(samples().get(GPU_0).get("allocations")).isEqualTo(Json.MAPPER.readTree("""
+                [{"jobId": "llm", "team": "search-ml", "share": 0.5, "measuredBy": "sm"},
+                 {"jobId": "nb-3", "team": "lab", "share": 0.2, "measuredBy": "sm"}]"""));
     }
 
     @Test
@@ -404,8 +506,8 @@ class SharedGpuDryRunTest {
         ProcTree proc = new ProcTree(dir.resolve("proc")).inPod(101, WEB_POD).inPod(202, NOTEBOOK_POD)
                 .cgroup(303, "0::/user.slice/user-1000.slice/session-3.scope\n")
                 .environ(404, Map.of("SLURM_JOB_ID", "4242", "SLURM_JOB_ACCOUNT", "physics"));
-        Path gpus = write("gpus.csv", "0, " + GPU_0 + ", NVIDIA A100-SXM4-40GB, 85, 16384, 250.0, 400.0\n"
-                + "1, " + GPU_1 + ", NVIDIA A100-SXM4-40GB, 60, 20000, 200.0, 400.0\n");
+        Path gpus = write("gpus.csv", "0, " + GPU_0 + ", NVIDIA A100-SXM4-40GB, 85, 16384, 40960, 250.0, 400.0\n"
+                + "1, " + GPU_1 + ", NVIDIA A100-SXM4-40GB, 60, 20000, 40960, 200.0, 400.0\n");
         Path memory = write("memory.csv", "0, " + GPU_0 + ", 40960, Disabled\n1, " + GPU_1 + ", 40960, Disabled\n");
         Path apps = write("apps.csv", "gpu_uuid, pid, used_gpu_memory [MiB]\n" + GPU_0 + ", 101, 10240 MiB\n"
                 + GPU_0 + ", 202, 4096 MiB\n" + GPU_0 + ", 303, 2048 MiB\n" + GPU_1 + ", 404, 20000 MiB\n");

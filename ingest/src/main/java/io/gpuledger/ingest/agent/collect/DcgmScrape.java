@@ -39,6 +39,9 @@ import java.util.regex.Pattern;
  *       all the GPU where the split is not made (sharing switched off, or no other source). Several pods are
  *       known from every pod any of the GPU's series names, whether or not one has a usable reading of its
  *       own.</li>
+ *   <li>A GPU's memory, its {@code DCGM_FI_DEV_FB_USED}, {@code FB_FREE} and {@code FB_RESERVED} together, is
+ *       its reading's {@linkplain GpuReading#memoryTotalBytes() total}: what a split by memory divides by, also
+ *       of users another source sees (HAMi's containers).</li>
  * </ul>
  */
 public final class DcgmScrape {
@@ -306,7 +309,8 @@ public final class DcgmScrape {
                 .jobId(gpu.severalPods ? null : gpuJob(labels))
                 .team(gpu.severalPods ? null : firstLabel(labels, teamLabels))
                 .reportedHost(labels.getOrDefault("Hostname", labels.get("hostname")))
-                .users(gpu.users);
+                .users(gpu.users)
+                .memoryTotalBytes(gpu.memoryTotalBytes());
         gpu.values.forEach(reading::value);
         return reading.value(Reading.SM_ACTIVE, activity(gpu)).build();
     }

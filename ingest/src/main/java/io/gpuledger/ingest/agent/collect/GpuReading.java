@@ -16,6 +16,8 @@ import java.util.Map;
  * @param reportedHost the host name the collector itself reported (dcgm-exporter's Hostname label)
  * @param users        who used the GPU, where the collector sees it (dcgm-exporter's per-pod series of a shared
  *                     GPU); null when it does not
+ * @param memoryTotalBytes the GPU's (or instance's) memory, for a split by memory of users whose source does not
+ *                     say it (HAMi's); no reading of the sample; null when the collector does not say
  */
 public record GpuReading(
         String uuid,
@@ -27,7 +29,8 @@ public record GpuReading(
         String jobId,
         String team,
         String reportedHost,
-        GpuUsers users) {
+        GpuUsers users,
+        Double memoryTotalBytes) {
 
     public GpuReading {
         values = values.isEmpty() ? Map.of() : Collections.unmodifiableMap(new EnumMap<>(values));
@@ -90,7 +93,7 @@ public record GpuReading(
         return new GpuReading(first(uuid, other.uuid), first(index, other.index), first(model, other.model), merged,
                 first(migProfile, other.migProfile), first(gpuFraction, other.gpuFraction),
                 first(jobId, other.jobId), first(team, other.team), first(reportedHost, other.reportedHost),
-                first(users, other.users));
+                first(users, other.users), first(memoryTotalBytes, other.memoryTotalBytes));
     }
 
     /**
@@ -118,6 +121,7 @@ public record GpuReading(
         private String team;
         private String reportedHost;
         private GpuUsers users;
+        private Double memoryTotalBytes;
 
         private Builder(String uuid) {
             this.uuid = uuid;
@@ -129,6 +133,7 @@ public record GpuReading(
         public Builder team(String value) { team = value; return this; }
         public Builder reportedHost(String value) { reportedHost = value; return this; }
         public Builder users(GpuUsers value) { users = value; return this; }
+        public Builder memoryTotalBytes(Double value) { memoryTotalBytes = value; return this; }
 
         /** The reading of a MIG instance: its profile and the share of the GPU it holds. */
         public Builder slice(String profile, Double share) {
@@ -149,7 +154,7 @@ public record GpuReading(
 
         public GpuReading build() {
             return new GpuReading(uuid, index, model, values, migProfile, gpuFraction, jobId, team, reportedHost,
-                    users);
+                    users, memoryTotalBytes);
         }
     }
 }

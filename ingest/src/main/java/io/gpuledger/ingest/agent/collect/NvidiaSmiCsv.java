@@ -20,9 +20,12 @@ import java.util.regex.Pattern;
  */
 public final class NvidiaSmiCsv {
 
-    /** The query the agent runs by default: every field it maps, no header, no units. */
+    /**
+     * The query the agent runs by default: every field it maps, no header, no units; {@code memory.total} is no
+     * reading of the sample, but what a split by memory divides by.
+     */
     public static final List<String> DEFAULT_FIELDS = List.of("index", "uuid", "name", "utilization.gpu",
-            "memory.used", "power.draw", "power.limit");
+            "memory.used", "memory.total", "power.draw", "power.limit");
 
     private static final Pattern QUERY = Pattern.compile("--query-gpu[= ]([A-Za-z0-9_.,]+)");
     private static final Pattern NUMBER = Pattern.compile("^[-+]?[0-9]*\\.?[0-9]+(?:[eE][-+]?[0-9]+)?");
@@ -107,6 +110,7 @@ public final class NvidiaSmiCsv {
         Double index = number(first(row, "index", "count"), where, "index", errors);
         Double utilization = number(first(row, "utilization.gpu"), where, "utilization.gpu", errors);
         Double memoryMib = number(first(row, "memory.used"), where, "memory.used", errors);
+        Double totalMib = number(first(row, "memory.total"), where, "memory.total", errors);
         Double power = number(first(row, "power.draw", "power.draw.instant", "power.draw.average"), where,
                 "power.draw", errors);
         return GpuReading.builder(uuid).index(index == null ? null : index.intValue())
@@ -115,6 +119,7 @@ public final class NvidiaSmiCsv {
                 .value(Reading.POWER_WATTS, power)
                 .value(Reading.MEMORY_USED_BYTES, memoryMib == null ? null : memoryMib * 1024 * 1024)
                 .value(Reading.POWER_LIMIT_WATTS, number(first(row, "power.limit"), where, "power.limit", errors))
+                .memoryTotalBytes(totalMib == null ? null : totalMib * 1024 * 1024)
                 .build();
     }
 

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gpuledger.ingest.agent.usage.Owner;
 import io.gpuledger.ingest.agent.usage.PodJobIds;
 import io.gpuledger.ingest.agent.usage.PodJobs;
+import io.gpuledger.ingest.agent.usage.PodOwners;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -25,9 +26,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 
 /**
- * The pods of this node as its kubelet lists them ({@code GET /pods}, read-only), by UID: a pod's job is the first of
+ * The pods of this node as its kubelet lists them ({@code GET /pods}, read-only), by UID (as a process's cgroup names
+ * its pod) and by namespace and name (as HAMi's metrics name it): a pod's job is the first of
  * its labels named in the job allow-list, else its name as {@link PodJobIds} writes it; its team the first of the team
  * allow-list, else its namespace. No other label is read. The list is asked for again when a pod it does not hold is
  * looked up, at most once per {@link #REFRESH_AT_MOST_EVERY}, so a node's new pods are found within a round or two and
@@ -39,7 +42,7 @@ import java.util.concurrent.Executor;
  * ({@code spec.resourceClaims[].resourceClaimName}) and those made for it from a template
  * ({@code status.resourceClaimStatuses[].resourceClaimName}), each in the pod's namespace.
  */
-public final class KubeletPods {
+public final class KubeletPods implements PodOwners {
 
     static final Duration REFRESH_AT_MOST_EVERY = Duration.ofSeconds(10);
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -52,7 +55,7 @@ public final class KubeletPods {
     private final HttpClient http;
     private final Refreshes refreshes;
     private final SaidOnce failures = new SaidOnce();
-    private volatile Map<String, Listed> podsByUid = Map.of();
+    private volatile Listing listing = new Listing(Map.of(), Map.of());
     /** The claims of the pods last listed; null until the kubelet answered. */
     private volatile Set<PodClaim> podClaims;
 
@@ -62,6 +65,10 @@ public final class KubeletPods {
 
     /** A pod's owner, its name and namespace, and whether its job is named after it (no label names one). */
     private record Listed(Owner owner, String name, String namespace, boolean namedAfterPod) {
+    }
+
+    /** The pods last listed, by UID (in lower case) and by {@code namespace/name}. */
+    private record Listing(Map<String, Listed> byUid, Map<String, Listed> byName) {
     }
 
     /**
@@ -108,10 +115,26 @@ public final class KubeletPods {
             return Optional.empty();
         }
         String uid = podUid.toLowerCase(Locale.ROOT);
-        Listed pod = podsByUid.get(uid);
+        return owner(pods -> pods.byUid.get(uid));
+    }
+
+    /**
+     * The owner of the pod {@code pod} in {@code namespace}, noted as named: empty when the kubelet does not list it
+     * (yet). Never waits for the kubelet but the first time.
+     */
+    @Override
+    public Optional<Owner> ownerOf(String namespace, String pod) {
+        if (namespace == null || pod == null) {
+            return Optional.empty();
+        }
+        return owner(pods -> pods.byName.get(namespace + "/" + pod));
+    }
+
+    private Optional<Owner> owner(Function<Listing, Listed> find) {
+        Listed pod = find.apply(listing);
         if (pod == null) {
             refreshes.askIfDue();
-            pod = podsByUid.get(uid);
+            pod = find.apply(listing);
         }
         if (pod == null) {
             return Optional.empty();
@@ -149,7 +172,7 @@ public final class KubeletPods {
                 return;
             }
             JsonNode podList = JSON.readTree(response.body());
-            podsByUid = owners(podList);
+            listing = owners(podList);
             podClaims = claims(podList);
             synchronized (this) {
                 failures.answered();
@@ -168,8 +191,9 @@ public final class KubeletPods {
         failures.failed(failure);
     }
 
-    private Map<String, Listed> owners(JsonNode podList) {
-        Map<String, Listed> owners = new HashMap<>();
+    private Listing owners(JsonNode podList) {
+        Map<String, Listed> byUid = new HashMap<>();
+        Map<String, Listed> byName = new HashMap<>();
         for (JsonNode pod : podList.path("items")) {
             JsonNode metadata = pod.path("metadata");
             String uid = metadata.path("uid").asText("");
@@ -182,11 +206,14 @@ public final class KubeletPods {
             Optional<String> labelled = firstLabel(labels, jobLabels);
             String job = labelled.orElseGet(() -> podJobs.jobOf(namespace, name));
             String team = firstLabel(labels, teamLabels).orElse(namespace);
+            Listed listed = new Listed(new Owner(job, team), name, namespace, labelled.isEmpty());
             // by the UID as a cgroup path gives it (CgroupIdentity): in lower case
-            owners.put(uid.toLowerCase(Locale.ROOT),
-                    new Listed(new Owner(job, team), name, namespace, labelled.isEmpty()));
+            byUid.put(uid.toLowerCase(Locale.ROOT), listed);
+            if (namespace != null && !namespace.isEmpty()) {
+                byName.put(namespace + "/" + name, listed);
+            }
         }
-        return owners;
+        return new Listing(Map.copyOf(byUid), Map.copyOf(byName));
     }
 
     private static Set<PodClaim> claims(JsonNode podList) {

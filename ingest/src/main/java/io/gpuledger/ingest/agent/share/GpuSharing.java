@@ -21,8 +21,10 @@ import java.util.function.Function;
  * Who used each GPU of a round and how its interval is split among their jobs. A GPU's users come from the
  * first source that sees any, in this order: its collector's own (dcgm-exporter's per-pod series), then each
  * {@link UsageSource} in turn (HAMi's per-container metrics, nvidia-smi's process lists). Sources are read only
- * when a GPU still has no users, once a round. A process's job is then looked for ({@link ProcessOwners});
- * one nobody can tell stays unattributed.
+ * when a GPU still has no users, once a round. A source that does not say the GPU's memory (HAMi's) has it from the
+ * GPU's own reading, where its collector says it (dcgm-exporter's free and used memory, nvidia-smi's
+ * {@code memory.total}). A process's job is then looked for ({@link ProcessOwners}); one nobody can tell stays
+ * unattributed.
  */
 public final class GpuSharing {
 
@@ -94,7 +96,7 @@ public final class GpuSharing {
         List<GpuReading> without = new ArrayList<>();
         for (GpuReading reading : readings) {
             if (collectorsUsers && reading.users() != null) {
-                found.put(reading.uuid(), reading.users());
+                found.put(reading.uuid(), reading.users().withMemoryTotalBytesIfUnknown(reading.memoryTotalBytes()));
             } else {
                 without.add(reading);
             }
@@ -110,7 +112,7 @@ public final class GpuSharing {
                 if (users == null || users.users().isEmpty()) {
                     return false;
                 }
-                found.put(reading.uuid(), users);
+                found.put(reading.uuid(), users.withMemoryTotalBytesIfUnknown(reading.memoryTotalBytes()));
                 return true;
             });
         }

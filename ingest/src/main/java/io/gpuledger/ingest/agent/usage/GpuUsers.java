@@ -16,6 +16,11 @@ public record GpuUsers(String gpu, String source, List<GpuUser> users, Double me
         users = List.copyOf(users);
     }
 
+    /** These users, with {@code total} as the GPU's memory where their source did not say it. */
+    public GpuUsers withMemoryTotalBytesIfUnknown(Double total) {
+        return memoryTotalBytes != null || total == null ? this : new GpuUsers(gpu, source, users, total);
+    }
+
     public boolean migSlice() {
         return gpu.contains("/mig/");
     }

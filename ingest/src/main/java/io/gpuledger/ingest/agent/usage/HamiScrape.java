@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -14,9 +15,13 @@ import java.util.Set;
  * by {@code device_uuid}, {@code pod}, {@code namespace} and {@code container}. The names of HAMi before 2.6
  * ({@code Device_utilization_desc_of_container}, {@code Device_memory_desc_of_container}, labels
  * {@code deviceuuid}, {@code podname}, {@code podnamespace}, {@code ctrname}) are read too. A container's
- * job is its pod (as {@link PodJobIds} writes it), its team its namespace, as for dcgm-exporter's labels. A
- * utilisation is a percent, whatever the {@code _ratio} in its name: HAMi's monitor writes the container's SM
- * use as a whole percent, 0 to 100 (its {@code cmd/vGPUmonitor/metrics.go}), so 1 is 1%, not all of the GPU.
+ * job and team are its pod's as the kubelet's labels give them ({@link PodOwners}) where the kubelet lists the
+ * pod, as for a process found in that pod; else its pod (as {@link PodJobIds} writes it) and its namespace, as
+ * for dcgm-exporter's labels. A utilisation is a percent, whatever the {@code _ratio} in its name: HAMi's monitor
+ * writes the container's SM use as a whole percent (its {@code cmd/vGPUmonitor/metrics.go}), so 1 is 1%, not all
+ * of the GPU. It adds up the use of the container's processes, so more than 100 happens (Project-HAMi/HAMi#555):
+ * that container kept the GPU busy, and is read as all of it. The page says nothing of the GPU's own memory:
+ * a split by memory takes it from the GPU's reading.
  */
 public final class HamiScrape {
 
@@ -26,9 +31,17 @@ public final class HamiScrape {
             "hami_container_device_memory_bytes", "Device_memory_desc_of_container");
 
     private final PodJobs podJobs;
+    private final PodOwners pods;
 
+    /** Each container named after its pod. */
     public HamiScrape(PodJobs podJobs) {
+        this(podJobs, PodOwners.none());
+    }
+
+    /** Each container named by its pod's labels where {@code pods} lists it, else after its pod. */
+    public HamiScrape(PodJobs podJobs, PodOwners pods) {
         this.podJobs = podJobs;
+        this.pods = pods;
     }
 
     /** Each GPU's containers on the page, by their pods' jobs (noted), and what was wrong with the page. */
@@ -52,17 +65,13 @@ public final class HamiScrape {
                 errors.add(sample.name() + " of " + pod + " on " + gpu + ": " + value + " is out of range, skipped");
                 continue;
             }
-            double ratio = value / 100;
-            if (utilisation && ratio > 1) {
-                errors.add(sample.name() + " of " + pod + " on " + gpu + ": " + value + " is above 100%, skipped");
-                continue;
-            }
             String namespace = label(sample, "namespace", "podnamespace");
             String container = label(sample, "container", "ctrname");
             Container seen = byGpu.computeIfAbsent(gpu, k -> new LinkedHashMap<>())
                     .computeIfAbsent(namespace + "/" + pod + "/" + container, k -> new Container(pod, namespace));
             if (utilisation) {
-                seen.smRatio = ratio;
+                // Its processes' use added up: over 100 % is a GPU kept busy, all of it.
+                seen.smRatio = Math.min(1, value / 100);
             } else if (seen.memoryBytes == null || !sample.name().equals("hami_container_device_memory_bytes")) {
                 // The current name wins over the one HAMi deprecates.
                 seen.memoryBytes = value;
@@ -75,8 +84,11 @@ public final class HamiScrape {
     }
 
     private GpuUser user(Container container) {
-        return GpuUser.container(new Owner(podJobs.named(container.namespace, container.pod), container.namespace),
-                container.smRatio, container.memoryBytes);
+        Optional<Owner> listed = container.namespace == null ? Optional.empty()
+                : pods.ownerOf(container.namespace, container.pod);
+        Owner owner = listed.orElseGet(() -> new Owner(podJobs.named(container.namespace, container.pod),
+                container.namespace));
+        return GpuUser.container(owner, container.smRatio, container.memoryBytes);
     }
 
     private static String label(PrometheusText.Sample sample, String name, String olderName) {

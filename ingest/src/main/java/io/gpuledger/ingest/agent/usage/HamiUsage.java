@@ -15,10 +15,11 @@ public final class HamiUsage implements UsageSource {
     private final HttpClient http;
     private final HamiScrape scrape;
 
-    public HamiUsage(URI url, Duration timeout, PodJobs podJobs) {
+    /** @param pods the pods the kubelet lists, whose labels name a container's job and team */
+    public HamiUsage(URI url, Duration timeout, PodJobs podJobs, PodOwners pods) {
         this.url = url;
         this.timeout = timeout;
-        this.scrape = new HamiScrape(podJobs);
+        this.scrape = new HamiScrape(podJobs, pods);
         this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
     }
 

@@ -49,6 +49,24 @@ class DcgmScrapeTest {
     }
 
     @Test
+    void shouldGiveTheGpusMemoryAsItsUsedFreeAndReservedMemoryTogether() {
+        String text = """
+                DCGM_FI_DEV_FB_USED{gpu="0",UUID="GPU-a",modelName="NVIDIA A100-SXM4-80GB"} 16384
+                DCGM_FI_DEV_FB_FREE{gpu="0",UUID="GPU-a",modelName="NVIDIA A100-SXM4-80GB"} 64535
+                DCGM_FI_DEV_FB_RESERVED{gpu="0",UUID="GPU-a",modelName="NVIDIA A100-SXM4-80GB"} 1001
+                DCGM_FI_DEV_FB_USED{gpu="1",UUID="GPU-b",modelName="NVIDIA A100-SXM4-80GB"} 16384
+                """;
+
+        DcgmScrape.Result result = scrape.read(text);
+
+        assertThat(result.errors()).isEmpty();
+        // 16384 + 64535 + 1001 = 81920 MiB
+        assertThat(result.readings().get(0).memoryTotalBytes()).isEqualTo(81920.0 * 1024 * 1024);
+        assertThat(result.readings().get(1).memoryTotalBytes()).as("without its free memory").isNull();
+        assertThat(result.readings().get(0).users()).as("no pod's series").isNull();
+    }
+
+    @Test
     void shouldReadTheLowerCaseHostLabelAndKubernetesJobAndTeam() {
         String text = "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-b\",hostname=\"node-8\",container=\"trainer\","
                 + "namespace=\"research\",pod=\"llm-pretrain-0\",label_secret=\"x\"} 40\n";

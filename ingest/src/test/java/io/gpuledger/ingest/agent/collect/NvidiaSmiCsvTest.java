@@ -53,6 +53,21 @@ class NvidiaSmiCsvTest {
     }
 
     @Test
+    void shouldGiveTheGpusMemoryWhereTheQueryAsksForIt() {
+        String output = "0, GPU-aaa, NVIDIA A100-SXM4-40GB, 85, 16384, 40960, 250.0, 400.0\n"
+                + "1, GPU-bbb, NVIDIA A100-SXM4-40GB, 0, 0, [N/A], 60.0, 400.0\n";
+
+        NvidiaSmiCsv.Result result = NvidiaSmiCsv.parse(output, NvidiaSmiCsv.DEFAULT_FIELDS);
+        NvidiaSmiCsv.Result notAsked = NvidiaSmiCsv.parse("GPU-ccc, 1024\n", List.of("uuid", "memory.used"));
+
+        assertThat(result.errors()).isEmpty();
+        assertThat(result.readings()).extracting(GpuReading::memoryTotalBytes)
+                .containsExactly(40960.0 * 1024 * 1024, null);
+        assertThat(result.readings().get(0).memoryUsedBytes()).isEqualTo(16384.0 * 1024 * 1024);
+        assertThat(notAsked.readings()).singleElement().satisfies(gpu -> assertThat(gpu.memoryTotalBytes()).isNull());
+    }
+
+    @Test
     void shouldTreatBracketedAnswersAsNoReadingAndReportBadRows() {
         String output = """
                 index, uuid, name, utilization.gpu [%], memory.used [MiB], power.draw [W]

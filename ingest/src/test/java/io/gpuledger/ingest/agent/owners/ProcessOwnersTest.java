@@ -289,6 +289,19 @@ class ProcessOwnersTest {
     }
 
     @Test
+    void shouldFindAPodByItsNamespaceAndNameAsByItsUid() {
+        kubelet.answer("GET /pods", 200, PODS);
+        PodJobs podJobs = new PodJobs(PodJobIds.POD);
+        KubeletPods pods = pods(List.of("app.kubernetes.io/name"), List.of("cost-center"), podJobs);
+
+        assertThat(pods.ownerOf("search", "web-7d9f")).contains(new Owner("ranker", "search-ml"));
+        assertThat(pods.ownerOf("research", "notebook-0")).contains(new Owner("notebook-0", "research"));
+        assertThat(pods.ownerOf("search", "notebook-0")).as("its name in another namespace").isEmpty();
+        assertThat(pods.ownerOf(null, "web-7d9f")).isEmpty();
+        assertThat(kubelet.requests()).as("asked again only later").containsExactly("GET /pods");
+    }
+
+    @Test
     void shouldNameAPodsJobByNamespaceAndNameWhenToldSoAndALabelStillWins() {
         PodJobs podJobs = new PodJobs(PodJobIds.NAMESPACE_POD);
         ProcessOwners owners = sameNamedPods(podJobs);

@@ -8,6 +8,7 @@ import io.gpuledger.ingest.agent.usage.GpuUser;
 import io.gpuledger.ingest.agent.usage.GpuUsers;
 import io.gpuledger.ingest.agent.usage.Owner;
 import io.gpuledger.ingest.agent.usage.UsageSource;
+import io.gpuledger.model.Allocation;
 import io.gpuledger.model.SharePolicy;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +37,29 @@ class GpuSharingTest {
         assertThat(round.users().get("GPU-b").users()).containsExactly(
                 new GpuUser(2, new Owner("job-2", null), 0.5, null));
         assertThat(read).containsExactly("hami");
+    }
+
+    @Test
+    void shouldTakeTheGpusMemoryFromItsOwnReadingWhereTheSourceDoesNotSayIt() {
+        double gib = 1024.0 * 1024 * 1024;
+        // 40 GiB, as the GPU's collector read it; HAMi's page says nothing of it
+        double gpuMemory = 40 * gib;
+        List<GpuUser> containers = List.of(GpuUser.container(new Owner("llm-0", "ai"), 0.5, 10 * gib),
+                GpuUser.container(new Owner("nb-3", "lab"), 0.2, 4 * gib));
+        UsageSource hami = source("hami", Map.of("GPU-a", new GpuUsers("GPU-a", "hami", containers, null),
+                "GPU-b", new GpuUsers("GPU-b", "hami", containers, 80 * gib)));
+        GpuSharing sharing = new GpuSharing(SharePolicy.MEMORY, true, List.of(hami), pid -> Optional.empty());
+
+        GpuSharing.Round round = sharing.users(List.of(
+                GpuReading.builder("GPU-a").memoryTotalBytes(gpuMemory).build(),
+                GpuReading.builder("GPU-b").memoryTotalBytes(gpuMemory).build()));
+
+        assertThat(round.users().get("GPU-a").memoryTotalBytes()).isEqualTo(gpuMemory);
+        assertThat(round.users().get("GPU-b").memoryTotalBytes()).as("the source's own").isEqualTo(80 * gib);
+        // 10 GiB and 4 GiB of 40 GiB
+        assertThat(sharing.split(round.users().get("GPU-a")).allocations()).containsExactly(
+                new Allocation("llm-0", "ai", 0.25, SharePolicy.MEMORY),
+                new Allocation("nb-3", "lab", 0.1, SharePolicy.MEMORY));
     }
 
     @Test
