@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 
 /**
@@ -41,7 +42,8 @@ import java.util.concurrent.Executor;
  * never holds a round up (a list of a large cluster's claims takes up to 10 s a page before it times out).
  *
  * <p>A GPU's holder is its one pod: the job and team the kubelet's labels give it ({@link KubeletPods}, same
- * allow-lists) where the kubelet is read, else its name (as {@link PodJobIds} writes it) and namespace. A GPU
+ * allow-lists) where the kubelet is read (the last it gave, for a pod it lists no more while its claims still hold
+ * the GPU), else its name (as {@link PodJobIds} writes it) and namespace. A GPU
  * several pods hold (a claim shared by pods, a device given to several claims) has no one holder: the claims
  * cannot say which of them used it.
  */
@@ -68,6 +70,11 @@ public final class DraClaims {
     /** The GPU instances as nvidia-smi last listed them. */
     private volatile Map<String, MigInstances.Slice> lastSlicesByPlacement = Map.of();
     private volatile Map<String, List<DraDevices.Pod>> holders = Map.of();
+    /**
+     * The owner the kubelet last gave each holding pod, by UID, kept while it holds a GPU: a pod being deleted is
+     * gone from the kubelet's list up to {@link #REFRESH_EVERY} before its claims are, and is still the same job.
+     */
+    private final Map<String, Owner> ownersGiven = new ConcurrentHashMap<>();
     /** How long every claim is listed after a claim's {@code get} was refused, before {@code get} is tried again. */
     static final Duration LIST_ONLY_FOR = Duration.ofMinutes(10);
     private final Clock clock;
@@ -124,7 +131,9 @@ public final class DraClaims {
             return Optional.empty();
         }
         DraDevices.Pod pod = holding.get(0);
-        return pods.flatMap(kubelet -> kubelet.ownerOf(pod.uid()))
+        Optional<Owner> given = pods.flatMap(kubelet -> kubelet.ownerOf(pod.uid()));
+        given.ifPresent(owner -> ownersGiven.put(pod.uid(), owner));
+        return given.or(() -> Optional.ofNullable(ownersGiven.get(pod.uid())))
                 .or(() -> Optional.of(new Owner(podJobs.named(pod.namespace(), pod.name()), pod.namespace())));
     }
 
@@ -154,6 +163,9 @@ public final class DraClaims {
                 gpus.putAll(migSlices(migs));
                 holders = DraDevices.holders(gpus, allocations);
             }
+            Set<String> holding = new HashSet<>();
+            holders.values().forEach(podsOfGpu -> podsOfGpu.forEach(pod -> holding.add(pod.uid())));
+            ownersGiven.keySet().retainAll(holding);
             synchronized (this) {
                 failures.answered();
             }

@@ -236,6 +236,26 @@ class DraClaimsTest {
     }
 
     @Test
+    void shouldKeepTheJobTheKubeletGaveAHolderWhileItsClaimsAreNotAskedForAgain() {
+        // Given the ranker pod holding a GPU by its claim, named by the kubelet's labels
+        api.answer(SLICES_PATH, 200, slices()).answer(claimPath("search", RANKER_CLAIM), 200, claim(RANKER_CLAIM));
+        kubelet.answer("GET /pods", 200, podList(rankerPod()));
+        KubeletPods pods = kubeletPods();
+        DraClaims claims = new DraClaims(URI.create(api.url()), "gpu-node-7", Optional.empty(), Optional.empty(),
+                Optional.of(pods), new PodJobs(PodJobIds.POD), clock, Runnable::run, WHOLE_GPUS);
+        assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker", "search-ml"));
+
+        // When the pod is being deleted: ten seconds on, a process of a pod not listed yet has the kubelet asked
+        // again, which lists the ranker pod no more, before the claims are asked for again (every thirty)
+        kubelet.answer("GET /pods", 200, podList());
+        clock.set(clock.instant().plus(KubeletPods.REFRESH_AT_MOST_EVERY));
+        assertThat(pods.ownerOf("0b6f52a4-8f5c-4d1e-9c3a-2f6e7d8c9b0a")).isEmpty();
+
+        // Then the GPU's holder is still the job its labels named, not a job named after the pod
+        assertThat(claims.holderOf(ONE_POD_GPU)).contains(new Owner("ranker", "search-ml"));
+    }
+
+    @Test
     void shouldAskForTheClaimsOfTheNodesPodsByNameWhereTheKubeletListsThem() {
         // ranker's claim made from a template (in its status), the notebooks' one claim named in their specs,
         // and a claim deleted since its pod was listed
