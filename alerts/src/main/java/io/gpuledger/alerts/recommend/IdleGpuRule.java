@@ -256,7 +256,7 @@ public final class IdleGpuRule {
     /** The instance of {@code snapshot}, as the target of a release no single job holds. */
     /** What an instance no one job holds runs: no job, or jobs none of which reported work over the period. */
     private static String jobsOf(IdleInstances.Snapshot instance) {
-        List<String> jobs = instance.gpus().stream().flatMap(gpu -> gpu.jobs().stream()).distinct().sorted().toList();
+        List<String> jobs = instance.jobs();
         return jobs.isEmpty() ? "runs no job"
                 : String.format(Locale.ROOT, "runs %d job(s) that reported no work (%s)", jobs.size(),
                         String.join(", ", jobs));

@@ -71,6 +71,11 @@ final class IdleInstances {
      */
     record Snapshot(String instanceId, Offer offer, String host, int gpusPerInstance, String holder,
             Instant completeAt, List<Gpu> gpus) {
+
+        /** The jobs that ran on its GPUs in their latest minutes, each once, by name. */
+        List<String> jobs() {
+            return gpus.stream().flatMap(gpu -> gpu.jobs().stream()).distinct().sorted().toList();
+        }
     }
 
     private static final class Instance {

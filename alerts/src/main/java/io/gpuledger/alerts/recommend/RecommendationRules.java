@@ -390,8 +390,7 @@ public final class RecommendationRules {
                     idleInstances.heldBy(jobId, to), jobs.reportedWork(jobId, from, to), serving);
         } else {
             // A shared GPU's jobs are those that took a part of it, not the "shared" its window names.
-            boolean worked = instance.gpus().stream().flatMap(gpu -> gpu.jobs().stream()).distinct()
-                    .anyMatch(jobId -> jobs.reportedWork(jobId, from, to));
+            boolean worked = instance.jobs().stream().anyMatch(jobId -> jobs.reportedWork(jobId, from, to));
             holding = new IdleGpuRule.Holding(IdleGpuRule.target(instance), null, List.of(instance), worked);
         }
         Recommendation.Target target = holding.target();

@@ -101,14 +101,12 @@ class SharedGpuDryRunTest {
 
     @Test
     void shouldTakeHamisContainersBeforeNvidiaSmisProcesses() throws IOException {
-        hami.answer("GET /metrics", 200, """
+        Map<String, String> env = nodeWithHami("""
                 hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="ai",pod="llm-0"} 50
                 hami_vgpu_memory_used_bytes{container="m",device_uuid="%1$s",namespace="ai",pod="llm-0"} 8e9
                 hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 20
                 hami_vgpu_memory_used_bytes{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 2e9
-                """.formatted(GPU_0));
-        Map<String, String> env = node();
-        env.put("GPULEDGER_HAMI_URL", hami.url() + "/metrics");
+                """);
 
         int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
 
@@ -127,16 +125,14 @@ class SharedGpuDryRunTest {
         dcgm.answer("GET /metrics", 200, "DCGM_FI_DEV_FB_USED{" + gpu + "} 16384\n"
                 + "DCGM_FI_DEV_FB_FREE{" + gpu + "} 65536\n");
         // llm-0 holds 10 GiB (10240 MiB), nb-3 4 GiB (4096 MiB)
-        hami.answer("GET /metrics", 200, """
+        Map<String, String> env = nodeWithHami("""
                 hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="ai",pod="llm-0"} 50
                 hami_vgpu_memory_used_bytes{container="m",device_uuid="%1$s",namespace="ai",pod="llm-0"} 10737418240
                 hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 20
                 hami_vgpu_memory_used_bytes{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 4294967296
-                """.formatted(GPU_0));
-        Map<String, String> env = node();
+                """);
         env.put("GPULEDGER_DCGM_ENABLED", "true");
         env.put("GPULEDGER_DCGM_URL", dcgm.url() + "/metrics");
-        env.put("GPULEDGER_HAMI_URL", hami.url() + "/metrics");
 
         int status = AgentMain.run(new String[] {"--once", "--dry-run", "--share-policy", "memory"}, env,
                 print(out), print(err));
@@ -151,14 +147,12 @@ class SharedGpuDryRunTest {
     @Test
     void shouldSplitHamisContainersByTheirMemoryOverTheMemoryNvidiaSmiGivesTheGpu() throws IOException {
         // llm-0 holds 10 GiB (10240 MiB), nb-3 4 GiB (4096 MiB)
-        hami.answer("GET /metrics", 200, """
+        Map<String, String> env = nodeWithHami("""
                 hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="ai",pod="llm-0"} 50
                 hami_vgpu_memory_used_bytes{container="m",device_uuid="%1$s",namespace="ai",pod="llm-0"} 10737418240
                 hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 20
                 hami_vgpu_memory_used_bytes{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 4294967296
-                """.formatted(GPU_0));
-        Map<String, String> env = node();
-        env.put("GPULEDGER_HAMI_URL", hami.url() + "/metrics");
+                """);
 
         int status = AgentMain.run(new String[] {"--once", "--dry-run", "--share-policy", "memory"}, env,
                 print(out), print(err));
@@ -173,14 +167,12 @@ class SharedGpuDryRunTest {
     @Test
     void shouldTakeAHamiContainerAboveAHundredPercentAsUsingTheWholeGpu() throws IOException {
         // HAMi sums the SM use of a container's processes: 250 % happens (Project-HAMi/HAMi#555)
-        hami.answer("GET /metrics", 200, """
+        Map<String, String> env = nodeWithHami("""
                 hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="ai",pod="llm-0"} 250
                 hami_vgpu_memory_used_bytes{container="m",device_uuid="%1$s",namespace="ai",pod="llm-0"} 8e9
                 hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 10
                 hami_vgpu_memory_used_bytes{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 2e9
-                """.formatted(GPU_0));
-        Map<String, String> env = node();
-        env.put("GPULEDGER_HAMI_URL", hami.url() + "/metrics");
+                """);
 
         int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
 
@@ -198,11 +190,10 @@ class SharedGpuDryRunTest {
 
     @Test
     void shouldNameAHamiContainersJobAndTeamByItsPodsLabelsWhereTheKubeletListsIt() throws IOException {
-        hami.answer("GET /metrics", 200, """
+        Map<String, String> env = nodeWithHami("""
                 hami_container_device_utilization_ratio{device_uuid="%1$s",namespace="ai",pod="llm-7d9f-x2"} 50
                 hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="lab",pod="nb-3"} 20
-                """.formatted(GPU_0));
-        Map<String, String> env = node();
+                """);
         // the kubelet lists llm-7d9f-x2 with its labels; nb-3 it does not list
         kubelet.answer("GET /pods", 200, """
                 {"kind": "PodList", "items": [
@@ -211,7 +202,6 @@ class SharedGpuDryRunTest {
                 .formatted(WEB_POD));
         env.put("GPULEDGER_KUBELET_JOB_LABELS", "app.kubernetes.io/instance");
         env.put("GPULEDGER_KUBELET_TEAM_LABELS", "cost-center");
-        env.put("GPULEDGER_HAMI_URL", hami.url() + "/metrics");
 
         int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
 
@@ -470,12 +460,10 @@ class SharedGpuDryRunTest {
 
     @Test
     void shouldSayOnceWithoutCountingAnErrorWhenPodsOfOneNameInTwoNamespacesShareAGpu() throws IOException {
-        hami.answer("GET /metrics", 200, """
+        Map<String, String> env = nodeWithHami("""
                 hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="alice",pod="n"} 50
                 hami_container_device_utilization_ratio{container="m",device_uuid="%1$s",namespace="bob",pod="n"} 20
-                """.formatted(GPU_0));
-        Map<String, String> env = node();
-        env.put("GPULEDGER_HAMI_URL", hami.url() + "/metrics");
+                """);
         List<String> problems = new java.util.ArrayList<>();
         try (NodeAgent agent = NodeAgent.dryRun(AgentConfig.load(java.util.Optional.empty(), env),
                 (topic, key, value, timestamp) -> { }, java.time.Clock.systemUTC(), problems::add)) {
@@ -495,6 +483,14 @@ class SharedGpuDryRunTest {
     }
 
     /** The node: its nvidia-smi, its processes and its kubelet. */
+    /** The node's environment with HAMi's monitor answering {@code page}, GPU 0's UUID put for its {@code %1$s}. */
+    private Map<String, String> nodeWithHami(String page) throws IOException {
+        hami.answer("GET /metrics", 200, page.formatted(GPU_0));
+        Map<String, String> env = node();
+        env.put("GPULEDGER_HAMI_URL", hami.url() + "/metrics");
+        return env;
+    }
+
     private Map<String, String> node() throws IOException {
         kubelet.answer("GET /pods", 200, """
                 {"kind": "PodList", "items": [
