@@ -28,6 +28,19 @@ public final class Check {
         return value;
     }
 
+    /**
+     * A job that used a GPU or reports its work: an identity, and not {@value TelemetrySample#SHARED_JOB}, which
+     * marks a shared GPU's samples and is no job's name (a part or report of it would be counted as a job's).
+     */
+    public static String jobId(String value) {
+        identity("jobId", value);
+        if (value.equals(TelemetrySample.SHARED_JOB)) {
+            throw new InvalidRecordException("jobId", "is '" + value + "', which marks a shared GPU's samples, not"
+                    + " a job; name the job itself");
+        }
+        return value;
+    }
+
     public static <T> T present(String field, T value) {
         if (value == null) {
             throw new InvalidRecordException(field, "is required");

@@ -39,7 +39,7 @@ public record JobProgress(
         JobTraits traits) {
 
     public JobProgress {
-        Check.identity("jobId", jobId);
+        Check.jobId(jobId);
         team = team == null || team.isBlank() ? null : Check.identity("team", team);
         Check.identity("host", host);
         Check.identity("instanceId", instanceId);

@@ -92,6 +92,10 @@ class AllocationTest {
             "[{\"jobId\":\"a\",\"share\":0.5}]; allocations; measuredBy",
             "[{\"share\":0.5,\"measuredBy\":\"sm\"}]; allocations; jobId",
             "[{\"jobId\":\"a|b\",\"share\":0.5,\"measuredBy\":\"sm\"}]; allocations.[0].jobId; must not contain",
+            // the word that marks a shared GPU's samples is no job's: its part would be counted as a job's
+            "[{\"jobId\":\"a\",\"share\":0.5,\"measuredBy\":\"sm\"},"
+                    + "{\"jobId\":\"shared\",\"share\":0.2,\"measuredBy\":\"sm\"}]; allocations.[1].jobId;"
+                    + " marks a shared GPU's samples",
             "[null]; allocations; must not hold null",
             "{\"jobId\":\"a\"}; allocations; from Object value"})
     void shouldRefuseSharesThatCannotBeRight(String allocations, String field, String fragment) {

@@ -84,6 +84,7 @@ class TelemetrySchemaTest {
             "\"measuredBy\": \"sm\"}, {; \"measuredBy\": \"requests\"}, {",
             "{\"jobId\": \"nb-alice\", ; {",
             "\"jobId\": \"nb-bob\"; \"jobId\": \"nb|bob\"",
+            "\"jobId\": \"nb-bob\"; \"jobId\": \"shared\"",
             "\"on-demand\"; \"preemptible\"",
             "\"2026-03-01T12:00:00Z\"; \"2026-03-01 12:00:00\"",
             "\"intervalSeconds\": 10.0; \"intervalSeconds\": 0",

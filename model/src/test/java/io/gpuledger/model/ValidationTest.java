@@ -128,6 +128,15 @@ class ValidationTest {
     }
 
     @Test
+    void shouldRejectAJobReportOfTheJobThatMarksASharedGpu() {
+        // Its work would stand beside no cost: no roll-up is ever a job named so.
+        assertThatThrownBy(() -> new JobProgress("shared", null, "node", "i-1", null, ContractFixtures.T0, 10, 5,
+                "tokens", 3, null, null, null, null))
+                .isInstanceOf(InvalidRecordException.class)
+                .hasMessageStartingWith("jobId: is 'shared', which marks a shared GPU's samples");
+    }
+
+    @Test
     void shouldRejectAJobReportOfANegativeRank() {
         assertThatThrownBy(() -> new JobProgress("job", null, "node", "i-1", -1, null, ContractFixtures.T0, 10, 5,
                 "tokens", 3, null, null, null, null))

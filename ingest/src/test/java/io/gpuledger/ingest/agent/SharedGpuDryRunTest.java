@@ -352,6 +352,21 @@ class SharedGpuDryRunTest {
     }
 
     @Test
+    void shouldTakeAProcessOfAJobNamedAsASharedGpuIsMarkedAsUnattributed() throws IOException {
+        Map<String, String> env = node();
+        // Whichever source names it so (here the batch system): 'shared' marks a shared GPU's samples, no job
+        new ProcTree(dir.resolve("proc")).environ(404, Map.of("SLURM_JOB_ID", "shared"));
+
+        int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
+
+        assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        assertThat(samples().get(GPU_1).get("jobId").asText()).as("its one process unattributed: no job named")
+                .isEqualTo("unknown");
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("process 404 of job 'shared'")
+                .contains("counted as unattributed").contains("marks a shared GPU's samples");
+    }
+
+    @Test
     void shouldGiveAJobStepInASlurmdPodToItsSlurmJobNotToThePod() throws IOException {
         Map<String, String> env = node();
         // Slurm run by Kubernetes: the step's cgroup lies in the slurmd pod's (the kubelet's ranker pod here); its

@@ -93,6 +93,13 @@ class ProgressReportsTest {
     }
 
     @Test
+    void shouldRefuseAReportOfTheJobThatMarksASharedGpu() {
+        assertThatThrownBy(() -> reports.accept(body("{\"jobId\": \"shared\", \"unit\": \"tokens\","
+                + " \"workUnits\": 1, \"intervalSeconds\": 10}")))
+                .isInstanceOf(InvalidRecordException.class).hasMessageContaining("jobId: is 'shared'");
+    }
+
+    @Test
     void shouldRefuseAnUnknownWorkloadClassNamingTheField() {
         assertThatThrownBy(() -> reports.accept(body("{\"jobId\": \"llm\", \"unit\": \"tokens\","
                 + " \"workUnits\": 1, \"intervalSeconds\": 10, \"workloadClass\": \"pretraining\"}")))
