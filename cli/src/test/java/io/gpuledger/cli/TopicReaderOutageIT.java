@@ -1,8 +1,10 @@
-package io.gpuledger.alerts.feed;
+package io.gpuledger.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.gpuledger.alerts.feed.KafkaClients;
+import io.gpuledger.alerts.feed.TopicReader;
 import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.model.TopicAdmin;
 import io.gpuledger.model.Topics;
@@ -39,6 +41,9 @@ import org.junit.jupiter.api.Test;
  * The broker goes away for two minutes under a reader that has handled records and not yet
  * committed them: the commit times out after a minute, the reader reads again from its committed
  * offsets once the broker is back, nothing is lost, and meanwhile its health and its lag said so.
+ *
+ * <p>It tests one reader of the alert service, and lives beside the other outage tests of the programs, whose
+ * build runs it alongside them: it spends most of its two minutes waiting.
  */
 class TopicReaderOutageIT {
 
