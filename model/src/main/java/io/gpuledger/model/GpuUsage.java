@@ -31,7 +31,9 @@ import java.util.List;
  * @param jobParts what each job of a shared window took of it so far, one part per job and team (see
  *               {@link JobPart}), a job whose samples of the minute had the GPU alone included; left out,
  *               empty, for a window no sample of which was shared. The alert service's job and team counters
- *               add them up from the closed window, whatever job its latest sample named
+ *               add them up from the closed window; such a window's {@code jobId} says
+ *               {@value TelemetrySample#SHARED_JOB} and its {@code team} is its latest shared sample's (whose the
+ *               rest is), even where later samples of the minute were one job's
  */
 @JsonPropertyOrder({"gpuUuid", "gpuIndex", "gpuModel", "placement", "jobId", "team", "windowStart", "windowEnd",
         "currency", "totals", "closed", "gpuFraction", "sharingJobs", "jobParts", "measuredBy", "smActive",

@@ -366,7 +366,11 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
             work.stored = window;
         }
         GpuIdentity before = window.identity;
-        window.identity = identity;
+        // A minute once shared stays its shared samples' (the node's team's): a later sample of one job takes its part,
+        // while the rest, the idle time and the gap stay with the team the engine gave the rest to.
+        if (before == null || identity.shared() || !window.shared()) {
+            window.identity = identity;
+        }
         TelemetrySample sample = charging.sample();
         // A sample that says its GPU is shared but lists no job is split too, among none: all of it is the rest.
         if (identity.shared()) {

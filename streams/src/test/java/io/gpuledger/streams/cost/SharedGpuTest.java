@@ -441,16 +441,52 @@ class SharedGpuTest {
         cost.advance(Duration.ofSeconds(30));
         cost.sendUpdates();
 
-        // Then the 40 s nobody observed are the team's and the pool's, as the window's own record says, not train's
+        // Then the 40 s nobody observed are the node's team's and the pool's, as the window's own record says, not
+        // train's nor its team's
         Map<String, UsageRollup> minute = latestRollups();
         double gapCost = 40 * GPU_PER_HOUR / 3600;
         assertThat(minute.get(POOL).totals().unmonitoredCost()).isCloseTo(gapCost, within(1e-9));
-        assertThat(minute.get("team|research").totals().unmonitoredCost()).isCloseTo(gapCost, within(1e-9));
+        assertThat(minute.get("team|platform").totals().unmonitoredCost()).isCloseTo(gapCost, within(1e-9));
+        assertThat(minute.get("team|research").totals().unmonitoredCost()).isZero();
         assertThat(minute.get("job|train").totals().unmonitoredCost()).isZero();
         assertThat(minute.get("job|train").totals().cost()).isCloseTo(10 * GPU_PER_HOUR / 3600, within(1e-9));
         GpuUsage window = latestWindow("GPU-s");
-        assertThat(window.jobId()).isEqualTo("train");
+        assertThat(window.jobId()).isEqualTo(TelemetrySample.SHARED_JOB);
+        assertThat(window.team()).isEqualTo("platform");
+        assertThat(window.totals().unmonitoredCost()).isCloseTo(gapCost, within(1e-9));
         assertThat(window.jobParts()).extracting(JobPart::jobId).contains("train", "infer-a", "notebook-b");
+    }
+
+    @Test
+    void shouldLeaveTheRestOfAMinuteSharedAndThenOneJobsWithTheNodesTeamInTheWindowAsInTheRollups() {
+        // Given a minute whose first 30 s the GPU of the platform team's node is shared (the inference job half,
+        // the notebook 30%), and whose last 30 s train, of the research team, has it alone
+        for (int i = 1; i <= 6; i++) {
+            cost.send(tenSeconds(i <= 3 ? shared("GPU-s", INFERENCE_AND_NOTEBOOK) : oneJob("GPU-s", "train"),
+                    T0.plusSeconds(10L * i)));
+        }
+        // When the minute closes
+        cost.send(tenSeconds(oneJob("GPU-u", "other"), T0.plusSeconds(400)));
+        cost.advance(Duration.ofSeconds(30));
+        cost.sendUpdates();
+
+        // Then the roll-ups give the rest, by hand 0.2 × 30 s, to the node's team, and train its 30 s alone
+        Map<String, UsageRollup> minute = latestRollups();
+        double rest = 0.2 * 30 * GPU_PER_HOUR / 3600;
+        assertThat(minute.get("team|platform").totals().cost()).isCloseTo(rest, within(1e-12));
+        assertThat(minute.get("team|platform").totals().unallocatedCost()).isCloseTo(rest, within(1e-12));
+        assertThat(minute.get("job|train").totals().cost()).isCloseTo(30 * GPU_PER_HOUR / 3600, within(1e-12));
+        // And the window says the same of whose the rest is: readers (the alert service's team counters, the fleet
+        // view) give its rest and idle cost to the team it names, which was train's before
+        GpuUsage window = latestWindow("GPU-s");
+        assertThat(window.closed()).isTrue();
+        assertThat(window.jobId()).isEqualTo(TelemetrySample.SHARED_JOB);
+        assertThat(window.team()).isEqualTo("platform");
+        assertThat(window.totals().unallocatedCost()).isCloseTo(rest, within(1e-12));
+        JobPart train = window.jobParts().stream().filter(part -> part.jobId().equals("train")).findFirst()
+                .orElseThrow();
+        assertThat(train.team()).isEqualTo("research");
+        assertThat(train.cost()).isCloseTo(30 * GPU_PER_HOUR / 3600, within(1e-12));
     }
 
     private void sendMinuteOf(TelemetrySample... gpus) {
