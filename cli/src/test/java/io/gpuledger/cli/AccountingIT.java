@@ -9,10 +9,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -56,6 +58,14 @@ class AccountingIT {
     /** The day goes out in slices a little apart, so that the engine dies while input still flows (and behind it). */
     private static final int SLICES = 60;
     private static final Duration SLICE_PAUSE = Duration.ofMillis(20);
+    /**
+     * The slices after which the publisher waits for the first kill, and for the second: so that each kill comes
+     * while input the engine has not committed is on the topic, however fast the engine catches up. (An engine
+     * working off a backlog commits only every 256 samples a GPU; one that caught up with a publisher done
+     * before it could commit the whole rest at once, and die with nothing uncommitted.)
+     */
+    private static final int HELD_FOR_FIRST_KILL = SLICES / 2;
+    private static final int HELD_FOR_SECOND_KILL = SLICES * 5 / 6;
 
     @TempDir(factory = InMemoryWhereAvailable.class)
     Path dir;
@@ -78,21 +88,31 @@ class AccountingIT {
             day.publishPrices(bootstrap, "accounting-prices");
 
             ExecutorService publishing = Executors.newSingleThreadExecutor();
+            CountDownLatch firstKill = new CountDownLatch(1);
+            CountDownLatch secondKill = new CountDownLatch(1);
             try (EngineRuns engines = new EngineRuns(bootstrap, APPLICATION, INSTANCE, dir)) {
                 // When the engine runs as its own process while the day is published
                 Path state = dir.resolve("state");
                 CostEngineProcess first = engines.start(state, "engine-1");
+                AtomicInteger slicesOut = new AtomicInteger();
                 Future<?> publisher = publishing.submit(() -> {
-                    day.publishTelemetry(bootstrap, "accounting-fleet", SLICES, SLICE_PAUSE);
+                    day.publishTelemetry(bootstrap, "accounting-fleet", SLICES, () -> {
+                        int out = slicesOut.incrementAndGet();
+                        awaitQuietly(out == HELD_FOR_FIRST_KILL ? firstKill
+                                : out == HELD_FOR_SECOND_KILL ? secondKill : null);
+                        return SLICE_PAUSE;
+                    });
                     return null;
                 });
 
                 // And it is killed once its committed input reaches a third of the day, and restarted on its state
                 lagAtFirstKill = killWhenInputReaches(1.0 / 3, day.samples(), first, engines);
+                firstKill.countDown();
                 CostEngineProcess second = engines.start(state, "engine-2");
 
                 // And killed again at two thirds, and restarted on an empty state directory
                 lagAtSecondKill = killWhenInputReaches(2.0 / 3, day.samples(), second, engines);
+                secondKill.countDown();
                 CostEngineProcess third = engines.start(dir.resolve("empty-state"), "engine-3");
 
                 // And the last engine reads the day to its end
@@ -116,6 +136,18 @@ class AccountingIT {
         // samples, and the totals per GPU, per job, per team and per pool are the ground truth's, to 0.01%,
         // a shared GPU's jobs charged their parts and the rest unallocated, each shared window adding up
         day.assertChargedOnce(charged);
+    }
+
+    /** Waits for {@code latch}, if any; given up on when the test ends early and stops the publisher. */
+    private static void awaitQuietly(CountDownLatch latch) {
+        if (latch == null) {
+            return;
+        }
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**
