@@ -89,9 +89,10 @@ public final class FleetMetrics {
                 "team", team,
                 "job_id", job,
                 "currency", currencyOf(usage.currency())}, now);
-        // A GPU past the series limit has no series of its own; its job, team and pool still count it.
+        // A GPU past the series limit has no series of its own (its thing records nothing); its job, team and
+        // pool still count it.
         UsageTotals totals = usage.totals();
-        if (gpu != null && gpu.latest(usage.windowStart())) {
+        if (gpu.latest(usage.windowStart())) {
             gpu.set("gpuledger_gpu_cost_per_hour", usage.costPerHour());
             gpu.set("gpuledger_gpu_idle_cost_per_hour", usage.idleCostPerHour());
             gpu.set("gpuledger_gpu_sharing_jobs", (double) usage.sharingJobs());
@@ -108,13 +109,11 @@ public final class FleetMetrics {
         // grams CO2e per joule drawn where the GPU runs, PUE included; 0 where the region's grid is not known
         Double gramsPerKwh = carbon.gramsPerGpuKwh(placement.provider(), placement.region(), usage.windowStart());
         double gramsPerJoule = gramsPerKwh == null ? 0 : gramsPerKwh / JOULES_PER_KWH;
-        if (gpu != null) {
-            gpu.add("gpuledger_gpu_energy_joules_total", joules);
-            if (gramsPerKwh != null) {
-                gpu.add("gpuledger_gpu_co2e_grams_total", joules * gramsPerJoule);
-            }
-            gpu.add("gpuledger_gpu_unpriced_seconds_total", totals.unpricedSeconds());
+        gpu.add("gpuledger_gpu_energy_joules_total", joules);
+        if (gramsPerKwh != null) {
+            gpu.add("gpuledger_gpu_co2e_grams_total", joules * gramsPerJoule);
         }
+        gpu.add("gpuledger_gpu_unpriced_seconds_total", totals.unpricedSeconds());
         String currency = currencyOf(usage.currency());
         if (usage.jobParts().isEmpty() && !usage.sharedByJobs()) {
             addToJob(job, currency, joules, gramsPerJoule, totals.cost(), totals.unmonitoredCost(),
@@ -138,34 +137,28 @@ public final class FleetMetrics {
                 }
                 addToTeam(partTeam, currency, partJoules, gramsPerJoule, part.cost(), 0, 0, part.unpricedSeconds(),
                         now);
-                if (gpu != null) {
-                    gpu.add("gpuledger_gpu_job_cost_total", Tags.of("sharing_job_id", part.jobId(), "sharing_team",
-                            partTeam), part.cost());
-                }
+                gpu.add("gpuledger_gpu_job_cost_total", Tags.of("sharing_job_id", part.jobId(), "sharing_team",
+                        partTeam), part.cost());
                 restJoules -= partJoules;
                 restCost -= part.cost();
                 restUnpriced -= part.unpricedSeconds();
             }
-            if (gpu != null) {
-                gpu.add("gpuledger_gpu_unallocated_cost_total", totals.unallocatedCost());
-            }
+            gpu.add("gpuledger_gpu_unallocated_cost_total", totals.unallocatedCost());
             addToTeam(team, currency, Math.max(0, restJoules), gramsPerJoule, Math.max(0, restCost),
                     totals.unmonitoredCost(), totals.unallocatedCost(), Math.max(0, restUnpriced), now);
         }
         Offer offer = placement.offer();
         Thing pool = pools.thing(offer.key(), poolTags(offer, currency), now);
-        if (pool != null) {
-            pool.add("gpuledger_pool_energy_joules_total", joules);
-            if (gramsPerKwh != null) {
-                pool.add("gpuledger_pool_co2e_grams_total", joules * gramsPerJoule);
-            }
-            pool.add("gpuledger_pool_cost_total", totals.cost());
-            pool.add("gpuledger_pool_unmonitored_seconds_total", totals.unmonitoredSeconds());
-            pool.add("gpuledger_pool_unmonitored_cost_total", totals.unmonitoredCost());
-            pool.add("gpuledger_pool_unallocated_cost_total", totals.unallocatedCost());
-            pool.add("gpuledger_pool_unpriced_seconds_total", totals.unpricedSeconds());
-            pool.add("gpuledger_pool_stale_priced_seconds_total", totals.stalePricedSeconds());
+        pool.add("gpuledger_pool_energy_joules_total", joules);
+        if (gramsPerKwh != null) {
+            pool.add("gpuledger_pool_co2e_grams_total", joules * gramsPerJoule);
         }
+        pool.add("gpuledger_pool_cost_total", totals.cost());
+        pool.add("gpuledger_pool_unmonitored_seconds_total", totals.unmonitoredSeconds());
+        pool.add("gpuledger_pool_unmonitored_cost_total", totals.unmonitoredCost());
+        pool.add("gpuledger_pool_unallocated_cost_total", totals.unallocatedCost());
+        pool.add("gpuledger_pool_unpriced_seconds_total", totals.unpricedSeconds());
+        pool.add("gpuledger_pool_stale_priced_seconds_total", totals.stalePricedSeconds());
     }
 
     /** Keeps {@code team} as {@code job}'s, for its series' label; written only when it changed. */
@@ -178,30 +171,26 @@ public final class FleetMetrics {
     private void addToJob(String job, String currency, double joules, double gramsPerJoule, double cost,
             double unmonitoredCost, double unpricedSeconds, Instant now) {
         Thing thing = jobs.thing(job, jobTags(job, currency), now);
-        if (thing != null) {
-            thing.add("gpuledger_job_energy_joules_total", joules);
-            if (gramsPerJoule > 0) {
-                thing.add("gpuledger_job_co2e_grams_total", joules * gramsPerJoule);
-            }
-            thing.add("gpuledger_job_cost_total", cost);
-            thing.add("gpuledger_job_unmonitored_cost_total", unmonitoredCost);
-            thing.add("gpuledger_job_unpriced_seconds_total", unpricedSeconds);
+        thing.add("gpuledger_job_energy_joules_total", joules);
+        if (gramsPerJoule > 0) {
+            thing.add("gpuledger_job_co2e_grams_total", joules * gramsPerJoule);
         }
+        thing.add("gpuledger_job_cost_total", cost);
+        thing.add("gpuledger_job_unmonitored_cost_total", unmonitoredCost);
+        thing.add("gpuledger_job_unpriced_seconds_total", unpricedSeconds);
     }
 
     private void addToTeam(String team, String currency, double joules, double gramsPerJoule, double cost,
             double unmonitoredCost, double unallocatedCost, double unpricedSeconds, Instant now) {
         Thing thing = teams.thing(team, Tags.of("team", team, "currency", currency), now);
-        if (thing != null) {
-            thing.add("gpuledger_team_energy_joules_total", joules);
-            if (gramsPerJoule > 0) {
-                thing.add("gpuledger_team_co2e_grams_total", joules * gramsPerJoule);
-            }
-            thing.add("gpuledger_team_cost_total", cost);
-            thing.add("gpuledger_team_unmonitored_cost_total", unmonitoredCost);
-            thing.add("gpuledger_team_unallocated_cost_total", unallocatedCost);
-            thing.add("gpuledger_team_unpriced_seconds_total", unpricedSeconds);
+        thing.add("gpuledger_team_energy_joules_total", joules);
+        if (gramsPerJoule > 0) {
+            thing.add("gpuledger_team_co2e_grams_total", joules * gramsPerJoule);
         }
+        thing.add("gpuledger_team_cost_total", cost);
+        thing.add("gpuledger_team_unmonitored_cost_total", unmonitoredCost);
+        thing.add("gpuledger_team_unallocated_cost_total", unallocatedCost);
+        thing.add("gpuledger_team_unpriced_seconds_total", unpricedSeconds);
     }
 
     /** A job's, team's or pool's minute: its gauges if it is the latest. Hours and GPUs' own views are not shown. */
@@ -228,7 +217,7 @@ public final class FleetMetrics {
                 return;
             }
         }
-        if (thing == null || !thing.latest(rollup.windowStart())) {
+        if (!thing.latest(rollup.windowStart())) {
             return;
         }
         UsageTotals totals = rollup.totals();
@@ -274,7 +263,7 @@ public final class FleetMetrics {
             return;
         }
         Thing job = jobs.thing(economics.jobId(), jobTags(economics.jobId(), currencyOf(economics.currency())), now);
-        if (job == null || !job.latest(economics.windowStart())) {
+        if (!job.latest(economics.windowStart())) {
             return;
         }
         economics.costPerMillionUnits().forEach((unit, cost) ->
@@ -293,7 +282,7 @@ public final class FleetMetrics {
             return;
         }
         Thing price = prices.thing(quote.offer().key(), poolTags(quote.offer(), quote.currency()), now);
-        if (price != null && price.latest(quote.validFrom())) {
+        if (price.latest(quote.validFrom())) {
             price.set("gpuledger_price_per_hour", quote.pricePerHour());
             price.set("gpuledger_price_observed_timestamp_seconds", (double) quote.observedAt().getEpochSecond());
         }
@@ -304,7 +293,7 @@ public final class FleetMetrics {
         Offer offer = ratio.offer();
         Tags tags = poolTags(offer, ratio.currency()).and("account", ratio.billingAccountId());
         Thing thing = reconciliations.thing(ratio.key(), tags, ratio.reconciledAt());
-        if (thing != null && thing.latest(ratio.to())) {
+        if (thing.latest(ratio.to())) {
             thing.set("gpuledger_reconciliation_ratio", ratio.ratio());
             thing.set("gpuledger_reconciliation_effective_cost", ratio.effective());
             thing.set("gpuledger_reconciliation_estimated_cost", ratio.estimated());

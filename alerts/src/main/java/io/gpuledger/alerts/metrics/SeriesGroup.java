@@ -30,6 +30,8 @@ public final class SeriesGroup {
     private final Duration staleAfter;
     private final Counter dropped;
     private final Map<String, Thing> things = new HashMap<>();
+    /** What a thing refused for the limit gets: it records nothing, and is never the latest. */
+    private final Thing refused = new Thing(Tags.empty(), true);
 
     public SeriesGroup(MeterRegistry registry, String name, int maxThings, Duration staleAfter) {
         this(registry, registry, name, maxThings, staleAfter);
@@ -51,8 +53,8 @@ public final class SeriesGroup {
     }
 
     /**
-     * The thing with {@code key}, labelled {@code labels}, seen at {@code now}; null when it is new
-     * and the group is full (then it is counted as dropped, once per refusal).
+     * The thing with {@code key}, labelled {@code labels}, seen at {@code now}; when it is new and the
+     * group is full, one that records nothing (and it is counted as dropped, once per refusal).
      */
     public synchronized Thing thing(String key, Tags labels, Instant now) {
         Thing thing = things.get(key);
@@ -64,9 +66,9 @@ public final class SeriesGroup {
         if (thing == null) {
             if (things.size() >= maxThings) {
                 dropped.increment();
-                return null;
+                return refused;
             }
-            thing = new Thing(labels);
+            thing = new Thing(labels, false);
             things.put(key, thing);
         }
         thing.lastSeenMillis = now.toEpochMilli();
@@ -85,7 +87,7 @@ public final class SeriesGroup {
             return thing;
         }
         thing = thing(key, Tags.of(labelPairs), now);
-        if (thing != null) {
+        if (thing != refused) {
             thing.labelPairs = labelPairs;
         }
         return thing;
@@ -136,6 +138,8 @@ public final class SeriesGroup {
     /** One GPU, job, team or pool: its labels and the meters registered for it so far. */
     public final class Thing {
         private final Tags labels;
+        /** Whether it was refused for the limit: then it records nothing. */
+        private final boolean refused;
         /** The pairs its labels were made from, if they were given so. */
         private String[] labelPairs;
         private final Map<String, Cell> gauges = new HashMap<>();
@@ -151,8 +155,9 @@ public final class SeriesGroup {
         private long lastSeenMillis;
         private long latestWindowMillis = Long.MIN_VALUE;
 
-        private Thing(Tags labels) {
+        private Thing(Tags labels, boolean refused) {
             this.labels = labels;
+            this.refused = refused;
         }
 
         /**
@@ -160,6 +165,9 @@ public final class SeriesGroup {
          * the latest window, and an update of an older one (a late sample) does not move them back.
          */
         public boolean latest(Instant windowStart) {
+            if (refused) {
+                return false;
+            }
             synchronized (SeriesGroup.this) {
                 long start = windowStart.toEpochMilli();
                 if (start < latestWindowMillis) {
@@ -182,7 +190,7 @@ public final class SeriesGroup {
 
         /** Sets the gauge known as {@code id} among the thing's. */
         private void set(String id, String family, Tags extra, Double value) {
-            if (value == null || !Double.isFinite(value)) {
+            if (refused || value == null || !Double.isFinite(value)) {
                 return;
             }
             synchronized (SeriesGroup.this) {
@@ -212,7 +220,7 @@ public final class SeriesGroup {
 
         /** Adds to the counter known as {@code id} among the thing's. */
         private void add(String id, String family, Tags extra, double amount) {
-            if (!(amount >= 0) || !Double.isFinite(amount)) {
+            if (refused || !(amount >= 0) || !Double.isFinite(amount)) {
                 return;
             }
             synchronized (SeriesGroup.this) {

@@ -95,8 +95,12 @@ class FleetMetricsTest {
             metrics.record(window(gpu, "job-a", T0, 6.0, 0.5, true), T0.plusSeconds(61));
         }
 
-        // Then the third has no series, yet its job, team and pool spent all three minutes: 3 x 6 / 60 = 0.3 USD
+        // Then the third has no series, gauge or counter, yet its job, team and pool spent all three minutes:
+        // 3 x 6 / 60 = 0.3 USD
         assertThat(registry.find("gpuledger_gpu_cost_per_hour").gauges()).hasSize(2);
+        assertThat(registry.find("gpuledger_gpu_energy_joules").counters()).hasSize(2);
+        assertThat(registry.find("gpuledger_gpu_unpriced_seconds").counters()).hasSize(2);
+        assertThat(registry.getMeters()).noneMatch(meter -> "GPU-3".equals(meter.getId().getTag("gpu")));
         assertThat(registry.find("gpuledger_job_cost").tag("job_id", "job-a").counter().count())
                 .isCloseTo(0.3, within(1e-9));
         assertThat(registry.find("gpuledger_team_cost").tag("team", "red").counter().count())
