@@ -39,8 +39,10 @@ import java.util.function.Function;
  * slow or away (up to 5 s a request) never holds a round up.
  *
  * <p>It also keeps the DRA ResourceClaims the pods use ({@link #claimsOfPods}): those a pod names
- * ({@code spec.resourceClaims[].resourceClaimName}) and those made for it from a template
- * ({@code status.resourceClaimStatuses[].resourceClaimName}), each in the pod's namespace.
+ * ({@code spec.resourceClaims[].resourceClaimName}), those made for it from a template
+ * ({@code status.resourceClaimStatuses[].resourceClaimName}) and the one the scheduler made for the extended
+ * resources (such as {@code nvidia.com/gpu}) that a DRA device class backs
+ * ({@code status.extendedResourceClaimStatus.resourceClaimName}), each in the pod's namespace.
  */
 public final class KubeletPods implements PodOwners {
 
@@ -223,6 +225,8 @@ public final class KubeletPods implements PodOwners {
             List<JsonNode> named = new ArrayList<>();
             pod.path("spec").path("resourceClaims").forEach(named::add);
             pod.path("status").path("resourceClaimStatuses").forEach(named::add);
+            // the one the scheduler made for the extended resources a DRA device class backs (nvidia.com/gpu)
+            named.add(pod.path("status").path("extendedResourceClaimStatus"));
             for (JsonNode claim : named) {
                 String name = claim.path("resourceClaimName").asText("");
                 if (!namespace.isEmpty() && !name.isEmpty()) {

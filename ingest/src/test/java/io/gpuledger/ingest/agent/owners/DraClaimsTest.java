@@ -258,7 +258,7 @@ class DraClaimsTest {
     @Test
     void shouldAskForTheClaimsOfTheNodesPodsByNameWhereTheKubeletListsThem() {
         // ranker's claim made from a template (in its status), the notebooks' one claim named in their specs,
-        // and a claim deleted since its pod was listed
+        // a claim deleted since its pod was listed
         String notebook = """
                 {"metadata": {"name": "notebook-%1$s", "namespace": "research", "uid": "nb-%1$s"},
                  "spec": {"resourceClaims": [{"name": "gpu", "resourceClaimName": "shared-notebooks-gpu"}]}}""";
@@ -266,7 +266,16 @@ class DraClaimsTest {
                 {"metadata": {"name": "batch-1", "namespace": "search", "uid": "b-1"},
                  "spec": {"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]},
                  "status": {"resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "batch-1-gpu-7tq2c"}]}}""";
-        kubelet.answer("GET /pods", 200, podList(rankerPod(), notebook.formatted(0), notebook.formatted(1), finished));
+        // and a pod asking for the extended resource nvidia.com/gpu where a DRA device class backs it (Kubernetes
+        // 1.34, alpha): the scheduler made its claim, named in the pod's status (made-up name)
+        String extended = """
+                {"metadata": {"name": "embedder-0", "namespace": "search", "uid": "e-0"},
+                 "spec": {"containers": [{"name": "server", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+                 "status": {"extendedResourceClaimStatus": {"requestMappings": [{"containerName": "server",
+                   "resourceName": "nvidia.com/gpu", "requestName": "container-0-request-0"}],
+                   "resourceClaimName": "embedder-0-extended-resources-x7k2p"}}}""";
+        kubelet.answer("GET /pods", 200, podList(rankerPod(), notebook.formatted(0), notebook.formatted(1), finished,
+                extended));
         api.answer(SLICES_PATH, 200, slices())
                 .answer(claimPath("search", RANKER_CLAIM), 200, claim(RANKER_CLAIM))
                 .answer(claimPath("research", "shared-notebooks-gpu"), 200, claim("shared-notebooks-gpu"));
@@ -278,7 +287,8 @@ class DraClaimsTest {
         assertThat(claims.drainErrors()).as("a claim gone since is passed over").isEmpty();
         assertThat(api.requests()).as("one request per claim of the node's pods, no list of the cluster's")
                 .containsExactly(SLICES_PATH, claimPath("search", RANKER_CLAIM),
-                        claimPath("research", "shared-notebooks-gpu"), claimPath("search", "batch-1-gpu-7tq2c"));
+                        claimPath("research", "shared-notebooks-gpu"), claimPath("search", "batch-1-gpu-7tq2c"),
+                        claimPath("search", "embedder-0-extended-resources-x7k2p"));
     }
 
     @Test
