@@ -1,6 +1,7 @@
 package io.gpuledger.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.model.TopicAdmin;
@@ -59,13 +60,13 @@ class AccountingIT {
     private static final int SLICES = 60;
     private static final Duration SLICE_PAUSE = Duration.ofMillis(20);
     /**
-     * The slices after which the publisher waits for the first kill, and for the second: so that each kill comes
-     * while input the engine has not committed is on the topic, however fast the engine catches up. (An engine
-     * working off a backlog commits only every 256 samples a GPU; one that caught up with a publisher done
-     * before it could commit the whole rest at once, and die with nothing uncommitted.)
+     * The slices after which the publisher waits until the engine has committed a third of the day, and two
+     * thirds; it is let go on just before each kill, which comes once the engine has input it has not committed.
+     * An engine commits what it read at its next update, however much that is: one that caught up with a
+     * publisher done before it, or held back, could commit all there is at once and die with nothing uncommitted.
      */
-    private static final int HELD_FOR_FIRST_KILL = SLICES / 2;
-    private static final int HELD_FOR_SECOND_KILL = SLICES * 5 / 6;
+    private static final int HELD_FOR_FIRST_KILL = SLICES * 5 / 12;
+    private static final int HELD_FOR_SECOND_KILL = SLICES * 3 / 4;
 
     @TempDir(factory = InMemoryWhereAvailable.class)
     Path dir;
@@ -106,13 +107,11 @@ class AccountingIT {
                 });
 
                 // And it is killed once its committed input reaches a third of the day, and restarted on its state
-                lagAtFirstKill = killWhenInputReaches(1.0 / 3, day.samples(), first, engines);
-                firstKill.countDown();
+                lagAtFirstKill = killWhenInputReaches(1.0 / 3, day.samples(), first, engines, firstKill);
                 CostEngineProcess second = engines.start(state, "engine-2");
 
                 // And killed again at two thirds, and restarted on an empty state directory
-                lagAtSecondKill = killWhenInputReaches(2.0 / 3, day.samples(), second, engines);
-                secondKill.countDown();
+                lagAtSecondKill = killWhenInputReaches(2.0 / 3, day.samples(), second, engines, secondKill);
                 CostEngineProcess third = engines.start(dir.resolve("empty-state"), "engine-3");
 
                 // And the last engine reads the day to its end
@@ -151,12 +150,15 @@ class AccountingIT {
     }
 
     /**
-     * Kills the engine (SIGKILL) once its committed input reaches {@code share} of the day's
-     * samples; returns the input it left uncommitted.
+     * Kills the engine (SIGKILL) once its committed input reaches {@code share} of the day's samples and, the
+     * publisher let go on ({@code held}), input it has not committed is on the topic; returns that input.
      */
     private static long killWhenInputReaches(double share, long samples, CostEngineProcess engine,
-            EngineRuns engines) throws InterruptedException {
+            EngineRuns engines, CountDownLatch held) throws InterruptedException {
         engines.awaitCommitted((long) (share * samples), engine);
+        held.countDown();
+        await("samples the engine has not committed").atMost(Duration.ofMinutes(1))
+                .pollInterval(Duration.ofMillis(20)).until(() -> engines.lag() > 0);
         engine.kill();
         return engines.lag();
     }
