@@ -1,7 +1,6 @@
 package io.gpuledger.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.gpuledger.broker.EmbeddedKafka;
 import io.gpuledger.model.TopicAdmin;
@@ -15,7 +14,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -60,13 +58,13 @@ class AccountingIT {
     private static final int SLICES = 60;
     private static final Duration SLICE_PAUSE = Duration.ofMillis(20);
     /**
-     * The slices after which the publisher waits until the engine has committed a third of the day, and two
+     * The parts of the day after which the publisher waits until the engine has committed a third of it, and two
      * thirds; it is let go on just before each kill, which comes once the engine has input it has not committed.
      * An engine commits what it read at its next update, however much that is: one that caught up with a
      * publisher done before it, or held back, could commit all there is at once and die with nothing uncommitted.
      */
-    private static final int HELD_FOR_FIRST_KILL = SLICES * 5 / 12;
-    private static final int HELD_FOR_SECOND_KILL = SLICES * 3 / 4;
+    private static final double HELD_FOR_FIRST_KILL = 5.0 / 12;
+    private static final double HELD_FOR_SECOND_KILL = 3.0 / 4;
 
     @TempDir(factory = InMemoryWhereAvailable.class)
     Path dir;
@@ -95,12 +93,10 @@ class AccountingIT {
                 // When the engine runs as its own process while the day is published
                 Path state = dir.resolve("state");
                 CostEngineProcess first = engines.start(state, "engine-1");
-                AtomicInteger slicesOut = new AtomicInteger();
                 Future<?> publisher = publishing.submit(() -> {
                     day.publishTelemetry(bootstrap, "accounting-fleet", SLICES, () -> {
-                        int out = slicesOut.incrementAndGet();
-                        awaitQuietly(out == HELD_FOR_FIRST_KILL ? firstKill
-                                : out == HELD_FOR_SECOND_KILL ? secondKill : null);
+                        day.holdFrom(HELD_FOR_FIRST_KILL, firstKill);
+                        day.holdFrom(HELD_FOR_SECOND_KILL, secondKill);
                         return SLICE_PAUSE;
                     });
                     return null;
@@ -137,18 +133,6 @@ class AccountingIT {
         day.assertChargedOnce(charged);
     }
 
-    /** Waits for {@code latch}, if any; given up on when the test ends early and stops the publisher. */
-    private static void awaitQuietly(CountDownLatch latch) {
-        if (latch == null) {
-            return;
-        }
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
     /**
      * Kills the engine (SIGKILL) once its committed input reaches {@code share} of the day's samples and, the
      * publisher let go on ({@code held}), input it has not committed is on the topic; returns that input.
@@ -157,8 +141,7 @@ class AccountingIT {
             EngineRuns engines, CountDownLatch held) throws InterruptedException {
         engines.awaitCommitted((long) (share * samples), engine);
         held.countDown();
-        await("samples the engine has not committed").atMost(Duration.ofMinutes(1))
-                .pollInterval(Duration.ofMillis(20)).until(() -> engines.lag() > 0);
+        engines.awaitUncommitted();
         engine.kill();
         return engines.lag();
     }

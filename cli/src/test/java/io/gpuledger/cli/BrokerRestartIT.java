@@ -1,7 +1,6 @@
 package io.gpuledger.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.gpuledger.broker.BrokerProcess;
 import io.gpuledger.model.TopicAdmin;
@@ -84,7 +83,10 @@ class BrokerRestartIT {
                 CountDownLatch release = new CountDownLatch(1);
                 Future<?> publisher = publishing.submit(() -> {
                     fleet.publishTelemetry(bootstrap, "broker-restart-fleet", SLICES,
-                            () -> holdLastThird(fleet, release));
+                            () -> {
+                                fleet.holdFrom(2.0 / 3, release);
+                                return SLICE_PAUSE;
+                            });
                     return null;
                 });
 
@@ -93,8 +95,7 @@ class BrokerRestartIT {
                 // up, it commits every few seconds: by then it may have committed all it was sent)
                 engines.awaitCommitted(fleet.samples() / 3, engine);
                 release.countDown();
-                await("samples the engine has not committed").atMost(Duration.ofMinutes(1))
-                        .pollInterval(Duration.ofMillis(20)).until(() -> engines.lag() > 0);
+                engines.awaitUncommitted();
                 lagAtKill = engines.lag();
                 broker.kill();
                 long killed = System.nanoTime();
@@ -137,17 +138,5 @@ class BrokerRestartIT {
 
         // And every sample was charged once, in its window, at the ground truth's cost per GPU, job and pool
         fleet.assertChargedOnce(charged);
-    }
-
-    /** The pause before the fleet's next slice: {@link #SLICE_PAUSE}, and past two thirds not before the release. */
-    private static Duration holdLastThird(FleetAccounts fleet, CountDownLatch release) {
-        if (fleet.samplesSent() >= fleet.samples() * 2 / 3) {
-            try {
-                release.await(3, TimeUnit.MINUTES);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        return SLICE_PAUSE;
     }
 }

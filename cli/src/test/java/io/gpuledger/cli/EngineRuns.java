@@ -81,6 +81,12 @@ final class EngineRuns implements AutoCloseable {
                 () -> "the engines did not commit " + samples + " samples (they are at " + committed() + ")");
     }
 
+    /** Waits until samples the engines have not committed are on the topic. */
+    void awaitUncommitted() {
+        await("samples the engine has not committed").atMost(Duration.ofMinutes(1))
+                .pollInterval(Duration.ofMillis(20)).until(() -> lag() > 0);
+    }
+
     /** Waits until the engines have committed every sample on the topic. */
     void awaitCaughtUp(CostEngineProcess engine) {
         awaitCaughtUp(List.of(engine));

@@ -33,6 +33,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -109,6 +111,21 @@ final class FleetAccounts {
     /** Samples the broker has acknowledged so far. */
     long samplesSent() {
         return samplesSent.get();
+    }
+
+    /**
+     * Once {@code share} of the samples are sent, waits (three minutes at most) for {@code release}: called from a
+     * publisher's pause, it holds the rest back until the test lets it go on.
+     */
+    void holdFrom(double share, CountDownLatch release) {
+        if (samplesSent() < share * samples) {
+            return;
+        }
+        try {
+            release.await(3, TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Windows the samples fall in. */

@@ -170,27 +170,39 @@ public final class FleetMetrics {
 
     private void addToJob(String job, String currency, double joules, double gramsPerJoule, double cost,
             double unmonitoredCost, double unpricedSeconds, Instant now) {
-        Thing thing = jobs.thing(job, jobTags(job, currency), now);
-        thing.add("gpuledger_job_energy_joules_total", joules);
-        if (gramsPerJoule > 0) {
-            thing.add("gpuledger_job_co2e_grams_total", joules * gramsPerJoule);
-        }
-        thing.add("gpuledger_job_cost_total", cost);
-        thing.add("gpuledger_job_unmonitored_cost_total", unmonitoredCost);
-        thing.add("gpuledger_job_unpriced_seconds_total", unpricedSeconds);
+        addSpend(jobs.thing(job, jobTags(job, currency), now), SpendFamilies.JOB, joules, gramsPerJoule, cost,
+                unmonitoredCost, unpricedSeconds);
     }
 
     private void addToTeam(String team, String currency, double joules, double gramsPerJoule, double cost,
             double unmonitoredCost, double unallocatedCost, double unpricedSeconds, Instant now) {
         Thing thing = teams.thing(team, Tags.of("team", team, "currency", currency), now);
-        thing.add("gpuledger_team_energy_joules_total", joules);
-        if (gramsPerJoule > 0) {
-            thing.add("gpuledger_team_co2e_grams_total", joules * gramsPerJoule);
-        }
-        thing.add("gpuledger_team_cost_total", cost);
-        thing.add("gpuledger_team_unmonitored_cost_total", unmonitoredCost);
+        addSpend(thing, SpendFamilies.TEAM, joules, gramsPerJoule, cost, unmonitoredCost, unpricedSeconds);
         thing.add("gpuledger_team_unallocated_cost_total", unallocatedCost);
-        thing.add("gpuledger_team_unpriced_seconds_total", unpricedSeconds);
+    }
+
+    /** Adds a closed minute's spend to a job's or team's counters, named by {@code families}. */
+    private static void addSpend(Thing thing, SpendFamilies families, double joules, double gramsPerJoule,
+            double cost, double unmonitoredCost, double unpricedSeconds) {
+        thing.add(families.energy(), joules);
+        if (gramsPerJoule > 0) {
+            thing.add(families.co2e(), joules * gramsPerJoule);
+        }
+        thing.add(families.cost(), cost);
+        thing.add(families.unmonitoredCost(), unmonitoredCost);
+        thing.add(families.unpricedSeconds(), unpricedSeconds);
+    }
+
+    /** The counter families a job and a team share, as {@link GroupFamilies} are their gauges. */
+    private record SpendFamilies(String energy, String co2e, String cost, String unmonitoredCost,
+            String unpricedSeconds) {
+
+        static final SpendFamilies JOB = new SpendFamilies("gpuledger_job_energy_joules_total",
+                "gpuledger_job_co2e_grams_total", "gpuledger_job_cost_total", "gpuledger_job_unmonitored_cost_total",
+                "gpuledger_job_unpriced_seconds_total");
+        static final SpendFamilies TEAM = new SpendFamilies("gpuledger_team_energy_joules_total",
+                "gpuledger_team_co2e_grams_total", "gpuledger_team_cost_total",
+                "gpuledger_team_unmonitored_cost_total", "gpuledger_team_unpriced_seconds_total");
     }
 
     /** A job's, team's or pool's minute: its gauges if it is the latest. Hours and GPUs' own views are not shown. */

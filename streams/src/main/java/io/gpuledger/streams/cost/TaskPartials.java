@@ -107,7 +107,8 @@ final class TaskPartials {
     /**
      * Adds a GPU's unmonitored time in the minute starting at {@code minute} to the partials of its identity:
      * a shared GPU's to its team and pool only, as no job's share of time nobody observed is known. A minute
-     * {@code shared} at any sample is a shared GPU's, whichever job its latest sample named.
+     * {@code shared} at any sample is a shared GPU's: its window keeps a shared sample's identity, and
+     * {@code shared} still says so of a window stored by the release before, whose identity is its latest sample's.
      */
     void addGap(GpuIdentity identity, long minute, UsageTotals gap, boolean shared) {
         for (Dimension dimension : DIMENSIONS) {
