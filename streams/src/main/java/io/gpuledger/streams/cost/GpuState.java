@@ -172,6 +172,11 @@ final class GpuState extends LiveStore.Markable {
      * its own, as it seldom changes: null until {@link #attach}ed after this state was read back.
      */
     GpuIdentity identity;
+    /**
+     * What the task keeps of the GPU beside this state, never stored: null in a state read back, which begins with a
+     * new one. Held here, so that a sample finds both with one lookup of its GPU.
+     */
+    GpuCache cache;
     /** Epoch second up to which the GPU's coverage is settled, or {@link #NONE}. */
     long settledUntil = NONE;
     /** Open windows by start (epoch millis). */

@@ -12,7 +12,6 @@ import io.gpuledger.streams.price.PriceWrites;
 import io.gpuledger.streams.state.LiveStore;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -58,7 +57,6 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
     private GpuPricing pricing;
     private LiveStore<GpuState> gpus;
     /** What the task keeps of each GPU beside its state; a new task starts with none. */
-    private final Map<String, GpuCache> caches = new HashMap<>();
     private LiveStore<GpuIdentity> identities;
     /** The task's partials of jobs, teams and pools, sent at each update. */
     private final TaskPartials partials;
@@ -100,12 +98,14 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
         this.partials.init(context, context.getStateStore(CostTopology.PARTIALS_STORE));
         this.clock = context.getStateStore(CostTopology.CLOCK_STORE);
         this.latestEventTime = null;
-        caches.clear();
-        this.updates.init(context, gpus, caches, clock, this::latestEventTime);
+        this.updates.init(context, gpus, clock, this::latestEventTime);
         // Whether an open window was sent before a restart or a hand-over is not kept: each is sent
         // again as it stands, or one whose GPU reports no more would wait for its close, which
         // never comes once the task's whole input stops.
-        gpus.entries().forEach((gpu, state) -> updates.resendOpenWindows(gpu, stateOf(gpu, state), cacheOf(gpu)));
+        gpus.entries().forEach((gpu, state) -> {
+            state.cache = null;
+            updates.resendOpenWindows(gpu, stateOf(gpu, state), cacheOf(state));
+        });
         this.refusals = new SampleRefusals(settings, context);
         context.schedule(settings.updateInterval(), PunctuationType.WALL_CLOCK_TIME, now -> updates.send());
     }
@@ -118,19 +118,13 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
         // A GPU's first sample covers nothing charged before: a new state refuses none. It is
         // kept only if the sample is taken.
         GpuState state = stored != null ? stored : new GpuState();
-        // Likewise its cache, kept once the GPU is.
-        GpuCache held = caches.get(gpu);
-        GpuCache cache = held != null ? held : new GpuCache();
-        if (held == null && stored != null) {
-            caches.put(gpu, cache);
-        }
+        GpuCache cache = cacheOf(state);
         TelemetrySample sample = readOrRefuse(record, gpu, cache);
         if (sample == null || !charge(record, gpu, state, cache, sample)) {
             return;
         }
         if (stored == null) {
             gpus.put(gpu, state);
-            caches.put(gpu, cache);
         }
         updates.sampleTaken();
         advanceClock(EventTime.millis(sample));
@@ -388,8 +382,11 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
     }
 
     /** The GPU's cache, a new one if the task held none (a GPU read back after a start). */
-    private GpuCache cacheOf(String gpu) {
-        return caches.computeIfAbsent(gpu, g -> new GpuCache());
+    private static GpuCache cacheOf(GpuState state) {
+        if (state.cache == null) {
+            state.cache = new GpuCache();
+        }
+        return state.cache;
     }
 
     /** A GPU's state as read from its store, with its latest identity attached if it was just read back. */
@@ -426,7 +423,6 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
             ownViews.forget(gpu, identities.get(gpu));
             gpus.delete(gpu);
             identities.delete(gpu);
-            caches.remove(gpu);
         }
         ownViews.endSilentHours(closeBefore, gpu -> gpus.get(gpu) != null);
         nextClose = EventTime.periodStart(closeBefore, MINUTE) + MINUTE;
@@ -439,7 +435,7 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
                 minute = nextToSettle(state)) {
             closedAny = true;
             GpuState.Window window = state.removeWindow(minute);
-            GpuCache cache = cacheOf(gpu);
+            GpuCache cache = cacheOf(state);
             cache.forget(minute);
             GpuIdentity identity = window != null ? window.identity : state.identity;
             double[] gapCost = {0};

@@ -21,8 +21,6 @@ final class WindowUpdates {
     private final String currency;
     private ProcessorContext<String, Object> context;
     private LiveStore<GpuState> gpus;
-    /** What the task keeps of each GPU beside its state: which of its windows are unsent. */
-    private Map<String, GpuCache> caches;
     private final TaskPartials partials;
     private LiveStore<Long> clock;
     /** The task's latest event time; {@link Long#MIN_VALUE}: none yet. */
@@ -54,11 +52,10 @@ final class WindowUpdates {
         this.backlog = new BacklogCommits(settings.backlogCommitUpdates());
     }
 
-    void init(ProcessorContext<String, Object> context, LiveStore<GpuState> gpus, Map<String, GpuCache> caches,
-            LiveStore<Long> clock, LongSupplier latestEventTime) {
+    void init(ProcessorContext<String, Object> context, LiveStore<GpuState> gpus, LiveStore<Long> clock,
+            LongSupplier latestEventTime) {
         this.context = context;
         this.gpus = gpus;
-        this.caches = caches;
         this.clock = clock;
         this.latestEventTime = latestEventTime;
         this.progressSent = null;
@@ -146,8 +143,8 @@ final class WindowUpdates {
         for (int i = 0; i < gpusWithUnsentWindows.size(); i++) {
             String gpu = gpusWithUnsentWindows.get(i);
             GpuState state = gpus.get(gpu);
-            GpuCache cache = caches.get(gpu);
-            if (state == null || cache == null) {
+            GpuCache cache = state == null ? null : state.cache;
+            if (cache == null) {
                 continue;
             }
             if (state.windows.isEmpty()) {

@@ -126,6 +126,9 @@ public final class LiveStore<V> extends CommitHook<V> {
         load();
         boolean wasLive = live.put(key, value) != null;
         boolean newlyMarked = dirty.add(key);
+        if (value instanceof Markable markable) {
+            markable.markedIn = commits + 1;
+        }
         // Neither live nor marked (a key deleted since the last commit is): the changelog holds no value for it.
         if (newlyMarked && !wasLive && !plain && !leftOut.contains(key)) {
             unlogged.add(key);
@@ -142,7 +145,7 @@ public final class LiveStore<V> extends CommitHook<V> {
     }
 
     /**
-     * A value that remembers the commit it was last marked in, for values changed at every record:
+     * A value that remembers the commit it was last marked (or {@link #put}) in, for values changed at every record:
      * marking one again before the commit then costs a comparison, not a lookup in the marked keys.
      */
     public abstract static class Markable {
