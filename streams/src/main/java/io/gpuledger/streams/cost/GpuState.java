@@ -173,8 +173,8 @@ final class GpuState extends LiveStore.Markable {
      */
     GpuIdentity identity;
     /**
-     * What the task keeps of the GPU beside this state, never stored: null in a state read back, which begins with a
-     * new one. Held here, so that a sample finds both with one lookup of its GPU.
+     * What the task keeps of the GPU beside this state, never stored: a task that starts gives each GPU a new one.
+     * Held here, so that a sample finds both with one lookup of its GPU.
      */
     GpuCache cache;
     /** Epoch second up to which the GPU's coverage is settled, or {@link #NONE}. */

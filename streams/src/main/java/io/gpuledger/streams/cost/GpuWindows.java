@@ -56,7 +56,6 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
     private ProcessorContext<String, Object> context;
     private GpuPricing pricing;
     private LiveStore<GpuState> gpus;
-    /** What the task keeps of each GPU beside its state; a new task starts with none. */
     private LiveStore<GpuIdentity> identities;
     /** The task's partials of jobs, teams and pools, sent at each update. */
     private final TaskPartials partials;
@@ -102,9 +101,10 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
         // Whether an open window was sent before a restart or a hand-over is not kept: each is sent
         // again as it stands, or one whose GPU reports no more would wait for its close, which
         // never comes once the task's whole input stops.
+        // A task starts with a new cache of each GPU: what it kept before lists windows no update knows of.
         gpus.entries().forEach((gpu, state) -> {
-            state.cache = null;
-            updates.resendOpenWindows(gpu, stateOf(gpu, state), cacheOf(state));
+            state.cache = new GpuCache();
+            updates.resendOpenWindows(gpu, stateOf(gpu, state), state.cache);
         });
         this.refusals = new SampleRefusals(settings, context);
         context.schedule(settings.updateInterval(), PunctuationType.WALL_CLOCK_TIME, now -> updates.send());
@@ -381,7 +381,7 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
         gpus.markDirty(charging.gpu(), charging.state());
     }
 
-    /** The GPU's cache, a new one if the task held none (a GPU read back after a start). */
+    /** The GPU's cache, a new one for a GPU new to the task. */
     private static GpuCache cacheOf(GpuState state) {
         if (state.cache == null) {
             state.cache = new GpuCache();
