@@ -32,7 +32,10 @@ import java.util.regex.Pattern;
  *   <li>A GPU shared by several pods ({@code --kubernetes-virtual-gpus}) has one series per pod. From
  *       dcgm-exporter 4.5.3-4.8.2, {@code DCGM_FI_DEV_GPU_UTIL} and {@code DCGM_FI_DEV_FB_USED} come as the GPU's
  *       own series (no pod) and one per pod with that pod's processes' own values (NVML's per-process
- *       samples; memory alone on a MIG slice): the pods are the GPU's {@linkplain GpuReading#users() users}.
+ *       samples; memory alone on a MIG slice): the pods are the GPU's {@linkplain GpuReading#users() users}, one
+ *       per pod (the exporter writes a pod's value on each of its containers' series), a pod's utilisation over 100%
+ *       read as all of it. Where every pod reads 0 while the GPU's own series say it is in use, the exporter could
+ *       map no process to its pod (without {@code hostPID}): they are not its users, and that is said once.
  *       Every other field is the GPU's, copied to each pod. Earlier exporters copied these two as well, with
  *       no series of the GPU's own: such pods are not used to split the GPU, and that is said once. Either way,
  *       no one of a GPU's several pods is taken as its job: the labels of the pod listed first would charge it
@@ -131,6 +134,13 @@ public final class DcgmScrape {
     public record Result(List<GpuReading> readings, List<String> errors) {
     }
 
+    private static final double MIB = 1024.0 * 1024;
+    /**
+     * Memory a GPU holds with no process on it is the driver's, a few MiB at most; more is a process's (the smallest
+     * CUDA context takes a few hundred MiB).
+     */
+    private static final double IN_USE_BYTES = 64 * MIB;
+
     /** The energy counter: millijoules since the driver loaded, per GPU. */
     static final String ENERGY_COUNTER = "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION";
     /** More than any GPU draws (a GB200 superchip's board is 2.7 kW): a counter delta above it is no reading. */
@@ -143,6 +153,8 @@ public final class DcgmScrape {
     private final PodJobs podJobs;
     /** GPUs whose pods were said to carry copies: said once, not every scrape. */
     private final Set<String> saidCopies = new java.util.HashSet<>();
+    /** GPUs whose pods all read 0 while it was in use: said once, not every scrape. */
+    private final Set<String> saidUnmapped = new java.util.HashSet<>();
 
     /**
      * @param jobLabels the labels naming a GPU's or pod's job, the first present wins; the pod's own ({@code pod},
@@ -205,16 +217,18 @@ public final class DcgmScrape {
             }
             boolean ratio = mapping.reading().range() == Reading.Range.RATIO;
             double scaled = mapping.unit().toBase(value);
-            if (scaled < 0 || (ratio && scaled > 1.0 + 1e-9)) {
+            String pod = podOf(sample.labels());
+            boolean perPod = !engine && PER_POD.contains(mapping.reading()) && pod != null && !pod.isBlank();
+            // A pod's utilisation adds up its processes' (several under MPS): over 100%, it kept the GPU busy.
+            if (scaled < 0 || (ratio && !perPod && scaled > 1.0 + 1e-9)) {
                 errors.add(sample.name() + " of " + key + ": " + value + " is out of range, left out");
                 continue;
             }
             double kept = ratio ? Math.min(1, scaled) : scaled;
-            String pod = podOf(sample.labels());
             if (engine) {
                 gpu.engineActive = kept;
-            } else if (PER_POD.contains(mapping.reading()) && pod != null && !pod.isBlank()) {
-                gpu.pod(sample.labels()).values.put(mapping.reading(), kept);
+            } else if (perPod) {
+                gpu.pod(sample.labels()).values.merge(mapping.reading(), kept, Math::max);
             } else {
                 gpu.podless.put(mapping.reading(), kept);
             }
@@ -345,10 +359,14 @@ public final class DcgmScrape {
         return pod == null || pod.isBlank() ? labels.get("pod_name") : pod;
     }
 
-    /** A series' pod container, by namespace, pod and container. */
+    /**
+     * A series' pod: its UID ({@code pod_uid}, 4.5.3-4.8.2 and later), else its namespace and name. Not its container:
+     * the exporter adds up a pod's processes by the pod's UID and writes that one value on the series of each of the
+     * pod's containers (its {@code internal/pkg/transformation/kubernetes.go}), so two containers are one user.
+     */
     private static String podKey(Map<String, String> labels) {
-        return namespaceOf(labels) + "/" + podOf(labels) + "/"
-                + labels.getOrDefault("container", labels.getOrDefault("container_name", ""));
+        String uid = labels.get("pod_uid");
+        return uid != null && !uid.isBlank() ? "uid:" + uid : namespaceOf(labels) + "/" + podOf(labels);
     }
 
     private static Integer index(String gpu) {
@@ -490,6 +508,9 @@ public final class DcgmScrape {
                     values.put(reading, max(reading));
                 }
             }
+            if (pods.size() > 1 && own && nonePodsUse(errors)) {
+                return;
+            }
             if (pods.size() > 1 && own) {
                 pods.values().stream().filter(pod -> pod.podName != null)
                         .forEach(pod -> podJobs.named(pod.namedAfterPodIn, pod.podName));
@@ -498,6 +519,28 @@ public final class DcgmScrape {
                                 pod.values.get(Reading.MEMORY_USED_BYTES)))
                         .toList(), memoryTotalBytes());
             }
+        }
+
+        /**
+         * Whether every pod reads 0 while the GPU's own series say it is in use: the exporter writes 0 for each pod
+         * none of whose processes it could map, and maps none without the host's process table ({@code hostPID}),
+         * so its pods are no measure of who used it. Said once per GPU; another source (HAMi, nvidia-smi) may tell.
+         */
+        private boolean nonePodsUse(List<String> errors) {
+            boolean podsUsedNothing = pods.values().stream()
+                    .allMatch(pod -> pod.values.values().stream().allMatch(value -> value == 0));
+            double busy = podless.getOrDefault(Reading.GPU_UTILIZATION, 0.0);
+            double usedBytes = podless.getOrDefault(Reading.MEMORY_USED_BYTES, 0.0);
+            if (!podsUsedNothing || busy == 0 && usedBytes < IN_USE_BYTES) {
+                return false;
+            }
+            if (saidUnmapped.add(key)) {
+                errors.add("dcgm-exporter: every one of the " + pods.size() + " pods of " + key + " reads 0 while the"
+                        + " GPU is " + Math.round(busy * 100) + "% busy and holds " + Math.round(usedBytes / MIB)
+                        + " MiB: no process of a pod is on it, or the exporter maps none to its pod (it needs the"
+                        + " host's process table, hostPID); not used to split it");
+            }
+            return true;
         }
 
         private double max(Reading reading) {

@@ -150,14 +150,79 @@ class DcgmPerPodSeriesTest {
 
     @Test
     void shouldTakeOnePodsTwoContainersAsThatPodsJob() {
+        // the exporter writes the pod's value, its processes' added up, on each of its containers' series
         String page = series("DCGM_FI_DEV_GPU_UTIL", "modelName=\"L4\"", "30")
-                + series("DCGM_FI_DEV_GPU_UTIL", "pod=\"ranker-0\",namespace=\"search\",container=\"model\"", "25")
-                + series("DCGM_FI_DEV_GPU_UTIL", "pod=\"ranker-0\",namespace=\"search\",container=\"sidecar\"", "5");
+                + series("DCGM_FI_DEV_GPU_UTIL", "pod=\"ranker-0\",namespace=\"search\",container=\"model\"", "30")
+                + series("DCGM_FI_DEV_GPU_UTIL", "pod=\"ranker-0\",namespace=\"search\",container=\"sidecar\"", "30");
 
         GpuReading gpu = scrape.read(page).readings().get(0);
 
         assertThat(gpu.jobId()).as("one pod, however many of its containers use the GPU").isEqualTo("ranker-0");
         assertThat(gpu.team()).isEqualTo("search");
+    }
+
+    @Test
+    void shouldTakeAPodOnceWhateverHowManyOfItsContainersCarryItsValue() {
+        // dcgm-exporter 4.5.3-4.8.2 and later, internal/pkg/transformation/kubernetes.go: one value per pod UID (the
+        // sum over the pod's processes), copied to the series of each container the kubelet lists for the device.
+        // Pod a: 60% and 10 GiB over its two containers; pod b: 30% and 30 GiB.
+        String a = "namespace=\"serve\",pod=\"a\",pod_uid=\"6f0e2a1c-7d6b-4a57-9b0e-2f6d1c3b4a5e\",";
+        String b = "namespace=\"lab\",pod=\"b\",pod_uid=\"0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9\",";
+        String page = series("DCGM_FI_DEV_GPU_UTIL", "modelName=\"L4\"", "90")
+                + series("DCGM_FI_DEV_GPU_UTIL", a + "container=\"model\"", "60")
+                + series("DCGM_FI_DEV_GPU_UTIL", a + "container=\"tokenizer\"", "60")
+                + series("DCGM_FI_DEV_GPU_UTIL", b + "container=\"lab\"", "30")
+                + series("DCGM_FI_DEV_FB_USED", "modelName=\"L4\"", "40960")
+                + series("DCGM_FI_DEV_FB_USED", a + "container=\"model\"", "10240")
+                + series("DCGM_FI_DEV_FB_USED", a + "container=\"tokenizer\"", "10240")
+                + series("DCGM_FI_DEV_FB_USED", b + "container=\"lab\"", "30720");
+
+        GpuReading gpu = scrape.read(page).readings().get(0);
+
+        assertThat(gpu.users().users()).containsExactly(
+                GpuUser.container(new Owner("a", "serve"), 0.60, 10240 * MIB),
+                GpuUser.container(new Owner("b", "lab"), 0.30, 30720 * MIB));
+    }
+
+    @Test
+    void shouldReadAPodsUtilisationOverAHundredAsAllOfTheGpu() {
+        // under MPS the exporter adds up several processes' SM samples of one pod
+        String page = series("DCGM_FI_DEV_GPU_UTIL", "modelName=\"L4\"", "100")
+                + series("DCGM_FI_DEV_GPU_UTIL", "pod=\"a\",namespace=\"x\",container=\"c\"", "130")
+                + series("DCGM_FI_DEV_GPU_UTIL", "pod=\"b\",namespace=\"y\",container=\"c\"", "0");
+
+        DcgmScrape.Result result = scrape.read(page);
+
+        assertThat(result.errors()).isEmpty();
+        assertThat(result.readings().get(0).users().users()).containsExactly(
+                GpuUser.container(new Owner("a", "x"), 1.0, null), GpuUser.container(new Owner("b", "y"), 0.0, null));
+    }
+
+    @Test
+    void shouldNotTakePodsThatAllReadNothingOnABusyGpuAsItsUsersAndSaySoOnce() {
+        // what an exporter without the host's process table writes: 0 for each pod, whatever they do
+        String pods = series("DCGM_FI_DEV_GPU_UTIL", "pod=\"a\",namespace=\"x\",container=\"c\"", "0")
+                + series("DCGM_FI_DEV_GPU_UTIL", "pod=\"b\",namespace=\"y\",container=\"c\"", "0")
+                + series("DCGM_FI_DEV_FB_USED", "pod=\"a\",namespace=\"x\",container=\"c\"", "0")
+                + series("DCGM_FI_DEV_FB_USED", "pod=\"b\",namespace=\"y\",container=\"c\"", "0");
+        String busy = series("DCGM_FI_DEV_GPU_UTIL", "modelName=\"L4\"", "95")
+                + series("DCGM_FI_DEV_FB_USED", "modelName=\"L4\"", "61440") + pods;
+        String idle = series("DCGM_FI_DEV_GPU_UTIL", "modelName=\"L4\"", "0")
+                + series("DCGM_FI_DEV_FB_USED", "modelName=\"L4\"", "2") + pods;
+
+        DcgmScrape.Result first = scrape.read(busy);
+        DcgmScrape.Result again = scrape.read(busy);
+        GpuReading quiet = scrape.read(idle).readings().get(0);
+
+        GpuReading gpu = first.readings().get(0);
+        assertThat(gpu.users()).as("no measure of who used it: another source may tell").isNull();
+        assertThat(gpu.jobId()).as("nor is one of its pods its job").isNull();
+        assertThat(gpu.gpuUtilization()).isEqualTo(0.95);
+        assertThat(first.errors()).singleElement().asString().contains(GPU, "95% busy", "61440 MiB", "hostPID");
+        assertThat(again.errors()).isEmpty();
+        assertThat(quiet.users().users()).as("an idle GPU whose pods did nothing: they are its users")
+                .containsExactly(GpuUser.container(new Owner("a", "x"), 0.0, 0.0),
+                        GpuUser.container(new Owner("b", "y"), 0.0, 0.0));
     }
 
     @Test
