@@ -2,6 +2,9 @@ package io.gpuledger.ingest.agent.usage;
 
 import io.gpuledger.ingest.prom.PrometheusText;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +15,7 @@ import java.util.Set;
  * Reads HAMi's per-container metrics (its vGPU monitor, also served by kai-resource-isolator): each
  * container's share of its GPU's SM time ({@code hami_container_device_utilization_ratio}) and the GPU
  * memory it holds ({@code hami_vgpu_memory_used_bytes}, or the older {@code hami_container_device_memory_bytes}),
- * by {@code device_uuid}, {@code pod}, {@code namespace} and {@code container}. The names of HAMi before 2.6
+ * by {@code device_uuid}, {@code pod}, {@code namespace} and {@code container}. The names of HAMi before 2.9
  * ({@code Device_utilization_desc_of_container}, {@code Device_memory_desc_of_container}, labels
  * {@code deviceuuid}, {@code podname}, {@code podnamespace}, {@code ctrname}) are read too. A container's
  * job and team are its pod's as the kubelet's labels give them ({@link PodOwners}) where the kubelet lists the
@@ -22,6 +25,14 @@ import java.util.Set;
  * of the GPU. It adds up the use of the container's processes, so more than 100 happens (Project-HAMi/HAMi#555):
  * that container kept the GPU busy, and is read as all of it. The page says nothing of the GPU's own memory:
  * a split by memory takes it from the GPU's reading.
+ *
+ * <p>HAMi measures a container's SM use only where the container sets a core limit ({@code gpucores}, 1 to 100):
+ * without one it writes 0 however busy the container is (HAMi-core's {@code multiprocess_utilization_watcher.c},
+ * Project-HAMi/HAMi-core#236). Where every container on a GPU reads 0 while the GPU's own utilisation
+ * ({@code hami_host_gpu_utilization_ratio}, {@code HostCoreUtilization} before HAMi 2.9) is at least
+ * {@link #BUSY_GPU}, its containers' SM use is taken as not measured, so that the split goes by memory, and that is
+ * said once per GPU. Where some containers set a limit and others not, the zeros cannot be told from idleness:
+ * such pools split by memory ({@code share.policy}, docs/agent.md).
  */
 public final class HamiScrape {
 
@@ -30,8 +41,16 @@ public final class HamiScrape {
     private static final Set<String> MEMORY = Set.of("hami_vgpu_memory_used_bytes",
             "hami_container_device_memory_bytes", "Device_memory_desc_of_container");
 
+    /** The GPU's own utilisation, a percent: {@code hami_host_gpu_utilization_ratio}, or its name before HAMi 2.9. */
+    private static final Set<String> GPU_UTILISATION = Set.of("hami_host_gpu_utilization_ratio",
+            "HostCoreUtilization");
+    /** A GPU at least this busy, whose containers all read 0, had its use measured for none of them. */
+    static final double BUSY_GPU = 0.05;
+
     private final PodJobs podJobs;
     private final PodOwners pods;
+    /** GPUs whose containers' SM use was said not measured: said once, not every scrape. */
+    private final Set<String> saidUnmeasured = new HashSet<>();
 
     /** Each container named after its pod. */
     public HamiScrape(PodJobs podJobs) {
@@ -49,7 +68,15 @@ public final class HamiScrape {
         PrometheusText.Scrape scrape = PrometheusText.parse(page);
         List<String> errors = new ArrayList<>(scrape.errors());
         Map<String, Map<String, Container>> byGpu = new LinkedHashMap<>();
+        Map<String, Double> gpuBusy = new HashMap<>();
         for (PrometheusText.Sample sample : scrape.samples()) {
+            if (GPU_UTILISATION.contains(sample.name())) {
+                String gpu = label(sample, "device_uuid", "deviceuuid");
+                if (gpu != null && sample.value() >= 0 && !Double.isInfinite(sample.value())) {
+                    gpuBusy.put(gpu, sample.value() / 100);
+                }
+                continue;
+            }
             boolean utilisation = UTILISATION.contains(sample.name());
             if (!utilisation && !MEMORY.contains(sample.name())) {
                 continue;
@@ -78,9 +105,27 @@ public final class HamiScrape {
             }
         }
         Map<String, GpuUsers> users = new LinkedHashMap<>();
-        byGpu.forEach((gpu, containers) -> users.put(gpu, new GpuUsers(gpu, "hami", containers.values().stream()
-                .map(this::user).toList(), null)));
+        byGpu.forEach((gpu, containers) -> {
+            unmeasuredSm(gpu, containers.values(), gpuBusy.get(gpu), errors);
+            users.put(gpu, new GpuUsers(gpu, "hami", containers.values().stream().map(this::user).toList(), null));
+        });
         return new UsageSource.Result(users, errors);
+    }
+
+    /**
+     * Takes the containers' SM use as not measured where all read 0 while their GPU was {@code busy} (0–1, null if the
+     * page does not say) at least {@link #BUSY_GPU}: none of them set a core limit.
+     */
+    private void unmeasuredSm(String gpu, Collection<Container> containers, Double busy, List<String> errors) {
+        boolean noneMeasured = containers.stream().allMatch(c -> c.smRatio == null || c.smRatio == 0);
+        if (busy == null || busy < BUSY_GPU || !noneMeasured) {
+            return;
+        }
+        containers.forEach(container -> container.smRatio = null);
+        if (saidUnmeasured.add(gpu)) {
+            errors.add("hami: every container on " + gpu + " reads 0% SM while the GPU is " + Math.round(busy * 100)
+                    + "% busy: HAMi measures only containers with a core limit (gpucores); split by memory");
+        }
     }
 
     private GpuUser user(Container container) {

@@ -112,4 +112,36 @@ class HamiScrapeTest {
                 GpuUser.container(new Owner("bob/nb-0", "bob"), 0.20, null));
         assertThat(byNamespace.drainSameNamed()).isEmpty();
     }
+    @Test
+    void shouldTakeTheSmUseOfContainersThatAllReadNothingOnABusyGpuAsNotMeasured() {
+        // HAMi-core writes a container's SM use only under a core limit (gpucores); these two set memory alone
+        String containers = """
+                hami_container_device_utilization_ratio{container="a",device_uuid="GPU-1",namespace="ml",pod="p1"} 0
+                hami_vgpu_memory_used_bytes{container="a",device_uuid="GPU-1",namespace="ml",pod="p1"} 2000
+                hami_container_device_utilization_ratio{container="b",device_uuid="GPU-1",namespace="web",pod="p2"} 0
+                hami_vgpu_memory_used_bytes{container="b",device_uuid="GPU-1",namespace="web",pod="p2"} 6000
+                """;
+        String busy = containers + "hami_host_gpu_utilization_ratio{device_index=\"0\",device_uuid=\"GPU-1\"} 80\n";
+        String oldNames = containers + "HostCoreUtilization{deviceidx=\"0\",deviceuuid=\"GPU-1\"} 80\n";
+        String quiet = containers + "hami_host_gpu_utilization_ratio{device_index=\"0\",device_uuid=\"GPU-1\"} 3\n";
+        String oneMeasured = busy.replace("namespace=\"web\",pod=\"p2\"} 0", "namespace=\"web\",pod=\"p2\"} 20");
+        HamiScrape scrape = new HamiScrape(new PodJobs(PodJobIds.POD));
+
+        UsageSource.Result first = scrape.read(busy);
+        UsageSource.Result again = scrape.read(busy);
+
+        List<GpuUser> unmeasured = List.of(GpuUser.container(new Owner("p1", "ml"), null, 2000.0),
+                GpuUser.container(new Owner("p2", "web"), null, 6000.0));
+        assertThat(first.byGpu().get("GPU-1").users()).isEqualTo(unmeasured);
+        assertThat(first.errors()).singleElement().asString().contains("GPU-1", "80% busy", "gpucores");
+        assertThat(again.errors()).isEmpty();
+        assertThat(new HamiScrape(new PodJobs(PodJobIds.POD)).read(oldNames).byGpu().get("GPU-1").users())
+                .isEqualTo(unmeasured);
+        assertThat(scrape.read(quiet).byGpu().get("GPU-1").users()).as("a GPU about idle: its zeros are measured")
+                .containsExactly(GpuUser.container(new Owner("p1", "ml"), 0.0, 2000.0),
+                        GpuUser.container(new Owner("p2", "web"), 0.0, 6000.0));
+        assertThat(scrape.read(oneMeasured).byGpu().get("GPU-1").users()).as("one measured: the zero may be idleness")
+                .containsExactly(GpuUser.container(new Owner("p1", "ml"), 0.0, 2000.0),
+                        GpuUser.container(new Owner("p2", "web"), 0.20, 6000.0));
+    }
 }
