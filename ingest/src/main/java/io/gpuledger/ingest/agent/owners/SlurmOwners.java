@@ -8,11 +8,19 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * A process Slurm started works for its Slurm job: {@code SLURM_JOB_ID} in its environment
- * ({@code /proc/<pid>/environ}, with {@code SLURM_JOB_ACCOUNT} as its team), else the job its cgroup names
- * (Slurm's cgroup plugin). The job's id is Slurm's, as it is: a job that also reports its work names itself so.
+ * A process Slurm started works for its Slurm job: the job its cgroup names (Slurm's cgroup plugin,
+ * {@code .../job_<id>/step_<step>}), with {@code SLURM_JOB_ACCOUNT} from its environment ({@code /proc/<pid>/environ})
+ * as its team where that environment names the same job; where no cgroup names a job (Slurm without its cgroup
+ * plugin), {@code SLURM_JOB_ID} and {@code SLURM_JOB_ACCOUNT} from its environment. The cgroup comes first: anyone
+ * can set an environment (a pod's spec, a shell on the node), while only Slurm puts a process in a job's cgroup. A
+ * process in a pod's cgroup that names no Slurm job is the pod's, whatever its environment says. The job's id is
+ * Slurm's, as it is: a job that also reports its work names itself so. A heterogeneous job's component is the job
+ * its cgroup names (its own id, {@code <leader>+<n>} in {@code sacct}), though its environment names the leader.
  */
 public final class SlurmOwners implements ProcessOwners {
+
+    private static final String JOB_ID = "SLURM_JOB_ID=";
+    private static final String ACCOUNT = "SLURM_JOB_ACCOUNT=";
 
     private final Path procRoot;
 
@@ -22,31 +30,48 @@ public final class SlurmOwners implements ProcessOwners {
 
     @Override
     public Optional<Owner> ownerOf(int pid) {
-        Optional<Owner> fromEnvironment = environment(pid);
-        if (fromEnvironment.isPresent()) {
-            return fromEnvironment;
+        Optional<CgroupIdentity> cgroup = CgroupIdentity.of(procRoot, pid);
+        String cgroupJob = cgroup.map(CgroupIdentity::slurmJobId).orElse(null);
+        if (cgroupJob == null && cgroup.map(CgroupIdentity::podUid).isPresent()) {
+            return Optional.empty();
         }
-        return CgroupIdentity.of(procRoot, pid).map(CgroupIdentity::slurmJobId).map(job -> new Owner(job, null));
+        Environment environment = environment(pid);
+        if (cgroupJob != null) {
+            return Optional.of(new Owner(cgroupJob, cgroupJob.equals(environment.job) ? environment.account : null));
+        }
+        return Optional.ofNullable(environment.job).map(job -> new Owner(job, environment.account));
     }
 
-    private Optional<Owner> environment(int pid) {
-        String environ;
+    /** What a process's environment says of its Slurm job; nulls where it says nothing, or cannot be read. */
+    private record Environment(String job, String account) {
+    }
+
+    private Environment environment(int pid) {
+        byte[] environ;
         try {
-            environ = Files.readString(procRoot.resolve(Integer.toString(pid)).resolve("environ"),
-                    StandardCharsets.UTF_8);
+            environ = Files.readAllBytes(procRoot.resolve(Integer.toString(pid)).resolve("environ"));
         } catch (IOException | SecurityException e) {
             // Only root (or the process's own user) may read it; without it, the cgroup may still tell.
-            return Optional.empty();
+            return new Environment(null, null);
         }
         String job = null;
         String account = null;
-        for (String variable : environ.split("\0")) {
-            if (variable.startsWith("SLURM_JOB_ID=")) {
-                job = variable.substring("SLURM_JOB_ID=".length()).strip();
-            } else if (variable.startsWith("SLURM_JOB_ACCOUNT=")) {
-                account = variable.substring("SLURM_JOB_ACCOUNT=".length()).strip();
+        // Variables are bytes in no set encoding, one after the other, each ended by a NUL: Slurm's are ASCII, and
+        // another's bytes (a Latin-1 directory name) must not lose them.
+        int start = 0;
+        for (int end = 0; end <= environ.length; end++) {
+            if (end < environ.length && environ[end] != 0) {
+                continue;
             }
+            String variable = new String(environ, start, end - start, StandardCharsets.ISO_8859_1);
+            if (variable.startsWith(JOB_ID)) {
+                job = variable.substring(JOB_ID.length()).strip();
+            } else if (variable.startsWith(ACCOUNT)) {
+                account = variable.substring(ACCOUNT.length()).strip();
+            }
+            start = end + 1;
         }
-        return job == null || job.isEmpty() ? Optional.empty() : Optional.of(new Owner(job, account));
+        return new Environment(job == null || job.isEmpty() ? null : job,
+                account == null || account.isEmpty() ? null : account);
     }
 }

@@ -13,8 +13,10 @@ import io.gpuledger.model.InvalidRecordException;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.MovableClock;
 import io.gpuledger.model.Placement;
+import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -219,6 +221,54 @@ class ProcessOwnersTest {
         assertThat(owners.ownerOf(11)).contains(new Owner("4242", "physics"));
         assertThat(owners.ownerOf(22)).contains(new Owner("977", null));
         assertThat(owners.ownerOf(33)).isEmpty();
+    }
+
+    @Test
+    void shouldTakeASlurmJobFromItsCgroupWithItsAccountOnlyWhereTheEnvironmentNamesTheSameJob() {
+        String step = "0::/system.slice/slurmstepd.scope/job_%s/step_0/user/task_0\n";
+        // 44: an array task, SLURM_JOB_ID its own id; 55: the second component of a heterogeneous job, whose
+        // environment names the leader 11751 (Slurm's heterogeneous_jobs.html) while its cgroup is its own, 11752
+        ProcTree proc = new ProcTree(dir)
+                .cgroup(44, step.formatted("4321")).environ(44, Map.of("SLURM_JOB_ID", "4321",
+                        "SLURM_JOB_ACCOUNT", "physics"))
+                .cgroup(55, step.formatted("11752")).environ(55, Map.of("SLURM_JOB_ID", "11751",
+                        "SLURM_JOB_ACCOUNT", "chemistry"));
+        ProcessOwners owners = new SlurmOwners(proc.root());
+
+        assertThat(owners.ownerOf(44)).contains(new Owner("4321", "physics"));
+        assertThat(owners.ownerOf(55)).contains(new Owner("11752", null));
+    }
+
+    @Test
+    void shouldTakeAPodsProcessAsThePodsWhateverSlurmJobItsEnvironmentClaims() throws Exception {
+        kubelet.answer("GET /pods", 200, PODS);
+        // any pod's spec can set these (a wrapper that starts pods from a Slurm job does)
+        ProcTree proc = new ProcTree(dir).inPod(101, WEB_POD)
+                .environ(101, Map.of("SLURM_JOB_ID", "999", "SLURM_JOB_ACCOUNT", "other-team"));
+        // as the agent orders them: Slurm first, for a job step in a slurmd pod
+        ProcessOwners owners = ProcessOwners.firstOf(List.of(new SlurmOwners(proc.root()),
+                new KubernetesOwners(proc.root(), pods(List.of(), List.of()))));
+
+        assertThat(new SlurmOwners(proc.root()).ownerOf(101)).isEmpty();
+        assertThat(owners.ownerOf(101)).contains(new Owner("web-7d9f", "search"));
+    }
+
+    @Test
+    void shouldReadSlurmsVariablesFromAnEnvironmentWithBytesOfNoEncoding() throws Exception {
+        // a Latin-1 directory name (0xe9) before Slurm's own variables, each variable ended by a NUL
+        Path environ = Files.createDirectories(dir.resolve("66")).resolve("environ");
+        Files.write(environ, concat("PWD=/home/caf".getBytes(StandardCharsets.US_ASCII), new byte[] {(byte) 0xe9, 0},
+                "SLURM_JOB_ID=4242\0SLURM_JOB_ACCOUNT=physics\0".getBytes(StandardCharsets.US_ASCII)));
+
+        assertThat(new SlurmOwners(dir).ownerOf(66)).contains(new Owner("4242", "physics"));
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] part : parts) {
+            out.writeBytes(part);
+        }
+        return out.toByteArray();
     }
 
     @Test
