@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -34,9 +35,10 @@ import java.util.function.Function;
  * its labels named in the job allow-list, else its name as {@link PodJobIds} writes it; its team the first of the team
  * allow-list, else its namespace. No other label is read. The list is asked for again when a pod it does not hold is
  * looked up, at most once per {@link #REFRESH_AT_MOST_EVERY}, so a node's new pods are found within a round or two and
- * a kubelet that is away is not asked every time. The first time the sampling round waits for the list; after that it
- * is asked for on a thread of its own ({@link Refreshes}) and the pod is found in a later round, so a kubelet that is
- * slow or away (up to 5 s a request) never holds a round up.
+ * a kubelet that is away is not asked every time; and once the list is {@link #LABELS_MAX_AGE} old, so that a label
+ * changed on a running pod (its job, its team) is read within a minute or so. The first time the sampling round
+ * waits for the list; after that it is asked for on a thread of its own ({@link Refreshes}) and the pod is found in a
+ * later round, so a kubelet that is slow or away (up to 5 s a request) never holds a round up.
  *
  * <p>It also keeps the DRA ResourceClaims the pods use ({@link #claimsOfPods}): those a pod names
  * ({@code spec.resourceClaims[].resourceClaimName}), those made for it from a template
@@ -47,6 +49,8 @@ import java.util.function.Function;
 public final class KubeletPods implements PodOwners {
 
     static final Duration REFRESH_AT_MOST_EVERY = Duration.ofSeconds(10);
+    /** How long the pods' labels are taken as listed before the kubelet is asked again: they change seldom. */
+    static final Duration LABELS_MAX_AGE = Duration.ofMinutes(1);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final URI podsUrl;
@@ -56,8 +60,9 @@ public final class KubeletPods implements PodOwners {
     private final PodJobs podJobs;
     private final HttpClient http;
     private final Refreshes refreshes;
+    private final Clock clock;
     private final SaidOnce failures = new SaidOnce();
-    private volatile Listing listing = new Listing(Map.of(), Map.of());
+    private volatile Listing listing = new Listing(Map.of(), Map.of(), Instant.MIN);
     /** The claims of the pods last listed; null until the kubelet answered. */
     private volatile Set<PodClaim> podClaims;
 
@@ -69,8 +74,8 @@ public final class KubeletPods implements PodOwners {
     private record Listed(Owner owner, String name, String namespace, boolean namedAfterPod) {
     }
 
-    /** The pods last listed, by UID (in lower case) and by {@code namespace/name}. */
-    private record Listing(Map<String, Listed> byUid, Map<String, Listed> byName) {
+    /** The pods last listed, by UID (in lower case) and by {@code namespace/name}, and when. */
+    private record Listing(Map<String, Listed> byUid, Map<String, Listed> byName, Instant listedAt) {
     }
 
     /**
@@ -103,6 +108,7 @@ public final class KubeletPods implements PodOwners {
         this.teamLabels = List.copyOf(teamLabels);
         this.podJobs = podJobs;
         this.refreshes = new Refreshes(REFRESH_AT_MOST_EVERY, clock, refresher, this::refresh);
+        this.clock = clock;
         HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3));
         caFile.ifPresent(file -> client.sslContext(TrustedCertificates.sslContext(file, "kubelet.ca-file")));
         this.http = client.build();
@@ -134,7 +140,7 @@ public final class KubeletPods implements PodOwners {
 
     private Optional<Owner> owner(Function<Listing, Listed> find) {
         Listed pod = find.apply(listing);
-        if (pod == null) {
+        if (pod == null || !listing.listedAt.isAfter(clock.instant().minus(LABELS_MAX_AGE))) {
             refreshes.askIfDue();
             pod = find.apply(listing);
         }
@@ -174,7 +180,7 @@ public final class KubeletPods implements PodOwners {
                 return;
             }
             JsonNode podList = JSON.readTree(response.body());
-            listing = owners(podList);
+            listing = owners(podList, clock.instant());
             podClaims = claims(podList);
             synchronized (this) {
                 failures.answered();
@@ -193,7 +199,7 @@ public final class KubeletPods implements PodOwners {
         failures.failed(failure);
     }
 
-    private Listing owners(JsonNode podList) {
+    private Listing owners(JsonNode podList, Instant listedAt) {
         Map<String, Listed> byUid = new HashMap<>();
         Map<String, Listed> byName = new HashMap<>();
         for (JsonNode pod : podList.path("items")) {
@@ -215,7 +221,7 @@ public final class KubeletPods implements PodOwners {
                 byName.put(namespace + "/" + name, listed);
             }
         }
-        return new Listing(Map.copyOf(byUid), Map.copyOf(byName));
+        return new Listing(Map.copyOf(byUid), Map.copyOf(byName), listedAt);
     }
 
     private static Set<PodClaim> claims(JsonNode podList) {

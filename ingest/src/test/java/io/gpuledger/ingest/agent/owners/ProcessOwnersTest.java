@@ -191,6 +191,26 @@ class ProcessOwnersTest {
     }
 
     @Test
+    void shouldReadAPodsLabelsAgainOnceTheListIsAMinuteOld() {
+        kubelet.answer("GET /pods", 200, PODS);
+        MovableClock moving = new MovableClock(Instant.parse("2026-12-05T10:00:00Z"));
+        KubeletPods pods = new KubeletPods(URI.create(kubelet.url()), Optional.empty(), Optional.empty(),
+                List.of("app.kubernetes.io/name"), List.of("cost-center"), new PodJobs(PodJobIds.POD), moving,
+                Runnable::run);
+        ProcessOwners owners = new KubernetesOwners(new ProcTree(dir).inPod(101, WEB_POD).root(), pods);
+        assertThat(owners.ownerOf(101)).contains(new Owner("ranker", "search-ml"));
+
+        // the running pod is given to another team
+        kubelet.answer("GET /pods", 200, PODS.replace("\"cost-center\": \"search-ml\"", "\"cost-center\": \"ads\""));
+        moving.set(moving.instant().plus(KubeletPods.LABELS_MAX_AGE).minusSeconds(1));
+        assertThat(owners.ownerOf(101)).as("within a minute: as listed").contains(new Owner("ranker", "search-ml"));
+        assertThat(kubelet.requests()).hasSize(1);
+        moving.set(moving.instant().plusSeconds(1));
+        assertThat(owners.ownerOf(101)).contains(new Owner("ranker", "ads"));
+        assertThat(kubelet.requests()).hasSize(2);
+    }
+
+    @Test
     void shouldRefuseAKubeletCaFileThatHoldsNoCertificate() throws java.io.IOException {
         Path ca = java.nio.file.Files.writeString(dir.resolve("ca.crt"), "-----BEGIN CERTIFICATE-----\nnope\n");
 
