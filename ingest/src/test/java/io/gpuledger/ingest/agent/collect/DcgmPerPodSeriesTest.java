@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Test;
 /**
  * dcgm-exporter's series of a GPU shared by pods ({@code --kubernetes-virtual-gpus}). No published page of
  * 4.5.3-4.8.2 or later was found (fixtures/FIXTURES.md): these pages are written here, in the label form of the
- * captured scrapes and the shape 4.5.3-4.8.2 gives a shared GPU: GPU_UTIL and FB_USED as the GPU's own series plus
- * one per pod with its own value (0 for a pod with no process), every other field copied to each pod.
+ * captured scrapes and the shape 4.5.3-4.8.2 gives a shared GPU (its internal/pkg/transformation/kubernetes.go):
+ * GPU_UTIL and FB_USED as the GPU's own series plus, per container of each pod, one with the pod's value, its
+ * processes' added up (0 for a pod with no process it could map), every other field copied to each pod.
  */
 class DcgmPerPodSeriesTest {
 
