@@ -32,6 +32,30 @@ class WorkCostsTest {
     }
 
     @Test
+    void shouldTakeTheLastVersionOfAMinuteTheEngineSentAsItsCostGrew() {
+        WorkCosts work = new WorkCosts(HOUR);
+        // the minute went out live with its work and part of its cost, then whole: 0.025, then 0.030, for 1M requests
+        work.add(minute("infer-a", HOUR, 0.0, Map.of()));
+        work.add(minute("infer-a", HOUR, 0.025, Map.of("requests", 1_000_000.0)));
+        work.add(minute("infer-a", HOUR, 0.030, Map.of("requests", 1_000_000.0)));
+
+        assertThat(work.of("infer-a", HOUR).cost()).isCloseTo(0.030, within(1e-12));
+    }
+
+    @Test
+    void shouldLeaveOutAVersionOfAMinuteThatComesLongAfterTheJobsLaterMinutes() {
+        WorkCosts work = new WorkCosts(HOUR);
+        work.add(minute("infer-a", HOUR, 0.02, Map.of("tokens", 1_000_000.0)));
+        work.add(minute("infer-a", HOUR.plus(WorkCosts.SENT_AGAIN_WITHIN).plusSeconds(60), 0.04,
+                Map.of("tokens", 1_000_000.0)));
+        // the first minute again, after the job's minutes went more than the span past it: summed already
+        work.add(minute("infer-a", HOUR, 0.50, Map.of("tokens", 1_000_000.0)));
+
+        // (0.02 + 0.04) for 2M tokens: 0.03 a million
+        assertThat(work.of("infer-a", HOUR).cost()).isCloseTo(0.03, within(1e-12));
+    }
+
+    @Test
     void shouldNameTheUnitTheJobReportedMostOf() {
         WorkCosts work = new WorkCosts(HOUR);
         work.add(minute("train", HOUR, 0.6, Map.of("samples", 300.0, "tokens", 600_000.0)));
