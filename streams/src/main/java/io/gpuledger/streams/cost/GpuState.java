@@ -83,6 +83,9 @@ final class GpuState extends LiveStore.Markable {
                     && !before.shared() && !sameOwner(before, identity)) {
                 jobParts = new JobParts();
                 jobParts.addSole(before.jobId, before.idIn(Dimension.TEAM), totals);
+            } else if (jobParts == null && before != null && before.shared()) {
+                // Shared samples that listed no job left no part: stored so, they read back as none.
+                jobParts = new JobParts();
             }
             add(charged);
             if (jobParts != null) {

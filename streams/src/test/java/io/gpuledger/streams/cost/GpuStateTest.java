@@ -167,6 +167,41 @@ class GpuStateTest {
     }
 
     @Test
+    void shouldGiveAJobItsPartOfAMinuteWhoseSharedSamplesListedNoJobAfterTheStateIsReadBack() {
+        // Given a minute whose one sample said its GPU was shared but listed no job: all of it the rest, no part
+        GpuIdentity sharedByNone = GpuIdentity.of(sharedSample());
+        UsageTotals rest = UsageTotals.ZERO.add(sharedSample(), 3.6);
+        ShareTargets targets = ShareTargets.of(null, List.of(), sharedByNone);
+        List<List<JobPart>> parts = new java.util.ArrayList<>();
+        for (boolean readBack : List.of(false, true)) {
+            GpuState state = new GpuState();
+            state.identity = sharedByNone;
+            GpuState.Window window = state.window(T0);
+            window.identity = sharedByNone;
+            window.addShared(targets, targets.split(rest, List.of(), null), null);
+            if (readBack) {
+                state = GpuState.CODEC.fromBytes(GpuState.CODEC.toBytes(state));
+                state.attach(sharedByNone);
+                window = state.windows.get(T0);
+            }
+
+            // When a sample of one job comes in the same minute
+            TelemetrySample alone = sample("infer-a", "serving");
+            window.addSole(window.identity, GpuIdentity.of(alone), UsageTotals.ZERO.add(alone, 3.6));
+            parts.add(window.jobParts());
+        }
+
+        // Then the job has its part, 10 s at 3.60 an hour, whether or not the state was written and read back between
+        for (List<JobPart> part : parts) {
+            assertThat(part).singleElement().satisfies(job -> {
+                assertThat(job.jobId()).isEqualTo("infer-a");
+                assertThat(job.gpuSeconds()).isEqualTo(10.0);
+                assertThat(job.cost()).isCloseTo(0.01, within(1e-12));
+            });
+        }
+    }
+
+    @Test
     void shouldKeepTheFirstReleasesFormatUntilAWindowIsSharedAndThenReadTheJobsPartsBack() {
         // Given a GPU's state of one job's minute, and the same GPU's next minute shared by two jobs
         GpuState state = new GpuState();
@@ -265,6 +300,11 @@ class GpuStateTest {
     /** The epoch second {@code seconds} after T0. */
     private static long second(int seconds) {
         return T0 / 1000 + seconds;
+    }
+
+    /** A shared GPU's sample that lists no job: what a writer says of a GPU whose users it could not name. */
+    private static TelemetrySample sharedSample() {
+        return sample(TelemetrySample.SHARED_JOB, "platform");
     }
 
     private static TelemetrySample sample(String job, String team) {
