@@ -123,7 +123,7 @@ public final class FocusRows {
                 && totals.gpuSeconds() - jobs.get(0).gpuSeconds() < NO_SECONDS;
         if (jobs.size() <= 1 && unallocated <= NOTHING && whole) {
             JobPart only = jobs.isEmpty() ? null : jobs.get(0);
-            return List.of(new Part(only == null ? null : only.jobId(), only == null ? null : only.team(),
+            return List.of(new Part(only == null ? null : only.jobId(), only == null ? hour.team() : only.team(),
                     wholeSeconds(totals), wholeCost(totals), totals.energyKwh(), totals.idleCost(),
                     totals.unmonitoredCost(), totals.smActive().value()));
         }
@@ -138,7 +138,8 @@ public final class FocusRows {
         double restSeconds = Math.max(0, totals.gpuSeconds() - partSeconds) + totals.unmonitoredSeconds();
         double restCost = unallocated + totals.unmonitoredCost();
         if (restCost > NOTHING || restSeconds >= NO_SECONDS) {
-            parts.add(new Part(null, null, restSeconds, restCost, Math.max(0, totals.energyKwh() - partEnergy),
+            // What no job took is the node's team's, as the roll-ups give it.
+            parts.add(new Part(null, hour.team(), restSeconds, restCost, Math.max(0, totals.energyKwh() - partEnergy),
                     totals.idleCost(), totals.unmonitoredCost(), totals.smActive().value()));
         } else if (!parts.isEmpty()) {
             putHoursFiguresOnLongest(parts, totals);
@@ -289,7 +290,8 @@ public final class FocusRows {
 
     private static String tags(Part part) {
         if (part.jobId == null) {
-            return JsonText.object(TAG_PREFIX + "unallocated", true);
+            return part.team == null ? JsonText.object(TAG_PREFIX + "unallocated", true)
+                    : JsonText.object(TAG_PREFIX + "unallocated", true, TAG_PREFIX + "team", part.team);
         }
         return part.team == null ? JsonText.object(TAG_PREFIX + "job", part.jobId)
                 : JsonText.object(TAG_PREFIX + "job", part.jobId, TAG_PREFIX + "team", part.team);

@@ -50,6 +50,13 @@ final class FocusFixtures {
                         new JobPart("notebook-b", "unassigned", 1260, 1.4, 0.1, 0)));
     }
 
+    /** {@link #sharedSpot()} on a node of team {@code platform}, which takes what no job took. */
+    static GpuHour sharedSpotOfPlatform() {
+        GpuHour hour = sharedSpot();
+        return new GpuHour(hour.gpuUuid(), hour.gpuIndex(), hour.gpuModel(), hour.placement(), hour.windowStart(),
+                hour.windowEnd(), hour.currency(), hour.gpuFraction(), hour.totals(), hour.jobParts(), "platform");
+    }
+
     /** A reserved GPU's hour. */
     static GpuHour reserved() {
         return new GpuHour("GPU-rs-2", 2, "H100", placement("i-0rs", "p5.48xlarge", Lifecycle.RESERVED), HOUR,

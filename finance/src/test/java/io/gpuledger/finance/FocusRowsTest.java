@@ -80,6 +80,20 @@ class FocusRowsTest {
     }
 
     @Test
+    void shouldChargeWhatNoJobTookOfASharedHourToItsNodesTeam() {
+        List<FocusRow> written = rows.of(FocusFixtures.sharedSpotOfPlatform());
+
+        // the jobs' rows as without a node team; the rest, 1.00 of the 4.00, the node's team's, as in its roll-ups
+        assertThat(written).extracting(row -> row.text(FocusColumn.X_TEAM))
+                .containsExactly("search", "unassigned", "platform");
+        FocusRow rest = written.get(2);
+        assertThat(rest.text(FocusColumn.X_JOB_ID)).isNull();
+        assertThat(rest.decimal(FocusColumn.BILLED_COST)).isEqualByComparingTo("1.0");
+        assertThat(rest.text(FocusColumn.TAGS))
+                .isEqualTo("{\"gpuledger/unallocated\":true,\"gpuledger/team\":\"platform\"}");
+    }
+
+    @Test
     void shouldMakeTheRowsOfAnHourAddUpExactlyWhereEachRowRoundsItsOwnFigure() {
         // Three jobs took a third each of a 4.00 hour: 1.3333333333 each, to 10 decimals, would make 3.9999999999
         double third = 4.0 / 3;

@@ -23,9 +23,12 @@ import java.util.List;
  *                    share of a shared one. Their costs add up to at most {@code cost}; the rest is what no job
  *                    took ({@link #unallocatedCost()}). Empty for an hour whose parts the engine lost (one it
  *                    began before an upgrade): all of it is then unallocated
+ * @param team        the team that takes what no job took, as the roll-ups give it that: the node's, as the GPU's
+ *                    latest samples name it beside their jobs (a sample's {@code team}); null where they name none,
+ *                    and in hours sent before the field was
  */
 @JsonPropertyOrder({"gpuUuid", "gpuIndex", "gpuModel", "placement", "windowStart", "windowEnd", "currency",
-        "gpuFraction", "totals", "jobParts"})
+        "gpuFraction", "totals", "jobParts", "team"})
 public record GpuHour(
         @JsonProperty(required = true) String gpuUuid,
         int gpuIndex,
@@ -36,9 +39,11 @@ public record GpuHour(
         @JsonProperty(required = true) String currency,
         Double gpuFraction,
         UsageTotals totals,
-        @JsonInclude(JsonInclude.Include.NON_EMPTY) @JsonSetter(nulls = Nulls.AS_EMPTY) List<JobPart> jobParts) {
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) @JsonSetter(nulls = Nulls.AS_EMPTY) List<JobPart> jobParts,
+        @JsonInclude(JsonInclude.Include.NON_NULL) String team) {
 
     public GpuHour {
+        team = team == null || team.isBlank() ? null : Check.identity("team", team);
         Check.identity("gpuUuid", gpuUuid);
         Check.present("placement", placement);
         Check.window(windowStart, windowEnd);
@@ -55,6 +60,13 @@ public record GpuHour(
             }
             jobParts = List.copyOf(jobParts);
         }
+    }
+
+    /** An hour whose samples name no team. */
+    public GpuHour(String gpuUuid, int gpuIndex, String gpuModel, Placement placement, Instant windowStart,
+            Instant windowEnd, String currency, Double gpuFraction, UsageTotals totals, List<JobPart> jobParts) {
+        this(gpuUuid, gpuIndex, gpuModel, placement, windowStart, windowEnd, currency, gpuFraction, totals, jobParts,
+                null);
     }
 
     /** The part of the hour's cost no job's part took: idle or unattributed time of a shared GPU, or lost parts. */

@@ -33,6 +33,23 @@ class GpuHourTest {
     }
 
     @Test
+    void shouldNameTheTeamThatTakesWhatNoJobTookAndReadAnHourWrittenWithoutOne() {
+        UsageTotals totals = UsageTotals.builder().samples(360).sum(UsageTotals.Sum.GPU_SECONDS, 3600)
+                .sum(UsageTotals.Sum.COST, 10.0).build();
+        GpuHour hour = new GpuHour("GPU-1", 0, "H100", PLACEMENT, HOUR, HOUR.plusSeconds(3600), "USD", 1.0, totals,
+                List.of(new JobPart("infer-a", "search", 1800, 6.0, 0.2, 0)), "platform");
+        String written = new String(Json.write(hour), StandardCharsets.UTF_8);
+        String before = written.replace(",\"team\":\"platform\"", "");
+
+        assertThat(written).contains("\"team\":\"platform\"");
+        assertThat(Json.read(Json.write(hour), GpuHour.class)).isEqualTo(hour);
+        assertThat(before).doesNotContain("platform");
+        assertThat(Json.read(before.getBytes(StandardCharsets.UTF_8), GpuHour.class).team()).isNull();
+        assertThatThrownBy(() -> new GpuHour("GPU-1", 0, "H100", PLACEMENT, HOUR, HOUR.plusSeconds(3600), "USD", 1.0,
+                totals, List.of(), "a|b")).isInstanceOf(InvalidRecordException.class).hasMessageContaining("team");
+    }
+
+    @Test
     void shouldRefuseAnHourThatEndsBeforeItStarts() {
         assertThatThrownBy(() -> new GpuHour("GPU-1", 0, "H100", PLACEMENT, HOUR, HOUR, "USD", 1.0, null, null))
                 .isInstanceOf(InvalidRecordException.class).hasMessageContaining("windowEnd");

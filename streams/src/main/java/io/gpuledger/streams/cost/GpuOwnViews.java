@@ -81,7 +81,7 @@ final class GpuOwnViews {
         if (identity != null) {
             GpuHour hour = new GpuHour(gpu, identity.gpuIndex, identity.gpuModel, identity.placement,
                     Instant.ofEpochMilli(start), Instant.ofEpochMilli(start + HOUR), currency, views.gpuFraction,
-                    totals, parts);
+                    totals, parts, identity.team);
             context.forward(new Record<>(gpu, (Object) hour, start), Outputs.HOURS);
         }
     }

@@ -208,6 +208,24 @@ class SharedGpuTest {
     }
 
     @Test
+    void shouldNameTheNodesTeamInASharedGpusHourForWhatNoJobTook() {
+        // Given a minute of a GPU of the platform team's node, shared by two jobs that leave a fifth of it
+        for (int i = 1; i <= 6; i++) {
+            cost.send(tenSeconds(shared("GPU-s", INFERENCE_AND_NOTEBOOK), T0.plusSeconds(10L * i)));
+        }
+        // and a sample of another GPU long after, which closes the hour
+        cost.send(tenSeconds(oneJob("GPU-x", "other"), T0.plus(Duration.ofMinutes(64))));
+        cost.advance(Duration.ofSeconds(30));
+        cost.sendUpdates();
+
+        // Then its hour names the node's team as the one that takes the rest: a fifth of the minute, by hand
+        GpuHour hour = cost.hours.readValuesToList().stream().filter(h -> h.gpuUuid().equals("GPU-s")
+                && h.windowStart().equals(T0)).reduce((first, second) -> second).orElseThrow();
+        assertThat(hour.team()).isEqualTo("platform");
+        assertThat(hour.unallocatedCost()).isCloseTo(0.2 * GPU_MINUTE, within(1e-12));
+    }
+
+    @Test
     void shouldCountTheGpuInTheNodesTeamOnlyForARestItTook() {
         // Given two GPUs of the platform team's node in one minute: GPU-s split evenly between the two jobs
         // throughout, nothing left; GPU-t split so for its first half, then half and 30%, a fifth left
