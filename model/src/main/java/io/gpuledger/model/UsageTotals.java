@@ -161,8 +161,10 @@ public final class UsageTotals {
         added[Sum.COST.ordinal()] += cost;
         added[Sum.IDLE_SECONDS.ordinal()] += idle ? seconds : 0;
         added[Sum.IDLE_COST.ordinal()] += idle ? cost : 0;
-        added[Sum.ENERGY_KWH.ordinal()] += power * readingSeconds / 3_600_000;
-        added[Sum.NVLINK_BYTES.ordinal()] += nvlink * readingSeconds;
+        // Board power and NVLink traffic are the whole GPU's, also in a MIG slice's samples (no slice has readings of
+        // its own): a slice takes its share of them, as of the time, and the slices of a GPU add up to its board.
+        added[Sum.ENERGY_KWH.ordinal()] += power * seconds / 3_600_000;
+        added[Sum.NVLINK_BYTES.ordinal()] += nvlink * seconds;
         double[] meansAdded = means.clone();
         for (int i = 0; i < MEANS; i++) {
             Double value = KEPT[i].of(sample);

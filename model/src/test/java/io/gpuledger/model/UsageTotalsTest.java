@@ -53,6 +53,31 @@ class UsageTotalsTest {
     }
 
     @Test
+    void shouldGiveAMigSliceItsShareOfTheBoardsEnergyAndNvlinkTrafficItsSamplesCarry() {
+        // Given a GPU's board at 300 W sending 1 GB/s over NVLink, as dcgm-exporter writes it on each slice's series
+        // (device readings are copied to every GPU instance: fixtures/dcgm-exporter/mig-a30-1g6gb-issue317)
+        TelemetrySample whole = sample(14, 0.5).powerWatts(300.0).nvlinkTxBytesPerSecond(1e9).build();
+        TelemetrySample slice = sample(14, 0.5).powerWatts(300.0).nvlinkTxBytesPerSecond(1e9).migProfile("3g.40gb")
+                .gpuFraction(3.0 / 7).build();
+        TelemetrySample rest = sample(14, 0.5).powerWatts(300.0).nvlinkTxBytesPerSecond(1e9).migProfile("4g.40gb")
+                .gpuFraction(4.0 / 7).build();
+
+        // When each is charged
+        UsageTotals wholeTotals = UsageTotals.ZERO.add(whole, PRICE);
+        UsageTotals sliceTotals = UsageTotals.ZERO.add(slice, PRICE);
+        UsageTotals restTotals = UsageTotals.ZERO.add(rest, PRICE);
+
+        // Then the 3/7 slice takes 6 of the board's 14 s: 300 W × 6 s = 0.0005 kWh and 6 GB, by hand, and the two
+        // slices of the GPU add up to its board's 300 W × 14 s, not twice it
+        assertThat(wholeTotals.energyKwh()).isCloseTo(300 * 14 / 3.6e6, within(1e-15));
+        assertThat(sliceTotals.energyKwh()).isCloseTo(0.0005, within(1e-15));
+        assertThat(sliceTotals.nvlinkBytes()).isCloseTo(6e9, within(1e-3));
+        assertThat(sliceTotals.energyKwh() + restTotals.energyKwh()).isCloseTo(wholeTotals.energyKwh(), within(1e-15));
+        // its power reading is the board's, as read
+        assertThat(sliceTotals.mean(Reading.POWER_WATTS).value()).isEqualTo(300.0);
+    }
+
+    @Test
     void shouldSplitASharedGpusChargeIntoPartsAndAnUnallocatedRestThatAddUpToIt() {
         // Given a 10-second sample at 300 W, 2% active (idle), charged 0.02 USD
         UsageTotals charged = UsageTotals.ZERO.add(sample(10, 0.02).powerWatts(300.0).build(), PRICE);

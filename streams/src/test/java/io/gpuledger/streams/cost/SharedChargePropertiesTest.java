@@ -211,9 +211,12 @@ class SharedChargePropertiesTest {
                 .multiply(fraction).divide(BigDecimal.valueOf(3600), MathContext.DECIMAL128);
     }
 
+    /** The board's power over the time charged; a MIG slice (its samples carry its GPU's board's) its share. */
     private static double naiveEnergyKwh(Charged charged, double share) {
-        Double watts = charged.sample().powerWatts();
-        return watts == null ? 0 : share * watts * charged.sample().intervalSeconds() * charged.chargedShare() / 3.6e6;
+        TelemetrySample sample = charged.sample();
+        Double watts = sample.powerWatts();
+        double slice = sample.gpuFraction() == null ? 1 : sample.gpuFraction();
+        return watts == null ? 0 : share * watts * sample.intervalSeconds() * charged.chargedShare() * slice / 3.6e6;
     }
 
     private static List<SharedCharge.Part> parts(SharedCharge split, Dimension dimension) {
