@@ -22,8 +22,6 @@ import org.apache.kafka.streams.processor.api.Record;
 final class TaskPartials {
 
     private static final Dimension[] DIMENSIONS = Dimension.GROUPS.toArray(new Dimension[0]);
-    private static final int GPU_SECONDS = UsageTotals.Sum.GPU_SECONDS.ordinal();
-    private static final double SECONDS_A_MINUTE = 60;
 
     private final String currency;
     private ProcessorContext<String, Object> context;
@@ -68,9 +66,7 @@ final class TaskPartials {
 
     /**
      * Adds a shared GPU's charge for the minute starting at {@code start} to the partials of its jobs, teams
-     * and pool, each by its part; the GPU counts in each of them once a minute ({@code gpus}), and in a job or
-     * team as much GPU as its part of the minute's time ({@code gpuEquivalents}: its GPU seconds over the minute's
-     * 60, so that a share that changes within the minute counts for as long as it held), in the pool whole. The
+     * and pool, each by its part; the GPU counts in each of them once a minute, as much GPU as its share. The
      * node's team counts it only for a rest it took, or a job of its own: with shares that add up to 1 (an even
      * split always does) it took nothing but the rounding of the rest, and no GPU. The teams and the pool are
      * offered first: a minute counts in at most {@link GpuState.Window#countIn 255 keys}, and a GPU shared by
@@ -91,12 +87,6 @@ final class TaskPartials {
                 pending.markDirty(key, partial);
             }
             partial.totals.add(split.samples[slot], split.sums[slot], split.means[slot]);
-            boolean pool = slot == slots - 1;
-            if (!pool) {
-                // As much GPU as its part of the minute's time: a share held for half the minute counts half. A rest
-                // that shares took all of is the rounding of a subtraction, which may fall under 0.
-                partial.gpuEquivalents += Math.max(0, split.sums[slot][GPU_SECONDS]) / SECONDS_A_MINUTE;
-            }
             if (counted) {
                 continue;
             }
@@ -106,7 +96,7 @@ final class TaskPartials {
                 offeredAll = false;
             } else if (window.countIn(targets.rollupKeys[slot])) {
                 partial.gpus++;
-                partial.gpuEquivalents += pool ? targets.identity.fraction : 0;
+                partial.gpuEquivalents += targets.identity.fraction * split.shares[slot];
             }
         }
         if (offeredAll) {

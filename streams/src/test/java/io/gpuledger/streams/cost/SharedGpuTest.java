@@ -208,32 +208,6 @@ class SharedGpuTest {
     }
 
     @Test
-    void shouldGiveAJobWhoseShareChangesWithinTheMinuteTheSpendRateOfWhatItTook() {
-        // Given a GPU all infer-a's for the first half of a minute, then a quarter of it, beside half for notebook-b
-        List<Allocation> alone = List.of(new Allocation("infer-a", "serving", 1.0, SharePolicy.SM));
-        List<Allocation> joined = List.of(new Allocation("infer-a", "serving", 0.25, SharePolicy.SM),
-                new Allocation("notebook-b", "research", 0.5, SharePolicy.SM));
-        for (int i = 1; i <= 6; i++) {
-            cost.send(tenSeconds(shared("GPU-w", i <= 3 ? alone : joined), T0.plusSeconds(10L * i)));
-        }
-        cost.send(tenSeconds(oneJob("GPU-u", "train"), T0.plusSeconds(300)));
-        cost.advance(Duration.ofSeconds(30));
-        cost.sendUpdates();
-
-        // Then each job spends, an hour, sixty times what it took of the minute: infer-a 30 s + a quarter of 30 s of
-        // the GPU (0.625 of it), notebook-b half of 30 s (0.25), by hand; not the share of its first sample
-        Map<String, UsageRollup> rollups = latestRollups();
-        UsageRollup inference = rollups.get("job|infer-a");
-        UsageRollup notebook = rollups.get("job|notebook-b");
-        assertThat(inference.totals().cost()).isCloseTo(0.625 * GPU_MINUTE, within(1e-12));
-        assertThat(inference.gpuEquivalents()).isCloseTo(0.625, within(1e-12));
-        assertThat(inference.costPerHour()).isCloseTo(60 * 0.625 * GPU_MINUTE, within(1e-9));
-        assertThat(notebook.gpuEquivalents()).isCloseTo(0.25, within(1e-12));
-        assertThat(notebook.costPerHour()).isCloseTo(60 * 0.25 * GPU_MINUTE, within(1e-9));
-        assertThat(rollups.get(POOL).gpuEquivalents()).as("the pool the whole GPU, as before").isEqualTo(1.0);
-    }
-
-    @Test
     void shouldNameTheNodesTeamInASharedGpusHourForWhatNoJobTook() {
         // Given a minute of a GPU of the platform team's node, shared by two jobs that leave a fifth of it
         for (int i = 1; i <= 6; i++) {
