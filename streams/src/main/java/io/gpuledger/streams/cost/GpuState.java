@@ -79,13 +79,14 @@ final class GpuState extends LiveStore.Markable {
          * were charged, in the GPU's hour and in a minute shared later, not the job that came last.
          */
         void addSole(GpuIdentity before, GpuIdentity identity, UsageTotals charged) {
-            if (jobParts == null && before != null && before != identity && totals.samples() > 0
-                    && !before.shared() && !sameOwner(before, identity)) {
-                jobParts = new JobParts();
-                jobParts.addSole(before.jobId, before.idIn(Dimension.TEAM), totals);
-            } else if (jobParts == null && before != null && before.shared()) {
-                // Shared samples that listed no job left no part: stored so, they read back as none.
-                jobParts = new JobParts();
+            if (jobParts == null && before != null) {
+                if (before.shared()) {
+                    // Shared samples that listed no job left no part: stored so, they read back as none.
+                    jobParts = new JobParts();
+                } else if (before != identity && totals.samples() > 0 && !sameOwner(before, identity)) {
+                    jobParts = new JobParts();
+                    jobParts.addSole(before.jobId, before.idIn(Dimension.TEAM), totals);
+                }
             }
             add(charged);
             if (jobParts != null) {

@@ -134,7 +134,7 @@ public final class DcgmScrape {
     public record Result(List<GpuReading> readings, List<String> errors) {
     }
 
-    private static final double MIB = 1024.0 * 1024;
+    private static final double MIB = Unit.MEBIBYTES.toBase(1);
     /**
      * Memory a GPU holds with no process on it is the driver's, a few MiB at most; more is a process's (the smallest
      * CUDA context takes a few hundred MiB).

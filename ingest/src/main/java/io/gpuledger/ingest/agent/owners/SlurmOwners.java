@@ -65,13 +65,18 @@ public final class SlurmOwners implements ProcessOwners {
             }
             String variable = new String(environ, start, end - start, StandardCharsets.ISO_8859_1);
             if (variable.startsWith(JOB_ID)) {
-                job = variable.substring(JOB_ID.length()).strip();
+                job = valueOf(variable, JOB_ID);
             } else if (variable.startsWith(ACCOUNT)) {
-                account = variable.substring(ACCOUNT.length()).strip();
+                account = valueOf(variable, ACCOUNT);
             }
             start = end + 1;
         }
-        return new Environment(job == null || job.isEmpty() ? null : job,
-                account == null || account.isEmpty() ? null : account);
+        return new Environment(job, account);
+    }
+
+    /** The value of {@code variable}, which starts with {@code name}; null for an empty one. */
+    private static String valueOf(String variable, String name) {
+        String value = variable.substring(name.length()).strip();
+        return value.isEmpty() ? null : value;
     }
 }

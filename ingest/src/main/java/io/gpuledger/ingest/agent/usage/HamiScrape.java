@@ -72,7 +72,7 @@ public final class HamiScrape {
         for (PrometheusText.Sample sample : scrape.samples()) {
             if (GPU_UTILISATION.contains(sample.name())) {
                 String gpu = label(sample, "device_uuid", "deviceuuid");
-                if (gpu != null && sample.value() >= 0 && !Double.isInfinite(sample.value())) {
+                if (gpu != null && readable(sample.value())) {
                     gpuBusy.put(gpu, sample.value() / 100);
                 }
                 continue;
@@ -88,7 +88,7 @@ public final class HamiScrape {
                 continue;
             }
             double value = sample.value();
-            if (!(value >= 0) || Double.isInfinite(value)) {
+            if (!readable(value)) {
                 errors.add(sample.name() + " of " + pod + " on " + gpu + ": " + value + " is out of range, skipped");
                 continue;
             }
@@ -134,6 +134,11 @@ public final class HamiScrape {
         Owner owner = listed.orElseGet(() -> new Owner(podJobs.named(container.namespace, container.pod),
                 container.namespace));
         return GpuUser.container(owner, container.smRatio, container.memoryBytes);
+    }
+
+    /** Whether a value is a reading: HAMi writes none below 0, and NaN and infinities are none. */
+    private static boolean readable(double value) {
+        return value >= 0 && !Double.isInfinite(value);
     }
 
     private static String label(PrometheusText.Sample sample, String name, String olderName) {
