@@ -37,6 +37,8 @@ final class CanonicalTelemetry {
     /** Each field's name, quoted, with the colon after it and, from the second on, the comma before it. */
     private static final byte[][] NAMES = new byte[FIELDS.size()][];
     private static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
+    /** Longer than any double is written (at most 25 characters): such a number is left to the parser. */
+    private static final int MAX_NUMBER_LENGTH = 64;
     private static final byte[] ALLOCATION_JOB = ascii("{\"jobId\":");
     private static final byte[] ALLOCATION_TEAM = ascii(",\"team\":");
     private static final byte[] ALLOCATION_SHARE = ascii(",\"share\":");
@@ -240,7 +242,9 @@ final class CanonicalTelemetry {
         if (type == double.class || type == Double.class) {
             // JSON's numbers are a part of Java's; this is the parser Jackson reads them with, on the bytes.
             double value = JavaDoubleParser.parseDouble(json, start, end - start);
-            return Double.isInfinite(value) ? null : value;
+            // Negative zero: the parser reads "-0" as the integer 0 and "-0.0" as -0.0, and judges which it is.
+            boolean negativeZero = value == 0 && json[start] == '-';
+            return Double.isInfinite(value) || negativeZero ? null : value;
         }
         String text = new String(json, start + 1, end - start - 2, StandardCharsets.US_ASCII);
         if (type == String.class) {
@@ -248,6 +252,10 @@ final class CanonicalTelemetry {
         }
         if (type == Instant.class) {
             return UtcInstants.parse(text);
+        }
+        if (type != Lifecycle.class) {
+            // A string where a list belongs (the allocations): the parser refuses it in its own words.
+            return null;
         }
         try {
             return Lifecycle.fromWire(text);
@@ -295,8 +303,16 @@ final class CanonicalTelemetry {
         return valid ? i : -1;
     }
 
-    /** The end of a number in JSON's grammar starting at {@code at}, or -1. */
+    /**
+     * The end of a number in JSON's grammar starting at {@code at}, or -1: also for one longer than
+     * {@link #MAX_NUMBER_LENGTH}, whose length the parser judges (it refuses those past its limit, 1,000).
+     */
     private static int numberEnd(byte[] json, int at) {
+        int end = numberInGrammarEnd(json, at);
+        return end - at > MAX_NUMBER_LENGTH ? -1 : end;
+    }
+
+    private static int numberInGrammarEnd(byte[] json, int at) {
         int i = at;
         if (i < json.length && json[i] == '-') {
             i++;

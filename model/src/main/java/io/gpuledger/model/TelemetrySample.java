@@ -2,6 +2,8 @@ package io.gpuledger.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
@@ -13,6 +15,7 @@ import java.util.Set;
  * optional readings are null when the GPU or collector cannot provide them. Build one with
  * {@link #builder()}.
  *
+ * @param gpuIndex    the GPU's index on its node; 0 where a writer leaves it out or writes null
  * @param gpuFraction share of the physical GPU this sample stands for: 1 for a whole GPU, the
  *                    slice's share for a MIG instance (a 3g.40gb slice of an A100 is 3/7); cost
  *                    is charged in that proportion, so the slices of a GPU add up to one GPU
@@ -23,7 +26,7 @@ import java.util.Set;
  */
 public record TelemetrySample(
         @JsonProperty(required = true) String gpuUuid,
-        int gpuIndex,
+        @JsonSetter(nulls = Nulls.AS_EMPTY) int gpuIndex,
         String gpuModel,
         @JsonProperty(required = true) String host,
         @JsonProperty(required = true) String instanceId,

@@ -228,11 +228,9 @@ class TelemetryJsonTest {
         // the edits of the full sample, or a whole input; the field named; a fragment of the message
         "\"gpuUuid\":\"GPU-7c1a58e2-93b4-3f0e-a2d1-3f8b9c0e6d47\", => ; gpuUuid; "
                 + "Missing required creator property 'gpuUuid'",
-        "\"gpuIndex\":3, => ; gpuIndex; Cannot map `null` into type `int`",
         "\"lifecycle\":\"on-demand\", => ; lifecycle; Missing required",
         "\"time\":\"2026-11-30T10:00:00.123Z\", => ; time; Missing required",
         "\"intervalSeconds\":10.0, => && \"smActive\":0.8734, => ; intervalSeconds; Missing required",
-        "\"gpuIndex\":3 => \"gpuIndex\":null; gpuIndex; Cannot map `null` into type `int`",
         "\"smActive\":0.8734, => ; smActive; Missing required creator property 'smActive'",
         "\"intervalSeconds\":10.0 => \"intervalSeconds\":\"\"; intervalSeconds; Cannot coerce `null` to `double`",
         "\"smActive\":0.8734 => \"smActive\":\"high\"; smActive; not a valid `Double` value",
@@ -310,6 +308,18 @@ class TelemetryJsonTest {
         assertThat(verdict.refusal()).as(json).isNotNull();
         assertThat(verdict.refusal().field()).isEqualTo(field);
         assertThat(verdict.refusal().getMessage()).startsWith(field + ": ").contains(fragment);
+    }
+
+    @Test
+    void shouldReadAGpuIndexLeftOutOrNullAsTheFirstGpuAsTheContractSays() {
+        // docs/architecture.md: gpuIndex is optional, 0 where not given; a writer of the schema may leave it out
+        for (String edit : List.of("\"gpuIndex\":3, => ", "\"gpuIndex\":3 => \"gpuIndex\":null")) {
+            Verdict verdict = assertSameVerdict(edited(edit));
+
+            assertThat(verdict.sample()).as(edit).isNotNull();
+            assertThat(verdict.sample().gpuIndex()).isZero();
+            assertThat(verdict.sample().gpuUuid()).isEqualTo(ContractFixtures.fullSample().gpuUuid());
+        }
     }
 
     @Test
@@ -403,6 +413,7 @@ class TelemetryJsonTest {
         "\"share\":0.4 => \"share\":\"0.4\"",
         "\"share\":0.4 => \"share\":null",
         "\"share\":0.4 => \"share\":-0.0",
+        "\"share\":0.4 => \"share\":-0",
         "\"share\":0.4 => \"share\":4E-1",
         "\"share\":0.4 => \"share\":1.4",
         "\"share\":0.4 => \"share\":0.9",
@@ -420,6 +431,9 @@ class TelemetryJsonTest {
         "^}]} => }^",
         "^}]} => },null]}^",
         "^\"allocations\":[ => \"allocations\":[],\"x\":[^",
+        "^\"allocations\":[ => \"allocations\":\"spot\",\"x\":[^",
+        "^\"allocations\":[ => \"allocations\":\"on-demand\",\"x\":[^",
+        "^\"allocations\":[ => \"allocations\":\"2026-12-07T10:00:00Z\",\"x\":[^",
         "^\"allocations\":[{\"jobId\":\"serve-a\",\"team\":\"search\",\"share\":0.4,\"measuredBy\":\"sm\"}, => "
                 + "\"allocations\":[^",
     })
@@ -432,6 +446,25 @@ class TelemetryJsonTest {
         }
 
         assertSameVerdict(json);
+    }
+
+    @Test
+    void shouldLeaveANumberLongerThanAnyDoubleIsWrittenToTheParsersLimits() {
+        // The parser refuses a number of more than 1,000 characters (its StreamReadConstraints), also where its
+        // value is an ordinary one: the reader without it must not take it
+        String zeros = "0".repeat(1_000);
+        for (String edit : List.of("\"share\":0.4=\"share\":0.4" + zeros,
+                "\"share\":0.4=\"share\":0.4" + zeros.substring(950),
+                "\"intervalSeconds\":10.0=\"intervalSeconds\":10.0" + zeros)) {
+            String[] change = edit.split("=", 2);
+            assertThat(SHARED).contains(change[0]);
+            String json = SHARED.replaceFirst(Pattern.quote(change[0]), Matcher.quoteReplacement(change[1]));
+
+            assertSameVerdict(json);
+        }
+        String tooLong = SHARED.replaceFirst(Pattern.quote("\"share\":0.4"), "\"share\":0.4" + zeros);
+        assertThatThrownBy(() -> TelemetryJson.read(tooLong.getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(InvalidRecordException.class).hasMessageContaining("1000");
     }
 
     @Test
