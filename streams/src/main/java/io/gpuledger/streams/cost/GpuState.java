@@ -39,8 +39,15 @@ final class GpuState extends LiveStore.Markable {
         private byte[] encodedTotals;
         /** Roll-up keys this GPU was already counted in for this minute (at most a few). */
         final List<String> counted = new ArrayList<>(3);
-        /** The shared GPU's targets whose keys were all offered to {@link #countIn} in this minute; null: none. */
+        /**
+         * The shared GPU's targets whose keys were all offered to {@link #countIn} in this minute (but its node's team,
+         * if {@link #nodeTeamOpen}); null: none. A sample of the same jobs then compares no key with those counted.
+         */
         private ShareTargets countedFor;
+        /** Whether {@link #countedFor}'s node's team is still to be offered: no sample left it a rest yet. */
+        private boolean nodeTeamOpen;
+        /** The identity whose own keys were all offered to {@link #countIn} in this minute; null: none. */
+        private GpuIdentity countedOwnFor;
         /**
          * What each job took of the minute, when any of its samples was shared or named another job or team than
          * those before it; null when neither.
@@ -158,16 +165,28 @@ final class GpuState extends LiveStore.Markable {
             return true;
         }
 
-        /**
-         * Whether every key of {@code targets} was already offered to {@link #countIn} in this minute: then none of
-         * them counts again, and the next sample of the same jobs skips comparing its keys with those counted.
-         */
+        /** Whether every key of {@code targets} was already offered to {@link #countIn} in this minute. */
         boolean countedAll(ShareTargets targets) {
-            return countedFor == targets;
+            return countedFor == targets && !nodeTeamOpen;
         }
 
-        void countedAllOf(ShareTargets targets) {
+        /** Whether every key of {@code targets} but its node's team's was already offered in this minute. */
+        boolean countedAllButNodeTeam(ShareTargets targets) {
+            return countedFor == targets && nodeTeamOpen;
+        }
+
+        void countedAllOf(ShareTargets targets, boolean butNodeTeam) {
             countedFor = targets;
+            nodeTeamOpen = butNodeTeam;
+        }
+
+        /** Whether every key of {@code identity} was already offered to {@link #countIn} in this minute. */
+        boolean countedAll(GpuIdentity identity) {
+            return countedOwnFor == identity;
+        }
+
+        void countedAllOf(GpuIdentity identity) {
+            countedOwnFor = identity;
         }
     }
 

@@ -47,6 +47,7 @@ final class TaskPartials {
         if (work.partials == null) {
             work.partials = new PendingPartial[partialKeys.length];
         }
+        boolean counted = window.countedAll(identity);
         for (Dimension dimension : DIMENSIONS) {
             int d = dimension.ordinal();
             PendingPartial partial = work.partials[d];
@@ -57,11 +58,12 @@ final class TaskPartials {
                 pending.markDirty(partialKeys[d], partial);
             }
             partial.totals.add(charged);
-            if (window.countIn(identity.rollupKeys[d])) {
+            if (!counted && window.countIn(identity.rollupKeys[d])) {
                 partial.gpus++;
                 partial.gpuEquivalents += identity.fraction;
             }
         }
+        window.countedAllOf(identity);
     }
 
     /**
@@ -74,7 +76,8 @@ final class TaskPartials {
      */
     void addShared(GpuState.Window window, ShareTargets targets, SharedCharge.Slots split, long start) {
         boolean counted = window.countedAll(targets);
-        boolean offeredAll = true;
+        boolean nodeTeamOnly = window.countedAllButNodeTeam(targets);
+        boolean nodeTeamOpen = false;
         int slots = targets.slots();
         for (int offered = 0; offered < slots; offered++) {
             int slot = (offered + targets.jobCount()) % slots;
@@ -87,20 +90,20 @@ final class TaskPartials {
                 pending.markDirty(key, partial);
             }
             partial.totals.add(split.samples[slot], split.sums[slot], split.means[slot]);
-            if (counted) {
+            if (counted || nodeTeamOnly && slot != targets.nodeTeam) {
                 continue;
             }
             if (slot == targets.nodeTeam && !targets.nodeTeamHasJobs
                     && split.shares[slot] <= TelemetrySample.SHARES_TOLERANCE) {
                 // Offered again with the next sample, which may leave a rest.
-                offeredAll = false;
+                nodeTeamOpen = true;
             } else if (window.countIn(targets.rollupKeys[slot])) {
                 partial.gpus++;
                 partial.gpuEquivalents += targets.identity.fraction * split.shares[slot];
             }
         }
-        if (offeredAll) {
-            window.countedAllOf(targets);
+        if (!counted) {
+            window.countedAllOf(targets, nodeTeamOpen);
         }
     }
 

@@ -227,25 +227,31 @@ class SharedGpuTest {
 
     @Test
     void shouldCountTheGpuInTheNodesTeamOnlyForARestItTook() {
-        // Given two GPUs of the platform team's node in one minute: GPU-s split evenly between the two jobs
-        // throughout, nothing left; GPU-t split so for its first half, then half and 30%, a fifth left
+        // Given three GPUs of the platform team's node in one minute: GPU-s split evenly between the two jobs
+        // throughout, nothing left; GPU-t split so for its first half, then half and 30%, a fifth left; GPU-v
+        // split among the same two jobs throughout, by SM: half and half, then half and 30% in its last sample
         List<Allocation> even = List.of(new Allocation("infer-a", "serving", 0.5, SharePolicy.EVEN),
                 new Allocation("notebook-b", "research", 0.5, SharePolicy.EVEN));
+        List<Allocation> halves = List.of(new Allocation("infer-a", "serving", 0.5, SharePolicy.SM),
+                new Allocation("notebook-b", "research", 0.5, SharePolicy.SM));
         for (int i = 1; i <= 6; i++) {
             cost.send(tenSeconds(shared("GPU-s", even), T0.plusSeconds(10L * i)));
             cost.send(tenSeconds(shared("GPU-t", i <= 3 ? even : INFERENCE_AND_NOTEBOOK), T0.plusSeconds(10L * i)));
+            cost.send(tenSeconds(shared("GPU-v", i <= 5 ? halves : INFERENCE_AND_NOTEBOOK),
+                    T0.plusSeconds(10L * i)));
         }
         cost.send(tenSeconds(oneJob("GPU-u", "train"), T0.plusSeconds(300)));
         cost.advance(Duration.ofSeconds(30));
         cost.sendUpdates();
 
-        // Then the jobs' teams count both GPUs, the pool both, and the node's team only GPU-t, which left a rest
+        // Then the jobs' teams count all three GPUs, the pool all three, and the node's team only GPU-t and GPU-v,
+        // which left a rest
         Map<String, UsageRollup> rollups = latestRollups();
-        assertThat(rollups.get("team|serving").gpus()).isEqualTo(2);
-        assertThat(rollups.get(POOL).gpus()).isEqualTo(2);
-        assertThat(rollups.get("team|platform").gpus()).isEqualTo(1);
-        // the rest: a fifth of GPU-t's last 30 s
-        assertThat(rollups.get("team|platform").totals().cost()).isCloseTo(0.2 * 30 * GPU_MINUTE / 60, within(1e-12));
+        assertThat(rollups.get("team|serving").gpus()).isEqualTo(3);
+        assertThat(rollups.get(POOL).gpus()).isEqualTo(3);
+        assertThat(rollups.get("team|platform").gpus()).isEqualTo(2);
+        // the rest: a fifth of GPU-t's last 30 s and of GPU-v's last 10 s
+        assertThat(rollups.get("team|platform").totals().cost()).isCloseTo(0.2 * 40 * GPU_MINUTE / 60, within(1e-12));
     }
 
     @Test
