@@ -23,14 +23,22 @@ abstract class CommitHook<V> implements StateStore, CachedStateStore<String, V> 
     /** Drops what was not written: the task is closing without a commit, and will restore from the changelog. */
     abstract void dropChanges();
 
+    /**
+     * The task was committed and its state is recycled, an active task's into a standby's or back: Kafka Streams
+     * goes on restoring the changelog from where the store stands, not from its start, so what the store holds
+     * stays, and what the restore reads back from now on is laid over it.
+     */
+    abstract void recycled();
+
     @Override
     public final void flushCache() {
         writeChanges();
     }
 
+    /** Called by Kafka Streams only when it recycles a task's state (KAFKA-14172), after a commit. */
     @Override
     public final void clearCache() {
-        dropChanges();
+        recycled();
     }
 
     /** No listener: a live store forwards nothing itself. */

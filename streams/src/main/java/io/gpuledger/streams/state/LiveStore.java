@@ -227,8 +227,14 @@ public final class LiveStore<V> extends CommitHook<V> {
         }
         for (Map.Entry<Bytes, byte[]> entry : restoreBuffer.takeReadBack().entrySet()) {
             String key = new String(entry.getKey().get(), StandardCharsets.UTF_8);
+            if (entry.getValue() == null) {
+                live.remove(key);
+                leftOut.remove(key);
+                continue;
+            }
             try {
                 live.put(key, codec.fromBytes(entry.getValue()));
+                leftOut.remove(key);
             } catch (UnknownFormatException e) {
                 LOG.error("{}: left out {}, restored from the changelog: {}", name(), key, e.getMessage());
                 leftOut.add(key);
@@ -287,6 +293,26 @@ public final class LiveStore<V> extends CommitHook<V> {
         unlogged.clear();
         leftOut.clear();
         loaded = false;
+    }
+
+    @Override
+    void recycled() {
+        if (plain || !dirty.isEmpty()) {
+            // The plain store's values are in the store under its cache. Changes not written cannot be told from
+            // what was committed: never so after the commit Kafka Streams recycles a task after.
+            if (!plain) {
+                LOG.error("{}: recycled with {} changes not written; dropped them with all it held", name(),
+                        dirty.size());
+            }
+            dropChanges();
+            return;
+        }
+        commits++;
+        unlogged.clear();
+        // Read back from now on by the restore, laid over what is held at the next use.
+        loaded = false;
+        // A standby's commits run no processor's sends; an active task's processors set theirs again at their init.
+        beforeWrite = () -> { };
     }
 
     @Override

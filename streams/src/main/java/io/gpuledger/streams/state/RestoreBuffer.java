@@ -21,7 +21,10 @@ import org.apache.kafka.streams.state.KeyValueStore;
 final class RestoreBuffer implements KeyValueStore<Bytes, byte[]> {
 
     private final String name;
-    /** What the restore read back from the changelog, not yet taken by the live store. */
+    /**
+     * What the restore read back from the changelog, not yet taken by the live store: a key's latest value, or null
+     * for a tombstone, which deletes what the live store holds of the key when the restore goes on after a recycle.
+     */
     private Map<Bytes, byte[]> readBack = new HashMap<>();
     private boolean open;
 
@@ -37,13 +40,7 @@ final class RestoreBuffer implements KeyValueStore<Bytes, byte[]> {
     @Override
     public void init(StateStoreContext context, StateStore root) {
         readBack.clear();
-        context.register(root, (StateRestoreCallback) (key, value) -> {
-            if (value == null) {
-                readBack.remove(Bytes.wrap(key));
-            } else {
-                readBack.put(Bytes.wrap(key), value);
-            }
-        });
+        context.register(root, (StateRestoreCallback) (key, value) -> readBack.put(Bytes.wrap(key), value));
         open = true;
     }
 

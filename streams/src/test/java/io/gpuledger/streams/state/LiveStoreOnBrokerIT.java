@@ -117,6 +117,69 @@ class LiveStoreOnBrokerIT {
         }
     }
 
+    @Test
+    void shouldCountOnFromEveryCommittedCountWhenATaskMovesToAnotherInstanceAndBackThroughItsStandby()
+            throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            String bootstrap = kafka.bootstrapServers();
+            String application = "live-store-standby-" + System.nanoTime();
+            String changelog = application + "-" + STORE + "-changelog";
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+                admin.createTopics(List.of(new NewTopic("counted-twice", 2, (short) 1))).all().get();
+            }
+            // Given instance a, with a standby replica of each task wherever there is another instance, which
+            // counts 20 records of x and of y in each of the two partitions
+            int moved;
+            try (KafkaStreams a = counting(bootstrap, application, stateDir.resolve("a"), "counted-twice", 1)) {
+                a.start();
+                sendTo(bootstrap, 0, 20, "x", "y");
+                sendTo(bootstrap, 1, 20, "x", "y");
+                awaitCommitted(bootstrap, application, new TopicPartition("counted-twice", 0), 40);
+                awaitCommitted(bootstrap, application, new TopicPartition("counted-twice", 1), 40);
+
+                // When instance b joins and takes one task over, whose active task on a becomes a standby (the state
+                // Kafka Streams recycles), and counts 5 more of x there
+                try (KafkaStreams b = counting(bootstrap, application, stateDir.resolve("b"), "counted-twice", 1)) {
+                    b.start();
+                    moved = awaitTaskMoved(a, b);
+                    sendTo(bootstrap, moved, 5, "x");
+                    awaitCommitted(bootstrap, application, new TopicPartition("counted-twice", moved), 45);
+                    b.close(new KafkaStreams.CloseOptions().leaveGroup(true));
+                }
+                // and b leaves, so that a's standby becomes the active task again, and counts 1 more of x and of y
+                sendTo(bootstrap, moved, 1, "x", "y");
+                awaitCommitted(bootstrap, application, new TopicPartition("counted-twice", moved), 47);
+            }
+
+            // Then it counted on from every count committed before: y's 20 from a's own time too, not only what b wrote
+            assertThat(readChangelog(bootstrap, changelog, moved))
+                    .containsExactlyInAnyOrderEntriesOf(Map.of("x", 26L, "y", 21L));
+        }
+    }
+
+    /** The partition whose task {@code a} holds as a standby and {@code b} as the active task, once they do. */
+    private static int awaitTaskMoved(KafkaStreams a, KafkaStreams b) {
+        int[] moved = {-1};
+        await("a task moved from a to b, with a standby on a").atMost(Duration.ofSeconds(60)).until(() -> {
+            if (a.state() != KafkaStreams.State.RUNNING || b.state() != KafkaStreams.State.RUNNING) {
+                return false;
+            }
+            for (var bThread : b.metadataForLocalThreads()) {
+                for (var task : bThread.activeTasks()) {
+                    boolean standbyOnA = a.metadataForLocalThreads().stream()
+                            .anyMatch(thread -> thread.standbyTasks().stream()
+                                    .anyMatch(standby -> standby.taskId().equals(task.taskId())));
+                    if (standbyOnA) {
+                        moved[0] = task.taskId().partition();
+                        return true;
+                    }
+                }
+            }
+            return false;
+        });
+        return moved[0];
+    }
+
     /** Topics of one partition each. */
     private static void createTopics(String bootstrap, String... names) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
@@ -125,10 +188,29 @@ class LiveStoreOnBrokerIT {
     }
 
     private static KafkaStreams counting(String bootstrap, String application, Path stateDir) {
+        return counting(bootstrap, application, stateDir, "counted", 0);
+    }
+
+    private static KafkaStreams counting(String bootstrap, String application, Path stateDir, String topic,
+            int standbyReplicas) {
         StreamsBuilder builder = new StreamsBuilder();
         builder.addStateStore(new LiveStoreBuilder<>(STORE, Codec.LONG));
-        builder.stream("counted", Consumed.with(Serdes.String(), Serdes.String())).process(Count::new, STORE);
-        return new KafkaStreams(builder.build(), properties(bootstrap, application, stateDir));
+        builder.stream(topic, Consumed.with(Serdes.String(), Serdes.String())).process(Count::new, STORE);
+        Properties props = properties(bootstrap, application, stateDir);
+        props.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, standbyReplicas);
+        return new KafkaStreams(builder.build(), props);
+    }
+
+    /** {@code records} records of each of {@code keys} to partition {@code partition} of the two-partition topic. */
+    private static void sendTo(String bootstrap, int partition, int records, String... keys) {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < records; i++) {
+                for (String key : keys) {
+                    producer.send(new ProducerRecord<>("counted-twice", partition, key, "x"));
+                }
+            }
+        }
     }
 
     private static Properties properties(String bootstrap, String application, Path stateDir) {
@@ -207,20 +289,29 @@ class LiveStoreOnBrokerIT {
     }
 
     private static Map<String, Long> readChangelog(String bootstrap, String topic) {
+        return readChangelog(bootstrap, topic, 0);
+    }
+
+    private static Map<String, Long> readChangelog(String bootstrap, String topic, int partition) {
         Map<String, Long> latest = new HashMap<>();
-        read(bootstrap, topic).forEach(record -> latest.put(record.key(), Codec.LONG.fromBytes(record.value())));
+        read(bootstrap, topic, partition)
+                .forEach(record -> latest.put(record.key(), Codec.LONG.fromBytes(record.value())));
         return latest;
     }
 
     /** Every committed record of partition 0 of {@code topic}, in order. */
     private static List<ConsumerRecord<String, byte[]>> read(String bootstrap, String topic) {
+        return read(bootstrap, topic, 0);
+    }
+
+    private static List<ConsumerRecord<String, byte[]>> read(String bootstrap, String topic, int partitionNumber) {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
                 new ByteArrayDeserializer())) {
-            TopicPartition partition = new TopicPartition(topic, 0);
+            TopicPartition partition = new TopicPartition(topic, partitionNumber);
             consumer.assign(List.of(partition));
             consumer.seekToBeginning(List.of(partition));
             long end = consumer.endOffsets(List.of(partition)).get(partition);

@@ -39,6 +39,49 @@ class LiveStoreRestoreTest {
                 .extracting(e -> e.getValue().metricValue()).containsExactly(2.0);
     }
 
+    @Test
+    void shouldKeepWhatItHeldWhenItsTaskIsRecycledAndLayWhatTheRestoreReadsBackSinceOverIt() {
+        Restoring context = new Restoring(new MockProcessorContext<>().getStateStoreContext());
+        LiveStore<Long> store = new LiveStore<>(new RestoreBuffer("counts"), Codec.LONG);
+        store.init(context, store);
+        // Given a store restored with three counts, one of which its task then changes and commits
+        context.callback.restore(key("a"), Codec.LONG.toBytes(1L));
+        context.callback.restore(key("b"), Codec.LONG.toBytes(2L));
+        context.callback.restore(key("c"), Codec.LONG.toBytes(3L));
+        store.put("a", 5L);
+        store.flushCache();
+
+        // When Kafka Streams recycles the task into a standby (after the commit), which restores on from where the
+        // changelog stood: another instance's task counts a to 6, deletes c and counts d, and the standby becomes
+        // the active task again
+        store.clearCache();
+        context.callback.restore(key("a"), Codec.LONG.toBytes(6L));
+        context.callback.restore(key("c"), null);
+        context.callback.restore(key("d"), Codec.LONG.toBytes(4L));
+        store.clearCache();
+
+        // Then it holds what it held with what was read back since laid over it, b included, which nothing
+        // read back names
+        assertThat(store.entries()).isEqualTo(Map.of("a", 6L, "b", 2L, "d", 4L));
+    }
+
+    @Test
+    void shouldRunNoSendOfItsActiveTasksProcessorsOnceItsTaskIsRecycled() {
+        Restoring context = new Restoring(new MockProcessorContext<>().getStateStoreContext());
+        LiveStore<Long> store = new LiveStore<>(new RestoreBuffer("pending"), Codec.LONG);
+        store.init(context, store);
+        int[] sends = {0};
+        store.beforeEachWrite(() -> sends[0]++);
+        store.flushCache();
+
+        // When the task is recycled into a standby, whose commits write the store too
+        store.clearCache();
+        store.flush();
+
+        // Then the active task's processor sent at its own commit only
+        assertThat(sends[0]).isEqualTo(1);
+    }
+
     private static byte[] key(String key) {
         return key.getBytes(StandardCharsets.UTF_8);
     }
