@@ -38,6 +38,7 @@ final class TrackGpus implements Processor<String, GpuUsage, String, PlacementCh
     public void init(ProcessorContext<String, PlacementChange> context) {
         this.context = context;
         this.lastSeen = context.getStateStore(storeName);
+        this.newestWindowEnd = null;
         // Silence is measured in usage time (see forgetSilentGpus); the wall clock only says how
         // often to look, whatever timestamps the records were written with.
         Duration every = maxAge.compareTo(Duration.ofMinutes(1)) < 0 ? maxAge : Duration.ofMinutes(1);

@@ -43,6 +43,7 @@ final class GpuOwnViews {
         this.context = context;
         this.recent = recent;
         this.identities = identities;
+        this.hoursSweptUntil = 0;
     }
 
     /**

@@ -70,7 +70,11 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
     private Long latestEventTime;
     /** What is sent at each update: changed windows, partials, progress; and when to commit. */
     private final WindowUpdates updates;
-    /** The end of the next window due to close; 0 until the first sample after a start. */
+    /**
+     * The end of the next window due to close; 0 until the first sample after a start. Kafka Streams initialises the
+     * same processor again when it revives a task (its state gone back to the last commit): every field that follows
+     * the state is set again at {@link #init}, as the state's own are.
+     */
     private long nextClose;
     /** Each GPU's own rolling five minutes and hour, sent as its minutes close. */
     private final GpuOwnViews ownViews;
@@ -97,6 +101,7 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
         this.partials.init(context, context.getStateStore(CostTopology.PARTIALS_STORE));
         this.clock = context.getStateStore(CostTopology.CLOCK_STORE);
         this.latestEventTime = null;
+        this.nextClose = 0;
         this.updates.init(context, gpus, clock, this::latestEventTime);
         // Whether an open window was sent before a restart or a hand-over is not kept: each is sent
         // again as it stands, or one whose GPU reports no more would wait for its close, which

@@ -87,6 +87,12 @@ final class RollupWindows implements Processor<String, RollupInput, String, Obje
         this.store = context.getStateStore(CostTopology.ROLLUP_STORE);
         this.minuteStore = context.getStateStore(CostTopology.ROLLUP_MINUTES_STORE);
         this.sources = context.getStateStore(CostTopology.SOURCES_STORE);
+        // Set again for a task Kafka Streams revives with the same processor, its state gone back to the last commit.
+        closedUntil = Long.MIN_VALUE;
+        lastExpiry = Long.MIN_VALUE;
+        hoursSentAt = Long.MIN_VALUE;
+        sentLiveSinceUpdate = false;
+        keysWithUnsent.clear();
         closeOnProgress();
         attachMinutes();
         // What changed before a restart and was not sent yet is sent as if it had just changed.

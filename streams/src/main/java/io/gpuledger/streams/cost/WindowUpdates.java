@@ -59,6 +59,7 @@ final class WindowUpdates {
         this.clock = clock;
         this.latestEventTime = latestEventTime;
         this.progressSent = null;
+        this.workSeenUntil = Long.MIN_VALUE;
         gpusWithUnsentWindows.clear();
     }
 
