@@ -1,6 +1,7 @@
 package io.gpuledger.alerts.recommend;
 
 import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.TelemetrySample;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -16,7 +17,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * judges. Only a window's closed record is taken (the cost engine sends it once, when the minute
  * can take no more samples); the updates sent while it is open, and a closed record not newer than
  * the last taken (a replay), are passed over. A GPU is judged once it has been followed for the
- * whole period; minutes in it with no window add nothing.
+ * whole period, and again once it runs another job (or turns shared, or no longer is): what one job left idle
+ * says nothing of the next, which a release judged over both minutes would stop as it starts; minutes in it
+ * with no window add nothing.
  *
  * <p>Fed by one reader; {@link #sweep} may run on another thread.
  */
@@ -61,8 +64,10 @@ public final class GpuMinutes {
             if (last != null && !window.windowStart().isAfter(last.windowStart())) {
                 return Optional.empty();
             }
-            if (last == null || !Objects.equals(last.currency(), window.currency())) {
-                // Amounts of two currencies do not add up: the GPU is followed afresh.
+            if (last == null || !Objects.equals(last.currency(), window.currency())
+                    || !Objects.equals(last.jobId(), window.jobId())) {
+                // Amounts of two currencies do not add up, and the minutes of the job the GPU ran before are not
+                // those of the job (or the jobs sharing it) it runs now: the GPU is followed afresh.
                 gpu.minutes.clear();
                 gpu.followedSince = window.windowStart();
             }
@@ -91,6 +96,19 @@ public final class GpuMinutes {
             double smActive = withActivitySum > 0 ? activeSum / withActivitySum : 0;
             return Optional.of(new IdlePeriod(window, from, end, withActivitySum, smActive, observed, cost));
         }
+    }
+
+    /**
+     * The job of the GPU's last closed minute taken, where {@code window} is a later closed one of another job (or
+     * {@code shared} where the GPU was or now is shared); empty otherwise.
+     */
+    public Optional<String> jobBefore(GpuUsage window) {
+        Gpu gpu = window.closed() ? gpus.get(window.gpuUuid()) : null;
+        GpuUsage last = gpu == null ? null : gpu.latest;
+        boolean handedOver = last != null && window.windowStart().isAfter(last.windowStart())
+                && !Objects.equals(last.jobId(), window.jobId());
+        return handedOver ? Optional.of(Objects.requireNonNullElse(last.jobId(), TelemetrySample.UNKNOWN_JOB))
+                : Optional.empty();
     }
 
     /** Forgets the GPUs not heard of since {@code cutoff}; returns their UUIDs. */

@@ -13,6 +13,7 @@ import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
+import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.UsageRollup;
 import java.time.Duration;
 import java.time.Instant;
@@ -221,9 +222,35 @@ public final class RecommendationRules {
     public void onWindow(GpuUsage window, Instant now) {
         heard(window.windowEnd());
         jobs.onWindow(window, now);
+        gpuMinutes.jobBefore(window).ifPresent(before -> withdrawReleaseBy(before, window));
         gpuMinutes.add(window, now).ifPresent(period -> idleInstances
                 .add(period, catalog.gpusPerInstance(window.offer(), board).orElse(null))
                 .ifPresent(instance -> judgeIdle(instance, now)));
+    }
+
+    /**
+     * A GPU that runs another job than in its minute before (or turned shared, or no longer is) is not the job's
+     * before to release: what stands for that job (or, where no one job held it, for its instance) with the GPU's
+     * instance in it is withdrawn at once. The former holder is judged no more for the instance, and its advice would
+     * otherwise stand for its time to live; the GPU is followed afresh for its new holder ({@link GpuMinutes}).
+     */
+    private void withdrawReleaseBy(String jobBefore, GpuUsage window) {
+        boolean ofOneJob = heldByOneJob(jobBefore);
+        Recommendation.Target target = ofOneJob ? Recommendation.Target.job(jobBefore)
+                : Recommendation.Target.instance(window.placement());
+        String id = Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, target);
+        boolean releasesIt = desk.get(id).map(Recommendation::action)
+                .filter(action -> action instanceof RecommendationAction.ReclaimIdle release && (!ofOneJob
+                        || release.instanceIds() != null && release.instanceIds().contains(window.instanceId())))
+                .isPresent();
+        if (releasesIt) {
+            desk.withdraw(id);
+        }
+    }
+
+    private static boolean heldByOneJob(String holder) {
+        return !holder.equals(IdleInstances.NO_JOB) && !holder.equals(IdleInstances.SHARED)
+                && !holder.equals(TelemetrySample.SHARED_JOB);
     }
 
     public void onRollup(UsageRollup rollup, Instant now) {
@@ -374,8 +401,7 @@ public final class RecommendationRules {
         IdleInstances.Gpu anyGpu = instance.gpus().get(0);
         Instant from = anyGpu.period().from();
         Instant to = instance.completeAt();
-        boolean ofOneJob = !instance.holder().equals(IdleInstances.NO_JOB)
-                && !instance.holder().equals(IdleInstances.SHARED);
+        boolean ofOneJob = heldByOneJob(instance.holder());
         IdleGpuRule.Holding holding;
         Optional<JobView> job = Optional.empty();
         if (ofOneJob) {

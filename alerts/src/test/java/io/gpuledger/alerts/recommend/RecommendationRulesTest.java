@@ -14,6 +14,7 @@ import io.gpuledger.model.JobPart;
 import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
+import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.RecommendationKind;
@@ -311,16 +312,51 @@ class RecommendationRulesTest {
         });
     }
 
+    @Test
+    void shouldWithdrawAJobsReleaseOfItsInstanceAsSoonAsOtherJobsShareItsGpu() {
+        // Given a notebook's one-GPU g5.xlarge reclaimed after half an hour at 1% SM activity
+        RulesOnMockTopic topic = new RulesOnMockTopic(T0, documented());
+        String gpu = "GPU-idle-3";
+        String id = Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "job", "notebook");
+        for (int m = 0; m < 30; m++) {
+            idleMinute(topic, gpu, m, 1.0, 0.01);
+        }
+        assertThat(topic.published(id)).extracting(Recommendation::status)
+                .containsExactly(RecommendationStatus.OPEN);
+
+        // When two inference replicas come to its GPU and keep it 90% busy, its windows now saying it is shared
+        sharedMinute(topic, gpu, "notebook", 30, 0.9, 1);
+
+        // Then the notebook's release of the instance is withdrawn with that minute: the notebook is no longer
+        // judged for the instance, and its advice would otherwise stand for its time to live while the replicas
+        // serve there
+        assertThat(topic.published(id)).extracting(Recommendation::status)
+                .containsExactly(RecommendationStatus.OPEN, RecommendationStatus.WITHDRAWN);
+        // and the instance, busy, is not released as shared either
+        assertThat(reclaims(topic)).filteredOn(r -> r.target().type().equals("instance")).isEmpty();
+    }
+
     /**
      * Minute {@code m} of a shared g5.xlarge GPU at 1% SM activity, each re-sent as it fills, its replicas taking 0.6
      * and 0.4 of it; replica-a's economics report {@code requests} requests for the minute.
      */
     private static void sharedIdleMinute(RulesOnMockTopic topic, int m, double requests) {
+        sharedMinute(topic, "GPU-shared", TelemetrySample.SHARED_JOB, m, 0.01, requests);
+    }
+
+    /**
+     * As {@link #sharedIdleMinute}, of {@code gpu} at {@code smActive}, on the instance {@link RulesOnMockTopic#window}
+     * gives the GPU of job {@code instanceOf}.
+     */
+    private static void sharedMinute(RulesOnMockTopic topic, String gpu, String instanceOf, int m, double smActive,
+            double requests) {
         Instant start = T0.plusSeconds(60L * m);
         for (double fill : FILLS) {
             Instant now = topic.at(start.plusMillis(Math.round(60_000 * fill) + 2_000));
-            GpuUsage whole = window("GPU-shared", G5, "A10G-24GB", TelemetrySample.SHARED_JOB, start, fill, 1.0, 0.01,
-                    fill == 1.0);
+            Placement placement = window(gpu, G5, "A10G-24GB", instanceOf, start, fill, 1.0, smActive, false)
+                    .placement();
+            GpuUsage whole = window(gpu, G5, "A10G-24GB", TelemetrySample.SHARED_JOB, start, fill, 1.0, smActive,
+                    fill == 1.0).toBuilder().placement(placement).build();
             double seconds = whole.totals().gpuSeconds();
             double cost = whole.totals().cost();
             GpuUsage shared = whole.toBuilder().sharingJobs(2).jobParts(List.of(
