@@ -4,6 +4,7 @@ import io.gpuledger.alerts.AlertSettings;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CapacityEventKind;
 import io.gpuledger.model.EnrichedCapacityEvent;
+import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.PlacedGpu;
 import io.gpuledger.model.PlacedJob;
@@ -154,10 +155,14 @@ public final class EvacuateRule {
                 .orElse(null);
     }
 
-    /** The GPUs of the lost instance: the catalog's for the type, else as many as are known to run jobs. */
+    /**
+     * The GPUs of the lost instance: the catalog's for the type, else those listed (else as many as are known to run
+     * jobs; a GPU several jobs share counts in each of them, so only where no GPU is listed).
+     */
     private static int lostGpuCount(EnrichedCapacityEvent enriched, GpuCatalog catalog) {
         CapacityEvent event = enriched.event();
-        int listed = Math.max(enriched.gpus().size(), enriched.jobs().stream().mapToInt(PlacedJob::gpus).sum());
+        int listed = !enriched.gpus().isEmpty() ? enriched.gpus().size()
+                : enriched.jobs().stream().mapToInt(PlacedJob::gpus).sum();
         return catalog.instance(event.provider(), event.instanceType())
                 .map(GpuCatalog.InstanceSpec::gpusPerInstance)
                 .orElse(Math.max(1, listed));
@@ -174,19 +179,24 @@ public final class EvacuateRule {
         }
     }
 
-    /** The jobs whose checkpoint interval and cost are known, by id. */
+    /**
+     * The jobs whose checkpoint interval is known, by id, with what the whole job spends an hour: its own rate where
+     * it is followed, at least what it spends on the lost instance (all that is known of a job seen only on shared
+     * GPUs, whose windows place no job).
+     */
     private static Map<String, JobAtRisk> atRisk(List<PlacedJob> placed, JobBook book) {
         Map<String, JobAtRisk> atRisk = new LinkedHashMap<>();
         if (book == null) {
             return atRisk;
         }
         for (PlacedJob job : placed) {
-            book.view(job.jobId(), Duration.ofMinutes(1)).ifPresent(view -> {
-                Double interval = view.traitsOrNone().checkpointIntervalSeconds();
-                if (interval != null && view.traitsOrNone().isInterruptible()) {
-                    atRisk.put(job.jobId(), new JobAtRisk(interval, Math.max(view.costPerHour(), job.costPerHour())));
-                }
-            });
+            Optional<JobView> view = book.view(job.jobId(), Duration.ofMinutes(1));
+            JobTraits traits = view.map(JobView::traitsOrNone).orElseGet(() -> book.traits(job.jobId()));
+            Double interval = traits.checkpointIntervalSeconds();
+            if (interval != null && traits.isInterruptible()) {
+                double jobCostPerHour = view.map(JobView::costPerHour).orElse(0.0);
+                atRisk.put(job.jobId(), new JobAtRisk(interval, Math.max(jobCostPerHour, job.costPerHour())));
+            }
         }
         return atRisk;
     }

@@ -197,6 +197,16 @@ public final class JobBook {
         return true;
     }
 
+    /**
+     * What the job's work reports say of it, whether or not its placement is known: a job seen on shared GPUs only
+     * has no placement here (their windows name no job), and still checkpoints.
+     */
+    public JobTraits traits(String jobId) {
+        Job job = jobs.get(jobId);
+        JobTraits traits = job == null ? null : job.traits;
+        return traits == null ? JobTraits.NONE : traits;
+    }
+
     public void onProgress(JobProgress progress, Instant now) {
         if (progress.traits() != null) {
             job(progress.jobId(), now).traits = progress.traits();

@@ -9,6 +9,7 @@ import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CapacityEventKind;
 import io.gpuledger.model.CloudEvent;
 import io.gpuledger.model.EnrichedCapacityEvent;
+import io.gpuledger.model.JobShare;
 import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.MovableClock;
@@ -20,6 +21,7 @@ import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
+import io.gpuledger.model.TelemetrySample;
 import io.gpuledger.model.Topics;
 import io.gpuledger.model.WorkloadClass;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -323,6 +325,34 @@ class AdviceOutsideItsAssumptionsTest {
                 new RecommendationAction.JobToMove("gang", 6, true),
                 new RecommendationAction.JobToMove("eval", 2, false));
         assertThat(((RecommendationEvidence.Evacuate) evacuate.evidence()).expectedWorkAtRisk()).isCloseTo(9.831,
+                within(1e-9));
+    }
+
+    @Test
+    void shouldAskAJobSeenOnlyOnSharedGpusToCheckpointBeforeItsInstanceGoes() {
+        // Given a fine-tuning job that checkpoints every 20 minutes, time-sliced with an inference replica on the one
+        // GPU of a spot g5.xlarge (its windows name job "shared", its part 0.6 of the GPU's 1.2 USD/h), and no GPU of
+        // its own anywhere: no window names it, so its placement is known only from the shared GPU
+        RulesOnMockTopic topic = topic(hourLookback());
+        RulesOnMockTopic.Job tuner = new RulesOnMockTopic.Job("tuner", spot(G5), "A10G-24GB", 1, 1.2, 0.5);
+        topic.rules.onProgress(tuner.report(MONDAY, new JobTraits("mistral", true, 1200.0, null)), MONDAY);
+
+        // When the instance is given its two minutes' notice
+        Instant noticed = MONDAY.plusSeconds(5);
+        PlacedGpu gpu = new PlacedGpu("GPU-s", 0, "A10G-24GB", TelemetrySample.SHARED_JOB, 1.2, "USD", MONDAY,
+                List.of(new JobShare("tuner", 0.5), new JobShare("replica", 0.3)));
+        CapacityEvent notice = new CapacityEvent(CapacityEvent.SCHEMA_VERSION, "aws:i-s:notice", "aws", "us-east-1",
+                "i-s", "g5.xlarge", "node-s", Lifecycle.SPOT, CapacityEventKind.SPOT_INTERRUPTION, "terminate",
+                noticed, noticed.plusSeconds(120), "imds", null);
+        Recommendation evacuate = topic.rules.onCapacityEvent(EnrichedCapacityEvent.placed(notice, noticed,
+                List.of(gpu)), topic.at(noticed)).orElseThrow();
+
+        // Then it says to checkpoint the tuner first, not the replica, which says nothing of checkpoints; the work at
+        // risk is at least its part here: half of 20 minutes at 0.6 USD/h, 0.1 USD
+        assertThat(((RecommendationAction.Evacuate) evacuate.action()).jobs()).containsExactly(
+                new RecommendationAction.JobToMove("replica", 1, false),
+                new RecommendationAction.JobToMove("tuner", 1, true));
+        assertThat(((RecommendationEvidence.Evacuate) evacuate.evidence()).expectedWorkAtRisk()).isCloseTo(0.1,
                 within(1e-9));
     }
 

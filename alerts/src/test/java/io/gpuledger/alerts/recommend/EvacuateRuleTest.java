@@ -8,6 +8,7 @@ import io.gpuledger.alerts.TestSettings;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CapacityEventKind;
 import io.gpuledger.model.EnrichedCapacityEvent;
+import io.gpuledger.model.JobShare;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.PlacedGpu;
 import io.gpuledger.model.PriceQuote;
@@ -16,6 +17,7 @@ import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.RecommendationAction.JobToMove;
 import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.RecommendationKind;
+import io.gpuledger.model.TelemetrySample;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -171,6 +173,26 @@ class EvacuateRuleTest {
         assertThat(action(recommendation).replacementPool()).isNull();
         assertThat(((RecommendationEvidence.Evacuate) recommendation.evidence()).replacementCandidates()).isZero();
         assertThat(recommendation.summary()).contains("no priced on-demand replacement");
+    }
+
+    @Test
+    void shouldCountAGpuThatSeveralJobsShareOnceInWhatIsLost() {
+        // Given an interruption of an instance type the catalog does not know whose one T4, at 0.30 USD/h, three
+        // jobs share
+        PlacedGpu shared = new PlacedGpu("GPU-0", 0, "T4-16GB", TelemetrySample.SHARED_JOB, 0.3, "USD",
+                NOW.minusSeconds(30), List.of(new JobShare("replica-a", 0.4), new JobShare("replica-b", 0.3),
+                        new JobShare("notebook", 0.2)));
+        EnrichedCapacityEvent notice = EnrichedCapacityEvent.placed(
+                event(CapacityEventKind.SPOT_INTERRUPTION, "x9.huge", Lifecycle.SPOT, DEADLINE), NOW.minusSeconds(30),
+                List.of(shared));
+
+        // When the rule sees it
+        Recommendation recommendation = rule.evaluate(notice, board(), CATALOG, NOW).orElseThrow();
+
+        // Then one GPU is lost, not one per job, and its replacement is the cheapest one-T4 offer on demand
+        assertThat(((RecommendationEvidence.Evacuate) recommendation.evidence()).gpusPerInstance()).isEqualTo(1);
+        assertThat(action(recommendation).jobs()).hasSize(3);
+        assertThat(action(recommendation).replacementPool().offerKey()).contains("g4dn.2xlarge");
     }
 
     private static PriceBoard board() {
