@@ -4,6 +4,7 @@ package io.gpuledger.alerts.recommend;
 import io.gpuledger.alerts.anomaly.FinalWindows;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
+import io.gpuledger.model.JobPart;
 import io.gpuledger.model.JobProgress;
 import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Mean;
@@ -115,6 +116,8 @@ public final class JobBook {
         private volatile Instant waitingSince;
         /** The start of the first window of it on the pool it runs on now, after it ran on another; null before. */
         private volatile Instant movedAt;
+        /** The end of the newest window of a GPU it shared with other jobs; null when it never did. */
+        private volatile Instant sharedUntil;
         /** The latest version of each of its minutes not final yet. */
         private final TreeMap<Instant, UsageRollup> openRollups = new TreeMap<>();
         /** Its final minutes over the longest period, oldest first. */
@@ -136,8 +139,21 @@ public final class JobBook {
     }
 
     public void onWindow(GpuUsage window, Instant now) {
-        if (window.jobId() == null || TelemetrySample.UNKNOWN_JOB.equals(window.jobId()) || window.sharedByJobs()) {
-            // A shared GPU's jobs are each in their own roll-ups; its window names none of them.
+        if (window.sharedByJobs()) {
+            // A shared GPU's jobs are each in their own roll-ups; its window names none of them, and places none.
+            for (JobPart part : window.jobParts()) {
+                String jobId = part.jobCharged();
+                if (jobId != null) {
+                    Job job = job(jobId, now);
+                    Instant shared = job.sharedUntil;
+                    if (shared == null || window.windowEnd().isAfter(shared)) {
+                        job.sharedUntil = window.windowEnd();
+                    }
+                }
+            }
+            return;
+        }
+        if (window.jobId() == null || TelemetrySample.UNKNOWN_JOB.equals(window.jobId())) {
             return;
         }
         Job job = job(window.jobId(), now);
@@ -234,9 +250,11 @@ public final class JobBook {
             Instant end = last.start().plus(MINUTE);
             Instant from = end.minus(period);
             Instant moved = job.movedAt;
+            Instant shared = job.sharedUntil;
             if (job.followedSince.isAfter(from) || last.gpus() < 1
-                    || moved != null && job.followedSince.isBefore(moved)) {
-                // Not followed for the period, or its minutes are of the pool it has left.
+                    || moved != null && job.followedSince.isBefore(moved) || shared != null && shared.isAfter(from)) {
+                // Not followed for the period, or its minutes are of the pool it has left, or of a GPU it shared:
+                // not its alone to move, switch or shrink, and its share of one is no GPU's throughput.
                 return Optional.empty();
             }
             double minutes = period.toSeconds() / 60.0;
@@ -278,6 +296,22 @@ public final class JobBook {
                     .communicationOverheadRatio(communicationSeconds > 0 ? communication / communicationSeconds : null)
                     .traits(job.traits).windowEnd(end).running(hours.share(jobId, end, gpuEquivalents).orElse(null))
                     .build());
+        }
+    }
+
+    /**
+     * Whether a GPU the job ran on was shared with other jobs within {@code period} of the end of its newest final
+     * minute (or of its newest window, where it has no final minute yet): then it has no picture over the period.
+     */
+    public boolean sharedWithin(String jobId, Duration period) {
+        Job job = jobs.get(jobId);
+        Instant shared = job == null ? null : job.sharedUntil;
+        if (shared == null) {
+            return false;
+        }
+        synchronized (job) {
+            Instant end = job.minutes.isEmpty() ? shared : job.minutes.getLast().start().plus(MINUTE);
+            return shared.isAfter(end.minus(period));
         }
     }
 

@@ -295,6 +295,11 @@ public final class RecommendationRules {
         Recommendation.Target target = Recommendation.Target.job(jobId);
         Map<RecommendationKind, Judged> judged = new LinkedHashMap<>();
         for (JobKind each : jobKinds) {
+            if (jobs.sharedWithin(jobId, each.period())) {
+                // Its picture is of GPUs it shared (JobBook#view): what stood for it when they were its alone goes.
+                desk.withdraw(Recommendation.idFor(each.kind(), target));
+                continue;
+            }
             JobRule.Situation situation = new JobRule.Situation(board, catalog, now,
                     () -> jobs.peers(recordTime, each.period()), standing(each.kind(), target), true);
             view(jobId, each.period()).ifPresent(job -> judged.put(each.kind(), Judged.of(each, job, situation)));
@@ -411,7 +416,7 @@ public final class RecommendationRules {
                 return;
             }
             job = jobs.view(jobId, MINUTE);
-            boolean serving = job.map(view -> view.traitsOrNone().isServing()).orElse(false);
+            boolean serving = jobs.traits(jobId).isServing();
             holding = new IdleGpuRule.Holding(Recommendation.Target.job(jobId), jobId,
                     idleInstances.heldBy(jobId, to), jobs.reportedWork(jobId, from, to), serving);
         } else {

@@ -170,6 +170,34 @@ class RecommendationRulesTest {
     }
 
     @Test
+    void shouldJudgeAJobByNoJobRuleWhileAGpuItRunsOnIsSharedWithOtherJobs() {
+        // Given the switch raised for the job on p4d once its first hour was final
+        RulesOnMockTopic topic = llmJobs();
+        runLlmJobs(topic, 0, 63, m -> 2.0e6);
+        assertThat(topic.published(LLM_SWITCH)).extracting(Recommendation::status)
+                .containsExactly(RecommendationStatus.OPEN);
+
+        // When a GPU of a g5.xlarge that an evaluation notebook shares gives the job a part of it too, its windows
+        // naming job "shared" and each job's part
+        Instant start = T0.plusSeconds(60L * 63);
+        GpuUsage whole = window("GPU-eval", G5, "A10G-24GB", TelemetrySample.SHARED_JOB, start, 1, 1.0, 0.5, true);
+        double seconds = whole.totals().gpuSeconds();
+        double cost = whole.totals().cost();
+        topic.rules.onWindow(whole.toBuilder().sharingJobs(2).jobParts(List.of(
+                new JobPart(LLM_JOB.id(), "team-a", 0.5 * seconds, 0.5 * cost, 0, 0),
+                new JobPart("eval", "team-a", 0.3 * seconds, 0.3 * cost, 0, 0))).build(),
+                topic.at(start.plusSeconds(62)));
+        runLlmJobs(topic, 63, 70, m -> 2.0e6);
+
+        // Then the switch is withdrawn at its next judgement, and nothing is raised for the job while its minutes
+        // hold a GPU it shared: not its alone to move, and its share of it is no GPU's throughput
+        assertThat(topic.published(LLM_SWITCH)).extracting(Recommendation::status)
+                .containsExactly(RecommendationStatus.OPEN, RecommendationStatus.WITHDRAWN);
+        assertThat(topic.published()).filteredOn(r -> r.target().id().equals(LLM_JOB.id()))
+                .filteredOn(r -> r.status() == RecommendationStatus.OPEN).hasSize(1);
+    }
+
+    @Test
     void shouldClaimForAJobThatRunsEightHoursADayASwitchsSavingForThoseHoursOnly() {
         // Given the rules with their documented defaults (a job is judged once followed for a day), the
         // job on p4d running from 08:00 to 16:00 each day at 0.6 per million tokens, and the job on p4de
