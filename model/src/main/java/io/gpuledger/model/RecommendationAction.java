@@ -89,24 +89,33 @@ public sealed interface RecommendationAction {
     }
 
     /**
-     * Release idle capacity: one instance no job holds ({@code release} is {@code instance}), or the
+     * Release idle capacity: one instance no one job holds ({@code release} is {@code instance}), or the
      * instances a job holds beyond what it keeps busy ({@code instances}, with the job's fields).
+     *
+     * @param jobIds with {@code instance}: the jobs that ran on it (several sharing its GPUs, or one on each), none
+     *               of which reported work; absent when it runs no job
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record ReclaimIdle(String release, String jobId, List<String> instanceIds, Integer keepInstances,
-            String instanceId, List<String> gpuUuids) implements RecommendationAction {
+            String instanceId, List<String> gpuUuids, List<String> jobIds) implements RecommendationAction {
 
         public static final String INSTANCE = "instance";
         public static final String INSTANCES = "instances";
 
         public static ReclaimIdle instance(String instanceId, List<String> gpuUuids) {
-            return new ReclaimIdle(INSTANCE, null, null, null, instanceId, gpuUuids);
+            return instance(instanceId, gpuUuids, List.of());
+        }
+
+        /** Release instance {@code instanceId}, on which the idle jobs {@code jobIds} ran (none: no job). */
+        public static ReclaimIdle instance(String instanceId, List<String> gpuUuids, List<String> jobIds) {
+            return new ReclaimIdle(INSTANCE, null, null, null, instanceId, gpuUuids,
+                    jobIds.isEmpty() ? null : List.copyOf(jobIds));
         }
 
         /** Shrink job {@code jobId} to {@code keepInstances} instances, releasing {@code instanceIds}. */
         public static ReclaimIdle ofJob(String jobId, List<String> instanceIds, int keepInstances,
                 List<String> gpuUuids) {
-            return new ReclaimIdle(INSTANCES, jobId, instanceIds, keepInstances, instanceIds.get(0), gpuUuids);
+            return new ReclaimIdle(INSTANCES, jobId, instanceIds, keepInstances, instanceIds.get(0), gpuUuids, null);
         }
 
         public boolean shrinksAJob() {

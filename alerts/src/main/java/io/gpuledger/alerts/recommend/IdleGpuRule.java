@@ -216,7 +216,7 @@ public final class IdleGpuRule {
         var action = ofJob
                 ? RecommendationAction.ReclaimIdle.ofJob(holding.jobId(), instanceIds, release.instancesNeeded(),
                         gpuUuids)
-                : RecommendationAction.ReclaimIdle.instance(first.instanceId(), gpuUuids);
+                : RecommendationAction.ReclaimIdle.instance(first.instanceId(), gpuUuids, first.jobs());
 
         var evidence = new RecommendationEvidence.ReclaimIdle(period.from(), period.to(), period.minutes(),
                 period.smActive(), activity.smActiveThreshold(), settings.withdrawSmActive(), period.secondsObserved(),

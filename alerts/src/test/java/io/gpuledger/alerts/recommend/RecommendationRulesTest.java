@@ -16,6 +16,7 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
+import io.gpuledger.model.RecommendationAction;
 import io.gpuledger.model.RecommendationEvidence;
 import io.gpuledger.model.RecommendationKind;
 import io.gpuledger.model.RecommendationStatus;
@@ -337,6 +338,9 @@ class RecommendationRulesTest {
         assertThat(reclaims(silent)).singleElement().satisfies(r -> {
             assertThat(r.target().id()).isEqualTo("i-shared");
             assertThat(r.summary()).contains("runs 2 job(s) that reported no work (replica-a, replica-b)");
+            // in its action too, for automation to tell an instance of idle jobs from one of none
+            assertThat(((RecommendationAction.ReclaimIdle) r.action()).jobIds()).containsExactly("replica-a",
+                    "replica-b");
         });
     }
 
