@@ -44,7 +44,10 @@ public final class FleetMetrics {
     /** Per offer and billing account: the latest reconciliation with the bill; kept as long as prices are. */
     private final SeriesGroup reconciliations;
     private final CarbonIntensity carbon;
-    /** The team of each job, as its GPUs' windows last said: job series carry it as a label. */
+    /**
+     * The team of each job, as its GPUs' windows last said: job series carry it as a label. Kept while the job has
+     * series (a window names it again before its next series is made).
+     */
     private final Map<String, String> teamOfJob = new ConcurrentHashMap<>();
 
     public FleetMetrics(MeterRegistry registry, int maxSeries, Duration staleAfter) {
@@ -319,7 +322,14 @@ public final class FleetMetrics {
         for (SeriesGroup group : List.of(gpus, jobs, teams, pools)) {
             removed += group.sweep(now);
         }
+        // The team of a job with no series left: a fleet's notebooks and replicas come and go by the thousand.
+        teamOfJob.keySet().removeIf(job -> jobs.meters(job).isEmpty());
         return removed;
+    }
+
+    /** Jobs whose team is kept for their series' label. */
+    int jobsWithTeams() {
+        return teamOfJob.size();
     }
 
     /** GPUs with series. */

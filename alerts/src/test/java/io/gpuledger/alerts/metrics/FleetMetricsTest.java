@@ -71,6 +71,22 @@ class FleetMetricsTest {
     }
 
     @Test
+    void shouldForgetTheTeamsOfJobsWhoseSeriesWereRemoved() {
+        // Given 50 notebooks that came to GPU-1 one after another, a minute each, then nothing for five minutes
+        FleetMetrics many = new FleetMetrics(registry, 1_000, Duration.ofMinutes(5));
+        for (int n = 0; n < 50; n++) {
+            many.record(window("GPU-1", "notebook-" + n, T0.plusSeconds(60L * n), 1.0, 0.1, true), T0);
+        }
+        assertThat(many.jobsWithTeams()).isEqualTo(50);
+
+        // When their series are swept as stale
+        many.sweep(T0.plusSeconds(60L * 50 + 301));
+
+        // Then none of their teams is kept either
+        assertThat(many.jobsWithTeams()).isZero();
+    }
+
+    @Test
     void shouldRemoveTheSeriesOfAGpuThatFellSilentOrChangedJob() {
         // Given two GPUs reporting
         metrics.record(window("GPU-1", "job-a", T0, 4.0, 0.8, true), T0);
