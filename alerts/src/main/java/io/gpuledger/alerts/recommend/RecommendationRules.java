@@ -425,7 +425,10 @@ public final class RecommendationRules {
             holding = new IdleGpuRule.Holding(IdleGpuRule.target(instance), null, List.of(instance), worked);
         }
         Recommendation.Target target = holding.target();
-        boolean waits = ofOneJob && jobs.waiting(holding.jobId(), to);
+        // A job the cloud took capacity from waits for more, its instances idle meanwhile: one of its jobs does on a
+        // shared instance too.
+        boolean waits = ofOneJob ? jobs.waiting(holding.jobId(), to)
+                : instance.jobs().stream().anyMatch(jobId -> jobs.waiting(jobId, to));
         Optional<IdleGpuRule.Release> release = waits ? Optional.empty()
                 : reclaimIdle.release(holding, held(RecommendationKind.RECLAIM_IDLE, target));
         idleHours.add(target.id(), to.minus(MINUTE), release.map(IdleGpuRule.Release::count).orElse(0));

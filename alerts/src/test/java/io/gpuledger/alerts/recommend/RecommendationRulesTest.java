@@ -8,12 +8,16 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.gpuledger.alerts.AlertSettings;
 import io.gpuledger.alerts.TestSettings;
+import io.gpuledger.model.CapacityEvent;
+import io.gpuledger.model.CapacityEventKind;
+import io.gpuledger.model.EnrichedCapacityEvent;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JobPart;
 import io.gpuledger.model.JobTraits;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Offer;
+import io.gpuledger.model.PlacedGpu;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationAction;
@@ -342,6 +346,28 @@ class RecommendationRulesTest {
             assertThat(((RecommendationAction.ReclaimIdle) r.action()).jobIds()).containsExactly("replica-a",
                     "replica-b");
         });
+    }
+
+    @Test
+    void shouldNotReleaseAnIdleSharedGpuOneOfWhoseJobsWaitsForCapacityTheCloudTookBack() {
+        // Given the time-sliced g5.xlarge of two replicas, whose replica-a lost another instance to a spot
+        // interruption in its second minute: it waits for capacity, its GPUs here idle meanwhile
+        RulesOnMockTopic topic = new RulesOnMockTopic(T0, documented());
+        sharedIdleMinute(topic, 0, 0);
+        Instant noticed = T0.plusSeconds(90);
+        CapacityEvent notice = new CapacityEvent(CapacityEvent.SCHEMA_VERSION, "aws:i-other:notice", "aws",
+                "us-east-1", "i-other", "g5.xlarge", "node-other", Lifecycle.SPOT, CapacityEventKind.SPOT_INTERRUPTION,
+                "terminate", noticed, noticed.plusSeconds(120), "imds", null);
+        topic.rules.onCapacityEvent(EnrichedCapacityEvent.placed(notice, noticed, List.of(new PlacedGpu("GPU-other",
+                0, "A10G-24GB", "replica-a", 1.0, "USD", T0.plusSeconds(60)))), topic.at(noticed));
+
+        // When its minutes come, idle, neither replica reporting work
+        for (int m = 1; m < 32; m++) {
+            sharedIdleMinute(topic, m, 0);
+        }
+
+        // Then the instance is not released, as an instance of one waiting job is not
+        assertThat(reclaims(topic)).isEmpty();
     }
 
     @Test
