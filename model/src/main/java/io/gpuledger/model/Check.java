@@ -8,6 +8,8 @@ public final class Check {
 
     /** Identity fields become parts of composite keys, so they must not contain the separator. */
     public static final char KEY_SEPARATOR = '|';
+    /** The most characters (code points) an identity may have. */
+    public static final int MAX_IDENTITY_LENGTH = 256;
 
     /** Compiled once: every usage window and roll-up checks its currency. */
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
@@ -22,8 +24,9 @@ public final class Check {
         if (value.indexOf(KEY_SEPARATOR) >= 0) {
             throw new InvalidRecordException(field, "must not contain '" + KEY_SEPARATOR + "'");
         }
-        if (value.length() > 256) {
-            throw new InvalidRecordException(field, "is longer than 256 characters");
+        // Characters as the schema's maxLength counts them: code points, an emoji one, not two UTF-16 units.
+        if (value.length() > MAX_IDENTITY_LENGTH && value.codePointCount(0, value.length()) > MAX_IDENTITY_LENGTH) {
+            throw new InvalidRecordException(field, "is longer than " + MAX_IDENTITY_LENGTH + " characters");
         }
         return value;
     }

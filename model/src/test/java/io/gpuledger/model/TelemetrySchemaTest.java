@@ -78,6 +78,30 @@ class TelemetrySchemaTest {
         }
     }
 
+    @Test
+    void shouldReadWhatTheSchemaPassesOfIdentitiesAndAGpuIndexLeftOut() throws IOException {
+        // Given samples the schema passes: a job named by 200 emoji (200 characters, 400 UTF-16 units), a host of 256
+        // accented letters, and one with no gpuIndex
+        String emoji = "\uD83E\uDD16".repeat(200);
+        String sample = new String(Json.write(ContractFixtures.sample()), StandardCharsets.UTF_8);
+        String withEmoji = sample.replaceFirst("\"jobId\":\"[^\"]*\"", "\"jobId\":\"" + emoji + "\"");
+        String withLongHost = sample.replaceFirst("\"host\":\"[^\"]*\"", "\"host\":\"" + "é".repeat(256) + "\"");
+        String withoutIndex = sample.replaceFirst("\"gpuIndex\":\\d+,", "");
+        for (String passed : List.of(withEmoji, withLongHost, withoutIndex)) {
+            assertThat(passed).isNotEqualTo(sample);
+            assertThat(problems(passed)).as(passed).isEmpty();
+
+            // Then the reader takes them too, as the contract says
+            assertThat(TelemetryJson.read(passed.getBytes(StandardCharsets.UTF_8))).isNotNull();
+        }
+        assertThat(TelemetryJson.read(withEmoji.getBytes(StandardCharsets.UTF_8)).jobId()).isEqualTo(emoji);
+        // And one character more is refused by both
+        String tooLong = sample.replaceFirst("\"host\":\"[^\"]*\"", "\"host\":\"" + "é".repeat(257) + "\"");
+        assertThat(problems(tooLong)).isNotEmpty();
+        assertThatThrownBy(() -> TelemetryJson.read(tooLong.getBytes(StandardCharsets.UTF_8)))
+                .hasMessageContaining("longer than 256 characters");
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = ';', value = {
             "\"share\": 0.3,; \"share\": 1.5,",
