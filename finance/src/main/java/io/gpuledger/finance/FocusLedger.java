@@ -23,7 +23,7 @@ public final class FocusLedger {
     private static final List<FocusColumn> AMOUNTS = List.of(FocusColumn.BILLED_COST, FocusColumn.EFFECTIVE_COST,
             FocusColumn.LIST_COST, FocusColumn.CONTRACTED_COST, FocusColumn.PRICING_QUANTITY,
             FocusColumn.CONSUMED_QUANTITY, FocusColumn.X_IDLE_COST,
-            FocusColumn.X_UNMONITORED_COST, FocusColumn.X_ENERGY_KWH);
+            FocusColumn.X_UNMONITORED_COST, FocusColumn.X_ENERGY_KWH, FocusColumn.X_CO2E_GRAMS);
 
     private final FocusRows rows;
     /** Per GPU and hour start: the rows written, by who they charge. */
