@@ -23,9 +23,13 @@ public final class ListPrices {
         this.rates = rates;
     }
 
-    /** Takes a price version; those of other lifecycles than on-demand are no list price and are left out. */
+    /**
+     * Takes a price version; those of other lifecycles than on-demand are no list price and are left out, and so are
+     * prices learned from the bill ({@link PriceQuote#BILL_RECONCILIATION}): the account's negotiated rate, which a
+     * list price next to it shows the discount of.
+     */
     public void add(PriceQuote quote) {
-        if (quote.lifecycle() == Lifecycle.ON_DEMAND) {
+        if (quote.lifecycle() == Lifecycle.ON_DEMAND && !PriceQuote.BILL_RECONCILIATION.equals(quote.source())) {
             versions.computeIfAbsent(quote.offer().key(), key -> new TreeMap<>())
                     .put(quote.validFrom().toEpochMilli(), quote);
         }

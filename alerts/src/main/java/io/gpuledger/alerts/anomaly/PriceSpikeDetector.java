@@ -49,8 +49,15 @@ public final class PriceSpikeDetector {
         this.settings = settings;
     }
 
-    /** Takes one quote; returns the spike it makes, if it is a new version that rose by enough. */
+    /**
+     * Takes one quote; returns the spike it makes, if it is a new version that rose by enough. A price learned from
+     * the bill ({@link PriceQuote#BILL_RECONCILIATION}) is the account's own rate, no market's: it is neither judged
+     * nor the version the next market price is held against, nor an on-demand bar for spot.
+     */
     public Optional<CostAnomaly> observe(PriceQuote quote, Instant detectedAt) {
+        if (PriceQuote.BILL_RECONCILIATION.equals(quote.source())) {
+            return Optional.empty();
+        }
         Offer offer = quote.offer();
         PriceQuote previous = newest.get(offer);
         if (previous != null && !quote.validFrom().isAfter(previous.validFrom())) {

@@ -117,6 +117,24 @@ class PriceSpikeDetectorTest {
     }
 
     @Test
+    void shouldHoldSpotAgainstTheMarketsOnDemandPriceNotOneLearnedFromTheBill() {
+        // Given the on-demand list price of 32.77, then the account's rate learned from its bill, 0.63 of it (a
+        // Savings Plan), and a spot price of 12.00
+        detector.observe(quote(Lifecycle.ON_DEMAND, 32.77, T0), T0);
+        detector.observe(new PriceQuote("aws", "us-east-1", "p4d.24xlarge", Lifecycle.ON_DEMAND, "A100", 8,
+                32.77 * 0.63, "USD", T0.plusSeconds(60), PriceQuote.BILL_RECONCILIATION), T0.plusSeconds(60));
+        detector.observe(quote(Lifecycle.SPOT, 12.0, T0), T0);
+
+        // When spot rises to 21.00
+        CostAnomaly spot = detector.observe(quote(Lifecycle.SPOT, 21.0, T0.plusSeconds(300)), T0.plusSeconds(300))
+                .orElseThrow();
+
+        // Then the rise is a warning, spot still under the list price: not CRITICAL above the learned 20.65
+        assertThat(spot.severity()).isEqualTo(Severity.WARNING);
+        assertThat(spot.evidence()).containsEntry("onDemandPricePerHour", 32.77);
+    }
+
+    @Test
     void shouldTellFinanceWhatRoseByHowMuch() {
         // Given a spot offer at 10.00 USD and its on-demand price of 12.00 USD
         detector.observe(quote(Lifecycle.ON_DEMAND, 12.0, T0), T0);
