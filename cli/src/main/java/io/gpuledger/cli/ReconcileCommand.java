@@ -214,7 +214,7 @@ final class ReconcileCommand {
                 out.println("wrote every instance-day to " + days.get());
             }
             List<PriceQuote> learned = LearnedPrices.versions(report.offers(),
-                    LedgerTopics.prices(bootstrap, TIMEOUT).records(), clock.instant());
+                    LedgerTopics.prices(bootstrap, TIMEOUT).records(), start, clock.instant());
             for (PriceQuote quote : learned) {
                 out.printf(Locale.ROOT, "learned: %s at %.4f %s an hour from %s%s%n", quote.offer().key(),
                         quote.pricePerHour(), quote.currency(), quote.validFrom(), publish ? "" : " (not published:"

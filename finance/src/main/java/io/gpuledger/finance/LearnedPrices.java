@@ -17,6 +17,11 @@ import java.util.TreeMap;
  * estimated (and that is not spot, priced by the market hour by hour), the version in force now with its price
  * times the bill's ratio, from now on, source {@link PriceQuote#BILL_RECONCILIATION}. The engine prices the
  * samples that follow at it; a price feed's next reading of the same list price leaves it in force.
+ *
+ * <p>The bill's ratio is of the estimates of its range, priced at the versions in force then. An offer that already
+ * took a learned version after the range began (the same bill reconciled again, a month to date watched) learns
+ * nothing more from it: that version times the ratio would apply the discount twice. The next range, priced at the
+ * learned version, is measured against it.
  */
 public final class LearnedPrices {
 
@@ -30,8 +35,10 @@ public final class LearnedPrices {
      * @param rates    the reconciliation's rates, per offer and account (an offer's accounts are weighed by their
      *                 estimates: a price is per offer)
      * @param versions every price version known
+     * @param from     the start of the range the rates were measured over
      */
-    public static List<PriceQuote> versions(List<OfferRate> rates, List<PriceQuote> versions, Instant now) {
+    public static List<PriceQuote> versions(List<OfferRate> rates, List<PriceQuote> versions, Instant from,
+            Instant now) {
         Map<Offer, BigDecimal[]> byOffer = new LinkedHashMap<>();
         for (OfferRate rate : rates) {
             BigDecimal[] sum = byOffer.computeIfAbsent(rate.offer(), offer -> new BigDecimal[] {BigDecimal.ZERO,
@@ -46,7 +53,7 @@ public final class LearnedPrices {
         byOffer.forEach((offer, sum) -> {
             TreeMap<Instant, PriceQuote> offerVersions = known.get(offer);
             if (!Reconciliation.learnable(offer) || sum[0].signum() <= 0 || offerVersions == null
-                    || offerVersions.floorEntry(now) == null) {
+                    || offerVersions.floorEntry(now) == null || learnedSince(offerVersions, from, now)) {
                 return;
             }
             double ratio = sum[1].divide(sum[0], 9, RoundingMode.HALF_EVEN).doubleValue();
@@ -58,5 +65,10 @@ public final class LearnedPrices {
                     .observedAt(now).source(PriceQuote.BILL_RECONCILIATION).build());
         });
         return learned;
+    }
+
+    private static boolean learnedSince(TreeMap<Instant, PriceQuote> offerVersions, Instant from, Instant now) {
+        return offerVersions.subMap(from, false, now, true).values().stream()
+                .anyMatch(quote -> PriceQuote.BILL_RECONCILIATION.equals(quote.source()));
     }
 }
