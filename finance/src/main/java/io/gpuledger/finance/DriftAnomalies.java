@@ -66,7 +66,10 @@ public final class DriftAnomalies {
                     rate.account(), subject, actual, currency, expected, (rate.ratio() - 1) * 100, from, to,
                     String.join(", ", behind.stream().map(Map.Entry::getKey).toList()));
             anomalies.add(new CostAnomaly(CostAnomaly.SCHEMA_VERSION,
-                    CostAnomaly.idFor(AnomalyKind.BILL_DRIFT, DIMENSION, subject + "|" + rate.account(), from),
+                    // The severity in the id, as the alert service's anomalies have it: a receiver that took the
+                    // warning still gets the critical finding of the same offer and period.
+                    CostAnomaly.idFor(AnomalyKind.BILL_DRIFT, DIMENSION, subject + "|" + rate.account(), from) + ":"
+                            + severity.name().toLowerCase(Locale.ROOT),
                     AnomalyKind.BILL_DRIFT, DIMENSION, subject, severity, MEASURE, expected, actual, impact,
                     CostAnomaly.percentAbove(expected, actual), currency, from, to, now, cause, summary, evidence));
         }

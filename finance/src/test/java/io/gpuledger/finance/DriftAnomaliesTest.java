@@ -47,6 +47,16 @@ class DriftAnomaliesTest {
                     .orElseThrow();
             assertThat(onDemand.severity()).isEqualTo(CostAnomaly.Severity.WARNING);
             assertThat(onDemand.impactPercent()).isCloseTo(-7.0, within(1e-6));
+
+            // And with a threshold five times tighter, the 7% off is CRITICAL: an escalation of the same offer and
+            // period, under an id of its own (a receiver drops an id it has handled), while the same finding found
+            // again has the same id
+            CostAnomaly escalated = DriftAnomalies.of(report, 0.01, BillWorld.START, weekTwo, weekTwo).stream()
+                    .filter(a -> a.subject().contains("p5.48xlarge")).findFirst().orElseThrow();
+            assertThat(escalated.severity()).isEqualTo(CostAnomaly.Severity.CRITICAL);
+            assertThat(escalated.id()).isNotEqualTo(onDemand.id());
+            assertThat(DriftAnomalies.of(report, 0.02, BillWorld.START, weekTwo, weekTwo.plusSeconds(60)))
+                    .extracting(CostAnomaly::id).contains(onDemand.id());
         }
     }
 }
