@@ -194,6 +194,11 @@ final class ReconcileCommand {
             Reconciliation.Report report = Reconciliation.of(connection, hours.records(), start, end);
             out.printf("%d bill rows, %d GPU-hours of the engine (%d records left out), %d instance-days%n", billRows,
                     hours.records().size(), hours.unreadable(), report.days().size());
+            if (!report.otherCurrency().isEmpty()) {
+                out.printf("%d instance-days billed in %s, estimated in another currency: not compared, and in no"
+                        + " offer's ratio%n", report.otherCurrency().size(), report.otherCurrency().stream()
+                        .map(Reconciliation.InstanceDay::currency).distinct().sorted().toList());
+            }
             for (Reconciliation.OfferRate rate : report.offers()) {
                 out.printf(Locale.ROOT, "offer %s account %s: estimated %.2f, effective %.2f, ratio %.4f%s%n",
                         rate.offer().key(), rate.account(), rate.estimated(), rate.effective(), rate.ratio(),

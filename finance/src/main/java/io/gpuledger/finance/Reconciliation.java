@@ -17,6 +17,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
 
@@ -67,8 +69,13 @@ public final class Reconciliation {
     public record OfferRate(Offer offer, String account, BigDecimal estimated, BigDecimal effective, double ratio) {
     }
 
-    /** Every instance-day either side has, and the offers' rates. */
-    public record Report(List<InstanceDay> days, List<OfferRate> offers) {
+    /**
+     * Every instance-day either side has, and the offers' rates.
+     *
+     * @param otherCurrency the instance-days the bill charges in another currency than the estimates': no amount of
+     *                      one adds to the other's, so they are in no offer's rate (nor any drift or learned price)
+     */
+    public record Report(List<InstanceDay> days, List<OfferRate> offers, List<InstanceDay> otherCurrency) {
 
         /** The bill's currency for {@code rate}'s offer and account; USD when its days name none. */
         public String currencyOf(OfferRate rate) {
@@ -99,14 +106,20 @@ public final class Reconciliation {
                         rows.getBigDecimal(12), rows.getBigDecimal(13), rows.getLong(14), rows.getLong(15)));
             }
         }
-        return new Report(days, rates(days));
+        Set<String> estimated = hours.stream().map(GpuHour::currency).collect(Collectors.toSet());
+        List<InstanceDay> otherCurrency = days.stream()
+                .filter(day -> day.currency() != null && day.hoursEstimated() > 0
+                        && !estimated.equals(Set.of(day.currency())))
+                .toList();
+        return new Report(days, rates(days, otherCurrency), otherCurrency);
     }
 
     /** Per offer and account: the bill's effective cost over the estimate, of what both sides have. */
-    private static List<OfferRate> rates(List<InstanceDay> days) {
+    private static List<OfferRate> rates(List<InstanceDay> days, List<InstanceDay> otherCurrency) {
         Map<String, BigDecimal[]> sums = new LinkedHashMap<>();
         for (InstanceDay day : days) {
-            if (day.offer() == null || day.hoursEstimated() == 0 || day.effective().signum() == 0) {
+            if (day.offer() == null || day.hoursEstimated() == 0 || day.effective().signum() == 0
+                    || otherCurrency.contains(day)) {
                 continue;
             }
             BigDecimal[] sum = sums.computeIfAbsent(day.offer() + "\n" + day.account(),

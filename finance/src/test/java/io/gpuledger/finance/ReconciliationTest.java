@@ -77,6 +77,28 @@ class ReconciliationTest {
     }
 
     @Test
+    void shouldCompareNoAmountOfABillInAnotherCurrencyThanTheEstimates() throws Exception {
+        try (Connection connection = DriverManager.getConnection("jdbc:duckdb:")) {
+            // Given the bill in US dollars, and the engine's hours of the same instances reported in euros
+            BillRows.load(connection, List.of(BillWorld.writeBill(folder.resolve("bill.csv"))));
+            List<GpuHour> inEuros = BillWorld.engineHours(0, 7, BillWorld::enginePrice).stream()
+                    .map(hour -> new GpuHour(hour.gpuUuid(), hour.gpuIndex(), hour.gpuModel(), hour.placement(),
+                            hour.windowStart(), hour.windowEnd(), "EUR", hour.gpuFraction(), hour.totals(),
+                            hour.jobParts(), hour.team()))
+                    .toList();
+
+            // When they are held against each other
+            Reconciliation.Report report = Reconciliation.of(connection, inEuros, BillWorld.START, WEEK_TWO);
+
+            // Then no offer's ratio mixes dollars with euros (a ratio off by the exchange rate would be learned as a
+            // price, and raised as a drift), and every instance-day both sides have is named as not compared
+            assertThat(report.offers()).isEmpty();
+            assertThat(report.otherCurrency()).hasSize(28).allSatisfy(day -> assertThat(day.currency())
+                    .isEqualTo("USD"));
+        }
+    }
+
+    @Test
     void shouldBringTheNextWeeksEstimatesWithinOnePercentOfTheBillOnceItsRatesAreLearned() throws Exception {
         try (Connection connection = DriverManager.getConnection("jdbc:duckdb:")) {
             BillWorld.loadInto(connection, folder);
