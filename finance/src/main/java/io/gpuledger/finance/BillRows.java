@@ -24,7 +24,9 @@ import java.util.StringJoiner;
  * <p>The table {@link #TABLE}: {@code ResourceId}, {@code ChargePeriodStart}, {@code ChargePeriodEnd}
  * (TIMESTAMP, UTC), {@code ChargeCategory}, {@code ChargeClass}, {@code PricingCategory},
  * {@code CommitmentDiscountId}, {@code CommitmentDiscountType}, {@code BillingAccountId}, {@code BillingCurrency},
- * {@code BilledCost}, {@code EffectiveCost}, {@code ListCost}, {@code ContractedCost} (DECIMAL(38,16)) and
+ * {@code BilledCost}, {@code EffectiveCost}, {@code ListCost}, {@code ContractedCost} (DECIMAL(38,16)),
+ * {@code InstanceHours} (BOOLEAN: whether the row charges the instance's own running time, or credits it, rather
+ * than what is billed on its id beside it: data transfer in GB, the storage attached to it) and
  * {@code SourceFile}.
  */
 public final class BillRows {
@@ -46,7 +48,7 @@ public final class BillRows {
                     + " PricingCategory VARCHAR,"
                     + " CommitmentDiscountId VARCHAR, CommitmentDiscountType VARCHAR, BillingAccountId VARCHAR,"
                     + " BillingCurrency VARCHAR, BilledCost " + DECIMAL + ", EffectiveCost " + DECIMAL + ", ListCost "
-                    + DECIMAL + ", ContractedCost " + DECIMAL + ", SourceFile VARCHAR)");
+                    + DECIMAL + ", ContractedCost " + DECIMAL + ", InstanceHours BOOLEAN, SourceFile VARCHAR)");
             long rows = 0;
             for (Path file : files) {
                 if (!Files.isRegularFile(file)) {
@@ -106,6 +108,12 @@ public final class BillRows {
         for (String name : List.of("BilledCost", "EffectiveCost", "ListCost", "ContractedCost")) {
             select.add(decimal(columns, name));
         }
+        // AWS's FOCUS bills an instance's data transfer (Compute, in GB) and its EBS optimization (Storage) on the
+        // instance's id: only compute time in hours is the instance's. A bill without the columns keeps every row.
+        String unit = "lower(coalesce(" + text(columns, "ConsumedUnit") + ", 'hours'))";
+        select.add("coalesce(" + text(columns, "ChargeCategory") + " = 'Credit', false) OR (coalesce("
+                + text(columns, "ServiceCategory") + ", 'Compute') = 'Compute' AND (" + unit + " LIKE '%hour%' OR "
+                + unit + " LIKE '%hr%'))");
         return select.toString();
     }
 
@@ -145,6 +153,10 @@ public final class BillRows {
                 + unblended + " END");
         select.add(decimal(columns, "pricing_public_on_demand_cost"));
         select.add(unblended);
+        // An instance's running time (on demand, spot, reserved, dedicated), not its data transfer or volumes.
+        String usage = "coalesce(" + text(columns, "line_item_usage_type") + ", 'BoxUsage')";
+        select.add(type + " IN ('Credit', 'Refund') OR " + usage + " LIKE '%BoxUsage%' OR " + usage
+                + " LIKE '%SpotUsage%' OR " + usage + " LIKE '%HeavyUsage%' OR " + usage + " LIKE '%DedicatedUsage%'");
         return select.toString();
     }
 

@@ -198,8 +198,8 @@ public final class Reconciliation {
     }
 
     /**
-     * Hour by hour where the bill's rows are hourly, then by instance and day. Usage and credits only: taxes,
-     * purchases and fees are no instance's hour.
+     * Hour by hour where the bill's rows are hourly, then by instance and day. Usage and credits of the instances'
+     * running time only: taxes, purchases and fees are no instance's hour, nor its data transfer or volumes.
      */
     private static final String DAYS = """
             WITH est AS (
@@ -217,7 +217,7 @@ public final class Reconciliation {
                         THEN coalesce(ContractedCost, 0) - coalesce(EffectiveCost, 0) ELSE 0 END) AS commitment,
                     sum(CASE WHEN ChargeCategory = 'Credit' THEN EffectiveCost ELSE 0 END) AS credits
                 FROM bill_rows JOIN resource_map m ON bill_rows.ResourceId = m.resource
-                WHERE ChargeCategory IN ('Usage', 'Credit') AND ${range}
+                WHERE ChargeCategory IN ('Usage', 'Credit') AND InstanceHours AND ${range}
                 GROUP BY ALL),
             hourly AS (
                 SELECT coalesce(e.instance, b.instance) AS instance, coalesce(CAST(e.hour AS DATE), b.day) AS day,

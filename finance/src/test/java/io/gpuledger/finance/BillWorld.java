@@ -144,6 +144,18 @@ final class BillWorld {
         return file;
     }
 
+    /**
+     * What AWS's FOCUS bills on an instance's id beside its running time: {@code amount} of data transfer out in
+     * hour {@code h} (ServiceCategory Compute, in GB, as in the FOCUS 1.0 sample's rows of that kind).
+     */
+    static String dataTransferRow(Instance instance, int h, double amount) {
+        LocalDateTime start = LocalDateTime.ofInstant(START.plus(Duration.ofHours(h)), ZoneOffset.UTC);
+        return row(instance.id(), money(amount), "Usage", "NULL", "$0.09 per GB - first 10 TB / month data transfer"
+                + " out", start, start.plusHours(1), money(amount), "0.09", money(amount), money(amount), "0.09",
+                String.valueOf(amount / 0.09), "Standard", "NULL", "NULL", "GB", "USE1-DataTransfer-Out-Bytes",
+                instance.type());
+    }
+
     private static String usageRow(Instance instance, int h) {
         LocalDateTime start = LocalDateTime.ofInstant(START.plus(Duration.ofHours(h)), ZoneOffset.UTC);
         double list;
