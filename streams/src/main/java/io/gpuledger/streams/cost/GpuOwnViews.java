@@ -49,8 +49,11 @@ final class GpuOwnViews {
     /**
      * Adds a GPU's closed minute to its views and sends those it completes: the minute of {@code identity},
      * charged {@code totals}, whose job parts {@code minuteParts} holds (null: none of its time was any job's).
+     * The hour says where the GPU ran and for which team as its latest closed minute does: by the time the hour is
+     * sent, the GPU's newest sample may be of the next hour, another job's or team's.
      */
-    void addMinute(String gpu, long minute, UsageTotals totals, double gpuFraction, JobParts minuteParts) {
+    void addMinute(String gpu, long minute, UsageTotals totals, GpuIdentity identity, JobParts minuteParts) {
+        double gpuFraction = identity.fraction;
         GpuRecent views = recent.get(gpu);
         if (views == null) {
             views = new GpuRecent();
@@ -61,6 +64,7 @@ final class GpuOwnViews {
         }
         views.hourStart = hourStart;
         views.gpuFraction = gpuFraction;
+        views.identity = identity;
         if (minuteParts != null) {
             views.addParts(minuteParts);
         }
@@ -76,9 +80,9 @@ final class GpuOwnViews {
     private void sendHour(String gpu, GpuRecent views) {
         long start = views.hourStart;
         List<JobPart> parts = views.hourParts == null ? List.of() : views.hourParts.toContract();
+        GpuIdentity identity = views.identity != null ? views.identity : identities.apply(gpu);
         UsageTotals totals = views.endHour();
         sendOwn(gpu, start, start + HOUR, totals, views.gpuFraction);
-        GpuIdentity identity = views.identity != null ? views.identity : identities.apply(gpu);
         if (identity != null) {
             GpuHour hour = new GpuHour(gpu, identity.gpuIndex, identity.gpuModel, identity.placement,
                     Instant.ofEpochMilli(start), Instant.ofEpochMilli(start + HOUR), currency, views.gpuFraction,
@@ -89,11 +93,11 @@ final class GpuOwnViews {
 
     /**
      * Keeps the identity of a GPU the engine forgets, so that its hour under way, sent later, still says where it
-     * ran.
+     * ran (its latest closed minute's, where an hour read back from an earlier release holds none).
      */
     void forget(String gpu, GpuIdentity identity) {
         GpuRecent views = recent.get(gpu);
-        if (views != null && views.hourStart != GpuRecent.NONE && identity != null) {
+        if (views != null && views.hourStart != GpuRecent.NONE && identity != null && views.identity == null) {
             views.identity = identity;
             recent.put(gpu, views);
         }

@@ -28,8 +28,9 @@ final class GpuRecent {
     /** What each job took of the hour so far; null for none (or an hour begun before its parts were kept). */
     JobParts hourParts;
     /**
-     * Where the GPU ran, kept here only once the engine forgot the GPU with its hour unsent (a GPU it follows has
-     * its identity in its own store); null otherwise.
+     * Where the GPU ran and for whom in the hour's latest closed minute: what the hour says when it is sent, whatever
+     * the GPU's newest sample says by then (and after the engine forgot the GPU); null for an hour read back from a
+     * release that kept it only for a forgotten GPU.
      */
     GpuIdentity identity;
 
@@ -64,6 +65,7 @@ final class GpuRecent {
         hour = UsageTotals.ZERO;
         hourStart = NONE;
         hourParts = null;
+        identity = null;
         return ended;
     }
 

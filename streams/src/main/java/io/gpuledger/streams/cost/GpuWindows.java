@@ -454,7 +454,7 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
                     .plusUnmonitored(unmonitored, unmonitoredCost);
             context.forward(new Record<>(gpu, (Object) identity.usage(gpu, minute, currency, totals, window, true),
                     minute), Outputs.USAGE);
-            ownViews.addMinute(gpu, minute, totals, identity.fraction, partsOf(window, identity, totals));
+            ownViews.addMinute(gpu, minute, totals, identity, partsOf(window, identity, totals));
             if (unmonitored > 0) {
                 UsageTotals gap = UsageTotals.ZERO.plusUnmonitored(unmonitored, unmonitoredCost);
                 partials.addGap(identity, minute, gap, window != null && window.shared());

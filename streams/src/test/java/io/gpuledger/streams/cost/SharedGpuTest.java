@@ -226,6 +226,27 @@ class SharedGpuTest {
     }
 
     @Test
+    void shouldNameTheTeamOfTheHoursOwnLastMinuteNotOfTheNextHoursFirstSample() {
+        // Given the last minute of an hour of a GPU of the platform team's node, shared by two jobs that leave a
+        // fifth of it, and the GPU's next sample, of the next hour, of job train of team research alone
+        for (int i = 1; i <= 6; i++) {
+            cost.send(tenSeconds(shared("GPU-s", INFERENCE_AND_NOTEBOOK), T0.plus(Duration.ofMinutes(59))
+                    .plusSeconds(10L * i)));
+        }
+        cost.send(tenSeconds(oneJob("GPU-s", "train"), T0.plus(Duration.ofMinutes(60)).plusSeconds(10)));
+        // and a sample of another GPU long after, which closes the hour
+        cost.send(tenSeconds(oneJob("GPU-x", "other"), T0.plus(Duration.ofMinutes(64))));
+        cost.advance(Duration.ofSeconds(30));
+        cost.sendUpdates();
+
+        // Then the hour names the node's team, which took its rest, not research, whose sample came after it
+        GpuHour hour = cost.hours.readValuesToList().stream().filter(h -> h.gpuUuid().equals("GPU-s")
+                && h.windowStart().equals(T0)).reduce((first, second) -> second).orElseThrow();
+        assertThat(hour.team()).isEqualTo("platform");
+        assertThat(hour.unallocatedCost()).isCloseTo(0.2 * GPU_MINUTE, within(1e-12));
+    }
+
+    @Test
     void shouldCountTheGpuInTheNodesTeamOnlyForARestItTook() {
         // Given three GPUs of the platform team's node in one minute: GPU-s split evenly between the two jobs
         // throughout, nothing left; GPU-t split so for its first half, then half and 30%, a fifth left; GPU-v
