@@ -38,7 +38,9 @@ class DemoFocusTest {
 
     @Test
     void shouldExportTheDemoFleetsHoursAsFocusRowsThatPassTheRulesAndAddUpToTheMinutes() {
-        // Given the demo's defaults (a sixteenth of the GPUs shared), run from 10:00:17 until 12:05
+        // Given the demo's defaults (a sixteenth of the GPUs shared), run from 10:00:17 until 12:20: past the end of
+        // the hour from 11:00, its grace and the maximum gap, after which the hour of a GPU that fell silent in it
+        // (the spot instance the simulator interrupts) is sent too
         DemoOptions options = DemoOptions.parse(new String[0], Map.of());
         List<PriceQuote> catalog = PriceCatalog.loadDefault().quotes();
         Instant now = Instant.parse("2026-03-02T10:00:17Z");
@@ -46,7 +48,7 @@ class DemoFocusTest {
         List<GpuHour> hours;
         List<GpuUsage> minutes;
         try (DemoPipeline demo = new DemoPipeline(options, catalog, now)) {
-            demo.run(fleet, Instant.parse("2026-03-02T12:05:00Z"));
+            demo.run(fleet, Instant.parse("2026-03-02T12:20:00Z"));
             hours = demo.hours();
             minutes = demo.closedWindows();
         }

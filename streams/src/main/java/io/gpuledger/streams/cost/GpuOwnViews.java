@@ -110,9 +110,9 @@ final class GpuOwnViews {
     }
 
     /**
-     * Once an hour has passed since the last look: sends the hours of GPUs that fell silent before
-     * their hour's last minute (no minute of theirs will close that hour), and forgets the views of
-     * GPUs no longer {@code followed}.
+     * Once an hour has passed since the last look: sends the hours that ended by {@code closeBefore} of GPUs
+     * that fell silent before their hour's last minute (no minute of theirs will close that hour), and forgets the
+     * views of GPUs no longer {@code followed}.
      */
     void endSilentHours(long closeBefore, Predicate<String> followed) {
         if (closeBefore < hoursSweptUntil + HOUR) {

@@ -429,7 +429,9 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
             gpus.delete(gpu);
             identities.delete(gpu);
         }
-        ownViews.endSilentHours(closeBefore, gpu -> gpus.get(gpu) != null);
+        // A GPU silent at its hour's end may come back within the maximum gap, whose minutes then close into that
+        // hour: its hour is not sent as a silent GPU's until no such gap can come.
+        ownViews.endSilentHours(closeBefore - settings.maxGap().toMillis(), gpu -> gpus.get(gpu) != null);
         nextClose = EventTime.periodStart(closeBefore, MINUTE) + MINUTE;
     }
 

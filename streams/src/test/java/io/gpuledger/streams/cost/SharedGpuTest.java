@@ -188,8 +188,9 @@ class SharedGpuTest {
         // Given a GPU that runs one job for the first half of a minute and another for the second, never shared
         cost.send(oneJob("GPU-u", "train").toBuilder().time(T0.plusSeconds(30)).intervalSeconds(30).build());
         cost.send(oneJob("GPU-u", "eval").toBuilder().time(T0.plusSeconds(60)).intervalSeconds(30).build());
-        // and a sample of another GPU long after, which closes the hour
-        cost.send(tenSeconds(oneJob("GPU-x", "other"), T0.plus(Duration.ofMinutes(64))));
+        // and a sample of another GPU long after (past the hour's end, the maximum gap and grace), which closes the
+        // hour
+        cost.send(tenSeconds(oneJob("GPU-x", "other"), T0.plus(Duration.ofMinutes(80))));
         cost.advance(Duration.ofSeconds(30));
         cost.sendUpdates();
 
@@ -213,8 +214,9 @@ class SharedGpuTest {
         for (int i = 1; i <= 6; i++) {
             cost.send(tenSeconds(shared("GPU-s", INFERENCE_AND_NOTEBOOK), T0.plusSeconds(10L * i)));
         }
-        // and a sample of another GPU long after, which closes the hour
-        cost.send(tenSeconds(oneJob("GPU-x", "other"), T0.plus(Duration.ofMinutes(64))));
+        // and a sample of another GPU long after (past the hour's end, the maximum gap and grace), which closes the
+        // hour
+        cost.send(tenSeconds(oneJob("GPU-x", "other"), T0.plus(Duration.ofMinutes(80))));
         cost.advance(Duration.ofSeconds(30));
         cost.sendUpdates();
 
@@ -234,8 +236,9 @@ class SharedGpuTest {
                     .plusSeconds(10L * i)));
         }
         cost.send(tenSeconds(oneJob("GPU-s", "train"), T0.plus(Duration.ofMinutes(60)).plusSeconds(10)));
-        // and a sample of another GPU long after, which closes the hour
-        cost.send(tenSeconds(oneJob("GPU-x", "other"), T0.plus(Duration.ofMinutes(64))));
+        // and a sample of another GPU long after (past the hour's end, the maximum gap and grace), which closes the
+        // hour
+        cost.send(tenSeconds(oneJob("GPU-x", "other"), T0.plus(Duration.ofMinutes(80))));
         cost.advance(Duration.ofSeconds(30));
         cost.sendUpdates();
 

@@ -259,6 +259,27 @@ class WindowCloseTest {
     }
 
     @Test
+    void shouldSendTheHourOfAGpuBackWithinTheMaximumGapOnceWithTheGapInIt() {
+        // Given a GPU that reported for the first 50 minutes of an hour, then nothing while another GPU reported
+        // into the next hour, and back 13 min 50 s later (within the 15-minute maximum gap: unmonitored time)
+        tenSecondSamples("GPU-1", 0, 3000);
+        samples("GPU-2", 3000, 3830, 10);
+        tenSecondSamples("GPU-1", 3830, 4200);
+        samples("GPU-2", 3830, 7200, 60);
+
+        // Then its hour went out once, with what it reported and the 10 minutes of the gap that lie in it: not
+        // first without the gap and then again with the gap alone, which finance takes for a correction of the
+        // whole hour to the gap
+        List<UsageRollup> hours = gpuViews("GPU-1").stream()
+                .filter(view -> Duration.between(view.windowStart(), view.windowEnd()).equals(Duration.ofHours(1))
+                        && view.windowStart().equals(T0))
+                .toList();
+        assertThat(hours).hasSize(1);
+        assertThat(hours.get(0).totals().gpuSeconds()).isEqualTo(3000.0);
+        assertThat(hours.get(0).totals().unmonitoredSeconds()).isEqualTo(600.0);
+    }
+
+    @Test
     void shouldHoldBackUpdatesOfReplayedWindowsUntilTheBacklogIsWorkedOff() {
         // Given a backlog: samples of a day ago, worked off while the wall clock shows now
         Instant dayAgo = T0.minus(Duration.ofDays(1));
