@@ -188,11 +188,8 @@ class SharedGpuTest {
         // Given a GPU that runs one job for the first half of a minute and another for the second, never shared
         cost.send(oneJob("GPU-u", "train").toBuilder().time(T0.plusSeconds(30)).intervalSeconds(30).build());
         cost.send(oneJob("GPU-u", "eval").toBuilder().time(T0.plusSeconds(60)).intervalSeconds(30).build());
-        // and a sample of another GPU long after (past the hour's end, the maximum gap and grace), which closes the
-        // hour
-        cost.send(tenSeconds(oneJob("GPU-x", "other"), T0.plus(Duration.ofMinutes(80))));
-        cost.advance(Duration.ofSeconds(30));
-        cost.sendUpdates();
+        // and a sample of another GPU long after, which closes the hour
+        closeTheHour();
 
         // Then its minute names the latest job, with no parts
         GpuUsage minute = cost.usage.readValuesToList().stream().filter(w -> w.gpuUuid().equals("GPU-u")
@@ -200,8 +197,7 @@ class SharedGpuTest {
         assertThat(minute.jobId()).isEqualTo("eval");
         assertThat(minute.jobParts()).isEmpty();
         // and its hour gives each job the half its own sample covered, by hand: 30 s at 4.5 USD/h each
-        GpuHour hour = cost.hours.readValuesToList().stream().filter(h -> h.gpuUuid().equals("GPU-u")
-                && h.windowStart().equals(T0)).reduce((first, second) -> second).orElseThrow();
+        GpuHour hour = latestHourOf("GPU-u");
         assertThat(hour.jobParts()).extracting(JobPart::jobId, JobPart::gpuSeconds)
                 .containsExactlyInAnyOrder(tuple("train", 30.0), tuple("eval", 30.0));
         assertThat(hour.jobParts()).allSatisfy(part -> assertThat(part.cost()).isCloseTo(30 * GPU_PER_HOUR / 3600,
@@ -214,15 +210,11 @@ class SharedGpuTest {
         for (int i = 1; i <= 6; i++) {
             cost.send(tenSeconds(shared("GPU-s", INFERENCE_AND_NOTEBOOK), T0.plusSeconds(10L * i)));
         }
-        // and a sample of another GPU long after (past the hour's end, the maximum gap and grace), which closes the
-        // hour
-        cost.send(tenSeconds(oneJob("GPU-x", "other"), T0.plus(Duration.ofMinutes(80))));
-        cost.advance(Duration.ofSeconds(30));
-        cost.sendUpdates();
+        // and a sample of another GPU long after, which closes the hour
+        closeTheHour();
 
         // Then its hour names the node's team as the one that takes the rest: a fifth of the minute, by hand
-        GpuHour hour = cost.hours.readValuesToList().stream().filter(h -> h.gpuUuid().equals("GPU-s")
-                && h.windowStart().equals(T0)).reduce((first, second) -> second).orElseThrow();
+        GpuHour hour = latestHourOf("GPU-s");
         assertThat(hour.team()).isEqualTo("platform");
         assertThat(hour.unallocatedCost()).isCloseTo(0.2 * GPU_MINUTE, within(1e-12));
     }
@@ -236,15 +228,11 @@ class SharedGpuTest {
                     .plusSeconds(10L * i)));
         }
         cost.send(tenSeconds(oneJob("GPU-s", "train"), T0.plus(Duration.ofMinutes(60)).plusSeconds(10)));
-        // and a sample of another GPU long after (past the hour's end, the maximum gap and grace), which closes the
-        // hour
-        cost.send(tenSeconds(oneJob("GPU-x", "other"), T0.plus(Duration.ofMinutes(80))));
-        cost.advance(Duration.ofSeconds(30));
-        cost.sendUpdates();
+        // and a sample of another GPU long after, which closes the hour
+        closeTheHour();
 
         // Then the hour names the node's team, which took its rest, not research, whose sample came after it
-        GpuHour hour = cost.hours.readValuesToList().stream().filter(h -> h.gpuUuid().equals("GPU-s")
-                && h.windowStart().equals(T0)).reduce((first, second) -> second).orElseThrow();
+        GpuHour hour = latestHourOf("GPU-s");
         assertThat(hour.team()).isEqualTo("platform");
         assertThat(hour.unallocatedCost()).isCloseTo(0.2 * GPU_MINUTE, within(1e-12));
     }
@@ -543,6 +531,19 @@ class SharedGpuTest {
                 cost.send(tenSeconds(gpu, T0.plusSeconds(10L * i)));
             }
         }
+    }
+
+    /** Sends a sample of another GPU long after (past the hour's end, the maximum gap and grace): the hour closes. */
+    private void closeTheHour() {
+        cost.send(tenSeconds(oneJob("GPU-x", "other"), T0.plus(Duration.ofMinutes(80))));
+        cost.advance(Duration.ofSeconds(30));
+        cost.sendUpdates();
+    }
+
+    /** The latest record of {@code gpu}'s hour from {@code T0}. */
+    private GpuHour latestHourOf(String gpu) {
+        return cost.hours.readValuesToList().stream().filter(h -> h.gpuUuid().equals(gpu)
+                && h.windowStart().equals(T0)).reduce((first, second) -> second).orElseThrow();
     }
 
     private static TelemetrySample tenSeconds(TelemetrySample sample, Instant end) {
