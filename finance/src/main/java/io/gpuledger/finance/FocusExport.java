@@ -35,7 +35,7 @@ public record FocusExport(String bootstrap, Instant from, Instant to, Optional<S
      */
     static final Duration LATEST_ARRIVAL = Duration.ofHours(6);
 
-    /** What an export wrote. */
+    /** What an export wrote; {@code hours} counts each GPU's hour once, however often it was sent. */
     public record Summary(long hours, long rows, long corrections, long repeats, long unreadable) {
     }
 
@@ -72,7 +72,6 @@ public record FocusExport(String bootstrap, Instant from, Instant to, Optional<S
                         }
                     });
             FocusLedger ledger = new FocusLedger(new FocusRows(prices, account, CarbonIntensity.shipped(), work));
-            long[] hours = {0};
             TopicRange.read(consumer, Topics.HOURS.name(), from, to.plus(LATEST_ARRIVAL), timeout, record -> {
                 GpuHour hour;
                 try {
@@ -84,7 +83,6 @@ public record FocusExport(String bootstrap, Instant from, Instant to, Optional<S
                 if (hour.windowStart().isBefore(from) || !hour.windowStart().isBefore(to)) {
                     return;
                 }
-                hours[0]++;
                 for (FocusRow row : ledger.take(hour)) {
                     if (wanted(row)) {
                         focus.add(row);
@@ -92,7 +90,7 @@ public record FocusExport(String bootstrap, Instant from, Instant to, Optional<S
                 }
             });
             focus.writeTo(file);
-            return new Summary(hours[0], focus.rows(), ledger.corrections(), ledger.repeats(), unreadable[0]);
+            return new Summary(ledger.hours(), focus.rows(), ledger.corrections(), ledger.repeats(), unreadable[0]);
         }
     }
 

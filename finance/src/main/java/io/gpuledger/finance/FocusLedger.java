@@ -2,7 +2,6 @@ package io.gpuledger.finance;
 
 import io.gpuledger.model.GpuHour;
 import java.math.BigDecimal;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -28,6 +27,7 @@ public final class FocusLedger {
     private final FocusRows rows;
     /** Per GPU and hour start: the rows written, by who they charge. */
     private final Map<String, Map<String, FocusRow>> written = new HashMap<>();
+    private long hours;
     private long repeats;
     private long corrections;
 
@@ -44,6 +44,7 @@ public final class FocusLedger {
         }
         Map<String, FocusRow> before = written.get(key);
         if (before == null) {
+            hours++;
             written.put(key, now);
             return List.copyOf(now.values());
         }
@@ -69,9 +70,9 @@ public final class FocusLedger {
         return changes;
     }
 
-    /** Forgets the hours that started before {@code before}: a record of one of them later is written anew. */
-    public void forgetBefore(Instant before) {
-        written.keySet().removeIf(key -> Instant.parse(key.substring(key.lastIndexOf('@') + 1)).isBefore(before));
+    /** GPU-hours taken: each GPU's hour once, however often it came. */
+    public long hours() {
+        return hours;
     }
 
     /** Hours received again with the same figures, and left out. */
