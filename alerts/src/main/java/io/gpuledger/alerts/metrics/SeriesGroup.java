@@ -20,7 +20,9 @@ import java.util.function.Predicate;
  * described by its labels. A thing's meters are registered as its values first appear, taking
  * from its labels those its family has; they are all removed when its labels change, and when
  * nothing was heard of it for {@code staleAfter}, so that a GPU, job or instance that is gone
- * stops being exported. At most {@code maxThings} are exported; more are counted as dropped.
+ * stops being exported. At most {@code maxThings} are exported; more are counted as dropped. The counters with
+ * labels of their own (a shared GPU's jobs, which come and go) are at most as many again, over all the things: more
+ * are counted as dropped in their own family, the group's name with {@code _job} after it.
  */
 public final class SeriesGroup {
 
@@ -29,6 +31,10 @@ public final class SeriesGroup {
     private final int maxThings;
     private final Duration staleAfter;
     private final Counter dropped;
+    /** Counters with labels of their own refused for their limit. */
+    private final Counter droppedLabelled;
+    /** Counters with labels of their own, over all things. */
+    private int labelled;
     private final Map<String, Thing> things = new HashMap<>();
     /** What a thing refused for the limit gets: it records nothing, and is never the latest. */
     private final Thing refused = new Thing(Tags.empty(), true);
@@ -50,6 +56,8 @@ public final class SeriesGroup {
         this.staleAfter = staleAfter;
         this.dropped = MetricCatalogue.shipped().family("gpuledger_metric_series_dropped_total")
                 .counter(exported, Tags.of("family", name));
+        this.droppedLabelled = MetricCatalogue.shipped().family("gpuledger_metric_series_dropped_total")
+                .counter(exported, Tags.of("family", name + "_job"));
     }
 
     /**
@@ -224,14 +232,22 @@ public final class SeriesGroup {
                 return;
             }
             synchronized (SeriesGroup.this) {
+                boolean ownLabels = extra.iterator().hasNext();
                 Counter counter = counters.get(id);
                 if (counter == null) {
+                    if (ownLabels && labelled >= maxThings) {
+                        droppedLabelled.increment();
+                        return;
+                    }
                     MetricCatalogue.Family definition = MetricCatalogue.shipped().family(family);
                     counter = definition.counter(registry, tagsOf(definition, extra));
                     meters.add(counter);
                     counters.put(id, counter);
+                    if (ownLabels) {
+                        labelled++;
+                    }
                 }
-                if (extra.iterator().hasNext()) {
+                if (ownLabels) {
                     labelledAddedMillis.put(id, lastSeenMillis);
                 }
                 counter.increment(amount);
@@ -253,6 +269,7 @@ public final class SeriesGroup {
             meters.clear();
             gauges.clear();
             counters.clear();
+            labelled -= labelledAddedMillis.size();
             labelledAddedMillis.clear();
         }
 
@@ -265,6 +282,7 @@ public final class SeriesGroup {
                     meters.remove(counter);
                     registry.remove(counter);
                     it.remove();
+                    labelled--;
                 }
             }
         }

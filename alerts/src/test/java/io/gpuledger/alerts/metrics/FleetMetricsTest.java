@@ -433,6 +433,34 @@ class FleetMetricsTest {
     }
 
     @Test
+    void shouldExportNoMoreSplitSeriesThanTheCapAndCountTheRest() {
+        // Given a cap of 2 and a shared GPU's minute of jobs x, y and z, then, ten minutes later, one of z alone
+        double cost = 60 * 2.0 / 3600;
+        GpuUsage three = window("GPU-1", TelemetrySample.SHARED_JOB, T0, 2.0, 0.5, true).toBuilder()
+                .jobParts(List.of(new JobPart("x", "red", 20, cost / 3, 0, 0), new JobPart("y", "red", 20, cost / 3,
+                        0, 0), new JobPart("z", "red", 20, cost / 3, 0, 0))).build();
+        Instant later = T0.plus(Duration.ofMinutes(10));
+        GpuUsage alone = window("GPU-1", TelemetrySample.SHARED_JOB, later, 2.0, 0.5, true).toBuilder()
+                .jobParts(List.of(new JobPart("z", "red", 60, cost, 0, 0))).build();
+
+        // When the first is recorded
+        metrics.record(three, T0);
+
+        // Then two jobs' parts are exported and the third is counted as dropped
+        assertThat(registry.find("gpuledger_gpu_job_cost").counters()).hasSize(2);
+        assertThat(registry.find("gpuledger_gpu_job_cost").tag("sharing_job_id", "z").counter()).isNull();
+        assertThat(registry.get("gpuledger_metric_series_dropped").tag("family", "gpu_job").counter().count())
+                .isEqualTo(1);
+
+        // And when x and y went stale, z takes the room they left
+        metrics.sweep(later);
+        metrics.record(alone, later);
+        assertThat(registry.get("gpuledger_gpu_job_cost").tag("sharing_job_id", "z").counter().count())
+                .isCloseTo(cost, within(1e-12));
+        assertThat(registry.find("gpuledger_gpu_job_cost").counters()).hasSize(1);
+    }
+
+    @Test
     void shouldShowWhenThePriceInForceWasLastConfirmed() {
         // Given a version valid from a day ago, confirmed an hour ago and again now
         PriceQuote version = new PriceQuote("aws", "us-east-1", "g5.xlarge", Lifecycle.ON_DEMAND, "A10G", 1, 1.006,
