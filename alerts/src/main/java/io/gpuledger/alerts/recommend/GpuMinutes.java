@@ -1,11 +1,13 @@
 package io.gpuledger.alerts.recommend;
 
 import io.gpuledger.model.GpuUsage;
+import io.gpuledger.model.JobPart;
 import io.gpuledger.model.TelemetrySample;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -32,10 +34,10 @@ public final class GpuMinutes {
 
     /**
      * What one closed minute adds: wall-clock seconds (a MIG slice's counted as a whole GPU's) with
-     * an activity reading, SM activity × those seconds, seconds observed, cost.
+     * an activity reading, SM activity × those seconds, seconds observed, cost, and the jobs that ran in it.
      */
     private record Minute(Instant start, double secondsWithActivity, double activeSeconds, double secondsObserved,
-            double cost) {
+            double cost, List<String> jobs) {
     }
 
     private static final class Gpu {
@@ -74,7 +76,7 @@ public final class GpuMinutes {
             gpu.latest = window;
             double withActivity = window.secondsWithActivity();
             gpu.minutes.addLast(new Minute(window.windowStart(), withActivity, window.smActive() * withActivity,
-                    window.secondsObserved(), window.cost()));
+                    window.secondsObserved(), window.cost(), jobsOf(window)));
             Instant end = window.windowStart().plus(MINUTE);
             Instant from = end.minus(period);
             while (gpu.minutes.getFirst().start().isBefore(from)) {
@@ -87,15 +89,27 @@ public final class GpuMinutes {
             double activeSum = 0;
             double observed = 0;
             double cost = 0;
+            LinkedHashSet<String> jobs = new LinkedHashSet<>();
             for (Minute minute : gpu.minutes) {
                 withActivitySum += minute.secondsWithActivity();
                 activeSum += minute.activeSeconds();
                 observed += minute.secondsObserved();
                 cost += minute.cost();
+                jobs.addAll(minute.jobs());
             }
             double smActive = withActivitySum > 0 ? activeSum / withActivitySum : 0;
-            return Optional.of(new IdlePeriod(window, from, end, withActivitySum, smActive, observed, cost));
+            return Optional.of(new IdlePeriod(window, from, end, withActivitySum, smActive, observed, cost,
+                    List.copyOf(jobs)));
         }
+    }
+
+    /**
+     * The jobs that ran in {@code window}: its job, or each that took a part of a shared GPU (not a team's unlisted
+     * jobs, which have no name).
+     */
+    private static List<String> jobsOf(GpuUsage window) {
+        return window.jobParts().isEmpty() ? List.of(window.jobId())
+                : window.jobParts().stream().map(JobPart::jobCharged).filter(Objects::nonNull).distinct().toList();
     }
 
     /**

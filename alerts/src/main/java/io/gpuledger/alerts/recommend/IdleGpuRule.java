@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * RECLAIM_IDLE: capacity that did almost nothing over its closed minutes of the period (30 minutes
@@ -178,6 +180,7 @@ public final class IdleGpuRule {
         double active = 0;
         double observed = 0;
         double cost = 0;
+        Set<String> jobs = new TreeSet<>();
         for (IdleInstances.Snapshot instance : instances) {
             for (IdleInstances.Gpu gpu : instance.gpus()) {
                 IdlePeriod period = gpu.period();
@@ -185,10 +188,11 @@ public final class IdleGpuRule {
                 active += period.smActive() * period.secondsWithActivity();
                 observed += period.secondsObserved();
                 cost += period.cost();
+                jobs.addAll(period.jobs());
             }
         }
         return new IdlePeriod(first.latest(), first.from(), first.to(), withActivity,
-                withActivity > 0 ? active / withActivity : 0, observed, cost);
+                withActivity > 0 ? active / withActivity : 0, observed, cost, List.copyOf(jobs));
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.gpuledger.alerts.recommend;
 
 import io.gpuledger.model.GpuUsage;
-import io.gpuledger.model.JobPart;
 import io.gpuledger.model.Offer;
 import io.gpuledger.model.TelemetrySample;
 import java.time.Duration;
@@ -10,7 +9,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -44,17 +42,16 @@ final class IdleInstances {
      * One GPU's latest closed-minute period: whose it is and what share of a GPU it is.
      *
      * @param jobId the job its latest window names: {@link TelemetrySample#SHARED_JOB} for a GPU several jobs share
-     * @param jobs  the jobs that ran on it in that window: its job, or each job that took a part of a shared GPU
-     *              (none that is no job: {@link TelemetrySample#UNKNOWN_JOB}, {@code shared}, a team's unlisted jobs)
+     * @param jobs  the jobs that ran on it over the period: its job, or each job that took a part of it while it was
+     *              shared, a job gone before the latest minute too (none that is no job:
+     *              {@link TelemetrySample#UNKNOWN_JOB}, {@code shared}, a team's unlisted jobs)
      */
     record Gpu(String uuid, String jobId, List<String> jobs, double fraction, IdlePeriod period) {
 
         static Gpu of(IdlePeriod period) {
             GpuUsage window = period.latest();
-            List<String> jobs = window.jobParts().isEmpty() ? List.of(window.jobId())
-                    : window.jobParts().stream().map(JobPart::jobCharged).filter(Objects::nonNull).distinct().toList();
-            return new Gpu(window.gpuUuid(), window.jobId(), jobs.stream().filter(IdleInstances::isJob).toList(),
-                    window.gpuFraction(), period);
+            return new Gpu(window.gpuUuid(), window.jobId(), period.jobs().stream().filter(IdleInstances::isJob)
+                    .toList(), window.gpuFraction(), period);
         }
     }
 
@@ -72,7 +69,7 @@ final class IdleInstances {
     record Snapshot(String instanceId, Offer offer, String host, int gpusPerInstance, String holder,
             Instant completeAt, List<Gpu> gpus) {
 
-        /** The jobs that ran on its GPUs in their latest minutes, each once, by name. */
+        /** The jobs that ran on its GPUs over their periods, each once, by name. */
         List<String> jobs() {
             return gpus.stream().flatMap(gpu -> gpu.jobs().stream()).distinct().sorted().toList();
         }

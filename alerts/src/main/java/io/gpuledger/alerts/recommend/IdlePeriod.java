@@ -3,6 +3,7 @@ package io.gpuledger.alerts.recommend;
 import io.gpuledger.model.GpuUsage;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * What a GPU's closed minutes from {@code from} to {@code to} add up to. Seconds are wall-clock
@@ -13,9 +14,11 @@ import java.time.Instant;
  * @param smActive            mean SM activity over that time, 0–1
  * @param secondsObserved     time its samples covered
  * @param cost                what that time cost, in {@code latest.currency()}
+ * @param jobs                the jobs that ran on it in any minute of the period, each once: its job, or each job
+ *                            that took a part of it while it was shared
  */
 public record IdlePeriod(GpuUsage latest, Instant from, Instant to, double secondsWithActivity, double smActive,
-        double secondsObserved, double cost) {
+        double secondsObserved, double cost, List<String> jobs) {
 
     /** Minutes of the period. */
     public long minutes() {

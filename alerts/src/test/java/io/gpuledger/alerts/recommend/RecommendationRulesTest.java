@@ -349,6 +349,30 @@ class RecommendationRulesTest {
     }
 
     @Test
+    void shouldNotReleaseASharedGpuOverAPeriodInWhichAJobGoneSinceReportedWork() {
+        // Given the time-sliced g5.xlarge at 1% SM activity, replica-a serving a request a minute there for 30 minutes
+        RulesOnMockTopic topic = new RulesOnMockTopic(T0, documented());
+        for (int m = 0; m < 30; m++) {
+            sharedMinute(topic, "GPU-shared", TelemetrySample.SHARED_JOB, m, 0.01, 1, true);
+        }
+
+        // When replica-a leaves, replica-b alone on the GPU, idle, until replica-a's last final minute of work has
+        // left the 30-minute period: its minute 27 (a job's minute is final once it has one two minutes newer), in
+        // the periods up to the one ending with minute 56
+        for (int m = 30; m < 57; m++) {
+            sharedMinute(topic, "GPU-shared", TelemetrySample.SHARED_JOB, m, 0.01, 0, false);
+        }
+
+        // Then the instance is not released: its period held replica-a's work, though its latest minute does not
+        assertThat(reclaims(topic)).isEmpty();
+
+        // And once it holds no final minute of work, it is, naming both replicas, which ran there in its minutes
+        sharedMinute(topic, "GPU-shared", TelemetrySample.SHARED_JOB, 57, 0.01, 0, false);
+        assertThat(reclaims(topic)).singleElement().satisfies(r -> assertThat(
+                ((RecommendationAction.ReclaimIdle) r.action()).jobIds()).containsExactly("replica-a", "replica-b"));
+    }
+
+    @Test
     void shouldNotReleaseAnIdleSharedGpuOneOfWhoseJobsWaitsForCapacityTheCloudTookBack() {
         // Given the time-sliced g5.xlarge of two replicas, whose replica-a lost another instance to a spot
         // interruption in its second minute: it waits for capacity, its GPUs here idle meanwhile
@@ -408,6 +432,12 @@ class RecommendationRulesTest {
      */
     private static void sharedMinute(RulesOnMockTopic topic, String gpu, String instanceOf, int m, double smActive,
             double requests) {
+        sharedMinute(topic, gpu, instanceOf, m, smActive, requests, true);
+    }
+
+    /** As above; without {@code withReplicaA}, replica-b alone takes the GPU's time, replica-a gone from it. */
+    private static void sharedMinute(RulesOnMockTopic topic, String gpu, String instanceOf, int m, double smActive,
+            double requests, boolean withReplicaA) {
         Instant start = T0.plusSeconds(60L * m);
         for (double fill : FILLS) {
             Instant now = topic.at(start.plusMillis(Math.round(60_000 * fill) + 2_000));
@@ -417,10 +447,15 @@ class RecommendationRulesTest {
                     fill == 1.0).toBuilder().placement(placement).build();
             double seconds = whole.totals().gpuSeconds();
             double cost = whole.totals().cost();
-            GpuUsage shared = whole.toBuilder().sharingJobs(2).jobParts(List.of(
+            GpuUsage shared = withReplicaA ? whole.toBuilder().sharingJobs(2).jobParts(List.of(
                     new JobPart("replica-a", "team-a", 0.6 * seconds, 0.6 * cost, 0, 0),
-                    new JobPart("replica-b", "team-a", 0.4 * seconds, 0.4 * cost, 0, 0))).build();
+                    new JobPart("replica-b", "team-a", 0.4 * seconds, 0.4 * cost, 0, 0))).build()
+                    : whole.toBuilder().sharingJobs(1).jobParts(List.of(
+                            new JobPart("replica-b", "team-a", seconds, cost, 0, 0))).build();
             topic.rules.onWindow(shared, now);
+            if (!withReplicaA) {
+                continue;
+            }
             UsageRollup part = new UsageRollup(UsageRollup.Dimension.JOB, "replica-a", start, start.plusSeconds(60),
                     "USD", 1, 0.6, whole.totals().part(0.6));
             topic.rules.onRollup(part, now);
