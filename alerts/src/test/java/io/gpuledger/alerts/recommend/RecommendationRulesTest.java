@@ -299,12 +299,7 @@ class RecommendationRulesTest {
         // Given a notebook's one-GPU instance reclaimed after half an hour at 1% SM activity
         RulesOnMockTopic topic = new RulesOnMockTopic(T0, documented());
         String gpu = "GPU-idle-2";
-        String id = Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "job", "notebook");
-        for (int m = 0; m < 30; m++) {
-            idleMinute(topic, gpu, m, 1.0, 0.01);
-        }
-        assertThat(topic.published(id)).extracting(Recommendation::status)
-                .containsExactly(RecommendationStatus.OPEN);
+        String id = reclaimedNotebook(topic, gpu);
 
         // When it works at 90%: over the last 30 minutes, after k busy ones, (0.01 x (30 - k) + 0.9 x k) / 30,
         // 0.039 after 1, 0.069 after 2, 0.099 after 3, 0.129 after 4
@@ -399,12 +394,7 @@ class RecommendationRulesTest {
         // Given a notebook's one-GPU g5.xlarge reclaimed after half an hour at 1% SM activity
         RulesOnMockTopic topic = new RulesOnMockTopic(T0, documented());
         String gpu = "GPU-idle-3";
-        String id = Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "job", "notebook");
-        for (int m = 0; m < 30; m++) {
-            idleMinute(topic, gpu, m, 1.0, 0.01);
-        }
-        assertThat(topic.published(id)).extracting(Recommendation::status)
-                .containsExactly(RecommendationStatus.OPEN);
+        String id = reclaimedNotebook(topic, gpu);
 
         // When two inference replicas come to its GPU and keep it 90% busy, its windows now saying it is shared
         sharedMinute(topic, gpu, "notebook", 30, 0.9, 1);
@@ -462,6 +452,20 @@ class RecommendationRulesTest {
             topic.rules.onEconomics(JobEconomics.of(part, new WorkTotals(1, Map.of("requests", requests * fill), 0,
                     0, 0, 0)), now);
         }
+    }
+
+    /**
+     * Half an hour of job "notebook" on {@code gpu} of a g5.xlarge at 1% SM activity, which raises its release; the
+     * release's id.
+     */
+    private static String reclaimedNotebook(RulesOnMockTopic topic, String gpu) {
+        String id = Recommendation.idFor(RecommendationKind.RECLAIM_IDLE, "job", "notebook");
+        for (int m = 0; m < 30; m++) {
+            idleMinute(topic, gpu, m, 1.0, 0.01);
+        }
+        assertThat(topic.published(id)).extracting(Recommendation::status)
+                .containsExactly(RecommendationStatus.OPEN);
+        return id;
     }
 
     private static List<Recommendation> reclaims(RulesOnMockTopic topic) {
