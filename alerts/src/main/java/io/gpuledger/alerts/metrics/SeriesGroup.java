@@ -27,12 +27,13 @@ import java.util.function.Predicate;
 public final class SeriesGroup {
 
     private final MeterRegistry registry;
+    private final MeterRegistry exported;
     private final String name;
     private final int maxThings;
     private final Duration staleAfter;
     private final Counter dropped;
-    /** Counters with labels of their own refused for their limit. */
-    private final Counter droppedLabelled;
+    /** Counters with labels of their own refused for their limit; registered with the group's first such counter. */
+    private Counter droppedLabelled;
     /** Counters with labels of their own, over all things. */
     private int labelled;
     private final Map<String, Thing> things = new HashMap<>();
@@ -51,13 +52,12 @@ public final class SeriesGroup {
     public SeriesGroup(MeterRegistry registry, MeterRegistry exported, String name, int maxThings,
             Duration staleAfter) {
         this.registry = registry;
+        this.exported = exported;
         this.name = name;
         this.maxThings = maxThings;
         this.staleAfter = staleAfter;
         this.dropped = MetricCatalogue.shipped().family("gpuledger_metric_series_dropped_total")
                 .counter(exported, Tags.of("family", name));
-        this.droppedLabelled = MetricCatalogue.shipped().family("gpuledger_metric_series_dropped_total")
-                .counter(exported, Tags.of("family", name + "_job"));
     }
 
     /**
@@ -234,6 +234,10 @@ public final class SeriesGroup {
             synchronized (SeriesGroup.this) {
                 boolean ownLabels = extra.iterator().hasNext();
                 Counter counter = counters.get(id);
+                if (ownLabels && droppedLabelled == null) {
+                    droppedLabelled = MetricCatalogue.shipped().family("gpuledger_metric_series_dropped_total")
+                            .counter(exported, Tags.of("family", name + "_job"));
+                }
                 if (counter == null) {
                     if (ownLabels && labelled >= maxThings) {
                         droppedLabelled.increment();

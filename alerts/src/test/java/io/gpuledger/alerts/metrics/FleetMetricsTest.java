@@ -434,12 +434,13 @@ class FleetMetricsTest {
 
     @Test
     void shouldExportNoMoreSplitSeriesThanTheCapAndCountTheRest() {
-        // Given a cap of 2 and a shared GPU's minute of jobs x, y and z, then, ten minutes later, one of z alone
+        // Given a cap of 2 and a shared GPU's minute of jobs x, y and z; then, nine minutes later, one of the GPU
+        // with z alone
         double cost = 60 * 2.0 / 3600;
         GpuUsage three = window("GPU-1", TelemetrySample.SHARED_JOB, T0, 2.0, 0.5, true).toBuilder()
                 .jobParts(List.of(new JobPart("x", "red", 20, cost / 3, 0, 0), new JobPart("y", "red", 20, cost / 3,
                         0, 0), new JobPart("z", "red", 20, cost / 3, 0, 0))).build();
-        Instant later = T0.plus(Duration.ofMinutes(10));
+        Instant later = T0.plus(Duration.ofMinutes(9));
         GpuUsage alone = window("GPU-1", TelemetrySample.SHARED_JOB, later, 2.0, 0.5, true).toBuilder()
                 .jobParts(List.of(new JobPart("z", "red", 60, cost, 0, 0))).build();
 
@@ -451,10 +452,19 @@ class FleetMetricsTest {
         assertThat(registry.find("gpuledger_gpu_job_cost").tag("sharing_job_id", "z").counter()).isNull();
         assertThat(registry.get("gpuledger_metric_series_dropped").tag("family", "gpu_job").counter().count())
                 .isEqualTo(1);
+        // and only the GPUs' split has such a count: the other kinds have no series of that sort
+        assertThat(registry.find("gpuledger_metric_series_dropped").counters()).extracting(c -> c.getId()
+                .getTag("family")).containsExactlyInAnyOrder("gpu", "job", "team", "pool", "price", "reconciliation",
+                        "gpu_job");
 
-        // And when x and y went stale, z takes the room they left
-        metrics.sweep(later);
+        // And while x's and y's parts take the room, z's is dropped again; once they went stale on the GPU, which
+        // stays, z's takes the room they left, from its next minute
         metrics.record(alone, later);
+        assertThat(registry.get("gpuledger_metric_series_dropped").tag("family", "gpu_job").counter().count())
+                .isEqualTo(2);
+        metrics.sweep(T0.plus(Duration.ofMinutes(10)));
+        metrics.record(alone.toBuilder().window(later.plusSeconds(60), later.plusSeconds(120)).build(),
+                later.plusSeconds(60));
         assertThat(registry.get("gpuledger_gpu_job_cost").tag("sharing_job_id", "z").counter().count())
                 .isCloseTo(cost, within(1e-12));
         assertThat(registry.find("gpuledger_gpu_job_cost").counters()).hasSize(1);
