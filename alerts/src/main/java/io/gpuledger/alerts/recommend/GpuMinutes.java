@@ -75,8 +75,13 @@ public final class GpuMinutes {
             }
             gpu.latest = window;
             double withActivity = window.secondsWithActivity();
+            List<String> jobsInMinute = jobsOf(window);
+            if (!gpu.minutes.isEmpty() && gpu.minutes.getLast().jobs().equals(jobsInMinute)) {
+                // One list for the minutes of the same jobs, as most are: a GPU shared by many keeps a few.
+                jobsInMinute = gpu.minutes.getLast().jobs();
+            }
             gpu.minutes.addLast(new Minute(window.windowStart(), withActivity, window.smActive() * withActivity,
-                    window.secondsObserved(), window.cost(), jobsOf(window)));
+                    window.secondsObserved(), window.cost(), jobsInMinute));
             Instant end = window.windowStart().plus(MINUTE);
             Instant from = end.minus(period);
             while (gpu.minutes.getFirst().start().isBefore(from)) {
@@ -107,9 +112,12 @@ public final class GpuMinutes {
      * The jobs that ran in {@code window}: its job, or each that took a part of a shared GPU (not a team's unlisted
      * jobs, which have no name).
      */
-    private static List<String> jobsOf(GpuUsage window) {
-        return window.jobParts().isEmpty() ? List.of(window.jobId())
-                : window.jobParts().stream().map(JobPart::jobCharged).filter(Objects::nonNull).distinct().toList();
+    static List<String> jobsOf(GpuUsage window) {
+        if (window.jobParts().isEmpty()) {
+            // A window of another writer may name no job.
+            return window.jobId() == null ? List.of() : List.of(window.jobId());
+        }
+        return window.jobParts().stream().map(JobPart::jobCharged).filter(Objects::nonNull).distinct().toList();
     }
 
     /**

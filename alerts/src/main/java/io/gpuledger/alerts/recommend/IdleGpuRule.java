@@ -257,15 +257,18 @@ public final class IdleGpuRule {
                 .expiresAt(now.plus(ttl)).evidence(evidence).build();
     }
 
-    /** The instance of {@code snapshot}, as the target of a release no single job holds. */
-    /** What an instance no one job holds runs: no job, or jobs none of which reported work over the period. */
+    /**
+     * What an instance no one job holds ran over the period: no job, or jobs none of which reported work (one gone
+     * since too).
+     */
     private static String jobsOf(IdleInstances.Snapshot instance) {
         List<String> jobs = instance.jobs();
         return jobs.isEmpty() ? "runs no job"
-                : String.format(Locale.ROOT, "runs %d job(s) that reported no work (%s)", jobs.size(),
+                : String.format(Locale.ROOT, "ran %d job(s) over the period that reported no work (%s)", jobs.size(),
                         String.join(", ", jobs));
     }
 
+    /** The instance of {@code snapshot}, as the target of a release no single job holds. */
     static Recommendation.Target target(IdleInstances.Snapshot snapshot) {
         return Recommendation.Target.instance(Placement.of(snapshot.host(), snapshot.instanceId(), snapshot.offer()));
     }

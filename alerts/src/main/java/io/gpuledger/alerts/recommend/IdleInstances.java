@@ -50,9 +50,17 @@ final class IdleInstances {
 
         static Gpu of(IdlePeriod period) {
             GpuUsage window = period.latest();
-            return new Gpu(window.gpuUuid(), window.jobId(), period.jobs().stream().filter(IdleInstances::isJob)
-                    .toList(), window.gpuFraction(), period);
+            return new Gpu(window.gpuUuid(), window.jobId(), jobsIn(period.jobs()), window.gpuFraction(), period);
         }
+
+        /** The jobs that ran on it in its latest minute, as {@link #jobs} lists them. */
+        List<String> jobsNow() {
+            return jobsIn(GpuMinutes.jobsOf(period.latest()));
+        }
+    }
+
+    private static List<String> jobsIn(List<String> jobIds) {
+        return jobIds.stream().filter(IdleInstances::isJob).toList();
     }
 
     private static boolean isJob(String jobId) {
@@ -72,6 +80,11 @@ final class IdleInstances {
         /** The jobs that ran on its GPUs over their periods, each once, by name. */
         List<String> jobs() {
             return gpus.stream().flatMap(gpu -> gpu.jobs().stream()).distinct().sorted().toList();
+        }
+
+        /** The jobs that run on its GPUs in their latest minute, each once, by name. */
+        List<String> jobsNow() {
+            return gpus.stream().flatMap(gpu -> gpu.jobsNow().stream()).distinct().sorted().toList();
         }
     }
 

@@ -426,9 +426,9 @@ public final class RecommendationRules {
         }
         Recommendation.Target target = holding.target();
         // A job the cloud took capacity from waits for more, its instances idle meanwhile: one of its jobs does on a
-        // shared instance too.
+        // shared instance too (one still there: a job gone from it does not wait for it).
         boolean waits = ofOneJob ? jobs.waiting(holding.jobId(), to)
-                : instance.jobs().stream().anyMatch(jobId -> jobs.waiting(jobId, to));
+                : instance.jobsNow().stream().anyMatch(jobId -> jobs.waiting(jobId, to));
         Optional<IdleGpuRule.Release> release = waits ? Optional.empty()
                 : reclaimIdle.release(holding, held(RecommendationKind.RECLAIM_IDLE, target));
         idleHours.add(target.id(), to.minus(MINUTE), release.map(IdleGpuRule.Release::count).orElse(0));

@@ -336,7 +336,8 @@ class RecommendationRulesTest {
         // And where neither replica reported any, it is, and the advice names the replicas, not a job "shared"
         assertThat(reclaims(silent)).singleElement().satisfies(r -> {
             assertThat(r.target().id()).isEqualTo("i-shared");
-            assertThat(r.summary()).contains("runs 2 job(s) that reported no work (replica-a, replica-b)");
+            assertThat(r.summary())
+                    .contains("ran 2 job(s) over the period that reported no work (replica-a, replica-b)");
             // in its action too, for automation to tell an instance of idle jobs from one of none
             assertThat(((RecommendationAction.ReclaimIdle) r.action()).jobIds()).containsExactly("replica-a",
                     "replica-b");
@@ -365,6 +366,26 @@ class RecommendationRulesTest {
         sharedMinute(topic, "GPU-shared", TelemetrySample.SHARED_JOB, 57, 0.01, 0, false);
         assertThat(reclaims(topic)).singleElement().satisfies(r -> assertThat(
                 ((RecommendationAction.ReclaimIdle) r.action()).jobIds()).containsExactly("replica-a", "replica-b"));
+    }
+
+    @Test
+    void shouldReleaseAnIdleInstanceWhoseWindowsNameNoJobAsOneThatRunsNone() {
+        // Given half an hour of a g5.xlarge's GPU at 1% SM activity, its windows (from another writer) naming no job
+        RulesOnMockTopic topic = new RulesOnMockTopic(T0, documented());
+        for (int m = 0; m < 30; m++) {
+            Instant start = T0.plusSeconds(60L * m);
+            for (double fill : FILLS) {
+                topic.rules.onWindow(window("GPU-nameless", G5, "A10G-24GB", "nameless", start, fill, 1.0, 0.01,
+                        fill == 1.0).toBuilder().job(null, "team-a").build(),
+                        topic.at(start.plusMillis(Math.round(60_000 * fill) + 2_000)));
+            }
+        }
+
+        // Then its instance is released as one that runs no job
+        assertThat(reclaims(topic)).singleElement().satisfies(r -> {
+            assertThat(r.target().id()).isEqualTo("i-nameless");
+            assertThat(r.summary()).contains("runs no job");
+        });
     }
 
     @Test
