@@ -40,5 +40,25 @@ class FocusLedgerTest {
             assertThat(correction.decimal(FocusColumn.X_CO2E_GRAMS).subtract(quarter).abs())
                     .isLessThan(new BigDecimal("0.001"));
         });
+        // and it is still one GPU-hour, taken twice
+        assertThat(ledger.hours()).isEqualTo(1);
+        assertThat(ledger.corrections()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldCountEachGpusHourOnceHoweverOftenItCame() {
+        // Given two GPUs' hours, one of them sent three times unchanged
+        FocusLedger ledger = new FocusLedger(rows);
+        GpuHour onDemand = FocusFixtures.onDemand();
+
+        // When they are taken
+        ledger.take(onDemand);
+        ledger.take(FocusFixtures.sharedSpot());
+        ledger.take(onDemand);
+        ledger.take(onDemand);
+
+        // Then two GPU-hours were taken, and two records came again unchanged
+        assertThat(ledger.hours()).isEqualTo(2);
+        assertThat(ledger.repeats()).isEqualTo(2);
     }
 }
