@@ -6,19 +6,39 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Reads {@code nvidia-smi --query-compute-apps=gpu_uuid,pid,used_memory --format=csv}: a header
- * ({@code gpu_uuid, pid, used_gpu_memory [MiB]}; {@code used_memory} is printed under its other name) and one
- * row per process and GPU. Columns are found by the header's names; memory with or without its unit;
- * {@code [N/A]} (a GPU that does not say, such as a MIG slice on some drivers) is "no reading". A row that
- * cannot be read is skipped and said in the errors.
+ * Reads {@code nvidia-smi --query-compute-apps=gpu_uuid,pid,used_memory,name --format=csv}: a header
+ * ({@code gpu_uuid, pid, used_gpu_memory [MiB], process_name}; {@code used_memory} and {@code name} are printed
+ * under their other names) and one row per process and GPU. Columns are found by the header's names; memory with
+ * or without its unit; {@code [N/A]} (a GPU that does not say, such as a MIG slice on some drivers) is "no
+ * reading"; a name, last, may hold commas. A row that cannot be read is skipped and said in the errors.
  */
 public final class ComputeApps {
 
     /** The command's query, as the agent runs it. */
-    public static final String QUERY = "--query-compute-apps=gpu_uuid,pid,used_memory --format=csv";
+    public static final String QUERY = "--query-compute-apps=gpu_uuid,pid,used_memory,name --format=csv";
 
-    /** One process on one GPU. */
-    public record Row(String gpuUuid, int pid, Double memoryBytes) {
+    /** The MPS server's program: it runs its clients' work in a context of its own, and nvidia-smi lists it. */
+    static final String MPS_SERVER = "nvidia-cuda-mps-server";
+
+    /**
+     * One process on one GPU.
+     *
+     * @param processName its program as nvidia-smi names it; null where the output has no name
+     */
+    public record Row(String gpuUuid, int pid, Double memoryBytes, String processName) {
+
+        public Row(String gpuUuid, int pid, Double memoryBytes) {
+            this(gpuUuid, pid, memoryBytes, null);
+        }
+
+        /**
+         * Whether it is the MPS server, which holds the GPU's context for its clients (listed too, since Volta, with
+         * their own memory and SM time): it is no user of the GPU but the place they run.
+         */
+        public boolean mpsServer() {
+            return processName != null
+                    && processName.substring(processName.lastIndexOf('/') + 1).equals(MPS_SERVER);
+        }
     }
 
     public record Result(List<Row> rows, List<String> errors) {
@@ -37,7 +57,9 @@ public final class ComputeApps {
             if (line.isEmpty()) {
                 continue;
             }
-            List<String> cells = Arrays.stream(line.split(",", -1)).map(String::strip).toList();
+            // A process's name, the last column, may hold commas: the cells past the header's are its.
+            int limit = columns != null && columns.get(columns.size() - 1).equals("process_name") ? columns.size() : -1;
+            List<String> cells = Arrays.stream(line.split(",", limit)).map(String::strip).toList();
             if (cells.contains("pid")) {
                 columns = cells.stream().map(ComputeApps::columnName).toList();
                 continue;
@@ -69,12 +91,18 @@ public final class ComputeApps {
         if (!gpu.startsWith("GPU-") && !gpu.startsWith("MIG-")) {
             throw new IllegalArgumentException("'" + gpu + "' is not a GPU UUID");
         }
-        return new Row(gpu, pid(cells.get(pid)), memory < 0 ? null : mebibytes(cells.get(memory)));
+        int name = columns.indexOf("process_name");
+        return new Row(gpu, pid(cells.get(pid)), memory < 0 ? null : mebibytes(cells.get(memory)),
+                name < 0 ? null : cells.get(name));
     }
 
     private static String columnName(String header) {
         String name = header.replaceAll("\\s*\\[.*]$", "").strip().toLowerCase(Locale.ROOT);
-        return name.equals("used_memory") ? "used_gpu_memory" : name;
+        return switch (name) {
+            case "used_memory" -> "used_gpu_memory";
+            case "name" -> "process_name";
+            default -> name;
+        };
     }
 
     private static int pid(String cell) {

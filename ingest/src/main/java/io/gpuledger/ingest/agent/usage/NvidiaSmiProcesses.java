@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 
 /**
  * NVML's per-process samples through nvidia-smi: the compute processes of each GPU and the memory each holds
@@ -31,7 +32,13 @@ import java.util.concurrent.TimeoutException;
  * finds a shared GPU starts pmon for the interval ahead ({@code -d 1 -c <seconds>}, on a thread of its own) and
  * the next read takes its samples; the first read of a shared GPU has none yet and takes one sample of the last
  * second ({@link #PMON}). A run that fails or has not ended 3 s after the round leaves the round without SM times
- * (the split falls back to memory).
+ * (the split falls back to memory), and so does a GPU with a pmon line that cannot be read; a run started more than
+ * two intervals before the read (rounds that asked other sources) is dropped for a sample of the last second.
+ *
+ * <p>The MPS server ({@code nvidia-cuda-mps-server}), which nvidia-smi lists beside its clients, is not a user of
+ * the GPU. A run that ends with an error status after printing what it could (one GPU lost, the others listed) is
+ * read, and its status said. A node without nvidia-smi is asked again every {@link #RETRY_MISSING_ROUNDS} rounds:
+ * the driver's container may put it in place after the agent started.
  */
 public final class NvidiaSmiProcesses implements UsageSource {
 
@@ -69,14 +76,39 @@ public final class NvidiaSmiProcesses implements UsageSource {
 
     /** How long a round waits for a pmon run over the interval that has not ended yet. */
     private static final Duration PMON_LATE = Duration.ofSeconds(3);
+    /** Rounds a missing program is not asked for, before it is asked again. */
+    static final int RETRY_MISSING_ROUNDS = 30;
+
+    /**
+     * What a run that ended with an error status printed on its standard output: what it could read, such as the
+     * processes of the GPUs it could reach.
+     */
+    public static final class PartialOutput extends IOException {
+        private final String printed;
+
+        public PartialOutput(String message, String printed) {
+            super(message);
+            this.printed = printed;
+        }
+
+        public String printed() {
+            return printed;
+        }
+    }
 
     private final Runner runner;
     private final boolean sayMissing;
+    private final Duration interval;
     private final String pmonOverInterval;
-    /** Set once the program turns out to be missing: not run again. */
-    private boolean missing;
+    private final LongSupplier nanoTime;
+    /** Rounds left before a missing program is asked for again; 0 while it is not known missing. */
+    private int roundsUntilRetry;
+    /** Whether its being missing was said: once. */
+    private boolean saidMissing;
     /** pmon sampling the interval until the next read, started by the last read that found a shared GPU. */
     private CompletableFuture<String> pmonRunning;
+    /** When {@link #pmonRunning} started ({@link System#nanoTime}). */
+    private long pmonStartedNanos;
 
     /** Its SM times over one second: {@link #PMON} each round. */
     public NvidiaSmiProcesses(Runner runner, boolean sayMissing) {
@@ -89,9 +121,15 @@ public final class NvidiaSmiProcesses implements UsageSource {
      *                   without it
      */
     public NvidiaSmiProcesses(Runner runner, Duration interval, boolean sayMissing) {
+        this(runner, interval, sayMissing, System::nanoTime);
+    }
+
+    NvidiaSmiProcesses(Runner runner, Duration interval, boolean sayMissing, LongSupplier nanoTime) {
         this.runner = runner;
         this.sayMissing = sayMissing;
+        this.interval = interval;
         this.pmonOverInterval = pmonOver(interval);
+        this.nanoTime = nanoTime;
     }
 
     /**
@@ -99,8 +137,16 @@ public final class NvidiaSmiProcesses implements UsageSource {
      * interval, the interval more).
      */
     public static NvidiaSmiProcesses of(String program, Duration timeout, Duration interval, boolean sayMissing) {
-        return new NvidiaSmiProcesses(arguments -> ShellCommand.stdoutOf(program + " " + arguments,
-                arguments.startsWith("pmon") ? timeout.plus(interval) : timeout), interval, sayMissing);
+        return new NvidiaSmiProcesses(arguments -> {
+            String command = program + " " + arguments;
+            ShellCommand.Output output = ShellCommand.outputOf(command,
+                    arguments.startsWith("pmon") ? timeout.plus(interval) : timeout);
+            if (output.exitCode() == 0) {
+                return output.stdout();
+            }
+            IOException failed = ShellCommand.failed(command, output);
+            throw output.stdout().isBlank() ? failed : new PartialOutput(failed.getMessage(), output.stdout());
+        }, interval, sayMissing);
     }
 
     /**
@@ -119,41 +165,63 @@ public final class NvidiaSmiProcesses implements UsageSource {
 
     @Override
     public Result read() {
-        if (missing) {
+        if (roundsUntilRetry > 0) {
+            roundsUntilRetry--;
             return new Result(Map.of(), List.of());
         }
-        // A run started for the last interval speaks for this round alone: a round without a shared GPU drops it.
+        // A run started for the last interval speaks for this round alone: a round without a shared GPU drops it,
+        // and one that comes rounds later (others asked meanwhile) too.
         CompletableFuture<String> running = pmonRunning;
         pmonRunning = null;
+        if (running != null && nanoTime.getAsLong() - pmonStartedNanos > 2 * interval.toNanos()) {
+            running.cancel(true);
+            running = null;
+        }
         List<String> errors = new ArrayList<>();
         NvidiaSmiGpus.Result gpus;
-        ComputeApps.Result apps;
+        List<ComputeApps.Row> apps;
         try {
-            apps = ComputeApps.parse(runner.run(ComputeApps.QUERY));
-            if (apps.rows().isEmpty()) {
-                return new Result(Map.of(), apps.errors());
+            ComputeApps.Result listed = ComputeApps.parse(printed(ComputeApps.QUERY, errors));
+            errors.addAll(listed.errors());
+            // The MPS server runs its clients' work, listed too: it is none of the GPU's users.
+            apps = listed.rows().stream().filter(app -> !app.mpsServer()).toList();
+            if (apps.isEmpty()) {
+                return new Result(Map.of(), errors);
             }
-            gpus = NvidiaSmiGpus.parse(runner.run(NvidiaSmiGpus.QUERY));
+            gpus = NvidiaSmiGpus.parse(printed(NvidiaSmiGpus.QUERY, errors));
             errors.addAll(gpus.errors());
         } catch (ShellCommand.ProgramMissing e) {
-            missing = true;
-            return sayMissing ? Result.failed("nvidia-smi processes: " + e.getMessage() + "; processes are not read")
-                    : new Result(Map.of(), List.of());
+            roundsUntilRetry = RETRY_MISSING_ROUNDS;
+            boolean say = sayMissing && !saidMissing;
+            saidMissing = true;
+            return say ? Result.failed("nvidia-smi processes: " + e.getMessage() + "; processes are not read,"
+                    + " asked again every " + RETRY_MISSING_ROUNDS + " rounds") : new Result(Map.of(), List.of());
         } catch (IOException e) {
-            return Result.failed("nvidia-smi processes: " + e.getMessage());
+            errors.add(0, "nvidia-smi processes: " + e.getMessage());
+            return new Result(Map.of(), errors);
         }
-        errors.addAll(apps.errors());
         PmonOutput.Result pmon = new PmonOutput.Result(List.of(), List.of());
-        if (shared(apps.rows())) {
+        if (shared(apps)) {
             try {
-                pmon = PmonOutput.parse(running == null ? runner.run(PMON) : ended(running));
+                pmon = PmonOutput.parse(running == null ? printed(PMON, errors) : ended(running, errors));
             } catch (IOException e) {
                 errors.add("nvidia-smi pmon: " + e.getMessage() + "; processes' SM time not measured");
             }
             pmonRunning = runner.start(pmonOverInterval);
+            pmonStartedNanos = nanoTime.getAsLong();
         }
         errors.addAll(pmon.errors());
-        return new Result(users(gpus, apps.rows(), pmon.rows()), errors);
+        return new Result(users(gpus, apps, pmon), errors);
+    }
+
+    /** What a run printed; one that ended with an error status after printing is read too, and its status said. */
+    private String printed(String arguments, List<String> errors) throws IOException {
+        try {
+            return runner.run(arguments);
+        } catch (PartialOutput e) {
+            errors.add("nvidia-smi processes: " + e.getMessage() + "; what it printed is read");
+            return e.printed();
+        }
     }
 
     /** Stops a pmon run still sampling, so that none outlives the agent. */
@@ -167,7 +235,7 @@ public final class NvidiaSmiProcesses implements UsageSource {
     }
 
     /** What the pmon run over the interval printed; it ended before this round, or ends within seconds. */
-    private static String ended(CompletableFuture<String> running) throws IOException {
+    private static String ended(CompletableFuture<String> running, List<String> errors) throws IOException {
         try {
             return running.get(PMON_LATE.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
@@ -175,6 +243,10 @@ public final class NvidiaSmiProcesses implements UsageSource {
             throw new IOException("the run over the interval had not ended " + PMON_LATE.toSeconds()
                     + " s after the round", e);
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof PartialOutput partial) {
+                errors.add("nvidia-smi pmon: " + partial.getMessage() + "; what it printed is read");
+                return partial.printed();
+            }
             throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause().toString(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -189,18 +261,23 @@ public final class NvidiaSmiProcesses implements UsageSource {
     }
 
     private static Map<String, GpuUsers> users(NvidiaSmiGpus.Result listed, List<ComputeApps.Row> apps,
-            List<PmonOutput.Row> pmon) {
+            PmonOutput.Result pmon) {
         Map<String, Gpu> gpus = listed.byUuid();
         Map<Integer, String> uuidByIndex = listed.uuidsByIndex();
         Map<String, Double> smByProcess = new HashMap<>();
         Set<String> watched = new HashSet<>();
-        for (PmonOutput.Row row : pmon) {
+        for (PmonOutput.Row row : pmon.rows()) {
             String uuid = uuidByIndex.get(row.gpuIndex());
             if (uuid != null) {
                 watched.add(uuid);
                 smByProcess.put(uuid + "|" + row.pid(), row.smRatio() == null ? 0.0 : row.smRatio());
             }
         }
+        // A process whose line could not be read has no reading, not none: its GPU's SM times are not measured.
+        if (pmon.unreadGpus().contains(PmonOutput.ANY_GPU)) {
+            watched.clear();
+        }
+        pmon.unreadGpus().forEach(index -> watched.remove(uuidByIndex.get(index)));
         Map<String, List<GpuUser>> byGpu = new LinkedHashMap<>();
         for (ComputeApps.Row app : apps) {
             Gpu gpu = gpus.get(app.gpuUuid());

@@ -34,9 +34,19 @@ public final class PmonOutput {
     public record Row(int gpuIndex, int pid, Double smRatio, Double memoryBytes) {
     }
 
-    /** The rows read, and one message per line that could not be. */
-    public record Result(List<Row> rows, List<String> errors) {
+    /**
+     * The rows read, one message per line that could not be, and the GPUs of those lines ({@link #ANY_GPU} for a
+     * line whose GPU cannot be told): a process of theirs may lack its readings.
+     */
+    public record Result(List<Row> rows, List<String> errors, Set<Integer> unreadGpus) {
+
+        public Result(List<Row> rows, List<String> errors) {
+            this(rows, errors, Set.of());
+        }
     }
+
+    /** The GPU of a line that names none that can be read. */
+    public static final int ANY_GPU = -1;
 
     private static final double MIB = 1024.0 * 1024.0;
     /** The pid of a GPU's row of dashes. */
@@ -47,6 +57,7 @@ public final class PmonOutput {
 
     public static Result parse(String output) {
         List<String> errors = new ArrayList<>();
+        Set<Integer> unreadGpus = new HashSet<>();
         Map<String, Process> processes = new LinkedHashMap<>();
         Map<Integer, Integer> blocksOfGpu = new HashMap<>();
         Set<String> inBlock = new HashSet<>();
@@ -80,6 +91,7 @@ public final class PmonOutput {
                 read = line(columns, line.split("\\s+"));
             } catch (IllegalArgumentException e) {
                 errors.add("pmon line " + number + ": " + e.getMessage() + ", skipped: " + line);
+                unreadGpus.add(gpuOf(columns, line));
                 continue;
             }
             String key = read.gpu() + "|" + read.pid();
@@ -101,7 +113,18 @@ public final class PmonOutput {
         }
         List<Row> rows = processes.values().stream()
                 .map(process -> process.row(blocksOfGpu.get(process.gpu))).toList();
-        return new Result(rows, errors);
+        return new Result(rows, errors, Set.copyOf(unreadGpus));
+    }
+
+    /** The GPU index a line names in its {@code gpu} column; {@link #ANY_GPU} where it names none. */
+    private static int gpuOf(List<String> columns, String line) {
+        String[] cells = line.split("\\s+");
+        int gpu = columns.indexOf("gpu");
+        try {
+            return gpu >= 0 && gpu < cells.length ? Integer.parseInt(cells[gpu]) : ANY_GPU;
+        } catch (NumberFormatException e) {
+            return ANY_GPU;
+        }
     }
 
     /**

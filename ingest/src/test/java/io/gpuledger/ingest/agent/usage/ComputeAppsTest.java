@@ -35,6 +35,26 @@ class ComputeAppsTest {
     }
 
     @Test
+    void shouldReadEachProcesssNameWhateverItHoldsAndKnowTheMpsServer() {
+        // The header as nvidia-smi prints "name" (dcgm-exporter issue #94 shows "gpu_uuid, process_name" for
+        // --query-compute-apps=gpu_uuid,name); a name last, holding a comma
+        String text = """
+                gpu_uuid, pid, used_gpu_memory [MiB], process_name
+                GPU-a, 1127738, 30 MiB, /usr/bin/nvidia-cuda-mps-server
+                GPU-a, 1397691, 18 MiB, python3 serve.py --models a,b
+                GPU-a, 1400000, 10 MiB, nvidia-cuda-mps-server-wrapper
+                """;
+
+        ComputeApps.Result result = ComputeApps.parse(text);
+
+        assertThat(result.errors()).isEmpty();
+        assertThat(result.rows()).extracting(Row::processName).containsExactly("/usr/bin/nvidia-cuda-mps-server",
+                "python3 serve.py --models a,b", "nvidia-cuda-mps-server-wrapper");
+        assertThat(result.rows()).extracting(Row::mpsServer).containsExactly(true, false, false);
+        assertThat(result.rows().get(1).memoryBytes()).isEqualTo(18 * 1024 * 1024.0);
+    }
+
+    @Test
     void shouldSkipAndSayRowsItCannotRead() {
         String text = """
                 GPU-a, 1, 1 MiB

@@ -198,6 +198,116 @@ class NvidiaSmiProcessesTest {
         assertThat(said.read().errors()).isEmpty();
     }
 
+    @Test
+    void shouldLeaveTheMpsServerOutOfTheGpusUsers() {
+        // Given an MPS GPU: nvidia-smi lists the server, which holds the context, and its one client (NVIDIA's MPS
+        // docs: the server appears as an active CUDA process; since Volta the clients are listed too, "M+C")
+        NvidiaSmiProcesses source = new NvidiaSmiProcesses(runner(Map.of(
+                ComputeApps.QUERY, """
+                        gpu_uuid, pid, used_gpu_memory [MiB], process_name
+                        GPU-a, 1127738, 30 MiB, nvidia-cuda-mps-server
+                        GPU-a, 1397691, 18 MiB, /usr/bin/python3
+                        """,
+                NvidiaSmiGpus.QUERY, "0, GPU-a, 1000, Disabled\n")), true);
+
+        // When it is read
+        UsageSource.Result result = source.read();
+
+        // Then the client alone uses the GPU: no pmon is asked for, as for any GPU of one process
+        assertThat(result.errors()).isEmpty();
+        assertThat(result.byGpu().get("GPU-a").users()).containsExactly(GpuUser.process(1397691, null, 18 * MIB));
+        assertThat(ran).doesNotContain(NvidiaSmiProcesses.PMON);
+    }
+
+    @Test
+    void shouldReadWhatARunThatFailedForOneGpuPrintedForTheOthers() throws IOException {
+        // Given nvidia-smi that lost one GPU: it lists the others' processes and ends with an error status
+        Path script = Files.writeString(dir.resolve("nvidia-smi"), """
+                #!/bin/sh
+                case "$*" in
+                  --query-gpu=*) echo "0, GPU-a, 1000, Disabled" ;;
+                  --query-compute-apps=*)
+                    printf 'gpu_uuid, pid, used_gpu_memory [MiB]\\nGPU-a, 7, 1 MiB\\n'
+                    echo "Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error" >&2
+                    exit 15 ;;
+                esac
+                """);
+        script.toFile().setExecutable(true);
+        NvidiaSmiProcesses source = NvidiaSmiProcesses.of(script.toString(), Duration.ofSeconds(5),
+                Duration.ofSeconds(10), true);
+
+        // When it is read
+        UsageSource.Result result = source.read();
+
+        // Then the GPU it listed has its process, and the status is said
+        assertThat(result.byGpu().get("GPU-a").users()).containsExactly(GpuUser.process(7, null, MIB));
+        assertThat(result.errors()).singleElement().asString().contains("15").contains("Unknown Error");
+    }
+
+    @Test
+    void shouldAskAgainForAProgramMissingAtFirst() throws IOException {
+        // Given an agent that starts before the driver's container has put nvidia-smi in place
+        Path program = dir.resolve("nvidia-smi");
+        NvidiaSmiProcesses source = NvidiaSmiProcesses.of(program.toString(), Duration.ofSeconds(5),
+                Duration.ofSeconds(10), true);
+        assertThat(source.read().errors()).singleElement().asString().contains("cannot be run");
+
+        // When it comes, and the rounds of the wait have passed
+        Files.writeString(program, """
+                #!/bin/sh
+                case "$*" in
+                  --query-compute-apps=*) printf 'gpu_uuid, pid, used_gpu_memory [MiB]\\nGPU-a, 7, 1 MiB\\n' ;;
+                  --query-gpu=*) echo "0, GPU-a, 1000, Disabled" ;;
+                esac
+                """);
+        program.toFile().setExecutable(true);
+        for (int round = 0; round < NvidiaSmiProcesses.RETRY_MISSING_ROUNDS; round++) {
+            assertThat(source.read().byGpu()).isEmpty();
+        }
+
+        // Then the processes are read
+        assertThat(source.read().byGpu().get("GPU-a").users()).containsExactly(GpuUser.process(7, null, MIB));
+    }
+
+    @Test
+    void shouldDropAPmonRunStartedRoundsBeforeForASampleOfTheLastSecond() {
+        // Given a shared GPU read at 0 s, which started pmon over the 10 s ahead (it saw process 7 at 80%)
+        String header = "# gpu pid type sm mem fb command\n";
+        long[] now = {0};
+        NvidiaSmiProcesses source = new NvidiaSmiProcesses(runner(Map.of(
+                ComputeApps.QUERY, "gpu_uuid, pid, used_gpu_memory [MiB]\nGPU-a, 7, 100 MiB\nGPU-a, 9, 50 MiB\n",
+                NvidiaSmiGpus.QUERY, "0, GPU-a, 1000, Disabled\n",
+                NvidiaSmiProcesses.PMON, header + "0 7 C 10 1 100 python\n0 9 C 30 1 50 python\n",
+                NvidiaSmiProcesses.pmonOver(Duration.ofSeconds(10)), header + "0 7 C 80 1 100 python\n")),
+                Duration.ofSeconds(10), true, () -> now[0]);
+        source.read();
+
+        // When the next read comes 40 s later, other sources having spoken for the rounds between
+        now[0] = Duration.ofSeconds(40).toNanos();
+        UsageSource.Result late = source.read();
+
+        // Then its SM times are the last second's, not those of the run started four rounds before
+        assertThat(late.byGpu().get("GPU-a").users()).extracting(GpuUser::smRatio).containsExactly(0.1, 0.3);
+        assertThat(ran).filteredOn(NvidiaSmiProcesses.PMON::equals).hasSize(2);
+    }
+
+    @Test
+    void shouldMeasureNoSmTimeOnAGpuWithAPmonLineItCouldNotRead() {
+        // Given pmon's sample of GPU 0 whose line for process 9 is broken (an SM share of 250%)
+        NvidiaSmiProcesses source = new NvidiaSmiProcesses(runner(Map.of(
+                ComputeApps.QUERY, "gpu_uuid, pid, used_gpu_memory [MiB]\nGPU-a, 7, 100 MiB\nGPU-a, 9, 50 MiB\n",
+                NvidiaSmiGpus.QUERY, "0, GPU-a, 1000, Disabled\n",
+                NvidiaSmiProcesses.PMON, "# gpu pid type sm mem fb command\n0 7 C 40 1 100 python\n"
+                        + "0 9 C 250 1 50 python\n")), true);
+
+        // When it is read
+        UsageSource.Result result = source.read();
+
+        // Then neither process has an SM share (the split falls back to memory), rather than 9 having none
+        assertThat(result.byGpu().get("GPU-a").users()).extracting(GpuUser::smRatio).containsOnlyNulls();
+        assertThat(result.errors()).singleElement().asString().contains("250");
+    }
+
     private NvidiaSmiProcesses.Runner runner(Map<String, String> outputs) {
         return arguments -> {
             ran.add(arguments);
