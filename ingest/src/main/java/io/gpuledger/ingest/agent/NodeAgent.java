@@ -214,7 +214,8 @@ public final class NodeAgent implements AutoCloseable {
      * The GPU's sample. A shared GPU's says {@value TelemetrySample#SHARED_JOB} with its jobs' allocations and
      * the node's team (whose the unallocated rest is). Otherwise its job is the first of: dcgm-exporter's labels,
      * the one job whose processes alone used it, the one pod that holds it by its DRA claims, a work report's
-     * claim, the node's {@code job}.
+     * claim, the node's {@code job}. The part of a MIG-mode GPU that no instance holds runs nothing: a report's claim
+     * of the GPU (by its UUID or index) is not its.
      */
     private Optional<TelemetrySample> sample(GpuReading reading, Split split, Optional<Owner> holder, Instant now,
             double seconds) {
@@ -222,8 +223,9 @@ public final class NodeAgent implements AutoCloseable {
         noteActivity(reading.uuid(), activity);
         String parent = reading.uuid().contains("/mig/") ? reading.uuid().substring(0, reading.uuid().indexOf("/mig/"))
                 : reading.uuid();
-        Optional<ProgressReports.Claim> claim = reports.claimOf(reading.uuid(), reading.index(), now)
-                .or(() -> reports.claimOf(parent, null, now));
+        boolean unsliced = DcgmScrape.UNALLOCATED_MIG.equals(reading.migProfile());
+        Optional<ProgressReports.Claim> claim = unsliced ? Optional.empty()
+                : reports.claimOf(reading.uuid(), reading.index(), now).or(() -> reports.claimOf(parent, null, now));
         Optional<Owner> owner = Optional.ofNullable(split.soleOwner()).or(() -> holder)
                 .or(() -> claim.map(c -> new Owner(c.jobId(), c.team())));
         String labelledJob = carried(reading.uuid(), "jobId", reading.jobId());

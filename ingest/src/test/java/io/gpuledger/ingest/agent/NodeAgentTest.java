@@ -3,6 +3,7 @@ package io.gpuledger.ingest.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuledger.ingest.agent.collect.Collector;
+import io.gpuledger.ingest.agent.collect.DcgmScrape;
 import io.gpuledger.ingest.agent.collect.GpuReading;
 import io.gpuledger.model.CapacityEvent;
 import io.gpuledger.model.CapacityEventKind;
@@ -204,6 +205,30 @@ class NodeAgentTest {
         HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create(base + "/health")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(health.body()).contains("\"progressReports\":1").contains("\"progressRejected\":2");
+    }
+
+    @Test
+    void shouldNotGiveTheUnslicedRestOfAMigGpuToAJobThatClaimsTheGpu() throws Exception {
+        // Given an A100 with one 3g slice, the rest idle under the GPU's own UUID, and a job claiming GPU 0
+        GpuReading rest = GpuReading.builder("GPU-m").index(0).model("A100").slice(DcgmScrape.UNALLOCATED_MIG,
+                4.0 / 7).value(Reading.POWER_WATTS, 300.0).value(Reading.SM_ACTIVE, 0.0).build();
+        GpuReading slice = GpuReading.builder("GPU-m/mig/1").index(0).model("A100").value(Reading.SM_ACTIVE, 0.5)
+                .slice("3g.20gb", 3.0 / 7).build();
+        agent = agent(Map.of("GPULEDGER_PROGRESS_PORT", "0"), fixed("dcgm-exporter", slice, rest));
+        agent.start();
+        String base = "http://127.0.0.1:" + agent.httpPort();
+        assertThat(post(HttpClient.newHttpClient(), base, """
+                {"jobId": "eval-sweep", "workUnits": 100, "unit": "samples", "gpus": [0], "intervalSeconds": 10}
+                """).statusCode()).isEqualTo(202);
+
+        // When the node is sampled
+        List<TelemetrySample> samples = agent.round();
+
+        // Then the slice is the job's, and the rest, which runs nothing, is no job's
+        assertThat(samples).filteredOn(s -> s.gpuUuid().equals("GPU-m/mig/1")).singleElement()
+                .satisfies(s -> assertThat(s.jobId()).isEqualTo("eval-sweep"));
+        assertThat(samples).filteredOn(s -> s.gpuUuid().equals("GPU-m")).singleElement()
+                .satisfies(s -> assertThat(s.jobId()).isEqualTo(TelemetrySample.UNKNOWN_JOB));
     }
 
     @Test
