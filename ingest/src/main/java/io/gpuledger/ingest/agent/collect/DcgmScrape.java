@@ -119,6 +119,13 @@ public final class DcgmScrape {
 
     /** The readings dcgm-exporter 4.5.3-4.8.2 and later give per pod on a shared GPU; it copies all others. */
     private static final Set<Reading> PER_POD = Set.of(Reading.GPU_UTILIZATION, Reading.MEMORY_USED_BYTES);
+    /**
+     * The fields whose pod series hold the pod's own value (its processes', from NVML): these two by their exact
+     * names. Any other, {@code DCGM_FI_DEV_GPU_UTIL_RATIO} too, is copied to each pod.
+     */
+    private static final Set<String> PER_POD_FIELDS = Set.of("DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED");
+    /** A GPU this busy whose pods all read 0 SM time had their use unmeasured, not none. */
+    private static final double BUSY_GPU = 0.05;
 
     /** Memory the GPU holds besides what is used, for its total: free, and reserved by the driver. */
     private static final Set<String> MEMORY_NOT_USED = Set.of("DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_FB_RESERVED");
@@ -155,6 +162,8 @@ public final class DcgmScrape {
     private final Set<String> saidCopies = new java.util.HashSet<>();
     /** GPUs whose pods all read 0 while it was in use: said once, not every scrape. */
     private final Set<String> saidUnmapped = new java.util.HashSet<>();
+    /** GPUs whose pods' SM time was said to be unmeasured. */
+    private final Set<String> saidSmUnmeasured = new java.util.HashSet<>();
 
     /**
      * @param jobLabels the labels naming a GPU's or pod's job, the first present wins; the pod's own ({@code pod},
@@ -162,8 +171,9 @@ public final class DcgmScrape {
      * @param podJobs   the agent's jobs named after their pods, each noted as a GPU's job or user is named after it
      */
     public DcgmScrape(List<String> jobLabels, List<String> teamLabels, PodJobs podJobs) {
-        this.jobLabels = List.copyOf(jobLabels);
-        this.teamLabels = List.copyOf(teamLabels);
+        // An exporter run with --use-old-namespace writes pod_name and pod_namespace: the same labels, named as before.
+        this.jobLabels = withOldNames(jobLabels);
+        this.teamLabels = withOldNames(teamLabels);
         this.podJobs = podJobs;
     }
 
@@ -218,7 +228,8 @@ public final class DcgmScrape {
             boolean ratio = mapping.reading().range() == Reading.Range.RATIO;
             double scaled = mapping.unit().toBase(value);
             String pod = podOf(sample.labels());
-            boolean perPod = !engine && PER_POD.contains(mapping.reading()) && pod != null && !pod.isBlank();
+            boolean podSeries = pod != null && !pod.isBlank();
+            boolean perPod = !engine && PER_POD_FIELDS.contains(sample.name()) && podSeries;
             // A pod's utilisation adds up its processes' (several under MPS): over 100%, it kept the GPU busy.
             if (scaled < 0 || (ratio && !perPod && scaled > 1.0 + 1e-9)) {
                 errors.add(sample.name() + " of " + key + ": " + value + " is out of range, left out");
@@ -231,6 +242,9 @@ public final class DcgmScrape {
                 gpu.pod(sample.labels()).values.merge(mapping.reading(), kept, Math::max);
             } else {
                 gpu.podless.put(mapping.reading(), kept);
+                if (!podSeries && PER_POD_FIELDS.contains(sample.name())) {
+                    gpu.ownSeries = true;
+                }
             }
         }
         for (Builder gpu : byGpu.values()) {
@@ -389,6 +403,23 @@ public final class DcgmScrape {
         return podJobs.named(namespaceOf(labels), labels.get(label));
     }
 
+    /** {@code labels}, each of {@code pod} and {@code namespace} followed by its old name, where not given too. */
+    private static List<String> withOldNames(List<String> labels) {
+        List<String> names = new ArrayList<>();
+        for (String label : labels) {
+            names.add(label);
+            String old = switch (label) {
+                case "pod" -> "pod_name";
+                case "namespace" -> "pod_namespace";
+                default -> null;
+            };
+            if (old != null && !labels.contains(old)) {
+                names.add(old);
+            }
+        }
+        return List.copyOf(names);
+    }
+
     /** The namespace of a series' pod: {@code namespace}, or {@code pod_namespace} in the old label names. */
     private static String namespaceOf(Map<String, String> labels) {
         String namespace = labels.get("namespace");
@@ -447,6 +478,8 @@ public final class DcgmScrape {
         private GpuUsers users;
         /** Whether several pods use the GPU: none of them is its one job, whatever their series say. */
         private boolean severalPods;
+        /** Whether a field the exporter writes per pod has a series of the GPU's own beside them (4.5.3-4.8.2 on). */
+        private boolean ownSeries;
 
         private Builder(String key, String parentUuid, boolean mig) {
             this.key = key;
@@ -496,7 +529,7 @@ public final class DcgmScrape {
             if (pods.isEmpty()) {
                 return;
             }
-            boolean own = PER_POD.stream().anyMatch(podless::containsKey);
+            boolean own = ownSeries;
             if (severalPods && !own && saidCopies.add(key)) {
                 errors.add("dcgm-exporter: the " + pods.size() + " pods of " + key + " carry copies of the GPU's"
                         + " readings, not their own (dcgm-exporter before 4.5.3-4.8.2): not used to split it,"
@@ -514,11 +547,32 @@ public final class DcgmScrape {
             if (pods.size() > 1 && own) {
                 pods.values().stream().filter(pod -> pod.podName != null)
                         .forEach(pod -> podJobs.named(pod.namedAfterPodIn, pod.podName));
+                boolean smMeasured = !mig && !smUnmeasured(errors);
                 users = new GpuUsers(key, "dcgm-exporter", pods.values().stream()
-                        .map(pod -> GpuUser.container(pod.owner, mig ? null : pod.values.get(Reading.GPU_UTILIZATION),
-                                pod.values.get(Reading.MEMORY_USED_BYTES)))
+                        .map(pod -> GpuUser.container(pod.owner, smMeasured ? pod.values.get(Reading.GPU_UTILIZATION)
+                                : null, pod.values.get(Reading.MEMORY_USED_BYTES)))
                         .toList(), memoryTotalBytes());
             }
+        }
+
+        /**
+         * Whether the pods' SM time was not measured: all read 0 (or none) while the GPU's own series say it was
+         * {@link #BUSY_GPU} busy, as where NVML gives no per-process utilisation and the exporter writes 0. Their
+         * memory still splits the GPU. Said once per GPU.
+         */
+        private boolean smUnmeasured(List<String> errors) {
+            double busy = podless.getOrDefault(Reading.GPU_UTILIZATION, 0.0);
+            boolean noneRead = pods.values().stream().map(pod -> pod.values.get(Reading.GPU_UTILIZATION))
+                    .allMatch(sm -> sm == null || sm == 0);
+            if (busy < BUSY_GPU || !noneRead) {
+                return false;
+            }
+            if (saidSmUnmeasured.add(key)) {
+                errors.add("dcgm-exporter: every pod of " + key + " reads 0% while the GPU is " + Math.round(busy * 100)
+                        + "% busy: their SM time is not measured (NVML gives no per-process utilisation here);"
+                        + " split by memory");
+            }
+            return true;
         }
 
         /**

@@ -227,6 +227,51 @@ class DcgmPerPodSeriesTest {
     }
 
     @Test
+    void shouldSplitByMemoryWherePodsAllReadNoSmTimeOnABusyGpu() {
+        // Given a GPU 90% busy whose pods read 0% each but hold 1 and 3 GiB: what the exporter writes where NVML
+        // gives no per-process utilisation (its nvmlprovider answers 0 for each process then)
+        String page = series("DCGM_FI_DEV_GPU_UTIL", "modelName=\"L4\"", "90")
+                + series("DCGM_FI_DEV_FB_USED", "modelName=\"L4\"", "4096")
+                + series("DCGM_FI_DEV_GPU_UTIL", "pod=\"a\",namespace=\"x\",container=\"c\"", "0")
+                + series("DCGM_FI_DEV_GPU_UTIL", "pod=\"b\",namespace=\"y\",container=\"c\"", "0")
+                + series("DCGM_FI_DEV_FB_USED", "pod=\"a\",namespace=\"x\",container=\"c\"", "1024")
+                + series("DCGM_FI_DEV_FB_USED", "pod=\"b\",namespace=\"y\",container=\"c\"", "3072");
+
+        // When it is read twice
+        DcgmScrape.Result first = scrape.read(page);
+        DcgmScrape.Result again = scrape.read(page);
+
+        // Then the pods are its users without an SM share (the split falls back to memory), not users of none of it;
+        // said once
+        assertThat(first.readings().get(0).users().users()).containsExactly(
+                GpuUser.container(new Owner("a", "x"), null, 1024 * MIB),
+                GpuUser.container(new Owner("b", "y"), null, 3072 * MIB));
+        assertThat(first.errors()).singleElement().asString().contains("90% busy", "memory");
+        assertThat(again.errors()).isEmpty();
+    }
+
+    @Test
+    void shouldNotTakeCopiesOfTheRatioSpellingOfUtilisationAsThePodsOwn() {
+        // Given a GPU whose counters name DCGM 4's DCGM_FI_DEV_GPU_UTIL_RATIO, which the exporter copies to each pod
+        // (only DCGM_FI_DEV_GPU_UTIL and DCGM_FI_DEV_FB_USED are per process, its process_metrics.go), and memory
+        // per pod
+        String page = series("DCGM_FI_DEV_GPU_UTIL_RATIO", "modelName=\"L4\"", "0.9")
+                + series("DCGM_FI_DEV_FB_USED", "modelName=\"L4\"", "4096")
+                + series("DCGM_FI_DEV_GPU_UTIL_RATIO", "pod=\"a\",namespace=\"x\",container=\"c\"", "0.9")
+                + series("DCGM_FI_DEV_GPU_UTIL_RATIO", "pod=\"b\",namespace=\"y\",container=\"c\"", "0.9")
+                + series("DCGM_FI_DEV_FB_USED", "pod=\"a\",namespace=\"x\",container=\"c\"", "1024")
+                + series("DCGM_FI_DEV_FB_USED", "pod=\"b\",namespace=\"y\",container=\"c\"", "3072");
+
+        // When it is read
+        GpuReading gpu = scrape.read(page).readings().get(0);
+
+        // Then the pods split it by their memory, with no SM share each: not 0.9 each of a GPU 90% busy
+        assertThat(gpu.users().users()).containsExactly(GpuUser.container(new Owner("a", "x"), null, 1024 * MIB),
+                GpuUser.container(new Owner("b", "y"), null, 3072 * MIB));
+        assertThat(gpu.gpuUtilization()).isEqualTo(0.9);
+    }
+
+    @Test
     void shouldGiveTheUsersOfASharedMigSliceNoSmTime() {
         String slice = "modelName=\"NVIDIA A100-SXM4-40GB\",GPU_I_PROFILE=\"3g.20gb\",GPU_I_ID=\"1\",";
         String page = series("DCGM_FI_DEV_FB_USED", slice + "Hostname=\"n\"", "4200")
@@ -300,6 +345,21 @@ class DcgmPerPodSeriesTest {
         // no pod label: the job is named after pod_name, in pod_namespace (a blank namespace label is none)
         assertThat(gpu.users().users()).containsExactly(GpuUser.container(new Owner("x/a-0", "x"), 0.30, null),
                 GpuUser.container(new Owner("y/b-0", "y"), 0.20, null));
+    }
+
+    @Test
+    void shouldTakeTheOneOldNamedPodOfAGpuAsItsJobAndItsNamespaceAsItsTeam() {
+        // Given a GPU of one pod, from an exporter run with --use-old-namespace (pod_name, pod_namespace,
+        // container_name: its kubernetes.go), the agent told job and team labels pod and namespace (the defaults)
+        String page = series("DCGM_FI_DEV_GPU_UTIL", "pod_name=\"ranker-0\",pod_namespace=\"search\","
+                + "container_name=\"main\"", "60");
+
+        // When it is read
+        GpuReading gpu = scrape.read(page).readings().get(0);
+
+        // Then it is the pod's job, on its namespace's team, as under the new names
+        assertThat(gpu.jobId()).isEqualTo("ranker-0");
+        assertThat(gpu.team()).isEqualTo("search");
     }
 
     @Test
