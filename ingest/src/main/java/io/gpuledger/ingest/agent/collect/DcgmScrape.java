@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -562,9 +563,10 @@ public final class DcgmScrape {
          */
         private boolean smUnmeasured(List<String> errors) {
             double busy = podless.getOrDefault(Reading.GPU_UTILIZATION, 0.0);
-            boolean noneRead = pods.values().stream().map(pod -> pod.values.get(Reading.GPU_UTILIZATION))
-                    .allMatch(sm -> sm == null || sm == 0);
-            if (busy < BUSY_GPU || !noneRead) {
+            List<Double> read = pods.values().stream().map(pod -> pod.values.get(Reading.GPU_UTILIZATION))
+                    .filter(Objects::nonNull).toList();
+            // Pods with no utilisation series have no SM share anyway: only pods' zeros are in question.
+            if (busy < BUSY_GPU || read.isEmpty() || read.stream().anyMatch(sm -> sm > 0)) {
                 return false;
             }
             if (saidSmUnmeasured.add(key)) {

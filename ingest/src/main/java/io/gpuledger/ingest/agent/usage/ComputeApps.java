@@ -65,7 +65,7 @@ public final class ComputeApps {
                 continue;
             }
             if (columns == null) {
-                errors.add("compute-apps line " + number + ": a row before the header, skipped");
+                errors.add("compute-apps line " + number + ": a row before the header, skipped: " + line);
                 continue;
             }
             try {

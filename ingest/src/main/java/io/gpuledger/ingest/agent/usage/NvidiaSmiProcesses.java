@@ -33,12 +33,13 @@ import java.util.function.LongSupplier;
  * the next read takes its samples; the first read of a shared GPU has none yet and takes one sample of the last
  * second ({@link #PMON}). A run that fails or has not ended 3 s after the round leaves the round without SM times
  * (the split falls back to memory), and so does a GPU with a pmon line that cannot be read; a run started more than
- * two intervals before the read (rounds that asked other sources) is dropped for a sample of the last second.
+ * an interval and a half before the read (a round between asked other sources) is dropped for a sample of the last
+ * second.
  *
  * <p>The MPS server ({@code nvidia-cuda-mps-server}), which nvidia-smi lists beside its clients, is not a user of
  * the GPU. A run that ends with an error status after printing what it could (one GPU lost, the others listed) is
- * read, and its status said. A node without nvidia-smi is asked again every {@link #RETRY_MISSING_ROUNDS} rounds:
- * the driver's container may put it in place after the agent started.
+ * read, and its status said. A node without nvidia-smi is not asked for the next {@link #RETRY_MISSING_ROUNDS}
+ * reads, then asked again: the driver's container may put it in place after the agent started.
  */
 public final class NvidiaSmiProcesses implements UsageSource {
 
@@ -76,7 +77,7 @@ public final class NvidiaSmiProcesses implements UsageSource {
 
     /** How long a round waits for a pmon run over the interval that has not ended yet. */
     private static final Duration PMON_LATE = Duration.ofSeconds(3);
-    /** Rounds a missing program is not asked for, before it is asked again. */
+    /** Reads in which a missing program is not asked for, before it is asked again. */
     static final int RETRY_MISSING_ROUNDS = 30;
 
     /**
@@ -103,7 +104,7 @@ public final class NvidiaSmiProcesses implements UsageSource {
     private final LongSupplier nanoTime;
     /** Rounds left before a missing program is asked for again; 0 while it is not known missing. */
     private int roundsUntilRetry;
-    /** Whether its being missing was said: once. */
+    /** Whether its being missing was said: once, until it is found again. */
     private boolean saidMissing;
     /** pmon sampling the interval until the next read, started by the last read that found a shared GPU. */
     private CompletableFuture<String> pmonRunning;
@@ -173,7 +174,7 @@ public final class NvidiaSmiProcesses implements UsageSource {
         // and one that comes rounds later (others asked meanwhile) too.
         CompletableFuture<String> running = pmonRunning;
         pmonRunning = null;
-        if (running != null && nanoTime.getAsLong() - pmonStartedNanos > 2 * interval.toNanos()) {
+        if (running != null && nanoTime.getAsLong() - pmonStartedNanos > interval.toNanos() * 3 / 2) {
             running.cancel(true);
             running = null;
         }
@@ -182,6 +183,7 @@ public final class NvidiaSmiProcesses implements UsageSource {
         List<ComputeApps.Row> apps;
         try {
             ComputeApps.Result listed = ComputeApps.parse(printed(ComputeApps.QUERY, errors));
+            saidMissing = false;
             errors.addAll(listed.errors());
             // The MPS server runs its clients' work, listed too: it is none of the GPU's users.
             apps = listed.rows().stream().filter(app -> !app.mpsServer()).toList();
@@ -195,7 +197,7 @@ public final class NvidiaSmiProcesses implements UsageSource {
             boolean say = sayMissing && !saidMissing;
             saidMissing = true;
             return say ? Result.failed("nvidia-smi processes: " + e.getMessage() + "; processes are not read,"
-                    + " asked again every " + RETRY_MISSING_ROUNDS + " rounds") : new Result(Map.of(), List.of());
+                    + " asked again after " + RETRY_MISSING_ROUNDS + " reads") : new Result(Map.of(), List.of());
         } catch (IOException e) {
             errors.add(0, "nvidia-smi processes: " + e.getMessage());
             return new Result(Map.of(), errors);

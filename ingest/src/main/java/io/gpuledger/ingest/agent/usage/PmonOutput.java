@@ -83,7 +83,7 @@ public final class PmonOutput {
                 continue;
             }
             if (columns == null) {
-                errors.add("pmon line " + number + ": a row before any header line, skipped");
+                errors.add("pmon line " + number + ": a row before any header line, skipped: " + line);
                 continue;
             }
             Line read;

@@ -263,12 +263,15 @@ class DcgmPerPodSeriesTest {
                 + series("DCGM_FI_DEV_FB_USED", "pod=\"b\",namespace=\"y\",container=\"c\"", "3072");
 
         // When it is read
-        GpuReading gpu = scrape.read(page).readings().get(0);
+        DcgmScrape.Result result = scrape.read(page);
+        GpuReading gpu = result.readings().get(0);
 
-        // Then the pods split it by their memory, with no SM share each: not 0.9 each of a GPU 90% busy
+        // Then the pods split it by their memory, with no SM share each: not 0.9 each of a GPU 90% busy; nothing
+        // to say, since no pod has a utilisation of its own
         assertThat(gpu.users().users()).containsExactly(GpuUser.container(new Owner("a", "x"), null, 1024 * MIB),
                 GpuUser.container(new Owner("b", "y"), null, 3072 * MIB));
         assertThat(gpu.gpuUtilization()).isEqualTo(0.9);
+        assertThat(result.errors()).isEmpty();
     }
 
     @Test

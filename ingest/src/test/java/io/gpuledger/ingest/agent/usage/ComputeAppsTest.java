@@ -70,5 +70,7 @@ class ComputeAppsTest {
 
         assertThat(result.rows()).containsExactly(new Row("GPU-c", 8, 2_097_152.0));
         assertThat(result.errors()).hasSize(5);
+        // each says the line: nvidia-smi prints why it failed on its standard output, as such a line
+        assertThat(result.errors().get(0)).contains("before the header").endsWith("GPU-a, 1, 1 MiB");
     }
 }

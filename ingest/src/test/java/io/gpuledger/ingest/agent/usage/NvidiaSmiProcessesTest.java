@@ -267,6 +267,10 @@ class NvidiaSmiProcessesTest {
 
         // Then the processes are read
         assertThat(source.read().byGpu().get("GPU-a").users()).containsExactly(GpuUser.process(7, null, MIB));
+
+        // And when it goes again (the driver's container restarting), that is said again
+        Files.delete(program);
+        assertThat(source.read().errors()).singleElement().asString().contains("cannot be run");
     }
 
     @Test
@@ -282,11 +286,11 @@ class NvidiaSmiProcessesTest {
                 Duration.ofSeconds(10), true, () -> now[0]);
         source.read();
 
-        // When the next read comes 40 s later, other sources having spoken for the rounds between
-        now[0] = Duration.ofSeconds(40).toNanos();
+        // When the next read comes 20 s later, another source having spoken for the round between
+        now[0] = Duration.ofSeconds(20).toNanos();
         UsageSource.Result late = source.read();
 
-        // Then its SM times are the last second's, not those of the run started four rounds before
+        // Then its SM times are the last second's, not those of the run started two rounds before
         assertThat(late.byGpu().get("GPU-a").users()).extracting(GpuUser::smRatio).containsExactly(0.1, 0.3);
         assertThat(ran).filteredOn(NvidiaSmiProcesses.PMON::equals).hasSize(2);
     }
