@@ -1,12 +1,11 @@
 package io.gpuledger.ingest.price;
 
-import java.io.ByteArrayOutputStream;
+import io.gpuledger.ingest.http.CappedBody;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -17,9 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
@@ -205,74 +202,14 @@ public final class Fetcher {
         }
         long declared = info.headers().firstValueAsLong("Content-Length").orElse(-1);
         if (declared > maxBodyBytes) {
-            return new CappedBody(tooLarge(at, declared + " bytes declared"));
+            return CappedBody.refused(() -> tooLarge(at, declared + " bytes declared"));
         }
-        return new CappedBody(at);
+        return new CappedBody(maxBodyBytes, sent -> tooLarge(at, sent));
     }
 
     private PriceSourceException tooLarge(URI at, String size) {
         return refuse(Refusal.TOO_LARGE, at + ": body larger than the cap of " + maxBodyBytes + " bytes (" + size
                 + ")");
-    }
-
-    /** Collects a body and gives up, cancelling the transfer, as soon as it outgrows the cap. */
-    private final class CappedBody implements HttpResponse.BodySubscriber<byte[]> {
-
-        private final CompletableFuture<byte[]> body = new CompletableFuture<>();
-        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        private final URI at;
-        private Flow.Subscription subscription;
-
-        CappedBody(URI at) {
-            this.at = at;
-        }
-
-        CappedBody(PriceSourceException refused) {
-            this.at = null;
-            body.completeExceptionally(refused);
-        }
-
-        @Override
-        public CompletionStage<byte[]> getBody() {
-            return body;
-        }
-
-        @Override
-        public void onSubscribe(Flow.Subscription subscription) {
-            this.subscription = subscription;
-            if (body.isDone()) {
-                subscription.cancel();
-            } else {
-                subscription.request(Long.MAX_VALUE);
-            }
-        }
-
-        @Override
-        public void onNext(List<ByteBuffer> buffers) {
-            if (body.isDone()) {
-                return;
-            }
-            for (ByteBuffer buffer : buffers) {
-                if (bytes.size() + (long) buffer.remaining() > maxBodyBytes) {
-                    subscription.cancel();
-                    body.completeExceptionally(tooLarge(at, "more than " + maxBodyBytes + " bytes sent"));
-                    return;
-                }
-                byte[] chunk = new byte[buffer.remaining()];
-                buffer.get(chunk);
-                bytes.writeBytes(chunk);
-            }
-        }
-
-        @Override
-        public void onError(Throwable throwable) {
-            body.completeExceptionally(throwable);
-        }
-
-        @Override
-        public void onComplete() {
-            body.complete(bytes.toByteArray());
-        }
     }
 
     private static String file(Location location) {

@@ -1,10 +1,10 @@
 package io.gpuledger.ingest.agent.cloud;
 
+import io.gpuledger.ingest.http.BoundedGet;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -36,7 +36,7 @@ final class MetadataHttp {
         request.timeout(timeout);
         headers.forEach(request::header);
         try {
-            HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            BoundedGet.Answer response = BoundedGet.send(http, request.build(), timeout, BoundedGet.AGENT_MAX_BYTES);
             if (response.statusCode() == 404) {
                 return Optional.empty();
             }

@@ -1,10 +1,10 @@
 package io.gpuledger.ingest.agent.collect;
 
+import io.gpuledger.ingest.http.BoundedGet;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /** Scrapes dcgm-exporter's Prometheus endpoint (default {@code http://localhost:9400/metrics}). */
@@ -34,8 +34,8 @@ public final class DcgmCollector implements Collector {
     @Override
     public Round collect() {
         try {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(url).timeout(timeout).GET().build(),
-                    HttpResponse.BodyHandlers.ofString());
+            BoundedGet.Answer response = BoundedGet.send(http, HttpRequest.newBuilder(url).timeout(timeout).GET()
+                    .build(), timeout, BoundedGet.AGENT_MAX_BYTES);
             if (response.statusCode() != 200) {
                 return Round.failed("dcgm-exporter: " + url + " answered HTTP " + response.statusCode());
             }

@@ -6,12 +6,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gpuledger.ingest.agent.usage.Owner;
 import io.gpuledger.ingest.agent.usage.PodJobIds;
 import io.gpuledger.ingest.agent.usage.PodJobs;
+import io.gpuledger.ingest.http.BoundedGet;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,6 +61,9 @@ public final class DraClaims {
     private final Optional<Path> tokenFile;
     private final Optional<KubeletPods> pods;
     private final PodJobs podJobs;
+    /** How long the API server has to answer, a whole page of a list included. */
+    private static final Duration ANSWER_WITHIN = Duration.ofSeconds(10);
+
     private final HttpClient http;
     private final Refreshes refreshes;
     private final SaidOnce failures = new SaidOnce();
@@ -250,7 +253,7 @@ public final class DraClaims {
             String path = NAMESPACES + URLEncoder.encode(claim.namespace(), StandardCharsets.UTF_8)
                     + "/resourceclaims/" + URLEncoder.encode(claim.name(), StandardCharsets.UTF_8);
             // From the API server's cache, as the lists' first pages are.
-            HttpResponse<String> response = ask(path + "?resourceVersion=0");
+            BoundedGet.Answer response = ask(path + "?resourceVersion=0");
             if (response.statusCode() == 404) {
                 continue;
             }
@@ -293,18 +296,18 @@ public final class DraClaims {
         return items;
     }
 
-    private HttpResponse<String> ask(String pathAndQuery) throws IOException, InterruptedException {
+    private BoundedGet.Answer ask(String pathAndQuery) throws IOException, InterruptedException {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(apiUrl + pathAndQuery))
-                .timeout(Duration.ofSeconds(10)).header("Accept", "application/json").GET();
+                .timeout(ANSWER_WITHIN).header("Accept", "application/json").GET();
         if (tokenFile.isPresent()) {
             request.header("Authorization", "Bearer " + Files.readString(tokenFile.get(), StandardCharsets.UTF_8)
                     .strip());
         }
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return BoundedGet.send(http, request.build(), ANSWER_WITHIN, BoundedGet.AGENT_MAX_BYTES);
     }
 
     /** The body of a {@code 200} answer to {@code verb} on {@code path}; any other is refused. */
-    private static String answered(String path, HttpResponse<String> response, String verb) throws Refused {
+    private static String answered(String path, BoundedGet.Answer response, String verb) throws Refused {
         if (response.statusCode() != 200) {
             throw new Refused(path.substring(0, path.contains("?") ? path.indexOf('?') : path.length())
                     + " answered HTTP " + response.statusCode()

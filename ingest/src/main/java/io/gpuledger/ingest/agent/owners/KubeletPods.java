@@ -6,11 +6,11 @@ import io.gpuledger.ingest.agent.usage.Owner;
 import io.gpuledger.ingest.agent.usage.PodJobIds;
 import io.gpuledger.ingest.agent.usage.PodJobs;
 import io.gpuledger.ingest.agent.usage.PodOwners;
+import io.gpuledger.ingest.http.BoundedGet;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,6 +58,9 @@ public final class KubeletPods implements PodOwners {
     private final List<String> jobLabels;
     private final List<String> teamLabels;
     private final PodJobs podJobs;
+    /** How long the kubelet has to answer, its whole list included. */
+    private static final Duration ANSWER_WITHIN = Duration.ofSeconds(5);
+
     private final HttpClient http;
     private final Refreshes refreshes;
     private final Clock clock;
@@ -169,12 +172,13 @@ public final class KubeletPods implements PodOwners {
 
     private void refresh() {
         try {
-            HttpRequest.Builder request = HttpRequest.newBuilder(podsUrl).timeout(Duration.ofSeconds(5)).GET();
+            HttpRequest.Builder request = HttpRequest.newBuilder(podsUrl).timeout(ANSWER_WITHIN).GET();
             if (tokenFile.isPresent()) {
                 request.header("Authorization", "Bearer " + Files.readString(tokenFile.get(), StandardCharsets.UTF_8)
                         .strip());
             }
-            HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            BoundedGet.Answer response = BoundedGet.send(http, request.build(), ANSWER_WITHIN,
+                    BoundedGet.AGENT_MAX_BYTES);
             if (response.statusCode() != 200) {
                 failed("answered HTTP " + response.statusCode());
                 return;
@@ -191,6 +195,9 @@ public final class KubeletPods implements PodOwners {
             failed("unreachable: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            // An address the client cannot ask (an IPv6 address without its brackets), a token it cannot send.
+            failed("cannot be asked: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
         }
     }
 

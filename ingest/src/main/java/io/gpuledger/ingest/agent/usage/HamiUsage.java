@@ -1,10 +1,10 @@
 package io.gpuledger.ingest.agent.usage;
 
+import io.gpuledger.ingest.http.BoundedGet;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /** Scrapes HAMi's vGPU monitor for its per-container metrics ({@link HamiScrape}). */
@@ -31,8 +31,8 @@ public final class HamiUsage implements UsageSource {
     @Override
     public Result read() {
         try {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(url).timeout(timeout).GET().build(),
-                    HttpResponse.BodyHandlers.ofString());
+            BoundedGet.Answer response = BoundedGet.send(http, HttpRequest.newBuilder(url).timeout(timeout).GET()
+                    .build(), timeout, BoundedGet.AGENT_MAX_BYTES);
             if (response.statusCode() != 200) {
                 return Result.failed("hami: " + url + " answered HTTP " + response.statusCode());
             }

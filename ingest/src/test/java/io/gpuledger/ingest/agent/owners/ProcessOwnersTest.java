@@ -221,6 +221,19 @@ class ProcessOwnersTest {
     }
 
     @Test
+    void shouldSayAKubeletAddressItCannotAskAndGoOn() {
+        // Given the manifest's https://$(NODE_IP):10250 on an IPv6 node: the address without its brackets, which
+        // names no host the client can ask
+        KubeletPods pods = new KubeletPods(URI.create("https://fd00::1:10250"), Optional.empty(), Optional.empty(),
+                List.of(), List.of(), new PodJobs(PodJobIds.POD), clock, Runnable::run);
+        ProcessOwners owners = new KubernetesOwners(new ProcTree(dir).inPod(101, WEB_POD).root(), pods);
+
+        // Then the process is not mapped, and why is said, rather than the round failing
+        assertThat(owners.ownerOf(101)).isEmpty();
+        assertThat(owners.drainErrors()).singleElement().asString().contains("fd00::1").contains("cannot be asked");
+    }
+
+    @Test
     void shouldSayAKubeletAnswerThatIsNoPodListAndMapNoOne() {
         kubelet.answer("GET /pods", 200, "<html>login</html>");
         ProcessOwners owners = new KubernetesOwners(new ProcTree(dir).inPod(101, WEB_POD).root(),
