@@ -184,6 +184,11 @@ public final class KubeletPods implements PodOwners {
                 return;
             }
             JsonNode podList = JSON.readTree(response.body());
+            if (!"PodList".equals(podList.path("kind").asText())) {
+                // A proxy's empty object is no list of no pods: the pods listed last stay.
+                failed("answered what is not a list of pods (no \"kind\": \"PodList\")");
+                return;
+            }
             listing = owners(podList, clock.instant());
             podClaims = claims(podList);
             synchronized (this) {

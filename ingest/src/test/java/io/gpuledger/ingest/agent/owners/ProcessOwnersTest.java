@@ -234,6 +234,23 @@ class ProcessOwnersTest {
     }
 
     @Test
+    void shouldKeepThePodsListedLastWhenAnAnswerIsNoPodList() {
+        // Given the pods listed, then, a minute later, an answer of an empty object (a proxy in the way)
+        kubelet.answer("GET /pods", 200, PODS);
+        MovableClock moving = new MovableClock(Instant.parse("2026-12-05T10:00:00Z"));
+        KubeletPods pods = new KubeletPods(URI.create(kubelet.url()), Optional.empty(), Optional.empty(), List.of(),
+                List.of(), new PodJobs(PodJobIds.POD), moving, Runnable::run);
+        ProcessOwners owners = new KubernetesOwners(new ProcTree(dir).inPod(101, WEB_POD).root(), pods);
+        assertThat(owners.ownerOf(101)).isPresent();
+        kubelet.answer("GET /pods", 200, "{}");
+        moving.set(moving.instant().plus(KubeletPods.LABELS_MAX_AGE).plusSeconds(1));
+
+        // Then the process keeps its pod's owner, and the answer is said
+        assertThat(owners.ownerOf(101)).isPresent();
+        assertThat(owners.drainErrors()).singleElement().asString().contains("not a list of pods");
+    }
+
+    @Test
     void shouldSayAKubeletAnswerThatIsNoPodListAndMapNoOne() {
         kubelet.answer("GET /pods", 200, "<html>login</html>");
         ProcessOwners owners = new KubernetesOwners(new ProcTree(dir).inPod(101, WEB_POD).root(),
