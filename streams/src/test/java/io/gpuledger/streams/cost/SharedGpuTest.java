@@ -207,9 +207,7 @@ class SharedGpuTest {
     @Test
     void shouldNameTheNodesTeamInASharedGpusHourForWhatNoJobTook() {
         // Given a minute of a GPU of the platform team's node, shared by two jobs that leave a fifth of it
-        for (int i = 1; i <= 6; i++) {
-            cost.send(tenSeconds(shared("GPU-s", INFERENCE_AND_NOTEBOOK), T0.plusSeconds(10L * i)));
-        }
+        sharedMinuteOf("GPU-s", T0);
         // and a sample of another GPU long after, which closes the hour
         closeTheHour();
 
@@ -223,10 +221,7 @@ class SharedGpuTest {
     void shouldNameTheTeamOfTheHoursOwnLastMinuteNotOfTheNextHoursFirstSample() {
         // Given the last minute of an hour of a GPU of the platform team's node, shared by two jobs that leave a
         // fifth of it, and the GPU's next sample, of the next hour, of job train of team research alone
-        for (int i = 1; i <= 6; i++) {
-            cost.send(tenSeconds(shared("GPU-s", INFERENCE_AND_NOTEBOOK), T0.plus(Duration.ofMinutes(59))
-                    .plusSeconds(10L * i)));
-        }
+        sharedMinuteOf("GPU-s", T0.plus(Duration.ofMinutes(59)));
         cost.send(tenSeconds(oneJob("GPU-s", "train"), T0.plus(Duration.ofMinutes(60)).plusSeconds(10)));
         // and a sample of another GPU long after, which closes the hour
         closeTheHour();
@@ -530,6 +525,13 @@ class SharedGpuTest {
             for (TelemetrySample gpu : gpus) {
                 cost.send(tenSeconds(gpu, T0.plusSeconds(10L * i)));
             }
+        }
+    }
+
+    /** Six 10 s samples of {@code gpu} shared by {@link #INFERENCE_AND_NOTEBOOK}: the minute from {@code start}. */
+    private void sharedMinuteOf(String gpu, Instant start) {
+        for (int i = 1; i <= 6; i++) {
+            cost.send(tenSeconds(shared(gpu, INFERENCE_AND_NOTEBOOK), start.plusSeconds(10L * i)));
         }
     }
 

@@ -230,12 +230,7 @@ class DcgmPerPodSeriesTest {
     void shouldSplitByMemoryWherePodsAllReadNoSmTimeOnABusyGpu() {
         // Given a GPU 90% busy whose pods read 0% each but hold 1 and 3 GiB: what the exporter writes where NVML
         // gives no per-process utilisation (its nvmlprovider answers 0 for each process then)
-        String page = series("DCGM_FI_DEV_GPU_UTIL", "modelName=\"L4\"", "90")
-                + series("DCGM_FI_DEV_FB_USED", "modelName=\"L4\"", "4096")
-                + series("DCGM_FI_DEV_GPU_UTIL", "pod=\"a\",namespace=\"x\",container=\"c\"", "0")
-                + series("DCGM_FI_DEV_GPU_UTIL", "pod=\"b\",namespace=\"y\",container=\"c\"", "0")
-                + series("DCGM_FI_DEV_FB_USED", "pod=\"a\",namespace=\"x\",container=\"c\"", "1024")
-                + series("DCGM_FI_DEV_FB_USED", "pod=\"b\",namespace=\"y\",container=\"c\"", "3072");
+        String page = twoPodsOf1And3GiB("DCGM_FI_DEV_GPU_UTIL", "90", "0");
 
         // When it is read twice
         DcgmScrape.Result first = scrape.read(page);
@@ -255,12 +250,7 @@ class DcgmPerPodSeriesTest {
         // Given a GPU whose counters name DCGM 4's DCGM_FI_DEV_GPU_UTIL_RATIO, which the exporter copies to each pod
         // (only DCGM_FI_DEV_GPU_UTIL and DCGM_FI_DEV_FB_USED are per process, its process_metrics.go), and memory
         // per pod
-        String page = series("DCGM_FI_DEV_GPU_UTIL_RATIO", "modelName=\"L4\"", "0.9")
-                + series("DCGM_FI_DEV_FB_USED", "modelName=\"L4\"", "4096")
-                + series("DCGM_FI_DEV_GPU_UTIL_RATIO", "pod=\"a\",namespace=\"x\",container=\"c\"", "0.9")
-                + series("DCGM_FI_DEV_GPU_UTIL_RATIO", "pod=\"b\",namespace=\"y\",container=\"c\"", "0.9")
-                + series("DCGM_FI_DEV_FB_USED", "pod=\"a\",namespace=\"x\",container=\"c\"", "1024")
-                + series("DCGM_FI_DEV_FB_USED", "pod=\"b\",namespace=\"y\",container=\"c\"", "3072");
+        String page = twoPodsOf1And3GiB("DCGM_FI_DEV_GPU_UTIL_RATIO", "0.9", "0.9");
 
         // When it is read
         DcgmScrape.Result result = scrape.read(page);
@@ -383,6 +373,19 @@ class DcgmPerPodSeriesTest {
 
     private static DcgmScrape scrapeWith(List<String> jobLabels, PodJobs podJobs) {
         return new DcgmScrape(jobLabels, List.of("namespace"), podJobs);
+    }
+
+    /**
+     * An L4 holding 4 GiB, its utilisation field {@code utilisation} reading {@code gpuValue}, and pods a and b
+     * holding 1 and 3 GiB, each reading {@code podValue} of that field.
+     */
+    private static String twoPodsOf1And3GiB(String utilisation, String gpuValue, String podValue) {
+        String a = "pod=\"a\",namespace=\"x\",container=\"c\"";
+        String b = "pod=\"b\",namespace=\"y\",container=\"c\"";
+        return series(utilisation, "modelName=\"L4\"", gpuValue)
+                + series("DCGM_FI_DEV_FB_USED", "modelName=\"L4\"", "4096")
+                + series(utilisation, a, podValue) + series(utilisation, b, podValue)
+                + series("DCGM_FI_DEV_FB_USED", a, "1024") + series("DCGM_FI_DEV_FB_USED", b, "3072");
     }
 
     /** One series of the GPU, labels as dcgm-exporter orders them: gpu, UUID, then the rest. */

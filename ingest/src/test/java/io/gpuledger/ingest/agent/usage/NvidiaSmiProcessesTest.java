@@ -157,17 +157,13 @@ class NvidiaSmiProcessesTest {
 
     @Test
     void shouldStopThePmonRunStillSamplingWhenClosed() throws Exception {
-        Path script = Files.writeString(dir.resolve("nvidia-smi"), """
-                #!/bin/sh
-                case "$*" in
+        Path script = nvidiaSmi("""
                   --query-gpu=*) echo "0, GPU-a, 1000, Disabled" ;;
                   --query-compute-apps=*)
                     printf 'gpu_uuid, pid, used_gpu_memory [MiB]\\nGPU-a, 7, 1 MiB\\nGPU-a, 9, 1 MiB\\n' ;;
                   "pmon -s um -c 1") echo "# gpu pid type sm command" ;;
                   pmon*) echo $$ > '%s'; exec sleep 30 ;;
-                esac
                 """.formatted(dir.resolve("pmon.pid")));
-        script.toFile().setExecutable(true);
         NvidiaSmiProcesses source = NvidiaSmiProcesses.of(script.toString(), Duration.ofSeconds(5),
                 Duration.ofSeconds(30), true);
 
@@ -222,17 +218,13 @@ class NvidiaSmiProcessesTest {
     @Test
     void shouldReadWhatARunThatFailedForOneGpuPrintedForTheOthers() throws IOException {
         // Given nvidia-smi that lost one GPU: it lists the others' processes and ends with an error status
-        Path script = Files.writeString(dir.resolve("nvidia-smi"), """
-                #!/bin/sh
-                case "$*" in
+        Path script = nvidiaSmi("""
                   --query-gpu=*) echo "0, GPU-a, 1000, Disabled" ;;
                   --query-compute-apps=*)
                     printf 'gpu_uuid, pid, used_gpu_memory [MiB]\\nGPU-a, 7, 1 MiB\\n'
                     echo "Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error" >&2
                     exit 15 ;;
-                esac
                 """);
-        script.toFile().setExecutable(true);
         NvidiaSmiProcesses source = NvidiaSmiProcesses.of(script.toString(), Duration.ofSeconds(5),
                 Duration.ofSeconds(10), true);
 
@@ -253,14 +245,10 @@ class NvidiaSmiProcessesTest {
         assertThat(source.read().errors()).singleElement().asString().contains("cannot be run");
 
         // When it comes, and the rounds of the wait have passed
-        Files.writeString(program, """
-                #!/bin/sh
-                case "$*" in
+        nvidiaSmi("""
                   --query-compute-apps=*) printf 'gpu_uuid, pid, used_gpu_memory [MiB]\\nGPU-a, 7, 1 MiB\\n' ;;
                   --query-gpu=*) echo "0, GPU-a, 1000, Disabled" ;;
-                esac
                 """);
-        program.toFile().setExecutable(true);
         for (int round = 0; round < NvidiaSmiProcesses.RETRY_MISSING_ROUNDS; round++) {
             assertThat(source.read().byGpu()).isEmpty();
         }
@@ -310,6 +298,13 @@ class NvidiaSmiProcessesTest {
         // Then neither process has an SM share (the split falls back to memory), rather than 9 having none
         assertThat(result.byGpu().get("GPU-a").users()).extracting(GpuUser::smRatio).containsOnlyNulls();
         assertThat(result.errors()).singleElement().asString().contains("250");
+    }
+
+    /** An executable {@code nvidia-smi} in the test's folder, answering its arguments as {@code cases} says. */
+    private Path nvidiaSmi(String cases) throws IOException {
+        Path script = Files.writeString(dir.resolve("nvidia-smi"), "#!/bin/sh\ncase \"$*\" in\n" + cases + "esac\n");
+        script.toFile().setExecutable(true);
+        return script;
     }
 
     private NvidiaSmiProcesses.Runner runner(Map<String, String> outputs) {
