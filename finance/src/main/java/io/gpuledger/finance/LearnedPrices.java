@@ -69,6 +69,6 @@ public final class LearnedPrices {
 
     private static boolean learnedSince(TreeMap<Instant, PriceQuote> offerVersions, Instant from, Instant now) {
         return offerVersions.subMap(from, false, now, true).values().stream()
-                .anyMatch(quote -> PriceQuote.BILL_RECONCILIATION.equals(quote.source()));
+                .anyMatch(PriceQuote::learnedFromBill);
     }
 }

@@ -29,7 +29,7 @@ public final class ListPrices {
      * list price next to it shows the discount of.
      */
     public void add(PriceQuote quote) {
-        if (quote.lifecycle() == Lifecycle.ON_DEMAND && !PriceQuote.BILL_RECONCILIATION.equals(quote.source())) {
+        if (quote.lifecycle() == Lifecycle.ON_DEMAND && !quote.learnedFromBill()) {
             versions.computeIfAbsent(quote.offer().key(), key -> new TreeMap<>())
                     .put(quote.validFrom().toEpochMilli(), quote);
         }

@@ -170,6 +170,11 @@ public record PriceQuote(
         return new Offer(provider, region, instanceType, lifecycle);
     }
 
+    /** Whether it was learned from the bill ({@link #BILL_RECONCILIATION}): the account's own rate, no market's. */
+    public boolean learnedFromBill() {
+        return BILL_RECONCILIATION.equals(source);
+    }
+
     /** The price of one of the instance's GPUs for one hour. */
     public double pricePerGpuHour() {
         return pricePerHour / gpuCount;

@@ -55,7 +55,7 @@ public final class PriceSpikeDetector {
      * nor the version the next market price is held against, nor an on-demand bar for spot.
      */
     public Optional<CostAnomaly> observe(PriceQuote quote, Instant detectedAt) {
-        if (PriceQuote.BILL_RECONCILIATION.equals(quote.source())) {
+        if (quote.learnedFromBill()) {
             return Optional.empty();
         }
         Offer offer = quote.offer();

@@ -8,7 +8,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * Collects a response's body and gives up, cancelling the transfer, as soon as it outgrows a cap: a peer that
@@ -32,9 +31,9 @@ public final class CappedBody implements HttpResponse.BodySubscriber<byte[]> {
     }
 
     /** A body refused before it is read (its declared length is past the cap): it ends with {@code refused}. */
-    public static CappedBody refused(Supplier<Throwable> refused) {
-        CappedBody body = new CappedBody(0, sent -> refused.get());
-        body.body.completeExceptionally(refused.get());
+    public static CappedBody refused(Throwable refused) {
+        CappedBody body = new CappedBody(0, sent -> refused);
+        body.body.completeExceptionally(refused);
         return body;
     }
 

@@ -202,7 +202,7 @@ public final class Fetcher {
         }
         long declared = info.headers().firstValueAsLong("Content-Length").orElse(-1);
         if (declared > maxBodyBytes) {
-            return CappedBody.refused(() -> tooLarge(at, declared + " bytes declared"));
+            return CappedBody.refused(tooLarge(at, declared + " bytes declared"));
         }
         return new CappedBody(maxBodyBytes, sent -> tooLarge(at, sent));
     }

@@ -208,7 +208,7 @@ public final class PublishedPrices {
             if (!entry.getKey().startsWith(first)) {
                 return Optional.empty();
             }
-            if (!PriceQuote.BILL_RECONCILIATION.equals(entry.getValue().source())) {
+            if (!entry.getValue().learnedFromBill()) {
                 return Optional.of(entry.getValue());
             }
         }
