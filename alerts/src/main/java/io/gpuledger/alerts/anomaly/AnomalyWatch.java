@@ -51,10 +51,13 @@ public final class AnomalyWatch {
         return found;
     }
 
-    /** A version of a job minute's economics: judged once the minute is final. */
+    /**
+     * A version of a job minute's economics: judged once the minute is final, with the last minutes of jobs that
+     * ended.
+     */
     public List<CostAnomaly> onEconomics(JobEconomics economics, Instant now) {
         List<CostAnomaly> found = new ArrayList<>();
-        for (JobEconomics minute : jobMinutes.offer(economics.jobId(), economics.windowStart(), economics)) {
+        for (JobEconomics minute : jobMinutes.offer(economics.jobId(), economics.windowStart(), economics, now)) {
             found.addAll(costPerThroughput.observe(minute, now));
         }
         return found;

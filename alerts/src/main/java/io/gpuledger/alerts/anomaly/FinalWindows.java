@@ -1,5 +1,6 @@
 package io.gpuledger.alerts.anomaly;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,25 +15,44 @@ import java.util.TreeMap;
  * arriving after that is left out. Detectors that must see each window once, as it ended, read it
  * from here.
  *
+ * <p>A subject that ends (a job that finished or left) has no newer window: its last windows are
+ * final once it has been quiet for {@link #ENDED_AFTER} of the wall clock while another subject's
+ * window {@link ClosedMinutes#SLACK} newer than them came.
+ *
  * <p>Not thread-safe: fed by one reader. At most {@code maxSubjects} subjects are followed; the one
  * heard of least recently makes room for a new one.
  */
 public final class FinalWindows<T> {
 
+    /**
+     * How long a subject is quiet before it is taken as ended: a running job's minute is re-sent at least once a
+     * minute, so three minutes without one is a job gone, or one whose records stopped.
+     */
+    static final Duration ENDED_AFTER = Duration.ofMinutes(3);
+    /** How often the subjects are looked through for ended ones, by the wall clock. */
+    private static final Duration LOOK_FOR_ENDED_EVERY = Duration.ofSeconds(30);
+
     private final int maxSubjects;
     private final Map<String, Subject<T>> bySubject = new HashMap<>();
+    /** The newest window offered, of any subject. */
+    private Instant newest = Instant.MIN;
+    private Instant lookedForEnded = Instant.MIN;
 
     private static final class Subject<T> {
         private final TreeMap<Instant, T> pending = new TreeMap<>();
         private Instant finalUpTo = Instant.MIN;
+        private Instant heardAt = Instant.MIN;
     }
 
     public FinalWindows(int maxSubjects) {
         this.maxSubjects = maxSubjects;
     }
 
-    /** Takes the latest version of a window; returns the subject's windows this makes final, oldest first. */
-    public List<T> offer(String subject, Instant windowStart, T version) {
+    /**
+     * Takes the latest version of a window, offered at {@code now} by the wall clock; returns the windows this makes
+     * final, the subject's and those of subjects that ended, each subject's oldest first.
+     */
+    public List<T> offer(String subject, Instant windowStart, T version, Instant now) {
         Subject<T> state = bySubject.get(subject);
         if (state == null) {
             if (bySubject.size() >= maxSubjects) {
@@ -41,18 +61,34 @@ public final class FinalWindows<T> {
             state = new Subject<>();
             bySubject.put(subject, state);
         }
-        if (!windowStart.isAfter(state.finalUpTo)) {
-            return List.of();
+        state.heardAt = now;
+        if (windowStart.isAfter(newest)) {
+            newest = windowStart;
         }
-        state.pending.put(windowStart, version);
-        Instant finalUpTo = state.pending.lastKey().minus(ClosedMinutes.SLACK);
         List<T> done = new ArrayList<>();
+        if (windowStart.isAfter(state.finalUpTo)) {
+            state.pending.put(windowStart, version);
+            takeUpTo(state, state.pending.lastKey().minus(ClosedMinutes.SLACK), done);
+        }
+        if (!now.isBefore(lookedForEnded.plus(LOOK_FOR_ENDED_EVERY))) {
+            lookedForEnded = now;
+            Instant quietSince = now.minus(ENDED_AFTER);
+            Instant finalUpTo = newest.minus(ClosedMinutes.SLACK);
+            for (Subject<T> other : bySubject.values()) {
+                if (!other.pending.isEmpty() && !other.heardAt.isAfter(quietSince)) {
+                    takeUpTo(other, finalUpTo, done);
+                }
+            }
+        }
+        return done;
+    }
+
+    private void takeUpTo(Subject<T> state, Instant finalUpTo, List<T> done) {
         while (!state.pending.isEmpty() && !state.pending.firstKey().isAfter(finalUpTo)) {
             var window = state.pending.pollFirstEntry();
             done.add(window.getValue());
             state.finalUpTo = window.getKey();
         }
-        return done;
     }
 
     /** Makes room by forgetting the subject heard of least recently (a job that ended, most likely). */
@@ -61,9 +97,9 @@ public final class FinalWindows<T> {
         Instant oldest = Instant.MAX;
         for (var entry : bySubject.entrySet()) {
             Subject<T> state = entry.getValue();
-            Instant newest = state.pending.isEmpty() ? state.finalUpTo : state.pending.lastKey();
-            if (newest.isBefore(oldest)) {
-                oldest = newest;
+            Instant newestOfIt = state.pending.isEmpty() ? state.finalUpTo : state.pending.lastKey();
+            if (newestOfIt.isBefore(oldest)) {
+                oldest = newestOfIt;
                 quietest = entry.getKey();
             }
         }

@@ -190,27 +190,39 @@ public final class JobBook {
     /**
      * A version of a job minute's economics; true when it made one or more of the job's minutes
      * final (then the job's picture has changed), false for one that only updates an open minute.
+     * The last minutes of jobs that ended, which it may make final too, are taken into their books
+     * without changing this answer: a job gone has nothing left to judge.
      */
     public boolean onEconomics(JobEconomics economics, Instant now) {
         Job job = job(economics.jobId(), now);
         heardUntil(job, economics.windowEnd());
-        List<JobEconomics> closed = finalMinutes.offer(economics.jobId(), economics.windowStart(), economics);
-        if (closed.isEmpty()) {
-            return false;
-        }
-        synchronized (job) {
-            for (JobEconomics minute : closed) {
-                JobMinute taken = JobMinute.of(minute, job.openRollups.get(minute.windowStart()));
-                Instant waiting = job.waitingSince;
-                if (waiting != null && taken.units() > 0 && !taken.start().isBefore(waiting)) {
-                    job.waitingSince = null;
+        boolean itsOwn = false;
+        for (JobEconomics minute : finalMinutes.offer(economics.jobId(), economics.windowStart(), economics, now)) {
+            if (minute.jobId().equals(economics.jobId())) {
+                itsOwn = true;
+                take(job, minute);
+            } else {
+                // Not heard of again: its book is forgotten in its time.
+                Job ended = jobs.get(minute.jobId());
+                if (ended != null) {
+                    take(ended, minute);
                 }
-                add(job, taken);
-                hours.add(economics.jobId(), taken.start(), taken.gpuEquivalents(), taken.units());
             }
+        }
+        return itsOwn;
+    }
+
+    private void take(Job job, JobEconomics minute) {
+        synchronized (job) {
+            JobMinute taken = JobMinute.of(minute, job.openRollups.get(minute.windowStart()));
+            Instant waiting = job.waitingSince;
+            if (waiting != null && taken.units() > 0 && !taken.start().isBefore(waiting)) {
+                job.waitingSince = null;
+            }
+            add(job, taken);
+            hours.add(minute.jobId(), taken.start(), taken.gpuEquivalents(), taken.units());
             job.openRollups.headMap(job.minutes.getLast().start(), true).clear();
         }
-        return true;
     }
 
     /**

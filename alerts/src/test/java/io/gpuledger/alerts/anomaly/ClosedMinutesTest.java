@@ -11,6 +11,7 @@ import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.TelemetrySample;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -125,15 +126,77 @@ class ClosedMinutesTest {
     @Test
     void shouldGiveEachJobMinuteOnceInItsLastVersion() {
         FinalWindows<JobEconomics> windows = new FinalWindows<>(2);
-        assertThat(windows.offer("a", T0, economics("a", T0, 1))).isEmpty();
-        assertThat(windows.offer("a", T0, economics("a", T0, 2))).isEmpty();
-        assertThat(windows.offer("a", T0.plusSeconds(120), economics("a", T0.plusSeconds(120), 5)))
-                .extracting(JobEconomics::cost).containsExactly(2.0);
-        assertThat(windows.offer("a", T0, economics("a", T0, 3))).isEmpty();
+        assertThat(offer(windows, "a", 0, 1)).isEmpty();
+        assertThat(offer(windows, "a", 0, 2)).isEmpty();
+        assertThat(offer(windows, "a", 2, 5)).extracting(JobEconomics::cost).containsExactly(2.0);
+        assertThat(offer(windows, "a", 0, 3)).isEmpty();
         // A third job makes room by forgetting the quietest
-        windows.offer("b", T0.plusSeconds(600), economics("b", T0.plusSeconds(600), 1));
-        windows.offer("c", T0.plusSeconds(600), economics("c", T0.plusSeconds(600), 1));
+        offer(windows, "b", 10, 1);
+        offer(windows, "c", 10, 1);
         assertThat(windows.subjects()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldGiveTheLastMinutesOfAJobThatEndedOnceItHasBeenQuietWhileOthersWentOn() {
+        // Given job a's minutes 0 to 9, each sent a minute and 10 s after it starts, then a ends; job b goes on
+        FinalWindows<JobEconomics> windows = new FinalWindows<>(10);
+        List<Double> finalOfA = bothJobs(windows, 10);
+        // (a minute is final once its job has one two minutes newer: 0 to 7 so far)
+        assertThat(finalOfA).containsExactly(0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0);
+
+        // When b's minutes 10 and 11 come, a quiet for two minutes of the wall clock: a job may go that long
+        // between two versions of its minutes
+        collect(offer(windows, "b", 10, 110), "a", finalOfA);
+        collect(offer(windows, "b", 11, 111), "a", finalOfA);
+        assertThat(finalOfA).hasSize(8);
+
+        // Then once a has been quiet for three minutes, its minutes 8 and 9, in their last versions, are final
+        collect(offer(windows, "b", 12, 112), "a", finalOfA);
+        assertThat(finalOfA).containsExactly(0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0);
+
+        // And a version of them coming after that is left out
+        collect(offer(windows, "a", 9, 99), "a", finalOfA);
+        collect(offer(windows, "b", 20, 120), "a", finalOfA);
+        assertThat(finalOfA).hasSize(10);
+    }
+
+    @Test
+    void shouldNotTakeAQuietJobsMinutesAsFinalBeforeAnotherJobsMinutesAreTwoMinutesNewer() {
+        // Given job a's minutes 0 to 4 and b's 0 to 4, a then quiet while b sends its minute 5 again and again
+        FinalWindows<JobEconomics> windows = new FinalWindows<>(10);
+        List<Double> finalOfA = bothJobs(windows, 5);
+        for (int s = 0; s < 600; s += 20) {
+            collect(windows.offer("b", minute(5), economics("b", minute(5), 105),
+                    minute(6).plusSeconds(10 + s)), "a", finalOfA);
+        }
+        // Then a's minute 4 waits: no minute of the fleet is two minutes newer (its task may be behind b's)
+        assertThat(finalOfA).containsExactly(0.0, 1.0, 2.0, 3.0);
+        // And it is final once b's minute 6 comes
+        collect(windows.offer("b", minute(6), economics("b", minute(6), 106), minute(17)), "a", finalOfA);
+        assertThat(finalOfA).containsExactly(0.0, 1.0, 2.0, 3.0, 4.0);
+    }
+
+    /** Minutes 0 to {@code minutes - 1} of job a (costing m) and b (100 + m); the costs of a's minutes made final. */
+    private static List<Double> bothJobs(FinalWindows<JobEconomics> windows, int minutes) {
+        List<Double> finalOfA = new ArrayList<>();
+        for (int m = 0; m < minutes; m++) {
+            collect(offer(windows, "a", m, m), "a", finalOfA);
+            offer(windows, "b", m, 100 + m);
+        }
+        return finalOfA;
+    }
+
+    private static Instant minute(int m) {
+        return T0.plusSeconds(60L * m);
+    }
+
+    /** Job {@code job}'s minute {@code m}, costing {@code cost}, offered a minute and 10 s after it starts. */
+    private static List<JobEconomics> offer(FinalWindows<JobEconomics> windows, String job, int m, double cost) {
+        return windows.offer(job, minute(m), economics(job, minute(m), cost), minute(m + 1).plusSeconds(10));
+    }
+
+    private static void collect(List<JobEconomics> done, String job, List<Double> costs) {
+        done.stream().filter(e -> e.jobId().equals(job)).forEach(e -> costs.add(e.cost()));
     }
 
     private static JobEconomics economics(String job, Instant start, double cost) {

@@ -352,20 +352,20 @@ class RecommendationRulesTest {
             sharedMinute(topic, "GPU-shared", TelemetrySample.SHARED_JOB, m, 0.01, 1, true);
         }
 
-        // When replica-a leaves, replica-b alone on the GPU, idle, until replica-a's last final minute of work has
-        // left the 30-minute period: its minute 27 (a job's minute is final once it has one two minutes newer), in
-        // the periods up to the one ending with minute 56
-        for (int m = 30; m < 57; m++) {
+        // When replica-a leaves, replica-b alone on the GPU, idle, until replica-a's last minute of work has left the
+        // 30-minute period: its minute 29, final once replica-a has been quiet for three minutes while replica-b's
+        // minutes went on (it has no newer minute of its own), in the periods up to the one ending with minute 58
+        for (int m = 30; m < 59; m++) {
             sharedMinute(topic, "GPU-shared", TelemetrySample.SHARED_JOB, m, 0.01, 0, false);
         }
 
         // Then the instance is not released: its period held replica-a's work, though its latest minute does not
         assertThat(reclaims(topic)).isEmpty();
 
-        // And once it holds no final minute of work, it is, naming both replicas, which ran there in its minutes
-        sharedMinute(topic, "GPU-shared", TelemetrySample.SHARED_JOB, 57, 0.01, 0, false);
+        // And once it holds no minute of work, it is, naming replica-b, the one job that ran there in its minutes
+        sharedMinute(topic, "GPU-shared", TelemetrySample.SHARED_JOB, 59, 0.01, 0, false);
         assertThat(reclaims(topic)).singleElement().satisfies(r -> assertThat(
-                ((RecommendationAction.ReclaimIdle) r.action()).jobIds()).containsExactly("replica-a", "replica-b"));
+                ((RecommendationAction.ReclaimIdle) r.action()).jobIds()).containsExactly("replica-b"));
     }
 
     @Test
@@ -464,15 +464,21 @@ class RecommendationRulesTest {
                     : whole.toBuilder().sharingJobs(1).jobParts(List.of(
                             new JobPart("replica-b", "team-a", seconds, cost, 0, 0))).build();
             topic.rules.onWindow(shared, now);
-            if (!withReplicaA) {
-                continue;
+            if (withReplicaA) {
+                jobMinute(topic, "replica-a", start, 0.6, whole, requests * fill, now);
             }
-            UsageRollup part = new UsageRollup(UsageRollup.Dimension.JOB, "replica-a", start, start.plusSeconds(60),
-                    "USD", 1, 0.6, whole.totals().part(0.6));
-            topic.rules.onRollup(part, now);
-            topic.rules.onEconomics(JobEconomics.of(part, new WorkTotals(1, Map.of("requests", requests * fill), 0,
-                    0, 0, 0)), now);
+            jobMinute(topic, "replica-b", start, withReplicaA ? 0.4 : 1, whole, 0, now);
         }
+    }
+
+    /** A version of the minute of {@code job}, which had {@code share} of {@code gpu}'s window and did this work. */
+    private static void jobMinute(RulesOnMockTopic topic, String job, Instant start, double share, GpuUsage gpu,
+            double requests, Instant now) {
+        UsageRollup part = new UsageRollup(UsageRollup.Dimension.JOB, job, start, start.plusSeconds(60), "USD", 1,
+                share, gpu.totals().part(share));
+        topic.rules.onRollup(part, now);
+        topic.rules.onEconomics(JobEconomics.of(part, new WorkTotals(1, Map.of("requests", requests), 0, 0, 0, 0)),
+                now);
     }
 
     /**
