@@ -54,8 +54,10 @@ public final class AgentConfig {
             "kubelet.job-labels", "", "pod labels naming a pod's job, first present wins (default: the pod's name)",
             "kubelet.team-labels", "", "pod labels naming its team, first present wins (default: its namespace)",
             "kubernetes.job-ids", "pod", "how a job named after its pod (no job label names it) is written, by every"
-                    + " source alike: pod (its name) or namespace/pod (its namespace and name, so that pods of one"
-                    + " name in two namespaces are two jobs); a job's own reports must name it the same way",
+                    + " source alike: pod (its name), namespace/pod (its namespace and name, so that pods of one"
+                    + " name in two namespaces are two jobs), workload or namespace/workload (the controller that"
+                    + " made it: a Deployment's replicas are one job; needs kubelet.url); a job's own reports must"
+                    + " name it the same way",
             "kubernetes.api-url", "", "the Kubernetes API server whose DRA ResourceClaims and ResourceSlices name the"
                     + " pods holding this node's GPUs (e.g. https://kubernetes.default.svc); none by default",
             "kubernetes.token-file", "", "file holding a bearer token to present to the API server",

@@ -48,6 +48,12 @@ final class GpuSharingSettings {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("share.policy: " + e.getMessage(), e);
         }
+        Optional<KubeletPods> pods = config.get("kubelet.url").map(url -> new KubeletPods(URI.create(url),
+                config.get("kubelet.token-file").map(Path::of), config.get("kubelet.ca-file").map(Path::of),
+                config.list("kubelet.job-labels"),
+                config.list("kubelet.team-labels"), podJobs, clock));
+        // Also for the jobs dcgm-exporter names after pods where no GPU is split.
+        pods.ifPresent(podJobs::workloadsFrom);
         List<String> named = config.list("share.sources");
         if (named.equals(List.of("none"))) {
             return GpuSharing.off();
@@ -59,10 +65,6 @@ final class GpuSharingSettings {
                         + " list of dcgm-exporter, hami, nvidia-smi");
             }
         }
-        Optional<KubeletPods> pods = config.get("kubelet.url").map(url -> new KubeletPods(URI.create(url),
-                config.get("kubelet.token-file").map(Path::of), config.get("kubelet.ca-file").map(Path::of),
-                config.list("kubelet.job-labels"),
-                config.list("kubelet.team-labels"), podJobs, clock));
         List<UsageSource> sources = new ArrayList<>();
         Optional<String> hami = config.get("hami.url");
         if (auto ? hami.isPresent() : named.contains("hami")) {
@@ -98,8 +100,18 @@ final class GpuSharingSettings {
                 MigInstances.of(config.text("processes.nvidia-smi"), Duration.ofSeconds(10))));
     }
 
-    /** The agent's jobs named after their pods, written as {@code kubernetes.job-ids} says, by every source. */
+    /**
+     * The agent's jobs named after their pods, written as {@code kubernetes.job-ids} says, by every source.
+     *
+     * @throws IllegalArgumentException where they are named after workloads, which only the kubelet's pod list gives,
+     *                                  and no {@code kubelet.url} is given
+     */
     static PodJobs podJobs(AgentConfig config) {
-        return new PodJobs(PodJobIds.fromSetting(config.text(PodJobIds.SETTING)));
+        PodJobIds ids = PodJobIds.fromSetting(config.text(PodJobIds.SETTING));
+        if (ids.byWorkload() && config.get("kubelet.url").isEmpty()) {
+            throw new IllegalArgumentException(PodJobIds.SETTING + "=" + ids.wire() + " names jobs after the"
+                    + " workloads the kubelet's pod list gives: give kubelet.url");
+        }
+        return new PodJobs(ids);
     }
 }

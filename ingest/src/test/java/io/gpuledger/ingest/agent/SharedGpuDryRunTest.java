@@ -430,16 +430,63 @@ class SharedGpuDryRunTest {
     }
 
     @Test
-    void shouldRefuseToStartWithJobIdsItDoesNotKnow() throws IOException {
+    void shouldRefuseToStartWithJobIdsItDoesNotKnowOrCannotWrite() throws IOException {
+        Map<String, String> unknown = node();
+        unknown.put("GPULEDGER_KUBERNETES_JOB_IDS", "uid");
+        // workloads only the kubelet's pod list gives
+        Map<String, String> noKubelet = node();
+        noKubelet.remove("GPULEDGER_KUBELET_URL");
+        noKubelet.put("GPULEDGER_KUBERNETES_JOB_IDS", "namespace/workload");
+
+        assertThat(AgentMain.run(new String[] {"--once", "--dry-run"}, unknown, print(out), print(err))).isEqualTo(2);
+        assertThat(AgentMain.run(new String[] {"--once", "--dry-run"}, noKubelet, print(out), print(err)))
+                .isEqualTo(2);
+
+        assertThat(out.size()).isZero();
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("kubernetes.job-ids: 'uid' is none of pod,"
+                + " namespace/pod, workload, namespace/workload").contains("kubernetes.job-ids=namespace/workload"
+                + " names jobs after the workloads the kubelet's pod list gives: give kubelet.url");
+    }
+
+    @Test
+    void shouldNameDcgmExportersPodsJobsAfterTheirWorkloadsWhenToldSo() throws IOException {
+        // Given dcgm-exporter's per-pod series of a GPU two replicas of Deployment serve-search and a StatefulSet's
+        // pod share, and the kubelet listing the three with the owner references the API writes
+        String labels = "gpu=\"0\",UUID=\"" + GPU_0 + "\",modelName=\"NVIDIA A100-SXM4-40GB\",namespace=\"search\",";
+        dcgm.answer("GET /metrics", 200, "DCGM_FI_DEV_GPU_UTIL{" + labels.substring(0, labels.length() - 1)
+                + "} 70\n" + "DCGM_FI_DEV_GPU_UTIL{" + labels + "pod=\"serve-search-7d9f8c6b5-x2k4q\"} 12\n"
+                + "DCGM_FI_DEV_GPU_UTIL{" + labels + "pod=\"serve-search-7d9f8c6b5-p8w2m\"} 20\n"
+                + "DCGM_FI_DEV_GPU_UTIL{" + labels + "pod=\"embedder-0\"} 34\n");
         Map<String, String> env = node();
-        env.put("GPULEDGER_KUBERNETES_JOB_IDS", "uid");
+        kubelet.answer("GET /pods", 200, """
+                {"kind": "PodList", "items": [%s, %s, %s]}""".formatted(
+                replica("serve-search-7d9f8c6b5-x2k4q", WEB_POD, "ReplicaSet", "serve-search-7d9f8c6b5"),
+                replica("serve-search-7d9f8c6b5-p8w2m", NOTEBOOK_POD, "ReplicaSet", "serve-search-7d9f8c6b5"),
+                replica("embedder-0", "e0000000-0000-4000-8000-000000000000", "StatefulSet", "embedder")));
+        env.put("GPULEDGER_DCGM_ENABLED", "true");
+        env.put("GPULEDGER_DCGM_URL", dcgm.url() + "/metrics");
+        env.put("GPULEDGER_KUBERNETES_JOB_IDS", "workload");
 
         int status = AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err));
 
-        assertThat(status).isEqualTo(2);
-        assertThat(out.size()).isZero();
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("kubernetes.job-ids: 'uid' is neither pod nor"
-                + " namespace/pod");
+        // Then the replicas' shares are one job's, the Deployment's
+        assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        JsonNode allocations = samples().get(GPU_0).get("allocations");
+        assertThat(allocations).hasSize(2);
+        Map<String, Double> shares = new HashMap<>();
+        allocations.forEach(a -> shares.put(a.get("jobId").asText(), a.get("share").asDouble()));
+        assertThat(shares.get("serve-search")).isCloseTo(0.12 + 0.20, within(1e-9));
+        assertThat(shares.get("embedder")).isCloseTo(0.34, within(1e-9));
+    }
+
+    /** A pod in namespace search whose controlling owner is {@code kind} {@code owner}. */
+    private static String replica(String name, String uid, String kind, String owner) {
+        String hash = kind.equals("ReplicaSet") ? owner.substring(owner.lastIndexOf('-') + 1) : "";
+        return """
+                {"metadata": {"name": "%s", "namespace": "search", "uid": "%s", "labels": {"pod-template-hash": "%s"},
+                              "ownerReferences": [{"apiVersion": "apps/v1", "kind": "%s", "name": "%s",
+                                                   "uid": "d00d0000-0000-4000-8000-000000000000",
+                                                   "controller": true}]}}""".formatted(name, uid, hash, kind, owner);
     }
 
     @Test

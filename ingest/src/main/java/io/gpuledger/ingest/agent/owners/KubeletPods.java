@@ -6,6 +6,7 @@ import io.gpuledger.ingest.agent.usage.Owner;
 import io.gpuledger.ingest.agent.usage.PodJobIds;
 import io.gpuledger.ingest.agent.usage.PodJobs;
 import io.gpuledger.ingest.agent.usage.PodOwners;
+import io.gpuledger.ingest.agent.usage.PodWorkloads;
 import io.gpuledger.ingest.http.BoundedGet;
 import java.io.IOException;
 import java.net.URI;
@@ -31,14 +32,14 @@ import java.util.function.Function;
 
 /**
  * The pods of this node as its kubelet lists them ({@code GET /pods}, read-only), by UID (as a process's cgroup names
- * its pod) and by namespace and name (as HAMi's metrics name it): a pod's job is the first of
- * its labels named in the job allow-list, else its name as {@link PodJobIds} writes it; its team the first of the team
- * allow-list, else its namespace. No other label is read. The list is asked for again when a pod it does not hold is
- * looked up, at most once per {@link #REFRESH_AT_MOST_EVERY}, so a node's new pods are found within a round or two and
- * a kubelet that is away is not asked every time; and once the list is {@link #LABELS_MAX_AGE} old, so that a label
- * changed on a running pod (its job, its team) is read within a minute or so. The first time the sampling round
- * waits for the list; after that it is asked for on a thread of its own ({@link Refreshes}) and the pod is found in a
- * later round, so a kubelet that is slow or away (up to 5 s a request) never holds a round up.
+ * its pod) and by namespace and name (as HAMi's metrics name it): a pod's job is the first of its labels named in the
+ * job allow-list, else its name (or its workload's, {@link #workloadOf}) as {@link PodJobIds} writes it; its team the
+ * first of the team allow-list, else its namespace. No other label is read. The list is asked for again when a pod it
+ * does not hold is looked up, at most once per {@link #REFRESH_AT_MOST_EVERY}, so a node's new pods are found within
+ * a round or two and a kubelet that is away is not asked every time; and once the list is {@link #LABELS_MAX_AGE}
+ * old, so that a label changed on a running pod (its job, its team) is read within a minute or so. The first time
+ * the sampling round waits for the list; after that it is asked for on a thread of its own ({@link Refreshes}) and
+ * the pod is found in a later round, so a kubelet that is slow or away (up to 5 s a request) never holds a round up.
  *
  * <p>It also keeps the DRA ResourceClaims the pods use ({@link #claimsOfPods}): those a pod names
  * ({@code spec.resourceClaims[].resourceClaimName}), those made for it from a template
@@ -46,12 +47,15 @@ import java.util.function.Function;
  * resources (such as {@code nvidia.com/gpu}) that a DRA device class backs
  * ({@code status.extendedResourceClaimStatus.resourceClaimName}), each in the pod's namespace.
  */
-public final class KubeletPods implements PodOwners {
+public final class KubeletPods implements PodOwners, PodWorkloads {
 
     static final Duration REFRESH_AT_MOST_EVERY = Duration.ofSeconds(10);
     /** How long the pods' labels are taken as listed before the kubelet is asked again: they change seldom. */
     static final Duration LABELS_MAX_AGE = Duration.ofMinutes(1);
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The labels a ReplicaSet's pods carry its template's hash in: a Deployment's, an Argo Rollout's. */
+    private static final List<String> TEMPLATE_HASH_LABELS = List.of("pod-template-hash",
+            "rollouts-pod-template-hash");
 
     private final URI podsUrl;
     private final Optional<Path> tokenFile;
@@ -73,8 +77,12 @@ public final class KubeletPods implements PodOwners {
     record PodClaim(String namespace, String name) {
     }
 
-    /** A pod's owner, its name and namespace, and whether its job is named after it (no label names one). */
-    private record Listed(Owner owner, String name, String namespace, boolean namedAfterPod) {
+    /**
+     * A pod's owner, its name, namespace and workload (empty: no controller made it), and whether its job is named
+     * after it (no label names one).
+     */
+    private record Listed(Owner owner, String name, String namespace, Optional<String> workload,
+            boolean namedAfterPod) {
     }
 
     /** The pods last listed, by UID (in lower case) and by {@code namespace/name}, and when. */
@@ -141,19 +149,41 @@ public final class KubeletPods implements PodOwners {
         return owner(pods -> pods.byName.get(namespace + "/" + pod));
     }
 
+    /**
+     * The workload of the pod {@code pod} in {@code namespace}, the controller that made it as its controlling owner
+     * reference names it: a Deployment's (its ReplicaSet's name less the pod's {@code pod-template-hash}), a
+     * StatefulSet's, a DaemonSet's, a Job's (each run of a CronJob its own), or any other controller's (an Argo
+     * Workflow, a Kubeflow PyTorchJob). Empty for a pod no controller made (a bare pod, a static pod, whose mirror
+     * names its node) and for one the kubelet does not list (yet). Never waits for the kubelet but the first time.
+     */
+    @Override
+    public Optional<String> workloadOf(String namespace, String pod) {
+        if (namespace == null || pod == null) {
+            return Optional.empty();
+        }
+        Listed listed = find(pods -> pods.byName.get(namespace + "/" + pod));
+        return listed == null ? Optional.empty() : listed.workload;
+    }
+
     private Optional<Owner> owner(Function<Listing, Listed> find) {
+        Listed pod = find(find);
+        if (pod == null) {
+            return Optional.empty();
+        }
+        if (pod.namedAfterPod) {
+            podJobs.named(pod.namespace, pod.name, pod.workload);
+        }
+        return Optional.of(pod.owner);
+    }
+
+    /** The pod {@code find} finds, the list asked for again when it is not in it or the list is old. */
+    private Listed find(Function<Listing, Listed> find) {
         Listed pod = find.apply(listing);
         if (pod == null || !listing.listedAt.isAfter(clock.instant().minus(LABELS_MAX_AGE))) {
             refreshes.askIfDue();
             pod = find.apply(listing);
         }
-        if (pod == null) {
-            return Optional.empty();
-        }
-        if (pod.namedAfterPod) {
-            podJobs.named(pod.namespace, pod.name);
-        }
-        return Optional.of(pod.owner);
+        return pod;
     }
 
     /**
@@ -224,9 +254,10 @@ public final class KubeletPods implements PodOwners {
             JsonNode labels = metadata.path("labels");
             String namespace = metadata.path("namespace").asText(null);
             Optional<String> labelled = firstLabel(labels, jobLabels);
-            String job = labelled.orElseGet(() -> podJobs.jobOf(namespace, name));
+            Optional<String> workload = workload(metadata);
+            String job = labelled.orElseGet(() -> podJobs.jobOf(namespace, name, workload));
             String team = firstLabel(labels, teamLabels).orElse(namespace);
-            Listed listed = new Listed(new Owner(job, team), name, namespace, labelled.isEmpty());
+            Listed listed = new Listed(new Owner(job, team), name, namespace, workload, labelled.isEmpty());
             // by the UID as a cgroup path gives it (CgroupIdentity): in lower case
             byUid.put(uid.toLowerCase(Locale.ROOT), listed);
             if (namespace != null && !namespace.isEmpty()) {
@@ -234,6 +265,32 @@ public final class KubeletPods implements PodOwners {
             }
         }
         return new Listing(Map.copyOf(byUid), Map.copyOf(byName), listedAt);
+    }
+
+    /** The name of the controller that made the pod ({@link #workloadOf}), from its metadata. */
+    private static Optional<String> workload(JsonNode metadata) {
+        for (JsonNode reference : metadata.path("ownerReferences")) {
+            if (!reference.path("controller").asBoolean(false)) {
+                continue;
+            }
+            String kind = reference.path("kind").asText("");
+            String name = reference.path("name").asText("");
+            if (name.isBlank() || "Node".equals(kind)) {
+                return Optional.empty();
+            }
+            if ("ReplicaSet".equals(kind)) {
+                // A Deployment's (or an Argo Rollout's) ReplicaSet is its name and the template's hash, new each
+                // rollout: the Deployment is the workload.
+                for (String hashLabel : TEMPLATE_HASH_LABELS) {
+                    String hash = metadata.path("labels").path(hashLabel).asText("");
+                    if (!hash.isEmpty() && name.length() > hash.length() + 1 && name.endsWith("-" + hash)) {
+                        return Optional.of(name.substring(0, name.length() - hash.length() - 1));
+                    }
+                }
+            }
+            return Optional.of(name);
+        }
+        return Optional.empty();
     }
 
     private static Set<PodClaim> claims(JsonNode podList) {

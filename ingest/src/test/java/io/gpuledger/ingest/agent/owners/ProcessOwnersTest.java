@@ -438,6 +438,86 @@ class ProcessOwnersTest {
         return new KubernetesOwners(proc.root(), pods(List.of("app.kubernetes.io/name"), List.of(), podJobs));
     }
 
+    @Test
+    void shouldNameAPodsJobAfterTheControllerThatMadeItWhenToldToByWorkload() {
+        // Given the kubelet's pods, their owner references as the API writes them: two replicas of Deployment
+        // serve-search (its ReplicaSet's name is the Deployment's and the template's hash), a StatefulSet's pod, a
+        // CronJob's run (a Job), an Argo Rollout's replica, a static pod (its mirror names its node), a bare pod, and
+        // one whose owner is no controller
+        String[] uids = new String[8];
+        for (int i = 0; i < uids.length; i++) {
+            uids[i] = "00000000-0000-4000-8000-00000000000" + i;
+        }
+        kubelet.answer("GET /pods", 200, """
+                {"kind": "PodList", "apiVersion": "v1", "items": [
+                  %s, %s, %s, %s, %s, %s,
+                  {"metadata": {"name": "debug-shell", "namespace": "search", "uid": "%s"}},
+                  {"metadata": {"name": "orphan-x", "namespace": "search", "uid": "%s",
+                                "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "holder",
+                                                     "uid": "c0ffee00-0000-4000-8000-000000000000"}]}}
+                ]}""".formatted(
+                ownedPod("serve-search-7d9f8c6b5-x2k4q", uids[0], "ReplicaSet", "serve-search-7d9f8c6b5",
+                        "pod-template-hash", "7d9f8c6b5"),
+                ownedPod("serve-search-7d9f8c6b5-p8w2m", uids[1], "ReplicaSet", "serve-search-7d9f8c6b5",
+                        "pod-template-hash", "7d9f8c6b5"),
+                ownedPod("embedder-0", uids[2], "StatefulSet", "embedder", "apps.kubernetes.io/pod-index", "0"),
+                ownedPod("nightly-eval-29420160-kq7zt", uids[3], "Job", "nightly-eval-29420160",
+                        "batch.kubernetes.io/job-name", "nightly-eval-29420160"),
+                ownedPod("canary-llm-6c8f9d7b4-abcde", uids[4], "ReplicaSet", "canary-llm-6c8f9d7b4",
+                        "rollouts-pod-template-hash", "6c8f9d7b4"),
+                ownedPod("kube-apiserver-node-1", uids[5], "Node", "node-1", "tier", "control-plane"),
+                uids[6], uids[7]));
+        ProcTree proc = new ProcTree(dir);
+        for (int i = 0; i < uids.length; i++) {
+            proc.inPod(100 + i, uids[i]);
+        }
+        ProcessOwners byWorkload = new KubernetesOwners(proc.root(), pods(List.of(), List.of(),
+                new PodJobs(PodJobIds.WORKLOAD)));
+        ProcessOwners byNamespacedWorkload = new KubernetesOwners(proc.root(), pods(List.of(), List.of(),
+                new PodJobs(PodJobIds.NAMESPACE_WORKLOAD)));
+
+        // Then both replicas are one job, across rollouts; each other controller names its pods' job; a pod no
+        // controller made is named after itself
+        List<String> jobs = new ArrayList<>();
+        List<String> namespaced = new ArrayList<>();
+        for (int i = 0; i < uids.length; i++) {
+            jobs.add(byWorkload.ownerOf(100 + i).orElseThrow().jobId());
+            namespaced.add(byNamespacedWorkload.ownerOf(100 + i).orElseThrow().jobId());
+        }
+        assertThat(jobs).containsExactly("serve-search", "serve-search", "embedder", "nightly-eval-29420160",
+                "canary-llm", "kube-apiserver-node-1", "debug-shell", "orphan-x");
+        assertThat(namespaced).containsExactly("search/serve-search", "search/serve-search", "search/embedder",
+                "search/nightly-eval-29420160", "search/canary-llm", "search/kube-apiserver-node-1",
+                "search/debug-shell", "search/orphan-x");
+    }
+
+    @Test
+    void shouldGiveAPodsWorkloadToASourceThatNamesThePodAndThePodsOwnNameBeforeTheKubeletListsIt() {
+        // Given a replica of serve-search listed by the kubelet, as dcgm-exporter and HAMi name pods: by name
+        kubelet.answer("GET /pods", 200, """
+                {"kind": "PodList", "apiVersion": "v1", "items": [%s]}""".formatted(ownedPod(
+                "serve-search-7d9f8c6b5-x2k4q", WEB_POD, "ReplicaSet", "serve-search-7d9f8c6b5", "pod-template-hash",
+                "7d9f8c6b5")));
+        PodJobs podJobs = new PodJobs(PodJobIds.WORKLOAD);
+        podJobs.workloadsFrom(pods(List.of(), List.of(), podJobs));
+
+        // Then the pod's job is its Deployment's; a pod the kubelet does not list is named after itself
+        assertThat(podJobs.named("search", "serve-search-7d9f8c6b5-x2k4q")).isEqualTo("serve-search");
+        assertThat(podJobs.named("search", "serve-search-7d9f8c6b5-zzzzz")).isEqualTo("serve-search-7d9f8c6b5-zzzzz");
+        assertThat(podJobs.named("lab", "serve-search-7d9f8c6b5-x2k4q")).as("another namespace's pod")
+                .isEqualTo("serve-search-7d9f8c6b5-x2k4q");
+    }
+
+    /** A pod whose controlling owner reference names {@code kind} {@code owner}, with one label. */
+    private static String ownedPod(String name, String uid, String kind, String owner, String label, String value) {
+        return """
+                {"metadata": {"name": "%s", "namespace": "search", "uid": "%s", "labels": {"%s": "%s"},
+                              "ownerReferences": [{"apiVersion": "apps/v1", "kind": "%s", "name": "%s",
+                                                   "uid": "d00d0000-0000-4000-8000-000000000000",
+                                                   "controller": true, "blockOwnerDeletion": true}]}}"""
+                .formatted(name, uid, label, value, kind, owner);
+    }
+
     private KubeletPods pods(List<String> jobLabels, List<String> teamLabels) {
         return pods(jobLabels, teamLabels, new PodJobs(PodJobIds.POD));
     }
