@@ -20,7 +20,7 @@ public record Allocation(
         @JsonProperty(required = true) SharePolicy measuredBy) {
 
     public Allocation {
-        Check.jobId(jobId);
+        Check.allocatedJobId(jobId);
         team = team == null || team.isBlank() ? null : Check.identity("team", team);
         Check.ratio("share", share);
         if (measuredBy == null) {

@@ -44,6 +44,24 @@ public final class Check {
         return value;
     }
 
+    /**
+     * A job one of a shared GPU's allocations names: a {@link #jobId}, and neither {@value TelemetrySample#UNKNOWN_JOB}
+     * (use no job is known of stays out of the allocations, unallocated, never charged to a job of that name) nor
+     * {@value JobPart#UNLISTED_JOB} (which names the jobs past those a window lists, a team's, not one job).
+     */
+    public static String allocatedJobId(String value) {
+        jobId(value);
+        if (value.equals(TelemetrySample.UNKNOWN_JOB)) {
+            throw new InvalidRecordException("jobId", "is '" + value + "', which says no job is known: leave use of"
+                    + " no known job out of the allocations, where it stays unallocated");
+        }
+        if (value.equals(JobPart.UNLISTED_JOB)) {
+            throw new InvalidRecordException("jobId", "is '" + value + "', which names the jobs a window does not"
+                    + " list, not one job; name the job itself");
+        }
+        return value;
+    }
+
     public static <T> T present(String field, T value) {
         if (value == null) {
             throw new InvalidRecordException(field, "is required");

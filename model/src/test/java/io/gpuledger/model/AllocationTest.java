@@ -96,6 +96,11 @@ class AllocationTest {
             "[{\"jobId\":\"a\",\"share\":0.5,\"measuredBy\":\"sm\"},"
                     + "{\"jobId\":\"shared\",\"share\":0.2,\"measuredBy\":\"sm\"}]; allocations.[1].jobId;"
                     + " marks a shared GPU's samples",
+            // the job of no one known, and the jobs a window does not list: use no job is known of is unallocated
+            "[{\"jobId\":\"unknown\",\"share\":0.4,\"measuredBy\":\"sm\"}]; allocations.[0].jobId;"
+                    + " says no job is known",
+            "[{\"jobId\":\"unlisted\",\"share\":0.4,\"measuredBy\":\"sm\"}]; allocations.[0].jobId;"
+                    + " not one job",
             "[null]; allocations; must not hold null",
             "{\"jobId\":\"a\"}; allocations; from Object value"})
     void shouldRefuseSharesThatCannotBeRight(String allocations, String field, String fragment) {

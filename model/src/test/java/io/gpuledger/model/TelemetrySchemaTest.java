@@ -109,6 +109,8 @@ class TelemetrySchemaTest {
             "{\"jobId\": \"nb-alice\", ; {",
             "\"jobId\": \"nb-bob\"; \"jobId\": \"nb|bob\"",
             "\"jobId\": \"nb-bob\"; \"jobId\": \"shared\"",
+            "\"jobId\": \"nb-bob\"; \"jobId\": \"unknown\"",
+            "\"jobId\": \"nb-bob\"; \"jobId\": \"unlisted\"",
             "\"on-demand\"; \"preemptible\"",
             "\"2026-03-01T12:00:00Z\"; \"2026-03-01 12:00:00\"",
             "\"intervalSeconds\": 10.0; \"intervalSeconds\": 0",

@@ -189,7 +189,7 @@ public final class GpuSharing {
      */
     private boolean nameable(String gpu, Owner owner, Function<String, String> befell, List<Problem> problems) {
         try {
-            Check.jobId(owner.jobId());
+            Check.allocatedJobId(owner.jobId());
             if (owner.team() != null) {
                 Check.identity("team", owner.team());
             }

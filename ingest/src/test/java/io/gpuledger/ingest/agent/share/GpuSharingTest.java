@@ -83,6 +83,25 @@ class GpuSharingTest {
     }
 
     @Test
+    void shouldTakeAUserWhoseJobIsNamedAsNoJobIsAsUnattributed() {
+        // Given a GPU three pods share, two of them named as the contract names no job: "unknown" (no job known) and
+        // "unlisted" (a window's jobs past those it lists)
+        List<GpuUser> containers = List.of(GpuUser.container(new Owner("llm-0", "ai"), 0.5, null),
+                GpuUser.container(new Owner("unknown", "lab"), 0.2, null),
+                GpuUser.container(new Owner("unlisted", "lab"), 0.1, null));
+        UsageSource hami = source("hami", Map.of("GPU-a", new GpuUsers("GPU-a", "hami", containers, null)));
+        GpuSharing sharing = new GpuSharing(SharePolicy.SM, true, List.of(hami), pid -> Optional.empty());
+
+        GpuSharing.Round round = sharing.users(List.of(GpuReading.builder("GPU-a").build()));
+
+        // Then their use stays unallocated, said, and the sample of the GPU is made
+        assertThat(sharing.split(round.users().get("GPU-a")).allocations()).containsExactly(
+                new Allocation("llm-0", "ai", 0.5, SharePolicy.SM));
+        assertThat(round.problems()).hasSize(2).allSatisfy(problem -> assertThat(problem.message())
+                .contains("is counted as unattributed"));
+    }
+
+    @Test
     void shouldKeepTheRoundWhenASourceOrALookupFails() {
         UsageSource broken = new UsageSource() {
             public String name() {
