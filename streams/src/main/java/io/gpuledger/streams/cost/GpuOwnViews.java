@@ -65,6 +65,10 @@ final class GpuOwnViews {
         views.hourStart = hourStart;
         views.gpuFraction = gpuFraction;
         views.identity = identity;
+        if (identity.shared()) {
+            views.shared = true;
+            views.restTeam = identity.team;
+        }
         if (minuteParts != null) {
             views.addParts(minuteParts);
         }
@@ -81,12 +85,14 @@ final class GpuOwnViews {
         long start = views.hourStart;
         List<JobPart> parts = views.hourParts == null ? List.of() : views.hourParts.toContract();
         GpuIdentity identity = views.identity != null ? views.identity : identities.apply(gpu);
+        // What no job took is the team's the roll-ups gave it to: the latest shared minute's, else the latest minute's.
+        String team = views.shared ? views.restTeam : identity == null ? null : identity.team;
         UsageTotals totals = views.endHour();
         sendOwn(gpu, start, start + HOUR, totals, views.gpuFraction);
         if (identity != null) {
             GpuHour hour = new GpuHour(gpu, identity.gpuIndex, identity.gpuModel, identity.placement,
                     Instant.ofEpochMilli(start), Instant.ofEpochMilli(start + HOUR), currency, views.gpuFraction,
-                    totals, parts, identity.team);
+                    totals, parts, team);
             context.forward(new Record<>(gpu, (Object) hour, start), Outputs.HOURS);
         }
     }

@@ -33,6 +33,13 @@ final class GpuRecent {
      * release that kept it only for a forgotten GPU.
      */
     GpuIdentity identity;
+    /**
+     * Whether a minute of the hour was shared: then what no job took of it is {@link #restTeam}'s, as the roll-ups
+     * gave it, whichever job had the GPU alone in a later minute.
+     */
+    boolean shared;
+    /** The team of the hour's latest shared minute (the node's); null where it names none. */
+    String restTeam;
 
     /**
      * Adds the closed minute starting at {@code start} and returns the rolling view that ends
@@ -66,17 +73,33 @@ final class GpuRecent {
         hourStart = NONE;
         hourParts = null;
         identity = null;
+        shared = false;
+        restTeam = null;
         return ended;
     }
 
     /**
      * Version 2 adds the hour's job parts and the identity of a forgotten GPU; version 1, what releases before
-     * wrote, had neither: an hour read in it goes on without the parts of its minutes before.
+     * wrote, had neither: an hour read in it goes on without the parts of its minutes before. Version 3 adds the
+     * team of the hour's latest shared minute, written only for an hour that had one, so that every other hour stays
+     * readable by releases before it; an hour read in version 2 names the team of its latest minute for its rest.
      */
     static final Codec<GpuRecent> CODEC = new Codec<>() {
+        private static final int WITH_REST_TEAM = 3;
+
         @Override
         public int version() {
             return 2;
+        }
+
+        @Override
+        public int version(GpuRecent recent) {
+            return recent.shared ? WITH_REST_TEAM : version();
+        }
+
+        @Override
+        public int readsUpTo() {
+            return WITH_REST_TEAM;
         }
 
         @Override
@@ -93,6 +116,9 @@ final class GpuRecent {
             out.writeBoolean(recent.identity != null);
             if (recent.identity != null) {
                 GpuIdentity.CODEC.write(recent.identity, out);
+            }
+            if (recent.shared) {
+                Codec.writeNullable(recent.restTeam, out);
             }
         }
 
@@ -115,6 +141,10 @@ final class GpuRecent {
                 if (in.readBoolean()) {
                     recent.identity = GpuIdentity.CODEC.read(in);
                 }
+            }
+            if (version >= WITH_REST_TEAM) {
+                recent.shared = true;
+                recent.restTeam = Codec.readNullable(in);
             }
             return recent;
         }

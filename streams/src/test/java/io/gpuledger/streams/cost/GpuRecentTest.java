@@ -92,6 +92,37 @@ class GpuRecentTest {
     }
 
     @Test
+    void shouldKeepTheTeamOfTheHoursRestAcrossARestartWritingItOnlyForAnHourThatWasShared() {
+        GpuRecent plain = new GpuRecent();
+        plain.hourStart = T0;
+        plain.addMinute(T0, minuteCosting(1), 5);
+        GpuRecent shared = new GpuRecent();
+        shared.hourStart = T0;
+        shared.addMinute(T0, minuteCosting(1), 5);
+        shared.shared = true;
+        shared.restTeam = "platform";
+        GpuRecent sharedNoTeam = new GpuRecent();
+        sharedNoTeam.shared = true;
+
+        // An hour never shared is written as before (version byte 0xC2), which releases before read
+        assertThat(GpuRecent.CODEC.toBytes(plain)[0]).isEqualTo((byte) 0xC2);
+        assertThat(GpuRecent.CODEC.toBytes(shared)[0]).isEqualTo((byte) 0xC3);
+        GpuRecent readPlain = GpuRecent.CODEC.fromBytes(GpuRecent.CODEC.toBytes(plain));
+        GpuRecent readShared = GpuRecent.CODEC.fromBytes(GpuRecent.CODEC.toBytes(shared));
+        GpuRecent readNoTeam = GpuRecent.CODEC.fromBytes(GpuRecent.CODEC.toBytes(sharedNoTeam));
+
+        assertThat(readPlain.shared).isFalse();
+        assertThat(readShared.shared).isTrue();
+        assertThat(readShared.restTeam).isEqualTo("platform");
+        assertThat(readShared.hour.cost()).isEqualTo(1.0);
+        assertThat(readNoTeam.shared).isTrue();
+        assertThat(readNoTeam.restTeam).isNull();
+        readShared.endHour();
+        assertThat(readShared.shared).isFalse();
+        assertThat(readShared.restTeam).isNull();
+    }
+
+    @Test
     void shouldReadAVersionOneRecordAsAnHourWithoutParts() throws IOException {
         // Version 1, as the release before wrote it: version byte, hour start, hour, minutes, fraction.
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();

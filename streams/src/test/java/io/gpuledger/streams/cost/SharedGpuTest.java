@@ -233,6 +233,24 @@ class SharedGpuTest {
     }
 
     @Test
+    void shouldNameTheNodesTeamForTheRestOfAnHourWhoseLastMinuteWasOneJobs() {
+        // Given an hour of a GPU of the platform team's node shared by two jobs that leave a fifth of it in its minute
+        // 58, then job train of team research alone on it in its minute 59
+        sharedMinuteOf("GPU-s", T0.plus(Duration.ofMinutes(58)));
+        for (int i = 1; i <= 6; i++) {
+            cost.send(tenSeconds(oneJob("GPU-s", "train"), T0.plus(Duration.ofMinutes(59)).plusSeconds(10L * i)));
+        }
+        closeTheHour();
+
+        // Then the hour names the node's team for its rest, as the roll-ups gave it, not research, whose job had the
+        // hour's last minute and took all of it as its part
+        GpuHour hour = latestHourOf("GPU-s");
+        assertThat(hour.team()).isEqualTo("platform");
+        assertThat(hour.unallocatedCost()).isCloseTo(0.2 * GPU_MINUTE, within(1e-12));
+        assertThat(hour.jobParts()).extracting(JobPart::jobId, JobPart::team).contains(tuple("train", "research"));
+    }
+
+    @Test
     void shouldCountTheGpuInTheNodesTeamOnlyForARestItTook() {
         // Given three GPUs of the platform team's node in one minute: GPU-s split evenly between the two jobs
         // throughout, nothing left; GPU-t split so for its first half, then half and 30%, a fifth left; GPU-v
