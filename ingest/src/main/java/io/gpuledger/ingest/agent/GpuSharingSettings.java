@@ -48,15 +48,19 @@ final class GpuSharingSettings {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("share.policy: " + e.getMessage(), e);
         }
+        List<String> named = config.list("share.sources");
+        boolean off = named.equals(List.of("none"));
+        if (off && !podJobs.ids().byWorkload()) {
+            return GpuSharing.off();
+        }
         Optional<KubeletPods> pods = config.get("kubelet.url").map(url -> new KubeletPods(URI.create(url),
                 config.get("kubelet.token-file").map(Path::of), config.get("kubelet.ca-file").map(Path::of),
                 config.list("kubelet.job-labels"),
                 config.list("kubelet.team-labels"), podJobs, clock));
-        // Also for the jobs dcgm-exporter names after pods where no GPU is split.
         pods.ifPresent(podJobs::workloadsFrom);
-        List<String> named = config.list("share.sources");
-        if (named.equals(List.of("none"))) {
-            return GpuSharing.off();
+        if (off) {
+            // The kubelet is still read for the jobs dcgm-exporter names after pods: what goes wrong is said.
+            return pods.map(kubelet -> GpuSharing.off(kubelet.errorsOnly())).orElseGet(GpuSharing::off);
         }
         boolean auto = named.equals(List.of("auto"));
         for (String source : named) {

@@ -479,6 +479,34 @@ class SharedGpuDryRunTest {
         assertThat(shares.get("embedder")).isCloseTo(0.34, within(1e-9));
     }
 
+    @Test
+    void shouldNameAGpusPodAfterItsWorkloadWithSharesOffAndSayAKubeletThatFails() throws IOException {
+        // Given a GPU dcgm-exporter labels with one replica of Deployment serve-search, shares off
+        String labels = "gpu=\"0\",UUID=\"" + GPU_0 + "\",modelName=\"NVIDIA A100-SXM4-40GB\",namespace=\"search\","
+                + "pod=\"serve-search-7d9f8c6b5-x2k4q\"";
+        dcgm.answer("GET /metrics", 200, "DCGM_FI_DEV_GPU_UTIL{" + labels + "} 70\n");
+        Map<String, String> env = node();
+        env.put("GPULEDGER_DCGM_ENABLED", "true");
+        env.put("GPULEDGER_DCGM_URL", dcgm.url() + "/metrics");
+        env.put("GPULEDGER_KUBERNETES_JOB_IDS", "workload");
+        env.put("GPULEDGER_SHARE_SOURCES", "none");
+        String replica = replica("serve-search-7d9f8c6b5-x2k4q", WEB_POD, "ReplicaSet", "serve-search-7d9f8c6b5");
+
+        // When the kubelet lists it, then when it fails
+        kubelet.answer("GET /pods", 200, "{\"kind\": \"PodList\", \"items\": [" + replica + "]}");
+        assertThat(AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err))).isZero();
+        String listed = samples().get(GPU_0).get("jobId").asText();
+        out.reset();
+        kubelet.answer("GET /pods", 503, "unavailable");
+        assertThat(AgentMain.run(new String[] {"--once", "--dry-run"}, env, print(out), print(err))).isZero();
+
+        // Then the GPU is the Deployment's job, and without the kubelet the pod's own, which is said
+        assertThat(listed).isEqualTo("serve-search");
+        assertThat(samples().get(GPU_0).get("jobId").asText()).isEqualTo("serve-search-7d9f8c6b5-x2k4q");
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("answered HTTP 503; processes in pods stay"
+                + " unattributed, and pods not listed are named after themselves, not their workloads");
+    }
+
     /** A pod in namespace search whose controlling owner is {@code kind} {@code owner}. */
     private static String replica(String name, String uid, String kind, String owner) {
         String hash = kind.equals("ReplicaSet") ? owner.substring(owner.lastIndexOf('-') + 1) : "";

@@ -200,6 +200,21 @@ public final class KubeletPods implements PodOwners, PodWorkloads {
         return failures.drain();
     }
 
+    /** Tells no process's owner, and says what went wrong with the kubelet: where it is read only to name jobs. */
+    public ProcessOwners errorsOnly() {
+        return new ProcessOwners() {
+            @Override
+            public Optional<Owner> ownerOf(int pid) {
+                return Optional.empty();
+            }
+
+            @Override
+            public List<String> drainErrors() {
+                return KubeletPods.this.drainErrors();
+            }
+        };
+    }
+
     private void refresh() {
         try {
             HttpRequest.Builder request = HttpRequest.newBuilder(podsUrl).timeout(ANSWER_WITHIN).GET();
@@ -237,7 +252,9 @@ public final class KubeletPods implements PodOwners, PodWorkloads {
     }
 
     private synchronized void failed(String why) {
-        String failure = "kubelet: " + podsUrl + " " + why + "; processes in pods stay unattributed";
+        String failure = "kubelet: " + podsUrl + " " + why + "; processes in pods stay unattributed"
+                + (podJobs.ids().byWorkload() ? ", and pods not listed are named after themselves, not their workloads"
+                        : "");
         failures.failed(failure);
     }
 

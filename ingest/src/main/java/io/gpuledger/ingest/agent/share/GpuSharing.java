@@ -82,7 +82,12 @@ public final class GpuSharing {
 
     /** No GPU is ever split: every sample is one job's, as before shares existed. */
     public static GpuSharing off() {
-        return new GpuSharing(SharePolicy.SM, false, List.of(), pid -> Optional.empty());
+        return off(pid -> Optional.empty());
+    }
+
+    /** No GPU split, and {@code errors}' errors said each round (a kubelet read only to name jobs). */
+    public static GpuSharing off(ProcessOwners errors) {
+        return new GpuSharing(SharePolicy.SM, false, List.of(), errors);
     }
 
     public SharePolicy policy() {

@@ -83,7 +83,7 @@ public final class PodJobs {
     /** The names noted in several namespaces since the last call, one job id each: each name said once. */
     public synchronized List<String> drainSameNamed() {
         List<String> unsaid = new ArrayList<>();
-        String what = ids.byWorkload() ? "pods of workloads named " : "pods named ";
+        String what = ids.byWorkload() ? "pods (or their workloads) named " : "pods named ";
         String apart = ids.byWorkload() ? "namespace/workload" : "namespace/pod";
         named.forEach((name, namespaces) -> {
             if (namespaces.size() > 1 && said.size() < SAID_AT_MOST && said.add(name)) {

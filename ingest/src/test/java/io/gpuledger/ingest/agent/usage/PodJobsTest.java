@@ -39,8 +39,8 @@ class PodJobsTest {
         assertThat(podJobs.named("blog", "web-5c4b3a291-q9w8e")).isEqualTo("web");
         assertThat(podJobs.jobOf("shop", "nb-0")).as("a pod of no workload known").isEqualTo("nb-0");
         assertThat(podJobs.jobOf("shop", "nb-0", Optional.of("lab"))).isEqualTo("lab");
-        assertThat(podJobs.drainSameNamed()).containsExactly("pods of workloads named web in namespaces blog, shop"
-                + " get one job id 'web'; kubernetes.job-ids=namespace/workload tells them apart");
+        assertThat(podJobs.drainSameNamed()).containsExactly("pods (or their workloads) named web in namespaces blog,"
+                + " shop get one job id 'web'; kubernetes.job-ids=namespace/workload tells them apart");
 
         PodJobs byNamespace = new PodJobs(PodJobIds.NAMESPACE_WORKLOAD);
         byNamespace.workloadsFrom((namespace, pod) -> Optional.ofNullable(workloads.get(namespace + "/" + pod)));
