@@ -5,6 +5,7 @@ import io.gpuledger.model.GpuHour;
 import io.gpuledger.model.JobPart;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
+import io.gpuledger.model.UsageRollup;
 import io.gpuledger.model.UsageTotals;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -123,7 +124,7 @@ public final class FocusRows {
                 && totals.gpuSeconds() - jobs.get(0).gpuSeconds() < NO_SECONDS;
         if (jobs.size() <= 1 && unallocated <= NOTHING && whole) {
             JobPart only = jobs.isEmpty() ? null : jobs.get(0);
-            return List.of(new Part(only == null ? null : only.jobId(), only == null ? hour.team() : only.team(),
+            return List.of(new Part(only == null ? null : only.jobId(), only == null ? restTeam(hour) : only.team(),
                     wholeSeconds(totals), wholeCost(totals), totals.energyKwh(), totals.idleCost(),
                     totals.unmonitoredCost(), totals.smActive().value()));
         }
@@ -139,12 +140,21 @@ public final class FocusRows {
         double restCost = unallocated + totals.unmonitoredCost();
         if (restCost > NOTHING || restSeconds >= NO_SECONDS) {
             // What no job took is the node's team's, as the roll-ups give it.
-            parts.add(new Part(null, hour.team(), restSeconds, restCost, Math.max(0, totals.energyKwh() - partEnergy),
-                    totals.idleCost(), totals.unmonitoredCost(), totals.smActive().value()));
+            double restEnergy = Math.max(0, totals.energyKwh() - partEnergy);
+            parts.add(new Part(null, restTeam(hour), restSeconds, restCost, restEnergy, totals.idleCost(),
+                    totals.unmonitoredCost(), totals.smActive().value()));
         } else if (!parts.isEmpty()) {
             putHoursFiguresOnLongest(parts, totals);
         }
         return parts;
+    }
+
+    /**
+     * The team that takes what no job took of {@code hour}: the node's, {@value UsageRollup#NO_TEAM} where it names
+     * none, as the roll-ups and the jobs' parts spell it.
+     */
+    private static String restTeam(GpuHour hour) {
+        return hour.team() == null ? UsageRollup.NO_TEAM : hour.team();
     }
 
     /**

@@ -71,7 +71,10 @@ class FocusRowsTest {
         assertThat(infer.decimal(FocusColumn.LIST_COST)).isEqualByComparingTo("1.6385");
         assertThat(infer.decimal(FocusColumn.X_IDLE_COST)).isNull();
         FocusRow rest = written.get(2);
-        assertThat(rest.text(FocusColumn.TAGS)).isEqualTo("{\"gpuledger/unallocated\":true}");
+        // the node names no team: the rest's is spelled as the roll-ups and the jobs' parts spell none
+        assertThat(rest.text(FocusColumn.TAGS)).isEqualTo(
+                "{\"gpuledger/unallocated\":true,\"gpuledger/team\":\"unassigned\"}");
+        assertThat(rest.text(FocusColumn.X_TEAM)).isEqualTo("unassigned");
         assertThat(rest.decimal(FocusColumn.X_IDLE_COST)).isEqualByComparingTo("1.0");
         assertThat(rest.text(FocusColumn.CHARGE_DESCRIPTION)).endsWith("taken by no job");
         // the GPU's own mean SM activity over the hour; a job's part has none
@@ -134,7 +137,8 @@ class FocusRowsTest {
         assertThat(written).extracting(row -> row.decimal(FocusColumn.CONSUMED_QUANTITY))
                 .usingElementComparator(BigDecimal::compareTo)
                 .containsExactly(new BigDecimal("0.5"), new BigDecimal("0.5"));
-        assertThat(written.get(1).text(FocusColumn.TAGS)).isEqualTo("{\"gpuledger/unallocated\":true}");
+        assertThat(written.get(1).text(FocusColumn.TAGS)).isEqualTo(
+                "{\"gpuledger/unallocated\":true,\"gpuledger/team\":\"unassigned\"}");
     }
 
     @Test
@@ -274,7 +278,10 @@ class FocusRowsTest {
                 .usingElementComparator(BigDecimal::compareTo)
                 .containsExactly(BigDecimal.ZERO, new BigDecimal("0.2048333333"));
         FocusRow rest = written.get(1);
-        assertThat(rest.text(FocusColumn.TAGS)).isEqualTo("{\"gpuledger/unallocated\":true}");
+        // the node names no team: the rest's is spelled as the roll-ups and the jobs' parts spell none
+        assertThat(rest.text(FocusColumn.TAGS)).isEqualTo(
+                "{\"gpuledger/unallocated\":true,\"gpuledger/team\":\"unassigned\"}");
+        assertThat(rest.text(FocusColumn.X_TEAM)).isEqualTo("unassigned");
         assertThat(rest.decimal(FocusColumn.X_IDLE_COST)).isEqualByComparingTo("1.0");
         assertThat(written.get(0).decimal(FocusColumn.X_IDLE_COST)).isNull();
     }
