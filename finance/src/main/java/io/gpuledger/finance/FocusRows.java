@@ -131,18 +131,26 @@ public final class FocusRows {
         List<Part> parts = new ArrayList<>();
         double partSeconds = 0;
         double partEnergy = 0;
+        double partUnmonitoredSeconds = 0;
+        double partUnmonitoredCost = 0;
         for (JobPart job : jobs) {
-            parts.add(new Part(job.jobId(), job.team(), job.gpuSeconds(), job.cost(), job.energyKwh(), null, 0, null));
+            // A job's part holds the time no sample covered in its own minutes, as the roll-ups give it to the job.
+            parts.add(new Part(job.jobId(), job.team(), job.gpuSeconds() + job.unmonitoredSeconds(),
+                    job.cost() + job.unmonitoredCost(), job.energyKwh(), null, job.unmonitoredCost(), null));
             partSeconds += job.gpuSeconds();
             partEnergy += job.energyKwh();
+            partUnmonitoredSeconds += job.unmonitoredSeconds();
+            partUnmonitoredCost += job.unmonitoredCost();
         }
-        double restSeconds = Math.max(0, totals.gpuSeconds() - partSeconds) + totals.unmonitoredSeconds();
-        double restCost = unallocated + totals.unmonitoredCost();
+        double restUnmonitoredCost = Math.max(0, totals.unmonitoredCost() - partUnmonitoredCost);
+        double restSeconds = Math.max(0, totals.gpuSeconds() - partSeconds)
+                + Math.max(0, totals.unmonitoredSeconds() - partUnmonitoredSeconds);
+        double restCost = unallocated + restUnmonitoredCost;
         if (restCost > NOTHING || restSeconds >= NO_SECONDS) {
             // What no job took is the node's team's, as the roll-ups give it.
             double restEnergy = Math.max(0, totals.energyKwh() - partEnergy);
             parts.add(new Part(null, restTeam(hour), restSeconds, restCost, restEnergy, totals.idleCost(),
-                    totals.unmonitoredCost(), totals.smActive().value()));
+                    restUnmonitoredCost, totals.smActive().value()));
         } else if (!parts.isEmpty()) {
             putHoursFiguresOnLongest(parts, totals);
         }

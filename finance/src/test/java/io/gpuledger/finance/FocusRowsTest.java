@@ -286,6 +286,35 @@ class FocusRowsTest {
         assertThat(written.get(0).decimal(FocusColumn.X_IDLE_COST)).isNull();
     }
 
+    @Test
+    void shouldBillTheDarkMinutesOfAJobThatHadTheGpuAloneToThatJobAsTheRollupsDo() {
+        // Given an on-demand GPU at 12.29 an hour, job a's (team research) for 1,500 s sampled and 300 s dark, then
+        // job b's (team vision) for 1,800 s sampled: the hour names vision, its latest minute's team
+        double rate = 12.29;
+        double dark = rate * 300 / 3600;
+        GpuHour hour = new GpuHour("GPU-dk-4", 4, "H100", FocusFixtures.placement("i-0dk", "p5.48xlarge",
+                Lifecycle.ON_DEMAND), FocusFixtures.HOUR, FocusFixtures.HOUR.plusSeconds(3600), "USD", 1.0,
+                FocusFixtures.totals(3300, rate * 3300 / 3600, 0, 300, dark, 0.6, 0.7),
+                List.of(new JobPart("a", "research", 1500, rate * 1500 / 3600, 0.3, 0, 300, dark),
+                        new JobPart("b", "vision", 1800, rate * 1800 / 3600, 0.3, 0)), "vision");
+
+        List<FocusRow> written = rows.of(hour);
+
+        // Then a's row holds its 1,800 s (0.5 GPU-hours, 6.145) with its 300 dark seconds' 1.0241666667 as
+        // unmonitored, b's its 0.5 GPU-hours, and no row is left for what no job took
+        assertThat(written).extracting(row -> row.text(FocusColumn.X_JOB_ID)).containsExactly("a", "b");
+        assertThat(written).extracting(row -> row.text(FocusColumn.X_TEAM)).containsExactly("research", "vision");
+        assertThat(written).extracting(row -> row.decimal(FocusColumn.CONSUMED_QUANTITY))
+                .usingElementComparator(BigDecimal::compareTo)
+                .containsExactly(new BigDecimal("0.5"), new BigDecimal("0.5"));
+        assertThat(written).extracting(row -> row.decimal(FocusColumn.EFFECTIVE_COST))
+                .usingElementComparator(BigDecimal::compareTo)
+                .containsExactly(new BigDecimal("6.145"), new BigDecimal("6.145"));
+        assertThat(written).extracting(row -> row.decimal(FocusColumn.X_UNMONITORED_COST))
+                .usingElementComparator(BigDecimal::compareTo)
+                .containsExactly(new BigDecimal("1.0241666667"), BigDecimal.ZERO);
+    }
+
     /**
      * A 3/7 MIG slice of an on-demand A100, at 1.80 for its hour, 0.30 of it idle, at a mean SM activity of 0.4: job
      * a's for the first {@code firstSeconds} of the hour, costing {@code firstCost}, then job b's, costing

@@ -1,11 +1,16 @@
 package io.gpuledger.model;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 
 /**
  * One job's part of a shared GPU's window ({@link GpuUsage#jobParts()}): what the job's shares of the window's
  * samples took of the GPU's charge. The parts' costs and the window's {@code unallocatedCost} add up to its
- * {@code cost}; its unmonitored cost, an estimate kept beside the cost, is no job's either.
+ * {@code cost}; its unmonitored cost, an estimate kept beside the cost, is no job's either. In a GPU's hour
+ * ({@link GpuHour}), a part also holds the estimate for the time no sample covered in minutes that were its job's
+ * alone, as the roll-ups give it to the job: the rest of the hour's unmonitored time is no job's.
  *
  * @param jobId      the job
  * @param team       the team charged: the allocation's, or the node's when the allocation names none
@@ -13,6 +18,9 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param cost       its part of the window's cost, in the window's currency
  * @param energyKwh  its part of the window's energy
  * @param unpricedSeconds its part of the GPU seconds no price was known for
+ * @param unmonitoredSeconds in an hour, the GPU seconds no sample covered in minutes that were its job's alone
+ *                           (a MIG slice's share of them); 0 in a window, and in hours sent before it was kept
+ * @param unmonitoredCost    what those seconds cost, at the price in force: an estimate, not part of {@code cost}
  */
 public record JobPart(
         @JsonProperty(required = true) String jobId,
@@ -20,7 +28,9 @@ public record JobPart(
         double gpuSeconds,
         double cost,
         double energyKwh,
-        double unpricedSeconds) {
+        double unpricedSeconds,
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT) @JsonSetter(nulls = Nulls.AS_EMPTY) double unmonitoredSeconds,
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT) @JsonSetter(nulls = Nulls.AS_EMPTY) double unmonitoredCost) {
 
     /**
      * The job of a part that holds, for its team, what jobs past the first {@value #MAX_LISTED} of a window or hour
@@ -41,6 +51,14 @@ public record JobPart(
         Check.nonNegative("cost", cost);
         Check.nonNegative("energyKwh", energyKwh);
         Check.nonNegative("unpricedSeconds", unpricedSeconds);
+        Check.nonNegative("unmonitoredSeconds", unmonitoredSeconds);
+        Check.nonNegative("unmonitoredCost", unmonitoredCost);
+    }
+
+    /** A part with no unmonitored time: every part of a window. */
+    public JobPart(String jobId, String team, double gpuSeconds, double cost, double energyKwh,
+            double unpricedSeconds) {
+        this(jobId, team, gpuSeconds, cost, energyKwh, unpricedSeconds, 0, 0);
     }
 
     /** Whether {@code jobId} is that of a part holding its team's jobs past those listed ({@link #UNLISTED_JOB}). */

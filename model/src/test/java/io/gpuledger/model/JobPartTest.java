@@ -38,12 +38,29 @@ class JobPartTest {
     }
 
     @Test
-    void shouldWriteOnlyItsSixFieldsWhateverItAnswers() {
+    void shouldWriteOnlyItsSixFieldsWhateverItAnswersWhereItHoldsNoDarkTime() {
         JsonNode json = Json.MAPPER.valueToTree(new JobPart("serve-a", "search", 3, 0.25, 0.001, 0));
 
         List<String> fields = new ArrayList<>();
         json.fieldNames().forEachRemaining(fields::add);
         assertThat(fields).containsExactlyInAnyOrder("jobId", "team", "gpuSeconds", "cost", "energyKwh",
                 "unpricedSeconds");
+    }
+
+    @Test
+    void shouldWriteAnHoursDarkTimeOnlyWhereThereIsSomeAndReadAPartWrittenBeforeItAsHavingNone() throws Exception {
+        JobPart dark = new JobPart("serve-a", "search", 3, 0.25, 0.001, 0, 60, 0.2);
+
+        JsonNode json = Json.MAPPER.valueToTree(dark);
+        JobPart read = Json.MAPPER.treeToValue(json, JobPart.class);
+        JobPart before = Json.MAPPER.readValue("{\"jobId\":\"serve-a\",\"team\":\"search\",\"gpuSeconds\":3,"
+                + "\"cost\":0.25,\"energyKwh\":0.001,\"unpricedSeconds\":0}", JobPart.class);
+
+        assertThat(json.get("unmonitoredSeconds").asDouble()).isEqualTo(60.0);
+        assertThat(json.get("unmonitoredCost").asDouble()).isEqualTo(0.2);
+        assertThat(read).isEqualTo(dark);
+        assertThat(before.unmonitoredSeconds()).isZero();
+        assertThat(before.unmonitoredCost()).isZero();
+        assertThat(before).isEqualTo(new JobPart("serve-a", "search", 3, 0.25, 0.001, 0));
     }
 }

@@ -83,9 +83,13 @@ final class GpuRecent {
      * wrote, had neither: an hour read in it goes on without the parts of its minutes before. Version 3 adds the
      * team of the hour's latest shared minute, written only for an hour that had one, so that every other hour stays
      * readable by releases before it; an hour read in version 2 names the team of its latest minute for its rest.
+     * Version 4 adds the time no sample covered in each job's minutes to its part, and says whether the hour was
+     * shared; written only for an hour one of whose parts holds such time. An hour read in an earlier version goes
+     * on with none in its parts before.
      */
     static final Codec<GpuRecent> CODEC = new Codec<>() {
         private static final int WITH_REST_TEAM = 3;
+        private static final int WITH_UNMONITORED_PARTS = 4;
 
         @Override
         public int version() {
@@ -94,12 +98,15 @@ final class GpuRecent {
 
         @Override
         public int version(GpuRecent recent) {
+            if (JobParts.holdUnmonitored(recent.hourParts)) {
+                return WITH_UNMONITORED_PARTS;
+            }
             return recent.shared ? WITH_REST_TEAM : version();
         }
 
         @Override
         public int readsUpTo() {
-            return WITH_REST_TEAM;
+            return WITH_UNMONITORED_PARTS;
         }
 
         @Override
@@ -112,10 +119,14 @@ final class GpuRecent {
                 UsageCodec.TOTALS.write(minute.getValue(), out);
             }
             out.writeDouble(recent.gpuFraction);
-            JobParts.write(recent.hourParts, out);
+            int version = version(recent);
+            JobParts.write(recent.hourParts, out, version >= WITH_UNMONITORED_PARTS);
             out.writeBoolean(recent.identity != null);
             if (recent.identity != null) {
                 GpuIdentity.CODEC.write(recent.identity, out);
+            }
+            if (version >= WITH_UNMONITORED_PARTS) {
+                out.writeBoolean(recent.shared);
             }
             if (recent.shared) {
                 Codec.writeNullable(recent.restTeam, out);
@@ -137,14 +148,16 @@ final class GpuRecent {
             }
             recent.gpuFraction = in.readDouble();
             if (version >= 2) {
-                recent.hourParts = JobParts.read(in);
+                recent.hourParts = JobParts.read(in, version >= WITH_UNMONITORED_PARTS);
                 if (in.readBoolean()) {
                     recent.identity = GpuIdentity.CODEC.read(in);
                 }
             }
             if (version >= WITH_REST_TEAM) {
-                recent.shared = true;
-                recent.restTeam = Codec.readNullable(in);
+                recent.shared = version == WITH_REST_TEAM || in.readBoolean();
+                if (recent.shared) {
+                    recent.restTeam = Codec.readNullable(in);
+                }
             }
             return recent;
         }

@@ -466,17 +466,19 @@ final class GpuWindows implements Processor<String, byte[], String, Object> {
     }
 
     /**
-     * What each job took of a closed minute: its parts where it was shared or its samples named several jobs, or all
-     * of it its one job's; null for none.
+     * What each job took of a closed minute, {@code totals} with its unmonitored time: its parts where it was shared
+     * or its samples named several jobs, or all of it its one job's; null for none. The time no sample covered goes,
+     * as the roll-ups give it ({@link TaskPartials#addGap}), to the job the minute names, unless it was shared.
      */
     private static JobParts partsOf(GpuState.Window window, GpuIdentity identity, UsageTotals totals) {
-        if (window == null) {
-            return null;
-        }
-        if (window.jobParts != null) {
+        boolean shared = identity.shared() || window != null && window.shared();
+        if (window != null && window.jobParts != null) {
+            if (!shared) {
+                window.jobParts.addUnmonitored(identity.jobId, identity.idIn(Dimension.TEAM), totals);
+            }
             return window.jobParts;
         }
-        return identity.shared() ? null : JobParts.sole(identity.jobId, identity.idIn(Dimension.TEAM), totals);
+        return shared ? null : JobParts.sole(identity.jobId, identity.idIn(Dimension.TEAM), totals);
     }
 
     /**

@@ -38,6 +38,9 @@ final class JobParts {
         double cost;
         double energyKwh;
         double unpricedSeconds;
+        /** In an hour: the time no sample covered in minutes that were the job's alone, and its estimated cost. */
+        double unmonitoredSeconds;
+        double unmonitoredCost;
 
         Entry(String jobId, String team) {
             this.jobId = jobId;
@@ -45,11 +48,24 @@ final class JobParts {
         }
     }
 
-    /** The parts of a minute that was all one job's: {@code jobId} of team {@code team}, charged {@code totals}. */
+    /**
+     * The parts of a minute that was all one job's: {@code jobId} of team {@code team}, charged {@code totals}, its
+     * unmonitored time included.
+     */
     static JobParts sole(String jobId, String team, UsageTotals totals) {
         JobParts parts = new JobParts();
         parts.addSole(jobId, team, totals);
+        parts.addUnmonitored(jobId, team, totals);
         return parts;
+    }
+
+    /** Adds the time no sample covered of {@code totals}, in a minute that was {@code jobId}'s alone, to its part. */
+    void addUnmonitored(String jobId, String team, UsageTotals totals) {
+        if (totals.unmonitoredSeconds() > 0 || totals.unmonitoredCost() > 0) {
+            Entry entry = entryOf(jobId, team);
+            entry.unmonitoredSeconds += totals.unmonitoredSeconds();
+            entry.unmonitoredCost += totals.unmonitoredCost();
+        }
     }
 
     /** Adds each job's part of the latest sample's split that {@code targets} hold. */
@@ -76,8 +92,10 @@ final class JobParts {
     /** Adds every entry of {@code other}, job by job. */
     void addAll(JobParts other) {
         for (Entry entry : other.entries) {
-            addTo(entryOf(entry.jobId, entry.team), entry.gpuSeconds, entry.cost, entry.energyKwh,
-                    entry.unpricedSeconds);
+            Entry into = entryOf(entry.jobId, entry.team);
+            addTo(into, entry.gpuSeconds, entry.cost, entry.energyKwh, entry.unpricedSeconds);
+            into.unmonitoredSeconds += entry.unmonitoredSeconds;
+            into.unmonitoredCost += entry.unmonitoredCost;
         }
     }
 
@@ -97,7 +115,8 @@ final class JobParts {
         List<JobPart> parts = new ArrayList<>(entries.size());
         for (Entry entry : entries) {
             parts.add(new JobPart(entry.jobId, entry.team, Math.max(0, entry.gpuSeconds), Math.max(0, entry.cost),
-                    Math.max(0, entry.energyKwh), Math.max(0, entry.unpricedSeconds)));
+                    Math.max(0, entry.energyKwh), Math.max(0, entry.unpricedSeconds),
+                    Math.max(0, entry.unmonitoredSeconds), Math.max(0, entry.unmonitoredCost)));
         }
         return parts;
     }
@@ -161,16 +180,37 @@ final class JobParts {
         return entry;
     }
 
-    /** Writes {@code parts} as {@link #read} reads them: none for null. */
-    static void write(JobParts parts, DataOutput out) throws IOException {
+    /** Whether a part holds unmonitored time: only an hour's parts can, and only those need it written. */
+    static boolean holdUnmonitored(JobParts parts) {
+        if (parts != null) {
+            for (Entry entry : parts.entries) {
+                if (entry.unmonitoredSeconds != 0 || entry.unmonitoredCost != 0) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Writes {@code parts} as {@link #read} reads them: none for null; their unmonitored time too if told to. */
+    static void write(JobParts parts, DataOutput out, boolean withUnmonitored) throws IOException {
         if (parts == null) {
             out.writeByte(0);
         } else {
-            parts.write(out);
+            parts.write(out, withUnmonitored);
         }
     }
 
+    /** As {@link #write(JobParts, DataOutput, boolean)}, without unmonitored time: a window's parts hold none. */
+    static void write(JobParts parts, DataOutput out) throws IOException {
+        write(parts, out, false);
+    }
+
     void write(DataOutput out) throws IOException {
+        write(out, false);
+    }
+
+    private void write(DataOutput out, boolean withUnmonitored) throws IOException {
         out.writeByte(entries.size());
         for (Entry entry : entries) {
             out.writeUTF(entry.jobId);
@@ -179,11 +219,20 @@ final class JobParts {
             out.writeDouble(entry.cost);
             out.writeDouble(entry.energyKwh);
             out.writeDouble(entry.unpricedSeconds);
+            if (withUnmonitored) {
+                out.writeDouble(entry.unmonitoredSeconds);
+                out.writeDouble(entry.unmonitoredCost);
+            }
         }
     }
 
     /** Reads what {@link #write} wrote: null for no entry, as a window no sample of which was shared holds. */
     static JobParts read(DataInput in) throws IOException {
+        return read(in, false);
+    }
+
+    /** Reads what {@link #write(JobParts, DataOutput, boolean)} wrote, told whether it wrote unmonitored time. */
+    static JobParts read(DataInput in, boolean withUnmonitored) throws IOException {
         int count = in.readUnsignedByte();
         if (count == 0) {
             return null;
@@ -195,6 +244,10 @@ final class JobParts {
             entry.cost = in.readDouble();
             entry.energyKwh = in.readDouble();
             entry.unpricedSeconds = in.readDouble();
+            if (withUnmonitored) {
+                entry.unmonitoredSeconds = in.readDouble();
+                entry.unmonitoredCost = in.readDouble();
+            }
             parts.entries.add(entry);
         }
         return parts;

@@ -123,6 +123,40 @@ class GpuRecentTest {
     }
 
     @Test
+    void shouldKeepTheDarkTimeOfEachJobsPartAcrossARestartWritingItOnlyWhereAPartHoldsSome() {
+        UsageTotals darkMinute = UsageTotals.ZERO.plusUnmonitored(60, 0.2);
+        GpuRecent recent = new GpuRecent();
+        recent.hourStart = T0;
+        recent.addMinute(T0, minuteCosting(1), 5);
+        recent.addParts(JobParts.sole("train-1", "vision", minuteCosting(1)));
+        GpuRecent dark = new GpuRecent();
+        dark.hourStart = T0;
+        dark.addMinute(T0, darkMinute, 5);
+        dark.addParts(JobParts.sole("train-1", "vision", darkMinute));
+        dark.addMinute(T0 + MINUTE, minuteCosting(2), 5);
+        dark.addParts(JobParts.sole("train-1", "vision", minuteCosting(2)));
+        dark.shared = true;
+        dark.restTeam = "platform";
+
+        // An hour whose parts hold no dark time is written as before; one that does in version 4 (0xC4)
+        assertThat(GpuRecent.CODEC.toBytes(recent)[0]).isEqualTo((byte) 0xC2);
+        assertThat(GpuRecent.CODEC.toBytes(dark)[0]).isEqualTo((byte) 0xC4);
+        GpuRecent read = GpuRecent.CODEC.fromBytes(GpuRecent.CODEC.toBytes(dark));
+
+        assertThat(read.hourParts.toContract()).singleElement().satisfies(part -> {
+            assertThat(part.unmonitoredSeconds()).isEqualTo(60.0);
+            assertThat(part.unmonitoredCost()).isEqualTo(0.2);
+            assertThat(part.cost()).isEqualTo(2.0);
+        });
+        assertThat(read.shared).isTrue();
+        assertThat(read.restTeam).isEqualTo("platform");
+        dark.shared = false;
+        GpuRecent notShared = GpuRecent.CODEC.fromBytes(GpuRecent.CODEC.toBytes(dark));
+        assertThat(notShared.shared).isFalse();
+        assertThat(notShared.hourParts.toContract().get(0).unmonitoredCost()).isEqualTo(0.2);
+    }
+
+    @Test
     void shouldReadAVersionOneRecordAsAnHourWithoutParts() throws IOException {
         // Version 1, as the release before wrote it: version byte, hour start, hour, minutes, fraction.
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();

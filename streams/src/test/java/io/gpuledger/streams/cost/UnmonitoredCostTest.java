@@ -3,8 +3,10 @@ package io.gpuledger.streams.cost;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.gpuledger.model.GpuHour;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
+import io.gpuledger.model.JobPart;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.PriceQuote;
@@ -70,6 +72,37 @@ class UnmonitoredCostTest {
                 .isCloseTo(expected, within(1e-9));
     }
 
+    @Test
+    void shouldKeepInTheHourThatTheDarkMinutesOfAJobThatHadTheGpuAloneAreThatJobs() {
+        // Given the GPU at 8 USD/h of job infer for a minute, dark for 5 minutes, infer's again until 900 s, then job
+        // train's of team vision until 1,800 s, and a sample of another GPU long after, which closes the hour
+        tenSecondSamples(0, 60);
+        tenSecondSamples(360, 900);
+        for (int end = 910; end <= 1800; end += 10) {
+            send(sample("GPU-1", "train", end).toBuilder().team("vision").build());
+        }
+        send(sample("GPU-2", "other", 80 * 60));
+        cost.advance(Duration.ofSeconds(30));
+        cost.sendUpdates();
+
+        // Then the hour's part of infer holds the 300 dark seconds and their 5 × 8/60 USD, as infer's roll-ups do, and
+        // train's none: the hour's unmonitored cost is no longer left to the team of its last minute
+        GpuHour hour = cost.hours.readValuesToList().stream().filter(h -> h.gpuUuid().equals("GPU-1"))
+                .reduce((first, second) -> second).orElseThrow();
+        assertThat(hour.team()).isEqualTo("vision");
+        JobPart infer = hour.jobParts().stream().filter(part -> part.jobId().equals("infer")).findFirst()
+                .orElseThrow();
+        JobPart train = hour.jobParts().stream().filter(part -> part.jobId().equals("train")).findFirst()
+                .orElseThrow();
+        assertThat(infer.unmonitoredSeconds()).isEqualTo(300.0);
+        assertThat(infer.unmonitoredCost()).isCloseTo(5 * 8.0 / 60, within(1e-9));
+        assertThat(infer.cost()).isCloseTo(600 * 8.0 / 3600, within(1e-9));
+        assertThat(train.unmonitoredCost()).isZero();
+        assertThat(hour.totals().unmonitoredCost()).isCloseTo(infer.unmonitoredCost(), within(1e-12));
+        assertThat(latestMinutes("job|infer").values().stream().mapToDouble(r -> r.totals().unmonitoredCost()).sum())
+                .isCloseTo(infer.unmonitoredCost(), within(1e-9));
+    }
+
     /** The latest minute roll-up of {@code key} per window start. */
     private Map<Instant, UsageRollup> latestMinutes(String key) {
         Map<Instant, UsageRollup> latest = new LinkedHashMap<>();
@@ -90,10 +123,14 @@ class UnmonitoredCostTest {
 
     private void tenSecondSamples(int fromSecond, int toSecond) {
         for (int end = fromSecond + 10; end <= toSecond; end += 10) {
-            send(TelemetrySample.builder().gpuUuid("GPU-1").gpuModel("L4")
-                    .placement(new Placement("node-1", "i-1", "g6.xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND))
-                    .jobId("infer").time(T0.plusSeconds(end)).intervalSeconds(10).smActive(0.5).build());
+            send(sample("GPU-1", "infer", end));
         }
+    }
+
+    private static TelemetrySample sample(String gpu, String job, int endSecond) {
+        return TelemetrySample.builder().gpuUuid(gpu).gpuModel("L4")
+                .placement(new Placement("node-1", "i-1", "g6.xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND))
+                .jobId(job).time(T0.plusSeconds(endSecond)).intervalSeconds(10).smActive(0.5).build();
     }
 
     private void send(TelemetrySample sample) {
