@@ -85,9 +85,17 @@ public final class FocusLedger {
         return corrections;
     }
 
+    /**
+     * Who a row charges, and in what its amounts are: its currency, resource and price (lifecycle included). A row of
+     * the same job and team whose hour came again in another currency, or placed on another resource or price, is
+     * another row: the one written is taken back whole and the new one written whole, for a difference of two
+     * currencies, or of two resources, would be no amount of either.
+     */
     private static String chargedTo(FocusRow row) {
         return Objects.toString(row.text(FocusColumn.X_JOB_ID), "") + "|"
-                + Objects.toString(row.text(FocusColumn.X_TEAM), "");
+                + Objects.toString(row.text(FocusColumn.X_TEAM), "") + "|"
+                + row.text(FocusColumn.BILLING_CURRENCY) + "|" + row.text(FocusColumn.RESOURCE_ID) + "|"
+                + row.text(FocusColumn.SKU_PRICE_ID);
     }
 
     /**

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuledger.model.GpuHour;
 import io.gpuledger.model.JobPart;
+import io.gpuledger.model.Lifecycle;
 import java.math.BigDecimal;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -43,6 +44,36 @@ class FocusLedgerTest {
         // and it is still one GPU-hour, taken twice
         assertThat(ledger.hours()).isEqualTo(1);
         assertThat(ledger.corrections()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldTakeBackARowWholeAndWriteItAnewWhenItsHourComesAgainInAnotherCurrencyOrLifecycle() {
+        // Given the on-demand hour written in USD
+        FocusLedger ledger = new FocusLedger(rows);
+        GpuHour first = FocusFixtures.onDemand();
+        FocusRow written = ledger.take(first).get(0);
+
+        // When it comes again in EUR, with the same figures, then again in EUR on spot
+        GpuHour inEuros = new GpuHour(first.gpuUuid(), first.gpuIndex(), first.gpuModel(), first.placement(),
+                first.windowStart(), first.windowEnd(), "EUR", first.gpuFraction(), first.totals(), first.jobParts(),
+                first.team());
+        List<FocusRow> toEuros = ledger.take(inEuros);
+        GpuHour onSpot = new GpuHour(first.gpuUuid(), first.gpuIndex(), first.gpuModel(),
+                FocusFixtures.placement("i-0od", "p5.48xlarge", Lifecycle.SPOT), first.windowStart(),
+                first.windowEnd(), "EUR", first.gpuFraction(), first.totals(), first.jobParts(), first.team());
+        List<FocusRow> toSpot = ledger.take(onSpot);
+
+        // Then the USD row is taken back whole, in USD, and the EUR row written whole: 12.29 each way
+        assertThat(toEuros).extracting(row -> row.text(FocusColumn.BILLING_CURRENCY)).containsExactly("EUR", "USD");
+        assertThat(toEuros).allSatisfy(row -> assertThat(row.text(FocusColumn.CHARGE_CLASS)).isEqualTo("Correction"));
+        assertThat(toEuros.get(0).decimal(FocusColumn.BILLED_COST)).isEqualByComparingTo("12.29");
+        assertThat(toEuros.get(1).decimal(FocusColumn.BILLED_COST)).isEqualByComparingTo("-12.29");
+        assertThat(toEuros.get(1).text(FocusColumn.RESOURCE_ID)).isEqualTo(written.text(FocusColumn.RESOURCE_ID));
+        // And a move to spot with the same amounts is no repeat: the on-demand row goes, the spot row comes
+        assertThat(toSpot).extracting(row -> row.text(FocusColumn.PRICING_CATEGORY))
+                .containsExactly("Dynamic", "Standard");
+        assertThat(toSpot.get(1).decimal(FocusColumn.EFFECTIVE_COST)).isEqualByComparingTo("-12.29");
+        assertThat(ledger.repeats()).isZero();
     }
 
     @Test
