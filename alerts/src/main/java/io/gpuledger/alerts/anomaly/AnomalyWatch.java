@@ -38,7 +38,8 @@ public final class AnomalyWatch {
         this.budgets = new BudgetBurn(budgets);
         this.costPerThroughput = new CostPerThroughputDetector(anomaly.costPerThroughput());
         this.priceSpikes = new PriceSpikeDetector(anomaly.priceSpike());
-        this.jobMinutes = new FinalWindows<>(settings.metrics().maxSeries());
+        this.jobMinutes = new FinalWindows<>(settings.metrics().maxSeries(),
+                settings.metrics().staleAfter());
     }
 
     /** A GPU window: once its minute is complete, every team's, job's and pool's spend in it is judged. */

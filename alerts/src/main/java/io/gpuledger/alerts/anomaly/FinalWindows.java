@@ -16,7 +16,7 @@ import java.util.TreeMap;
  * from here.
  *
  * <p>A subject that ends (a job that finished or left) has no newer window: its last windows are
- * final once it has been quiet for {@link #ENDED_AFTER} of the wall clock while another subject's
+ * final once it has been quiet for {@link #endedAfter} of the wall clock while another subject's
  * window {@link ClosedMinutes#SLACK} newer than them came.
  *
  * <p>Not thread-safe: fed by one reader. At most {@code maxSubjects} subjects are followed; the one
@@ -25,14 +25,17 @@ import java.util.TreeMap;
 public final class FinalWindows<T> {
 
     /**
-     * How long a subject is quiet before it is taken as ended: a running job's minute is re-sent at least once a
-     * minute, so three minutes without one is a job gone, or one whose records stopped.
+     * How long a subject is quiet, at most, before it is taken as ended: a running job's minute is re-sent at least
+     * once a minute, and an engine task that stops sending (a rebalance, its state restored after a restart) is
+     * mostly back within seconds; three minutes without one is a job gone, or one whose records stopped. A version
+     * of its minutes coming later is left out, as any late version is.
      */
     static final Duration ENDED_AFTER = Duration.ofMinutes(3);
     /** How often the subjects are looked through for ended ones, by the wall clock. */
     private static final Duration LOOK_FOR_ENDED_EVERY = Duration.ofSeconds(30);
 
     private final int maxSubjects;
+    private final Duration endedAfter;
     private final Map<String, Subject<T>> bySubject = new HashMap<>();
     /** The newest window offered, of any subject. */
     private Instant newest = Instant.MIN;
@@ -44,8 +47,14 @@ public final class FinalWindows<T> {
         private Instant heardAt = Instant.MIN;
     }
 
-    public FinalWindows(int maxSubjects) {
+    /**
+     * @param forgetAfter how long a reader keeps a subject not heard of ({@code gpuledger.metrics.stale-after}): an
+     *                    ended subject's last windows are given within half of it, while its reader still holds it
+     */
+    public FinalWindows(int maxSubjects, Duration forgetAfter) {
         this.maxSubjects = maxSubjects;
+        Duration half = forgetAfter.dividedBy(2);
+        this.endedAfter = half.compareTo(ENDED_AFTER) < 0 ? half : ENDED_AFTER;
     }
 
     /**
@@ -72,7 +81,7 @@ public final class FinalWindows<T> {
         }
         if (!now.isBefore(lookedForEnded.plus(LOOK_FOR_ENDED_EVERY))) {
             lookedForEnded = now;
-            Instant quietSince = now.minus(ENDED_AFTER);
+            Instant quietSince = now.minus(endedAfter);
             Instant finalUpTo = newest.minus(ClosedMinutes.SLACK);
             for (Subject<T> other : bySubject.values()) {
                 if (!other.pending.isEmpty() && !other.heardAt.isAfter(quietSince)) {

@@ -30,11 +30,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * roll-up minutes), what it costs and what work it does (job economics) and what it says of itself
  * (work reports).
  *
- * <p>The cost engine re-sends a job's minute as its samples and reports arrive, each time with its
- * figures so far; a minute is taken once it is final, when the job has a minute two minutes newer
- * ({@link FinalWindows}), in its last version, with the last version of its roll-up. A picture is taken only of a job
- * followed for the whole period asked for. Jobs not heard of for {@code staleAfter} are forgotten. How long each job
- * ran over a longer look-back, which a picture carries, is kept in {@link JobHours}.
+ * <p>The cost engine re-sends a job's minute as its samples and reports arrive, each time with its figures so far; a
+ * minute is taken once it is final, when the job has a minute two minutes newer (or, for a job that ended, once it
+ * has been quiet while other jobs went on: {@link FinalWindows}), in its last version, with the last version of its
+ * roll-up. A picture is taken only of a job followed for the whole period asked for. Jobs not heard of for
+ * {@code staleAfter} are forgotten. How long each job ran over a longer look-back, which a picture carries, is kept
+ * in {@link JobHours}.
  *
  * <p>Fed by one reader; {@link #sweep} may run on another thread.
  */
@@ -134,7 +135,7 @@ public final class JobBook {
         this.catalog = catalog;
         this.staleAfter = staleAfter;
         this.longestPeriod = longestPeriod;
-        this.finalMinutes = new FinalWindows<>(maxJobs);
+        this.finalMinutes = new FinalWindows<>(maxJobs, staleAfter);
         this.hours = new JobHours(lookback, maxJobs);
     }
 
@@ -202,10 +203,13 @@ public final class JobBook {
                 itsOwn = true;
                 take(job, minute);
             } else {
-                // Not heard of again: its book is forgotten in its time.
+                // Not heard of again: its book is forgotten in its time; its running time is kept for its look-back.
                 Job ended = jobs.get(minute.jobId());
                 if (ended != null) {
                     take(ended, minute);
+                } else {
+                    JobMinute taken = JobMinute.of(minute, null);
+                    hours.add(minute.jobId(), taken.start(), taken.gpuEquivalents(), taken.units());
                 }
             }
         }

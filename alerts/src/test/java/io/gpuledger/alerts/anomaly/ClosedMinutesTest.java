@@ -10,6 +10,7 @@ import io.gpuledger.model.JobPart;
 import io.gpuledger.model.Lifecycle;
 import io.gpuledger.model.Placement;
 import io.gpuledger.model.TelemetrySample;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -125,7 +126,7 @@ class ClosedMinutesTest {
 
     @Test
     void shouldGiveEachJobMinuteOnceInItsLastVersion() {
-        FinalWindows<JobEconomics> windows = new FinalWindows<>(2);
+        FinalWindows<JobEconomics> windows = new FinalWindows<>(2, Duration.ofMinutes(5));
         assertThat(offer(windows, "a", 0, 1)).isEmpty();
         assertThat(offer(windows, "a", 0, 2)).isEmpty();
         assertThat(offer(windows, "a", 2, 5)).extracting(JobEconomics::cost).containsExactly(2.0);
@@ -139,7 +140,7 @@ class ClosedMinutesTest {
     @Test
     void shouldGiveTheLastMinutesOfAJobThatEndedOnceItHasBeenQuietWhileOthersWentOn() {
         // Given job a's minutes 0 to 9, each sent a minute and 10 s after it starts, then a ends; job b goes on
-        FinalWindows<JobEconomics> windows = new FinalWindows<>(10);
+        FinalWindows<JobEconomics> windows = new FinalWindows<>(10, Duration.ofMinutes(5));
         List<Double> finalOfA = bothJobs(windows, 10);
         // (a minute is final once its job has one two minutes newer: 0 to 7 so far)
         assertThat(finalOfA).containsExactly(0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0);
@@ -156,14 +157,28 @@ class ClosedMinutesTest {
 
         // And a version of them coming after that is left out
         collect(offer(windows, "a", 9, 99), "a", finalOfA);
-        collect(offer(windows, "b", 20, 120), "a", finalOfA);
+        collect(offer(windows, "b", 30, 130), "a", finalOfA);
         assertThat(finalOfA).hasSize(10);
+    }
+
+    @Test
+    void shouldGiveAnEndedJobsLastMinutesWhileItsReaderStillHoldsTheJob() {
+        // Given jobs forgotten after two minutes not heard of (gpuledger.metrics.stale-after=2m): job a ends after its
+        // minute 9, b goes on
+        FinalWindows<JobEconomics> windows = new FinalWindows<>(10, Duration.ofMinutes(2));
+        List<Double> finalOfA = bothJobs(windows, 10);
+
+        // Then a's last minutes are final once b's minutes went two minutes past them, a quiet for two minutes: at
+        // least half of the two it is held, not the three an ended job is waited for otherwise
+        collect(offer(windows, "b", 10, 110), "a", finalOfA);
+        collect(offer(windows, "b", 11, 111), "a", finalOfA);
+        assertThat(finalOfA).containsExactly(0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0);
     }
 
     @Test
     void shouldNotTakeAQuietJobsMinutesAsFinalBeforeAnotherJobsMinutesAreTwoMinutesNewer() {
         // Given job a's minutes 0 to 4 and b's 0 to 4, a then quiet while b sends its minute 5 again and again
-        FinalWindows<JobEconomics> windows = new FinalWindows<>(10);
+        FinalWindows<JobEconomics> windows = new FinalWindows<>(10, Duration.ofMinutes(5));
         List<Double> finalOfA = bothJobs(windows, 5);
         for (int s = 0; s < 600; s += 20) {
             collect(windows.offer("b", minute(5), economics("b", minute(5), 105),
