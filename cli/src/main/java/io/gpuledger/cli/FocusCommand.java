@@ -14,8 +14,10 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -29,7 +31,7 @@ final class FocusCommand {
 
     static final String EXPORT_USAGE = "export focus --from TIME --to TIME --out FILE.csv|.csv.gz|.parquet"
             + " [--team TEAM] [--job JOB] [--billing-account ID] [--billing-account-name NAME] [--currency USD]"
-            + " [--timeout SECONDS]";
+            + " [--timeout SECONDS] [--read-to-end]";
     static final String VALIDATE_USAGE = "validate focus FILE [--capabilities NAME,NAME...]";
     private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(120);
 
@@ -40,7 +42,9 @@ final class FocusCommand {
         if (args.length == 0 || !args[0].equals("focus")) {
             throw new UsageException("usage: gpu-ledger " + EXPORT_USAGE);
         }
-        Map<String, String> options = pairs(Arrays.copyOfRange(args, 1, args.length), Set.of("--from",
+        List<String> rest = new ArrayList<>(Arrays.asList(args).subList(1, args.length));
+        boolean readToEnd = rest.remove("--read-to-end");
+        Map<String, String> options = pairs(rest.toArray(String[]::new), Set.of("--from",
                 "--to", "--out", "--team", "--job", "--billing-account", "--billing-account-name", "--currency",
                 "--timeout"));
         String bootstrap = bootstrap(env, "export focus");
@@ -71,7 +75,7 @@ final class FocusCommand {
         Duration timeout = options.containsKey("--timeout")
                 ? Duration.ofSeconds(UsageException.positive("--timeout", options.get("--timeout"))) : DEFAULT_TIMEOUT;
         FocusExport export = new FocusExport(bootstrap, from, to, Optional.ofNullable(options.get("--team")),
-                Optional.ofNullable(options.get("--job")), account, currency, timeout);
+                Optional.ofNullable(options.get("--job")), account, currency, timeout, readToEnd);
         try {
             FocusExport.Summary summary = export.writeTo(file);
             out.printf("wrote %d rows to %s: %d GPU-hours, %d correction rows, %d hours sent again unchanged"

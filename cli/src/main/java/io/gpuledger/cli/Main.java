@@ -55,6 +55,8 @@ public final class Main {
                          --team TEAM, --job JOB    only that team's or job's rows
                          --billing-account ID, --billing-account-name NAME   (default gpu-ledger)
                          --currency CODE           the engine's reporting currency (default USD)
+                         --read-to-end             read the hours to the topic's end: corrections of hours
+                                                   sent again after the engine's state was reset
               reconcile  the engine's GPU hours of a range held against the provider's bill, per
                        instance-day and offer, with what explains each difference (docs/finance.md)
                          --bill FILE               a FOCUS export or a CUR 2.0 (CSV, .gz, Parquet); repeatable

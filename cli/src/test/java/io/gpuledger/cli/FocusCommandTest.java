@@ -71,6 +71,10 @@ class FocusCommandTest {
         assertThatThrownBy(() -> FocusCommand.export(new String[] {"focus", "--from", "2026-12-01", "--to",
                 "2026-11-01", "--out", "x.csv"}, env, print(out), print(err)))
                 .isInstanceOf(UsageException.class).hasMessageContaining("--to must be after --from");
+        assertThatThrownBy(() -> FocusCommand.export(new String[] {"focus", "--from", "2026-12-01", "--read-to-end",
+                "--to", "2026-11-01", "--out", "x.csv"}, env, print(out), print(err)))
+                .as("--read-to-end takes no value").isInstanceOf(UsageException.class)
+                .hasMessageContaining("--to must be after --from");
         assertThatThrownBy(() -> FocusCommand.export(new String[] {"focus", "--from", "2026-12-01", "--to",
                 "2026-12-02", "--out", "x.xlsx"}, env, print(out), print(err)))
                 .isInstanceOf(UsageException.class).hasMessageContaining(".parquet");

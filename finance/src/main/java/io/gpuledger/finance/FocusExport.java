@@ -21,12 +21,15 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
  * commits nothing and can run beside the alert service as often as finance likes. A record that cannot be read
  * is counted and left out; the export goes on.
  *
- * @param team    only the rows charged to this team (empty: all)
- * @param job     only the rows charged to this job (empty: all)
- * @param timeout how long reading a topic to its end may take
+ * @param team      only the rows charged to this team (empty: all)
+ * @param job       only the rows charged to this job (empty: all)
+ * @param timeout   how long reading a topic to its end may take
+ * @param readToEnd read every partition to its end, not only until its records are dated {@link #LATEST_ARRIVAL}
+ *                  after {@code to}: an hour sent again after the engine's inputs were processed anew (its state
+ *                  reset) comes after the records of later hours, and only so are its corrections found
  */
 public record FocusExport(String bootstrap, Instant from, Instant to, Optional<String> team, Optional<String> job,
-        FocusAccount account, String currency, Duration timeout) {
+        FocusAccount account, String currency, Duration timeout, boolean readToEnd) {
 
     /**
      * How long after an hour's start its record may still arrive: an hour is sent when its last minute closes,
@@ -45,6 +48,12 @@ public record FocusExport(String bootstrap, Instant from, Instant to, Optional<S
         }
     }
 
+    /** An export that reads each partition until its records are dated {@link #LATEST_ARRIVAL} after {@code to}. */
+    public FocusExport(String bootstrap, Instant from, Instant to, Optional<String> team, Optional<String> job,
+            FocusAccount account, String currency, Duration timeout) {
+        this(bootstrap, from, to, team, job, account, currency, timeout, false);
+    }
+
     /** Reads the topics and writes the file. */
     public Summary writeTo(Path file) {
         FocusFile.Format.of(file);
@@ -60,7 +69,8 @@ public record FocusExport(String bootstrap, Instant from, Instant to, Optional<S
                 }
             });
             WorkCosts work = new WorkCosts(from);
-            TopicRange.read(consumer, Topics.JOB_ECONOMICS.name(), from, to.plus(LATEST_ARRIVAL), timeout,
+            Instant until = readToEnd ? null : to.plus(LATEST_ARRIVAL);
+            TopicRange.read(consumer, Topics.JOB_ECONOMICS.name(), from, until, timeout,
                     record -> {
                         try {
                             JobEconomics minute = Json.read(record.value(), JobEconomics.class);
@@ -72,7 +82,7 @@ public record FocusExport(String bootstrap, Instant from, Instant to, Optional<S
                         }
                     });
             FocusLedger ledger = new FocusLedger(new FocusRows(prices, account, CarbonIntensity.shipped(), work));
-            TopicRange.read(consumer, Topics.HOURS.name(), from, to.plus(LATEST_ARRIVAL), timeout, record -> {
+            TopicRange.read(consumer, Topics.HOURS.name(), from, until, timeout, record -> {
                 GpuHour hour;
                 try {
                     hour = Json.read(record.value(), GpuHour.class);

@@ -84,6 +84,16 @@ class FocusExportIT {
                     FROM, "USD", 1.0, earlier.totals(), earlier.jobParts()));
             producer.send(new ProducerRecord<>(Topics.HOURS.name(), null, FROM.toEpochMilli(), "GPU-x",
                     "{not an hour".getBytes(StandardCharsets.UTF_8)));
+            // after the engine's state was reset and its inputs processed anew: the reserved GPU's hour of eight
+            // hours later, then its hour of the range again, 0.50 more for serve-x, behind it on its partition
+            GpuHour reserved = FocusFixtures.reserved();
+            Instant later = FROM.plus(Duration.ofHours(8));
+            send(producer, new GpuHour(reserved.gpuUuid(), reserved.gpuIndex(), reserved.gpuModel(),
+                    reserved.placement(), later, later.plus(Duration.ofHours(1)), "USD", 1.0, reserved.totals(),
+                    reserved.jobParts()));
+            send(producer, new GpuHour(reserved.gpuUuid(), reserved.gpuIndex(), reserved.gpuModel(),
+                    reserved.placement(), FROM, TO, "USD", 1.0, FocusFixtures.totals(3600, 8.0, 0, 0, 0, 0.65, 0.9),
+                    List.of(new JobPart("serve-x", "platform", 3600, 8.0, 0.65, 0))));
             producer.flush();
         }
     }
@@ -117,6 +127,22 @@ class FocusExportIT {
         assertThat(sum(file, "x_CostPer1MUnits", "\"x_JobId\" = 'infer-a' AND \"ChargeClass\" IS NULL"))
                 .isEqualByComparingTo("1");
         assertThat(sum(file, "x_CostPer1MUnits", "\"x_JobId\" <> 'infer-a'")).isNull();
+    }
+
+    @Test
+    void shouldFindTheCorrectionOfAnHourSentAgainBehindLaterHoursWhenToldToReadToTheEnd() throws Exception {
+        Path file = folder.resolve("to-the-end.csv");
+
+        FocusExport.Summary summary = new FocusExport(broker.bootstrap(), FROM, TO, Optional.empty(),
+                Optional.empty(), FocusAccount.DEFAULT, "USD", Duration.ofSeconds(30), true).writeTo(file);
+
+        // The reserved hour's correction, behind an hour dated seven hours after the range ends: serve-x 0.50 more
+        assertThat(summary.hours()).isEqualTo(4);
+        assertThat(summary.corrections()).isEqualTo(3);
+        assertThat(sum(file, "EffectiveCost", "\"ChargeClass\" = 'Correction' AND \"x_JobId\" = 'serve-x'"))
+                .isEqualByComparingTo("0.5");
+        assertThat(sum(file, "EffectiveCost", "TRUE")).isEqualByComparingTo("24.82");
+        assertThat(FocusValidation.of(file, FocusRules.GPU_LEDGER_CAPABILITIES).failed()).isEmpty();
     }
 
     @Test
