@@ -67,6 +67,7 @@ public final class Main {
                                                    drift anomalies and the ratios for the metrics
                          --watch FOLDER            instead of --bill/--from/--to: reconcile each new bill put in
                                                    the folder over its own days, every --interval (default 300 s)
+                         --read-to-end             read the engine's hours to the topic's end, as export focus
               validate focus FILE  judge a FOCUS file (CSV, gzip, Parquet) by the FinOps Foundation's
                        FOCUS 1.2 rules; exit status 1 when one fails
                          --capabilities A,B,...    the provider capabilities to judge by (default: those

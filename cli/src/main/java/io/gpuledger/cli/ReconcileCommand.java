@@ -44,7 +44,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 final class ReconcileCommand {
 
     static final String USAGE = "reconcile (--bill FILE [--bill FILE...] --from TIME --to TIME [--out DAYS.csv]"
-            + " | --watch FOLDER [--interval SECONDS]) [--drift 0.02] [--publish]";
+            + " | --watch FOLDER [--interval SECONDS]) [--drift 0.02] [--publish] [--read-to-end]";
     /** The file in a watched folder that lists the bills reconciled, one {@code name|size|modified} a line. */
     static final String DONE_FILE = ".gpu-ledger-reconciled";
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
@@ -70,10 +70,15 @@ final class ReconcileCommand {
         Duration interval = Duration.ofMinutes(5);
         double drift = 0.02;
         boolean publish = false;
+        boolean readToEnd = false;
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (option.equals("--publish")) {
                 publish = true;
+                continue;
+            }
+            if (option.equals("--read-to-end")) {
+                readToEnd = true;
                 continue;
             }
             if (i + 1 >= args.length) {
@@ -100,7 +105,7 @@ final class ReconcileCommand {
                 throw new UsageException("--watch " + watch.get() + ": no folder there");
             }
             String bootstrap = FocusCommand.bootstrap(env, "reconcile");
-            return watch(watch.get(), interval, drift, publish, bootstrap, out, err, clock);
+            return watch(watch.get(), interval, drift, publish, readToEnd, bootstrap, out, err, clock);
         }
         if (bills.isEmpty() || from == null || to == null) {
             throw new UsageException("usage: gpu-ledger " + USAGE);
@@ -111,7 +116,8 @@ final class ReconcileCommand {
             throw new UsageException("--to must be after --from");
         }
         String bootstrap = FocusCommand.bootstrap(env, "reconcile");
-        return once(bills, Optional.of(start), Optional.of(end), days, drift, publish, bootstrap, out, err, clock);
+        return once(bills, Optional.of(start), Optional.of(end), days, drift, publish, readToEnd, bootstrap, out, err,
+                clock);
     }
 
     /**
@@ -119,11 +125,11 @@ final class ReconcileCommand {
      * {@link #DONE_FILE} in the folder lists them), over the period its own rows cover; until interrupted. A bill
      * that cannot be reconciled is reported and tried again next round.
      */
-    static int watch(Path folder, Duration interval, double drift, boolean publish, String bootstrap,
-            PrintStream out, PrintStream err, Clock clock) {
+    static int watch(Path folder, Duration interval, double drift, boolean publish, boolean readToEnd,
+            String bootstrap, PrintStream out, PrintStream err, Clock clock) {
         out.println("watching " + folder + " for bills, every " + interval.toSeconds() + " s");
         while (!Thread.currentThread().isInterrupted()) {
-            watchRound(folder, drift, publish, bootstrap, out, err, clock);
+            watchRound(folder, drift, publish, readToEnd, bootstrap, out, err, clock);
             try {
                 Thread.sleep(interval.toMillis());
             } catch (InterruptedException e) {
@@ -134,8 +140,8 @@ final class ReconcileCommand {
     }
 
     /** One look at the folder: reconciles the bills new since the last; returns how many it reconciled. */
-    static int watchRound(Path folder, double drift, boolean publish, String bootstrap, PrintStream out,
-            PrintStream err, Clock clock) {
+    static int watchRound(Path folder, double drift, boolean publish, boolean readToEnd, String bootstrap,
+            PrintStream out, PrintStream err, Clock clock) {
         Path doneFile = folder.resolve(DONE_FILE);
         int reconciled = 0;
         try {
@@ -153,7 +159,7 @@ final class ReconcileCommand {
                 }
                 out.println("reconciling " + bill);
                 if (once(List.of(bill), Optional.empty(), Optional.empty(), Optional.empty(), drift, publish,
-                        bootstrap, out, err, clock) == 0) {
+                        readToEnd, bootstrap, out, err, clock) == 0) {
                     Files.writeString(doneFile, mark + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
                             StandardOpenOption.APPEND);
                     reconciled++;
@@ -173,10 +179,12 @@ final class ReconcileCommand {
 
     /**
      * Reconciles {@code bills} over {@code [from, to)}, or over the UTC days their rows cover when no range is
-     * given; 0 when done, 1 when it could not be.
+     * given; 0 when done, 1 when it could not be. The engine's hours are read as {@link LedgerTopics#hours} says,
+     * to the topic's end with {@code readToEnd}.
      */
     static int once(List<Path> bills, Optional<Instant> from, Optional<Instant> to, Optional<Path> days,
-            double drift, boolean publish, String bootstrap, PrintStream out, PrintStream err, Clock clock) {
+            double drift, boolean publish, boolean readToEnd, String bootstrap, PrintStream out, PrintStream err,
+            Clock clock) {
         try (Connection connection = DriverManager.getConnection("jdbc:duckdb:")) {
             long billRows = BillRows.load(connection, bills);
             Instant start = from.orElse(null);
@@ -190,7 +198,7 @@ final class ReconcileCommand {
                 start = period.from();
                 end = period.to();
             }
-            LedgerTopics.Read<GpuHour> hours = LedgerTopics.hours(bootstrap, start, end, TIMEOUT);
+            LedgerTopics.Read<GpuHour> hours = LedgerTopics.hours(bootstrap, start, end, TIMEOUT, readToEnd);
             Reconciliation.Report report = Reconciliation.of(connection, hours.records(), start, end);
             out.printf("%d bill rows, %d GPU-hours of the engine (%d records left out), %d instance-days%n", billRows,
                     hours.records().size(), hours.unreadable(), report.days().size());

@@ -60,8 +60,10 @@ class ReconcileCommandIT {
         PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
         Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
 
-        int first = ReconcileCommand.watchRound(folder, 0.02, false, broker.bootstrap(), print, print, clock);
-        int second = ReconcileCommand.watchRound(folder, 0.02, false, broker.bootstrap(), print, print, clock);
+        int first = ReconcileCommand.watchRound(folder, 0.02, false, false, broker.bootstrap(), print, print,
+                clock);
+        int second = ReconcileCommand.watchRound(folder, 0.02, false, false, broker.bootstrap(), print, print,
+                clock);
 
         // The bill's day (its rows span 2026-10-01) held against the engine's hours of that day, once
         assertThat(first).isEqualTo(1);

@@ -23,12 +23,18 @@ public final class LedgerTopics {
     private LedgerTopics() {
     }
 
-    /** The GPU hours that start in {@code [from, to)}, one per GPU and hour (the latest record of each). */
-    public static Read<GpuHour> hours(String bootstrap, Instant from, Instant to, Duration timeout) {
+    /**
+     * The GPU hours that start in {@code [from, to)}, one per GPU and hour (the latest record of each), each partition
+     * read until its records are dated {@link FocusExport#LATEST_ARRIVAL} after {@code to}, or to its end with
+     * {@code readToEnd} (an hour sent again after the engine's state was reset comes behind later hours).
+     */
+    public static Read<GpuHour> hours(String bootstrap, Instant from, Instant to, Duration timeout,
+            boolean readToEnd) {
         Map<String, GpuHour> latest = new LinkedHashMap<>();
         long[] unreadable = {0};
         try (KafkaConsumer<String, byte[]> consumer = TopicRange.consumer(bootstrap, "gpu-ledger-reconcile", timeout)) {
-            TopicRange.read(consumer, Topics.HOURS.name(), from, to.plus(FocusExport.LATEST_ARRIVAL), timeout,
+            TopicRange.read(consumer, Topics.HOURS.name(), from, readToEnd ? null : to.plus(FocusExport.LATEST_ARRIVAL),
+                    timeout,
                     record -> {
                         try {
                             GpuHour hour = Json.read(record.value(), GpuHour.class);

@@ -146,6 +146,25 @@ class FocusExportIT {
     }
 
     @Test
+    void shouldReconcileTheLatestRecordOfAnHourSentAgainBehindLaterHoursWhenToldToReadToTheEnd() {
+        // The reserved hour as reconciliation reads it: its first record (7.50) until six hours past the range, its
+        // record sent again (8.00) when read to the end
+        double asFirstSent = reservedCost(LedgerTopics.hours(broker.bootstrap(), FROM, TO, Duration.ofSeconds(30),
+                false));
+        double toTheEnd = reservedCost(LedgerTopics.hours(broker.bootstrap(), FROM, TO, Duration.ofSeconds(30),
+                true));
+
+        assertThat(asFirstSent).isEqualTo(7.5);
+        assertThat(toTheEnd).isEqualTo(8.0);
+    }
+
+    private static double reservedCost(LedgerTopics.Read<GpuHour> hours) {
+        assertThat(hours.records()).extracting(GpuHour::windowStart).containsOnly(FROM);
+        return hours.records().stream().filter(hour -> hour.gpuUuid().equals(FocusFixtures.reserved().gpuUuid()))
+                .findFirst().orElseThrow().totals().cost();
+    }
+
+    @Test
     void shouldWriteOnlyTheRowsOfTheTeamAskedFor() throws Exception {
         Path file = folder.resolve("search.parquet");
 
