@@ -49,6 +49,11 @@ public final class JobBook {
     private final Duration longestPeriod;
     private final FinalWindows<JobEconomics> finalMinutes;
     private final JobHours hours;
+    /**
+     * The start of each job's newest final minute that reported work, kept after the job is forgotten, for as long as
+     * a period of a rule may hold it: an instance a job left may still be judged on a period in which it worked.
+     */
+    private final Map<String, Instant> lastWork = new ConcurrentHashMap<>();
     private final Map<String, Job> jobs = new ConcurrentHashMap<>();
     private volatile Peers peers;
     private volatile long recordTimeMillis = Long.MIN_VALUE;
@@ -210,10 +215,17 @@ public final class JobBook {
                 } else {
                     JobMinute taken = JobMinute.of(minute, null);
                     hours.add(minute.jobId(), taken.start(), taken.gpuEquivalents(), taken.units());
+                    workedIn(minute.jobId(), taken);
                 }
             }
         }
         return itsOwn;
+    }
+
+    private void workedIn(String jobId, JobMinute minute) {
+        if (minute.units() > 0) {
+            lastWork.merge(jobId, minute.start(), (was, is) -> is.isAfter(was) ? is : was);
+        }
     }
 
     private void take(Job job, JobEconomics minute) {
@@ -225,6 +237,7 @@ public final class JobBook {
             }
             add(job, taken);
             hours.add(minute.jobId(), taken.start(), taken.gpuEquivalents(), taken.units());
+            workedIn(minute.jobId(), taken);
             job.openRollups.headMap(job.minutes.getLast().start(), true).clear();
         }
     }
@@ -336,6 +349,11 @@ public final class JobBook {
      * a job serving requests on GPUs that look idle is not idle.
      */
     public boolean reportedWork(String jobId, Instant from, Instant to) {
+        Instant worked = lastWork.get(jobId);
+        if (worked != null && !worked.isBefore(from) && worked.isBefore(to)) {
+            // also for a job forgotten since: it left, and the period still holds its work
+            return true;
+        }
         Job job = jobs.get(jobId);
         if (job == null) {
             return false;
@@ -422,6 +440,8 @@ public final class JobBook {
             }
         });
         gone.forEach(jobs::remove);
+        Instant workBefore = recordTime.minus(longestPeriod);
+        lastWork.values().removeIf(worked -> worked.isBefore(workBefore));
         return gone;
     }
 

@@ -355,11 +355,14 @@ class RecommendationRulesTest {
         // When replica-a leaves, replica-b alone on the GPU, idle, until replica-a's last minute of work has left the
         // 30-minute period: its minute 29, final once replica-a has been quiet for three minutes while replica-b's
         // minutes went on (it has no newer minute of its own), in the periods up to the one ending with minute 58
+        // (swept as the service does, here once a minute: replica-a, not heard of for five minutes, is forgotten)
         for (int m = 30; m < 59; m++) {
             sharedMinute(topic, "GPU-shared", TelemetrySample.SHARED_JOB, m, 0.01, 0, false);
+            topic.rules.sweep(T0.plusSeconds(60L * m + 62));
         }
 
-        // Then the instance is not released: its period held replica-a's work, though its latest minute does not
+        // Then the instance is not released: its period held replica-a's work, though its latest minute does not,
+        // and replica-a is no longer followed
         assertThat(reclaims(topic)).isEmpty();
 
         // And once it holds no minute of work, it is, naming replica-b, the one job that ran there in its minutes
