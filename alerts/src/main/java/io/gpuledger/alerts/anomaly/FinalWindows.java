@@ -79,11 +79,15 @@ public final class FinalWindows<T> {
             state.pending.put(windowStart, version);
             takeUpTo(state, state.pending.lastKey().minus(ClosedMinutes.SLACK), done);
         }
-        if (!now.isBefore(lookedForEnded.plus(LOOK_FOR_ENDED_EVERY))) {
+        // A wall clock stepped back (NTP) looks again at once, and takes a subject heard "later" as heard now.
+        if (now.isBefore(lookedForEnded) || !now.isBefore(lookedForEnded.plus(LOOK_FOR_ENDED_EVERY))) {
             lookedForEnded = now;
             Instant quietSince = now.minus(endedAfter);
             Instant finalUpTo = newest.minus(ClosedMinutes.SLACK);
             for (Subject<T> other : bySubject.values()) {
+                if (other.heardAt.isAfter(now)) {
+                    other.heardAt = now;
+                }
                 if (!other.pending.isEmpty() && !other.heardAt.isAfter(quietSince)) {
                     takeUpTo(other, finalUpTo, done);
                 }

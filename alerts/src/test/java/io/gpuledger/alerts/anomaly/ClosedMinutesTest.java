@@ -176,6 +176,23 @@ class ClosedMinutesTest {
     }
 
     @Test
+    void shouldGiveAnEndedJobsLastMinutesWithinTheQuietTimeAfterTheWallClockSteppedBack() {
+        // Given job a's minutes 0 to 9 and b's, then a ends, and the wall clock steps back an hour (NTP)
+        FinalWindows<JobEconomics> windows = new FinalWindows<>(10, Duration.ofMinutes(5));
+        List<Double> finalOfA = bothJobs(windows, 10);
+        Instant steppedBack = minute(11).minus(Duration.ofHours(1));
+
+        // When b's minutes 10 to 13 come, a minute apart by the stepped-back clock
+        for (int m = 10; m < 14; m++) {
+            collect(windows.offer("b", minute(m), economics("b", minute(m), 100 + m),
+                    steppedBack.plus(Duration.ofMinutes(m - 10))), "a", finalOfA);
+        }
+
+        // Then a's minutes 8 and 9 are final three minutes after the step, not an hour and three minutes
+        assertThat(finalOfA).containsExactly(0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0);
+    }
+
+    @Test
     void shouldNotTakeAQuietJobsMinutesAsFinalBeforeAnotherJobsMinutesAreTwoMinutesNewer() {
         // Given job a's minutes 0 to 4 and b's 0 to 4, a then quiet while b sends its minute 5 again and again
         FinalWindows<JobEconomics> windows = new FinalWindows<>(10, Duration.ofMinutes(5));
