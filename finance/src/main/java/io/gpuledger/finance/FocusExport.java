@@ -38,6 +38,11 @@ public record FocusExport(String bootstrap, Instant from, Instant to, Optional<S
      */
     static final Duration LATEST_ARRIVAL = Duration.ofHours(6);
 
+    /** The record time a partition is read until for the hours starting before {@code to}: null for its end. */
+    static Instant readUntil(Instant to, boolean readToEnd) {
+        return readToEnd ? null : to.plus(LATEST_ARRIVAL);
+    }
+
     /** What an export wrote; {@code hours} counts each GPU's hour once, however often it was sent. */
     public record Summary(long hours, long rows, long corrections, long repeats, long unreadable) {
     }
@@ -69,7 +74,7 @@ public record FocusExport(String bootstrap, Instant from, Instant to, Optional<S
                 }
             });
             WorkCosts work = new WorkCosts(from);
-            Instant until = readToEnd ? null : to.plus(LATEST_ARRIVAL);
+            Instant until = readUntil(to, readToEnd);
             TopicRange.read(consumer, Topics.JOB_ECONOMICS.name(), from, until, timeout,
                     record -> {
                         try {

@@ -33,8 +33,7 @@ public final class LedgerTopics {
         Map<String, GpuHour> latest = new LinkedHashMap<>();
         long[] unreadable = {0};
         try (KafkaConsumer<String, byte[]> consumer = TopicRange.consumer(bootstrap, "gpu-ledger-reconcile", timeout)) {
-            TopicRange.read(consumer, Topics.HOURS.name(), from, readToEnd ? null : to.plus(FocusExport.LATEST_ARRIVAL),
-                    timeout,
+            TopicRange.read(consumer, Topics.HOURS.name(), from, FocusExport.readUntil(to, readToEnd), timeout,
                     record -> {
                         try {
                             GpuHour hour = Json.read(record.value(), GpuHour.class);
