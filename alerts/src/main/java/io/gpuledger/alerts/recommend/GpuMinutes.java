@@ -34,10 +34,11 @@ public final class GpuMinutes {
 
     /**
      * What one closed minute adds: wall-clock seconds (a MIG slice's counted as a whole GPU's) with
-     * an activity reading, SM activity × those seconds, seconds observed, cost, and the jobs that ran in it.
+     * an activity reading, SM activity × those seconds, seconds observed, cost, the jobs that ran in it, and the
+     * seconds of its samples at work (SM activity at or over the engine's idle threshold).
      */
     private record Minute(Instant start, double secondsWithActivity, double activeSeconds, double secondsObserved,
-            double cost, List<String> jobs) {
+            double cost, List<String> jobs, double secondsAtWork) {
     }
 
     private static final class Gpu {
@@ -81,7 +82,7 @@ public final class GpuMinutes {
                 jobsInMinute = gpu.minutes.getLast().jobs();
             }
             gpu.minutes.addLast(new Minute(window.windowStart(), withActivity, window.smActive() * withActivity,
-                    window.secondsObserved(), window.cost(), jobsInMinute));
+                    window.secondsObserved(), window.cost(), jobsInMinute, secondsAtWork(window)));
             Instant end = window.windowStart().plus(MINUTE);
             Instant from = end.minus(period);
             while (gpu.minutes.getFirst().start().isBefore(from)) {
@@ -94,8 +95,10 @@ public final class GpuMinutes {
             double activeSum = 0;
             double observed = 0;
             double cost = 0;
+            double atWork = 0;
             LinkedHashSet<String> jobs = new LinkedHashSet<>();
             for (Minute minute : gpu.minutes) {
+                atWork += minute.secondsAtWork();
                 withActivitySum += minute.secondsWithActivity();
                 activeSum += minute.activeSeconds();
                 observed += minute.secondsObserved();
@@ -104,8 +107,17 @@ public final class GpuMinutes {
             }
             double smActive = withActivitySum > 0 ? activeSum / withActivitySum : 0;
             return Optional.of(new IdlePeriod(window, from, end, withActivitySum, smActive, observed, cost,
-                    List.copyOf(jobs)));
+                    List.copyOf(jobs), atWork));
         }
+    }
+
+    /**
+     * Wall-clock seconds of the window's samples at work: with an activity reading the engine did not count idle.
+     * A burst shorter than a sample still shows, as the sample's mean over its interval.
+     */
+    static double secondsAtWork(GpuUsage window) {
+        double gpuSeconds = window.totals().smActive().seconds() - window.totals().idleSeconds();
+        return Math.max(0, gpuSeconds / window.gpuFraction());
     }
 
     /**

@@ -24,8 +24,9 @@ import java.util.TreeSet;
  * RECLAIM_IDLE: capacity that did almost nothing over its closed minutes of the period (30 minutes
  * by default), judged in the unit the bill has: the instance. A GPU is idle when its time-weighted
  * SM activity over the period stays under the threshold (5% by default; once raised, withdrawn only
- * at 10%), judged once its period holds enough known activity to tell idle from a pause; a GPU
- * without that counts as busy. Releasing capacity saves money only where it shrinks the bill:
+ * at 10%) and no sample of the period was at work (a notebook's cell, however short), judged once its
+ * period holds enough known activity to tell idle from a pause; a GPU without that counts as busy.
+ * Releasing capacity saves money only where it shrinks the bill:
  * <ul>
  *   <li>an instance no job holds, every GPU of it idle: release the instance;</li>
  *   <li>a job whose instances hold more GPUs than its busy ones need: release the instances it does
@@ -132,7 +133,7 @@ public final class IdleGpuRule {
         int perInstance = 1;
         Map<IdleInstances.Snapshot, Double> busyOf = new IdentityHashMap<>();
         for (IdleInstances.Snapshot instance : instances) {
-            double busyHere = busyGpus(instance, threshold);
+            double busyHere = busyGpus(instance, threshold, held);
             busyOf.put(instance, busyHere);
             busy += busyHere;
             perInstance = Math.max(perInstance, instance.gpusPerInstance());
@@ -162,11 +163,17 @@ public final class IdleGpuRule {
         return Optional.of(new Release(instances.size(), needed, busy, released, addUp(released), costPerHour));
     }
 
-    /** GPU equivalents of the instance that are busy: not judged idle under {@code threshold}. */
-    private double busyGpus(IdleInstances.Snapshot instance, double threshold) {
+    /**
+     * GPU equivalents of the instance that are busy: not judged idle under {@code threshold}. A GPU is raised idle
+     * only when it was quiet throughout the period: a notebook's user who runs a cell every few minutes keeps its
+     * mean under the threshold but needs it, and giving it back costs a boot and the kernel's state at the next cell.
+     * Once raised, it stays idle while its mean stays under the withdrawal threshold.
+     */
+    private double busyGpus(IdleInstances.Snapshot instance, double threshold, boolean held) {
         double busy = 0;
         for (IdleInstances.Gpu gpu : instance.gpus()) {
-            if (!(judges(gpu.period()) && gpu.period().smActive() < threshold)) {
+            IdlePeriod period = gpu.period();
+            if (!(judges(period) && period.smActive() < threshold && (held || period.quietThroughout()))) {
                 busy += gpu.fraction();
             }
         }
@@ -180,10 +187,12 @@ public final class IdleGpuRule {
         double active = 0;
         double observed = 0;
         double cost = 0;
+        double atWork = 0;
         Set<String> jobs = new TreeSet<>();
         for (IdleInstances.Snapshot instance : instances) {
             for (IdleInstances.Gpu gpu : instance.gpus()) {
                 IdlePeriod period = gpu.period();
+                atWork += period.secondsAtWork();
                 withActivity += period.secondsWithActivity();
                 active += period.smActive() * period.secondsWithActivity();
                 observed += period.secondsObserved();
@@ -192,7 +201,7 @@ public final class IdleGpuRule {
             }
         }
         return new IdlePeriod(first.latest(), first.from(), first.to(), withActivity,
-                withActivity > 0 ? active / withActivity : 0, observed, cost, List.copyOf(jobs));
+                withActivity > 0 ? active / withActivity : 0, observed, cost, List.copyOf(jobs), atWork);
     }
 
     /**

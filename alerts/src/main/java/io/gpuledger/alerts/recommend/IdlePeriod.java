@@ -16,9 +16,16 @@ import java.util.List;
  * @param cost                what that time cost, in {@code latest.currency()}
  * @param jobs                the jobs that ran on it in any minute of the period, each once: its job, or each job
  *                            that took a part of it while it was shared
+ * @param secondsAtWork       time of samples whose SM activity reached the cost engine's idle threshold (5%): a
+ *                            cell run in a notebook, a burst of requests, however short against the period
  */
 public record IdlePeriod(GpuUsage latest, Instant from, Instant to, double secondsWithActivity, double smActive,
-        double secondsObserved, double cost, List<String> jobs) {
+        double secondsObserved, double cost, List<String> jobs, double secondsAtWork) {
+
+    /** Whether no sample of the period was at work: the GPU stayed quiet throughout, not only on average. */
+    public boolean quietThroughout() {
+        return secondsAtWork < 1e-6;
+    }
 
     /** Minutes of the period. */
     public long minutes() {

@@ -26,7 +26,6 @@ import org.junit.jupiter.api.Test;
 class IdleGpuRuleTest {
 
     private static final Instant T0 = Instant.parse("2026-03-01T12:00:00Z");
-    /** Ten minutes of evidence, raised under 5% SM activity, withdrawn at 10%; 30 s of activity a minute. */
     /** Ten minutes of evidence, raised under 5% SM activity and withdrawn at 10%, 30 s observed per minute. */
     private static final AlertSettings TEN_MINUTES = TestSettings.with(
             "gpuledger.recommendation.reclaim-idle.period", "10m",
@@ -162,6 +161,28 @@ class IdleGpuRuleTest {
     }
 
     @Test
+    void shouldNotRaiseAReclaimOfAGpuThatRanOneCellInItsPeriodButHoldOneRaised() {
+        // Given ten minutes of a notebook's GPU at 0.5% SM activity but for one 10 s sample at 40% in the
+        // fifth minute (a cell run), which leaves the period's mean at 0.5% + 0.4 / 60 = 1.16%, under 5%;
+        // and a MIG slice of a seventh of a GPU, the same
+        Activity oneCell = (minute, gpu, sample) -> minute == 4 && sample == 3 ? 0.4 : 0.005;
+        IdleGpuRule.Holding notebook = holding("nb", false, build("i-nb", "nb", 1, 6, 1.006, 1.0, oneCell));
+        IdleGpuRule.Holding slice = holding("nb", false, build("i-mig", "nb", 1, 6, 3.67, 1.0 / 7, oneCell));
+
+        // Then it is not raised: its user needs it, the mean notwithstanding
+        assertThat(notebook.instances().get(0).gpus().get(0).period().smActive()).isCloseTo(0.005 + 0.4 / 60 - 0.005
+                / 60, within(1e-12));
+        assertThat(notebook.instances().get(0).gpus().get(0).period().secondsAtWork()).isEqualTo(10.0);
+        assertThat(slice.instances().get(0).gpus().get(0).period().secondsAtWork()).isCloseTo(10.0, within(1e-9));
+        assertThat(rule.release(notebook, false)).isEmpty();
+        assertThat(rule.release(slice, false)).isEmpty();
+        // but one raised already stands until the mean reaches the withdrawal threshold
+        assertThat(rule.release(notebook, true)).isPresent();
+        // and a period quiet throughout is raised
+        assertThat(rule.release(holding("nb", false, instance("i-q", 1, 6, 0.049, 1.006)), false)).isPresent();
+    }
+
+    @Test
     void shouldNotJudgeAGpuWhoseActivityIsUnknown() {
         // Given ten minutes of a GPU whose samples had no activity reading
         IdleInstances.Snapshot unknown = instance("i-1", 1, 6, null, 2.0);
@@ -220,20 +241,31 @@ class IdleGpuRuleTest {
 
     private static IdleInstances.Snapshot build(String id, String job, int gpus, int samples, Double smActive,
             double pricePerHour, double fraction, double... busy) {
+        return build(id, job, gpus, samples, pricePerHour, fraction,
+                (minute, gpu, sample) -> gpu < busy.length ? Double.valueOf(busy[gpu]) : smActive);
+    }
+
+    /** The SM activity of a sample ({@code sample} from 1) of a GPU's minute; null: no reading. */
+    private interface Activity {
+        Double at(int minute, int gpu, int sample);
+    }
+
+    private static IdleInstances.Snapshot build(String id, String job, int gpus, int samples, double pricePerHour,
+            double fraction, Activity activity) {
         IdleInstances instances = new IdleInstances();
         GpuMinutes minutes = new GpuMinutes(TEN_MINUTES.recommendation().reclaimIdle().period());
         List<IdleInstances.Snapshot> complete = new ArrayList<>();
         for (int m = 0; m < 10; m++) {
             Instant start = T0.plusSeconds(60L * m);
             for (int g = 0; g < gpus; g++) {
-                Double activity = g < busy.length ? Double.valueOf(busy[g]) : smActive;
                 GpuUsage usage = null;
                 for (int i = 1; i <= samples; i++) {
                     TelemetrySample.Builder sample = TelemetrySample.builder().gpuUuid(id + "-gpu-" + g)
                             .gpuModel("A100-40GB")
                             .placement(new Placement("node-" + id, id, "g4dn.xlarge", "aws", "us-east-1",
                                     Lifecycle.ON_DEMAND))
-                            .jobId(job).time(start.plusSeconds(10L * i)).intervalSeconds(10).smActive(activity);
+                            .jobId(job).time(start.plusSeconds(10L * i)).intervalSeconds(10)
+                            .smActive(activity.at(m, g, i));
                     if (fraction < 1) {
                         sample.migProfile("1g.10gb").gpuFraction(fraction);
                     }

@@ -80,7 +80,9 @@ class RecommendationRulesTest {
         // - an interruptible job on demand where spot sells at 9.831 (±1) USD/h, moving every 5 minutes
         RulesOnMockTopic.Job interruptible = new RulesOnMockTopic.Job("sweep-p4d", P4D, "A100-40GB", 8, 32.77 / 8,
                 0.8);
-        // - a GPU of a notebook at 4% SM activity (±3%): from 1% to 7% in any one minute
+        // - a GPU of a notebook quiet at 1% to 4% SM activity for 40 minutes (raised once quiet throughout its
+        //   30), then at 4% (±3%): from 1% to 7% in any one minute, its cells over the idle threshold and its mean
+        //   under the withdrawal threshold (10%)
         String notebookGpu = "GPU-notebook-7";
         topic.rules.onPrice(quote("p4d.24xlarge", Lifecycle.ON_DEMAND, "A100-40GB", 8, 32.77, T0.minusSeconds(3600)));
         topic.rules.onPrice(quote("p4de.24xlarge", Lifecycle.ON_DEMAND, "A100-80GB", 8, 40.97, T0.minusSeconds(3600)));
@@ -99,7 +101,7 @@ class RecommendationRulesTest {
             double switchingUnits = 1.0e6 * (1 + uniform(noise, 0.08));
             double peerUnits = 1.497e6 * (1 + uniform(noise, 0.08));
             double overhead = 0.27 + uniform(noise, 0.06);
-            double notebookActivity = 0.04 + uniform(noise, 0.03);
+            double notebookActivity = m < 40 ? 0.025 + uniform(noise, 0.015) : 0.04 + uniform(noise, 0.03);
             for (double fill : FILLS) {
                 Instant now = topic.at(start.plusMillis(Math.round(60_000 * fill) + 2_000));
                 switching.minute(start, fill, "tokens", switchingUnits, null, false).feed(topic.rules, now);
