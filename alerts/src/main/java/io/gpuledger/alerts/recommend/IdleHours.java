@@ -15,18 +15,28 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Each judged minute counts the instances that could have been released in it. Once a release is
  * acknowledged, the capacity is gone and sends nothing: the minutes until it comes back (its user's
  * next session) count as the idle minutes they replaced, so the pattern reads the same whether or
- * not it was followed. Until a whole look-back of it is known, the share is of the time since it was
- * first judged: a GPU idle since it was first seen is taken to stay so, and its claim comes down as
- * its user's sessions show.
+ * not it was followed. The minute or two the capacity still closes as it goes does not end that time.
+ * Until a whole look-back of it is known, the share is of the time since it was first judged: a GPU
+ * idle since it was first seen is taken to stay so, and its claim comes down as its user's sessions
+ * show.
  *
  * <p>Keyed by the recommendation's target id. Safe for one feeding thread with acknowledgements and
  * sweeps from others.
  */
 final class IdleHours {
 
-    /** Since which minute (epoch minutes) the target is gone on advice, and how many instances went. */
-    private record Released(long sinceMinute, double instances) {
+    /**
+     * Since which minute (epoch minutes) the target is gone on advice, how many instances went, and the first minute
+     * after the last judged before the release was acknowledged.
+     */
+    private record Released(long sinceMinute, double instances, long firstMinute) {
     }
+
+    /**
+     * Minutes after the last judged one that the released capacity may still close while it goes: an instance
+     * takes a minute or two to stop, and its agent sends what it sampled until then.
+     */
+    private static final long GOING_MINUTES = 2;
 
     /** The last minute (epoch minutes) judged of a target, and how many instances were idle in it. */
     private record Judged(long minute, double idleInstances) {
@@ -55,7 +65,14 @@ final class IdleHours {
         if (last != null && minute == last.minute()) {
             idleInstanceMinutes.add(targetId, minuteStart, idleInstances - last.idleInstances());
         } else {
-            Released gone = released.remove(targetId);
+            Released gone = released.get(targetId);
+            if (gone != null && minute < gone.firstMinute() + GOING_MINUTES) {
+                // A minute the capacity closed as it went: judged as it was, and its time gone starts after it.
+                released.put(targetId, new Released(minute + 1, gone.instances(), gone.firstMinute()));
+                gone = null;
+            } else {
+                released.remove(targetId);
+            }
             if (gone != null) {
                 for (long m = Math.max(gone.sinceMinute(), minute - lookbackMinutes); m < minute; m++) {
                     idleInstanceMinutes.add(targetId, Instant.ofEpochSecond(m * 60), gone.instances());
@@ -73,7 +90,7 @@ final class IdleHours {
     void releasedOnAdvice(String targetId, double instances) {
         Judged last = lastMinute.get(targetId);
         if (last != null && instances > 0) {
-            released.put(targetId, new Released(last.minute() + 1, instances));
+            released.put(targetId, new Released(last.minute() + 1, instances, last.minute() + 1));
         }
     }
 
