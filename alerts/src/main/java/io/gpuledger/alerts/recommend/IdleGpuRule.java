@@ -24,8 +24,9 @@ import java.util.TreeSet;
  * RECLAIM_IDLE: capacity that did almost nothing over its closed minutes of the period (30 minutes
  * by default), judged in the unit the bill has: the instance. A GPU is idle when its time-weighted
  * SM activity over the period stays under the threshold (5% by default; once raised, withdrawn only
- * at 10%) and no sample of the period was at work (a notebook's cell, however short), judged once its
- * period holds enough known activity to tell idle from a pause; a GPU without that counts as busy.
+ * at 10%, where that is set under the engine's idle threshold of 5%) and no sample of the period was at
+ * work (a notebook's cell of half a GPU-second or more in a 10 s sample), judged once its period holds
+ * enough known activity to tell idle from a pause; a GPU without that counts as busy.
  * Releasing capacity saves money only where it shrinks the bill:
  * <ul>
  *   <li>an instance no job holds, every GPU of it idle: release the instance;</li>
@@ -133,7 +134,7 @@ public final class IdleGpuRule {
         int perInstance = 1;
         Map<IdleInstances.Snapshot, Double> busyOf = new IdentityHashMap<>();
         for (IdleInstances.Snapshot instance : instances) {
-            double busyHere = busyGpus(instance, threshold, held);
+            double busyHere = busyGpus(instance, threshold);
             busyOf.put(instance, busyHere);
             busy += busyHere;
             perInstance = Math.max(perInstance, instance.gpusPerInstance());
@@ -164,16 +165,17 @@ public final class IdleGpuRule {
     }
 
     /**
-     * GPU equivalents of the instance that are busy: not judged idle under {@code threshold}. A GPU is raised idle
-     * only when it was quiet throughout the period: a notebook's user who runs a cell every few minutes keeps its
-     * mean under the threshold but needs it, and giving it back costs a boot and the kernel's state at the next cell.
-     * Once raised, it stays idle while its mean stays under the withdrawal threshold.
+     * GPU equivalents of the instance that are busy: not judged idle under {@code threshold}. A GPU is idle only
+     * when it was quiet throughout the period: a notebook's user who runs a cell every few minutes keeps its mean
+     * under the threshold but needs it, and giving it back costs a boot and the kernel's state at the next cell. So
+     * a raised one is withdrawn at its first sample at work, its user back: a hook that acts later must not give
+     * back what is in use again. Its period was quiet when it was raised, so the sample came since.
      */
-    private double busyGpus(IdleInstances.Snapshot instance, double threshold, boolean held) {
+    private double busyGpus(IdleInstances.Snapshot instance, double threshold) {
         double busy = 0;
         for (IdleInstances.Gpu gpu : instance.gpus()) {
             IdlePeriod period = gpu.period();
-            if (!(judges(period) && period.smActive() < threshold && (held || period.quietThroughout()))) {
+            if (!(judges(period) && period.smActive() < threshold && period.quietThroughout())) {
                 busy += gpu.fraction();
             }
         }

@@ -148,20 +148,29 @@ class IdleGpuRuleTest {
     }
 
     @Test
-    void shouldHoldARaisedReclaimUntilTheActivityReachesTheWithdrawalThreshold() {
-        // Given instances at 7% and at 12% SM activity over the period
-        IdleGpuRule.Holding waking = holding("job-1", false, instance("i-1", 1, 6, 0.07, 2.0));
-        IdleGpuRule.Holding working = holding("job-1", false, instance("i-1", 1, 6, 0.12, 2.0));
+    void shouldHoldARaisedReclaimUntilItsGpusWorkOrTheirMeanReachesAWithdrawalThresholdSetUnderFivePercent() {
+        // Given a rule raised under 2% and withdrawn at 4%, and instances whose samples all stay at 3%, at 4.5%
+        // (none at work: under the engine's 5%) and at 7% (every one at work)
+        AlertSettings low = TestSettings.with("gpuledger.recommendation.reclaim-idle.period", "10m",
+                "gpuledger.idle.sm-active-threshold", "0.02",
+                "gpuledger.recommendation.reclaim-idle.withdraw-sm-active", "0.04",
+                "gpuledger.idle.min-observed-seconds", "30");
+        IdleGpuRule lowRule = new IdleGpuRule(low.recommendation(), low.idle());
+        IdleGpuRule.Holding waking = holding("job-1", false, instance("i-1", 1, 6, 0.03, 2.0));
+        IdleGpuRule.Holding nearly = holding("job-1", false, instance("i-1", 1, 6, 0.045, 2.0));
+        IdleGpuRule.Holding working = holding("job-1", false, instance("i-1", 1, 6, 0.07, 2.0));
 
-        // Then 7% raises nothing new (over 5%) but keeps a reclaim that stands (under 10%)
-        assertThat(rule.release(waking, false)).isEmpty();
-        assertThat(rule.release(waking, true)).isPresent();
-        // and 12%, over 10%, withdraws it
+        // Then 3% raises nothing new (over 2%) but keeps a reclaim that stands (under 4%)
+        assertThat(lowRule.release(waking, false)).isEmpty();
+        assertThat(lowRule.release(waking, true)).isPresent();
+        // and 4.5% withdraws it, as does 7% under the documented thresholds (5%, withdrawn at 10%): its samples work
+        assertThat(lowRule.release(nearly, true)).isEmpty();
         assertThat(rule.release(working, true)).isEmpty();
+        assertThat(rule.release(working, false)).isEmpty();
     }
 
     @Test
-    void shouldNotRaiseAReclaimOfAGpuThatRanOneCellInItsPeriodButHoldOneRaised() {
+    void shouldNotRaiseAReclaimOfAGpuThatRanOneCellInItsPeriodNorHoldOneRaised() {
         // Given ten minutes of a notebook's GPU at 0.5% SM activity but for one 10 s sample at 40% in the
         // fifth minute (a cell run), which leaves the period's mean at 0.5% + 0.4 / 60 = 1.16%, under 5%;
         // and a MIG slice of a seventh of a GPU, the same
@@ -176,8 +185,8 @@ class IdleGpuRuleTest {
         assertThat(slice.instances().get(0).gpus().get(0).period().secondsAtWork()).isCloseTo(10.0, within(1e-9));
         assertThat(rule.release(notebook, false)).isEmpty();
         assertThat(rule.release(slice, false)).isEmpty();
-        // but one raised already stands until the mean reaches the withdrawal threshold
-        assertThat(rule.release(notebook, true)).isPresent();
+        // nor does one raised before stand: its user is back
+        assertThat(rule.release(notebook, true)).isEmpty();
         // and a period quiet throughout is raised
         assertThat(rule.release(holding("nb", false, instance("i-q", 1, 6, 0.049, 1.006)), false)).isPresent();
     }
