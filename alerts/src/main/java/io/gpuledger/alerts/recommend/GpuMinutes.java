@@ -34,16 +34,17 @@ public final class GpuMinutes {
 
     /**
      * What one closed minute adds: wall-clock seconds (a MIG slice's counted as a whole GPU's) with
-     * an activity reading, SM activity × those seconds, seconds observed, cost, the jobs that ran in it, and the
-     * seconds of its samples at work (SM activity at or over the engine's idle threshold).
+     * an activity reading, SM activity × those seconds, seconds observed, cost, and the jobs that ran in it.
      */
     private record Minute(Instant start, double secondsWithActivity, double activeSeconds, double secondsObserved,
-            double cost, List<String> jobs, double secondsAtWork) {
+            double cost, List<String> jobs) {
     }
 
     private static final class Gpu {
         private final ArrayDeque<Minute> minutes = new ArrayDeque<>();
         private Instant followedSince;
+        /** The end of its latest minute with a sample at work, or followedSince. */
+        private Instant quietSince;
         private GpuUsage latest;
         private volatile Instant heardAt;
     }
@@ -73,6 +74,7 @@ public final class GpuMinutes {
                 // those of the job (or the jobs sharing it) it runs now: the GPU is followed afresh.
                 gpu.minutes.clear();
                 gpu.followedSince = window.windowStart();
+                gpu.quietSince = window.windowStart();
             }
             gpu.latest = window;
             double withActivity = window.secondsWithActivity();
@@ -82,8 +84,11 @@ public final class GpuMinutes {
                 jobsInMinute = gpu.minutes.getLast().jobs();
             }
             gpu.minutes.addLast(new Minute(window.windowStart(), withActivity, window.smActive() * withActivity,
-                    window.secondsObserved(), window.cost(), jobsInMinute, secondsAtWork(window)));
+                    window.secondsObserved(), window.cost(), jobsInMinute));
             Instant end = window.windowStart().plus(MINUTE);
+            if (atWork(window)) {
+                gpu.quietSince = end;
+            }
             Instant from = end.minus(period);
             while (gpu.minutes.getFirst().start().isBefore(from)) {
                 gpu.minutes.removeFirst();
@@ -95,10 +100,8 @@ public final class GpuMinutes {
             double activeSum = 0;
             double observed = 0;
             double cost = 0;
-            double atWork = 0;
             LinkedHashSet<String> jobs = new LinkedHashSet<>();
             for (Minute minute : gpu.minutes) {
-                atWork += minute.secondsAtWork();
                 withActivitySum += minute.secondsWithActivity();
                 activeSum += minute.activeSeconds();
                 observed += minute.secondsObserved();
@@ -107,17 +110,17 @@ public final class GpuMinutes {
             }
             double smActive = withActivitySum > 0 ? activeSum / withActivitySum : 0;
             return Optional.of(new IdlePeriod(window, from, end, withActivitySum, smActive, observed, cost,
-                    List.copyOf(jobs), atWork));
+                    List.copyOf(jobs), gpu.quietSince));
         }
     }
 
     /**
-     * Wall-clock seconds of the window's samples at work: with an activity reading the engine did not count idle.
-     * A burst shorter than a sample still shows, as the sample's mean over its interval.
+     * Whether a sample of the window was at work: time with an activity reading the engine did not count idle. A
+     * burst shorter than a sample shows where it lifts the sample's mean over its interval to the threshold.
      */
-    static double secondsAtWork(GpuUsage window) {
+    static boolean atWork(GpuUsage window) {
         double gpuSeconds = window.totals().smActive().seconds() - window.totals().idleSeconds();
-        return Math.max(0, gpuSeconds / window.gpuFraction());
+        return gpuSeconds / window.gpuFraction() > 1e-6;
     }
 
     /**

@@ -125,6 +125,14 @@ public final class IdleGpuRule {
      * under the withdrawal threshold rather than the raising one.
      */
     public Optional<Release> release(Holding holding, boolean held) {
+        return release(holding, held, settings.period());
+    }
+
+    /**
+     * As {@link #release(Holding, boolean)}, raised only where every GPU it releases has been quiet for {@code quiet}
+     * (a period or more: more for capacity that came back by itself after its last release, {@link IdleHours}).
+     */
+    public Optional<Release> release(Holding holding, boolean held, Duration quiet) {
         List<IdleInstances.Snapshot> instances = holding.instances();
         if (instances.isEmpty()) {
             return Optional.empty();
@@ -134,7 +142,7 @@ public final class IdleGpuRule {
         int perInstance = 1;
         Map<IdleInstances.Snapshot, Double> busyOf = new IdentityHashMap<>();
         for (IdleInstances.Snapshot instance : instances) {
-            double busyHere = busyGpus(instance, threshold);
+            double busyHere = busyGpus(instance, threshold, held ? settings.period() : quiet);
             busyOf.put(instance, busyHere);
             busy += busyHere;
             perInstance = Math.max(perInstance, instance.gpusPerInstance());
@@ -169,13 +177,14 @@ public final class IdleGpuRule {
      * when it was quiet throughout the period: a notebook's user who runs a cell every few minutes keeps its mean
      * under the threshold but needs it, and giving it back costs a boot and the kernel's state at the next cell. So
      * a raised one is withdrawn at its first sample at work, its user back: a hook that acts later must not give
-     * back what is in use again. Its period was quiet when it was raised, so the sample came since.
+     * back what is in use again. Its period was quiet when it was raised, so the sample came since. {@code quiet}:
+     * how long it must have been quiet, the period or more.
      */
-    private double busyGpus(IdleInstances.Snapshot instance, double threshold) {
+    private double busyGpus(IdleInstances.Snapshot instance, double threshold, Duration quiet) {
         double busy = 0;
         for (IdleInstances.Gpu gpu : instance.gpus()) {
             IdlePeriod period = gpu.period();
-            if (!(judges(period) && period.smActive() < threshold && period.quietThroughout())) {
+            if (!(judges(period) && period.smActive() < threshold && period.quietFor(quiet))) {
                 busy += gpu.fraction();
             }
         }
@@ -189,12 +198,12 @@ public final class IdleGpuRule {
         double active = 0;
         double observed = 0;
         double cost = 0;
-        double atWork = 0;
+        Instant quietSince = Instant.MIN;
         Set<String> jobs = new TreeSet<>();
         for (IdleInstances.Snapshot instance : instances) {
             for (IdleInstances.Gpu gpu : instance.gpus()) {
                 IdlePeriod period = gpu.period();
-                atWork += period.secondsAtWork();
+                quietSince = period.quietSince().isAfter(quietSince) ? period.quietSince() : quietSince;
                 withActivity += period.secondsWithActivity();
                 active += period.smActive() * period.secondsWithActivity();
                 observed += period.secondsObserved();
@@ -203,7 +212,7 @@ public final class IdleGpuRule {
             }
         }
         return new IdlePeriod(first.latest(), first.from(), first.to(), withActivity,
-                withActivity > 0 ? active / withActivity : 0, observed, cost, List.copyOf(jobs), atWork);
+                withActivity > 0 ? active / withActivity : 0, observed, cost, List.copyOf(jobs), quietSince);
     }
 
     /**

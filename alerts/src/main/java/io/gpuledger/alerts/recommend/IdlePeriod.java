@@ -16,15 +16,21 @@ import java.util.List;
  * @param cost                what that time cost, in {@code latest.currency()}
  * @param jobs                the jobs that ran on it in any minute of the period, each once: its job, or each job
  *                            that took a part of it while it was shared
- * @param secondsAtWork       time of samples whose SM activity reached the cost engine's idle threshold (5%): a
- *                            cell run in a notebook, a burst of requests, however short against the period
+ * @param quietSince          the end of its latest minute with a sample at work (SM activity at or over the cost
+ *                            engine's idle threshold, 5%: a cell run in a notebook, a burst of requests), or when it
+ *                            was first followed for its current holder if none; may lie before {@code from}
  */
 public record IdlePeriod(GpuUsage latest, Instant from, Instant to, double secondsWithActivity, double smActive,
-        double secondsObserved, double cost, List<String> jobs, double secondsAtWork) {
+        double secondsObserved, double cost, List<String> jobs, Instant quietSince) {
 
     /** Whether no sample of the period was at work: the GPU stayed quiet throughout, not only on average. */
     public boolean quietThroughout() {
-        return secondsAtWork < 1e-6;
+        return !quietSince.isAfter(from);
+    }
+
+    /** Whether it has been quiet for at least {@code quiet}, up to the period's end. */
+    public boolean quietFor(Duration quiet) {
+        return !quietSince.isAfter(to.minus(quiet));
     }
 
     /** Minutes of the period. */

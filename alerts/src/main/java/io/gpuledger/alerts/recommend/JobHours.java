@@ -202,6 +202,13 @@ public final class JobHours {
                 gpuMinutes / 60, share, track.peak(from, to)));
     }
 
+    /** The id's GPU-minutes over the clock minutes from {@code from} to {@code to}; 0 where it has none. */
+    public double gpuMinutes(String jobId, Instant from, Instant to) {
+        Track track = jobs.get(jobId);
+        return track == null ? 0
+                : track.gpuMinutes(Math.floorDiv(from.getEpochSecond(), 60), Math.floorDiv(to.getEpochSecond(), 60));
+    }
+
     /**
      * Forgets the jobs whose newest minute is a whole look-back before {@code now}: the time of the
      * records (the newest minute any job has), not the wall clock, so that a backlog being worked off

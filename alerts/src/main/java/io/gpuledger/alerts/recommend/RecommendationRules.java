@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -102,7 +103,7 @@ public final class RecommendationRules {
         this.jobs = new JobBook(catalog, staleAfter, longestJobPeriod(recommendation), recommendation.jobLookback(),
                 maxPools);
         this.gpuMinutes = new GpuMinutes(recommendation.reclaimIdle().period());
-        this.idleHours = new IdleHours(recommendation.jobLookback(), maxPools);
+        this.idleHours = new IdleHours(recommendation.jobLookback(), maxPools, recommendation.reclaimIdle().period());
         this.poolHours = new PoolHours(recommendation.reserve().lookbackHours(), maxPools);
         this.evacuate = new EvacuateRule(recommendation);
         this.reclaimIdle = new IdleGpuRule(recommendation, settings.idle());
@@ -222,6 +223,13 @@ public final class RecommendationRules {
     public void onWindow(GpuUsage window, Instant now) {
         heard(window.windowEnd());
         jobs.onWindow(window, now);
+        if (window.closed()) {
+            // Capacity given back on advice that sends again is back: a new instance, or one never given back.
+            if (window.jobId() != null && heldByOneJob(window.jobId())) {
+                idleHours.heard(window.jobId(), window.instanceId(), window.windowStart());
+            }
+            idleHours.heard(window.instanceId(), window.instanceId(), window.windowStart());
+        }
         gpuMinutes.jobBefore(window).ifPresent(before -> withdrawReleaseBy(before, window));
         gpuMinutes.add(window, now).ifPresent(period -> idleInstances
                 .add(period, catalog.gpusPerInstance(window.offer(), board).orElse(null))
@@ -429,8 +437,11 @@ public final class RecommendationRules {
         // shared instance too (one still there: a job gone from it does not wait for it).
         boolean waits = ofOneJob ? jobs.waiting(holding.jobId(), to)
                 : instance.jobsNow().stream().anyMatch(jobId -> jobs.waiting(jobId, to));
+        Duration period = settings.reclaimIdle().period();
+        boolean held = held(RecommendationKind.RECLAIM_IDLE, target);
+        int periods = idleHours.periods(target.id());
         Optional<IdleGpuRule.Release> release = waits ? Optional.empty()
-                : reclaimIdle.release(holding, held(RecommendationKind.RECLAIM_IDLE, target));
+                : reclaimIdle.release(holding, held, period.multipliedBy(periods));
         idleHours.add(target.id(), to.minus(MINUTE), release.map(IdleGpuRule.Release::count).orElse(0));
         Optional<Recommendation> finding = release.flatMap(found -> idleHours.share(target.id(), to, found.count())
                 .map(idle -> reclaimIdle.recommend(holding, found, idle, now)));
@@ -445,9 +456,18 @@ public final class RecommendationRules {
     /** A release is being done: the time its capacity then sends nothing counts as idle time of its pattern. */
     private void onAcknowledged(Recommendation acknowledged) {
         if (acknowledged.kind() == RecommendationKind.RECLAIM_IDLE) {
-            double count = acknowledged.evidence() instanceof RecommendationEvidence.ReclaimIdle release
-                    ? release.instancesToRelease() : 1;
-            idleHours.releasedOnAdvice(acknowledged.target().id(), count);
+            RecommendationEvidence.ReclaimIdle release = acknowledged.evidence() instanceof
+                    RecommendationEvidence.ReclaimIdle evidence ? evidence : null;
+            double count = release != null ? release.instancesToRelease() : 1;
+            Set<String> kept = new HashSet<>();
+            if (release != null && release.instancesNeeded() > 0
+                    && acknowledged.action() instanceof RecommendationAction.ReclaimIdle action) {
+                // A job told to shrink keeps the instances it held but those it was told to release.
+                idleInstances.heldBy(release.jobId(), release.periodEnd())
+                        .forEach(instance -> kept.add(instance.instanceId()));
+                kept.removeAll(action.instanceIds());
+            }
+            idleHours.releasedOnAdvice(acknowledged.target().id(), count, kept);
         }
     }
 

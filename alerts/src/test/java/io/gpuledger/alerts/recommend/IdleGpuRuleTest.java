@@ -181,14 +181,27 @@ class IdleGpuRuleTest {
         // Then it is not raised: its user needs it, the mean notwithstanding
         assertThat(notebook.instances().get(0).gpus().get(0).period().smActive()).isCloseTo(0.005 + 0.4 / 60 - 0.005
                 / 60, within(1e-12));
-        assertThat(notebook.instances().get(0).gpus().get(0).period().secondsAtWork()).isEqualTo(10.0);
-        assertThat(slice.instances().get(0).gpus().get(0).period().secondsAtWork()).isCloseTo(10.0, within(1e-9));
+        assertThat(notebook.instances().get(0).gpus().get(0).period().quietSince()).isEqualTo(T0.plusSeconds(300));
+        assertThat(slice.instances().get(0).gpus().get(0).period().quietSince()).isEqualTo(T0.plusSeconds(300));
         assertThat(rule.release(notebook, false)).isEmpty();
         assertThat(rule.release(slice, false)).isEmpty();
         // nor does one raised before stand: its user is back
         assertThat(rule.release(notebook, true)).isEmpty();
         // and a period quiet throughout is raised
         assertThat(rule.release(holding("nb", false, instance("i-q", 1, 6, 0.049, 1.006)), false)).isPresent();
+    }
+
+    @Test
+    void shouldRaiseAReclaimOnlyOnceItsGpusHaveBeenQuietForAsLongAsItIsAskedToWait() {
+        // Given ten minutes of a GPU whose last cell ran in the fifth minute: quiet since its end, five minutes
+        Activity oneCell = (minute, gpu, sample) -> minute == 4 && sample == 3 ? 0.4 : 0.005;
+        IdleGpuRule.Holding notebook = holding("nb", false, build("i-nb", "nb", 1, 6, 1.006, 1.0, oneCell));
+
+        // Then asked to wait five minutes quiet it is raised, and six not yet; a standing one waits no longer than
+        // its period was quiet (ten minutes: withdrawn)
+        assertThat(rule.release(notebook, false, Duration.ofMinutes(5))).isPresent();
+        assertThat(rule.release(notebook, false, Duration.ofMinutes(6))).isEmpty();
+        assertThat(rule.release(notebook, true, Duration.ofMinutes(5))).isEmpty();
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** How many hours a month a target's idle capacity stays idle, from its judged minutes and its releases. */
@@ -16,11 +17,9 @@ class IdleHoursTest {
     void shouldCountTheTimeAReleasedInstanceIsGoneAsIdleThoughItClosesAMinuteAsItGoes() {
         // Given a notebook's instance judged idle for an hour (minutes 0 to 59), released on advice, which closes
         // one more minute as it goes (60), and is back three hours in (minute 180, busy)
-        IdleHours hours = new IdleHours(Duration.ofDays(1), 10);
-        for (int m = 0; m < 60; m++) {
-            hours.add("job:nb", minute(m), 1);
-        }
-        hours.releasedOnAdvice("job:nb", 1);
+        IdleHours hours = new IdleHours(Duration.ofDays(1), 10, Duration.ofMinutes(30));
+        judgedIdle(hours, "job:nb", 0, 60);
+        hours.releasedOnAdvice("job:nb", 1, Set.of());
         hours.add("job:nb", minute(60), 1);
         hours.add("job:nb", minute(180), 0);
 
@@ -32,17 +31,86 @@ class IdleHoursTest {
     @Test
     void shouldEndTheTimeGoneWhenTheCapacityIsJudgedAgainAfterItWent() {
         // Given the same, but the instance never went: judged busy again at minute 63, three minutes on
-        IdleHours hours = new IdleHours(Duration.ofDays(1), 10);
-        for (int m = 0; m < 60; m++) {
-            hours.add("job:nb", minute(m), 1);
-        }
-        hours.releasedOnAdvice("job:nb", 1);
+        IdleHours hours = new IdleHours(Duration.ofDays(1), 10, Duration.ofMinutes(30));
+        judgedIdle(hours, "job:nb", 0, 60);
+        hours.releasedOnAdvice("job:nb", 1, Set.of());
         hours.add("job:nb", minute(63), 0);
         hours.add("job:nb", minute(180), 0);
 
         // Then the minutes 60 to 62 count as gone, and nothing after: 63 idle of 181
         JobHours.Share share = hours.share("job:nb", minute(181), 1).orElseThrow();
         assertThat(share.share()).isCloseTo(63.0 / 181, within(1e-9));
+    }
+
+    @Test
+    void shouldWaitTwiceAsLongAfterEachReleaseWhoseCapacityCameBackWithinAPeriodAndOnceAfterOneThatStayedAway() {
+        // Given a serving job's instance judged idle from minute 0 to 29 and released whole on advice, whose
+        // controller brings a new instance up at once: its first window at minute 35, five minutes after
+        IdleHours hours = new IdleHours(Duration.ofDays(1), 10, Duration.ofMinutes(30));
+        judgedIdle(hours, "serve", 0, 30);
+        hours.releasedOnAdvice("serve", 1, Set.of());
+        // the old instance closes minute 30 as it stops, which is not a return
+        hours.heard("serve", "i-old", minute(30));
+        assertThat(hours.periods("serve")).isEqualTo(1);
+        hours.heard("serve", "i-new-1", minute(35));
+
+        // Then its next release waits two periods quiet
+        assertThat(hours.periods("serve")).isEqualTo(2);
+
+        // And after the same again (released at minute 100, back at 104), four
+        judgedIdle(hours, "serve", 66, 100);
+        hours.releasedOnAdvice("serve", 1, Set.of());
+        hours.heard("serve", "i-new-2", minute(104));
+        assertThat(hours.periods("serve")).isEqualTo(4);
+        // and once judged again (minute 140), what it claims is only the minutes its releases kept it away over
+        // the day, 5 + 4 of 1,440, not the 64 minutes it was judged idle
+        hours.add("serve", minute(140), 1);
+        assertThat(hours.share("serve", minute(200), 1).orElseThrow().share()).isCloseTo(9.0 / 1440, within(1e-9));
+
+        // And a release that stays away a period or more (released at 300, back at 400) sets it back to one
+        judgedIdle(hours, "serve", 250, 300);
+        hours.releasedOnAdvice("serve", 1, Set.of());
+        hours.heard("serve", "i-new-3", minute(400));
+        assertThat(hours.periods("serve")).isEqualTo(1);
+    }
+
+    @Test
+    void shouldTakeAJobToldToShrinkAsBackOnlyOnceAnInstanceItDidNotKeepSends() {
+        // Given a job on i-a and i-b told to keep i-a, released at minute 30
+        IdleHours hours = new IdleHours(Duration.ofDays(1), 10, Duration.ofMinutes(30));
+        judgedIdle(hours, "wide", 0, 30);
+        hours.releasedOnAdvice("wide", 1, Set.of("i-a"));
+
+        // When i-a goes on sending, and then a new instance does, ten minutes on
+        for (int m = 30; m < 40; m++) {
+            hours.heard("wide", "i-a", minute(m));
+        }
+        assertThat(hours.periods("wide")).isEqualTo(1);
+        hours.heard("wide", "i-c", minute(40));
+
+        // Then the release came back within a period: two periods next time
+        assertThat(hours.periods("wide")).isEqualTo(2);
+    }
+
+    @Test
+    void shouldEndTheTimeGoneAtTheFirstWindowBackNotAtTheFirstJudgedMinute() {
+        // Given a notebook released after minute 59, whose new instance sends from minute 120 and is first judged
+        // at minute 150, once followed for its period
+        IdleHours hours = new IdleHours(Duration.ofDays(1), 10, Duration.ofMinutes(30));
+        judgedIdle(hours, "nb", 0, 60);
+        hours.releasedOnAdvice("nb", 1, Set.of());
+        hours.heard("nb", "i-2", minute(120));
+        hours.add("nb", minute(150), 0);
+
+        // Then minutes 60 to 119 were gone and 120 to 149 in use: 120 idle of the 151 followed
+        assertThat(hours.share("nb", minute(151), 1).orElseThrow().share()).isCloseTo(120.0 / 151, within(1e-9));
+    }
+
+    /** Minutes {@code from} to {@code to} (exclusive) of the target, judged with one instance idle. */
+    private static void judgedIdle(IdleHours hours, String target, int from, int to) {
+        for (int m = from; m < to; m++) {
+            hours.add(target, minute(m), 1);
+        }
     }
 
     private static Instant minute(int m) {

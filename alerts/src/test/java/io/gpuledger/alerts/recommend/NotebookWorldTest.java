@@ -125,7 +125,7 @@ class NotebookWorldTest {
         private User(int index, Random draws) {
             this.job = "nb-" + index;
             this.costs = new Random(draws.nextLong());
-            this.cpuOnly = uniform(draws, 0, 0.3);
+            this.cpuOnly = WorldHook.uniform(draws, 0, 0.3);
             for (int day = 0; day < DAYS; day++) {
                 planDay(day, draws);
             }
@@ -133,17 +133,17 @@ class NotebookWorldTest {
 
         /** A working day's session and cells, from the world's own parameters. */
         private void planDay(int day, Random draws) {
-            long start = day * 86_400L + Math.round(uniform(draws, 8 * 3600, 10.5 * 3600));
-            long length = Math.round(uniform(draws, 3 * 3600, 8 * 3600));
-            long lunchAt = length > 4 * 3600 ? start + Math.round(uniform(draws, 2 * 3600, 3.5 * 3600))
+            long start = day * 86_400L + Math.round(WorldHook.uniform(draws, 8 * 3600, 10.5 * 3600));
+            long length = Math.round(WorldHook.uniform(draws, 3 * 3600, 8 * 3600));
+            long lunchAt = length > 4 * 3600 ? start + Math.round(WorldHook.uniform(draws, 2 * 3600, 3.5 * 3600))
                     : Long.MAX_VALUE;
-            long lunch = Math.round(uniform(draws, 30 * 60, 75 * 60));
+            long lunch = Math.round(WorldHook.uniform(draws, 30 * 60, 75 * 60));
             long t = start;
             boolean lunched = false;
             while (t < start + length) {
-                long cell = Math.round(uniform(draws, 5, 60));
+                long cell = Math.round(WorldHook.uniform(draws, 5, 60));
                 // Some cells run on the CPU alone (loading data, plotting): work the GPU does not show
-                double smActive = draws.nextDouble() < cpuOnly ? 0 : uniform(draws, 0.4, 0.9);
+                double smActive = draws.nextDouble() < cpuOnly ? 0 : WorldHook.uniform(draws, 0.4, 0.9);
                 cells.add(new Cell(day, t, cell, smActive));
                 double think = 4 * 60 * Math.exp(1.57 * draws.nextGaussian());
                 t += cell + Math.round(think);
@@ -171,14 +171,14 @@ class NotebookWorldTest {
                     return;
                 }
                 if (!held) {
-                    long boot = Math.round(uniform(costs, 3 * 60, 10 * 60));
-                    long rebuild = Math.round(uniform(costs, 5 * 60, 40 * 60));
+                    long boot = Math.round(WorldHook.uniform(costs, 3 * 60, 10 * 60));
+                    long rebuild = Math.round(WorldHook.uniform(costs, 5 * 60, 40 * 60));
                     boolean inside = next > 0 && cells.get(next - 1).day() == cell.day();
                     releases.add(new Release(releasedAt, start, boot, rebuild, inside));
                     held = true;
                     placement++;
                     heldFrom = start;
-                    active.add(new Active(start + boot, start + boot + rebuild, uniform(costs, 0.5, 0.9)));
+                    active.add(new Active(start + boot, start + boot + rebuild, WorldHook.uniform(costs, 0.5, 0.9)));
                     shift += boot + rebuild;
                     continue;
                 }
@@ -313,9 +313,5 @@ class NotebookWorldTest {
             }
             return out.toString();
         }
-    }
-
-    private static double uniform(Random random, double from, double to) {
-        return from + (to - from) * random.nextDouble();
     }
 }

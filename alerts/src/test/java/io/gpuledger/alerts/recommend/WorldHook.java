@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.function.BiConsumer;
 
 /**
@@ -89,5 +90,10 @@ final class WorldHook {
                 topic.desk.acknowledge(r.id());
             }
         }
+    }
+
+    /** A draw uniform from {@code from} to {@code to}. */
+    static double uniform(Random random, double from, double to) {
+        return from + (to - from) * random.nextDouble();
     }
 }
