@@ -86,7 +86,8 @@ public final class GpuMinutes {
             gpu.minutes.addLast(new Minute(window.windowStart(), withActivity, window.smActive() * withActivity,
                     window.secondsObserved(), window.cost(), jobsInMinute));
             Instant end = window.windowStart().plus(MINUTE);
-            if (atWork(window)) {
+            if (atWork(window) || withActivity <= 0) {
+                // At work, or not known to be quiet: a minute without an activity reading says nothing of it.
                 gpu.quietSince = end;
             }
             Instant from = end.minus(period);

@@ -2,10 +2,10 @@ package io.gpuledger.alerts.recommend;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * How many hours a month the idle capacity of a job (or of an instance no job holds) stays idle, as
@@ -14,59 +14,64 @@ import java.util.concurrent.ConcurrentHashMap;
  * not a month at each of its idle nights.
  *
  * <p>Each judged minute counts the instances that could have been released in it. Once a release is
- * acknowledged, the capacity is gone and sends nothing: the minutes until it comes back (its user's
+ * acknowledged, the capacity is gone and sends nothing: the minutes until it sends again (its user's
  * next session) count as the idle minutes they replaced, so the pattern reads the same whether or
- * not it was followed. The minute or two the capacity still closes as it goes does not end that time.
- * Until a whole look-back of it is known, the share is of the time since it was first judged: a GPU
- * idle since it was first seen is taken to stay so, and its claim comes down as its user's sessions
- * show.
+ * not it was followed. The minutes the released instances still close as they stop do not end that
+ * time, and a new instance's first period, in use until it can be judged, is not counted. Until a
+ * whole look-back of it is known, the share is of the time since it was first judged: a GPU idle
+ * since it was first seen is taken to stay so, and its claim comes down as its user's sessions show.
  *
- * <p>Keyed by the recommendation's target id. Safe for one feeding thread with acknowledgements and
- * sweeps from others.
+ * <p>A release whose capacity sends again within a period saved less than waiting for the period cost, or nothing
+ * where something brings the capacity back by itself: the target's next release waits more periods quiet
+ * ({@link #periods}), and claims only what its releases kept away.
+ *
+ * <p>Keyed by the recommendation's target, as {@code type/id}. Safe for one feeding thread with acknowledgements
+ * and sweeps from others.
  */
 final class IdleHours {
 
     /**
-     * Since which minute (epoch minutes) the target is gone on advice, how many instances went, the first minute
-     * after the last judged before the release was acknowledged, whether all of the target's instances went, and the
-     * minute of its first window after it went ({@link #NOT_BACK}: none yet).
+     * Minutes after the last judged one that the released instances may still close: the cost engine closes a
+     * minute two minutes after its end, and an instance takes a minute or two to stop.
      */
-    private record Released(long sinceMinute, double instances, long firstMinute, boolean whole, long backMinute) {
-
-        Released back(long minute) {
-            return new Released(sinceMinute, instances, firstMinute, whole, minute);
-        }
-    }
+    static final long GOING_MINUTES = 5;
 
     private static final long NOT_BACK = Long.MAX_VALUE;
 
     /**
-     * A release followed, watched for the capacity's return: the first minute after the last judged before it, and
-     * the instances the target kept (none where all went).
+     * A release followed: since which minute (epoch minutes) the target is gone, how many instances went, the first
+     * minute after the last judged before it, whether they were all it held, the instances it gave back and the
+     * others its job ran on, and the minute of its first window back ({@link #NOT_BACK}: none yet).
      */
-    private record Watch(long firstMinute, Set<String> kept) {
-    }
+    private record Released(long sinceMinute, double instances, long firstMinute, boolean whole, Set<String> given,
+            Set<String> kept, long backMinute) {
 
-    /**
-     * Minutes after the last judged one that the released capacity may still close while it goes: an instance
-     * takes a minute or two to stop, and its agent sends what it sampled until then.
-     */
-    private static final long GOING_MINUTES = 2;
+        /**
+         * Whether a window of {@code instanceId} from {@code minute} says the capacity is back: a new instance's,
+         * or one given back still sending once it had time to stop (started again, or never stopped).
+         */
+        boolean backBy(String instanceId, long minute) {
+            return !kept.contains(instanceId) && (!given.contains(instanceId) || minute >= firstMinute + GOING_MINUTES);
+        }
+    }
 
     /** The last minute (epoch minutes) judged of a target, and how many instances were idle in it. */
     private record Judged(long minute, double idleInstances) {
     }
 
+
     private final long lookbackMinutes;
+    private final long periodMinutes;
     private final JobHours idleInstanceMinutes;
     /** Of those, the minutes gone on advice: what releases of the target did keep off the bill. */
     private final JobHours goneInstanceMinutes;
-    private final Map<String, Judged> lastMinute = new ConcurrentHashMap<>();
-    private final Map<String, Released> released = new ConcurrentHashMap<>();
-    private final Map<String, Watch> watches = new ConcurrentHashMap<>();
+    private final Map<String, Judged> lastMinute = new HashMap<>();
+    /** Releases followed whose time gone is still to be counted: until the target is judged again. */
+    private final Map<String, Released> released = new HashMap<>();
+    /** Releases followed whose capacity has not sent again yet. */
+    private final Map<String, Released> watched = new HashMap<>();
     /** How many periods quiet a release of a target waits for, where more than one. */
-    private final Map<String, Integer> backoffs = new ConcurrentHashMap<>();
-    private final long periodMinutes;
+    private final Map<String, Integer> backoffs = new HashMap<>();
 
     /**
      * @param lookback   clock time the pattern is read over
@@ -85,80 +90,83 @@ final class IdleHours {
      * A judged minute of the target, starting at {@code minuteStart}, in which {@code idleInstances}
      * were idle. A minute judged again (a job's other instances completing it) counts as judged last.
      */
-    void add(String targetId, Instant minuteStart, double idleInstances) {
+    synchronized void add(String target, Instant minuteStart, double idleInstances) {
         long minute = Math.floorDiv(minuteStart.getEpochSecond(), 60);
-        Judged last = lastMinute.get(targetId);
+        Judged last = lastMinute.get(target);
         if (last != null && minute < last.minute()) {
             return;
         }
         if (last != null && minute == last.minute()) {
-            idleInstanceMinutes.add(targetId, minuteStart, idleInstances - last.idleInstances());
+            idleInstanceMinutes.add(target, minuteStart, idleInstances - last.idleInstances());
         } else {
-            Released gone = released.get(targetId);
+            Released gone = released.get(target);
             if (gone != null && minute < gone.firstMinute() + GOING_MINUTES) {
-                // A minute the capacity closed as it went: judged as it was, and its time gone starts after it.
-                released.put(targetId, new Released(minute + 1, gone.instances(), gone.firstMinute(), gone.whole(),
-                        gone.backMinute()));
-                gone = null;
-            } else {
-                released.remove(targetId);
-            }
-            if (gone != null) {
+                // A minute the released instances closed as they stopped: judged as it was, the time gone after it.
+                released.put(target, new Released(minute + 1, gone.instances(), gone.firstMinute(), gone.whole(),
+                        gone.given(), gone.kept(), gone.backMinute()));
+            } else if (gone != null) {
+                released.remove(target);
                 // Gone until it sent again: a new instance is judged only once followed for a period, in use till then.
                 long until = Math.min(minute, gone.backMinute());
                 for (long m = Math.max(gone.sinceMinute(), minute - lookbackMinutes); m < until; m++) {
-                    idleInstanceMinutes.add(targetId, Instant.ofEpochSecond(m * 60), gone.instances());
-                    goneInstanceMinutes.add(targetId, Instant.ofEpochSecond(m * 60), gone.instances());
+                    idleInstanceMinutes.add(target, Instant.ofEpochSecond(m * 60), gone.instances());
+                    goneInstanceMinutes.add(target, Instant.ofEpochSecond(m * 60), gone.instances());
                 }
             }
-            idleInstanceMinutes.add(targetId, minuteStart, idleInstances);
+            idleInstanceMinutes.add(target, minuteStart, idleInstances);
         }
-        lastMinute.put(targetId, new Judged(minute, idleInstances));
+        lastMinute.put(target, new Judged(minute, idleInstances));
     }
 
     /**
-     * Someone acts on the release of {@code instances} of the target, keeping the instances {@code kept} (none: all
-     * went): from the minute after the last one judged, the time it sends nothing counts as idle.
+     * Someone acts on the release of {@code instances} of the target, all it held where {@code whole}: the instances
+     * {@code given}, the other instances its job ran on {@code kept}. From the minute after the last one judged, the
+     * time it sends nothing counts as idle.
      */
-    void releasedOnAdvice(String targetId, double instances, Set<String> kept) {
-        Judged last = lastMinute.get(targetId);
+    synchronized void releasedOnAdvice(String target, double instances, boolean whole, Set<String> given,
+            Set<String> kept) {
+        Judged last = lastMinute.get(target);
         if (last != null && instances > 0) {
             long first = last.minute() + 1;
-            released.put(targetId, new Released(first, instances, first, kept.isEmpty(), NOT_BACK));
-            watches.put(targetId, new Watch(first, Set.copyOf(kept)));
+            Released release = new Released(first, instances, first, whole, Set.copyOf(given), Set.copyOf(kept),
+                    NOT_BACK);
+            released.put(target, release);
+            watched.put(target, release);
         }
     }
 
     /**
-     * A window of the target's, of instance {@code instanceId}, from {@code minuteStart}. After the minutes it closed
-     * as it went, one of an instance it did not keep says that capacity given back on advice is back (a new
-     * instance, or one never given back). Back within a period, the release saved less than waiting for it cost (a
-     * boot, a model or a kernel's state to load again), or nothing where something brings the capacity back by
-     * itself (a controller that keeps its count, an autoscaler's minimum): its next release waits twice as many
-     * periods quiet as this one did, up to the look-back. Back after a period or more, it waits one.
+     * A window of the target's, of instance {@code instanceId}, from {@code minuteStart}: it may say that capacity
+     * given back on advice is back ({@link Released#backBy}). Back within a period, the release saved less than
+     * waiting for it cost (a boot, a model or a kernel's state to load again), or nothing where something brings the
+     * capacity back by itself (a controller that keeps its count, an autoscaler's minimum): its next release waits
+     * twice as many periods quiet as this one did, up to the look-back. Back after a period or more, it waits one.
      */
-    void heard(String targetId, String instanceId, Instant minuteStart) {
+    synchronized void heard(String target, String instanceId, Instant minuteStart) {
+        if (watched.isEmpty() && released.isEmpty()) {
+            return;
+        }
         long minute = Math.floorDiv(minuteStart.getEpochSecond(), 60);
-        Watch watch = watches.get(targetId);
-        if (watch != null && minute >= watch.firstMinute() + GOING_MINUTES && !watch.kept().contains(instanceId)) {
-            watches.remove(targetId);
+        Released watch = watched.get(target);
+        if (watch != null && watch.backBy(instanceId, minute)) {
+            watched.remove(target);
             if (minute - watch.firstMinute() < periodMinutes) {
                 int most = (int) Math.max(1, lookbackMinutes / periodMinutes);
-                backoffs.merge(targetId, Math.min(most, 2), (was, first) -> Math.min(most, 2 * was));
+                backoffs.merge(target, Math.min(most, 2), (was, first) -> Math.min(most, 2 * was));
             } else {
-                backoffs.remove(targetId);
+                backoffs.remove(target);
             }
         }
-        Released gone = released.get(targetId);
-        if (gone != null && gone.whole() && gone.backMinute() == NOT_BACK
-                && minute >= gone.firstMinute() + GOING_MINUTES) {
-            released.put(targetId, gone.back(minute));
+        Released gone = released.get(target);
+        if (gone != null && gone.whole() && gone.backMinute() == NOT_BACK && gone.backBy(instanceId, minute)) {
+            released.put(target, new Released(gone.sinceMinute(), gone.instances(), gone.firstMinute(), true,
+                    gone.given(), gone.kept(), minute));
         }
     }
 
     /** How many periods quiet a release of the target waits for: 1, or more where it came back by itself. */
-    int periods(String targetId) {
-        return backoffs.getOrDefault(targetId, 1);
+    synchronized int periods(String target) {
+        return backoffs.getOrDefault(target, 1);
     }
 
     /**
@@ -167,31 +175,28 @@ final class IdleHours {
      * nothing of what releasing it saves: only the minutes its releases kept it away over the whole look-back count,
      * not a share of the time since it was first seen.
      */
-    Optional<JobHours.Share> share(String targetId, Instant end, double instances) {
-        if (periods(targetId) == 1) {
-            return idleInstanceMinutes.share(targetId, end, instances, false);
+    synchronized Optional<JobHours.Share> share(String target, Instant end, double instances) {
+        if (periods(target) == 1) {
+            return idleInstanceMinutes.share(target, end, instances, false);
         }
         Instant to = Instant.ofEpochSecond(Math.floorDiv(end.getEpochSecond(), 60) * 60);
         Instant from = to.minus(Duration.ofMinutes(lookbackMinutes));
-        double gone = goneInstanceMinutes.gpuMinutes(targetId, from, to);
+        double gone = goneInstanceMinutes.gpuMinutes(target, from, to);
         return Optional.of(new JobHours.Share(from, to, gone / 60, Math.min(1, gone / (lookbackMinutes * instances))));
     }
 
-    /** Forgets what the look-back before {@code recordTime} no longer holds. */
-    void sweep(Instant recordTime) {
+    /**
+     * Forgets what the look-back before {@code recordTime} no longer holds: a target not judged for a look-back, and
+     * one whose capacity stayed away that long after a release, start afresh. A longer wait lasts otherwise: a
+     * release after it that stays away a period sets it back to one, as soon as the target has been quiet that long.
+     */
+    synchronized void sweep(Instant recordTime) {
         idleInstanceMinutes.sweep(recordTime);
         goneInstanceMinutes.sweep(recordTime);
         long cutoff = Math.floorDiv(recordTime.getEpochSecond(), 60) - lookbackMinutes;
         lastMinute.values().removeIf(judged -> judged.minute() < cutoff);
         released.values().removeIf(gone -> gone.sinceMinute() < cutoff);
-        // Capacity away for a look-back, or a target not judged for one, starts afresh.
-        watches.entrySet().removeIf(watch -> {
-            boolean old = watch.getValue().firstMinute() < cutoff;
-            if (old) {
-                backoffs.remove(watch.getKey());
-            }
-            return old;
-        });
-        backoffs.keySet().removeIf(target -> !lastMinute.containsKey(target) && !watches.containsKey(target));
+        watched.values().removeIf(watch -> watch.firstMinute() < cutoff);
+        backoffs.keySet().removeIf(target -> !lastMinute.containsKey(target) && !watched.containsKey(target));
     }
 }

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -171,6 +172,19 @@ final class IdleInstances {
         }
         held.sort((a, b) -> a.instanceId().compareTo(b.instanceId()));
         return held;
+    }
+
+    /** The instances whose GPUs ran {@code jobId} (held whole or not) as of their latest complete minutes. */
+    Set<String> ranJob(String jobId, Instant at) {
+        Set<String> ran = new HashSet<>();
+        instances.forEach((id, instance) -> {
+            Snapshot snapshot = instance.complete;
+            if (snapshot != null && !snapshot.completeAt().isBefore(at.minus(GONE_AFTER))
+                    && snapshot.jobs().contains(jobId)) {
+                ran.add(id);
+            }
+        });
+        return ran;
     }
 
     /** Forgets the instances not heard of since {@code cutoff}. */

@@ -17,8 +17,9 @@ import java.util.List;
  * @param jobs                the jobs that ran on it in any minute of the period, each once: its job, or each job
  *                            that took a part of it while it was shared
  * @param quietSince          the end of its latest minute with a sample at work (SM activity at or over the cost
- *                            engine's idle threshold, 5%: a cell run in a notebook, a burst of requests), or when it
- *                            was first followed for its current holder if none; may lie before {@code from}
+ *                            engine's idle threshold, 5%: a cell run in a notebook, a burst of requests) or with no
+ *                            activity reading at all, or when it was first followed for its current holder if none;
+ *                            may lie before {@code from}
  */
 public record IdlePeriod(GpuUsage latest, Instant from, Instant to, double secondsWithActivity, double smActive,
         double secondsObserved, double cost, List<String> jobs, Instant quietSince) {

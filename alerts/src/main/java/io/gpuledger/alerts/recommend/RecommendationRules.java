@@ -226,9 +226,11 @@ public final class RecommendationRules {
         if (window.closed()) {
             // Capacity given back on advice that sends again is back: a new instance, or one never given back.
             if (window.jobId() != null && heldByOneJob(window.jobId())) {
-                idleHours.heard(window.jobId(), window.instanceId(), window.windowStart());
+                idleHours.heard(idleKey(Recommendation.Target.job(window.jobId())), window.instanceId(),
+                        window.windowStart());
             }
-            idleHours.heard(window.instanceId(), window.instanceId(), window.windowStart());
+            idleHours.heard(idleKey(Recommendation.Target.instance(window.placement())), window.instanceId(),
+                    window.windowStart());
         }
         gpuMinutes.jobBefore(window).ifPresent(before -> withdrawReleaseBy(before, window));
         gpuMinutes.add(window, now).ifPresent(period -> idleInstances
@@ -439,11 +441,12 @@ public final class RecommendationRules {
                 : instance.jobsNow().stream().anyMatch(jobId -> jobs.waiting(jobId, to));
         Duration period = settings.reclaimIdle().period();
         boolean held = held(RecommendationKind.RECLAIM_IDLE, target);
-        int periods = idleHours.periods(target.id());
+        String key = idleKey(target);
+        int periods = idleHours.periods(key);
         Optional<IdleGpuRule.Release> release = waits ? Optional.empty()
                 : reclaimIdle.release(holding, held, period.multipliedBy(periods));
-        idleHours.add(target.id(), to.minus(MINUTE), release.map(IdleGpuRule.Release::count).orElse(0));
-        Optional<Recommendation> finding = release.flatMap(found -> idleHours.share(target.id(), to, found.count())
+        idleHours.add(key, to.minus(MINUTE), release.map(IdleGpuRule.Release::count).orElse(0));
+        Optional<Recommendation> finding = release.flatMap(found -> idleHours.share(key, to, found.count())
                 .map(idle -> reclaimIdle.recommend(holding, found, idle, now)));
         if (finding.isPresent() && ofOneJob) {
             double bill = job.filter(RecommendationRules::followedForLookback)
@@ -453,21 +456,29 @@ public final class RecommendationRules {
         judge(RecommendationKind.RECLAIM_IDLE, target, finding);
     }
 
+    /** The key of a target in {@link IdleHours}: a job and an instance may have the same name. */
+    private static String idleKey(Recommendation.Target target) {
+        return target.type() + "/" + target.id();
+    }
+
     /** A release is being done: the time its capacity then sends nothing counts as idle time of its pattern. */
     private void onAcknowledged(Recommendation acknowledged) {
         if (acknowledged.kind() == RecommendationKind.RECLAIM_IDLE) {
             RecommendationEvidence.ReclaimIdle release = acknowledged.evidence() instanceof
                     RecommendationEvidence.ReclaimIdle evidence ? evidence : null;
             double count = release != null ? release.instancesToRelease() : 1;
+            Set<String> given = new HashSet<>();
             Set<String> kept = new HashSet<>();
-            if (release != null && release.instancesNeeded() > 0
-                    && acknowledged.action() instanceof RecommendationAction.ReclaimIdle action) {
-                // A job told to shrink keeps the instances it held but those it was told to release.
-                idleInstances.heldBy(release.jobId(), release.periodEnd())
-                        .forEach(instance -> kept.add(instance.instanceId()));
-                kept.removeAll(action.instanceIds());
+            if (acknowledged.action() instanceof RecommendationAction.ReclaimIdle action) {
+                given.addAll(action.shrinksAJob() ? action.instanceIds() : List.of(action.instanceId()));
+                if (action.shrinksAJob() && release != null) {
+                    // The job's other instances, kept or shared with other jobs, are not its capacity coming back.
+                    kept.addAll(idleInstances.ranJob(action.jobId(), release.periodEnd()));
+                    kept.removeAll(given);
+                }
             }
-            idleHours.releasedOnAdvice(acknowledged.target().id(), count, kept);
+            idleHours.releasedOnAdvice(idleKey(acknowledged.target()), count,
+                    release != null && release.instancesNeeded() == 0, given, kept);
         }
     }
 

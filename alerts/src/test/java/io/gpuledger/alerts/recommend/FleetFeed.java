@@ -60,7 +60,13 @@ final class FleetFeed {
      * together: its roll-up and economics, with {@code units} of {@code unit} done (0: none reported).
      */
     void jobMinute(String jobId, Instant start, double gpus, double costPerHour, String unit, double units) {
-        Instant now = topic.at(start.plusSeconds(60).plus(READ_DELAY));
+        jobMinute(jobId, start, gpus, costPerHour, unit, units, start.plusSeconds(60).plus(READ_DELAY));
+    }
+
+    /** As {@link #jobMinute(String, Instant, double, double, String, double)}, read at {@code readAt}. */
+    void jobMinute(String jobId, Instant start, double gpus, double costPerHour, String unit, double units,
+            Instant readAt) {
+        Instant now = topic.at(readAt);
         TelemetrySample sample = TelemetrySample.builder().gpuUuid("GPU-" + jobId + "-rollup").gpuModel("A100-40GB")
                 .host("node-" + jobId).instanceId("i-" + jobId).instanceType("p4d.24xlarge").provider("aws")
                 .region("us-east-1").lifecycle(Lifecycle.ON_DEMAND).jobId(jobId).time(start.plusSeconds(60))

@@ -19,7 +19,7 @@ class IdleHoursTest {
         // one more minute as it goes (60), and is back three hours in (minute 180, busy)
         IdleHours hours = new IdleHours(Duration.ofDays(1), 10, Duration.ofMinutes(30));
         judgedIdle(hours, "job:nb", 0, 60);
-        hours.releasedOnAdvice("job:nb", 1, Set.of());
+        hours.releasedOnAdvice("job:nb", 1, true, Set.of("i-nb"), Set.of());
         hours.add("job:nb", minute(60), 1);
         hours.add("job:nb", minute(180), 0);
 
@@ -30,16 +30,20 @@ class IdleHoursTest {
 
     @Test
     void shouldEndTheTimeGoneWhenTheCapacityIsJudgedAgainAfterItWent() {
-        // Given the same, but the instance never went: judged busy again at minute 63, three minutes on
+        // Given the same, but the instance never went: judged busy again at minute 66, six minutes on, past the
+        // five it may take to close its last minutes and stop
         IdleHours hours = new IdleHours(Duration.ofDays(1), 10, Duration.ofMinutes(30));
         judgedIdle(hours, "job:nb", 0, 60);
-        hours.releasedOnAdvice("job:nb", 1, Set.of());
-        hours.add("job:nb", minute(63), 0);
+        hours.releasedOnAdvice("job:nb", 1, true, Set.of("i-nb"), Set.of());
+        hours.heard("job:nb", "i-nb", minute(66));
+        hours.add("job:nb", minute(66), 0);
         hours.add("job:nb", minute(180), 0);
 
-        // Then the minutes 60 to 62 count as gone, and nothing after: 63 idle of 181
+        // Then the minutes 60 to 65 count as gone, and nothing after; and as the release saved nothing, its next
+        // waits two periods and claims only those six minutes of the day
+        assertThat(hours.periods("job:nb")).isEqualTo(2);
         JobHours.Share share = hours.share("job:nb", minute(181), 1).orElseThrow();
-        assertThat(share.share()).isCloseTo(63.0 / 181, within(1e-9));
+        assertThat(share.share()).isCloseTo(6.0 / 1440, within(1e-9));
     }
 
     @Test
@@ -48,9 +52,11 @@ class IdleHoursTest {
         // controller brings a new instance up at once: its first window at minute 35, five minutes after
         IdleHours hours = new IdleHours(Duration.ofDays(1), 10, Duration.ofMinutes(30));
         judgedIdle(hours, "serve", 0, 30);
-        hours.releasedOnAdvice("serve", 1, Set.of());
-        // the old instance closes minute 30 as it stops, which is not a return
-        hours.heard("serve", "i-old", minute(30));
+        hours.releasedOnAdvice("serve", 1, true, Set.of("i-old"), Set.of());
+        // the old instance closes minutes 30 to 34 as it stops, which is not a return
+        for (int m = 30; m < 35; m++) {
+            hours.heard("serve", "i-old", minute(m));
+        }
         assertThat(hours.periods("serve")).isEqualTo(1);
         hours.heard("serve", "i-new-1", minute(35));
 
@@ -59,7 +65,7 @@ class IdleHoursTest {
 
         // And after the same again (released at minute 100, back at 104), four
         judgedIdle(hours, "serve", 66, 100);
-        hours.releasedOnAdvice("serve", 1, Set.of());
+        hours.releasedOnAdvice("serve", 1, true, Set.of("i-old"), Set.of());
         hours.heard("serve", "i-new-2", minute(104));
         assertThat(hours.periods("serve")).isEqualTo(4);
         // and once judged again (minute 140), what it claims is only the minutes its releases kept it away over
@@ -69,7 +75,7 @@ class IdleHoursTest {
 
         // And a release that stays away a period or more (released at 300, back at 400) sets it back to one
         judgedIdle(hours, "serve", 250, 300);
-        hours.releasedOnAdvice("serve", 1, Set.of());
+        hours.releasedOnAdvice("serve", 1, true, Set.of("i-old"), Set.of());
         hours.heard("serve", "i-new-3", minute(400));
         assertThat(hours.periods("serve")).isEqualTo(1);
     }
@@ -79,12 +85,13 @@ class IdleHoursTest {
         // Given a job on i-a and i-b told to keep i-a, released at minute 30
         IdleHours hours = new IdleHours(Duration.ofDays(1), 10, Duration.ofMinutes(30));
         judgedIdle(hours, "wide", 0, 30);
-        hours.releasedOnAdvice("wide", 1, Set.of("i-a"));
+        hours.releasedOnAdvice("wide", 1, false, Set.of("i-b"), Set.of("i-a"));
 
-        // When i-a goes on sending, and then a new instance does, ten minutes on
+        // When i-a goes on sending, and i-b closes its last minutes, and then a new instance sends, ten minutes on
         for (int m = 30; m < 40; m++) {
             hours.heard("wide", "i-a", minute(m));
         }
+        hours.heard("wide", "i-b", minute(32));
         assertThat(hours.periods("wide")).isEqualTo(1);
         hours.heard("wide", "i-c", minute(40));
 
@@ -98,7 +105,7 @@ class IdleHoursTest {
         // at minute 150, once followed for its period
         IdleHours hours = new IdleHours(Duration.ofDays(1), 10, Duration.ofMinutes(30));
         judgedIdle(hours, "nb", 0, 60);
-        hours.releasedOnAdvice("nb", 1, Set.of());
+        hours.releasedOnAdvice("nb", 1, true, Set.of("i-1"), Set.of());
         hours.heard("nb", "i-2", minute(120));
         hours.add("nb", minute(150), 0);
 

@@ -171,15 +171,17 @@ class NotebookWorldTest {
                     return;
                 }
                 if (!held) {
+                    // A new instance, once the one given back has stopped
+                    long at = Math.max(start, releasedAt);
                     long boot = Math.round(WorldHook.uniform(costs, 3 * 60, 10 * 60));
                     long rebuild = Math.round(WorldHook.uniform(costs, 5 * 60, 40 * 60));
                     boolean inside = next > 0 && cells.get(next - 1).day() == cell.day();
-                    releases.add(new Release(releasedAt, start, boot, rebuild, inside));
+                    releases.add(new Release(releasedAt, at, boot, rebuild, inside));
                     held = true;
                     placement++;
-                    heldFrom = start;
-                    active.add(new Active(start + boot, start + boot + rebuild, WorldHook.uniform(costs, 0.5, 0.9)));
-                    shift += boot + rebuild;
+                    heldFrom = at;
+                    active.add(new Active(at + boot, at + boot + rebuild, WorldHook.uniform(costs, 0.5, 0.9)));
+                    shift += at - start + boot + rebuild;
                     continue;
                 }
                 active.add(new Active(start, start + cell.length(), cell.smActive()));
@@ -190,7 +192,8 @@ class NotebookWorldTest {
         /** Whether the instance runs its agent at {@code second}: held, and booted. */
         boolean reports(long second) {
             if (!held) {
-                return false;
+                // One given back sends until it has stopped
+                return second < releasedAt;
             }
             Release last = releases.isEmpty() ? null : releases.get(releases.size() - 1);
             return last == null || second >= last.retakenAt() + last.boot();
@@ -209,10 +212,11 @@ class NotebookWorldTest {
             return Math.min(1, busy / SAMPLE_SECONDS + 0.01 * noise.nextDouble());
         }
 
+        /** Gives the instance back at {@code at}: it stops, and is billed, 0 to 3 minutes later. */
         void release(long at) {
             held = false;
-            releasedAt = at;
-            heldSeconds += at - heldFrom;
+            releasedAt = at + Math.round(WorldHook.uniform(costs, 0, WorldHook.STOPPING_SECONDS));
+            heldSeconds += releasedAt - heldFrom;
         }
 
         void end(long at) {
@@ -246,17 +250,20 @@ class NotebookWorldTest {
         }
 
         void run() {
+            WorldHook.Closing closing = new WorldHook.Closing();
             for (long m = 0; m < DAYS * 1440L; m++) {
                 long start = m * 60;
-                Instant now = topic.at(MONDAY.plusSeconds(start + 60 + FleetFeed.READ_DELAY.toSeconds()));
                 for (User user : users) {
                     user.playUntil(start + 60);
                     if (user.reports(start)) {
-                        topic.rules.onWindow(window(user, start), now);
+                        GpuUsage window = window(user, start);
+                        closing.add(m, now -> topic.rules.onWindow(window, now));
                     }
                 }
-                topic.rules.sweep(topic.at(MONDAY.plusSeconds(start + 62)));
-                follow(start + 62);
+                closing.closeBefore(m, topic);
+                long read = (m + 1) * 60 + FleetFeed.READ_DELAY.toSeconds();
+                topic.rules.sweep(topic.at(MONDAY.plusSeconds(read)));
+                follow(read);
             }
             users.forEach(user -> user.end(DAYS * 86_400L));
         }

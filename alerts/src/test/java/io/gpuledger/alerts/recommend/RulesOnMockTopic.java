@@ -36,6 +36,7 @@ final class RulesOnMockTopic {
     static final String PROVIDER = "aws";
     static final String REGION = "us-east-1";
 
+    private final Instant start;
     private final MovableClock clock;
     private final MockProducer<String, CloudEvent<Recommendation>> producer = new MockProducer<>(true, null,
             new StringSerializer(), Topics.RECOMMENDATIONS.valueSerde().serializer());
@@ -43,10 +44,16 @@ final class RulesOnMockTopic {
     final RecommendationRules rules;
 
     RulesOnMockTopic(Instant start, AlertSettings settings) {
+        this.start = start;
         clock = new MovableClock(start);
         desk = new RecommendationDesk(new RecommendationBook(Duration.ofDays(7)), producer, new SimpleMeterRegistry(),
                 clock, "USD");
         rules = new RecommendationRules(desk, GpuCatalog.defaults(), settings);
+    }
+
+    /** Where the clock started. */
+    Instant start() {
+        return start;
     }
 
     /** Moves the desk's clock to {@code now}; returns it. */

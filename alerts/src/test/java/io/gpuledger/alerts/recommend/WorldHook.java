@@ -9,11 +9,14 @@ import io.gpuledger.model.RecommendationStatus;
 import io.gpuledger.model.TelemetrySample;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 /**
  * What the worlds that judge RECLAIM_IDLE share: the closed minute of a one-GPU instance as the cost engine
@@ -23,6 +26,33 @@ import java.util.function.BiConsumer;
 final class WorldHook {
 
     static final int SAMPLE_SECONDS = 10;
+    /** The cost engine closes a minute this long after its end (its grace for late samples). */
+    static final int CLOSING_MINUTES = 2;
+    /** An instance given back sends, and is billed, until it has stopped: up to three minutes on. */
+    static final int STOPPING_SECONDS = 180;
+
+    /**
+     * What the cost engine sends of each minute, held until it closes the minute {@link #CLOSING_MINUTES} after its
+     * end, and read by the alert service a few seconds after that.
+     */
+    static final class Closing {
+        private final Map<Long, List<Consumer<Instant>>> byMinute = new HashMap<>();
+
+        /** What minute {@code minute} (from the run's start) sends, given when it is read. */
+        void add(long minute, Consumer<Instant> send) {
+            byMinute.computeIfAbsent(minute, m -> new ArrayList<>()).add(send);
+        }
+
+        /** Sends the minute that closes as minute {@code minute} ends, read {@link FleetFeed#READ_DELAY} later. */
+        void closeBefore(long minute, RulesOnMockTopic topic) {
+            List<Consumer<Instant>> sends = byMinute.remove(minute - CLOSING_MINUTES);
+            if (sends != null) {
+                Instant now = topic.at(topic.start().plusSeconds((minute + 1) * 60
+                        + FleetFeed.READ_DELAY.toSeconds()));
+                sends.forEach(send -> send.accept(now));
+            }
+        }
+    }
 
     private final RulesOnMockTopic topic;
     private final Duration delay;
