@@ -31,8 +31,8 @@ import java.util.Set;
 final class IdleHours {
 
     /**
-     * Minutes after the last judged one that the released instances may still close: the cost engine closes a
-     * minute two minutes after its end, and an instance takes a minute or two to stop.
+     * Minutes from the acknowledgement (and after the last minute judged before it) that the released instances may
+     * still close: an instance takes up to three minutes to stop, and sends the minute it stops in.
      */
     static final long GOING_MINUTES = 5;
 
@@ -40,18 +40,28 @@ final class IdleHours {
 
     /**
      * A release followed: since which minute (epoch minutes) the target is gone, how many instances went, the first
-     * minute after the last judged before it, whether they were all it held, the instances it gave back and the
-     * others its job ran on, and the minute of its first window back ({@link #NOT_BACK}: none yet).
+     * minute after the last judged before it, the minute its instances may close minutes until (exclusive), whether
+     * they were all it held, the instances it gave back and the others its job ran on, and the minute of its first
+     * window back ({@link #NOT_BACK}: none yet).
      */
-    private record Released(long sinceMinute, double instances, long firstMinute, boolean whole, Set<String> given,
-            Set<String> kept, long backMinute) {
+    private record Released(long sinceMinute, double instances, long firstMinute, long goingUntil, boolean whole,
+            Set<String> given, Set<String> kept, long backMinute) {
 
         /**
          * Whether a window of {@code instanceId} from {@code minute} says the capacity is back: a new instance's,
          * or one given back still sending once it had time to stop (started again, or never stopped).
          */
         boolean backBy(String instanceId, long minute) {
-            return !kept.contains(instanceId) && (!given.contains(instanceId) || minute >= firstMinute + GOING_MINUTES);
+            return !kept.contains(instanceId) && minute >= firstMinute
+                    && (!given.contains(instanceId) || minute >= goingUntil);
+        }
+
+        Released since(long minute) {
+            return new Released(minute, instances, firstMinute, goingUntil, whole, given, kept, backMinute);
+        }
+
+        Released back(long minute) {
+            return new Released(sinceMinute, instances, firstMinute, goingUntil, whole, given, kept, minute);
         }
     }
 
@@ -100,10 +110,9 @@ final class IdleHours {
             idleInstanceMinutes.add(target, minuteStart, idleInstances - last.idleInstances());
         } else {
             Released gone = released.get(target);
-            if (gone != null && minute < gone.firstMinute() + GOING_MINUTES) {
+            if (gone != null && minute < gone.goingUntil()) {
                 // A minute the released instances closed as they stopped: judged as it was, the time gone after it.
-                released.put(target, new Released(minute + 1, gone.instances(), gone.firstMinute(), gone.whole(),
-                        gone.given(), gone.kept(), gone.backMinute()));
+                released.put(target, gone.since(minute + 1));
             } else if (gone != null) {
                 released.remove(target);
                 // Gone until it sent again: a new instance is judged only once followed for a period, in use till then.
@@ -119,17 +128,19 @@ final class IdleHours {
     }
 
     /**
-     * Someone acts on the release of {@code instances} of the target, all it held where {@code whole}: the instances
-     * {@code given}, the other instances its job ran on {@code kept}. From the minute after the last one judged, the
-     * time it sends nothing counts as idle.
+     * Someone acts, at {@code acknowledgedAt}, on the release of {@code instances} of the target, all it held where
+     * {@code whole}: the instances {@code given}, the other instances its job ran on {@code kept}. From the minute
+     * after the last one judged, the time it sends nothing counts as idle.
      */
     synchronized void releasedOnAdvice(String target, double instances, boolean whole, Set<String> given,
-            Set<String> kept) {
+            Set<String> kept, Instant acknowledgedAt) {
         Judged last = lastMinute.get(target);
         if (last != null && instances > 0) {
             long first = last.minute() + 1;
-            Released release = new Released(first, instances, first, whole, Set.copyOf(given), Set.copyOf(kept),
-                    NOT_BACK);
+            // Minutes reach the rules once the cost engine closed them; the instances stop after the acknowledgement.
+            long going = Math.max(first, Math.floorDiv(acknowledgedAt.getEpochSecond(), 60)) + GOING_MINUTES;
+            Released release = new Released(first, instances, first, going, whole, Set.copyOf(given),
+                    Set.copyOf(kept), NOT_BACK);
             released.put(target, release);
             watched.put(target, release);
         }
@@ -159,8 +170,7 @@ final class IdleHours {
         }
         Released gone = released.get(target);
         if (gone != null && gone.whole() && gone.backMinute() == NOT_BACK && gone.backBy(instanceId, minute)) {
-            released.put(target, new Released(gone.sinceMinute(), gone.instances(), gone.firstMinute(), true,
-                    gone.given(), gone.kept(), minute));
+            released.put(target, gone.back(minute));
         }
     }
 
@@ -196,7 +206,14 @@ final class IdleHours {
         long cutoff = Math.floorDiv(recordTime.getEpochSecond(), 60) - lookbackMinutes;
         lastMinute.values().removeIf(judged -> judged.minute() < cutoff);
         released.values().removeIf(gone -> gone.sinceMinute() < cutoff);
-        watched.values().removeIf(watch -> watch.firstMinute() < cutoff);
+        watched.entrySet().removeIf(watch -> {
+            boolean away = watch.getValue().firstMinute() < cutoff;
+            if (away) {
+                // Away a look-back: that release stayed away.
+                backoffs.remove(watch.getKey());
+            }
+            return away;
+        });
         backoffs.keySet().removeIf(target -> !lastMinute.containsKey(target) && !watched.containsKey(target));
     }
 }

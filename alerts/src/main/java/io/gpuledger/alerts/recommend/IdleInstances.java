@@ -25,7 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>An instance is held by a job when all its GPUs run that job, by no job when none of them runs
  * one, and shared otherwise.
  *
- * <p>Fed by one reader; {@link #sweep} may run on another thread.
+ * <p>Fed by one reader; {@link #sweep} and {@link #ranJob} may run on other threads.
  */
 final class IdleInstances {
 

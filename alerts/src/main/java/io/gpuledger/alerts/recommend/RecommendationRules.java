@@ -478,7 +478,7 @@ public final class RecommendationRules {
                 }
             }
             idleHours.releasedOnAdvice(idleKey(acknowledged.target()), count,
-                    release != null && release.instancesNeeded() == 0, given, kept);
+                    release != null && release.instancesNeeded() == 0, given, kept, acknowledged.updatedAt());
         }
     }
 

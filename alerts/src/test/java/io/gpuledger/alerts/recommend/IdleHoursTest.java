@@ -19,7 +19,7 @@ class IdleHoursTest {
         // one more minute as it goes (60), and is back three hours in (minute 180, busy)
         IdleHours hours = new IdleHours(Duration.ofDays(1), 10, Duration.ofMinutes(30));
         judgedIdle(hours, "job:nb", 0, 60);
-        hours.releasedOnAdvice("job:nb", 1, true, Set.of("i-nb"), Set.of());
+        hours.releasedOnAdvice("job:nb", 1, true, Set.of("i-nb"), Set.of(), minute(62));
         hours.add("job:nb", minute(60), 1);
         hours.add("job:nb", minute(180), 0);
 
@@ -30,20 +30,23 @@ class IdleHoursTest {
 
     @Test
     void shouldEndTheTimeGoneWhenTheCapacityIsJudgedAgainAfterItWent() {
-        // Given the same, but the instance never went: judged busy again at minute 66, six minutes on, past the
-        // five it may take to close its last minutes and stop
+        // Given the same, acknowledged at minute 62, but the instance never went: judged busy again at minute 68,
+        // six minutes on, past the five it may take to stop and close its last minute
         IdleHours hours = new IdleHours(Duration.ofDays(1), 10, Duration.ofMinutes(30));
         judgedIdle(hours, "job:nb", 0, 60);
-        hours.releasedOnAdvice("job:nb", 1, true, Set.of("i-nb"), Set.of());
+        hours.releasedOnAdvice("job:nb", 1, true, Set.of("i-nb"), Set.of(), minute(62));
         hours.heard("job:nb", "i-nb", minute(66));
         hours.add("job:nb", minute(66), 0);
+        hours.heard("job:nb", "i-nb", minute(68));
+        hours.add("job:nb", minute(68), 0);
         hours.add("job:nb", minute(180), 0);
 
-        // Then the minutes 60 to 65 count as gone, and nothing after; and as the release saved nothing, its next
-        // waits two periods and claims only those six minutes of the day
+        // Then minute 66 is judged as it was (the instance stopping, as far as can be told), the time gone starts
+        // after it and ends at 68, where it sends still: one minute; and as the release saved nothing, its next waits
+        // two periods and claims only that minute of the day
         assertThat(hours.periods("job:nb")).isEqualTo(2);
         JobHours.Share share = hours.share("job:nb", minute(181), 1).orElseThrow();
-        assertThat(share.share()).isCloseTo(6.0 / 1440, within(1e-9));
+        assertThat(share.share()).isCloseTo(1.0 / 1440, within(1e-9));
     }
 
     @Test
@@ -52,9 +55,9 @@ class IdleHoursTest {
         // controller brings a new instance up at once: its first window at minute 35, five minutes after
         IdleHours hours = new IdleHours(Duration.ofDays(1), 10, Duration.ofMinutes(30));
         judgedIdle(hours, "serve", 0, 30);
-        hours.releasedOnAdvice("serve", 1, true, Set.of("i-old"), Set.of());
-        // the old instance closes minutes 30 to 34 as it stops, which is not a return
-        for (int m = 30; m < 35; m++) {
+        hours.releasedOnAdvice("serve", 1, true, Set.of("i-old"), Set.of(), minute(32));
+        // the old instance, acknowledged at minute 32, closes minutes 30 to 36 as it stops, which is not a return
+        for (int m = 30; m < 37; m++) {
             hours.heard("serve", "i-old", minute(m));
         }
         assertThat(hours.periods("serve")).isEqualTo(1);
@@ -65,7 +68,7 @@ class IdleHoursTest {
 
         // And after the same again (released at minute 100, back at 104), four
         judgedIdle(hours, "serve", 66, 100);
-        hours.releasedOnAdvice("serve", 1, true, Set.of("i-old"), Set.of());
+        hours.releasedOnAdvice("serve", 1, true, Set.of("i-old"), Set.of(), minute(102));
         hours.heard("serve", "i-new-2", minute(104));
         assertThat(hours.periods("serve")).isEqualTo(4);
         // and once judged again (minute 140), what it claims is only the minutes its releases kept it away over
@@ -75,7 +78,7 @@ class IdleHoursTest {
 
         // And a release that stays away a period or more (released at 300, back at 400) sets it back to one
         judgedIdle(hours, "serve", 250, 300);
-        hours.releasedOnAdvice("serve", 1, true, Set.of("i-old"), Set.of());
+        hours.releasedOnAdvice("serve", 1, true, Set.of("i-old"), Set.of(), minute(302));
         hours.heard("serve", "i-new-3", minute(400));
         assertThat(hours.periods("serve")).isEqualTo(1);
     }
@@ -85,7 +88,7 @@ class IdleHoursTest {
         // Given a job on i-a and i-b told to keep i-a, released at minute 30
         IdleHours hours = new IdleHours(Duration.ofDays(1), 10, Duration.ofMinutes(30));
         judgedIdle(hours, "wide", 0, 30);
-        hours.releasedOnAdvice("wide", 1, false, Set.of("i-b"), Set.of("i-a"));
+        hours.releasedOnAdvice("wide", 1, false, Set.of("i-b"), Set.of("i-a"), minute(32));
 
         // When i-a goes on sending, and i-b closes its last minutes, and then a new instance sends, ten minutes on
         for (int m = 30; m < 40; m++) {
@@ -105,7 +108,7 @@ class IdleHoursTest {
         // at minute 150, once followed for its period
         IdleHours hours = new IdleHours(Duration.ofDays(1), 10, Duration.ofMinutes(30));
         judgedIdle(hours, "nb", 0, 60);
-        hours.releasedOnAdvice("nb", 1, true, Set.of("i-1"), Set.of());
+        hours.releasedOnAdvice("nb", 1, true, Set.of("i-1"), Set.of(), minute(62));
         hours.heard("nb", "i-2", minute(120));
         hours.add("nb", minute(150), 0);
 

@@ -60,6 +60,7 @@ class NotebookWorldTest {
         // Then following the advice saves money for every user, the releases inside sessions (lunch, long
         // thoughts) do not lose money together, and the money saved is at least 0.7 of what was claimed
         String report = world.report();
+        System.out.println(report);
         for (User user : world.users) {
             assertThat(user.minutesSaved()).as(report).isPositive();
         }
@@ -83,6 +84,8 @@ class NotebookWorldTest {
 
         // Then over 90 minutes at most half as many releases come inside sessions, for at least 85% of the money
         String report = documented.get(0).report() + longer.get(0).report();
+        documented.forEach(world -> System.out.println("over 30 minutes: " + world.report()));
+        longer.forEach(world -> System.out.println("over 90 minutes: " + world.report()));
         assertThat(longer.stream().mapToLong(World::releasesInsideSessions).sum()).as(report)
                 .isLessThanOrEqualTo(documented.stream().mapToLong(World::releasesInsideSessions).sum() / 2);
         assertThat(longer.stream().mapToDouble(World::realizedPerMonth).sum()).as(report)
@@ -237,8 +240,12 @@ class NotebookWorldTest {
         private final Random noise;
         private final Map<String, Double> lastClaim = new HashMap<>();
         private final WorldHook hook;
+        private final long seed;
+        private final int hookDelayMinutes;
 
         World(long seed, String period, int hookDelayMinutes) {
+            this.seed = seed;
+            this.hookDelayMinutes = hookDelayMinutes;
             Random draws = new Random(seed);
             for (int i = 0; i < USERS; i++) {
                 users.add(new User(i, draws));
@@ -309,8 +316,9 @@ class NotebookWorldTest {
 
         String report() {
             StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
-                    "realized %.2f USD a month against %.2f claimed; inside sessions %.0f instance-minutes%n",
-                    realizedPerMonth(), claimedPerMonth(), minutesSavedInsideSessions()));
+                    "draw %d, hook after %d min: realized %.2f USD a month against %.2f claimed; %d releases inside"
+                            + " sessions, saving %.0f instance-minutes%n", seed, hookDelayMinutes, realizedPerMonth(),
+                    claimedPerMonth(), releasesInsideSessions(), minutesSavedInsideSessions()));
             for (User user : users) {
                 long inside = user.releases.stream().filter(Release::insideSession).count();
                 double lost = user.releases.stream().filter(Release::insideSession)

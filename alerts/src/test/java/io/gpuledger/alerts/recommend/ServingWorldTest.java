@@ -62,6 +62,7 @@ class ServingWorldTest {
 
         // Then no job loses money by following the advice, and what was saved is at least 0.7 of what was claimed
         String report = world.report();
+        System.out.println(report);
         for (Job job : world.jobs) {
             assertThat(job.minutesSaved()).as(report).isGreaterThanOrEqualTo(0);
         }
@@ -82,6 +83,7 @@ class ServingWorldTest {
         // beside the new ones (up to three each time), and once its capacity came back, no record claims more than
         // a day a month of the job's instances: what its releases keep away is minutes
         String report = world.report();
+        System.out.println(report);
         for (Job job : world.jobs) {
             assertThat(world.releases(job)).as(report).isLessThanOrEqualTo(6);
             assertThat(job.minutesSaved()).as(report)
@@ -232,11 +234,13 @@ class ServingWorldTest {
         private final RulesOnMockTopic topic;
         private final FleetFeed feed;
         private final WorldHook hook;
+        private final long seed;
         private final Random noise;
         /** Each release followed: its job, when, and what it claimed a month. */
         private final List<Claim> claims = new ArrayList<>();
 
         World(long seed, boolean controller) {
+            this.seed = seed;
             Random draws = new Random(seed);
             for (int i = 0; i < JOBS; i++) {
                 jobs.add(new Job(i, draws));
@@ -357,8 +361,8 @@ class ServingWorldTest {
 
         String report() {
             StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
-                    "%s: realized %.2f USD a month against %.2f claimed%n", controller ? "controller" : "demand",
-                    realizedPerMonth(), claimedPerMonth()));
+                    "draw %d, replicas back %s: realized %.2f USD a month against %.2f claimed%n", seed,
+                    controller ? "at once" : "at the next burst", realizedPerMonth(), claimedPerMonth()));
             for (Job job : jobs) {
                 out.append(String.format(Locale.ROOT, "%s: %d replicas, %d bursts, saved %.0f instance-minutes, %d"
                         + " releases, requests delayed %.0f min%n", job.id, job.replicaCount, job.bursts.size(),
