@@ -220,6 +220,15 @@ public final class IdleGpuRule {
      * month {@code idle} shows it idle.
      */
     public Recommendation recommend(Holding holding, Release release, JobHours.Share idle, Instant now) {
+        return recommend(holding, release, idle, now, settings.period());
+    }
+
+    /**
+     * As {@link #recommend(Holding, Release, JobHours.Share, Instant)}, for a release that waited {@code quiet}:
+     * longer than the period, its summary says why, and that {@code idle} is then the time its releases kept away.
+     */
+    public Recommendation recommend(Holding holding, Release release, JobHours.Share idle, Instant now,
+            Duration quiet) {
         IdlePeriod period = release.idle();
         double costPerHour = release.costPerHour();
         double hoursPerMonth = idle.hoursPerMonth();
@@ -271,6 +280,11 @@ public final class IdleGpuRule {
                     who, period.smActive() * 100, activity.smActiveThreshold() * 100, period.minutes(),
                     idle.share() * 100,
                     idle.from(), worth);
+        }
+        if (quiet.compareTo(settings.period()) > 0) {
+            summary += String.format(Locale.ROOT, ". Its capacity came back within %d minutes of its last release"
+                    + " followed: this one waited %d minutes quiet, and claims only the time its releases kept it"
+                    + " away; scale down what brings it back", settings.period().toMinutes(), quiet.toMinutes());
         }
         return Recommendation.builder().open(RecommendationKind.RECLAIM_IDLE, holding.target(), now).summary(summary)
                 .action(action).estimatedMonthlySaving(saving).currency(currency).confidence(confidence)

@@ -202,6 +202,17 @@ class IdleGpuRuleTest {
         assertThat(rule.release(notebook, false, Duration.ofMinutes(5))).isPresent();
         assertThat(rule.release(notebook, false, Duration.ofMinutes(6))).isEmpty();
         assertThat(rule.release(notebook, true, Duration.ofMinutes(5))).isEmpty();
+
+        // And one that waited twenty minutes quiet, twice its period, says why and what it claims; one that waited
+        // its period says nothing of it
+        IdleGpuRule.Holding quiet = holding("nb", false, instance("i-q", 1, 6, 0.01, 1.006));
+        IdleGpuRule.Release release = rule.release(quiet, false, Duration.ofMinutes(10)).orElseThrow();
+        assertThat(rule.recommend(quiet, release, halfTheDay(1), T0.plusSeconds(601), Duration.ofMinutes(20))
+                .summary()).endsWith(". Its capacity came back within 10 minutes of its last release followed: this"
+                        + " one waited 20 minutes quiet, and claims only the time its releases kept it away; scale down"
+                        + " what brings it back");
+        assertThat(rule.recommend(quiet, release, halfTheDay(1), T0.plusSeconds(601)).summary())
+                .doesNotContain("came back");
     }
 
     @Test

@@ -81,19 +81,21 @@ class ServingWorldTest {
         // Then none is given back more than six times in three days (each return within minutes: given back every
         // 30 quiet minutes, that was every 40 or so), no job loses more than the minutes its old instances ran
         // beside the new ones (up to three each time), and once its capacity came back, no record claims more than
-        // a day a month of the job's instances: what its releases keep away is minutes
+        // a day a month of the job's instances (what its releases keep away is minutes), and each says why
         String report = world.report();
         System.out.println(report);
         for (Job job : world.jobs) {
             assertThat(world.releases(job)).as(report).isLessThanOrEqualTo(6);
             assertThat(job.minutesSaved()).as(report)
                     .isGreaterThanOrEqualTo(-3.0 * job.replicaCount * world.releases(job));
-            assertThat(world.claimsAfterTheFirst(job)).as(report)
-                    .allSatisfy(claim -> assertThat(claim).isLessThanOrEqualTo(job.replicaCount * PRICE * 24));
+            assertThat(world.claimsAfterTheFirst(job)).as(report).allSatisfy(claim -> {
+                assertThat(claim.perMonth()).isLessThanOrEqualTo(job.replicaCount * PRICE * 24);
+                assertThat(claim.summary()).contains("Its capacity came back within 30 minutes of its last release");
+            });
         }
     }
 
-    private record Claim(String job, long second, double perMonth) {
+    private record Claim(String job, long second, double perMonth, String summary) {
     }
 
     /** One replica's instance: billed from {@code from}, reporting from {@code reportsFrom}, loading until then. */
@@ -269,7 +271,7 @@ class ServingWorldTest {
                     for (Job job : jobs) {
                         int released = job.release(instance, sweep);
                         if (released > 0) {
-                            claims.add(new Claim(job.id, sweep, r.estimatedMonthlySaving()));
+                            claims.add(new Claim(job.id, sweep, r.estimatedMonthlySaving(), r.summary()));
                             if (controller) {
                                 job.recreate(sweep + Math.round(WorldHook.uniform(job.costs, 0, 120)), released);
                             }
@@ -349,10 +351,10 @@ class ServingWorldTest {
             return claimed;
         }
 
-        /** What the releases of the job after its first (those of a later minute) claimed a month. */
-        List<Double> claimsAfterTheFirst(Job job) {
+        /** The releases of the job after its first (those of a later minute). */
+        List<Claim> claimsAfterTheFirst(Job job) {
             List<Claim> of = claims.stream().filter(claim -> claim.job().equals(job.id)).toList();
-            return of.stream().filter(claim -> claim.second() > of.get(0).second()).map(Claim::perMonth).toList();
+            return of.stream().filter(claim -> claim.second() > of.get(0).second()).toList();
         }
 
         long releases(Job job) {
