@@ -216,6 +216,18 @@ class IdleGpuRuleTest {
     }
 
     @Test
+    void shouldNotTakeAMinuteWithoutAnActivityReadingForQuiet() {
+        // Given ten minutes of a GPU at 0.5% but for its ninth minute, whose samples had no activity reading
+        Activity blind = (minute, gpu, sample) -> minute == 8 ? null : 0.005;
+        IdleGpuRule.Holding holding = holding("nb", false, build("i-b", "nb", 1, 6, 1.006, 1.0, blind));
+
+        // Then it has been quiet only since that minute's end, and is not raised before it was for a period
+        assertThat(holding.instances().get(0).gpus().get(0).period().quietSince()).isEqualTo(T0.plusSeconds(540));
+        assertThat(rule.release(holding, false)).isEmpty();
+        assertThat(rule.release(holding, false, Duration.ofMinutes(1))).isPresent();
+    }
+
+    @Test
     void shouldNotJudgeAGpuWhoseActivityIsUnknown() {
         // Given ten minutes of a GPU whose samples had no activity reading
         IdleInstances.Snapshot unknown = instance("i-1", 1, 6, null, 2.0);

@@ -84,6 +84,29 @@ class IdleHoursTest {
     }
 
     @Test
+    void shouldWaitOnePeriodAgainOnceAReleaseStayedAwayALookBackWhateverKeepsTheTargetJudged() {
+        // Given a job on i-a and i-b waiting two periods (its last release of i-b came back within one), told
+        // again to keep i-a and release i-b at minute 100, acknowledged at 102; i-a keeps it judged every minute
+        IdleHours hours = new IdleHours(Duration.ofDays(1), 10, Duration.ofMinutes(30));
+        judgedIdle(hours, "wide", 0, 30);
+        hours.releasedOnAdvice("wide", 1, false, Set.of("i-b"), Set.of("i-a"), minute(32));
+        hours.heard("wide", "i-c", minute(40));
+        assertThat(hours.periods("wide")).isEqualTo(2);
+        judgedIdle(hours, "wide", 41, 100);
+        hours.releasedOnAdvice("wide", 1, false, Set.of("i-c"), Set.of("i-a"), minute(102));
+
+        // When a day goes by with only i-a sending, and the look-back is swept
+        for (int m = 100; m < 100 + 1441; m++) {
+            hours.heard("wide", "i-a", minute(m));
+            hours.add("wide", minute(m), 0);
+        }
+        hours.sweep(minute(100 + 1441));
+
+        // Then that release stayed away: its next waits one period
+        assertThat(hours.periods("wide")).isEqualTo(1);
+    }
+
+    @Test
     void shouldTakeAJobToldToShrinkAsBackOnlyOnceAnInstanceItDidNotKeepSends() {
         // Given a job on i-a and i-b told to keep i-a, released at minute 30
         IdleHours hours = new IdleHours(Duration.ofDays(1), 10, Duration.ofMinutes(30));
