@@ -246,6 +246,12 @@ public record Recommendation(
             String instanceType,
             Lifecycle lifecycle) {
 
+        /** The types of target the rules name. */
+        public static final String JOB = "job";
+        public static final String POOL = "pool";
+        public static final String INSTANCE = "instance";
+        public static final String GPU = "gpu";
+
         public Target {
             Check.identity("target.type", type);
             // A pool's id is its offer key, which holds the key separator: present and bounded is enough.
@@ -259,23 +265,23 @@ public record Recommendation(
 
         /** A job, which runs wherever the scheduler puts it: only its id. */
         public static Target job(String jobId) {
-            return new Target("job", jobId, null, null, null, null, null, null);
+            return new Target(JOB, jobId, null, null, null, null, null, null);
         }
 
         /** A pool of like instances, by its offer key. */
         public static Target pool(Offer pool) {
-            return new Target("pool", pool.key(), null, null, pool.provider(), pool.region(), pool.instanceType(),
+            return new Target(POOL, pool.key(), null, null, pool.provider(), pool.region(), pool.instanceType(),
                     pool.lifecycle());
         }
 
         /** The instance of {@code where}, by its instance id. */
         public static Target instance(Placement where) {
-            return located("instance", where.instanceId(), where);
+            return located(INSTANCE, where.instanceId(), where);
         }
 
         /** One GPU of the instance of {@code where}, by its UUID. */
         public static Target gpu(String gpuUuid, Placement where) {
-            return located("gpu", gpuUuid, where);
+            return located(GPU, gpuUuid, where);
         }
 
         /**
@@ -283,7 +289,7 @@ public record Recommendation(
          * notice may leave out the region, the instance type, the host or the lifecycle.
          */
         public static Target instance(CapacityEvent notice) {
-            return new Target("instance", notice.instanceId(), notice.host(), notice.instanceId(), notice.provider(),
+            return new Target(INSTANCE, notice.instanceId(), notice.host(), notice.instanceId(), notice.provider(),
                     notice.region(), notice.instanceType(), notice.lifecycle());
         }
 

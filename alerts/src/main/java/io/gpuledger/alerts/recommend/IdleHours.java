@@ -3,6 +3,7 @@ package io.gpuledger.alerts.recommend;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -41,11 +42,12 @@ final class IdleHours {
     /**
      * A release followed: since which minute (epoch minutes) the target is gone, how many instances went, the first
      * minute after the last judged before it, the minute its instances may close minutes until (exclusive), whether
-     * they were all it held, the instances it gave back and the others its job ran on, and the minute of its first
-     * window back ({@link #NOT_BACK}: none yet).
+     * they were all it held, the instances it gave back and the others its job ran on, the minute of its first
+     * window back ({@link #NOT_BACK}: none yet), whether its time gone is still to be counted (until the target is
+     * judged again) and whether its capacity is still watched for (until it sends again). Kept while either holds.
      */
     private record Released(long sinceMinute, double instances, long firstMinute, long goingUntil, boolean whole,
-            Set<String> given, Set<String> kept, long backMinute) {
+            Set<String> given, Set<String> kept, long backMinute, boolean counting, boolean watching) {
 
         /**
          * Whether a window of {@code instanceId} from {@code minute} says the capacity is back: a new instance's,
@@ -57,11 +59,23 @@ final class IdleHours {
         }
 
         Released since(long minute) {
-            return new Released(minute, instances, firstMinute, goingUntil, whole, given, kept, backMinute);
+            return new Released(minute, instances, firstMinute, goingUntil, whole, given, kept, backMinute, counting,
+                    watching);
         }
 
         Released back(long minute) {
-            return new Released(sinceMinute, instances, firstMinute, goingUntil, whole, given, kept, minute);
+            return new Released(sinceMinute, instances, firstMinute, goingUntil, whole, given, kept, minute, counting,
+                    watching);
+        }
+
+        Released counted() {
+            return new Released(sinceMinute, instances, firstMinute, goingUntil, whole, given, kept, backMinute, false,
+                    watching);
+        }
+
+        Released heardBack() {
+            return new Released(sinceMinute, instances, firstMinute, goingUntil, whole, given, kept, backMinute,
+                    counting, false);
         }
     }
 
@@ -76,12 +90,12 @@ final class IdleHours {
     /** Of those, the minutes gone on advice: what releases of the target did keep off the bill. */
     private final JobHours goneInstanceMinutes;
     private final Map<String, Judged> lastMinute = new HashMap<>();
-    /** Releases followed whose time gone is still to be counted: until the target is judged again. */
+    /** Releases followed, the latest of each target, while their time gone is still to be counted or watched. */
     private final Map<String, Released> released = new HashMap<>();
-    /** Releases followed whose capacity has not sent again yet. */
-    private final Map<String, Released> watched = new HashMap<>();
     /** How many periods quiet a release of a target waits for, where more than one. */
     private final Map<String, Integer> backoffs = new HashMap<>();
+    /** Whether any release is followed: read without the lock at every closed window, most of which find none. */
+    private volatile boolean following;
 
     /**
      * @param lookback   clock time the pattern is read over
@@ -110,11 +124,11 @@ final class IdleHours {
             idleInstanceMinutes.add(target, minuteStart, idleInstances - last.idleInstances());
         } else {
             Released gone = released.get(target);
-            if (gone != null && minute < gone.goingUntil()) {
+            if (gone != null && gone.counting() && minute < gone.goingUntil()) {
                 // A minute the released instances closed as they stopped: judged as it was, the time gone after it.
                 released.put(target, gone.since(minute + 1));
-            } else if (gone != null) {
-                released.remove(target);
+            } else if (gone != null && gone.counting()) {
+                keep(target, gone.counted());
                 // Gone until it sent again: a new instance is judged only once followed for a period, in use till then.
                 long until = Math.min(minute, gone.backMinute());
                 for (long m = Math.max(gone.sinceMinute(), minute - lookbackMinutes); m < until; m++) {
@@ -139,11 +153,15 @@ final class IdleHours {
             long first = last.minute() + 1;
             // Minutes reach the rules once the cost engine closed them; the instances stop after the acknowledgement.
             long going = Math.max(first, Math.floorDiv(acknowledgedAt.getEpochSecond(), 60)) + GOING_MINUTES;
-            Released release = new Released(first, instances, first, going, whole, Set.copyOf(given),
-                    Set.copyOf(kept), NOT_BACK);
-            released.put(target, release);
-            watched.put(target, release);
+            released.put(target, new Released(first, instances, first, going, whole, Set.copyOf(given),
+                    Set.copyOf(kept), NOT_BACK, true, true));
+            following = true;
         }
+    }
+
+    /** Whether a release followed may still hear from its capacity: where none may, {@link #heard} does nothing. */
+    boolean following() {
+        return following;
     }
 
     /**
@@ -154,23 +172,32 @@ final class IdleHours {
      * twice as many periods quiet as this one did, up to the look-back. Back after a period or more, it waits one.
      */
     synchronized void heard(String target, String instanceId, Instant minuteStart) {
-        if (watched.isEmpty() && released.isEmpty()) {
+        long minute = Math.floorDiv(minuteStart.getEpochSecond(), 60);
+        Released release = released.get(target);
+        if (release == null || !release.backBy(instanceId, minute)) {
             return;
         }
-        long minute = Math.floorDiv(minuteStart.getEpochSecond(), 60);
-        Released watch = watched.get(target);
-        if (watch != null && watch.backBy(instanceId, minute)) {
-            watched.remove(target);
-            if (minute - watch.firstMinute() < periodMinutes) {
+        if (release.watching()) {
+            release = release.heardBack();
+            if (minute - release.firstMinute() < periodMinutes) {
                 int most = (int) Math.max(1, lookbackMinutes / periodMinutes);
                 backoffs.merge(target, Math.min(most, 2), (was, first) -> Math.min(most, 2 * was));
             } else {
                 backoffs.remove(target);
             }
         }
-        Released gone = released.get(target);
-        if (gone != null && gone.whole() && gone.backMinute() == NOT_BACK && gone.backBy(instanceId, minute)) {
-            released.put(target, gone.back(minute));
+        if (release.counting() && release.whole() && release.backMinute() == NOT_BACK) {
+            release = release.back(minute);
+        }
+        keep(target, release);
+    }
+
+    /** Keeps a release while its time gone is still to be counted or its capacity watched, and forgets it after. */
+    private void keep(String target, Released release) {
+        if (release.counting() || release.watching()) {
+            released.put(target, release);
+        } else {
+            released.remove(target);
         }
     }
 
@@ -205,15 +232,20 @@ final class IdleHours {
         goneInstanceMinutes.sweep(recordTime);
         long cutoff = Math.floorDiv(recordTime.getEpochSecond(), 60) - lookbackMinutes;
         lastMinute.values().removeIf(judged -> judged.minute() < cutoff);
-        released.values().removeIf(gone -> gone.sinceMinute() < cutoff);
-        watched.entrySet().removeIf(watch -> {
-            boolean away = watch.getValue().firstMinute() < cutoff;
-            if (away) {
-                // Away a look-back: that release stayed away.
-                backoffs.remove(watch.getKey());
+        for (Map.Entry<String, Released> entry : List.copyOf(released.entrySet())) {
+            Released release = entry.getValue();
+            if (release.counting() && release.sinceMinute() < cutoff) {
+                release = release.counted();
             }
-            return away;
-        });
-        backoffs.keySet().removeIf(target -> !lastMinute.containsKey(target) && !watched.containsKey(target));
+            if (release.watching() && release.firstMinute() < cutoff) {
+                // Away a look-back: that release stayed away.
+                backoffs.remove(entry.getKey());
+                release = release.heardBack();
+            }
+            keep(entry.getKey(), release);
+        }
+        backoffs.keySet().removeIf(target -> !lastMinute.containsKey(target)
+                && !(released.containsKey(target) && released.get(target).watching()));
+        following = !released.isEmpty();
     }
 }

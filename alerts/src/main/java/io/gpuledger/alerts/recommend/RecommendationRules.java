@@ -223,13 +223,13 @@ public final class RecommendationRules {
     public void onWindow(GpuUsage window, Instant now) {
         heard(window.windowEnd());
         jobs.onWindow(window, now);
-        if (window.closed()) {
+        if (window.closed() && idleHours.following()) {
             // Capacity given back on advice that sends again is back: a new instance, or one never given back.
             if (window.jobId() != null && heldByOneJob(window.jobId())) {
-                idleHours.heard(idleKey(Recommendation.Target.job(window.jobId())), window.instanceId(),
+                idleHours.heard(idleKey(Recommendation.Target.JOB, window.jobId()), window.instanceId(),
                         window.windowStart());
             }
-            idleHours.heard(idleKey(Recommendation.Target.instance(window.placement())), window.instanceId(),
+            idleHours.heard(idleKey(Recommendation.Target.INSTANCE, window.instanceId()), window.instanceId(),
                     window.windowStart());
         }
         gpuMinutes.jobBefore(window).ifPresent(before -> withdrawReleaseBy(before, window));
@@ -385,7 +385,7 @@ public final class RecommendationRules {
      * the job's other standing recommendations claim; empty when they leave nothing for a claim.
      */
     private Optional<Recommendation> withinBill(Recommendation finding, double billPerMonth) {
-        if (!finding.target().type().equals("job") || !(billPerMonth > 0)) {
+        if (!finding.target().type().equals(Recommendation.Target.JOB) || !(billPerMonth > 0)) {
             return Optional.of(finding);
         }
         double others = 0;
@@ -458,7 +458,11 @@ public final class RecommendationRules {
 
     /** The key of a target in {@link IdleHours}: a job and an instance may have the same name. */
     private static String idleKey(Recommendation.Target target) {
-        return target.type() + "/" + target.id();
+        return idleKey(target.type(), target.id());
+    }
+
+    private static String idleKey(String type, String id) {
+        return type + "/" + id;
     }
 
     /** A release is being done: the time its capacity then sends nothing counts as idle time of its pattern. */
