@@ -139,7 +139,12 @@ public sealed interface RecommendationEvidence {
     /**
      * The idle period of the capacity to release, and what releasing it saves.
      *
+     * @param quietMinutes       how long every GPU released had been quiet: {@code periodMinutes}, or more where the
+     *                           target's capacity came back by itself after its last release; absent from records
+     *                           written by v0.1.0
      * @param instancesToRelease how many instances the release names
+     * @param waitingGpuEquivalents GPU equivalents kept, though quiet over the period, for not yet quiet {@code
+     *                           quietMinutes}; absent from records written by v0.1.0
      * @param reserved           whether any of them is reserved (paid for its term either way)
      * @param lookbackStart      start of the look-back the idle share was counted over
      * @param jobId              the job holding the capacity, or the unknown job's name for an instance of none
@@ -149,6 +154,7 @@ public sealed interface RecommendationEvidence {
             Instant periodStart,
             Instant periodEnd,
             long periodMinutes,
+            @JsonInclude(JsonInclude.Include.NON_NULL) Long quietMinutes,
             double smActive,
             double smActiveThreshold,
             double withdrawSmActive,
@@ -158,6 +164,7 @@ public sealed interface RecommendationEvidence {
             int instancesNeeded,
             int instancesToRelease,
             double busyGpuEquivalents,
+            @JsonInclude(JsonInclude.Include.NON_NULL) Double waitingGpuEquivalents,
             int gpusPerInstance,
             boolean reportedWork,
             double idleCostPerHour,
@@ -172,10 +179,11 @@ public sealed interface RecommendationEvidence {
 
         @Override
         public ReclaimIdle capped(Cap newCap) {
-            return new ReclaimIdle(periodStart, periodEnd, periodMinutes, smActive, smActiveThreshold,
+            return new ReclaimIdle(periodStart, periodEnd, periodMinutes, quietMinutes, smActive, smActiveThreshold,
                     withdrawSmActive, secondsObserved, secondsWithActivity, instancesHeld, instancesNeeded,
-                    instancesToRelease, busyGpuEquivalents, gpusPerInstance, reportedWork, idleCostPerHour, reserved,
-                    lookbackStart, lookbackEnd, idleShare, hoursPerMonth, jobId, currency, newCap);
+                    instancesToRelease, busyGpuEquivalents, waitingGpuEquivalents, gpusPerInstance, reportedWork,
+                    idleCostPerHour, reserved, lookbackStart, lookbackEnd, idleShare, hoursPerMonth, jobId, currency,
+                    newCap);
         }
     }
 

@@ -58,7 +58,7 @@ final class ContractFixtures {
 
     /** The evidence of an instance idle for the ten minutes before {@code T0}, releasing it whole. */
     static RecommendationEvidence.ReclaimIdle idleEvidence() {
-        return new RecommendationEvidence.ReclaimIdle(T0.minusSeconds(600), T0, 10, 0.01, 0.05, 0.1, 4800, 4800, 1,
-                0, 1, 0, 8, false, 4.09625, false, T0.minusSeconds(600), T0, 1, 720, "unknown", "USD", null);
+        return new RecommendationEvidence.ReclaimIdle(T0.minusSeconds(600), T0, 10, 10L, 0.01, 0.05, 0.1, 4800, 4800,
+                1, 0, 1, 0, 0.0, 8, false, 4.09625, false, T0.minusSeconds(600), T0, 1, 720, "unknown", "USD", null);
     }
 }

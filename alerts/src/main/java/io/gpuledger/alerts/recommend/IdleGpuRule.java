@@ -83,15 +83,20 @@ public final class IdleGpuRule {
     /**
      * What could be released of a holding.
      *
-     * @param instancesNeeded instances its busy GPUs need (0: none is busy and it reported no work)
+     * @param instancesNeeded instances its busy and waiting GPUs need (0: none is either and it reported no work)
      * @param busyGpus        GPU equivalents busy over the period
+     * @param waitingGpus     GPU equivalents quiet over the period but not yet for {@code quiet}, as long as a release
+     *                        of the holding waits for: kept, as busy ones are
+     * @param quiet           how long every released GPU has been quiet: the period, or more where the holding's
+     *                        capacity came back by itself after its last release (a standing record's, when it was
+     *                        raised)
      * @param released        the instances to release, the idlest first
      * @param idle            the released instances' GPUs over the period, added up (GPU-seconds)
      * @param costPerHour     what releasing the instances takes off the bill an hour: their GPUs' rates as
      *                        observed, summed, but for reserved instances, paid for their term whether they run
      */
-    public record Release(int instancesHeld, int instancesNeeded, double busyGpus,
-            List<IdleInstances.Snapshot> released, IdlePeriod idle, double costPerHour) {
+    public record Release(int instancesHeld, int instancesNeeded, double busyGpus, double waitingGpus,
+            Duration quiet, List<IdleInstances.Snapshot> released, IdlePeriod idle, double costPerHour) {
 
         public int count() {
             return released.size();
@@ -138,26 +143,31 @@ public final class IdleGpuRule {
             return Optional.empty();
         }
         double threshold = held ? settings.withdrawSmActive() : activity.smActiveThreshold();
+        Duration wait = held ? settings.period() : quiet;
         double busy = 0;
+        double waiting = 0;
         int perInstance = 1;
-        Map<IdleInstances.Snapshot, Double> busyOf = new IdentityHashMap<>();
+        Map<IdleInstances.Snapshot, Double> keptOf = new IdentityHashMap<>();
         for (IdleInstances.Snapshot instance : instances) {
-            double busyHere = busyGpus(instance, threshold, held ? settings.period() : quiet);
-            busyOf.put(instance, busyHere);
+            double busyHere = busyGpus(instance, threshold, settings.period());
+            double keptHere = busyGpus(instance, threshold, wait);
+            keptOf.put(instance, keptHere);
             busy += busyHere;
+            waiting += keptHere - busyHere;
             perInstance = Math.max(perInstance, instance.gpusPerInstance());
         }
-        if (holding.reportedWork() && (busy == 0 || holding.serving())) {
+        double kept = busy + waiting;
+        if (holding.reportedWork() && (kept == 0 || holding.serving())) {
             // Work reported on GPUs that look idle, or requests served by some of them: not idle.
             return Optional.empty();
         }
-        int needed = busy > 0 || holding.reportedWork()
-                ? Math.max(1, (int) Math.ceil(busy / perInstance - 1e-9)) : 0;
+        int needed = kept > 0 || holding.reportedWork()
+                ? Math.max(1, (int) Math.ceil(kept / perInstance - 1e-9)) : 0;
         if (needed >= instances.size()) {
             return Optional.empty();
         }
         List<IdleInstances.Snapshot> idlestFirst = new ArrayList<>(instances);
-        idlestFirst.sort(Comparator.comparingDouble((IdleInstances.Snapshot i) -> busyOf.get(i))
+        idlestFirst.sort(Comparator.comparingDouble((IdleInstances.Snapshot i) -> keptOf.get(i))
                 .thenComparing(IdleInstances.Snapshot::instanceId));
         List<IdleInstances.Snapshot> released = List.copyOf(idlestFirst.subList(0, instances.size() - needed));
         double costPerHour = 0;
@@ -169,7 +179,8 @@ public final class IdleGpuRule {
                 }
             }
         }
-        return Optional.of(new Release(instances.size(), needed, busy, released, addUp(released), costPerHour));
+        return Optional.of(new Release(instances.size(), needed, busy, waiting, quiet, released, addUp(released),
+                costPerHour));
     }
 
     /**
@@ -217,18 +228,11 @@ public final class IdleGpuRule {
 
     /**
      * The recommendation to release what {@code release} names, saving its rate for the hours of a
-     * month {@code idle} shows it idle.
+     * month {@code idle} shows it idle. A release that waited longer than the period says why in its summary, and that
+     * {@code idle} is then the time its releases kept the capacity away.
      */
     public Recommendation recommend(Holding holding, Release release, JobHours.Share idle, Instant now) {
-        return recommend(holding, release, idle, now, settings.period());
-    }
-
-    /**
-     * As {@link #recommend(Holding, Release, JobHours.Share, Instant)}, for a release that waited {@code quiet}:
-     * longer than the period, its summary says why, and that {@code idle} is then the time its releases kept away.
-     */
-    public Recommendation recommend(Holding holding, Release release, JobHours.Share idle, Instant now,
-            Duration quiet) {
+        Duration quiet = release.quiet();
         IdlePeriod period = release.idle();
         double costPerHour = release.costPerHour();
         double hoursPerMonth = idle.hoursPerMonth();
@@ -252,9 +256,10 @@ public final class IdleGpuRule {
                 : RecommendationAction.ReclaimIdle.instance(first.instanceId(), gpuUuids, first.jobs());
 
         var evidence = new RecommendationEvidence.ReclaimIdle(period.from(), period.to(), period.minutes(),
-                period.smActive(), activity.smActiveThreshold(), settings.withdrawSmActive(), period.secondsObserved(),
-                period.secondsWithActivity(), release.instancesHeld(), release.instancesNeeded(), release.count(),
-                release.busyGpus(), first.gpusPerInstance(), holding.reportedWork(), costPerHour,
+                (Long) quiet.toMinutes(), period.smActive(), activity.smActiveThreshold(), settings.withdrawSmActive(),
+                period.secondsObserved(), period.secondsWithActivity(), release.instancesHeld(),
+                release.instancesNeeded(), release.count(), release.busyGpus(), (Double) release.waitingGpus(),
+                first.gpusPerInstance(), holding.reportedWork(), costPerHour,
                 release.released().stream().anyMatch(instance -> instance.offer().lifecycle() == Lifecycle.RESERVED),
                 idle.from(), idle.to(), idle.share(), hoursPerMonth, ofJob ? holding.jobId() : IdleInstances.NO_JOB,
                 currency, null);
@@ -262,10 +267,13 @@ public final class IdleGpuRule {
         String type = first.offer().instanceType();
         String summary;
         if (shrink) {
-            summary = String.format(Locale.ROOT, "Job %s keeps %.1f GPU(s) busy on its %d %s instance(s): shrink it"
+            // GPUs quiet for the period but not as long as the release waited are kept too, and not busy.
+            String waiting = release.waitingGpus() > 0 ? String.format(Locale.ROOT, " and %.1f quiet for under %d"
+                    + " minutes", release.waitingGpus(), quiet.toMinutes()) : "";
+            summary = String.format(Locale.ROOT, "Job %s keeps %.1f GPU(s) busy%s on its %d %s instance(s): shrink it"
                             + " to %d and release %d, saving %.2f %s an hour, %.2f %s a month",
-                    holding.jobId(), release.busyGpus(), release.instancesHeld(), type, release.instancesNeeded(),
-                    release.count(), costPerHour, currency, saving, currency);
+                    holding.jobId(), release.busyGpus(), waiting, release.instancesHeld(), type,
+                    release.instancesNeeded(), release.count(), costPerHour, currency, saving, currency);
         } else {
             String who = ofJob
                     ? String.format(Locale.ROOT, "Job %s holds %d idle %s instance(s) on %s", holding.jobId(),

@@ -447,7 +447,7 @@ public final class RecommendationRules {
                 : reclaimIdle.release(holding, held, period.multipliedBy(periods));
         idleHours.add(key, to.minus(MINUTE), release.map(IdleGpuRule.Release::count).orElse(0));
         Optional<Recommendation> finding = release.flatMap(found -> idleHours.share(key, to, found.count())
-                .map(idle -> reclaimIdle.recommend(holding, found, idle, now, period.multipliedBy(periods))));
+                .map(idle -> reclaimIdle.recommend(holding, found, idle, now)));
         if (finding.isPresent() && ofOneJob) {
             double bill = job.filter(RecommendationRules::followedForLookback)
                     .map(view -> view.costPerHour() * view.hoursPerMonth()).orElse(0.0);

@@ -205,14 +205,44 @@ class IdleGpuRuleTest {
 
         // And one that waited twenty minutes quiet, twice its period, says why and what it claims; one that waited
         // its period says nothing of it
-        IdleGpuRule.Holding quiet = holding("nb", false, instance("i-q", 1, 6, 0.01, 1.006));
-        IdleGpuRule.Release release = rule.release(quiet, false, Duration.ofMinutes(10)).orElseThrow();
-        assertThat(rule.recommend(quiet, release, halfTheDay(1), T0.plusSeconds(601), Duration.ofMinutes(20))
-                .summary()).endsWith(". Its capacity came back within 10 minutes of its last release followed: this"
-                        + " one waited 20 minutes quiet, and claims only the time its releases kept it away; scale down"
-                        + " what brings it back");
-        assertThat(rule.recommend(quiet, release, halfTheDay(1), T0.plusSeconds(601)).summary())
-                .doesNotContain("came back");
+        IdleGpuRule.Holding quiet = holding("nb", false, build("i-q", "nb", 1, 6, 1.006, 1.0, 25,
+                (minute, gpu, sample) -> 0.01));
+        Recommendation waited = rule.recommend(quiet, rule.release(quiet, false, Duration.ofMinutes(20)).orElseThrow(),
+                halfTheDay(1), T0.plusSeconds(1501));
+        assertThat(waited.summary()).endsWith(". Its capacity came back within 10 minutes of its last release followed:"
+                + " this one waited 20 minutes quiet, and claims only the time its releases kept it away; scale down"
+                + " what brings it back");
+        assertThat(((RecommendationEvidence.ReclaimIdle) waited.evidence()).quietMinutes()).isEqualTo(20);
+        assertThat(rule.recommend(quiet, rule.release(quiet, false).orElseThrow(), halfTheDay(1), T0.plusSeconds(1501))
+                .summary()).doesNotContain("came back");
+    }
+
+    @Test
+    void shouldTellTheGpusKeptForNotYetQuietLongEnoughFromTheBusyOnes() {
+        // Given a job on two one-GPU instances, that waits twenty minutes quiet (its capacity came back by itself
+        // after its last release), over 25 minutes: the first GPU quiet throughout, the second since its last cell
+        // in the tenth minute, fifteen minutes, longer than the ten-minute period
+        IdleInstances.Snapshot quietLong = build("i-a", "job-w", 1, 6, 1.006, 1.0, 25, (minute, gpu, sample) -> 0.01);
+        IdleInstances.Snapshot quietLess = build("i-b", "job-w", 1, 6, 1.006, 1.0, 25,
+                (minute, gpu, sample) -> minute == 9 && sample == 6 ? 0.4 : 0.01);
+        IdleGpuRule.Holding holding = holding("job-w", false, quietLong, quietLess);
+
+        // When the rule judges it
+        IdleGpuRule.Release release = rule.release(holding, false, Duration.ofMinutes(20)).orElseThrow();
+        Recommendation shrink = rule.recommend(holding, release, halfTheDay(1), T0.plusSeconds(1501));
+
+        // Then it releases the first and keeps the second: not busy, at 1% for fifteen minutes, but not yet quiet
+        // twenty, and it says so rather than that it keeps a GPU busy
+        assertThat(release.released()).extracting(IdleInstances.Snapshot::instanceId).containsExactly("i-a");
+        assertThat(shrink.summary()).startsWith("Job job-w keeps 0.0 GPU(s) busy and 1.0 quiet for under 20 minutes"
+                + " on its 2 g4dn.xlarge instance(s): shrink it to 1 and release 1");
+        var evidence = (RecommendationEvidence.ReclaimIdle) shrink.evidence();
+        assertThat(evidence.busyGpuEquivalents()).isZero();
+        assertThat(evidence.waitingGpuEquivalents()).isEqualTo(1.0);
+        assertThat(evidence.quietMinutes()).isEqualTo(20);
+        assertThat(evidence.instancesNeeded()).isEqualTo(1);
+        // and judged on its period alone (no wait of its own), both GPUs are released
+        assertThat(rule.release(holding, false).orElseThrow().count()).isEqualTo(2);
     }
 
     @Test
@@ -297,10 +327,16 @@ class IdleGpuRuleTest {
 
     private static IdleInstances.Snapshot build(String id, String job, int gpus, int samples, double pricePerHour,
             double fraction, Activity activity) {
+        return build(id, job, gpus, samples, pricePerHour, fraction, 10, activity);
+    }
+
+    /** As {@link #build}, over {@code closedMinutes} closed minutes: the instance as it stands after the last one. */
+    private static IdleInstances.Snapshot build(String id, String job, int gpus, int samples, double pricePerHour,
+            double fraction, int closedMinutes, Activity activity) {
         IdleInstances instances = new IdleInstances();
         GpuMinutes minutes = new GpuMinutes(TEN_MINUTES.recommendation().reclaimIdle().period());
         List<IdleInstances.Snapshot> complete = new ArrayList<>();
-        for (int m = 0; m < 10; m++) {
+        for (int m = 0; m < closedMinutes; m++) {
             Instant start = T0.plusSeconds(60L * m);
             for (int g = 0; g < gpus; g++) {
                 GpuUsage usage = null;
