@@ -75,6 +75,9 @@ public final class GpuMinutes {
                 gpu.minutes.clear();
                 gpu.followedSince = window.windowStart();
                 gpu.quietSince = window.windowStart();
+            } else if (window.windowStart().isAfter(last.windowStart().plus(MINUTE))) {
+                // Minutes that sent nothing say nothing of it: quiet, if it is, since it sent again.
+                gpu.quietSince = window.windowStart();
             }
             gpu.latest = window;
             double withActivity = window.secondsWithActivity();

@@ -55,6 +55,26 @@ class GpuMinutesTest {
     }
 
     @Test
+    void shouldNotTakeMinutesThatSentNothingForQuiet() {
+        // Given a GPU at work in its first three minutes, then silent for three (no window: its agent was down, or the
+        // engine's longest gap passed), then at 1% for three
+        for (int m = 0; m < 3; m++) {
+            minutes.add(minute(m, 1.0, 0.4, true), T0);
+        }
+        IdlePeriod period = null;
+        for (int m = 6; m < 9; m++) {
+            period = minutes.add(minute(m, 1.0, 0.01, true), T0).orElse(null);
+        }
+
+        // Then it has been quiet since it sent again, three minutes, not since it was last at work: nothing says
+        // what it did while silent
+        assertThat(period).isNotNull();
+        assertThat(period.quietSince()).isEqualTo(T0.plusSeconds(360));
+        assertThat(period.quietFor(Duration.ofMinutes(3))).isTrue();
+        assertThat(period.quietFor(Duration.ofMinutes(4))).isFalse();
+    }
+
+    @Test
     void shouldForgetGpusNotHeardOfSinceTheCutoff() {
         minutes.add(minute(0, 1.0, 0.01, true), T0);
 
