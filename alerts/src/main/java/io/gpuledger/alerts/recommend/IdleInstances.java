@@ -174,14 +174,20 @@ final class IdleInstances {
         return held;
     }
 
-    /** The instances whose GPUs ran {@code jobId} (held whole or not) as of their latest complete minutes. */
+    /**
+     * The instances whose GPUs ran {@code jobId} (held whole or not) over their latest periods no older than
+     * {@code at}'s: an instance some of whose GPUs send nothing, never complete, too.
+     */
     Set<String> ranJob(String jobId, Instant at) {
         Set<String> ran = new HashSet<>();
         instances.forEach((id, instance) -> {
-            Snapshot snapshot = instance.complete;
-            if (snapshot != null && !snapshot.completeAt().isBefore(at.minus(GONE_AFTER))
-                    && snapshot.jobs().contains(jobId)) {
-                ran.add(id);
+            synchronized (instance) {
+                for (Gpu gpu : instance.gpus.values()) {
+                    if (!gpu.period().to().isBefore(at.minus(GONE_AFTER)) && gpu.jobs().contains(jobId)) {
+                        ran.add(id);
+                        break;
+                    }
+                }
             }
         });
         return ran;
