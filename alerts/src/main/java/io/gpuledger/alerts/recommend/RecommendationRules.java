@@ -7,6 +7,7 @@ import io.gpuledger.model.EnrichedCapacityEvent;
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobEconomics;
 import io.gpuledger.model.JobProgress;
+import io.gpuledger.model.Offer;
 import io.gpuledger.model.PriceQuote;
 import io.gpuledger.model.Recommendation;
 import io.gpuledger.model.RecommendationAction;
@@ -231,6 +232,11 @@ public final class RecommendationRules {
             }
             idleHours.heard(idleKey(Recommendation.Target.INSTANCE, window.instanceId()), window.instanceId(),
                     window.windowStart());
+            if (IdleInstances.NO_JOB.equals(window.jobId())) {
+                // A new instance that runs no job may be spare capacity given back coming again: an autoscaler's
+                // minimum replaces a node given back with another, a target never seen.
+                idleHours.heard(spareKey(window.offer()), window.instanceId(), window.windowStart());
+            }
         }
         gpuMinutes.jobBefore(window).ifPresent(before -> withdrawReleaseBy(before, window));
         gpuMinutes.add(window, now).ifPresent(period -> idleInstances
@@ -441,11 +447,19 @@ public final class RecommendationRules {
                 : instance.jobsNow().stream().anyMatch(jobId -> jobs.waiting(jobId, to));
         Duration period = settings.reclaimIdle().period();
         boolean held = held(RecommendationKind.RECLAIM_IDLE, target);
-        String key = idleKey(target);
+        String own = idleKey(target);
+        // An instance that runs no job is spare capacity of its pool too: where the pool's spare capacity came back
+        // by itself after a release, a new instance in it is that capacity, and waits as it does.
+        String spare = instance.holder().equals(IdleInstances.NO_JOB) ? spareKey(instance.offer()) : null;
+        String key = spare != null && idleHours.periods(spare) > idleHours.periods(own) ? spare : own;
         int periods = idleHours.periods(key);
         Optional<IdleGpuRule.Release> release = waits ? Optional.empty()
                 : reclaimIdle.release(holding, held, period.multipliedBy(periods));
-        idleHours.add(key, to.minus(MINUTE), release.map(IdleGpuRule.Release::count).orElse(0));
+        idleHours.add(own, to.minus(MINUTE), release.map(IdleGpuRule.Release::count).orElse(0));
+        if (spare != null) {
+            // Followed while any of its spare instances is judged; what a release of one kept away is counted there.
+            idleHours.add(spare, to.minus(MINUTE), 0);
+        }
         Optional<Recommendation> finding = release.flatMap(found -> idleHours.share(key, to, found.count())
                 .map(idle -> reclaimIdle.recommend(holding, found, idle, now)));
         if (finding.isPresent() && ofOneJob) {
@@ -463,6 +477,11 @@ public final class RecommendationRules {
 
     private static String idleKey(String type, String id) {
         return type + "/" + id;
+    }
+
+    /** The key in {@link IdleHours} of the spare capacity of a pool: its instances that run no job. */
+    private static String spareKey(Offer pool) {
+        return idleKey(Recommendation.Target.POOL, pool.key());
     }
 
     /** A release is being done: the time its capacity then sends nothing counts as idle time of its pattern. */
@@ -483,6 +502,16 @@ public final class RecommendationRules {
             }
             idleHours.releasedOnAdvice(idleKey(acknowledged.target()), count,
                     release != null && release.instancesNeeded() == 0, given, kept, acknowledged.updatedAt());
+            Optional<Offer> pool = acknowledged.target().offer();
+            if (acknowledged.action() instanceof RecommendationAction.ReclaimIdle action && !action.shrinksAJob()
+                    && action.jobIds() == null && release != null && pool.isPresent()) {
+                // An instance that ran no job: its pool's spare capacity went with it. The pool's other instances are
+                // not that capacity coming back; a new one that runs no job is.
+                Set<String> others = new HashSet<>(idleInstances.ofPool(pool.get(), release.periodEnd()));
+                others.removeAll(given);
+                idleHours.releasedOnAdvice(spareKey(pool.get()), count, true, given, others,
+                        acknowledged.updatedAt());
+            }
         }
     }
 
