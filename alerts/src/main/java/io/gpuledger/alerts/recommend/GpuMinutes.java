@@ -2,16 +2,19 @@ package io.gpuledger.alerts.recommend;
 
 import io.gpuledger.model.GpuUsage;
 import io.gpuledger.model.JobPart;
+import io.gpuledger.model.Offer;
 import io.gpuledger.model.TelemetrySample;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -116,6 +119,22 @@ public final class GpuMinutes {
             return Optional.of(new IdlePeriod(window, from, end, withActivitySum, smActive, observed, cost,
                     List.copyOf(jobs), gpu.quietSince));
         }
+    }
+
+    /**
+     * The instances of {@code pool} with a GPU followed here: heard of since the last {@link #sweep}, a GPU not yet
+     * followed for a period, or followed afresh after its job changed, too.
+     */
+    public Set<String> instancesOf(Offer pool) {
+        Set<String> of = new HashSet<>();
+        for (Gpu gpu : gpus.values()) {
+            synchronized (gpu) {
+                if (gpu.latest != null && gpu.latest.offer().equals(pool)) {
+                    of.add(gpu.latest.instanceId());
+                }
+            }
+        }
+        return of;
     }
 
     /**

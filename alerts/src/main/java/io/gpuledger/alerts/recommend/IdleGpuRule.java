@@ -143,7 +143,8 @@ public final class IdleGpuRule {
             return Optional.empty();
         }
         double threshold = held ? settings.withdrawSmActive() : activity.smActiveThreshold();
-        Duration wait = held ? settings.period() : quiet;
+        // A standing record waits as long as when it was raised (a period at least): what it releases stays the same.
+        Duration wait = held && quiet.compareTo(settings.period()) < 0 ? settings.period() : quiet;
         double busy = 0;
         double waiting = 0;
         int perInstance = 1;

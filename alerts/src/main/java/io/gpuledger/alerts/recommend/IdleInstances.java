@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Predicate;
 
 /**
  * Each instance's GPUs (and MIG slices) as their closed minutes show them, and who holds each
@@ -180,26 +179,16 @@ final class IdleInstances {
      * {@code at}'s: an instance some of whose GPUs send nothing, never complete, too.
      */
     Set<String> ranJob(String jobId, Instant at) {
-        return withGpu(at, gpu -> gpu.jobs().contains(jobId));
-    }
-
-    /** The instances of {@code pool} any of whose GPUs was heard of over a period no older than {@code at}'s. */
-    Set<String> ofPool(Offer pool, Instant at) {
-        return withGpu(at, gpu -> gpu.period().latest().offer().equals(pool));
-    }
-
-    /** The instances with a GPU whose latest period, no older than {@code at}'s, is {@code such}. */
-    private Set<String> withGpu(Instant at, Predicate<Gpu> such) {
-        Set<String> found = new HashSet<>();
+        Set<String> ran = new HashSet<>();
         instances.forEach((id, instance) -> {
             synchronized (instance) {
-                if (instance.gpus.values().stream()
-                        .anyMatch(gpu -> !gpu.period().to().isBefore(at.minus(GONE_AFTER)) && such.test(gpu))) {
-                    found.add(id);
+                if (instance.gpus.values().stream().anyMatch(
+                        gpu -> !gpu.period().to().isBefore(at.minus(GONE_AFTER)) && gpu.jobs().contains(jobId))) {
+                    ran.add(id);
                 }
             }
         });
-        return found;
+        return ran;
     }
 
     /** Forgets the instances not heard of since {@code cutoff}. */

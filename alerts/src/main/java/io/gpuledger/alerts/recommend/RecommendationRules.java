@@ -232,7 +232,7 @@ public final class RecommendationRules {
             }
             idleHours.heard(idleKey(Recommendation.Target.INSTANCE, window.instanceId()), window.instanceId(),
                     window.windowStart());
-            if (IdleInstances.NO_JOB.equals(window.jobId())) {
+            if (window.jobId() == null || IdleInstances.NO_JOB.equals(window.jobId())) {
                 // A new instance that runs no job may be spare capacity given back coming again: an autoscaler's
                 // minimum replaces a node given back with another, a target never seen.
                 idleHours.heard(spareKey(window.offer()), window.instanceId(), window.windowStart());
@@ -507,10 +507,8 @@ public final class RecommendationRules {
                     && action.jobIds() == null && release != null && pool.isPresent()) {
                 // An instance that ran no job: its pool's spare capacity went with it. The pool's other instances are
                 // not that capacity coming back; a new one that runs no job is.
-                Set<String> others = new HashSet<>(idleInstances.ofPool(pool.get(), release.periodEnd()));
-                others.removeAll(given);
-                idleHours.releasedOnAdvice(spareKey(pool.get()), count, true, given, others,
-                        acknowledged.updatedAt());
+                idleHours.releasedOnAdvice(spareKey(pool.get()), count, true, given, gpuMinutes.instancesOf(pool.get()),
+                        acknowledged.updatedAt(), true);
             }
         }
     }

@@ -241,8 +241,11 @@ class IdleGpuRuleTest {
         assertThat(evidence.waitingGpuEquivalents()).isEqualTo(1.0);
         assertThat(evidence.quietMinutes()).isEqualTo(20);
         assertThat(evidence.instancesNeeded()).isEqualTo(1);
-        // and judged on its period alone (no wait of its own), both GPUs are released
+        // and judged on its period alone (no wait of its own), both GPUs are released; standing, it still waits as
+        // long as when it was raised, and releases the same one
         assertThat(rule.release(holding, false).orElseThrow().count()).isEqualTo(2);
+        assertThat(rule.release(holding, true, Duration.ofMinutes(20)).orElseThrow().released())
+                .extracting(IdleInstances.Snapshot::instanceId).containsExactly("i-a");
     }
 
     @Test

@@ -68,9 +68,29 @@ class SpareCapacityWorldTest {
                 .isPositive();
     }
 
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3})
+    void shouldNotTakeANodeOfThePoolWhoseJobEndedForSpareCapacityComingBack(long seed) {
+        // Given the group with nothing that replaces a node given back, and beside it a node of the same pool whose
+        // batch job ends 25 minutes in, a few minutes before the spare nodes are given back: its minutes then run no
+        // job, and it is followed afresh, with no period of its own yet
+        World world = new World(seed, false, 25);
+
+        // When two days go by
+        world.run();
+        System.out.println(world.report());
+
+        // Then it is given back once it has been quiet a period, as the spare nodes were: it is not their capacity
+        // coming back, which would make it wait twice as long
+        assertThat(world.claims).as(world.report()).anySatisfy(claim -> {
+            assertThat(claim.instance()).isEqualTo(World.BATCH_NODE);
+            assertThat(claim.second()).isLessThan((25 + 30 + WorldHook.CLOSING_MINUTES + 3) * 60L);
+        });
+    }
+
     /** The world of {@code seed} after its days went by, its figures printed. */
     private static World ran(long seed, boolean autoscaler) {
-        World world = new World(seed, autoscaler);
+        World world = new World(seed, autoscaler, 0);
         world.run();
         System.out.println(world.report());
         return world;
@@ -79,11 +99,15 @@ class SpareCapacityWorldTest {
     private record Claim(String instance, long second, double perMonth, String summary) {
     }
 
-    /** A node: billed from {@code from} (its request), sending from {@code sendsFrom}, until {@code to}. */
+    /**
+     * A node: billed from {@code from} (its request), sending from {@code sendsFrom}, until {@code to}; running a
+     * batch job until {@code jobUntil}.
+     */
     private static final class Node {
         private final String instance;
         private final long from;
         private final long sendsFrom;
+        private long jobUntil;
         private long to = Long.MAX_VALUE;
         private boolean givenBack;
 
@@ -99,9 +123,12 @@ class SpareCapacityWorldTest {
     }
 
     private static final class World {
+        static final String BATCH_NODE = "i-batch";
         private final long seed;
         private final boolean autoscaler;
         private final int minimum;
+        /** The nodes held at the start: what the world left alone holds throughout. */
+        private final int initialNodes;
         private final Random costs;
         private final Random noise;
         private final List<Node> nodes = new ArrayList<>();
@@ -110,7 +137,8 @@ class SpareCapacityWorldTest {
         private final List<Claim> claims = new ArrayList<>();
         private int created;
 
-        World(long seed, boolean autoscaler) {
+        /** {@code batchMinutes}: minutes of the batch node's job, 0 for no batch node. */
+        World(long seed, boolean autoscaler, int batchMinutes) {
             this.seed = seed;
             this.autoscaler = autoscaler;
             Random draws = new Random(seed);
@@ -120,6 +148,12 @@ class SpareCapacityWorldTest {
             for (int n = 0; n < minimum; n++) {
                 nodes.add(new Node(newInstance(), 0, 0));
             }
+            if (batchMinutes > 0) {
+                Node batch = new Node(BATCH_NODE, 0, 0);
+                batch.jobUntil = batchMinutes * 60L;
+                nodes.add(batch);
+            }
+            initialNodes = nodes.size();
             topic = new RulesOnMockTopic(MONDAY, TestSettings.with("gpuledger.recommendation.ttl", "10m"));
             hook = new WorldHook(topic);
         }
@@ -163,23 +197,25 @@ class SpareCapacityWorldTest {
                 if (!node.sends(start)) {
                     continue;
                 }
+                boolean working = start < node.jobUntil;
                 double[] smActive = new double[60 / WorldHook.SAMPLE_SECONDS];
                 for (int i = 0; i < smActive.length; i++) {
-                    smActive[i] = 0.004 * noise.nextDouble();
+                    smActive[i] = working ? WorldHook.uniform(noise, 0.5, 0.7) : 0.004 * noise.nextDouble();
                 }
-                windows.add(WorldHook.window(node.instance, G5, "A10G-24GB", TelemetrySample.UNKNOWN_JOB, "platform",
-                        MONDAY.plusSeconds(start), PRICE, smActive));
+                windows.add(WorldHook.window(node.instance, G5, "A10G-24GB",
+                        working ? "batch-1" : TelemetrySample.UNKNOWN_JOB, "platform", MONDAY.plusSeconds(start),
+                        PRICE, smActive));
             }
             return now -> windows.forEach(window -> topic.rules.onWindow(window, now));
         }
 
-        /** Node-minutes saved against the group left alone, its minimum held throughout. */
+        /** Node-minutes saved against the world left alone, its first nodes held throughout. */
         double minutesSaved() {
             double held = 0;
             for (Node node : nodes) {
                 held += Math.max(0, Math.min(node.to, DAYS * 86_400L) - node.from) / 60.0;
             }
-            return minimum * DAYS * 1440.0 - held;
+            return initialNodes * DAYS * 1440.0 - held;
         }
 
         double realizedPerMonth() {
