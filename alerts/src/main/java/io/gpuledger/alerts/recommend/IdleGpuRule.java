@@ -143,7 +143,8 @@ public final class IdleGpuRule {
             return Optional.empty();
         }
         double threshold = held ? settings.withdrawSmActive() : activity.smActiveThreshold();
-        // A standing record waits as long as when it was raised (a period at least): what it releases stays the same.
+        // A standing record waits as a new one would (a period at least): what it releases stays what it was raised
+        // for, or, where its target's wait grew meanwhile (its capacity came back by itself), it is withdrawn.
         Duration wait = held && quiet.compareTo(settings.period()) < 0 ? settings.period() : quiet;
         double busy = 0;
         double waiting = 0;

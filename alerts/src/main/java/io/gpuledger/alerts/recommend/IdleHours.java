@@ -3,7 +3,6 @@ package io.gpuledger.alerts.recommend;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -46,12 +45,9 @@ final class IdleHours {
      * they were all it held, the instances it gave back and the others its job ran on, the minute of its first
      * window back ({@link #NOT_BACK}: none yet), whether its time gone is still to be counted (until the target is
      * judged again) and whether its capacity is still watched for (until it sends again). Kept while either holds.
-     * {@code meanwhile}: the target is judged while the capacity is away (its other instances), so its time gone is
-     * counted as it passes, until its first window back, rather than once at its next judged minute.
      */
     private record Released(long sinceMinute, double instances, long firstMinute, long goingUntil, boolean whole,
-            Set<String> given, Set<String> kept, long backMinute, boolean counting, boolean watching,
-            boolean meanwhile) {
+            Set<String> given, Set<String> kept, long backMinute, boolean counting, boolean watching) {
 
         /**
          * Whether a window of {@code instanceId} from {@code minute} says the capacity is back: a new instance's,
@@ -64,22 +60,22 @@ final class IdleHours {
 
         Released since(long minute) {
             return new Released(minute, instances, firstMinute, goingUntil, whole, given, kept, backMinute, counting,
-                    watching, meanwhile);
+                    watching);
         }
 
         Released back(long minute) {
             return new Released(sinceMinute, instances, firstMinute, goingUntil, whole, given, kept, minute, counting,
-                    watching, meanwhile);
+                    watching);
         }
 
         Released counted() {
             return new Released(sinceMinute, instances, firstMinute, goingUntil, whole, given, kept, backMinute, false,
-                    watching, meanwhile);
+                    watching);
         }
 
         Released heardBack() {
             return new Released(sinceMinute, instances, firstMinute, goingUntil, whole, given, kept, backMinute,
-                    counting, false, meanwhile);
+                    counting, false);
         }
     }
 
@@ -132,8 +128,7 @@ final class IdleHours {
                 // A minute the released instances closed as they stopped: judged as it was, the time gone after it.
                 released.put(target, gone.since(minute + 1));
             } else if (gone != null && gone.counting()) {
-                // Counted up to this minute: where the capacity is still away, on as it passes.
-                keep(target, gone.meanwhile() && gone.backMinute() == NOT_BACK ? gone.since(minute) : gone.counted());
+                keep(target, gone.counted());
                 // Gone until it sent again: a new instance is judged only once followed for a period, in use till then.
                 long until = Math.min(minute, gone.backMinute());
                 for (long m = Math.max(gone.sinceMinute(), minute - lookbackMinutes); m < until; m++) {
@@ -153,32 +148,13 @@ final class IdleHours {
      */
     synchronized void releasedOnAdvice(String target, double instances, boolean whole, Set<String> given,
             Set<String> kept, Instant acknowledgedAt) {
-        releasedOnAdvice(target, instances, whole, given, kept, acknowledgedAt, false);
-    }
-
-    /**
-     * As {@link #releasedOnAdvice(String, double, boolean, Set, Set, Instant)}; {@code meanwhile}: the target is judged
-     * while the capacity is away (a pool's other spare instances), so its time gone is counted as it passes, and a
-     * release of it still away when another is acknowledged is away with it.
-     */
-    synchronized void releasedOnAdvice(String target, double instances, boolean whole, Set<String> given,
-            Set<String> kept, Instant acknowledgedAt, boolean meanwhile) {
         Judged last = lastMinute.get(target);
         if (last != null && instances > 0) {
             long first = last.minute() + 1;
             // Minutes reach the rules once the cost engine closed them; the instances stop after the acknowledgement.
             long going = Math.max(first, Math.floorDiv(acknowledgedAt.getEpochSecond(), 60)) + GOING_MINUTES;
-            Released away = released.get(target);
-            double all = instances;
-            Set<String> allGiven = new HashSet<>(given);
-            if (meanwhile && away != null && away.counting() && away.backMinute() == NOT_BACK) {
-                all += away.instances();
-                allGiven.addAll(away.given());
-            }
-            Set<String> others = new HashSet<>(kept);
-            others.removeAll(allGiven);
-            released.put(target, new Released(first, all, first, going, whole, Set.copyOf(allGiven),
-                    Set.copyOf(others), NOT_BACK, true, true, meanwhile));
+            released.put(target, new Released(first, instances, first, going, whole, Set.copyOf(given),
+                    Set.copyOf(kept), NOT_BACK, true, true));
             following = true;
         }
     }

@@ -507,8 +507,10 @@ public final class RecommendationRules {
                     && action.jobIds() == null && release != null && pool.isPresent()) {
                 // An instance that ran no job: its pool's spare capacity went with it. The pool's other instances are
                 // not that capacity coming back; a new one that runs no job is.
-                idleHours.releasedOnAdvice(spareKey(pool.get()), count, true, given, gpuMinutes.instancesOf(pool.get()),
-                        acknowledged.updatedAt(), true);
+                Set<String> others = gpuMinutes.instancesOf(pool.get());
+                others.removeAll(given);
+                idleHours.releasedOnAdvice(spareKey(pool.get()), count, true, given, others,
+                        acknowledged.updatedAt());
             }
         }
     }

@@ -139,33 +139,6 @@ class IdleHoursTest {
         assertThat(hours.share("nb", minute(151), 1).orElseThrow().share()).isCloseTo(120.0 / 151, within(1e-9));
     }
 
-    @Test
-    void shouldCountTheTimeGoneAsItPassesOfCapacityWhoseTargetIsJudgedMeanwhile() {
-        // Given a pool's spare capacity, judged every minute by its other spare instances (none idle to release): a
-        // release at minute 32 whose capacity an autoscaler brings back at minute 36, which backs the pool off; then
-        // a release at minute 102 that nothing replaces, followed to minute 400
-        IdleHours hours = new IdleHours(Duration.ofDays(1), 10, Duration.ofMinutes(30));
-        for (int m = 0; m < 400; m++) {
-            if (m == 32) {
-                hours.releasedOnAdvice("pool", 1, true, Set.of("i-a"), Set.of("i-b", "i-c"), minute(32), true);
-            }
-            if (m == 36) {
-                hours.heard("pool", "i-a2", minute(36));
-            }
-            if (m == 102) {
-                hours.releasedOnAdvice("pool", 1, true, Set.of("i-b"), Set.of("i-c", "i-a2"), minute(102), true);
-            }
-            hours.add("pool", minute(m), 0);
-        }
-
-        // Then the pool waits two periods, and what its releases kept away over the day is the second's time gone,
-        // from minute 107 (after the five minutes it may take to stop) to 399, the last judged, not only to the next
-        // minute judged after it stopped
-        assertThat(hours.periods("pool")).isEqualTo(2);
-        assertThat(hours.share("pool", minute(400), 1).orElseThrow().hoursPerMonth())
-                .isCloseTo((399 - 107) / 1440.0 * 720, within(1e-6));
-    }
-
     /** Minutes {@code from} to {@code to} (exclusive) of the target, judged with one instance idle. */
     private static void judgedIdle(IdleHours hours, String target, int from, int to) {
         for (int m = from; m < to; m++) {
