@@ -60,26 +60,42 @@ final class UsageLedger implements AutoCloseable {
 
     /**
      * Reads up to the topic's last stable offset as it is now: once the engine has committed
-     * its last input, everything it made is before that point.
+     * its last input, everything it made is before that point. Fails once {@code timeout} passes
+     * without it reading further: on a loaded machine a day of windows takes a while to read, and only a
+     * reader that stopped moving says that something is wrong.
      */
     void readToEnd(Duration timeout) {
         Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
         long deadline = System.nanoTime() + timeout.toNanos();
+        long readBefore = records;
+        long position = position();
         while (partitions.stream().anyMatch(partition -> consumer.position(partition) < ends.get(partition))) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("gpu.usage.v1 not read to its end within " + timeout.toSeconds() + " s");
+                throw new AssertionError("gpu.usage.v1 not read to its end: no further for " + timeout.toSeconds()
+                        + " s, " + (records - readBefore) + " records read since its end was taken");
             }
             poll(Duration.ofMillis(200));
+            // Aborted transactions' records are passed over: the position says how far it read.
+            long now = position();
+            if (now > position) {
+                position = now;
+                deadline = System.nanoTime() + timeout.toNanos();
+            }
         }
+    }
+
+    private long position() {
+        return partitions.stream().mapToLong(consumer::position).sum();
     }
 
     /**
      * Reads to the end, then on as more is committed, until {@code done} holds for the windows
-     * seen or {@code wait} has passed; what is missing then is the caller's to report.
+     * seen or {@code wait} has passed since it read to the end; what is missing then is the
+     * caller's to report.
      */
     void readUntil(Predicate<Set<Window>> done, Duration wait) {
-        long deadline = System.nanoTime() + wait.toNanos();
         readToEnd(wait);
+        long deadline = System.nanoTime() + wait.toNanos();
         while (!done.test(totals.keySet()) && System.nanoTime() < deadline) {
             poll(Duration.ofMillis(200));
         }
