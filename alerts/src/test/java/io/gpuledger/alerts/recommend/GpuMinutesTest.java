@@ -75,6 +75,25 @@ class GpuMinutesTest {
     }
 
     @Test
+    void shouldNameThePoolsInstancesItFollowsThoseNotYetFollowedForAPeriodToo() {
+        // Given a GPU of i-1 followed for three minutes, one of i-2 heard once (not yet a period), and one of i-3 in
+        // another pool (spot)
+        Placement i2 = new Placement("node-2", "i-2", "g5.xlarge", "aws", "us-east-1", Lifecycle.ON_DEMAND);
+        Placement i3 = new Placement("node-3", "i-3", "g5.xlarge", "aws", "us-east-1", Lifecycle.SPOT);
+        for (int m = 0; m < 3; m++) {
+            minutes.add(minute(m, 1.0, 0.01, true), T0);
+        }
+        minutes.add(UsageWindows.minute(i2, "GPU-2", "unknown", "team-a", T0.plusSeconds(120), 1.0, 0.01, true), T0);
+        minutes.add(UsageWindows.minute(i3, "GPU-3", "unknown", "team-a", T0.plusSeconds(120), 0.4, 0.01, true), T0);
+
+        // Then the on-demand pool's followed instances are i-1 and i-2, and none once they are swept as stale
+        assertThat(minutes.instancesOf(G5.offer())).containsExactlyInAnyOrder("i-1", "i-2");
+        assertThat(minutes.instancesOf(i3.offer())).containsExactly("i-3");
+        minutes.sweep(T0.plusSeconds(1));
+        assertThat(minutes.instancesOf(G5.offer())).isEmpty();
+    }
+
+    @Test
     void shouldForgetGpusNotHeardOfSinceTheCutoff() {
         minutes.add(minute(0, 1.0, 0.01, true), T0);
 

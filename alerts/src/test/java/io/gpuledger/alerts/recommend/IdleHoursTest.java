@@ -89,7 +89,9 @@ class IdleHoursTest {
         // again to keep i-a and release i-b at minute 100, acknowledged at 102; i-a keeps it judged every minute
         IdleHours hours = new IdleHours(Duration.ofDays(1), 10, Duration.ofMinutes(30));
         judgedIdle(hours, "wide", 0, 30);
+        assertThat(hours.following()).isFalse();
         hours.releasedOnAdvice("wide", 1, false, Set.of("i-b"), Set.of("i-a"), minute(32));
+        assertThat(hours.following()).isTrue();
         hours.heard("wide", "i-c", minute(40));
         assertThat(hours.periods("wide")).isEqualTo(2);
         judgedIdle(hours, "wide", 41, 100);
@@ -102,8 +104,10 @@ class IdleHoursTest {
         }
         hours.sweep(minute(100 + 1441));
 
-        // Then that release stayed away: its next waits one period
+        // Then that release stayed away: its next waits one period, and no release is followed any more, so that
+        // closed windows are not looked at for one
         assertThat(hours.periods("wide")).isEqualTo(1);
+        assertThat(hours.following()).isFalse();
     }
 
     @Test
