@@ -152,7 +152,7 @@ public final class IdleGpuRule {
         Map<IdleInstances.Snapshot, Double> keptOf = new IdentityHashMap<>();
         for (IdleInstances.Snapshot instance : instances) {
             double busyHere = busyGpus(instance, threshold, settings.period());
-            double keptHere = busyGpus(instance, threshold, wait);
+            double keptHere = wait.equals(settings.period()) ? busyHere : busyGpus(instance, threshold, wait);
             keptOf.put(instance, keptHere);
             busy += busyHere;
             waiting += keptHere - busyHere;

@@ -65,7 +65,12 @@ final class IdleInstances {
     }
 
     private static boolean isJob(String jobId) {
-        return jobId != null && !jobId.equals(NO_JOB) && !jobId.equals(TelemetrySample.SHARED_JOB);
+        return !runsNoJob(jobId) && !jobId.equals(TelemetrySample.SHARED_JOB);
+    }
+
+    /** Whether a window naming {@code jobId} runs no job: it names none, or the unknown one. */
+    static boolean runsNoJob(String jobId) {
+        return jobId == null || jobId.equals(NO_JOB);
     }
 
     /**
@@ -214,7 +219,7 @@ final class IdleInstances {
     private static String holder(List<Gpu> gpus) {
         String holder = null;
         for (Gpu gpu : gpus) {
-            String job = gpu.jobId() == null ? NO_JOB : gpu.jobId();
+            String job = runsNoJob(gpu.jobId()) ? NO_JOB : gpu.jobId();
             if (TelemetrySample.SHARED_JOB.equals(job)) {
                 // Several jobs on one GPU: the instance is judged by the GPUs' whole use and released whole.
                 return SHARED;

@@ -232,7 +232,7 @@ public final class RecommendationRules {
             }
             idleHours.heard(idleKey(Recommendation.Target.INSTANCE, window.instanceId()), window.instanceId(),
                     window.windowStart());
-            if (window.jobId() == null || IdleInstances.NO_JOB.equals(window.jobId())) {
+            if (IdleInstances.runsNoJob(window.jobId())) {
                 // A new instance that runs no job may be spare capacity given back coming again: an autoscaler's
                 // minimum replaces a node given back with another, a target never seen.
                 idleHours.heard(spareKey(window.offer()), window.instanceId(), window.windowStart());
@@ -492,26 +492,26 @@ public final class RecommendationRules {
             double count = release != null ? release.instancesToRelease() : 1;
             Set<String> given = new HashSet<>();
             Set<String> kept = new HashSet<>();
+            Optional<Offer> spareOf = Optional.empty();
             if (acknowledged.action() instanceof RecommendationAction.ReclaimIdle action) {
                 given.addAll(action.shrinksAJob() ? action.instanceIds() : List.of(action.instanceId()));
                 if (action.shrinksAJob() && release != null) {
                     // The job's other instances, kept or shared with other jobs, are not its capacity coming back.
                     kept.addAll(idleInstances.ranJob(action.jobId(), release.periodEnd()));
                     kept.removeAll(given);
+                } else if (action.jobIds() == null && release != null) {
+                    // An instance that ran no job: its pool's spare capacity went with it.
+                    spareOf = acknowledged.target().offer();
                 }
             }
             idleHours.releasedOnAdvice(idleKey(acknowledged.target()), count,
                     release != null && release.instancesNeeded() == 0, given, kept, acknowledged.updatedAt());
-            Optional<Offer> pool = acknowledged.target().offer();
-            if (acknowledged.action() instanceof RecommendationAction.ReclaimIdle action && !action.shrinksAJob()
-                    && action.jobIds() == null && release != null && pool.isPresent()) {
-                // An instance that ran no job: its pool's spare capacity went with it. The pool's other instances are
-                // not that capacity coming back; a new one that runs no job is.
-                Set<String> others = gpuMinutes.instancesOf(pool.get());
+            spareOf.ifPresent(pool -> {
+                // The pool's other instances are not that capacity coming back; a new one that runs no job is.
+                Set<String> others = gpuMinutes.instancesOf(pool);
                 others.removeAll(given);
-                idleHours.releasedOnAdvice(spareKey(pool.get()), count, true, given, others,
-                        acknowledged.updatedAt());
-            }
+                idleHours.releasedOnAdvice(spareKey(pool), count, true, given, others, acknowledged.updatedAt());
+            });
         }
     }
 
