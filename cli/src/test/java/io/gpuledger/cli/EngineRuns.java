@@ -128,6 +128,16 @@ final class EngineRuns implements AutoCloseable {
         return progress.end(topic);
     }
 
+    /** Each engine started, whether it still runs, and the last lines of its log: what a failure shows. */
+    String describe() {
+        StringBuilder shown = new StringBuilder();
+        for (CostEngineProcess engine : started) {
+            shown.append(engine.log().getFileName()).append(engine.isAlive() ? " (running)" : " (ended)")
+                    .append(":\n").append(engine.tail()).append('\n');
+        }
+        return shown.toString();
+    }
+
     @Override
     public void close() throws InterruptedException {
         try {
