@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Accounting through crashes: a simulated fleet with a known ground truth (price in force ×
- * time) over a simulated day, published to an embedded broker while the cost engine runs as its
+ * time) over a simulated working day of eight hours, published to an embedded broker while the cost engine runs as its
  * own process and is killed (SIGKILL) twice mid-stream, restarted once on its own state and once
  * on an empty state directory. What a downstream reader keeps of {@code gpu.usage.v1} (committed
  * records, the last of each window) must add up, per GPU, job, team and pool, to the ground truth, and
@@ -38,11 +38,17 @@ class AccountingIT {
     /** A quarter of the GPUs time-sliced among several jobs each, whose parts the windows must give each job. */
     private static final double SHARED = 0.25;
     /**
+     * Eight hours: enough for spot interruptions, price moves and kills at a third and two thirds of it, and a
+     * third of what a whole day costs a loaded CI machine (the engine's work grows with the span).
+     */
+    private static final Duration SPAN = Duration.ofHours(8);
+    /**
      * The simulated day ends an hour or two before now. Kafka deletes records by their timestamps
      * (7 days on the topics, a day beyond the window on the engine's changelog), and refuses ones
      * more than an hour ahead of its clock: a fixed date would age out from under the test.
      */
-    private static final Instant DAY = Instant.now().truncatedTo(ChronoUnit.HOURS).minus(Duration.ofHours(25));
+    private static final Instant DAY = Instant.now().truncatedTo(ChronoUnit.HOURS).minus(SPAN)
+            .minus(Duration.ofHours(1));
     /** Two samples a window, so that a kill can fall between the halves of one window. */
     private static final Duration INTERVAL = Duration.ofSeconds(30);
     /**
@@ -73,7 +79,7 @@ class AccountingIT {
     void shouldChargeEachGpuJobAndPoolItsGroundTruthOnceThoughTheEngineIsKilledTwiceMidStream() throws Exception {
         // Given a simulated day of a fleet bought in US dollars, with spot interruptions and spot price moves,
         // and a quarter of its GPUs each time-sliced among several jobs
-        FleetAccounts day = FleetAccounts.simulate(GPUS, SEED, DAY, Duration.ofDays(1), INTERVAL, SHARED);
+        FleetAccounts day = FleetAccounts.simulate(GPUS, SEED, DAY, SPAN, INTERVAL, SHARED);
         assertThat(day.priceChanges()).isPositive();
         assertThat(day.interruptions()).isPositive();
         assertThat(day.sharedGpus()).isPositive();
