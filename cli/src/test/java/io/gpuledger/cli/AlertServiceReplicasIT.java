@@ -42,6 +42,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.assertj.core.data.Offset;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
@@ -162,17 +163,14 @@ class AlertServiceReplicasIT {
                                     ready -> !ready.isEmpty()).get(0);
                     AlertServiceProcess standby = replicas.get(replicas.get(0) == active ? 1 : 0);
                     survivorGroup = groups.get(standby);
-                    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200))
-                            .conditionEvaluationListener(condition -> {
-                                if (condition.getRemainingTimeInMS() <= 200) {
-                                    System.out.printf("waited %d ms: anomalies %s, requested %s, taken %s, held %s;"
-                                            + " the active replica's log:%n%s%n", condition.getElapsedTimeInMS(),
-                                            anomalyIds(bootstrap), inbox.requested(), inbox.taken(), inbox.held(),
-                                            active.tail());
-                                }
-                            })
-                            .until(() -> inbox.held() != null
-                                    && ledger(bootstrap, RECEIVER).containsAll(inbox.taken()));
+                    try {
+                        await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).until(() -> inbox.held() != null
+                                && ledger(bootstrap, RECEIVER).containsAll(inbox.taken()));
+                    } catch (ConditionTimeoutException e) {
+                        throw new AssertionError("no delivery held within " + PATIENCE.toSeconds() + " s: anomalies "
+                                + anomalyIds(bootstrap) + ", requested " + inbox.requested() + ", taken "
+                                + inbox.taken() + "; the active replica's log:\n" + active.tail(), e);
+                    }
                     standbyBeforeKill = scrape(standby, POOL_COST);
                     standbyGpusBeforeKill = gpusInShards(standby);
 

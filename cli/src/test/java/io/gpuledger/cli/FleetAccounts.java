@@ -229,8 +229,7 @@ final class FleetAccounts {
      */
     Charged readCharged(String bootstrap, EngineRuns engines) {
         try (UsageLedger ledger = new UsageLedger(bootstrap)) {
-            ledger.readUntil(windows -> windows.containsAll(expected.keySet()), READ_WAIT);
-            if (!ledger.windows().keySet().containsAll(expected.keySet())) {
+            if (!ledger.readUntil(windows -> windows.containsAll(expected.keySet()), READ_WAIT)) {
                 System.out.println("windows missing after " + READ_WAIT.toSeconds() + " s; the engines:\n"
                         + engines.describe());
             }

@@ -90,15 +90,19 @@ final class UsageLedger implements AutoCloseable {
 
     /**
      * Reads to the end, then on as more is committed, until {@code done} holds for the windows
-     * seen or {@code wait} has passed since it read to the end; what is missing then is the
-     * caller's to report.
+     * seen or {@code wait} has passed since it read to the end; whether it holds. What is missing
+     * then is the caller's to report.
      */
-    void readUntil(Predicate<Set<Window>> done, Duration wait) {
+    boolean readUntil(Predicate<Set<Window>> done, Duration wait) {
         readToEnd(wait);
         long deadline = System.nanoTime() + wait.toNanos();
-        while (!done.test(totals.keySet()) && System.nanoTime() < deadline) {
+        while (!done.test(totals.keySet())) {
+            if (System.nanoTime() >= deadline) {
+                return false;
+            }
             poll(Duration.ofMillis(200));
         }
+        return true;
     }
 
     /** Start of the latest window seen committed so far. */
